@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: MIT */
+/* Filters with OpenCV's semantics: invert, box, filter2D, Conv2d, Sobel, Gaussian blur. */
+#ifndef GIP_FILTER_H
+#define GIP_FILTER_H
+
+#include "gip/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** How pixels outside the image are made up (OpenCV's names; the diagram shows row "abcdefgh"). */
+typedef enum gip_border {
+    GIP_BORDER_REFLECT_101 = 0, /* gfedcb|abcdefgh|gfedcba  (OpenCV's default) */
+    GIP_BORDER_REFLECT = 1,     /* fedcba|abcdefgh|hgfedcb */
+    GIP_BORDER_REPLICATE = 2,   /* aaaaaa|abcdefgh|hhhhhhh */
+    GIP_BORDER_CONSTANT = 3,    /* vvvvvv|abcdefgh|vvvvvvv  (v = the border value) */
+    GIP_BORDER_WRAP = 4         /* cdefgh|abcdefgh|abcdefg */
+} gip_border;
+
+/** Name of a border mode ("reflect101", "reflect", "replicate", "constant", "wrap"). */
+GIP_API const char *gip_border_name(gip_border border);
+/** Parses a border name (also OpenCV's "BORDER_DEFAULT", "reflect_101"); GIP_ERR_INVALID_ARGUMENT
+ *  when unknown. */
+GIP_API gip_status gip_border_parse(const char *name, gip_border *border);
+
+/** Border mode plus the value used by GIP_BORDER_CONSTANT (per channel, in the source's scale). */
+typedef struct gip_border_spec {
+    gip_border mode;
+    float value[4];
+} gip_border_spec;
+
+/* ------------------------------------------------------------------------------------------ */
+
+/** Invert parameters. Zero-initialise. */
+typedef struct gip_invert_params {
+    float max; /* f32 only: dst = max - src; 0 means 1.0 */
+} gip_invert_params;
+
+/**
+ * dst = max - src: 255 - x for u8, 65535 - x for u16, params->max - x for f32.
+ * src and dst: same shape and dtype (u8, u16, f32), 1/3/4 channels, any stride; host or device.
+ * In place (dst == src) is allowed; other overlaps are refused. params may be NULL.
+ * @return GIP_OK; GIP_ERR_INVALID_ARGUMENT; GIP_ERR_SHAPE_MISMATCH; GIP_ERR_UNSUPPORTED;
+ *         GIP_ERR_ALIASING; GIP_ERR_LOCATION_MISMATCH; GIP_ERR_NO_DEVICE; GIP_ERR_DEVICE;
+ *         GIP_ERR_BAD_STATE.
+ */
+GIP_API gip_status gip_invert(gip_context *ctx, const gip_image *src, gip_image *dst,
+                              const gip_invert_params *params);
+
+/* ------------------------------------------------------------------------------------------ */
+
+/** Box filter parameters (cv2.boxFilter / cv2.blur). Zero-initialise. */
+typedef struct gip_box_params {
+    int32_t ksize_w, ksize_h; /* >= 1; 0 means 3 */
+    int32_t has_anchor;       /* non-zero: use anchor_x/anchor_y; otherwise the kernel's centre */
+    int32_t anchor_x, anchor_y;
+    int32_t unnormalized; /* non-zero: plain sum (cv2.boxFilter normalize=False) */
+    gip_border_spec border;
+} gip_box_params;
+
+/**
+ * Box filter as cv2.boxFilter(src, ddepth, ksize, anchor, normalize, borderType): the mean (or
+ * sum) over the kernel window. dst dtype: the source's (rounded and saturated like OpenCV) or f32.
+ * dtypes u8, u16, f32; 1, 3, 4 channels; host or device; dst must not overlap src.
+ * @return as gip_invert(), plus GIP_ERR_INVALID_ARGUMENT for bad ksize/anchor/border.
+ */
+GIP_API gip_status gip_box_filter(gip_context *ctx, const gip_image *src, gip_image *dst,
+                                  const gip_box_params *params);
+
+/* ------------------------------------------------------------------------------------------ */
+
+/** filter2D parameters (cv2.filter2D). Zero-initialise, then set kernel and its size. */
+typedef struct gip_filter2d_params {
+    const float *kernel;      /* ksize_h rows of ksize_w coefficients, row-major; required */
+    int32_t ksize_w, ksize_h; /* >= 1 */
+    int32_t has_anchor;
+    int32_t anchor_x, anchor_y;
+    float delta; /* added to every result */
+    gip_border_spec border;
+} gip_filter2d_params;
+
+/**
+ * Correlation with an arbitrary kernel as cv2.filter2D (no kernel flip). dst dtype: the
+ * source's (rounded and saturated) or f32. dtypes u8, u16, f32; 1, 3, 4 channels; host or device.
+ * @return as gip_box_filter().
+ */
+GIP_API gip_status gip_filter2d(gip_context *ctx, const gip_image *src, gip_image *dst,
+                                const gip_filter2d_params *params);
+
+/** Conv2d parameters (torch.nn.Conv2d, stride 1, dilation 1, groups 1). Zero-initialise. */
+typedef struct gip_conv2d_params {
+    const float *weight;  /* [out_channels][in_channels][kh][kw], required */
+    const float *bias;    /* [out_channels] or NULL */
+    int32_t kh, kw;       /* >= 1 */
+    int32_t pad_h, pad_w; /* zero padding on each side, >= 0 */
+} gip_conv2d_params;
+
+/**
+ * Multi-channel convolution as PyTorch's Conv2d on interleaved (HWC) images: in_channels are the
+ * source's channels, out_channels the destination's. dst size: (H + 2 pad_h - kh + 1) x
+ * (W + 2 pad_w - kw + 1). Source u8, u16 or f32; dst f32, or u8/u16 rounded and saturated.
+ * @return as gip_box_filter().
+ */
+GIP_API gip_status gip_conv2d(gip_context *ctx, const gip_image *src, gip_image *dst,
+                              const gip_conv2d_params *params);
+
+/* ------------------------------------------------------------------------------------------ */
+
+#define GIP_SCHARR (-1) /* ksize value selecting the 3x3 Scharr kernel */
+
+/** Sobel parameters (cv2.Sobel). Zero-initialise, then set dx/dy. */
+typedef struct gip_sobel_params {
+    int32_t dx, dy; /* derivative orders, 0..ksize-1 (Scharr: dx + dy == 1) */
+    int32_t ksize;  /* 1, 3, 5, 7 or GIP_SCHARR; 0 means 3 */
+    float scale;    /* 0 means 1 */
+    float delta;
+    gip_border_spec border;
+} gip_sobel_params;
+
+/**
+ * Image derivative as cv2.Sobel / cv2.Scharr. src u8 (dst s16, f32, or u8 = convertScaleAbs of the
+ * result), u16 or f32 (dst f32); 1, 3, 4 channels; host or device.
+ * @return as gip_box_filter().
+ */
+GIP_API gip_status gip_sobel(gip_context *ctx, const gip_image *src, gip_image *dst,
+                             const gip_sobel_params *params);
+
+/**
+ * Gradient magnitude sqrt(gx^2 + gy^2) of the first-order Sobel derivatives (ksize from params,
+ * dx/dy ignored), scaled by params->scale (0 means 1) plus delta; dst f32 or u8 (rounded and
+ * saturated). An edge map.
+ */
+GIP_API gip_status gip_sobel_magnitude(gip_context *ctx, const gip_image *src, gip_image *dst,
+                                       const gip_sobel_params *params);
+
+/* ------------------------------------------------------------------------------------------ */
+
+/** Gaussian blur parameters (cv2.GaussianBlur). Zero-initialise. */
+typedef struct gip_gaussian_params {
+    int32_t ksize_w, ksize_h; /* odd >= 1, or 0 to derive from sigma as OpenCV does */
+    double sigma_x, sigma_y;  /* <= 0: from ksize, 0.3*((k-1)*0.5-1)+0.8; sigma_y 0 = sigma_x */
+    gip_border_spec border;
+} gip_gaussian_params;
+
+/**
+ * Gaussian blur as cv2.GaussianBlur. u8 results equal OpenCV's 8-bit fixed-point path; u16 and f32
+ * as OpenCV within the stated tolerance. dtypes u8, u16, f32; 1, 3, 4 channels; host or device.
+ * dst: same shape and dtype as src, must not overlap it.
+ * @return as gip_box_filter(); GIP_ERR_INVALID_ARGUMENT for even ksize or ksize and sigma both 0.
+ */
+GIP_API gip_status gip_gaussian_blur(gip_context *ctx, const gip_image *src, gip_image *dst,
+                                     const gip_gaussian_params *params);
+
+/**
+ * The 1-D Gaussian kernel cv2.getGaussianKernel(ksize, sigma, CV_64F) gives, in double: OpenCV's
+ * fixed small-kernel tables for ksize <= 7 with sigma <= 0, otherwise exp(-x^2 / (2 sigma^2))
+ * normalised to sum 1. out must hold ksize values.
+ */
+GIP_API gip_status gip_gaussian_kernel(int32_t ksize, double sigma, double *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

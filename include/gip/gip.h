@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: MIT */
+/* The one header of gip: GPU image processing in C with a CPU fallback. */
+#ifndef GIP_GIP_H
+#define GIP_GIP_H
+
+#include "gip/core.h"
+#include "gip/io.h"
+#include "gip/color.h"
+#include "gip/filter.h"
+
+#endif

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT */
+/* Reading and writing images: JPEG (libjpeg-turbo), PNG (libpng), binary PPM/PGM. */
+#ifndef GIP_IO_H
+#define GIP_IO_H
+
+#include "gip/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum gip_format {
+    GIP_FORMAT_AUTO = 0, /* read: from the bytes; write: from the path's extension */
+    GIP_FORMAT_JPEG = 1,
+    GIP_FORMAT_PNG = 2,
+    GIP_FORMAT_PNM = 3 /* binary PGM (P5, gray) and PPM (P6, RGB), 8 or 16 bits */
+} gip_format;
+
+/** Name of a format: "jpeg", "png", "pnm", or "?". */
+GIP_API const char *gip_format_name(gip_format format);
+
+typedef enum gip_load_mode {
+    GIP_LOAD_UNCHANGED = 0, /* channels and depth as stored (see below) */
+    GIP_LOAD_GRAY = 1,      /* 1 channel, u8 (cv2.IMREAD_GRAYSCALE) */
+    GIP_LOAD_COLOR = 2      /* 3 channels, u8 (cv2.IMREAD_COLOR) */
+} gip_load_mode;
+/* With GIP_LOAD_UNCHANGED, gray+alpha files load as 4 channels (gray replicated, alpha kept) since
+ * gip images have 1, 3 or 4 channels; 16-bit PNG/PNM load as u16. */
+
+/** Default decoding limits: refuse images above these before allocating (decompression bombs). */
+#define GIP_DEFAULT_MAX_PIXELS ((int64_t)1 << 30) /* 1 Gpixel */
+#define GIP_DEFAULT_MAX_DIM ((int64_t)1 << 20)    /* 1048576 per side */
+
+/** Options for loading. Zero-initialise: zero means default for every field. */
+typedef struct gip_load_params {
+    gip_load_mode mode;
+    int32_t bgr;        /* non-zero: colour channels in BGR(A) order, as cv2.imread gives */
+    int32_t keep_depth; /* with GRAY/COLOR: keep 16-bit depth (cv2.IMREAD_ANYDEPTH) */
+    int64_t max_pixels; /* 0 = GIP_DEFAULT_MAX_PIXELS */
+    int64_t max_dim;    /* 0 = GIP_DEFAULT_MAX_DIM */
+} gip_load_params;
+
+/** What a file holds, read from its header only. */
+typedef struct gip_image_info {
+    gip_format format;
+    int64_t width, height;
+    int32_t channels;    /* as stored: 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA */
+    int32_t bit_depth;   /* 8 or 16 */
+    int32_t progressive; /* JPEG: progressive; PNG: interlaced */
+} gip_image_info;
+
+/**
+ * Reads the header of a file and describes the image.
+ * @return GIP_OK; GIP_ERR_INVALID_ARGUMENT (NULL); GIP_ERR_NOT_FOUND; GIP_ERR_IO;
+ *         GIP_ERR_UNKNOWN_FORMAT; GIP_ERR_CORRUPT. The message says what and where.
+ */
+GIP_API gip_status gip_image_probe(const char *path, gip_image_info *info);
+/** gip_image_probe() on bytes in memory. */
+GIP_API gip_status gip_image_probe_memory(const void *data, size_t size, gip_image_info *info);
+
+/**
+ * Loads an image file into newly allocated host memory (free with gip_image_free(NULL, out)).
+ * The format comes from the file's bytes. Sizes are checked against the limits before any pixel
+ * memory is allocated.
+ * @param params  may be NULL (defaults).
+ * @return GIP_OK; GIP_ERR_INVALID_ARGUMENT; GIP_ERR_NOT_FOUND; GIP_ERR_IO; GIP_ERR_UNKNOWN_FORMAT;
+ *         GIP_ERR_CORRUPT (truncated or corrupt data); GIP_ERR_TOO_LARGE (above a limit);
+ *         GIP_ERR_OUT_OF_MEMORY. On error `out` is unchanged and nothing is leaked.
+ */
+GIP_API gip_status gip_image_load(const char *path, const gip_load_params *params, gip_image *out);
+/** gip_image_load() from bytes in memory. */
+GIP_API gip_status gip_image_decode(const void *data, size_t size, const gip_load_params *params,
+                                    gip_image *out);
+
+typedef enum gip_subsampling {
+    GIP_SUBSAMPLING_DEFAULT = 0, /* 4:2:0, as cv2.imwrite */
+    GIP_SUBSAMPLING_444 = 1,
+    GIP_SUBSAMPLING_422 = 2,
+    GIP_SUBSAMPLING_420 = 3
+} gip_subsampling;
+
+/** Options for saving. Zero-initialise: zero means default for every field. */
+typedef struct gip_save_params {
+    gip_format format; /* 0 = from the path's extension (.jpg .jpeg .png .ppm .pgm .pnm) */
+    int32_t quality;   /* JPEG quality 1..100, 0 = 95 (cv2's default) */
+    gip_subsampling subsampling; /* JPEG chroma subsampling */
+    int32_t progressive;         /* JPEG: non-zero writes a progressive file */
+    int32_t png_compression;     /* PNG zlib level 1..9, 0 = 1 (cv2's default is 1) */
+    int32_t bgr;                 /* non-zero: the image's colour channels are in BGR(A) order */
+} gip_save_params;
+
+/**
+ * Writes a host image (u8, or u16 for PNG/PNM; 1, 3 or 4 channels; JPEG takes 1 or 3) to a file.
+ * The data go to a temporary file in the same folder which is renamed over `path` only when
+ * complete: a failure never leaves a partial file and never destroys an existing one.
+ * @return GIP_OK; GIP_ERR_INVALID_ARGUMENT; GIP_ERR_UNSUPPORTED (dtype/channels the format cannot
+ *         store, unknown extension); GIP_ERR_LOCATION_MISMATCH (device image: download first);
+ *         GIP_ERR_IO (folder missing or unwritable, disk full); GIP_ERR_OUT_OF_MEMORY.
+ */
+GIP_API gip_status gip_image_save(const char *path, const gip_image *img,
+                                  const gip_save_params *params);
+
+/**
+ * Encodes a host image into a newly allocated buffer (free with gip_free()). `params->format`
+ * must name a format (AUTO is refused). Statuses as gip_image_save().
+ */
+GIP_API gip_status gip_image_encode(const gip_image *img, const gip_save_params *params,
+                                    void **data, size_t *size);
+
+/** Frees memory that gip returned (encoded buffers). NULL is a no-op. */
+GIP_API void gip_free(void *ptr);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/* Border handling shared by every filter on both backends: maps an out-of-range coordinate into
+ * the image the way OpenCV's borderInterpolate does. */
+#ifndef GIP_CORE_BORDER_H
+#define GIP_CORE_BORDER_H
+
+#include <stdint.h>
+
+#include "gip/filter.h"
+
+#if defined(__CUDACC__)
+#define GIP__HD __host__ __device__ __forceinline__
+#else
+#define GIP__HD static inline
+#endif
+
+/* Maps coordinate p (any value) into [0, n) for `border`; returns -1 for GIP_BORDER_CONSTANT
+ * outside the image (the caller uses the constant value). n >= 1. */
+GIP__HD int64_t gip__border_index(int64_t p, int64_t n, gip_border border)
+{
+    if ((uint64_t)p < (uint64_t)n)
+        return p;
+    switch (border) {
+    case GIP_BORDER_CONSTANT:
+        return -1;
+    case GIP_BORDER_REPLICATE:
+        return p < 0 ? 0 : n - 1;
+    case GIP_BORDER_WRAP:
+        p %= n;
+        return p < 0 ? p + n : p;
+    case GIP_BORDER_REFLECT:
+    case GIP_BORDER_REFLECT_101:
+    default: {
+        if (n == 1)
+            return 0;
+        int64_t delta = border == GIP_BORDER_REFLECT_101 ? 1 : 0;
+        /* Reflection has period 2n (REFLECT) or 2n-2 (REFLECT_101). */
+        int64_t period = 2 * n - 2 * delta;
+        p %= period;
+        if (p < 0)
+            p += period;
+        if (p >= n)
+            p = period - p - (1 - delta);
+        return p;
+    }
+    }
+}
+
+#endif

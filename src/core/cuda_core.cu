@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: MIT */
+/* The core's CUDA side: device discovery, per-context stream, allocation, copies and the error
+ * conversion that marks contexts bad after sticky device errors. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cuda_util.cuh"
+
+static bool is_sticky(cudaError_t err)
+{
+    switch (err) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorHardwareStackError:
+    case cudaErrorAssert:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorECCUncorrectable:
+    case cudaErrorContextIsDestroyed:
+    case cudaErrorUnknown:
+        return true;
+    default:
+        return false;
+    }
+}
+
+extern "C" gip_status gip__cuda_status(gip_context *ctx, cudaError_t err, const char *what)
+{
+    if (err == cudaSuccess)
+        return GIP_OK;
+    if (is_sticky(err)) {
+        if (ctx)
+            ctx->bad = true;
+        return gip__error(ctx, GIP_ERR_DEVICE,
+                          "%s failed: %s (%s); the CUDA context is corrupted and this gip context "
+                          "refuses further work",
+                          what, cudaGetErrorString(err), cudaGetErrorName(err));
+    }
+    (void)cudaGetLastError(); /* clear a non-sticky error so that it is not reported twice */
+    if (err == cudaErrorMemoryAllocation)
+        return gip__error(ctx, GIP_ERR_DEVICE_OUT_OF_MEMORY, "%s failed: out of device memory",
+                          what);
+    return gip__error(ctx, GIP_ERR_DEVICE, "%s failed: %s (%s)", what, cudaGetErrorString(err),
+                      cudaGetErrorName(err));
+}
+
+__global__ void probe_kernel(int *p)
+{
+    if (p)
+        *p = 1;
+}
+
+extern "C" gip_status gip__cuda_probe(int32_t *count, char *reason, size_t reason_size)
+{
+    int n = 0;
+    cudaError_t err = cudaGetDeviceCount(&n);
+    if (err != cudaSuccess) {
+        const char *why;
+        switch (err) {
+        case cudaErrorNoDevice:
+            why = "no CUDA device present";
+            break;
+        case cudaErrorInsufficientDriver:
+            why = "CUDA driver not found or older than the CUDA runtime gip was built with";
+            break;
+        default:
+            why = cudaGetErrorString(err);
+            break;
+        }
+        snprintf(reason, reason_size, "%s", why);
+        (void)cudaGetLastError();
+        *count = 0;
+        return GIP_OK;
+    }
+    if (n == 0)
+        snprintf(reason, reason_size, "no CUDA device present");
+    *count = n;
+    return GIP_OK;
+}
+
+extern "C" gip_status gip__cuda_device_info(int32_t index, gip_device_info *info)
+{
+    memset(info, 0, sizeof *info);
+    info->index = index;
+    cudaDeviceProp prop;
+    cudaError_t err = cudaGetDeviceProperties(&prop, index);
+    if (err != cudaSuccess)
+        return gip__cuda_status(NULL, err, "cudaGetDeviceProperties");
+    snprintf(info->name, sizeof info->name, "%s", prop.name);
+    info->cc_major = prop.major;
+    info->cc_minor = prop.minor;
+    info->sm_count = prop.multiProcessorCount;
+    info->total_memory = (int64_t)prop.totalGlobalMem;
+    /* Usable when this build carries code the device can run: ask for a kernel's attributes. */
+    int prev = 0;
+    cudaGetDevice(&prev);
+    cudaSetDevice(index);
+    cudaFuncAttributes attr;
+    err = cudaFuncGetAttributes(&attr, probe_kernel);
+    cudaSetDevice(prev);
+    if (err == cudaSuccess) {
+        info->usable = 1;
+    } else {
+        (void)cudaGetLastError();
+        if (err == cudaErrorNoKernelImageForDevice || err == cudaErrorInvalidDeviceFunction)
+            snprintf(info->reason, sizeof info->reason,
+                     "device too old: compute capability %d.%d, this build needs %s", prop.major,
+                     prop.minor, GIP_CUDA_ARCH_DESC);
+        else
+            snprintf(info->reason, sizeof info->reason, "%s", cudaGetErrorString(err));
+    }
+    return GIP_OK;
+}
+
+extern "C" gip_status gip__cuda_enter(gip_context *ctx)
+{
+    int cur = -1;
+    if (cudaGetDevice(&cur) == cudaSuccess && cur == ctx->device)
+        return GIP_OK;
+    return gip__cuda_status(ctx, cudaSetDevice(ctx->device), "cudaSetDevice");
+}
+
+extern "C" gip_status gip__cuda_context_init(gip_context *ctx)
+{
+    gip_status st = gip__cuda_enter(ctx);
+    if (st)
+        return st;
+    cudaStream_t stream;
+    if ((st = gip__cuda_status(ctx, cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking),
+                               "cudaStreamCreateWithFlags")))
+        return st;
+    ctx->stream = stream;
+    cudaDeviceProp prop;
+    if ((st = gip__cuda_status(ctx, cudaGetDeviceProperties(&prop, ctx->device),
+                               "cudaGetDeviceProperties"))) {
+        cudaStreamDestroy(stream);
+        ctx->stream = NULL;
+        return st;
+    }
+    snprintf(ctx->describe, sizeof ctx->describe, "CUDA device %d: %s (%d SMs, %.0f GiB)",
+             (int)ctx->device, prop.name, prop.multiProcessorCount,
+             (double)prop.totalGlobalMem / (1024.0 * 1024.0 * 1024.0));
+    return GIP_OK;
+}
+
+extern "C" void gip__cuda_context_fini(gip_context *ctx)
+{
+    if (!ctx->stream)
+        return;
+    cudaSetDevice(ctx->device);
+    cudaStreamSynchronize(gip__stream(ctx));
+    cudaStreamDestroy(gip__stream(ctx));
+    ctx->stream = NULL;
+}
+
+extern "C" gip_status gip__cuda_sync(gip_context *ctx)
+{
+    return gip__cuda_status(ctx, cudaStreamSynchronize(gip__stream(ctx)), "cudaStreamSynchronize");
+}
+
+extern "C" gip_status gip__cuda_malloc(gip_context *ctx, size_t bytes, void **ptr)
+{
+    gip_status st = gip__cuda_enter(ctx);
+    if (st)
+        return st;
+    cudaError_t err = cudaMalloc(ptr, bytes);
+    if (err == cudaErrorMemoryAllocation) {
+        (void)cudaGetLastError();
+        size_t free_b = 0, total_b = 0;
+        cudaMemGetInfo(&free_b, &total_b);
+        return gip__error(ctx, GIP_ERR_DEVICE_OUT_OF_MEMORY,
+                          "out of device memory allocating %zu bytes on device %d (%zu free of "
+                          "%zu)",
+                          bytes, (int)ctx->device, free_b, total_b);
+    }
+    return gip__cuda_status(ctx, err, "cudaMalloc");
+}
+
+extern "C" void gip__cuda_free(gip_context *ctx, void *ptr)
+{
+    if (ctx)
+        gip__cuda_enter(ctx);
+    cudaFree(ptr);
+}
+
+extern "C" gip_status gip__cuda_malloc_pinned(gip_context *ctx, size_t bytes, void **ptr)
+{
+    cudaError_t err = cudaMallocHost(ptr, bytes);
+    if (err == cudaErrorMemoryAllocation) {
+        (void)cudaGetLastError();
+        return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY,
+                          "out of pinned host memory allocating %zu bytes", bytes);
+    }
+    return gip__cuda_status(ctx, err, "cudaMallocHost");
+}
+
+extern "C" void gip__cuda_free_pinned(void *ptr)
+{
+    cudaFreeHost(ptr);
+}
+
+extern "C" gip_status gip__cuda_copy2d(gip_context *ctx, void *dst, int64_t dpitch,
+                                       gip_memory dst_mem, const void *src, int64_t spitch,
+                                       gip_memory src_mem, int64_t row_bytes, int64_t rows)
+{
+    cudaMemcpyKind kind;
+    bool dd = dst_mem == GIP_MEM_CUDA, sd = src_mem == GIP_MEM_CUDA;
+    kind = sd ? (dd ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost)
+              : (dd ? cudaMemcpyHostToDevice : cudaMemcpyHostToHost);
+    cudaError_t err = cudaMemcpy2DAsync(dst, (size_t)dpitch, src, (size_t)spitch, (size_t)row_bytes,
+                                        (size_t)rows, kind, gip__stream(ctx));
+    gip_status st = gip__cuda_status(ctx, err, "cudaMemcpy2DAsync");
+    if (st)
+        return st;
+    /* A download into pageable memory must be complete when the call returns. */
+    if (sd && !dd && dst_mem == GIP_MEM_HOST)
+        return gip__cuda_sync(ctx);
+    return GIP_OK;
+}
+
+extern "C" gip_status gip__cuda_memset2d(gip_context *ctx, void *dst, int64_t pitch, uint8_t value,
+                                         int64_t row_bytes, int64_t rows)
+{
+    return gip__cuda_status(ctx,
+                            cudaMemset2DAsync(dst, (size_t)pitch, value, (size_t)row_bytes,
+                                              (size_t)rows, gip__stream(ctx)),
+                            "cudaMemset2DAsync");
+}
+
+__global__ void fault_kernel(int *p)
+{
+    *p = 42;
+}
+
+extern "C" gip_status gip__cuda_fault_for_test(gip_context *ctx)
+{
+    gip_status st = gip__cuda_enter(ctx);
+    if (st)
+        return st;
+    fault_kernel<<<1, 1, 0, gip__stream(ctx)>>>((int *)(uintptr_t)0x10);
+    if ((st = GIP__LAUNCH_CHECK(ctx, "fault_kernel")))
+        return st;
+    return gip__cuda_sync(ctx);
+}

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/* What every CUDA file of gip shares: checking CUDA calls and launches against the context
+ * (sticky errors poison it), launch geometry, and compile-time dtype traits. */
+#ifndef GIP_CORE_CUDA_UTIL_CUH
+#define GIP_CORE_CUDA_UTIL_CUH
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "internal.h"
+#include "saturate.h"
+
+/* Converts a CUDA error into a gip status with a message naming `what`. Sticky errors (the CUDA
+ * context is corrupted: illegal address, launch failure ...) mark ctx bad; non-sticky ones are
+ * cleared so that later calls do not see them. Returns GIP_OK for cudaSuccess. */
+extern "C" gip_status gip__cuda_status(gip_context *ctx, cudaError_t err, const char *what);
+
+/* Checks the last launch on this thread. Call right after every <<<>>> launch. */
+#define GIP__LAUNCH_CHECK(ctx, name) gip__cuda_status((ctx), cudaGetLastError(), (name))
+
+/* The stream of a context as a cudaStream_t. */
+static inline cudaStream_t gip__stream(const gip_context *ctx)
+{
+    return (cudaStream_t)ctx->stream;
+}
+
+static inline unsigned gip__div_up(int64_t a, int64_t b)
+{
+    return (unsigned)((a + b - 1) / b);
+}
+
+/* Element type for a dtype value, usable in templates: gip__dtype_of<T>::value. */
+template <typename T> struct gip__dtype_of;
+template <> struct gip__dtype_of<uint8_t> {
+    static constexpr gip_dtype value = GIP_U8;
+};
+template <> struct gip__dtype_of<uint16_t> {
+    static constexpr gip_dtype value = GIP_U16;
+};
+template <> struct gip__dtype_of<int16_t> {
+    static constexpr gip_dtype value = GIP_S16;
+};
+template <> struct gip__dtype_of<float> {
+    static constexpr gip_dtype value = GIP_F32;
+};
+
+/* Converts a float to T as OpenCV's saturate_cast<T> does (float stays float). */
+template <typename T> __host__ __device__ __forceinline__ T gip__saturate(float v);
+template <> __host__ __device__ __forceinline__ uint8_t gip__saturate<uint8_t>(float v)
+{
+    return gip__sat_u8_f32(v);
+}
+template <> __host__ __device__ __forceinline__ uint16_t gip__saturate<uint16_t>(float v)
+{
+    return gip__sat_u16_f32(v);
+}
+template <> __host__ __device__ __forceinline__ int16_t gip__saturate<int16_t>(float v)
+{
+    return gip__sat_s16_f32(v);
+}
+template <> __host__ __device__ __forceinline__ float gip__saturate<float>(float v)
+{
+    return v;
+}
+
+/* Calls f(T{}) with T the element type of dtype (u8, u16, s16, f32); returns GIP_ERR_UNSUPPORTED
+ * for others. The one dtype switch of the CUDA side. */
+template <typename F> gip_status gip__dispatch_dtype(gip_dtype dtype, F &&f)
+{
+    switch (dtype) {
+    case GIP_U8:
+        return f(uint8_t{});
+    case GIP_U16:
+        return f(uint16_t{});
+    case GIP_S16:
+        return f(int16_t{});
+    case GIP_F32:
+        return f(float{});
+    default:
+        return GIP_ERR_UNSUPPORTED;
+    }
+}
+
+/* Row pointer of a pitched image. */
+template <typename T> __device__ __forceinline__ T *gip__row(void *base, int64_t stride, int64_t y)
+{
+    return reinterpret_cast<T *>(static_cast<char *>(base) + y * stride);
+}
+template <typename T>
+__device__ __forceinline__ const T *gip__row(const void *base, int64_t stride, int64_t y)
+{
+    return reinterpret_cast<const T *>(static_cast<const char *>(base) + y * stride);
+}
+
+#endif

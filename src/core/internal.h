@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/* Private core of libgip: the context structure, error raising, argument checks shared by every
+ * operation, the CPU parallel-for and the CUDA hooks of the core. */
+#ifndef GIP_CORE_INTERNAL_H
+#define GIP_CORE_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+
+#include "gip/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GIP__MSG_SIZE 1024
+
+struct gip_context {
+    gip_backend backend; /* CPU or CUDA, never AUTO */
+    int32_t device;      /* CUDA ordinal, -1 on CPU */
+    int32_t threads;     /* CPU threads, >= 1 */
+    void *stream;        /* cudaStream_t owned by the context, NULL on CPU */
+    bool bad;            /* a sticky device error happened */
+    char describe[384];
+    char error[GIP__MSG_SIZE];
+};
+
+/* Raises an error: formats the message into the calling thread's buffer and, when ctx is not NULL,
+ * into the context's. Returns `status` so that callers write `return gip__error(...)`. */
+gip_status gip__error(gip_context *ctx, gip_status status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+gip_status gip__verror(gip_context *ctx, gip_status status, const char *fmt, va_list ap);
+
+/* GIP_ERR_INVALID_ARGUMENT for a NULL context, GIP_ERR_BAD_STATE for a poisoned one. `op` names
+ * the public function for the message. */
+gip_status gip__ctx_check(gip_context *ctx, const char *op);
+
+/* Checks that `img` is a well-formed view usable on `ctx` (device views need a CUDA context on the
+ * same device). `what` names the argument ("src") and `op` the function. */
+gip_status gip__image_check_ctx(gip_context *ctx, const gip_image *img, const char *op,
+                                const char *what);
+
+/* Checks a unary operation's arguments: context usable, both views well formed, same location
+ * (both host, or both on the context's device), same width and height. Channels and dtypes are the
+ * operation's business. Sets *on_device. */
+gip_status gip__check_unary(gip_context *ctx, const gip_image *src, const gip_image *dst,
+                            const char *op, bool *on_device);
+
+/* Non-zero when the byte ranges spanned by the two views overlap. */
+bool gip__images_overlap(const gip_image *a, const gip_image *b);
+
+/* Non-zero when both views describe exactly the same pixels (same data, stride, shape): the
+ * in-place case that point-wise operations allow. */
+bool gip__images_same(const gip_image *a, const gip_image *b);
+
+/* Number of bytes a view spans: stride * (height - 1) + row bytes. */
+int64_t gip__image_span(const gip_image *img);
+
+/* Runs fn(arg, begin, end) over [0, n) split into contiguous chunks on the context's CPU threads
+ * (OpenMP). Operations never create threads themselves; this is the one place that does. `grain`
+ * is the smallest chunk worth a thread (rows, usually 1..16). ctx may be NULL (default threads). */
+typedef void (*gip__range_fn)(void *arg, int64_t begin, int64_t end);
+void gip__parallel_for(const gip_context *ctx, int64_t n, int64_t grain, gip__range_fn fn,
+                       void *arg);
+
+/* Default CPU thread count (OpenMP's). */
+int32_t gip__default_threads(void);
+
+/* ---- CUDA hooks of the core; defined in cuda_core.cu, or in cuda_none.c without CUDA. -------- */
+/* Counts devices; on zero writes why into reason. */
+gip_status gip__cuda_probe(int32_t *count, char *reason, size_t reason_size);
+gip_status gip__cuda_device_info(int32_t index, gip_device_info *info);
+/* Makes the context's device current on this thread, creates its stream, fills describe. */
+gip_status gip__cuda_context_init(gip_context *ctx);
+void gip__cuda_context_fini(gip_context *ctx);
+/* Makes the context's device current on this thread (cheap; call at each CUDA entry). */
+gip_status gip__cuda_enter(gip_context *ctx);
+gip_status gip__cuda_sync(gip_context *ctx);
+gip_status gip__cuda_malloc(gip_context *ctx, size_t bytes, void **ptr);
+void gip__cuda_free(gip_context *ctx, void *ptr);
+gip_status gip__cuda_malloc_pinned(gip_context *ctx, size_t bytes, void **ptr);
+void gip__cuda_free_pinned(void *ptr);
+/* 2D copy in any direction; `dst_mem`/`src_mem` say where each side lives. */
+gip_status gip__cuda_copy2d(gip_context *ctx, void *dst, int64_t dpitch, gip_memory dst_mem,
+                            const void *src, int64_t spitch, gip_memory src_mem, int64_t row_bytes,
+                            int64_t rows);
+gip_status gip__cuda_memset2d(gip_context *ctx, void *dst, int64_t pitch, uint8_t value,
+                              int64_t row_bytes, int64_t rows);
+/* Test hook: launches a kernel that writes through a bad address, poisoning the CUDA context. */
+gip_status gip__cuda_fault_for_test(gip_context *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: MIT */
+/* The shared C test harness (see testing.h). */
+#include "testing.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+int gt_failures;
+int gt_checks;
+gt_backend gt_current_backend;
+
+const gt_size gt_sizes[] = {{1, 1}, {1, 17}, {17, 1}, {13, 42}, {64, 48}, {1001, 777}};
+const int gt_nsizes = (int)(sizeof gt_sizes / sizeof gt_sizes[0]);
+
+bool gt_check(bool ok, const char *file, int line, const char *fmt, ...)
+{
+    gt_checks++;
+    if (ok)
+        return true;
+    gt_failures++;
+    fprintf(stderr, "%s:%d: FAIL: ", file, line);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return false;
+}
+
+bool gt_check_status(gip_status got, gip_status expected, const char *expr, const char *file,
+                     int line)
+{
+    if (got != expected)
+        return gt_check(false, file, line, "%s returned %s, expected %s (message: %s)", expr,
+                        gip_status_name(got), gip_status_name(expected), gip_last_error());
+    if (expected != GIP_OK)
+        return gt_check(gip_last_error()[0] != '\0', file, line,
+                        "%s returned %s but set no message", expr, gip_status_name(got));
+    return gt_check(true, file, line, "");
+}
+
+int gt_main(int argc, char **argv, const char *name, void (*body)(gip_context *ctx))
+{
+    const char *b = argc > 1 ? argv[1] : "cpu";
+    gip_context_desc desc = {0};
+    if (strcmp(b, "cpu") == 0) {
+        gt_current_backend = GT_CPU;
+        desc.backend = GIP_BACKEND_CPU;
+    } else if (strcmp(b, "cuda") == 0) {
+        gt_current_backend = GT_CUDA;
+        desc.backend = GIP_BACKEND_CUDA;
+    } else {
+        fprintf(stderr, "usage: %s [cpu|cuda]\n", argv[0]);
+        return 2;
+    }
+    gip_context *ctx = NULL;
+    gip_status st = gip_context_create(&desc, &ctx);
+    if (st != GIP_OK) {
+        if (gt_current_backend == GT_CUDA && (st == GIP_ERR_NO_DEVICE || st == GIP_ERR_NOT_BUILT)) {
+            printf("SKIP: %s on cuda: %s\n", name, gip_last_error());
+            return GT_SKIP;
+        }
+        fprintf(stderr, "%s: cannot create a %s context: %s\n", name, b, gip_last_error());
+        return 1;
+    }
+    printf("%s on %s\n", name, gip_context_describe(ctx));
+    body(ctx);
+    gip_context_destroy(ctx);
+    printf("%s: %d checks, %d failed\n", name, gt_checks, gt_failures);
+    return gt_failures ? 1 : 0;
+}
+
+uint64_t gt_rand_u64(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+double gt_rand_unit(uint64_t *s)
+{
+    return (double)(gt_rand_u64(s) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+void gt_alloc(gip_image *img, int64_t w, int64_t h, int32_t c, gip_dtype dt, int64_t pad)
+{
+    int64_t row = w * c * (int64_t)gip_dtype_size(dt);
+    int64_t stride = row + pad;
+    void *p = malloc((size_t)(stride * h));
+    if (!p) {
+        fprintf(stderr, "test: out of memory allocating %lldx%lld\n", (long long)w, (long long)h);
+        abort();
+    }
+    memset(p, 0xA5, (size_t)(stride * h));
+    if (gip_image_wrap(img, p, w, h, c, dt, stride, GIP_MEM_HOST, 0) != GIP_OK) {
+        fprintf(stderr, "test: gip_image_wrap failed: %s\n", gip_last_error());
+        abort();
+    }
+}
+
+void gt_free(gip_image *img)
+{
+    free(img->data);
+    memset(img, 0, sizeof *img);
+}
+
+void gt_fill_random(gip_image *img, uint64_t seed, float lo, float hi)
+{
+    uint64_t s = seed * 7919 + 17;
+    int64_t n = img->width * img->channels;
+    for (int64_t y = 0; y < img->height; y++) {
+        char *row = (char *)img->data + y * img->stride;
+        for (int64_t i = 0; i < n; i++) {
+            uint64_t r = gt_rand_u64(&s);
+            switch (img->dtype) {
+            case GIP_U8:
+                ((uint8_t *)row)[i] = (uint8_t)r;
+                break;
+            case GIP_U16:
+                ((uint16_t *)row)[i] = (uint16_t)r;
+                break;
+            case GIP_S16:
+                ((int16_t *)row)[i] = (int16_t)(uint16_t)r;
+                break;
+            case GIP_F32:
+            case GIP_C32: {
+                double u = (double)(r >> 11) * (1.0 / 9007199254740992.0);
+                float v = (lo == hi) ? (float)(u * 256.0) : (float)(lo + u * (hi - lo));
+                if (img->dtype == GIP_F32)
+                    ((float *)row)[i] = v;
+                else
+                    ((float *)row)[2 * i] = v, ((float *)row)[2 * i + 1] = (float)(u - 0.5);
+                break;
+            }
+            default:
+                break;
+            }
+        }
+    }
+}
+
+void gt_poison(gip_image *img, uint8_t value)
+{
+    int64_t row = gip_image_row_bytes(img);
+    for (int64_t y = 0; y < img->height; y++)
+        memset((char *)img->data + y * img->stride, value, (size_t)row);
+}
+
+bool gt_padding_intact(const gip_image *img)
+{
+    int64_t row = gip_image_row_bytes(img);
+    for (int64_t y = 0; y < img->height; y++) {
+        const uint8_t *p = (const uint8_t *)img->data + y * img->stride;
+        for (int64_t i = row; i < img->stride; i++)
+            if (p[i] != 0xA5)
+                return false;
+    }
+    return true;
+}
+
+double gt_get(const gip_image *img, int64_t x, int64_t y, int32_t c)
+{
+    const char *row = (const char *)img->data + y * img->stride;
+    int64_t i = x * img->channels + c;
+    switch (img->dtype) {
+    case GIP_U8:
+        return ((const uint8_t *)row)[i];
+    case GIP_U16:
+        return ((const uint16_t *)row)[i];
+    case GIP_S16:
+        return ((const int16_t *)row)[i];
+    case GIP_F32:
+        return ((const float *)row)[i];
+    default:
+        return NAN;
+    }
+}
+
+static double sat(double v, double lo, double hi)
+{
+    if (isnan(v))
+        return 0;
+    v = nearbyint(v);
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+void gt_set(gip_image *img, int64_t x, int64_t y, int32_t c, double v)
+{
+    char *row = (char *)img->data + y * img->stride;
+    int64_t i = x * img->channels + c;
+    switch (img->dtype) {
+    case GIP_U8:
+        ((uint8_t *)row)[i] = (uint8_t)sat(v, 0, 255);
+        break;
+    case GIP_U16:
+        ((uint16_t *)row)[i] = (uint16_t)sat(v, 0, 65535);
+        break;
+    case GIP_S16:
+        ((int16_t *)row)[i] = (int16_t)sat(v, -32768, 32767);
+        break;
+    case GIP_F32:
+        ((float *)row)[i] = (float)v;
+        break;
+    default:
+        break;
+    }
+}
+
+bool gt_compare(const gip_image *got, const gip_image *exp, double atol, double rtol,
+                const char *label)
+{
+    gt_checks++;
+    if (got->width != exp->width || got->height != exp->height || got->channels != exp->channels ||
+        got->dtype != exp->dtype) {
+        gt_failures++;
+        fprintf(stderr, "FAIL %s: shape %lldx%lldx%d %s vs expected %lldx%lldx%d %s\n", label,
+                (long long)got->width, (long long)got->height, got->channels,
+                gip_dtype_name(got->dtype), (long long)exp->width, (long long)exp->height,
+                exp->channels, gip_dtype_name(exp->dtype));
+        return false;
+    }
+    bool exact = got->dtype != GIP_F32;
+    int64_t bad = 0;
+    double worst = 0;
+    for (int64_t y = 0; y < got->height; y++)
+        for (int64_t x = 0; x < got->width; x++)
+            for (int32_t c = 0; c < got->channels; c++) {
+                double g = gt_get(got, x, y, c), e = gt_get(exp, x, y, c);
+                double err = fabs(g - e);
+                bool ok = exact ? g == e : (err <= atol + rtol * fabs(e));
+                if (!exact && isnan(g) != isnan(e))
+                    ok = false;
+                else if (!exact && isnan(g) && isnan(e))
+                    ok = true;
+                if (!ok) {
+                    if (bad == 0)
+                        fprintf(stderr,
+                                "FAIL %s: first mismatch at x=%lld y=%lld c=%d: got %.9g, "
+                                "expected %.9g (%lldx%lldx%d %s)\n",
+                                label, (long long)x, (long long)y, c, g, e, (long long)got->width,
+                                (long long)got->height, got->channels, gip_dtype_name(got->dtype));
+                    bad++;
+                    if (err > worst)
+                        worst = err;
+                }
+            }
+    if (bad) {
+        gt_failures++;
+        fprintf(stderr, "FAIL %s: %lld mismatching elements, largest difference %.9g\n", label,
+                (long long)bad, worst);
+        return false;
+    }
+    return true;
+}
+
+gip_status gt_run_unary(gip_context *ctx, gt_unary_fn fn, const gip_image *src, gip_image *dst,
+                        const void *params, uint8_t poison)
+{
+    if (gip_context_backend(ctx) != GIP_BACKEND_CUDA) {
+        gt_poison(dst, poison);
+        return fn(ctx, src, dst, params);
+    }
+    gip_image ds = {0}, dd = {0};
+    gip_status st = gip_image_alloc(ctx, &ds, src->width, src->height, src->channels, src->dtype,
+                                    GIP_MEM_CUDA, 0);
+    if (st)
+        return st;
+    st = gip_image_alloc(ctx, &dd, dst->width, dst->height, dst->channels, dst->dtype, GIP_MEM_CUDA,
+                         0);
+    if (st)
+        goto out_free_src;
+    if ((st = gip_upload(ctx, src, &ds)) || (st = gip_image_fill_bytes(ctx, &dd, poison)))
+        goto out_free_dst;
+    gip_status op = fn(ctx, &ds, &dd, params);
+    if (op) {
+        st = op;
+        goto out_free_dst;
+    }
+    st = gip_download(ctx, &dd, dst);
+out_free_dst:
+    gip_image_free(ctx, &dd);
+out_free_src:
+    gip_image_free(ctx, &ds);
+    return st;
+}

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/* The test harness shared by every C test: one executable per operation, run once per backend
+ * ("cpu" or "cuda"), seeded random images of awkward sizes and strides, poisoned outputs, whole-
+ * image comparison that prints the first mismatch. */
+#ifndef GIP_TESTING_H
+#define GIP_TESTING_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "gip/gip.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Exit status ctest reads as "skipped" (SKIP_RETURN_CODE). */
+#define GT_SKIP 77
+
+typedef enum gt_backend { GT_CPU = 0, GT_CUDA = 1 } gt_backend;
+
+/* State of the running test. */
+extern int gt_failures;
+extern int gt_checks;
+extern gt_backend gt_current_backend;
+
+/* Records a check; prints file:line and the formatted message when it fails. */
+bool gt_check(bool ok, const char *file, int line, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+#define GT_CHECK(cond, ...) gt_check((cond), __FILE__, __LINE__, __VA_ARGS__)
+
+/* Checks that `expr` returns `expected`; for an error, also that a message was set (the thread's
+ * message is not empty). */
+bool gt_check_status(gip_status got, gip_status expected, const char *expr, const char *file,
+                     int line);
+#define GT_STATUS(expr, expected) gt_check_status((expr), (expected), #expr, __FILE__, __LINE__)
+#define GT_OK(expr) GT_STATUS((expr), GIP_OK)
+
+/* Runs `body` for the backend named by argv[1] ("cpu" or "cuda"; default cpu). For cuda with no
+ * usable device, prints "SKIP: <reason>" and returns GT_SKIP. Returns 0 when every check passed,
+ * 1 otherwise. The body gets a context of that backend. */
+int gt_main(int argc, char **argv, const char *name, void (*body)(gip_context *ctx));
+
+/* Awkward sizes every operation is tested on: 1x1, 1x17, 17x1, 13x42, 64x48, 1001x777. */
+typedef struct gt_size {
+    int64_t w, h;
+} gt_size;
+extern const gt_size gt_sizes[];
+extern const int gt_nsizes;
+
+/* Deterministic random generator (splitmix64). */
+uint64_t gt_rand_u64(uint64_t *state);
+double gt_rand_unit(uint64_t *state); /* [0, 1) */
+
+/* Allocates a host image whose stride is the tight row size plus `pad` bytes (pad 0: tight); the
+ * padding bytes are poisoned with 0xA5. Aborts the test on allocation failure. Free with
+ * gt_free(). */
+void gt_alloc(gip_image *img, int64_t w, int64_t h, int32_t c, gip_dtype dt, int64_t pad);
+void gt_free(gip_image *img);
+
+/* Fills a host image with seeded random values: u8/u16/s16 over their full range, f32 in
+ * [lo, hi) (u8-like values 0..255 when lo == hi == 0). */
+void gt_fill_random(gip_image *img, uint64_t seed, float lo, float hi);
+
+/* Fills every byte of the image's pixels (not its padding) with `value`. */
+void gt_poison(gip_image *img, uint8_t value);
+
+/* True when the padding bytes between rows still hold 0xA5 (nothing wrote outside the pixels). */
+bool gt_padding_intact(const gip_image *img);
+
+/* Compares two host images of the same shape. Integer dtypes exactly; f32 with
+ * |got - exp| <= atol + rtol * |exp| (NaN never passes). Prints the first mismatch with x, y,
+ * channel, got and expected, and the count of mismatches. Returns true when equal. */
+bool gt_compare(const gip_image *got, const gip_image *exp, double atol, double rtol,
+                const char *label);
+
+/* Element (x, y, c) of a host image as double. */
+double gt_get(const gip_image *img, int64_t x, int64_t y, int32_t c);
+/* Stores v into element (x, y, c) with the dtype's rounding and saturation (half to even). */
+void gt_set(gip_image *img, int64_t x, int64_t y, int32_t c, double v);
+
+/* A unary operation under test, run on whatever memory the views live in. */
+typedef gip_status (*gt_unary_fn)(gip_context *ctx, const gip_image *src, gip_image *dst,
+                                  const void *params);
+
+/* Runs `fn` on the context's backend with host images in and out: on CUDA, uploads src, poisons
+ * a device dst (byte `poison`), runs, downloads into dst; on the CPU, poisons dst and runs
+ * directly. Returns the operation's status. */
+gip_status gt_run_unary(gip_context *ctx, gt_unary_fn fn, const gip_image *src, gip_image *dst,
+                        const void *params, uint8_t poison);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
