@@ -115,6 +115,10 @@ static gip_status dec_run(png_job *j, const char *what, const gip__load_req *req
         png_set_bgr(png);
         j->raw.bgr = true;
     }
+    /* gip images have 1, 3 or 4 channels: gray+alpha becomes RGBA with the gray replicated (its
+     * RGB2GRAY is the gray value exactly, so GRAY mode is unaffected). */
+    if (type == PNG_COLOR_TYPE_GRAY_ALPHA)
+        png_set_gray_to_rgb(png);
     int passes = png_set_interlace_handling(png);
     png_read_update_info(png, pi);
 
