@@ -13,18 +13,6 @@ static bool dtype_ok(gip_dtype dt)
     return dt == GIP_U8 || dt == GIP_U16 || dt == GIP_S16 || dt == GIP_F32;
 }
 
-gip_status gip__check_element_aligned(gip_context *ctx, const gip_image *img, const char *op,
-                                      const char *what)
-{
-    size_t es = gip_dtype_size(img->dtype);
-    if ((uintptr_t)img->data % es != 0 || (uint64_t)img->stride % es != 0)
-        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
-                          "%s: %s data pointer and stride (%lld) must be multiples of the %s "
-                          "element size (%zu bytes)",
-                          op, what, (long long)img->stride, gip_dtype_name(img->dtype), es);
-    return GIP_OK;
-}
-
 gip_status gip_convert(gip_context *ctx, const gip_image *src, gip_image *dst, double scale,
                        double offset)
 {
@@ -41,9 +29,6 @@ gip_status gip_convert(gip_context *ctx, const gip_image *src, gip_image *dst, d
         return gip__error(ctx, GIP_ERR_UNSUPPORTED,
                           "%s: cannot convert %s to %s: u8, u16, s16 and f32 are accepted", op,
                           gip_dtype_name(src->dtype), gip_dtype_name(dst->dtype));
-    if ((st = gip__check_element_aligned(ctx, src, op, "src")) ||
-        (st = gip__check_element_aligned(ctx, dst, op, "dst")))
-        return st;
     /* OpenCV computes with (float)scale and (float)offset; both must stay finite there. */
     if (!isfinite(scale) || !isfinite(offset) || fabs(scale) > FLT_MAX || fabs(offset) > FLT_MAX)
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,

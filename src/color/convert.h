@@ -21,12 +21,6 @@ typedef struct gip__convert_params {
     bool plain;
 } gip__convert_params;
 
-/* GIP_ERR_INVALID_ARGUMENT unless the view's data pointer and stride are multiples of its element
- * size (CUDA faults on misaligned u16/f32 accesses; C forbids them). Shared by the colour entries.
- */
-gip_status gip__check_element_aligned(gip_context *ctx, const gip_image *img, const char *op,
-                                      const char *what);
-
 /* Backends: arguments already checked (same size and channels, dtypes u8/u16/s16/f32, elements
  * aligned, src and dst either the same view or disjoint). */
 gip_status gip__convert_cpu(gip_context *ctx, const gip_image *src, gip_image *dst,

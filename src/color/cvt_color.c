@@ -52,9 +52,6 @@ gip_status gip_cvt_color(gip_context *ctx, const gip_image *src, gip_image *dst,
         return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
                           "%s: %s takes %d channels to %d, but src has %d and dst %d", op, name,
                           p.scn, p.dcn, (int)src->channels, (int)dst->channels);
-    if ((st = gip__check_element_aligned(ctx, src, op, "src")) ||
-        (st = gip__check_element_aligned(ctx, dst, op, "dst")))
-        return st;
     /* Each pixel is read whole before it is written, so the same view is safe for the swaps (the
      * only codes where src and dst can be the same view: equal channel counts); any other
      * overlap would read pixels already overwritten. */
