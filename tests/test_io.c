@@ -147,9 +147,10 @@ static size_t find_sof(const uint8_t *d, size_t n)
     return 0;
 }
 
+/* cv2.cvtColor RGB2GRAY (15-bit fixed point), as tests/data/color confirms. */
 static int gray_rule(uint32_t r, uint32_t g, uint32_t b)
 {
-    return (int)(((uint64_t)r * 4899 + (uint64_t)g * 9617 + (uint64_t)b * 1868 + 8192) >> 14);
+    return (int)(((uint64_t)r * 9798 + (uint64_t)g * 19235 + (uint64_t)b * 3735 + 16384) >> 15);
 }
 
 static gip_status load_mode(const char *path, gip_load_mode mode, int bgr, gip_image *out)

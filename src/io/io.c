@@ -13,6 +13,7 @@
 
 #include "internal.h"
 #include "io_internal.h"
+#include "color/cvt_color.h"
 
 const char *gip_format_name(gip_format format)
 {
@@ -272,12 +273,15 @@ static void convert_rows(void *arg, int64_t begin, int64_t end)
             }
             int64_t o = x * dc;
             if (dc == 1) {
-                /* OpenCV's RGB2GRAY fixed-point rule (14-bit coefficients, rounded); 64-bit so
-                 * that u16 uses the same rule. Gray sources pass through unchanged. */
-                uint32_t y1 = sc <= 2 ? v[0]
-                                      : (uint32_t)(((uint64_t)r * 4899 + (uint64_t)g * 9617 +
-                                                    (uint64_t)b * 1868 + 8192) >>
-                                                   14);
+                /* The gray rule of gip_cvt_color (OpenCV's RGB2GRAY, 15-bit coefficients,
+                 * rounded); 64-bit so that u16 uses the same rule. Gray sources pass through. */
+                uint32_t y1 =
+                    sc <= 2
+                        ? v[0]
+                        : (uint32_t)(((uint64_t)r * GIP__GRAY_R15 + (uint64_t)g * GIP__GRAY_G15 +
+                                      (uint64_t)b * GIP__GRAY_B15 +
+                                      (1u << (GIP__GRAY_SHIFT - 1))) >>
+                                     GIP__GRAY_SHIFT);
                 store_el(d, dwide, o, y1);
             } else {
                 store_el(d, dwide, o + 0, j->dst_bgr ? b : r);
