@@ -258,9 +258,9 @@ static void test_alloc_and_copy(gip_context *ctx)
     s1top.height = 7;
     GT_STATUS(gip_copy(ctx, &s1top, &overlap), GIP_ERR_ALIASING);
     GT_OK(gip_copy(ctx, &s1, &s1));
-    gip_image dev = d1;
+    gip_image dev = s1; /* claims device memory: refused before any byte moves */
     dev.memory = GIP_MEM_CUDA;
-    GT_STATUS(gip_copy(ctx, &d1, &dev), cuda ? GIP_ERR_SHAPE_MISMATCH : GIP_ERR_NO_DEVICE);
+    GT_STATUS(gip_copy(ctx, &dev, &d1), cuda ? GIP_ERR_SHAPE_MISMATCH : GIP_ERR_NO_DEVICE);
     bool unchanged = true;
     for (int64_t i = 0; i < 8 * 8 * 3; i++)
         unchanged &= ((uint8_t *)d1.data)[i] == 0x11;
