@@ -886,7 +886,6 @@ static void print_table(void)
 
 /* ---- main --------------------------------------------------------------------------------- */
 
-
 static int op_selected(const options *o, const bench_op *op)
 {
     return !o->ops || in_list(o->ops, op->name);

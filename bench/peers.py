@@ -140,7 +140,21 @@ def gpu_sets(set_bytes, l2_bytes):
     return max(2, min(64, int(4 * l2_bytes / set_bytes) + 1))
 
 
+_host_cache = {}
+
+
 def host_image(np, w, h, fmt, seed=1):
+    """A random image, kept while rows of the same size follow each other (large ones take a
+    second to make)."""
+    key = (w, h, fmt, seed)
+    if key not in _host_cache:
+        if any(k[:2] != (w, h) for k in _host_cache):
+            _host_cache.clear()
+        _host_cache[key] = make_host_image(np, w, h, fmt, seed)
+    return _host_cache[key]
+
+
+def make_host_image(np, w, h, fmt, seed):
     dtype, ch = FORMATS[fmt]
     rng = np.random.default_rng(seed)
     shape = (h, w) if ch == 1 else (h, w, ch)
@@ -247,6 +261,8 @@ class CupyAPI:
     def __init__(self, cp, stream):
         self.cp, self.stream = cp, stream
         self.kernel = cp.RawKernel(SPIN_SRC, "gip_bench_spin")
+        self.spin(0.001)  # compiles and loads the kernel now, not inside a timing
+        self.sync()
 
     def event(self):
         return self.cp.cuda.Event()
@@ -366,14 +382,16 @@ class CupyPeer:
 class TorchAPI:
     def __init__(self, torch, stream):
         self.torch, self.stream = torch, stream
-        # torch.cuda._sleep spins for a number of GPU cycles: measure cycles per millisecond.
+        # torch.cuda._sleep spins for a number of GPU cycles: measure cycles per millisecond
+        # (after one call, so that first-launch costs are not counted).
         with torch.cuda.stream(stream):
+            torch.cuda._sleep(1000)
             a, b = self.event(), self.event()
             a.record(stream)
-            torch.cuda._sleep(1_000_000)
+            torch.cuda._sleep(10_000_000)
             b.record(stream)
             b.synchronize()
-            self.cycles_per_ms = 1_000_000 / max(a.elapsed_time(b), 1e-3)
+            self.cycles_per_ms = 10_000_000 / max(a.elapsed_time(b), 1e-3)
 
     def event(self):
         return self.torch.cuda.Event(enable_timing=True)
