@@ -644,20 +644,15 @@ static void describe_machine(machine *m)
     m->cores = sysconf(_SC_NPROCESSORS_ONLN);
     time_t now = time(NULL);
     strftime(m->date, sizeof m->date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    /* The NVIDIA kernel driver's version line, when there is one. */
+    /* The NVIDIA kernel driver's version: the first dotted number on its version line
+     * ("NVRM version: NVIDIA UNIX x86_64 Kernel Module  570.86.15  ..."). */
     f = fopen("/proc/driver/nvidia/version", "r");
     if (f && fgets(line, sizeof line, f)) {
-        char *k = strstr(line, "Kernel Module");
-        if (k) {
-            k += strlen("Kernel Module");
-            while (*k == ' ')
-                k++;
-            char *e = k;
-            while (*e && *e != ' ')
-                e++;
-            *e = 0;
-            snprintf(m->driver, sizeof m->driver, "%s", k);
-        }
+        for (char *t = strtok(line, " \t\n"); t; t = strtok(NULL, " \t\n"))
+            if (t[0] >= '0' && t[0] <= '9' && strchr(t, '.')) {
+                snprintf(m->driver, sizeof m->driver, "%s", t);
+                break;
+            }
     }
     if (f)
         fclose(f);

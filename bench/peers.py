@@ -312,7 +312,7 @@ class CupyPeer:
         if op == "convert_f32":
             return (lambda i: cp.copyto(dst[i], src[i])), "cupy.copyto (cast)"
         if op == "invert":
-            top = cp.float32(1.0) if f32 else src[0].dtype.type(255)
+            top = cp.float32(1.0) if f32 else src[0].dtype.type(self.np.iinfo(src[0].dtype).max)
             return (lambda i: cp.subtract(top, src[i], out=dst[i])), "cupy.subtract(max, x)"
         if op == "box3":
             return (
@@ -551,8 +551,8 @@ def nvidia_driver():
     try:
         with open("/proc/driver/nvidia/version") as f:
             line = f.readline()
-        return line.split("Kernel Module")[1].split()[0]
-    except (OSError, IndexError):
+        return next(t for t in line.split() if t[0].isdigit() and "." in t)
+    except (OSError, StopIteration):
         return ""
 
 
