@@ -161,7 +161,8 @@ static void bad_inputs(gip_context *ctx)
     gt_alloc(&dst, 20, 10, 3, GIP_F32, 0);
     gt_alloc(&big, 20, 12, 3, GIP_F32, 0);
     gt_alloc(&s16, 20, 10, 3, GIP_S16, 0);
-    gt_alloc(&c2, 20, 10, 2, GIP_F32, 0);
+    gt_alloc(&c2, 40, 10, 1, GIP_F32, 0);
+    c2.width = 20, c2.channels = 2; /* a hand-made view gip does not accept */
     gt_poison(&dst, 0x5A);
     gip_conv2d_params p = {.weight = w, .kh = 3, .kw = 3, .pad_h = 1, .pad_w = 1};
     gip_conv2d_params q;
@@ -191,7 +192,7 @@ static void bad_inputs(gip_context *ctx)
     GT_STATUS(gip_conv2d(ctx, &src, &dst, &q), GIP_ERR_SHAPE_MISMATCH);
     GT_STATUS(gip_conv2d(ctx, &src, &s16, &p), GIP_ERR_UNSUPPORTED);
     GT_STATUS(gip_conv2d(ctx, &s16, &dst, &p), GIP_ERR_UNSUPPORTED);
-    GT_STATUS(gip_conv2d(ctx, &src, &c2, &p), GIP_ERR_UNSUPPORTED);
+    GT_STATUS(gip_conv2d(ctx, &src, &c2, &p), GIP_ERR_INVALID_ARGUMENT);
     gip_image alias = dst;
     alias.dtype = GIP_U8;
     alias.channels = 3;
