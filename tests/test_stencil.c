@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Tests of gip_stencil: the 3x3 mean (the seed program's kernel) against a double-precision
- * reference for every border mode, dtype, channel count and awkward size; CPU and GPU identical;
- * radius and offset rules; the bad-input table. */
+ * reference and gip_box_filter for every border mode, dtype, channel count and awkward size; CPU
+ * and GPU identical; radius and offset rules; the bad-input table. */
 #if defined(__clang__)
 #pragma STDC FP_CONTRACT OFF
 #elif defined(__GNUC__)
@@ -27,6 +27,11 @@ static gip_status run_fn(gip_context *ctx, const gip_image *src, gip_image *dst,
 {
     const run_args *r = a;
     return gip_stencil(ctx, r->expr, src, dst, &r->p);
+}
+
+static gip_status run_box(gip_context *ctx, const gip_image *src, gip_image *dst, const void *p)
+{
+    return gip_box_filter(ctx, src, dst, p);
 }
 
 /* OpenCV's borderInterpolate, written out independently of the library's helper. */
@@ -105,6 +110,12 @@ static void test_mean(gip_context *ctx)
                              (long long)sz.w, (long long)sz.h);
                     gt_compare(&dst, &ref, dts[di] == GIP_F32 ? 1e-5 : 0, 1e-6, label);
                     GT_CHECK(gt_padding_intact(&dst), "%s: padding intact", label);
+                    /* The same bytes as gip's own box filter (f32: within rounding). */
+                    gip_box_params bp = {0};
+                    bp.ksize_w = bp.ksize_h = 3;
+                    bp.border = a.p.border;
+                    GT_OK(gt_run_unary(ctx, run_box, &src, &ref, &bp, 0xCD));
+                    gt_compare(&dst, &ref, dts[di] == GIP_F32 ? 1e-5 : 0, 1e-6, label);
                     gt_free(&src);
                     gt_free(&dst);
                     gt_free(&ref);

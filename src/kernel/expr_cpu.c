@@ -223,11 +223,6 @@ static bool compile(const gip__expr_job *job, program *p)
 
 /* ---- interpreter ---------------------------------------------------------------------------- */
 
-/* Rows may start at any byte (strides are not required to be multiples of the element size), so
- * 16- and 32-bit elements are accessed through byte-aligned types; the loops still vectorise. */
-typedef uint16_t u16_any __attribute__((aligned(1), may_alias));
-typedef float f32_any __attribute__((aligned(1), may_alias));
-
 typedef struct band_state {
     const gip__expr_job *job;
     const program *prog;
@@ -242,7 +237,7 @@ static void convert(float *restrict d, const void *src, gip_dtype dt, int n)
         for (int i = 0; i < n; i++)
             d[i] = (float)s[i];
     } else if (dt == GIP_U16) {
-        const u16_any *s = src;
+        const uint16_t *s = src;
         for (int i = 0; i < n; i++)
             d[i] = (float)s[i];
     } else {
@@ -258,11 +253,11 @@ static void convert_add(float *restrict d, const float *restrict a, const void *
         for (int i = 0; i < n; i++)
             d[i] = a[i] + (float)s[i];
     } else if (dt == GIP_U16) {
-        const u16_any *s = src;
+        const uint16_t *s = src;
         for (int i = 0; i < n; i++)
             d[i] = a[i] + (float)s[i];
     } else {
-        const f32_any *s = src;
+        const float *s = src;
         for (int i = 0; i < n; i++)
             d[i] = a[i] + s[i];
     }
@@ -273,8 +268,8 @@ static float element(const void *row, gip_dtype dt, int64_t i)
     if (dt == GIP_U8)
         return (float)((const uint8_t *)row)[i];
     if (dt == GIP_U16)
-        return (float)((const u16_any *)row)[i];
-    return ((const f32_any *)row)[i];
+        return (float)((const uint16_t *)row)[i];
+    return ((const float *)row)[i];
 }
 
 /* Loads the run [e0, e0 + n) of row y's elements of input k displaced by (dx, dy) into d, with the
@@ -326,7 +321,7 @@ static void store_run(void *dst, gip_dtype dt, const float *restrict v, int n)
             d[i] = (uint8_t)(r < 0 ? 0 : r > 255 ? 255 : r);
         }
     } else if (dt == GIP_U16) {
-        u16_any *d = dst;
+        uint16_t *d = dst;
         for (int i = 0; i < n; i++) {
             float f = v[i] > -1.0f ? v[i] : -1.0f;
             f = f < 65536.0f ? f : 65536.0f;
