@@ -179,7 +179,9 @@ typedef struct gip_launch_config {
  * @return GIP_OK; GIP_ERR_INVALID_ARGUMENT (NULL arguments, bad types, argument mismatch, no image
  *         to size a computed grid, grid/block beyond the device's limits); GIP_ERR_NO_DEVICE (CPU
  *         context); GIP_ERR_LOCATION_MISMATCH (an image not on the context's device, or a module
- *         compiled for another compute capability); GIP_ERR_DEVICE; GIP_ERR_BAD_STATE.
+ *         compiled for another compute capability); GIP_ERR_TOO_LARGE (a computed grid beyond
+ *         65535 block rows, or an image over 2^31 - 1 pixels a side); GIP_ERR_DEVICE;
+ *         GIP_ERR_BAD_STATE.
  */
 GIP_API gip_status gip_kernel_launch(gip_context *ctx, const gip_kernel *kernel,
                                      const gip_launch_config *config, const gip_kernel_arg *args,
