@@ -7,5 +7,6 @@
 #include "gip/io.h"
 #include "gip/color.h"
 #include "gip/filter.h"
+#include "gip/kernel.h"
 
 #endif
