@@ -116,6 +116,9 @@ void gip__fftw_execute(uintptr_t plan, gip__fft_kind kind, void *in, void *out);
 /* cuFFT plan (a cufftHandle) of a kind and size on ctx's device. */
 gip_status gip__cufft_plan(gip_context *ctx, gip__fft_kind kind, int64_t w, int64_t h,
                            uintptr_t *plan);
+/* Queues a cuFFT plan on ctx's stream (unscaled; in and out tight device buffers). */
+gip_status gip__cufft_exec(gip_context *ctx, uintptr_t plan, gip__fft_kind kind, void *in,
+                           void *out);
 
 /* Bytes of a tight buffer rounded up to 256 (keeps every sub-buffer aligned for FFTW and CUDA). */
 static inline size_t gip__fft_round(size_t bytes)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The spectrum image on the CPU: gray into a float buffer, FFTW real-to-complex, one pass over the
- * half spectrum for the log magnitude and its finite range, one pass writing the shifted full
- * image from the half by Hermitian symmetry. */
+ * half spectrum for the log magnitude and its finite range, one pass normalising the half to
+ * levels, one pass gathering the shifted full image from the half by Hermitian symmetry. */
 #include <math.h>
 #include <pthread.h>
 
@@ -12,6 +12,7 @@ typedef struct spec_arg {
     gip_image *dst;
     float *real;       /* W x H gray, then (W/2+1) x H log magnitude */
     const float *spec; /* (W/2+1) x H complex */
+    uint8_t *q;        /* (W/2+1) x H normalised levels (over the spectrum once it is used) */
     int64_t w, h, hw;
     int mode;
     bool bgr;
@@ -80,8 +81,20 @@ static void log_rows(void *arg, int64_t y0, int64_t y1)
     pthread_mutex_unlock(&a->lock);
 }
 
-/* dst(x, y) = L(kx, ky) with (kx, ky) = ((x + ceil(W/2)) mod W, (y + ceil(H/2)) mod H), and the
- * full spectrum's L(kx, ky) = half(kx, ky) for kx <= W/2, else half(W - kx, (H - ky) mod H). */
+/* Levels of the half: each normalised once, though most appear twice in the full image. */
+static void quant_rows(void *arg, int64_t y0, int64_t y1)
+{
+    const spec_arg *a = arg;
+    for (int64_t y = y0; y < y1; y++) {
+        const float *l = a->real + y * a->hw;
+        uint8_t *q = a->q + y * a->hw;
+        for (int64_t x = 0; x < a->hw; x++)
+            q[x] = gip__norm_apply(l[x], a->c);
+    }
+}
+
+/* dst(x, y) = Q(kx, ky) with (kx, ky) = ((x + ceil(W/2)) mod W, (y + ceil(H/2)) mod H), and the
+ * full spectrum's Q(kx, ky) = half(kx, ky) for kx <= W/2, else half(W - kx, (H - ky) mod H). */
 static void write_rows(void *arg, int64_t y0, int64_t y1)
 {
     const spec_arg *a = arg;
@@ -89,12 +102,11 @@ static void write_rows(void *arg, int64_t y0, int64_t y1)
     for (int64_t y = y0; y < y1; y++) {
         int64_t ky = y + ch >= h ? y + ch - h : y + ch;
         int64_t kyc = ky == 0 ? 0 : h - ky;
-        const float *direct = a->real + ky * a->hw, *mirror = a->real + kyc * a->hw;
+        const uint8_t *direct = a->q + ky * a->hw, *mirror = a->q + kyc * a->hw;
         uint8_t *d = (uint8_t *)a->dst->data + y * a->dst->stride;
         for (int64_t x = 0; x < w; x++) {
             int64_t kx = x + cw >= w ? x + cw - w : x + cw;
-            float v = kx < a->hw ? direct[kx] : mirror[w - kx];
-            d[x] = gip__norm_apply(v, a->c);
+            d[x] = kx < a->hw ? direct[kx] : mirror[w - kx];
         }
     }
 }
@@ -128,6 +140,8 @@ gip_status gip__spectrum_cpu(gip_context *ctx, const gip_image *src, gip_image *
     /* The half's log magnitudes overwrite the gray input ((W/2+1) * H <= W * H floats). */
     gip__parallel_for(ctx, h, 16, log_rows, &a);
     a.c = gip__norm_make(a.lo, a.hi, a.any);
+    a.q = (uint8_t *)spec;
+    gip__parallel_for(ctx, h, 16, quant_rows, &a);
     gip__parallel_for(ctx, h, 16, write_rows, &a);
     pthread_mutex_destroy(&a.lock);
 out_release:
