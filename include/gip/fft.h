@@ -141,10 +141,10 @@ typedef struct gip_spectrum_params {
  * gip_normalize_minmax(fftshift(log|fft2(src)|)) (the seed: cupy.fft.fft2, fftshift,
  * log(abs(.)), min-max to 0..255), without the full-size temporaries.
  * src: W x H, u8, u16 or f32, 1 channel, or 3/4 channels converted to gray first with
- * cv2.cvtColor's RGB2GRAY/BGR2GRAY rule (fixed-point weights for u8/u16, 0.299/0.587/0.114 for
- * f32; alpha ignored). dst: u8 W x H, 1 channel. Host or device. params may be NULL.
- * Note that in single precision the smallest bins of a large image are rounding noise, so the
- * darkest levels reflect f32 noise exactly as in the seed's complex64 pipeline.
+ * cv2.cvtColor's RGB2GRAY/BGR2GRAY rule (15-bit fixed-point weights for u8/u16, 0.299/0.587/0.114
+ * for f32; alpha ignored) as gip_cvt_color computes it. dst: u8 W x H, 1 channel. Host or device.
+ * params may be NULL. Note that in single precision the smallest bins of a large image are rounding
+ * noise, so the darkest levels reflect f32 noise exactly as in the seed's complex64 pipeline.
  * @return GIP_OK; GIP_ERR_INVALID_ARGUMENT; GIP_ERR_SHAPE_MISMATCH; GIP_ERR_UNSUPPORTED (s16, c32,
  *         dst not u8 1-channel); GIP_ERR_ALIASING; GIP_ERR_LOCATION_MISMATCH; GIP_ERR_NO_DEVICE;
  *         GIP_ERR_OUT_OF_MEMORY; GIP_ERR_DEVICE_OUT_OF_MEMORY; GIP_ERR_DEVICE; GIP_ERR_BAD_STATE.

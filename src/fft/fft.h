@@ -11,6 +11,7 @@
 #include "internal.h"
 #include "saturate.h"
 #include "fft_cache.h"
+#include "color/cvt_color.h"
 
 #if defined(__CUDACC__)
 #define GIP__FFT_HD __host__ __device__ __forceinline__
@@ -82,21 +83,22 @@ GIP__FFT_HD uint8_t gip__norm_apply(float v, gip__norm_coeffs c)
     return gip__sat_u8_f32(fmaf(v, c.a, c.b));
 }
 
-/* Gray from colour as cv2.cvtColor RGB2GRAY: 14-bit fixed-point weights for integer types
- * (R 4899, G 9617, B 1868, rounded), float weights for f32. r, g, b already in RGB order. */
-GIP__FFT_HD float gip__gray_int(uint32_t r, uint32_t g, uint32_t b)
+/* Gray from colour with gip_cvt_color's rule (src/color/cvt_color.h: OpenCV's 15-bit fixed-point
+ * weights for integer types; for f32 c0 * s0, then two fused multiply-adds in memory order).
+ * s0..s2 are channels 0..2 in memory; red_first says channel 0 is red. */
+GIP__FFT_HD float gip__gray_int(uint32_t s0, uint32_t s1, uint32_t s2, bool red_first)
 {
-    return (float)((r * 4899u + g * 9617u + b * 1868u + (1u << 13)) >> 14);
+    uint32_t c0 = red_first ? GIP__GRAY_R15 : GIP__GRAY_B15;
+    uint32_t c2 = red_first ? GIP__GRAY_B15 : GIP__GRAY_R15;
+    return (float)((s0 * c0 + s1 * GIP__GRAY_G15 + s2 * c2 + (1u << (GIP__GRAY_SHIFT - 1))) >>
+                   GIP__GRAY_SHIFT);
 }
-GIP__FFT_HD float gip__gray_f32(float r, float g, float b)
+GIP__FFT_HD float gip__gray_f32(float s0, float s1, float s2, bool red_first)
 {
-    return r * 0.299f + g * 0.587f + b * 0.114f;
+    float y = s0 * (red_first ? GIP__GRAY_RF : GIP__GRAY_BF);
+    y = fmaf(s1, GIP__GRAY_GF, y);
+    return fmaf(s2, red_first ? GIP__GRAY_BF : GIP__GRAY_RF, y);
 }
-
-/* Refuses a view whose data pointer or stride is not a multiple of its scalar size (2 bytes for
- * u16, 4 for f32 and c32), which float and half-word loads need on the GPU. */
-gip_status gip__fft_check_align(gip_context *ctx, const gip_image *img, const char *op,
-                                const char *what);
 
 /* Scale of a transform for a normalisation and direction (n = W * H). */
 float gip__fft_scale(gip_fft_norm norm, bool inverse, int64_t n);

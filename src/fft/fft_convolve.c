@@ -56,9 +56,6 @@ gip_status gip_fft_convolve(gip_context *ctx, const gip_image *src, gip_image *d
     gip_status st = gip__check_unary(ctx, src, dst, op, &on_device);
     if (st)
         return st;
-    if ((st = gip__fft_check_align(ctx, src, op, "src")) ||
-        (st = gip__fft_check_align(ctx, dst, op, "dst")))
-        return st;
     if (!params || !params->kernel)
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "%s: %s is NULL", op,
                           params ? "params->kernel" : "params");

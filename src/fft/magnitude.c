@@ -9,9 +9,6 @@ static gip_status check_pointwise(gip_context *ctx, const gip_image *src, const 
     gip_status st = gip__check_unary(ctx, src, dst, op, on_device);
     if (st)
         return st;
-    if ((st = gip__fft_check_align(ctx, src, op, "src")) ||
-        (st = gip__fft_check_align(ctx, dst, op, "dst")))
-        return st;
     if (src->dtype != sdt || dst->dtype != ddt)
         return gip__error(ctx, GIP_ERR_UNSUPPORTED,
                           "%s: src %s and dst %s are not supported: src must be %s and dst %s", op,

@@ -9,9 +9,6 @@ static gip_status shift(gip_context *ctx, const gip_image *src, gip_image *dst, 
     gip_status st = gip__check_unary(ctx, src, dst, op, &on_device);
     if (st)
         return st;
-    if ((st = gip__fft_check_align(ctx, src, op, "src")) ||
-        (st = gip__fft_check_align(ctx, dst, op, "dst")))
-        return st;
     if (src->dtype != GIP_F32 && src->dtype != GIP_C32)
         return gip__error(ctx, GIP_ERR_UNSUPPORTED, "%s: dtype %s is not supported: f32 or c32", op,
                           gip_dtype_name(src->dtype));

@@ -11,8 +11,6 @@ gip_status gip_spectrum(gip_context *ctx, const gip_image *src, gip_image *dst,
     gip_status st = gip__check_unary(ctx, src, dst, op, &on_device);
     if (st)
         return st;
-    if ((st = gip__fft_check_align(ctx, src, op, "src")))
-        return st;
     if (src->dtype != GIP_U8 && src->dtype != GIP_U16 && src->dtype != GIP_F32)
         return gip__error(ctx, GIP_ERR_UNSUPPORTED,
                           "%s: src dtype %s is not supported: u8, u16 or f32", op,

@@ -27,7 +27,7 @@ static void gray_rows(void *arg, int64_t y0, int64_t y1)
     const spec_arg *a = arg;
     const gip_image *s = a->src;
     int32_t cn = s->channels;
-    int ri = a->bgr ? 2 : 0, bi = a->bgr ? 0 : 2;
+    bool rf = !a->bgr;
     for (int64_t y = y0; y < y1; y++) {
         const char *row = (const char *)s->data + y * s->stride;
         float *out = a->real + y * a->w;
@@ -36,17 +36,17 @@ static void gray_rows(void *arg, int64_t y0, int64_t y1)
             switch (s->dtype) {
             case GIP_U8: {
                 const uint8_t *p = (const uint8_t *)row + i;
-                out[x] = cn == 1 ? p[0] : gip__gray_int(p[ri], p[1], p[bi]);
+                out[x] = cn == 1 ? p[0] : gip__gray_int(p[0], p[1], p[2], rf);
                 break;
             }
             case GIP_U16: {
                 const uint16_t *p = (const uint16_t *)row + i;
-                out[x] = cn == 1 ? p[0] : gip__gray_int(p[ri], p[1], p[bi]);
+                out[x] = cn == 1 ? p[0] : gip__gray_int(p[0], p[1], p[2], rf);
                 break;
             }
             default: {
                 const float *p = (const float *)row + i;
-                out[x] = cn == 1 ? p[0] : gip__gray_f32(p[ri], p[1], p[bi]);
+                out[x] = cn == 1 ? p[0] : gip__gray_f32(p[0], p[1], p[2], rf);
                 break;
             }
             }

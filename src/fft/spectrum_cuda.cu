@@ -12,7 +12,6 @@ __global__ void gray_kernel(const void *src, int64_t stride, int64_t w, int64_t 
     int64_t x = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (x >= w)
         return;
-    int ri = bgr ? 2 : 0, bi = bgr ? 0 : 2;
     for (int64_t y = (int64_t)blockIdx.y * blockDim.y + threadIdx.y; y < h;
          y += (int64_t)gridDim.y * blockDim.y) {
         const T *p = gip__row<T>(src, stride, y) + x * cn;
@@ -20,9 +19,9 @@ __global__ void gray_kernel(const void *src, int64_t stride, int64_t w, int64_t 
         if (cn == 1)
             v = (float)p[0];
         else if (sizeof(T) == 4)
-            v = gip__gray_f32((float)p[ri], (float)p[1], (float)p[bi]);
+            v = gip__gray_f32((float)p[0], (float)p[1], (float)p[2], !bgr);
         else
-            v = gip__gray_int((uint32_t)p[ri], (uint32_t)p[1], (uint32_t)p[bi]);
+            v = gip__gray_int((uint32_t)p[0], (uint32_t)p[1], (uint32_t)p[2], !bgr);
         out[y * w + x] = v;
     }
 }

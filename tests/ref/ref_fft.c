@@ -42,11 +42,17 @@ double ref_gray(const gip_image *img, int64_t x, int64_t y, int bgr)
         return gt_get(img, x, y, 0);
     double r = gt_get(img, x, y, bgr ? 2 : 0), g = gt_get(img, x, y, 1),
            b = gt_get(img, x, y, bgr ? 0 : 2);
-    if (img->dtype == GIP_F32)
-        return (double)((float)r * 0.299f + (float)g * 0.587f + (float)b * 0.114f);
-    /* OpenCV's 14-bit fixed point: R 4899, G 9617, B 1868 (sum 16384), rounded. */
-    uint32_t v = (uint32_t)r * 4899u + (uint32_t)g * 9617u + (uint32_t)b * 1868u + 8192u;
-    return (double)(v >> 14);
+    if (img->dtype == GIP_F32) {
+        /* cv2's RGB2Gray<float>: first weight times channel 0, then fused multiply-adds in
+         * memory order (as gip_cvt_color documents). */
+        float s0 = (float)(bgr ? b : r), s2 = (float)(bgr ? r : b);
+        float y0 = s0 * (bgr ? 0.114f : 0.299f);
+        y0 = fmaf((float)g, 0.587f, y0);
+        return (double)fmaf(s2, bgr ? 0.299f : 0.114f, y0);
+    }
+    /* OpenCV's 15-bit fixed point: R 9798, G 19235, B 3735 (sum 32768), rounded. */
+    uint64_t v = (uint64_t)r * 9798u + (uint64_t)g * 19235u + (uint64_t)b * 3735u + 16384u;
+    return (double)(v >> 15);
 }
 
 int64_t ref_border(int64_t p, int64_t n, gip_border mode)

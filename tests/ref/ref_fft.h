@@ -13,7 +13,8 @@
  * as row DFTs then column DFTs, each a direct sum in double with exactly reduced angles. */
 void ref_dft2(const double *in, int64_t w, int64_t h, int inverse, double *out);
 
-/* Gray as cv2.cvtColor RGB2GRAY from pixel (x, y) of a host image (1 channel: the value itself). */
+/* Gray as cv2.cvtColor RGB2GRAY (BGR2GRAY when bgr) from pixel (x, y) of a host image (1 channel:
+ * the value itself), with OpenCV's 15-bit weights for integers. */
 double ref_gray(const gip_image *img, int64_t x, int64_t y, int bgr);
 
 /* Correlation of channel c of a host image with a kernel as cv2.filter2D, in double:
