@@ -16,15 +16,17 @@ int64_t gip__fft_good_size(int64_t n)
     }
 }
 
-/* Measured crossovers, in kernel taps (kw * kh) above which the FFT path is faster, at
- * 1920x1080 f32 1 channel (see the report of the FFT helper: CPU measured on the 2-core CI
- * machine against a direct reference loop; GPU from the H200 timing run). The FFT's cost grows
- * like the transform size M*N*log2(M*N) and the direct path's like W*H*kw*kh, so the threshold is
- * scaled by the ratio of those to the measured configuration's. */
-#define GIP__XOVER_CPU_TAPS 121.0     /* 11x11 non-separable */
-#define GIP__XOVER_CPU_SEP_TAPS 121.0 /* 2 passes of 1-D taps: kw + kh */
-#define GIP__XOVER_GPU_TAPS 121.0
-#define GIP__XOVER_GPU_SEP_TAPS 121.0
+/* Crossovers in kernel taps (kw * kh; kw + kh for separable kernels) above which the FFT path is
+ * faster, at 1920x1080 f32, 1 channel. CPU: measured on the 2-core CI machine (tests/perf/
+ * fft_timing.c): FFT correlation 55..80 ms whatever the kernel, direct 2-D about 0.36 ms per tap
+ * (so about 13x13), a separable direct pass pair about 0.4 ms per 1-D tap (so break-even near
+ * 121x121). GPU: provisional copies of the CPU values until the H200 run of the same program
+ * fills them (the lead's table). The FFT cost grows like M*N*log2(M*N) and the direct one like
+ * W*H*taps, so the threshold is scaled by the ratio of those to the measured configuration's. */
+#define GIP__XOVER_CPU_TAPS 180.0
+#define GIP__XOVER_CPU_SEP_TAPS 240.0
+#define GIP__XOVER_GPU_TAPS 180.0
+#define GIP__XOVER_GPU_SEP_TAPS 240.0
 
 bool gip__fft_conv_worth(gip_backend backend, int64_t w, int64_t h, int32_t kw, int32_t kh,
                          bool separable)
