@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/* Public entry of correlation through the frequency domain (filter2D semantics), the choice of
+ * transform sizes, and the crossover that decides when the filters switch to it. */
+#include "fft.h"
+
+int64_t gip__fft_good_size(int64_t n)
+{
+    for (int64_t m = n < 1 ? 1 : n;; m++) {
+        int64_t r = m;
+        static const int primes[] = {2, 3, 5, 7};
+        for (int i = 0; i < 4; i++)
+            while (r % primes[i] == 0)
+                r /= primes[i];
+        if (r == 1)
+            return m;
+    }
+}
+
+/* Crossovers in kernel taps (kw * kh; kw + kh for separable kernels) above which the FFT path is
+ * faster, at 1920x1080 f32, 1 channel. CPU: measured on the 2-core CI machine (tests/perf/
+ * fft_timing.c): FFT correlation 55..80 ms whatever the kernel, direct 2-D about 0.36 ms per tap
+ * (so about 13x13), a separable direct pass pair about 0.4 ms per 1-D tap (so break-even near
+ * 121x121). GPU: provisional copies of the CPU values until the H200 run of the same program
+ * fills them (the lead's table). The FFT cost grows like M*N*log2(M*N) and the direct one like
+ * W*H*taps, so the threshold is scaled by the ratio of those to the measured configuration's. */
+#define GIP__XOVER_CPU_TAPS 180.0
+#define GIP__XOVER_CPU_SEP_TAPS 240.0
+#define GIP__XOVER_GPU_TAPS 180.0
+#define GIP__XOVER_GPU_SEP_TAPS 240.0
+
+bool gip__fft_conv_worth(gip_backend backend, int64_t w, int64_t h, int32_t kw, int32_t kh,
+                         bool separable)
+{
+    if (w < 1 || h < 1 || kw < 1 || kh < 1)
+        return false;
+    bool gpu = backend == GIP_BACKEND_CUDA;
+    /* Direct cost per pixel: taps; FFT cost per pixel: proportional to log2 of the transform size
+     * relative to the reference size (2048 x 1200 for 1920x1080 with a mid-size kernel). */
+    double m = (double)gip__fft_good_size(w + kw - 1), n = (double)gip__fft_good_size(h + kh - 1);
+    double ref_log = 21.2288; /* log2(2048 * 1200) */
+    double fft_per_px = (m * n) / ((double)w * (double)h);
+    double lg = 0;
+    for (double s = m * n; s > 1; s /= 2)
+        lg += 1;
+    double fft_rel = fft_per_px * lg / ref_log;
+    double taps = separable ? (double)kw + (double)kh : (double)kw * (double)kh;
+    double xover = separable ? (gpu ? GIP__XOVER_GPU_SEP_TAPS : GIP__XOVER_CPU_SEP_TAPS)
+                             : (gpu ? GIP__XOVER_GPU_TAPS : GIP__XOVER_CPU_TAPS);
+    /* The reference configuration's padding overhead is about 1.2x. */
+    return taps > xover * fft_rel / 1.2;
+}
+
+gip_status gip_fft_convolve(gip_context *ctx, const gip_image *src, gip_image *dst,
+                            const gip_filter2d_params *params)
+{
+    static const char op[] = "gip_fft_convolve";
+    bool on_device = false;
+    gip_status st = gip__check_unary(ctx, src, dst, op, &on_device);
+    if (st)
+        return st;
+    if (!params || !params->kernel)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "%s: %s is NULL", op,
+                          params ? "params->kernel" : "params");
+    if (src->dtype != GIP_U8 && src->dtype != GIP_U16 && src->dtype != GIP_F32)
+        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
+                          "%s: src dtype %s is not supported: u8, u16 or f32", op,
+                          gip_dtype_name(src->dtype));
+    if (dst->dtype != src->dtype && dst->dtype != GIP_F32)
+        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
+                          "%s: dst dtype %s is not supported: the source's (%s) or f32", op,
+                          gip_dtype_name(dst->dtype), gip_dtype_name(src->dtype));
+    if (dst->channels != src->channels)
+        return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
+                          "%s: src has %d channels but dst %d; they must be equal", op,
+                          (int)src->channels, (int)dst->channels);
+    const gip_filter2d_params *p = params;
+    if (p->ksize_w < 1 || p->ksize_h < 1 || p->ksize_w > 1 << 20 || p->ksize_h > 1 << 20)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: kernel size %dx%d is invalid: each side 1..1048576", op,
+                          (int)p->ksize_w, (int)p->ksize_h);
+    gip__fftconv_plan cp = {
+        p->kernel, p->ksize_w, p->ksize_h, p->ksize_w / 2, p->ksize_h / 2, p->delta,
+        p->border, 0,          0};
+    if (p->has_anchor) {
+        if (p->anchor_x < 0 || p->anchor_x >= p->ksize_w || p->anchor_y < 0 ||
+            p->anchor_y >= p->ksize_h)
+            return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                              "%s: anchor (%d, %d) is outside the %dx%d kernel", op,
+                              (int)p->anchor_x, (int)p->anchor_y, (int)p->ksize_w, (int)p->ksize_h);
+        cp.ax = p->anchor_x;
+        cp.ay = p->anchor_y;
+    }
+    if ((unsigned)p->border.mode > (unsigned)GIP_BORDER_WRAP)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: border mode %d is invalid: reflect101 (0), reflect (1), replicate "
+                          "(2), constant (3) or wrap (4)",
+                          op, (int)p->border.mode);
+    if (gip__images_overlap(src, dst))
+        return gip__error(ctx, GIP_ERR_ALIASING, "%s: src and dst overlap", op);
+    cp.m = gip__fft_good_size(src->width + cp.kw - 1);
+    cp.n = gip__fft_good_size(src->height + cp.kh - 1);
+    if (cp.m > 0x7FFFFFFF || cp.n > 0x7FFFFFFF || cp.m * cp.n > ((int64_t)1 << 40))
+        return gip__error(ctx, GIP_ERR_TOO_LARGE, "%s: the padded transform %lldx%lld is too large",
+                          op, (long long)cp.m, (long long)cp.n);
+    if (on_device) {
+#ifdef GIP_HAVE_CUDA
+        return gip__fft_convolve_cuda(ctx, src, dst, &cp);
+#else
+        return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
+#endif
+    }
+    return gip__fft_convolve_cpu(ctx, src, dst, &cp);
+}

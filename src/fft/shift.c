@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/* Public entries of fftshift and ifftshift (numpy semantics over both axes). */
+#include "fft.h"
+
+static gip_status shift(gip_context *ctx, const gip_image *src, gip_image *dst, bool inverse,
+                        const char *op)
+{
+    bool on_device = false;
+    gip_status st = gip__check_unary(ctx, src, dst, op, &on_device);
+    if (st)
+        return st;
+    if (src->dtype != GIP_F32 && src->dtype != GIP_C32)
+        return gip__error(ctx, GIP_ERR_UNSUPPORTED, "%s: dtype %s is not supported: f32 or c32", op,
+                          gip_dtype_name(src->dtype));
+    if (dst->dtype != src->dtype || dst->channels != src->channels)
+        return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
+                          "%s: src is %d-channel %s but dst is %d-channel %s; they must be equal",
+                          op, (int)src->channels, gip_dtype_name(src->dtype), (int)dst->channels,
+                          gip_dtype_name(dst->dtype));
+    if (gip__images_overlap(src, dst))
+        return gip__error(ctx, GIP_ERR_ALIASING,
+                          "%s: src and dst overlap; shifting needs a separate dst", op);
+    if (on_device) {
+#ifdef GIP_HAVE_CUDA
+        return gip__fftshift_cuda(ctx, src, dst, inverse);
+#else
+        return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
+#endif
+    }
+    return gip__fftshift_cpu(ctx, src, dst, inverse);
+}
+
+gip_status gip_fftshift(gip_context *ctx, const gip_image *src, gip_image *dst)
+{
+    return shift(ctx, src, dst, false, "gip_fftshift");
+}
+
+gip_status gip_ifftshift(gip_context *ctx, const gip_image *src, gip_image *dst)
+{
+    return shift(ctx, src, dst, true, "gip_ifftshift");
+}
