@@ -8,5 +8,6 @@
 #include "gip/color.h"
 #include "gip/filter.h"
 #include "gip/kernel.h"
+#include "gip/fft.h"
 
 #endif

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "fft/fft_cache.h"
 
 #define GIP__STR2(x) #x
 #define GIP__STR(x) GIP__STR2(x)
@@ -165,6 +166,7 @@ void gip_context_destroy(gip_context *ctx)
 {
     if (!ctx)
         return;
+    gip__fft_context_release(ctx); /* cached plans and scratch, before the stream goes */
     if (ctx->backend == GIP_BACKEND_CUDA)
         gip__cuda_context_fini(ctx);
     free(ctx);
