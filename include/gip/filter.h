@@ -70,6 +70,13 @@ GIP_API gip_status gip_box_filter(gip_context *ctx, const gip_image *src, gip_im
 
 /* ------------------------------------------------------------------------------------------ */
 
+/** How filter2D and the Gaussian blur correlate. */
+typedef enum gip_conv_method {
+    GIP_CONV_AUTO = 0,   /* direct, or FFT where that is measured faster (f32 outputs only) */
+    GIP_CONV_DIRECT = 1, /* always direct: integer outputs exact and identical on both backends */
+    GIP_CONV_FFT = 2     /* always through gip_fft_convolve(): f32 accuracy, any dtype */
+} gip_conv_method;
+
 /** filter2D parameters (cv2.filter2D). Zero-initialise, then set kernel and its size. */
 typedef struct gip_filter2d_params {
     const float *kernel;      /* ksize_h rows of ksize_w coefficients, row-major; required */
@@ -78,11 +85,15 @@ typedef struct gip_filter2d_params {
     int32_t anchor_x, anchor_y;
     float delta; /* added to every result */
     gip_border_spec border;
+    gip_conv_method method; /* AUTO by default */
 } gip_filter2d_params;
 
 /**
  * Correlation with an arbitrary kernel as cv2.filter2D (no kernel flip). dst dtype: the
  * source's (rounded and saturated) or f32. dtypes u8, u16, f32; 1, 3, 4 channels; host or device.
+ * With method AUTO an f32 destination goes through the FFT (gip_fft_convolve()) when the kernel is
+ * large enough that this is faster on the backend (the crossover was measured; see fft.h); integer
+ * destinations stay on the direct path, whose results are exact.
  * @return as gip_box_filter().
  */
 GIP_API gip_status gip_filter2d(gip_context *ctx, const gip_image *src, gip_image *dst,
@@ -141,11 +152,14 @@ typedef struct gip_gaussian_params {
     int32_t ksize_w, ksize_h; /* odd >= 1, or 0 to derive from sigma as OpenCV does */
     double sigma_x, sigma_y;  /* <= 0: from ksize, 0.3*((k-1)*0.5-1)+0.8; sigma_y 0 = sigma_x */
     gip_border_spec border;
+    gip_conv_method method; /* AUTO by default: FFT only for f32 and large kernels */
 } gip_gaussian_params;
 
 /**
  * Gaussian blur as cv2.GaussianBlur. u8 results equal OpenCV's 8-bit fixed-point path; u16 and f32
  * as OpenCV within the stated tolerance. dtypes u8, u16, f32; 1, 3, 4 channels; host or device.
+ * With method AUTO, f32 images with very large kernels go through the FFT (see gip_filter2d());
+ * GIP_CONV_FFT forces it for any dtype (then u8 results are f32-accurate, not OpenCV-exact).
  * dst: same shape and dtype as src, must not overlap it.
  * @return as gip_box_filter(); GIP_ERR_INVALID_ARGUMENT for even ksize or ksize and sigma both 0.
  */

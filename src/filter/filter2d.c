@@ -6,6 +6,8 @@
 #include <stdlib.h>
 
 #include "filter2d.h"
+#include "fft/fft.h"
+#include "gip/fft.h"
 #include "saturate.h"
 
 gip_status gip__f2d_plan_alloc(gip_context *ctx, gip__f2d_plan *plan, int32_t n, const char *op)
@@ -165,6 +167,16 @@ gip_status gip_filter2d(gip_context *ctx, const gip_image *src, gip_image *dst,
     if (on_device)
         return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
 #endif
+    if (params->method != GIP_CONV_AUTO && params->method != GIP_CONV_DIRECT &&
+        params->method != GIP_CONV_FFT)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: method %d is invalid: AUTO (0), DIRECT (1) or FFT (2)", op,
+                          (int)params->method);
+    if (params->method == GIP_CONV_FFT ||
+        (params->method == GIP_CONV_AUTO && dst->dtype == GIP_F32 &&
+         gip__fft_conv_worth(on_device ? GIP_BACKEND_CUDA : GIP_BACKEND_CPU, src->width,
+                             src->height, kw, kh, false)))
+        return gip_fft_convolve(ctx, src, dst, params);
 
     /* The plan: the non-zero coefficients in row-major order, as cv2.filter2D visits them. */
     gip__f2d_plan plan = {0};

@@ -2,9 +2,12 @@
 /* Gaussian blur as cv2.GaussianBlur: OpenCV's kernel rules, then the separable engine (u8 through
  * OpenCV's 8-bit fixed-point arithmetic, u16 and f32 in float). */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gaussian.h"
+#include "fft/fft.h"
+#include "gip/fft.h"
 
 static const char OP[] = "gip_gaussian_blur";
 
@@ -133,11 +136,34 @@ gip_status gip__gaussian_plan(gip_context *ctx, const gip_image *src, const gip_
             return st;
         if (plan->mode == GIP__SEP_FIXED_U8)
             gip__sep_fixed_kernel(kd, n, axis ? plan->kyi : plan->kxi);
-        else
-            for (int32_t i = 0; i < n; i++)
-                (axis ? plan->kyf : plan->kxf)[i] = (float)kd[i];
+        /* The float taps also serve the FFT path, whatever the dtype. */
+        for (int32_t i = 0; i < n; i++)
+            (axis ? plan->kyf : plan->kxf)[i] = (float)kd[i];
     }
     return GIP_OK;
+}
+
+/* The Gaussian through the FFT: the outer product of the two 1-D kernels, correlated by
+ * gip_fft_convolve() with the same border. */
+static gip_status gaussian_fft(gip_context *ctx, const gip_image *src, gip_image *dst,
+                               const gip_gaussian_params *p, const gip__sep_plan *plan)
+{
+    size_t n = (size_t)plan->kw * (size_t)plan->kh;
+    float *k = malloc(n * sizeof *k);
+    if (!k)
+        return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of host memory for a %dx%d kernel",
+                          OP, (int)plan->kw, (int)plan->kh);
+    for (int32_t y = 0; y < plan->kh; y++)
+        for (int32_t x = 0; x < plan->kw; x++)
+            k[(size_t)y * plan->kw + x] = plan->kyf[y] * plan->kxf[x];
+    gip_filter2d_params f = {.kernel = k,
+                             .ksize_w = plan->kw,
+                             .ksize_h = plan->kh,
+                             .border = p->border,
+                             .method = GIP_CONV_FFT};
+    gip_status st = gip_fft_convolve(ctx, src, dst, &f);
+    free(k);
+    return st;
 }
 
 gip_status gip_gaussian_blur(gip_context *ctx, const gip_image *src, gip_image *dst,
@@ -164,5 +190,15 @@ gip_status gip_gaussian_blur(gip_context *ctx, const gip_image *src, gip_image *
     gip__sep_plan plan;
     if ((st = gip__gaussian_plan(ctx, src, params, &plan)))
         return st;
+    gip_conv_method method = params->method;
+    if (method != GIP_CONV_AUTO && method != GIP_CONV_DIRECT && method != GIP_CONV_FFT)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: method %d is invalid: AUTO (0), DIRECT (1) or FFT (2)", OP,
+                          (int)method);
+    if (method == GIP_CONV_FFT ||
+        (method == GIP_CONV_AUTO && src->dtype == GIP_F32 &&
+         gip__fft_conv_worth(on_device ? GIP_BACKEND_CUDA : GIP_BACKEND_CPU, src->width,
+                             src->height, plan.kw, plan.kh, true)))
+        return gaussian_fft(ctx, src, dst, params, &plan);
     return gip__sep_run(ctx, &plan, src, dst, on_device);
 }
