@@ -114,7 +114,7 @@ typedef struct gip_image {
     void *data;
     int64_t width;
     int64_t height;
-    int32_t channels; /* 1, 3 or 4 (2 for complex spectra is expressed as dtype GIP_C32) */
+    int32_t channels; /* 1, 3 or 4 */
     gip_dtype dtype;
     int64_t stride; /* bytes between the starts of consecutive rows */
     gip_memory memory;
@@ -127,7 +127,7 @@ typedef struct gip_image {
 /**
  * Computes the tight row size and the buffer size of an image.
  * @param width, height  >= 1 and <= GIP_MAX_DIM.
- * @param channels       1..4.
+ * @param channels       1, 3 or 4.
  * @param dtype          a valid gip_dtype.
  * @param row_bytes      out (may be NULL): width * channels * dtype size.
  * @param total_bytes    out (may be NULL): row_bytes * height.

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -62,9 +63,10 @@ static gip_status size_checked(gip_context *ctx, const char *what, int64_t width
         return gip__error(ctx, GIP_ERR_TOO_LARGE,
                           "%s: size %lldx%lld is too large: each side must be <= %lld", what,
                           (long long)width, (long long)height, (long long)GIP_MAX_DIM);
-    if (channels < 1 || channels > 4)
+    if (channels != 1 && channels != 3 && channels != 4)
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
-                          "%s: %d channels is invalid: 1 to 4 are accepted", what, (int)channels);
+                          "%s: %d channels is invalid: 1, 3 or 4 are accepted", what,
+                          (int)channels);
     size_t es = gip_dtype_size(dtype);
     if (es == 0)
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
@@ -264,6 +266,16 @@ gip_status gip__check_unary(gip_context *ctx, const gip_image *src, const gip_im
 
 /* ---- allocation ----------------------------------------------------------------------------- */
 
+/* Physical memory of the machine in bytes, or INT64_MAX when unknown. A host request above it can
+ * never succeed; refusing it up front gives a clear message instead of overcommit surprises. */
+static int64_t physical_memory(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    if (pages <= 0 || page <= 0 || pages > INT64_MAX / page)
+        return INT64_MAX;
+    return (int64_t)pages * page;
+}
+
 static int64_t round_up(int64_t v, int64_t to)
 {
     return (v + to - 1) / to * to;
@@ -301,6 +313,12 @@ gip_status gip_image_alloc(gip_context *ctx, gip_image *img, int64_t width, int6
     if ((uint64_t)bytes > (uint64_t)SIZE_MAX)
         return gip__error(ctx, GIP_ERR_TOO_LARGE, "%s: %lld bytes exceed the address space", op,
                           (long long)bytes);
+    if (memory != GIP_MEM_CUDA && bytes > physical_memory())
+        return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY,
+                          "%s: %lldx%lldx%d %s needs %lld bytes, more than the machine's %lld "
+                          "bytes of memory",
+                          op, (long long)width, (long long)height, (int)channels,
+                          gip_dtype_name(dtype), (long long)bytes, (long long)physical_memory());
     void *p = NULL;
     switch (memory) {
     case GIP_MEM_HOST:

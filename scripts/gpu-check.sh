@@ -1,0 +1,69 @@
+#!/bin/sh
+# One call on the GPU machine: build with CUDA, run the whole test suite (GPU tests included), run
+# the GPU tests again under compute-sanitizer (memcheck; racecheck and initcheck on the filters),
+# then the GPU benchmarks. Logs are packed into $OUT/gpu-check.tgz (the device tool brings back at
+# most 8 files) with summary.txt beside it. Prints a summary last.
+set -u
+cd "$(dirname "$0")/.."
+DEST=${OUT:-out/gpu-check}
+OUT=$(mktemp -d /tmp/gip-gpu-check.XXXXXX)
+mkdir -p "$DEST"
+pack() {
+    cp "$OUT/summary.txt" "$DEST/" 2>/dev/null
+    cp "$OUT"/bench/*.json "$OUT"/bench/*.md "$OUT"/bench/*.png "$DEST/" 2>/dev/null
+    tar czf "$DEST/gpu-check.tgz" -C "$OUT" .
+}
+trap pack EXIT
+BUILD=${BUILD:-build-gpu}
+summary="$OUT/summary.txt"
+: >"$summary"
+say() { echo "$*" | tee -a "$summary"; }
+
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader >"$OUT/gpu.txt" 2>&1
+say "gpu: $(cat "$OUT/gpu.txt")"
+say "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+
+if ! { cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DGIP_CUDA=ON >"$OUT/configure.log" 2>&1 &&
+       cmake --build "$BUILD" -j "$(nproc)" >"$OUT/build.log" 2>&1; }; then
+    say "BUILD FAILED"; tail -40 "$OUT/build.log" "$OUT/configure.log"; exit 1
+fi
+say "build: ok"
+
+ctest --test-dir "$BUILD" --output-on-failure -j 4 >"$OUT/ctest.log" 2>&1
+rc=$?
+say "ctest: $(grep -E 'tests passed|tests failed' "$OUT/ctest.log" | tail -1) (rc $rc)"
+grep -E "Failed|\*\*\*" "$OUT/ctest.log" | tee -a "$summary"
+
+# compute-sanitizer over every CUDA test but the one that faults on purpose. API errors are not
+# reported: the tests provoke some on purpose (device out of memory) and check gip's statuses.
+san_fail=0
+if command -v compute-sanitizer >/dev/null 2>&1; then
+    for t in "$BUILD"/tests/test_*; do
+        name=$(basename "$t")
+        [ "$name" = test_sticky ] && continue
+        [ -x "$t" ] || continue
+        tools="memcheck"
+        case "$name" in test_gaussian|test_box|test_filter2d|test_sobel|test_conv2d) tools="memcheck racecheck initcheck" ;; esac
+        for tool in $tools; do
+            log="$OUT/sanitizer.log"
+            echo "== $tool $name" >>"$log"
+            if compute-sanitizer --tool "$tool" --report-api-errors no --error-exitcode 99 "$t" cuda >>"$log" 2>&1; then
+                say "compute-sanitizer $tool $name: clean"
+            else
+                say "compute-sanitizer $tool $name: ERRORS (see sanitizer.log)"; san_fail=1
+            fi
+        done
+    done
+else
+    say "compute-sanitizer: not found"
+fi
+
+if [ -x scripts/bench-gpu.sh ] && [ "${SKIP_BENCH:-0}" != 1 ]; then
+    BUILD="$BUILD" OUT="$OUT/bench" sh scripts/bench-gpu.sh >"$OUT/bench.log" 2>&1
+    say "bench: rc $? (bench.log)"
+    tail -60 "$OUT/bench.log"
+fi
+
+echo "==== summary"
+cat "$summary"
+[ $rc -eq 0 ] && [ $san_fail -eq 0 ]
