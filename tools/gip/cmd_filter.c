@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The filter subcommands: invert, box, filter (filter2D), sobel, edges (Sobel magnitude), gaussian.
- */
+/* The filter subcommands: invert, box, filter, sobel, edges and gaussian. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The image pipeline of the filter subcommands: context, load, upload, timed runs, download, save.
- */
+/* The image pipeline of the filter subcommands: load, upload, timed runs, download, save. */
 #include <stdio.h>
 #include <stdlib.h>
 
