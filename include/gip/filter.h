@@ -154,8 +154,8 @@ GIP_API gip_status gip_gaussian_blur(gip_context *ctx, const gip_image *src, gip
 
 /**
  * The 1-D Gaussian kernel cv2.getGaussianKernel(ksize, sigma, CV_64F) gives, in double: OpenCV's
- * fixed small-kernel tables for ksize <= 7 with sigma <= 0, otherwise exp(-x^2 / (2 sigma^2))
- * normalised to sum 1. out must hold ksize values.
+ * fixed small-kernel tables for ksize 1, 3, 5, 7 and 9 with sigma <= 0, otherwise
+ * exp(-x^2 / (2 sigma^2)) normalised to sum 1. ksize 1..1023; out must hold ksize values.
  */
 GIP_API gip_status gip_gaussian_kernel(int32_t ksize, double sigma, double *out);
 

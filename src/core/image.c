@@ -110,6 +110,14 @@ static gip_status check_view(gip_context *ctx, const gip_image *img, const char 
     if (!mul_ok(img->stride, img->height - 1, &span) || span > INT64_MAX - row)
         return gip__error(ctx, GIP_ERR_TOO_LARGE, "%s: stride %lld times height overflows", what,
                           (long long)img->stride);
+    /* Elements must be naturally aligned (c32 as floats): CUDA faults otherwise, and the CPU
+     * paths read whole elements. */
+    size_t align = img->dtype == GIP_C32 ? 4 : gip_dtype_size(img->dtype);
+    if ((uintptr_t)img->data % align != 0 || (uint64_t)img->stride % align != 0)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: data pointer and stride (%lld) must be multiples of the %s element "
+                          "alignment (%zu bytes)",
+                          what, (long long)img->stride, gip_dtype_name(img->dtype), align);
     if (img->memory != GIP_MEM_HOST && img->memory != GIP_MEM_PINNED && img->memory != GIP_MEM_CUDA)
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "%s: memory kind %d is invalid", what,
                           (int)img->memory);

@@ -56,7 +56,8 @@ extern const int gt_nsizes;
 uint64_t gt_rand_u64(uint64_t *state);
 double gt_rand_unit(uint64_t *state); /* [0, 1) */
 
-/* Allocates a host image whose stride is the tight row size plus `pad` bytes (pad 0: tight); the
+/* Allocates a host image whose stride is the tight row size plus `pad` bytes, rounded up to a whole
+ * element (pad 0: tight); the
  * padding bytes are poisoned with 0xA5. Aborts the test on allocation failure. Free with
  * gt_free(). */
 void gt_alloc(gip_image *img, int64_t w, int64_t h, int32_t c, gip_dtype dt, int64_t pad);

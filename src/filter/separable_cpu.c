@@ -1,0 +1,483 @@
+/* SPDX-License-Identifier: MIT */
+/* CPU backend of the separable-filter engine: row bands on the core's threads; in each band every
+ * source row is extended by its border, filtered horizontally into a ring of kh rows, and each
+ * output row is the vertical pass over the ring. AVX2 kernels with a scalar path always built. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "separable.h"
+#include "border.h"
+#include "saturate.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#define GIP__SEP_X86 1
+#include <immintrin.h>
+#define GIP__AVX2 __attribute__((target("avx2")))
+#endif
+
+/* -1: not decided yet; 0: scalar; 1: AVX2. */
+static int simd_state = -1;
+
+static int simd_default(void)
+{
+    const char *env = getenv("GIP_NOSIMD");
+    if (env && env[0] && strcmp(env, "0") != 0)
+        return 0;
+#ifdef GIP__SEP_X86
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") ? 1 : 0;
+#else
+    return 0;
+#endif
+}
+
+bool gip__sep_simd_active(void)
+{
+    int s = __atomic_load_n(&simd_state, __ATOMIC_RELAXED);
+    if (s < 0) {
+        s = simd_default();
+        __atomic_store_n(&simd_state, s, __ATOMIC_RELAXED);
+    }
+    return s == 1;
+}
+
+bool gip__sep_set_simd(bool enable)
+{
+    bool prev = gip__sep_simd_active();
+    int s = 0;
+#ifdef GIP__SEP_X86
+    if (enable) {
+        __builtin_cpu_init();
+        s = __builtin_cpu_supports("avx2") ? 1 : 0;
+    }
+#endif
+    __atomic_store_n(&simd_state, s, __ATOMIC_RELAXED);
+    return prev;
+}
+
+/* ---- scalar kernels ------------------------------------------------------------------------ */
+
+static void hpass_fixed_scalar(const uint8_t *ext, int64_t n, int cn, const int32_t *k, int kw,
+                               uint16_t *h)
+{
+    for (int64_t e = 0; e < n; e++) {
+        int32_t acc = 0;
+        for (int i = 0; i < kw; i++)
+            acc += k[i] * ext[e + (int64_t)i * cn];
+        h[e] = (uint16_t)acc;
+    }
+}
+
+static void vpass_fixed_scalar(const uint16_t *const *rows, int kh, const int32_t *k, int64_t n,
+                               uint8_t *dst)
+{
+    for (int64_t e = 0; e < n; e++) {
+        int64_t acc = 0;
+        for (int j = 0; j < kh; j++)
+            acc += (int64_t)k[j] * rows[j][e];
+        dst[e] = gip__sat_u8_i32((int32_t)((acc + 32768) >> 16));
+    }
+}
+
+static void hpass_float_scalar(const float *ext, int64_t n, int cn, const float *k, int kw,
+                               float *h)
+{
+    for (int64_t e = 0; e < n; e++) {
+        float acc = k[0] * ext[e];
+        for (int i = 1; i < kw; i++) {
+            float p = k[i] * ext[e + (int64_t)i * cn];
+            acc = acc + p;
+        }
+        h[e] = acc;
+    }
+}
+
+static void vpass_float_scalar(const float *const *rows, int kh, const float *k, float scale,
+                               int64_t n, void *dst, gip_dtype dt)
+{
+    for (int64_t e = 0; e < n; e++) {
+        float acc = k[0] * rows[0][e];
+        for (int j = 1; j < kh; j++) {
+            float p = k[j] * rows[j][e];
+            acc = acc + p;
+        }
+        float v = acc * scale;
+        if (dt == GIP_U8)
+            ((uint8_t *)dst)[e] = gip__sat_u8_f32(v);
+        else if (dt == GIP_U16)
+            ((uint16_t *)dst)[e] = gip__sat_u16_f32(v);
+        else
+            ((float *)dst)[e] = v;
+    }
+}
+
+static void hpass_box_scalar(const uint8_t *ext, int64_t n, int cn, int kw, uint16_t *h)
+{
+    for (int64_t e = 0; e < n; e++) {
+        uint32_t acc = 0;
+        for (int i = 0; i < kw; i++)
+            acc += ext[e + (int64_t)i * cn];
+        h[e] = (uint16_t)acc;
+    }
+}
+
+static void vpass_box_scalar(const uint16_t *const *rows, int kh, float scale, int64_t n, void *dst,
+                             gip_dtype dt)
+{
+    for (int64_t e = 0; e < n; e++) {
+        uint32_t acc = 0;
+        for (int j = 0; j < kh; j++)
+            acc += rows[j][e];
+        float v = (float)acc * scale;
+        if (dt == GIP_U8)
+            ((uint8_t *)dst)[e] = gip__sat_u8_f32(v);
+        else
+            ((float *)dst)[e] = v;
+    }
+}
+
+/* ---- AVX2 kernels: the same arithmetic in the same order, 16 (u8) or 8 (float) at a time. ---- */
+#ifdef GIP__SEP_X86
+GIP__AVX2 static inline __m256i load16_u8(const uint8_t *p)
+{
+    return _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)p));
+}
+
+GIP__AVX2 static int64_t hpass_fixed_avx2(const uint8_t *ext, int64_t n, int cn, const int32_t *k,
+                                          int kw, bool sym, uint16_t *h)
+{
+    int64_t e = 0;
+    int half = kw / 2;
+    for (; e + 16 <= n; e += 16) {
+        __m256i acc;
+        if (sym) {
+            acc = _mm256_mullo_epi16(load16_u8(ext + e + (int64_t)half * cn),
+                                     _mm256_set1_epi16((int16_t)k[half]));
+            for (int i = 0; i < half; i++) {
+                __m256i s = _mm256_add_epi16(load16_u8(ext + e + (int64_t)i * cn),
+                                             load16_u8(ext + e + (int64_t)(kw - 1 - i) * cn));
+                acc =
+                    _mm256_add_epi16(acc, _mm256_mullo_epi16(s, _mm256_set1_epi16((int16_t)k[i])));
+            }
+        } else {
+            acc = _mm256_setzero_si256();
+            for (int i = 0; i < kw; i++)
+                acc = _mm256_add_epi16(acc, _mm256_mullo_epi16(load16_u8(ext + e + (int64_t)i * cn),
+                                                               _mm256_set1_epi16((int16_t)k[i])));
+        }
+        _mm256_storeu_si256((__m256i *)(h + e), acc);
+    }
+    return e;
+}
+
+/* sum_j k_j * H_j with H_j in [0, 65535]: biased to signed 16 bits (H - 32768) so that pairs of
+ * rows go through one madd; the bias sum_j k_j * 32768 is added back with the rounding constant. */
+GIP__AVX2 static int64_t vpass_fixed_avx2(const uint16_t *const *rows, int kh, const int32_t *k,
+                                          int64_t n, uint8_t *dst)
+{
+    int64_t ksum = 0;
+    for (int j = 0; j < kh; j++)
+        ksum += k[j];
+    if (ksum < 0 || ksum > 256)
+        return 0;
+    for (int j = 0; j < kh; j++)
+        if (k[j] < -32768 || k[j] > 32767)
+            return 0;
+    const __m256i bias = _mm256_set1_epi16((int16_t)0x8000);
+    const __m256i off = _mm256_set1_epi32((int32_t)(ksum * 32768 + 32768));
+    int64_t e = 0;
+    for (; e + 16 <= n; e += 16) {
+        __m256i lo = _mm256_setzero_si256(), hi = _mm256_setzero_si256();
+        int j = 0;
+        for (; j + 1 < kh; j += 2) {
+            __m256i a = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(rows[j] + e)), bias);
+            __m256i b =
+                _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(rows[j + 1] + e)), bias);
+            __m256i kk = _mm256_set1_epi32(
+                (int32_t)((uint32_t)(uint16_t)k[j] | ((uint32_t)(uint16_t)k[j + 1] << 16)));
+            lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(a, b), kk));
+            hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(a, b), kk));
+        }
+        if (j < kh) {
+            __m256i a = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(rows[j] + e)), bias);
+            __m256i kk = _mm256_set1_epi32((int32_t)(uint32_t)(uint16_t)k[j]);
+            __m256i z = _mm256_setzero_si256();
+            lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(a, z), kk));
+            hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(a, z), kk));
+        }
+        lo = _mm256_srai_epi32(_mm256_add_epi32(lo, off), 16);
+        hi = _mm256_srai_epi32(_mm256_add_epi32(hi, off), 16);
+        __m256i w = _mm256_packs_epi32(lo, hi); /* back in element order within each lane */
+        __m256i b8 = _mm256_packus_epi16(w, w);
+        b8 = _mm256_permute4x64_epi64(b8, 0x08);
+        _mm_storeu_si128((__m128i *)(dst + e), _mm256_castsi256_si128(b8));
+    }
+    return e;
+}
+
+GIP__AVX2 static int64_t hpass_box_avx2(const uint8_t *ext, int64_t n, int cn, int kw, uint16_t *h)
+{
+    int64_t e = 0;
+    for (; e + 16 <= n; e += 16) {
+        __m256i acc = load16_u8(ext + e);
+        for (int i = 1; i < kw; i++)
+            acc = _mm256_add_epi16(acc, load16_u8(ext + e + (int64_t)i * cn));
+        _mm256_storeu_si256((__m256i *)(h + e), acc);
+    }
+    return e;
+}
+
+GIP__AVX2 static int64_t vpass_box_avx2(const uint16_t *const *rows, int kh, float scale, int64_t n,
+                                        void *dst, gip_dtype dt)
+{
+    int64_t e = 0;
+    const __m256 sc = _mm256_set1_ps(scale);
+    const __m256 lo = _mm256_set1_ps(-1.0f), hi = _mm256_set1_ps(256.0f);
+    for (; e + 16 <= n; e += 16) {
+        __m256i acc = _mm256_loadu_si256((const __m256i *)(rows[0] + e));
+        for (int j = 1; j < kh; j++)
+            acc = _mm256_add_epi16(acc, _mm256_loadu_si256((const __m256i *)(rows[j] + e)));
+        __m256 a = _mm256_mul_ps(
+            _mm256_cvtepi32_ps(_mm256_cvtepu16_epi32(_mm256_castsi256_si128(acc))), sc);
+        __m256 b = _mm256_mul_ps(
+            _mm256_cvtepi32_ps(_mm256_cvtepu16_epi32(_mm256_extracti128_si256(acc, 1))), sc);
+        if (dt == GIP_F32) {
+            _mm256_storeu_ps((float *)dst + e, a);
+            _mm256_storeu_ps((float *)dst + e + 8, b);
+            continue;
+        }
+        a = _mm256_min_ps(_mm256_max_ps(a, lo), hi);
+        b = _mm256_min_ps(_mm256_max_ps(b, lo), hi);
+        __m256i w = _mm256_packs_epi32(_mm256_cvtps_epi32(a), _mm256_cvtps_epi32(b));
+        w = _mm256_permute4x64_epi64(w, 0xD8);
+        __m256i b8 = _mm256_packus_epi16(w, w);
+        b8 = _mm256_permute4x64_epi64(b8, 0x08);
+        _mm_storeu_si128((__m128i *)((uint8_t *)dst + e), _mm256_castsi256_si128(b8));
+    }
+    return e;
+}
+
+GIP__AVX2 static int64_t hpass_float_avx2(const float *ext, int64_t n, int cn, const float *k,
+                                          int kw, float *h)
+{
+    int64_t e = 0;
+    for (; e + 8 <= n; e += 8) {
+        __m256 acc = _mm256_mul_ps(_mm256_set1_ps(k[0]), _mm256_loadu_ps(ext + e));
+        for (int i = 1; i < kw; i++)
+            acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_set1_ps(k[i]),
+                                                   _mm256_loadu_ps(ext + e + (int64_t)i * cn)));
+        _mm256_storeu_ps(h + e, acc);
+    }
+    return e;
+}
+
+GIP__AVX2 static inline __m256 vsum8(const float *const *rows, int kh, const float *k, float scale,
+                                     int64_t e)
+{
+    __m256 acc = _mm256_mul_ps(_mm256_set1_ps(k[0]), _mm256_loadu_ps(rows[0] + e));
+    for (int j = 1; j < kh; j++)
+        acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_set1_ps(k[j]), _mm256_loadu_ps(rows[j] + e)));
+    return _mm256_mul_ps(acc, _mm256_set1_ps(scale));
+}
+
+GIP__AVX2 static int64_t vpass_float_avx2(const float *const *rows, int kh, const float *k,
+                                          float scale, int64_t n, void *dst, gip_dtype dt)
+{
+    int64_t e = 0;
+    if (dt == GIP_F32) {
+        for (; e + 8 <= n; e += 8)
+            _mm256_storeu_ps((float *)dst + e, vsum8(rows, kh, k, scale, e));
+    } else if (dt == GIP_U8) {
+        const __m256 lo = _mm256_set1_ps(-1.0f), hi = _mm256_set1_ps(256.0f);
+        for (; e + 16 <= n; e += 16) {
+            __m256 a = _mm256_min_ps(_mm256_max_ps(vsum8(rows, kh, k, scale, e), lo), hi);
+            __m256 b = _mm256_min_ps(_mm256_max_ps(vsum8(rows, kh, k, scale, e + 8), lo), hi);
+            __m256i w = _mm256_packs_epi32(_mm256_cvtps_epi32(a), _mm256_cvtps_epi32(b));
+            w = _mm256_permute4x64_epi64(w, 0xD8);
+            __m256i b8 = _mm256_packus_epi16(w, w);
+            b8 = _mm256_permute4x64_epi64(b8, 0x08);
+            _mm_storeu_si128((__m128i *)((uint8_t *)dst + e), _mm256_castsi256_si128(b8));
+        }
+    } else {
+        const __m256 lo = _mm256_set1_ps(-1.0f), hi = _mm256_set1_ps(65536.0f);
+        for (; e + 16 <= n; e += 16) {
+            __m256 a = _mm256_min_ps(_mm256_max_ps(vsum8(rows, kh, k, scale, e), lo), hi);
+            __m256 b = _mm256_min_ps(_mm256_max_ps(vsum8(rows, kh, k, scale, e + 8), lo), hi);
+            __m256i w = _mm256_packus_epi32(_mm256_cvtps_epi32(a), _mm256_cvtps_epi32(b));
+            w = _mm256_permute4x64_epi64(w, 0xD8);
+            _mm256_storeu_si256((__m256i *)((uint16_t *)dst + e), w);
+        }
+    }
+    return e;
+}
+#endif
+
+/* ---- bands ---------------------------------------------------------------------------------- */
+
+typedef struct sep_job {
+    const gip__sep_plan *plan;
+    const gip_image *src;
+    gip_image *dst;
+    bool simd;
+    int failed; /* set when a band could not allocate its buffers */
+} sep_job;
+
+static float src_elem(const void *row, gip_dtype dt, int64_t i)
+{
+    switch (dt) {
+    case GIP_U8:
+        return ((const uint8_t *)row)[i];
+    case GIP_U16:
+        return ((const uint16_t *)row)[i];
+    default:
+        return ((const float *)row)[i];
+    }
+}
+
+/* Extends source row sy (-1: a row of the border value) by the horizontal border into ext:
+ * ext pixel p is source column p - ax. FIXED_U8 keeps bytes, FLOAT converts to float. */
+static void fill_ext(const sep_job *job, int64_t sy, void *ext)
+{
+    const gip__sep_plan *pl = job->plan;
+    const gip_image *s = job->src;
+    int cn = s->channels;
+    int64_t w = s->width, np = w + pl->kw - 1;
+    bool fixed = pl->mode == GIP__SEP_FIXED_U8 || pl->box_u8;
+    const char *row = sy >= 0 ? (const char *)s->data + sy * s->stride : NULL;
+    for (int64_t p = 0; p < np; p++) {
+        int64_t sx = row ? gip__border_index(p - pl->ax, w, pl->border) : -1;
+        if (row && sx >= 0 && p - pl->ax == sx && p + 1 < np && fixed) {
+            /* Inside the image: copy the whole run of columns at once. */
+            int64_t run = w - sx;
+            if (run > np - p)
+                run = np - p;
+            memcpy((uint8_t *)ext + p * cn, row + sx * cn, (size_t)(run * cn));
+            p += run - 1;
+            continue;
+        }
+        for (int c = 0; c < cn; c++) {
+            float v = sx >= 0 ? src_elem(row, s->dtype, sx * cn + c) : pl->border_value[c];
+            if (fixed)
+                ((uint8_t *)ext)[p * cn + c] = (uint8_t)v;
+            else
+                ((float *)ext)[p * cn + c] = v;
+        }
+    }
+}
+
+static void hpass(const sep_job *job, const void *ext, void *h)
+{
+    const gip__sep_plan *pl = job->plan;
+    int cn = job->src->channels;
+    int64_t n = job->src->width * cn, e = 0;
+    if (pl->box_u8) {
+#ifdef GIP__SEP_X86
+        if (job->simd)
+            e = hpass_box_avx2(ext, n, cn, pl->kw, h);
+#endif
+        hpass_box_scalar((const uint8_t *)ext + e, n - e, cn, pl->kw, (uint16_t *)h + e);
+    } else if (pl->mode == GIP__SEP_FIXED_U8) {
+#ifdef GIP__SEP_X86
+        if (job->simd)
+            e = hpass_fixed_avx2(ext, n, cn, pl->kxi, pl->kw, pl->symmetric, h);
+#endif
+        hpass_fixed_scalar((const uint8_t *)ext + e, n - e, cn, pl->kxi, pl->kw, (uint16_t *)h + e);
+    } else {
+#ifdef GIP__SEP_X86
+        if (job->simd)
+            e = hpass_float_avx2(ext, n, cn, pl->kxf, pl->kw, h);
+#endif
+        hpass_float_scalar((const float *)ext + e, n - e, cn, pl->kxf, pl->kw, (float *)h + e);
+    }
+}
+
+static void vpass(const sep_job *job, const void *const *rows, void *out)
+{
+    const gip__sep_plan *pl = job->plan;
+    int64_t n = job->src->width * job->src->channels, e = 0;
+    if (pl->box_u8) {
+        const uint16_t *const *r = (const uint16_t *const *)rows;
+        gip_dtype dt = job->dst->dtype;
+#ifdef GIP__SEP_X86
+        if (job->simd)
+            e = vpass_box_avx2(r, pl->kh, pl->scale, n, out, dt);
+#endif
+        const uint16_t *rr[GIP__SEP_MAX_K];
+        for (int j = 0; j < pl->kh; j++)
+            rr[j] = r[j] + e;
+        vpass_box_scalar(rr, pl->kh, pl->scale, n - e,
+                         (char *)out + e * (int64_t)gip_dtype_size(dt), dt);
+    } else if (pl->mode == GIP__SEP_FIXED_U8) {
+        const uint16_t *const *r = (const uint16_t *const *)rows;
+#ifdef GIP__SEP_X86
+        if (job->simd)
+            e = vpass_fixed_avx2(r, pl->kh, pl->kyi, n, out);
+#endif
+        const uint16_t *rr[GIP__SEP_MAX_K];
+        for (int j = 0; j < pl->kh; j++)
+            rr[j] = r[j] + e;
+        vpass_fixed_scalar(rr, pl->kh, pl->kyi, n - e, (uint8_t *)out + e);
+    } else {
+        const float *const *r = (const float *const *)rows;
+        gip_dtype dt = job->dst->dtype;
+#ifdef GIP__SEP_X86
+        if (job->simd)
+            e = vpass_float_avx2(r, pl->kh, pl->kyf, pl->scale, n, out, dt);
+#endif
+        const float *rr[GIP__SEP_MAX_K];
+        for (int j = 0; j < pl->kh; j++)
+            rr[j] = r[j] + e;
+        vpass_float_scalar(rr, pl->kh, pl->kyf, pl->scale, n - e,
+                           (char *)out + e * (int64_t)gip_dtype_size(dt), dt);
+    }
+}
+
+static void run_band(void *arg, int64_t y0, int64_t y1)
+{
+    sep_job *job = arg;
+    const gip__sep_plan *pl = job->plan;
+    const gip_image *s = job->src;
+    int cn = s->channels, kh = pl->kh;
+    int64_t n = s->width * cn;
+    bool small = pl->mode == GIP__SEP_FIXED_U8 || pl->box_u8;
+    size_t esz = small ? 1 : sizeof(float);
+    size_t hsz = small ? sizeof(uint16_t) : sizeof(float);
+    size_t ext_bytes = (size_t)((s->width + pl->kw - 1) * cn) * esz + 64;
+    size_t row_bytes = ((size_t)n * hsz + 63) & ~(size_t)63;
+    char *buf = malloc(ext_bytes + row_bytes * (size_t)kh);
+    const void **rows = malloc(sizeof(void *) * (size_t)kh);
+    if (!buf || !rows) {
+        __atomic_store_n(&job->failed, 1, __ATOMIC_RELAXED);
+        free(buf);
+        free(rows);
+        return;
+    }
+    char *ext = buf, *ring = buf + ext_bytes;
+    /* Virtual source row r lives in ring slot (r - r0) % kh. */
+    int64_t r0 = y0 - pl->ay;
+    for (int64_t r = r0; r < r0 + kh - 1; r++) {
+        fill_ext(job, gip__border_index(r, s->height, pl->border), ext);
+        hpass(job, ext, ring + (size_t)((r - r0) % kh) * row_bytes);
+    }
+    for (int64_t y = y0; y < y1; y++) {
+        int64_t r = y - pl->ay + kh - 1;
+        fill_ext(job, gip__border_index(r, s->height, pl->border), ext);
+        hpass(job, ext, ring + (size_t)((r - r0) % kh) * row_bytes);
+        for (int j = 0; j < kh; j++)
+            rows[j] = ring + (size_t)((y - pl->ay + j - r0) % kh) * row_bytes;
+        vpass(job, rows, (char *)job->dst->data + y * job->dst->stride);
+    }
+    free(rows);
+    free(buf);
+}
+
+gip_status gip__sep_run_cpu(gip_context *ctx, const gip__sep_plan *plan, const gip_image *src,
+                            gip_image *dst)
+{
+    sep_job job = {plan, src, dst, gip__sep_simd_active(), 0};
+    int64_t grain = plan->kh > 8 ? plan->kh : 8;
+    gip__parallel_for(ctx, src->height, grain, run_band, &job);
+    if (job.failed)
+        return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "filter: out of memory for row buffers");
+    return GIP_OK;
+}

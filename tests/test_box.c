@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: MIT */
+/* Box filter tests: every dtype (and f32 output), channel count, border, anchor and awkward size
+ * against the double correlation in tests/ref, scalar vs AVX2, CPU vs CUDA, stored cv2 outputs,
+ * bad input. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testing.h"
+#include "ref_filter.h"
+#include "filter/separable.h"
+
+typedef struct bcase {
+    int kw, kh, has_anchor, axx, ayy, unnorm;
+    bool to_f32;
+} bcase;
+
+static const bcase cases[] = {
+    {3, 3, 0, 0, 0, 0, false}, {4, 2, 1, 0, 1, 0, false}, {5, 1, 0, 0, 0, 1, false},
+    {1, 6, 0, 0, 0, 0, true},  {3, 5, 1, 2, 4, 0, true},  {7, 3, 0, 0, 0, 1, true},
+};
+static const gip_dtype dtypes[] = {GIP_U8, GIP_U16, GIP_F32};
+static const int chans[] = {1, 3, 4};
+static gip_context *cpu_ctx;
+
+static gip_status run_box(gip_context *ctx, const gip_image *s, gip_image *d, const void *p)
+{
+    return gip_box_filter(ctx, s, d, p);
+}
+
+static void one(gip_context *ctx, gt_size sz, gip_dtype dt, int cn, gip_border mode,
+                const bcase *bc, int64_t pad, uint64_t seed)
+{
+    gip_dtype ddt = bc->to_f32 ? GIP_F32 : dt;
+    char label[192];
+    snprintf(label, sizeof label, "box %lldx%lld %s->%s c%d %s k%dx%d anchor%d(%d,%d)%s pad%lld",
+             (long long)sz.w, (long long)sz.h, gip_dtype_name(dt), gip_dtype_name(ddt), cn,
+             gip_border_name(mode), bc->kw, bc->kh, bc->has_anchor, bc->axx, bc->ayy,
+             bc->unnorm ? " sum" : "", (long long)pad);
+    gip_image src, dst, exp_img;
+    gt_alloc(&src, sz.w, sz.h, cn, dt, pad);
+    gt_alloc(&dst, sz.w, sz.h, cn, ddt, pad + 5);
+    gt_alloc(&exp_img, sz.w, sz.h, cn, ddt, 0);
+    gt_fill_random(&src, seed, 0, 0);
+    gip_box_params p = {
+        bc->kw, bc->kh, bc->has_anchor, bc->axx, bc->ayy, bc->unnorm, {mode, {3.6f, 250, 77, 1}}};
+    double val[4], ones[64];
+    for (int c = 0; c < 4; c++) {
+        double v = p.border.value[c];
+        val[c] = dt == GIP_U8    ? fmin(255, fmax(0, nearbyint(v)))
+                 : dt == GIP_U16 ? fmin(65535, fmax(0, nearbyint(v)))
+                                 : v;
+    }
+    for (int i = 0; i < 64; i++)
+        ones[i] = 1;
+    int ax = bc->has_anchor ? bc->axx : bc->kw / 2, ay = bc->has_anchor ? bc->ayy : bc->kh / 2;
+    int64_t n = sz.w * sz.h * cn;
+    double *sum = malloc(sizeof(double) * (size_t)n);
+    ref_correlate2d(&src, ones, bc->kw, bc->kh, ax, ay, mode, val, 1.0, sum);
+    /* Documented rule: the exact sum times (float)(1 / (kw kh)) in float, then rounded half to
+     * even and saturated for integer outputs (OpenCV's vectorised ColumnSum). */
+    float scale = bc->unnorm ? 1.0f : (float)(1.0 / (bc->kw * bc->kh));
+    for (int64_t i = 0; i < n; i++)
+        sum[i] = ddt == GIP_F32 ? sum[i] * (bc->unnorm ? 1.0 : 1.0 / (bc->kw * bc->kh))
+                                : (double)((float)sum[i] * scale);
+    ref_store(sum, &exp_img);
+    free(sum);
+    if (GT_OK(gt_run_unary(ctx, run_box, &src, &dst, &p, 0xCD))) {
+        gt_compare(&dst, &exp_img, 1e-3, 1e-5, label);
+        GT_CHECK(gt_padding_intact(&dst), "%s: wrote into the row padding", label);
+        gip_image d2;
+        gt_alloc(&d2, sz.w, sz.h, cn, ddt, 0);
+        char l2[240];
+        if (gt_current_backend == GT_CPU) {
+            bool prev = gip__sep_set_simd(false);
+            GT_OK(gt_run_unary(ctx, run_box, &src, &d2, &p, 0x5A));
+            gip__sep_set_simd(prev);
+            snprintf(l2, sizeof l2, "%s (scalar vs SIMD)", label);
+            gt_compare(&d2, &dst, 0, 0, l2);
+        } else if (cpu_ctx) {
+            GT_OK(gt_run_unary(cpu_ctx, run_box, &src, &d2, &p, 0x5A));
+            snprintf(l2, sizeof l2, "%s (CUDA vs CPU)", label);
+            gt_compare(&dst, &d2, 0, 0, l2);
+        }
+        gt_free(&d2);
+    }
+    gt_free(&src);
+    gt_free(&dst);
+    gt_free(&exp_img);
+}
+
+static void test_stored(gip_context *ctx)
+{
+    static const struct {
+        const char *in, *out;
+        gip_box_params p;
+    } t[] = {
+        {"astronaut_crop.pgm", "astronaut_box3.pgm", {3, 3, 0, 0, 0, 0, {GIP_BORDER_REFLECT_101}}},
+        {"chelsea_crop.ppm",
+         "chelsea_box5x3_replicate.ppm",
+         {5, 3, 0, 0, 0, 0, {GIP_BORDER_REPLICATE}}},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        char a[512], b[512];
+        snprintf(a, sizeof a, "%s/filter/%s", GIP_TEST_DATA_DIR, t[i].in);
+        snprintf(b, sizeof b, "%s/filter/%s", GIP_TEST_DATA_DIR, t[i].out);
+        gip_image src, want, dst;
+        if (!GT_CHECK(ref_load_pnm(a, &src) == 0, "cannot read %s", a))
+            continue;
+        if (GT_CHECK(ref_load_pnm(b, &want) == 0, "cannot read %s", b)) {
+            gt_alloc(&dst, src.width, src.height, src.channels, GIP_U8, 5);
+            if (GT_OK(gt_run_unary(ctx, run_box, &src, &dst, &t[i].p, 0xEE)))
+                gt_compare(&dst, &want, 0, 0, t[i].out);
+            gt_free(&dst);
+            gt_free(&want);
+        }
+        gt_free(&src);
+    }
+}
+
+static void test_bad(gip_context *ctx)
+{
+    gip_image src, dst, d16, d4, dsmall, s16, pz;
+    gt_alloc(&src, 16, 12, 3, GIP_U8, 0);
+    gt_alloc(&dst, 16, 12, 3, GIP_U8, 0);
+    gt_alloc(&d16, 16, 12, 3, GIP_U16, 0);
+    gt_alloc(&d4, 16, 12, 4, GIP_U8, 0);
+    gt_alloc(&dsmall, 16, 11, 3, GIP_U8, 0);
+    gt_alloc(&s16, 16, 12, 3, GIP_S16, 0);
+    gt_alloc(&pz, 16, 12, 3, GIP_U8, 0);
+    gt_poison(&pz, 0x77);
+    gt_fill_random(&src, 3, 0, 0);
+    struct {
+        gip_box_params p;
+        const char *what;
+    } badp[] = {
+        {{-1, 3, 0, 0, 0, 0, {0}}, "negative ksize"},
+        {{3, 1024, 0, 0, 0, 0, {0}}, "ksize above the cap"},
+        {{3, 3, 1, 3, 0, 0, {0}}, "anchor x outside"},
+        {{3, 3, 1, 0, -1, 0, {0}}, "anchor y negative"},
+        {{3, 3, 0, 0, 0, 0, {(gip_border)5}}, "unknown border"},
+    };
+    for (size_t i = 0; i < sizeof badp / sizeof badp[0]; i++) {
+        gt_poison(&dst, 0x77);
+        if (!GT_STATUS(gip_box_filter(ctx, &src, &dst, &badp[i].p), GIP_ERR_INVALID_ARGUMENT))
+            fprintf(stderr, "  case: %s\n", badp[i].what);
+        gt_compare(&dst, &pz, 0, 0, badp[i].what);
+    }
+    gip_box_params ok = {0};
+    gt_poison(&dst, 0x77);
+    GT_STATUS(gip_box_filter(NULL, &src, &dst, &ok), GIP_ERR_INVALID_ARGUMENT);
+    GT_STATUS(gip_box_filter(ctx, NULL, &dst, &ok), GIP_ERR_INVALID_ARGUMENT);
+    GT_STATUS(gip_box_filter(ctx, &src, NULL, &ok), GIP_ERR_INVALID_ARGUMENT);
+    GT_STATUS(gip_box_filter(ctx, &src, &d16, &ok), GIP_ERR_INVALID_ARGUMENT);
+    GT_STATUS(gip_box_filter(ctx, &src, &d4, &ok), GIP_ERR_SHAPE_MISMATCH);
+    GT_STATUS(gip_box_filter(ctx, &src, &dsmall, &ok), GIP_ERR_SHAPE_MISMATCH);
+    GT_STATUS(gip_box_filter(ctx, &s16, &s16, &ok), GIP_ERR_UNSUPPORTED);
+    GT_STATUS(gip_box_filter(ctx, &src, &src, &ok), GIP_ERR_ALIASING);
+    gt_compare(&dst, &pz, 0, 0, "dst unchanged after refused calls");
+    /* params NULL means the defaults: 3x3 mean, reflect101. */
+    gip_image want;
+    gt_alloc(&want, 16, 12, 3, GIP_U8, 0);
+    GT_OK(gip_box_filter(ctx, &src, &dst, NULL));
+    GT_OK(gip_box_filter(ctx, &src, &want, &ok));
+    gt_compare(&dst, &want, 0, 0, "NULL params = defaults");
+    gt_free(&want);
+    gt_free(&src);
+    gt_free(&dst);
+    gt_free(&d16);
+    gt_free(&d4);
+    gt_free(&dsmall);
+    gt_free(&s16);
+    gt_free(&pz);
+}
+
+static void body(gip_context *ctx)
+{
+    if (gt_current_backend == GT_CUDA) {
+        gip_context_desc d = {GIP_BACKEND_CPU, 0, 0, 0};
+        GT_OK(gip_context_create(&d, &cpu_ctx));
+    }
+    uint64_t seed = 11;
+    for (int s = 0; s < gt_nsizes; s++) {
+        bool big = gt_sizes[s].w * gt_sizes[s].h > 100000;
+        for (int d = 0; d < 3; d++)
+            for (int c = 0; c < 3; c++)
+                for (int b = 0; b <= GIP_BORDER_WRAP; b++)
+                    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+                        if (big && (k > 1 || (b != 0 && b != 3) || chans[c] == 1))
+                            continue;
+                        one(ctx, gt_sizes[s], dtypes[d], chans[c], (gip_border)b, &cases[k],
+                            (seed & 1) ? 9 : 0, seed);
+                        seed++;
+                    }
+    }
+    test_stored(ctx);
+    test_bad(ctx);
+    gip_context_destroy(cpu_ctx);
+}
+
+int main(int argc, char **argv)
+{
+    return gt_main(argc, argv, "box", body);
+}
