@@ -7,7 +7,8 @@
 #include "cli.h"
 
 #define FILTER_COMMON (CLI_COMMON_DEVICE | CLI_COMMON_BORDER | CLI_COMMON_SAVE)
-#define MAX_KSIZE 65535
+/* Largest kernel side the library accepts for box and Gaussian (gip_gaussian_kernel: 1..1023). */
+#define MAX_KSIZE 1023
 #define MAX_KERNEL_SIDE 255
 
 /* Parses "X,Y" for a kernel of kw x kh into the params' anchor fields; -1,-1 means the centre. */
@@ -78,7 +79,7 @@ static int run_box(const cli_command *cmd, int argc, char **argv)
     p.ksize_w = p.ksize_h = 3;
     if (opts[0].value &&
         (rc = cli_parse_size(cmd, "--ksize", opts[0].value, 1, MAX_KSIZE,
-                             "N or WxH with each 1..65535", &p.ksize_w, &p.ksize_h)))
+                             "N or WxH with each 1..1023", &p.ksize_w, &p.ksize_h)))
         return rc;
     if (opts[1].value && (rc = parse_anchor(cmd, opts[1].value, p.ksize_w, p.ksize_h, &p.has_anchor,
                                             &p.anchor_x, &p.anchor_y)))
@@ -96,7 +97,7 @@ const cli_command cli_cmd_box = {
     "Box filter as cv2.boxFilter: the mean (or sum) of the KSIZE window around each pixel.\n"
     "\n"
     "Options:\n"
-    "  --ksize N|WxH        window size, each side 1..65535 (default 3)\n"
+    "  --ksize N|WxH        window size, each side 1..1023 (default 3)\n"
     "  --anchor X,Y         window anchor, 0..W-1,0..H-1 (default: the centre, also -1,-1)\n"
     "  --unnormalized       the sum instead of the mean, saturated to the output depth\n",
     FILTER_COMMON | CLI_COMMON_UNCHANGED};
@@ -429,7 +430,7 @@ static gip_status gaussian_run(gip_context *ctx, const gip_image *src, gip_image
 static int run_gaussian(const cli_command *cmd, int argc, char **argv)
 {
     static const char ksize_accepted[] =
-        "N or WxH, each odd 1..65535, or 0 (from --sigma, which is then required)";
+        "N or WxH, each odd 1..1023, or 0 (from --sigma, which is then required)";
     cli_opt opts[] = {{"--ksize", "N|WxH", NULL}, {"--sigma", "S[,SY]", NULL}};
     cli_common common;
     const char *pos[2];
@@ -440,7 +441,7 @@ static int run_gaussian(const cli_command *cmd, int argc, char **argv)
     gip_gaussian_params p = {0};
     if (opts[1].value) {
         double s[2];
-        int n;
+        int n = 0;
         if ((rc = cli_parse_list(cmd, "--sigma", opts[1].value, 2,
                                  "S or SX,SY, each 0..10000 (0: from the kernel size)", s, &n)))
             return rc;
@@ -479,8 +480,9 @@ const cli_command cli_cmd_gaussian = {
     "Gaussian blur as cv2.GaussianBlur (8-bit results equal OpenCV's).\n"
     "\n"
     "Options:\n"
-    "  --ksize N|WxH        kernel size, each side odd 1..65535, or 0 to derive it from the\n"
+    "  --ksize N|WxH        kernel size, each side odd 1..1023, or 0 to derive it from the\n"
     "                       sigma as OpenCV does (default 0 when only --sigma is given)\n"
     "  --sigma S[,SY]       standard deviation in x (and y), 0..10000; 0 or absent: from the\n"
-    "                       kernel size, 0.3*((k-1)*0.5-1)+0.8; SY defaults to S\n",
+    "                       kernel size, 0.3*((k-1)*0.5-1)+0.8; SY defaults to S. A size\n"
+    "                       derived from the sigma must stay within 1023 (8-bit: S <= 170)\n",
     FILTER_COMMON | CLI_COMMON_UNCHANGED};

@@ -289,7 +289,7 @@ static int convert_common(const cli_command *cmd, const char *const raw[OPT_COUN
     if ((s = raw[OPT_BORDER_VALUE])) {
         static const char accepted[] = "1 to 4 comma-separated numbers, e.g. 0 or 255,0,0";
         double vals[4];
-        int n;
+        int n = 0;
         if ((rc = cli_parse_list(cmd, "--border-value", s, 4, accepted, vals, &n)))
             return rc;
         if (common->border.mode != GIP_BORDER_CONSTANT)
