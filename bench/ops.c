@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: MIT */
+/* The benchmark's table of gip operations. Operations are written by other work in parallel with
+ * this harness, so each timed function is referenced weakly: a function missing from the linked
+ * libgip resolves to NULL, and its rows are reported "unavailable" (never timed, never faked).
+ * When every operation has landed the weak references change nothing. */
+#include <math.h>
+
+#include "ops.h"
+
+/* The optional operations: one line each. Core functions (gip_copy ...) are always present. */
+#pragma weak gip_convert
+#pragma weak gip_cvt_color
+#pragma weak gip_invert
+#pragma weak gip_box_filter
+#pragma weak gip_filter2d
+#pragma weak gip_conv2d
+#pragma weak gip_sobel
+#pragma weak gip_sobel_magnitude
+#pragma weak gip_gaussian_blur
+#pragma weak gip_gaussian_kernel
+
+const float bench_filter2d_kernel[9] = {0.05f, 0.1f, 0.05f, 0.1f, 0.4f, 0.1f, 0.05f, 0.1f, 0.05f};
+const int bench_filter2d_kernel_int[9] = {1, 2, 1, 2, 8, 2, 1, 2, 1};
+const int bench_filter2d_divisor = 20;
+
+/* The seed's Sobel Conv2d: every (out, in) pair holds the x-derivative kernel. */
+static float conv2d_weight[3 * 3 * 3 * 3];
+
+void bench_gaussian15_taps(float taps[15])
+{
+    double k[15];
+    if (gip_gaussian_kernel && gip_gaussian_kernel(15, 0, k) == GIP_OK) {
+        for (int i = 0; i < 15; i++)
+            taps[i] = (float)k[i];
+        return;
+    }
+    /* OpenCV's rule for ksize 15, sigma 0 (no fixed table above ksize 7). */
+    double sigma = 0.3 * ((15 - 1) * 0.5 - 1) + 0.8, sum = 0;
+    for (int i = 0; i < 15; i++)
+        sum += k[i] = exp(-(double)(i - 7) * (i - 7) / (2 * sigma * sigma));
+    for (int i = 0; i < 15; i++)
+        taps[i] = (float)(k[i] / sum);
+}
+
+static gip_status op_copy(gip_context *ctx, const gip_image *src, gip_image *dst)
+{
+    return gip_copy(ctx, src, dst);
+}
+
+static gip_status op_convert(gip_context *ctx, const gip_image *src, gip_image *dst)
+{
+    return gip_convert(ctx, src, dst, 1.0, 0.0);
+}
+
+static gip_status op_rgb2gray(gip_context *ctx, const gip_image *src, gip_image *dst)
+{
+    return gip_cvt_color(ctx, src, dst, GIP_COLOR_RGB2GRAY);
+}
+
+static gip_status op_invert(gip_context *ctx, const gip_image *src, gip_image *dst)
+{
+    return gip_invert(ctx, src, dst, NULL);
+}
+
+static gip_status op_box3(gip_context *ctx, const gip_image *src, gip_image *dst)
+{
+    gip_box_params p = {0};
+    p.ksize_w = p.ksize_h = 3;
+    return gip_box_filter(ctx, src, dst, &p);
+}
+
+static gip_status op_filter2d3(gip_context *ctx, const gip_image *src, gip_image *dst)
+{
+    gip_filter2d_params p = {0};
+    p.kernel = bench_filter2d_kernel;
+    p.ksize_w = p.ksize_h = 3;
+    return gip_filter2d(ctx, src, dst, &p);
+}
+
+static gip_status op_sobel(gip_context *ctx, const gip_image *src, gip_image *dst)
+{
+    gip_sobel_params p = {0};
+    p.dx = 1;
+    p.ksize = 3;
+    return gip_sobel(ctx, src, dst, &p);
+}
+
+static gip_status op_sobel_mag(gip_context *ctx, const gip_image *src, gip_image *dst)
+{
+    gip_sobel_params p = {0};
+    p.ksize = 3;
+    return gip_sobel_magnitude(ctx, src, dst, &p);
+}
+
+static gip_status op_gaussian15(gip_context *ctx, const gip_image *src, gip_image *dst)
+{
+    gip_gaussian_params p = {0};
+    p.ksize_w = p.ksize_h = 15;
+    return gip_gaussian_blur(ctx, src, dst, &p);
+}
+
+static gip_status op_conv2d(gip_context *ctx, const gip_image *src, gip_image *dst)
+{
+    static const float sobel_x[9] = {-1, 0, 1, -2, 0, 2, -1, 0, 1};
+    for (int i = 0; i < 81; i++)
+        conv2d_weight[i] = sobel_x[i % 9];
+    gip_conv2d_params p = {0};
+    p.weight = conv2d_weight;
+    p.kh = p.kw = 3;
+    p.pad_h = p.pad_w = 1;
+    return gip_conv2d(ctx, src, dst, &p);
+}
+
+static int have_core(void)
+{
+    return 1;
+}
+static int have_convert(void)
+{
+    return gip_convert != NULL;
+}
+static int have_cvt_color(void)
+{
+    return gip_cvt_color != NULL;
+}
+static int have_invert(void)
+{
+    return gip_invert != NULL;
+}
+static int have_box(void)
+{
+    return gip_box_filter != NULL;
+}
+static int have_filter2d(void)
+{
+    return gip_filter2d != NULL;
+}
+static int have_sobel(void)
+{
+    return gip_sobel != NULL;
+}
+static int have_sobel_mag(void)
+{
+    return gip_sobel_magnitude != NULL;
+}
+static int have_gaussian(void)
+{
+    return gip_gaussian_blur != NULL;
+}
+static int have_conv2d(void)
+{
+    return gip_conv2d != NULL;
+}
+
+#define COMMON "u8c1,u8c3,f32c1"
+#define ALL "u8c1,u8c3,u8c4,u16c1,f32c1,f32c3"
+
+/* clang-format off */
+const bench_op bench_ops[] = {
+    {"copy", "copy (device-to-device on GPU, host copy on CPU)", "gip_copy",
+     COMMON, ALL, BENCH_DST_SAME, 0, op_copy, have_core},
+    {"convert_f32", "convert u8 -> f32 (scale 1)", "gip_convert",
+     "u8c1,u8c3", "u8c1,u8c3,u8c4", BENCH_DST_F32, 0, op_convert, have_convert},
+    {"rgb2gray", "cvt_color RGB2GRAY", "gip_cvt_color",
+     "u8c3", "u8c3,f32c3", BENCH_DST_SAME, 1, op_rgb2gray, have_cvt_color},
+    {"invert", "invert (255 - x; 1.0 - x for f32)", "gip_invert",
+     COMMON, ALL, BENCH_DST_SAME, 0, op_invert, have_invert},
+    {"box3", "box filter 3x3, normalised, reflect101", "gip_box_filter",
+     COMMON, ALL, BENCH_DST_SAME, 0, op_box3, have_box},
+    {"filter2d3", "filter2D 3x3 (float kernel), reflect101", "gip_filter2d",
+     COMMON, ALL, BENCH_DST_SAME, 0, op_filter2d3, have_filter2d},
+    {"sobel_s16", "Sobel dx=1 ksize 3, u8 -> s16", "gip_sobel",
+     "u8c1,u8c3", "u8c1,u8c3,u8c4", BENCH_DST_S16, 0, op_sobel, have_sobel},
+    {"sobel_f32", "Sobel dx=1 ksize 3, -> f32", "gip_sobel",
+     COMMON, "u8c1,u8c3,u8c4,u16c1,f32c1,f32c3", BENCH_DST_F32, 0, op_sobel, have_sobel},
+    {"sobel_u8", "Sobel dx=1 ksize 3, u8 -> u8 (convertScaleAbs)", "gip_sobel",
+     "u8c1,u8c3", "u8c1,u8c3,u8c4", BENCH_DST_U8, 0, op_sobel, have_sobel},
+    {"sobel_mag", "Sobel gradient magnitude ksize 3, -> f32", "gip_sobel_magnitude",
+     COMMON, "u8c1,u8c3,f32c1,f32c3", BENCH_DST_F32, 0, op_sobel_mag, have_sobel_mag},
+    {"gaussian15", "Gaussian blur 15x15, sigma from ksize (2.6), reflect101", "gip_gaussian_blur",
+     COMMON, ALL, BENCH_DST_SAME, 0, op_gaussian15, have_gaussian},
+    {"conv2d_sobel", "Conv2d 3 -> 3 channels, 3x3 Sobel weights, zero pad 1, -> f32", "gip_conv2d",
+     "u8c3,f32c3", "u8c3,f32c3", BENCH_DST_F32, 0, op_conv2d, have_conv2d},
+};
+/* clang-format on */
+const int bench_nops = (int)(sizeof bench_ops / sizeof bench_ops[0]);

@@ -1,0 +1,107 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# One call on the GPU machine: build gip-bench (Release, CUDA, NPP peers when found), time every
+# row on the GPU and the CPU, time the peers (CuPy, PyTorch, OpenCV), then bench/report. Writes
+# every JSON file, bench-report.md, bench-report.png and bench-logs.tgz (logs and summary) under
+# $OUT (./out/bench when unset): eight files at most, what the device tool brings back. Each step has a time limit inside an overall budget (BENCH_BUDGET seconds, default 420)
+# and a step that fails or is cut short never stops the others: its JSON says what it measured
+# and the summary says why a peer is missing.
+# Environment: OUT, BUILD (default build-bench; an existing CUDA build is reused), SIZES,
+# THREADS (CPU threads for gip and OpenCV, default all cores), PYTHON, BENCH_BUDGET, ROW_TIME.
+set -u
+cd "$(dirname "$0")/.."
+OUT=${OUT:-out/bench}
+BUILD=${BUILD:-build-bench}
+SIZES=${SIZES:-1920x1080,3840x2160,7680x4320}
+THREADS=${THREADS:-$(nproc)}
+PYTHON=${PYTHON:-python3}
+BUDGET=${BENCH_BUDGET:-420}
+ROW_TIME=${ROW_TIME:-0.3}
+mkdir -p "$OUT"
+START=$(date +%s)
+LOGS=$(mktemp -d /tmp/gip-bench-logs.XXXXXX)
+SUMMARY="$LOGS/bench-summary.txt"
+: >"$SUMMARY"
+trap 'tar czf "$OUT/bench-logs.tgz" -C "$LOGS" . && rm -rf "$LOGS"' EXIT
+
+say() { echo "$*" | tee -a "$SUMMARY"; }
+
+# Seconds left of the budget, at most $1.
+left() {
+    l=$((BUDGET - ($(date +%s) - START)))
+    [ "$l" -gt "$1" ] && l=$1
+    [ "$l" -lt 0 ] && l=0
+    echo "$l"
+}
+
+# step NAME CAP_SECONDS COMMAND...: prints and runs the command under a time limit, output to
+# $LOGS/NAME.log and the terminal; SIGTERM first so that the harness writes what it measured.
+step() {
+    name=$1 cap=$2
+    shift 2
+    t=$(left "$cap")
+    if [ "$t" -lt 5 ]; then
+        say "$name: skipped: the time budget of ${BUDGET}s is spent"
+        return 1
+    fi
+    echo "+ (limit ${t}s) $*"
+    s0=$(date +%s)
+    timeout -k 15 "$t" "$@" >"$LOGS/$name.log" 2>&1
+    rc=$?
+    tail -n 25 "$LOGS/$name.log"
+    case $rc in
+    0) say "$name: ok ($(($(date +%s) - s0))s)" ;;
+    124 | 137) say "$name: cut short at ${t}s (rc $rc); its JSON holds the rows measured before" ;;
+    *) say "$name: failed (rc $rc), see $name.log" ;;
+    esac
+    return $rc
+}
+
+say "bench-gpu: $(date -u +%Y-%m-%dT%H:%M:%SZ), sizes $SIZES, $THREADS CPU threads, budget ${BUDGET}s"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 |
+    sed 's/^/gpu: /' | tee -a "$SUMMARY"
+
+echo "+ cmake -S . -B $BUILD -DCMAKE_BUILD_TYPE=Release -DGIP_CUDA=ON -DGIP_BUILD_BENCH=ON"
+if ! cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DGIP_CUDA=ON -DGIP_BUILD_BENCH=ON \
+    >"$LOGS/bench-configure.log" 2>&1; then
+    say "configure: FAILED"
+    tail -n 30 "$LOGS/bench-configure.log"
+    exit 1
+fi
+grep -E "gip-bench: NPP|CUDA backend" "$LOGS/bench-configure.log" | tee -a "$SUMMARY"
+echo "+ cmake --build $BUILD -j $(nproc) --target gip_bench"
+if ! cmake --build "$BUILD" -j "$(nproc)" --target gip_bench >"$LOGS/bench-build.log" 2>&1; then
+    say "build: FAILED"
+    tail -n 40 "$LOGS/bench-build.log"
+    exit 1
+fi
+say "build: ok"
+BENCH="$BUILD/gip-bench"
+"$BENCH" --list | tee "$LOGS/bench-ops.txt"
+
+# GPU first: it is what this machine is for. Then the GPU peers, then the CPU side.
+step gip-cuda 200 "$BENCH" --backend cuda --sizes "$SIZES" --time "$ROW_TIME" \
+    --json "$OUT/gip-cuda.json"
+for peer in cupy torch; do
+    step "peers-$peer" 120 "$PYTHON" bench/peers.py --peers "$peer" --sizes "$SIZES" \
+        --time "$ROW_TIME" --json "$OUT/peers-$peer.json"
+    grep -h "unavailable" "$LOGS/peers-$peer.log" | tee -a "$SUMMARY"
+done
+step gip-cpu 120 "$BENCH" --backend cpu --threads "$THREADS" --sizes "$SIZES" \
+    --time "$ROW_TIME" --json "$OUT/gip-cpu.json"
+step peers-opencv 90 "$PYTHON" bench/peers.py --peers opencv --threads "$THREADS" \
+    --sizes "$SIZES" --time "$ROW_TIME" --json "$OUT/peers-opencv.json"
+grep -h "unavailable" "$LOGS/peers-opencv.log" | tee -a "$SUMMARY"
+
+JSONS=""
+for f in gip-cuda gip-cpu peers-cupy peers-torch peers-opencv; do
+    [ -s "$OUT/$f.json" ] && JSONS="$JSONS $OUT/$f.json"
+done
+if [ -n "$JSONS" ]; then
+    # shellcheck disable=SC2086 # JSONS is a list of paths without spaces
+    step report 60 "$PYTHON" bench/report $JSONS --out "$OUT/bench-report"
+else
+    say "report: skipped: no JSON was written"
+fi
+say "bench-gpu: done in $(($(date +%s) - START))s; files in $OUT (logs in bench-logs.tgz):"
+ls -l "$OUT" | tee -a "$SUMMARY"

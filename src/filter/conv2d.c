@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/* gip_conv2d (torch.nn.Conv2d, stride 1, on interleaved images): argument checks and dispatch. */
+#include <math.h>
+
+#include "conv2d.h"
+#include "filter2d.h"
+
+gip_status gip_conv2d(gip_context *ctx, const gip_image *src, gip_image *dst,
+                      const gip_conv2d_params *params)
+{
+    static const char op[] = "gip_conv2d";
+    gip_status st = gip__ctx_check(ctx, op);
+    if (st || (st = gip__image_check_ctx(ctx, src, op, "src")) ||
+        (st = gip__image_check_ctx(ctx, dst, op, "dst")))
+        return st;
+    bool on_device = src->memory == GIP_MEM_CUDA;
+    if (on_device != (dst->memory == GIP_MEM_CUDA))
+        return gip__error(ctx, GIP_ERR_LOCATION_MISMATCH,
+                          "%s: src and dst must both be on the host or both on the device", op);
+    if (src->dtype != GIP_U8 && src->dtype != GIP_U16 && src->dtype != GIP_F32)
+        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
+                          "%s: src dtype %s is not supported: u8, u16 or f32 are accepted", op,
+                          gip_dtype_name(src->dtype));
+    if (dst->dtype != GIP_U8 && dst->dtype != GIP_U16 && dst->dtype != GIP_F32)
+        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
+                          "%s: dst dtype %s is not supported: f32, u8 or u16 are accepted", op,
+                          gip_dtype_name(dst->dtype));
+    if ((src->channels != 1 && src->channels != 3 && src->channels != 4) ||
+        (dst->channels != 1 && dst->channels != 3 && dst->channels != 4))
+        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
+                          "%s: %d input and %d output channels: 1, 3 or 4 are accepted for each",
+                          op, (int)src->channels, (int)dst->channels);
+    if (!params)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "%s: params is NULL", op);
+    if (!params->weight)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "%s: params->weight is NULL", op);
+    if (params->kh < 1 || params->kw < 1 || params->kh > GIP__F2D_MAX_KSIZE ||
+        params->kw > GIP__F2D_MAX_KSIZE)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: kernel size %dx%d is invalid: each side must be 1 to %d", op,
+                          (int)params->kw, (int)params->kh, GIP__F2D_MAX_KSIZE);
+    if (params->pad_h < 0 || params->pad_w < 0 || params->pad_h > GIP__F2D_MAX_KSIZE ||
+        params->pad_w > GIP__F2D_MAX_KSIZE)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: padding %dx%d is invalid: 0 to %d on each side are accepted", op,
+                          (int)params->pad_w, (int)params->pad_h, GIP__F2D_MAX_KSIZE);
+    int64_t ow = src->width + 2 * (int64_t)params->pad_w - params->kw + 1;
+    int64_t oh = src->height + 2 * (int64_t)params->pad_h - params->kh + 1;
+    if (ow < 1 || oh < 1)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: the %dx%d kernel is larger than the padded %lldx%lld source", op,
+                          (int)params->kw, (int)params->kh,
+                          (long long)(src->width + 2 * params->pad_w),
+                          (long long)(src->height + 2 * params->pad_h));
+    if (dst->width != ow || dst->height != oh)
+        return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
+                          "%s: dst is %lldx%lld but must be %lldx%lld (H + 2 pad_h - kh + 1 by "
+                          "W + 2 pad_w - kw + 1)",
+                          op, (long long)dst->width, (long long)dst->height, (long long)ow,
+                          (long long)oh);
+    int64_t nw = (int64_t)dst->channels * src->channels * params->kh * params->kw;
+    for (int64_t i = 0; i < nw; i++)
+        if (!isfinite(params->weight[i]))
+            return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                              "%s: weight %lld is not a finite number", op, (long long)i);
+    if (params->bias)
+        for (int32_t i = 0; i < dst->channels; i++)
+            if (!isfinite(params->bias[i]))
+                return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                                  "%s: bias %d is not a finite number", op, (int)i);
+    if (gip__images_overlap(src, dst))
+        return gip__error(ctx, GIP_ERR_ALIASING,
+                          "%s: src and dst overlap; the convolution needs a separate destination",
+                          op);
+    if (on_device) {
+#ifdef GIP_HAVE_CUDA
+        if ((st = gip__f2d_check_device_alignment(ctx, src, op, "src")) ||
+            (st = gip__f2d_check_device_alignment(ctx, dst, op, "dst")) ||
+            (st = gip__cuda_enter(ctx)))
+            return st;
+        return gip__conv2d_cuda(ctx, src, dst, params);
+#else
+        return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
+#endif
+    }
+    return gip__conv2d_cpu(ctx, src, dst, params);
+}

@@ -1,0 +1,372 @@
+/* SPDX-License-Identifier: MIT */
+/* The 2-D correlation engine on the CPU: each row band keeps a ring of kh border-extended source
+ * rows converted to the accumulator type, and accumulates taps over L1-sized chunks of a row with
+ * loops the compiler vectorises. Built twice: AVX2+FMA and plain, chosen at run time. */
+/* errno is never read here; without it sqrtf in the magnitude loop vectorises. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("no-math-errno")
+#endif
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "border.h"
+#include "filter2d.h"
+
+/* Accumulator elements per chunk of an output row (the chunk's arrays stay in L1). */
+#define F2D_CHUNK 1024
+
+#if defined(__GNUC__)
+#define F2D_INLINE static inline __attribute__((always_inline))
+#else
+#define F2D_INLINE static inline
+#endif
+
+int gip__f2d_simd_enabled(void)
+{
+    const char *e = getenv("GIP_NOSIMD");
+    if (e && e[0] && strcmp(e, "0") != 0)
+        return 0;
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+    return 0;
+#endif
+}
+
+typedef struct f2d_job {
+    const gip__f2d_plan *p;
+    const gip_image *src;
+    gip_image *dst;
+    const int32_t *xmap; /* padded pixel -> source pixel, -1 for the constant border */
+    int64_t pwpix;       /* padded row pixels: W + kw - 1 */
+    int simd;
+    int failed; /* set (atomically) when a band could not get its buffer */
+} f2d_job;
+
+/* Round half to even and saturate exactly as gip__sat_*_f32 does, in a form that vectorises:
+ * after the clamp |v| <= 65536, where adding and subtracting 1.5 * 2^23 rounds to an integer in
+ * the default rounding mode (no -ffast-math here, so the compiler keeps both operations). */
+F2D_INLINE float f2d_clamp(float v, float lo, float hi)
+{
+    v = v > lo ? v : lo;
+    return v < hi ? v : hi;
+}
+F2D_INLINE int32_t f2d_rne(float v)
+{
+    return (int32_t)((v + 12582912.0f) - 12582912.0f);
+}
+F2D_INLINE int32_t f2d_clampi(int32_t v, int32_t lo, int32_t hi)
+{
+    v = v > lo ? v : lo;
+    return v < hi ? v : hi;
+}
+
+/* ---- filling the ring with border-extended rows ---------------------------------------------- */
+
+#define F2D_FILL_INTERIOR(A, S)                                                                    \
+    do {                                                                                           \
+        const S *restrict s_ = (const S *)srow;                                                    \
+        A *restrict d_ = (A *)out + (int64_t)p->ax * C;                                            \
+        for (int64_t i = 0; i < n; i++)                                                            \
+            d_[i] = (A)s_[i];                                                                      \
+    } while (0)
+
+#define F2D_FILL_PIXEL(A, S)                                                                       \
+    do {                                                                                           \
+        A *d_ = (A *)out + px * C;                                                                 \
+        if (sx < 0)                                                                                \
+            for (int32_t c = 0; c < C; c++)                                                        \
+                d_[c] = (A)p->border_value[c];                                                     \
+        else                                                                                       \
+            for (int32_t c = 0; c < C; c++)                                                        \
+                d_[c] = (A)((const S *)srow)[sx * C + c];                                          \
+    } while (0)
+
+/* Writes logical source row r (any integer), extended by the border on both sides, into out. */
+F2D_INLINE void f2d_fill_row(const f2d_job *j, int64_t r, void *out)
+{
+    const gip__f2d_plan *p = j->p;
+    const gip_image *src = j->src;
+    const int32_t C = src->channels;
+    const int64_t W = src->width, n = W * C;
+    int64_t sr = gip__border_index(r, src->height, p->border);
+    if (sr < 0) {
+        for (int64_t px = 0; px < j->pwpix; px++)
+            for (int32_t c = 0; c < C; c++) {
+                if (p->int_acc)
+                    ((int32_t *)out)[px * C + c] = (int32_t)p->border_value[c];
+                else
+                    ((float *)out)[px * C + c] = p->border_value[c];
+            }
+        return;
+    }
+    const char *srow = (const char *)src->data + sr * src->stride;
+    if (p->int_acc) {
+        if (src->dtype == GIP_U8)
+            F2D_FILL_INTERIOR(int32_t, uint8_t);
+        else
+            F2D_FILL_INTERIOR(int32_t, uint16_t);
+    } else {
+        if (src->dtype == GIP_U8)
+            F2D_FILL_INTERIOR(float, uint8_t);
+        else if (src->dtype == GIP_U16)
+            F2D_FILL_INTERIOR(float, uint16_t);
+        else
+            F2D_FILL_INTERIOR(float, float);
+    }
+    for (int64_t px = 0; px < j->pwpix; px++) {
+        if (px == p->ax)
+            px += W; /* skip the interior */
+        if (px >= j->pwpix)
+            break;
+        int64_t sx = j->xmap[px];
+        if (p->int_acc) {
+            if (src->dtype == GIP_U8)
+                F2D_FILL_PIXEL(int32_t, uint8_t);
+            else
+                F2D_FILL_PIXEL(int32_t, uint16_t);
+        } else {
+            if (src->dtype == GIP_U8)
+                F2D_FILL_PIXEL(float, uint8_t);
+            else if (src->dtype == GIP_U16)
+                F2D_FILL_PIXEL(float, uint16_t);
+            else
+                F2D_FILL_PIXEL(float, float);
+        }
+    }
+}
+
+/* ---- accumulation ------------------------------------------------------------------------------
+ */
+
+F2D_INLINE void f2d_acc_int(int32_t *restrict acc, const int32_t *restrict rp, int32_t k, int64_t n)
+{
+    if (k == 1)
+        for (int64_t i = 0; i < n; i++)
+            acc[i] += rp[i];
+    else if (k == -1)
+        for (int64_t i = 0; i < n; i++)
+            acc[i] -= rp[i];
+    else
+        for (int64_t i = 0; i < n; i++)
+            acc[i] += k * rp[i];
+}
+
+F2D_INLINE void f2d_acc_flt(float *restrict acc, const float *restrict rp, float k, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        acc[i] = fmaf(k, rp[i], acc[i]);
+}
+
+/* Accumulates taps [t0, t1) of the plan for output row y, elements [x0, x0 + n), into acc. */
+F2D_INLINE void f2d_accumulate(const f2d_job *j, char *const *rows, int64_t y, int64_t x0,
+                               int64_t n, int32_t t0, int32_t t1, void *acc)
+{
+    const gip__f2d_plan *p = j->p;
+    const int32_t C = j->src->channels;
+    if (p->int_acc) {
+        int32_t *a = acc;
+        memset(a, 0, (size_t)n * sizeof *a);
+        for (int32_t t = t0; t < t1; t++) {
+            const gip__f2d_tap *tp = &p->taps[t];
+            const int32_t *rp = (const int32_t *)rows[(y + tp->dy + p->ay) % p->kh] + x0 +
+                                (int64_t)(tp->dx + p->ax) * C;
+            f2d_acc_int(a, rp, tp->ki, n);
+        }
+    } else {
+        float *a = acc;
+        for (int64_t i = 0; i < n; i++)
+            a[i] = p->init;
+        for (int32_t t = t0; t < t1; t++) {
+            const gip__f2d_tap *tp = &p->taps[t];
+            const float *rp = (const float *)rows[(y + tp->dy + p->ay) % p->kh] + x0 +
+                              (int64_t)(tp->dx + p->ax) * C;
+            f2d_acc_flt(a, rp, tp->kf, n);
+        }
+    }
+}
+
+/* ---- output ---------------------------------------------------------------------------------- */
+
+/* Converts accumulators to the final float value v (see filter2d.h), in place into vf. */
+F2D_INLINE void f2d_finish_float(const gip__f2d_plan *p, const void *a0, const void *a1, float *vf,
+                                 int64_t n)
+{
+    if (p->post == GIP__F2D_MAG) {
+        for (int64_t i = 0; i < n; i++) {
+            float gx = p->int_acc ? (float)((const int32_t *)a0)[i] : ((const float *)a0)[i];
+            float gy = p->int_acc ? (float)((const int32_t *)a1)[i] : ((const float *)a1)[i];
+            float s = gx * gx;
+            s = fmaf(gy, gy, s);
+            vf[i] = sqrtf(s);
+        }
+    } else if (p->int_acc) {
+        for (int64_t i = 0; i < n; i++)
+            vf[i] = (float)((const int32_t *)a0)[i];
+    } else if (vf != a0) {
+        memcpy(vf, a0, (size_t)n * sizeof *vf);
+    }
+    if (p->affine) {
+        const float sc = p->scale, de = p->delta;
+        for (int64_t i = 0; i < n; i++)
+            vf[i] = fmaf(vf[i], sc, de);
+    }
+    if (p->post == GIP__F2D_ABS)
+        for (int64_t i = 0; i < n; i++)
+            vf[i] = fabsf(vf[i]);
+}
+
+F2D_INLINE void f2d_store(const f2d_job *j, int64_t y, int64_t x0, int64_t n, int32_t *ai,
+                          float *af, const void *a1)
+{
+    const gip__f2d_plan *p = j->p;
+    char *drow = (char *)j->dst->data + y * j->dst->stride;
+    const gip_dtype dt = j->dst->dtype;
+    if (p->int_acc && !p->affine && p->post != GIP__F2D_MAG) {
+        /* Exact integer results: saturate the sums directly. */
+        if (p->post == GIP__F2D_ABS)
+            for (int64_t i = 0; i < n; i++)
+                ai[i] = ai[i] < 0 ? -ai[i] : ai[i];
+    } else {
+        const void *a0 = p->int_acc ? (const void *)ai : (const void *)af;
+        f2d_finish_float(p, a0, a1, af, n);
+        if (dt == GIP_F32) {
+            memcpy((float *)drow + x0, af, (size_t)n * sizeof(float));
+            return;
+        }
+        /* Round half to even within the clamped range (two simple loops vectorise; one fused
+         * loop with the narrowing store does not). */
+        const float lo = dt == GIP_S16 ? -32769.0f : -1.0f;
+        const float hi = dt == GIP_U8 ? 256.0f : dt == GIP_U16 ? 65536.0f : 32768.0f;
+        const float *restrict v = af;
+        int32_t *restrict r = ai;
+        for (int64_t i = 0; i < n; i++)
+            r[i] = f2d_rne(f2d_clamp(v[i], lo, hi));
+    }
+    const int32_t *restrict s = ai;
+    switch (dt) {
+    case GIP_U8: {
+        uint8_t *restrict d = (uint8_t *)drow + x0;
+        for (int64_t i = 0; i < n; i++)
+            d[i] = (uint8_t)f2d_clampi(s[i], 0, 255);
+        return;
+    }
+    case GIP_U16: {
+        uint16_t *restrict d = (uint16_t *)drow + x0;
+        for (int64_t i = 0; i < n; i++)
+            d[i] = (uint16_t)f2d_clampi(s[i], 0, 65535);
+        return;
+    }
+    case GIP_S16: {
+        int16_t *restrict d = (int16_t *)drow + x0;
+        for (int64_t i = 0; i < n; i++)
+            d[i] = (int16_t)f2d_clampi(s[i], -32768, 32767);
+        return;
+    }
+    default: {
+        float *restrict d = (float *)drow + x0;
+        for (int64_t i = 0; i < n; i++)
+            d[i] = (float)s[i];
+        return;
+    }
+    }
+}
+
+/* ---- one band of rows --------------------------------------------------------------------------
+ */
+
+F2D_INLINE void f2d_band(const f2d_job *j, int64_t y0, int64_t y1, char *const *rows, int32_t *ai,
+                         float *af, void *a1)
+{
+    const gip__f2d_plan *p = j->p;
+    const int64_t n = j->src->width * j->src->channels;
+    for (int64_t r = y0 - p->ay; r < y0 - p->ay + p->kh - 1; r++)
+        f2d_fill_row(j, r, rows[(r + p->ay) % p->kh]);
+    for (int64_t y = y0; y < y1; y++) {
+        int64_t r = y + p->kh - 1 - p->ay;
+        f2d_fill_row(j, r, rows[(r + p->ay) % p->kh]);
+        for (int64_t x0 = 0; x0 < n; x0 += F2D_CHUNK) {
+            int64_t len = n - x0 < F2D_CHUNK ? n - x0 : F2D_CHUNK;
+            void *a0 = p->int_acc ? (void *)ai : (void *)af;
+            f2d_accumulate(j, rows, y, x0, len, 0, p->ntaps, a0);
+            if (p->post == GIP__F2D_MAG)
+                f2d_accumulate(j, rows, y, x0, len, p->ntaps, p->ntaps + p->ntaps2, a1);
+            f2d_store(j, y, x0, len, ai, af, a1);
+        }
+    }
+}
+
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+__attribute__((target("avx2,fma"))) static void f2d_band_avx2(const f2d_job *j, int64_t y0,
+                                                              int64_t y1, char *const *rows,
+                                                              int32_t *ai, float *af, void *a1)
+{
+    f2d_band(j, y0, y1, rows, ai, af, a1);
+}
+#define F2D_HAVE_AVX2 1
+#endif
+
+static void f2d_band_plain(const f2d_job *j, int64_t y0, int64_t y1, char *const *rows, int32_t *ai,
+                           float *af, void *a1)
+{
+    f2d_band(j, y0, y1, rows, ai, af, a1);
+}
+
+static void f2d_rows(void *arg, int64_t begin, int64_t end)
+{
+    f2d_job *j = arg;
+    const gip__f2d_plan *p = j->p;
+    const int64_t rowel = j->pwpix * j->src->channels;
+    /* One block: kh ring rows, then three chunk accumulators (int, float, second kernel). */
+    size_t ring_bytes = (size_t)p->kh * (size_t)rowel * 4 + 64;
+    char *mem = malloc(ring_bytes + 3 * F2D_CHUNK * 4 + 64 + (size_t)p->kh * sizeof(char *));
+    if (!mem) {
+        __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    char **rows = (char **)mem;
+    char *base = mem + (size_t)p->kh * sizeof(char *);
+    base += (64 - ((uintptr_t)base & 63)) & 63;
+    for (int32_t i = 0; i < p->kh; i++)
+        rows[i] = base + (size_t)i * (size_t)rowel * 4;
+    int32_t *ai = (int32_t *)(base + ring_bytes);
+    float *af = (float *)(ai + F2D_CHUNK);
+    void *a1 = af + F2D_CHUNK;
+#ifdef F2D_HAVE_AVX2
+    if (j->simd)
+        f2d_band_avx2(j, begin, end, rows, ai, af, a1);
+    else
+#endif
+        f2d_band_plain(j, begin, end, rows, ai, af, a1);
+    free(mem);
+}
+
+gip_status gip__f2d_run_cpu(gip_context *ctx, const gip__f2d_plan *plan, const gip_image *src,
+                            gip_image *dst)
+{
+    f2d_job job = {0};
+    job.p = plan;
+    job.src = src;
+    job.dst = dst;
+    job.pwpix = src->width + plan->kw - 1;
+    job.simd = gip__f2d_simd_enabled();
+    int32_t *xmap = malloc((size_t)job.pwpix * sizeof *xmap);
+    if (!xmap)
+        return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "2-D filter: cannot allocate %lld bytes",
+                          (long long)job.pwpix * 4);
+    for (int64_t px = 0; px < job.pwpix; px++)
+        xmap[px] = (int32_t)gip__border_index(px - plan->ax, src->width, plan->border);
+    job.xmap = xmap;
+    /* A band re-reads kh - 1 halo rows; keep bands at least a few kernel heights tall. */
+    int64_t grain = 4 * (int64_t)plan->kh;
+    gip__parallel_for(ctx, src->height, grain, f2d_rows, &job);
+    free(xmap);
+    if (job.failed)
+        return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY,
+                          "2-D filter: cannot allocate the row buffers of a %dx%d kernel on a "
+                          "%lld-pixel-wide image",
+                          (int)plan->kw, (int)plan->kh, (long long)src->width);
+    return GIP_OK;
+}

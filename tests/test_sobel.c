@@ -1,0 +1,336 @@
+/* SPDX-License-Identifier: MIT */
+/* Tests of gip_sobel and gip_sobel_magnitude: every ksize (1, 3, 5, 7, Scharr), derivative order,
+ * dtype pair, channel count and border mode against the double reference; CPU and CUDA
+ * identical; stored cv2.Sobel outputs; bad-input tables. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ref_filter2d.h"
+#include "testing.h"
+
+static gip_context *cpu_ctx; /* CPU context for the CUDA-vs-CPU comparison (CUDA runs only) */
+
+static gip_status run_sobel(gip_context *ctx, const gip_image *s, gip_image *d, const void *p)
+{
+    return gip_sobel(ctx, s, d, p);
+}
+
+static gip_status run_mag(gip_context *ctx, const gip_image *s, gip_image *d, const void *p)
+{
+    return gip_sobel_magnitude(ctx, s, d, p);
+}
+
+/* Runs one case and checks it against `ref` (final values before dtype conversion). */
+static void check(gip_context *ctx, gt_unary_fn fn, const gip_image *src, gip_dtype dt,
+                  const gip_sobel_params *p, const double *ref, double atol, const char *label)
+{
+    gip_image dst, exp;
+    gt_alloc(&dst, src->width, src->height, src->channels, dt, dt == GIP_S16 ? 6 : 0);
+    gt_alloc(&exp, src->width, src->height, src->channels, dt, 0);
+    if (GT_OK(gt_run_unary(ctx, fn, src, &dst, p, 0xEE))) {
+        ref2d_store(&exp, ref);
+        gt_compare(&dst, &exp, atol, 2e-6, label);
+        GT_CHECK(gt_padding_intact(&dst), "%s: padding written", label);
+        if (cpu_ctx) {
+            gip_image cpu;
+            gt_alloc(&cpu, src->width, src->height, src->channels, dt, 0);
+            if (GT_OK(fn(cpu_ctx, src, &cpu, p))) {
+                char l2[240];
+                snprintf(l2, sizeof l2, "%s (CUDA vs CPU)", label);
+                gt_compare(&dst, &cpu, 0, 0, l2);
+            }
+            gt_free(&cpu);
+        }
+    }
+    gt_free(&dst);
+    gt_free(&exp);
+}
+
+static void sobel_case(gip_context *ctx, gt_size sz, gip_dtype st, gip_dtype dt, int32_t ch,
+                       int32_t dx, int32_t dy, int32_t ksize, gip_border b, float scale,
+                       float delta, uint64_t seed)
+{
+    gip_image src;
+    gt_alloc(&src, sz.w, sz.h, ch, st, seed % 2 ? 3 * (int64_t)gip_dtype_size(st) : 0);
+    gt_fill_random(&src, seed, 0, 0);
+    gip_sobel_params p = {.dx = dx, .dy = dy, .ksize = ksize, .scale = scale, .delta = delta};
+    p.border.mode = b;
+    p.border.value[0] = 9, p.border.value[1] = 250, p.border.value[2] = 0.5f;
+    p.border.value[3] = 77;
+    double k[49];
+    int32_t kw, kh;
+    ref2d_sobel_kernel(dx, dy, ksize == 0 ? 3 : ksize, k, &kw, &kh);
+    double ksum = 0;
+    for (int i = 0; i < kw * kh; i++)
+        ksum += fabs(k[i]);
+    int64_t n = sz.w * sz.h * ch;
+    double *ref = malloc((size_t)n * sizeof *ref);
+    ref2d_correlate(&src, k, kw, kh, kw / 2, kh / 2, b, p.border.value, ref);
+    double sc = scale == 0 ? 1.0 : scale;
+    for (int64_t i = 0; i < n; i++) {
+        ref[i] = ref[i] * sc + delta;
+        if (dt == GIP_U8)
+            ref[i] = fabs(ref[i]);
+    }
+    char label[200];
+    snprintf(label, sizeof label, "sobel %lldx%lld %s->%s c%d dx%d dy%d k%d %s scale %g delta %g",
+             (long long)sz.w, (long long)sz.h, gip_dtype_name(st), gip_dtype_name(dt), ch, dx, dy,
+             ksize, gip_border_name(b), scale, delta);
+    /* Integer sources accumulate exactly; f32 sources accumulate in float. */
+    double maxv = st == GIP_U16 ? 65535 : 256;
+    double atol = st == GIP_F32 ? 2e-6 * ksum * maxv * fabs(sc) : 1e-6 * fabs(delta);
+    check(ctx, run_sobel, &src, dt, &p, ref, atol, label);
+    free(ref);
+    gt_free(&src);
+}
+
+static void mag_case(gip_context *ctx, gt_size sz, gip_dtype st, gip_dtype dt, int32_t ch,
+                     int32_t ksize, gip_border b, float scale, float delta, uint64_t seed)
+{
+    gip_image src;
+    gt_alloc(&src, sz.w, sz.h, ch, st, seed % 2 ? 0 : 8);
+    gt_fill_random(&src, seed, 0, 0);
+    gip_sobel_params p = {.ksize = ksize, .scale = scale, .delta = delta};
+    p.border.mode = b;
+    p.border.value[0] = 20, p.border.value[1] = 1, p.border.value[2] = 200;
+    p.border.value[3] = 3;
+    double kx[49], ky[49];
+    int32_t kxw, kxh, kyw, kyh;
+    ref2d_sobel_kernel(1, 0, ksize == 0 ? 3 : ksize, kx, &kxw, &kxh);
+    ref2d_sobel_kernel(0, 1, ksize == 0 ? 3 : ksize, ky, &kyw, &kyh);
+    int64_t n = sz.w * sz.h * ch;
+    double *gx = malloc((size_t)n * sizeof *gx), *gy = malloc((size_t)n * sizeof *gy);
+    ref2d_correlate(&src, kx, kxw, kxh, kxw / 2, kxh / 2, b, p.border.value, gx);
+    ref2d_correlate(&src, ky, kyw, kyh, kyw / 2, kyh / 2, b, p.border.value, gy);
+    double sc = scale == 0 ? 1.0 : scale, ksum = 0;
+    for (int i = 0; i < kxw * kxh; i++)
+        ksum += fabs(kx[i]);
+    for (int64_t i = 0; i < n; i++)
+        gx[i] = sqrt(gx[i] * gx[i] + gy[i] * gy[i]) * sc + delta;
+    char label[200];
+    snprintf(label, sizeof label, "sobel magnitude %lldx%lld %s->%s c%d k%d %s scale %g delta %g",
+             (long long)sz.w, (long long)sz.h, gip_dtype_name(st), gip_dtype_name(dt), ch, ksize,
+             gip_border_name(b), scale, delta);
+    double maxv = st == GIP_U16 ? 65535 : 256;
+    check(ctx, run_mag, &src, dt, &p, gx, 4e-6 * ksum * maxv * fabs(sc), label);
+    free(gx);
+    free(gy);
+    gt_free(&src);
+}
+
+static void sweep(gip_context *ctx)
+{
+    static const gip_dtype pairs[][2] = {{GIP_U8, GIP_S16},
+                                         {GIP_U8, GIP_F32},
+                                         {GIP_U8, GIP_U8},
+                                         {GIP_U16, GIP_F32},
+                                         {GIP_F32, GIP_F32}};
+    static const int32_t chans[] = {1, 3, 4};
+    static const struct {
+        int32_t dx, dy, ksize;
+    } orders[] = {{1, 0, 3}, {0, 1, 3}, {1, 1, 3},          {2, 0, 3},         {0, 2, 0}, {1, 0, 1},
+                  {0, 2, 1}, {1, 1, 1}, {1, 0, 5},          {2, 1, 5},         {0, 4, 5}, {1, 0, 7},
+                  {3, 2, 7}, {0, 6, 7}, {1, 0, GIP_SCHARR}, {0, 1, GIP_SCHARR}};
+    const int no = (int)(sizeof orders / sizeof orders[0]);
+    uint64_t seed = 1;
+    for (int s = 0; s < gt_nsizes; s++) {
+        bool big = gt_sizes[s].w * gt_sizes[s].h > 10000;
+        for (int o = 0; o < no; o++)
+            for (int pi = 0; pi < 5; pi++)
+                for (int ci = 0; ci < 3; ci++)
+                    for (int b = 0; b <= GIP_BORDER_WRAP; b++) {
+                        if (big && (b != (o + pi) % 5 || ci != (o + 2 * pi) % 3 || o % 4))
+                            continue;
+                        if (!big && gt_sizes[s].w * gt_sizes[s].h > 100 && (b + ci + o + pi) % 3)
+                            continue;
+                        /* Dyadic scale and delta keep the reference exact for integer dsts. */
+                        float scale = seed % 4 == 0 ? 0.0f : seed % 4 == 1 ? 0.5f : 1.0f;
+                        float delta = seed % 3 == 0 ? -3.25f : 0.0f;
+                        if (pairs[pi][1] == GIP_F32 && seed % 5 == 0)
+                            scale = 0.37f, delta = 1.1f;
+                        sobel_case(ctx, gt_sizes[s], pairs[pi][0], pairs[pi][1], chans[ci],
+                                   orders[o].dx, orders[o].dy, orders[o].ksize, (gip_border)b,
+                                   scale, delta, seed++);
+                    }
+    }
+    static const gip_dtype mpairs[][2] = {
+        {GIP_U8, GIP_U8}, {GIP_U8, GIP_F32}, {GIP_U16, GIP_F32}, {GIP_F32, GIP_F32}};
+    static const int32_t ks[] = {1, 3, 5, 7, GIP_SCHARR};
+    for (int s = 0; s < gt_nsizes; s++) {
+        bool big = gt_sizes[s].w * gt_sizes[s].h > 10000;
+        for (int k = 0; k < 5; k++)
+            for (int pi = 0; pi < 4; pi++)
+                for (int ci = 0; ci < 3; ci++)
+                    for (int b = 0; b <= GIP_BORDER_WRAP; b++) {
+                        if (big && (b != (k + pi) % 5 || ci != (k + pi) % 3))
+                            continue;
+                        if (!big && gt_sizes[s].w * gt_sizes[s].h > 100 && (b + ci + k + pi) % 2)
+                            continue;
+                        bool exact = mpairs[pi][1] == GIP_U8;
+                        float scale = exact ? (seed % 2 ? 1.0f : 0.0f) : 0.8f;
+                        float delta = exact ? 0.0f : 2.0f;
+                        mag_case(ctx, gt_sizes[s], mpairs[pi][0], mpairs[pi][1], chans[ci], ks[k],
+                                 (gip_border)b, scale, delta, seed++);
+                    }
+    }
+}
+
+static void *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    void *p = malloc((size_t)n);
+    if (p && fread(p, 1, (size_t)n, f) != (size_t)n) {
+        free(p);
+        p = NULL;
+    }
+    fclose(f);
+    *len = (size_t)n;
+    return p;
+}
+
+/* Stored cv2.Sobel outputs (tests/data/filter2d/README.md says how they were made). Little-endian
+ * s16 files, read on a little-endian host. */
+static void stored_cv2(gip_context *ctx)
+{
+    static const struct {
+        const char *file;
+        int32_t dx, dy, ksize;
+        gip_border b;
+    } cases[] = {
+        {"brick_sobel_dx1_k3.s16le", 1, 0, 3, GIP_BORDER_REFLECT_101},
+        {"brick_sobel_dx1_dy1_k5_replicate.s16le", 1, 1, 5, GIP_BORDER_REPLICATE},
+    };
+    size_t n_in = 0;
+    uint8_t *in = read_file(GIP_TEST_DATA_DIR "/filter2d/brick_crop_gray_64x48.u8", &n_in);
+    for (int i = 0; i < 2; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/filter2d/%s", GIP_TEST_DATA_DIR, cases[i].file);
+        size_t n_out = 0;
+        int16_t *out = read_file(path, &n_out);
+        if (GT_CHECK(in && out && n_in == 64 * 48 && n_out == 64 * 48 * 2, "stored %s",
+                     cases[i].file)) {
+            gip_image src, exp, dst;
+            gip_image_wrap(&src, in, 64, 48, 1, GIP_U8, 0, GIP_MEM_HOST, 0);
+            gip_image_wrap(&exp, out, 64, 48, 1, GIP_S16, 0, GIP_MEM_HOST, 0);
+            gt_alloc(&dst, 64, 48, 1, GIP_S16, 0);
+            gip_sobel_params p = {.dx = cases[i].dx, .dy = cases[i].dy, .ksize = cases[i].ksize};
+            p.border.mode = cases[i].b;
+            if (GT_OK(gt_run_unary(ctx, run_sobel, &src, &dst, &p, 0)))
+                gt_compare(&dst, &exp, 0, 0, cases[i].file);
+            gt_free(&dst);
+        }
+        free(out);
+    }
+    free(in);
+}
+
+static void bad_inputs(gip_context *ctx)
+{
+    gip_image src, s16, f32, u16, small, f32src;
+    gt_alloc(&src, 20, 10, 3, GIP_U8, 0);
+    gt_alloc(&s16, 20, 10, 3, GIP_S16, 0);
+    gt_alloc(&f32, 20, 10, 3, GIP_F32, 0);
+    gt_alloc(&u16, 20, 10, 3, GIP_U16, 0);
+    gt_alloc(&small, 20, 11, 3, GIP_S16, 0);
+    gt_alloc(&f32src, 20, 10, 3, GIP_F32, 0);
+    gt_poison(&s16, 0x5A);
+    gip_sobel_params p = {.dx = 1};
+    gip_sobel_params q;
+    GT_STATUS(gip_sobel(NULL, &src, &s16, &p), GIP_ERR_INVALID_ARGUMENT);
+    GT_STATUS(gip_sobel(ctx, NULL, &s16, &p), GIP_ERR_INVALID_ARGUMENT);
+    GT_STATUS(gip_sobel(ctx, &src, NULL, &p), GIP_ERR_INVALID_ARGUMENT);
+    GT_STATUS(gip_sobel(ctx, &src, &s16, NULL), GIP_ERR_INVALID_ARGUMENT);
+    q = p, q.dx = 0;
+    GT_STATUS(gip_sobel(ctx, &src, &s16, &q), GIP_ERR_INVALID_ARGUMENT);
+    q = p, q.dx = -1, q.dy = 1;
+    GT_STATUS(gip_sobel(ctx, &src, &s16, &q), GIP_ERR_INVALID_ARGUMENT);
+    q = p, q.dx = 3;
+    GT_STATUS(gip_sobel(ctx, &src, &s16, &q), GIP_ERR_INVALID_ARGUMENT);
+    q = p, q.dx = 3, q.ksize = 1;
+    GT_STATUS(gip_sobel(ctx, &src, &s16, &q), GIP_ERR_INVALID_ARGUMENT);
+    q = p, q.dx = 5, q.ksize = 5;
+    GT_STATUS(gip_sobel(ctx, &src, &s16, &q), GIP_ERR_INVALID_ARGUMENT);
+    q = p, q.dx = 1, q.dy = 1, q.ksize = GIP_SCHARR;
+    GT_STATUS(gip_sobel(ctx, &src, &s16, &q), GIP_ERR_INVALID_ARGUMENT);
+    q = p, q.dx = 2, q.ksize = GIP_SCHARR;
+    GT_STATUS(gip_sobel(ctx, &src, &s16, &q), GIP_ERR_INVALID_ARGUMENT);
+    q = p, q.ksize = 4;
+    GT_STATUS(gip_sobel(ctx, &src, &s16, &q), GIP_ERR_INVALID_ARGUMENT);
+    q = p, q.ksize = 9;
+    GT_STATUS(gip_sobel(ctx, &src, &s16, &q), GIP_ERR_INVALID_ARGUMENT);
+    q = p, q.scale = INFINITY;
+    GT_STATUS(gip_sobel(ctx, &src, &s16, &q), GIP_ERR_INVALID_ARGUMENT);
+    q = p, q.border.mode = (gip_border)-1;
+    GT_STATUS(gip_sobel(ctx, &src, &s16, &q), GIP_ERR_INVALID_ARGUMENT);
+    q = p, q.border.mode = GIP_BORDER_CONSTANT, q.border.value[2] = NAN;
+    GT_STATUS(gip_sobel(ctx, &src, &s16, &q), GIP_ERR_INVALID_ARGUMENT);
+    GT_STATUS(gip_sobel(ctx, &src, &u16, &p), GIP_ERR_UNSUPPORTED);
+    GT_STATUS(gip_sobel(ctx, &u16, &s16, &p), GIP_ERR_UNSUPPORTED);
+    GT_STATUS(gip_sobel(ctx, &f32src, &s16, &p), GIP_ERR_UNSUPPORTED);
+    GT_STATUS(gip_sobel(ctx, &src, &small, &p), GIP_ERR_SHAPE_MISMATCH);
+    gip_image c1 = s16;
+    c1.channels = 1;
+    GT_STATUS(gip_sobel(ctx, &src, &c1, &p), GIP_ERR_SHAPE_MISMATCH);
+    gip_image alias = src;
+    alias.dtype = GIP_U8;
+    GT_STATUS(gip_sobel(ctx, &src, &alias, &p), GIP_ERR_ALIASING);
+    gip_image dev = s16;
+    dev.memory = GIP_MEM_CUDA;
+    GT_STATUS(gip_sobel(ctx, &src, &dev, &p), gip_context_backend(ctx) == GIP_BACKEND_CUDA
+                                                  ? GIP_ERR_LOCATION_MISMATCH
+                                                  : GIP_ERR_NO_DEVICE);
+    /* magnitude */
+    GT_STATUS(gip_sobel_magnitude(NULL, &src, &f32, &p), GIP_ERR_INVALID_ARGUMENT);
+    GT_STATUS(gip_sobel_magnitude(ctx, &src, &f32, NULL), GIP_ERR_INVALID_ARGUMENT);
+    GT_STATUS(gip_sobel_magnitude(ctx, &src, &s16, &p), GIP_ERR_UNSUPPORTED);
+    q = p, q.ksize = 2;
+    GT_STATUS(gip_sobel_magnitude(ctx, &src, &f32, &q), GIP_ERR_INVALID_ARGUMENT);
+    q = p, q.delta = NAN;
+    GT_STATUS(gip_sobel_magnitude(ctx, &src, &f32, &q), GIP_ERR_INVALID_ARGUMENT);
+    GT_STATUS(gip_sobel_magnitude(ctx, &src, &src, &p), GIP_ERR_ALIASING);
+    bool untouched = true;
+    for (int64_t i = 0; i < 20 * 10 * 3 * 2; i++)
+        untouched &= ((uint8_t *)s16.data)[i] == 0x5A;
+    GT_CHECK(untouched, "sobel: a refused call wrote into dst");
+    gt_free(&src);
+    gt_free(&s16);
+    gt_free(&f32);
+    gt_free(&u16);
+    gt_free(&small);
+    gt_free(&f32src);
+}
+
+static void suite(gip_context *ctx)
+{
+    sweep(ctx);
+    stored_cv2(ctx);
+    bad_inputs(ctx);
+}
+
+static void body(gip_context *ctx)
+{
+    if (gip_context_backend(ctx) == GIP_BACKEND_CUDA) {
+        gip_context_desc d = {.backend = GIP_BACKEND_CPU};
+        if (!GT_OK(gip_context_create(&d, &cpu_ctx)))
+            return;
+        suite(ctx);
+        gip_context_destroy(cpu_ctx);
+        return;
+    }
+    suite(ctx);
+    printf("again with GIP_NOSIMD=1 (the scalar path)\n");
+    setenv("GIP_NOSIMD", "1", 1);
+    suite(ctx);
+    unsetenv("GIP_NOSIMD");
+}
+
+int main(int argc, char **argv)
+{
+    return gt_main(argc, argv, "sobel", body);
+}
