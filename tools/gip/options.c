@@ -172,7 +172,7 @@ static int parse_two(const cli_command *cmd, const char *opt, const char *s, con
                      int32_t *b)
 {
     size_t split = strcspn(s, seps);
-    long long va, vb;
+    long long va = 0, vb = 0;
     int ok;
     if (s[split] == '\0') {
         ok = single_ok && to_ll(s, split, &va);
