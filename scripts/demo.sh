@@ -1,0 +1,69 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Runs the gip CLI on the sample images of data/ and writes the results to out/: devices, info,
+# convert, gray, invert, box, filter, sobel, edges, and the Gaussian 15x15 timing loop on the CPU and,
+# when one is usable, on the GPU. Builds nothing (`make demo` builds first).
+# Usage: scripts/demo.sh [BUILD_DIR]   (default: build/ of the repository)
+set -eu
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${1:-$ROOT/build}
+GIP=$BUILD/gip
+DATA=$ROOT/data
+OUT=$ROOT/out
+if [ ! -x "$GIP" ]; then
+    echo "demo: $GIP does not exist: build first (make demo does)" >&2
+    exit 1
+fi
+mkdir -p "$OUT"
+
+# step ARGS...: prints and runs one gip command; the demo stops at the first failure.
+step() {
+    echo "+ gip $*"
+    if ! "$GIP" "$@"; then
+        echo "demo: failed: gip $*" >&2
+        exit 1
+    fi
+}
+
+echo "== devices"
+step devices
+gpu=0
+if "$GIP" devices | grep -q ", usable$"; then
+    gpu=1
+fi
+
+echo "== info on every sample"
+for f in "$DATA"/*.png "$DATA"/*.jpg; do
+    [ -f "$f" ] || continue
+    step info "$f"
+done
+
+echo "== convert PNG -> JPEG"
+for f in "$DATA"/*.png; do
+    [ -f "$f" ] || continue
+    step convert --quality 90 "$f" "$OUT/$(basename "$f" .png).jpg"
+done
+
+IN=$DATA/astronaut.png
+echo "== filters on $(basename "$IN") (default device)"
+step gray "$IN" "$OUT/astronaut_gray.png"
+step invert "$IN" "$OUT/astronaut_invert.png"
+step box --ksize 3 "$IN" "$OUT/astronaut_box3.png"
+# The seed's hand-written 3x3 mean kernel, now with proper borders.
+step filter --kernel '1/9,1/9,1/9;1/9,1/9,1/9;1/9,1/9,1/9' "$IN" "$OUT/astronaut_mean3.png"
+step sobel --dx 1 --dy 0 "$IN" "$OUT/astronaut_sobel_dx.png"
+step edges "$IN" "$OUT/astronaut_edges.png"
+
+# The seed's timing loop: Gaussian 15x15, 100 runs, compute timed apart from transfers.
+BIG=$DATA/hubble_deep_field.jpg
+echo "== gaussian 15x15 x 100 on $(basename "$BIG"), CPU"
+step gaussian --ksize 15 --repeat 100 --time --device cpu "$BIG" "$OUT/hubble_gaussian15_cpu.jpg"
+if [ "$gpu" -eq 1 ]; then
+    echo "== gaussian 15x15 x 100 on $(basename "$BIG"), GPU"
+    step gaussian --ksize 15 --repeat 100 --time --device cuda "$BIG" \
+        "$OUT/hubble_gaussian15_gpu.jpg"
+else
+    echo "== no usable CUDA device: the GPU run is skipped (see 'gip devices' above)"
+fi
+echo "demo: outputs in $OUT"

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+/* The file subcommands: info (what an image file holds) and convert (between formats). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli.h"
+
+/* ---- info --------------------------------------------------------------------------------- */
+
+static const char *channel_kind(int32_t channels)
+{
+    switch (channels) {
+    case 1:
+        return "gray";
+    case 2:
+        return "gray+alpha";
+    case 3:
+        return "RGB";
+    case 4:
+        return "RGBA";
+    }
+    return "?";
+}
+
+static int run_info(const cli_command *cmd, int argc, char **argv)
+{
+    cli_common common;
+    const char **pos = malloc((size_t)argc * sizeof *pos);
+    int npos;
+    if (!pos) {
+        fprintf(stderr, "gip %s: out of memory\n", cmd->name);
+        return CLI_EXIT_RUNTIME;
+    }
+    int rc = cli_parse(cmd, argc, argv, NULL, 0, &common, pos, 1, argc, &npos);
+    if (rc) {
+        free(pos);
+        return rc;
+    }
+    for (int i = 0; i < npos; i++) {
+        gip_image_info info;
+        gip_status st = gip_image_probe(pos[i], &info);
+        if (st) {
+            rc = cli_lib_error(cmd->name, st);
+            continue;
+        }
+        const char *layout = "";
+        if (info.format == GIP_FORMAT_JPEG)
+            layout = info.progressive ? ", progressive" : ", sequential";
+        else if (info.format == GIP_FORMAT_PNG)
+            layout = info.progressive ? ", interlaced" : ", not interlaced";
+        printf("%s: %s, %lldx%lld, %d channel%s (%s), %d-bit%s\n", pos[i],
+               gip_format_name(info.format), (long long)info.width, (long long)info.height,
+               (int)info.channels, info.channels == 1 ? "" : "s", channel_kind(info.channels),
+               (int)info.bit_depth, layout);
+    }
+    free(pos);
+    return rc;
+}
+
+const cli_command cli_cmd_info = {"info", "describe image files (format, size, channels, depth)",
+                                  run_info,
+                                  "Usage: gip info IMAGE...\n"
+                                  "\n"
+                                  "Prints, for each file, read from its header only: format, "
+                                  "width x height, channels,\n"
+                                  "bits per channel, and whether it is progressive (JPEG) or "
+                                  "interlaced (PNG).\n"
+                                  "Exits 1 if any file could not be read (the others are still "
+                                  "described).\n",
+                                  0};
+
+/* ---- convert ------------------------------------------------------------------------------ */
+
+/* Non-zero when the output path's extension makes it a JPEG file. */
+static int jpeg_path(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *dot = strrchr(slash ? slash : path, '.');
+    return dot && (strcasecmp(dot, ".jpg") == 0 || strcasecmp(dot, ".jpeg") == 0);
+}
+
+static int run_convert(const cli_command *cmd, int argc, char **argv)
+{
+    cli_opt opts[] = {{"--gray", NULL, NULL},
+                      {"--progressive", NULL, NULL},
+                      {"--subsampling", "444|422|420", NULL}};
+    cli_common common;
+    const char *pos[2];
+    int npos;
+    int rc = cli_parse(cmd, argc, argv, opts, 3, &common, pos, 2, 2, &npos);
+    if (rc)
+        return rc;
+    const char *in = pos[0], *out = pos[1];
+    int jpeg = jpeg_path(out);
+    gip_save_params sp = {0};
+    sp.quality = common.quality;
+    sp.progressive = opts[1].value != NULL;
+    if (opts[2].value) {
+        const char *s = opts[2].value;
+        if (strcmp(s, "444") == 0)
+            sp.subsampling = GIP_SUBSAMPLING_444;
+        else if (strcmp(s, "422") == 0)
+            sp.subsampling = GIP_SUBSAMPLING_422;
+        else if (strcmp(s, "420") == 0)
+            sp.subsampling = GIP_SUBSAMPLING_420;
+        else
+            return cli_usage(cmd, "--subsampling: unknown value '%s'; accepted: 444, 422 or 420",
+                             s);
+    }
+    if (!jpeg && (opts[1].value || opts[2].value))
+        return cli_usage(cmd, "--%s applies only to JPEG outputs (.jpg, .jpeg), not '%s'",
+                         opts[1].value ? "progressive" : "subsampling", out);
+
+    /* As stored, except where the output cannot hold it: JPEG has no alpha and no 16 bits. */
+    gip_load_params lp = {0};
+    lp.mode = GIP_LOAD_UNCHANGED;
+    if (opts[0].value) {
+        lp.mode = GIP_LOAD_GRAY;
+    } else if (jpeg) {
+        gip_image_info info;
+        gip_status st = gip_image_probe(in, &info);
+        if (st)
+            return cli_lib_error(cmd->name, st);
+        lp.mode = info.channels <= 2 ? GIP_LOAD_GRAY : GIP_LOAD_COLOR;
+    }
+    gip_image img = {0};
+    gip_status st = gip_image_load(in, &lp, &img);
+    if (st)
+        return cli_lib_error(cmd->name, st);
+    st = gip_image_save(out, &img, &sp);
+    gip_image_free(NULL, &img);
+    if (st)
+        return cli_lib_error(cmd->name, st);
+    return CLI_EXIT_OK;
+}
+
+const cli_command cli_cmd_convert = {
+    "convert", "convert between JPEG, PNG and PPM/PGM", run_convert,
+    "Usage: gip convert [options] IN OUT\n"
+    "\n"
+    "Reads IN (JPEG, PNG, PPM/PGM, recognised from its bytes) and writes OUT in the format its\n"
+    "extension names (.jpg .jpeg .png .ppm .pgm .pnm), keeping channels and depth where OUT\n"
+    "can hold them (JPEG: 8-bit gray or RGB, alpha dropped). OUT is replaced only when\n"
+    "complete.\n"
+    "\n"
+    "Options:\n"
+    "  --gray               convert to one gray channel\n"
+    "  --progressive        write a progressive JPEG\n"
+    "  --subsampling S      JPEG chroma subsampling: 444, 422 or 420 (default 420)\n",
+    CLI_COMMON_SAVE};

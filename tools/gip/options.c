@@ -1,0 +1,395 @@
+/* SPDX-License-Identifier: MIT */
+/* The CLI's option parser, written once: common options, strict number parsing, usage messages. */
+#define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+
+enum common_id {
+    OPT_DEVICE,
+    OPT_THREADS,
+    OPT_REPEAT,
+    OPT_TIME,
+    OPT_VERBOSE,
+    OPT_BORDER,
+    OPT_BORDER_VALUE,
+    OPT_QUALITY,
+    OPT_UNCHANGED,
+    OPT_COUNT
+};
+
+/* The common options: name, short alias, metavar (NULL for flags), group, help. */
+static const struct common_opt {
+    const char *name;
+    const char *alias;
+    const char *metavar;
+    unsigned group;
+    const char *help;
+} common_opts[OPT_COUNT] = {
+    [OPT_DEVICE] = {"--device", NULL, "auto|cpu|cuda|cuda:N", CLI_COMMON_DEVICE,
+                    "where to compute (default auto: the first usable CUDA\n"
+                    "device, else the CPU)"},
+    [OPT_THREADS] = {"--threads", NULL, "N", CLI_COMMON_DEVICE,
+                     "CPU threads, 0..4096 (default 0: one per core)"},
+    [OPT_REPEAT] = {"--repeat", NULL, "N", CLI_COMMON_DEVICE,
+                    "run the operation N times, 1..1000000 (default 1)"},
+    [OPT_TIME] = {"--time", NULL, NULL, CLI_COMMON_DEVICE,
+                  "print the device line and the load, upload, compute (median\n"
+                  "and min over the runs), download and save times"},
+    [OPT_VERBOSE] = {"--verbose", "-v", NULL, CLI_COMMON_DEVICE,
+                     "print the device in use on stderr"},
+    [OPT_BORDER] = {"--border", NULL, "MODE", CLI_COMMON_BORDER,
+                    "pixels outside the image: reflect101 (default), reflect,\n"
+                    "replicate, constant or wrap"},
+    [OPT_BORDER_VALUE] = {"--border-value", NULL, "V[,V,V,V]", CLI_COMMON_BORDER,
+                          "value of constant borders: one for all channels or one\n"
+                          "per channel (default 0); needs --border constant"},
+    [OPT_QUALITY] = {"--quality", NULL, "N", CLI_COMMON_SAVE,
+                     "JPEG quality of the output, 1..100 (default 95)"},
+    [OPT_UNCHANGED] = {"--unchanged", NULL, NULL, CLI_COMMON_UNCHANGED,
+                       "load channels and depth as stored (1, 3 or 4 channels,\n"
+                       "8 or 16 bits) instead of 8-bit RGB"},
+};
+
+int cli_usage(const cli_command *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "gip %s: ", cmd->name);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nTry 'gip %s --help'.\n", cmd->name);
+    return CLI_EXIT_USAGE;
+}
+
+int cli_lib_error(const char *name, gip_status status)
+{
+    const char *msg = gip_last_error();
+    if (!msg || !*msg)
+        msg = gip_status_string(status);
+    fprintf(stderr, "gip %s: %s\n", name, msg);
+    return CLI_EXIT_RUNTIME;
+}
+
+/* Prints one option line of a help text, aligned like the subcommands' own texts. */
+static void print_opt(const char *alias, const char *name, const char *metavar, const char *help)
+{
+    char left[96];
+    snprintf(left, sizeof left, "%s%s%s%s%s", alias ? alias : "", alias ? ", " : "", name,
+             metavar ? " " : "", metavar ? metavar : "");
+    if (strlen(left) <= 20)
+        printf("  %-20s ", left);
+    else
+        printf("  %s\n  %-20s ", left, "");
+    /* Continuation lines of the help start under its first character. */
+    for (const char *p = help; *p; p++) {
+        putchar(*p);
+        if (*p == '\n')
+            printf("  %-20s ", "");
+    }
+    putchar('\n');
+}
+
+void cli_print_help(const cli_command *cmd)
+{
+    fputs(cmd->help, stdout);
+    printf("\nCommon options:\n");
+    for (int i = 0; i < OPT_COUNT; i++)
+        if (cmd->common & common_opts[i].group)
+            print_opt(common_opts[i].alias, common_opts[i].name, common_opts[i].metavar,
+                      common_opts[i].help);
+    print_opt("-h", "--help", NULL, "show this help and exit");
+}
+
+/* Converts the characters s[0..len) to an integer; false unless all of them form one. */
+static int to_ll(const char *s, size_t len, long long *out)
+{
+    char buf[64];
+    if (len == 0 || len >= sizeof buf || isspace((unsigned char)s[0]))
+        return 0;
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    char *end;
+    errno = 0;
+    long long v = strtoll(buf, &end, 10);
+    if (errno || *end != '\0')
+        return 0;
+    *out = v;
+    return 1;
+}
+
+/* Converts s[0..len) to a finite double; false unless all of them form one. */
+static int to_double(const char *s, size_t len, double *out)
+{
+    char buf[64];
+    if (len == 0 || len >= sizeof buf || isspace((unsigned char)s[0]))
+        return 0;
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    char *end;
+    errno = 0;
+    double v = strtod(buf, &end);
+    if (errno || *end != '\0' || !isfinite(v))
+        return 0;
+    *out = v;
+    return 1;
+}
+
+int cli_parse_int(const cli_command *cmd, const char *opt, const char *s, int64_t min, int64_t max,
+                  const char *accepted, int64_t *out)
+{
+    long long v;
+    if (!to_ll(s, strlen(s), &v))
+        return cli_usage(cmd, "%s: '%s' is not an integer; accepted: %s", opt, s, accepted);
+    if (v < min || v > max)
+        return cli_usage(cmd, "%s: %lld is out of range; accepted: %s", opt, v, accepted);
+    *out = v;
+    return 0;
+}
+
+int cli_parse_double(const cli_command *cmd, const char *opt, const char *s, double min, double max,
+                     const char *accepted, double *out)
+{
+    double v;
+    if (!to_double(s, strlen(s), &v))
+        return cli_usage(cmd, "%s: '%s' is not a finite number; accepted: %s", opt, s, accepted);
+    if (v < min || v > max)
+        return cli_usage(cmd, "%s: %g is out of range; accepted: %s", opt, v, accepted);
+    *out = v;
+    return 0;
+}
+
+/* Parses "A<sep>B" (or just "A" when single_ok, giving B = A) as two integers in [min, max]. */
+static int parse_two(const cli_command *cmd, const char *opt, const char *s, const char *seps,
+                     int single_ok, int64_t min, int64_t max, const char *accepted, int32_t *a,
+                     int32_t *b)
+{
+    size_t split = strcspn(s, seps);
+    long long va = 0, vb = 0;
+    int ok;
+    if (s[split] == '\0') {
+        ok = single_ok && to_ll(s, split, &va);
+        vb = va;
+    } else {
+        ok = to_ll(s, split, &va) && to_ll(s + split + 1, strlen(s + split + 1), &vb);
+    }
+    if (!ok)
+        return cli_usage(cmd, "%s: '%s' is malformed; accepted: %s", opt, s, accepted);
+    if (va < min || va > max || vb < min || vb > max)
+        return cli_usage(cmd, "%s: '%s' is out of range; accepted: %s", opt, s, accepted);
+    *a = (int32_t)va;
+    *b = (int32_t)vb;
+    return 0;
+}
+
+int cli_parse_size(const cli_command *cmd, const char *opt, const char *s, int64_t min, int64_t max,
+                   const char *accepted, int32_t *w, int32_t *h)
+{
+    return parse_two(cmd, opt, s, "xX", 1, min, max, accepted, w, h);
+}
+
+int cli_parse_pair(const cli_command *cmd, const char *opt, const char *s, int64_t min, int64_t max,
+                   const char *accepted, int32_t *a, int32_t *b)
+{
+    return parse_two(cmd, opt, s, ",", 0, min, max, accepted, a, b);
+}
+
+int cli_parse_list(const cli_command *cmd, const char *opt, const char *s, int max_count,
+                   const char *accepted, double *out, int *count)
+{
+    int n = 0;
+    const char *p = s;
+    for (;;) {
+        size_t len = strcspn(p, ",");
+        if (n == max_count)
+            return cli_usage(cmd, "%s: '%s' has more than %d values; accepted: %s", opt, s,
+                             max_count, accepted);
+        if (!to_double(p, len, &out[n]))
+            return cli_usage(cmd, "%s: '%s' is malformed; accepted: %s", opt, s, accepted);
+        n++;
+        if (p[len] == '\0')
+            break;
+        p += len + 1;
+    }
+    *count = n;
+    return 0;
+}
+
+double cli_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Converts the raw values of the common options into `common`. */
+static int convert_common(const cli_command *cmd, const char *const raw[OPT_COUNT],
+                          cli_common *common)
+{
+    int64_t v;
+    int rc;
+    const char *s;
+    if ((s = raw[OPT_DEVICE])) {
+        static const char accepted[] = "auto, cpu, cuda or cuda:N (N = device index 0..1023)";
+        if (strcmp(s, "auto") == 0) {
+            common->backend = GIP_BACKEND_AUTO;
+        } else if (strcmp(s, "cpu") == 0) {
+            common->backend = GIP_BACKEND_CPU;
+        } else if (strcmp(s, "cuda") == 0) {
+            common->backend = GIP_BACKEND_CUDA;
+        } else if (strncmp(s, "cuda:", 5) == 0) {
+            if ((rc = cli_parse_int(cmd, "--device", s + 5, 0, 1023, accepted, &v)))
+                return rc;
+            common->backend = GIP_BACKEND_CUDA;
+            common->device = (int32_t)v;
+        } else {
+            return cli_usage(cmd, "--device: unknown device '%s'; accepted: %s", s, accepted);
+        }
+    }
+    if (raw[OPT_THREADS]) {
+        if ((rc = cli_parse_int(cmd, "--threads", raw[OPT_THREADS], 0, 4096,
+                                "0 (one per core) or 1..4096", &v)))
+            return rc;
+        common->threads = (int32_t)v;
+    }
+    if (raw[OPT_REPEAT]) {
+        if ((rc = cli_parse_int(cmd, "--repeat", raw[OPT_REPEAT], 1, 1000000, "1..1000000", &v)))
+            return rc;
+        common->repeat = v;
+    }
+    common->time = raw[OPT_TIME] != NULL;
+    common->verbose = raw[OPT_VERBOSE] != NULL;
+    common->unchanged = raw[OPT_UNCHANGED] != NULL;
+    if ((s = raw[OPT_BORDER])) {
+        static const struct {
+            const char *name;
+            gip_border mode;
+        } modes[] = {
+            {"reflect101", GIP_BORDER_REFLECT_101}, {"reflect_101", GIP_BORDER_REFLECT_101},
+            {"reflect", GIP_BORDER_REFLECT},        {"replicate", GIP_BORDER_REPLICATE},
+            {"constant", GIP_BORDER_CONSTANT},      {"wrap", GIP_BORDER_WRAP}};
+        size_t i;
+        for (i = 0; i < sizeof modes / sizeof modes[0]; i++)
+            if (strcmp(s, modes[i].name) == 0)
+                break;
+        if (i == sizeof modes / sizeof modes[0])
+            return cli_usage(cmd,
+                             "--border: unknown mode '%s'; accepted: reflect101 (default), "
+                             "reflect, replicate, constant or wrap",
+                             s);
+        common->border.mode = modes[i].mode;
+    }
+    if ((s = raw[OPT_BORDER_VALUE])) {
+        static const char accepted[] = "1 to 4 comma-separated numbers, e.g. 0 or 255,0,0";
+        double vals[4];
+        int n = 0;
+        if ((rc = cli_parse_list(cmd, "--border-value", s, 4, accepted, vals, &n)))
+            return rc;
+        if (common->border.mode != GIP_BORDER_CONSTANT)
+            return cli_usage(cmd, "--border-value applies only with --border constant");
+        for (int c = 0; c < 4; c++)
+            common->border.value[c] = (float)(n == 1 ? vals[0] : c < n ? vals[c] : 0.0);
+    }
+    if (raw[OPT_QUALITY]) {
+        if ((rc = cli_parse_int(cmd, "--quality", raw[OPT_QUALITY], 1, 100, "1..100", &v)))
+            return rc;
+        common->quality = (int32_t)v;
+    }
+    return 0;
+}
+
+/* Finds a common option accepted by `cmd` by name or alias; -1 when none, -2 when it exists but
+ * does not apply to this subcommand. */
+static int find_common(const cli_command *cmd, const char *name, size_t len)
+{
+    for (int i = 0; i < OPT_COUNT; i++) {
+        const struct common_opt *o = &common_opts[i];
+        int match = (strlen(o->name) == len && strncmp(o->name, name, len) == 0) ||
+                    (o->alias && strlen(o->alias) == len && strncmp(o->alias, name, len) == 0);
+        if (match)
+            return (cmd->common & o->group) ? i : -2;
+    }
+    return -1;
+}
+
+int cli_parse(const cli_command *cmd, int argc, char **argv, cli_opt *opts, int nopts,
+              cli_common *common, const char **pos, int min_pos, int max_pos, int *npos)
+{
+    memset(common, 0, sizeof *common);
+    common->repeat = 1;
+    for (int i = 0; i < nopts; i++)
+        opts[i].value = NULL;
+    *npos = 0;
+
+    /* Help wins over every other mistake on the line. */
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            cli_print_help(cmd);
+            return CLI_HELP;
+        }
+
+    const char *raw[OPT_COUNT] = {0};
+    int options_done = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!options_done && strcmp(a, "--") == 0) {
+            options_done = 1;
+            continue;
+        }
+        if (options_done || a[0] != '-' || a[1] == '\0') {
+            if (*npos == max_pos)
+                return cli_usage(cmd, "unexpected argument '%s' (takes %d)", a, max_pos);
+            pos[(*npos)++] = a;
+            continue;
+        }
+        /* An option: "--name", "--name=value" or "-v". */
+        const char *eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL;
+        size_t len = eq ? (size_t)(eq - a) : strlen(a);
+        const char *metavar = NULL;
+        const char **slot = NULL;
+        int c = find_common(cmd, a, len);
+        if (c >= 0) {
+            metavar = common_opts[c].metavar;
+            slot = &raw[c];
+        } else {
+            for (int k = 0; k < nopts; k++)
+                if (strlen(opts[k].name) == len && strncmp(opts[k].name, a, len) == 0) {
+                    metavar = opts[k].metavar;
+                    slot = &opts[k].value;
+                    break;
+                }
+        }
+        if (!slot) {
+            if (c == -2)
+                return cli_usage(cmd, "option '%.*s' does not apply to this subcommand", (int)len,
+                                 a);
+            return cli_usage(cmd, "unknown option '%.*s'", (int)len, a);
+        }
+        if (!metavar) {
+            if (eq)
+                return cli_usage(cmd, "option '%.*s' takes no value", (int)len, a);
+            *slot = "1";
+        } else if (eq) {
+            *slot = eq + 1;
+        } else if (i + 1 < argc) {
+            *slot = argv[++i];
+        } else {
+            return cli_usage(cmd, "option '%s' needs a value: %s", a, metavar);
+        }
+    }
+    if (*npos < min_pos) {
+        /* The help text's first line is the usage line. */
+        const char *nl = strchr(cmd->help, '\n');
+        int ulen = nl ? (int)(nl - cmd->help) : (int)strlen(cmd->help);
+        return cli_usage(cmd, "missing argument (%d given, %d needed)\n%.*s", *npos, min_pos, ulen,
+                         cmd->help);
+    }
+    return convert_common(cmd, raw, common);
+}
