@@ -88,9 +88,10 @@ void gt_set(gip_image *img, int64_t x, int64_t y, int32_t c, double v);
 typedef gip_status (*gt_unary_fn)(gip_context *ctx, const gip_image *src, gip_image *dst,
                                   const void *params);
 
-/* Runs `fn` on the context's backend with host images in and out: on CUDA, uploads src, poisons
- * a device dst (byte `poison`), runs, downloads into dst; on the CPU, poisons dst and runs
- * directly. Returns the operation's status. */
+/* Runs `fn` on the context's backend with host images in and out: on CUDA, device images with the
+ * host views' strides (padded, odd or tight alike), src uploaded, dst uploaded poisoned (byte
+ * `poison`, padding as the host has it), run, and the whole dst buffer downloaded back, padding
+ * included; on the CPU, poisons dst and runs directly. Returns the operation's status. */
 gip_status gt_run_unary(gip_context *ctx, gt_unary_fn fn, const gip_image *src, gip_image *dst,
                         const void *params, uint8_t poison);
 
