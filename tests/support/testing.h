@@ -45,12 +45,13 @@ bool gt_check_status(gip_status got, gip_status expected, const char *expr, cons
  * 1 otherwise. The body gets a context of that backend. */
 int gt_main(int argc, char **argv, const char *name, void (*body)(gip_context *ctx));
 
-/* Awkward sizes every operation is tested on: 1x1, 1x17, 17x1, 13x42, 64x48, 1001x777. */
+/* Awkward sizes every operation is tested on: 1x1, 1x17, 17x1, 13x42, 64x48, 1001x777 (the last
+ * is left out when GIP_TEST_QUICK=1). */
 typedef struct gt_size {
     int64_t w, h;
 } gt_size;
 extern const gt_size gt_sizes[];
-extern const int gt_nsizes;
+extern int gt_nsizes;
 
 /* Deterministic random generator (splitmix64). */
 uint64_t gt_rand_u64(uint64_t *state);
