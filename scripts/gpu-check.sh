@@ -10,7 +10,7 @@ OUT=$(mktemp -d /tmp/gip-gpu-check.XXXXXX)
 mkdir -p "$DEST"
 pack() {
     cp "$OUT/summary.txt" "$DEST/" 2>/dev/null
-    cp "$OUT"/bench/*.json "$OUT"/bench/*.md "$OUT"/bench/*.png "$DEST/" 2>/dev/null
+    cp "$OUT"/bench/*.md "$OUT"/bench/*.png "$DEST/" 2>/dev/null # the JSON files are in the tgz
     tar czf "$DEST/gpu-check.tgz" -C "$OUT" .
 }
 trap pack EXIT
