@@ -21,15 +21,16 @@ const char *gip_build_info(void)
     return "gip " GIP__STR(GIP_VERSION_MAJOR) "." GIP__STR(GIP_VERSION_MINOR) "." GIP__STR(
         GIP_VERSION_PATCH) " ("
 #ifdef GIP_HAVE_CUDA
-                           "CUDA " GIP__STR(GIP_CUDA_VERSION_STRING) ", "
+                           "CUDA " GIP__STR(
+                               GIP_CUDA_VERSION_STRING) ", cuFFT, NVRTC, "
 #else
                            "built without CUDA, "
 #endif
-                                                                     "OpenMP, libjpeg-turbo, libpng"
+                                                        "OpenMP, FFTW3, libjpeg-turbo, libpng"
 #ifdef GIP_HAVE_NVJPEG
-                                                                     ", nvJPEG"
+                                                        ", nvJPEG"
 #endif
-                                                                     ")";
+                                                        ")";
 }
 
 static char unavailable_reason[256];
