@@ -1,0 +1,996 @@
+# SPDX-License-Identifier: MIT
+"""gip: GPU image processing with a CPU fallback, with OpenCV's names, defaults and results.
+
+Arrays
+    Images are HWC arrays (HW for one channel, returned as HW like cv2) of uint8, uint16, int16,
+    float32 (and complex64 for the FFT). Any row stride is used as is. A view whose pixels are not
+    interleaved (channel stride != itemsize, or pixel stride != channels * itemsize, a flipped or
+    negative row stride) is copied into a tight temporary first, where it lives (host or device);
+    outputs (``dst=``) must be interleaved.
+
+Devices
+    Every function takes ``device='auto'|'cpu'|'cuda'|'cuda:N'`` (or a :class:`Device`).
+    ``'auto'`` (the default) runs where the data lives: arrays on a CUDA device run on that
+    device; host arrays run on the default device, which is the first usable GPU when there is
+    one, else the CPU (``gip.default_device()`` says which and why; ``with gip.Device('cpu'):`` or
+    ``gip.set_default_device()`` or the environment variable GIP_DEVICE change it).
+    Host arrays in give host arrays out: on a GPU they are uploaded, processed and downloaded
+    (GpuMat-like). Device arrays in (gip.Image, CuPy arrays, PyTorch CUDA tensors, anything with
+    ``__dlpack__`` or ``__cuda_array_interface__``) are used without a copy and give gip.Image
+    results, which CuPy (``cupy.asarray``) and PyTorch (``torch.from_dlpack``) take without a copy.
+
+Streams
+    Each device has one gip context with its own non-blocking CUDA stream; gip queues work there
+    and returns without waiting (``Image.download()``, host results and ``Device.sync()`` wait).
+    Importing: with ``__dlpack__`` gip passes its stream, so the producer orders its work before
+    gip's (the DLPack protocol); with ``__cuda_array_interface__`` v3 gip makes its stream wait for
+    the producer's ``stream`` entry (an event), and after each operation makes the producer's
+    stream wait for gip's reads, so the producer may overwrite or free the array afterwards.
+    Exporting: ``__cuda_array_interface__['stream']`` is gip's stream (the consumer waits on it);
+    ``__dlpack__(stream=s)`` makes stream ``s`` wait for gip's queued work. Result images keep
+    their input objects alive until they are freed.
+
+Errors
+    Every failure raises a subclass of :class:`gip.Error` carrying libgip's message (see
+    gip._errors): InvalidArgument (ValueError), Unsupported (TypeError), OutOfMemory
+    (MemoryError), DeviceError (RuntimeError), IOError (OSError) and their refinements.
+"""
+import os as _os
+import threading as _threading
+
+import numpy as _np
+
+from . import _gip
+from ._errors import *  # noqa: F401,F403
+from ._errors import BY_CODE as _BY_CODE
+from ._errors import __all__ as _errors_all
+
+Image = _gip.Image
+__version__ = _gip.version()
+
+# ---- constants (cv2's values, so cv2's constants work too) --------------------------------------
+IMREAD_UNCHANGED = -1
+IMREAD_GRAYSCALE = 0
+IMREAD_COLOR = 1
+IMREAD_ANYDEPTH = 2
+IMWRITE_JPEG_QUALITY = 1
+IMWRITE_JPEG_PROGRESSIVE = 2
+IMWRITE_JPEG_SAMPLING_FACTOR = 7
+IMWRITE_PNG_COMPRESSION = 16
+IMWRITE_JPEG_SAMPLING_FACTOR_420 = 0x221111
+IMWRITE_JPEG_SAMPLING_FACTOR_422 = 0x211111
+IMWRITE_JPEG_SAMPLING_FACTOR_444 = 0x111111
+
+BORDER_CONSTANT = 0
+BORDER_REPLICATE = 1
+BORDER_REFLECT = 2
+BORDER_WRAP = 3
+BORDER_REFLECT_101 = 4
+BORDER_REFLECT101 = 4
+BORDER_DEFAULT = 4
+_BORDER_TO_GIP = {4: 0, 2: 1, 1: 2, 0: 3, 3: 4}
+
+CV_8U = 0
+CV_16U = 2
+CV_16S = 3
+CV_32F = 5
+_DEPTH_TO_DTYPE = {0: _np.dtype(_np.uint8), 2: _np.dtype(_np.uint16), 3: _np.dtype(_np.int16),
+                   5: _np.dtype(_np.float32)}
+
+COLOR_BGR2BGRA = COLOR_RGB2RGBA = 0
+COLOR_BGRA2BGR = COLOR_RGBA2RGB = 1
+COLOR_BGR2RGBA = COLOR_RGB2BGRA = 2
+COLOR_RGBA2BGR = COLOR_BGRA2RGB = 3
+COLOR_BGR2RGB = COLOR_RGB2BGR = 4
+COLOR_BGRA2RGBA = COLOR_RGBA2BGRA = 5
+COLOR_BGR2GRAY = 6
+COLOR_RGB2GRAY = 7
+COLOR_GRAY2BGR = COLOR_GRAY2RGB = 8
+COLOR_GRAY2BGRA = COLOR_GRAY2RGBA = 9
+COLOR_BGRA2GRAY = 10
+COLOR_RGBA2GRAY = 11
+# cv2 code -> (gip_color_code, output channels)
+_COLOR = {0: (3, 4), 1: (4, 3), 2: (5, 4), 3: (6, 3), 4: (1, 3), 5: (2, 4), 6: (8, 1), 7: (7, 1),
+          8: (11, 3), 9: (12, 4), 10: (10, 1), 11: (9, 1)}
+
+_DTYPE_CODE = {_np.dtype(_np.uint8): 1, _np.dtype(_np.uint16): 2, _np.dtype(_np.int16): 3,
+               _np.dtype(_np.float32): 4, _np.dtype(_np.complex64): 5}
+_TYPESTR = {"|u1": _np.dtype(_np.uint8), "<u2": _np.dtype(_np.uint16),
+            "<i2": _np.dtype(_np.int16), "<f4": _np.dtype(_np.float32),
+            "<c8": _np.dtype(_np.complex64)}
+_METHOD = {"auto": 0, "direct": 1, "fft": 2}
+_NORM = {None: 0, "backward": 0, "forward": 1, "ortho": 2}
+
+_gip._register_errors(_BY_CODE)
+
+
+def _raise(cls, msg):
+    """Raises the gip exception class `cls` (status set as libgip would) with `msg`."""
+    _gip._raise(_code_of(cls), msg)
+
+
+def _code_of(cls):
+    for code, c in _BY_CODE.items():
+        if c is cls:
+            return code
+    return 900
+
+
+# ---- devices ---------------------------------------------------------------------------------
+_contexts = {}
+_contexts_lock = _threading.Lock()
+_local = _threading.local()
+_default_spec = _os.environ.get("GIP_DEVICE", "auto")
+_auto = None
+
+
+def devices():
+    """The CUDA devices libgip sees: a list of dicts (index, name, compute_capability, sm_count,
+    total_memory, usable, reason). Empty without a GPU (see :func:`unavailable_reason`)."""
+    return _gip.devices()
+
+
+def unavailable_reason():
+    """Why no CUDA device is usable, '' when one is."""
+    return _gip.unavailable_reason()
+
+
+def build_info():
+    """How libgip was built, e.g. 'gip 0.1.0 (CUDA 13.0, OpenMP, ...)'."""
+    return _gip.build_info()
+
+
+def _auto_target():
+    global _auto
+    if _auto is None:
+        usable = [d["index"] for d in _gip.devices() if d["usable"]]
+        _auto = ("cuda", usable[0]) if usable else ("cpu", -1)
+    return _auto
+
+
+def _parse_spec(spec):
+    if isinstance(spec, Device):
+        return spec.kind, spec.index
+    if spec is None or spec == "auto":
+        return _auto_target()
+    if isinstance(spec, int) and not isinstance(spec, bool):
+        return "cuda", spec
+    if isinstance(spec, str):
+        if spec == "cpu":
+            return "cpu", -1
+        if spec == "cuda":
+            return "cuda", 0
+        if spec.startswith("cuda:") and spec[5:].isdigit():
+            return "cuda", int(spec[5:])
+    _raise(InvalidArgument, "device %r: expected 'auto', 'cpu', 'cuda', 'cuda:N' or a gip.Device"
+           % (spec,))
+
+
+class Device:
+    """A place to run: the CPU or CUDA device N, with its gip context (created on first use).
+
+    ``with gip.Device('cuda:1'):`` makes it the default for host arrays in this thread.
+    """
+    __slots__ = ("kind", "index")
+
+    def __init__(self, spec="auto"):
+        self.kind, self.index = _parse_spec(spec)
+
+    @property
+    def context(self):
+        """The _gip.Context of this device (one per device and process)."""
+        key = (self.kind, self.index)
+        ctx = _contexts.get(key)
+        if ctx is None:
+            with _contexts_lock:
+                ctx = _contexts.get(key)
+                if ctx is None:
+                    if self.kind == "cpu":
+                        ctx = _gip.Context(1, 0, 0)
+                    else:
+                        ctx = _gip.Context(2, self.index, 0)
+                    _contexts[key] = ctx
+        return ctx
+
+    @property
+    def name(self):
+        return "cpu" if self.kind == "cpu" else "cuda:%d" % self.index
+
+    @property
+    def describe(self):
+        """One line: 'CUDA device 0: NVIDIA H200 (...)' or 'CPU, 2 threads (...)'."""
+        return self.context.describe
+
+    @property
+    def stream(self):
+        """The device's gip CUDA stream as an int (0 for the CPU)."""
+        return self.context.stream
+
+    def sync(self):
+        """Waits until the work gip queued on this device has finished."""
+        self.context.sync()
+
+    def __enter__(self):
+        stack = getattr(_local, "stack", None)
+        if stack is None:
+            stack = _local.stack = []
+        stack.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _local.stack.pop()
+        return False
+
+    def __eq__(self, other):
+        return isinstance(other, Device) and (self.kind, self.index) == (other.kind, other.index)
+
+    def __hash__(self):
+        return hash((self.kind, self.index))
+
+    def __repr__(self):
+        return "gip.Device(%r)" % self.name
+
+
+def set_default_device(spec):
+    """Sets the process-wide device for host arrays ('auto', 'cpu', 'cuda', 'cuda:N')."""
+    global _default_spec
+    _parse_spec(spec)
+    _default_spec = spec
+
+
+def default_device():
+    """The Device host arrays run on now (innermost ``with Device``, else the default)."""
+    stack = getattr(_local, "stack", None)
+    if stack:
+        return stack[-1]
+    return Device(_default_spec)
+
+
+def sync(device=None):
+    """Waits for the work gip queued on `device` (default: every device gip has used)."""
+    if device is not None:
+        Device(device).sync()
+        return
+    for ctx in list(_contexts.values()):
+        ctx.sync()
+
+
+# ---- preparing calls ---------------------------------------------------------------------------
+_ndarray = _np.ndarray
+
+
+def _choose(device, gpu):
+    """The Device for a call: `gpu` is the CUDA ordinal the inputs live on, or None."""
+    if device is None or device == "auto":
+        if gpu is not None:
+            return Device(gpu)
+        return default_device()
+    dev = device if isinstance(device, Device) else Device(device)
+    if gpu is not None and (dev.kind != "cuda" or dev.index != gpu):
+        _raise(LocationMismatch, "the input is on cuda:%d but device=%r was asked for; move it "
+               "with gip.Image.download() / gip.upload() first" % (gpu, dev.name))
+    return dev
+
+
+def _prep(device, srcs):
+    """Resolves inputs. Returns (ctx, inputs, uploaded): inputs are numpy arrays for a CPU run
+    and gip.Images for a GPU run; uploaded says the host inputs were copied to the device."""
+    gpu = None
+    objs = []
+    for s in srcs:
+        if isinstance(s, _ndarray):
+            objs.append(s)
+            continue
+        if isinstance(s, Image):
+            if s.closed:
+                _raise(InvalidArgument, "the gip.Image is closed")
+            if s.is_cuda:
+                idx = s.device_index
+            else:
+                objs.append(s)  # a host Image (the C side refuses a closed one)
+                continue
+        else:
+            kind, idx = _gip.where(s)
+            if kind != "cuda":
+                objs.append(_host_array(s))
+                continue
+        if gpu is not None and gpu != idx:
+            _raise(LocationMismatch, "inputs are on cuda:%d and cuda:%d" % (gpu, idx))
+        gpu = idx
+        objs.append(s)
+    dev = _choose(device, gpu)
+    ctx = dev.context
+    if dev.kind == "cpu":
+        return ctx, objs, False
+    out = []
+    for o in objs:
+        if isinstance(o, Image) and not o.is_cuda:
+            o = _np.asarray(o)
+        if isinstance(o, _ndarray):
+            out.append(_upload(ctx, o))
+        else:
+            out.append(_gip.asimage(ctx, o))
+    return ctx, out, gpu is None
+
+
+def _host_array(obj):
+    if hasattr(obj, "__dlpack__") and not hasattr(obj, "__array_interface__"):
+        try:
+            return _np.from_dlpack(obj)
+        except (TypeError, BufferError, RuntimeError, AttributeError):
+            pass
+    return _np.asarray(obj)
+
+
+def _dtype_of(a):
+    if isinstance(a, _ndarray):
+        return a.dtype
+    return _TYPESTR[a.typestr]
+
+
+def _check_dtype(dt, what="src"):
+    if dt not in _DTYPE_CODE:
+        _raise(Unsupported, "%s: dtype %s is not supported; uint8, uint16, int16, float32 and "
+               "complex64 are accepted" % (what, dt))
+
+
+def _upload(ctx, arr):
+    _check_dtype(arr.dtype)
+    if arr.ndim not in (2, 3) or 0 in arr.shape:
+        _raise(InvalidArgument, "expected a non-empty 2-D (H, W) or 3-D (H, W, C) array, got "
+               "shape %s" % (arr.shape,))
+    h, w = arr.shape[:2]
+    c = arr.shape[2] if arr.ndim == 3 else 1
+    img = _gip.empty(ctx, h, w, c, _DTYPE_CODE[arr.dtype], arr.ndim, True)
+    _gip.copy(ctx, arr, img)
+    return img
+
+
+def _alloc(ctx, like, shape, dtype, dst, uploaded):
+    """The output of a call: a numpy array for a CPU run (dst if given), a device Image
+    otherwise (dst if given and the inputs were device arrays)."""
+    dtype = _np.dtype(dtype)
+    on_device = isinstance(like, Image) and like.is_cuda
+    if not on_device:
+        if dst is None:
+            return _np.empty(shape, dtype)
+        if not isinstance(dst, _ndarray) or dst.shape != tuple(shape) or dst.dtype != dtype:
+            _raise(ShapeMismatch, "dst must be a numpy array of shape %s and dtype %s"
+                   % (tuple(shape), dtype))
+        return dst
+    if dst is not None and not uploaded:
+        return dst
+    h, w = shape[:2]
+    c = shape[2] if len(shape) == 3 else 1
+    return _gip.empty(ctx, h, w, c, _DTYPE_CODE[dtype], len(shape), True)
+
+
+def _finish(ctx, out, uploaded, dst):
+    if not uploaded:
+        return out
+    host = dst if dst is not None else _np.empty(out.shape, _dtype_of(out))
+    _gip.copy(ctx, out, host)
+    return host
+
+
+def _ddepth(ddepth, src_dtype):
+    if ddepth is None or (isinstance(ddepth, int) and ddepth == -1):
+        return _np.dtype(src_dtype)
+    if isinstance(ddepth, int) and not isinstance(ddepth, bool):
+        if ddepth not in _DEPTH_TO_DTYPE:
+            _raise(Unsupported, "ddepth %d is not supported: CV_8U, CV_16U, CV_16S, CV_32F or -1"
+                   % ddepth)
+        return _DEPTH_TO_DTYPE[ddepth]
+    return _np.dtype(ddepth)
+
+
+def _pair(v, what):
+    if isinstance(v, int):
+        return v, v
+    try:
+        a, b = v
+        return int(a), int(b)
+    except (TypeError, ValueError):
+        _raise(InvalidArgument, "%s must be an int or a pair (width, height), got %r" % (what, v))
+
+
+def _border(borderType):
+    b = int(borderType) & ~16  # cv2.BORDER_ISOLATED is a hint gip does not need
+    if b not in _BORDER_TO_GIP:
+        _raise(InvalidArgument, "borderType %r: BORDER_CONSTANT, REPLICATE, REFLECT, WRAP or "
+               "REFLECT_101 are accepted" % (borderType,))
+    return _BORDER_TO_GIP[b]
+
+
+def _method(method):
+    if method not in _METHOD:
+        _raise(InvalidArgument, "method %r: 'auto', 'direct' or 'fft'" % (method,))
+    return _METHOD[method]
+
+
+# ---- Image helpers (methods of gip.Image implemented in Python) -------------------------------
+def _img_download(img, out=None):
+    if not img.is_cuda:
+        arr = _np.asarray(img)
+        if out is None:
+            return arr.copy()
+        out[...] = arr
+        return out
+    dt = _dtype_of(img)
+    if out is None:
+        out = _np.empty(img.shape, dt)
+    _gip.copy(img.context, img, out)
+    return out
+
+
+def _img_upload(cls, array, device="cuda"):
+    dev = device if isinstance(device, Device) else Device(device)
+    if dev.kind != "cuda":
+        _raise(InvalidArgument, "Image.upload: device must be a CUDA device, got %r" % (device,))
+    return _upload(dev.context, _host_array(array))
+
+
+def _img_device(img):
+    return "cuda:%d" % img.device_index if img.is_cuda else "cpu"
+
+
+def _img_repr(img):
+    if img.closed:
+        return "<gip.Image closed>"
+    return "<gip.Image shape=%s dtype=%s device=%s>" % (img.shape, _dtype_of(img).name,
+                                                         _img_device(img))
+
+
+_gip._register_helpers({"download": _img_download, "upload": _img_upload,
+                        "dtype": _dtype_of, "device": _img_device, "repr": _img_repr})
+
+
+def upload(array, device="cuda"):
+    """Copies a host array to a new device Image (GpuMat.upload)."""
+    return _img_upload(Image, array, device)
+
+
+def asimage(obj, device=None):
+    """A gip.Image viewing `obj` without a copy: a CuPy array, a PyTorch CUDA tensor, anything
+    with __dlpack__/__cuda_array_interface__, a gip.Image, or a host array (a host Image)."""
+    if isinstance(obj, Image):
+        return obj
+    kind, idx = _gip.where(obj)
+    if kind == "cuda":
+        return _gip.asimage(_choose(device, idx).context, obj)
+    return _gip.asimage(None, _host_array(obj))
+
+
+# ---- files ---------------------------------------------------------------------------------
+def _load_mode(flags):
+    table = {-1: (0, False), 0: (1, False), 1: (2, False), 2: (1, True), 3: (2, True)}
+    if flags not in table:
+        _raise(InvalidArgument, "imread flags %r: IMREAD_UNCHANGED, IMREAD_GRAYSCALE, "
+               "IMREAD_COLOR, optionally | IMREAD_ANYDEPTH" % (flags,))
+    return table[flags]
+
+
+def imread(filename, flags=IMREAD_COLOR, *, bgr=True):
+    """Reads an image file (JPEG, PNG, PPM/PGM) into a numpy array, as cv2.imread: BGR(A)
+    channel order by default (bgr=False gives RGB(A)); gray images are (H, W). Raises
+    gip.NotFound / gip.CorruptData / gip.UnknownFormat instead of returning None."""
+    mode, keep = _load_mode(flags)
+    return _np.asarray(_gip.imread(_os.fspath(filename), mode, bgr, keep))
+
+
+def imdecode(buf, flags=IMREAD_COLOR, *, bgr=True):
+    """Decodes an encoded image held in memory (bytes or a uint8 array), as cv2.imdecode."""
+    mode, keep = _load_mode(flags)
+    if isinstance(buf, _ndarray):
+        buf = _np.ascontiguousarray(buf).tobytes()
+    return _np.asarray(_gip.imdecode(buf, mode, bgr, keep))
+
+
+_EXT = {".jpg": 1, ".jpeg": 1, ".jpe": 1, ".png": 2, ".ppm": 3, ".pgm": 3, ".pnm": 3}
+_SAMPLING = {IMWRITE_JPEG_SAMPLING_FACTOR_444: 1, IMWRITE_JPEG_SAMPLING_FACTOR_422: 2,
+             IMWRITE_JPEG_SAMPLING_FACTOR_420: 3}
+
+
+def _save_params(fmt, params, bgr):
+    q = sub = prog = png = 0
+    params = list(params or [])
+    if len(params) % 2:
+        _raise(InvalidArgument, "params must be pairs (flag, value)")
+    for flag, value in zip(params[::2], params[1::2]):
+        if flag == IMWRITE_JPEG_QUALITY:
+            q = int(value)
+        elif flag == IMWRITE_JPEG_PROGRESSIVE:
+            prog = int(bool(value))
+        elif flag == IMWRITE_PNG_COMPRESSION:
+            png = int(value)
+        elif flag == IMWRITE_JPEG_SAMPLING_FACTOR:
+            if value not in _SAMPLING:
+                _raise(InvalidArgument, "IMWRITE_JPEG_SAMPLING_FACTOR %r: 420, 422 or 444" % value)
+            sub = _SAMPLING[value]
+        else:
+            _raise(Unsupported, "imwrite parameter %r is not supported (JPEG quality, progressive,"
+                   " sampling factor; PNG compression)" % (flag,))
+    return (fmt, q, sub, prog, png, int(bool(bgr)))
+
+
+def _host_image(img):
+    if isinstance(img, Image) and img.is_cuda:
+        return img.download()
+    if isinstance(img, _ndarray) or isinstance(img, Image):
+        return img
+    kind, _ = _gip.where(img)
+    if kind == "cuda":
+        return asimage(img).download()
+    return _host_array(img)
+
+
+def imwrite(filename, img, params=None, *, bgr=True):
+    """Writes an image as cv2.imwrite (format from the extension; params as cv2's list of
+    (flag, value) pairs). Device images are downloaded first. The file is replaced atomically:
+    a failure never leaves a partial file. Returns True; raises gip.Error on failure."""
+    path = _os.fspath(filename)
+    _gip.imwrite(path, _host_image(img), _save_params(0, params, bgr))
+    return True
+
+
+def imencode(ext, img, params=None, *, bgr=True):
+    """Encodes an image in memory as cv2.imencode: returns (True, 1-D uint8 array)."""
+    fmt = _EXT.get(ext.lower() if ext.startswith(".") else "." + ext.lower())
+    if fmt is None:
+        _raise(Unsupported, "imencode: extension %r: .jpg, .png, .ppm, .pgm" % (ext,))
+    data = _gip.imencode(_host_image(img), _save_params(fmt, params, bgr))
+    return True, _np.frombuffer(data, _np.uint8)
+
+
+# ---- filters -------------------------------------------------------------------------------
+def invert(src, dst=None, *, max=None, device=None):  # noqa: A002 - the C parameter's name
+    """dst = max - src: 255 - x for uint8 (cv2.bitwise_not), 65535 - x for uint16, max - x for
+    float32 (max defaults to 1.0)."""
+    ctx, (s,), up = _prep(device, (src,))
+    out = _alloc(ctx, s, s.shape, _dtype_of(s), dst, up)
+    _gip.invert(ctx, s, out, 0.0 if max is None else float(max))
+    return _finish(ctx, out, up, dst)
+
+
+def box_filter(src, ddepth, ksize, dst=None, anchor=(-1, -1), normalize=True,
+               borderType=BORDER_DEFAULT, *, device=None):
+    """cv2.boxFilter: the mean (or sum with normalize=False) over a ksize=(w, h) window. ddepth
+    -1 (the source's dtype, rounded and saturated) or CV_32F."""
+    ctx, (s,), up = _prep(device, (src,))
+    kw, kh = _pair(ksize, "ksize")
+    ax, ay = _pair(anchor, "anchor")
+    out = _alloc(ctx, s, s.shape, _ddepth(ddepth, _dtype_of(s)), dst, up)
+    _gip.box_filter(ctx, s, out, kw, kh, ax, ay, bool(normalize), _border(borderType), 0.0)
+    return _finish(ctx, out, up, dst)
+
+
+def blur(src, ksize, dst=None, anchor=(-1, -1), borderType=BORDER_DEFAULT, *, device=None):
+    """cv2.blur: the normalised box filter."""
+    return box_filter(src, -1, ksize, dst, anchor, True, borderType, device=device)
+
+
+def filter2d(src, ddepth, kernel, dst=None, anchor=(-1, -1), delta=0, borderType=BORDER_DEFAULT,
+             *, method="auto", device=None):
+    """cv2.filter2D: correlation with `kernel` (2-D, converted to float32). method 'auto' takes
+    the FFT for float32 outputs with large kernels (f32 accuracy), 'direct' never, 'fft' always."""
+    k = _np.ascontiguousarray(_np.asarray(kernel, dtype=_np.float32))
+    if k.ndim == 1:
+        k = k.reshape(1, -1)
+    if k.ndim != 2:
+        _raise(InvalidArgument, "filter2d: kernel must be 2-D, got shape %s" % (k.shape,))
+    ctx, (s,), up = _prep(device, (src,))
+    ax, ay = _pair(anchor, "anchor")
+    out = _alloc(ctx, s, s.shape, _ddepth(ddepth, _dtype_of(s)), dst, up)
+    _gip.filter2d(ctx, s, out, k, k.shape[1], k.shape[0], ax, ay, float(delta),
+                  _border(borderType), 0.0, _method(method), False)
+    return _finish(ctx, out, up, dst)
+
+
+def fft_convolve(src, ddepth, kernel, dst=None, anchor=(-1, -1), delta=0,
+                 borderType=BORDER_DEFAULT, *, device=None):
+    """filter2d through the frequency domain (cost independent of the kernel size)."""
+    k = _np.ascontiguousarray(_np.asarray(kernel, dtype=_np.float32))
+    if k.ndim != 2:
+        _raise(InvalidArgument, "fft_convolve: kernel must be 2-D, got shape %s" % (k.shape,))
+    ctx, (s,), up = _prep(device, (src,))
+    ax, ay = _pair(anchor, "anchor")
+    out = _alloc(ctx, s, s.shape, _ddepth(ddepth, _dtype_of(s)), dst, up)
+    _gip.filter2d(ctx, s, out, k, k.shape[1], k.shape[0], ax, ay, float(delta),
+                  _border(borderType), 0.0, 2, True)
+    return _finish(ctx, out, up, dst)
+
+
+def conv2d(src, weight, bias=None, padding=0, out_dtype=_np.float32, *, dst=None, device=None):
+    """torch.nn.functional.conv2d on an HWC image (stride 1, dilation 1, groups 1): weight of
+    shape (out_channels, in_channels, kh, kw), in_channels = the image's channels, out_channels
+    1, 3 or 4; bias (out_channels,) or None; padding int or (pad_h, pad_w) of zeros. The output
+    is (H + 2 pad_h - kh + 1, W + 2 pad_w - kw + 1, out_channels), float32 or uint8/uint16
+    (rounded and saturated)."""
+    w = _np.ascontiguousarray(_np.asarray(weight, dtype=_np.float32))
+    if w.ndim != 4:
+        _raise(InvalidArgument, "conv2d: weight must be (out, in, kh, kw), got shape %s"
+               % (w.shape,))
+    b = None if bias is None else _np.ascontiguousarray(_np.asarray(bias, dtype=_np.float32))
+    ph, pw = (padding, padding) if isinstance(padding, int) else tuple(int(p) for p in padding)
+    ctx, (s,), up = _prep(device, (src,))
+    h, wd = s.shape[:2]
+    oc, ic, kh, kw = w.shape
+    oh, ow = h + 2 * ph - kh + 1, wd + 2 * pw - kw + 1
+    if oh < 1 or ow < 1:
+        _raise(InvalidArgument, "conv2d: the kernel (%d x %d) is larger than the padded image"
+               % (kh, kw))
+    shape = (oh, ow) if oc == 1 and len(s.shape) == 2 else (oh, ow, oc)
+    out = _alloc(ctx, s, shape, _np.dtype(out_dtype), dst, up)
+    _gip.conv2d(ctx, s, out, w, b, oc, ic, kh, kw, ph, pw)
+    return _finish(ctx, out, up, dst)
+
+
+def sobel(src, ddepth, dx, dy, dst=None, ksize=3, scale=1, delta=0, borderType=BORDER_DEFAULT,
+          *, device=None):
+    """cv2.Sobel (ksize 1, 3, 5, 7, or -1 for Scharr). uint8 sources: ddepth CV_16S, CV_32F or
+    CV_8U (as cv2: the signed result saturated, negative values 0); uint16/float32 sources:
+    CV_32F. (libgip's own u8 output is the absolute value: sobel_magnitude or convertScaleAbs.)"""
+    ctx, (s,), up = _prep(device, (src,))
+    dt = _ddepth(ddepth, _dtype_of(s))
+    args = (int(dx), int(dy), int(ksize), float(scale), float(delta), _border(borderType), 0.0,
+            False)
+    if dt == _np.uint8:
+        # cv2's CV_8U: the exact signed result (s16 for unit scale and zero delta, else f32)
+        # rounded and saturated to 0..255.
+        mid_t = _np.int16 if (float(scale), float(delta)) == (1.0, 0.0) else _np.float32
+        mid = _alloc(ctx, s, s.shape, mid_t, None, False)
+        _gip.sobel(ctx, s, mid, *args)
+        out = _alloc(ctx, s, s.shape, dt, dst, up)
+        _gip.convert(ctx, mid, out, 1.0, 0.0)
+        return _finish(ctx, out, up, dst)
+    out = _alloc(ctx, s, s.shape, dt, dst, up)
+    _gip.sobel(ctx, s, out, *args)
+    return _finish(ctx, out, up, dst)
+
+
+def scharr(src, ddepth, dx, dy, dst=None, scale=1, delta=0, borderType=BORDER_DEFAULT, *,
+           device=None):
+    """cv2.Scharr: the 3x3 Scharr derivative."""
+    return sobel(src, ddepth, dx, dy, dst, -1, scale, delta, borderType, device=device)
+
+
+def sobel_magnitude(src, ddepth=CV_32F, ksize=3, scale=1, delta=0, borderType=BORDER_DEFAULT,
+                    *, dst=None, device=None):
+    """Edge map: sqrt(gx^2 + gy^2) of the first-order Sobel derivatives, times scale, plus
+    delta; ddepth CV_32F or CV_8U (rounded and saturated)."""
+    ctx, (s,), up = _prep(device, (src,))
+    out = _alloc(ctx, s, s.shape, _ddepth(ddepth, _dtype_of(s)), dst, up)
+    _gip.sobel(ctx, s, out, 1, 1, int(ksize), float(scale), float(delta), _border(borderType),
+               0.0, True)
+    return _finish(ctx, out, up, dst)
+
+
+def gaussian_blur(src, ksize, sigmaX=0, dst=None, sigmaY=0, borderType=BORDER_DEFAULT, *,
+                  method="auto", device=None):
+    """cv2.GaussianBlur: uint8 results equal OpenCV's; ksize (w, h) odd, or 0 to derive from
+    sigma. method: 'auto' (FFT only for float32 with large kernels), 'direct', 'fft'."""
+    ctx, (s,), up = _prep(device, (src,))
+    kw, kh = _pair(ksize, "ksize")
+    out = _alloc(ctx, s, s.shape, _dtype_of(s), dst, up)
+    _gip.gaussian_blur(ctx, s, out, kw, kh, float(sigmaX), float(sigmaY), _border(borderType),
+                       0.0, _method(method))
+    return _finish(ctx, out, up, dst)
+
+
+# ---- colour and depth ------------------------------------------------------------------------
+def cvt_color(src, code, dst=None, dstCn=0, *, device=None):
+    """cv2.cvtColor for channel swaps, alpha add/drop, to and from gray (COLOR_* constants);
+    uint8/uint16 results equal OpenCV's."""
+    if code not in _COLOR:
+        _raise(InvalidArgument, "cvt_color: code %r is not supported (gip.COLOR_* constants)"
+               % (code,))
+    gcode, cn = _COLOR[code]
+    ctx, (s,), up = _prep(device, (src,))
+    h, w = s.shape[:2]
+    shape = (h, w) if cn == 1 else (h, w, cn)
+    out = _alloc(ctx, s, shape, _dtype_of(s), dst, up)
+    _gip.cvt_color(ctx, s, out, gcode)
+    return _finish(ctx, out, up, dst)
+
+
+def convert(src, dtype, alpha=1.0, beta=0.0, *, dst=None, device=None):
+    """Mat.convertTo: dst = saturate(src * alpha + beta) in `dtype` (numpy dtype or CV_ depth),
+    rounded half to even for integer outputs."""
+    ctx, (s,), up = _prep(device, (src,))
+    out = _alloc(ctx, s, s.shape, _ddepth(dtype, _dtype_of(s)), dst, up)
+    _gip.convert(ctx, s, out, float(alpha), float(beta))
+    return _finish(ctx, out, up, dst)
+
+
+# ---- Fourier transforms ------------------------------------------------------------------------
+def _norm(norm):
+    if norm not in _NORM:
+        _raise(InvalidArgument, "norm %r: None, 'backward', 'forward' or 'ortho'" % (norm,))
+    return _NORM[norm]
+
+
+def _fft_input(a):
+    """Host arrays of float64/complex128 are taken in single precision, like the rest of gip."""
+    if isinstance(a, _ndarray):
+        if a.dtype == _np.float64:
+            return a.astype(_np.float32)
+        if a.dtype == _np.complex128:
+            return a.astype(_np.complex64)
+    return a
+
+
+def _two_d(s, what):
+    if len(s.shape) == 3 and s.shape[2] != 1 or len(s.shape) not in (2, 3):
+        _raise(InvalidArgument, "%s: takes a 2-D (H, W) array, got shape %s" % (what, s.shape))
+
+
+def _as_complex(ctx, s, up):
+    """A complex64 copy of a real 1-channel image (f32 first for u8/u16)."""
+    dt = _dtype_of(s)
+    if dt == _np.complex64:
+        return s
+    h, w = s.shape[:2]
+    f = s
+    if dt != _np.float32:
+        f = _alloc(ctx, s, (h, w), _np.float32, None, False)
+        _gip.convert(ctx, s, f, 1.0, 0.0)
+    c = _alloc(ctx, s, (h, w), _np.complex64, None, False)
+    _gip.real_to_complex(ctx, f, c)
+    return c
+
+
+def fft2(a, norm=None, *, device=None):
+    """numpy.fft.fft2 in single precision: complex64 (H, W) spectrum of a 2-D real or complex
+    array (uint8, uint16, float32, complex64; float64/complex128 host arrays are converted)."""
+    ctx, (s,), up = _prep(device, (_fft_input(a),))
+    _two_d(s, "fft2")
+    c = _as_complex(ctx, s, up)
+    out = _alloc(ctx, s, c.shape[:2], _np.complex64, None, up)
+    _gip.fft2(ctx, c, out, _norm(norm), False)
+    return _finish(ctx, out, up, None)
+
+
+def ifft2(a, norm=None, *, device=None):
+    """numpy.fft.ifft2 in single precision: complex64 result."""
+    ctx, (s,), up = _prep(device, (_fft_input(a),))
+    _two_d(s, "ifft2")
+    c = _as_complex(ctx, s, up)
+    out = _alloc(ctx, s, c.shape[:2], _np.complex64, None, up)
+    _gip.fft2(ctx, c, out, _norm(norm), True)
+    return _finish(ctx, out, up, None)
+
+
+def rfft2(a, norm=None, *, device=None):
+    """numpy.fft.rfft2: the (H, W//2 + 1) half spectrum of a real 2-D array, complex64."""
+    ctx, (s,), up = _prep(device, (_fft_input(a),))
+    _two_d(s, "rfft2")
+    h, w = s.shape[:2]
+    out = _alloc(ctx, s, (h, w // 2 + 1), _np.complex64, None, up)
+    _gip.fft2(ctx, s, out, _norm(norm), False)
+    return _finish(ctx, out, up, None)
+
+
+def irfft2(a, s=None, norm=None, *, device=None):
+    """numpy.fft.irfft2 with s=(H, W) (default W = 2 * (half width - 1)): float32 result."""
+    ctx, (x,), up = _prep(device, (_fft_input(a),))
+    _two_d(x, "irfft2")
+    h, hw = x.shape[:2]
+    shape = (h, 2 * (hw - 1)) if s is None else (int(s[0]), int(s[1]))
+    if shape[0] != h or shape[1] // 2 + 1 != hw:
+        _raise(ShapeMismatch, "irfft2: s=%s does not match a half spectrum of shape %s"
+               % (shape, x.shape[:2]))
+    out = _alloc(ctx, x, shape, _np.float32, None, up)
+    _gip.fft2(ctx, x, out, _norm(norm), True)
+    return _finish(ctx, out, up, None)
+
+
+def _shift(x, axes, inverse, device):
+    if axes not in (None, (0, 1), (-2, -1), [0, 1]):
+        _raise(InvalidArgument, "fftshift: axes must be None or (0, 1) (image rows and columns)")
+    if isinstance(x, _ndarray) and x.dtype not in (_np.float32, _np.complex64) and \
+            device in (None, "auto", "cpu"):
+        # numpy's own shift for the dtypes gip's kernels do not take (same semantics).
+        fn = _np.fft.ifftshift if inverse else _np.fft.fftshift
+        return fn(x, axes=(0, 1))
+    ctx, (s,), up = _prep(device, (x,))
+    dt = _dtype_of(s)
+    if dt not in (_np.float32, _np.complex64):
+        _raise(Unsupported, "fftshift: device arrays of float32 or complex64 only, got %s" % dt)
+    out = _alloc(ctx, s, s.shape, dt, None, up)
+    _gip.fftshift(ctx, s, out, inverse)
+    return _finish(ctx, out, up, None)
+
+
+def fftshift(x, axes=None, *, device=None):
+    """numpy.fft.fftshift over the image axes (rows and columns; for an (H, W) array the same as
+    numpy's default; for (H, W, C) numpy's axes=(0, 1))."""
+    return _shift(x, axes, False, device)
+
+
+def ifftshift(x, axes=None, *, device=None):
+    """numpy.fft.ifftshift over the image axes (the inverse of fftshift for odd sizes too)."""
+    return _shift(x, axes, True, device)
+
+
+def magnitude(F, *, device=None):
+    """numpy.abs of a complex64 image, float32."""
+    ctx, (s,), up = _prep(device, (F,))
+    out = _alloc(ctx, s, s.shape[:2], _np.float32, None, up)
+    _gip.magnitude(ctx, s, out, False, False)
+    return _finish(ctx, out, up, None)
+
+
+def log_magnitude(F, log1p=False, *, device=None):
+    """log|F| (or log(1 + |F|)) of a complex64 image, float32 (-inf where |F| = 0, as numpy)."""
+    ctx, (s,), up = _prep(device, (F,))
+    out = _alloc(ctx, s, s.shape[:2], _np.float32, None, up)
+    _gip.magnitude(ctx, s, out, True, bool(log1p))
+    return _finish(ctx, out, up, None)
+
+
+def normalize_minmax(src, *, device=None):
+    """cv2.normalize(src, None, 0, 255, cv2.NORM_MINMAX, cv2.CV_8U) of a float32 image, ignoring
+    non-finite values for the range."""
+    ctx, (s,), up = _prep(device, (src,))
+    out = _alloc(ctx, s, s.shape, _np.uint8, None, up)
+    _gip.normalize_minmax(ctx, s, out)
+    return _finish(ctx, out, up, None)
+
+
+def spectrum(src, *, log1p=False, bgr=True, dst=None, device=None):
+    """The centred log-magnitude spectrum as an 8-bit (H, W) image in one call:
+    normalize_minmax(fftshift(log|fft2(gray)|)). Colour sources are converted to gray first
+    (BGR order by default, as imread gives; bgr=False for RGB)."""
+    ctx, (s,), up = _prep(device, (src,))
+    out = _alloc(ctx, s, s.shape[:2], _np.uint8, dst, up)
+    _gip.spectrum(ctx, s, out, bool(log1p), bool(bgr))
+    return _finish(ctx, out, up, dst)
+
+
+# ---- expressions and raw CUDA kernels ----------------------------------------------------------
+def map(expr, inputs, dtype=None, *, scalars=None, dst=None, device=None):  # noqa: A001
+    """Evaluates an expression per pixel and channel (docs/expressions.md): inputs are an array
+    or a sequence of up to 8 arrays of the same shape, named in0, in1 ... (also a, b, ...; in0 is
+    `in`); scalars {name: value}; dtype of the result defaults to the first input's."""
+    if isinstance(inputs, (list, tuple)):
+        srcs = tuple(inputs)
+    else:
+        srcs = (inputs,)
+    ctx, ins, up = _prep(device, srcs)
+    s0 = ins[0]
+    out = _alloc(ctx, s0, s0.shape, _np.dtype(dtype) if dtype is not None else _dtype_of(s0),
+                 dst, up)
+    _gip.map(ctx, str(expr), tuple(ins), out, scalars)
+    return _finish(ctx, out, up, dst)
+
+
+def stencil(expr, src, dtype=None, *, radius=0, borderType=BORDER_DEFAULT, border_value=0.0,
+            scalars=None, dst=None, device=None):
+    """Evaluates a neighbourhood expression: in(dx, dy) is the pixel at offset (dx, dy) with the
+    border rule applied outside the image; e.g. the 3x3 mean is
+    '(in(-1,-1) + in(0,-1) + in(1,-1) + in(-1,0) + in + in(1,0) + in(-1,1) + in(0,1) + in(1,1)) / 9'."""
+    ctx, (s,), up = _prep(device, (src,))
+    out = _alloc(ctx, s, s.shape, _np.dtype(dtype) if dtype is not None else _dtype_of(s), dst, up)
+    _gip.stencil(ctx, str(expr), s, out, int(radius), _border(borderType), float(border_value),
+                 scalars)
+    return _finish(ctx, out, up, dst)
+
+
+class Pointer:
+    """A raw device pointer kernel argument (passed as is)."""
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = int(value)
+
+
+class Kernel:
+    """A `extern "C" __global__` function of a Module. Call it with its arguments:
+    gip.Image / CuPy / PyTorch CUDA arrays expand to (T *data, int width, int height,
+    long long stride_bytes, int channels); numpy.int32/int64/float32/float64 scalars pass as
+    those types, Python int as int32, Python float as float32, gip.Pointer as a raw pointer.
+    grid defaults to one thread per pixel of the first image (or `size_from`), block to 16x16.
+    Launches are queued on the device's stream; sync=True waits."""
+
+    def __init__(self, module, name):
+        self.module = module
+        self.name = name
+        self._cap = _gip.module_kernel(module._handle, name)
+
+    def __call__(self, *args, grid=None, block=None, shared=0, size_from=None, sync=False):
+        ctx = self.module.device.context
+        conv = []
+        for i, a in enumerate(args):
+            if isinstance(a, Pointer):
+                conv.append((_gip.ARG_PTR, a.value))
+            elif isinstance(a, (bool, _np.bool_)):
+                conv.append((_gip.ARG_I32, int(a)))
+            elif isinstance(a, _np.int32):
+                conv.append((_gip.ARG_I32, int(a)))
+            elif isinstance(a, _np.int64):
+                conv.append((_gip.ARG_I64, int(a)))
+            elif isinstance(a, _np.float32):
+                conv.append((_gip.ARG_F32, float(a)))
+            elif isinstance(a, _np.float64):
+                conv.append((_gip.ARG_F64, float(a)))
+            elif isinstance(a, int):
+                if not -2 ** 31 <= a < 2 ** 31:
+                    _raise(InvalidArgument, "kernel argument %d: %d does not fit an int; pass "
+                           "numpy.int64" % (i, a))
+                conv.append((_gip.ARG_I32, a))
+            elif isinstance(a, float):
+                conv.append((_gip.ARG_F32, a))
+            elif isinstance(a, _ndarray):
+                _raise(LocationMismatch, "kernel argument %d is a host array; upload it with "
+                       "gip.upload()" % i)
+            else:
+                conv.append((_gip.ARG_IMAGE, a))
+        sf = -1
+        if size_from is not None:
+            sf = next((i for i, a in enumerate(args) if a is size_from), -1)
+            if sf < 0:
+                _raise(InvalidArgument, "size_from must be one of the image arguments")
+        _gip.launch(ctx, self._cap, conv, _dim3(grid), _dim3(block), int(shared), sf)
+        if sync:
+            ctx.sync()
+
+
+def _dim3(v):
+    if v is None:
+        return None
+    if isinstance(v, int):
+        return (v, 1, 1)
+    v = tuple(int(x) for x in v) + (1, 1, 1)
+    return v[:3]
+
+
+class Module:
+    """CUDA C++ source compiled by NVRTC for a device (cached on disk); see gip.compile."""
+
+    def __init__(self, source, name="kernel.cu", options=(), include_paths=(), *, cache=True,
+                 device=None):
+        dev = Device("auto" if device is None else device)
+        self.device = dev
+        self._options = [str(o) for o in options]
+        self._includes = [str(p) for p in include_paths]
+        self._handle = _gip.module_compile(dev.context, source, name, self._options,
+                                           self._includes, not cache)
+        self._kernels = {}
+
+    @property
+    def info(self):
+        """dict: cache_hit, compute_capability, is_ptx, target, compile_seconds, load_seconds."""
+        return _gip.module_info(self._handle)
+
+    def get_function(self, name):
+        """The kernel `name` (PyCUDA's spelling)."""
+        k = self._kernels.get(name)
+        if k is None:
+            k = self._kernels[name] = Kernel(self, name)
+        return k
+
+    kernel = get_function
+    __getitem__ = get_function
+
+
+def compile(source, name="kernel.cu", options=(), include_paths=(), *, cache=True,  # noqa: A001
+            device=None):
+    """Compiles CUDA source for a GPU (device 'auto' = the default GPU) and returns a Module.
+    Raises gip.NoDevice on a machine without a usable GPU."""
+    return Module(source, name, options, include_paths, cache=cache, device=device)
+
+
+def cache_dir():
+    """The folder of the disk cache of compiled kernels."""
+    return _gip.cache_dir()
+
+
+# cv2-style aliases, for drop-in use.
+boxFilter = box_filter
+filter2D = filter2d
+Sobel = sobel
+Scharr = scharr
+GaussianBlur = gaussian_blur
+cvtColor = cvt_color
+
+__all__ = [n for n in dir() if not n.startswith("_")] + list(_errors_all)
