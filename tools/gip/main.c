@@ -5,10 +5,13 @@
 
 #include "cli.h"
 
+extern const cli_command cli_cmd_style; /* cmd_style.c (not in cli.h: one shared-file edit) */
+
 /* Every subcommand, in the order `gip --help` lists them. */
 static const cli_command *const commands[] = {
-    &cli_cmd_devices, &cli_cmd_info,   &cli_cmd_convert, &cli_cmd_gray,  &cli_cmd_invert,
-    &cli_cmd_box,     &cli_cmd_filter, &cli_cmd_sobel,   &cli_cmd_edges, &cli_cmd_gaussian,
+    &cli_cmd_devices, &cli_cmd_info,     &cli_cmd_convert, &cli_cmd_gray,
+    &cli_cmd_invert,  &cli_cmd_box,      &cli_cmd_filter,  &cli_cmd_sobel,
+    &cli_cmd_edges,   &cli_cmd_gaussian, &cli_cmd_style, /* cmd_style.c */
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
