@@ -723,6 +723,7 @@ static void test_stop(gip_context *ctx)
     p.net = net;
     p.iterations = 50;
     p.progress_every = 1;
+    p.init = GIP_STYLE_INIT_NOISE; /* content = style: from the content the loss would be 0 */
     /* A stop request from the callback still writes the image and returns GIP_OK. */
     int32_t last = -1;
     gt_poison(&d, 0x5A);
