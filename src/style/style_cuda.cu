@@ -326,7 +326,7 @@ static gip_status cu_create(gip_context *ctx, const gip_net *net, int last, uint
         (s = blas_status(ctx, cublasSetStream(st->blas, gip__stream(ctx)), "cublasSetStream")) ||
         (s = blas_status(
              ctx,
-             cublasSetMathMode(st->blas, tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_PEDANTIC_MATH),
+             cublasSetMathMode(st->blas, tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH),
              "cublasSetMathMode")) ||
         (s = dnn_status(ctx, cudnnCreateConvolutionDescriptor(&st->conv),
                         "cudnnCreateConvolutionDescriptor")) ||
