@@ -39,9 +39,9 @@ demo: build
 test: build pydeps
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
-# Benchmarks here: gip's CPU rows and OpenCV in the same run on the same threads, then the report
-# (out/bench/bench-report.md and .png). BENCH_SIZES=1920x1080,3840x2160,7680x4320 for all sizes.
-# On the GPU machine: scripts/bench-gpu.sh (GPU rows, NPP, CuPy, PyTorch, OpenCV).
+# Benchmarks here: gip's CPU rows, OpenCV (same threads) and numpy (the seed's spectrum) in the same
+# run, then the report (out/bench/bench-report.md and .png). BENCH_SIZES=1920x1080,3840x2160,7680x4320
+# for all sizes. On the GPU machine: scripts/bench-gpu.sh (GPU rows, NPP, CuPy, PyTorch, OpenCV).
 BENCH_SIZES ?= 3840x2160
 BENCH_THREADS ?= $(JOBS)
 BENCH_OUT ?= out/bench
@@ -50,8 +50,8 @@ bench: build pydeps
 	@$(PYTHON) -c "import matplotlib" 2>/dev/null || $(PYTHON) -m pip install -q matplotlib
 	mkdir -p $(BENCH_OUT)
 	$(BUILD)/gip-bench --backend cpu --threads $(BENCH_THREADS) --sizes $(BENCH_SIZES) --json $(BENCH_OUT)/gip-cpu.json
-	$(PYTHON) bench/peers.py --peers opencv --threads $(BENCH_THREADS) --sizes $(BENCH_SIZES) --json $(BENCH_OUT)/peers-opencv.json
-	$(PYTHON) bench/report $(BENCH_OUT)/gip-cpu.json $(BENCH_OUT)/peers-opencv.json --out $(BENCH_OUT)/bench-report
+	$(PYTHON) bench/peers.py --peers opencv,numpy --threads $(BENCH_THREADS) --sizes $(BENCH_SIZES) --json $(BENCH_OUT)/peers-cpu.json
+	$(PYTHON) bench/report $(BENCH_OUT)/gip-cpu.json $(BENCH_OUT)/peers-cpu.json --out $(BENCH_OUT)/bench-report
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cu' '*.cuh')

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* gip-bench: times every gip operation on the CPU and the GPU for chosen sizes and formats, next to
- * NPP in the same run (when built with it), against the copy bandwidth measured in the same run;
- * prints a table and writes JSON (see bench/README.md for the schema). */
+ * NPP in the same run (when built with it), against the copy bandwidth measured in the same run,
+ * plus the run-time compilation of user kernels (first compile, cached load); prints a table and
+ * writes JSON (see bench/README.md for the schema). */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -314,6 +316,12 @@ static void fill_random(gip_image *img)
     }
 }
 
+/* Destination width of an operation for a source of width w. */
+static int64_t dst_width(const bench_op *op, int64_t w)
+{
+    return op->dst == BENCH_DST_C32_HALF ? w / 2 + 1 : w;
+}
+
 static gip_dtype dst_dtype(const bench_op *op, gip_dtype src)
 {
     switch (op->dst) {
@@ -323,6 +331,8 @@ static gip_dtype dst_dtype(const bench_op *op, gip_dtype src)
         return GIP_S16;
     case BENCH_DST_U8:
         return GIP_U8;
+    case BENCH_DST_C32_HALF:
+        return GIP_C32;
     default:
         return src;
     }
@@ -337,9 +347,10 @@ static void sets_free(gip_context *ctx, bench_set *sets, int n)
     free(sets);
 }
 
-/* Allocates `n` buffer sets in `mem` and fills every source with the same random image. */
+/* Allocates `n` buffer sets in `mem` (sources w x h, destinations dw x h) and fills every source
+ * with the same random image. */
 static bench_set *sets_alloc(gip_context *ctx, gip_memory mem, int n, int64_t w, int64_t h,
-                             const format *f, gip_dtype ddt, int32_t dch, char *err,
+                             const format *f, int64_t dw, gip_dtype ddt, int32_t dch, char *err,
                              size_t err_size)
 {
     bench_set *sets = calloc((size_t)n, sizeof *sets);
@@ -357,7 +368,7 @@ static bench_set *sets_alloc(gip_context *ctx, gip_memory mem, int n, int64_t w,
     fill_random(&host);
     for (int i = 0; i < n; i++) {
         if ((s = gip_image_alloc(ctx, &sets[i].src, w, h, f->channels, f->dtype, mem, 0)) ||
-            (s = gip_image_alloc(ctx, &sets[i].dst, w, h, dch, ddt, mem, 0)) ||
+            (s = gip_image_alloc(ctx, &sets[i].dst, dw, h, dch, ddt, mem, 0)) ||
             (s = gip_copy(ctx, &host, &sets[i].src)) ||
             (s = gip_image_fill_bytes(ctx, &sets[i].dst, 0))) {
             snprintf(err, err_size, "%s: %s", gip_status_name(s), gip_last_error());
@@ -510,7 +521,8 @@ static void run_row(const options *o, gip_context *ctx, int on_cuda, double l2_b
     const char *backend = on_cuda ? "cuda" : "cpu";
     gip_dtype ddt = dst_dtype(op, f->dtype);
     int32_t dch = op->dst_channels ? op->dst_channels : f->channels;
-    double bytes = image_bytes(w, h, f->channels, f->dtype) + image_bytes(w, h, dch, ddt);
+    int64_t dw = dst_width(op, w);
+    double bytes = image_bytes(w, h, f->channels, f->dtype) + image_bytes(dw, h, dch, ddt);
     int nsets = on_cuda ? gpu_sets(bytes, l2_bytes) : 1;
     char err[512];
 
@@ -526,14 +538,14 @@ static void run_row(const options *o, gip_context *ctx, int on_cuda, double l2_b
     if (!have) {
         snprintf(r->status, sizeof r->status, "unavailable");
         snprintf(r->reason, sizeof r->reason, "%s is not in this libgip", op->symbol);
-        fprintf(stderr, "  %-12s %5lldx%-5lld %-5s %-4s gip: unavailable (%s)\n", op->name,
+        fprintf(stderr, "  %-13s %5lldx%-5lld %-5s %-4s gip: unavailable (%s)\n", op->name,
                 (long long)w, (long long)h, f->name, backend, r->reason);
         if (!want_npp)
             return;
     }
 
-    bench_set *sets = sets_alloc(ctx, on_cuda ? GIP_MEM_CUDA : GIP_MEM_HOST, nsets, w, h, f, ddt,
-                                 dch, err, sizeof err);
+    bench_set *sets = sets_alloc(ctx, on_cuda ? GIP_MEM_CUDA : GIP_MEM_HOST, nsets, w, h, f, dw,
+                                 ddt, dch, err, sizeof err);
     if (!sets) {
         r = &rows[ri];
         snprintf(r->status, sizeof r->status, "error");
@@ -565,7 +577,7 @@ static void run_row(const options *o, gip_context *ctx, int on_cuda, double l2_b
         } else {
             r->st = st;
         }
-        fprintf(stderr, "  %-12s %5lldx%-5lld %-5s %-4s gip: %s\n", op->name, (long long)w,
+        fprintf(stderr, "  %-13s %5lldx%-5lld %-5s %-4s gip: %s\n", op->name, (long long)w,
                 (long long)h, f->name, backend, rc ? r->reason : "ok");
         if (gip_context_status(ctx) != GIP_OK) {
             fprintf(stderr, "gip-bench: the CUDA context is unusable after %s; stopping\n",
@@ -587,7 +599,7 @@ static void run_row(const options *o, gip_context *ctx, int on_cuda, double l2_b
             snprintf(q->status, sizeof q->status, "%s", pr[i].status);
             snprintf(q->reason, sizeof q->reason, "%s", pr[i].reason);
             snprintf(q->note, sizeof q->note, "%s", pr[i].note);
-            fprintf(stderr, "  %-12s %5lldx%-5lld %-5s %-4s %s: %s\n", op->name, (long long)w,
+            fprintf(stderr, "  %-13s %5lldx%-5lld %-5s %-4s %s: %s\n", op->name, (long long)w,
                     (long long)h, f->name, backend, pr[i].impl,
                     strcmp(pr[i].status, "ok") ? pr[i].reason : "ok");
         }
@@ -595,6 +607,229 @@ static void run_row(const options *o, gip_context *ctx, int on_cuda, double l2_b
 #endif
     sets_free(ctx, sets, nsets);
 }
+
+/* ---- run-time compilation ----------------------------------------------------------------- */
+
+/* User kernels are compiled at run time on the GPU (NVRTC) and cached on disk: the harness times,
+ * once per run, the first use of the stencil_mean3 expression and of the seed's mean kernel as a
+ * raw module with an empty cache (compilation), then again with the cache filled and the process's
+ * loaded code dropped (cached load), in a fresh cache folder so that nothing from earlier runs
+ * counts. Each figure includes one run of the kernel, given apart as run_ms. */
+#pragma weak gip_stencil
+#pragma weak gip_expr_cache_release
+#pragma weak gip_kernel_cache_stats
+#pragma weak gip_module_compile
+#pragma weak gip_module_free
+#pragma weak gip_module_get_kernel
+#pragma weak gip_module_get_info
+#pragma weak gip_kernel_launch
+
+typedef struct compile_row {
+    const char *op;   /* "stencil_mean3", "kernel_mean3" */
+    const char *what; /* one line */
+    char status[16];  /* "ok", "unavailable", "error" */
+    char reason[256];
+    char note[256];
+    int64_t w, h;
+    const char *format;
+    double first_ms, cached_ms, run_ms;
+} compile_row;
+
+static compile_row compile_rows[2];
+static int ncompile;
+
+#ifdef GIP_BENCH_CUDA
+/* Removes the files of a flat folder, then the folder. */
+static void remove_folder(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char path[4096];
+    while (d && (e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        unlink(path);
+    }
+    if (d)
+        closedir(d);
+    rmdir(dir);
+}
+
+/* One timed call of a compiled user kernel, completed (synchronised). */
+typedef gip_status (*compile_call)(gip_context *ctx, bench_set *set, void *arg);
+
+static double timed_call_ms(gip_context *ctx, compile_call fn, bench_set *set, void *arg,
+                            gip_status *st)
+{
+    double t0 = bench_now_ms();
+    *st = fn(ctx, set, arg);
+    if (!*st)
+        *st = gip_context_sync(ctx);
+    return bench_now_ms() - t0;
+}
+
+/* The fastest of five runs once the code is loaded. */
+static double steady_ms(gip_context *ctx, compile_call fn, bench_set *set, void *arg,
+                        gip_status *st)
+{
+    double best = 0;
+    for (int i = 0; i < 5 && !*st; i++) {
+        double ms = timed_call_ms(ctx, fn, set, arg, st);
+        if (i == 0 || ms < best)
+            best = ms;
+    }
+    return best;
+}
+
+static gip_status call_stencil(gip_context *ctx, bench_set *set, void *arg)
+{
+    gip_stencil_params p = {0};
+    return gip_stencil(ctx, bench_stencil_mean3_expr, &set->src, &set->dst, &p);
+}
+
+static gip_status call_kernel(gip_context *ctx, bench_set *set, void *arg)
+{
+    gip_kernel_arg args[2] = {gip_arg_image(&set->src), gip_arg_image(&set->dst)};
+    return gip_kernel_launch(ctx, arg, NULL, args, 2);
+}
+
+/* Compiles (or loads from the cache) the mean kernel and times one run of it; *compile_ms is the
+ * wall time of gip_module_compile, info receives what it did. */
+static double module_once(gip_context *ctx, bench_set *set, double *compile_ms,
+                          gip_module_info *info, gip_status *st)
+{
+    gip_module *m = NULL;
+    gip_kernel *k = NULL;
+    double t0 = bench_now_ms(), total = 0;
+    *st = gip_module_compile(ctx, bench_mean3_cuda_source, "mean3.cu", NULL, &m);
+    *compile_ms = bench_now_ms() - t0;
+    if (!*st)
+        *st = gip_module_get_kernel(m, "mean3", &k);
+    if (!*st)
+        *st = gip_module_get_info(m, info);
+    if (!*st)
+        total = *compile_ms + timed_call_ms(ctx, call_kernel, set, k, st);
+    gip_context_sync(ctx);
+    gip_module_free(m);
+    return total;
+}
+
+static void measure_compile(const options *o, gip_context *ctx)
+{
+    static const format u8c3 = {"u8c3", GIP_U8, 3};
+    int want_stencil = !o->ops || in_list(o->ops, "stencil_mean3");
+    if (!want_stencil)
+        return;
+    compile_row *rs = &compile_rows[ncompile++], *rk = &compile_rows[ncompile++];
+    memset(rs, 0, 2 * sizeof *rs);
+    rs->op = "stencil_mean3";
+    rs->what = "gip_stencil 3x3 mean expression: generated CUDA, NVRTC, disk cache";
+    rk->op = "kernel_mean3";
+    rk->what = "gip_module_compile of the seed's 3x3 mean kernel (raw CUDA source)";
+    for (int i = 0; i < 2; i++) {
+        rs[i].w = o->w[0];
+        rs[i].h = o->h[0];
+        rs[i].format = u8c3.name;
+        snprintf(rs[i].status, sizeof rs[i].status, "ok");
+    }
+    if (!gip_stencil || !gip_expr_cache_release || !gip_kernel_cache_stats) {
+        snprintf(rs->status, sizeof rs->status, "unavailable");
+        snprintf(rs->reason, sizeof rs->reason, "gip_stencil is not in this libgip");
+    }
+    if (!gip_module_compile || !gip_module_get_kernel || !gip_module_get_info || !gip_module_free ||
+        !gip_kernel_launch) {
+        snprintf(rk->status, sizeof rk->status, "unavailable");
+        snprintf(rk->reason, sizeof rk->reason, "gip_module_compile is not in this libgip");
+    }
+    char dir[] = "/tmp/gip-bench-cache.XXXXXX", err[256];
+    if (!mkdtemp(dir)) {
+        for (int i = 0; i < 2; i++) {
+            snprintf(rs[i].status, sizeof rs[i].status, "error");
+            snprintf(rs[i].reason, sizeof rs[i].reason, "mkdtemp: %s", strerror(errno));
+        }
+        return;
+    }
+    const char *old = getenv("GIP_CACHE_DIR");
+    char *saved = old ? strdup(old) : NULL;
+    setenv("GIP_CACHE_DIR", dir, 1);
+    bench_set *set = sets_alloc(ctx, GIP_MEM_CUDA, 1, o->w[0], o->h[0], &u8c3, o->w[0], GIP_U8, 3,
+                                err, sizeof err);
+    gip_status st = GIP_OK;
+    if (!set) {
+        for (int i = 0; i < 2; i++) {
+            snprintf(rs[i].status, sizeof rs[i].status, "error");
+            snprintf(rs[i].reason, sizeof rs[i].reason, "allocation: %s", err);
+        }
+        goto out_restore;
+    }
+    if (!strcmp(rs->status, "ok")) {
+        gip_cache_stats a, b, c;
+        gip_context_sync(ctx);
+        gip_expr_cache_release();
+        gip_kernel_cache_stats(&a);
+        rs->first_ms = timed_call_ms(ctx, call_stencil, set, NULL, &st);
+        gip_kernel_cache_stats(&b);
+        if (!st) {
+            gip_expr_cache_release();
+            rs->cached_ms = timed_call_ms(ctx, call_stencil, set, NULL, &st);
+        }
+        gip_kernel_cache_stats(&c);
+        if (!st)
+            rs->run_ms = steady_ms(ctx, call_stencil, set, NULL, &st);
+        if (st) {
+            snprintf(rs->status, sizeof rs->status, "error");
+            snprintf(rs->reason, sizeof rs->reason, "%s: %s", gip_status_name(st),
+                     gip_context_error(ctx));
+        } else {
+            snprintf(rs->note, sizeof rs->note,
+                     "first: %lld miss(es), %lld store(s); cached: %lld hit(s); each includes "
+                     "one run",
+                     (long long)(b.misses - a.misses), (long long)(b.stores - a.stores),
+                     (long long)(c.hits - b.hits));
+        }
+    }
+    if (!strcmp(rk->status, "ok")) {
+        gip_module_info i1 = {0}, i2 = {0};
+        double c1 = 0, c2 = 0;
+        rk->first_ms = module_once(ctx, set, &c1, &i1, &st);
+        if (!st)
+            rk->cached_ms = module_once(ctx, set, &c2, &i2, &st);
+        gip_module *m = NULL;
+        gip_kernel *k = NULL;
+        if (!st && !(st = gip_module_compile(ctx, bench_mean3_cuda_source, "mean3.cu", NULL, &m)) &&
+            !(st = gip_module_get_kernel(m, "mean3", &k)))
+            rk->run_ms = steady_ms(ctx, call_kernel, set, k, &st);
+        gip_context_sync(ctx);
+        gip_module_free(m);
+        if (st) {
+            snprintf(rk->status, sizeof rk->status, "error");
+            snprintf(rk->reason, sizeof rk->reason, "%s: %s", gip_status_name(st),
+                     gip_context_error(ctx));
+        } else {
+            snprintf(rk->note, sizeof rk->note,
+                     "%s; first: NVRTC %.1f ms + load %.1f ms (cache_hit %d); cached: load %.1f ms "
+                     "(cache_hit %d); each includes one run",
+                     i1.target, i1.compile_seconds * 1e3, i1.load_seconds * 1e3, (int)i1.cache_hit,
+                     i2.load_seconds * 1e3, (int)i2.cache_hit);
+        }
+    }
+    sets_free(ctx, set, 1);
+out_restore:
+    if (saved)
+        setenv("GIP_CACHE_DIR", saved, 1);
+    else
+        unsetenv("GIP_CACHE_DIR");
+    free(saved);
+    remove_folder(dir);
+    for (int i = 0; i < 2; i++)
+        if (!strcmp(rs[i].status, "ok"))
+            printf("compile %-14s first %9.2f ms, cached load %9.2f ms, run %8.3f ms  (%s)\n",
+                   rs[i].op, rs[i].first_ms, rs[i].cached_ms, rs[i].run_ms, rs[i].note);
+        else
+            printf("compile %-14s %s: %s\n", rs[i].op, rs[i].status, rs[i].reason);
+}
+#endif
 
 /* ---- machine description ------------------------------------------------------------------ */
 
@@ -768,7 +1003,33 @@ static int write_json(const char *path, const options *o, const machine *m, int 
         json_str(f, npp_unavailable);
         fprintf(f, "}");
     }
-    fprintf(f, "],\n  \"rows\": [\n");
+    fprintf(f, "],\n  \"compile\": [");
+    for (int i = 0; i < ncompile; i++) {
+        const compile_row *c = &compile_rows[i];
+        fprintf(f, "%s\n    {\"op\": ", i ? "," : "");
+        json_str(f, c->op);
+        fprintf(f, ", \"what\": ");
+        json_str(f, c->what);
+        fprintf(f,
+                ", \"backend\": \"cuda\", \"size\": \"%lldx%lld\", \"format\": ", (long long)c->w,
+                (long long)c->h);
+        json_str(f, c->format);
+        fprintf(f, ", \"status\": ");
+        json_str(f, c->status);
+        if (!strcmp(c->status, "ok"))
+            fprintf(f, ", \"first_compile_ms\": %.6g, \"cached_load_ms\": %.6g, \"run_ms\": %.6g",
+                    c->first_ms, c->cached_ms, c->run_ms);
+        else {
+            fprintf(f, ", \"reason\": ");
+            json_str(f, c->reason);
+        }
+        if (c->note[0]) {
+            fprintf(f, ", \"note\": ");
+            json_str(f, c->note);
+        }
+        fprintf(f, "}");
+    }
+    fprintf(f, "%s],\n  \"rows\": [\n", ncompile ? "\n  " : "");
     for (int i = 0; i < nrows; i++) {
         const row *r = &rows[i];
         fprintf(f, "    {\"op\": ");
@@ -814,7 +1075,7 @@ static int write_json(const char *path, const options *o, const machine *m, int 
 
 static void print_table(void)
 {
-    printf("\n%-12s %-10s %-6s %-4s %10s  %-16s %10s %9s %8s %7s\n", "op", "size", "format", "bknd",
+    printf("\n%-13s %-10s %-6s %-4s %10s  %-16s %10s %9s %8s %7s\n", "op", "size", "format", "bknd",
            "gip ms", "peer", "peer ms", "peer/gip", "GB/s", "%copy");
     for (int i = 0; i < nrows; i++) {
         const row *r = &rows[i];
@@ -849,7 +1110,7 @@ static void print_table(void)
             if (row_copy_fraction(fig) > 0)
                 snprintf(frac, sizeof frac, "%.1f", 100.0 * row_copy_fraction(fig));
         }
-        printf("%-12s %-10s %-6s %-4s %10s  %-16s %10s %9s %8s %7s\n", r->op, size, r->format,
+        printf("%-13s %-10s %-6s %-4s %10s  %-16s %10s %9s %8s %7s\n", r->op, size, r->format,
                r->backend, gms, r == g ? "-" : r->impl, pms, ratio, gbs, frac);
     }
     /* Reasons, once each, so that no row is silently missing. */
@@ -1021,6 +1282,7 @@ int main(int argc, char **argv)
             measure_copy_cuda(&o, ctx, &copy_row_cuda);
             if (copy_gbs_cuda > 0)
                 printf("cuda copy bandwidth: %.1f GB/s (%s)\n", copy_gbs_cuda, copy_note_cuda);
+            measure_compile(&o, ctx);
             run_backend(&o, ctx, 1, m.l2_bytes);
             gip_context_destroy(ctx);
         }

@@ -18,10 +18,40 @@
 #pragma weak gip_sobel_magnitude
 #pragma weak gip_gaussian_blur
 #pragma weak gip_gaussian_kernel
+#pragma weak gip_spectrum
+#pragma weak gip_fft2
+#pragma weak gip_map
+#pragma weak gip_stencil
 
 const float bench_filter2d_kernel[9] = {0.05f, 0.1f, 0.05f, 0.1f, 0.4f, 0.1f, 0.05f, 0.1f, 0.05f};
 const int bench_filter2d_kernel_int[9] = {1, 2, 1, 2, 8, 2, 1, 2, 1};
 const int bench_filter2d_divisor = 20;
+
+const char bench_stencil_mean3_expr[] =
+    "out = (in(-1,-1) + in(0,-1) + in(1,-1) + in(-1,0) + in(0,0) + in(1,0) + in(-1,1) + in(0,1) "
+    "+ in(1,1)) / 9";
+
+const char bench_mean3_cuda_source[] =
+    "__device__ static int mirror(int i, int n)\n"
+    "{\n"
+    "    return n == 1 ? 0 : i < 0 ? -i : i >= n ? 2 * n - i - 2 : i;\n"
+    "}\n"
+    "extern \"C\" __global__ void mean3(const unsigned char *src, int w, int h, long long ss,\n"
+    "                                 int c, unsigned char *dst, int dw, int dh, long long ds,\n"
+    "                                 int dc)\n"
+    "{\n"
+    "    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + "
+    "threadIdx.y;\n"
+    "    if (x >= w || y >= h)\n"
+    "        return;\n"
+    "    for (int k = 0; k < c; k++) {\n"
+    "        int sum = 0;\n"
+    "        for (int dy = -1; dy <= 1; dy++)\n"
+    "            for (int dx = -1; dx <= 1; dx++)\n"
+    "                sum += src[mirror(y + dy, h) * ss + mirror(x + dx, w) * c + k];\n"
+    "        dst[y * ds + x * c + k] = (unsigned char)((sum + 4) / 9);\n"
+    "    }\n"
+    "}\n";
 
 /* The seed's Sobel Conv2d: every (out, in) pair holds the x-derivative kernel. */
 static float conv2d_weight[3 * 3 * 3 * 3];
@@ -111,6 +141,31 @@ static gip_status op_conv2d(gip_context *ctx, const gip_image *src, gip_image *d
     return gip_conv2d(ctx, src, dst, &p);
 }
 
+static gip_status op_spectrum(gip_context *ctx, const gip_image *src, gip_image *dst)
+{
+    return gip_spectrum(ctx, src, dst, NULL);
+}
+
+static gip_status op_fft2_r2c(gip_context *ctx, const gip_image *src, gip_image *dst)
+{
+    return gip_fft2(ctx, src, dst, NULL);
+}
+
+static gip_status op_stencil_mean3(gip_context *ctx, const gip_image *src, gip_image *dst)
+{
+    gip_stencil_params p = {0}; /* reflect101, radius 1 from the expression, as box3 */
+    return gip_stencil(ctx, bench_stencil_mean3_expr, src, dst, &p);
+}
+
+/* The same computation as the invert rows: the dtype's maximum minus the value. */
+static gip_status op_map_invert(gip_context *ctx, const gip_image *src, gip_image *dst)
+{
+    const char *expr = src->dtype == GIP_U16   ? "out = 65535 - in"
+                       : src->dtype == GIP_F32 ? "out = 1 - in"
+                                               : "out = 255 - in";
+    return gip_map(ctx, expr, src, 1, NULL, 0, dst);
+}
+
 static int have_core(void)
 {
     return 1;
@@ -151,6 +206,22 @@ static int have_conv2d(void)
 {
     return gip_conv2d != NULL;
 }
+static int have_spectrum(void)
+{
+    return gip_spectrum != NULL;
+}
+static int have_fft2(void)
+{
+    return gip_fft2 != NULL;
+}
+static int have_stencil(void)
+{
+    return gip_stencil != NULL;
+}
+static int have_map(void)
+{
+    return gip_map != NULL;
+}
 
 #define COMMON "u8c1,u8c3,f32c1"
 #define ALL "u8c1,u8c3,u8c4,u16c1,f32c1,f32c3"
@@ -181,6 +252,15 @@ const bench_op bench_ops[] = {
      COMMON, ALL, BENCH_DST_SAME, 0, op_gaussian15, have_gaussian},
     {"conv2d_sobel", "Conv2d 3 -> 3 channels, 3x3 Sobel weights, zero pad 1, -> f32", "gip_conv2d",
      "u8c3,f32c3", "u8c3,f32c3", BENCH_DST_F32, 0, op_conv2d, have_conv2d},
+    {"spectrum", "centred log-magnitude spectrum -> u8 (the seed: fft2, fftshift, log|F|, "
+     "min-max)", "gip_spectrum",
+     "u8c1", "u8c1,u8c3,u16c1,f32c1", BENCH_DST_U8, 1, op_spectrum, have_spectrum},
+    {"fft2_r2c", "fft2 real -> half spectrum c32 ((W/2+1) x H), numpy.fft.rfft2", "gip_fft2",
+     "f32c1", "u8c1,u16c1,f32c1", BENCH_DST_C32_HALF, 1, op_fft2_r2c, have_fft2},
+    {"stencil_mean3", "stencil expression, 3x3 mean, reflect101 (target: within 1.5x of box3)",
+     "gip_stencil", COMMON, ALL, BENCH_DST_SAME, 0, op_stencil_mean3, have_stencil},
+    {"map_invert", "map expression max - in (compare invert)", "gip_map",
+     COMMON, ALL, BENCH_DST_SAME, 0, op_map_invert, have_map},
 };
 /* clang-format on */
 const int bench_nops = (int)(sizeof bench_ops / sizeof bench_ops[0]);

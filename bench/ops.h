@@ -11,7 +11,8 @@ typedef enum bench_dst {
     BENCH_DST_SAME, /* the source's dtype */
     BENCH_DST_F32,
     BENCH_DST_S16,
-    BENCH_DST_U8
+    BENCH_DST_U8,
+    BENCH_DST_C32_HALF /* complex c32 of (W/2 + 1) x H: the half spectrum of a real image */
 } bench_dst;
 
 typedef struct bench_op {
@@ -37,5 +38,10 @@ void bench_gaussian15_taps(float taps[15]);
 extern const float bench_filter2d_kernel[9];
 extern const int bench_filter2d_kernel_int[9];
 extern const int bench_filter2d_divisor;
+
+/* The stencil expression of the stencil_mean3 rows: the seed's 3x3 mean (compare box3). */
+extern const char bench_stencil_mean3_expr[];
+/* The seed's hand-written 3x3 mean as a raw CUDA kernel (reflect101 borders), name "mean3". */
+extern const char bench_mean3_cuda_source[];
 
 #endif

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Peers of gip-bench: the same rows timed with OpenCV on the CPU and with CuPy and PyTorch on the
-GPU, written as JSON in gip-bench's schema so that bench/report can put them side by side.
+"""Peers of gip-bench: the same rows timed with OpenCV and numpy on the CPU and with CuPy and PyTorch
+on the GPU, written as JSON in gip-bench's schema so that bench/report can put them side by side.
 
 CPU rows: time.perf_counter per run, warm-up, median, cv2.setNumThreads(--threads).
 GPU rows: CUDA events per run on a stream of the library's own, queued behind a spin kernel so
@@ -30,7 +30,8 @@ FORMATS = {
 }
 
 # op -> (default formats, destination dtype: None = the source's, destination channels: None =
-# the source's). The same rows as gip-bench's table (bench/ops.c), plus the seed's FFT spectrum.
+# the source's). The same rows as gip-bench's table (bench/ops.c); stencil_mean3 and map_invert
+# are compared with gip's own box3 and invert rows by the report, and with CuPy's user kernels.
 OPS = {
     "copy": (["u8c1", "u8c3", "f32c1"], None, None),
     "convert_f32": (["u8c1", "u8c3"], "float32", None),
@@ -44,8 +45,13 @@ OPS = {
     "sobel_mag": (["u8c1", "u8c3", "f32c1"], "float32", None),
     "gaussian15": (["u8c1", "u8c3", "f32c1"], None, None),
     "conv2d_sobel": (["u8c3", "f32c3"], "float32", None),
-    "fft_spectrum": (["f32c1"], "float32", None),
+    "spectrum": (["u8c1"], "uint8", 1),
+    "fft2_r2c": (["f32c1"], "complex64", 1),
+    "stencil_mean3": (["u8c1", "u8c3"], None, None),
+    "map_invert": (["u8c1", "u8c3", "f32c1"], None, None),
 }
+# Rows whose destination is the half spectrum of a real image: (W/2 + 1) x H.
+HALF_WIDTH = {"fft2_r2c"}
 
 # The filter2d3 kernel (bench/ops.c): not separable, no zero tap, sum 1.
 FILTER2D = [[0.05, 0.1, 0.05], [0.1, 0.4, 0.1], [0.05, 0.1, 0.05]]
@@ -171,9 +177,25 @@ def dst_spec(op, fmt):
     return ddt or sdt, dch or sch
 
 
+def dst_width(op, w):
+    return w // 2 + 1 if op in HALF_WIDTH else w
+
+
+def dst_shape(op, w, h, ch):
+    dw = dst_width(op, w)
+    return (h, dw) if ch == 1 else (h, dw, ch)
+
+
 def nbytes(w, h, dtype, ch):
-    size = {"uint8": 1, "uint16": 2, "int16": 2, "float32": 4}[dtype]
+    size = {"uint8": 1, "uint16": 2, "int16": 2, "float32": 4, "complex64": 8}[dtype]
     return w * h * ch * size
+
+
+def row_bytes(op, fmt, w, h):
+    """Input bytes + output bytes of one run of a row."""
+    sdt, sch = FORMATS[fmt]
+    ddt, dch = dst_spec(op, fmt)
+    return nbytes(w, h, sdt, sch) + nbytes(dst_width(op, w), h, ddt, dch)
 
 
 # ---- OpenCV (CPU) ---------------------------------------------------------------------------
@@ -238,9 +260,52 @@ class OpenCVPeer:
         np = self.np
         ddt, dch = dst_spec(op, fmt)
         src = host_image(np, w, h, fmt)
-        dst = np.zeros((h, w) if dch == 1 else (h, w, dch), dtype=ddt)
+        dst = np.zeros(dst_shape(op, w, h, dch), dtype=ddt)
         run, note = self.make(op, fmt, src, dst)
         return time_cpu(run, cfg), note, 1
+
+
+# ---- numpy (CPU) ----------------------------------------------------------------------------
+
+
+class NumpyPeer:
+    """The seed's spectrum program as it ran on the CPU: numpy, one thread for the FFT."""
+
+    name = "numpy"
+    backend = "cpu"
+    min_runs = 3  # the seed pipeline takes seconds at 7680x4320
+
+    def __init__(self):
+        import numpy as np
+
+        self.np = np
+        self.version = np.__version__
+
+    def make(self, op, fmt, src, dst):
+        np = self.np
+        if op == "spectrum":
+
+            def run(i):
+                m = np.log(np.abs(np.fft.fftshift(np.fft.fft2(src))))
+                lo, hi = m.min(), m.max()
+                np.copyto(dst, ((m - lo) * (255.0 / (hi - lo))).astype(np.uint8))
+
+            return run, ("the seed's spectrum: fft2 (complex128, numpy's own), fftshift, "
+                         "log(abs), min-max to u8; one thread")
+        if op == "fft2_r2c":
+            return (lambda i: np.copyto(dst, np.fft.rfft2(src))), (
+                "numpy.fft.rfft2 (+ copy into the output); one thread")
+        raise Unsupported(op)
+
+    def row(self, op, fmt, w, h, cfg):
+        np = self.np
+        ddt, dch = dst_spec(op, fmt)
+        src = host_image(np, w, h, fmt)
+        dst = np.zeros(dst_shape(op, w, h, dch), dtype=ddt)
+        run, note = self.make(op, fmt, src, dst)
+        slow = argparse.Namespace(**vars(cfg))
+        slow.min_runs = min(cfg.min_runs, self.min_runs)
+        return time_cpu(run, slow), note, 1
 
 
 # ---- CuPy (GPU) -----------------------------------------------------------------------------
@@ -253,6 +318,29 @@ extern "C" __global__ void gip_bench_spin(unsigned long long ns)
     do {
         asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
     } while (t - t0 < ns);
+}
+"""
+
+
+# The seed's 3x3 mean kernel (PyCUDA SourceModule in the seed), given its size and made correct at
+# the borders (reflect101, as gip's stencil_mean3 and box3): the hand-written peer of stencil_mean3.
+MEAN3_SRC = r"""
+__device__ static int mirror(int i, int n)
+{
+    return n == 1 ? 0 : i < 0 ? -i : i >= n ? 2 * n - i - 2 : i;
+}
+extern "C" __global__ void mean3(const unsigned char *src, unsigned char *dst, int w, int h, int c)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= w || y >= h)
+        return;
+    for (int k = 0; k < c; k++) {
+        int sum = 0;
+        for (int dy = -1; dy <= 1; dy++)
+            for (int dx = -1; dx <= 1; dx++)
+                sum += src[((long long)mirror(y + dy, h) * w + mirror(x + dx, w)) * c + k];
+        dst[((long long)y * w + x) * c + k] = (unsigned char)((sum + 4) / 9);
+    }
 }
 """
 
@@ -297,12 +385,13 @@ class CupyPeer:
         self.l2 = props.get("l2CacheSize", 0) or 60e6
         self.stream = cp.cuda.Stream(non_blocking=True)
         self.api = CupyAPI(cp, self.stream)
+        self.elementwise = {}
 
     def weights(self, k, ch):
         w = self.cp.asarray(k, dtype=self.cp.float32)
         return w if ch == 1 else w[:, :, None]
 
-    def make(self, op, fmt, src, dst):
+    def make(self, op, fmt, src, dst, variant=None):
         cp, ndi = self.cp, self.ndi
         ch = FORMATS[fmt][1]
         f32 = FORMATS[fmt][0] == "float32"
@@ -349,25 +438,59 @@ class CupyPeer:
                     src[i], sigma, output=dst[i], mode="mirror", truncate=7.0 / GAUSS_SIGMA
                 )
             ), "cupyx.scipy.ndimage.gaussian_filter sigma 2.6 radius 7, mode mirror"
-        if op == "fft_spectrum":
+        if op == "spectrum" and variant == "cufft_r2c":
+            # cuFFT's real-to-complex transform alone, on float input converted beforehand: the
+            # floor under any spectrum (the issue's "cuFFT R2C alone").
+            srcf = [x.astype(cp.float32) for x in src]
 
             def run(i):
-                cp.log(cp.abs(cp.fft.fftshift(cp.fft.fft2(src[i]))) + 1, out=dst[i])
+                cp.fft.rfft2(srcf[i])
 
-            return run, "the seed's spectrum: log(abs(fftshift(fft2(x))) + 1), complex64"
+            return run, "cupy.fft.rfft2 alone (cuFFT R2C) on float32 input made before timing"
+        if op == "spectrum":
+
+            def run(i):
+                m = cp.log(cp.abs(cp.fft.fftshift(cp.fft.fft2(src[i].astype(cp.float32)))))
+                lo, hi = m.min(), m.max()
+                cp.copyto(dst[i], ((m - lo) * (255.0 / (hi - lo))).astype(cp.uint8))
+
+            return run, ("the seed's spectrum: astype(float32), fft2 (complex64), fftshift, "
+                         "log(abs), min-max to u8")
+        if op == "fft2_r2c":
+            return (lambda i: cp.fft.rfft2(src[i])), "cupy.fft.rfft2 (cuFFT R2C, new output)"
+        if op == "stencil_mean3":
+            if f32:
+                raise Unsupported(fmt)
+            k = cp.RawKernel(MEAN3_SRC, "mean3")
+            grid = ((src[0].shape[1] + 15) // 16, (src[0].shape[0] + 15) // 16)
+            hh, ww = cp.int32(src[0].shape[0]), cp.int32(src[0].shape[1])
+
+            def run(i):
+                k(grid, (16, 16), (src[i], dst[i], ww, hh, cp.int32(ch)))  # current stream
+
+            return run, ("the seed's 3x3 mean as a cupy.RawKernel on 16x16 blocks (NVRTC), "
+                         "reflect101 borders added")
+        if op == "map_invert":
+            top = "1" if f32 else str(self.np.iinfo(src[0].dtype).max)
+            k = self.elementwise.setdefault(top, cp.ElementwiseKernel(
+                "T x", "T y", f"y = {top} - x", f"gip_bench_invert_{top}"))
+            return (lambda i: k(src[i], dst[i])), f"cupy.ElementwiseKernel y = {top} - x"
         raise Unsupported(op)
 
-    def row(self, op, fmt, w, h, cfg):
+    def variants(self, op):
+        return [("cupy", None), ("cufft_r2c", "cufft_r2c")] if op == "spectrum" else [
+            ("cupy", None)]
+
+    def row(self, op, fmt, w, h, cfg, variant=None):
         cp, np = self.cp, self.np
         ddt, dch = dst_spec(op, fmt)
-        sdt, sch = FORMATS[fmt]
-        nsets = gpu_sets(nbytes(w, h, sdt, sch) + nbytes(w, h, ddt, dch), self.l2)
+        nsets = gpu_sets(row_bytes(op, fmt, w, h), self.l2)
         host = host_image(np, w, h, fmt)
         with self.stream:
             try:
                 src = [cp.asarray(host) for _ in range(nsets)]
-                dst = [cp.zeros((h, w) if dch == 1 else (h, w, dch), dtype=ddt) for _ in src]
-                run, note = self.make(op, fmt, src, dst)
+                dst = [cp.zeros(dst_shape(op, w, h, dch), dtype=ddt) for _ in src]
+                run, note = self.make(op, fmt, src, dst, variant)
                 st = time_gpu(run, nsets, cfg, self.api)
             finally:
                 src = dst = run = None
@@ -497,12 +620,17 @@ class TorchPeer:
                 dst[i].copy_(F.conv2d(fl(src[i]), wt, padding=1))
 
             return run, "the seed's Conv2d(3, 3, 3, padding=1)" + conv_note
-        if op == "fft_spectrum":
+        if op == "spectrum":
 
             def run(i):
-                torch.log(torch.abs(torch.fft.fftshift(torch.fft.fft2(src[i]))) + 1, out=dst[i])
+                m = torch.log(torch.abs(torch.fft.fftshift(torch.fft.fft2(src[i].float()))))
+                lo, hi = m.min(), m.max()
+                dst[i].copy_(((m - lo) * (255.0 / (hi - lo))).to(torch.uint8))
 
-            return run, "the seed's spectrum: log(abs(fftshift(fft2(x))) + 1), complex64"
+            return run, ("the seed's spectrum: float(), fft2 (complex64), fftshift, log(abs), "
+                         "min-max to u8")
+        if op == "fft2_r2c":
+            return (lambda i: torch.fft.rfft2(src[i], out=dst[i])), "torch.fft.rfft2 (cuFFT R2C)"
         raise Unsupported(op)
 
     def row(self, op, fmt, w, h, cfg):
@@ -511,18 +639,23 @@ class TorchPeer:
         sdt, sch = FORMATS[fmt]
         if sdt == "uint16":
             raise Unsupported(fmt)
-        nsets = gpu_sets(nbytes(w, h, sdt, sch) + nbytes(w, h, ddt, dch), self.l2)
+        if op in ("stencil_mean3", "map_invert"):
+            raise Unsupported(op)  # gip's own box3 and invert rows are the reference there
+        nsets = gpu_sets(row_bytes(op, fmt, w, h), self.l2)
         host = host_image(np, w, h, fmt)
         # Planar NCHW, torch's own layout (interleaved HWC would need a permute per run).
         planar = host[None, None] if sch == 1 else host.transpose(2, 0, 1)[None].copy()
-        tdt = {"uint8": torch.uint8, "int16": torch.int16, "float32": torch.float32}[ddt]
-        if op == "fft_spectrum":
+        tdt = {"uint8": torch.uint8, "int16": torch.int16, "float32": torch.float32,
+               "complex64": torch.complex64}[ddt]
+        plain_2d = op in ("spectrum", "fft2_r2c")  # transforms of one 2-D gray image
+        if plain_2d:
             planar = planar[0, 0]
         with torch.cuda.stream(self.stream):
             try:
                 src = [torch.from_numpy(planar).to("cuda") for _ in range(nsets)]
-                dst = [torch.zeros((1, dch, h, w), dtype=tdt, device="cuda") for _ in src]
-                if op == "fft_spectrum":
+                dst = [torch.zeros((1, dch, h, dst_width(op, w)), dtype=tdt, device="cuda")
+                       for _ in src]
+                if plain_2d:
                     dst = [d[0, 0] for d in dst]
                 run, note = self.make(op, fmt, src, dst)
                 st = time_gpu(run, nsets, cfg, self.api)
@@ -569,7 +702,7 @@ def main():
     ap.add_argument("--sizes", default="1920x1080,3840x2160,7680x4320")
     ap.add_argument("--formats", default=None, help="formats (default: each operation's own)")
     ap.add_argument("--ops", default=None, help="operations (default: all)")
-    ap.add_argument("--peers", default="opencv,cupy,torch")
+    ap.add_argument("--peers", default="opencv,numpy,cupy,torch")
     ap.add_argument("--threads", type=int, default=os.cpu_count(), help="OpenCV threads")
     ap.add_argument("--iters", type=int, default=0, help="exact timed runs (default adaptive)")
     ap.add_argument("--time", type=float, default=0.3, help="time budget per row, seconds")
@@ -607,10 +740,11 @@ def main():
         "rows": [],
     }
     peers = []
-    makers = {"opencv": lambda: OpenCVPeer(cfg.threads), "cupy": CupyPeer, "torch": TorchPeer}
+    makers = {"opencv": lambda: OpenCVPeer(cfg.threads), "numpy": NumpyPeer, "cupy": CupyPeer,
+              "torch": TorchPeer}
     for name in cfg.peers.split(","):
         if name not in makers:
-            sys.exit(f"peers.py: unknown peer {name!r} (opencv, cupy, torch)")
+            sys.exit(f"peers.py: unknown peer {name!r} (opencv, numpy, cupy, torch)")
         try:
             p = makers[name]()
         except Exception as e:  # an import or a driver problem: say so, go on with the others
@@ -623,6 +757,8 @@ def main():
         if name == "opencv":
             doc["threads"] = p.threads
             print(f"peer opencv {p.version}, {p.threads} threads")
+        elif name == "numpy":
+            print(f"peer numpy {p.version}")
         else:
             doc["gpu"] = {"name": p.gpu, "driver": nvidia_driver()}
             print(f"peer {name} {p.version} on {p.gpu}")
@@ -642,37 +778,44 @@ def main():
 
 
 def run_rows(cfg, sizes, ops, peers, doc):
-    print(f"\n{'op':12} {'size':10} {'format':6} {'peer':7} {'ms':>10} {'p10':>9} {'p90':>9}"
+    print(f"\n{'op':13} {'size':10} {'format':6} {'peer':9} {'ms':>10} {'p10':>9} {'p90':>9}"
           f" {'GB/s':>8}  note")
     for w, h in sizes:
         for p in peers:
             for op in ops:
                 defaults = OPS[op][0]
                 fmts = [f for f in cfg.formats.split(",")] if cfg.formats else defaults
+                # A peer may time several implementations of one row (CuPy: the seed's
+                # spectrum pipeline and cuFFT's R2C alone), each under its own impl name.
+                variants = p.variants(op) if hasattr(p, "variants") else [(p.name, None)]
                 for fmt in fmts:
-                    row = {"op": op, "size": f"{w}x{h}", "width": w, "height": h,
-                           "format": fmt, "backend": p.backend, "impl": p.name}
-                    try:
-                        st, note, nsets = p.row(op, fmt, w, h, cfg)
-                    except Unsupported:
-                        continue
-                    except Stop:
-                        raise
-                    except Exception as e:
-                        row.update(status="error",
-                                   reason=f"{type(e).__name__}: {e}".splitlines()[0][:300])
-                        doc["rows"].append(row)
-                        print(f"{op:12} {w}x{h:<6} {fmt:6} {p.name:7} error: {row['reason']}")
-                        continue
-                    ddt, dch = dst_spec(op, fmt)
-                    sdt, sch = FORMATS[fmt]
-                    b = nbytes(w, h, sdt, sch) + nbytes(w, h, ddt, dch)
-                    row.update(status="ok", note=note, bytes=b, gbs=b / (st["ms"] * 1e6),
-                               sets=nsets, **st)
-                    doc["rows"].append(row)
-                    print(f"{op:12} {w}x{h:<6} {fmt:6} {p.name:7} {st['ms']:10.4f}"
-                          f" {st['p10_ms']:9.4f} {st['p90_ms']:9.4f} {row['gbs']:8.1f}  {note}")
-                    sys.stdout.flush()
+                    for impl, variant in variants:
+                        row_one(cfg, doc, p, impl, variant, op, fmt, w, h)
+
+
+def row_one(cfg, doc, p, impl, variant, op, fmt, w, h):
+    row = {"op": op, "size": f"{w}x{h}", "width": w, "height": h,
+           "format": fmt, "backend": p.backend, "impl": impl}
+    try:
+        if variant is None:
+            st, note, nsets = p.row(op, fmt, w, h, cfg)
+        else:
+            st, note, nsets = p.row(op, fmt, w, h, cfg, variant)
+    except Unsupported:
+        return
+    except Stop:
+        raise
+    except Exception as e:
+        row.update(status="error", reason=f"{type(e).__name__}: {e}".splitlines()[0][:300])
+        doc["rows"].append(row)
+        print(f"{op:13} {w}x{h:<6} {fmt:6} {impl:9} error: {row['reason']}")
+        return
+    b = row_bytes(op, fmt, w, h)
+    row.update(status="ok", note=note, bytes=b, gbs=b / (st["ms"] * 1e6), sets=nsets, **st)
+    doc["rows"].append(row)
+    print(f"{op:13} {w}x{h:<6} {fmt:6} {impl:9} {st['ms']:10.4f}"
+          f" {st['p10_ms']:9.4f} {st['p90_ms']:9.4f} {row['gbs']:8.1f}  {note}")
+    sys.stdout.flush()
 
 
 if __name__ == "__main__":

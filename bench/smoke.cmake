@@ -15,7 +15,7 @@ set(jsons ${OUT}/gip.json)
 execute_process(COMMAND ${PYTHON} -c "import cv2, numpy" RESULT_VARIABLE nocv OUTPUT_QUIET
                 ERROR_QUIET)
 if(nocv EQUAL 0)
-  execute_process(COMMAND ${PYTHON} ${SRC}/peers.py --smoke --peers opencv --json ${OUT}/peers.json
+  execute_process(COMMAND ${PYTHON} ${SRC}/peers.py --smoke --peers opencv,numpy --json ${OUT}/peers.json
                   RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "peers.py --smoke failed (${rc})")

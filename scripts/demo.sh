@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Runs the gip CLI on the sample images of data/ and writes the results to out/: devices, info,
-# convert, gray, invert, box, filter, sobel, edges, and the Gaussian 15x15 timing loop on the CPU and,
-# when one is usable, on the GPU. Builds nothing (`make demo` builds first).
+# convert, gray, invert, box, filter, sobel, edges, the Fourier spectrum and an fft/ifft round trip,
+# map and stencil expressions, and the Gaussian 15x15 timing loop on the CPU and, when one is
+# usable, on the GPU. Builds nothing (`make demo` builds first).
 # Usage: scripts/demo.sh [BUILD_DIR]   (default: build/ of the repository)
 set -eu
 
@@ -55,8 +56,31 @@ step filter --kernel '1/9,1/9,1/9;1/9,1/9,1/9;1/9,1/9,1/9' "$IN" "$OUT/astronaut
 step sobel --dx 1 --dy 0 "$IN" "$OUT/astronaut_sobel_dx.png"
 step edges "$IN" "$OUT/astronaut_edges.png"
 
-# The seed's timing loop: Gaussian 15x15, 100 runs, compute timed apart from transfers.
+# The seed's spectrum program in one call, and the transforms underneath it.
 BIG=$DATA/hubble_deep_field.jpg
+echo "== Fourier spectrum of $(basename "$BIG") and of $(basename "$DATA/rocket.jpg")"
+step spectrum --time "$BIG" "$OUT/hubble_spectrum.png"
+step spectrum --log1p "$DATA/rocket.jpg" "$OUT/rocket_spectrum_log1p.png"
+step fft "$DATA/rocket.jpg" "$OUT/rocket_rfft2.npy"
+step ifft --width 640 "$OUT/rocket_rfft2.npy" "$OUT/rocket_fft_roundtrip.png"
+echo "   (numpy: numpy.load('out/rocket_rfft2.npy') is numpy.fft.rfft2 of the gray image)"
+
+# The seed's user kernels as expressions: invert, and the 3x3 mean made correct at the borders.
+echo "== map and stencil expressions on $(basename "$IN")"
+step map 'out = 255 - in' "$IN" "$OUT/astronaut_map_invert.png"
+step stencil --radius 1 \
+    'out = (in(-1,-1) + in(0,-1) + in(1,-1) + in(-1,0) + in + in(1,0) + in(-1,1) + in(0,1) + in(1,1)) / 9' \
+    "$IN" "$OUT/astronaut_stencil_mean3.png"
+if cmp -s "$OUT/astronaut_stencil_mean3.png" "$OUT/astronaut_box3.png"; then
+    echo "   stencil mean 3x3 == box 3x3, byte for byte"
+else
+    echo "demo: the stencil mean differs from the box filter" >&2
+    exit 1
+fi
+step map 'out = clamp(a * k + b * (1 - k), 0, 255)' --scalar k=0.6 "$IN" "$DATA/brick.png" \
+    "$OUT/astronaut_brick_blend.png"
+
+# The seed's timing loop: Gaussian 15x15, 100 runs, compute timed apart from transfers.
 echo "== gaussian 15x15 x 100 on $(basename "$BIG"), CPU"
 step gaussian --ksize 15 --repeat 100 --time --device cpu "$BIG" "$OUT/hubble_gaussian15_cpu.jpg"
 if [ "$gpu" -eq 1 ]; then

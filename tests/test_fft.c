@@ -674,8 +674,12 @@ static void test_spectrum(gip_context *ctx)
         for (int64_t x = 0; x < w / 2 + 1; x++)
             if (!(x == 5 && y == 3))
                 rest = fmax(rest, gt_get(&mag, x, y, 0));
-    GT_CHECK(fabs(peak - 100.0 * w * h / 2) < 1e-2, "cosine peak |F| = %.6f", peak);
-    GT_CHECK(rest < 1e-2, "cosine: largest other bin %.3g", rest);
+    /* Within the per-element bound of the transform (1e-2 would be below the f32 spacing of
+     * 153600, 0.0156: the H200 run gave 153599.984375, one unit in the last place off). */
+    double norm = 100.0 * sqrt((double)(w * h) / 2.0), tol = fft_tol(w * h, norm);
+    GT_CHECK(fabs(peak - 100.0 * w * h / 2) <= tol, "cosine peak |F| = %.6f (tolerance %.3g)", peak,
+             tol);
+    GT_CHECK(rest <= tol, "cosine: largest other bin %.3g (tolerance %.3g)", rest, tol);
     gt_free(&spec);
     gt_free(&mag);
     gt_free(&s);
@@ -800,16 +804,24 @@ static void test_cpu_vs_gpu(gip_context *ctx)
     for (int64_t y = 0; y < h; y++)
         for (int64_t x = 0; x < w; x++)
             nx += gt_get(&s, x, y, 0) * gt_get(&s, x, y, 0);
-    /* Each within the bound of the exact result, so within twice the bound of each other. */
-    double tol = 2 * fft_tol(n, sqrt(nx)), worst = 0;
+    /* Norm-wise, as FFT accuracy is stated: ||a - b|| / ||b|| within twice the bound relative to
+     * ||x|| (Parseval: ||X|| = sqrt(N) ||x|| for the full spectrum). The per-element bound holds
+     * for the small sizes checked against the double DFT; at 1001x777 (factors 7, 11, 13, 37)
+     * cuFFT's largest element difference from FFTW was 4.3 against a per-element bound of 2.55 on
+     * the H200, so the element-wise form is not a statement either library makes. */
+    double diff2 = 0, ref2 = 0;
     for (int64_t y = 0; y < h; y++) {
         const float *pa = (const float *)((char *)a.data + y * a.stride);
         const float *pb = (const float *)((char *)b.data + y * b.stride);
-        for (int64_t i = 0; i < 2 * a.width; i++)
-            worst = fmax(worst, fabs((double)pa[i] - pb[i]));
+        for (int64_t i = 0; i < 2 * a.width; i++) {
+            double d = (double)pa[i] - pb[i];
+            diff2 += d * d;
+            ref2 += (double)pb[i] * pb[i];
+        }
     }
-    GT_CHECK(worst <= tol, "fft2 1001x777 u8: CPU and GPU differ by %.3g (tolerance %.3g)", worst,
-             tol);
+    double rel = sqrt(diff2 / ref2), tol = 2 * fft_tol(n, 1.0);
+    GT_CHECK(rel <= tol && ref2 > 0 && (double)n * nx > 0,
+             "fft2 1001x777 u8: CPU and GPU differ by %.3g relative (tolerance %.3g)", rel, tol);
     gt_free(&s);
     gt_free(&a);
     gt_free(&b);

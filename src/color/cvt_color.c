@@ -40,9 +40,8 @@ gip_status gip_cvt_color(gip_context *ctx, const gip_image *src, gip_image *dst,
                           op, (int)code);
     gip__cc_params p = {code, codes[code].kind, codes[code].scn, codes[code].dcn, codes[code].swap};
     const char *name = codes[code].name;
-    if (src->dtype != GIP_U8 && src->dtype != GIP_U16 && src->dtype != GIP_F32)
-        return gip__error(ctx, GIP_ERR_UNSUPPORTED, "%s: dtype %s is not handled: u8, u16 or f32",
-                          op, gip_dtype_name(src->dtype));
+    if ((st = gip__check_dtype(ctx, src, GIP__DT_IMAGE, op, "src")))
+        return st;
     if (dst->dtype != src->dtype)
         return gip__error(ctx, GIP_ERR_UNSUPPORTED,
                           "%s: src is %s but dst is %s; cvt_color keeps the dtype (change it with "

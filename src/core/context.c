@@ -16,20 +16,22 @@ const char *gip_version(void)
         GIP_VERSION_PATCH);
 }
 
+#ifdef GIP_HAVE_CUDA
+#define GIP__BUILD_CUDA "CUDA " GIP__STR(GIP_CUDA_VERSION_STRING) ", cuFFT, NVRTC, "
+#else
+#define GIP__BUILD_CUDA "built without CUDA, "
+#endif
+#ifdef GIP_HAVE_NVJPEG
+#define GIP__BUILD_NVJPEG ", nvJPEG"
+#else
+#define GIP__BUILD_NVJPEG ""
+#endif
+
 const char *gip_build_info(void)
 {
     return "gip " GIP__STR(GIP_VERSION_MAJOR) "." GIP__STR(GIP_VERSION_MINOR) "." GIP__STR(
-        GIP_VERSION_PATCH) " ("
-#ifdef GIP_HAVE_CUDA
-                           "CUDA " GIP__STR(GIP_CUDA_VERSION_STRING) ", "
-#else
-                           "built without CUDA, "
-#endif
-                                                                     "OpenMP, libjpeg-turbo, libpng"
-#ifdef GIP_HAVE_NVJPEG
-                                                                     ", nvJPEG"
-#endif
-                                                                     ")";
+        GIP_VERSION_PATCH) " (" GIP__BUILD_CUDA
+                           "OpenMP, FFTW3, libjpeg-turbo, libpng" GIP__BUILD_NVJPEG ")";
 }
 
 static char unavailable_reason[256];

@@ -245,8 +245,8 @@ gip_status gip__image_check_ctx(gip_context *ctx, const gip_image *img, const ch
     return GIP_OK;
 }
 
-gip_status gip__check_unary(gip_context *ctx, const gip_image *src, const gip_image *dst,
-                            const char *op, bool *on_device)
+gip_status gip__check_pair(gip_context *ctx, const gip_image *src, const gip_image *dst,
+                           const char *op, bool *on_device)
 {
     gip_status st = gip__ctx_check(ctx, op);
     if (st)
@@ -260,16 +260,41 @@ gip_status gip__check_unary(gip_context *ctx, const gip_image *src, const gip_im
                           "%s: src is in %s memory and dst in %s memory; both must be on the host "
                           "or both on the device (use gip_upload/gip_download to move data)",
                           op, sd ? "device" : "host", dd ? "device" : "host");
-    if (src->width != dst->width || src->height != dst->height)
-        return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
-                          "%s: src is %lldx%lld but dst is %lldx%lld; they must be equal", op,
-                          (long long)src->width, (long long)src->height, (long long)dst->width,
-                          (long long)dst->height);
     if (on_device)
         *on_device = sd;
     if (sd)
         return gip__cuda_enter(ctx);
     return GIP_OK;
+}
+
+gip_status gip__check_unary(gip_context *ctx, const gip_image *src, const gip_image *dst,
+                            const char *op, bool *on_device)
+{
+    gip_status st = gip__check_pair(ctx, src, dst, op, on_device);
+    if (st)
+        return st;
+    if (src->width != dst->width || src->height != dst->height)
+        return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
+                          "%s: src is %lldx%lld but dst is %lldx%lld; they must be equal", op,
+                          (long long)src->width, (long long)src->height, (long long)dst->width,
+                          (long long)dst->height);
+    return GIP_OK;
+}
+
+gip_status gip__check_dtype(gip_context *ctx, const gip_image *img, unsigned accepted,
+                            const char *op, const char *what)
+{
+    if (img->dtype > 0 && img->dtype < 32 && (accepted & GIP__DT(img->dtype)))
+        return GIP_OK;
+    char list[64] = "";
+    for (int d = GIP_U8; d <= GIP_C32; d++)
+        if (accepted & GIP__DT(d)) {
+            size_t n = strlen(list);
+            snprintf(list + n, sizeof list - n, "%s%s", n ? ", " : "",
+                     gip_dtype_name((gip_dtype)d));
+        }
+    return gip__error(ctx, GIP_ERR_UNSUPPORTED, "%s: %s dtype %s is not supported: %s are accepted",
+                      op, what, gip_dtype_name(img->dtype), list);
 }
 
 /* ---- allocation ----------------------------------------------------------------------------- */

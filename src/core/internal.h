@@ -49,6 +49,22 @@ gip_status gip__image_check_ctx(gip_context *ctx, const gip_image *img, const ch
 gip_status gip__check_unary(gip_context *ctx, const gip_image *src, const gip_image *dst,
                             const char *op, bool *on_device);
 
+/* Checks a pair of views for an operation whose output size may differ from its input's (FFT
+ * half spectra, Conv2d): context usable, both views well formed, same location. Sets *on_device
+ * and makes the context's device current for device views. gip__check_unary() adds equal sizes. */
+gip_status gip__check_pair(gip_context *ctx, const gip_image *src, const gip_image *dst,
+                           const char *op, bool *on_device);
+
+/* The set of dtypes an operation accepts, as bits: GIP__DT(GIP_U8) | GIP__DT(GIP_F32) ... */
+#define GIP__DT(dtype) (1u << (unsigned)(dtype))
+/* The image dtypes of most operations: u8, u16, f32. */
+#define GIP__DT_IMAGE (GIP__DT(GIP_U8) | GIP__DT(GIP_U16) | GIP__DT(GIP_F32))
+
+/* GIP_ERR_UNSUPPORTED with a message listing the accepted dtypes when img's dtype is not among
+ * `accepted`. `what` names the argument ("src"). */
+gip_status gip__check_dtype(gip_context *ctx, const gip_image *img, unsigned accepted,
+                            const char *op, const char *what);
+
 /* Non-zero when the byte ranges spanned by the two views overlap. */
 bool gip__images_overlap(const gip_image *a, const gip_image *b);
 

@@ -44,18 +44,9 @@ static gip_status check_transform(gip_context *ctx, const gip_image *src, const 
                                   bool inverse, const char *op, gip__fft_kind *kind,
                                   bool *on_device, int64_t *w, int64_t *h)
 {
-    gip_status st = gip__ctx_check(ctx, op);
+    gip_status st = gip__check_pair(ctx, src, dst, op, on_device);
     if (st)
         return st;
-    if ((st = gip__image_check_ctx(ctx, src, op, "src")) ||
-        (st = gip__image_check_ctx(ctx, dst, op, "dst")))
-        return st;
-    bool sd = src->memory == GIP_MEM_CUDA, dd = dst->memory == GIP_MEM_CUDA;
-    if (sd != dd)
-        return gip__error(ctx, GIP_ERR_LOCATION_MISMATCH,
-                          "%s: src is in %s memory and dst in %s memory; both must be on the host "
-                          "or both on the device",
-                          op, sd ? "device" : "host", dd ? "device" : "host");
     if (src->channels != 1 || dst->channels != 1)
         return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
                           "%s: src has %d channels and dst %d; transforms take 1-channel images "
@@ -127,16 +118,13 @@ static gip_status check_transform(gip_context *ctx, const gip_image *src, const 
                           "%s: src and dst overlap (only a complex transform may run in place, "
                           "with dst equal to src)",
                           op);
-    *on_device = sd;
-    if (sd)
-        return gip__cuda_enter(ctx);
     return GIP_OK;
 }
 
 static gip_status transform(gip_context *ctx, const gip_image *src, gip_image *dst,
                             const gip_fft_params *params, bool inverse, const char *op)
 {
-    gip__fft_kind kind;
+    gip__fft_kind kind = GIP__FFT_R2C; /* set by check_transform on success */
     bool on_device = false;
     int64_t w = 0, h = 0;
     gip_fft_params p = {0};

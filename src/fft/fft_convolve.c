@@ -61,10 +61,8 @@ gip_status gip_fft_convolve(gip_context *ctx, const gip_image *src, gip_image *d
     if (!params || !params->kernel)
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "%s: %s is NULL", op,
                           params ? "params->kernel" : "params");
-    if (src->dtype != GIP_U8 && src->dtype != GIP_U16 && src->dtype != GIP_F32)
-        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
-                          "%s: src dtype %s is not supported: u8, u16 or f32", op,
-                          gip_dtype_name(src->dtype));
+    if ((st = gip__check_dtype(ctx, src, GIP__DT_IMAGE, op, "src")))
+        return st;
     if (dst->dtype != src->dtype && dst->dtype != GIP_F32)
         return gip__error(ctx, GIP_ERR_UNSUPPORTED,
                           "%s: dst dtype %s is not supported: the source's (%s) or f32", op,

@@ -11,10 +11,8 @@ gip_status gip_spectrum(gip_context *ctx, const gip_image *src, gip_image *dst,
     gip_status st = gip__check_unary(ctx, src, dst, op, &on_device);
     if (st)
         return st;
-    if (src->dtype != GIP_U8 && src->dtype != GIP_U16 && src->dtype != GIP_F32)
-        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
-                          "%s: src dtype %s is not supported: u8, u16 or f32", op,
-                          gip_dtype_name(src->dtype));
+    if ((st = gip__check_dtype(ctx, src, GIP__DT_IMAGE, op, "src")))
+        return st;
     if (dst->dtype != GIP_U8 || dst->channels != 1)
         return gip__error(ctx, GIP_ERR_UNSUPPORTED,
                           "%s: dst is %d-channel %s; it must be 1-channel u8", op,

@@ -57,12 +57,8 @@ gip_status gip_box_filter(gip_context *ctx, const gip_image *src, gip_image *dst
     gip_status st = gip__check_unary(ctx, src, dst, OP, &on_device);
     if (st)
         return st;
-    if (src->dtype != GIP_U8 && src->dtype != GIP_U16 && src->dtype != GIP_F32)
-        return gip__error(ctx, GIP_ERR_UNSUPPORTED, "%s: dtype %s is not supported: u8, u16, f32",
-                          OP, gip_dtype_name(src->dtype));
-    if (src->channels != 1 && src->channels != 3 && src->channels != 4)
-        return gip__error(ctx, GIP_ERR_UNSUPPORTED, "%s: %d channels are not supported: 1, 3, 4",
-                          OP, (int)src->channels);
+    if ((st = gip__check_dtype(ctx, src, GIP__DT_IMAGE, OP, "src")))
+        return st;
     if (dst->channels != src->channels)
         return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH, "%s: dst has %d channels, src %d", OP,
                           (int)dst->channels, (int)src->channels);

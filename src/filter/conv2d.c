@@ -9,27 +9,11 @@ gip_status gip_conv2d(gip_context *ctx, const gip_image *src, gip_image *dst,
                       const gip_conv2d_params *params)
 {
     static const char op[] = "gip_conv2d";
-    gip_status st = gip__ctx_check(ctx, op);
-    if (st || (st = gip__image_check_ctx(ctx, src, op, "src")) ||
-        (st = gip__image_check_ctx(ctx, dst, op, "dst")))
+    bool on_device = false;
+    gip_status st = gip__check_pair(ctx, src, dst, op, &on_device);
+    if (st || (st = gip__check_dtype(ctx, src, GIP__DT_IMAGE, op, "src")) ||
+        (st = gip__check_dtype(ctx, dst, GIP__DT_IMAGE, op, "dst")))
         return st;
-    bool on_device = src->memory == GIP_MEM_CUDA;
-    if (on_device != (dst->memory == GIP_MEM_CUDA))
-        return gip__error(ctx, GIP_ERR_LOCATION_MISMATCH,
-                          "%s: src and dst must both be on the host or both on the device", op);
-    if (src->dtype != GIP_U8 && src->dtype != GIP_U16 && src->dtype != GIP_F32)
-        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
-                          "%s: src dtype %s is not supported: u8, u16 or f32 are accepted", op,
-                          gip_dtype_name(src->dtype));
-    if (dst->dtype != GIP_U8 && dst->dtype != GIP_U16 && dst->dtype != GIP_F32)
-        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
-                          "%s: dst dtype %s is not supported: f32, u8 or u16 are accepted", op,
-                          gip_dtype_name(dst->dtype));
-    if ((src->channels != 1 && src->channels != 3 && src->channels != 4) ||
-        (dst->channels != 1 && dst->channels != 3 && dst->channels != 4))
-        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
-                          "%s: %d input and %d output channels: 1, 3 or 4 are accepted for each",
-                          op, (int)src->channels, (int)dst->channels);
     if (!params)
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "%s: params is NULL", op);
     if (!params->weight)
@@ -74,10 +58,6 @@ gip_status gip_conv2d(gip_context *ctx, const gip_image *src, gip_image *dst,
                           op);
     if (on_device) {
 #ifdef GIP_HAVE_CUDA
-        if ((st = gip__f2d_check_device_alignment(ctx, src, op, "src")) ||
-            (st = gip__f2d_check_device_alignment(ctx, dst, op, "dst")) ||
-            (st = gip__cuda_enter(ctx)))
-            return st;
         return gip__conv2d_cuda(ctx, src, dst, params);
 #else
         return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);

@@ -79,32 +79,14 @@ void gip__f2d_plan_choose_int(gip__f2d_plan *plan, gip_dtype src)
     plan->int_acc = true;
 }
 
-gip_status gip__f2d_check_device_alignment(gip_context *ctx, const gip_image *img, const char *op,
-                                           const char *what)
-{
-    size_t es = gip_dtype_size(img->dtype);
-    if ((uintptr_t)img->data % es || img->stride % (int64_t)es)
-        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
-                          "%s: device image %s needs data and stride aligned to its element size "
-                          "(%zu bytes)",
-                          op, what, es);
-    return GIP_OK;
-}
-
 gip_status gip__f2d_check_images(gip_context *ctx, const gip_image *src, const gip_image *dst,
                                  const char *op, bool *on_device)
 {
     gip_status st = gip__check_unary(ctx, src, dst, op, on_device);
     if (st)
         return st;
-    if (src->dtype != GIP_U8 && src->dtype != GIP_U16 && src->dtype != GIP_F32)
-        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
-                          "%s: src dtype %s is not supported: u8, u16 or f32 are accepted", op,
-                          gip_dtype_name(src->dtype));
-    if (src->channels != 1 && src->channels != 3 && src->channels != 4)
-        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
-                          "%s: %d channels are not supported: 1, 3 or 4 are accepted", op,
-                          (int)src->channels);
+    if ((st = gip__check_dtype(ctx, src, GIP__DT_IMAGE, op, "src")))
+        return st;
     if (dst->channels != src->channels)
         return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
                           "%s: dst has %d channels but src has %d; they must be equal", op,
@@ -159,9 +141,6 @@ gip_status gip_filter2d(gip_context *ctx, const gip_image *src, gip_image *dst,
         nz += params->kernel[i] != 0.0f;
     }
     if ((st = gip__f2d_check_border(ctx, &params->border, op)))
-        return st;
-    if (on_device && ((st = gip__f2d_check_device_alignment(ctx, src, op, "src")) ||
-                      (st = gip__f2d_check_device_alignment(ctx, dst, op, "dst"))))
         return st;
 #ifndef GIP_HAVE_CUDA
     if (on_device)

@@ -14,14 +14,8 @@ gip_status gip_invert(gip_context *ctx, const gip_image *src, gip_image *dst,
     gip_status st = gip__check_unary(ctx, src, dst, op, &on_device);
     if (st)
         return st;
-    if (src->dtype != GIP_U8 && src->dtype != GIP_U16 && src->dtype != GIP_F32)
-        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
-                          "%s: src dtype %s is not supported: u8, u16 or f32 are accepted", op,
-                          gip_dtype_name(src->dtype));
-    if (src->channels != 1 && src->channels != 3 && src->channels != 4)
-        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
-                          "%s: %d channels are not supported: 1, 3 or 4 are accepted", op,
-                          (int)src->channels);
+    if ((st = gip__check_dtype(ctx, src, GIP__DT_IMAGE, op, "src")))
+        return st;
     if (dst->dtype != src->dtype || dst->channels != src->channels)
         return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
                           "%s: dst is %d-channel %s but src is %d-channel %s; they must be equal",

@@ -70,13 +70,14 @@ extern "C" gip_status gip__invert_cuda(gip_context *ctx, const gip_image *src, g
                                        float max)
 {
     const bool f32 = src->dtype == GIP_F32;
-    const int64_t row = gip_image_row_bytes(src);
+    int64_t row = gip_image_row_bytes(src);
     int64_t rows = src->height;
     int64_t sstride = src->stride, dstride = dst->stride;
     /* Tight images are one long row: no per-row head and tail. */
     if (sstride == row && dstride == row) {
+        row *= rows;
         rows = 1;
-        sstride = dstride = row * src->height;
+        sstride = dstride = row;
     }
     const int64_t units = f32 ? row / 4 : row;
     const int64_t per_thread = (int64_t)(f32 ? 4 : 16) * INVERT_VEC_PER_THREAD;

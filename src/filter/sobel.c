@@ -114,9 +114,6 @@ static gip_status check_device(gip_context *ctx, const gip_image *src, const gip
                                bool on_device, const char *op)
 {
     gip_status st = GIP_OK;
-    if (on_device && ((st = gip__f2d_check_device_alignment(ctx, src, op, "src")) ||
-                      (st = gip__f2d_check_device_alignment(ctx, dst, op, "dst"))))
-        return st;
 #ifndef GIP_HAVE_CUDA
     if (on_device)
         return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);

@@ -45,12 +45,13 @@ bool gt_check_status(gip_status got, gip_status expected, const char *expr, cons
  * 1 otherwise. The body gets a context of that backend. */
 int gt_main(int argc, char **argv, const char *name, void (*body)(gip_context *ctx));
 
-/* Awkward sizes every operation is tested on: 1x1, 1x17, 17x1, 13x42, 64x48, 1001x777. */
+/* Awkward sizes every operation is tested on: 1x1, 1x17, 17x1, 13x42, 64x48, 1001x777 (the last
+ * is left out when GIP_TEST_QUICK=1). */
 typedef struct gt_size {
     int64_t w, h;
 } gt_size;
 extern const gt_size gt_sizes[];
-extern const int gt_nsizes;
+extern int gt_nsizes;
 
 /* Deterministic random generator (splitmix64). */
 uint64_t gt_rand_u64(uint64_t *state);
@@ -88,9 +89,10 @@ void gt_set(gip_image *img, int64_t x, int64_t y, int32_t c, double v);
 typedef gip_status (*gt_unary_fn)(gip_context *ctx, const gip_image *src, gip_image *dst,
                                   const void *params);
 
-/* Runs `fn` on the context's backend with host images in and out: on CUDA, uploads src, poisons
- * a device dst (byte `poison`), runs, downloads into dst; on the CPU, poisons dst and runs
- * directly. Returns the operation's status. */
+/* Runs `fn` on the context's backend with host images in and out: on CUDA, device images with the
+ * host views' strides (padded, odd or tight alike), src uploaded, dst uploaded poisoned (byte
+ * `poison`, padding as the host has it), run, and the whole dst buffer downloaded back, padding
+ * included; on the CPU, poisons dst and runs directly. Returns the operation's status. */
 gip_status gt_run_unary(gip_context *ctx, gt_unary_fn fn, const gip_image *src, gip_image *dst,
                         const void *params, uint8_t poison);
 
