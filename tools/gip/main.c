@@ -5,16 +5,18 @@
 
 #include "cli.h"
 
-/* The Fourier and user-kernel subcommands (cmd_fft.c, cmd_kernel.c). */
+/* The Fourier and user-kernel subcommands (cmd_fft.c, cmd_kernel.c), style transfer
+ * (cmd_style.c). */
 extern const cli_command cli_cmd_spectrum, cli_cmd_fft, cli_cmd_ifft;
 extern const cli_command cli_cmd_kernel, cli_cmd_map, cli_cmd_stencil;
+extern const cli_command cli_cmd_style;
 
 /* Every subcommand, in the order `gip --help` lists them. */
 static const cli_command *const commands[] = {
-    &cli_cmd_devices, &cli_cmd_info,     &cli_cmd_convert,  &cli_cmd_gray,
-    &cli_cmd_invert,  &cli_cmd_box,      &cli_cmd_filter,   &cli_cmd_sobel,
-    &cli_cmd_edges,   &cli_cmd_gaussian, &cli_cmd_spectrum, &cli_cmd_fft,
-    &cli_cmd_ifft,    &cli_cmd_map,      &cli_cmd_stencil,  &cli_cmd_kernel,
+    &cli_cmd_devices,  &cli_cmd_info,   &cli_cmd_convert, &cli_cmd_gray,  &cli_cmd_invert,
+    &cli_cmd_box,      &cli_cmd_filter, &cli_cmd_sobel,   &cli_cmd_edges, &cli_cmd_gaussian,
+    &cli_cmd_spectrum, &cli_cmd_fft,    &cli_cmd_ifft,    &cli_cmd_map,   &cli_cmd_stencil,
+    &cli_cmd_kernel,   &cli_cmd_style,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

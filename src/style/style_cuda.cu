@@ -1,0 +1,723 @@
+/* SPDX-License-Identifier: MIT */
+/* The GPU backend of style transfer: cuDNN convolutions (forward and backward-data, deterministic
+ * algorithms), cuBLAS Gram matrices and gradient GEMMs, fused elementwise kernels and two-pass
+ * deterministic reductions, all queued on the context's stream. */
+#include <cuda_runtime.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_util.cuh"
+#include "style.h"
+
+#if defined(GIP_HAVE_CUDNN)
+#include <cublas_v2.h>
+#include <cudnn.h>
+
+#define THREADS 256
+#define RED_BLOCKS 512 /* fixed grid for reductions: the summation order never changes */
+#define MAX_WORKSPACE ((size_t)1 << 30)
+#define ALGO_CACHE 64
+
+typedef struct algo_entry {
+    int layer, bwd;
+    int64_t h, w;
+    int algo;
+    cudnnMathType_t math;
+    size_t ws;
+} algo_entry;
+
+struct gip__style_state {
+    const gip_net *net;
+    int last;
+    uint32_t flags;
+    cudnnHandle_t dnn;
+    cublasHandle_t blas;
+    cudnnFilterDescriptor_t filt[GIP__VGG_LAYERS];
+    cudnnConvolutionDescriptor_t conv;
+    cudnnTensorDescriptor_t in_desc, out_desc;
+    float *w[GIP__VGG_LAYERS], *b[GIP__VGG_LAYERS];
+    void *ws;
+    size_t ws_size;
+    double *partials; /* RED_BLOCKS doubles */
+    double *dresult;  /* one double for host-bound reductions */
+    double *hresult;  /* pinned host double */
+    algo_entry cache[ALGO_CACHE];
+    int ncache;
+};
+
+static gip_status dnn_status(gip_context *ctx, cudnnStatus_t s, const char *what)
+{
+    if (s == CUDNN_STATUS_SUCCESS)
+        return GIP_OK;
+    if (s == CUDNN_STATUS_ALLOC_FAILED)
+        return gip__error(ctx, GIP_ERR_DEVICE_OUT_OF_MEMORY, "gip_style_transfer: %s: %s", what,
+                          cudnnGetErrorString(s));
+    return gip__error(ctx, GIP_ERR_DEVICE, "gip_style_transfer: %s failed: %s", what,
+                      cudnnGetErrorString(s));
+}
+
+static gip_status blas_status(gip_context *ctx, cublasStatus_t s, const char *what)
+{
+    if (s == CUBLAS_STATUS_SUCCESS)
+        return GIP_OK;
+    if (s == CUBLAS_STATUS_ALLOC_FAILED)
+        return gip__error(ctx, GIP_ERR_DEVICE_OUT_OF_MEMORY,
+                          "gip_style_transfer: %s: out of memory", what);
+    return gip__error(ctx, GIP_ERR_DEVICE, "gip_style_transfer: %s failed: cublasStatus %d", what,
+                      (int)s);
+}
+
+static unsigned grid_for(int64_t n)
+{
+    int64_t b = (n + THREADS - 1) / THREADS;
+    return (unsigned)(b < 1 ? 1 : b > 65535 * 16 ? 65535 * 16 : b);
+}
+
+/* ---- kernels --------------------------------------------------------------------------------- */
+__global__ void k_bias_relu(float *out, const float *bias, int64_t hw, int64_t n)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        float v = out[i] + bias[i / hw];
+        out[i] = v > 0.0f ? v : 0.0f;
+    }
+}
+
+__global__ void k_relu_bwd(const float *act, float *g, int64_t n)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x)
+        if (!(act[i] > 0.0f))
+            g[i] = 0.0f;
+}
+
+__global__ void k_axpby(float alpha, const float *x, float beta, float *y, int64_t n)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        float a = x ? alpha * x[i] : 0.0f;
+        y[i] = beta == 0.0f ? a : a + beta * y[i];
+    }
+}
+
+__global__ void k_pool_fwd(int avg, const float *in, float *out, int64_t c, int64_t h, int64_t w)
+{
+    int64_t oh = h / 2, ow = w / 2, n = c * oh * ow;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t x = i % ow, y = (i / ow) % oh, ch = i / (ow * oh);
+        const float *r0 = in + (ch * h + 2 * y) * w + 2 * x, *r1 = r0 + w;
+        float a = r0[0], b = r0[1], cc = r1[0], d = r1[1];
+        if (avg) {
+            out[i] = 0.25f * ((a + b) + (cc + d));
+        } else {
+            float m = a;
+            m = b > m ? b : m;
+            m = cc > m ? cc : m;
+            out[i] = d > m ? d : m;
+        }
+    }
+}
+
+/* gin must be zeroed first (odd trailing rows and columns get no gradient). */
+__global__ void k_pool_bwd(int avg, const float *in, const float *gout, float *gin, int64_t c,
+                           int64_t h, int64_t w)
+{
+    int64_t oh = h / 2, ow = w / 2, n = c * oh * ow;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t x = i % ow, y = (i / ow) % oh, ch = i / (ow * oh);
+        int64_t o0 = (ch * h + 2 * y) * w + 2 * x, o1 = o0 + w;
+        float go = gout[i];
+        if (avg) {
+            float v = 0.25f * go;
+            gin[o0] = v;
+            gin[o0 + 1] = v;
+            gin[o1] = v;
+            gin[o1 + 1] = v;
+        } else {
+            float a = in[o0], b = in[o0 + 1], cc = in[o1], d = in[o1 + 1];
+            int64_t t = o0;
+            float m = a;
+            if (b > m) {
+                m = b;
+                t = o0 + 1;
+            }
+            if (cc > m) {
+                m = cc;
+                t = o1;
+            }
+            if (d > m)
+                t = o1 + 1;
+            gin[t] = go;
+        }
+    }
+}
+
+__device__ void block_sum_store(double s, double *dst)
+{
+    __shared__ double sh[THREADS];
+    sh[threadIdx.x] = s;
+    __syncthreads();
+    for (int k = THREADS / 2; k > 0; k >>= 1) {
+        if ((int)threadIdx.x < k)
+            sh[threadIdx.x] += sh[threadIdx.x + k];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0)
+        *dst = sh[0];
+}
+
+/* kind 0: sum a*b; kind 1: sum (a-b)^2 and g += k (a-b); kind 2: sum (a-b)^2, g = a-b. */
+__global__ void k_reduce(int kind, const float *a, const float *b, float *g, float k, int64_t n,
+                         double *partials)
+{
+    double s = 0;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        if (kind == 0) {
+            s += (double)a[i] * b[i];
+        } else {
+            float d = a[i] - b[i];
+            s += (double)d * d;
+            if (kind == 1)
+                g[i] += k * d;
+            else
+                g[i] = d;
+        }
+    }
+    block_sum_store(s, &partials[blockIdx.x]);
+}
+
+__global__ void k_tv(const float *x, float *g, int64_t c, int64_t h, int64_t w, float k,
+                     double *partials)
+{
+    double s = 0;
+    int64_t n = c * h * w;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t xx = i % w, y = (i / w) % h;
+        float v = x[i], acc = 0.0f;
+        if (xx + 1 < w) {
+            float d = x[i + 1] - v;
+            s += (double)d * d;
+            acc -= d;
+        }
+        if (xx > 0)
+            acc += v - x[i - 1];
+        if (y + 1 < h) {
+            float d = x[i + w] - v;
+            s += (double)d * d;
+            acc -= d;
+        }
+        if (y > 0)
+            acc += v - x[i - w];
+        g[i] += k * acc;
+    }
+    block_sum_store(s, &partials[blockIdx.x]);
+}
+
+/* *dst = (accumulate ? *dst : 0) + scale * sum(partials) in a fixed order. */
+__global__ void k_final(const double *partials, int n, double scale, double *dst, int accumulate)
+{
+    double s = 0;
+    for (int i = threadIdx.x; i < n; i += blockDim.x)
+        s += partials[i];
+    __shared__ double result;
+    block_sum_store(s, &result);
+    __syncthreads();
+    if (threadIdx.x == 0)
+        *dst = (accumulate ? *dst : 0.0) + scale * result;
+}
+
+/* ---- memory --------------------------------------------------------------------------------- */
+static gip_status cu_alloc(gip_context *ctx, gip__style_state *st, int64_t n, float **out)
+{
+    void *p = NULL;
+    gip_status s = gip__cuda_malloc(ctx, (size_t)(n > 0 ? n : 1) * sizeof(float), &p);
+    if (s)
+        return s;
+    s = gip__cuda_status(
+        ctx, cudaMemsetAsync(p, 0, (size_t)(n > 0 ? n : 1) * sizeof(float), gip__stream(ctx)),
+        "cudaMemsetAsync");
+    if (s) {
+        gip__cuda_free(ctx, p);
+        return s;
+    }
+    *out = (float *)p;
+    return GIP_OK;
+}
+
+static void cu_free(gip_context *ctx, gip__style_state *st, float *p)
+{
+    if (p)
+        gip__cuda_free(ctx, p);
+}
+
+static gip_status cu_upload(gip_context *ctx, gip__style_state *st, float *dst, const float *host,
+                            int64_t n)
+{
+    gip_status s = gip__cuda_status(ctx,
+                                    cudaMemcpyAsync(dst, host, (size_t)n * sizeof(float),
+                                                    cudaMemcpyHostToDevice, gip__stream(ctx)),
+                                    "cudaMemcpyAsync (upload)");
+    /* The host buffer may be freed right after: wait for the copy. */
+    return s ? s : gip__cuda_status(ctx, cudaStreamSynchronize(gip__stream(ctx)), "upload");
+}
+
+static gip_status cu_download(gip_context *ctx, gip__style_state *st, float *host, const float *src,
+                              int64_t n)
+{
+    gip_status s = gip__cuda_status(ctx,
+                                    cudaMemcpyAsync(host, src, (size_t)n * sizeof(float),
+                                                    cudaMemcpyDeviceToHost, gip__stream(ctx)),
+                                    "cudaMemcpyAsync (download)");
+    return s ? s : gip__cuda_status(ctx, cudaStreamSynchronize(gip__stream(ctx)), "download");
+}
+
+/* ---- state ---------------------------------------------------------------------------------- */
+static void cu_destroy(gip_context *ctx, gip__style_state *st)
+{
+    if (!st)
+        return;
+    for (int l = 0; l < GIP__VGG_LAYERS; l++) {
+        if (st->filt[l])
+            cudnnDestroyFilterDescriptor(st->filt[l]);
+        cu_free(ctx, st, st->w[l]);
+        cu_free(ctx, st, st->b[l]);
+    }
+    if (st->conv)
+        cudnnDestroyConvolutionDescriptor(st->conv);
+    if (st->in_desc)
+        cudnnDestroyTensorDescriptor(st->in_desc);
+    if (st->out_desc)
+        cudnnDestroyTensorDescriptor(st->out_desc);
+    if (st->ws)
+        gip__cuda_free(ctx, st->ws);
+    if (st->partials)
+        gip__cuda_free(ctx, st->partials);
+    if (st->dresult)
+        gip__cuda_free(ctx, st->dresult);
+    if (st->hresult)
+        gip__cuda_free_pinned(st->hresult);
+    if (st->dnn)
+        cudnnDestroy(st->dnn);
+    if (st->blas)
+        cublasDestroy(st->blas);
+    free(st);
+}
+
+static gip_status cu_create(gip_context *ctx, const gip_net *net, int last, uint32_t flags,
+                            gip__style_state **out)
+{
+    gip_status s = gip__cuda_enter(ctx);
+    if (s)
+        return s;
+    gip__style_state *st = (gip__style_state *)calloc(1, sizeof *st);
+    if (!st)
+        return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "gip_style_transfer: out of memory");
+    st->net = net;
+    st->last = last;
+    st->flags = flags;
+    int tf32 = !(flags & GIP_STYLE_NO_TF32);
+    if ((s = dnn_status(ctx, cudnnCreate(&st->dnn), "cudnnCreate")) ||
+        (s = dnn_status(ctx, cudnnSetStream(st->dnn, gip__stream(ctx)), "cudnnSetStream")) ||
+        (s = blas_status(ctx, cublasCreate(&st->blas), "cublasCreate")) ||
+        (s = blas_status(ctx, cublasSetStream(st->blas, gip__stream(ctx)), "cublasSetStream")) ||
+        (s = blas_status(
+             ctx,
+             cublasSetMathMode(st->blas, tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH),
+             "cublasSetMathMode")) ||
+        (s = dnn_status(ctx, cudnnCreateConvolutionDescriptor(&st->conv),
+                        "cudnnCreateConvolutionDescriptor")) ||
+        (s = dnn_status(ctx,
+                        cudnnSetConvolution2dDescriptor(st->conv, 1, 1, 1, 1, 1, 1,
+                                                        CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+                        "cudnnSetConvolution2dDescriptor")) ||
+        (s = dnn_status(ctx, cudnnCreateTensorDescriptor(&st->in_desc),
+                        "cudnnCreateTensorDescriptor")) ||
+        (s = dnn_status(ctx, cudnnCreateTensorDescriptor(&st->out_desc),
+                        "cudnnCreateTensorDescriptor")))
+        goto out_fail;
+    for (int l = 0; l <= last; l++) {
+        const gip__conv *c = &net->conv[l];
+        int64_t nw = (int64_t)c->cout * c->cin * 9;
+        if ((s = dnn_status(ctx, cudnnCreateFilterDescriptor(&st->filt[l]),
+                            "cudnnCreateFilterDescriptor")) ||
+            (s = dnn_status(ctx,
+                            cudnnSetFilter4dDescriptor(st->filt[l], CUDNN_DATA_FLOAT,
+                                                       CUDNN_TENSOR_NCHW, c->cout, c->cin, 3, 3),
+                            "cudnnSetFilter4dDescriptor")) ||
+            (s = cu_alloc(ctx, st, nw, &st->w[l])) || (s = cu_alloc(ctx, st, c->cout, &st->b[l])) ||
+            (s = cu_upload(ctx, st, st->w[l], c->w, nw)) ||
+            (s = cu_upload(ctx, st, st->b[l], c->b, c->cout)))
+            goto out_fail;
+    }
+    void *p;
+    if ((s = gip__cuda_malloc(ctx, RED_BLOCKS * sizeof(double), &p)))
+        goto out_fail;
+    st->partials = (double *)p;
+    if ((s = gip__cuda_malloc(ctx, sizeof(double), &p)))
+        goto out_fail;
+    st->dresult = (double *)p;
+    if ((s = gip__cuda_malloc_pinned(ctx, sizeof(double), &p)))
+        goto out_fail;
+    st->hresult = (double *)p;
+    *out = st;
+    return GIP_OK;
+out_fail:
+    cu_destroy(ctx, st);
+    return s;
+}
+
+static gip_status ensure_ws(gip_context *ctx, gip__style_state *st, size_t bytes)
+{
+    if (bytes <= st->ws_size)
+        return GIP_OK;
+    if (st->ws)
+        gip__cuda_free(ctx, st->ws);
+    st->ws = NULL;
+    st->ws_size = 0;
+    gip_status s = gip__cuda_malloc(ctx, bytes, &st->ws);
+    if (s == GIP_OK)
+        st->ws_size = bytes;
+    return s;
+}
+
+/* fp16 conversion is never accepted; without TF32 only plain fp32 arithmetic. */
+static bool math_ok(cudnnMathType_t m, int tf32)
+{
+    if (m == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION)
+        return false;
+    return tf32 || m == CUDNN_FMA_MATH || m == CUDNN_DEFAULT_MATH;
+}
+
+/* Picks (and caches) the fastest deterministic algorithm cuDNN's heuristics propose for layer l
+ * on an h x w input, within the workspace limit. */
+static gip_status pick_algo(gip_context *ctx, gip__style_state *st, int l, int bwd, int64_t h,
+                            int64_t w, algo_entry **out)
+{
+    for (int i = 0; i < st->ncache; i++) {
+        algo_entry *e = &st->cache[i];
+        if (e->layer == l && e->bwd == bwd && e->h == h && e->w == w) {
+            *out = e;
+            return GIP_OK;
+        }
+    }
+    int tf32 = !(st->flags & GIP_STYLE_NO_TF32);
+    algo_entry e = {l, bwd, h, w, -1, CUDNN_FMA_MATH, 0};
+    gip_status s;
+    if ((s = dnn_status(
+             ctx, cudnnSetConvolutionMathType(st->conv, tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH),
+             "cudnnSetConvolutionMathType")))
+        return s;
+    int count = 0;
+    if (!bwd) {
+        cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+        if ((s = dnn_status(ctx,
+                            cudnnGetConvolutionForwardAlgorithm_v7(
+                                st->dnn, st->in_desc, st->filt[l], st->conv, st->out_desc,
+                                CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &count, perf),
+                            "cudnnGetConvolutionForwardAlgorithm_v7")))
+            return s;
+        for (int i = 0; i < count; i++)
+            if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= MAX_WORKSPACE &&
+                perf[i].determinism == CUDNN_DETERMINISTIC && math_ok(perf[i].mathType, tf32)) {
+                e.algo = (int)perf[i].algo;
+                e.math = tf32 ? perf[i].mathType : CUDNN_FMA_MATH;
+                e.ws = perf[i].memory;
+                break;
+            }
+    } else {
+        cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+        if ((s = dnn_status(ctx,
+                            cudnnGetConvolutionBackwardDataAlgorithm_v7(
+                                st->dnn, st->filt[l], st->out_desc, st->conv, st->in_desc,
+                                CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &count, perf),
+                            "cudnnGetConvolutionBackwardDataAlgorithm_v7")))
+            return s;
+        for (int i = 0; i < count; i++)
+            if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= MAX_WORKSPACE &&
+                perf[i].determinism == CUDNN_DETERMINISTIC && math_ok(perf[i].mathType, tf32)) {
+                e.algo = (int)perf[i].algo;
+                e.math = tf32 ? perf[i].mathType : CUDNN_FMA_MATH;
+                e.ws = perf[i].memory;
+                break;
+            }
+    }
+    if (e.algo < 0)
+        return gip__error(ctx, GIP_ERR_DEVICE,
+                          "gip_style_transfer: cuDNN proposes no deterministic %s algorithm for "
+                          "layer %d at %lldx%lld",
+                          bwd ? "backward-data" : "forward", l, (long long)w, (long long)h);
+    if (st->ncache == ALGO_CACHE)
+        st->ncache = 0; /* a full cache restarts: only a long run of new sizes gets here */
+    st->cache[st->ncache] = e;
+    *out = &st->cache[st->ncache++];
+    return GIP_OK;
+}
+
+static gip_status set_descs(gip_context *ctx, gip__style_state *st, int l, int64_t h, int64_t w)
+{
+    const gip__conv *c = &st->net->conv[l];
+    gip_status s;
+    if ((s = dnn_status(ctx,
+                        cudnnSetTensor4dDescriptor(st->in_desc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT,
+                                                   1, c->cin, (int)h, (int)w),
+                        "cudnnSetTensor4dDescriptor")))
+        return s;
+    return dnn_status(ctx,
+                      cudnnSetTensor4dDescriptor(st->out_desc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT,
+                                                 1, c->cout, (int)h, (int)w),
+                      "cudnnSetTensor4dDescriptor");
+}
+
+static gip_status cu_conv_fwd(gip_context *ctx, gip__style_state *st, int l, const float *in,
+                              float *out, int64_t h, int64_t w)
+{
+    algo_entry *e;
+    gip_status s;
+    if ((s = set_descs(ctx, st, l, h, w)) || (s = pick_algo(ctx, st, l, 0, h, w, &e)) ||
+        (s = ensure_ws(ctx, st, e->ws)) ||
+        (s = dnn_status(ctx, cudnnSetConvolutionMathType(st->conv, e->math),
+                        "cudnnSetConvolutionMathType")))
+        return s;
+    const float one = 1.0f, zero = 0.0f;
+    if ((s = dnn_status(ctx,
+                        cudnnConvolutionForward(st->dnn, &one, st->in_desc, in, st->filt[l],
+                                                st->w[l], st->conv,
+                                                (cudnnConvolutionFwdAlgo_t)e->algo, st->ws, e->ws,
+                                                &zero, st->out_desc, out),
+                        "cudnnConvolutionForward")))
+        return s;
+    int64_t hw = h * w, n = (int64_t)st->net->conv[l].cout * hw;
+    k_bias_relu<<<grid_for(n), THREADS, 0, gip__stream(ctx)>>>(out, st->b[l], hw, n);
+    return GIP__LAUNCH_CHECK(ctx, "style bias_relu");
+}
+
+static gip_status cu_conv_bwd(gip_context *ctx, gip__style_state *st, int l, const float *gout,
+                              float *gin, int64_t h, int64_t w)
+{
+    algo_entry *e;
+    gip_status s;
+    if ((s = set_descs(ctx, st, l, h, w)) || (s = pick_algo(ctx, st, l, 1, h, w, &e)) ||
+        (s = ensure_ws(ctx, st, e->ws)) ||
+        (s = dnn_status(ctx, cudnnSetConvolutionMathType(st->conv, e->math),
+                        "cudnnSetConvolutionMathType")))
+        return s;
+    const float one = 1.0f, zero = 0.0f;
+    return dnn_status(ctx,
+                      cudnnConvolutionBackwardData(st->dnn, &one, st->filt[l], st->w[l],
+                                                   st->out_desc, gout, st->conv,
+                                                   (cudnnConvolutionBwdDataAlgo_t)e->algo, st->ws,
+                                                   e->ws, &zero, st->in_desc, gin),
+                      "cudnnConvolutionBackwardData");
+}
+
+/* ---- elementwise ------------------------------------------------------------------------------
+ */
+static gip_status cu_relu_bwd(gip_context *ctx, gip__style_state *st, const float *act, float *g,
+                              int64_t n)
+{
+    k_relu_bwd<<<grid_for(n), THREADS, 0, gip__stream(ctx)>>>(act, g, n);
+    return GIP__LAUNCH_CHECK(ctx, "style relu_bwd");
+}
+
+static gip_status cu_axpby(gip_context *ctx, gip__style_state *st, double alpha, const float *x,
+                           double beta, float *y, int64_t n)
+{
+    k_axpby<<<grid_for(n), THREADS, 0, gip__stream(ctx)>>>((float)alpha, x, (float)beta, y, n);
+    return GIP__LAUNCH_CHECK(ctx, "style axpby");
+}
+
+static gip_status cu_pool_fwd(gip_context *ctx, gip__style_state *st, int avg, const float *in,
+                              float *out, int64_t c, int64_t h, int64_t w)
+{
+    k_pool_fwd<<<grid_for(c * (h / 2) * (w / 2)), THREADS, 0, gip__stream(ctx)>>>(avg, in, out, c,
+                                                                                  h, w);
+    return GIP__LAUNCH_CHECK(ctx, "style pool_fwd");
+}
+
+static gip_status cu_pool_bwd(gip_context *ctx, gip__style_state *st, int avg, const float *in,
+                              const float *gout, float *gin, int64_t c, int64_t h, int64_t w)
+{
+    gip_status s = gip__cuda_status(
+        ctx, cudaMemsetAsync(gin, 0, (size_t)(c * h * w) * sizeof(float), gip__stream(ctx)),
+        "cudaMemsetAsync");
+    if (s)
+        return s;
+    k_pool_bwd<<<grid_for(c * (h / 2) * (w / 2)), THREADS, 0, gip__stream(ctx)>>>(avg, in, gout,
+                                                                                  gin, c, h, w);
+    return GIP__LAUNCH_CHECK(ctx, "style pool_bwd");
+}
+
+/* ---- reductions -------------------------------------------------------------------------------
+ */
+/* Runs k_reduce then k_final into dst (device double). */
+static gip_status reduce_to(gip_context *ctx, gip__style_state *st, int kind, const float *a,
+                            const float *b, float *g, float k, int64_t n, double scale, double *dst,
+                            int accumulate)
+{
+    k_reduce<<<RED_BLOCKS, THREADS, 0, gip__stream(ctx)>>>(kind, a, b, g, k, n, st->partials);
+    gip_status s = GIP__LAUNCH_CHECK(ctx, "style reduce");
+    if (s)
+        return s;
+    k_final<<<1, THREADS, 0, gip__stream(ctx)>>>(st->partials, RED_BLOCKS, scale, dst, accumulate);
+    return GIP__LAUNCH_CHECK(ctx, "style reduce final");
+}
+
+static gip_status read_result(gip_context *ctx, gip__style_state *st, double *out)
+{
+    gip_status s = gip__cuda_status(ctx,
+                                    cudaMemcpyAsync(st->hresult, st->dresult, sizeof(double),
+                                                    cudaMemcpyDeviceToHost, gip__stream(ctx)),
+                                    "cudaMemcpyAsync (scalar)");
+    if (!s)
+        s = gip__cuda_status(ctx, cudaStreamSynchronize(gip__stream(ctx)), "style reduction");
+    if (!s)
+        *out = *st->hresult;
+    return s;
+}
+
+static gip_status cu_dot(gip_context *ctx, gip__style_state *st, const float *a, const float *b,
+                         int64_t n, double *out)
+{
+    gip_status s = reduce_to(ctx, st, 0, a, b, NULL, 0.0f, n, 1.0, st->dresult, 0);
+    return s ? s : read_result(ctx, st, out);
+}
+
+static gip_status cu_mean_sq(gip_context *ctx, gip__style_state *st, const float *a, int64_t n,
+                             double *out)
+{
+    gip_status s =
+        reduce_to(ctx, st, 0, a, a, NULL, 0.0f, n, n > 0 ? 1.0 / (double)n : 0.0, st->dresult, 0);
+    return s ? s : read_result(ctx, st, out);
+}
+
+static gip_status cu_content_grad(gip_context *ctx, gip__style_state *st, const float *f,
+                                  const float *p, int64_t n, double coef, float *gf, double *loss)
+{
+    return reduce_to(ctx, st, 1, f, p, gf, (float)(2.0 * coef / (double)n), n, coef / (double)n,
+                     loss, 1);
+}
+
+static gip_status cu_gram(gip_context *ctx, gip__style_state *st, const float *f, float *g,
+                          int64_t c, int64_t m)
+{
+    /* F is c x m row-major = m x c column-major (ld m); G = F F^T is Fc^T Fc. */
+    const float alpha = (float)(1.0 / ((double)c * (double)m)), beta = 0.0f;
+    return blas_status(ctx,
+                       cublasSgemm(st->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)c, (int)c, (int)m,
+                                   &alpha, f, (int)m, f, (int)m, &beta, g, (int)c),
+                       "cublasSgemm (Gram)");
+}
+
+static gip_status cu_style_grad(gip_context *ctx, gip__style_state *st, const float *f,
+                                const float *g, const float *a, float *scratch, int64_t c,
+                                int64_t m, double coef, float *gf, double *loss)
+{
+    gip_status s =
+        reduce_to(ctx, st, 2, g, a, scratch, 0.0f, c * c, coef / ((double)c * c), loss, 1);
+    if (s)
+        return s;
+    /* gf (c x m row-major = m x c column-major) += k * Fc D (D = G - A symmetric). */
+    const float alpha = (float)(coef * 4.0 / ((double)c * c * (double)c * (double)m)), beta = 1.0f;
+    return blas_status(ctx,
+                       cublasSgemm(st->blas, CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)c, (int)c,
+                                   &alpha, f, (int)m, scratch, (int)c, &beta, gf, (int)m),
+                       "cublasSgemm (style gradient)");
+}
+
+static gip_status cu_tv_grad(gip_context *ctx, gip__style_state *st, const float *x, int64_t c,
+                             int64_t h, int64_t w, double coef, float *gx, double *loss)
+{
+    double n = (double)c * h * w;
+    k_tv<<<RED_BLOCKS, THREADS, 0, gip__stream(ctx)>>>(x, gx, c, h, w, (float)(2.0 * coef / n),
+                                                       st->partials);
+    gip_status s = GIP__LAUNCH_CHECK(ctx, "style tv");
+    if (s)
+        return s;
+    k_final<<<1, THREADS, 0, gip__stream(ctx)>>>(st->partials, RED_BLOCKS, coef / n, loss, 1);
+    return GIP__LAUNCH_CHECK(ctx, "style tv final");
+}
+
+/* ---- loss slots --------------------------------------------------------------------------------
+ */
+static gip_status cu_loss_alloc(gip_context *ctx, gip__style_state *st, int n, double **out)
+{
+    void *p;
+    gip_status s = gip__cuda_malloc(ctx, (size_t)n * sizeof(double), &p);
+    if (s)
+        return s;
+    *out = (double *)p;
+    return GIP_OK;
+}
+
+static void cu_loss_free(gip_context *ctx, gip__style_state *st, double *p)
+{
+    if (p)
+        gip__cuda_free(ctx, p);
+}
+
+static gip_status cu_loss_zero(gip_context *ctx, gip__style_state *st, double *p, int n)
+{
+    return gip__cuda_status(ctx,
+                            cudaMemsetAsync(p, 0, (size_t)n * sizeof(double), gip__stream(ctx)),
+                            "cudaMemsetAsync");
+}
+
+static gip_status cu_loss_read(gip_context *ctx, gip__style_state *st, const double *p,
+                               double *host, int n)
+{
+    gip_status s = gip__cuda_status(ctx,
+                                    cudaMemcpyAsync(host, p, (size_t)n * sizeof(double),
+                                                    cudaMemcpyDeviceToHost, gip__stream(ctx)),
+                                    "cudaMemcpyAsync (losses)");
+    return s ? s : gip__cuda_status(ctx, cudaStreamSynchronize(gip__stream(ctx)), "style losses");
+}
+
+static gip__style_backend make_backend()
+{
+    gip__style_backend b;
+    memset(&b, 0, sizeof b);
+    b.name = "cuda";
+    b.create = cu_create;
+    b.destroy = cu_destroy;
+    b.alloc = cu_alloc;
+    b.free = cu_free;
+    b.upload = cu_upload;
+    b.download = cu_download;
+    b.conv_fwd = cu_conv_fwd;
+    b.conv_bwd = cu_conv_bwd;
+    b.relu_bwd = cu_relu_bwd;
+    b.pool_fwd = cu_pool_fwd;
+    b.pool_bwd = cu_pool_bwd;
+    b.gram = cu_gram;
+    b.style_grad = cu_style_grad;
+    b.content_grad = cu_content_grad;
+    b.tv_grad = cu_tv_grad;
+    b.dot = cu_dot;
+    b.axpby = cu_axpby;
+    b.mean_sq = cu_mean_sq;
+    b.loss_alloc = cu_loss_alloc;
+    b.loss_free = cu_loss_free;
+    b.loss_zero = cu_loss_zero;
+    b.loss_read = cu_loss_read;
+    return b;
+}
+
+static const gip__style_backend cuda_backend = make_backend();
+
+extern "C" const gip__style_backend *gip__style_cuda_backend(void)
+{
+    return &cuda_backend;
+}
+
+#else /* built with CUDA but without cuDNN */
+
+extern "C" const gip__style_backend *gip__style_cuda_backend(void)
+{
+    return NULL;
+}
+
+#endif

@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: MIT */
+/* The style subcommand: Gatys style transfer of CONTENT in the style of STYLE, with progress on
+ * stderr and Ctrl-C writing the best image so far. */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "gip/style.h"
+
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+    interrupted = 1;
+    signal(sig, SIG_DFL); /* a second Ctrl-C ends the process at once */
+}
+
+typedef struct progress_state {
+    int tty, quiet;
+} progress_state;
+
+static int on_progress(void *user, const gip_style_progress *p)
+{
+    progress_state *ps = user;
+    if (!ps->quiet) {
+        double rate = p->seconds > 0 ? p->iteration / p->seconds : 0.0;
+        if (ps->tty) {
+            char bar[31];
+            int fill = p->iterations ? (int)(30.0 * p->iteration / p->iterations) : 30;
+            for (int i = 0; i < 30; i++)
+                bar[i] = i < fill ? '#' : '.';
+            bar[30] = 0;
+            fprintf(stderr,
+                    "\r[%s] %d/%d  loss %.4g (content %.3g, style %.3g, tv %.3g)  %.2f it/s ", bar,
+                    (int)p->iteration, (int)p->iterations, p->loss, p->content, p->style, p->tv,
+                    rate);
+            if (p->iteration == p->iterations)
+                fputc('\n', stderr);
+        } else {
+            fprintf(stderr,
+                    "gip style: iteration %d/%d, %d evaluations: loss %.6g (content %.4g, style "
+                    "%.4g, tv %.4g), %.2f it/s\n",
+                    (int)p->iteration, (int)p->iterations, (int)p->evaluations, p->loss, p->content,
+                    p->style, p->tv, rate);
+        }
+    }
+    if (interrupted) {
+        fprintf(stderr, "%sgip style: interrupted; writing the best image so far\n",
+                ps->tty && !ps->quiet ? "\n" : "");
+        return 1;
+    }
+    return 0;
+}
+
+static int run_style(const cli_command *cmd, int argc, char **argv)
+{
+    cli_opt opts[] = {
+        {"--size", "N", NULL},
+        {"--iters", "N", NULL},
+        {"--weights", "FILE", NULL},
+        {"--seed", "S", NULL},
+        {"--style-weight", "W", NULL},
+        {"--content-weight", "W", NULL},
+        {"--tv-weight", "W", NULL},
+        {"--pool", "max|avg", NULL},
+        {"--init", "content|style|noise", NULL},
+        {"--history", "N", NULL},
+        {"--progress", "N", NULL},
+        {"--quiet", NULL, NULL},
+    };
+    enum {
+        O_SIZE,
+        O_ITERS,
+        O_WEIGHTS,
+        O_SEED,
+        O_SW,
+        O_CW,
+        O_TV,
+        O_POOL,
+        O_INIT,
+        O_HIST,
+        O_PROG,
+        O_QUIET,
+        O_N
+    };
+    cli_common common;
+    const char *pos[3];
+    int npos;
+    int rc = cli_parse(cmd, argc, argv, opts, O_N, &common, pos, 3, 3, &npos);
+    if (rc)
+        return rc;
+
+    int64_t size = 512, iters = 300, seed = 0, hist = 0, every = 10;
+    double sw = 0, cw = 0, tv = 0;
+    gip_style_params p = {0};
+    if ((opts[O_SIZE].value &&
+         cli_parse_int(cmd, "--size", opts[O_SIZE].value, 16, 4096, "16..4096", &size)) ||
+        (opts[O_ITERS].value &&
+         cli_parse_int(cmd, "--iters", opts[O_ITERS].value, 1, 100000, "1..100000", &iters)) ||
+        (opts[O_SEED].value &&
+         cli_parse_int(cmd, "--seed", opts[O_SEED].value, 0, INT64_MAX, "0..2^63-1", &seed)) ||
+        (opts[O_HIST].value &&
+         cli_parse_int(cmd, "--history", opts[O_HIST].value, 1, 1000, "1..1000", &hist)) ||
+        (opts[O_PROG].value &&
+         cli_parse_int(cmd, "--progress", opts[O_PROG].value, 1, 100000, "1..100000", &every)) ||
+        (opts[O_SW].value && cli_parse_double(cmd, "--style-weight", opts[O_SW].value, 1e-30, 1e30,
+                                              "a number > 0", &sw)) ||
+        (opts[O_CW].value && cli_parse_double(cmd, "--content-weight", opts[O_CW].value, 1e-30,
+                                              1e30, "a number > 0", &cw)) ||
+        (opts[O_TV].value &&
+         cli_parse_double(cmd, "--tv-weight", opts[O_TV].value, 0, 1e30, "a number >= 0", &tv)))
+        return CLI_EXIT_USAGE;
+    if (opts[O_POOL].value) {
+        if (strcmp(opts[O_POOL].value, "max") == 0)
+            p.pool = GIP_STYLE_POOL_MAX;
+        else if (strcmp(opts[O_POOL].value, "avg") == 0)
+            p.pool = GIP_STYLE_POOL_AVG;
+        else
+            return cli_usage(cmd, "--pool: '%s' is not max or avg", opts[O_POOL].value);
+    }
+    if (opts[O_INIT].value) {
+        const char *v = opts[O_INIT].value;
+        if (strcmp(v, "content") == 0)
+            p.init = GIP_STYLE_INIT_CONTENT;
+        else if (strcmp(v, "style") == 0)
+            p.init = GIP_STYLE_INIT_STYLE;
+        else if (strcmp(v, "noise") == 0)
+            p.init = GIP_STYLE_INIT_NOISE;
+        else
+            return cli_usage(cmd, "--init: '%s' is not content, style or noise", v);
+    }
+    p.iterations = (int32_t)iters;
+    p.seed = (uint64_t)seed;
+    p.history = (int32_t)hist;
+    p.progress_every = (int32_t)every;
+    p.style_weight = sw;
+    p.content_weight = cw;
+    p.tv_weight = tv;
+
+    gip_context *ctx = NULL;
+    gip_image content = {0}, style = {0}, dc = {0}, ds = {0}, dst = {0}, out = {0};
+    gip_net *net = NULL;
+    gip_status st;
+    rc = cli_context(cmd, &common, &ctx);
+    if (rc)
+        return rc;
+    rc = CLI_EXIT_RUNTIME;
+    gip_load_params lp = {0};
+    lp.mode = GIP_LOAD_COLOR;
+    if ((st = gip_image_load(pos[0], &lp, &content)) ||
+        (st = gip_image_load(pos[1], &lp, &style))) {
+        cli_lib_error(cmd->name, st);
+        goto out_free;
+    }
+    if (opts[O_WEIGHTS].value) {
+        if ((st = gip_vgg19_load(opts[O_WEIGHTS].value, &net))) {
+            cli_lib_error(cmd->name, st);
+            goto out_free;
+        }
+        p.net = net;
+    } else if (common.verbose) {
+        fprintf(stderr, "gip style: no --weights: a random VGG19 (seed %lld)\n", (long long)seed);
+    }
+    int64_t w, h;
+    if ((st = gip_style_output_size(content.width, content.height, size, &w, &h))) {
+        cli_lib_error(cmd->name, st);
+        goto out_free;
+    }
+    int on_device = gip_context_backend(ctx) == GIP_BACKEND_CUDA;
+    if ((st = gip_image_alloc(ctx, &out, w, h, 3, GIP_U8, GIP_MEM_HOST, 0))) {
+        cli_lib_error(cmd->name, st);
+        goto out_free;
+    }
+    const gip_image *c_in = &content, *s_in = &style;
+    gip_image *d_out = &out;
+    if (on_device) {
+        if ((st = gip_image_alloc(ctx, &dc, content.width, content.height, content.channels, GIP_U8,
+                                  GIP_MEM_CUDA, 0)) ||
+            (st = gip_image_alloc(ctx, &ds, style.width, style.height, style.channels, GIP_U8,
+                                  GIP_MEM_CUDA, 0)) ||
+            (st = gip_image_alloc(ctx, &dst, w, h, 3, GIP_U8, GIP_MEM_CUDA, 0)) ||
+            (st = gip_upload(ctx, &content, &dc)) || (st = gip_upload(ctx, &style, &ds))) {
+            cli_lib_error(cmd->name, st);
+            goto out_free;
+        }
+        c_in = &dc;
+        s_in = &ds;
+        d_out = &dst;
+    }
+    progress_state ps = {isatty(2), opts[O_QUIET].value != NULL};
+    interrupted = 0;
+    void (*old)(int) = signal(SIGINT, on_sigint);
+    double t0 = cli_now();
+    st = gip_style_transfer(ctx, c_in, s_in, d_out, &p, on_progress, &ps);
+    signal(SIGINT, old);
+    if (st) {
+        rc = gip_status_group(st) == GIP_ERR_INVALID_ARGUMENT ? CLI_EXIT_USAGE : CLI_EXIT_RUNTIME;
+        cli_lib_error(cmd->name, st);
+        goto out_free;
+    }
+    if (common.time)
+        fprintf(stderr, "gip style: %lldx%lld, %lld iterations in %.3f s on %s\n", (long long)w,
+                (long long)h, (long long)iters, cli_now() - t0, gip_context_describe(ctx));
+    if (on_device && (st = gip_download(ctx, &dst, &out))) {
+        cli_lib_error(cmd->name, st);
+        goto out_free;
+    }
+    gip_save_params sp = {0};
+    sp.quality = common.quality;
+    if ((st = gip_image_save(pos[2], &out, &sp))) {
+        cli_lib_error(cmd->name, st);
+        goto out_free;
+    }
+    rc = CLI_EXIT_OK;
+out_free:
+    gip_image_free(ctx, &dc);
+    gip_image_free(ctx, &ds);
+    gip_image_free(ctx, &dst);
+    gip_image_free(NULL, &out);
+    gip_image_free(NULL, &content);
+    gip_image_free(NULL, &style);
+    gip_net_free(net);
+    gip_context_destroy(ctx);
+    return rc;
+}
+
+const cli_command cli_cmd_style = {
+    "style", "neural style transfer (Gatys et al.) with VGG19", run_style,
+    "Usage: gip style [options] CONTENT STYLE OUT\n"
+    "\n"
+    "Renders CONTENT in the style of STYLE: VGG19 features (content conv4_2, style conv1_1 ..\n"
+    "conv5_1, normalised Gram matrices), L-BFGS on the image. The content image is resized so\n"
+    "that its shorter side is --size; the style image's shorter side matches it.\n"
+    "\n"
+    "  --size N               shorter side of the output (default 512)\n"
+    "  --iters N              L-BFGS iterations (default 300)\n"
+    "  --weights FILE         VGG19 weights (.safetensors, torchvision names; convert\n"
+    "                         vgg19-dcbb9e9d.pth with python -m gip.convert_vgg19); without\n"
+    "                         it a seeded random VGG19 is used\n"
+    "  --seed S               seed of the random network and of noise (default 0)\n"
+    "  --style-weight W       default 300 (losses are normalised per layer)\n"
+    "  --content-weight W     default 1\n"
+    "  --tv-weight W          total-variation weight (default 0: off)\n"
+    "  --pool max|avg         pooling (default avg)\n"
+    "  --init content|style|noise   starting image (default content)\n"
+    "  --history N            L-BFGS history (default 10)\n"
+    "  --progress N           report every N iterations (default 10)\n"
+    "  --quiet                no progress report\n"
+    "\n"
+    "Ctrl-C stops and writes the best image so far.\n",
+    CLI_COMMON_DEVICE | CLI_COMMON_SAVE};
