@@ -9,5 +9,7 @@
 #include "gip/filter.h"
 #include "gip/kernel.h"
 #include "gip/fft.h"
+#include "gip/interop.h"
+#include "gip/style.h"
 
 #endif
