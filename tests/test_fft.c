@@ -4,10 +4,12 @@
  * hand-made numpy cases, magnitude and normalisation rules, the spectrum image, correlation through
  * the FFT against direct correlation, CPU against GPU, and the bad-input table of every function.
  */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fft/fft.h"
 #include "gip/fft.h"
 #include "ref_fft.h"
 #include "testing.h"
@@ -1009,8 +1011,78 @@ static void test_plan_reuse(gip_context *ctx)
     gt_free(&b);
 }
 
+/* The CPU spectrum's vectorised log power against ln in double, on both code paths: a sweep of
+ * powers over every binade of the normal range (every 61st float as re, im = 0, so that the power
+ * is the float re * re the function computes), then the values the polynomial does not take
+ * (zero, subnormal, infinite and NaN power), which must give what logf gives and stay out of the
+ * range when not finite. Bound: 1 ulp of the result (2^-23 |ln p / 2|) plus 3e-8, as documented
+ * in src/fft/spectrum_cpu.c; the spectrum test's 1e-3 levels of float slack covers it. */
+static void test_log_power(void)
+{
+    bool prev = gip__spectrum_simd_active();
+    for (int simd = 0; simd < 2; simd++) {
+        gip__spectrum_set_simd(simd);
+        enum { N = 4096 };
+        static float c[2 * N], out[N];
+        double worst = 0, worst_at = 0;
+        int64_t bad = 0, k = 0;
+        /* re from 1.1e-19 to 1.8e19: re^2 spans FLT_MIN..FLT_MAX. */
+        for (uint32_t u = 0x20000000u; u < 0x5F800000u; u += 61) {
+            union {
+                uint32_t u;
+                float f;
+            } b = {u};
+            c[2 * k] = b.f;
+            c[2 * k + 1] = 0.0f;
+            if (++k < N && u + 61 < 0x5F800000u)
+                continue;
+            float lo = INFINITY, hi = -INFINITY;
+            gip__spectrum_log_power(c, out, k, &lo, &hi);
+            for (int64_t i = 0; i < k; i++) {
+                float pw = c[2 * i] * c[2 * i];
+                if (!(pw >= FLT_MIN && pw <= FLT_MAX))
+                    continue;
+                double e = 0.5 * log((double)pw), err = fabs((double)out[i] - e);
+                if (!(err <= ldexp(fabs(e), -23) + 3e-8) && bad++ == 0)
+                    fprintf(stderr, "FAIL log power (simd %d) of %a: got %.9g, exact %.9g\n", simd,
+                            pw, out[i], e);
+                if (err > worst)
+                    worst = err, worst_at = e;
+            }
+            k = 0;
+        }
+        GT_CHECK(bad == 0,
+                 "log power (simd %d): %lld values beyond 1 ulp + 3e-8 (worst %.3g at %.3g)", simd,
+                 (long long)bad, worst, worst_at);
+        /* 17 values: the AVX2 loop's 16 and a tail of one, specials in both. */
+        float sp[34] = {0.0f, 0.0f, 1e-20f, 0.0f,  INFINITY, 0.0f,  NAN,  1.0f,
+                        3.0f, 4.0f, 1e20f,  1e20f, 0.0f,     -0.0f, 2.0f, 0.0f};
+        for (int i = 8; i < 17; i++)
+            sp[2 * i] = (float)i, sp[2 * i + 1] = 1.0f;
+        sp[32] = sp[33] = 0.0f; /* the tail: zero power */
+        float o[17], lo = INFINITY, hi = -INFINITY;
+        gip__spectrum_log_power(sp, o, 17, &lo, &hi);
+        float sub = 0.5f * logf(1e-20f * 1e-20f);
+        GT_CHECK(o[0] == -INFINITY && o[6] == -INFINITY && o[16] == -INFINITY,
+                 "log power (simd %d): zero power gives %g, %g, %g, not -inf", simd, o[0], o[6],
+                 o[16]);
+        GT_CHECK(o[1] == sub && isfinite(sub),
+                 "log power (simd %d): subnormal power gives %g, logf %g", simd, o[1], sub);
+        GT_CHECK(o[2] == INFINITY && o[5] == INFINITY && isnan(o[3]),
+                 "log power (simd %d): inf/overflow/NaN give %g, %g, %g", simd, o[2], o[5], o[3]);
+        GT_CHECK(fabs(o[4] - log(5.0)) < 2e-7, "log power (simd %d): |3+4i| gives %.9g", simd,
+                 o[4]);
+        GT_CHECK(lo == o[1] && hi == o[15],
+                 "log power (simd %d): range [%g, %g], expected [%g, %g]", simd, lo, hi, o[1],
+                 o[15]);
+        printf("log power (simd %d): largest error %.3g\n", simd, worst);
+    }
+    gip__spectrum_set_simd(prev);
+}
+
 static void body(gip_context *ctx)
 {
+    test_log_power();
     test_r2c(ctx);
     test_c2c(ctx);
     test_c2r(ctx);
@@ -1019,6 +1091,11 @@ static void body(gip_context *ctx)
     test_magnitude(ctx);
     test_normalize(ctx);
     test_spectrum(ctx);
+    if (!on_cuda(ctx)) { /* the CPU spectrum once more on its portable path */
+        bool prev = gip__spectrum_set_simd(false);
+        test_spectrum(ctx);
+        gip__spectrum_set_simd(prev);
+    }
     test_convolve(ctx);
     test_cpu_vs_gpu(ctx);
     test_plan_reuse(ctx);

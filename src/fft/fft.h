@@ -115,6 +115,12 @@ gip_status gip__fft2_cuda(gip_context *ctx, const gip_image *src, gip_image *dst
 gip_status gip__fftw_plan(gip_context *ctx, gip__fft_kind kind, int64_t w, int64_t h,
                           uint32_t flags, void *in, void *out, uintptr_t *plan);
 void gip__fftw_execute(uintptr_t plan, gip__fft_kind kind, void *in, void *out);
+/* Single-threaded FFTW plan of a batch kind (GIP__FFT_ROWS_R2C, GIP__FFT_BATCH_C2C): `howmany`
+ * transforms of length n, `stride` complex elements apart, in place in `buf` (64-byte aligned).
+ * Execute it with gip__fftw_execute(plan, kind, p, p) on any p whose address is a multiple of 16
+ * bytes, from several threads at once (FFTW's new-array execute is thread-safe). */
+gip_status gip__fftw_plan_batch(gip_context *ctx, gip__fft_kind kind, int64_t n, int64_t howmany,
+                                int64_t stride, void *buf, uintptr_t *plan);
 /* cuFFT plan (a cufftHandle) of a kind and size on ctx's device. */
 gip_status gip__cufft_plan(gip_context *ctx, gip__fft_kind kind, int64_t w, int64_t h,
                            uintptr_t *plan);
@@ -141,6 +147,15 @@ gip_status gip__spectrum_cpu(gip_context *ctx, const gip_image *src, gip_image *
                              bool bgr);
 gip_status gip__spectrum_cuda(gip_context *ctx, const gip_image *src, gip_image *dst, int mode,
                               bool bgr);
+/* The CPU spectrum's log magnitude: out[i] = 0.5 ln(re^2 + im^2) of n interleaved complex values
+ * (a vectorised logarithm: at most 1 ulp plus 3e-8 from ln; -inf for zero power, as logf), and
+ * the finite results' range folded into *lo and *hi. */
+void gip__spectrum_log_power(const float *s, float *out, int64_t n, float *lo, float *hi);
+/* CPU SIMD switch of the spectrum passes: AVX2 + FMA when the CPU has them, unless GIP_NOSIMD=1
+ * is set or gip__spectrum_set_simd(false) was called (the tests run both paths). Returns the
+ * previous setting. */
+bool gip__spectrum_set_simd(bool enable);
+bool gip__spectrum_simd_active(void);
 
 /* ---- frequency-domain correlation ---------------------------------------------------------- */
 /* The checked, resolved request: anchor filled in, FFT size (m x n) chosen. */

@@ -31,7 +31,7 @@ static bool key_equal(const gip__fft_key *a, const gip__fft_key *b)
 {
     return a->ctx == b->ctx && a->backend == b->backend && a->device == b->device &&
            a->threads == b->threads && a->kind == b->kind && a->w == b->w && a->h == b->h &&
-           a->flags == b->flags;
+           a->flags == b->flags && a->stride == b->stride;
 }
 
 gip_status gip__fft_plan_get(gip_context *ctx, const gip__fft_key *key, gip__fft_plan_make make,

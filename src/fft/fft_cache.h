@@ -19,7 +19,12 @@ typedef enum gip__fft_kind {
     GIP__FFT_R2C = 0,
     GIP__FFT_C2R = 1,
     GIP__FFT_C2C_FWD = 2,
-    GIP__FFT_C2C_INV = 3
+    GIP__FFT_C2C_INV = 3,
+    /* Batches of 1-D transforms on the CPU, in place, executed on parts of one buffer by several
+     * threads at once (key: w = length, h = how many, stride = complex elements between rows). */
+    GIP__FFT_ROWS_R2C = 4, /* h rows of w reals, each padded to `stride` complex, in place */
+    GIP__FFT_BATCH_C2C =
+        5 /* h forward transforms of w contiguous complex, `stride` apart, in place */
 } gip__fft_kind;
 
 /* What identifies a plan: the context, where it runs, its CPU thread count (FFTW plans bake it
@@ -32,6 +37,7 @@ typedef struct gip__fft_key {
     int32_t kind; /* gip__fft_kind */
     int64_t w, h;
     uint32_t flags;
+    int64_t stride; /* batched kinds only, 0 otherwise */
 } gip__fft_key;
 
 /* Builds a plan for `key`; on success stores it in *plan and the function freeing it in

@@ -17,12 +17,16 @@ int64_t gip__fft_good_size(int64_t n)
 }
 
 /* Crossovers in kernel taps (kw * kh; kw + kh for separable kernels) above which the FFT path is
- * faster, at 1920x1080 f32, 1 channel. CPU: measured on the 2-core CI machine (tests/perf/
+ * faster, at 1920x1080 f32, 1 channel. CPU, 2-D: measured on the 2-core CI machine (tests/perf/
  * fft_timing.c): FFT correlation 55..80 ms whatever the kernel, direct 2-D about 0.36 ms per tap
- * (so about 13x13), a separable direct pass pair about 0.4 ms per 1-D tap (so break-even near
- * 121x121). GPU: provisional copies of the CPU values until the H200 run of the same program
- * fills them (the lead's table). The FFT cost grows like M*N*log2(M*N) and the direct one like
- * W*H*taps, so the threshold is scaled by the ratio of those to the measured configuration's. */
+ * (so about 13x13). CPU, separable: re-measured with the AVX2 separable Gaussian of main
+ * (gip_gaussian_blur, method DIRECT against FFT, sigma = (k - 1) / 6, 2 threads, CPU time per
+ * call, loaded machine): k = 81: 49 vs 100 ms; 101: 70 vs 105 ms; 121: 92 vs 91 ms; so the
+ * break-even is k = 121, kw + kh = 242, and 240 is kept (the formula below gives 246 there, so
+ * AUTO keeps the direct path up to 121x121 and takes the FFT beyond). GPU: provisional copies of
+ * the CPU values until the H200 run of the same program fills them (the lead's table). The FFT
+ * cost grows like M*N*log2(M*N) and the direct one like W*H*taps, so the threshold is scaled by
+ * the ratio of those to the measured configuration's. */
 #define GIP__XOVER_CPU_TAPS 180.0
 #define GIP__XOVER_CPU_SEP_TAPS 240.0
 #define GIP__XOVER_GPU_TAPS 180.0

@@ -43,9 +43,16 @@ static gip_status make_fftw(gip_context *ctx, const gip__fft_key *key, void *arg
     if (threads_ok)
         fftwf_plan_with_nthreads(key->threads);
     unsigned fl = (key->flags & GIP_FFT_MEASURE) ? FFTW_MEASURE : FFTW_ESTIMATE;
-    int n0 = (int)key->h, n1 = (int)key->w;
+    int n0 = (int)key->h, n1 = (int)key->w, st = (int)key->stride;
     fftwf_plan p = NULL;
     switch ((gip__fft_kind)key->kind) {
+    case GIP__FFT_ROWS_R2C:
+        p = fftwf_plan_many_dft_r2c(1, &n1, n0, a->in, NULL, 1, 2 * st, a->out, NULL, 1, st, fl);
+        break;
+    case GIP__FFT_BATCH_C2C:
+        p = fftwf_plan_many_dft(1, &n1, n0, a->in, NULL, 1, st, a->out, NULL, 1, st, FFTW_FORWARD,
+                                fl);
+        break;
     case GIP__FFT_R2C:
         p = fftwf_plan_dft_r2c_2d(n0, n1, a->in, a->out, fl);
         break;
@@ -75,9 +82,21 @@ gip_status gip__fftw_plan(gip_context *ctx, gip__fft_kind kind, int64_t w, int64
                           (long long)w, (long long)h);
     /* Threads only pay off above about a quarter megapixel. */
     int32_t threads = w * h >= (1 << 18) ? ctx->threads : 1;
-    gip__fft_key key = {ctx, GIP_BACKEND_CPU,        -1, threads, (int32_t)kind, w,
-                        h,   flags & GIP_FFT_MEASURE};
+    gip__fft_key key = {ctx, GIP_BACKEND_CPU,         -1, threads, (int32_t)kind, w,
+                        h,   flags & GIP_FFT_MEASURE, 0};
     plan_arg a = {in, out};
+    return gip__fft_plan_get(ctx, &key, make_fftw, &a, plan);
+}
+
+gip_status gip__fftw_plan_batch(gip_context *ctx, gip__fft_kind kind, int64_t n, int64_t howmany,
+                                int64_t stride, void *buf, uintptr_t *plan)
+{
+    if (n > 0x7FFFFFFF || howmany > 0x7FFFFFFF || stride > 0x3FFFFFFF)
+        return gip__error(ctx, GIP_ERR_TOO_LARGE, "FFT: %lld transforms of %lld exceed FFTW's ints",
+                          (long long)howmany, (long long)n);
+    /* One thread per plan: the caller runs blocks of the batch on its threads. */
+    gip__fft_key key = {ctx, GIP_BACKEND_CPU, -1, 1, (int32_t)kind, n, howmany, 0, stride};
+    plan_arg a = {buf, buf};
     return gip__fft_plan_get(ctx, &key, make_fftw, &a, plan);
 }
 
@@ -86,6 +105,7 @@ void gip__fftw_execute(uintptr_t plan, gip__fft_kind kind, void *in, void *out)
     fftwf_plan p = (fftwf_plan)plan;
     switch (kind) {
     case GIP__FFT_R2C:
+    case GIP__FFT_ROWS_R2C:
         fftwf_execute_dft_r2c(p, in, out);
         break;
     case GIP__FFT_C2R:
@@ -93,6 +113,7 @@ void gip__fftw_execute(uintptr_t plan, gip__fft_kind kind, void *in, void *out)
         break;
     case GIP__FFT_C2C_FWD:
     case GIP__FFT_C2C_INV:
+    case GIP__FFT_BATCH_C2C:
         fftwf_execute_dft(p, in, out);
         break;
     }

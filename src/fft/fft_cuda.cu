@@ -51,7 +51,7 @@ static gip_status make_cufft(gip_context *ctx, const gip__fft_key *key, void *ar
 extern "C" gip_status gip__cufft_plan(gip_context *ctx, gip__fft_kind kind, int64_t w, int64_t h,
                                       uintptr_t *plan)
 {
-    gip__fft_key key = {ctx, GIP_BACKEND_CUDA, ctx->device, 0, (int32_t)kind, w, h, 0};
+    gip__fft_key key = {ctx, GIP_BACKEND_CUDA, ctx->device, 0, (int32_t)kind, w, h, 0, 0};
     return gip__fft_plan_get(ctx, &key, make_cufft, NULL, plan);
 }
 
