@@ -24,8 +24,8 @@ deps:
 
 # Python packages used by the benchmark peers and the Python tests.
 pydeps:
-	@$(PYTHON) -c "import numpy, cv2" 2>/dev/null || \
-	  $(PYTHON) -m pip install -q "numpy>=1.24" opencv-python-headless
+	@$(PYTHON) -c "import numpy, cv2, pytest" 2>/dev/null || \
+	  $(PYTHON) -m pip install -q "numpy>=1.24" opencv-python-headless pytest
 
 configure: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
@@ -36,8 +36,11 @@ build: configure
 demo: build
 	sh scripts/demo.sh $(BUILD)
 
+# The C suite (ctest), then the Python package built and installed by pip and its tests.
 test: build pydeps
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+	$(PYTHON) -m pip install -q .
+	$(PYTHON) -m pytest -q python/tests
 
 # Benchmarks here: gip's CPU rows, OpenCV (same threads) and numpy (the seed's spectrum) in the same
 # run, then the report (out/bench/bench-report.md and .png). BENCH_SIZES=1920x1080,3840x2160,7680x4320
