@@ -90,4 +90,15 @@ if [ "$gpu" -eq 1 ]; then
 else
     echo "== no usable CUDA device: the GPU run is skipped (see 'gip devices' above)"
 fi
+# Neural style transfer with the seeded random VGG19 (no download): a small CPU run, and the
+# seed article's 512-pixel job on the GPU.
+if [ "$gpu" -eq 1 ]; then
+    echo "== style transfer: chelsea in the style of gravel, 512 px, 300 iterations, GPU"
+    step style --device cuda --size 512 --iters 300 --progress 100 "$DATA/chelsea.png" \
+        "$DATA/gravel.png" "$OUT/chelsea_gravel_style.png"
+else
+    echo "== style transfer: chelsea in the style of gravel, 128 px, 20 iterations, CPU"
+    step style --device cpu --size 128 --iters 20 --progress 10 "$DATA/chelsea.png" \
+        "$DATA/gravel.png" "$OUT/chelsea_gravel_style.png"
+fi
 echo "demo: outputs in $OUT"
