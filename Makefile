@@ -8,7 +8,7 @@ PYTHON ?= python3
 
 DEB_PACKAGES = cmake make gcc g++ pkg-config libjpeg62-turbo-dev libpng-dev zlib1g-dev libfftw3-dev libopenblas-dev
 
-.PHONY: all deps pydeps configure build demo test test-c bench format clean
+.PHONY: all deps pydeps configure build demo test test-sanitize bench format clean
 
 all: build
 
@@ -55,6 +55,16 @@ bench: build pydeps
 	$(BUILD)/gip-bench --backend cpu --threads $(BENCH_THREADS) --sizes $(BENCH_SIZES) --json $(BENCH_OUT)/gip-cpu.json
 	$(PYTHON) bench/peers.py --peers opencv,numpy --threads $(BENCH_THREADS) --sizes $(BENCH_SIZES) --json $(BENCH_OUT)/peers-cpu.json
 	$(PYTHON) bench/report $(BENCH_OUT)/gip-cpu.json $(BENCH_OUT)/peers-cpu.json --out $(BENCH_OUT)/bench-report
+
+# The C suite again under AddressSanitizer and UndefinedBehaviorSanitizer (CPU build; any report
+# fails the run). The install test is left out: its consumer is not built with the sanitizers.
+SAN_BUILD ?= build-asan
+test-sanitize: deps
+	cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGIP_SANITIZE=ON -DGIP_CUDA=OFF \
+	  -DGIP_BUILD_BENCH=OFF
+	cmake --build $(SAN_BUILD) -j $(JOBS)
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --test-dir $(SAN_BUILD) --output-on-failure -j $(JOBS) -L cpu -E '^install$$'
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cu' '*.cuh')
