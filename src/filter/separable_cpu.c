@@ -79,26 +79,28 @@ static void vpass_fixed_scalar(const uint16_t *const *rows, int kh, const int32_
     }
 }
 
+/* ones: every tap is 1, and 1 * x == x, so the products are left out (box filters). */
 static void hpass_float_scalar(const float *ext, int64_t n, int cn, const float *k, int kw,
-                               float *h)
+                               bool ones, float *h)
 {
     for (int64_t e = 0; e < n; e++) {
-        float acc = k[0] * ext[e];
+        float acc = ones ? ext[e] : k[0] * ext[e];
         for (int i = 1; i < kw; i++) {
-            float p = k[i] * ext[e + (int64_t)i * cn];
+            float x = ext[e + (int64_t)i * cn];
+            float p = ones ? x : k[i] * x;
             acc = acc + p;
         }
         h[e] = acc;
     }
 }
 
-static void vpass_float_scalar(const float *const *rows, int kh, const float *k, float scale,
-                               int64_t n, void *dst, gip_dtype dt)
+static void vpass_float_scalar(const float *const *rows, int kh, const float *k, bool ones,
+                               float scale, int64_t n, void *dst, gip_dtype dt)
 {
     for (int64_t e = 0; e < n; e++) {
-        float acc = k[0] * rows[0][e];
+        float acc = ones ? rows[0][e] : k[0] * rows[0][e];
         for (int j = 1; j < kh; j++) {
-            float p = k[j] * rows[j][e];
+            float p = ones ? rows[j][e] : k[j] * rows[j][e];
             acc = acc + p;
         }
         float v = acc * scale;
@@ -257,57 +259,106 @@ GIP__AVX2 static int64_t vpass_box_avx2(const uint16_t *const *rows, int kh, flo
     return e;
 }
 
+/* Float kernels work on nv (1, 2 or 4) vectors of 8 elements at once: independent sums hide the
+ * add latency and share each broadcast tap; every element is still summed tap by tap in kernel
+ * order, as in the scalar twins. */
+GIP__AVX2 static inline void hsum_f(const float *x, int cn, const float *k, int kw, bool ones,
+                                    __m256 *acc, int nv)
+{
+    for (int v = 0; v < nv; v++)
+        acc[v] = ones ? _mm256_loadu_ps(x + 8 * v)
+                      : _mm256_mul_ps(_mm256_set1_ps(k[0]), _mm256_loadu_ps(x + 8 * v));
+    for (int i = 1; i < kw; i++) {
+        const float *p = x + (int64_t)i * cn;
+        __m256 kk = _mm256_set1_ps(k[i]);
+        for (int v = 0; v < nv; v++)
+            acc[v] = _mm256_add_ps(acc[v], ones ? _mm256_loadu_ps(p + 8 * v)
+                                                : _mm256_mul_ps(kk, _mm256_loadu_ps(p + 8 * v)));
+    }
+}
+
 GIP__AVX2 static int64_t hpass_float_avx2(const float *ext, int64_t n, int cn, const float *k,
-                                          int kw, float *h)
+                                          int kw, bool ones, float *h)
 {
     int64_t e = 0;
+    __m256 acc[4];
+    for (; e + 32 <= n; e += 32) {
+        hsum_f(ext + e, cn, k, kw, ones, acc, 4);
+        for (int v = 0; v < 4; v++)
+            _mm256_storeu_ps(h + e + 8 * v, acc[v]);
+    }
     for (; e + 8 <= n; e += 8) {
-        __m256 acc = _mm256_mul_ps(_mm256_set1_ps(k[0]), _mm256_loadu_ps(ext + e));
-        for (int i = 1; i < kw; i++)
-            acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_set1_ps(k[i]),
-                                                   _mm256_loadu_ps(ext + e + (int64_t)i * cn)));
-        _mm256_storeu_ps(h + e, acc);
+        hsum_f(ext + e, cn, k, kw, ones, acc, 1);
+        _mm256_storeu_ps(h + e, acc[0]);
     }
     return e;
 }
 
-GIP__AVX2 static inline __m256 vsum8(const float *const *rows, int kh, const float *k, float scale,
-                                     int64_t e)
+/* sum_j k_j * rows[j][e ..] for nv vectors, times scale. */
+GIP__AVX2 static inline void vsum_f(const float *const *rows, int kh, const float *k, bool ones,
+                                    float scale, int64_t e, __m256 *acc, int nv)
 {
-    __m256 acc = _mm256_mul_ps(_mm256_set1_ps(k[0]), _mm256_loadu_ps(rows[0] + e));
-    for (int j = 1; j < kh; j++)
-        acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_set1_ps(k[j]), _mm256_loadu_ps(rows[j] + e)));
-    return _mm256_mul_ps(acc, _mm256_set1_ps(scale));
+    for (int v = 0; v < nv; v++)
+        acc[v] = ones ? _mm256_loadu_ps(rows[0] + e + 8 * v)
+                      : _mm256_mul_ps(_mm256_set1_ps(k[0]), _mm256_loadu_ps(rows[0] + e + 8 * v));
+    for (int j = 1; j < kh; j++) {
+        const float *p = rows[j] + e;
+        __m256 kk = _mm256_set1_ps(k[j]);
+        for (int v = 0; v < nv; v++)
+            acc[v] = _mm256_add_ps(acc[v], ones ? _mm256_loadu_ps(p + 8 * v)
+                                                : _mm256_mul_ps(kk, _mm256_loadu_ps(p + 8 * v)));
+    }
+    for (int v = 0; v < nv; v++)
+        acc[v] = _mm256_mul_ps(acc[v], _mm256_set1_ps(scale));
 }
 
-GIP__AVX2 static int64_t vpass_float_avx2(const float *const *rows, int kh, const float *k,
-                                          float scale, int64_t n, void *dst, gip_dtype dt)
+/* Stores nv vectors (nv even for u8 and u16) converted as the scalar twin does: round half to
+ * even and saturate. The clamp first keeps cvtps in range, so huge values saturate. */
+GIP__AVX2 static inline void store_f(void *dst, int64_t e, gip_dtype dt, const __m256 *acc, int nv)
 {
-    int64_t e = 0;
     if (dt == GIP_F32) {
-        for (; e + 8 <= n; e += 8)
-            _mm256_storeu_ps((float *)dst + e, vsum8(rows, kh, k, scale, e));
-    } else if (dt == GIP_U8) {
-        const __m256 lo = _mm256_set1_ps(-1.0f), hi = _mm256_set1_ps(256.0f);
-        for (; e + 16 <= n; e += 16) {
-            __m256 a = _mm256_min_ps(_mm256_max_ps(vsum8(rows, kh, k, scale, e), lo), hi);
-            __m256 b = _mm256_min_ps(_mm256_max_ps(vsum8(rows, kh, k, scale, e + 8), lo), hi);
+        for (int v = 0; v < nv; v++)
+            _mm256_storeu_ps((float *)dst + e + 8 * v, acc[v]);
+        return;
+    }
+    const __m256 lo = _mm256_set1_ps(-1.0f);
+    const __m256 hi = _mm256_set1_ps(dt == GIP_U8 ? 256.0f : 65536.0f);
+    for (int v = 0; v < nv; v += 2) {
+        __m256 a = _mm256_min_ps(_mm256_max_ps(acc[v], lo), hi);
+        __m256 b = _mm256_min_ps(_mm256_max_ps(acc[v + 1], lo), hi);
+        if (dt == GIP_U8) {
             __m256i w = _mm256_packs_epi32(_mm256_cvtps_epi32(a), _mm256_cvtps_epi32(b));
             w = _mm256_permute4x64_epi64(w, 0xD8);
             __m256i b8 = _mm256_packus_epi16(w, w);
             b8 = _mm256_permute4x64_epi64(b8, 0x08);
-            _mm_storeu_si128((__m128i *)((uint8_t *)dst + e), _mm256_castsi256_si128(b8));
-        }
-    } else {
-        const __m256 lo = _mm256_set1_ps(-1.0f), hi = _mm256_set1_ps(65536.0f);
-        for (; e + 16 <= n; e += 16) {
-            __m256 a = _mm256_min_ps(_mm256_max_ps(vsum8(rows, kh, k, scale, e), lo), hi);
-            __m256 b = _mm256_min_ps(_mm256_max_ps(vsum8(rows, kh, k, scale, e + 8), lo), hi);
+            _mm_storeu_si128((__m128i *)((uint8_t *)dst + e + 8 * v), _mm256_castsi256_si128(b8));
+        } else {
             __m256i w = _mm256_packus_epi32(_mm256_cvtps_epi32(a), _mm256_cvtps_epi32(b));
             w = _mm256_permute4x64_epi64(w, 0xD8);
-            _mm256_storeu_si256((__m256i *)((uint16_t *)dst + e), w);
+            _mm256_storeu_si256((__m256i *)((uint16_t *)dst + e + 8 * v), w);
         }
     }
+}
+
+GIP__AVX2 static int64_t vpass_float_avx2(const float *const *rows, int kh, const float *k,
+                                          bool ones, float scale, int64_t n, void *dst,
+                                          gip_dtype dt)
+{
+    int64_t e = 0;
+    __m256 acc[4];
+    for (; e + 32 <= n; e += 32) {
+        vsum_f(rows, kh, k, ones, scale, e, acc, 4);
+        store_f(dst, e, dt, acc, 4);
+    }
+    for (; e + 16 <= n; e += 16) {
+        vsum_f(rows, kh, k, ones, scale, e, acc, 2);
+        store_f(dst, e, dt, acc, 2);
+    }
+    if (dt == GIP_F32)
+        for (; e + 8 <= n; e += 8) {
+            vsum_f(rows, kh, k, ones, scale, e, acc, 1);
+            store_f(dst, e, dt, acc, 1);
+        }
     return e;
 }
 #endif
@@ -319,6 +370,7 @@ typedef struct sep_job {
     const gip_image *src;
     gip_image *dst;
     bool simd;
+    bool ones;  /* FLOAT with all taps 1 (box): the products are left out */
     int failed; /* set when a band could not allocate its buffers */
 } sep_job;
 
@@ -335,7 +387,9 @@ static float src_elem(const void *row, gip_dtype dt, int64_t i)
 }
 
 /* Extends source row sy (-1: a row of the border value) by the horizontal border into ext:
- * ext pixel p is source column p - ax. FIXED_U8 keeps bytes, FLOAT converts to float. */
+ * ext pixel p is source column p - ax. FIXED_U8 and box_u8 keep bytes, FLOAT converts to float.
+ * The image's own columns are copied (or converted) as one run; only the kw - 1 border pixels
+ * go through gip__border_index. */
 static void fill_ext(const sep_job *job, int64_t sy, void *ext)
 {
     const gip__sep_plan *pl = job->plan;
@@ -344,17 +398,26 @@ static void fill_ext(const sep_job *job, int64_t sy, void *ext)
     int64_t w = s->width, np = w + pl->kw - 1;
     bool fixed = pl->mode == GIP__SEP_FIXED_U8 || pl->box_u8;
     const char *row = sy >= 0 ? (const char *)s->data + sy * s->stride : NULL;
-    for (int64_t p = 0; p < np; p++) {
-        int64_t sx = row ? gip__border_index(p - pl->ax, w, pl->border) : -1;
-        if (row && sx >= 0 && p - pl->ax == sx && p + 1 < np && fixed) {
-            /* Inside the image: copy the whole run of columns at once. */
-            int64_t run = w - sx;
-            if (run > np - p)
-                run = np - p;
-            memcpy((uint8_t *)ext + p * cn, row + sx * cn, (size_t)(run * cn));
-            p += run - 1;
-            continue;
+    int64_t in0 = row ? pl->ax : np, in1 = row ? pl->ax + w : np; /* interior pixels */
+    if (row) {
+        int64_t n = w * cn;
+        void *to = (char *)ext + in0 * cn * (fixed ? 1 : (int64_t)sizeof(float));
+        if (fixed || s->dtype == GIP_F32) {
+            memcpy(to, row, (size_t)n * gip_dtype_size(s->dtype));
+        } else if (s->dtype == GIP_U8) {
+            for (int64_t i = 0; i < n; i++)
+                ((float *)to)[i] = ((const uint8_t *)row)[i];
+        } else {
+            for (int64_t i = 0; i < n; i++)
+                ((float *)to)[i] = ((const uint16_t *)row)[i];
         }
+    }
+    for (int64_t p = 0; p < np; p++) {
+        if (p == in0)
+            p = in1;
+        if (p >= np)
+            break;
+        int64_t sx = row ? gip__border_index(p - pl->ax, w, pl->border) : -1;
         for (int c = 0; c < cn; c++) {
             float v = sx >= 0 ? src_elem(row, s->dtype, sx * cn + c) : pl->border_value[c];
             if (fixed)
@@ -385,9 +448,10 @@ static void hpass(const sep_job *job, const void *ext, void *h)
     } else {
 #ifdef GIP__SEP_X86
         if (job->simd)
-            e = hpass_float_avx2(ext, n, cn, pl->kxf, pl->kw, h);
+            e = hpass_float_avx2(ext, n, cn, pl->kxf, pl->kw, job->ones, h);
 #endif
-        hpass_float_scalar((const float *)ext + e, n - e, cn, pl->kxf, pl->kw, (float *)h + e);
+        hpass_float_scalar((const float *)ext + e, n - e, cn, pl->kxf, pl->kw, job->ones,
+                           (float *)h + e);
     }
 }
 
@@ -422,12 +486,12 @@ static void vpass(const sep_job *job, const void *const *rows, void *out)
         gip_dtype dt = job->dst->dtype;
 #ifdef GIP__SEP_X86
         if (job->simd)
-            e = vpass_float_avx2(r, pl->kh, pl->kyf, pl->scale, n, out, dt);
+            e = vpass_float_avx2(r, pl->kh, pl->kyf, job->ones, pl->scale, n, out, dt);
 #endif
         const float *rr[GIP__SEP_MAX_K];
         for (int j = 0; j < pl->kh; j++)
             rr[j] = r[j] + e;
-        vpass_float_scalar(rr, pl->kh, pl->kyf, pl->scale, n - e,
+        vpass_float_scalar(rr, pl->kh, pl->kyf, job->ones, pl->scale, n - e,
                            (char *)out + e * (int64_t)gip_dtype_size(dt), dt);
     }
 }
@@ -474,7 +538,11 @@ static void run_band(void *arg, int64_t y0, int64_t y1)
 gip_status gip__sep_run_cpu(gip_context *ctx, const gip__sep_plan *plan, const gip_image *src,
                             gip_image *dst)
 {
-    sep_job job = {plan, src, dst, gip__sep_simd_active(), 0};
+    sep_job job = {plan, src, dst, gip__sep_simd_active(), plan->mode == GIP__SEP_FLOAT, 0};
+    for (int i = 0; i < plan->kw && job.ones; i++)
+        job.ones = plan->kxf[i] == 1.0f;
+    for (int j = 0; j < plan->kh && job.ones; j++)
+        job.ones = plan->kyf[j] == 1.0f;
     int64_t grain = plan->kh > 8 ? plan->kh : 8;
     gip__parallel_for(ctx, src->height, grain, run_band, &job);
     if (job.failed)
