@@ -57,6 +57,9 @@ bool gip__sep_set_simd(bool enable)
 
 /* ---- scalar kernels ------------------------------------------------------------------------ */
 
+/* FIXED_U8 ring rows hold H - 32768 as int16 (H = the 16-bit horizontal sum, stored with its top
+ * bit flipped): signed 16-bit values let the AVX2 vertical pass multiply pairs of rows in one
+ * madd; the vertical pass adds sum_j k_j * 32768 back. */
 static void hpass_fixed_scalar(const uint8_t *ext, int64_t n, int cn, const int32_t *k, int kw,
                                uint16_t *h)
 {
@@ -64,17 +67,20 @@ static void hpass_fixed_scalar(const uint8_t *ext, int64_t n, int cn, const int3
         int32_t acc = 0;
         for (int i = 0; i < kw; i++)
             acc += k[i] * ext[e + (int64_t)i * cn];
-        h[e] = (uint16_t)acc;
+        h[e] = (uint16_t)acc ^ 0x8000u;
     }
 }
 
 static void vpass_fixed_scalar(const uint16_t *const *rows, int kh, const int32_t *k, int64_t n,
                                uint8_t *dst)
 {
+    int64_t ksum = 0;
+    for (int j = 0; j < kh; j++)
+        ksum += k[j];
     for (int64_t e = 0; e < n; e++) {
-        int64_t acc = 0;
+        int64_t acc = ksum * 32768;
         for (int j = 0; j < kh; j++)
-            acc += (int64_t)k[j] * rows[j][e];
+            acc += (int64_t)k[j] * (int16_t)rows[j][e];
         dst[e] = gip__sat_u8_i32((int32_t)((acc + 32768) >> 16));
     }
 }
@@ -145,11 +151,72 @@ GIP__AVX2 static inline __m256i load16_u8(const uint8_t *p)
     return _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)p));
 }
 
+/* The horizontal taps as terms of maddubs: x[a] * ka + x[b] * kb with signed 8-bit ka, kb and
+ * 255 (|ka| + |kb|) <= 32767, so that no pair saturates; the 16-bit sums then wrap exactly as the
+ * scalar twin's (uint16_t) cast does. Symmetric kernels pair mirrored taps; a tap alone is split
+ * over two copies of its pixel. */
+typedef struct fixed_hk {
+    int64_t a[GIP__SEP_MAX_K], b[GIP__SEP_MAX_K]; /* byte offsets of the two pixels' values */
+    int16_t kk[GIP__SEP_MAX_K];                   /* ka in the low byte, kb in the high byte */
+    int n;
+    bool ok;
+} fixed_hk;
+
+static bool fixed_hk_add(fixed_hk *hk, int64_t a, int64_t b, int32_t ka, int32_t kb)
+{
+    if (ka < -128 || ka > 127 || kb < -128 || kb > 127 || 255 * (abs(ka) + abs(kb)) > 32767)
+        return false;
+    hk->a[hk->n] = a;
+    hk->b[hk->n] = b;
+    hk->kk[hk->n] = (int16_t)(uint16_t)((uint8_t)ka | (uint16_t)((uint8_t)kb << 8));
+    hk->n++;
+    return true;
+}
+
+static void fixed_hk_init(fixed_hk *hk, const int32_t *k, int kw, bool sym, int cn)
+{
+    hk->n = 0;
+    hk->ok = true;
+    int i = 0, half = kw / 2;
+    if (sym) {
+        for (; i < half && hk->ok; i++)
+            hk->ok = fixed_hk_add(hk, (int64_t)i * cn, (int64_t)(kw - 1 - i) * cn, k[i], k[i]);
+        if (kw & 1)
+            hk->ok = hk->ok && fixed_hk_add(hk, (int64_t)half * cn, (int64_t)half * cn,
+                                            k[half] - k[half] / 2, k[half] / 2);
+        return;
+    }
+    for (; i + 1 < kw && hk->ok; i += 2)
+        hk->ok = fixed_hk_add(hk, (int64_t)i * cn, (int64_t)(i + 1) * cn, k[i], k[i + 1]);
+    if (i < kw)
+        hk->ok =
+            hk->ok && fixed_hk_add(hk, (int64_t)i * cn, (int64_t)i * cn, k[i] - k[i] / 2, k[i] / 2);
+}
+
 GIP__AVX2 static int64_t hpass_fixed_avx2(const uint8_t *ext, int64_t n, int cn, const int32_t *k,
-                                          int kw, bool sym, uint16_t *h)
+                                          int kw, bool sym, const fixed_hk *hk, uint16_t *h)
 {
     int64_t e = 0;
+    if (hk->ok) {
+        const __m256i flip = _mm256_set1_epi16((int16_t)0x8000);
+        for (; e + 32 <= n; e += 32) {
+            /* lo: elements 0-7 | 16-23 of the 32, hi: 8-15 | 24-31 */
+            __m256i lo = _mm256_setzero_si256(), hi = _mm256_setzero_si256();
+            for (int t = 0; t < hk->n; t++) {
+                __m256i x = _mm256_loadu_si256((const __m256i *)(ext + e + hk->a[t]));
+                __m256i y = _mm256_loadu_si256((const __m256i *)(ext + e + hk->b[t]));
+                __m256i kk = _mm256_set1_epi16(hk->kk[t]);
+                lo = _mm256_add_epi16(lo, _mm256_maddubs_epi16(_mm256_unpacklo_epi8(x, y), kk));
+                hi = _mm256_add_epi16(hi, _mm256_maddubs_epi16(_mm256_unpackhi_epi8(x, y), kk));
+            }
+            lo = _mm256_xor_si256(lo, flip);
+            hi = _mm256_xor_si256(hi, flip);
+            _mm256_storeu_si256((__m256i *)(h + e), _mm256_permute2x128_si256(lo, hi, 0x20));
+            _mm256_storeu_si256((__m256i *)(h + e + 16), _mm256_permute2x128_si256(lo, hi, 0x31));
+        }
+    }
     int half = kw / 2;
+    const __m256i flip = _mm256_set1_epi16((int16_t)0x8000);
     for (; e + 16 <= n; e += 16) {
         __m256i acc;
         if (sym) {
@@ -167,51 +234,88 @@ GIP__AVX2 static int64_t hpass_fixed_avx2(const uint8_t *ext, int64_t n, int cn,
                 acc = _mm256_add_epi16(acc, _mm256_mullo_epi16(load16_u8(ext + e + (int64_t)i * cn),
                                                                _mm256_set1_epi16((int16_t)k[i])));
         }
-        _mm256_storeu_si256((__m256i *)(h + e), acc);
+        _mm256_storeu_si256((__m256i *)(h + e), _mm256_xor_si256(acc, flip));
     }
     return e;
 }
 
-/* sum_j k_j * H_j with H_j in [0, 65535]: biased to signed 16 bits (H - 32768) so that pairs of
- * rows go through one madd; the bias sum_j k_j * 32768 is added back with the rounding constant. */
-GIP__AVX2 static int64_t vpass_fixed_avx2(const uint16_t *const *rows, int kh, const int32_t *k,
+/* Coefficients of the AVX2 vertical pass: taps j and j + 1 as one int32 of two int16 halves. */
+typedef struct fixed_vk {
+    int32_t pair[(GIP__SEP_MAX_K + 1) / 2];
+    int32_t off; /* sum_j k_j * 32768 + 32768: the bias back and the rounding constant */
+    bool ok;     /* the taps fit the int16 / int32 arithmetic */
+} fixed_vk;
+
+static void fixed_vk_init(fixed_vk *vk, const int32_t *k, int kh)
+{
+    int64_t ksum = 0, kabs = 0;
+    vk->ok = true;
+    for (int j = 0; j < kh; j++) {
+        ksum += k[j];
+        kabs += k[j] < 0 ? -(int64_t)k[j] : k[j];
+        vk->ok = vk->ok && k[j] >= -32768 && k[j] <= 32767;
+    }
+    /* |sum_j k_j (H_j - 32768)| <= 32768 sum_j |k_j| must stay in int32 with the offset. */
+    vk->ok = vk->ok && kabs <= 32768 && ksum >= -32768 && ksum <= 32768;
+    vk->off = vk->ok ? (int32_t)(ksum * 32768 + 32768) : 0;
+    for (int j = 0; j < kh; j += 2) {
+        uint32_t lo = (uint16_t)k[j], hi = j + 1 < kh ? (uint16_t)k[j + 1] : 0;
+        vk->pair[j / 2] = (int32_t)(lo | hi << 16);
+    }
+}
+
+/* nv (1 or 2) groups of 16 outputs: acc[2v], acc[2v + 1] take the low and high halves of each
+ * 128-bit lane (unpacklo / unpackhi of two rows, multiplied by their pair of taps in one madd). */
+GIP__AVX2 static inline void vsum_fixed(const uint16_t *const *rows, int kh, const fixed_vk *vk,
+                                        int64_t e, __m256i *acc, int nv)
+{
+    for (int v = 0; v < 2 * nv; v++)
+        acc[v] = _mm256_set1_epi32(vk->off);
+    int j = 0;
+    for (; j + 1 < kh; j += 2) {
+        __m256i kk = _mm256_set1_epi32(vk->pair[j / 2]);
+        for (int v = 0; v < nv; v++) {
+            __m256i a = _mm256_loadu_si256((const __m256i *)(rows[j] + e + 16 * v));
+            __m256i b = _mm256_loadu_si256((const __m256i *)(rows[j + 1] + e + 16 * v));
+            acc[2 * v] =
+                _mm256_add_epi32(acc[2 * v], _mm256_madd_epi16(_mm256_unpacklo_epi16(a, b), kk));
+            acc[2 * v + 1] = _mm256_add_epi32(acc[2 * v + 1],
+                                              _mm256_madd_epi16(_mm256_unpackhi_epi16(a, b), kk));
+        }
+    }
+    if (j < kh) { /* an odd last row: its pair's second tap is 0 */
+        __m256i kk = _mm256_set1_epi32(vk->pair[j / 2]), z = _mm256_setzero_si256();
+        for (int v = 0; v < nv; v++) {
+            __m256i a = _mm256_loadu_si256((const __m256i *)(rows[j] + e + 16 * v));
+            acc[2 * v] =
+                _mm256_add_epi32(acc[2 * v], _mm256_madd_epi16(_mm256_unpacklo_epi16(a, z), kk));
+            acc[2 * v + 1] = _mm256_add_epi32(acc[2 * v + 1],
+                                              _mm256_madd_epi16(_mm256_unpackhi_epi16(a, z), kk));
+        }
+    }
+    for (int v = 0; v < 2 * nv; v++)
+        acc[v] = _mm256_srai_epi32(acc[v], 16);
+}
+
+GIP__AVX2 static int64_t vpass_fixed_avx2(const uint16_t *const *rows, int kh, const fixed_vk *vk,
                                           int64_t n, uint8_t *dst)
 {
-    int64_t ksum = 0;
-    for (int j = 0; j < kh; j++)
-        ksum += k[j];
-    if (ksum < 0 || ksum > 256)
+    if (!vk->ok)
         return 0;
-    for (int j = 0; j < kh; j++)
-        if (k[j] < -32768 || k[j] > 32767)
-            return 0;
-    const __m256i bias = _mm256_set1_epi16((int16_t)0x8000);
-    const __m256i off = _mm256_set1_epi32((int32_t)(ksum * 32768 + 32768));
     int64_t e = 0;
+    __m256i acc[4];
+    for (; e + 32 <= n; e += 32) {
+        vsum_fixed(rows, kh, vk, e, acc, 2);
+        /* packs restore element order within each lane; packus interleaves the two groups'
+         * lanes, which the permute undoes. */
+        __m256i w0 = _mm256_packs_epi32(acc[0], acc[1]), w1 = _mm256_packs_epi32(acc[2], acc[3]);
+        __m256i b8 = _mm256_permute4x64_epi64(_mm256_packus_epi16(w0, w1), 0xD8);
+        _mm256_storeu_si256((__m256i *)(dst + e), b8);
+    }
     for (; e + 16 <= n; e += 16) {
-        __m256i lo = _mm256_setzero_si256(), hi = _mm256_setzero_si256();
-        int j = 0;
-        for (; j + 1 < kh; j += 2) {
-            __m256i a = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(rows[j] + e)), bias);
-            __m256i b =
-                _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(rows[j + 1] + e)), bias);
-            __m256i kk = _mm256_set1_epi32(
-                (int32_t)((uint32_t)(uint16_t)k[j] | ((uint32_t)(uint16_t)k[j + 1] << 16)));
-            lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(a, b), kk));
-            hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(a, b), kk));
-        }
-        if (j < kh) {
-            __m256i a = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(rows[j] + e)), bias);
-            __m256i kk = _mm256_set1_epi32((int32_t)(uint32_t)(uint16_t)k[j]);
-            __m256i z = _mm256_setzero_si256();
-            lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(a, z), kk));
-            hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(a, z), kk));
-        }
-        lo = _mm256_srai_epi32(_mm256_add_epi32(lo, off), 16);
-        hi = _mm256_srai_epi32(_mm256_add_epi32(hi, off), 16);
-        __m256i w = _mm256_packs_epi32(lo, hi); /* back in element order within each lane */
-        __m256i b8 = _mm256_packus_epi16(w, w);
-        b8 = _mm256_permute4x64_epi64(b8, 0x08);
+        vsum_fixed(rows, kh, vk, e, acc, 1);
+        __m256i w = _mm256_packs_epi32(acc[0], acc[1]);
+        __m256i b8 = _mm256_permute4x64_epi64(_mm256_packus_epi16(w, w), 0x08);
         _mm_storeu_si128((__m128i *)(dst + e), _mm256_castsi256_si128(b8));
     }
     return e;
@@ -370,8 +474,12 @@ typedef struct sep_job {
     const gip_image *src;
     gip_image *dst;
     bool simd;
-    bool ones;  /* FLOAT with all taps 1 (box): the products are left out */
-    int failed; /* set when a band could not allocate its buffers */
+    bool ones; /* FLOAT with all taps 1 (box): the products are left out */
+    int failed;
+#ifdef GIP__SEP_X86
+    fixed_vk vk; /* FIXED_U8 with SIMD: the vertical taps in pairs */
+    fixed_hk hk; /* and the horizontal ones as maddubs terms */
+#endif           /* set when a band could not allocate its buffers */
 } sep_job;
 
 static float src_elem(const void *row, gip_dtype dt, int64_t i)
@@ -442,7 +550,7 @@ static void hpass(const sep_job *job, const void *ext, void *h)
     } else if (pl->mode == GIP__SEP_FIXED_U8) {
 #ifdef GIP__SEP_X86
         if (job->simd)
-            e = hpass_fixed_avx2(ext, n, cn, pl->kxi, pl->kw, pl->symmetric, h);
+            e = hpass_fixed_avx2(ext, n, cn, pl->kxi, pl->kw, pl->symmetric, &job->hk, h);
 #endif
         hpass_fixed_scalar((const uint8_t *)ext + e, n - e, cn, pl->kxi, pl->kw, (uint16_t *)h + e);
     } else {
@@ -475,7 +583,7 @@ static void vpass(const sep_job *job, const void *const *rows, void *out)
         const uint16_t *const *r = (const uint16_t *const *)rows;
 #ifdef GIP__SEP_X86
         if (job->simd)
-            e = vpass_fixed_avx2(r, pl->kh, pl->kyi, n, out);
+            e = vpass_fixed_avx2(r, pl->kh, &job->vk, n, out);
 #endif
         const uint16_t *rr[GIP__SEP_MAX_K];
         for (int j = 0; j < pl->kh; j++)
@@ -538,11 +646,18 @@ static void run_band(void *arg, int64_t y0, int64_t y1)
 gip_status gip__sep_run_cpu(gip_context *ctx, const gip__sep_plan *plan, const gip_image *src,
                             gip_image *dst)
 {
-    sep_job job = {plan, src, dst, gip__sep_simd_active(), plan->mode == GIP__SEP_FLOAT, 0};
+    sep_job job = {.plan = plan, .src = src, .dst = dst, .simd = gip__sep_simd_active()};
+    job.ones = plan->mode == GIP__SEP_FLOAT;
     for (int i = 0; i < plan->kw && job.ones; i++)
         job.ones = plan->kxf[i] == 1.0f;
     for (int j = 0; j < plan->kh && job.ones; j++)
         job.ones = plan->kyf[j] == 1.0f;
+#ifdef GIP__SEP_X86
+    if (plan->mode == GIP__SEP_FIXED_U8 && job.simd) {
+        fixed_vk_init(&job.vk, plan->kyi, plan->kh);
+        fixed_hk_init(&job.hk, plan->kxi, plan->kw, plan->symmetric, src->channels);
+    }
+#endif
     int64_t grain = plan->kh > 8 ? plan->kh : 8;
     gip__parallel_for(ctx, src->height, grain, run_band, &job);
     if (job.failed)
