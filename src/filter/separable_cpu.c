@@ -2,6 +2,7 @@
 /* CPU backend of the separable-filter engine: row bands on the core's threads; in each band every
  * source row is extended by its border, filtered horizontally into a ring of kh rows, and each
  * output row is the vertical pass over the ring. AVX2 kernels with a scalar path always built. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -324,6 +325,18 @@ GIP__AVX2 static int64_t vpass_fixed_avx2(const uint16_t *const *rows, int kh, c
 GIP__AVX2 static int64_t hpass_box_avx2(const uint8_t *ext, int64_t n, int cn, int kw, uint16_t *h)
 {
     int64_t e = 0;
+    for (; e + 32 <= n; e += 32) {
+        __m256i x = _mm256_loadu_si256((const __m256i *)(ext + e));
+        __m256i lo = _mm256_cvtepu8_epi16(_mm256_castsi256_si128(x));
+        __m256i hi = _mm256_cvtepu8_epi16(_mm256_extracti128_si256(x, 1));
+        for (int i = 1; i < kw; i++) {
+            x = _mm256_loadu_si256((const __m256i *)(ext + e + (int64_t)i * cn));
+            lo = _mm256_add_epi16(lo, _mm256_cvtepu8_epi16(_mm256_castsi256_si128(x)));
+            hi = _mm256_add_epi16(hi, _mm256_cvtepu8_epi16(_mm256_extracti128_si256(x, 1)));
+        }
+        _mm256_storeu_si256((__m256i *)(h + e), lo);
+        _mm256_storeu_si256((__m256i *)(h + e + 16), hi);
+    }
     for (; e + 16 <= n; e += 16) {
         __m256i acc = load16_u8(ext + e);
         for (int i = 1; i < kw; i++)
@@ -333,10 +346,64 @@ GIP__AVX2 static int64_t hpass_box_avx2(const uint8_t *ext, int64_t n, int cn, i
     return e;
 }
 
-GIP__AVX2 static int64_t vpass_box_avx2(const uint16_t *const *rows, int kh, float scale, int64_t n,
-                                        void *dst, gip_dtype dt)
+/* box_u8 to u8 without floats: sat_u8((float)acc * scale) equals
+ * ((acc * m) >> 16 + r) >> t in saturating 16-bit arithmetic for every reachable sum acc, when
+ * box_q_init() found such m, r, t by trying every sum against the float formula. */
+typedef struct box_q {
+    uint16_t m, r;
+    int t;
+    bool ok;
+} box_q;
+
+static uint16_t box_q_apply(const box_q *q, uint32_t acc)
+{
+    uint32_t hi = (acc * q->m) >> 16, v = hi + q->r;
+    return (uint16_t)((v > 65535 ? 65535 : v) >> q->t);
+}
+
+static void box_q_init(box_q *q, float scale, int64_t maxacc)
+{
+    q->ok = false;
+    if (!(scale > 0.0f) || !(scale < 0.5f) || maxacc > 65535)
+        return;
+    for (int t = 15; t >= 1 && !q->ok; t--) {
+        double m0 = (double)scale * (double)(1 << 16) * (double)(1 << t);
+        if (m0 > 65535.0)
+            continue;
+        for (int d = 0; d < 3 && !q->ok; d++) {
+            double m = nearbyint(m0) + (d == 0 ? 0 : d == 1 ? 1 : -1);
+            if (m < 1 || m > 65535)
+                continue;
+            q->m = (uint16_t)m;
+            q->r = (uint16_t)(1 << (t - 1));
+            q->t = t;
+            q->ok = true;
+            for (uint32_t acc = 0; acc <= (uint32_t)maxacc && q->ok; acc++)
+                q->ok = box_q_apply(q, acc) == gip__sat_u8_f32((float)acc * scale);
+        }
+    }
+}
+
+GIP__AVX2 static int64_t vpass_box_avx2(const uint16_t *const *rows, int kh, float scale,
+                                        const box_q *q, int64_t n, void *dst, gip_dtype dt)
 {
     int64_t e = 0;
+    if (dt == GIP_U8 && q->ok) {
+        const __m256i m = _mm256_set1_epi16((int16_t)q->m), r = _mm256_set1_epi16((int16_t)q->r);
+        const __m128i t = _mm_cvtsi32_si128(q->t);
+        for (; e + 32 <= n; e += 32) {
+            __m256i a0 = _mm256_loadu_si256((const __m256i *)(rows[0] + e));
+            __m256i a1 = _mm256_loadu_si256((const __m256i *)(rows[0] + e + 16));
+            for (int j = 1; j < kh; j++) {
+                a0 = _mm256_add_epi16(a0, _mm256_loadu_si256((const __m256i *)(rows[j] + e)));
+                a1 = _mm256_add_epi16(a1, _mm256_loadu_si256((const __m256i *)(rows[j] + e + 16)));
+            }
+            a0 = _mm256_srl_epi16(_mm256_adds_epu16(_mm256_mulhi_epu16(a0, m), r), t);
+            a1 = _mm256_srl_epi16(_mm256_adds_epu16(_mm256_mulhi_epu16(a1, m), r), t);
+            __m256i b8 = _mm256_permute4x64_epi64(_mm256_packus_epi16(a0, a1), 0xD8);
+            _mm256_storeu_si256((__m256i *)((uint8_t *)dst + e), b8);
+        }
+    }
     const __m256 sc = _mm256_set1_ps(scale);
     const __m256 lo = _mm256_set1_ps(-1.0f), hi = _mm256_set1_ps(256.0f);
     for (; e + 16 <= n; e += 16) {
@@ -479,6 +546,7 @@ typedef struct sep_job {
 #ifdef GIP__SEP_X86
     fixed_vk vk; /* FIXED_U8 with SIMD: the vertical taps in pairs */
     fixed_hk hk; /* and the horizontal ones as maddubs terms */
+    box_q bq;    /* box_u8 to u8 with SIMD: the integer form of the scaling */
 #endif           /* set when a band could not allocate its buffers */
 } sep_job;
 
@@ -494,36 +562,40 @@ static float src_elem(const void *row, gip_dtype dt, int64_t i)
     }
 }
 
-/* Extends source row sy (-1: a row of the border value) by the horizontal border into ext:
- * ext pixel p is source column p - ax. FIXED_U8 and box_u8 keep bytes, FLOAT converts to float.
- * The image's own columns are copied (or converted) as one run; only the kw - 1 border pixels
- * go through gip__border_index. */
-static void fill_ext(const sep_job *job, int64_t sy, void *ext)
+/* Fills ext pixels [p0, p1) from source row sy (-1: a row of the border value) extended by the
+ * horizontal border: ext pixel p is source column p - ax. FIXED_U8 and box_u8 keep bytes, FLOAT
+ * converts to float. The image's own columns are copied (or converted) as one run; only border
+ * pixels go through gip__border_index. */
+static void fill_ext(const sep_job *job, int64_t sy, void *ext, int64_t p0, int64_t p1)
 {
     const gip__sep_plan *pl = job->plan;
     const gip_image *s = job->src;
     int cn = s->channels;
-    int64_t w = s->width, np = w + pl->kw - 1;
+    int64_t w = s->width;
     bool fixed = pl->mode == GIP__SEP_FIXED_U8 || pl->box_u8;
     const char *row = sy >= 0 ? (const char *)s->data + sy * s->stride : NULL;
-    int64_t in0 = row ? pl->ax : np, in1 = row ? pl->ax + w : np; /* interior pixels */
-    if (row) {
-        int64_t n = w * cn;
+    /* interior pixels [in0, in1) of the range */
+    int64_t in0 = row && pl->ax > p0 ? pl->ax : p0, in1 = row && pl->ax + w < p1 ? pl->ax + w : p1;
+    if (!row || in1 < in0)
+        in0 = in1 = p1;
+    if (in1 > in0) {
+        int64_t n = (in1 - in0) * cn;
+        const char *from = row + (in0 - pl->ax) * cn * (int64_t)gip_dtype_size(s->dtype);
         void *to = (char *)ext + in0 * cn * (fixed ? 1 : (int64_t)sizeof(float));
         if (fixed || s->dtype == GIP_F32) {
-            memcpy(to, row, (size_t)n * gip_dtype_size(s->dtype));
+            memcpy(to, from, (size_t)n * gip_dtype_size(s->dtype));
         } else if (s->dtype == GIP_U8) {
             for (int64_t i = 0; i < n; i++)
-                ((float *)to)[i] = ((const uint8_t *)row)[i];
+                ((float *)to)[i] = ((const uint8_t *)from)[i];
         } else {
             for (int64_t i = 0; i < n; i++)
-                ((float *)to)[i] = ((const uint16_t *)row)[i];
+                ((float *)to)[i] = ((const uint16_t *)from)[i];
         }
     }
-    for (int64_t p = 0; p < np; p++) {
+    for (int64_t p = p0; p < p1; p++) {
         if (p == in0)
             p = in1;
-        if (p >= np)
+        if (p >= p1)
             break;
         int64_t sx = row ? gip__border_index(p - pl->ax, w, pl->border) : -1;
         for (int c = 0; c < cn; c++) {
@@ -536,11 +608,12 @@ static void fill_ext(const sep_job *job, int64_t sy, void *ext)
     }
 }
 
-static void hpass(const sep_job *job, const void *ext, void *h)
+/* Horizontal pass of n output elements from in (ext, or the source row in place). */
+static void hpass(const sep_job *job, const void *ext, int64_t n, void *h)
 {
     const gip__sep_plan *pl = job->plan;
     int cn = job->src->channels;
-    int64_t n = job->src->width * cn, e = 0;
+    int64_t e = 0;
     if (pl->box_u8) {
 #ifdef GIP__SEP_X86
         if (job->simd)
@@ -563,6 +636,33 @@ static void hpass(const sep_job *job, const void *ext, void *h)
     }
 }
 
+/* Horizontal pass of source row sy (-1: border value) into h. Where ext holds the source's own
+ * element type, the inner outputs read the row in place and only the outputs near the edges go
+ * through ext; the split changes no result. */
+static void hrow(const sep_job *job, int64_t sy, void *ext, void *h)
+{
+    const gip__sep_plan *pl = job->plan;
+    const gip_image *s = job->src;
+    int cn = s->channels;
+    int64_t w = s->width, np = w + pl->kw - 1;
+    bool fixed = pl->mode == GIP__SEP_FIXED_U8 || pl->box_u8;
+    int64_t esz = fixed ? 1 : (int64_t)sizeof(float);
+    int64_t hsz = fixed ? (int64_t)sizeof(uint16_t) : (int64_t)sizeof(float);
+    /* outputs [xl, xr) read source columns only */
+    int64_t xl = pl->ax < w ? pl->ax : w, xr = w - (pl->kw - 1 - pl->ax);
+    if (sy < 0 || !(fixed || s->dtype == GIP_F32) || xr - xl < 64) {
+        fill_ext(job, sy, ext, 0, np);
+        hpass(job, ext, w * cn, h);
+        return;
+    }
+    const char *row = (const char *)s->data + sy * s->stride;
+    hpass(job, row + (xl - pl->ax) * cn * esz, (xr - xl) * cn, (char *)h + xl * cn * hsz);
+    fill_ext(job, sy, ext, 0, xl + pl->kw - 1);
+    hpass(job, ext, xl * cn, h);
+    fill_ext(job, sy, ext, xr, np);
+    hpass(job, (char *)ext + xr * cn * esz, (w - xr) * cn, (char *)h + xr * cn * hsz);
+}
+
 static void vpass(const sep_job *job, const void *const *rows, void *out)
 {
     const gip__sep_plan *pl = job->plan;
@@ -572,7 +672,7 @@ static void vpass(const sep_job *job, const void *const *rows, void *out)
         gip_dtype dt = job->dst->dtype;
 #ifdef GIP__SEP_X86
         if (job->simd)
-            e = vpass_box_avx2(r, pl->kh, pl->scale, n, out, dt);
+            e = vpass_box_avx2(r, pl->kh, pl->scale, &job->bq, n, out, dt);
 #endif
         const uint16_t *rr[GIP__SEP_MAX_K];
         for (int j = 0; j < pl->kh; j++)
@@ -628,13 +728,13 @@ static void run_band(void *arg, int64_t y0, int64_t y1)
     /* Virtual source row r lives in ring slot (r - r0) % kh. */
     int64_t r0 = y0 - pl->ay;
     for (int64_t r = r0; r < r0 + kh - 1; r++) {
-        fill_ext(job, gip__border_index(r, s->height, pl->border), ext);
-        hpass(job, ext, ring + (size_t)((r - r0) % kh) * row_bytes);
+        hrow(job, gip__border_index(r, s->height, pl->border), ext,
+             ring + (size_t)((r - r0) % kh) * row_bytes);
     }
     for (int64_t y = y0; y < y1; y++) {
         int64_t r = y - pl->ay + kh - 1;
-        fill_ext(job, gip__border_index(r, s->height, pl->border), ext);
-        hpass(job, ext, ring + (size_t)((r - r0) % kh) * row_bytes);
+        hrow(job, gip__border_index(r, s->height, pl->border), ext,
+             ring + (size_t)((r - r0) % kh) * row_bytes);
         for (int j = 0; j < kh; j++)
             rows[j] = ring + (size_t)((y - pl->ay + j - r0) % kh) * row_bytes;
         vpass(job, rows, (char *)job->dst->data + y * job->dst->stride);
@@ -653,6 +753,11 @@ gip_status gip__sep_run_cpu(gip_context *ctx, const gip__sep_plan *plan, const g
     for (int j = 0; j < plan->kh && job.ones; j++)
         job.ones = plan->kyf[j] == 1.0f;
 #ifdef GIP__SEP_X86
+    /* Trying every sum costs 255 kw kh steps: worth it when the image has several times more. */
+    int64_t maxacc = 255 * (int64_t)plan->kw * plan->kh;
+    if (plan->box_u8 && job.simd && dst->dtype == GIP_U8 &&
+        src->width * src->height * src->channels >= 16 * maxacc)
+        box_q_init(&job.bq, plan->scale, maxacc);
     if (plan->mode == GIP__SEP_FIXED_U8 && job.simd) {
         fixed_vk_init(&job.vk, plan->kyi, plan->kh);
         fixed_hk_init(&job.hk, plan->kxi, plan->kw, plan->symmetric, src->channels);
