@@ -173,6 +173,24 @@ static void test_bad(gip_context *ctx)
     gt_free(&pz);
 }
 
+/* u8 images large enough for the CPU's integer form of the u8 -> u8 scaling (checked against the
+ * float formula over every reachable sum before use), with several kernel areas; on the CPU one()
+ * also compares scalar against SIMD. */
+static void test_wide(gip_context *ctx)
+{
+    static const bcase wide[] = {{5, 5, 0, 0, 0, 0, false},
+                                 {7, 7, 0, 0, 0, 0, false},
+                                 {11, 3, 1, 10, 0, 0, false},
+                                 {2, 2, 0, 0, 0, 0, false},
+                                 {6, 1, 0, 0, 0, 0, false}};
+    static const gt_size sz = {420, 170};
+    uint64_t seed = 500;
+    for (int k = 0; k < 5; k++)
+        for (int b = 0; b < 2; b++, seed++)
+            one(ctx, sz, GIP_U8, 3, b ? GIP_BORDER_CONSTANT : GIP_BORDER_REFLECT_101, &wide[k],
+                (seed & 1) ? 9 : 0, seed);
+}
+
 static void body(gip_context *ctx)
 {
     if (gt_current_backend == GT_CUDA) {
@@ -193,6 +211,7 @@ static void body(gip_context *ctx)
                         seed++;
                     }
     }
+    test_wide(ctx);
     test_stored(ctx);
     test_bad(ctx);
     gip_context_destroy(cpu_ctx);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "color/cvt_color_cpu.h"
 #include "ref_color.h"
 #include "testing.h"
 
@@ -276,12 +277,51 @@ static void test_bad_inputs(gip_context *ctx)
     gt_free(&buf);
 }
 
+/* CPU only: the AVX2 gray kernels give the scalar twins' bits (f32 too: same fma order), over
+ * widths that end inside a vector and odd row paddings; u8 also over every value. */
+static void test_simd_paths(gip_context *ctx)
+{
+    if (gt_current_backend != GT_CPU)
+        return;
+    static const int64_t widths[] = {7, 8, 17, 18, 19, 33, 1001};
+    static const gip_dtype gdt[] = {GIP_U8, GIP_F32};
+    for (int d = 0; d < 2; d++)
+        for (int k = 6; k < 10; k++) /* the four gray codes */
+            for (int wi = 0; wi < 7; wi++) {
+                gip_image src, a, b;
+                gt_alloc(&src, widths[wi], 9, codes[k].scn, gdt[d], wi % 3);
+                gt_alloc(&a, widths[wi], 9, 1, gdt[d], wi % 2);
+                gt_alloc(&b, widths[wi], 9, 1, gdt[d], 0);
+                gt_fill_random(&src, (uint64_t)(100 + wi + 10 * k), d ? -300.0f : 0.0f,
+                               d ? 1000.0f : 0.0f);
+                if (gdt[d] == GIP_U8 && widths[wi] == 1001)
+                    for (int64_t i = 0; i < 1001 * codes[k].scn; i++)
+                        ((uint8_t *)src.data)[i] = (uint8_t)(i / 4);
+                char label[160];
+                snprintf(label, sizeof label, "%s %s %lldx9 (AVX2 vs scalar)", codes[k].name,
+                         gip_dtype_name(gdt[d]), (long long)widths[wi]);
+                gip_color_code code = codes[k].code;
+                bool prev = gip__cc_set_simd(true);
+                GT_OK(gip_cvt_color(ctx, &src, &a, code));
+                gip__cc_set_simd(false);
+                GT_CHECK(!gip__cc_simd_active(), "%s: the SIMD switch did not turn off", label);
+                GT_OK(gip_cvt_color(ctx, &src, &b, code));
+                gip__cc_set_simd(prev);
+                gt_compare(&a, &b, 0, 0, label);
+                GT_CHECK(gt_padding_intact(&a), "%s: wrote into the row padding", label);
+                gt_free(&src);
+                gt_free(&a);
+                gt_free(&b);
+            }
+}
+
 static void body(gip_context *ctx)
 {
     test_bad_inputs(ctx);
     test_codes(ctx);
     test_in_place(ctx);
     test_cv2(ctx);
+    test_simd_paths(ctx);
 }
 
 int main(int argc, char **argv)

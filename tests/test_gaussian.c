@@ -279,6 +279,25 @@ static void test_bad(gip_context *ctx)
     gt_free(&s16);
 }
 
+/* Rows wide enough that the CPU reads the image's inner columns in place and runs the 32-wide u8
+ * kernels (paired-tap maddubs where the taps allow it, the 16-bit multiply path where a tap is too
+ * large), each against the reference and, on the CPU, scalar against SIMD inside one(). */
+static void test_wide(gip_context *ctx)
+{
+    static const gcase wide[] = {{15, 15, 0, 0}, {3, 1, 0.6, 0}, {7, 3, 0.4, 5}, {0, 0, 1.7, 2.3}};
+    static const gip_border borders[] = {GIP_BORDER_REFLECT_101, GIP_BORDER_CONSTANT,
+                                         GIP_BORDER_WRAP};
+    static const gt_size sizes[] = {{300, 23}, {97, 5}};
+    uint64_t seed = 900;
+    for (int s = 0; s < 2; s++)
+        for (int d = 0; d < 3; d++)
+            for (int c = 0; c < 3; c++)
+                for (int b = 0; b < 3; b++)
+                    for (int g = 0; g < 4; g++, seed++)
+                        one(ctx, sizes[s], dtypes[d], chans[c], borders[b], &wide[g],
+                            (seed & 1) ? 5 : 0, seed);
+}
+
 static void body(gip_context *ctx)
 {
     if (gt_current_backend == GT_CUDA) {
@@ -300,6 +319,7 @@ static void body(gip_context *ctx)
                         seed++;
                     }
     }
+    test_wide(ctx);
     test_stored(ctx);
     test_bad(ctx);
     gip_context_destroy(cpu_ctx);

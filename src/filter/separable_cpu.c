@@ -2,6 +2,7 @@
 /* CPU backend of the separable-filter engine: row bands on the core's threads; in each band every
  * source row is extended by its border, filtered horizontally into a ring of kh rows, and each
  * output row is the vertical pass over the ring. AVX2 kernels with a scalar path always built. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,6 +58,9 @@ bool gip__sep_set_simd(bool enable)
 
 /* ---- scalar kernels ------------------------------------------------------------------------ */
 
+/* FIXED_U8 ring rows hold H - 32768 as int16 (H = the 16-bit horizontal sum, stored with its top
+ * bit flipped): signed 16-bit values let the AVX2 vertical pass multiply pairs of rows in one
+ * madd; the vertical pass adds sum_j k_j * 32768 back. */
 static void hpass_fixed_scalar(const uint8_t *ext, int64_t n, int cn, const int32_t *k, int kw,
                                uint16_t *h)
 {
@@ -64,41 +68,46 @@ static void hpass_fixed_scalar(const uint8_t *ext, int64_t n, int cn, const int3
         int32_t acc = 0;
         for (int i = 0; i < kw; i++)
             acc += k[i] * ext[e + (int64_t)i * cn];
-        h[e] = (uint16_t)acc;
+        h[e] = (uint16_t)acc ^ 0x8000u;
     }
 }
 
 static void vpass_fixed_scalar(const uint16_t *const *rows, int kh, const int32_t *k, int64_t n,
                                uint8_t *dst)
 {
+    int64_t ksum = 0;
+    for (int j = 0; j < kh; j++)
+        ksum += k[j];
     for (int64_t e = 0; e < n; e++) {
-        int64_t acc = 0;
+        int64_t acc = ksum * 32768;
         for (int j = 0; j < kh; j++)
-            acc += (int64_t)k[j] * rows[j][e];
+            acc += (int64_t)k[j] * (int16_t)rows[j][e];
         dst[e] = gip__sat_u8_i32((int32_t)((acc + 32768) >> 16));
     }
 }
 
+/* ones: every tap is 1, and 1 * x == x, so the products are left out (box filters). */
 static void hpass_float_scalar(const float *ext, int64_t n, int cn, const float *k, int kw,
-                               float *h)
+                               bool ones, float *h)
 {
     for (int64_t e = 0; e < n; e++) {
-        float acc = k[0] * ext[e];
+        float acc = ones ? ext[e] : k[0] * ext[e];
         for (int i = 1; i < kw; i++) {
-            float p = k[i] * ext[e + (int64_t)i * cn];
+            float x = ext[e + (int64_t)i * cn];
+            float p = ones ? x : k[i] * x;
             acc = acc + p;
         }
         h[e] = acc;
     }
 }
 
-static void vpass_float_scalar(const float *const *rows, int kh, const float *k, float scale,
-                               int64_t n, void *dst, gip_dtype dt)
+static void vpass_float_scalar(const float *const *rows, int kh, const float *k, bool ones,
+                               float scale, int64_t n, void *dst, gip_dtype dt)
 {
     for (int64_t e = 0; e < n; e++) {
-        float acc = k[0] * rows[0][e];
+        float acc = ones ? rows[0][e] : k[0] * rows[0][e];
         for (int j = 1; j < kh; j++) {
-            float p = k[j] * rows[j][e];
+            float p = ones ? rows[j][e] : k[j] * rows[j][e];
             acc = acc + p;
         }
         float v = acc * scale;
@@ -143,11 +152,72 @@ GIP__AVX2 static inline __m256i load16_u8(const uint8_t *p)
     return _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)p));
 }
 
+/* The horizontal taps as terms of maddubs: x[a] * ka + x[b] * kb with signed 8-bit ka, kb and
+ * 255 (|ka| + |kb|) <= 32767, so that no pair saturates; the 16-bit sums then wrap exactly as the
+ * scalar twin's (uint16_t) cast does. Symmetric kernels pair mirrored taps; a tap alone is split
+ * over two copies of its pixel. */
+typedef struct fixed_hk {
+    int64_t a[GIP__SEP_MAX_K], b[GIP__SEP_MAX_K]; /* byte offsets of the two pixels' values */
+    int16_t kk[GIP__SEP_MAX_K];                   /* ka in the low byte, kb in the high byte */
+    int n;
+    bool ok;
+} fixed_hk;
+
+static bool fixed_hk_add(fixed_hk *hk, int64_t a, int64_t b, int32_t ka, int32_t kb)
+{
+    if (ka < -128 || ka > 127 || kb < -128 || kb > 127 || 255 * (abs(ka) + abs(kb)) > 32767)
+        return false;
+    hk->a[hk->n] = a;
+    hk->b[hk->n] = b;
+    hk->kk[hk->n] = (int16_t)(uint16_t)((uint8_t)ka | (uint16_t)((uint8_t)kb << 8));
+    hk->n++;
+    return true;
+}
+
+static void fixed_hk_init(fixed_hk *hk, const int32_t *k, int kw, bool sym, int cn)
+{
+    hk->n = 0;
+    hk->ok = true;
+    int i = 0, half = kw / 2;
+    if (sym) {
+        for (; i < half && hk->ok; i++)
+            hk->ok = fixed_hk_add(hk, (int64_t)i * cn, (int64_t)(kw - 1 - i) * cn, k[i], k[i]);
+        if (kw & 1)
+            hk->ok = hk->ok && fixed_hk_add(hk, (int64_t)half * cn, (int64_t)half * cn,
+                                            k[half] - k[half] / 2, k[half] / 2);
+        return;
+    }
+    for (; i + 1 < kw && hk->ok; i += 2)
+        hk->ok = fixed_hk_add(hk, (int64_t)i * cn, (int64_t)(i + 1) * cn, k[i], k[i + 1]);
+    if (i < kw)
+        hk->ok =
+            hk->ok && fixed_hk_add(hk, (int64_t)i * cn, (int64_t)i * cn, k[i] - k[i] / 2, k[i] / 2);
+}
+
 GIP__AVX2 static int64_t hpass_fixed_avx2(const uint8_t *ext, int64_t n, int cn, const int32_t *k,
-                                          int kw, bool sym, uint16_t *h)
+                                          int kw, bool sym, const fixed_hk *hk, uint16_t *h)
 {
     int64_t e = 0;
+    if (hk->ok) {
+        const __m256i flip = _mm256_set1_epi16((int16_t)0x8000);
+        for (; e + 32 <= n; e += 32) {
+            /* lo: elements 0-7 | 16-23 of the 32, hi: 8-15 | 24-31 */
+            __m256i lo = _mm256_setzero_si256(), hi = _mm256_setzero_si256();
+            for (int t = 0; t < hk->n; t++) {
+                __m256i x = _mm256_loadu_si256((const __m256i *)(ext + e + hk->a[t]));
+                __m256i y = _mm256_loadu_si256((const __m256i *)(ext + e + hk->b[t]));
+                __m256i kk = _mm256_set1_epi16(hk->kk[t]);
+                lo = _mm256_add_epi16(lo, _mm256_maddubs_epi16(_mm256_unpacklo_epi8(x, y), kk));
+                hi = _mm256_add_epi16(hi, _mm256_maddubs_epi16(_mm256_unpackhi_epi8(x, y), kk));
+            }
+            lo = _mm256_xor_si256(lo, flip);
+            hi = _mm256_xor_si256(hi, flip);
+            _mm256_storeu_si256((__m256i *)(h + e), _mm256_permute2x128_si256(lo, hi, 0x20));
+            _mm256_storeu_si256((__m256i *)(h + e + 16), _mm256_permute2x128_si256(lo, hi, 0x31));
+        }
+    }
     int half = kw / 2;
+    const __m256i flip = _mm256_set1_epi16((int16_t)0x8000);
     for (; e + 16 <= n; e += 16) {
         __m256i acc;
         if (sym) {
@@ -165,51 +235,88 @@ GIP__AVX2 static int64_t hpass_fixed_avx2(const uint8_t *ext, int64_t n, int cn,
                 acc = _mm256_add_epi16(acc, _mm256_mullo_epi16(load16_u8(ext + e + (int64_t)i * cn),
                                                                _mm256_set1_epi16((int16_t)k[i])));
         }
-        _mm256_storeu_si256((__m256i *)(h + e), acc);
+        _mm256_storeu_si256((__m256i *)(h + e), _mm256_xor_si256(acc, flip));
     }
     return e;
 }
 
-/* sum_j k_j * H_j with H_j in [0, 65535]: biased to signed 16 bits (H - 32768) so that pairs of
- * rows go through one madd; the bias sum_j k_j * 32768 is added back with the rounding constant. */
-GIP__AVX2 static int64_t vpass_fixed_avx2(const uint16_t *const *rows, int kh, const int32_t *k,
+/* Coefficients of the AVX2 vertical pass: taps j and j + 1 as one int32 of two int16 halves. */
+typedef struct fixed_vk {
+    int32_t pair[(GIP__SEP_MAX_K + 1) / 2];
+    int32_t off; /* sum_j k_j * 32768 + 32768: the bias back and the rounding constant */
+    bool ok;     /* the taps fit the int16 / int32 arithmetic */
+} fixed_vk;
+
+static void fixed_vk_init(fixed_vk *vk, const int32_t *k, int kh)
+{
+    int64_t ksum = 0, kabs = 0;
+    vk->ok = true;
+    for (int j = 0; j < kh; j++) {
+        ksum += k[j];
+        kabs += k[j] < 0 ? -(int64_t)k[j] : k[j];
+        vk->ok = vk->ok && k[j] >= -32768 && k[j] <= 32767;
+    }
+    /* |sum_j k_j (H_j - 32768)| <= 32768 sum_j |k_j| must stay in int32 with the offset. */
+    vk->ok = vk->ok && kabs <= 32768 && ksum >= -32768 && ksum <= 32768;
+    vk->off = vk->ok ? (int32_t)(ksum * 32768 + 32768) : 0;
+    for (int j = 0; j < kh; j += 2) {
+        uint32_t lo = (uint16_t)k[j], hi = j + 1 < kh ? (uint16_t)k[j + 1] : 0;
+        vk->pair[j / 2] = (int32_t)(lo | hi << 16);
+    }
+}
+
+/* nv (1 or 2) groups of 16 outputs: acc[2v], acc[2v + 1] take the low and high halves of each
+ * 128-bit lane (unpacklo / unpackhi of two rows, multiplied by their pair of taps in one madd). */
+GIP__AVX2 static inline void vsum_fixed(const uint16_t *const *rows, int kh, const fixed_vk *vk,
+                                        int64_t e, __m256i *acc, int nv)
+{
+    for (int v = 0; v < 2 * nv; v++)
+        acc[v] = _mm256_set1_epi32(vk->off);
+    int j = 0;
+    for (; j + 1 < kh; j += 2) {
+        __m256i kk = _mm256_set1_epi32(vk->pair[j / 2]);
+        for (int v = 0; v < nv; v++) {
+            __m256i a = _mm256_loadu_si256((const __m256i *)(rows[j] + e + 16 * v));
+            __m256i b = _mm256_loadu_si256((const __m256i *)(rows[j + 1] + e + 16 * v));
+            acc[2 * v] =
+                _mm256_add_epi32(acc[2 * v], _mm256_madd_epi16(_mm256_unpacklo_epi16(a, b), kk));
+            acc[2 * v + 1] = _mm256_add_epi32(acc[2 * v + 1],
+                                              _mm256_madd_epi16(_mm256_unpackhi_epi16(a, b), kk));
+        }
+    }
+    if (j < kh) { /* an odd last row: its pair's second tap is 0 */
+        __m256i kk = _mm256_set1_epi32(vk->pair[j / 2]), z = _mm256_setzero_si256();
+        for (int v = 0; v < nv; v++) {
+            __m256i a = _mm256_loadu_si256((const __m256i *)(rows[j] + e + 16 * v));
+            acc[2 * v] =
+                _mm256_add_epi32(acc[2 * v], _mm256_madd_epi16(_mm256_unpacklo_epi16(a, z), kk));
+            acc[2 * v + 1] = _mm256_add_epi32(acc[2 * v + 1],
+                                              _mm256_madd_epi16(_mm256_unpackhi_epi16(a, z), kk));
+        }
+    }
+    for (int v = 0; v < 2 * nv; v++)
+        acc[v] = _mm256_srai_epi32(acc[v], 16);
+}
+
+GIP__AVX2 static int64_t vpass_fixed_avx2(const uint16_t *const *rows, int kh, const fixed_vk *vk,
                                           int64_t n, uint8_t *dst)
 {
-    int64_t ksum = 0;
-    for (int j = 0; j < kh; j++)
-        ksum += k[j];
-    if (ksum < 0 || ksum > 256)
+    if (!vk->ok)
         return 0;
-    for (int j = 0; j < kh; j++)
-        if (k[j] < -32768 || k[j] > 32767)
-            return 0;
-    const __m256i bias = _mm256_set1_epi16((int16_t)0x8000);
-    const __m256i off = _mm256_set1_epi32((int32_t)(ksum * 32768 + 32768));
     int64_t e = 0;
+    __m256i acc[4];
+    for (; e + 32 <= n; e += 32) {
+        vsum_fixed(rows, kh, vk, e, acc, 2);
+        /* packs restore element order within each lane; packus interleaves the two groups'
+         * lanes, which the permute undoes. */
+        __m256i w0 = _mm256_packs_epi32(acc[0], acc[1]), w1 = _mm256_packs_epi32(acc[2], acc[3]);
+        __m256i b8 = _mm256_permute4x64_epi64(_mm256_packus_epi16(w0, w1), 0xD8);
+        _mm256_storeu_si256((__m256i *)(dst + e), b8);
+    }
     for (; e + 16 <= n; e += 16) {
-        __m256i lo = _mm256_setzero_si256(), hi = _mm256_setzero_si256();
-        int j = 0;
-        for (; j + 1 < kh; j += 2) {
-            __m256i a = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(rows[j] + e)), bias);
-            __m256i b =
-                _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(rows[j + 1] + e)), bias);
-            __m256i kk = _mm256_set1_epi32(
-                (int32_t)((uint32_t)(uint16_t)k[j] | ((uint32_t)(uint16_t)k[j + 1] << 16)));
-            lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(a, b), kk));
-            hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(a, b), kk));
-        }
-        if (j < kh) {
-            __m256i a = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(rows[j] + e)), bias);
-            __m256i kk = _mm256_set1_epi32((int32_t)(uint32_t)(uint16_t)k[j]);
-            __m256i z = _mm256_setzero_si256();
-            lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(a, z), kk));
-            hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(a, z), kk));
-        }
-        lo = _mm256_srai_epi32(_mm256_add_epi32(lo, off), 16);
-        hi = _mm256_srai_epi32(_mm256_add_epi32(hi, off), 16);
-        __m256i w = _mm256_packs_epi32(lo, hi); /* back in element order within each lane */
-        __m256i b8 = _mm256_packus_epi16(w, w);
-        b8 = _mm256_permute4x64_epi64(b8, 0x08);
+        vsum_fixed(rows, kh, vk, e, acc, 1);
+        __m256i w = _mm256_packs_epi32(acc[0], acc[1]);
+        __m256i b8 = _mm256_permute4x64_epi64(_mm256_packus_epi16(w, w), 0x08);
         _mm_storeu_si128((__m128i *)(dst + e), _mm256_castsi256_si128(b8));
     }
     return e;
@@ -218,6 +325,18 @@ GIP__AVX2 static int64_t vpass_fixed_avx2(const uint16_t *const *rows, int kh, c
 GIP__AVX2 static int64_t hpass_box_avx2(const uint8_t *ext, int64_t n, int cn, int kw, uint16_t *h)
 {
     int64_t e = 0;
+    for (; e + 32 <= n; e += 32) {
+        __m256i x = _mm256_loadu_si256((const __m256i *)(ext + e));
+        __m256i lo = _mm256_cvtepu8_epi16(_mm256_castsi256_si128(x));
+        __m256i hi = _mm256_cvtepu8_epi16(_mm256_extracti128_si256(x, 1));
+        for (int i = 1; i < kw; i++) {
+            x = _mm256_loadu_si256((const __m256i *)(ext + e + (int64_t)i * cn));
+            lo = _mm256_add_epi16(lo, _mm256_cvtepu8_epi16(_mm256_castsi256_si128(x)));
+            hi = _mm256_add_epi16(hi, _mm256_cvtepu8_epi16(_mm256_extracti128_si256(x, 1)));
+        }
+        _mm256_storeu_si256((__m256i *)(h + e), lo);
+        _mm256_storeu_si256((__m256i *)(h + e + 16), hi);
+    }
     for (; e + 16 <= n; e += 16) {
         __m256i acc = load16_u8(ext + e);
         for (int i = 1; i < kw; i++)
@@ -227,10 +346,64 @@ GIP__AVX2 static int64_t hpass_box_avx2(const uint8_t *ext, int64_t n, int cn, i
     return e;
 }
 
-GIP__AVX2 static int64_t vpass_box_avx2(const uint16_t *const *rows, int kh, float scale, int64_t n,
-                                        void *dst, gip_dtype dt)
+/* box_u8 to u8 without floats: sat_u8((float)acc * scale) equals
+ * ((acc * m) >> 16 + r) >> t in saturating 16-bit arithmetic for every reachable sum acc, when
+ * box_q_init() found such m, r, t by trying every sum against the float formula. */
+typedef struct box_q {
+    uint16_t m, r;
+    int t;
+    bool ok;
+} box_q;
+
+static uint16_t box_q_apply(const box_q *q, uint32_t acc)
+{
+    uint32_t hi = (acc * q->m) >> 16, v = hi + q->r;
+    return (uint16_t)((v > 65535 ? 65535 : v) >> q->t);
+}
+
+static void box_q_init(box_q *q, float scale, int64_t maxacc)
+{
+    q->ok = false;
+    if (!(scale > 0.0f) || !(scale < 0.5f) || maxacc > 65535)
+        return;
+    for (int t = 15; t >= 1 && !q->ok; t--) {
+        double m0 = (double)scale * (double)(1 << 16) * (double)(1 << t);
+        if (m0 > 65535.0)
+            continue;
+        for (int d = 0; d < 3 && !q->ok; d++) {
+            double m = nearbyint(m0) + (d == 0 ? 0 : d == 1 ? 1 : -1);
+            if (m < 1 || m > 65535)
+                continue;
+            q->m = (uint16_t)m;
+            q->r = (uint16_t)(1 << (t - 1));
+            q->t = t;
+            q->ok = true;
+            for (uint32_t acc = 0; acc <= (uint32_t)maxacc && q->ok; acc++)
+                q->ok = box_q_apply(q, acc) == gip__sat_u8_f32((float)acc * scale);
+        }
+    }
+}
+
+GIP__AVX2 static int64_t vpass_box_avx2(const uint16_t *const *rows, int kh, float scale,
+                                        const box_q *q, int64_t n, void *dst, gip_dtype dt)
 {
     int64_t e = 0;
+    if (dt == GIP_U8 && q->ok) {
+        const __m256i m = _mm256_set1_epi16((int16_t)q->m), r = _mm256_set1_epi16((int16_t)q->r);
+        const __m128i t = _mm_cvtsi32_si128(q->t);
+        for (; e + 32 <= n; e += 32) {
+            __m256i a0 = _mm256_loadu_si256((const __m256i *)(rows[0] + e));
+            __m256i a1 = _mm256_loadu_si256((const __m256i *)(rows[0] + e + 16));
+            for (int j = 1; j < kh; j++) {
+                a0 = _mm256_add_epi16(a0, _mm256_loadu_si256((const __m256i *)(rows[j] + e)));
+                a1 = _mm256_add_epi16(a1, _mm256_loadu_si256((const __m256i *)(rows[j] + e + 16)));
+            }
+            a0 = _mm256_srl_epi16(_mm256_adds_epu16(_mm256_mulhi_epu16(a0, m), r), t);
+            a1 = _mm256_srl_epi16(_mm256_adds_epu16(_mm256_mulhi_epu16(a1, m), r), t);
+            __m256i b8 = _mm256_permute4x64_epi64(_mm256_packus_epi16(a0, a1), 0xD8);
+            _mm256_storeu_si256((__m256i *)((uint8_t *)dst + e), b8);
+        }
+    }
     const __m256 sc = _mm256_set1_ps(scale);
     const __m256 lo = _mm256_set1_ps(-1.0f), hi = _mm256_set1_ps(256.0f);
     for (; e + 16 <= n; e += 16) {
@@ -257,57 +430,106 @@ GIP__AVX2 static int64_t vpass_box_avx2(const uint16_t *const *rows, int kh, flo
     return e;
 }
 
+/* Float kernels work on nv (1, 2 or 4) vectors of 8 elements at once: independent sums hide the
+ * add latency and share each broadcast tap; every element is still summed tap by tap in kernel
+ * order, as in the scalar twins. */
+GIP__AVX2 static inline void hsum_f(const float *x, int cn, const float *k, int kw, bool ones,
+                                    __m256 *acc, int nv)
+{
+    for (int v = 0; v < nv; v++)
+        acc[v] = ones ? _mm256_loadu_ps(x + 8 * v)
+                      : _mm256_mul_ps(_mm256_set1_ps(k[0]), _mm256_loadu_ps(x + 8 * v));
+    for (int i = 1; i < kw; i++) {
+        const float *p = x + (int64_t)i * cn;
+        __m256 kk = _mm256_set1_ps(k[i]);
+        for (int v = 0; v < nv; v++)
+            acc[v] = _mm256_add_ps(acc[v], ones ? _mm256_loadu_ps(p + 8 * v)
+                                                : _mm256_mul_ps(kk, _mm256_loadu_ps(p + 8 * v)));
+    }
+}
+
 GIP__AVX2 static int64_t hpass_float_avx2(const float *ext, int64_t n, int cn, const float *k,
-                                          int kw, float *h)
+                                          int kw, bool ones, float *h)
 {
     int64_t e = 0;
+    __m256 acc[4];
+    for (; e + 32 <= n; e += 32) {
+        hsum_f(ext + e, cn, k, kw, ones, acc, 4);
+        for (int v = 0; v < 4; v++)
+            _mm256_storeu_ps(h + e + 8 * v, acc[v]);
+    }
     for (; e + 8 <= n; e += 8) {
-        __m256 acc = _mm256_mul_ps(_mm256_set1_ps(k[0]), _mm256_loadu_ps(ext + e));
-        for (int i = 1; i < kw; i++)
-            acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_set1_ps(k[i]),
-                                                   _mm256_loadu_ps(ext + e + (int64_t)i * cn)));
-        _mm256_storeu_ps(h + e, acc);
+        hsum_f(ext + e, cn, k, kw, ones, acc, 1);
+        _mm256_storeu_ps(h + e, acc[0]);
     }
     return e;
 }
 
-GIP__AVX2 static inline __m256 vsum8(const float *const *rows, int kh, const float *k, float scale,
-                                     int64_t e)
+/* sum_j k_j * rows[j][e ..] for nv vectors, times scale. */
+GIP__AVX2 static inline void vsum_f(const float *const *rows, int kh, const float *k, bool ones,
+                                    float scale, int64_t e, __m256 *acc, int nv)
 {
-    __m256 acc = _mm256_mul_ps(_mm256_set1_ps(k[0]), _mm256_loadu_ps(rows[0] + e));
-    for (int j = 1; j < kh; j++)
-        acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_set1_ps(k[j]), _mm256_loadu_ps(rows[j] + e)));
-    return _mm256_mul_ps(acc, _mm256_set1_ps(scale));
+    for (int v = 0; v < nv; v++)
+        acc[v] = ones ? _mm256_loadu_ps(rows[0] + e + 8 * v)
+                      : _mm256_mul_ps(_mm256_set1_ps(k[0]), _mm256_loadu_ps(rows[0] + e + 8 * v));
+    for (int j = 1; j < kh; j++) {
+        const float *p = rows[j] + e;
+        __m256 kk = _mm256_set1_ps(k[j]);
+        for (int v = 0; v < nv; v++)
+            acc[v] = _mm256_add_ps(acc[v], ones ? _mm256_loadu_ps(p + 8 * v)
+                                                : _mm256_mul_ps(kk, _mm256_loadu_ps(p + 8 * v)));
+    }
+    for (int v = 0; v < nv; v++)
+        acc[v] = _mm256_mul_ps(acc[v], _mm256_set1_ps(scale));
 }
 
-GIP__AVX2 static int64_t vpass_float_avx2(const float *const *rows, int kh, const float *k,
-                                          float scale, int64_t n, void *dst, gip_dtype dt)
+/* Stores nv vectors (nv even for u8 and u16) converted as the scalar twin does: round half to
+ * even and saturate. The clamp first keeps cvtps in range, so huge values saturate. */
+GIP__AVX2 static inline void store_f(void *dst, int64_t e, gip_dtype dt, const __m256 *acc, int nv)
 {
-    int64_t e = 0;
     if (dt == GIP_F32) {
-        for (; e + 8 <= n; e += 8)
-            _mm256_storeu_ps((float *)dst + e, vsum8(rows, kh, k, scale, e));
-    } else if (dt == GIP_U8) {
-        const __m256 lo = _mm256_set1_ps(-1.0f), hi = _mm256_set1_ps(256.0f);
-        for (; e + 16 <= n; e += 16) {
-            __m256 a = _mm256_min_ps(_mm256_max_ps(vsum8(rows, kh, k, scale, e), lo), hi);
-            __m256 b = _mm256_min_ps(_mm256_max_ps(vsum8(rows, kh, k, scale, e + 8), lo), hi);
+        for (int v = 0; v < nv; v++)
+            _mm256_storeu_ps((float *)dst + e + 8 * v, acc[v]);
+        return;
+    }
+    const __m256 lo = _mm256_set1_ps(-1.0f);
+    const __m256 hi = _mm256_set1_ps(dt == GIP_U8 ? 256.0f : 65536.0f);
+    for (int v = 0; v < nv; v += 2) {
+        __m256 a = _mm256_min_ps(_mm256_max_ps(acc[v], lo), hi);
+        __m256 b = _mm256_min_ps(_mm256_max_ps(acc[v + 1], lo), hi);
+        if (dt == GIP_U8) {
             __m256i w = _mm256_packs_epi32(_mm256_cvtps_epi32(a), _mm256_cvtps_epi32(b));
             w = _mm256_permute4x64_epi64(w, 0xD8);
             __m256i b8 = _mm256_packus_epi16(w, w);
             b8 = _mm256_permute4x64_epi64(b8, 0x08);
-            _mm_storeu_si128((__m128i *)((uint8_t *)dst + e), _mm256_castsi256_si128(b8));
-        }
-    } else {
-        const __m256 lo = _mm256_set1_ps(-1.0f), hi = _mm256_set1_ps(65536.0f);
-        for (; e + 16 <= n; e += 16) {
-            __m256 a = _mm256_min_ps(_mm256_max_ps(vsum8(rows, kh, k, scale, e), lo), hi);
-            __m256 b = _mm256_min_ps(_mm256_max_ps(vsum8(rows, kh, k, scale, e + 8), lo), hi);
+            _mm_storeu_si128((__m128i *)((uint8_t *)dst + e + 8 * v), _mm256_castsi256_si128(b8));
+        } else {
             __m256i w = _mm256_packus_epi32(_mm256_cvtps_epi32(a), _mm256_cvtps_epi32(b));
             w = _mm256_permute4x64_epi64(w, 0xD8);
-            _mm256_storeu_si256((__m256i *)((uint16_t *)dst + e), w);
+            _mm256_storeu_si256((__m256i *)((uint16_t *)dst + e + 8 * v), w);
         }
     }
+}
+
+GIP__AVX2 static int64_t vpass_float_avx2(const float *const *rows, int kh, const float *k,
+                                          bool ones, float scale, int64_t n, void *dst,
+                                          gip_dtype dt)
+{
+    int64_t e = 0;
+    __m256 acc[4];
+    for (; e + 32 <= n; e += 32) {
+        vsum_f(rows, kh, k, ones, scale, e, acc, 4);
+        store_f(dst, e, dt, acc, 4);
+    }
+    for (; e + 16 <= n; e += 16) {
+        vsum_f(rows, kh, k, ones, scale, e, acc, 2);
+        store_f(dst, e, dt, acc, 2);
+    }
+    if (dt == GIP_F32)
+        for (; e + 8 <= n; e += 8) {
+            vsum_f(rows, kh, k, ones, scale, e, acc, 1);
+            store_f(dst, e, dt, acc, 1);
+        }
     return e;
 }
 #endif
@@ -319,7 +541,13 @@ typedef struct sep_job {
     const gip_image *src;
     gip_image *dst;
     bool simd;
-    int failed; /* set when a band could not allocate its buffers */
+    bool ones; /* FLOAT with all taps 1 (box): the products are left out */
+    int failed;
+#ifdef GIP__SEP_X86
+    fixed_vk vk; /* FIXED_U8 with SIMD: the vertical taps in pairs */
+    fixed_hk hk; /* and the horizontal ones as maddubs terms */
+    box_q bq;    /* box_u8 to u8 with SIMD: the integer form of the scaling */
+#endif           /* set when a band could not allocate its buffers */
 } sep_job;
 
 static float src_elem(const void *row, gip_dtype dt, int64_t i)
@@ -334,27 +562,42 @@ static float src_elem(const void *row, gip_dtype dt, int64_t i)
     }
 }
 
-/* Extends source row sy (-1: a row of the border value) by the horizontal border into ext:
- * ext pixel p is source column p - ax. FIXED_U8 keeps bytes, FLOAT converts to float. */
-static void fill_ext(const sep_job *job, int64_t sy, void *ext)
+/* Fills ext pixels [p0, p1) from source row sy (-1: a row of the border value) extended by the
+ * horizontal border: ext pixel p is source column p - ax. FIXED_U8 and box_u8 keep bytes, FLOAT
+ * converts to float. The image's own columns are copied (or converted) as one run; only border
+ * pixels go through gip__border_index. */
+static void fill_ext(const sep_job *job, int64_t sy, void *ext, int64_t p0, int64_t p1)
 {
     const gip__sep_plan *pl = job->plan;
     const gip_image *s = job->src;
     int cn = s->channels;
-    int64_t w = s->width, np = w + pl->kw - 1;
+    int64_t w = s->width;
     bool fixed = pl->mode == GIP__SEP_FIXED_U8 || pl->box_u8;
     const char *row = sy >= 0 ? (const char *)s->data + sy * s->stride : NULL;
-    for (int64_t p = 0; p < np; p++) {
-        int64_t sx = row ? gip__border_index(p - pl->ax, w, pl->border) : -1;
-        if (row && sx >= 0 && p - pl->ax == sx && p + 1 < np && fixed) {
-            /* Inside the image: copy the whole run of columns at once. */
-            int64_t run = w - sx;
-            if (run > np - p)
-                run = np - p;
-            memcpy((uint8_t *)ext + p * cn, row + sx * cn, (size_t)(run * cn));
-            p += run - 1;
-            continue;
+    /* interior pixels [in0, in1) of the range */
+    int64_t in0 = row && pl->ax > p0 ? pl->ax : p0, in1 = row && pl->ax + w < p1 ? pl->ax + w : p1;
+    if (!row || in1 < in0)
+        in0 = in1 = p1;
+    if (in1 > in0) {
+        int64_t n = (in1 - in0) * cn;
+        const char *from = row + (in0 - pl->ax) * cn * (int64_t)gip_dtype_size(s->dtype);
+        void *to = (char *)ext + in0 * cn * (fixed ? 1 : (int64_t)sizeof(float));
+        if (fixed || s->dtype == GIP_F32) {
+            memcpy(to, from, (size_t)n * gip_dtype_size(s->dtype));
+        } else if (s->dtype == GIP_U8) {
+            for (int64_t i = 0; i < n; i++)
+                ((float *)to)[i] = ((const uint8_t *)from)[i];
+        } else {
+            for (int64_t i = 0; i < n; i++)
+                ((float *)to)[i] = ((const uint16_t *)from)[i];
         }
+    }
+    for (int64_t p = p0; p < p1; p++) {
+        if (p == in0)
+            p = in1;
+        if (p >= p1)
+            break;
+        int64_t sx = row ? gip__border_index(p - pl->ax, w, pl->border) : -1;
         for (int c = 0; c < cn; c++) {
             float v = sx >= 0 ? src_elem(row, s->dtype, sx * cn + c) : pl->border_value[c];
             if (fixed)
@@ -365,11 +608,12 @@ static void fill_ext(const sep_job *job, int64_t sy, void *ext)
     }
 }
 
-static void hpass(const sep_job *job, const void *ext, void *h)
+/* Horizontal pass of n output elements from in (ext, or the source row in place). */
+static void hpass(const sep_job *job, const void *ext, int64_t n, void *h)
 {
     const gip__sep_plan *pl = job->plan;
     int cn = job->src->channels;
-    int64_t n = job->src->width * cn, e = 0;
+    int64_t e = 0;
     if (pl->box_u8) {
 #ifdef GIP__SEP_X86
         if (job->simd)
@@ -379,16 +623,44 @@ static void hpass(const sep_job *job, const void *ext, void *h)
     } else if (pl->mode == GIP__SEP_FIXED_U8) {
 #ifdef GIP__SEP_X86
         if (job->simd)
-            e = hpass_fixed_avx2(ext, n, cn, pl->kxi, pl->kw, pl->symmetric, h);
+            e = hpass_fixed_avx2(ext, n, cn, pl->kxi, pl->kw, pl->symmetric, &job->hk, h);
 #endif
         hpass_fixed_scalar((const uint8_t *)ext + e, n - e, cn, pl->kxi, pl->kw, (uint16_t *)h + e);
     } else {
 #ifdef GIP__SEP_X86
         if (job->simd)
-            e = hpass_float_avx2(ext, n, cn, pl->kxf, pl->kw, h);
+            e = hpass_float_avx2(ext, n, cn, pl->kxf, pl->kw, job->ones, h);
 #endif
-        hpass_float_scalar((const float *)ext + e, n - e, cn, pl->kxf, pl->kw, (float *)h + e);
+        hpass_float_scalar((const float *)ext + e, n - e, cn, pl->kxf, pl->kw, job->ones,
+                           (float *)h + e);
     }
+}
+
+/* Horizontal pass of source row sy (-1: border value) into h. Where ext holds the source's own
+ * element type, the inner outputs read the row in place and only the outputs near the edges go
+ * through ext; the split changes no result. */
+static void hrow(const sep_job *job, int64_t sy, void *ext, void *h)
+{
+    const gip__sep_plan *pl = job->plan;
+    const gip_image *s = job->src;
+    int cn = s->channels;
+    int64_t w = s->width, np = w + pl->kw - 1;
+    bool fixed = pl->mode == GIP__SEP_FIXED_U8 || pl->box_u8;
+    int64_t esz = fixed ? 1 : (int64_t)sizeof(float);
+    int64_t hsz = fixed ? (int64_t)sizeof(uint16_t) : (int64_t)sizeof(float);
+    /* outputs [xl, xr) read source columns only */
+    int64_t xl = pl->ax < w ? pl->ax : w, xr = w - (pl->kw - 1 - pl->ax);
+    if (sy < 0 || !(fixed || s->dtype == GIP_F32) || xr - xl < 64) {
+        fill_ext(job, sy, ext, 0, np);
+        hpass(job, ext, w * cn, h);
+        return;
+    }
+    const char *row = (const char *)s->data + sy * s->stride;
+    hpass(job, row + (xl - pl->ax) * cn * esz, (xr - xl) * cn, (char *)h + xl * cn * hsz);
+    fill_ext(job, sy, ext, 0, xl + pl->kw - 1);
+    hpass(job, ext, xl * cn, h);
+    fill_ext(job, sy, ext, xr, np);
+    hpass(job, (char *)ext + xr * cn * esz, (w - xr) * cn, (char *)h + xr * cn * hsz);
 }
 
 static void vpass(const sep_job *job, const void *const *rows, void *out)
@@ -400,7 +672,7 @@ static void vpass(const sep_job *job, const void *const *rows, void *out)
         gip_dtype dt = job->dst->dtype;
 #ifdef GIP__SEP_X86
         if (job->simd)
-            e = vpass_box_avx2(r, pl->kh, pl->scale, n, out, dt);
+            e = vpass_box_avx2(r, pl->kh, pl->scale, &job->bq, n, out, dt);
 #endif
         const uint16_t *rr[GIP__SEP_MAX_K];
         for (int j = 0; j < pl->kh; j++)
@@ -411,7 +683,7 @@ static void vpass(const sep_job *job, const void *const *rows, void *out)
         const uint16_t *const *r = (const uint16_t *const *)rows;
 #ifdef GIP__SEP_X86
         if (job->simd)
-            e = vpass_fixed_avx2(r, pl->kh, pl->kyi, n, out);
+            e = vpass_fixed_avx2(r, pl->kh, &job->vk, n, out);
 #endif
         const uint16_t *rr[GIP__SEP_MAX_K];
         for (int j = 0; j < pl->kh; j++)
@@ -422,12 +694,12 @@ static void vpass(const sep_job *job, const void *const *rows, void *out)
         gip_dtype dt = job->dst->dtype;
 #ifdef GIP__SEP_X86
         if (job->simd)
-            e = vpass_float_avx2(r, pl->kh, pl->kyf, pl->scale, n, out, dt);
+            e = vpass_float_avx2(r, pl->kh, pl->kyf, job->ones, pl->scale, n, out, dt);
 #endif
         const float *rr[GIP__SEP_MAX_K];
         for (int j = 0; j < pl->kh; j++)
             rr[j] = r[j] + e;
-        vpass_float_scalar(rr, pl->kh, pl->kyf, pl->scale, n - e,
+        vpass_float_scalar(rr, pl->kh, pl->kyf, job->ones, pl->scale, n - e,
                            (char *)out + e * (int64_t)gip_dtype_size(dt), dt);
     }
 }
@@ -456,13 +728,13 @@ static void run_band(void *arg, int64_t y0, int64_t y1)
     /* Virtual source row r lives in ring slot (r - r0) % kh. */
     int64_t r0 = y0 - pl->ay;
     for (int64_t r = r0; r < r0 + kh - 1; r++) {
-        fill_ext(job, gip__border_index(r, s->height, pl->border), ext);
-        hpass(job, ext, ring + (size_t)((r - r0) % kh) * row_bytes);
+        hrow(job, gip__border_index(r, s->height, pl->border), ext,
+             ring + (size_t)((r - r0) % kh) * row_bytes);
     }
     for (int64_t y = y0; y < y1; y++) {
         int64_t r = y - pl->ay + kh - 1;
-        fill_ext(job, gip__border_index(r, s->height, pl->border), ext);
-        hpass(job, ext, ring + (size_t)((r - r0) % kh) * row_bytes);
+        hrow(job, gip__border_index(r, s->height, pl->border), ext,
+             ring + (size_t)((r - r0) % kh) * row_bytes);
         for (int j = 0; j < kh; j++)
             rows[j] = ring + (size_t)((y - pl->ay + j - r0) % kh) * row_bytes;
         vpass(job, rows, (char *)job->dst->data + y * job->dst->stride);
@@ -474,7 +746,23 @@ static void run_band(void *arg, int64_t y0, int64_t y1)
 gip_status gip__sep_run_cpu(gip_context *ctx, const gip__sep_plan *plan, const gip_image *src,
                             gip_image *dst)
 {
-    sep_job job = {plan, src, dst, gip__sep_simd_active(), 0};
+    sep_job job = {.plan = plan, .src = src, .dst = dst, .simd = gip__sep_simd_active()};
+    job.ones = plan->mode == GIP__SEP_FLOAT;
+    for (int i = 0; i < plan->kw && job.ones; i++)
+        job.ones = plan->kxf[i] == 1.0f;
+    for (int j = 0; j < plan->kh && job.ones; j++)
+        job.ones = plan->kyf[j] == 1.0f;
+#ifdef GIP__SEP_X86
+    /* Trying every sum costs 255 kw kh steps: worth it when the image has several times more. */
+    int64_t maxacc = 255 * (int64_t)plan->kw * plan->kh;
+    if (plan->box_u8 && job.simd && dst->dtype == GIP_U8 &&
+        src->width * src->height * src->channels >= 16 * maxacc)
+        box_q_init(&job.bq, plan->scale, maxacc);
+    if (plan->mode == GIP__SEP_FIXED_U8 && job.simd) {
+        fixed_vk_init(&job.vk, plan->kyi, plan->kh);
+        fixed_hk_init(&job.hk, plan->kxi, plan->kw, plan->symmetric, src->channels);
+    }
+#endif
     int64_t grain = plan->kh > 8 ? plan->kh : 8;
     gip__parallel_for(ctx, src->height, grain, run_band, &job);
     if (job.failed)
