@@ -714,7 +714,8 @@ static void run_band(void *arg, int64_t y0, int64_t y1)
     bool small = pl->mode == GIP__SEP_FIXED_U8 || pl->box_u8;
     size_t esz = small ? 1 : sizeof(float);
     size_t hsz = small ? sizeof(uint16_t) : sizeof(float);
-    size_t ext_bytes = (size_t)((s->width + pl->kw - 1) * cn) * esz + 64;
+    /* Rounded to 64 bytes so that the ring rows after it stay aligned for their element type. */
+    size_t ext_bytes = ((size_t)((s->width + pl->kw - 1) * cn) * esz + 64 + 63) & ~(size_t)63;
     size_t row_bytes = ((size_t)n * hsz + 63) & ~(size_t)63;
     char *buf = malloc(ext_bytes + row_bytes * (size_t)kh);
     const void **rows = malloc(sizeof(void *) * (size_t)kh);
