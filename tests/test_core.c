@@ -38,8 +38,7 @@ static void test_sizes(void)
     GT_STATUS(gip_image_size(4, 4, 1, (gip_dtype)99, NULL, NULL), GIP_ERR_INVALID_ARGUMENT);
     GT_STATUS(gip_image_size(GIP_MAX_DIM + 1, 4, 1, GIP_U8, NULL, NULL), GIP_ERR_TOO_LARGE);
     /* 2^31-1 squared times 4 channels times 8 bytes overflows 63 bits. */
-    GT_STATUS(gip_image_size(GIP_MAX_DIM, GIP_MAX_DIM, 4, GIP_C32, NULL, NULL),
-              GIP_ERR_TOO_LARGE);
+    GT_STATUS(gip_image_size(GIP_MAX_DIM, GIP_MAX_DIM, 4, GIP_C32, NULL, NULL), GIP_ERR_TOO_LARGE);
     GT_OK(gip_image_size(200000, 200000, 4, GIP_F32, &row, &total));
     GT_CHECK(total == 200000LL * 200000LL * 16, "200000^2 x4 f32 bytes = %lld", (long long)total);
 }
@@ -74,8 +73,7 @@ static void test_views(void)
     GT_CHECK(gip_image_pixel(&v, 2, 3) == buf + 3 * 30 + 6, "pixel address");
     gip_image roi;
     GT_OK(gip_image_roi(&v, 2, 3, 5, 4, &roi));
-    GT_CHECK(roi.data == buf + 3 * 30 + 6 && roi.width == 5 && roi.height == 4 &&
-                 roi.stride == 30,
+    GT_CHECK(roi.data == buf + 3 * 30 + 6 && roi.width == 5 && roi.height == 4 && roi.stride == 30,
              "roi view");
     GT_STATUS(gip_image_roi(&v, 6, 3, 5, 4, &roi), GIP_ERR_INVALID_ARGUMENT);
     GT_STATUS(gip_image_roi(&v, -1, 0, 5, 4, &roi), GIP_ERR_INVALID_ARGUMENT);
@@ -168,8 +166,7 @@ static void test_alloc_and_copy(gip_context *ctx)
     gip_image b = keep;
     GT_STATUS(gip_image_alloc(ctx, NULL, 4, 4, 1, GIP_U8, GIP_MEM_HOST, 0),
               GIP_ERR_INVALID_ARGUMENT);
-    GT_STATUS(gip_image_alloc(ctx, &b, 0, 4, 1, GIP_U8, GIP_MEM_HOST, 0),
-              GIP_ERR_INVALID_ARGUMENT);
+    GT_STATUS(gip_image_alloc(ctx, &b, 0, 4, 1, GIP_U8, GIP_MEM_HOST, 0), GIP_ERR_INVALID_ARGUMENT);
     GT_STATUS(gip_image_alloc(ctx, &b, 4, 4, 1, GIP_U8, GIP_MEM_HOST, 8), GIP_ERR_INVALID_ARGUMENT);
     GT_STATUS(gip_image_alloc(ctx, &b, 4, 4, 1, GIP_U8, (gip_memory)5, 0),
               GIP_ERR_INVALID_ARGUMENT);
@@ -180,8 +177,7 @@ static void test_alloc_and_copy(gip_context *ctx)
               GIP_ERR_INVALID_ARGUMENT);
     if (!cuda) {
         GT_STATUS(gip_image_alloc(ctx, &b, 4, 4, 1, GIP_U8, GIP_MEM_CUDA, 0), GIP_ERR_NO_DEVICE);
-        GT_STATUS(gip_image_alloc(ctx, &b, 4, 4, 1, GIP_U8, GIP_MEM_PINNED, 0),
-                  GIP_ERR_NO_DEVICE);
+        GT_STATUS(gip_image_alloc(ctx, &b, 4, 4, 1, GIP_U8, GIP_MEM_PINNED, 0), GIP_ERR_NO_DEVICE);
     } else {
         GT_STATUS(gip_image_alloc(ctx, &b, 200000, 200000, 4, GIP_F32, GIP_MEM_CUDA, 0),
                   GIP_ERR_DEVICE_OUT_OF_MEMORY);
