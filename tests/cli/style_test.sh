@@ -4,45 +4,7 @@
 # seed, and bad options, a missing input or a corrupt weights file fail without writing the output.
 # Usage: style_test.sh PATH/TO/gip DATA_DIR WORK_DIR
 set -u
-if [ $# -ne 3 ]; then
-    echo "usage: $0 GIP DATA_DIR WORK_DIR" >&2
-    exit 2
-fi
-GIP=$1
-DATA=$2
-WORK=$3
-rm -rf "$WORK"
-mkdir -p "$WORK" || exit 1
-checks=0
-fails=0
-fail() {
-    echo "FAIL: $*"
-    fails=$((fails + 1))
-}
-
-# run STATUS ARGS...: runs gip ARGS and checks the exit status (and a message on failure).
-run() {
-    want=$1
-    shift
-    checks=$((checks + 1))
-    "$GIP" "$@" >"$WORK/stdout" 2>"$WORK/stderr"
-    got=$?
-    if [ "$got" -ne "$want" ]; then
-        fail "gip $* exited $got, expected $want"
-        sed 's/^/    | /' "$WORK/stderr"
-        return 1
-    fi
-    if [ "$want" -ne 0 ] && ! grep -q "^gip" "$WORK/stderr"; then
-        fail "gip $* exited $got without a 'gip ...' message on stderr"
-        return 1
-    fi
-    return 0
-}
-
-absent() {
-    checks=$((checks + 1))
-    [ -e "$1" ] && fail "$1 exists after a failed command"
-}
+. "$(dirname "$0")/lib.sh"
 
 C="$DATA/chelsea.png"
 S="$DATA/gravel.png"
