@@ -15,6 +15,11 @@ pack() {
 }
 trap pack EXIT
 BUILD=${BUILD:-build-gpu}
+# The whole call ends inside TOTAL_BUDGET seconds (the device tool kills a call at 600 s, and a
+# killed call would leave the logs unpacked): the sanitizer and the benchmarks get what is left.
+TOTAL_BUDGET=${TOTAL_BUDGET:-560}
+T0=$(date +%s)
+remaining() { echo $((TOTAL_BUDGET - ($(date +%s) - T0))); }
 summary="$OUT/summary.txt"
 : >"$summary"
 say() { echo "$*" | tee -a "$summary"; }
@@ -23,7 +28,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader >"
 say "gpu: $(cat "$OUT/gpu.txt")"
 say "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 
-if ! { cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DGIP_CUDA=ON >"$OUT/configure.log" 2>&1 &&
+if ! { cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DGIP_CUDA=ON -DGIP_BUILD_BENCH=ON >"$OUT/configure.log" 2>&1 &&
        cmake --build "$BUILD" -j "$(nproc)" >"$OUT/build.log" 2>&1; }; then
     say "BUILD FAILED"; tail -40 "$OUT/build.log" "$OUT/configure.log"; exit 1
 fi
@@ -51,7 +56,7 @@ if command -v compute-sanitizer >/dev/null 2>&1; then
         tools="memcheck"
         case "$name" in test_gaussian|test_box|test_filter2d|test_sobel|test_invert) tools="memcheck racecheck" ;; esac
         for tool in $tools; do
-            if [ $(($(date +%s) - san_start)) -ge "$SAN_BUDGET" ]; then
+            if [ $(($(date +%s) - san_start)) -ge "$SAN_BUDGET" ] || [ "$(remaining)" -lt 150 ]; then
                 say "compute-sanitizer $tool $name: not run (budget of ${SAN_BUDGET}s spent)"
                 continue
             fi
@@ -73,7 +78,11 @@ fi
 
 if [ -x scripts/bench-gpu.sh ] && [ "${SKIP_BENCH:-0}" != 1 ]; then
     # The whole call must end inside the device tool's 10 minutes: the benchmarks get what is left.
-    BENCH_BUDGET=${BENCH_BUDGET:-220} BUILD="$BUILD" OUT="$OUT/bench" sh scripts/bench-gpu.sh >"$OUT/bench.log" 2>&1
+    bb=${BENCH_BUDGET:-220}
+    r=$(($(remaining) - 20))
+    [ "$r" -lt "$bb" ] && bb=$r
+    say "bench: budget ${bb}s"
+    BENCH_BUDGET=$bb BUILD="$BUILD" OUT="$OUT/bench" sh scripts/bench-gpu.sh >"$OUT/bench.log" 2>&1
     say "bench: rc $? (bench.log)"
     tail -60 "$OUT/bench.log"
 fi
