@@ -18,10 +18,10 @@ static uint16_t *make_source(int64_t h, int64_t w, int64_t c)
     return a;
 }
 
-/* Copies host `src` (described by its strides) into a tight device/host image and checks every
- * element against the formula read through the strided view. */
-static void check_gather(gip_context *ctx, bool dev, const uint16_t *base, const gip_strided *sv,
-                         const char *what)
+/* Copies host `src` (described by its strides, inside the `count` elements at `base`) into a tight
+ * device/host image and checks every element against the formula read through the strided view. */
+static void check_gather(gip_context *ctx, bool dev, const uint16_t *base, int64_t count,
+                         const gip_strided *sv, const char *what)
 {
     int64_t h = sv->shape[0], w = sv->shape[1], c = sv->shape[2];
     gip_image host, d = {0}, out;
@@ -31,7 +31,7 @@ static void check_gather(gip_context *ctx, bool dev, const uint16_t *base, const
     if (dev) {
         /* Upload the whole backing array so that the strides stay valid on the device. */
         gip_image all, all_d;
-        int64_t n = (int64_t)(h * w * c);
+        int64_t n = count;
         GT_OK(gip_image_wrap(&all, (void *)base, n, 1, 1, GIP_U16, 0, GIP_MEM_HOST, 0));
         GT_OK(gip_image_alloc(ctx, &all_d, n, 1, 1, GIP_U16, GIP_MEM_CUDA, GIP_ALLOC_TIGHT));
         GT_OK(gip_upload(ctx, &all, &all_d));
@@ -69,19 +69,19 @@ static void test_gather(gip_context *ctx, bool dev)
     int64_t rs = W * C * 2, ps = C * 2;
     /* transposed (W x H x C) */
     gip_strided t = {a, {W, H, C}, {ps, rs, 2}, GIP_U16, GIP_MEM_HOST, 0};
-    check_gather(ctx, dev, a, &t, "transposed");
+    check_gather(ctx, dev, a, H * W * C, &t, "transposed");
     /* vertically flipped: negative row stride */
     gip_strided f = {(char *)a + (H - 1) * rs, {H, W, C}, {-rs, ps, 2}, GIP_U16, GIP_MEM_HOST, 0};
-    check_gather(ctx, dev, a, &f, "flipped");
+    check_gather(ctx, dev, a, H * W * C, &f, "flipped");
     /* channels reversed (BGR <-> RGB view) */
     gip_strided r = {(char *)a + 4, {H, W, C}, {rs, ps, -2}, GIP_U16, GIP_MEM_HOST, 0};
-    check_gather(ctx, dev, a, &r, "channels reversed");
+    check_gather(ctx, dev, a, H * W * C, &r, "channels reversed");
     /* planar CHW seen as HWC: channel stride H*W */
     gip_strided p = {a, {H, 14, C}, {14 * 2, 2, H * 14 * 2}, GIP_U16, GIP_MEM_HOST, 0};
-    check_gather(ctx, dev, a, &p, "planar");
+    check_gather(ctx, dev, a, H * W * C, &p, "planar");
     /* broadcast along x (stride 0 in the source) */
     gip_strided b = {a, {H, W, 1}, {rs, 0, 2}, GIP_U16, GIP_MEM_HOST, 0};
-    check_gather(ctx, dev, a, &b, "broadcast");
+    check_gather(ctx, dev, a, H * W * C, &b, "broadcast");
     free(a);
 }
 
