@@ -28,16 +28,40 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader >"
 say "gpu: $(cat "$OUT/gpu.txt")"
 say "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 
-if ! { cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DGIP_CUDA=ON -DGIP_BUILD_BENCH=ON >"$OUT/configure.log" 2>&1 &&
-       cmake --build "$BUILD" -j "$(nproc)" >"$OUT/build.log" 2>&1; }; then
+# The Python extension is built too when this machine has CPython's headers (then the Python
+# tests run on the GPU below); otherwise the library alone.
+cfg="-DCMAKE_BUILD_TYPE=Release -DGIP_CUDA=ON -DGIP_BUILD_BENCH=ON"
+# shellcheck disable=SC2086 # cfg is a list of options
+if ! cmake -S . -B "$BUILD" $cfg -DGIP_BUILD_PYTHON=ON >"$OUT/configure.log" 2>&1; then
+    cmake -S . -B "$BUILD" $cfg -DGIP_BUILD_PYTHON=OFF >>"$OUT/configure.log" 2>&1
+fi
+if ! cmake --build "$BUILD" -j "$(nproc)" >"$OUT/build.log" 2>&1; then
     say "BUILD FAILED"; tail -40 "$OUT/build.log" "$OUT/configure.log"; exit 1
 fi
-say "build: ok"
+say "build: ok ($(($(date +%s) - T0))s)"
 
-ctest --test-dir "$BUILD" --output-on-failure -j 8 --timeout 120 >"$OUT/ctest.log" 2>&1
+# CTEST_ARGS narrows the run (e.g. "-R _cuda"); the default is the whole suite.
+# shellcheck disable=SC2086 # CTEST_ARGS is a list of options
+ctest --test-dir "$BUILD" --output-on-failure -j 8 --timeout 120 ${CTEST_ARGS:-} >"$OUT/ctest.log" 2>&1
 rc=$?
-say "ctest: $(grep -E 'tests passed|tests failed' "$OUT/ctest.log" | tail -1) (rc $rc)"
+say "ctest: $(grep -E 'tests passed|tests failed' "$OUT/ctest.log" | tail -1) (rc $rc, $(($(date +%s) - T0))s)"
 grep -E "Failed|\*\*\*" "$OUT/ctest.log" | tee -a "$summary"
+
+# The Python suite against the extension just built (GPU tests included: CuPy and PyTorch are
+# on the GPU machine), through a package folder assembled in /tmp.
+ext=$(ls "$BUILD"/python/_gip*.so 2>/dev/null | head -1)
+if [ -n "$ext" ] && [ "${SKIP_PYTHON:-0}" != 1 ]; then
+    pkg=$(mktemp -d /tmp/gip-py.XXXXXX)
+    mkdir -p "$pkg/gip" && cp python/gip/*.py python/gip/py.typed "$pkg/gip/" && cp "$ext" "$pkg/gip/"
+    PYTHONPATH="$pkg" timeout 180 python3 -m pytest -q -p no:cacheprovider python/tests \
+        >"$OUT/pytest.log" 2>&1
+    prc=$?
+    say "pytest: $(tail -1 "$OUT/pytest.log") (rc $prc)"
+    grep -E "^(FAILED|ERROR)" "$OUT/pytest.log" | head -20 | tee -a "$summary"
+    [ $prc -eq 0 ] || rc=1
+else
+    say "pytest: not run (no extension built: $(grep -m1 -i 'python' "$OUT/configure.log"))"
+fi
 
 # compute-sanitizer over every CUDA test but the one that faults on purpose, on the quick size
 # set (GIP_TEST_QUICK=1 drops 1001x777), each run capped (SAN_CAP seconds) inside an overall budget
@@ -51,6 +75,8 @@ san_start=$(date +%s)
 if command -v compute-sanitizer >/dev/null 2>&1; then
     for t in "$BUILD"/tests/test_*; do
         name=$(basename "$t")
+        # SAN_TESTS narrows the sanitizer runs (e.g. "test_box test_gaussian").
+        case " ${SAN_TESTS:-$name} " in *" $name "*) ;; *) continue ;; esac
         [ "$name" = test_sticky ] && continue
         [ -x "$t" ] || continue
         tools="memcheck"
