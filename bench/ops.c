@@ -129,6 +129,27 @@ static gip_status op_gaussian15(gip_context *ctx, const gip_image *src, gip_imag
     return gip_gaussian_blur(ctx, src, dst, &p);
 }
 
+/* The issue's large kernel, sigma 20 and 121x121, through each method: shows the crossover. */
+static gip_status gaussian121(gip_context *ctx, const gip_image *src, gip_image *dst,
+                              gip_conv_method method)
+{
+    gip_gaussian_params p = {0};
+    p.ksize_w = p.ksize_h = 121;
+    p.sigma_x = p.sigma_y = 20.0;
+    p.method = method;
+    return gip_gaussian_blur(ctx, src, dst, &p);
+}
+
+static gip_status op_gaussian121_direct(gip_context *ctx, const gip_image *src, gip_image *dst)
+{
+    return gaussian121(ctx, src, dst, GIP_CONV_DIRECT);
+}
+
+static gip_status op_gaussian121_fft(gip_context *ctx, const gip_image *src, gip_image *dst)
+{
+    return gaussian121(ctx, src, dst, GIP_CONV_FFT);
+}
+
 static gip_status op_conv2d(gip_context *ctx, const gip_image *src, gip_image *dst)
 {
     static const float sobel_x[9] = {-1, 0, 1, -2, 0, 2, -1, 0, 1};
@@ -250,6 +271,11 @@ const bench_op bench_ops[] = {
      COMMON, "u8c1,u8c3,f32c1,f32c3", BENCH_DST_F32, 0, op_sobel_mag, have_sobel_mag},
     {"gaussian15", "Gaussian blur 15x15, sigma from ksize (2.6), reflect101", "gip_gaussian_blur",
      COMMON, ALL, BENCH_DST_SAME, 0, op_gaussian15, have_gaussian},
+    {"gauss121_direct", "Gaussian blur 121x121 sigma 20, direct separable (issue 5's crossover)",
+     "gip_gaussian_blur", "f32c1", "u8c1,f32c1", BENCH_DST_SAME, 0, op_gaussian121_direct,
+     have_gaussian},
+    {"gauss121_fft", "Gaussian blur 121x121 sigma 20, through the FFT", "gip_gaussian_blur",
+     "f32c1", "u8c1,f32c1", BENCH_DST_SAME, 0, op_gaussian121_fft, have_gaussian},
     {"conv2d_sobel", "Conv2d 3 -> 3 channels, 3x3 Sobel weights, zero pad 1, -> f32", "gip_conv2d",
      "u8c3,f32c3", "u8c3,f32c3", BENCH_DST_F32, 0, op_conv2d, have_conv2d},
     {"spectrum", "centred log-magnitude spectrum -> u8 (the seed: fft2, fftshift, log|F|, "

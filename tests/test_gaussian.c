@@ -298,6 +298,80 @@ static void test_wide(gip_context *ctx)
                             (seed & 1) ? 5 : 0, seed);
 }
 
+/* method FFT: the separable kernel's spectrum as the product of two 1-D spectra (no 2-D kernel),
+ * against the double reference within the frequency-domain error model of test_fft.c: three
+ * transforms, each within 8 * 2^-24 * log2(2N) of the output scale sum|k| * max|src| (sum|k| = 1
+ * for a Gaussian); u8 and u16 within 0.5 more for the final rounding. */
+static void test_fft_method(gip_context *ctx)
+{
+    static const gcase ks[] = {{31, 31, 5, 0}, {9, 5, 1.2, 2}, {0, 0, 3, 0}};
+    static const gt_size sizes[] = {{13, 42}, {97, 5}, {1, 17}, {130, 90}};
+    static const struct {
+        gip_dtype dt;
+        int cn;
+    } fmts[] = {{GIP_F32, 1}, {GIP_F32, 3}, {GIP_U8, 3}, {GIP_U16, 1}};
+    uint64_t seed = 4000;
+    for (int si = 0; si < 4; si++)
+        for (int fi = 0; fi < 4; fi++)
+            for (int b = 0; b <= GIP_BORDER_WRAP; b++)
+                for (int g = 0; g < 3; g++, seed++) {
+                    gt_size sz = sizes[si];
+                    gip_dtype dt = fmts[fi].dt;
+                    int cn = fmts[fi].cn;
+                    char label[192];
+                    snprintf(label, sizeof label, "gaussian FFT %lldx%lld %s c%d %s k%dx%d s%g/%g",
+                             (long long)sz.w, (long long)sz.h, gip_dtype_name(dt), cn,
+                             gip_border_name((gip_border)b), ks[g].kw, ks[g].kh, ks[g].sx,
+                             ks[g].sy);
+                    gip_image src, dst, exp_img;
+                    gt_alloc(&src, sz.w, sz.h, cn, dt, seed & 1 ? 3 : 0);
+                    gt_alloc(&dst, sz.w, sz.h, cn, dt, 2);
+                    gt_alloc(&exp_img, sz.w, sz.h, cn, dt, 0);
+                    gt_fill_random(&src, seed, 0, 0);
+                    gip_gaussian_params p = {ks[g].kw,
+                                             ks[g].kh,
+                                             ks[g].sx,
+                                             ks[g].sy,
+                                             {(gip_border)b, {10.4f, 200, 37, 255}}};
+                    p.method = GIP_CONV_FFT;
+                    double *dref = malloc(sizeof(double) * (size_t)(sz.w * sz.h * cn));
+                    expected(&src, &p, &exp_img, dref);
+                    int kw, kh;
+                    double sx, sy;
+                    effective(&src, &p, &kw, &kh, &sx, &sy);
+                    int64_t m = 1, n = 1;
+                    while (m < sz.w + kw - 1)
+                        m *= 2;
+                    while (n < sz.h + kh - 1)
+                        n *= 2;
+                    double maxsrc = dt == GIP_U16 ? 65535 : 256; /* f32 values are in [0, 256) */
+                    double tol =
+                        3 * 8.0 / 16777216.0 * log2(2.0 * (double)(4 * m * n)) * maxsrc + 1e-6;
+                    if (dt != GIP_F32)
+                        tol += 0.5;
+                    if (GT_OK(gt_run_unary(ctx, run_gauss, &src, &dst, &p, 0xCD))) {
+                        int64_t bad = 0;
+                        double worst = 0;
+                        for (int64_t i = 0; i < sz.w * sz.h * cn; i++) {
+                            int64_t y = i / (sz.w * cn), x = (i / cn) % sz.w;
+                            double e = dref[i], gv = gt_get(&dst, x, y, (int)(i % cn));
+                            if (dt != GIP_F32)
+                                e = fmin(dt == GIP_U8 ? 255 : 65535, fmax(0, e));
+                            double err = fabs(gv - e);
+                            worst = err > worst ? err : worst;
+                            bad += !(err <= tol);
+                        }
+                        GT_CHECK(bad == 0, "%s: %lld elements off, largest error %.3g (tol %.3g)",
+                                 label, (long long)bad, worst, tol);
+                        GT_CHECK(gt_padding_intact(&dst), "%s: wrote into the row padding", label);
+                    }
+                    free(dref);
+                    gt_free(&src);
+                    gt_free(&dst);
+                    gt_free(&exp_img);
+                }
+}
+
 static void body(gip_context *ctx)
 {
     if (gt_current_backend == GT_CUDA) {
@@ -320,6 +394,7 @@ static void body(gip_context *ctx)
                     }
     }
     test_wide(ctx);
+    test_fft_method(ctx);
     test_stored(ctx);
     test_bad(ctx);
     gip_context_destroy(cpu_ctx);

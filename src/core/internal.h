@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "gip/core.h"
+#include "saturate.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -64,6 +65,17 @@ gip_status gip__check_pair(gip_context *ctx, const gip_image *src, const gip_ima
  * `accepted`. `what` names the argument ("src"). */
 gip_status gip__check_dtype(gip_context *ctx, const gip_image *img, unsigned accepted,
                             const char *op, const char *what);
+
+/* A constant border's value as a source of dtype `dt` holds it: rounded and saturated for u8 and
+ * u16 (OpenCV saturate_casts the scalar to the image type), as given otherwise. */
+static inline float gip__border_value_as(gip_dtype dt, float v)
+{
+    if (dt == GIP_U8)
+        return (float)gip__sat_u8_f32(v);
+    if (dt == GIP_U16)
+        return (float)gip__sat_u16_f32(v);
+    return v;
+}
 
 /* Non-zero when the byte ranges spanned by the two views overlap. */
 bool gip__images_overlap(const gip_image *a, const gip_image *b);

@@ -158,9 +158,12 @@ bool gip__spectrum_set_simd(bool enable);
 bool gip__spectrum_simd_active(void);
 
 /* ---- frequency-domain correlation ---------------------------------------------------------- */
-/* The checked, resolved request: anchor filled in, FFT size (m x n) chosen. */
+/* The checked, resolved request: anchor filled in, FFT size (m x n) chosen. A separable kernel
+ * comes as its two factors (kx, ky non-NULL, kernel NULL: k(i, j) = ky[j] kx[i]); its spectrum is
+ * then the product of two 1-D spectra, so no 2-D transform of the kernel is needed. */
 typedef struct gip__fftconv_plan {
     const float *kernel;
+    const float *kx, *ky;
     int32_t kw, kh, ax, ay;
     float delta;
     gip_border_spec border;
@@ -171,6 +174,22 @@ gip_status gip__fft_convolve_cpu(gip_context *ctx, const gip_image *src, gip_ima
                                  const gip__fftconv_plan *p);
 gip_status gip__fft_convolve_cuda(gip_context *ctx, const gip_image *src, gip_image *dst,
                                   const gip__fftconv_plan *p);
+
+/* gip_fft_convolve() with the separable kernel k(i, j) = ky[j] kx[i], anchor at the centre,
+ * without forming the 2-D kernel; `op` names the caller in messages. Same checks and results as
+ * gip_fft_convolve() with the outer product. */
+gip_status gip__fft_convolve_sep(gip_context *ctx, const gip_image *src, gip_image *dst,
+                                 const float *kx, int32_t kw, const float *ky, int32_t kh,
+                                 const gip_border_spec *border, const char *op);
+
+/* The spectrum of `klen` taps placed flipped with wrap-around in a periodic signal of length
+ * `len` (tap i at position (len - i) mod len), which is what correlation needs:
+ * K[u] = sum_i k[i] exp(+2 pi i u i / len) for u in [0, count), computed in double, stored as
+ * interleaved (re, im) floats. `table` holds len cos/sin pairs from gip__fft_twiddles(). */
+void gip__fft_taps_spectrum(const float *k, int32_t klen, int64_t len, int64_t count,
+                            const double *table, float *out);
+/* cos and sin of 2 pi t / len for t in [0, len), interleaved, into table (2 len doubles). */
+void gip__fft_twiddles(int64_t len, double *table);
 
 /* Smallest n' >= n whose only prime factors are 2, 3, 5 and 7 (fast sizes of FFTW and cuFFT). */
 int64_t gip__fft_good_size(int64_t n);

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Public entry of correlation through the frequency domain (filter2D semantics), the choice of
  * transform sizes, and the crossover that decides when the filters switch to it. */
+#include <math.h>
+
 #include "fft.h"
 
 int64_t gip__fft_good_size(int64_t n)
@@ -54,15 +56,44 @@ bool gip__fft_conv_worth(gip_backend backend, int64_t w, int64_t h, int32_t kw, 
     return taps > xover * fft_rel / 1.2;
 }
 
-gip_status gip_fft_convolve(gip_context *ctx, const gip_image *src, gip_image *dst,
-                            const gip_filter2d_params *params)
+void gip__fft_twiddles(int64_t len, double *table)
 {
-    static const char op[] = "gip_fft_convolve";
+    const double two_pi = 6.283185307179586476925286766559;
+    for (int64_t t = 0; t < len; t++) {
+        table[2 * t] = cos(two_pi * (double)t / (double)len);
+        table[2 * t + 1] = sin(two_pi * (double)t / (double)len);
+    }
+}
+
+void gip__fft_taps_spectrum(const float *k, int32_t klen, int64_t len, int64_t count,
+                            const double *table, float *out)
+{
+    for (int64_t u = 0; u < count; u++) {
+        double re = 0, im = 0;
+        int64_t step = u % len, t = 0; /* t = u * i mod len, kept exact in integers */
+        for (int32_t i = 0; i < klen; i++) {
+            re += (double)k[i] * table[2 * t];
+            im += (double)k[i] * table[2 * t + 1];
+            t += step;
+            if (t >= len)
+                t -= len;
+        }
+        out[2 * u] = (float)re;
+        out[2 * u + 1] = (float)im;
+    }
+}
+
+/* The checks shared by both entries, and the run. `params` carries the border, delta, anchor and
+ * either the 2-D kernel (kx NULL) or the sizes of the separable factors kx, ky. */
+static gip_status fft_convolve(gip_context *ctx, const gip_image *src, gip_image *dst,
+                               const gip_filter2d_params *params, const float *kx, const float *ky,
+                               const char *op)
+{
     bool on_device = false;
     gip_status st = gip__check_unary(ctx, src, dst, op, &on_device);
     if (st)
         return st;
-    if (!params || !params->kernel)
+    if (!params || (!kx && !params->kernel))
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "%s: %s is NULL", op,
                           params ? "params->kernel" : "params");
     if ((st = gip__check_dtype(ctx, src, GIP__DT_IMAGE, op, "src")))
@@ -80,9 +111,17 @@ gip_status gip_fft_convolve(gip_context *ctx, const gip_image *src, gip_image *d
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
                           "%s: kernel size %dx%d is invalid: each side 1..1048576", op,
                           (int)p->ksize_w, (int)p->ksize_h);
-    gip__fftconv_plan cp = {
-        p->kernel, p->ksize_w, p->ksize_h, p->ksize_w / 2, p->ksize_h / 2, p->delta,
-        p->border, 0,          0};
+    gip__fftconv_plan cp = {.kernel = kx ? NULL : p->kernel,
+                            .kx = kx,
+                            .ky = ky,
+                            .kw = p->ksize_w,
+                            .kh = p->ksize_h,
+                            .ax = p->ksize_w / 2,
+                            .ay = p->ksize_h / 2,
+                            .delta = p->delta,
+                            .border = p->border};
+    for (int c = 0; c < 4; c++)
+        cp.border.value[c] = gip__border_value_as(src->dtype, p->border.value[c]);
     if (p->has_anchor) {
         if (p->anchor_x < 0 || p->anchor_x >= p->ksize_w || p->anchor_y < 0 ||
             p->anchor_y >= p->ksize_h)
@@ -112,4 +151,20 @@ gip_status gip_fft_convolve(gip_context *ctx, const gip_image *src, gip_image *d
 #endif
     }
     return gip__fft_convolve_cpu(ctx, src, dst, &cp);
+}
+
+gip_status gip_fft_convolve(gip_context *ctx, const gip_image *src, gip_image *dst,
+                            const gip_filter2d_params *params)
+{
+    return fft_convolve(ctx, src, dst, params, NULL, NULL, "gip_fft_convolve");
+}
+
+gip_status gip__fft_convolve_sep(gip_context *ctx, const gip_image *src, gip_image *dst,
+                                 const float *kx, int32_t kw, const float *ky, int32_t kh,
+                                 const gip_border_spec *border, const char *op)
+{
+    if (!kx || !ky || !border)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "%s: NULL separable kernel or border", op);
+    gip_filter2d_params p = {.ksize_w = kw, .ksize_h = kh, .border = *border};
+    return fft_convolve(ctx, src, dst, &p, kx, ky, op);
 }

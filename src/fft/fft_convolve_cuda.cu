@@ -36,6 +36,49 @@ __global__ void pad_kernel(const void *src, int64_t stride, int64_t w, int64_t h
     }
 }
 
+/* The 1-D spectra of the two factors of a separable kernel (see gip__fft_taps_spectrum), one
+ * thread per frequency, in double: out[0, hm) for kx over m, then out[hm, hm + n) for ky over n. */
+__global__ void taps_spectrum_kernel(const float *kx, int32_t kw, const float *ky, int32_t kh,
+                                     int64_t m, int64_t hm, int64_t n, float2 *out)
+{
+    int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= hm + n)
+        return;
+    bool xs = t < hm;
+    const float *k = xs ? kx : ky;
+    int32_t klen = xs ? kw : kh;
+    int64_t len = xs ? m : n, u = xs ? t : t - hm;
+    int64_t step = u % len, r = 0; /* r = u * i mod len, exact */
+    double re = 0, im = 0;
+    for (int32_t i = 0; i < klen; i++) {
+        double sn, cs;
+        sincospi(2.0 * (double)r / (double)len, &sn, &cs);
+        re += (double)k[i] * cs;
+        im += (double)k[i] * sn;
+        r += step;
+        if (r >= len)
+            r -= len;
+    }
+    out[t] = make_float2((float)re, (float)im);
+}
+
+/* The product with a separable kernel's spectrum K(u, v) = Kx[u] Ky[v], formed on the fly. */
+__global__ void product_sep_kernel(float2 *spec, const float2 *kxs, const float2 *kys, int64_t hm,
+                                   int64_t n, float scale)
+{
+    int64_t u = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (u >= hm)
+        return;
+    float2 x = kxs[u];
+    for (int64_t v = (int64_t)blockIdx.y * blockDim.y + threadIdx.y; v < n;
+         v += (int64_t)gridDim.y * blockDim.y) {
+        float2 y = kys[v], a = spec[v * hm + u];
+        float kr = x.x * y.x - x.y * y.y, ki = x.x * y.y + x.y * y.x;
+        spec[v * hm + u] =
+            make_float2((a.x * kr - a.y * ki) * scale, (a.x * ki + a.y * kr) * scale);
+    }
+}
+
 __global__ void product_kernel(float2 *spec, const float2 *kspec, int64_t count, float scale)
 {
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < count;
@@ -64,36 +107,58 @@ extern "C" gip_status gip__fft_convolve_cuda(gip_context *ctx, const gip_image *
     int cn = src->channels;
     size_t real_bytes = gip__fft_round((size_t)(m * n) * 4);
     size_t spec_bytes = gip__fft_round((size_t)(hm * n) * 8);
-    size_t k_bytes = gip__fft_round((size_t)p->kw * p->kh * 4);
+    bool sep = p->kx != NULL;
+    /* Separable kernels: the two factors and their 1-D spectra instead of a 2-D spectrum. */
+    size_t k_bytes = sep ? gip__fft_round((size_t)(p->kw + p->kh) * 4)
+                         : gip__fft_round((size_t)p->kw * p->kh * 4);
+    size_t ks_bytes = sep ? gip__fft_round((size_t)(hm + n) * 8) : spec_bytes;
     uintptr_t r2c, c2r;
     gip_status st;
     if ((st = gip__cufft_plan(ctx, GIP__FFT_R2C, m, n, &r2c)) ||
         (st = gip__cufft_plan(ctx, GIP__FFT_C2R, m, n, &c2r)))
         return st;
     gip__fft_scratch s;
-    if ((st = gip__fft_scratch_acquire(ctx, true, real_bytes + 2 * spec_bytes + k_bytes, &s)))
+    if ((st =
+             gip__fft_scratch_acquire(ctx, true, real_bytes + spec_bytes + ks_bytes + k_bytes, &s)))
         return st;
     char *base = (char *)s.ptr;
     float *real = (float *)base;
     float2 *spec = (float2 *)(base + real_bytes),
            *kspec = (float2 *)(base + real_bytes + spec_bytes);
-    float *kdev = (float *)(base + real_bytes + 2 * spec_bytes);
+    float *kdev = (float *)(base + real_bytes + spec_bytes + ks_bytes);
     cudaStream_t stream = gip__stream(ctx);
     float scale = (float)(1.0 / ((double)m * (double)n));
     dim3 grid, block;
-    int64_t kt = (int64_t)p->kw * p->kh;
     /* The kernel's coefficients travel from pageable host memory: the copy returns once they are
      * staged, so the caller may free them right after this call. */
-    if ((st = gip__cuda_status(
-             ctx, cudaMemcpyAsync(kdev, p->kernel, (size_t)kt * 4, cudaMemcpyHostToDevice, stream),
-             "cudaMemcpyAsync")) ||
-        (st = gip__cuda_status(ctx, cudaMemsetAsync(real, 0, (size_t)(m * n) * 4, stream),
-                               "cudaMemsetAsync")))
-        goto out_release;
-    scatter_kernel<<<gip__div_up(kt, 256), 256, 0, stream>>>(kdev, p->kw, p->kh, m, n, real);
-    if ((st = GIP__LAUNCH_CHECK(ctx, "scatter_kernel")) ||
-        (st = gip__cufft_exec(ctx, r2c, GIP__FFT_R2C, real, kspec)))
-        goto out_release;
+    if (sep) {
+        if ((st = gip__cuda_status(
+                 ctx,
+                 cudaMemcpyAsync(kdev, p->kx, (size_t)p->kw * 4, cudaMemcpyHostToDevice, stream),
+                 "cudaMemcpyAsync")) ||
+            (st = gip__cuda_status(ctx,
+                                   cudaMemcpyAsync(kdev + p->kw, p->ky, (size_t)p->kh * 4,
+                                                   cudaMemcpyHostToDevice, stream),
+                                   "cudaMemcpyAsync")))
+            goto out_release;
+        taps_spectrum_kernel<<<(unsigned)gip__div_up(hm + n, 128), 128, 0, stream>>>(
+            kdev, p->kw, kdev + p->kw, p->kh, m, hm, n, kspec);
+        if ((st = GIP__LAUNCH_CHECK(ctx, "taps_spectrum_kernel")))
+            goto out_release;
+    } else {
+        int64_t kt = (int64_t)p->kw * p->kh;
+        if ((st = gip__cuda_status(
+                 ctx,
+                 cudaMemcpyAsync(kdev, p->kernel, (size_t)kt * 4, cudaMemcpyHostToDevice, stream),
+                 "cudaMemcpyAsync")) ||
+            (st = gip__cuda_status(ctx, cudaMemsetAsync(real, 0, (size_t)(m * n) * 4, stream),
+                                   "cudaMemsetAsync")))
+            goto out_release;
+        scatter_kernel<<<gip__div_up(kt, 256), 256, 0, stream>>>(kdev, p->kw, p->kh, m, n, real);
+        if ((st = GIP__LAUNCH_CHECK(ctx, "scatter_kernel")) ||
+            (st = gip__cufft_exec(ctx, r2c, GIP__FFT_R2C, real, kspec)))
+            goto out_release;
+    }
     for (int c = 0; c < cn; c++) {
         float cval = p->border.value[c];
         gip__fft_grid(m, n, &grid, &block);
@@ -117,10 +182,15 @@ extern "C" gip_status gip__fft_convolve_cuda(gip_context *ctx, const gip_image *
         if ((st = GIP__LAUNCH_CHECK(ctx, "pad_kernel")) ||
             (st = gip__cufft_exec(ctx, r2c, GIP__FFT_R2C, real, spec)))
             goto out_release;
-        int64_t count = hm * n;
-        int64_t blocks = (count + 255) / 256;
-        product_kernel<<<(unsigned)(blocks > 65536 ? 65536 : blocks), 256, 0, stream>>>(
-            spec, kspec, count, scale);
+        if (sep) {
+            gip__fft_grid(hm, n, &grid, &block);
+            product_sep_kernel<<<grid, block, 0, stream>>>(spec, kspec, kspec + hm, hm, n, scale);
+        } else {
+            int64_t count = hm * n;
+            int64_t blocks = (count + 255) / 256;
+            product_kernel<<<(unsigned)(blocks > 65536 ? 65536 : blocks), 256, 0, stream>>>(
+                spec, kspec, count, scale);
+        }
         if ((st = GIP__LAUNCH_CHECK(ctx, "product_kernel")) ||
             (st = gip__cufft_exec(ctx, c2r, GIP__FFT_C2R, spec, real)))
             goto out_release;

@@ -44,12 +44,8 @@ void gip__f2d_plan_border(gip__f2d_plan *plan, const gip_border_spec *border, gi
 {
     plan->border = border->mode;
     for (int c = 0; c < 4; c++) {
-        float v = border->mode == GIP_BORDER_CONSTANT ? border->value[c] : 0.0f;
-        if (src == GIP_U8)
-            v = (float)gip__sat_u8_f32(v);
-        else if (src == GIP_U16)
-            v = (float)gip__sat_u16_f32(v);
-        plan->border_value[c] = v;
+        plan->border_value[c] =
+            gip__border_value_as(src, border->mode == GIP_BORDER_CONSTANT ? border->value[c] : 0);
     }
 }
 

@@ -143,27 +143,13 @@ gip_status gip__gaussian_plan(gip_context *ctx, const gip_image *src, const gip_
     return GIP_OK;
 }
 
-/* The Gaussian through the FFT: the outer product of the two 1-D kernels, correlated by
- * gip_fft_convolve() with the same border. */
+/* The Gaussian through the FFT: gip_fft_convolve() of the outer product of the two 1-D kernels
+ * with the same border, without forming it (the kernel's spectrum is the product of theirs). */
 static gip_status gaussian_fft(gip_context *ctx, const gip_image *src, gip_image *dst,
                                const gip_gaussian_params *p, const gip__sep_plan *plan)
 {
-    size_t n = (size_t)plan->kw * (size_t)plan->kh;
-    float *k = malloc(n * sizeof *k);
-    if (!k)
-        return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of host memory for a %dx%d kernel",
-                          OP, (int)plan->kw, (int)plan->kh);
-    for (int32_t y = 0; y < plan->kh; y++)
-        for (int32_t x = 0; x < plan->kw; x++)
-            k[(size_t)y * plan->kw + x] = plan->kyf[y] * plan->kxf[x];
-    gip_filter2d_params f = {.kernel = k,
-                             .ksize_w = plan->kw,
-                             .ksize_h = plan->kh,
-                             .border = p->border,
-                             .method = GIP_CONV_FFT};
-    gip_status st = gip_fft_convolve(ctx, src, dst, &f);
-    free(k);
-    return st;
+    return gip__fft_convolve_sep(ctx, src, dst, plan->kxf, plan->kw, plan->kyf, plan->kh,
+                                 &p->border, OP);
 }
 
 gip_status gip_gaussian_blur(gip_context *ctx, const gip_image *src, gip_image *dst,

@@ -27,12 +27,7 @@ void gip__sep_set_border(gip__sep_plan *plan, const gip_border_spec *spec, gip_d
 {
     plan->border = spec ? spec->mode : GIP_BORDER_REFLECT_101;
     for (int c = 0; c < 4; c++) {
-        float v = spec ? spec->value[c] : 0.0f;
-        if (src_dtype == GIP_U8)
-            v = (float)gip__sat_u8_f32(v);
-        else if (src_dtype == GIP_U16)
-            v = (float)gip__sat_u16_f32(v);
-        plan->border_value[c] = v;
+        plan->border_value[c] = gip__border_value_as(src_dtype, spec ? spec->value[c] : 0.0f);
     }
 }
 
