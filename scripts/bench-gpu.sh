@@ -96,6 +96,16 @@ step peers-cpu 120 "$PYTHON" bench/peers.py --peers opencv,numpy --threads "$THR
     --sizes "$SIZES" --time "$ROW_TIME" --json "$OUT/peers-cpu.json"
 grep -h "unavailable" "$LOGS/peers-cpu.log" | tee -a "$SUMMARY"
 
+# The Python package's per-call overhead over the C call (issue 7), on the GPU and the CPU, when
+# the package can be imported (gpu-check.sh puts the extension it built on PYTHONPATH).
+if "$PYTHON" -c "import gip" 2>/dev/null; then
+    step py-overhead 60 sh -c "$PYTHON bench/python_overhead.py --bench $BENCH --device cuda \
+        --runs 5000 --json $OUT/python-overhead-cuda.json && $PYTHON bench/python_overhead.py \
+        --bench $BENCH --device cpu --runs 5000 --json $LOGS/python-overhead-cpu.json"
+else
+    say "py-overhead: skipped: the gip package cannot be imported here"
+fi
+
 JSONS=""
 for f in gip-cuda gip-cpu peers-cupy peers-torch peers-cpu; do
     [ -s "$OUT/$f.json" ] && JSONS="$JSONS $OUT/$f.json"
