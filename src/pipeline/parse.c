@@ -83,6 +83,8 @@ static gip_status read_arg(parser *ps, arg *a)
             a->vpos = (int32_t)ps->i + 1;
         }
     }
+    if (t[ps->i] == '\'' || t[ps->i] == '"')
+        a->vpos++; /* a quoted value: positions inside it count from its first character */
     size_t cap = strlen(t + ps->i) + 1, len = 0;
     char *v = malloc(cap);
     if (!v)
@@ -571,10 +573,11 @@ gip_status gip_pipeline_parse(gip_pipeline *p, const char *text, gip_parse_error
         skip_space(&ps);
         int32_t name_pos = (int32_t)ps.i + 1;
         size_t b = ps.i;
-        while (isalnum((unsigned char)text[ps.i]) || text[ps.i] == '_')
-            ps.i++;
+        if (isalpha((unsigned char)text[ps.i]))
+            while (isalnum((unsigned char)text[ps.i]) || text[ps.i] == '_')
+                ps.i++;
         if (ps.i == b) {
-            if (!text[ps.i] && b == 0)
+            if (!text[ps.i] && tmp->n == 0 && !strchr(text, '|'))
                 st = fail(&ps, name_pos, "expected a step name; the pipeline is empty");
             else if (!text[ps.i])
                 st = fail(&ps, name_pos, "expected a step name after '|'");

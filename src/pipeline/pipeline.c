@@ -968,11 +968,11 @@ gip_status gip__step_run(gip_pipeline *p, const gip__step *s, int32_t index, con
             int32_t slot = -1;
             if (!(st = pool_acquire(p, src->width, src->height, 1, src->dtype, pool_mem(src),
                                     &slot))) {
-                gip_image *gray = &p->pool[slot].img;
-                st = gip_cvt_color(ctx, src, gray,
+                gip_image gray = p->pool[slot].img;
+                st = gip_cvt_color(ctx, src, &gray,
                                    src->channels == 4 ? GIP_COLOR_RGBA2GRAY : GIP_COLOR_RGB2GRAY);
                 if (!st)
-                    st = gip_sobel_magnitude(ctx, gray, dst, &s->u.sobel.p);
+                    st = gip_sobel_magnitude(ctx, &gray, dst, &s->u.sobel.p);
             }
             pool_release(p, slot);
         }
@@ -1013,27 +1013,27 @@ static gip_status run_plan(gip_pipeline *p, const gip_image *src, gip_image *dst
 {
     if (p->nplan == 0)
         return gip_copy(p->ctx, src, dst);
-    const gip_image *cur = src;
+    /* Views are copied by value: the pool's array may move when it grows. */
+    gip_image cur = *src;
     int32_t cur_slot = -1;
     gip_status st = GIP_OK;
     for (int32_t i = 0; i < p->nplan && !st; i++) {
         const gip__plan_item *it = &p->plan[i];
-        gip_image *out = dst;
+        gip_image out = *dst;
         int32_t out_slot = -1;
         bool last = i == p->nplan - 1;
         const gip__step *s = &p->steps[it->first];
-        bool in_place = !it->lut && cur_slot >= 0 && it->dt == cur->dtype &&
-                        it->c == cur->channels &&
+        bool in_place = !it->lut && cur_slot >= 0 && it->dt == cur.dtype && it->c == cur.channels &&
                         (s->kind == GIP__STEP_INVERT || s->kind == GIP__STEP_CONVERT);
         if (!last && in_place) {
-            out = &p->pool[cur_slot].img;
             out_slot = cur_slot;
+            out = cur;
         } else if (!last) {
             if ((st = pool_acquire(p, it->w, it->h, it->c, it->dt, pool_mem(src), &out_slot)))
                 break;
-            out = &p->pool[out_slot].img;
+            out = p->pool[out_slot].img;
         }
-        st = it->lut ? lut_run(p, it, cur, out) : gip__step_run(p, s, it->first, cur, out);
+        st = it->lut ? lut_run(p, it, &cur, &out) : gip__step_run(p, s, it->first, &cur, &out);
         /* Device work is stream-ordered: the consumed buffer can serve the next step at once. */
         if (out_slot != cur_slot)
             pool_release(p, cur_slot);
@@ -1094,9 +1094,10 @@ gip_status gip_pipeline_run(gip_pipeline *p, const gip_image *src, gip_image *ds
     if ((st = pool_acquire(p, in.w, in.h, in.c, in.dt, GIP_MEM_CUDA, &in_slot)) ||
         (st = pool_acquire(p, want.w, want.h, want.c, want.dt, GIP_MEM_CUDA, &out_slot)))
         goto out_release;
-    gip_image *din = &p->pool[in_slot].img, *dout = &p->pool[out_slot].img;
-    if (!(st = gip_upload(p->ctx, src, din)) && !(st = run_plan(p, din, dout)) &&
-        !(st = gip_download(p->ctx, dout, dst)))
+    /* Copies of the views: run_plan may grow (move) the pool array. */
+    gip_image din = p->pool[in_slot].img, dout = p->pool[out_slot].img;
+    if (!(st = gip_upload(p->ctx, src, &din)) && !(st = run_plan(p, &din, &dout)) &&
+        !(st = gip_download(p->ctx, &dout, dst)))
         st = gip_context_sync(p->ctx);
 out_release:
     pool_release(p, in_slot);
