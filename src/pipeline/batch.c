@@ -333,7 +333,7 @@ static gip_status compute_item(engine *e, gip_pipeline *p, stage *sg, item *it)
                          GIP_MEM_PINNED)) ||
             (st = ensure(ctx, &sg->dev_in, s->width, s->height, s->channels, s->dtype,
                          GIP_MEM_CUDA)) ||
-            (st = gip_copy(NULL, s, &sg->pin_in)) ||
+            (st = gip_copy(ctx, s, &sg->pin_in)) ||
             (st = gip_upload(ctx, &sg->pin_in, &sg->dev_in)) || (st = gip_context_sync(ctx)))
             return st;
         din = &sg->dev_in;
@@ -354,7 +354,7 @@ static gip_status compute_item(engine *e, gip_pipeline *p, stage *sg, item *it)
         return GIP_OK;
     if ((st = ensure(ctx, &sg->pin_out, w, h, c, dt, GIP_MEM_PINNED)) ||
         (st = gip_download(ctx, &sg->dev_out, &sg->pin_out)) || (st = gip_context_sync(ctx)) ||
-        (st = gip_copy(NULL, &sg->pin_out, &it->result)))
+        (st = gip_copy(ctx, &sg->pin_out, &it->result)))
         return st;
     add_time(e, &e->st.t_download, now() - t2);
     return GIP_OK;
