@@ -1,0 +1,80 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Whole-file benchmark of issue 9: N 4K JPEGs (q90) through a Gaussian 15x15 to JPEG q90, timed
+# for `gip run 'gaussian 15'` (batch engine) and OpenCV's equivalent on the same files, in one run.
+# Writes JSON (gip-bench style) to stdout or --json FILE.
+# Usage: bench/pipeline_bench.sh [--gip PATH] [-n N] [--device auto|cpu|cuda] [--jobs J]
+#                                [--work DIR] [--json FILE] [--repeat R]
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+GIP=${GIP:-$root/build/gip}
+N=16
+DEVICE=auto
+JOBS=$(nproc)
+WORK=${TMPDIR:-/tmp}/gip_pipeline_bench
+JSON=
+REPEAT=2
+while [ $# -gt 0 ]; do
+    case $1 in
+    --gip) GIP=$2; shift 2 ;;
+    -n) N=$2; shift 2 ;;
+    --device) DEVICE=$2; shift 2 ;;
+    --jobs) JOBS=$2; shift 2 ;;
+    --work) WORK=$2; shift 2 ;;
+    --json) JSON=$2; shift 2 ;;
+    --repeat) REPEAT=$2; shift 2 ;;
+    *) echo "pipeline_bench.sh: unknown argument $1" >&2; exit 2 ;;
+    esac
+done
+# The sample, found as scripts/demo.sh finds data/: the repository's data/ folder.
+SAMPLE=$root/data/hubble_deep_field.jpg
+[ -f "$SAMPLE" ] || { echo "pipeline_bench.sh: no sample at $SAMPLE" >&2; exit 1; }
+[ -x "$GIP" ] || { echo "pipeline_bench.sh: no gip at $GIP (build first)" >&2; exit 1; }
+
+mkdir -p "$WORK"
+if [ "$(ls "$WORK/in" 2>/dev/null | wc -l)" -ne "$N" ]; then
+    rm -rf "$WORK/in"
+    python3 "$here/pipeline_peer.py" make --sample "$SAMPLE" --dir "$WORK/in" -n "$N" >"$WORK/make.json"
+fi
+
+# gip: best of REPEAT runs; the summary line gives images/s and the time per stage.
+best=
+for r in $(seq "$REPEAT"); do
+    rm -rf "$WORK/out_gip"
+    "$GIP" run 'gaussian 15' -i "$WORK/in" -o "$WORK/out_gip" --format jpg --quality 90 \
+        --jobs "$JOBS" --device "$DEVICE" >"$WORK/gip_$r.txt"
+    rate=$(sed -n 's/.*: \([0-9.]*\) images\/s$/\1/p' "$WORK/gip_$r.txt")
+    if [ -z "$best" ] || [ "$(echo "$rate > $best" | bc)" -eq 1 ]; then best=$rate; bestf=$WORK/gip_$r.txt; fi
+done
+stages=$(sed -n 's/^time per image (summed over threads): //p' "$bestf")
+device=$(sed -n 's/^device: //p' "$bestf")
+python3 "$here/pipeline_peer.py" opencv --dir "$WORK/in" --out "$WORK/out_cv" --threads "$JOBS" \
+    --repeat "$REPEAT" >"$WORK/cv.json"
+
+python3 - "$WORK" "$N" "$JOBS" "$best" "$stages" "$device" >"${JSON:-/dev/stdout}" <<'PY'
+import datetime, json, os, platform, socket, sys
+work, n, jobs, rate, stages, device = sys.argv[1:7]
+def cpu():
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor()
+rows = [{"name": "gip_run_gaussian15", "images": int(n), "jobs": int(jobs),
+         "images_per_s": float(rate), "device": device,
+         "ms_per_image_by_stage": {k.split()[0]: float(k.split()[1])
+                                   for k in stages.split(", ") if k}}]
+rows += [json.loads(l) for l in open(os.path.join(work, "cv.json"))]
+cvp = next(r for r in rows if r["name"] == "opencv_pipeline")
+doc = {"schema": "gip-bench/1", "tool": "pipeline_bench.sh",
+       "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+       "machine": {"hostname": socket.gethostname(), "cpu": cpu(), "cores": os.cpu_count()},
+       "input": json.load(open(os.path.join(work, "make.json"))),
+       "rows": rows,
+       "ratio_gip_over_opencv": float(rate) / cvp["images_per_s"]}
+json.dump(doc, sys.stdout, indent=1)
+print()
+PY

@@ -1,0 +1,771 @@
+/* SPDX-License-Identifier: MIT */
+/* The batch engine: worker threads read, decode, encode and write; one compute thread per pipeline
+ * uploads, runs and downloads; bounded queues between them keep memory bounded. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <glob.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "pipeline_internal.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ---- listing inputs ------------------------------------------------------------------------- */
+
+static bool image_ext(const char *name)
+{
+    static const char *const exts[] = {".jpg", ".jpeg", ".png", ".ppm", ".pgm", ".pnm"};
+    const char *dot = strrchr(name, '.');
+    if (!dot)
+        return false;
+    for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++)
+        if (strcasecmp(dot, exts[i]) == 0)
+            return true;
+    return false;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+typedef struct list {
+    char **v;
+    int64_t n, cap;
+} list;
+
+static bool list_add(list *l, const char *s)
+{
+    if (l->n == l->cap) {
+        int64_t cap = l->cap ? l->cap * 2 : 64;
+        char **bigger = realloc(l->v, (size_t)cap * sizeof *bigger);
+        if (!bigger)
+            return false;
+        l->v = bigger;
+        l->cap = cap;
+    }
+    if (!(l->v[l->n] = strdup(s)))
+        return false;
+    l->n++;
+    return true;
+}
+
+void gip_batch_free_list(char **paths, int64_t count)
+{
+    for (int64_t i = 0; paths && i < count; i++)
+        free(paths[i]);
+    free(paths);
+}
+
+gip_status gip_batch_list_inputs(const char *pattern, char ***paths, int64_t *count)
+{
+    static const char op[] = "gip_batch_list_inputs";
+    if (!pattern || !paths || !count)
+        return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT, "%s: %s is NULL", op,
+                          !pattern ? "pattern" : "paths or count");
+    *paths = NULL;
+    *count = 0;
+    list l = {0};
+    struct stat sb;
+    bool oom = false;
+    if (stat(pattern, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        DIR *d = opendir(pattern);
+        if (!d)
+            return gip__error(NULL, GIP_ERR_IO, "%s: cannot read folder '%s': %s", op, pattern,
+                              strerror(errno));
+        struct dirent *e;
+        size_t plen = strlen(pattern);
+        while (!oom && (e = readdir(d))) {
+            if (e->d_name[0] == '.' || !image_ext(e->d_name))
+                continue;
+            char *full = malloc(plen + strlen(e->d_name) + 2);
+            if (!full) {
+                oom = true;
+                break;
+            }
+            sprintf(full, "%s%s%s", pattern, plen && pattern[plen - 1] == '/' ? "" : "/",
+                    e->d_name);
+            if (stat(full, &sb) == 0 && S_ISREG(sb.st_mode))
+                oom = !list_add(&l, full);
+            free(full);
+        }
+        closedir(d);
+    } else {
+        glob_t g;
+        int rc = glob(pattern, 0, NULL, &g);
+        if (rc == GLOB_NOMATCH) {
+            if (!strpbrk(pattern, "*?["))
+                return gip__error(NULL, GIP_ERR_NOT_FOUND,
+                                  "%s: '%s' is neither a folder nor a pattern that matches files",
+                                  op, pattern);
+            return GIP_OK;
+        }
+        if (rc != 0)
+            return gip__error(NULL, rc == GLOB_NOSPACE ? GIP_ERR_OUT_OF_MEMORY : GIP_ERR_IO,
+                              "%s: cannot expand '%s'", op, pattern);
+        for (size_t i = 0; !oom && i < g.gl_pathc; i++)
+            if (stat(g.gl_pathv[i], &sb) == 0 && S_ISREG(sb.st_mode))
+                oom = !list_add(&l, g.gl_pathv[i]);
+        globfree(&g);
+    }
+    if (oom) {
+        gip_batch_free_list(l.v, l.n);
+        return gip__error(NULL, GIP_ERR_OUT_OF_MEMORY, "%s: out of memory", op);
+    }
+    if (l.n)
+        qsort(l.v, (size_t)l.n, sizeof *l.v, cmp_str);
+    *paths = l.v;
+    *count = l.n;
+    return GIP_OK;
+}
+
+/* ---- the engine ----------------------------------------------------------------------------- */
+
+typedef struct item {
+    int64_t index;
+    int32_t pipe;     /* the compute pipeline it goes to */
+    gip_image img;    /* decoded: host (gip_image_alloc(NULL)) or device of pipes[pipe] */
+    gip_image result; /* computed: host, or device when the codec encodes on the device */
+} item;
+
+/* Per compute thread: the pinned and device staging buffers, kept while shapes repeat. */
+typedef struct stage {
+    gip_image pin_in, dev_in, dev_out, pin_out;
+} stage;
+
+typedef struct engine {
+    gip_pipeline *const *pipes;
+    int32_t npipes;
+    const char *const *inputs;
+    char **outs;      /* output path per input */
+    char **collision; /* non-NULL: the earlier input that has this output name */
+    int64_t n;
+    const gip_batch_options *o;
+    gip_load_params lp;
+    gip_save_params sp;
+    bool cuda, inline_cpu;
+    gip_pipeline **worker_pipes; /* inline mode: one clone per worker */
+
+    pthread_mutex_t mu;
+    pthread_cond_t cv_work, cv_compute, cv_space;
+    gip__ring *cq; /* per pipeline */
+    int32_t *reserved;
+    gip__ring eq;
+    int64_t next, decoding, in_flight;
+    int32_t compute_left;
+
+    pthread_mutex_t report_mu;
+    gip_batch_stats st;
+    double t0, last_progress;
+} engine;
+
+static void add_time(engine *e, double *field, double dt)
+{
+    pthread_mutex_lock(&e->report_mu);
+    *field += dt;
+    pthread_mutex_unlock(&e->report_mu);
+}
+
+/* Records a finished file and calls the callbacks (serialised). */
+static void report(engine *e, int64_t index, gip_status status, const char *msg, bool skipped)
+{
+    pthread_mutex_lock(&e->report_mu);
+    if (skipped)
+        e->st.skipped++;
+    else if (status)
+        e->st.failed++;
+    else
+        e->st.written++;
+    if (e->o->on_file)
+        e->o->on_file(e->o->user, e->inputs[index], e->outs[index], status, msg ? msg : "",
+                      skipped);
+    double t = now();
+    int64_t done = e->st.written + e->st.failed + e->st.skipped;
+    double every = e->o->progress_interval > 0 ? e->o->progress_interval : 0.2;
+    if (e->o->on_progress && (t - e->last_progress >= every || done == e->n)) {
+        e->last_progress = t;
+        gip_batch_progress pr = {e->n, done, e->st.written, e->st.failed, e->st.skipped, t - e->t0};
+        e->o->on_progress(e->o->user, &pr);
+    }
+    pthread_mutex_unlock(&e->report_mu);
+}
+
+static void item_free(engine *e, item *it)
+{
+    gip_context *ctx = gip_pipeline_context(e->pipes[it->pipe]);
+    gip_image_free(it->img.memory == GIP_MEM_CUDA ? ctx : NULL, &it->img);
+    gip_image_free(it->result.memory == GIP_MEM_CUDA ? ctx : NULL, &it->result);
+    free(it);
+}
+
+/* Reads the whole file. */
+static gip_status read_file(const char *path, void **data, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return gip__error(NULL, errno == ENOENT ? GIP_ERR_NOT_FOUND : GIP_ERR_IO,
+                          "cannot open '%s': %s", path, strerror(errno));
+    struct stat sb;
+    if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        fclose(f);
+        return gip__error(NULL, GIP_ERR_IO, "'%s' is not a regular file", path);
+    }
+    size_t n = (size_t)sb.st_size;
+    void *buf = malloc(n ? n : 1);
+    if (!buf) {
+        fclose(f);
+        return gip__error(NULL, GIP_ERR_OUT_OF_MEMORY, "'%s': out of memory for %zu bytes", path,
+                          n);
+    }
+    size_t got = fread(buf, 1, n, f);
+    int bad = ferror(f);
+    fclose(f);
+    if (got != n || bad) {
+        free(buf);
+        return gip__error(NULL, GIP_ERR_IO, "cannot read '%s'", path);
+    }
+    *data = buf;
+    *size = n;
+    return GIP_OK;
+}
+
+/* Read + decode into it->img. */
+static gip_status decode_item(engine *e, item *it)
+{
+    void *bytes = NULL;
+    size_t size = 0;
+    double t = now();
+    gip_status st = read_file(e->inputs[it->index], &bytes, &size);
+    double t1 = now();
+    add_time(e, &e->st.t_read, t1 - t);
+    if (st)
+        return st;
+    if (e->o->codec && e->o->codec->decode)
+        st = e->o->codec->decode(e->o->codec->user, gip_pipeline_context(e->pipes[it->pipe]), bytes,
+                                 size, &e->lp, &it->img);
+    else
+        st = gip_image_decode(bytes, size, &e->lp, &it->img);
+    free(bytes);
+    add_time(e, &e->st.t_decode, now() - t1);
+    return st;
+}
+
+/* Encode + write of it->result; *skipped when the output appeared meanwhile. */
+static gip_status encode_item(engine *e, item *it, bool *skipped)
+{
+    void *data = NULL;
+    size_t size = 0;
+    double t = now();
+    gip_status st;
+    gip_save_params sp = e->sp;
+    const char *dot = strrchr(e->outs[it->index], '.');
+    sp.format = strcasecmp(dot, ".png") == 0                                    ? GIP_FORMAT_PNG
+                : strcasecmp(dot, ".jpg") == 0 || strcasecmp(dot, ".jpeg") == 0 ? GIP_FORMAT_JPEG
+                                                                                : GIP_FORMAT_PNM;
+    if (e->o->codec && e->o->codec->encode)
+        st = e->o->codec->encode(e->o->codec->user, gip_pipeline_context(e->pipes[it->pipe]),
+                                 &it->result, &sp, &data, &size);
+    else
+        st = gip_image_encode(&it->result, &sp, &data, &size);
+    double t1 = now();
+    add_time(e, &e->st.t_encode, t1 - t);
+    if (st)
+        return st;
+    st = gip__write_output(e->outs[it->index], data, size, e->o->overwrite != 0, skipped);
+    gip_free(data);
+    add_time(e, &e->st.t_write, now() - t1);
+    return st;
+}
+
+/* Allocates `img` with the shape unless it already has it. */
+static gip_status ensure(gip_context *ctx, gip_image *img, int64_t w, int64_t h, int32_t c,
+                         gip_dtype dt, gip_memory mem)
+{
+    if (img->data && img->width == w && img->height == h && img->channels == c && img->dtype == dt)
+        return GIP_OK;
+    gip_image_free(ctx, img);
+    return gip_image_alloc(ctx, img, w, h, c, dt, mem, 0);
+}
+
+/* Compute of one item on pipeline `pi`, with staging buffers `sg` (CUDA). */
+static gip_status compute_item(engine *e, gip_pipeline *p, stage *sg, item *it)
+{
+    gip_context *ctx = gip_pipeline_context(p);
+    int64_t w, h;
+    int32_t c;
+    gip_dtype dt;
+    gip_status st = gip_pipeline_output_shape(p, it->img.width, it->img.height, it->img.channels,
+                                              it->img.dtype, &w, &h, &c, &dt);
+    if (st)
+        return st;
+    bool cuda = gip_context_backend(ctx) == GIP_BACKEND_CUDA;
+    bool dev_result = cuda && e->o->codec && e->o->codec->encode_device;
+    if ((st = gip_image_alloc(dev_result ? ctx : NULL, &it->result, w, h, c, dt,
+                              dev_result ? GIP_MEM_CUDA : GIP_MEM_HOST, 0)))
+        return st;
+    if (!cuda) {
+        double t = now();
+        st = gip_pipeline_run(p, &it->img, &it->result);
+        add_time(e, &e->st.t_compute, now() - t);
+        return st;
+    }
+    /* CUDA: pinned staging, asynchronous copies on the pipeline's stream; a sync after each
+     * stage so that its time can be told (the other compute threads' streams overlap it). */
+    double t = now();
+    const gip_image *din = &it->img;
+    if (it->img.memory != GIP_MEM_CUDA) {
+        const gip_image *s = &it->img;
+        if ((st = ensure(ctx, &sg->pin_in, s->width, s->height, s->channels, s->dtype,
+                         GIP_MEM_PINNED)) ||
+            (st = ensure(ctx, &sg->dev_in, s->width, s->height, s->channels, s->dtype,
+                         GIP_MEM_CUDA)) ||
+            (st = gip_copy(ctx, s, &sg->pin_in)) ||
+            (st = gip_upload(ctx, &sg->pin_in, &sg->dev_in)) || (st = gip_context_sync(ctx)))
+            return st;
+        din = &sg->dev_in;
+    }
+    double t1 = now();
+    add_time(e, &e->st.t_upload, t1 - t);
+    gip_image *dout = &it->result;
+    if (!dev_result) {
+        if ((st = ensure(ctx, &sg->dev_out, w, h, c, dt, GIP_MEM_CUDA)))
+            return st;
+        dout = &sg->dev_out;
+    }
+    if ((st = gip_pipeline_run(p, din, dout)) || (st = gip_context_sync(ctx)))
+        return st;
+    double t2 = now();
+    add_time(e, &e->st.t_compute, t2 - t1);
+    if (dev_result)
+        return GIP_OK;
+    if ((st = ensure(ctx, &sg->pin_out, w, h, c, dt, GIP_MEM_PINNED)) ||
+        (st = gip_download(ctx, &sg->dev_out, &sg->pin_out)) || (st = gip_context_sync(ctx)) ||
+        (st = gip_copy(ctx, &sg->pin_out, &it->result)))
+        return st;
+    add_time(e, &e->st.t_download, now() - t2);
+    return GIP_OK;
+}
+
+static void stage_free(gip_context *ctx, stage *sg)
+{
+    gip_image_free(ctx, &sg->pin_in);
+    gip_image_free(ctx, &sg->dev_in);
+    gip_image_free(ctx, &sg->dev_out);
+    gip_image_free(ctx, &sg->pin_out);
+}
+
+/* Takes the next input whose output may be written; reports skipped ones. Returns -1 when none
+ * is left. Called with the lock held; may drop it to report. */
+static int64_t take_input(engine *e)
+{
+    while (e->next < e->n) {
+        int64_t i = e->next++;
+        if (e->collision[i]) {
+            char msg[512];
+            snprintf(msg, sizeof msg, "output '%s' is also the output of '%s'; skipped", e->outs[i],
+                     e->collision[i]);
+            pthread_mutex_unlock(&e->mu);
+            report(e, i, GIP_ERR_IO, msg, false);
+            pthread_mutex_lock(&e->mu);
+            continue;
+        }
+        struct stat sb;
+        if (!e->o->overwrite && stat(e->outs[i], &sb) == 0) {
+            pthread_mutex_unlock(&e->mu);
+            report(e, i, GIP_OK, "output exists (overwrite not requested)", true);
+            pthread_mutex_lock(&e->mu);
+            continue;
+        }
+        return i;
+    }
+    return -1;
+}
+
+static void note_in_flight(engine *e, int64_t delta)
+{
+    e->in_flight += delta;
+    if (e->in_flight > e->st.peak_in_flight)
+        e->st.peak_in_flight = e->in_flight;
+}
+
+/* Encodes, writes and reports an item, then frees it. */
+static void finish_item(engine *e, item *it)
+{
+    bool skipped = false;
+    gip_status st = encode_item(e, it, &skipped);
+    report(e, it->index, st, st ? gip_last_error() : "", skipped);
+    item_free(e, it);
+}
+
+/* Worker of the inline CPU mode: every stage of an image on this thread. */
+static void *inline_worker(void *arg)
+{
+    void **a = arg;
+    engine *e = a[0];
+    gip_pipeline *p = a[1];
+    pthread_mutex_lock(&e->mu);
+    for (;;) {
+        int64_t i = take_input(e);
+        if (i < 0)
+            break;
+        note_in_flight(e, 1);
+        pthread_mutex_unlock(&e->mu);
+        item *it = calloc(1, sizeof *it);
+        gip_status st =
+            it ? GIP_OK : gip__error(NULL, GIP_ERR_OUT_OF_MEMORY, "batch: out of memory");
+        if (it) {
+            it->index = i;
+            stage none = {0};
+            if (!(st = decode_item(e, it)) && !(st = compute_item(e, p, &none, it))) {
+                finish_item(e, it);
+                it = NULL;
+            }
+        }
+        if (st) {
+            report(e, i, st, gip_last_error(), false);
+            if (it)
+                item_free(e, it);
+        }
+        pthread_mutex_lock(&e->mu);
+        note_in_flight(e, -1);
+    }
+    pthread_mutex_unlock(&e->mu);
+    return NULL;
+}
+
+/* The compute queue with the most room, or -1 when all are full. */
+static int32_t pick_queue(engine *e)
+{
+    int32_t best = -1, room = 0;
+    for (int32_t q = 0; q < e->npipes; q++) {
+        int32_t r = e->cq[q].cap - e->cq[q].count - e->reserved[q];
+        if (r > room)
+            room = r, best = q;
+    }
+    return best;
+}
+
+/* Worker of the staged mode: encodes whatever is ready first (drains the pipeline), else decodes
+ * the next input into a reserved slot of a compute queue. */
+static void *staged_worker(void *arg)
+{
+    engine *e = arg;
+    pthread_mutex_lock(&e->mu);
+    for (;;) {
+        item *it = gip__ring_pop(&e->eq);
+        if (it) {
+            pthread_cond_signal(&e->cv_space);
+            pthread_mutex_unlock(&e->mu);
+            finish_item(e, it);
+            pthread_mutex_lock(&e->mu);
+            note_in_flight(e, -1);
+            continue;
+        }
+        int32_t q = e->next < e->n ? pick_queue(e) : -1;
+        if (q >= 0) {
+            int64_t i = take_input(e);
+            if (i >= 0) {
+                e->reserved[q]++;
+                e->decoding++;
+                note_in_flight(e, 1);
+                pthread_mutex_unlock(&e->mu);
+                gip_status st = GIP_ERR_OUT_OF_MEMORY;
+                it = calloc(1, sizeof *it);
+                if (it) {
+                    it->index = i;
+                    it->pipe = q;
+                    st = decode_item(e, it);
+                } else {
+                    gip__error(NULL, st, "batch: out of memory");
+                }
+                if (st) {
+                    report(e, i, st, gip_last_error(), false);
+                    if (it)
+                        item_free(e, it);
+                    it = NULL;
+                }
+                pthread_mutex_lock(&e->mu);
+                e->reserved[q]--;
+                e->decoding--;
+                if (it)
+                    gip__ring_push(&e->cq[q], it); /* the reservation guarantees room */
+                else
+                    note_in_flight(e, -1);
+                pthread_cond_broadcast(&e->cv_compute);
+                continue;
+            }
+            pthread_cond_broadcast(&e->cv_compute); /* inputs exhausted: computes may end */
+            continue;
+        }
+        if (e->next >= e->n && e->decoding == 0 && e->compute_left == 0 && e->eq.count == 0)
+            break;
+        pthread_cond_wait(&e->cv_work, &e->mu);
+    }
+    pthread_mutex_unlock(&e->mu);
+    pthread_cond_broadcast(&e->cv_work);
+    return NULL;
+}
+
+static void *compute_thread(void *arg)
+{
+    void **a = arg;
+    engine *e = a[0];
+    int32_t q = (int32_t)(intptr_t)a[1];
+    gip_pipeline *p = e->pipes[q];
+    stage sg = {0};
+    pthread_mutex_lock(&e->mu);
+    for (;;) {
+        item *it = gip__ring_pop(&e->cq[q]);
+        if (it) {
+            pthread_cond_broadcast(&e->cv_work); /* room in the queue */
+            pthread_mutex_unlock(&e->mu);
+            gip_status st = compute_item(e, p, &sg, it);
+            if (st) {
+                report(e, it->index, st, gip_last_error(), false);
+                item_free(e, it);
+                it = NULL;
+            } else {
+                /* The decoded image is not needed any more: free it before queueing. */
+                gip_context *ctx = gip_pipeline_context(p);
+                gip_image_free(it->img.memory == GIP_MEM_CUDA ? ctx : NULL, &it->img);
+            }
+            pthread_mutex_lock(&e->mu);
+            if (!it) {
+                note_in_flight(e, -1);
+            } else {
+                while (!gip__ring_push(&e->eq, it))
+                    pthread_cond_wait(&e->cv_space, &e->mu);
+            }
+            pthread_cond_broadcast(&e->cv_work);
+            continue;
+        }
+        if (e->next >= e->n && e->decoding == 0)
+            break;
+        pthread_cond_wait(&e->cv_compute, &e->mu);
+    }
+    e->compute_left--;
+    pthread_cond_broadcast(&e->cv_work);
+    pthread_mutex_unlock(&e->mu);
+    stage_free(gip_pipeline_context(p), &sg);
+    return NULL;
+}
+
+/* Orders input indices by output name, then by index. */
+static int cmp_out(const void *a, const void *b, void *u)
+{
+    char **outs = u;
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    int c = strcmp(outs[x], outs[y]);
+    return c ? c : (x > y) - (x < y);
+}
+
+/* Output paths: out_dir/<name without extension>.<ext>; collisions recorded. */
+static gip_status make_outputs(engine *e, const char *out_dir)
+{
+    static const char *const ext_of[] = {
+        [GIP_FORMAT_JPEG] = "jpg", [GIP_FORMAT_PNG] = "png", [GIP_FORMAT_PNM] = "pnm"};
+    size_t dlen = strlen(out_dir);
+    for (int64_t i = 0; i < e->n; i++) {
+        const char *in = e->inputs[i];
+        const char *base = strrchr(in, '/');
+        base = base ? base + 1 : in;
+        const char *dot = strrchr(base, '.');
+        size_t blen = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+        const char *ext = "png";
+        if (e->o->format) {
+            ext = ext_of[e->o->format];
+        } else if (dot && image_ext(base)) {
+            ext = dot + 1;
+        }
+        size_t len = dlen + blen + strlen(ext) + 3;
+        if (!(e->outs[i] = malloc(len)))
+            return gip__error(NULL, GIP_ERR_OUT_OF_MEMORY, "batch: out of memory");
+        snprintf(e->outs[i], len, "%s%s%.*s.%s", out_dir,
+                 dlen && out_dir[dlen - 1] == '/' ? "" : "/", (int)blen, base, ext);
+    }
+    /* Collisions: sort indices by name; every repeat after the first is refused. */
+    int64_t *idx = malloc((size_t)(e->n ? e->n : 1) * sizeof *idx);
+    if (!idx)
+        return gip__error(NULL, GIP_ERR_OUT_OF_MEMORY, "batch: out of memory");
+    for (int64_t i = 0; i < e->n; i++)
+        idx[i] = i;
+    char **outs = e->outs;
+    qsort_r(idx, (size_t)e->n, sizeof *idx, cmp_out, outs);
+    for (int64_t k = 1; k < e->n; k++) {
+        int64_t j = k;
+        while (j > 0 && strcmp(outs[idx[j - 1]], outs[idx[k]]) == 0)
+            j--;
+        if (j != k)
+            e->collision[idx[k]] = (char *)e->inputs[idx[j]];
+    }
+    free(idx);
+    return GIP_OK;
+}
+
+gip_status gip_batch_run(gip_pipeline *const *pipes, int32_t npipes, const char *const *inputs,
+                         int64_t n_inputs, const char *out_dir, const gip_batch_options *options,
+                         gip_batch_stats *stats)
+{
+    static const char op[] = "gip_batch_run";
+    gip_batch_options defaults = {0};
+    const gip_batch_options *o = options ? options : &defaults;
+    if (!pipes || npipes < 1 || (!inputs && n_inputs) || n_inputs < 0 || !out_dir)
+        return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: pipes (%d of them), inputs and out_dir are required", op,
+                          (int)npipes);
+    for (int32_t i = 0; i < npipes; i++)
+        if (!pipes[i] || !gip_pipeline_context(pipes[i]))
+            return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT, "%s: pipes[%d] is NULL", op, (int)i);
+    if (o->jobs < 0 || o->jobs > 1024 || o->queue_depth < 0 || o->queue_depth > 1024 ||
+        (unsigned)o->format > GIP_FORMAT_PNM || o->quality < 0 || o->quality > 100 ||
+        (unsigned)o->cpu_mode > GIP_BATCH_CPU_STAGED)
+        return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: options out of range: jobs 0..1024, queue_depth 0..1024, format "
+                          "AUTO/JPEG/PNG/PNM, quality 0..100, cpu_mode AUTO/INLINE/STAGED",
+                          op);
+    struct stat sb;
+    if (stat(out_dir, &sb) != 0)
+        return gip__error(NULL, GIP_ERR_NOT_FOUND, "%s: output folder '%s': %s", op, out_dir,
+                          strerror(errno));
+    if (!S_ISDIR(sb.st_mode))
+        return gip__error(NULL, GIP_ERR_IO, "%s: '%s' is not a folder", op, out_dir);
+
+    engine *e = calloc(1, sizeof *e);
+    if (!e)
+        return gip__error(NULL, GIP_ERR_OUT_OF_MEMORY, "%s: out of memory", op);
+    gip_status st = GIP_OK;
+    e->pipes = pipes;
+    e->npipes = npipes;
+    e->inputs = inputs;
+    e->n = n_inputs;
+    e->o = o;
+    e->lp = o->load;
+    if (e->lp.mode == GIP_LOAD_UNCHANGED && !o->load_unchanged)
+        e->lp.mode = GIP_LOAD_COLOR;
+    e->sp.quality = o->quality;
+    e->cuda = gip_context_backend(gip_pipeline_context(pipes[0])) == GIP_BACKEND_CUDA;
+    e->inline_cpu = !e->cuda && o->cpu_mode != GIP_BATCH_CPU_STAGED;
+    int32_t cores = gip__default_threads();
+    int32_t jobs = o->jobs ? o->jobs : cores;
+    int32_t depth = o->queue_depth ? o->queue_depth : 2;
+    e->outs = calloc((size_t)(n_inputs ? n_inputs : 1), sizeof *e->outs);
+    e->collision = calloc((size_t)(n_inputs ? n_inputs : 1), sizeof *e->collision);
+    e->cq = calloc((size_t)npipes, sizeof *e->cq);
+    e->reserved = calloc((size_t)npipes, sizeof *e->reserved);
+    pthread_t *threads = calloc((size_t)(jobs + npipes), sizeof *threads);
+    void **args = calloc((size_t)(jobs + npipes) * 2, sizeof *args);
+    e->worker_pipes = calloc((size_t)jobs, sizeof *e->worker_pipes);
+    int32_t started = 0;
+    if (!e->outs || !e->collision || !e->cq || !e->reserved || !threads || !args ||
+        !e->worker_pipes) {
+        st = gip__error(NULL, GIP_ERR_OUT_OF_MEMORY, "%s: out of memory", op);
+        goto out_free;
+    }
+    if ((st = make_outputs(e, out_dir)))
+        goto out_free;
+    for (int32_t q = 0; q < npipes; q++)
+        if ((st = gip__ring_init(&e->cq[q], depth)))
+            goto out_free;
+    if ((st = gip__ring_init(&e->eq, depth)))
+        goto out_free;
+    pthread_mutex_init(&e->mu, NULL);
+    pthread_mutex_init(&e->report_mu, NULL);
+    pthread_cond_init(&e->cv_work, NULL);
+    pthread_cond_init(&e->cv_compute, NULL);
+    pthread_cond_init(&e->cv_space, NULL);
+    e->compute_left = e->inline_cpu ? 0 : npipes;
+    e->st.total = n_inputs;
+    e->st.in_flight_bound = e->inline_cpu ? jobs : jobs + (int64_t)depth * (npipes + 1) + npipes;
+    if (e->inline_cpu) {
+        /* One pipeline per worker; the cores shared among the workers' OpenMP teams. */
+        gip_context_desc d = {0};
+        d.backend = GIP_BACKEND_CPU;
+        d.threads = cores / jobs > 1 ? cores / jobs : 1;
+        for (int32_t w = 0; w < jobs; w++)
+            if ((st = gip_pipeline_clone(pipes[0], &d, &e->worker_pipes[w])))
+                goto out_free;
+    }
+    e->t0 = now();
+    if (e->inline_cpu) {
+        /* inline mode reads e->pipes[it->pipe] only for contexts: point them at the clones. */
+        for (int32_t w = 0; w < jobs; w++) {
+            args[2 * w] = e;
+            args[2 * w + 1] = e->worker_pipes[w];
+            if (pthread_create(&threads[started], NULL, inline_worker, &args[2 * w]) != 0) {
+                st = gip__error(NULL, GIP_ERR_INTERNAL, "%s: cannot start a thread", op);
+                break;
+            }
+            started++;
+        }
+    } else {
+        for (int32_t q = 0; q < npipes; q++) {
+            args[2 * (jobs + q)] = e;
+            args[2 * (jobs + q) + 1] = (void *)(intptr_t)q;
+            if (pthread_create(&threads[started], NULL, compute_thread, &args[2 * (jobs + q)]) !=
+                0) {
+                st = gip__error(NULL, GIP_ERR_INTERNAL, "%s: cannot start a thread", op);
+                pthread_mutex_lock(&e->mu);
+                e->compute_left -= npipes - q;
+                pthread_mutex_unlock(&e->mu);
+                break;
+            }
+            started++;
+        }
+        for (int32_t w = 0; !st && w < jobs; w++) {
+            if (pthread_create(&threads[started], NULL, staged_worker, e) != 0) {
+                st = gip__error(NULL, GIP_ERR_INTERNAL, "%s: cannot start a thread", op);
+                break;
+            }
+            started++;
+        }
+        if (st) {
+            /* Stop feeding: take no more inputs; the started threads drain and end. */
+            pthread_mutex_lock(&e->mu);
+            e->next = e->n;
+            pthread_cond_broadcast(&e->cv_compute);
+            pthread_cond_broadcast(&e->cv_work);
+            pthread_mutex_unlock(&e->mu);
+        }
+    }
+    for (int32_t t = 0; t < started; t++)
+        pthread_join(threads[t], NULL);
+    e->st.wall = now() - e->t0;
+    if (stats)
+        *stats = e->st;
+    pthread_mutex_destroy(&e->mu);
+    pthread_mutex_destroy(&e->report_mu);
+    pthread_cond_destroy(&e->cv_work);
+    pthread_cond_destroy(&e->cv_compute);
+    pthread_cond_destroy(&e->cv_space);
+out_free:
+    for (int32_t w = 0; e->worker_pipes && w < jobs; w++)
+        gip_pipeline_free(e->worker_pipes[w]);
+    for (int32_t q = 0; e->cq && q < npipes; q++)
+        gip__ring_fini(&e->cq[q]);
+    gip__ring_fini(&e->eq);
+    for (int64_t i = 0; e->outs && i < n_inputs; i++)
+        free(e->outs[i]);
+    free(e->outs);
+    free(e->collision);
+    free(e->cq);
+    free(e->reserved);
+    free(e->worker_pipes);
+    free(threads);
+    free(args);
+    free(e);
+    return st;
+}

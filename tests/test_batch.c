@@ -1,0 +1,326 @@
+/* SPDX-License-Identifier: MIT */
+/* Tests of the batch engine: the bounded queue, a folder with corrupt, truncated, unreadable,
+ * missing and too large files (reported and skipped, the others written and equal to a direct
+ * run), overwrite, output name collisions, the in-flight bound, both CPU modes, bad options. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gip/pipeline.h"
+#include "pipeline/pipeline_internal.h"
+#include "testing.h"
+
+static void ring(void)
+{
+    gip__ring r;
+    int v[5];
+    if (!GT_OK(gip__ring_init(&r, 3)))
+        return;
+    GT_CHECK(gip__ring_pop(&r) == NULL, "pop of an empty queue gave an item");
+    for (int round = 0; round < 3; round++) {
+        for (int i = 0; i < 3; i++)
+            GT_CHECK(gip__ring_push(&r, &v[i]), "push %d refused below capacity", i);
+        GT_CHECK(!gip__ring_push(&r, &v[3]), "push beyond capacity 3 accepted");
+        GT_CHECK(r.count == 3, "depth %d, limit 3", (int)r.count);
+        for (int i = 0; i < 3; i++)
+            GT_CHECK(gip__ring_pop(&r) == &v[i], "FIFO order broken at %d", i);
+        GT_CHECK(gip__ring_pop(&r) == NULL, "queue not empty after draining");
+        GT_CHECK(gip__ring_push(&r, &v[4]) && gip__ring_pop(&r) == &v[4], "wrap-around");
+    }
+    gip__ring_fini(&r);
+    GT_STATUS(gip__ring_init(&r, 0), GIP_ERR_INVALID_ARGUMENT);
+}
+
+typedef struct seen {
+    int files, failed, skipped;
+    char failures[16][256];
+} seen;
+
+static void on_file(void *user, const char *in, const char *out, gip_status st, const char *msg,
+                    int32_t skipped)
+{
+    seen *s = user;
+    s->files++;
+    s->skipped += skipped != 0;
+    if (st && !skipped) {
+        if (s->failed < 16)
+            snprintf(s->failures[s->failed], 256, "%s: %s", in, msg);
+        s->failed++;
+    }
+}
+
+static int count_files(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        n += e->d_name[0] != '.';
+    if (d)
+        closedir(d);
+    return n;
+}
+
+static void rm_rf(const char *dir)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        printf("  could not remove %s\n", dir);
+}
+
+static void write_bytes(const char *path, const void *data, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    if (f) {
+        fwrite(data, 1, n, f);
+        fclose(f);
+    }
+}
+
+static void folder(gip_context *ctx)
+{
+    char dir[] = "/tmp/gip_batch_XXXXXX";
+    if (!GT_CHECK(mkdtemp(dir) != NULL, "mkdtemp"))
+        return;
+    char in[300], out[300], path[400];
+    snprintf(in, sizeof in, "%s/in", dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    mkdir(in, 0777);
+    mkdir(out, 0777);
+    gip_context_desc d = {0};
+    d.backend = gip_context_backend(ctx);
+    d.device = d.backend == GIP_BACKEND_CUDA ? gip_context_device(ctx) : 0;
+    gip_pipeline *p = NULL;
+    if (!GT_OK(gip_pipeline_create(&d, &p)) ||
+        !GT_OK(gip_pipeline_parse(p, "gaussian 5 | invert", NULL)))
+        goto out;
+    /* 12 good images of varied sizes, PNG (lossless, so outputs compare exactly). */
+    enum { NGOOD = 12 };
+    gip_image imgs[NGOOD];
+    for (int i = 0; i < NGOOD; i++) {
+        gt_alloc(&imgs[i], 20 + 7 * (i % 4), 10 + 3 * i, 3, GIP_U8, 0);
+        gt_fill_random(&imgs[i], 100 + (uint64_t)i, 0, 0);
+        snprintf(path, sizeof path, "%s/good%02d.png", in, i);
+        GT_OK(gip_image_save(path, &imgs[i], NULL));
+    }
+    /* Bad ones: random bytes, a truncated file, an unreadable file, a too large image. */
+    char junk[300];
+    for (int i = 0; i < 300; i++)
+        junk[i] = (char)(i * 37 + 11);
+    snprintf(path, sizeof path, "%s/corrupt.jpg", in);
+    write_bytes(path, junk, sizeof junk);
+    void *enc = NULL;
+    size_t enc_n = 0;
+    gip_save_params sp = {GIP_FORMAT_PNG, 0, 0, 0, 0, 0};
+    if (GT_OK(gip_image_encode(&imgs[NGOOD - 1], &sp, &enc, &enc_n))) {
+        snprintf(path, sizeof path, "%s/truncated.png", in);
+        write_bytes(path, enc, enc_n / 2);
+    }
+    gip_free(enc);
+    int root = geteuid() == 0;
+    snprintf(path, sizeof path, "%s/unreadable.png", in);
+    GT_OK(gip_image_save(path, &imgs[0], NULL));
+    chmod(path, 0);
+    gip_image big;
+    gt_alloc(&big, 3000, 2, 1, GIP_U8, 0);
+    gt_fill_random(&big, 5, 0, 0);
+    snprintf(path, sizeof path, "%s/toolarge.png", in);
+    GT_OK(gip_image_save(path, &big, NULL));
+    gt_free(&big);
+
+    char **inputs = NULL;
+    int64_t n = 0;
+    if (!GT_OK(gip_batch_list_inputs(in, &inputs, &n)))
+        goto out_imgs;
+    GT_CHECK(n == NGOOD + 4, "listed %lld files, expected %d", (long long)n, NGOOD + 4);
+    /* A missing file in the list too. */
+    char **all = realloc(inputs, (size_t)(n + 1) * sizeof *all);
+    if (!all)
+        goto out_list;
+    inputs = all;
+    snprintf(path, sizeof path, "%s/missing.png", in);
+    inputs[n++] = strdup(path);
+
+    int expect_failed =
+        4 + (root ? 0 : 1); /* corrupt, truncated, too large, missing, (unreadable) */
+    for (int mode = 0; mode < 2; mode++) {
+        seen s = {0};
+        gip_batch_options o = {0};
+        o.jobs = 2;
+        o.load.max_dim = 2048;
+        o.cpu_mode = mode == 0 ? GIP_BATCH_CPU_INLINE : GIP_BATCH_CPU_STAGED;
+        o.format = GIP_FORMAT_PNG;
+        o.on_file = on_file;
+        o.user = &s;
+        gip_batch_stats st;
+        if (!GT_OK(gip_batch_run(&p, 1, (const char *const *)inputs, n, out, &o, &st)))
+            continue;
+        GT_CHECK(st.written == NGOOD + (root ? 1 : 0), "mode %d: %lld written, expected %d", mode,
+                 (long long)st.written, NGOOD + root);
+        GT_CHECK(st.failed == expect_failed, "mode %d: %lld failed, expected %d", mode,
+                 (long long)st.failed, expect_failed);
+        GT_CHECK(s.failed == expect_failed && s.files == n, "mode %d: callback saw %d/%d", mode,
+                 s.failed, s.files);
+        for (int i = 0; i < s.failed && i < 16; i++)
+            GT_CHECK(strlen(s.failures[i]) > 20, "failure without a reason: %s", s.failures[i]);
+        GT_CHECK(count_files(out) == NGOOD + root, "mode %d: %d files in the output folder", mode,
+                 count_files(out));
+        GT_CHECK(st.peak_in_flight <= st.in_flight_bound, "peak %lld above bound %lld",
+                 (long long)st.peak_in_flight, (long long)st.in_flight_bound);
+        /* Outputs equal a direct run. */
+        for (int i = 0; i < NGOOD; i++) {
+            gip_image got = {0}, exp;
+            gt_alloc(&exp, imgs[i].width, imgs[i].height, 3, GIP_U8, 0);
+            snprintf(path, sizeof path, "%s/good%02d.png", out, i);
+            if (GT_OK(gip_pipeline_run(p, &imgs[i], &exp)) &&
+                GT_OK(gip_image_load(path, NULL, &got)))
+                gt_compare(&got, &exp, 0, 0, path);
+            gip_image_free(NULL, &got);
+            gt_free(&exp);
+        }
+        /* Again without overwrite: everything that exists is skipped, nothing rewritten. */
+        struct stat before, after;
+        snprintf(path, sizeof path, "%s/good00.png", out);
+        stat(path, &before);
+        seen s2 = {0};
+        o.user = &s2;
+        if (GT_OK(gip_batch_run(&p, 1, (const char *const *)inputs, n, out, &o, &st))) {
+            GT_CHECK(st.skipped == NGOOD + root && st.written == 0,
+                     "rerun: %lld skipped %lld written", (long long)st.skipped,
+                     (long long)st.written);
+            stat(path, &after);
+            GT_CHECK(before.st_ino == after.st_ino, "an existing output was replaced");
+        }
+        o.overwrite = 1;
+        if (GT_OK(gip_batch_run(&p, 1, (const char *const *)inputs, n, out, &o, &st))) {
+            GT_CHECK(st.written == NGOOD + root && st.skipped == 0,
+                     "overwrite: %lld written %lld skipped", (long long)st.written,
+                     (long long)st.skipped);
+            stat(path, &after);
+            GT_CHECK(before.st_ino != after.st_ino, "overwrite did not replace the output");
+        }
+        GT_CHECK(count_files(out) == NGOOD + root, "after overwrite: %d files (temporaries?)",
+                 count_files(out));
+        char cmd[400];
+        snprintf(cmd, sizeof cmd, "rm -f %s/*", out);
+        if (system(cmd) != 0)
+            printf("  cannot clean %s\n", out);
+    }
+out_list:
+    gip_batch_free_list(inputs, n);
+out_imgs:
+    for (int i = 0; i < NGOOD; i++)
+        gt_free(&imgs[i]);
+out:
+    gip_pipeline_free(p);
+    rm_rf(dir);
+}
+
+/* Many inputs through small queues: the in-flight peak stays within the bound; collisions. */
+static void bounded(gip_context *ctx)
+{
+    char dir[] = "/tmp/gip_batchb_XXXXXX";
+    if (!GT_CHECK(mkdtemp(dir) != NULL, "mkdtemp"))
+        return;
+    char path[400], out[300];
+    snprintf(out, sizeof out, "%s/out", dir);
+    mkdir(out, 0777);
+    gip_image img;
+    gt_alloc(&img, 64, 48, 3, GIP_U8, 0);
+    gt_fill_random(&img, 1, 0, 0);
+    enum { N = 40 };
+    char *inputs[N + 1];
+    for (int i = 0; i < N; i++) {
+        snprintf(path, sizeof path, "%s/%03d.png", dir, i);
+        gip_image_save(path, &img, NULL);
+        inputs[i] = strdup(path);
+    }
+    /* The same name in another folder: collides with 000.png's output. */
+    snprintf(path, sizeof path, "%s/sub", dir);
+    mkdir(path, 0777);
+    snprintf(path, sizeof path, "%s/sub/000.png", dir);
+    gip_image_save(path, &img, NULL);
+    inputs[N] = strdup(path);
+    gip_context_desc d = {0};
+    d.backend = gip_context_backend(ctx);
+    d.device = d.backend == GIP_BACKEND_CUDA ? gip_context_device(ctx) : 0;
+    gip_pipeline *p[2] = {NULL, NULL};
+    if (GT_OK(gip_pipeline_create(&d, &p[0])) && GT_OK(gip_pipeline_parse(p[0], "box 3", NULL)) &&
+        GT_OK(gip_pipeline_clone(p[0], NULL, &p[1]))) {
+        for (int mode = 0; mode < 2; mode++) {
+            gip_batch_options o = {0};
+            o.jobs = 3;
+            o.queue_depth = 1;
+            o.overwrite = 1;
+            o.cpu_mode = mode ? GIP_BATCH_CPU_STAGED : GIP_BATCH_CPU_INLINE;
+            gip_batch_stats st;
+            int np = mode ? 2 : 1;
+            if (!GT_OK(gip_batch_run(p, np, (const char *const *)inputs, N + 1, out, &o, &st)))
+                continue;
+            GT_CHECK(st.written == N && st.failed == 1, "mode %d: %lld written %lld failed", mode,
+                     (long long)st.written, (long long)st.failed);
+            int64_t bound = d.backend == GIP_BACKEND_CPU && mode == 0 ? 3 : 3 + 1 * (np + 1) + np;
+            GT_CHECK(st.in_flight_bound == bound, "mode %d: bound %lld, expected %lld", mode,
+                     (long long)st.in_flight_bound, (long long)bound);
+            GT_CHECK(st.peak_in_flight >= 1 && st.peak_in_flight <= bound,
+                     "mode %d: peak %lld outside 1..%lld", mode, (long long)st.peak_in_flight,
+                     (long long)bound);
+            GT_CHECK(count_files(out) == N, "mode %d: %d outputs", mode, count_files(out));
+        }
+    }
+    /* Bad arguments. */
+    gip_batch_options bad = {0};
+    gip_batch_stats st;
+    GT_STATUS(gip_batch_run(NULL, 1, (const char *const *)inputs, 1, out, NULL, &st),
+              GIP_ERR_INVALID_ARGUMENT);
+    GT_STATUS(gip_batch_run(p, 0, (const char *const *)inputs, 1, out, NULL, &st),
+              GIP_ERR_INVALID_ARGUMENT);
+    GT_STATUS(gip_batch_run(p, 1, (const char *const *)inputs, 1, NULL, NULL, &st),
+              GIP_ERR_INVALID_ARGUMENT);
+    GT_STATUS(gip_batch_run(p, 1, (const char *const *)inputs, 1, "/nonexistent/dir", NULL, &st),
+              GIP_ERR_NOT_FOUND);
+    GT_STATUS(gip_batch_run(p, 1, (const char *const *)inputs, 1, inputs[0], NULL, &st),
+              GIP_ERR_IO);
+    bad.jobs = -1;
+    GT_STATUS(gip_batch_run(p, 1, (const char *const *)inputs, 1, out, &bad, &st),
+              GIP_ERR_INVALID_ARGUMENT);
+    bad.jobs = 0;
+    bad.quality = 101;
+    GT_STATUS(gip_batch_run(p, 1, (const char *const *)inputs, 1, out, &bad, &st),
+              GIP_ERR_INVALID_ARGUMENT);
+    char **l = NULL;
+    int64_t ln = 0;
+    GT_STATUS(gip_batch_list_inputs("/nonexistent/nothing", &l, &ln), GIP_ERR_NOT_FOUND);
+    snprintf(path, sizeof path, "%s/*.png", dir);
+    if (GT_OK(gip_batch_list_inputs(path, &l, &ln)))
+        GT_CHECK(ln == N, "glob listed %lld, expected %d", (long long)ln, N);
+    gip_batch_free_list(l, ln);
+    snprintf(path, sizeof path, "%s/*.nomatch", dir);
+    if (GT_OK(gip_batch_list_inputs(path, &l, &ln)))
+        GT_CHECK(ln == 0, "a pattern matching nothing listed %lld", (long long)ln);
+    gip_batch_free_list(l, ln);
+    GT_STATUS(gip_batch_list_inputs(NULL, &l, &ln), GIP_ERR_INVALID_ARGUMENT);
+    for (int i = 0; i <= N; i++)
+        free(inputs[i]);
+    gip_pipeline_free(p[0]);
+    gip_pipeline_free(p[1]);
+    gt_free(&img);
+    rm_rf(dir);
+}
+
+static void body(gip_context *ctx)
+{
+    ring();
+    folder(ctx);
+    bounded(ctx);
+}
+
+int main(int argc, char **argv)
+{
+    return gt_main(argc, argv, "batch", body);
+}

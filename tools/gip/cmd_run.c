@@ -1,0 +1,283 @@
+/* SPDX-License-Identifier: MIT */
+/* The run subcommand: a pipeline of operations on one file, or on a folder of files through the
+ * batch engine with overlapped stages, a progress bar and a summary. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "gip/pipeline.h"
+
+/* Prints a parse error with the text and a caret under the position; returns CLI_EXIT_USAGE. */
+static int parse_error(const cli_command *cmd, const char *text, const gip_parse_error *err)
+{
+    fprintf(stderr, "gip %s: pipeline: at %d: %s\n", cmd->name, (int)err->position, err->message);
+    if (err->position > 0) {
+        fprintf(stderr, "  %s\n  %*s^\n", text, (int)err->position - 1, "");
+    }
+    return CLI_EXIT_USAGE;
+}
+
+/* Creates pipeline(s) for the common options and parses `text` into the first; the others are
+ * clones (one per usable device when --device is auto or cuda without an index, `streams` per
+ * device). */
+static int make_pipes(const cli_command *cmd, const cli_common *common, const char *text,
+                      int streams, int all_devices, gip_pipeline ***out, int *count)
+{
+    gip_context_desc desc = {0};
+    desc.backend = common->backend;
+    desc.device = common->device;
+    desc.threads = common->threads;
+    gip_pipeline *first = NULL;
+    gip_status st = gip_pipeline_create(&desc, &first);
+    if (st)
+        return cli_lib_error(cmd->name, st);
+    gip_parse_error err;
+    if ((st = gip_pipeline_parse(first, text, &err))) {
+        gip_pipeline_free(first);
+        if (st == GIP_ERR_OUT_OF_MEMORY)
+            return cli_lib_error(cmd->name, st);
+        return parse_error(cmd, text, &err);
+    }
+    gip_context *ctx = gip_pipeline_context(first);
+    if (common->verbose)
+        fprintf(stderr, "gip %s: device: %s\n", cmd->name, gip_context_describe(ctx));
+    int cuda = gip_context_backend(ctx) == GIP_BACKEND_CUDA;
+    int32_t ndev = 0, devices[64];
+    devices[ndev++] = cuda ? gip_context_device(ctx) : 0;
+    if (cuda && all_devices) {
+        int32_t n = 0;
+        gip_device_count(&n);
+        for (int32_t d = 0; d < n && ndev < 64; d++) {
+            gip_device_info info;
+            if (d != devices[0] && gip_device_get_info(d, &info) == GIP_OK && info.usable)
+                devices[ndev++] = d;
+        }
+    }
+    int total = cuda ? ndev * streams : 1;
+    gip_pipeline **pipes = calloc((size_t)total, sizeof *pipes);
+    if (!pipes) {
+        gip_pipeline_free(first);
+        fprintf(stderr, "gip %s: out of memory\n", cmd->name);
+        return CLI_EXIT_RUNTIME;
+    }
+    pipes[0] = first;
+    for (int k = 1; k < total; k++) {
+        gip_context_desc d = desc;
+        d.backend = GIP_BACKEND_CUDA;
+        d.device = devices[k / streams];
+        if ((st = gip_pipeline_clone(first, &d, &pipes[k]))) {
+            for (int j = 0; j < k; j++)
+                gip_pipeline_free(pipes[j]);
+            free(pipes);
+            return cli_lib_error(cmd->name, st);
+        }
+    }
+    *out = pipes;
+    *count = total;
+    return 0;
+}
+
+typedef struct run_ui {
+    const cli_command *cmd;
+    gip_progress_printer bar;
+    int quiet;
+} run_ui;
+
+static void on_file(void *user, const char *in, const char *out, gip_status status,
+                    const char *message, int32_t skipped)
+{
+    run_ui *ui = user;
+    if (!status && !skipped)
+        return;
+    gip_progress_clear(&ui->bar);
+    if (skipped)
+        fprintf(stderr, "gip %s: skipped '%s': '%s' exists (--overwrite replaces it)\n",
+                ui->cmd->name, in, out);
+    else
+        fprintf(stderr, "gip %s: failed '%s': %s (%s)\n", ui->cmd->name, in, message,
+                gip_status_name(status));
+}
+
+static void on_progress(void *user, const gip_batch_progress *pr)
+{
+    run_ui *ui = user;
+    if (!ui->quiet)
+        gip_batch_print_progress(&ui->bar, pr);
+}
+
+static int run_batch(const cli_command *cmd, const cli_common *common, const char *text,
+                     const char *in, const char *out_dir, cli_opt *opts)
+{
+    int64_t jobs = 0, streams = 2;
+    int rc;
+    gip_batch_options o = {0};
+    if (opts[2].value && (rc = cli_parse_int(cmd, "--jobs", opts[2].value, 1, 1024,
+                                             "1..1024 (default: one per core)", &jobs)))
+        return rc;
+    if (opts[6].value &&
+        (rc = cli_parse_int(cmd, "--streams", opts[6].value, 1, 16, "1..16 (default 2)", &streams)))
+        return rc;
+    if (opts[3].value) {
+        const char *f = opts[3].value;
+        if (strcmp(f, "jpg") == 0 || strcmp(f, "jpeg") == 0)
+            o.format = GIP_FORMAT_JPEG;
+        else if (strcmp(f, "png") == 0)
+            o.format = GIP_FORMAT_PNG;
+        else if (strcmp(f, "pnm") == 0)
+            o.format = GIP_FORMAT_PNM;
+        else
+            return cli_usage(cmd, "--format: unknown format '%s'; accepted: jpg, png or pnm", f);
+    }
+    if (opts[7].value) {
+        if (strcmp(opts[7].value, "inline") == 0)
+            o.cpu_mode = GIP_BATCH_CPU_INLINE;
+        else if (strcmp(opts[7].value, "staged") == 0)
+            o.cpu_mode = GIP_BATCH_CPU_STAGED;
+        else
+            return cli_usage(cmd, "--cpu-mode: unknown mode '%s'; accepted: inline or staged",
+                             opts[7].value);
+    }
+    o.jobs = (int32_t)jobs;
+    o.quality = common->quality;
+    o.overwrite = opts[4].value != NULL;
+    o.load_unchanged = common->unchanged;
+
+    char **inputs = NULL;
+    int64_t n = 0;
+    gip_status st = gip_batch_list_inputs(in, &inputs, &n);
+    if (st)
+        return cli_lib_error(cmd->name, st);
+    if (n == 0) {
+        fprintf(stderr, "gip %s: no image files in '%s' (.jpg .jpeg .png .ppm .pgm .pnm)\n",
+                cmd->name, in);
+        return CLI_EXIT_RUNTIME;
+    }
+    struct stat sb;
+    if (stat(out_dir, &sb) != 0 && mkdir(out_dir, 0777) != 0) {
+        fprintf(stderr, "gip %s: cannot create output folder '%s': %s\n", cmd->name, out_dir,
+                strerror(errno));
+        gip_batch_free_list(inputs, n);
+        return CLI_EXIT_RUNTIME;
+    }
+    gip_pipeline **pipes = NULL;
+    int npipes = 0;
+    int all = common->backend == GIP_BACKEND_AUTO ||
+              (common->backend == GIP_BACKEND_CUDA && !opts[8].value);
+    if ((rc = make_pipes(cmd, common, text, (int)streams, all, &pipes, &npipes))) {
+        gip_batch_free_list(inputs, n);
+        return rc;
+    }
+    run_ui ui = {cmd, {stderr, isatty(fileno(stderr)), 0, 0}, opts[5].value != NULL};
+    o.on_file = on_file;
+    o.on_progress = on_progress;
+    o.user = &ui;
+    gip_batch_stats stats;
+    st = gip_batch_run(pipes, npipes, (const char *const *)inputs, n, out_dir, &o, &stats);
+    gip_progress_clear(&ui.bar);
+    if (st) {
+        rc = cli_lib_error(cmd->name, st);
+    } else {
+        if (!ui.quiet || common->time) {
+            printf("device: %s%s\n", gip_context_describe(gip_pipeline_context(pipes[0])),
+                   npipes > 1 ? " (and more pipelines)" : "");
+            gip_batch_print_summary(stdout, &stats);
+        }
+        rc = stats.failed ? CLI_EXIT_RUNTIME : CLI_EXIT_OK;
+        if (stats.failed)
+            fprintf(stderr, "gip %s: %lld of %lld files failed\n", cmd->name,
+                    (long long)stats.failed, (long long)stats.total);
+    }
+    for (int k = 0; k < npipes; k++)
+        gip_pipeline_free(pipes[k]);
+    free(pipes);
+    gip_batch_free_list(inputs, n);
+    return rc;
+}
+
+static int run_run(const cli_command *cmd, int argc, char **argv)
+{
+    cli_opt opts[] = {{"-i", "DIR|GLOB", NULL},    {"-o", "DIR", NULL},
+                      {"--jobs", "N", NULL},       {"--format", "jpg|png|pnm", NULL},
+                      {"--overwrite", NULL, NULL}, {"--quiet", NULL, NULL},
+                      {"--streams", "N", NULL},    {"--cpu-mode", "inline|staged", NULL},
+                      {"--one-device", NULL, NULL}};
+    cli_common common;
+    const char *pos[3];
+    int npos;
+    int rc = cli_parse(cmd, argc, argv, opts, 9, &common, pos, 1, 3, &npos);
+    if (rc)
+        return rc;
+    int batch = opts[0].value || opts[1].value;
+    if (batch) {
+        if (!opts[0].value || !opts[1].value)
+            return cli_usage(cmd, "a batch needs both -i DIR|GLOB and -o DIR");
+        if (npos != 1)
+            return cli_usage(cmd, "with -i and -o, give only the PIPELINE (got %d arguments)",
+                             npos);
+        return run_batch(cmd, &common, pos[0], opts[0].value, opts[1].value, opts);
+    }
+    for (int k = 2; k < 9; k++)
+        if (opts[k].value)
+            return cli_usage(cmd, "%s applies to batches (-i DIR -o DIR)", opts[k].name);
+    if (npos != 3)
+        return cli_usage(cmd, "expected PIPELINE IN OUT, or PIPELINE -i DIR|GLOB -o DIR");
+    gip_pipeline **pipes = NULL;
+    int npipes = 0;
+    if ((rc = make_pipes(cmd, &common, pos[0], 1, 0, &pipes, &npipes)))
+        return rc;
+    gip_load_params lp = {0};
+    lp.mode = common.unchanged ? GIP_LOAD_UNCHANGED : GIP_LOAD_COLOR;
+    gip_save_params sp = {0};
+    sp.quality = common.quality;
+    double t0 = cli_now();
+    gip_status st = gip_pipeline_run_file(pipes[0], pos[1], pos[2], &lp, &sp);
+    if (st) {
+        cli_lib_error(cmd->name, st);
+        rc = gip_status_group(st) == GIP_ERR_INVALID_ARGUMENT ? CLI_EXIT_USAGE : CLI_EXIT_RUNTIME;
+    } else if (common.time) {
+        printf("device    %s\n", gip_context_describe(gip_pipeline_context(pipes[0])));
+        printf("total     %10.3f ms  load, run, save of %s\n", (cli_now() - t0) * 1e3, pos[1]);
+    }
+    gip_pipeline_free(pipes[0]);
+    free(pipes);
+    return rc;
+}
+
+const cli_command cli_cmd_run = {
+    "run", "run a pipeline of operations on a file or a folder", run_run,
+    "Usage: gip run [options] PIPELINE IN OUT\n"
+    "       gip run [options] PIPELINE -i DIR|GLOB -o DIR\n"
+    "\n"
+    "Runs a chain of operations, e.g. 'gaussian 15 | sobel dx=1 | invert', on the device\n"
+    "without round trips through host memory between them (docs/pipelines.md). Steps:\n"
+    "  invert [max=F]                       gaussian [ksize=]N|WxH [sigma=]S[,SY]\n"
+    "  box [ksize=]N|WxH [normalize=0|1]    filter [kernel=]'a,b,c;d,e,f;...' [delta=D]\n"
+    "  sobel [dx=N] [dy=N] [ksize=K] [scale=S] [delta=D] [dtype=u8|s16|f32]\n"
+    "  edges [ksize=K] [scale=S] [delta=D]  gray\n"
+    "  convert [dtype=]u8|u16|s16|f32 [scale=S] [offset=O]\n"
+    "  map [expr=]'EXPR' [NAME=V ...]       stencil [radius=R] [expr=]'EXPR' [NAME=V ...]\n"
+    "  spectrum [log1p=0|1]\n"
+    "Filters take border=MODE and border_value=V[,V..]. A syntax error names its position\n"
+    "(exit 2).\n"
+    "\n"
+    "With -i and -o every image of DIR (.jpg .jpeg .png .ppm .pgm .pnm), or every file GLOB\n"
+    "matches, is written to DIR/<name>.<ext>: decoding, compute and encoding overlap; outputs\n"
+    "appear only complete, even if gip is killed; existing outputs are skipped unless\n"
+    "--overwrite. A file that fails is reported and skipped; the exit status is then 1.\n"
+    "\n"
+    "Options:\n"
+    "  -i DIR|GLOB          batch input: a folder or a quoted pattern\n"
+    "  -o DIR               batch output folder (created if missing)\n"
+    "  --jobs N             decode/encode threads, 1..1024 (default: one per core)\n"
+    "  --format jpg|png|pnm output format (default: the input's)\n"
+    "  --overwrite          replace existing outputs\n"
+    "  --quiet              no progress bar and no summary\n"
+    "  --streams N          CUDA: pipelines (streams) per device, 1..16 (default 2)\n"
+    "  --cpu-mode M         CPU: inline (each thread does every stage; default) or staged\n"
+    "  --one-device         CUDA: only the device of --device, not every usable one\n",
+    CLI_COMMON_DEVICE | CLI_COMMON_SAVE | CLI_COMMON_UNCHANGED};
