@@ -11,5 +11,6 @@
 #include "gip/fft.h"
 #include "gip/interop.h"
 #include "gip/style.h"
+#include "gip/pipeline.h"
 
 #endif
