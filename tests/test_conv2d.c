@@ -121,6 +121,25 @@ static void sweep(gip_context *ctx)
     }
 }
 
+/* The 3 -> 3 channel 3x3 case (a tiled kernel on CUDA) at the edges of its tiles (128 columns,
+ * 16 rows), with every padding from 0 to 2 and dtypes rotating. */
+static void tile_edges(gip_context *ctx)
+{
+    static const gt_size sizes[] = {{31, 7},   {32, 8},  {33, 9},   {63, 15},  {64, 16},
+                                    {65, 17},  {129, 7}, {127, 17}, {128, 18}, {130, 16},
+                                    {4097, 3}, {3, 3},   {2, 40},   {257, 33}, {1, 5}};
+    static const gip_dtype dts[] = {GIP_U8, GIP_U16, GIP_F32};
+    uint64_t seed = 9000;
+    int idx = 0;
+    for (int s = 0; s < (int)(sizeof sizes / sizeof sizes[0]); s++)
+        for (int pad = 0; pad < 3; pad++, idx++) {
+            const int sd = idx % 3, dd = (idx / 3) % 3;
+            one_case(ctx, sizes[s], dts[sd], dts[dd], 3, 3, 3, 3, pad, (pad + idx) % 3,
+                     seed % 2 == 0, seed % 3 == 0, seed);
+            seed++;
+        }
+}
+
 /* The seed program: nn.Conv2d(3, 3, 3, padding=1, bias=False) with the horizontal Sobel kernel
  * for every (output, input) pair, on an RGB u8 image; u8 output clipped to 0..255. */
 static void seed_sobel(gip_context *ctx)
@@ -216,6 +235,7 @@ static void bad_inputs(gip_context *ctx)
 static void suite(gip_context *ctx)
 {
     sweep(ctx);
+    tile_edges(ctx);
     seed_sobel(ctx);
     bad_inputs(ctx);
 }

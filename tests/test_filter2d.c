@@ -160,6 +160,33 @@ static void sweep(gip_context *ctx)
     }
 }
 
+/* Sizes at the edges of the CUDA tiles (32-wide warps, 16-row tiles, 1024-byte and 512-element
+ * chunk rows): every border mode on each, kernel, dtypes and channels rotating. */
+static const gt_size tile_sizes[] = {
+    {31, 7},   {32, 8},   {33, 9},   {63, 15},  {64, 16},  {65, 17},  {129, 7},  {31, 17},
+    {33, 15},  {64, 9},   {129, 16}, {4097, 3}, {1023, 8}, {1024, 9}, {1025, 7}, {341, 15},
+    {342, 17}, {511, 16}, {512, 15}, {513, 17}, {256, 17}, {257, 8},  {2, 2},    {3, 33}};
+
+static void tile_edges(gip_context *ctx)
+{
+    static const gip_dtype pairs[][2] = {{GIP_U8, GIP_U8},
+                                         {GIP_U8, GIP_F32},
+                                         {GIP_U16, GIP_U16},
+                                         {GIP_U16, GIP_F32},
+                                         {GIP_F32, GIP_F32}};
+    static const int32_t chans[] = {1, 3, 4};
+    uint64_t seed = 5000;
+    int idx = 0;
+    for (int s = 0; s < (int)(sizeof tile_sizes / sizeof tile_sizes[0]); s++)
+        for (int b = 0; b <= GIP_BORDER_WRAP; b++, idx++) {
+            const int k = idx % 6, pi = (idx / 2) % 5, ci = (idx / 3) % 3;
+            const kcase *kc = k == 5 ? &k7 : &kernels[k];
+            float delta = (seed % 3 == 0) ? 0.0f : (seed % 3 == 1 ? 3.0f : -1.25f);
+            one_case(ctx, kc, tile_sizes[s], pairs[pi][0], pairs[pi][1], chans[ci], (gip_border)b,
+                     delta, seed++);
+        }
+}
+
 /* The seed's 3x3 mean blur done right: filter2D with 1/9 taps equals the rounded box mean
  * (sum / 9 is never within float error of a .5 tie), at every pixel with the same border. */
 static void mean3x3(gip_context *ctx)
@@ -346,6 +373,7 @@ static void large_kernel(gip_context *ctx)
 static void suite(gip_context *ctx)
 {
     sweep(ctx);
+    tile_edges(ctx);
     mean3x3(ctx);
     stored_cv2(ctx);
     large_kernel(ctx);

@@ -176,6 +176,43 @@ static void sweep(gip_context *ctx)
     }
 }
 
+/* Sizes at the edges of the CUDA tiles (16-row tiles, 1024-byte and 512-element chunk rows):
+ * every border mode on each, orders, dtypes and channels rotating, Sobel and magnitude. */
+static const gt_size tile_sizes[] = {
+    {31, 7},   {32, 8},   {33, 9},   {63, 15},  {64, 16},  {65, 17},  {129, 7},  {31, 17},
+    {33, 15},  {64, 9},   {129, 16}, {4097, 3}, {1023, 8}, {1024, 9}, {1025, 7}, {341, 15},
+    {342, 17}, {511, 16}, {512, 15}, {513, 17}, {256, 17}, {257, 8},  {2, 2},    {3, 33}};
+
+static void tile_edges(gip_context *ctx)
+{
+    static const gip_dtype pairs[][2] = {{GIP_U8, GIP_S16},
+                                         {GIP_U8, GIP_F32},
+                                         {GIP_U8, GIP_U8},
+                                         {GIP_U16, GIP_F32},
+                                         {GIP_F32, GIP_F32}};
+    static const gip_dtype mpairs[][2] = {
+        {GIP_U8, GIP_U8}, {GIP_U8, GIP_F32}, {GIP_U16, GIP_F32}, {GIP_F32, GIP_F32}};
+    static const int32_t chans[] = {1, 3, 4};
+    static const struct {
+        int32_t dx, dy, ksize;
+    } orders[] = {{1, 0, 3}, {0, 1, 3}, {1, 1, 3}, {1, 0, GIP_SCHARR}, {0, 1, 1}, {2, 1, 5}};
+    static const int32_t ks[] = {3, 3, GIP_SCHARR, 1, 5};
+    uint64_t seed = 7000;
+    int idx = 0;
+    for (int s = 0; s < (int)(sizeof tile_sizes / sizeof tile_sizes[0]); s++)
+        for (int b = 0; b <= GIP_BORDER_WRAP; b++, idx++) {
+            const int o = idx % 6, pi = (idx / 2) % 5, ci = (idx / 3) % 3;
+            float scale = seed % 4 == 0 ? 0.0f : seed % 4 == 1 ? 0.5f : 1.0f;
+            float delta = seed % 3 == 0 ? -3.25f : 0.0f;
+            sobel_case(ctx, tile_sizes[s], pairs[pi][0], pairs[pi][1], chans[ci], orders[o].dx,
+                       orders[o].dy, orders[o].ksize, (gip_border)b, scale, delta, seed++);
+            const int mk = idx % 5, mp = (idx / 2) % 4;
+            bool exact = mpairs[mp][1] == GIP_U8;
+            mag_case(ctx, tile_sizes[s], mpairs[mp][0], mpairs[mp][1], chans[(ci + 1) % 3], ks[mk],
+                     (gip_border)b, exact ? 1.0f : 0.8f, exact ? 0.0f : 2.0f, seed++);
+        }
+}
+
 static void *read_file(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
@@ -309,6 +346,7 @@ static void bad_inputs(gip_context *ctx)
 static void suite(gip_context *ctx)
 {
     sweep(ctx);
+    tile_edges(ctx);
     stored_cv2(ctx);
     bad_inputs(ctx);
 }
