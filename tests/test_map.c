@@ -338,6 +338,67 @@ static void test_bad_input(gip_context *ctx)
     gt_free(&c3);
 }
 
+typedef struct unary_expr {
+    const char *expr;
+} unary_expr;
+
+static gip_status run_unary_map(gip_context *ctx, const gip_image *src, gip_image *dst,
+                                const void *a)
+{
+    return gip_map(ctx, ((const unary_expr *)a)->expr, src, 1, NULL, 0, dst);
+}
+
+/* Widths around the GPU's 16-byte runs (a run is 16 bytes of the narrowest array: 4 to 16
+ * elements) with padded strides that are and are not multiples of 16, so that both the vector
+ * and the element kernels run, and rows end in partial runs. */
+static void test_strides(gip_context *ctx)
+{
+    static const int64_t widths[] = {1, 3, 4, 5, 15, 16, 17, 33, 255, 257};
+    static const int64_t pads[] = {0, 1, 16, 19};
+    static const struct {
+        gip_dtype in, out;
+        int32_t c;
+        const char *expr;
+    } cases[] = {
+        {GIP_U8, GIP_U8, 3, "255 - in + x * 0 + c"},
+        {GIP_U8, GIP_U8, 1, "in * 0.5 + 100"},
+        {GIP_F32, GIP_F32, 1, "1 - in"},
+        {GIP_U8, GIP_F32, 4, "in / 3 + c"},
+        {GIP_F32, GIP_U16, 3, "in * 300 - 7"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+        for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; wi++)
+            for (size_t pi = 0; pi < sizeof pads / sizeof pads[0]; pi++) {
+                int64_t w = widths[wi], h = 5;
+                gip_image src, dst, ref;
+                gt_alloc(&src, w, h, cases[k].c, cases[k].in, pads[pi]);
+                gt_alloc(&dst, w, h, cases[k].c, cases[k].out, pads[(pi + 1) % 4]);
+                gt_alloc(&ref, w, h, cases[k].c, cases[k].out, 0);
+                gt_fill_random(&src, 70 + wi, 0, 1);
+                for (int64_t y = 0; y < h; y++)
+                    for (int64_t x = 0; x < w; x++)
+                        for (int c = 0; c < cases[k].c; c++) {
+                            float v = (float)gt_get(&src, x, y, c);
+                            float r = k == 0   ? 255.0f - v + (float)c
+                                      : k == 1 ? v * 0.5f + 100.0f
+                                      : k == 2 ? 1.0f - v
+                                      : k == 3 ? v / 3.0f + (float)c
+                                               : v * 300.0f - 7.0f;
+                            gt_set(&ref, x, y, c, r);
+                        }
+                unary_expr a = {cases[k].expr};
+                GT_OK(gt_run_unary(ctx, run_unary_map, &src, &dst, &a, 0xCD));
+                char label[96];
+                snprintf(label, sizeof label, "'%s' %lldx%lld pad %lld", cases[k].expr,
+                         (long long)w, (long long)h, (long long)pads[pi]);
+                gt_compare(&dst, &ref, 0, 0, label);
+                GT_CHECK(gt_padding_intact(&dst), "%s: padding intact", label);
+                gt_free(&src);
+                gt_free(&dst);
+                gt_free(&ref);
+            }
+}
+
 static void body(gip_context *ctx)
 {
     test_invert(ctx);
@@ -345,6 +406,7 @@ static void body(gip_context *ctx)
     test_rounding(ctx);
     test_no_contraction(ctx);
     test_in_place(ctx);
+    test_strides(ctx);
     test_cpu_vs_gpu(ctx);
     test_parse_errors(ctx);
     test_bad_input(ctx);

@@ -188,6 +188,59 @@ static void test_cpu_vs_gpu(gip_context *ctx)
     gip_context_destroy(cpu);
 }
 
+/* Sizes at the GPU's tile edges (tiles of 128 elements by 32 rows; element, not pixel, columns),
+ * odd strides, and radii whose tile only just fits shared memory (11 with 4 channels) or does not
+ * (12: the untiled kernel): GPU and CPU identical in every border mode. */
+static void test_tile_edges(gip_context *ctx)
+{
+    if (gip_context_backend(ctx) != GIP_BACKEND_CUDA)
+        return;
+    gip_context *cpu = NULL;
+    gip_context_desc desc = {GIP_BACKEND_CPU, 0, 0, 0};
+    GT_OK(gip_context_create(&desc, &cpu));
+    static const struct {
+        int64_t w, h;
+        int32_t c;
+        gip_dtype dt;
+        const char *expr;
+    } cases[] = {
+        {128, 32, 1, GIP_U8, mean3},
+        {129, 33, 1, GIP_U8, mean3},
+        {127, 31, 1, GIP_F32, mean3},
+        {43, 65, 3, GIP_U8, mean3},
+        {86, 64, 3, GIP_U16, mean3},
+        {257, 97, 4, GIP_U8, "in(-2, 2) * 0.25 + in(2, -1) * 0.75 - x * 0.01 + y + c"},
+        {2, 3, 1, GIP_U8, "in(2, -2) + in(-1, 1) * 2"},
+        {300, 70, 4, GIP_U8, "(in(11, -11) + in(-11, 11) + in) / 3"},
+        {300, 70, 4, GIP_U16, "(in(12, -12) + in(-12, 12) + in(0, 3)) / 3"},
+        {40, 9, 1, GIP_F32, "in(32, 0) - in(0, -32) + in(-5, 7)"},
+    };
+    for (int mode = 0; mode <= GIP_BORDER_WRAP; mode++)
+        for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+            gip_image src, g, h;
+            gt_alloc(&src, cases[k].w, cases[k].h, cases[k].c, cases[k].dt, 3);
+            gt_alloc(&g, cases[k].w, cases[k].h, cases[k].c, cases[k].dt, 5);
+            gt_alloc(&h, cases[k].w, cases[k].h, cases[k].c, cases[k].dt, 0);
+            gt_fill_random(&src, 90 + k + mode, 0, 0);
+            run_args a = {cases[k].expr, {0}};
+            a.p.border.mode = (gip_border)mode;
+            for (int c = 0; c < 4; c++)
+                a.p.border.value[c] = 3.0f + 50.0f * c;
+            GT_OK(gt_run_unary(ctx, run_fn, &src, &g, &a, 0xCD));
+            GT_OK(gt_run_unary(cpu, run_fn, &src, &h, &a, 0x11));
+            char label[128];
+            snprintf(label, sizeof label, "GPU vs CPU '%s' %s %s c%d %lldx%lld", cases[k].expr,
+                     gip_border_name((gip_border)mode), gip_dtype_name(cases[k].dt),
+                     (int)cases[k].c, (long long)cases[k].w, (long long)cases[k].h);
+            gt_compare(&g, &h, 0, 0, label);
+            GT_CHECK(gt_padding_intact(&g), "%s: padding intact", label);
+            gt_free(&src);
+            gt_free(&g);
+            gt_free(&h);
+        }
+    gip_context_destroy(cpu);
+}
+
 static bool poisoned(const gip_image *img)
 {
     for (int64_t y = 0; y < img->height; y++) {
@@ -262,6 +315,7 @@ static void body(gip_context *ctx)
     test_mean(ctx);
     test_gradient(ctx);
     test_cpu_vs_gpu(ctx);
+    test_tile_edges(ctx);
     test_errors(ctx);
 }
 

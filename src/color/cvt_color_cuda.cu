@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* gip_cvt_color on CUDA: one kernel per family (reorder, to gray, from gray) templated on the
- * element type and the channel counts, queued on the context's stream. */
+ * element type and the channel counts, several pixels per thread moved as 32-bit words, queued on
+ * the context's stream. */
 #include <type_traits>
 
 #include "color/cvt_color.h"
@@ -40,36 +41,89 @@ template <typename T> __device__ __forceinline__ T gray(T s0, T s1, T s2, bool r
     }
 }
 
-/* One thread per pixel: x over the pixels of a row (neighbouring threads, neighbouring memory),
- * y over rows with a stride of gridDim.y so that any height fits the 65535 grid limit. Each
- * pixel is read whole before it is written: in-place swaps are safe. */
+/* One pixel: s holds SCN elements, d receives DCN. */
 template <typename T, gip__cc_kind KIND, int SCN, int DCN, bool SWAP>
+__device__ __forceinline__ void convert_pixel(const T *s, T *d)
+{
+    if constexpr (KIND == GIP__CC_REORDER) {
+        T v0 = s[0], v1 = s[1], v2 = s[2];
+        T v3 = SCN == 4 ? s[3] : alpha_max<T>();
+        d[0] = SWAP ? v2 : v0;
+        d[1] = v1;
+        d[2] = SWAP ? v0 : v2;
+        if constexpr (DCN == 4)
+            d[3] = v3;
+    } else if constexpr (KIND == GIP__CC_TO_GRAY) {
+        d[0] = gray<T>(s[0], s[1], s[2], SWAP);
+    } else {
+        T v = s[0];
+        d[0] = v;
+        d[1] = v;
+        d[2] = v;
+        if constexpr (DCN == 4)
+            d[3] = alpha_max<T>();
+    }
+}
+
+/* Pixels per thread: P pixels of T are a whole number of 32-bit words on both sides (4 for u8,
+ * 2 for u16 and s16, 1 for f32), so that a thread's pixels move as SCN and DCN words. */
+template <typename T> __host__ __device__ constexpr int pixels_per_thread()
+{
+    return 4 / (int)sizeof(T);
+}
+
+/* Each thread converts P consecutive pixels of a row (neighbouring threads, neighbouring memory),
+ * for rows y, y + gridDim.y ... so that any height fits the 65535 grid limit. VEC: the P pixels
+ * move as 32-bit words (the launcher checks that bases and strides are multiples of 4); a row's
+ * last partial run and the !VEC variant go element by element. A thread reads all its pixels
+ * before writing any: in-place swaps are safe. */
+template <typename T, gip__cc_kind KIND, int SCN, int DCN, bool SWAP, bool VEC>
 __global__ void cvt_color_kernel(const void *src, int64_t sstride, void *dst, int64_t dstride,
                                  int64_t width, int64_t height)
 {
-    int64_t x = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (x >= width)
+    constexpr int P = pixels_per_thread<T>();
+    const int64_t x0 = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) * P;
+    if (x0 >= width)
         return;
+    const bool full = VEC && x0 + P <= width;
+    const int64_t m = width - x0 < P ? width - x0 : P;
     for (int64_t y = blockIdx.y; y < height; y += gridDim.y) {
-        const T *s = gip__row<T>(src, sstride, y) + x * SCN;
-        T *d = gip__row<T>(dst, dstride, y) + x * DCN;
-        if constexpr (KIND == GIP__CC_REORDER) {
-            T v0 = s[0], v1 = s[1], v2 = s[2];
-            T v3 = SCN == 4 ? s[3] : alpha_max<T>();
-            d[0] = SWAP ? v2 : v0;
-            d[1] = v1;
-            d[2] = SWAP ? v0 : v2;
-            if constexpr (DCN == 4)
-                d[3] = v3;
-        } else if constexpr (KIND == GIP__CC_TO_GRAY) {
-            d[0] = gray<T>(s[0], s[1], s[2], SWAP);
+        const T *s = gip__row<T>(src, sstride, y) + x0 * SCN;
+        T *d = gip__row<T>(dst, dstride, y) + x0 * DCN;
+        union {
+            uint32_t w[SCN];
+            T e[P * SCN];
+        } sv;
+        union {
+            uint32_t w[DCN];
+            T e[P * DCN];
+        } dv;
+        if (full) {
+#pragma unroll
+            for (int k = 0; k < SCN; k++)
+                sv.w[k] = reinterpret_cast<const uint32_t *>(s)[k];
+#pragma unroll
+            for (int p = 0; p < P; p++)
+                convert_pixel<T, KIND, SCN, DCN, SWAP>(sv.e + p * SCN, dv.e + p * DCN);
+#pragma unroll
+            for (int k = 0; k < DCN; k++)
+                reinterpret_cast<uint32_t *>(d)[k] = dv.w[k];
         } else {
-            T v = s[0];
-            d[0] = v;
-            d[1] = v;
-            d[2] = v;
-            if constexpr (DCN == 4)
-                d[3] = alpha_max<T>();
+            /* Constant indices under the guards keep the arrays in registers. */
+#pragma unroll
+            for (int p = 0; p < P; p++)
+                if (p < m)
+#pragma unroll
+                    for (int k = 0; k < SCN; k++)
+                        sv.e[p * SCN + k] = s[p * SCN + k];
+#pragma unroll
+            for (int p = 0; p < P; p++)
+                if (p < m) {
+                    convert_pixel<T, KIND, SCN, DCN, SWAP>(sv.e + p * SCN, dv.e + p * DCN);
+#pragma unroll
+                    for (int k = 0; k < DCN; k++)
+                        d[p * DCN + k] = dv.e[p * DCN + k];
+                }
         }
     }
 }
@@ -77,13 +131,22 @@ __global__ void cvt_color_kernel(const void *src, int64_t sstride, void *dst, in
 template <typename T, gip__cc_kind KIND, int SCN, int DCN, bool SWAP>
 gip_status launch(gip_context *ctx, const gip_image *src, gip_image *dst)
 {
+    constexpr int P = pixels_per_thread<T>();
     int64_t w = src->width;
-    unsigned bx = w >= 256 ? 256u : static_cast<unsigned>((w + 31) / 32 * 32);
+    int64_t units = (w + P - 1) / P;
+    unsigned bx = units >= 256 ? 256u : static_cast<unsigned>((units + 31) / 32 * 32);
     dim3 block(bx, 1, 1);
-    dim3 grid(gip__div_up(w, bx), static_cast<unsigned>(src->height < 65535 ? src->height : 65535),
-              1);
-    cvt_color_kernel<T, KIND, SCN, DCN, SWAP><<<grid, block, 0, gip__stream(ctx)>>>(
-        src->data, src->stride, dst->data, dst->stride, w, src->height);
+    dim3 grid(gip__div_up(units, bx),
+              static_cast<unsigned>(src->height < 65535 ? src->height : 65535), 1);
+    const bool vec = (((uintptr_t)src->data | (uint64_t)src->stride | (uintptr_t)dst->data |
+                       (uint64_t)dst->stride) &
+                      3) == 0;
+    if (vec)
+        cvt_color_kernel<T, KIND, SCN, DCN, SWAP, true><<<grid, block, 0, gip__stream(ctx)>>>(
+            src->data, src->stride, dst->data, dst->stride, w, src->height);
+    else
+        cvt_color_kernel<T, KIND, SCN, DCN, SWAP, false><<<grid, block, 0, gip__stream(ctx)>>>(
+            src->data, src->stride, dst->data, dst->stride, w, src->height);
     return GIP__LAUNCH_CHECK(ctx, "gip_cvt_color: kernel launch");
 }
 
