@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* Tests of style transfer: convolution forward and input gradient and the Gram matrix against
  * double references, a finite-difference check of the total loss's gradient, L-BFGS on a convex
- * quadratic and on Rosenbrock's function, the safetensors reader's bad-input table, the public
- * function's bad-input table, and a small end-to-end run (loss falls, deterministic; on CUDA it
- * also agrees with the CPU). */
+ * quadratic and on Rosenbrock's function with each step rule, the strong-Wolfe search on functions
+ * of the step, Adam's first steps in closed form, the optimisers' backend primitives, the
+ * safetensors reader's bad-input table, the public
+ * function's bad-input table, and small end-to-end runs (loss falls with every optimiser,
+ * deterministic; on CUDA it also agrees with the CPU). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -257,7 +259,7 @@ static gip_status rosen_fn(void *arg, const float *x, float *g, double *f)
 static double last_f;
 static int32_t iters_seen;
 static int monotone_ok;
-static int track_iter(void *arg, int32_t it, int32_t evals, double f)
+static int track_iter(void *arg, int32_t it, int32_t evals, double f, int32_t best_eval)
 {
     if (it > 0 && f > last_f)
         monotone_ok = 0;
@@ -266,7 +268,7 @@ static int track_iter(void *arg, int32_t it, int32_t evals, double f)
     return 0;
 }
 
-static int stop_at_five(void *arg, int32_t it, int32_t evals, double f)
+static int stop_at_five(void *arg, int32_t it, int32_t evals, double f, int32_t best_eval)
 {
     iters_seen = it;
     return it >= 5;
@@ -305,6 +307,294 @@ static void test_lbfgs(gip_context *ctx)
     float r2[2] = {-1.2f, 1.0f};
     GT_OK(gip__lbfgs(ctx, be, NULL, &pr, r2, 2, rosen_fn, stop_at_five, NULL, &f, &evals));
     GT_CHECK(iters_seen == 5, "stopped after iteration %d, expected 5", (int)iters_seen);
+}
+
+/* ---- the optimisers' backend primitives against double references ------------------------- */
+static void test_opt_primitives(gip_context *ctx, const gip__style_backend *be)
+{
+    gip_net *net;
+    if (!GT_OK(gip__net_random_slim(3, 16, &net)))
+        return;
+    gip__style_state *st;
+    if (!GT_OK(be->create(ctx, net, 0, GIP_STYLE_NO_TF32, &st))) {
+        gip_net_free(net);
+        return;
+    }
+    const int64_t ns[] = {1, 37, 70001};
+    for (int k = 0; k < 3; k++) {
+        int64_t n = ns[k], nr = 7, nv = 3;
+        float *rows = malloc(nr * n * sizeof(float)), *y = malloc(n * sizeof(float));
+        float *yg = malloc(n * sizeof(float));
+        double coef[7], out[21];
+        fill_normal(rows, nr * n, 10 + k, 1.0);
+        fill_normal(y, n, 20 + k, 1.0);
+        for (int r = 0; r < nr; r++)
+            coef[r] = 0.3 * r - 1.0;
+        float *drows = to_backend(ctx, be, st, rows, nr * n), *dy = to_backend(ctx, be, st, y, n);
+        if (drows && dy) {
+            /* rows . vecs with the vecs the first three rows (as L-BFGS uses it). */
+            if (GT_OK(be->rows_dot(ctx, st, drows, nr, drows, nv, n, out))) {
+                double wv = 0;
+                for (int r = 0; r < nr; r++)
+                    for (int j = 0; j < nv; j++) {
+                        double e = 0, mag = 0;
+                        for (int64_t i = 0; i < n; i++) {
+                            e += (double)rows[r * n + i] * rows[j * n + i];
+                            mag += fabs((double)rows[r * n + i] * rows[j * n + i]);
+                        }
+                        /* double accumulation: rounding of the sum only */
+                        wv = fmax(wv, fabs(out[r * nv + j] - e) / (1e-12 + 1e-12 * mag));
+                    }
+                GT_CHECK(wv <= 1.0, "%s rows_dot n=%lld: error %g of the tolerance", be->name,
+                         (long long)n, wv);
+            }
+            if (GT_OK(be->rows_axpy(ctx, st, drows, nr, coef, n, dy)) &&
+                GT_OK(be->download(ctx, st, yg, dy, n))) {
+                double wv = 0;
+                for (int64_t i = 0; i < n; i++) {
+                    double e = y[i], mag = fabs(y[i]);
+                    for (int r = 0; r < nr; r++) {
+                        e += coef[r] * rows[r * n + i];
+                        mag += fabs(coef[r] * rows[r * n + i]);
+                    }
+                    wv = fmax(wv, fabs(yg[i] - e) / (1e-6 * mag + 1e-30));
+                }
+                GT_CHECK(wv <= 1.0, "%s rows_axpy n=%lld: error %g of the tolerance", be->name,
+                         (long long)n, wv);
+            }
+            double l1, linf, e1 = 0, einf = 0;
+            for (int64_t i = 0; i < n; i++) {
+                e1 += fabs((double)rows[i]);
+                einf = fmax(einf, fabs((double)rows[i]));
+            }
+            if (GT_OK(be->abs_norms(ctx, st, drows, n, &l1, &linf)))
+                GT_CHECK(fabs(l1 - e1) <= 1e-12 * e1 && linf == einf,
+                         "%s abs_norms n=%lld: %.17g %.9g, expected %.17g %.9g", be->name,
+                         (long long)n, l1, linf, e1, einf);
+        }
+        be->free(ctx, st, drows);
+        be->free(ctx, st, dy);
+        free(rows);
+        free(y);
+        free(yg);
+    }
+    /* One Adam step on the backend against the formula in double. */
+    {
+        int64_t n = 1001;
+        float *h = malloc(4 * n * sizeof(float)), *got = malloc(3 * n * sizeof(float));
+        fill_normal(h, 4 * n, 77, 1.0);
+        for (int64_t i = 0; i < n; i++)
+            h[3 * n + i] = fabsf(h[3 * n + i]); /* v >= 0 */
+        float *dx = to_backend(ctx, be, st, h, n), *dg = to_backend(ctx, be, st, h + n, n);
+        float *dm = to_backend(ctx, be, st, h + 2 * n, n);
+        float *dv = to_backend(ctx, be, st, h + 3 * n, n);
+        if (dx && dg && dm && dv &&
+            GT_OK(be->adam(ctx, st, dx, dg, dm, dv, n, 0.01, 0.9, 0.999, 1e-8, 3)) &&
+            GT_OK(be->download(ctx, st, got, dx, n)) &&
+            GT_OK(be->download(ctx, st, got + n, dm, n)) &&
+            GT_OK(be->download(ctx, st, got + 2 * n, dv, n))) {
+            double wv = 0;
+            for (int64_t i = 0; i < n; i++) {
+                double g = h[n + i];
+                double m = 0.9 * h[2 * n + i] + 0.1 * g, v = 0.999 * h[3 * n + i] + 0.001 * g * g;
+                double x =
+                    h[i] - 0.01 * (m / (1 - pow(0.9, 3))) / (sqrt(v / (1 - pow(0.999, 3))) + 1e-8);
+                /* float rounding of each term: relative to the terms' magnitudes */
+                double mm = 0.9 * fabs(h[2 * n + i]) + 0.1 * fabs(g);
+                wv = fmax(wv, fabs(got[i] - x) / (1e-6 * (fabs(h[i]) + 0.01 * fabs(m / sqrt(v)))));
+                wv = fmax(wv, fabs(got[n + i] - m) / (1e-6 * mm + 1e-30));
+                wv = fmax(wv, fabs(got[2 * n + i] - v) / (1e-6 * v + 1e-30));
+            }
+            GT_CHECK(wv <= 1.0, "%s adam step: error %g of the tolerance", be->name, wv);
+        }
+        be->free(ctx, st, dx);
+        be->free(ctx, st, dg);
+        be->free(ctx, st, dm);
+        be->free(ctx, st, dv);
+        free(h);
+        free(got);
+    }
+    be->destroy(ctx, st);
+    gip_net_free(net);
+}
+
+/* ---- strong Wolfe on functions of the step --------------------------------------------------- */
+typedef struct line_fn {
+    int kind; /* 0: quadratic 0.5 a (t - c)^2 + f_off; 1: a smooth non-convex curve */
+    double a, c;
+    double slot_t[3];
+    int calls;
+} line_fn;
+
+static void line_value(const line_fn *l, double t, double *f, double *gtd)
+{
+    if (l->kind == 0) {
+        *f = 0.5 * l->a * (t - l->c) * (t - l->c);
+        *gtd = l->a * (t - l->c);
+    } else { /* f(t) = -t exp(-t / c) + 0.05 t^2, minimum near t = c */
+        double e = exp(-t / l->c);
+        *f = -t * e + 0.05 * t * t;
+        *gtd = -e + t / l->c * e + 0.1 * t;
+    }
+}
+
+static gip_status phi_test(void *arg, double t, int slot, double *f, double *gtd)
+{
+    line_fn *l = arg;
+    GT_CHECK(slot >= 0 && slot < 3, "slot %d in 0..2", slot);
+    if (slot >= 0 && slot < 3)
+        l->slot_t[slot] = t;
+    l->calls++;
+    line_value(l, t, f, gtd);
+    return GIP_OK;
+}
+
+static void test_strong_wolfe(void)
+{
+    const struct {
+        int kind;
+        double a, c, t0;
+    } cases[] = {
+        {0, 2.0, 1.0, 1.0},  {0, 2.0, 1.0, 1e-3}, /* tiny first step: the bracket grows */
+        {0, 2.0, 1.0, 50.0},                      /* far too long: zoom */
+        {0, 1e4, 1e-3, 1.0}, {0, 0.5, 7.0, 0.3},  {1, 0, 2.0, 0.01},
+        {1, 0, 2.0, 1.0},    {1, 0, 2.0, 40.0},   {1, 0, 0.5, 3.0},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        line_fn l = {cases[k].kind, cases[k].a, cases[k].c, {NAN, NAN, NAN}, 0};
+        double f0, g0;
+        line_value(&l, 0.0, &f0, &g0);
+        gip__wolfe_result r;
+        if (!GT_OK(gip__strong_wolfe(phi_test, &l, f0, g0, cases[k].t0, 1.0, 1e-4, 0.9, 25, &r)))
+            continue;
+        double f, g;
+        line_value(&l, r.t, &f, &g);
+        GT_CHECK(r.slot >= 0 && r.t > 0, "case %zu: a step was taken (t = %g, slot %d)", k, r.t,
+                 r.slot);
+        GT_CHECK(f <= f0 + 1e-4 * r.t * g0, "case %zu: sufficient decrease: f(%g) = %g, bound %g",
+                 k, r.t, f, f0 + 1e-4 * r.t * g0);
+        GT_CHECK(fabs(g) <= 0.9 * fabs(g0), "case %zu: curvature: |phi'(%g)| = %g > 0.9 * %g", k,
+                 r.t, fabs(g), fabs(g0));
+        GT_CHECK(r.f == f && r.gtd == g, "case %zu: returned f, slope %g %g, expected %g %g", k,
+                 r.f, r.gtd, f, g);
+        GT_CHECK(r.slot < 0 || l.slot_t[r.slot] == r.t,
+                 "case %zu: slot %d holds the gradient of t = %g, returned t = %g", k, r.slot,
+                 r.slot >= 0 ? l.slot_t[r.slot] : 0.0, r.t);
+        GT_CHECK(r.evals == l.calls && r.evals <= 25, "case %zu: %d evaluations reported, %d made",
+                 k, r.evals, l.calls);
+    }
+}
+
+/* ---- Adam's first steps in closed form --------------------------------------------------------
+ */
+static double adam_f[8];
+static int adam_it;
+static int adam_record(void *arg, int32_t it, int32_t evals, double f, int32_t best_eval)
+{
+    if (it < 8)
+        adam_f[it] = f;
+    adam_it = it;
+    GT_CHECK(evals == it + 1 && best_eval == it + 1, "Adam: iteration %d, %d evaluations, best %d",
+             (int)it, (int)evals, (int)best_eval);
+    return 0;
+}
+
+static void test_adam(gip_context *ctx)
+{
+    quad q = {6, {0}, {0}};
+    for (int i = 0; i < 6; i++) {
+        q.a[i] = 0.5 + i;
+        q.c[i] = 1.0 - 0.7 * i;
+    }
+    for (int steps = 1; steps <= 3; steps++) {
+        float x[6] = {0};
+        double f;
+        int32_t evals;
+        const double lr = 0.01;
+        if (!GT_OK(gip__adam(ctx, &gip__style_cpu, NULL, steps, lr, x, 6, quad_fn, adam_record, &q,
+                             &f, &evals)))
+            continue;
+        /* Closed form: step 1 moves every coordinate by lr * g / (|g| + eps), i.e. lr against the
+         * sign of its gradient; later steps by the bias-corrected moment ratio. */
+        double xe[6] = {0}, m[6] = {0}, v[6] = {0};
+        for (int t = 1; t <= steps; t++)
+            for (int i = 0; i < 6; i++) {
+                double g = q.a[i] * (xe[i] - q.c[i]);
+                m[i] = 0.9 * m[i] + 0.1 * g;
+                v[i] = 0.999 * v[i] + 0.001 * g * g;
+                xe[i] -=
+                    lr * (m[i] / (1 - pow(0.9, t))) / (sqrt(v[i] / (1 - pow(0.999, t))) + 1e-8);
+            }
+        double wv = 0;
+        for (int i = 0; i < 6; i++)
+            wv = fmax(wv, fabs(x[i] - xe[i]));
+        if (steps == 1)
+            for (int i = 0; i < 6; i++)
+                wv = fmax(wv, fabs(x[i] - (q.c[i] > 0 ? lr : -lr)));
+        GT_CHECK(wv < 1e-7, "Adam after %d steps: max |x - closed form| = %g", steps, wv);
+        GT_CHECK(evals == steps + 1 && adam_it == steps, "Adam: %d evaluations for %d steps",
+                 (int)evals, steps);
+    }
+}
+
+/* ---- L-BFGS with each step rule -------------------------------------------------------------- */
+static void test_lbfgs_rules(gip_context *ctx)
+{
+    const gip__style_backend *be = &gip__style_cpu;
+    quad q = {50, {0}, {0}};
+    uint64_t s = 9;
+    for (int i = 0; i < 50; i++) {
+        q.a[i] = 1.0 + 99.0 * (double)(gip__style_rand_u64(&s) >> 11) / 9007199254740992.0;
+        q.c[i] = gip__style_rand_normal(&s);
+    }
+    const int rules[] = {GIP_STYLE_LS_NONE, GIP_STYLE_LS_STRONG_WOLFE, GIP_STYLE_LS_ARMIJO};
+    const int hist[] = {3, 10, 100};
+    for (int r = 0; r < 3; r++)
+        for (int h = 0; h < 3; h++) {
+            float x[64] = {0};
+            gip__lbfgs_params p = {200, hist[h], 0, rules[r], 0};
+            double f;
+            int32_t evals;
+            monotone_ok = 1;
+            if (!GT_OK(gip__lbfgs(ctx, be, NULL, &p, x, 50, quad_fn, track_iter, &q, &f, &evals)))
+                continue;
+            double err = 0;
+            for (int i = 0; i < 50; i++)
+                err = fmax(err, fabs(x[i] - q.c[i]));
+            GT_CHECK(err < 1e-3 && f < 1e-6,
+                     "quadratic, rule %d, history %d: max |x - c| = %g, f = %g (%d evaluations)",
+                     rules[r], hist[h], err, f, (int)evals);
+            /* Reported values are the best so far: never rising, for every rule. */
+            GT_CHECK(monotone_ok, "rule %d, history %d: reported values never rise", rules[r],
+                     hist[h]);
+        }
+    /* Rosenbrock needs a line search. */
+    for (int r = 1; r < 3; r++) {
+        float x[2] = {-1.2f, 1.0f};
+        gip__lbfgs_params p = {300, 10, 0, rules[r], 0};
+        double f;
+        int32_t evals;
+        if (GT_OK(gip__lbfgs(ctx, be, NULL, &p, x, 2, rosen_fn, NULL, NULL, &f, &evals)))
+            GT_CHECK(fabs(x[0] - 1) < 2e-3 && fabs(x[1] - 1) < 4e-3,
+                     "Rosenbrock, rule %d: reached (%g, %g), f = %g, expected (1, 1)", rules[r],
+                     x[0], x[1], f);
+    }
+    /* No line search: torch's first step, t = min(1, 1 / |g|_1) lr along -g. */
+    {
+        float x[64] = {0};
+        gip__lbfgs_params p = {1, 10, 0, GIP_STYLE_LS_NONE, 0.5};
+        double f, l1 = 0;
+        int32_t evals;
+        for (int i = 0; i < 50; i++)
+            l1 += fabs(q.a[i] * q.c[i]);
+        if (GT_OK(gip__lbfgs(ctx, be, NULL, &p, x, 50, quad_fn, NULL, &q, &f, &evals))) {
+            double t = fmin(1.0, 1.0 / l1) * 0.5, wv = 0;
+            for (int i = 0; i < 50; i++)
+                wv = fmax(wv, fabs(x[i] - t * q.a[i] * q.c[i]));
+            GT_CHECK(wv < 1e-6 && evals == 2, "first fixed step: max error %g, %d evaluations", wv,
+                     (int)evals);
+        }
+    }
 }
 
 /* ---- safetensors ------------------------------------------------------------------------- */
@@ -608,6 +898,57 @@ static void test_end_to_end(gip_context *ctx)
     gip_image_free(NULL, &style);
 }
 
+/* ---- the public function with each optimiser ---------------------------------------------- */
+static void test_optimizers(gip_context *ctx)
+{
+    gip_image content = {0}, style = {0}, a;
+    load_pair(&content, &style);
+    if (!content.data || !style.data)
+        return;
+    gt_alloc(&a, 48, 40, 3, GIP_U8, 2);
+    gip_net *net = NULL;
+    GT_OK(gip__net_random_slim(5, 8, &net));
+    const struct {
+        gip_style_optimizer opt;
+        gip_style_line_search ls;
+        double lr;
+        double factor; /* the loss after 8 iterations is below factor * the first */
+    } cases[] = {
+        {GIP_STYLE_OPT_LBFGS, GIP_STYLE_LS_NONE, 0, 0.5},
+        {GIP_STYLE_OPT_LBFGS, GIP_STYLE_LS_STRONG_WOLFE, 0, 0.5},
+        {GIP_STYLE_OPT_LBFGS, GIP_STYLE_LS_ARMIJO, 0, 0.5},
+        {GIP_STYLE_OPT_ADAM, GIP_STYLE_LS_DEFAULT, 0, 0.8},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        gip_style_params p = {0};
+        p.net = net;
+        p.iterations = 8;
+        p.progress_every = 1;
+        p.history = 100;
+        p.optimizer = cases[k].opt;
+        p.line_search = cases[k].ls;
+        p.lr = cases[k].lr;
+        p.flags = GIP_STYLE_NO_TF32;
+        curve c = {{0}, 0};
+        gt_poison(&a, 0x5A);
+        if (!GT_OK(run_small(ctx, &content, &style, &a, &p, &c)))
+            continue;
+        int mono = c.n == 9;
+        for (int i = 1; i < c.n; i++)
+            mono &= c.loss[i] <= c.loss[i - 1];
+        GT_CHECK(mono, "optimiser case %zu: reported (best) loss never rises over %d points", k,
+                 c.n);
+        GT_CHECK(c.n == 9 && c.loss[8] < cases[k].factor * c.loss[0],
+                 "optimiser case %zu: loss falls from %g to %g (below %g x)", k, c.loss[0],
+                 c.loss[c.n - 1], cases[k].factor);
+        GT_CHECK(gt_padding_intact(&a), "optimiser case %zu: dst padding intact", k);
+    }
+    gip_net_free(net);
+    gt_free(&a);
+    gip_image_free(NULL, &content);
+    gip_image_free(NULL, &style);
+}
+
 static void test_bad_input(gip_context *ctx)
 {
     gip_image c, s, d, g2, f32, small, big;
@@ -666,6 +1007,24 @@ static void test_bad_input(gip_context *ctx)
         q = p, q.init = (gip_style_init)-1;
         GT_STATUS(gip_style_transfer(ctx, &c, &s, &d, &q, NULL, NULL), GIP_ERR_INVALID_ARGUMENT);
         q = p, q.flags = 0x100;
+        GT_STATUS(gip_style_transfer(ctx, &c, &s, &d, &q, NULL, NULL), GIP_ERR_INVALID_ARGUMENT);
+        q = p, q.lr = -0.1;
+        GT_STATUS(gip_style_transfer(ctx, &c, &s, &d, &q, NULL, NULL), GIP_ERR_INVALID_ARGUMENT);
+        GT_CHECK(strstr(gip_last_error(), "lr") != NULL, "negative lr: message names lr: %s",
+                 gip_last_error());
+        q = p, q.lr = INFINITY;
+        GT_STATUS(gip_style_transfer(ctx, &c, &s, &d, &q, NULL, NULL), GIP_ERR_INVALID_ARGUMENT);
+        q = p, q.lr = NAN, q.optimizer = GIP_STYLE_OPT_ADAM;
+        GT_STATUS(gip_style_transfer(ctx, &c, &s, &d, &q, NULL, NULL), GIP_ERR_INVALID_ARGUMENT);
+        q = p, q.optimizer = (gip_style_optimizer)2;
+        GT_STATUS(gip_style_transfer(ctx, &c, &s, &d, &q, NULL, NULL), GIP_ERR_INVALID_ARGUMENT);
+        GT_CHECK(strstr(gip_last_error(), "optimizer") != NULL,
+                 "bad optimizer: message names it: %s", gip_last_error());
+        q = p, q.line_search = (gip_style_line_search)4;
+        GT_STATUS(gip_style_transfer(ctx, &c, &s, &d, &q, NULL, NULL), GIP_ERR_INVALID_ARGUMENT);
+        GT_CHECK(strstr(gip_last_error(), "line_search") != NULL,
+                 "bad line search: message names it: %s", gip_last_error());
+        q = p, q.line_search = (gip_style_line_search)-1;
         GT_STATUS(gip_style_transfer(ctx, &c, &s, &d, &q, NULL, NULL), GIP_ERR_INVALID_ARGUMENT);
         /* dst untouched by every failure above. */
         int untouched = 1;
@@ -750,13 +1109,18 @@ static void body(gip_context *ctx)
     test_conv_gram(ctx, be);
     test_gradient(ctx, be, 1);
     test_gradient(ctx, be, 0);
+    test_opt_primitives(ctx, be);
     if (gip_context_backend(ctx) == GIP_BACKEND_CPU) {
         test_lbfgs(ctx);
+        test_lbfgs_rules(ctx);
+        test_strong_wolfe();
+        test_adam(ctx);
         test_safetensors();
     }
     test_bad_input(ctx);
     test_stop(ctx);
     test_end_to_end(ctx);
+    test_optimizers(ctx);
 }
 
 int main(int argc, char **argv)

@@ -98,6 +98,28 @@ typedef enum gip_style_init {
     GIP_STYLE_INIT_NOISE = 2    /* from seeded Gaussian noise */
 } gip_style_init;
 
+typedef enum gip_style_optimizer {
+    GIP_STYLE_OPT_LBFGS = 0, /* L-BFGS (default) */
+    GIP_STYLE_OPT_ADAM = 1   /* Adam (Kingma and Ba), betas 0.9 and 0.999, eps 1e-8 */
+} gip_style_optimizer;
+
+/** L-BFGS step-length rule. */
+typedef enum gip_style_line_search {
+    GIP_STYLE_LS_DEFAULT = 0, /* backtracking Armijo (GIP_STYLE_LS_ARMIJO) */
+    /* No line search, as torch.optim.LBFGS(line_search_fn=None): a fixed step of lr along the
+     * L-BFGS direction, the very first one scaled by min(1, 1 / sum|g|); one evaluation per
+     * iteration. The loss may rise on some iterations; the best image is kept. */
+    GIP_STYLE_LS_NONE = 1,
+    /* Strong Wolfe conditions (c1 = 1e-4, c2 = 0.9) by bracketing and cubic interpolation, at
+     * most 25 evaluations per iteration: torch.optim.LBFGS(line_search_fn="strong_wolfe"). First
+     * trial step as for GIP_STYLE_LS_NONE. */
+    GIP_STYLE_LS_STRONG_WOLFE = 2,
+    /* Backtracking from a unit step (from 1 / |g|_2 when there is no curvature history) with
+     * safeguarded quadratic interpolation until f(x + t d) <= f(x) + 1e-4 t g.d, at most 20
+     * evaluations; a non-descent direction restarts from steepest descent. */
+    GIP_STYLE_LS_ARMIJO = 3
+} gip_style_line_search;
+
 /** Do not normalise each layer's loss by its target's mean square (see gip_style_params). */
 #define GIP_STYLE_NO_LAYER_NORM 1u
 /** GPU: no TF32 tensor-core arithmetic in cuDNN and cuBLAS (full fp32; slower). */
@@ -119,7 +141,7 @@ typedef enum gip_style_init {
  */
 typedef struct gip_style_params {
     const gip_net *net;            /* NULL: gip_net_random(seed) made for this call */
-    int32_t iterations;            /* L-BFGS iterations; 0 = 300 */
+    int32_t iterations;            /* optimiser iterations; 0 = 300 */
     double content_weight;         /* 0 = 1 */
     double style_weight;           /* 0 = 300 (balanced for the layer normalisation) */
     double tv_weight;              /* 0 = no total-variation term */
@@ -129,18 +151,26 @@ typedef struct gip_style_params {
     gip_style_pool pool;           /* 0 = average */
     gip_style_init init;           /* 0 = content */
     uint64_t seed;                 /* random network and noise; 0 is a valid seed */
-    int32_t history;               /* L-BFGS history size; 0 = 10 */
+    int32_t history;               /* L-BFGS history size, 1..1000; 0 = 10 (PyTorch: 100) */
     int32_t progress_every;        /* call progress every N iterations; 0 = 10 */
     uint32_t flags;                /* GIP_STYLE_NO_LAYER_NORM | GIP_STYLE_NO_TF32 */
+    /* Fields added later; zero keeps the behaviour of a struct without them. */
+    gip_style_optimizer optimizer;     /* 0 = L-BFGS */
+    gip_style_line_search line_search; /* L-BFGS only; 0 = Armijo */
+    double lr; /* step: L-BFGS with line search none (0 = 1, as PyTorch) or the first trial step
+                  of strong Wolfe (0 = 1); Adam's learning rate in normalised image units
+                  (0 = 0.05). Ignored by Armijo. Must be finite and >= 0. */
 } gip_style_params;
 
 /** What the progress callback sees. */
 typedef struct gip_style_progress {
-    int32_t iteration;               /* L-BFGS iterations done (0 before the first) */
+    int32_t iteration;               /* iterations done (0 before the first) */
     int32_t iterations;              /* iterations requested */
     int32_t evaluations;             /* loss and gradient evaluations done */
     double loss, content, style, tv; /* terms of the best image so far (weighted) */
-    double seconds;                  /* since the optimisation started (preparation excluded) */
+    /* The callback is called every progress_every iterations, at the last one, and once more at
+     * the end if the optimisation stopped early (converged): then iteration < iterations. */
+    double seconds; /* since the optimisation started (preparation excluded) */
 } gip_style_progress;
 
 /** Progress callback: return 0 to go on, non-zero to stop (the best image so far is written and
@@ -159,8 +189,9 @@ GIP_API gip_status gip_style_output_size(int64_t w, int64_t h, int64_t size, int
  * Gatys style transfer: renders `content` in the style of `style` into `dst`.
  * The content image is resized (antialiased bilinear) to dst's size, the style image so that its
  * shorter side equals dst's shorter side; both are normalised with ImageNet's mean and standard
- * deviation (RGB order). The image is optimised with L-BFGS (two-loop recursion, backtracking
- * Armijo line search) and written de-normalised, rounded and saturated.
+ * deviation (RGB order). The image is optimised with L-BFGS (history `history`, step rule
+ * `line_search`) or Adam (`optimizer`) and written de-normalised, rounded and saturated: the best
+ * image evaluated (with line search none and Adam the loss may rise on some iterations).
  * - Images: content and style u8 with 1 (gray, used as R = G = B), 3 (RGB) or 4 (RGBA, alpha
  *   ignored) channels, any size; dst u8 3 channels (RGB), from 16x16 (four poolings) to 4096 on
  *   a side. The style image's longer side is limited to 4096 after resizing. All three on the host

@@ -12,6 +12,8 @@
 
 #define OP "gip_style_transfer"
 #define MAX_SIDE 4096
+/* Adam's default step in normalised units (see gip_style_params). */
+#define ADAM_LR_DEFAULT 0.05
 
 static const float imagenet_mean[3] = {0.485f, 0.456f, 0.406f};
 static const float imagenet_std[3] = {0.229f, 0.224f, 0.225f};
@@ -170,13 +172,19 @@ static gip_status prepare(gip_context *ctx, const gip_image *src, int64_t ow, in
 }
 
 /* ---- the optimisation ---------------------------------------------------------------------- */
+#define TERMS_RING 64 /* > evaluations of one iteration (25 at most) */
+
 typedef struct run_state {
     gip__style_eval *ev;
-    double terms[3];
+    double ring[TERMS_RING][3]; /* terms of the recent evaluations, by evaluation number */
+    double best[3];             /* terms of the best point so far */
+    int32_t evals, best_eval;
     double t0;
     int32_t iterations, every;
     gip_style_progress_fn progress;
     void *user;
+    gip_style_progress last; /* the latest iteration, reported or not */
+    int32_t reported;        /* iteration last passed to progress; -1 none */
 } run_state;
 
 static double now_s(void)
@@ -189,17 +197,25 @@ static double now_s(void)
 static gip_status eval_fn(void *arg, const float *x, float *g, double *f)
 {
     run_state *rs = arg;
-    return gip__style_eval_run(rs->ev, x, g, f, rs->terms);
+    rs->evals++;
+    return gip__style_eval_run(rs->ev, x, g, f, rs->ring[rs->evals % TERMS_RING]);
 }
 
-static int iter_fn(void *arg, int32_t it, int32_t evals, double f)
+static int iter_fn(void *arg, int32_t it, int32_t evals, double f, int32_t best_eval)
 {
     run_state *rs = arg;
+    /* The best point is found in the iteration that evaluates it, so its terms are recent. */
+    if (best_eval != rs->best_eval && rs->evals - best_eval < TERMS_RING) {
+        memcpy(rs->best, rs->ring[best_eval % TERMS_RING], sizeof rs->best);
+        rs->best_eval = best_eval;
+    }
+    gip_style_progress p = {it,          rs->iterations, evals,       f,
+                            rs->best[0], rs->best[1],    rs->best[2], 0.0};
+    rs->last = p;
     if (!rs->progress || (it % rs->every != 0 && it != rs->iterations))
         return 0;
-    /* The accepted point is always the last one evaluated, so terms are its terms. */
-    gip_style_progress p = {it,           rs->iterations, evals,        f,
-                            rs->terms[0], rs->terms[1],   rs->terms[2], now_s() - rs->t0};
+    p.seconds = now_s() - rs->t0;
+    rs->reported = it;
     return rs->progress(rs->user, &p);
 }
 
@@ -231,6 +247,20 @@ static gip_status check_params(gip_context *ctx, const gip_style_params *p)
                           (int)p->pool, (int)p->init);
     if (p->flags & ~(GIP_STYLE_NO_LAYER_NORM | GIP_STYLE_NO_TF32))
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, OP ": unknown flags 0x%x", p->flags);
+    if ((int)p->optimizer < 0 || (int)p->optimizer > GIP_STYLE_OPT_ADAM)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          OP
+                          ": bad optimizer %d (accepted: GIP_STYLE_OPT_LBFGS, GIP_STYLE_OPT_ADAM)",
+                          (int)p->optimizer);
+    if ((int)p->line_search < 0 || (int)p->line_search > GIP_STYLE_LS_ARMIJO)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          OP ": bad line_search %d (accepted: GIP_STYLE_LS_DEFAULT, _NONE, "
+                             "_STRONG_WOLFE, _ARMIJO)",
+                          (int)p->line_search);
+    if (!isfinite(p->lr) || p->lr < 0 || p->lr > 1e6)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          OP ": lr = %g; it must be finite, >= 0 and at most 1e6 (0 = default)",
+                          p->lr);
     return GIP_OK;
 }
 
@@ -404,11 +434,33 @@ GIP_API gip_status gip_style_transfer(gip_context *ctx, const gip_image *content
     if ((st = gip__style_eval_create(ctx, be, bst, net, &cfg, dc, h, w, ds, sh, sw, &ev)) != GIP_OK)
         goto out_free;
 
-    run_state rs = {
-        ev,       {0, 0, 0}, now_s(), iterations, p.progress_every ? p.progress_every : 10,
-        progress, user};
-    gip__lbfgs_params lp = {iterations, p.history ? p.history : 10, 20};
-    if ((st = gip__lbfgs(ctx, be, bst, &lp, dx, n, eval_fn, iter_fn, &rs, NULL, NULL)) != GIP_OK)
+    run_state *rs = calloc(1, sizeof *rs);
+    if (!rs) {
+        st = gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, OP ": out of memory");
+        goto out_free;
+    }
+    rs->ev = ev;
+    rs->iterations = iterations;
+    rs->every = p.progress_every ? p.progress_every : 10;
+    rs->progress = progress;
+    rs->user = user;
+    rs->reported = -1;
+    rs->t0 = now_s();
+    if (p.optimizer == GIP_STYLE_OPT_ADAM) {
+        st = gip__adam(ctx, be, bst, iterations, p.lr > 0 ? p.lr : ADAM_LR_DEFAULT, dx, n, eval_fn,
+                       iter_fn, rs, NULL, NULL);
+    } else {
+        gip__lbfgs_params lp = {iterations, p.history ? p.history : 10, 0, (int)p.line_search,
+                                p.lr};
+        st = gip__lbfgs(ctx, be, bst, &lp, dx, n, eval_fn, iter_fn, rs, NULL, NULL);
+    }
+    /* Stopped early (converged): the final state still goes to the callback once. */
+    if (st == GIP_OK && progress && rs->reported != rs->last.iteration) {
+        rs->last.seconds = now_s() - rs->t0;
+        progress(user, &rs->last);
+    }
+    free(rs);
+    if (st != GIP_OK)
         goto out_free;
     if ((st = be->download(ctx, bst, host_x, dx, n)) != GIP_OK)
         goto out_free;

@@ -100,6 +100,23 @@ struct gip__style_backend {
     /* y = alpha * x + beta * y */
     gip_status (*axpby)(gip_context *ctx, gip__style_state *st, double alpha, const float *x,
                         double beta, float *y, int64_t n);
+    /* out[r * nv + j] = rows[r] . vecs[j] (host doubles) for nr rows and nv vectors of n floats,
+     * each set contiguous (row r at rows + r * n): the dot products of L-BFGS's history in one
+     * pass over it. Full fp32 at least (no TF32). */
+    gip_status (*rows_dot)(gip_context *ctx, gip__style_state *st, const float *rows, int64_t nr,
+                           const float *vecs, int64_t nv, int64_t n, double *out);
+    /* y += sum over r of coef[r] * rows[r] (coef: nr host doubles) */
+    gip_status (*rows_axpy)(gip_context *ctx, gip__style_state *st, const float *rows, int64_t nr,
+                            const double *coef, int64_t n, float *y);
+    /* *l1 = sum |a|, *linf = max |a| (host doubles) */
+    gip_status (*abs_norms)(gip_context *ctx, gip__style_state *st, const float *a, int64_t n,
+                            double *l1, double *linf);
+    /* One Adam step (Kingma and Ba, algorithm 1) of step number `step` (1, 2, ...):
+     * m = b1 m + (1 - b1) g; v = b2 v + (1 - b2) g^2;
+     * x -= lr * (m / (1 - b1^step)) / (sqrt(v / (1 - b2^step)) + eps). */
+    gip_status (*adam)(gip_context *ctx, gip__style_state *st, float *x, const float *g, float *m,
+                       float *v, int64_t n, double lr, double b1, double b2, double eps,
+                       int32_t step);
     /* mean of squares of a (host double), for the layer normalisation */
     gip_status (*mean_sq)(gip_context *ctx, gip__style_state *st, const float *a, int64_t n,
                           double *out);
@@ -145,23 +162,50 @@ void gip__style_eval_destroy(gip__style_eval *ev);
 gip_status gip__style_eval_run(gip__style_eval *ev, const float *x, float *g, double *loss,
                                double terms[3]);
 
-/* ---- L-BFGS --------------------------------------------------------------------------------- */
+/* ---- optimisers: L-BFGS and Adam -------------------------------------------------------- */
 typedef struct gip__lbfgs_params {
     int32_t iterations;
     int32_t history;
-    int32_t max_evals_per_iter; /* line-search evaluations per iteration */
+    int32_t max_evals_per_iter; /* line-search evaluations per iteration; 0 = 20 (Armijo), 25 */
+    int line_search;            /* gip_style_line_search; 0 = Armijo */
+    double lr;                  /* fixed step (none), first trial step (strong Wolfe); 0 = 1 */
 } gip__lbfgs_params;
 
 /* Evaluation: f(x) and gradient g. Returns a status. */
 typedef gip_status (*gip__lbfgs_fn)(void *arg, const float *x, float *g, double *f);
-/* Called after each iteration with the current best f; return non-zero to stop. */
-typedef int (*gip__lbfgs_iter_fn)(void *arg, int32_t iteration, int32_t evaluations, double f);
+/* Called after each iteration with the best value so far, f, found by evaluation number
+ * best_eval (1 = the first); return non-zero to stop. */
+typedef int (*gip__lbfgs_iter_fn)(void *arg, int32_t iteration, int32_t evaluations, double f,
+                                  int32_t best_eval);
 
 /* Minimises fn from x (n floats in the backend's memory, overwritten with the best point found).
  * *f_out the best value; evals_out the evaluations done (either may be NULL). */
 gip_status gip__lbfgs(gip_context *ctx, const gip__style_backend *be, gip__style_state *bs,
                       const gip__lbfgs_params *p, float *x, int64_t n, gip__lbfgs_fn fn,
                       gip__lbfgs_iter_fn iter, void *arg, double *f_out, int32_t *evals_out);
+
+/* Adam with betas 0.9, 0.999 and eps 1e-8 for `iterations` steps of size lr; the point after the
+ * last step is evaluated too, and x receives the best point evaluated. Same callbacks as L-BFGS. */
+gip_status gip__adam(gip_context *ctx, const gip__style_backend *be, gip__style_state *bs,
+                     int32_t iterations, double lr, float *x, int64_t n, gip__lbfgs_fn fn,
+                     gip__lbfgs_iter_fn iter, void *arg, double *f_out, int32_t *evals_out);
+
+/* The strong-Wolfe line search of torch.optim.LBFGS (minFunc's), on a function of the step t
+ * only, so that it can be tested on any function. phi evaluates f(x + t d) and its directional
+ * derivative g(x + t d).d, keeping the gradient in buffer `slot` (0, 1 or 2); the search picks a
+ * slot that holds no gradient it may still return. Slot -1 stands for the start point (t = 0). */
+typedef gip_status (*gip__phi_fn)(void *arg, double t, int slot, double *f, double *gtd);
+typedef struct gip__wolfe_result {
+    double t, f, gtd; /* the step returned, its value and directional derivative */
+    int slot;         /* where its gradient is (-1: the start point, t = 0) */
+    int evals;        /* evaluations of phi done */
+} gip__wolfe_result;
+/* f0, gtd0: value and slope at t = 0 (gtd0 < 0); t: first trial step; d_norm: max |d| (the
+ * search stops when the bracket is narrower than 1e-9 / d_norm); c1, c2: the Wolfe constants
+ * (1e-4, 0.9); max_ls: evaluations allowed (25). */
+gip_status gip__strong_wolfe(gip__phi_fn phi, void *arg, double f0, double gtd0, double t,
+                             double d_norm, double c1, double c2, int max_ls,
+                             gip__wolfe_result *out);
 
 #ifdef __cplusplus
 }

@@ -567,6 +567,140 @@ static gip_status cpu_loss_read(gip_context *ctx, gip__style_state *st, const do
     return GIP_OK;
 }
 
+/* ---- optimiser primitives ------------------------------------------------------------------- */
+typedef struct rows_job {
+    const float *rows, *vecs;
+    int64_t nr, nv, n;
+    const double *coef;
+    double *out;
+    float *y;
+    double *partial; /* abs_norms: per block sum and max */
+} rows_job;
+
+/* One row per task, summed in double in index order: independent of the thread count. */
+static void rows_dot_range(void *arg, int64_t begin, int64_t end)
+{
+    rows_job *j = arg;
+    for (int64_t r = begin; r < end; r++) {
+        const float *a = j->rows + r * j->n;
+        for (int64_t v = 0; v < j->nv; v++) {
+            const float *b = j->vecs + v * j->n;
+            double s = 0;
+            for (int64_t i = 0; i < j->n; i++)
+                s += (double)a[i] * b[i];
+            j->out[r * j->nv + v] = s;
+        }
+    }
+}
+
+static gip_status cpu_rows_dot(gip_context *ctx, gip__style_state *st, const float *rows,
+                               int64_t nr, const float *vecs, int64_t nv, int64_t n, double *out)
+{
+    rows_job j = {.rows = rows, .vecs = vecs, .nr = nr, .nv = nv, .n = n, .out = out};
+    gip__parallel_for(ctx, nr, 1, rows_dot_range, &j);
+    return GIP_OK;
+}
+
+static void rows_axpy_range(void *arg, int64_t begin, int64_t end)
+{
+    rows_job *j = arg;
+    int64_t e = end * EW_BLOCK < j->n ? end * EW_BLOCK : j->n;
+    for (int64_t r = 0; r < j->nr; r++) {
+        float c = (float)j->coef[r];
+        if (c == 0.0f)
+            continue;
+        const float *a = j->rows + r * j->n;
+        for (int64_t i = begin * EW_BLOCK; i < e; i++)
+            j->y[i] += c * a[i];
+    }
+}
+
+static gip_status cpu_rows_axpy(gip_context *ctx, gip__style_state *st, const float *rows,
+                                int64_t nr, const double *coef, int64_t n, float *y)
+{
+    rows_job j = {.rows = rows, .nr = nr, .n = n, .coef = coef, .y = y};
+    gip__parallel_for(ctx, (n + EW_BLOCK - 1) / EW_BLOCK, 1, rows_axpy_range, &j);
+    return GIP_OK;
+}
+
+static void abs_range(void *arg, int64_t begin, int64_t end)
+{
+    rows_job *j = arg;
+    for (int64_t blk = begin; blk < end; blk++) {
+        int64_t i0 = blk * RED_BLOCK, i1 = i0 + RED_BLOCK < j->n ? i0 + RED_BLOCK : j->n;
+        double s = 0, m = 0;
+        for (int64_t i = i0; i < i1; i++) {
+            double v = fabs((double)j->rows[i]);
+            s += v;
+            m = v > m ? v : m;
+        }
+        j->partial[2 * blk] = s;
+        j->partial[2 * blk + 1] = m;
+    }
+}
+
+static gip_status cpu_abs_norms(gip_context *ctx, gip__style_state *st, const float *a, int64_t n,
+                                double *l1, double *linf)
+{
+    int64_t nblk = (n + RED_BLOCK - 1) / RED_BLOCK;
+    rows_job j = {.rows = a, .n = n};
+    j.partial = malloc((size_t)(nblk > 0 ? 2 * nblk : 1) * sizeof(double));
+    if (!j.partial)
+        return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "gip_style_transfer: out of memory");
+    gip__parallel_for(ctx, nblk, 1, abs_range, &j);
+    double s = 0, m = 0;
+    for (int64_t b = 0; b < nblk; b++) {
+        s += j.partial[2 * b];
+        m = j.partial[2 * b + 1] > m ? j.partial[2 * b + 1] : m;
+    }
+    free(j.partial);
+    *l1 = s;
+    *linf = m;
+    return GIP_OK;
+}
+
+typedef struct adam_job {
+    float *x, *m, *v;
+    const float *g;
+    int64_t n;
+    float lr, b1, b2, omb1, omb2, eps, c1, c2; /* omb = 1 - b rounded from double */
+} adam_job;
+
+static void adam_range(void *arg, int64_t begin, int64_t end)
+{
+    adam_job *j = arg;
+    int64_t e = end * EW_BLOCK < j->n ? end * EW_BLOCK : j->n;
+    for (int64_t i = begin * EW_BLOCK; i < e; i++) {
+        float gi = j->g[i];
+        float mi = j->b1 * j->m[i] + j->omb1 * gi;
+        float vi = j->b2 * j->v[i] + j->omb2 * gi * gi;
+        j->m[i] = mi;
+        j->v[i] = vi;
+        j->x[i] -= j->lr * (mi / j->c1) / (sqrtf(vi / j->c2) + j->eps);
+    }
+}
+
+static gip_status cpu_adam(gip_context *ctx, gip__style_state *st, float *x, const float *g,
+                           float *m, float *v, int64_t n, double lr, double b1, double b2,
+                           double eps, int32_t step)
+{
+    adam_job j = {x,
+                  m,
+                  v,
+                  g,
+                  n,
+                  (float)lr,
+                  (float)b1,
+                  (float)b2,
+                  (float)(1.0 - b1),
+                  (float)(1.0 - b2),
+                  (float)eps,
+                  (float)(1.0 - pow(b1, step)),
+                  (float)(1.0 - pow(b2, step))};
+    gip__parallel_for(ctx, (n + EW_BLOCK - 1) / EW_BLOCK, 1, adam_range, &j);
+    return GIP_OK;
+}
+
 const gip__style_backend gip__style_cpu = {
     .name = "cpu",
     .create = cpu_create,
@@ -587,6 +721,10 @@ const gip__style_backend gip__style_cpu = {
     .dot = cpu_dot,
     .axpby = cpu_axpby,
     .mean_sq = cpu_mean_sq,
+    .rows_dot = cpu_rows_dot,
+    .rows_axpy = cpu_rows_axpy,
+    .abs_norms = cpu_abs_norms,
+    .adam = cpu_adam,
     .loss_alloc = cpu_loss_alloc,
     .loss_free = cpu_loss_free,
     .loss_zero = cpu_loss_zero,

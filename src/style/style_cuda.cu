@@ -41,6 +41,9 @@ struct gip__style_state {
     double *partials; /* RED_BLOCKS doubles */
     double *dresult;  /* one double for host-bound reductions */
     double *hresult;  /* pinned host double */
+    double
+        *rows_part; /* optimiser scratch: rows_dot partials and results, rows_axpy coefficients */
+    size_t rows_part_size;
     algo_entry cache[ALGO_CACHE];
     int ncache;
 };
@@ -230,6 +233,111 @@ __global__ void k_final(const double *partials, int n, double scale, double *dst
         *dst = (accumulate ? *dst : 0.0) + scale * result;
 }
 
+/* ---- optimiser kernels ------------------------------------------------------------------------
+ */
+#define ROW_CHUNKS 64 /* blocks per row in rows_dot: a fixed split, so a fixed summation order */
+#define MAX_VECS 4
+
+/* partials[(row * ROW_CHUNKS + chunk) * nv + j] = sum over the chunk of rows[row] * vecs[j]. */
+__global__ void k_rows_dot(const float *rows, const float *vecs, int nv, int64_t n,
+                           double *partials)
+{
+    int64_t row = blockIdx.y, chunk = blockIdx.x;
+    int64_t len = (n + ROW_CHUNKS - 1) / ROW_CHUNKS, i0 = chunk * len;
+    int64_t i1 = i0 + len < n ? i0 + len : n;
+    const float *r = rows + row * n;
+    double s[MAX_VECS] = {0, 0, 0, 0};
+    for (int64_t i = i0 + threadIdx.x; i < i1; i += blockDim.x) {
+        double v = r[i];
+        for (int j = 0; j < nv; j++)
+            s[j] += v * vecs[j * n + i];
+    }
+    for (int j = 0; j < nv; j++) {
+        block_sum_store(s[j], &partials[(row * ROW_CHUNKS + chunk) * nv + j]);
+        __syncthreads();
+    }
+}
+
+/* out[k] = sum of the ROW_CHUNKS partials of (row, j) = k, in order. */
+__global__ void k_rows_final(const double *partials, int nv, int64_t nout, double *out)
+{
+    for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < nout;
+         k += (int64_t)gridDim.x * blockDim.x) {
+        int64_t row = k / nv, j = k % nv;
+        double s = 0;
+        for (int c = 0; c < ROW_CHUNKS; c++)
+            s += partials[(row * ROW_CHUNKS + c) * nv + j];
+        out[k] = s;
+    }
+}
+
+/* y += sum over r of coef[r] rows[r] */
+__global__ void k_rows_axpy(const float *rows, int nr, const float *coef, int64_t n, float *y)
+{
+    extern __shared__ float c[];
+    for (int r = threadIdx.x; r < nr; r += blockDim.x)
+        c[r] = coef[r];
+    __syncthreads();
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        float acc = 0.0f;
+        for (int r = 0; r < nr; r++)
+            acc += c[r] * rows[(int64_t)r * n + i];
+        y[i] += acc;
+    }
+}
+
+/* partials[block] = sum |a| over the block's elements; maxima[block] = max |a| */
+__global__ void k_abs_norms(const float *a, int64_t n, double *partials, double *maxima)
+{
+    double s = 0, m = 0;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        double v = fabs((double)a[i]);
+        s += v;
+        m = v > m ? v : m;
+    }
+    block_sum_store(s, &partials[blockIdx.x]);
+    __shared__ double sh[THREADS];
+    sh[threadIdx.x] = m;
+    __syncthreads();
+    for (int k = THREADS / 2; k > 0; k >>= 1) {
+        if ((int)threadIdx.x < k)
+            sh[threadIdx.x] =
+                sh[threadIdx.x + k] > sh[threadIdx.x] ? sh[threadIdx.x + k] : sh[threadIdx.x];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0)
+        maxima[blockIdx.x] = sh[0];
+}
+
+/* out[0] = sum of partials, out[1] = max of maxima (RED_BLOCKS each), one thread: rare call */
+__global__ void k_abs_final(const double *partials, const double *maxima, double *out)
+{
+    double s = 0, m = 0;
+    for (int i = 0; i < RED_BLOCKS; i++) {
+        s += partials[i];
+        m = maxima[i] > m ? maxima[i] : m;
+    }
+    out[0] = s;
+    out[1] = m;
+}
+
+/* omb1 = 1 - b1 and omb2 = 1 - b2 come rounded from double: 1.0f - 0.999f is 1.3e-5 off. */
+__global__ void k_adam(float *x, const float *g, float *m, float *v, int64_t n, float lr, float b1,
+                       float b2, float omb1, float omb2, float eps, float c1, float c2)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        float gi = g[i];
+        float mi = b1 * m[i] + omb1 * gi;
+        float vi = b2 * v[i] + omb2 * gi * gi;
+        m[i] = mi;
+        v[i] = vi;
+        x[i] -= lr * (mi / c1) / (sqrtf(vi / c2) + eps);
+    }
+}
+
 /* ---- memory --------------------------------------------------------------------------------- */
 static gip_status cu_alloc(gip_context *ctx, gip__style_state *st, int64_t n, float **out)
 {
@@ -300,6 +408,8 @@ static void cu_destroy(gip_context *ctx, gip__style_state *st)
         gip__cuda_free(ctx, st->dresult);
     if (st->hresult)
         gip__cuda_free_pinned(st->hresult);
+    if (st->rows_part)
+        gip__cuda_free(ctx, st->rows_part);
     if (st->dnn)
         cudnnDestroy(st->dnn);
     if (st->blas)
@@ -641,6 +751,122 @@ static gip_status cu_tv_grad(gip_context *ctx, gip__style_state *st, const float
     return GIP__LAUNCH_CHECK(ctx, "style tv final");
 }
 
+/* ---- optimiser primitives ------------------------------------------------------------------ */
+static gip_status ensure_rows_part(gip_context *ctx, gip__style_state *st, size_t doubles)
+{
+    if (doubles <= st->rows_part_size)
+        return GIP_OK;
+    /* Grows geometrically: the history's row count rises by two per iteration at first. */
+    if (doubles < 2 * st->rows_part_size)
+        doubles = 2 * st->rows_part_size;
+    if (st->rows_part)
+        gip__cuda_free(ctx, st->rows_part);
+    st->rows_part = NULL;
+    st->rows_part_size = 0;
+    void *p;
+    gip_status s = gip__cuda_malloc(ctx, doubles * sizeof(double), &p);
+    if (s == GIP_OK) {
+        st->rows_part = (double *)p;
+        st->rows_part_size = doubles;
+    }
+    return s;
+}
+
+static gip_status cu_rows_dot(gip_context *ctx, gip__style_state *st, const float *rows, int64_t nr,
+                              const float *vecs, int64_t nv, int64_t n, double *out)
+{
+    if (nr <= 0 || nv <= 0)
+        return GIP_OK;
+    if (nv > MAX_VECS || nr > 65535)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          "gip_style_transfer: rows_dot of %lld rows and %lld vectors; at most "
+                          "65535 and %d",
+                          (long long)nr, (long long)nv, MAX_VECS);
+    size_t npart = (size_t)(nr * ROW_CHUNKS * nv), nout = (size_t)(nr * nv);
+    gip_status s = ensure_rows_part(ctx, st, npart + nout);
+    if (s)
+        return s;
+    double *part = st->rows_part, *res = st->rows_part + npart;
+    k_rows_dot<<<dim3(ROW_CHUNKS, (unsigned)nr), THREADS, 0, gip__stream(ctx)>>>(rows, vecs,
+                                                                                 (int)nv, n, part);
+    if ((s = GIP__LAUNCH_CHECK(ctx, "style rows_dot")))
+        return s;
+    k_rows_final<<<grid_for((int64_t)nout), THREADS, 0, gip__stream(ctx)>>>(part, (int)nv,
+                                                                            (int64_t)nout, res);
+    if ((s = GIP__LAUNCH_CHECK(ctx, "style rows_dot final")))
+        return s;
+    s = gip__cuda_status(
+        ctx,
+        cudaMemcpyAsync(out, res, nout * sizeof(double), cudaMemcpyDeviceToHost, gip__stream(ctx)),
+        "cudaMemcpyAsync (history dots)");
+    return s ? s : gip__cuda_status(ctx, cudaStreamSynchronize(gip__stream(ctx)), "style rows_dot");
+}
+
+static gip_status cu_rows_axpy(gip_context *ctx, gip__style_state *st, const float *rows,
+                               int64_t nr, const double *coef, int64_t n, float *y)
+{
+    if (nr <= 0)
+        return GIP_OK;
+    if (nr > 8192)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          "gip_style_transfer: rows_axpy of %lld rows; at most 8192",
+                          (long long)nr);
+    float hc[8192];
+    for (int64_t r = 0; r < nr; r++)
+        hc[r] = (float)coef[r];
+    /* The coefficients go after the space rows_dot uses at most for this many rows. */
+    gip_status s = ensure_rows_part(ctx, st, (size_t)nr);
+    if (s)
+        return s;
+    float *dc = (float *)st->rows_part;
+    /* From pageable memory: the call returns once hc has been staged, so hc may go. */
+    if ((s = gip__cuda_status(ctx,
+                              cudaMemcpyAsync(dc, hc, (size_t)nr * sizeof(float),
+                                              cudaMemcpyHostToDevice, gip__stream(ctx)),
+                              "cudaMemcpyAsync (coefficients)")))
+        return s;
+    k_rows_axpy<<<grid_for(n), THREADS, (size_t)nr * sizeof(float), gip__stream(ctx)>>>(
+        rows, (int)nr, dc, n, y);
+    return GIP__LAUNCH_CHECK(ctx, "style rows_axpy");
+}
+
+static gip_status cu_abs_norms(gip_context *ctx, gip__style_state *st, const float *a, int64_t n,
+                               double *l1, double *linf)
+{
+    gip_status s = ensure_rows_part(ctx, st, RED_BLOCKS + 2);
+    if (s)
+        return s;
+    double *maxima = st->rows_part, *res = st->rows_part + RED_BLOCKS;
+    k_abs_norms<<<RED_BLOCKS, THREADS, 0, gip__stream(ctx)>>>(a, n, st->partials, maxima);
+    if ((s = GIP__LAUNCH_CHECK(ctx, "style abs_norms")))
+        return s;
+    k_abs_final<<<1, 1, 0, gip__stream(ctx)>>>(st->partials, maxima, res);
+    if ((s = GIP__LAUNCH_CHECK(ctx, "style abs_norms final")))
+        return s;
+    double h[2];
+    s = gip__cuda_status(
+        ctx, cudaMemcpyAsync(h, res, sizeof h, cudaMemcpyDeviceToHost, gip__stream(ctx)),
+        "cudaMemcpyAsync (norms)");
+    if (!s)
+        s = gip__cuda_status(ctx, cudaStreamSynchronize(gip__stream(ctx)), "style abs_norms");
+    if (!s) {
+        *l1 = h[0];
+        *linf = h[1];
+    }
+    return s;
+}
+
+static gip_status cu_adam(gip_context *ctx, gip__style_state *st, float *x, const float *g,
+                          float *m, float *v, int64_t n, double lr, double b1, double b2,
+                          double eps, int32_t step)
+{
+    double c1 = 1.0 - pow(b1, step), c2 = 1.0 - pow(b2, step);
+    k_adam<<<grid_for(n), THREADS, 0, gip__stream(ctx)>>>(
+        x, g, m, v, n, (float)lr, (float)b1, (float)b2, (float)(1.0 - b1), (float)(1.0 - b2),
+        (float)eps, (float)c1, (float)c2);
+    return GIP__LAUNCH_CHECK(ctx, "style adam");
+}
+
 /* ---- loss slots --------------------------------------------------------------------------------
  */
 static gip_status cu_loss_alloc(gip_context *ctx, gip__style_state *st, int n, double **out)
@@ -699,6 +925,10 @@ static gip__style_backend make_backend()
     b.dot = cu_dot;
     b.axpby = cu_axpby;
     b.mean_sq = cu_mean_sq;
+    b.rows_dot = cu_rows_dot;
+    b.rows_axpy = cu_rows_axpy;
+    b.abs_norms = cu_abs_norms;
+    b.adam = cu_adam;
     b.loss_alloc = cu_loss_alloc;
     b.loss_free = cu_loss_free;
     b.loss_zero = cu_loss_zero;

@@ -21,6 +21,17 @@ run 0 style --device cpu --size 32 --iters 3 --seed 5 --tv-weight 0.1 --quiet "$
 checks=$((checks + 1))
 cmp -s "$O" "$WORK/first.png" || fail "same seed gave a different image"
 run 0 style --device cpu --size 24 --iters 2 --pool max --init noise "$C" "$DATA/brick.png" "$WORK/max.png"
+# Each optimiser and step rule runs, and the summary line gives iterations and evaluations.
+for opt in "--line-search none --history 100" "--line-search strong-wolfe" "--line-search armijo" \
+    "--optimizer adam --lr 0.02"; do
+    # shellcheck disable=SC2086 # the options are meant to split
+    run 0 style --device cpu --size 16 --iters 3 $opt "$C" "$S" "$WORK/opt.png"
+    checks=$((checks + 1))
+    grep -q "^gip style: done: 3 iterations, [0-9]* evaluations, [0-9.]* s optimising" "$WORK/stderr" ||
+        fail "no summary line with $opt"
+done
+checks=$((checks + 1))
+grep -q "done: 3 iterations, 4 evaluations" "$WORK/stderr" || fail "Adam: 3 steps are 4 evaluations"
 
 # Usage errors (exit 2) and runtime errors (exit 1) leave no output.
 run 2 style --size 8 "$C" "$S" "$WORK/e1.png" && absent "$WORK/e1.png"
@@ -28,6 +39,12 @@ run 2 style --iters 0 "$C" "$S" "$WORK/e2.png" && absent "$WORK/e2.png"
 run 2 style --pool median "$C" "$S" "$WORK/e3.png" && absent "$WORK/e3.png"
 run 2 style --style-weight -1 "$C" "$S" "$WORK/e4.png" && absent "$WORK/e4.png"
 run 2 style "$C" "$S"
+run 2 style --optimizer sgd "$C" "$S" "$WORK/e7.png" && absent "$WORK/e7.png"
+grep -q "lbfgs or adam" "$WORK/stderr" || fail "the --optimizer message lists the choices"
+run 2 style --line-search wolfe "$C" "$S" "$WORK/e8.png" && absent "$WORK/e8.png"
+run 2 style --lr -1 "$C" "$S" "$WORK/e9.png" && absent "$WORK/e9.png"
+run 2 style --lr 0 "$C" "$S" "$WORK/e10.png" && absent "$WORK/e10.png"
+run 2 style --optimizer adam --line-search none "$C" "$S" "$WORK/e11.png" && absent "$WORK/e11.png"
 run 1 style --device cpu --size 32 --iters 1 "$WORK/missing.png" "$S" "$WORK/e5.png" && absent "$WORK/e5.png"
 printf 'not a safetensors file' >"$WORK/bad.safetensors"
 run 1 style --device cpu --size 32 --iters 1 --weights "$WORK/bad.safetensors" "$C" "$S" "$WORK/e6.png" &&

@@ -19,11 +19,13 @@ static void on_sigint(int sig)
 
 typedef struct progress_state {
     int tty, quiet;
+    gip_style_progress last; /* the final call holds the run's totals */
 } progress_state;
 
 static int on_progress(void *user, const gip_style_progress *p)
 {
     progress_state *ps = user;
+    ps->last = *p;
     if (!ps->quiet) {
         double rate = p->seconds > 0 ? p->iteration / p->seconds : 0.0;
         if (ps->tty) {
@@ -36,7 +38,7 @@ static int on_progress(void *user, const gip_style_progress *p)
                     "\r[%s] %d/%d  loss %.4g (content %.3g, style %.3g, tv %.3g)  %.2f it/s ", bar,
                     (int)p->iteration, (int)p->iterations, p->loss, p->content, p->style, p->tv,
                     rate);
-            if (p->iteration == p->iterations)
+            if (p->iteration == p->iterations || interrupted)
                 fputc('\n', stderr);
         } else {
             fprintf(stderr,
@@ -67,6 +69,9 @@ static int run_style(const cli_command *cmd, int argc, char **argv)
         {"--pool", "max|avg", NULL},
         {"--init", "content|style|noise", NULL},
         {"--history", "N", NULL},
+        {"--optimizer", "lbfgs|adam", NULL},
+        {"--line-search", "none|strong-wolfe|armijo", NULL},
+        {"--lr", "X", NULL},
         {"--progress", "N", NULL},
         {"--quiet", NULL, NULL},
     };
@@ -81,6 +86,9 @@ static int run_style(const cli_command *cmd, int argc, char **argv)
         O_POOL,
         O_INIT,
         O_HIST,
+        O_OPT,
+        O_LS,
+        O_LR,
         O_PROG,
         O_QUIET,
         O_N
@@ -93,7 +101,7 @@ static int run_style(const cli_command *cmd, int argc, char **argv)
         return rc;
 
     int64_t size = 512, iters = 300, seed = 0, hist = 0, every = 10;
-    double sw = 0, cw = 0, tv = 0;
+    double sw = 0, cw = 0, tv = 0, lr = 0;
     gip_style_params p = {0};
     if ((opts[O_SIZE].value &&
          cli_parse_int(cmd, "--size", opts[O_SIZE].value, 16, 4096, "16..4096", &size)) ||
@@ -110,8 +118,31 @@ static int run_style(const cli_command *cmd, int argc, char **argv)
         (opts[O_CW].value && cli_parse_double(cmd, "--content-weight", opts[O_CW].value, 1e-30,
                                               1e30, "a number > 0", &cw)) ||
         (opts[O_TV].value &&
-         cli_parse_double(cmd, "--tv-weight", opts[O_TV].value, 0, 1e30, "a number >= 0", &tv)))
+         cli_parse_double(cmd, "--tv-weight", opts[O_TV].value, 0, 1e30, "a number >= 0", &tv)) ||
+        (opts[O_LR].value &&
+         cli_parse_double(cmd, "--lr", opts[O_LR].value, 1e-30, 1e6, "a number in (0, 1e6]", &lr)))
         return CLI_EXIT_USAGE;
+    if (opts[O_OPT].value) {
+        if (strcmp(opts[O_OPT].value, "lbfgs") == 0)
+            p.optimizer = GIP_STYLE_OPT_LBFGS;
+        else if (strcmp(opts[O_OPT].value, "adam") == 0)
+            p.optimizer = GIP_STYLE_OPT_ADAM;
+        else
+            return cli_usage(cmd, "--optimizer: '%s' is not lbfgs or adam", opts[O_OPT].value);
+    }
+    if (opts[O_LS].value) {
+        const char *v = opts[O_LS].value;
+        if (strcmp(v, "none") == 0)
+            p.line_search = GIP_STYLE_LS_NONE;
+        else if (strcmp(v, "strong-wolfe") == 0)
+            p.line_search = GIP_STYLE_LS_STRONG_WOLFE;
+        else if (strcmp(v, "armijo") == 0)
+            p.line_search = GIP_STYLE_LS_ARMIJO;
+        else
+            return cli_usage(cmd, "--line-search: '%s' is not none, strong-wolfe or armijo", v);
+        if (p.optimizer == GIP_STYLE_OPT_ADAM)
+            return cli_usage(cmd, "--line-search applies to --optimizer lbfgs only");
+    }
     if (opts[O_POOL].value) {
         if (strcmp(opts[O_POOL].value, "max") == 0)
             p.pool = GIP_STYLE_POOL_MAX;
@@ -138,6 +169,7 @@ static int run_style(const cli_command *cmd, int argc, char **argv)
     p.style_weight = sw;
     p.content_weight = cw;
     p.tv_weight = tv;
+    p.lr = lr;
 
     gip_context *ctx = NULL;
     gip_image content = {0}, style = {0}, dc = {0}, ds = {0}, dst = {0}, out = {0};
@@ -189,7 +221,7 @@ static int run_style(const cli_command *cmd, int argc, char **argv)
         s_in = &ds;
         d_out = &dst;
     }
-    progress_state ps = {isatty(2), opts[O_QUIET].value != NULL};
+    progress_state ps = {isatty(2), opts[O_QUIET].value != NULL, {0}};
     interrupted = 0;
     void (*old)(int) = signal(SIGINT, on_sigint);
     double t0 = cli_now();
@@ -200,6 +232,14 @@ static int run_style(const cli_command *cmd, int argc, char **argv)
         cli_lib_error(cmd->name, st);
         goto out_free;
     }
+    if (ps.tty && !ps.quiet && !interrupted && ps.last.iteration != ps.last.iterations)
+        fputc('\n', stderr); /* stopped early: end the bar's line */
+    if (!ps.quiet)
+        fprintf(stderr,
+                "gip style: done: %d iterations, %d evaluations, %.3f s optimising (preparation "
+                "excluded), %.3f ms per evaluation\n",
+                (int)ps.last.iteration, (int)ps.last.evaluations, ps.last.seconds,
+                ps.last.evaluations ? 1e3 * ps.last.seconds / ps.last.evaluations : 0.0);
     if (common.time)
         fprintf(stderr, "gip style: %lldx%lld, %lld iterations in %.3f s on %s\n", (long long)w,
                 (long long)h, (long long)iters, cli_now() - t0, gip_context_describe(ctx));
@@ -231,11 +271,12 @@ const cli_command cli_cmd_style = {
     "Usage: gip style [options] CONTENT STYLE OUT\n"
     "\n"
     "Renders CONTENT in the style of STYLE: VGG19 features (content conv4_2, style conv1_1 ..\n"
-    "conv5_1, normalised Gram matrices), L-BFGS on the image. The content image is resized so\n"
+    "conv5_1, normalised Gram matrices), L-BFGS or Adam on the image. The content image is resized "
+    "so\n"
     "that its shorter side is --size; the style image's shorter side matches it.\n"
     "\n"
     "  --size N               shorter side of the output (default 512)\n"
-    "  --iters N              L-BFGS iterations (default 300)\n"
+    "  --iters N              optimiser iterations (default 300)\n"
     "  --weights FILE         VGG19 weights (.safetensors, torchvision names; convert\n"
     "                         vgg19-dcbb9e9d.pth with python -m gip.convert_vgg19); without\n"
     "                         it a seeded random VGG19 is used\n"
@@ -245,9 +286,16 @@ const cli_command cli_cmd_style = {
     "  --tv-weight W          total-variation weight (default 0: off)\n"
     "  --pool max|avg         pooling (default avg)\n"
     "  --init content|style|noise   starting image (default content)\n"
-    "  --history N            L-BFGS history (default 10)\n"
-    "  --progress N           report every N iterations (default 10)\n"
-    "  --quiet                no progress report\n"
+    "  --optimizer lbfgs|adam (default lbfgs)\n"
+    "  --line-search none|strong-wolfe|armijo   L-BFGS step rule (default armijo): none is\n"
+    "                         torch.optim.LBFGS's default (a fixed step --lr), strong-wolfe\n"
+    "                         its line_search_fn='strong_wolfe'\n"
+    "  --lr X                 step: L-BFGS none/strong-wolfe (default 1); Adam's learning rate\n"
+    "                         on the normalised image (default 0.05)\n"
+    "  --history N            L-BFGS history, 1..1000 (default 10; PyTorch's is 100)\n"
+    "  --progress N           report every N iterations (default 10): a progress bar on a\n"
+    "                         terminal, plain lines otherwise; a summary line at the end\n"
+    "  --quiet                no progress report and no summary\n"
     "\n"
     "Ctrl-C stops and writes the best image so far.\n",
     CLI_COMMON_DEVICE | CLI_COMMON_SAVE};
