@@ -44,14 +44,14 @@ static void one(gip_context *ctx, gt_size sz, gip_dtype dt, int cn, gip_border m
     gt_fill_random(&src, seed, 0, 0);
     gip_box_params p = {
         bc->kw, bc->kh, bc->has_anchor, bc->axx, bc->ayy, bc->unnorm, {mode, {3.6f, 250, 77, 1}}};
-    double val[4], ones[64];
+    double val[4], *ones = malloc(sizeof(double) * (size_t)(bc->kw * bc->kh));
     for (int c = 0; c < 4; c++) {
         double v = p.border.value[c];
         val[c] = dt == GIP_U8    ? fmin(255, fmax(0, nearbyint(v)))
                  : dt == GIP_U16 ? fmin(65535, fmax(0, nearbyint(v)))
                                  : v;
     }
-    for (int i = 0; i < 64; i++)
+    for (int i = 0; i < bc->kw * bc->kh; i++)
         ones[i] = 1;
     int ax = bc->has_anchor ? bc->axx : bc->kw / 2, ay = bc->has_anchor ? bc->ayy : bc->kh / 2;
     int64_t n = sz.w * sz.h * cn;
@@ -65,6 +65,7 @@ static void one(gip_context *ctx, gt_size sz, gip_dtype dt, int cn, gip_border m
                                 : (double)((float)sum[i] * scale);
     ref_store(sum, &exp_img);
     free(sum);
+    free(ones);
     if (GT_OK(gt_run_unary(ctx, run_box, &src, &dst, &p, 0xCD))) {
         gt_compare(&dst, &exp_img, 1e-3, 1e-5, label);
         GT_CHECK(gt_padding_intact(&dst), "%s: wrote into the row padding", label);
@@ -191,6 +192,28 @@ static void test_wide(gip_context *ctx)
                 (seed & 1) ? 9 : 0, seed);
 }
 
+/* Sizes around the CUDA tile edges (128 or 192 elements wide, 40 or 64 rows, 16-byte chunks)
+ * and kernels from 1 to beyond the tiled maximum (63), anchored anywhere, larger than the image,
+ * with every border mode; each dtype and channel count in turn. */
+static void test_tiles(gip_context *ctx)
+{
+    /* Areas stay <= 256 so that u16 sums are exact in float, as the reference assumes. */
+    static const bcase kc[] = {
+        {1, 1, 0, 0, 0, 0, false}, {31, 7, 1, 30, 6, 0, false}, {7, 31, 1, 0, 0, 0, false},
+        {2, 9, 1, 1, 8, 0, true},  {17, 1, 0, 0, 0, 1, false},  {1, 31, 1, 0, 3, 0, false},
+        {3, 3, 0, 0, 0, 0, true},  {65, 3, 1, 64, 2, 0, false}, {3, 71, 0, 0, 0, 1, true}};
+    static const gt_size sizes[] = {{63, 31},  {64, 32}, {65, 33}, {127, 41}, {129, 3},
+                                    {4097, 3}, {1, 33},  {33, 1},  {193, 65}};
+    uint64_t seed = 7000;
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (int b = 0; b <= GIP_BORDER_WRAP; b++)
+            for (size_t k = 0; k < sizeof kc / sizeof kc[0]; k++, seed++) {
+                int d = (int)(seed % 3), c = (int)((seed / 3 + s) % 3);
+                one(ctx, sizes[s], dtypes[d], chans[c], (gip_border)b, &kc[k], (seed & 4) ? 9 : 0,
+                    seed);
+            }
+}
+
 static void body(gip_context *ctx)
 {
     if (gt_current_backend == GT_CUDA) {
@@ -212,6 +235,7 @@ static void body(gip_context *ctx)
                     }
     }
     test_wide(ctx);
+    test_tiles(ctx);
     test_stored(ctx);
     test_bad(ctx);
     gip_context_destroy(cpu_ctx);

@@ -54,7 +54,7 @@ static double expected(const gip_image *src, const gip_gaussian_params *p, gip_i
 {
     double bound = 0.5;
     int kw, kh;
-    double sx, sy, kx[64], ky[64], val[4];
+    double sx, sy, kx[128], ky[128], val[4]; /* kernels up to 127 taps */
     effective(src, p, &kw, &kh, &sx, &sy);
     GT_OK(gip_gaussian_kernel(kw, sx, kx));
     GT_OK(gip_gaussian_kernel(kh, sy, ky));
@@ -71,7 +71,7 @@ static double expected(const gip_image *src, const gip_gaussian_params *p, gip_i
     ref_correlate2d(src, k2, kw, kh, kw / 2, kh / 2, p->border.mode, val, 1.0, dref);
     free(k2);
     if (src->dtype == GIP_U8) {
-        int32_t fx[64], fy[64];
+        int32_t fx[128], fy[128];
         ref_gaussian_fixed_kernel_u8(kx, kw, fx);
         ref_gaussian_fixed_kernel_u8(ky, kh, fy);
         ref_separable_fixed_u8(src, fx, kw, fy, kh, p->border.mode, val, exp_img);
@@ -372,6 +372,26 @@ static void test_fft_method(gip_context *ctx)
                 }
 }
 
+/* Sizes around the CUDA tile edges (128 or 192 elements wide, 40 or 64 rows, 16-byte chunks),
+ * kernels from 1 to beyond the tiled maximum (63) and larger than the image, every border mode;
+ * each dtype and channel count in turn. */
+static void test_tiles(gip_context *ctx)
+{
+    static const gcase kc[] = {{1, 1, 0, 0},   {31, 1, 0, 0}, {1, 31, 0, 0}, {31, 31, 0, 0},
+                               {9, 17, 2, 3},  {3, 3, 0, 0},  {65, 5, 0, 0}, {5, 67, 0, 0},
+                               {0, 0, 2.6, 0}, {63, 63, 0, 0}};
+    static const gt_size sizes[] = {{63, 31},  {64, 32}, {65, 33}, {127, 41}, {129, 3},
+                                    {4097, 3}, {1, 33},  {33, 1},  {193, 65}};
+    uint64_t seed = 5000;
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (int b = 0; b <= GIP_BORDER_WRAP; b++)
+            for (size_t k = 0; k < sizeof kc / sizeof kc[0]; k++, seed++) {
+                int d = (int)(seed % 3), c = (int)((seed / 3 + s) % 3);
+                one(ctx, sizes[s], dtypes[d], chans[c], (gip_border)b, &kc[k], (seed & 4) ? 7 : 0,
+                    seed);
+            }
+}
+
 static void body(gip_context *ctx)
 {
     if (gt_current_backend == GT_CUDA) {
@@ -395,6 +415,7 @@ static void body(gip_context *ctx)
     }
     test_wide(ctx);
     test_fft_method(ctx);
+    test_tiles(ctx);
     test_stored(ctx);
     test_bad(ctx);
     gip_context_destroy(cpu_ctx);
