@@ -847,6 +847,59 @@ def spectrum(src, *, log1p=False, bgr=True, dst=None, device=None):
     return _finish(ctx, out, up, dst)
 
 
+# ---- style transfer -----------------------------------------------------------------------------
+_STYLE_POOL = {"avg": 2, "max": 1}
+_STYLE_INIT = {"content": 0, "style": 1, "noise": 2}
+_STYLE_OPT = {"lbfgs": 0, "adam": 1}
+_STYLE_LS = {"armijo": 3, "none": 1, "strong_wolfe": 2, "strong-wolfe": 2}
+
+
+def _style_choice(table, value, what):
+    try:
+        return table[value]
+    except (KeyError, TypeError):
+        _raise(InvalidArgument, "%s %r is invalid: one of %s" % (what, value, ", ".join(table)))
+
+
+def style_transfer(content, style, dst=None, *, size=512, iterations=300, content_weight=1.0,
+                   style_weight=300.0, tv_weight=0.0, pool="avg", init="content", seed=0,
+                   history=10, optimizer="lbfgs", line_search="armijo", lr=0.0, tf32=True,
+                   layer_norm=True, weights=None, progress=None, progress_every=10, bgr=True,
+                   device=None):
+    """Gatys neural style transfer (gip_style_transfer): renders `content` in the style of
+    `style` with VGG19 features (content conv4_2, style conv1_1..conv5_1, normalised Gram
+    matrices). `weights` is a .safetensors VGG19 (torchvision names, see gip.convert_vgg19);
+    without it a seeded random VGG19 is used. The content's shorter side becomes `size` (None:
+    keep the content's size). optimizer 'lbfgs' (line_search 'armijo', 'none' as
+    torch.optim.LBFGS, or 'strong_wolfe') or 'adam' (lr: step, 0 for the default).
+    `progress(info)` is called every `progress_every` iterations with a dict (iteration,
+    iterations, evaluations, loss, content, style, tv, seconds); a true result stops early and the
+    best image so far is returned. Ctrl-C stops too (the KeyboardInterrupt is raised after dst is
+    written). Images are uint8 with 1, 3 or 4 channels, BGR(A) order by default as imread gives
+    (bgr=False for RGB); the result is a uint8 (H, W, 3) image in the same order."""
+    ctx, (c, s), up = _prep(device, (content, style))
+    if bgr:
+        c = cvt_color(c, COLOR_BGR2RGB if c.shape[-1] == 3 else COLOR_BGRA2RGBA, device=device) \
+            if len(c.shape) == 3 else c
+        s = cvt_color(s, COLOR_BGR2RGB if s.shape[-1] == 3 else COLOR_BGRA2RGBA, device=device) \
+            if len(s.shape) == 3 else s
+    h, w = c.shape[:2]
+    ow, oh = (w, h) if size is None else _gip.style_output_size(w, h, int(size))
+    out = _alloc(ctx, c, (oh, ow, 3), _np.uint8, None if bgr else dst, up)
+    flags = (0 if layer_norm else 1) | (0 if tf32 else 2)
+    _gip.style_transfer(ctx, c, s, out, int(iterations), float(content_weight),
+                        float(style_weight), float(tv_weight),
+                        _style_choice(_STYLE_POOL, pool, "pool"),
+                        _style_choice(_STYLE_INIT, init, "init"), int(seed), int(history),
+                        _style_choice(_STYLE_OPT, optimizer, "optimizer"),
+                        _style_choice(_STYLE_LS, line_search, "line_search"), float(lr), flags,
+                        int(progress_every),
+                        None if weights is None else _os.fspath(weights), progress)
+    if bgr:
+        out = cvt_color(out, COLOR_RGB2BGR, dst if not up else None, device=device)
+    return _finish(ctx, out, up, dst)
+
+
 # ---- expressions and raw CUDA kernels ----------------------------------------------------------
 def map(expr, inputs, dtype=None, *, scalars=None, dst=None, device=None):  # noqa: A001
     """Evaluates an expression per pixel and channel (docs/expressions.md): inputs are an array

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # Type stubs of the gip package (see gip/__init__.py for the documentation of each function).
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -196,3 +196,11 @@ Sobel = sobel
 Scharr = scharr
 GaussianBlur = gaussian_blur
 cvtColor = cvt_color
+
+def style_transfer(content: ArrayLike, style: ArrayLike, dst: Any = ..., *, size: Optional[int] = ...,
+                   iterations: int = ..., content_weight: float = ..., style_weight: float = ...,
+                   tv_weight: float = ..., pool: str = ..., init: str = ..., seed: int = ...,
+                   history: int = ..., optimizer: str = ..., line_search: str = ..., lr: float = ...,
+                   tf32: bool = ..., layer_norm: bool = ..., weights: Any = ...,
+                   progress: Optional[Callable[[Dict[str, Any]], Any]] = ...,
+                   progress_every: int = ..., bgr: bool = ..., device: DeviceSpec = ...) -> Result: ...

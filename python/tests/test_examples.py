@@ -13,6 +13,7 @@ CASES = {
     "gaussian_timing.py": (["--runs", "3"], ["blur.jpg"]),
     "fft_spectrum.py": ([], ["fft_spectrum.jpg"]),
     "invert_colors.py": ([], ["inverted.jpg"]),
+    "style_transfer.py": (["--size", "32", "--iters", "3"], ["style_transfer.jpg"]),
 }
 
 
