@@ -9,7 +9,9 @@
 # and a step that fails or is cut short never stops the others: its JSON says what it measured
 # and the summary says why a peer is missing.
 # Environment: OUT, BUILD (default build-bench; an existing CUDA build is reused), SIZES,
-# THREADS (CPU threads for gip and OpenCV, default all cores), PYTHON, BENCH_BUDGET, ROW_TIME.
+# THREADS (CPU threads for gip and OpenCV, default all cores), PYTHON, BENCH_BUDGET, ROW_TIME,
+# STEPS (the steps to run, default all: gip-cuda peers-cupy peers-torch gip-cpu peers-cpu
+# style py-overhead report), OPS (gip-bench operations, default all).
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-out/bench}
@@ -41,6 +43,8 @@ left() {
 step() {
     name=$1 cap=$2
     shift 2
+    # STEPS (space-separated step names; default all) narrows a run, e.g. STEPS="gip-cuda".
+    case " ${STEPS:-$name} " in *" $name "*) ;; *) return 0 ;; esac
     t=$(left "$cap")
     if [ "$t" -lt 5 ]; then
         say "$name: skipped: the time budget of ${BUDGET}s is spent"
@@ -71,8 +75,8 @@ if ! cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DGIP_CUDA=ON -DGIP_BUILD
     exit 1
 fi
 grep -E "gip-bench: NPP|CUDA backend" "$LOGS/bench-configure.log" | tee -a "$SUMMARY"
-echo "+ cmake --build $BUILD -j $(nproc) --target gip_bench"
-if ! cmake --build "$BUILD" -j "$(nproc)" --target gip_bench >"$LOGS/bench-build.log" 2>&1; then
+echo "+ cmake --build $BUILD -j $(nproc) --target gip_bench gip_cli"
+if ! cmake --build "$BUILD" -j "$(nproc)" --target gip_bench gip_cli >"$LOGS/bench-build.log" 2>&1; then
     say "build: FAILED"
     tail -n 40 "$LOGS/bench-build.log"
     exit 1
@@ -83,7 +87,7 @@ BENCH="$BUILD/gip-bench"
 
 # GPU first: it is what this machine is for. Then the GPU peers, then the CPU side.
 step gip-cuda 200 "$BENCH" --backend cuda --sizes "$SIZES" --time "$ROW_TIME" \
-    --json "$OUT/gip-cuda.json"
+    ${OPS:+--ops "$OPS"} --json "$OUT/gip-cuda.json"
 for peer in cupy torch; do
     step "peers-$peer" 120 "$PYTHON" bench/peers.py --peers "$peer" --sizes "$SIZES" \
         --time "$ROW_TIME" --json "$OUT/peers-$peer.json"
@@ -95,6 +99,11 @@ step gip-cpu 120 "$BENCH" --backend cpu --threads "$THREADS" --sizes "$SIZES" \
 step peers-cpu 120 "$PYTHON" bench/peers.py --peers opencv,numpy --threads "$THREADS" \
     --sizes "$SIZES" --time "$ROW_TIME" --json "$OUT/peers-cpu.json"
 grep -h "unavailable" "$LOGS/peers-cpu.log" | tee -a "$SUMMARY"
+
+# Style transfer against PyTorch (issue 8): gip style and bench/style_torch.py, 300 iterations.
+if [ -x "$BUILD/gip" ]; then
+    step style 150 sh bench/style_bench.sh --device cuda --gip "$BUILD/gip" --out "$OUT/style.json"
+fi
 
 # The Python package's per-call overhead over the C call (issue 7), on the GPU and the CPU, when
 # the package can be imported (gpu-check.sh puts the extension it built on PYTHONPATH).
