@@ -182,6 +182,49 @@ GIP_API gip_status gip_pipeline_halo(const gip_pipeline *p, int64_t *halo_x, int
  */
 GIP_API gip_status gip_pipeline_run(gip_pipeline *p, const gip_image *src, gip_image *dst);
 
+/* ---- images larger than memory ------------------------------------------------------------ *
+ * A chain whose steps read a bounded neighbourhood (every step but spectrum and custom steps of
+ * halo -1), keep the image size, do not use border=wrap and whose expressions do not use x, y,
+ * width or height, can run in tiles: each tile is computed on the tile grown by the chain's halo
+ * (gip_pipeline_halo()), clipped to the image, and its inner part is kept. Image edges keep each
+ * step's border rule and inner edges read real neighbours, so the result is identical to the
+ * untiled run (tests compare them bit for bit). Tiles smaller than the halo work (each region is
+ * then mostly halo). */
+
+/** Tiling options. Zero-initialise: zero means default for every field. */
+typedef struct gip_tile_params {
+    int64_t tile_width, tile_height; /* inner tile size in pixels; 0: chosen from the limit */
+    int64_t memory_limit; /* bytes the tiles in flight may use (device memory on CUDA, host on
+                             the CPU); 0: the pipeline's limit, else 3/4 of the device's memory
+                             (CPU: no limit, one tile) */
+} gip_tile_params;
+
+/**
+ * Runs the pipeline from src into dst in tiles (as gip_pipeline_run() otherwise: same views, same
+ * places, same shape rules; device views are tiled on the device, host views on a CUDA pipeline
+ * are uploaded tile by tile with two streams overlapping copies and compute, host views on a CPU
+ * pipeline are computed tile by tile). Tiles come from params: full-width bands when a band of at
+ * least 16 rows fits the limit, else squares. Returns when dst is complete (host) or queued
+ * (device views).
+ * @return as gip_pipeline_run(); GIP_ERR_INVALID_ARGUMENT (negative params); GIP_ERR_UNSUPPORTED
+ *         (the chain cannot be tiled: the message names the step and why, e.g. "step 2
+ *         (spectrum) reads the whole image (halo -1)"); GIP_ERR_TOO_LARGE (the limit cannot hold
+ *         one tile with its halo).
+ */
+GIP_API gip_status gip_pipeline_run_tiled(gip_pipeline *p, const gip_image *src, gip_image *dst,
+                                          const gip_tile_params *params);
+
+/**
+ * Sets the device memory a run of this pipeline may use (bytes; 0: 3/4 of the device's memory,
+ * the default). gip_pipeline_run() and the batch engine run host images whose estimated
+ * footprint (input, output, intermediates) is above it in tiles (gip_pipeline_run_tiled());
+ * `gip run --gpu-memory-limit` sets it. Clones inherit it.
+ * @return GIP_OK; GIP_ERR_INVALID_ARGUMENT (NULL p, negative bytes).
+ */
+GIP_API gip_status gip_pipeline_set_memory_limit(gip_pipeline *p, int64_t bytes);
+/** The limit set by gip_pipeline_set_memory_limit() (0: default). */
+GIP_API int64_t gip_pipeline_memory_limit(const gip_pipeline *p);
+
 /**
  * Loads `in`, runs the pipeline, saves `out` atomically (never a partial file).
  * @param load  NULL: 8-bit RGB (GIP_LOAD_COLOR), as the CLI's filters.
@@ -190,6 +233,25 @@ GIP_API gip_status gip_pipeline_run(gip_pipeline *p, const gip_image *src, gip_i
  */
 GIP_API gip_status gip_pipeline_run_file(gip_pipeline *p, const char *in, const char *out,
                                          const gip_load_params *load, const gip_save_params *save);
+
+/**
+ * gip_pipeline_run_file() with host memory bounded by `max_memory` bytes (0: half the physical
+ * memory). When the whole-image run would need more (decoded image, the pipeline's buffers and
+ * the encoded output), the file is streamed: read by rows (PNG rows, JPEG scanlines, PPM/PGM
+ * rows), run through the pipeline in row bands grown by the chain's halo, and written by rows to
+ * a temporary file renamed into place when complete. The result equals the whole-image run
+ * (the halo makes every band exact; JPEG output bytes are the same as gip_image_save()'s).
+ * Streaming needs a tileable chain (see gip_pipeline_run_tiled()); files that cannot be read by
+ * rows (interlaced PNG, progressive or CMYK JPEG) and progressive JPEG output run whole.
+ * @param streamed  may be NULL; receives 1 when the file was streamed, else 0.
+ * @return statuses of gip_pipeline_run_file(); GIP_ERR_UNSUPPORTED (the chain cannot be cut in
+ *         row bands: the message names the step); GIP_ERR_TOO_LARGE (the limit cannot hold one
+ *         band of 2 * halo + 1 rows).
+ */
+GIP_API gip_status gip_pipeline_run_file_bounded(gip_pipeline *p, const char *in, const char *out,
+                                                 const gip_load_params *load,
+                                                 const gip_save_params *save, int64_t max_memory,
+                                                 int32_t *streamed);
 
 /* =============================================================================================
  * Batch engine.

@@ -640,3 +640,43 @@ gip_status gip_image_save(const char *path, const gip_image *img, const gip_save
     free(d);
     return st;
 }
+
+/* ---- entry points for the row streams (stream_read.c, stream_write.c) ------------------------ */
+
+gip_status gip__io_load_req(const char *op, const gip_load_params *params, gip__load_req *req)
+{
+    return load_req_from(op, params, req);
+}
+
+void gip__io_load_shape(int32_t sc, gip_dtype sdt, const gip__load_req *req, int32_t *dc,
+                        gip_dtype *ddt)
+{
+    *dc = req->mode == GIP_LOAD_GRAY ? 1 : req->mode == GIP_LOAD_COLOR ? 3 : sc == 2 ? 4 : sc;
+    *ddt = (req->mode == GIP_LOAD_UNCHANGED || req->keep_depth) ? sdt : GIP_U8;
+}
+
+void gip__io_convert(const gip_image *src, bool src_bgr, const gip__load_req *req, gip_image *dst)
+{
+    convert_job j = {src,
+                     dst,
+                     src->channels,
+                     dst->channels,
+                     (src->dtype == GIP_U16 && dst->dtype == GIP_U8) ? 8 : 0,
+                     src_bgr ? 2 : 0,
+                     src_bgr ? 0 : 2,
+                     req->bgr};
+    convert_rows(&j, 0, src->height);
+}
+
+gip_status gip__io_save_req(const char *op, const char *path, const gip_image *img,
+                            const gip_save_params *params, gip__save_req *req)
+{
+    int pnm_kind = 0;
+    gip_format f = params && params->format ? params->format : format_from_path(path, &pnm_kind);
+    if (!format_valid(f))
+        return gip__error(NULL, GIP_ERR_UNSUPPORTED,
+                          "%s: cannot tell the format of '%s' from its extension; accepted: .jpg "
+                          ".jpeg .png .ppm .pgm .pnm",
+                          op, path);
+    return save_req_from(op, img, params, f, pnm_kind, req);
+}

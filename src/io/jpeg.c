@@ -318,3 +318,14 @@ gip_status gip__jpeg_encode(const gip_image *img, const gip__save_req *req, cons
     free(j);
     return st;
 }
+
+/* For the row streams: the same rules for library messages. */
+bool gip__jpeg_warning_is_fatal(int code)
+{
+    return warning_is_fatal(code);
+}
+
+gip_status gip__jpeg_status_of_code(int code, bool decoding)
+{
+    return status_of_code(code, decoding);
+}

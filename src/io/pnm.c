@@ -191,3 +191,19 @@ gip_status gip__pnm_encode(const gip_image *img, const gip__save_req *req, const
     *size = (size_t)total + (size_t)hn;
     return GIP_OK;
 }
+
+/* For the row streams: the header of P5/P6 bytes (magic already checked). */
+gip_status gip__pnm_header(const uint8_t *data, size_t size, const char *what, int32_t *channels,
+                           int64_t *width, int64_t *height, int32_t *maxval, size_t *data_offset)
+{
+    pnm_header h = {0};
+    gip_status st = parse_header(data, size, what, &h);
+    if (st)
+        return st;
+    *channels = h.channels;
+    *width = h.width;
+    *height = h.height;
+    *maxval = h.maxval;
+    *data_offset = h.data_offset;
+    return GIP_OK;
+}

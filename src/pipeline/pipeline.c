@@ -113,6 +113,8 @@ gip_status gip__pipeline_append(gip_pipeline *p, gip__step *s)
     p->steps[p->n++] = *s;
     drop_plan(p);
     drop_luts(p);
+    gip_pipeline_free(p->twin); /* the tile lane's clone has the old steps */
+    p->twin = NULL;
     return GIP_OK;
 }
 
@@ -131,6 +133,8 @@ gip_status gip__pipeline_take_steps(gip_pipeline *dst, gip_pipeline *src)
     src->n = 0;
     drop_plan(dst);
     drop_luts(dst);
+    gip_pipeline_free(dst->twin);
+    dst->twin = NULL;
     return GIP_OK;
 }
 
@@ -160,6 +164,7 @@ void gip_pipeline_free(gip_pipeline *p)
     for (int32_t i = 0; i < p->n; i++)
         step_fini(&p->steps[i]);
     free(p->steps);
+    gip_pipeline_free(p->twin);
     gip_context_destroy(p->ctx);
     free(p);
 }
@@ -184,6 +189,7 @@ gip_status gip_pipeline_clone(const gip_pipeline *p, const gip_context_desc *des
     if (st)
         return st;
     c->flags = p->flags;
+    c->mem_limit = p->mem_limit;
     for (int32_t i = 0; i < p->n; i++) {
         gip__step s;
         if ((st = step_copy(&s, &p->steps[i])) || (st = gip__pipeline_append(c, &s))) {
@@ -216,6 +222,8 @@ gip_status gip_pipeline_set_flags(gip_pipeline *p, uint32_t flags)
                           (unsigned)flags);
     p->flags = flags;
     drop_plan(p);
+    gip_pipeline_free(p->twin);
+    p->twin = NULL;
     return GIP_OK;
 }
 
@@ -648,7 +656,7 @@ gip_status gip_pipeline_halo(const gip_pipeline *p, int64_t *halo_x, int64_t *ha
 /* Non-zero when an expression names x, y, width or height: its value then depends on the pixel's
  * position and a table indexed by the value cannot replace it. Conservative: any identifier
  * token with one of these names counts, wherever it appears. */
-static bool expr_uses_position(const char *e)
+bool gip__expr_uses_position(const char *e)
 {
     static const char *const names[] = {"x", "y", "width", "height"};
     for (const char *q = e; *q;) {
@@ -680,7 +688,7 @@ static bool step_lutable(const gip__step *s)
     case GIP__STEP_CONVERT:
         return true;
     case GIP__STEP_MAP:
-        return !expr_uses_position(s->expr);
+        return !gip__expr_uses_position(s->expr);
     default:
         return false;
     }
@@ -1044,9 +1052,9 @@ static gip_status run_plan(gip_pipeline *p, const gip_image *src, gip_image *dst
     return st;
 }
 
-gip_status gip_pipeline_run(gip_pipeline *p, const gip_image *src, gip_image *dst)
+gip_status gip__pipeline_check_run(gip_pipeline *p, const gip_image *src, const gip_image *dst,
+                                   const char *op)
 {
-    static const char op[] = "gip_pipeline_run";
     if (!p || !src || !dst)
         return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT, "%s: %s is NULL", op,
                           !p     ? "p"
@@ -1064,7 +1072,6 @@ gip_status gip_pipeline_run(gip_pipeline *p, const gip_image *src, gip_image *ds
                           "%s: src is in %s memory and dst in %s memory; both must be host or "
                           "both on the pipeline's device",
                           op, src_host ? "host" : "device", dst_host ? "host" : "device");
-    bool cuda = gip_context_backend(p->ctx) == GIP_BACKEND_CUDA;
     if (!src_host && ((st = gip__image_check_ctx(p->ctx, src, op, "src")) ||
                       (st = gip__image_check_ctx(p->ctx, dst, op, "dst"))))
         return st;
@@ -1087,6 +1094,22 @@ gip_status gip_pipeline_run(gip_pipeline *p, const gip_image *src, gip_image *ds
                           op, (long long)dst->width, (long long)dst->height, (int)dst->channels,
                           gip_dtype_name(dst->dtype), (long long)want.w, (long long)want.h,
                           (int)want.c, gip_dtype_name(want.dt));
+    return GIP_OK;
+}
+
+gip_status gip_pipeline_run(gip_pipeline *p, const gip_image *src, gip_image *dst)
+{
+    static const char op[] = "gip_pipeline_run";
+    gip_status st = gip__pipeline_check_run(p, src, dst, op);
+    if (st)
+        return st;
+    bool src_host = gip_image_on_host(src);
+    bool cuda = gip_context_backend(p->ctx) == GIP_BACKEND_CUDA;
+    shape in = {src->width, src->height, src->channels, src->dtype};
+    shape want = {dst->width, dst->height, dst->channels, dst->dtype};
+    /* Host images above the device memory limit run in tiles (tile.c). */
+    if (src_host && cuda && gip__pipeline_needs_tiles(p, src))
+        return gip__pipeline_run_tiles(p, src, dst, 0, 0, 0, op);
     if (!(src_host && cuda))
         return run_plan(p, src, dst);
     /* Host images on a CUDA pipeline: stage through pool buffers on the device. */

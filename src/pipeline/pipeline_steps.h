@@ -103,6 +103,10 @@ struct gip_pipeline {
     int32_t npool;
     gip__lut *luts;
     int32_t nluts;
+    /* tiling (tile.c): the device memory a run may use (0: the device's), and the second lane of
+     * tiled host runs on CUDA (a clone with its own stream, made on first use) */
+    int64_t mem_limit;
+    gip_pipeline *twin;
 };
 
 /* A pipeline without context, to collect the parser's steps before they are appended. */
@@ -114,6 +118,25 @@ gip_status gip__pipeline_take_steps(gip_pipeline *dst, gip_pipeline *src);
 const char *gip__step_name(const gip__step *s);
 gip_status gip__step_run(gip_pipeline *p, const gip__step *s, int32_t index, const gip_image *src,
                          gip_image *dst);
+/* Non-zero when an expression names x, y, width or height (tile.c, the fusion planner). */
+bool gip__expr_uses_position(const char *e);
+/* The checks of gip_pipeline_run() (NULLs, views, places, aliasing, dst's shape); builds the plan
+ * for src's shape. */
+gip_status gip__pipeline_check_run(gip_pipeline *p, const gip_image *src, const gip_image *dst,
+                                   const char *op);
+/* tile.c: whether a host image on a CUDA pipeline must run in tiles (above the memory limit), and
+ * the tiled run itself (tile_w/tile_h 0: chosen from `limit`, which 0 means the device's). */
+bool gip__pipeline_needs_tiles(gip_pipeline *p, const gip_image *src);
+gip_status gip__pipeline_run_tiles(gip_pipeline *p, const gip_image *src, gip_image *dst,
+                                   int64_t tile_w, int64_t tile_h, int64_t limit, const char *op);
+/* tile.c: GIP_OK when every step computes an output pixel from a neighbourhood of at most the
+ * chain's halo with the same result wherever the image is cut (split_x: cut across x too);
+ * GIP_ERR_UNSUPPORTED naming the step otherwise. Builds the plan for `in`. */
+gip_status gip__pipeline_tileable(gip_pipeline *p, int64_t w, int64_t h, int32_t c, gip_dtype dt,
+                                  bool split_x, const char *op);
+/* Bytes per pixel the plan for that input needs: input, output and three of the largest
+ * intermediate (scratch of the filters included). */
+int64_t gip__pipeline_bytes_per_pixel(gip_pipeline *p, int32_t c, gip_dtype dt);
 /* Buffers held by the pool (tests check reuse). */
 int64_t gip__pipeline_pool_count(const gip_pipeline *p);
 

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: MIT */
+/* Files larger than memory: the image is read by rows, passed through the pipeline in row bands
+ * grown by the chain's halo (so each band's inner rows equal the whole-image result), and written
+ * by rows, with host memory bounded by a limit. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "io/stream_io.h"
+#include "pipeline_internal.h"
+#include "pipeline_steps.h"
+
+/* Codec working memory: libjpeg keeps a few MCU rows per component (both directions), libpng a
+ * row or two; 96 rows of the widest sample layout covers both, plus a fixed part. */
+static int64_t codec_overhead(int64_t w, int32_t c, gip_dtype dt)
+{
+    return ((int64_t)8 << 20) + 96 * w * c * (int64_t)gip_dtype_size(dt);
+}
+
+static int64_t default_limit(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+    if (pages <= 0 || size <= 0)
+        return (int64_t)4 << 30;
+    return (int64_t)pages * size / 2;
+}
+
+/* Streams an opened reader through p in bands of R rows into the writer. */
+static gip_status stream_bands(gip_pipeline *p, gip__row_reader *rd, gip__row_writer *wr, int64_t w,
+                               int64_t h, int32_t c, gip_dtype dt, int32_t oc, gip_dtype odt,
+                               int64_t R, int64_t hy)
+{
+    gip_image win = {0}, out = {0};
+    gip_status st;
+    if ((st = gip_image_alloc(NULL, &win, w, R, c, dt, GIP_MEM_HOST, 0)) ||
+        (st = gip_image_alloc(NULL, &out, w, R, oc, odt, GIP_MEM_HOST, 0)))
+        goto out_free;
+    int64_t B = R == h ? h : R - 2 * hy; /* inner rows per band */
+    int64_t wa = 0, wb = 0;              /* the window holds image rows [wa, wb) */
+    for (int64_t y0 = 0; y0 < h && !st; y0 += B) {
+        int64_t y1 = y0 + B < h ? y0 + B : h;
+        int64_t ry = y0 - hy < 0 ? 0 : y0 - hy > h - R ? h - R : y0 - hy;
+        if (ry > wa) {
+            int64_t keep = wb > ry ? wb - ry : 0;
+            if (keep)
+                memmove(win.data, (uint8_t *)win.data + (ry - wa) * win.stride,
+                        (size_t)(keep * win.stride));
+            wa = ry;
+            wb = ry + keep;
+        }
+        if (ry + R > wb) {
+            gip_image fresh;
+            if ((st = gip_image_roi(&win, 0, wb - wa, w, ry + R - wb, &fresh)) ||
+                (st = gip__row_reader_read(rd, &fresh)))
+                break;
+            wb = ry + R;
+        }
+        gip_image crop;
+        if ((st = gip_pipeline_run(p, &win, &out)) ||
+            (st = gip_image_roi(&out, 0, y0 - ry, w, y1 - y0, &crop)) ||
+            (st = gip__row_writer_write(wr, &crop)))
+            break;
+    }
+out_free:
+    gip_image_free(NULL, &win);
+    gip_image_free(NULL, &out);
+    return st;
+}
+
+gip_status gip_pipeline_run_file_bounded(gip_pipeline *p, const char *in, const char *out,
+                                         const gip_load_params *load, const gip_save_params *save,
+                                         int64_t max_memory, int32_t *streamed)
+{
+    static const char op[] = "gip_pipeline_run_file_bounded";
+    if (!p || !in || !out)
+        return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT, "%s: %s is NULL", op,
+                          !p    ? "p"
+                          : !in ? "in"
+                                : "out");
+    if (max_memory < 0)
+        return gip__error(p->ctx, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: max_memory %lld is invalid; accepted: 0 (half the physical "
+                          "memory) or a byte count",
+                          op, (long long)max_memory);
+    if (streamed)
+        *streamed = 0;
+    int64_t limit = max_memory ? max_memory : default_limit();
+    gip_load_params lp = {0};
+    lp.mode = GIP_LOAD_COLOR;
+    if (load)
+        lp = *load;
+    gip__row_reader *rd = NULL;
+    int64_t w, h;
+    int32_t c;
+    gip_dtype dt;
+    gip_status st = gip__row_reader_open(in, &lp, &rd, &w, &h, &c, &dt);
+    if (st == GIP_ERR_UNSUPPORTED || st == GIP_ERR_UNKNOWN_FORMAT) {
+        /* Not streamable (interlaced PNG, progressive JPEG): the whole-image path decides. */
+        return gip_pipeline_run_file(p, in, out, &lp, save);
+    }
+    if (st)
+        return st;
+    int64_t ow, oh;
+    int32_t oc;
+    gip_dtype odt;
+    if ((st = gip_pipeline_output_shape(p, w, h, c, dt, &ow, &oh, &oc, &odt)))
+        goto out_close;
+    int64_t bpp = gip__pipeline_bytes_per_pixel(p, c, dt);
+    /* The whole-image path holds the decoded image, the pipeline's buffers and the encoded
+     * output (at most the raw output's size). */
+    double whole = (double)w * (double)h * (double)bpp +
+                   (double)ow * (double)oh * (double)oc * (double)gip_dtype_size(odt);
+    if (whole <= (double)limit) {
+        gip__row_reader_close(rd);
+        return gip_pipeline_run_file(p, in, out, &lp, save);
+    }
+    int64_t hx, hy;
+    if ((st = gip__pipeline_tileable(p, w, h, c, dt, false, op)) ||
+        (st = gip_pipeline_halo(p, &hx, &hy)))
+        goto out_close;
+    int64_t widest = c * (int64_t)gip_dtype_size(dt) > oc * (int64_t)gip_dtype_size(odt)
+                         ? c * (int64_t)gip_dtype_size(dt)
+                         : oc * (int64_t)gip_dtype_size(odt);
+    int64_t fixed = codec_overhead(w, 1, GIP_U8) + 96 * w * widest;
+    int64_t R = limit > fixed ? (limit - fixed) / (bpp * w) : 0;
+    if (R > h)
+        R = h;
+    if (R < h && R < 2 * hy + 1) {
+        st = gip__error(p->ctx, GIP_ERR_TOO_LARGE,
+                        "%s: %lld bytes cannot hold a band of %lld rows of %lld pixels (the "
+                        "chain reads %lld rows above and below each row; %lld bytes per pixel "
+                        "plus %lld for the codecs); raise the limit",
+                        op, (long long)limit, (long long)(2 * hy + 1), (long long)w, (long long)hy,
+                        (long long)bpp, (long long)fixed);
+        goto out_close;
+    }
+    gip__row_writer *wr = NULL;
+    if ((st = gip__row_writer_open(out, ow, oh, oc, odt, save, &wr)))
+        goto out_close;
+    if ((st = stream_bands(p, rd, wr, w, h, c, dt, oc, odt, R, hy))) {
+        gip__row_writer_abort(wr);
+        goto out_close;
+    }
+    if (!(st = gip__row_writer_finish(wr)) && streamed)
+        *streamed = 1;
+out_close:
+    gip__row_reader_close(rd);
+    return st;
+}
