@@ -2279,6 +2279,616 @@ out_free:
 }
 
 /* ============================================================================================
+ * Pipelines (gip/pipeline.h): a handle that owns a gip_pipeline and is also a Context (a
+ * subtype of ContextType viewing the pipeline's own context), so device images allocated for it
+ * keep the pipeline alive and the usual resolve/keep_alive rules apply. Plus the batch engine.
+ * ========================================================================================== */
+#include <unistd.h> /* isatty() for the progress bar */
+
+typedef struct {
+    ContextObject base; /* base.ctx is gip_pipeline_context(p): borrowed, freed with p */
+    gip_pipeline *p;
+} PipelineObject;
+
+static PyTypeObject PipelineType;
+
+static void Pipeline_dealloc(PipelineObject *self)
+{
+    if (self->p) {
+        gip_pipeline *p = self->p;
+        self->p = NULL;
+        self->base.ctx = NULL;
+        Py_BEGIN_ALLOW_THREADS;
+        gip_pipeline_free(p); /* waits for queued work, frees the pool and the context */
+        Py_END_ALLOW_THREADS;
+    }
+    if (self->base.lock)
+        PyThread_free_lock(self->base.lock);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyTypeObject PipelineType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "gip._gip.PipelineHandle",
+    .tp_basicsize = sizeof(PipelineObject),
+    .tp_dealloc = (destructor)Pipeline_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A libgip pipeline and its context (see gip.Pipeline).",
+};
+
+static PipelineObject *as_pipeline(PyObject *o)
+{
+    if (!PyObject_TypeCheck(o, &PipelineType)) {
+        PyErr_SetString(PyExc_TypeError, "expected a pipeline handle");
+        return NULL;
+    }
+    return (PipelineObject *)o;
+}
+
+/* pipeline_create(backend, device, threads, no_fusion) -> handle */
+static PyObject *py_pipeline_create(PyObject *m, PyObject *args)
+{
+    int backend, device, threads, no_fusion;
+    if (!PyArg_ParseTuple(args, "iiip", &backend, &device, &threads, &no_fusion))
+        return NULL;
+    PipelineObject *self = PyObject_New(PipelineObject, &PipelineType);
+    if (!self)
+        return NULL;
+    self->p = NULL;
+    self->base.ctx = NULL;
+    self->base.lock = PyThread_allocate_lock();
+    if (!self->base.lock) {
+        Py_DECREF(self);
+        return PyErr_NoMemory();
+    }
+    gip_context_desc desc = {0};
+    desc.backend = (gip_backend)backend;
+    desc.device = device;
+    desc.threads = threads;
+    gip_pipeline *p = NULL;
+    gip_status st;
+    char msg[1024];
+    GIP_PY_RUN(NULL, st, msg, gip_pipeline_create(&desc, &p));
+    if (!st && no_fusion && (st = gip_pipeline_set_flags(p, GIP_PIPELINE_NO_FUSION)))
+        copy_error(st, msg, sizeof msg);
+    if (st) {
+        gip_pipeline_free(p);
+        Py_DECREF(self);
+        return raise_status(st, msg);
+    }
+    self->p = p;
+    self->base.ctx = gip_pipeline_context(p);
+    return (PyObject *)self;
+}
+
+/* pipeline_parse(handle, text): appends the steps; a ValueError (gip.InvalidArgument) whose
+ * message is "pipeline: at N: ..." and whose .position is N on a syntax error. */
+static PyObject *py_pipeline_parse(PyObject *m, PyObject *args)
+{
+    PyObject *h;
+    const char *text;
+    if (!PyArg_ParseTuple(args, "Os", &h, &text))
+        return NULL;
+    PipelineObject *po = as_pipeline(h);
+    if (!po)
+        return NULL;
+    gip_parse_error err;
+    memset(&err, 0, sizeof err);
+    gip_status st;
+    char msg[1024];
+    GIP_PY_RUN(&po->base, st, msg, gip_pipeline_parse(po->p, text, &err));
+    if (!st)
+        Py_RETURN_NONE;
+    raise_status(st, msg);
+    PyObject *et, *ev, *tb;
+    PyErr_Fetch(&et, &ev, &tb);
+    PyErr_NormalizeException(&et, &ev, &tb);
+    if (ev) {
+        PyObject *pos = PyLong_FromLong((long)err.position);
+        PyObject *why = PyUnicode_FromString(err.message);
+        if (pos && why) {
+            PyObject_SetAttrString(ev, "position", pos);
+            PyObject_SetAttrString(ev, "reason", why);
+        }
+        Py_XDECREF(pos);
+        Py_XDECREF(why);
+        PyErr_Clear();
+    }
+    PyErr_Restore(et, ev, tb);
+    return NULL;
+}
+
+/* pipeline_add(handle, kind, ...): one step from the C calls; the arguments are normalised by
+ * gip/__init__.py (border as gip_border, dtypes as gip_dtype codes). */
+static PyObject *py_pipeline_add(PyObject *m, PyObject *args)
+{
+    Py_ssize_t n = PyTuple_GET_SIZE(args);
+    if (n < 2) {
+        PyErr_SetString(PyExc_TypeError, "pipeline_add(handle, kind, ...)");
+        return NULL;
+    }
+    PipelineObject *po = as_pipeline(PyTuple_GET_ITEM(args, 0));
+    if (!po)
+        return NULL;
+    const char *kind = PyUnicode_AsUTF8(PyTuple_GET_ITEM(args, 1));
+    if (!kind)
+        return NULL;
+    PyObject *rest = PyTuple_GetSlice(args, 2, n);
+    if (!rest)
+        return NULL;
+    gip_pipeline *p = po->p;
+    gip_status st = GIP_OK;
+    char msg[1024];
+    PyObject *ret = NULL;
+    int border = 0, ax = -1, ay = -1;
+    double bval = 0.0;
+    if (!strcmp(kind, "invert")) {
+        gip_invert_params q = {0};
+        if (!PyArg_ParseTuple(rest, "f", &q.max))
+            goto out_rest;
+        GIP_PY_RUN(&po->base, st, msg, gip_pipeline_add_invert(p, &q));
+    } else if (!strcmp(kind, "gaussian")) {
+        gip_gaussian_params q = {0};
+        int method = 0;
+        if (!PyArg_ParseTuple(rest, "iiddidi", &q.ksize_w, &q.ksize_h, &q.sigma_x, &q.sigma_y,
+                              &border, &bval, &method))
+            goto out_rest;
+        q.border = border_spec(border, bval);
+        q.method = (gip_conv_method)method;
+        GIP_PY_RUN(&po->base, st, msg, gip_pipeline_add_gaussian(p, &q));
+    } else if (!strcmp(kind, "box")) {
+        gip_box_params q = {0};
+        int normalize = 1;
+        if (!PyArg_ParseTuple(rest, "iiiipid", &q.ksize_w, &q.ksize_h, &ax, &ay, &normalize,
+                              &border, &bval))
+            goto out_rest;
+        q.has_anchor = ax >= 0 || ay >= 0;
+        q.anchor_x = ax < 0 ? q.ksize_w / 2 : ax;
+        q.anchor_y = ay < 0 ? q.ksize_h / 2 : ay;
+        q.unnormalized = !normalize;
+        q.border = border_spec(border, bval);
+        GIP_PY_RUN(&po->base, st, msg, gip_pipeline_add_box(p, &q));
+    } else if (!strcmp(kind, "filter2d")) {
+        gip_filter2d_params q = {0};
+        PyObject *k;
+        double delta;
+        int method = 0;
+        if (!PyArg_ParseTuple(rest, "Oiiiididi", &k, &q.ksize_w, &q.ksize_h, &ax, &ay, &delta,
+                              &border, &bval, &method))
+            goto out_rest;
+        if (q.ksize_w < 1 || q.ksize_h < 1) {
+            raise_fmt(GIP_ERR_INVALID_ARGUMENT, "filter2d: kernel shape (%d, %d) is empty",
+                      q.ksize_h, q.ksize_w);
+            goto out_rest;
+        }
+        Py_buffer kb;
+        if (float_buffer(k, (Py_ssize_t)q.ksize_w * q.ksize_h, "filter2d: kernel", &kb))
+            goto out_rest;
+        q.kernel = kb.buf;
+        q.has_anchor = ax >= 0 || ay >= 0;
+        q.anchor_x = ax < 0 ? q.ksize_w / 2 : ax;
+        q.anchor_y = ay < 0 ? q.ksize_h / 2 : ay;
+        q.delta = (float)delta;
+        q.border = border_spec(border, bval);
+        q.method = (gip_conv_method)method;
+        GIP_PY_RUN(&po->base, st, msg, gip_pipeline_add_filter2d(p, &q)); /* copies the kernel */
+        PyBuffer_Release(&kb);
+    } else if (!strcmp(kind, "sobel") || !strcmp(kind, "edges")) {
+        gip_sobel_params q = {0};
+        double scale, delta;
+        int dtype = GIP_U8;
+        if (!PyArg_ParseTuple(rest, "iiiddid|i", &q.dx, &q.dy, &q.ksize, &scale, &delta, &border,
+                              &bval, &dtype))
+            goto out_rest;
+        q.scale = (float)scale;
+        q.delta = (float)delta;
+        q.border = border_spec(border, bval);
+        if (kind[0] == 's')
+            GIP_PY_RUN(&po->base, st, msg, gip_pipeline_add_sobel(p, &q, (gip_dtype)dtype));
+        else
+            GIP_PY_RUN(&po->base, st, msg, gip_pipeline_add_edges(p, &q));
+    } else if (!strcmp(kind, "gray")) {
+        if (!PyArg_ParseTuple(rest, ""))
+            goto out_rest;
+        GIP_PY_RUN(&po->base, st, msg, gip_pipeline_add_gray(p));
+    } else if (!strcmp(kind, "convert")) {
+        int dtype;
+        double scale, offset;
+        if (!PyArg_ParseTuple(rest, "idd", &dtype, &scale, &offset))
+            goto out_rest;
+        GIP_PY_RUN(&po->base, st, msg,
+                   gip_pipeline_add_convert(p, (gip_dtype)dtype, scale, offset));
+    } else if (!strcmp(kind, "map") || !strcmp(kind, "stencil")) {
+        const char *expr;
+        PyObject *scal;
+        int radius = 0;
+        if (kind[0] == 'm'
+                ? !PyArg_ParseTuple(rest, "sO", &expr, &scal)
+                : !PyArg_ParseTuple(rest, "sOiid", &expr, &scal, &radius, &border, &bval))
+            goto out_rest;
+        gip_scalar sc[GIP_EXPR_MAX_SCALARS];
+        int ns = parse_scalars(scal, sc);
+        if (ns < 0)
+            goto out_rest;
+        if (kind[0] == 'm') {
+            GIP_PY_RUN(&po->base, st, msg, gip_pipeline_add_map(p, expr, ns ? sc : NULL, ns));
+        } else {
+            gip_stencil_params q = {0};
+            q.radius = radius;
+            q.border = border_spec(border, bval);
+            q.scalars = ns ? sc : NULL;
+            q.n_scalars = ns;
+            GIP_PY_RUN(&po->base, st, msg, gip_pipeline_add_stencil(p, expr, &q));
+        }
+    } else if (!strcmp(kind, "spectrum")) {
+        gip_spectrum_params q = {0};
+        if (!PyArg_ParseTuple(rest, "p", &q.log1p))
+            goto out_rest;
+        GIP_PY_RUN(&po->base, st, msg, gip_pipeline_add_spectrum(p, &q));
+    } else {
+        raise_fmt(GIP_ERR_INVALID_ARGUMENT, "pipeline: unknown step kind '%s'", kind);
+        goto out_rest;
+    }
+    if (st)
+        raise_status(st, msg);
+    else {
+        Py_INCREF(Py_None);
+        ret = Py_None;
+    }
+out_rest:
+    Py_DECREF(rest);
+    return ret;
+}
+
+/* pipeline_info(handle) -> (steps, halo_x, halo_y) */
+static PyObject *py_pipeline_info(PyObject *m, PyObject *h)
+{
+    PipelineObject *po = as_pipeline(h);
+    if (!po)
+        return NULL;
+    int64_t hx = 0, hy = 0;
+    gip_status st = gip_pipeline_halo(po->p, &hx, &hy);
+    if (st)
+        return raise_status(st, gip_last_error());
+    return Py_BuildValue("(iLL)", (int)gip_pipeline_length(po->p), (long long)hx, (long long)hy);
+}
+
+/* pipeline_describe(handle, channels, dtype) -> str */
+static PyObject *py_pipeline_describe(PyObject *m, PyObject *args)
+{
+    PyObject *h;
+    int ch, dtype;
+    if (!PyArg_ParseTuple(args, "Oii", &h, &ch, &dtype))
+        return NULL;
+    PipelineObject *po = as_pipeline(h);
+    if (!po)
+        return NULL;
+    char buf[2048];
+    gip_status st;
+    char msg[1024];
+    GIP_PY_RUN(&po->base, st, msg,
+               gip_pipeline_describe(po->p, (int32_t)ch, (gip_dtype)dtype, buf, sizeof buf));
+    if (st)
+        return raise_status(st, msg);
+    return PyUnicode_FromString(buf);
+}
+
+/* pipeline_output_shape(handle, width, height, channels, dtype) -> (w, h, c, dtype) */
+static PyObject *py_pipeline_output_shape(PyObject *m, PyObject *args)
+{
+    PyObject *h;
+    long long w, ht;
+    int ch, dtype;
+    if (!PyArg_ParseTuple(args, "OLLii", &h, &w, &ht, &ch, &dtype))
+        return NULL;
+    PipelineObject *po = as_pipeline(h);
+    if (!po)
+        return NULL;
+    int64_t ow = 0, oh = 0;
+    int32_t oc = 0;
+    gip_dtype odt = GIP_DTYPE_NONE;
+    gip_status st;
+    char msg[1024];
+    GIP_PY_RUN(&po->base, st, msg,
+               gip_pipeline_output_shape(po->p, w, ht, ch, (gip_dtype)dtype, &ow, &oh, &oc, &odt));
+    if (st)
+        return raise_status(st, msg);
+    return Py_BuildValue("(LLii)", (long long)ow, (long long)oh, (int)oc, (int)odt);
+}
+
+/* pipeline_run(handle, src, dst): both host, or both device arrays of the pipeline's device.
+ * A device gip.Image made on another gip context: the pipeline's stream waits for that
+ * context's queued work first, and that context's later work waits for the pipeline's reads. */
+static PyObject *py_pipeline_run(PyObject *m, PyObject *args)
+{
+    PyObject *h, *src, *dst;
+    if (!PyArg_ParseTuple(args, "OOO", &h, &src, &dst))
+        return NULL;
+    PipelineObject *po = as_pipeline(h);
+    if (!po)
+        return NULL;
+    ContextObject *c = &po->base;
+    View s, d;
+    if (resolve(c, src, 0, "src", &s))
+        return NULL;
+    if (resolve(c, dst, 1, "dst", &d)) {
+        view_release(&s);
+        return NULL;
+    }
+    gip_context *other = NULL;
+    if (PyObject_TypeCheck(src, &ImageType)) {
+        ImageObject *si = (ImageObject *)src;
+        if (si->v.memory == GIP_MEM_CUDA && si->ctx && si->ctx != c &&
+            gip_context_backend(si->ctx->ctx) == GIP_BACKEND_CUDA)
+            other = si->ctx->ctx;
+    }
+    gip_status st = GIP_OK;
+    char msg[1024];
+    if (other)
+        GIP_PY_RUN(c, st, msg, gip_context_wait_stream(c->ctx, gip_context_stream(other)));
+    if (!st)
+        GIP_PY_RUN(c, st, msg, gip_pipeline_run(po->p, &s.img, &d.img));
+    if (!st && other)
+        GIP_PY_RUN(c, st, msg, gip_context_signal_stream(c->ctx, gip_context_stream(other)));
+    if (!st)
+        keep_alive(dst, src, &s);
+    view_release(&s);
+    view_release(&d);
+    if (st)
+        return raise_status(st, msg);
+    Py_RETURN_NONE;
+}
+
+/* pipeline_run_file(handle, in, out, (load mode, bgr, keep_depth), save params tuple) */
+static PyObject *py_pipeline_run_file(PyObject *m, PyObject *args)
+{
+    PyObject *h, *in_obj, *out_obj, *pt;
+    int mode, bgr, keep;
+    if (!PyArg_ParseTuple(args, "OO&O&(ipp)O!", &h, PyUnicode_FSConverter, &in_obj,
+                          PyUnicode_FSConverter, &out_obj, &mode, &bgr, &keep, &PyTuple_Type, &pt))
+        return NULL;
+    PyObject *ret = NULL;
+    PipelineObject *po = as_pipeline(h);
+    gip_save_params sp;
+    if (!po || save_params(pt, &sp))
+        goto out_paths;
+    gip_load_params lp = {0};
+    lp.mode = (gip_load_mode)mode;
+    lp.bgr = bgr;
+    lp.keep_depth = keep;
+    gip_status st;
+    char msg[1024];
+    GIP_PY_RUN(&po->base, st, msg,
+               gip_pipeline_run_file(po->p, PyBytes_AS_STRING(in_obj), PyBytes_AS_STRING(out_obj),
+                                     &lp, &sp));
+    if (st)
+        raise_status(st, msg);
+    else {
+        Py_INCREF(Py_None);
+        ret = Py_None;
+    }
+out_paths:
+    Py_DECREF(in_obj);
+    Py_DECREF(out_obj);
+    return ret;
+}
+
+/* What on_file reports, collected without the GIL (calls are serialised by the engine). */
+typedef struct {
+    char *in, *out, *message;
+    gip_status status;
+    int32_t skipped;
+} BatchRecord;
+
+typedef struct {
+    BatchRecord *rec;
+    int64_t n, cap;
+    int oom;
+    gip_progress_printer bar;
+    int progress;
+} BatchLog;
+
+static char *dup_str(const char *s)
+{
+    size_t n = strlen(s ? s : "") + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s ? s : "", n);
+    return d;
+}
+
+static void batch_on_file(void *user, const char *in, const char *out, gip_status status,
+                          const char *message, int32_t skipped)
+{
+    BatchLog *log = user;
+    if (log->n == log->cap) {
+        int64_t cap = log->cap ? log->cap * 2 : 64;
+        BatchRecord *r = realloc(log->rec, (size_t)cap * sizeof *r);
+        if (!r) {
+            log->oom = 1;
+            return;
+        }
+        log->rec = r;
+        log->cap = cap;
+    }
+    BatchRecord *r = &log->rec[log->n];
+    r->in = dup_str(in);
+    r->out = dup_str(out);
+    r->message = dup_str(message);
+    r->status = status;
+    r->skipped = skipped;
+    if (!r->in || !r->out || !r->message) {
+        free(r->in);
+        free(r->out);
+        free(r->message);
+        log->oom = 1;
+        return;
+    }
+    log->n++;
+}
+
+static void batch_on_progress(void *user, const gip_batch_progress *pr)
+{
+    BatchLog *log = user;
+    if (log->progress)
+        gip_batch_print_progress(&log->bar, pr);
+}
+
+static void batch_log_free(BatchLog *log)
+{
+    for (int64_t i = 0; i < log->n; i++) {
+        free(log->rec[i].in);
+        free(log->rec[i].out);
+        free(log->rec[i].message);
+    }
+    free(log->rec);
+}
+
+/* batch_run(handle, inputs, out_dir, jobs, queue_depth, format, quality, overwrite, unchanged,
+ *           cpu_mode, pipelines, progress) -> dict: counts, stage times and per-file records
+ * [(in, out, status name, message, skipped)]. `pipelines` clones of the handle's pipeline run
+ * (one compute thread each; several overlap on one GPU). */
+static PyObject *py_batch_run(PyObject *m, PyObject *args)
+{
+    PyObject *h, *inputs, *dir_obj;
+    int jobs, depth, format, quality, overwrite, unchanged, cpu_mode, npipes, progress;
+    if (!PyArg_ParseTuple(args, "OOO&iiiippiip", &h, &inputs, PyUnicode_FSConverter, &dir_obj,
+                          &jobs, &depth, &format, &quality, &overwrite, &unchanged, &cpu_mode,
+                          &npipes, &progress))
+        return NULL;
+    PyObject *ret = NULL;
+    PipelineObject *po = as_pipeline(h);
+    PyObject *fast = NULL;
+    char **paths = NULL;
+    gip_pipeline **pipes = NULL;
+    Py_ssize_t n = 0;
+    int made = 0;
+    BatchLog log;
+    memset(&log, 0, sizeof log);
+    if (!po)
+        goto out_dir;
+    if (npipes < 1 || npipes > 64) {
+        raise_fmt(GIP_ERR_INVALID_ARGUMENT, "run_batch: streams %d; accepted 1..64", npipes);
+        goto out_dir;
+    }
+    if (!(fast = PySequence_Fast(inputs, "run_batch: inputs must be a sequence of paths")))
+        goto out_dir;
+    n = PySequence_Fast_GET_SIZE(fast);
+    if (!(paths = PyMem_Calloc((size_t)n + 1, sizeof *paths)) ||
+        !(pipes = PyMem_Calloc((size_t)npipes, sizeof *pipes))) {
+        PyErr_NoMemory();
+        goto out_free;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *b = NULL;
+        if (!PyUnicode_FSConverter(PySequence_Fast_GET_ITEM(fast, i), &b))
+            goto out_free;
+        paths[i] = dup_str(PyBytes_AS_STRING(b));
+        Py_DECREF(b);
+        if (!paths[i]) {
+            PyErr_NoMemory();
+            goto out_free;
+        }
+    }
+    gip_status st = GIP_OK;
+    char msg[1024];
+    pipes[0] = po->p;
+    for (made = 1; made < npipes; made++) {
+        GIP_PY_RUN(NULL, st, msg, gip_pipeline_clone(po->p, NULL, &pipes[made]));
+        if (st) {
+            raise_status(st, msg);
+            goto out_free;
+        }
+    }
+    gip_batch_options o;
+    memset(&o, 0, sizeof o);
+    o.jobs = jobs;
+    o.queue_depth = depth;
+    o.format = (gip_format)format;
+    o.quality = quality;
+    o.overwrite = overwrite;
+    o.load_unchanged = unchanged;
+    o.cpu_mode = (gip_batch_cpu_mode)cpu_mode;
+    o.on_file = batch_on_file;
+    o.on_progress = batch_on_progress;
+    o.user = &log;
+    log.progress = progress;
+    log.bar.stream = stderr;
+    log.bar.tty = isatty(fileno(stderr));
+    gip_batch_stats s;
+    memset(&s, 0, sizeof s);
+    const char *dir = PyBytes_AS_STRING(dir_obj);
+    GIP_PY_RUN(&po->base, st, msg,
+               gip_batch_run(pipes, npipes, (const char *const *)paths, n, dir, &o, &s));
+    if (progress)
+        gip_progress_clear(&log.bar);
+    if (st) {
+        raise_status(st, msg);
+        goto out_free;
+    }
+    if (log.oom) {
+        PyErr_NoMemory();
+        goto out_free;
+    }
+    PyObject *files = PyList_New(0);
+    for (int64_t i = 0; files && i < log.n; i++) {
+        BatchRecord *r = &log.rec[i];
+        PyObject *t = Py_BuildValue("(O&O&ssO)", PyUnicode_DecodeFSDefault, r->in,
+                                    PyUnicode_DecodeFSDefault, r->out, gip_status_name(r->status),
+                                    r->message, r->skipped ? Py_True : Py_False);
+        if (!t || PyList_Append(files, t) < 0)
+            Py_CLEAR(files);
+        Py_XDECREF(t);
+    }
+    if (!files)
+        goto out_free;
+    ret = Py_BuildValue("{s:L,s:L,s:L,s:L,s:d,s:{s:d,s:d,s:d,s:d,s:d,s:d,s:d},s:L,s:L,s:N,s:s}",
+                        "total", (long long)s.total, "written", (long long)s.written, "failed",
+                        (long long)s.failed, "skipped", (long long)s.skipped, "wall", s.wall,
+                        "stages", "read", s.t_read, "decode", s.t_decode, "upload", s.t_upload,
+                        "compute", s.t_compute, "download", s.t_download, "encode", s.t_encode,
+                        "write", s.t_write, "peak_in_flight", (long long)s.peak_in_flight,
+                        "in_flight_bound", (long long)s.in_flight_bound, "files", files, "device",
+                        gip_context_describe(po->base.ctx));
+out_free:
+    for (int k = 1; k < made; k++)
+        gip_pipeline_free(pipes[k]);
+    for (Py_ssize_t i = 0; paths && i < n; i++)
+        free(paths[i]);
+    PyMem_Free(paths);
+    PyMem_Free(pipes);
+    Py_XDECREF(fast);
+    batch_log_free(&log);
+out_dir:
+    Py_DECREF(dir_obj);
+    return ret;
+}
+
+/* batch_list_inputs(pattern) -> sorted list of paths (a folder's images or a glob's files). */
+static PyObject *py_batch_list_inputs(PyObject *m, PyObject *arg)
+{
+    PyObject *b = NULL;
+    if (!PyUnicode_FSConverter(arg, &b))
+        return NULL;
+    char **paths = NULL;
+    int64_t count = 0;
+    gip_status st;
+    char msg[1024];
+    GIP_PY_RUN(NULL, st, msg, gip_batch_list_inputs(PyBytes_AS_STRING(b), &paths, &count));
+    Py_DECREF(b);
+    if (st)
+        return raise_status(st, msg);
+    PyObject *list = PyList_New(0);
+    for (int64_t i = 0; list && i < count; i++) {
+        PyObject *s = PyUnicode_DecodeFSDefault(paths[i]);
+        if (!s || PyList_Append(list, s) < 0)
+            Py_CLEAR(list);
+        Py_XDECREF(s);
+    }
+    gip_batch_free_list(paths, count);
+    return list;
+}
+
+/* ============================================================================================
  * Library and devices.
  * ========================================================================================== */
 static PyObject *py_register_errors(PyObject *m, PyObject *arg)
@@ -2570,6 +3180,16 @@ static PyMethodDef module_methods[] = {
     {"module_info", py_module_info, METH_O, NULL},
     {"module_kernel", py_module_kernel, METH_VARARGS, NULL},
     {"launch", py_launch, METH_VARARGS, NULL},
+    {"pipeline_create", py_pipeline_create, METH_VARARGS, NULL},
+    {"pipeline_parse", py_pipeline_parse, METH_VARARGS, NULL},
+    {"pipeline_add", py_pipeline_add, METH_VARARGS, NULL},
+    {"pipeline_info", py_pipeline_info, METH_O, NULL},
+    {"pipeline_describe", py_pipeline_describe, METH_VARARGS, NULL},
+    {"pipeline_output_shape", py_pipeline_output_shape, METH_VARARGS, NULL},
+    {"pipeline_run", py_pipeline_run, METH_VARARGS, NULL},
+    {"pipeline_run_file", py_pipeline_run_file, METH_VARARGS, NULL},
+    {"batch_run", py_batch_run, METH_VARARGS, NULL},
+    {"batch_list_inputs", py_batch_list_inputs, METH_O, NULL},
     {NULL}};
 
 static struct PyModuleDef moduledef = {PyModuleDef_HEAD_INIT,
@@ -2586,6 +3206,9 @@ PyMODINIT_FUNC PyInit__gip(void)
 {
     if (PyType_Ready(&ContextType) < 0 || PyType_Ready(&ImageType) < 0 ||
         PyType_Ready(&ModuleType) < 0)
+        return NULL;
+    PipelineType.tp_base = &ContextType; /* a pipeline handle is usable as its context */
+    if (PyType_Ready(&PipelineType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&moduledef);
     if (!m)
