@@ -410,6 +410,8 @@ def _method(method):
 
 # ---- Image helpers (methods of gip.Image implemented in Python) -------------------------------
 def _img_download(img, out=None):
+    if img.closed:
+        _raise(InvalidArgument, "the gip.Image is closed")
     if not img.is_cuda:
         arr = _np.asarray(img)
         if out is None:

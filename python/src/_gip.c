@@ -1262,6 +1262,8 @@ out_decref:
 
 /* Resolves obj (gip Image, buffer, DLPack or CUDA array interface object) into v for context c
  * (may be NULL for host-only use). 0 or -1 with an exception set; on -1 v holds nothing. */
+static PyObject *py_where(PyObject *m, PyObject *obj);
+
 static int resolve(ContextObject *c, PyObject *obj, int writable, const char *what, View *v)
 {
     memset(v, 0, sizeof *v);
@@ -1279,10 +1281,20 @@ static int resolve(ContextObject *c, PyObject *obj, int writable, const char *wh
         v->ndim = im->ndim;
         return 0;
     }
-    if (PyObject_CheckBuffer(obj))
+    /* Device arrays first: some (CuPy >= 14) also expose the buffer protocol, only to refuse it. */
+    int dl = PyObject_HasAttrString(obj, "__dlpack__") &&
+             PyObject_HasAttrString(obj, "__dlpack_device__");
+    int on_device = PyObject_HasAttrString(obj, "__cuda_array_interface__");
+    if (!on_device && dl) {
+        PyObject *w = py_where(NULL, obj);
+        if (!w)
+            return -1;
+        on_device = strcmp(PyUnicode_AsUTF8(PyTuple_GET_ITEM(w, 0)), "cuda") == 0;
+        Py_DECREF(w);
+    }
+    if (PyObject_CheckBuffer(obj) && !on_device)
         r = view_from_buffer(c, obj, writable, what, v);
-    else if (PyObject_HasAttrString(obj, "__dlpack__") &&
-             PyObject_HasAttrString(obj, "__dlpack_device__"))
+    else if (dl)
         r = view_from_dlpack(c, obj, writable, what, v);
     else if (PyObject_HasAttrString(obj, "__cuda_array_interface__"))
         r = view_from_cai(c, obj, writable, what, v);
@@ -2989,7 +3001,8 @@ static PyObject *py_where(PyObject *m, PyObject *obj)
             return Py_BuildValue("(si)", "cuda", (int)im->v.device);
         return Py_BuildValue("(si)", "cpu", 0);
     }
-    if (PyObject_CheckBuffer(obj))
+    if (PyObject_CheckBuffer(obj) && !PyObject_HasAttrString(obj, "__cuda_array_interface__") &&
+        !PyObject_HasAttrString(obj, "__dlpack_device__"))
         return Py_BuildValue("(si)", "cpu", 0);
     if (PyObject_HasAttrString(obj, "__dlpack_device__")) {
         PyObject *dev = PyObject_CallMethod(obj, "__dlpack_device__", NULL);
@@ -3080,7 +3093,7 @@ static PyObject *py_style_transfer(PyObject *m, PyObject *args)
     int pool, init, optimizer, line_search;
     unsigned long long seed;
     unsigned int flags;
-    if (!PyArg_ParseTuple(args, "O!OOOiddddiiKiiidIiOO", &ContextType, &co, &content, &style, &dst,
+    if (!PyArg_ParseTuple(args, "O!OOOidddiiKiiidIiOO", &ContextType, &co, &content, &style, &dst,
                           &p.iterations, &p.content_weight, &p.style_weight, &p.tv_weight, &pool,
                           &init, &seed, &p.history, &optimizer, &line_search, &p.lr, &flags,
                           &p.progress_every, &weights, &progress))
