@@ -198,7 +198,11 @@ static void smalls(gip_context *ctx)
     gip_image rgb = {0}, gray = {0}, rgba16 = {0};
     gt_alloc(&rgb, 900, 700, 3, GIP_U8, 0);
     gt_fill_random(&rgb, 9, 0, 255);
-    gt_alloc(&gray, 900, 700, 1, GIP_U8, 0);
+    /* 1-channel loads need more pixels to exceed the limit. */
+    gip_image big = {0};
+    gt_alloc(&big, 2000, 1500, 3, GIP_U8, 0);
+    gt_fill_random(&big, 13, 0, 255);
+    gt_alloc(&gray, 2000, 1500, 1, GIP_U8, 0);
     gt_fill_random(&gray, 10, 0, 255);
     gt_alloc(&rgba16, 900, 700, 4, GIP_U16, 0);
     gt_fill_random(&rgba16, 11, 0, 65535);
@@ -214,7 +218,7 @@ static void smalls(gip_context *ctx)
     small(ctx, "gaussian 15", &rgb, "ppm", "ppm", &color, NULL);
     small(ctx, "gaussian 15", &rgb, "png", "png", &color, NULL);
     small(ctx, "gaussian 15", &rgb, "jpg", "jpg", &color, &q90);
-    small(ctx, "box 5 | sobel dx=0 dy=1", &rgb, "jpg", "png", &grayl, NULL);
+    small(ctx, "box 5 | sobel dx=0 dy=1", &big, "jpg", "png", &grayl, NULL);
     small(ctx, "edges", &gray, "png", "jpg", &color, &q90);
     small(ctx, "gaussian 9 | invert", &rgba16, "png", "png", &unchanged, NULL);
     small(ctx, "gaussian 9", &rgba16, "png", "ppm", &color, NULL);
@@ -223,6 +227,7 @@ static void smalls(gip_context *ctx)
     gt_free(&rgb);
     gt_free(&gray);
     gt_free(&rgba16);
+    gt_free(&big);
 }
 
 static void refusals(gip_context *ctx)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Writing PNG (libpng rows), JPEG (libjpeg scanlines) and PPM/PGM a few rows at a time into a
  * temporary file that is renamed over the destination only when complete. */
+#define _DEFAULT_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <setjmp.h>

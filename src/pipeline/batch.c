@@ -16,6 +16,7 @@
 
 #include "internal.h"
 #include "pipeline_internal.h"
+#include "pipeline_steps.h"
 
 static double now(void)
 {
@@ -318,6 +319,13 @@ static gip_status compute_item(engine *e, gip_pipeline *p, stage *sg, item *it)
                               dev_result ? GIP_MEM_CUDA : GIP_MEM_HOST, 0)))
         return st;
     if (!cuda) {
+        double t = now();
+        st = gip_pipeline_run(p, &it->img, &it->result);
+        add_time(e, &e->st.t_compute, now() - t);
+        return st;
+    }
+    /* Host images above the pipeline's device memory limit: tiles (tile.c). */
+    if (!dev_result && it->img.memory != GIP_MEM_CUDA && gip__pipeline_needs_tiles(p, &it->img)) {
         double t = now();
         st = gip_pipeline_run(p, &it->img, &it->result);
         add_time(e, &e->st.t_compute, now() - t);

@@ -82,6 +82,34 @@ static int make_pipes(const cli_command *cmd, const cli_common *common, const ch
     return 0;
 }
 
+/* Parses a byte count: an integer with an optional K, M, G or T suffix (powers of 1024). */
+static int parse_bytes(const cli_command *cmd, const char *opt, const char *text, int64_t *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    int shift = 0;
+    static const char units[] = "kmgt";
+    if (end && *end) {
+        const char *u = strchr(units, *end | 0x20);
+        const char *rest = end + 1;
+        shift = u && *end ? 10 * (int)(u - units + 1) : -1;
+        if (*rest == 'i')
+            rest++;
+        if (*rest == 'B' || *rest == 'b')
+            rest++;
+        if (*rest)
+            shift = -1;
+    }
+    if (errno || end == text || shift < 0 || v <= 0 || v > (INT64_MAX >> shift))
+        return cli_usage(cmd,
+                         "%s: '%s' is not a byte count; accepted: a positive integer with an "
+                         "optional K, M, G or T suffix (e.g. 256M)",
+                         opt, text);
+    *out = (int64_t)v << shift;
+    return 0;
+}
+
 typedef struct run_ui {
     const cli_command *cmd;
     gip_progress_printer bar;
@@ -172,6 +200,36 @@ static int run_batch(const cli_command *cmd, const cli_common *common, const cha
         gip_batch_free_list(inputs, n);
         return rc;
     }
+    int64_t gpu_limit = 0;
+    if (opts[10].value && (rc = parse_bytes(cmd, "--gpu-memory-limit", opts[10].value, &gpu_limit)))
+        goto out_pipes;
+    for (int k = 0; k < npipes; k++)
+        gip_pipeline_set_memory_limit(pipes[k], gpu_limit);
+    /* --decoder: auto takes nvJPEG on a CUDA pipeline when built with it. */
+    const char *dec = opts[9].value ? opts[9].value : "auto";
+    int on_cuda = gip_context_backend(gip_pipeline_context(pipes[0])) == GIP_BACKEND_CUDA;
+    gip_batch_codec codec;
+    if (strcmp(dec, "nvjpeg") == 0) {
+        if (!on_cuda) {
+            rc = cli_usage(cmd, "--decoder nvjpeg needs a CUDA device (--device cuda); this run "
+                                "is on the CPU");
+            goto out_pipes;
+        }
+        if ((st = gip_nvjpeg_codec(&codec))) {
+            rc = cli_lib_error(cmd->name, st);
+            goto out_pipes;
+        }
+        o.codec = &codec;
+    } else if (strcmp(dec, "auto") == 0) {
+        if (on_cuda && gip_nvjpeg_codec(&codec) == GIP_OK)
+            o.codec = &codec;
+    } else if (strcmp(dec, "cpu") != 0) {
+        rc = cli_usage(cmd, "--decoder: unknown decoder '%s'; accepted: auto, cpu or nvjpeg", dec);
+        goto out_pipes;
+    }
+    if (common->verbose)
+        fprintf(stderr, "gip %s: decoder: %s\n", cmd->name,
+                o.codec ? "nvJPEG" : "CPU (libjpeg-turbo, libpng)");
     run_ui ui = {cmd, {stderr, isatty(fileno(stderr)), 0, 0}, opts[5].value != NULL};
     o.on_file = on_file;
     o.on_progress = on_progress;
@@ -192,6 +250,7 @@ static int run_batch(const cli_command *cmd, const cli_common *common, const cha
             fprintf(stderr, "gip %s: %lld of %lld files failed\n", cmd->name,
                     (long long)stats.failed, (long long)stats.total);
     }
+out_pipes:
     for (int k = 0; k < npipes; k++)
         gip_pipeline_free(pipes[k]);
     free(pipes);
@@ -201,15 +260,22 @@ static int run_batch(const cli_command *cmd, const cli_common *common, const cha
 
 static int run_run(const cli_command *cmd, int argc, char **argv)
 {
-    cli_opt opts[] = {{"-i", "DIR|GLOB", NULL},    {"-o", "DIR", NULL},
-                      {"--jobs", "N", NULL},       {"--format", "jpg|png|pnm", NULL},
-                      {"--overwrite", NULL, NULL}, {"--quiet", NULL, NULL},
-                      {"--streams", "N", NULL},    {"--cpu-mode", "inline|staged", NULL},
-                      {"--one-device", NULL, NULL}};
+    cli_opt opts[] = {{"-i", "DIR|GLOB", NULL},
+                      {"-o", "DIR", NULL},
+                      {"--jobs", "N", NULL},
+                      {"--format", "jpg|png|pnm", NULL},
+                      {"--overwrite", NULL, NULL},
+                      {"--quiet", NULL, NULL},
+                      {"--streams", "N", NULL},
+                      {"--cpu-mode", "inline|staged", NULL},
+                      {"--one-device", NULL, NULL},
+                      {"--decoder", "auto|cpu|nvjpeg", NULL},
+                      {"--gpu-memory-limit", "BYTES", NULL},
+                      {"--max-memory", "BYTES", NULL}};
     cli_common common;
     const char *pos[3];
     int npos;
-    int rc = cli_parse(cmd, argc, argv, opts, 9, &common, pos, 1, 3, &npos);
+    int rc = cli_parse(cmd, argc, argv, opts, 12, &common, pos, 1, 3, &npos);
     if (rc)
         return rc;
     int batch = opts[0].value || opts[1].value;
@@ -219,9 +285,11 @@ static int run_run(const cli_command *cmd, int argc, char **argv)
         if (npos != 1)
             return cli_usage(cmd, "with -i and -o, give only the PIPELINE (got %d arguments)",
                              npos);
+        if (opts[11].value)
+            return cli_usage(cmd, "--max-memory applies to one file (PIPELINE IN OUT)");
         return run_batch(cmd, &common, pos[0], opts[0].value, opts[1].value, opts);
     }
-    for (int k = 2; k < 9; k++)
+    for (int k = 2; k < 10; k++)
         if (opts[k].value)
             return cli_usage(cmd, "%s applies to batches (-i DIR -o DIR)", opts[k].name);
     if (npos != 3)
@@ -230,18 +298,31 @@ static int run_run(const cli_command *cmd, int argc, char **argv)
     int npipes = 0;
     if ((rc = make_pipes(cmd, &common, pos[0], 1, 0, &pipes, &npipes)))
         return rc;
+    int64_t gpu_limit = 0, max_memory = 0;
+    if ((opts[10].value &&
+         (rc = parse_bytes(cmd, "--gpu-memory-limit", opts[10].value, &gpu_limit))) ||
+        (opts[11].value && (rc = parse_bytes(cmd, "--max-memory", opts[11].value, &max_memory)))) {
+        gip_pipeline_free(pipes[0]);
+        free(pipes);
+        return rc;
+    }
+    gip_pipeline_set_memory_limit(pipes[0], gpu_limit);
     gip_load_params lp = {0};
     lp.mode = common.unchanged ? GIP_LOAD_UNCHANGED : GIP_LOAD_COLOR;
     gip_save_params sp = {0};
     sp.quality = common.quality;
     double t0 = cli_now();
-    gip_status st = gip_pipeline_run_file(pipes[0], pos[1], pos[2], &lp, &sp);
+    /* Streams by rows when the whole image would not fit --max-memory (default: half the RAM). */
+    int32_t streamed = 0;
+    gip_status st =
+        gip_pipeline_run_file_bounded(pipes[0], pos[1], pos[2], &lp, &sp, max_memory, &streamed);
     if (st) {
         cli_lib_error(cmd->name, st);
         rc = gip_status_group(st) == GIP_ERR_INVALID_ARGUMENT ? CLI_EXIT_USAGE : CLI_EXIT_RUNTIME;
     } else if (common.time) {
         printf("device    %s\n", gip_context_describe(gip_pipeline_context(pipes[0])));
-        printf("total     %10.3f ms  load, run, save of %s\n", (cli_now() - t0) * 1e3, pos[1]);
+        printf("total     %10.3f ms  load, run, save of %s%s\n", (cli_now() - t0) * 1e3, pos[1],
+               streamed ? " (streamed by rows)" : "");
     }
     gip_pipeline_free(pipes[0]);
     free(pipes);
@@ -279,5 +360,10 @@ const cli_command cli_cmd_run = {
     "  --quiet              no progress bar and no summary\n"
     "  --streams N          CUDA: pipelines (streams) per device, 1..16 (default 2)\n"
     "  --cpu-mode M         CPU: inline (each thread does every stage; default) or staged\n"
-    "  --one-device         CUDA: only the device of --device, not every usable one\n",
+    "  --one-device         CUDA: only the device of --device, not every usable one\n"
+    "  --decoder D          auto (nvJPEG on CUDA when built with it), cpu or nvjpeg\n"
+    "  --gpu-memory-limit B device memory a run may use (e.g. 2G): larger images run in tiles\n"
+    "                       with halos, identical to the untiled result (default: 3/4 of it)\n"
+    "  --max-memory B       one file: host memory bound (e.g. 256M); larger images are streamed\n"
+    "                       by rows (PNG, baseline JPEG, PPM/PGM; default: half the RAM)\n",
     CLI_COMMON_DEVICE | CLI_COMMON_SAVE | CLI_COMMON_UNCHANGED};

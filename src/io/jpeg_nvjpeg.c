@@ -1,0 +1,481 @@
+/* SPDX-License-Identifier: MIT */
+/* GPU JPEG through nvJPEG: decode into device images (the A100/H100/H200 hardware decoder through
+ * the batched API where the GPU has one, else the GPU hybrid backend; libjpeg-turbo and an upload
+ * for what nvJPEG refuses) and encode from device images, plus the batch-engine codec built on
+ * them. Without nvJPEG in the build every entry returns GIP_ERR_NOT_BUILT. */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "io/jpeg_nvjpeg.h"
+
+#ifdef GIP_HAVE_NVJPEG
+#include <cuda_runtime_api.h>
+#include <nvjpeg.h>
+
+/* One process-wide pair of handles: the hardware one (NULL when the GPU has no decoder) and the
+ * hybrid one, which also encodes. Handles are thread-safe; states are not (see dec_state). */
+static struct {
+    pthread_once_t once;
+    nvjpegHandle_t hw, hybrid;
+    nvjpegStatus_t err;
+    const char *backend;
+} g = {PTHREAD_ONCE_INIT, NULL, NULL, NVJPEG_STATUS_SUCCESS, ""};
+
+static void handles_init(void)
+{
+    if (nvjpegCreateEx(NVJPEG_BACKEND_HARDWARE, NULL, NULL, NVJPEG_FLAGS_DEFAULT, &g.hw) !=
+        NVJPEG_STATUS_SUCCESS)
+        g.hw = NULL;
+    g.err = nvjpegCreateEx(NVJPEG_BACKEND_DEFAULT, NULL, NULL, NVJPEG_FLAGS_DEFAULT, &g.hybrid);
+    if (g.err != NVJPEG_STATUS_SUCCESS)
+        g.hybrid = NULL;
+    g.backend = g.hw ? "hardware" : g.hybrid ? "gpu-hybrid" : "";
+}
+
+static gip_status nv_status(gip_context *ctx, nvjpegStatus_t s, const char *what, const char *call)
+{
+    gip_status st = s == NVJPEG_STATUS_ALLOCATOR_FAILURE    ? GIP_ERR_DEVICE_OUT_OF_MEMORY
+                    : s == NVJPEG_STATUS_BAD_JPEG           ? GIP_ERR_CORRUPT
+                    : s == NVJPEG_STATUS_JPEG_NOT_SUPPORTED ? GIP_ERR_UNSUPPORTED
+                                                            : GIP_ERR_DEVICE;
+    return gip__error(ctx, st, "%s: %s failed (nvJPEG status %d)", what, call, (int)s);
+}
+
+static gip_status handles(gip_context *ctx, const char *what)
+{
+    pthread_once(&g.once, handles_init);
+    if (!g.hybrid)
+        return gip__error(ctx, GIP_ERR_DEVICE,
+                          "%s: nvJPEG could not start (nvjpegCreateEx status %d)", what,
+                          (int)g.err);
+    return GIP_OK;
+}
+
+const char *gip__nvjpeg_backend_name(void)
+{
+    pthread_once(&g.once, handles_init);
+    return g.backend;
+}
+
+/* Per-call decoder state: one of each kind, and a stream of its own (decodes on worker threads
+ * must not wait for the pipelines' compute). */
+typedef struct dec_state {
+    nvjpegJpegState_t hw, hybrid;
+    cudaStream_t stream;
+} dec_state;
+
+static void dec_state_free(dec_state *s)
+{
+    if (s->hw)
+        nvjpegJpegStateDestroy(s->hw);
+    if (s->hybrid)
+        nvjpegJpegStateDestroy(s->hybrid);
+    if (s->stream)
+        cudaStreamDestroy(s->stream);
+    memset(s, 0, sizeof *s);
+}
+
+static gip_status dec_state_init(gip_context *ctx, dec_state *s, const char *what)
+{
+    memset(s, 0, sizeof *s);
+    nvjpegStatus_t e;
+    if (cudaSetDevice(gip_context_device(ctx)) != cudaSuccess ||
+        cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking) != cudaSuccess)
+        return gip__error(ctx, GIP_ERR_DEVICE, "%s: cannot create a CUDA stream", what);
+    if ((e = nvjpegJpegStateCreate(g.hybrid, &s->hybrid)) != NVJPEG_STATUS_SUCCESS ||
+        (g.hw && (e = nvjpegJpegStateCreate(g.hw, &s->hw)) != NVJPEG_STATUS_SUCCESS)) {
+        dec_state_free(s);
+        return nv_status(ctx, e, what, "nvjpegJpegStateCreate");
+    }
+    return GIP_OK;
+}
+
+/* CPU decode and upload: what nvJPEG refuses (CMYK, 12-bit, odd layouts) and corrupt data, whose
+ * precise message libjpeg gives. */
+static gip_status decode_cpu(gip_context *ctx, const void *data, size_t size,
+                             const gip_load_params *params, gip_image *out)
+{
+    gip_image host = {0}, dev = {0};
+    gip_status st = gip_image_decode(data, size, params, &host);
+    if (st)
+        return st;
+    if (!(st = gip_image_alloc(ctx, &dev, host.width, host.height, host.channels, host.dtype,
+                               GIP_MEM_CUDA, 0)) &&
+        !(st = gip_upload(ctx, &host, &dev)) && !(st = gip_context_sync(ctx)))
+        *out = dev;
+    else
+        gip_image_free(ctx, &dev);
+    gip_image_free(NULL, &host);
+    return st;
+}
+
+/* Decodes images[0..n-1] with nvJPEG into outs (allocated here on ctx); *fallback[i] is set for
+ * images nvJPEG did not decode (left for the CPU). */
+static gip_status decode_nv(gip_context *ctx, dec_state *s, int32_t n, const uint8_t *const *data,
+                            const size_t *sizes, const gip_load_params *params, gip_image *outs,
+                            bool *fallback, const char *what)
+{
+    gip_load_params lp = {0};
+    if (params)
+        lp = *params;
+    bool gray = lp.mode == GIP_LOAD_GRAY;
+    nvjpegOutputFormat_t fmt = gray     ? NVJPEG_OUTPUT_Y
+                               : lp.bgr ? NVJPEG_OUTPUT_BGRI
+                                        : NVJPEG_OUTPUT_RGBI;
+    int32_t ch = gray ? 1 : 3;
+    int64_t max_px = lp.max_pixels ? lp.max_pixels : GIP_DEFAULT_MAX_PIXELS;
+    int64_t max_dim = lp.max_dim ? lp.max_dim : GIP_DEFAULT_MAX_DIM;
+    gip_status st = GIP_OK;
+    /* Which images the hardware takes (baseline, supported subsampling): one batched call. */
+    int32_t nhw = 0;
+    const unsigned char **hw_data = calloc((size_t)n, sizeof *hw_data);
+    size_t *hw_sizes = calloc((size_t)n, sizeof *hw_sizes);
+    nvjpegImage_t *hw_out = calloc((size_t)n, sizeof *hw_out);
+    if (!hw_data || !hw_sizes || !hw_out) {
+        st = gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of memory", what);
+        goto out_free;
+    }
+    for (int32_t i = 0; i < n; i++) {
+        fallback[i] = true;
+        memset(&outs[i], 0, sizeof outs[i]);
+        /* A stream without its EOI marker near the end is truncated: libjpeg reports it. */
+        bool eoi = false;
+        for (size_t k = sizes[i] >= 2 ? sizes[i] - 2 : 0, stop = k > 256 ? k - 256 : 0;
+             k > stop && !eoi; k--)
+            eoi = data[i][k] == 0xFF && data[i][k + 1] == 0xD9;
+        if (!eoi)
+            continue;
+        gip_image_info info;
+        /* The header through libjpeg: CMYK, 12-bit and limits are decided on the CPU. */
+        if (gip_image_probe_memory(data[i], sizes[i], &info) != GIP_OK ||
+            info.format != GIP_FORMAT_JPEG || info.bit_depth != 8)
+            continue;
+        if (info.width > max_dim || info.height > max_dim || info.width * info.height > max_px)
+            continue; /* the CPU path reports the limit */
+        int nc = 0;
+        nvjpegChromaSubsampling_t css;
+        int w[NVJPEG_MAX_COMPONENT], h[NVJPEG_MAX_COMPONENT];
+        if (nvjpegGetImageInfo(g.hybrid, data[i], sizes[i], &nc, &css, w, h) !=
+                NVJPEG_STATUS_SUCCESS ||
+            (nc != 1 && nc != 3) || w[0] != info.width || h[0] != info.height)
+            continue;
+        /* Gray files in colour modes: libjpeg's gray replicated, as gip_image_decode(). */
+        if (nc == 1 && !gray)
+            continue;
+        if ((st = gip_image_alloc(ctx, &outs[i], w[0], h[0], ch, GIP_U8, GIP_MEM_CUDA, 0)))
+            goto out_free;
+        nvjpegImage_t dst;
+        memset(&dst, 0, sizeof dst);
+        dst.channel[0] = outs[i].data;
+        dst.pitch[0] = (size_t)outs[i].stride;
+        int hw_ok = 0;
+        if (g.hw && !info.progressive) {
+            nvjpegJpegStream_t js = NULL;
+            /* nvjpegDecodeBatchedSupported needs a parsed stream. */
+            if (nvjpegJpegStreamCreate(g.hw, &js) == NVJPEG_STATUS_SUCCESS &&
+                nvjpegJpegStreamParse(g.hw, data[i], sizes[i], 0, 0, js) == NVJPEG_STATUS_SUCCESS &&
+                nvjpegDecodeBatchedSupported(g.hw, js, &hw_ok) == NVJPEG_STATUS_SUCCESS)
+                hw_ok = hw_ok == 0; /* 0 means supported */
+            else
+                hw_ok = 0;
+            if (js)
+                nvjpegJpegStreamDestroy(js);
+        }
+        if (hw_ok) {
+            hw_data[nhw] = data[i];
+            hw_sizes[nhw] = sizes[i];
+            hw_out[nhw] = dst;
+            nhw++;
+            fallback[i] = false;
+            continue;
+        }
+        if (nvjpegDecode(g.hybrid, s->hybrid, data[i], sizes[i], fmt, &dst, s->stream) ==
+                NVJPEG_STATUS_SUCCESS &&
+            cudaStreamSynchronize(s->stream) == cudaSuccess)
+            fallback[i] = false;
+        else
+            gip_image_free(ctx, &outs[i]);
+    }
+    if (nhw) {
+        nvjpegStatus_t e;
+        if ((e = nvjpegDecodeBatchedInitialize(g.hw, s->hw, nhw, 1, fmt)) !=
+                NVJPEG_STATUS_SUCCESS ||
+            (e = nvjpegDecodeBatched(g.hw, s->hw, hw_data, hw_sizes, hw_out, s->stream)) !=
+                NVJPEG_STATUS_SUCCESS) {
+            /* The whole hardware batch goes to the CPU. */
+            for (int32_t i = 0, k = 0; i < n && k < nhw; i++)
+                if (!fallback[i] && outs[i].data == hw_out[k].channel[0]) {
+                    gip_image_free(ctx, &outs[i]);
+                    fallback[i] = true;
+                    k++;
+                }
+        } else if (cudaStreamSynchronize(s->stream) != cudaSuccess) {
+            st = gip__error(ctx, GIP_ERR_DEVICE, "%s: nvJPEG hardware decode failed on the device",
+                            what);
+        }
+    }
+out_free:
+    free(hw_data);
+    free(hw_sizes);
+    free(hw_out);
+    return st;
+}
+
+gip_status gip_jpeg_decode_device_batch(gip_context *ctx, int32_t n, const void *const *data,
+                                        const size_t *sizes, const gip_load_params *params,
+                                        gip_image *outs, gip_status *statuses)
+{
+    static const char op[] = "gip_jpeg_decode_device_batch";
+    if (!ctx || !data || !sizes || !outs || !statuses || n < 1)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "%s: %s", op,
+                          n < 1 ? "n must be >= 1"
+                                : "ctx, data, sizes, outs and statuses must be "
+                                  "non-NULL");
+    if (gip_context_backend(ctx) != GIP_BACKEND_CUDA)
+        return gip__error(ctx, GIP_ERR_NO_DEVICE,
+                          "%s: the context is a CPU context; nvJPEG decodes into a CUDA device's "
+                          "memory",
+                          op);
+    gip_status st = handles(ctx, op);
+    if (st)
+        return st;
+    dec_state s;
+    if ((st = dec_state_init(ctx, &s, op)))
+        return st;
+    bool *fallback = calloc((size_t)n, sizeof *fallback);
+    if (!fallback) {
+        dec_state_free(&s);
+        return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of memory", op);
+    }
+    st = decode_nv(ctx, &s, n, (const uint8_t *const *)data, sizes, params, outs, fallback, op);
+    for (int32_t i = 0; i < n; i++) {
+        if (st) {
+            gip_image_free(ctx, &outs[i]);
+            statuses[i] = st;
+        } else if (fallback[i]) {
+            statuses[i] = decode_cpu(ctx, data[i], sizes[i], params, &outs[i]);
+        } else {
+            statuses[i] = GIP_OK;
+        }
+    }
+    free(fallback);
+    dec_state_free(&s);
+    return st;
+}
+
+gip_status gip_jpeg_decode_device(gip_context *ctx, const void *data, size_t size,
+                                  const gip_load_params *params, gip_image *out)
+{
+    if (!out)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "gip_jpeg_decode_device: out is NULL");
+    gip_image img;
+    gip_status one;
+    gip_status st = gip_jpeg_decode_device_batch(ctx, 1, &data, &size, params, &img, &one);
+    if (st)
+        return st;
+    if (one)
+        return one;
+    *out = img;
+    return GIP_OK;
+}
+
+gip_status gip_jpeg_encode_device(gip_context *ctx, const gip_image *img,
+                                  const gip_save_params *params, void **data, size_t *size)
+{
+    static const char op[] = "gip_jpeg_encode_device";
+    if (!ctx || !img || !data || !size)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "%s: %s is NULL", op,
+                          !ctx   ? "ctx"
+                          : !img ? "img"
+                                 : "data or size");
+    gip_status st;
+    if ((st = gip__ctx_check(ctx, op)) || (st = gip_image_check(img, "img")))
+        return st;
+    if (img->memory != GIP_MEM_CUDA || gip_context_backend(ctx) != GIP_BACKEND_CUDA)
+        return gip__error(ctx, GIP_ERR_LOCATION_MISMATCH,
+                          "%s: img must be in the CUDA memory of ctx's device; use "
+                          "gip_image_encode() for host images",
+                          op);
+    if ((st = gip__image_check_ctx(ctx, img, op, "img")))
+        return st;
+    if (img->dtype != GIP_U8 || (img->channels != 1 && img->channels != 3))
+        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
+                          "%s: JPEG stores u8 images of 1 or 3 channels; img is %s with %d "
+                          "channels",
+                          op, gip_dtype_name(img->dtype), (int)img->channels);
+    int32_t quality = params && params->quality ? params->quality : 95;
+    gip_subsampling sub = params && params->subsampling ? params->subsampling : GIP_SUBSAMPLING_420;
+    if (quality < 1 || quality > 100 || sub < 0 || sub > GIP_SUBSAMPLING_420)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: quality %d / subsampling %d is invalid; accepted: 1..100 (0 = 95) "
+                          "and a gip_subsampling",
+                          op, (int)quality, (int)sub);
+    if (params && params->progressive)
+        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
+                          "%s: nvJPEG writes baseline JPEG only; encode progressive files on the "
+                          "CPU (gip_image_encode)",
+                          op);
+    if (img->width > 65500 || img->height > 65500)
+        return gip__error(ctx, GIP_ERR_TOO_LARGE,
+                          "%s: JPEG stores at most 65500 pixels per side; img is %lldx%lld", op,
+                          (long long)img->width, (long long)img->height);
+    if ((st = handles(ctx, op)))
+        return st;
+    cudaStream_t stream = (cudaStream_t)gip_context_stream(ctx);
+    nvjpegEncoderState_t es = NULL;
+    nvjpegEncoderParams_t ep = NULL;
+    nvjpegStatus_t e;
+    const char *call = "nvjpegEncoderStateCreate";
+    unsigned char *buf = NULL;
+    size_t len = 0;
+    nvjpegImage_t src;
+    memset(&src, 0, sizeof src);
+    src.channel[0] = img->data;
+    src.pitch[0] = (size_t)img->stride;
+    nvjpegChromaSubsampling_t css = img->channels == 1           ? NVJPEG_CSS_GRAY
+                                    : sub == GIP_SUBSAMPLING_444 ? NVJPEG_CSS_444
+                                    : sub == GIP_SUBSAMPLING_422 ? NVJPEG_CSS_422
+                                                                 : NVJPEG_CSS_420;
+    bool bgr = params && params->bgr;
+    if ((e = nvjpegEncoderStateCreate(g.hybrid, &es, stream)) != NVJPEG_STATUS_SUCCESS ||
+        (call = "nvjpegEncoderParamsCreate",
+         (e = nvjpegEncoderParamsCreate(g.hybrid, &ep, stream)) != NVJPEG_STATUS_SUCCESS) ||
+        (call = "nvjpegEncoderParamsSetQuality",
+         (e = nvjpegEncoderParamsSetQuality(ep, quality, stream)) != NVJPEG_STATUS_SUCCESS) ||
+        (call = "nvjpegEncoderParamsSetSamplingFactors",
+         (e = nvjpegEncoderParamsSetSamplingFactors(ep, css, stream)) != NVJPEG_STATUS_SUCCESS))
+        goto out_nv;
+    call = img->channels == 1 ? "nvjpegEncodeYUV" : "nvjpegEncodeImage";
+    e = img->channels == 1
+            ? nvjpegEncodeYUV(g.hybrid, es, ep, &src, NVJPEG_CSS_GRAY, (int)img->width,
+                              (int)img->height, stream)
+            : nvjpegEncodeImage(g.hybrid, es, ep, &src, bgr ? NVJPEG_INPUT_BGRI : NVJPEG_INPUT_RGBI,
+                                (int)img->width, (int)img->height, stream);
+    if (e != NVJPEG_STATUS_SUCCESS)
+        goto out_nv;
+    call = "nvjpegEncodeRetrieveBitstream";
+    if ((e = nvjpegEncodeRetrieveBitstream(g.hybrid, es, NULL, &len, stream)) !=
+        NVJPEG_STATUS_SUCCESS)
+        goto out_nv;
+    if (!(buf = malloc(len ? len : 1))) {
+        st = gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of memory for %zu bytes", op, len);
+        goto out_free;
+    }
+    if ((e = nvjpegEncodeRetrieveBitstream(g.hybrid, es, buf, &len, stream)) !=
+        NVJPEG_STATUS_SUCCESS)
+        goto out_nv;
+    if (cudaStreamSynchronize(stream) != cudaSuccess) {
+        st = gip__error(ctx, GIP_ERR_DEVICE, "%s: the encode failed on the device", op);
+        goto out_free;
+    }
+    *data = buf;
+    *size = len;
+    buf = NULL;
+    goto out_free;
+out_nv:
+    st = nv_status(ctx, e, op, call);
+out_free:
+    free(buf);
+    if (ep)
+        nvjpegEncoderParamsDestroy(ep);
+    if (es)
+        nvjpegEncoderStateDestroy(es);
+    return st;
+}
+
+#else /* !GIP_HAVE_NVJPEG */
+
+static gip_status not_built(gip_context *ctx, const char *op)
+{
+    return gip__error(ctx, GIP_ERR_NOT_BUILT,
+                      "%s: gip was built without nvJPEG (configure with nvjpeg.h and libnvjpeg "
+                      "found, e.g. NVJPEG_ROOT=.../site-packages/nvidia/cu13); decode on the CPU "
+                      "with gip_image_decode()",
+                      op);
+}
+
+const char *gip__nvjpeg_backend_name(void)
+{
+    return "";
+}
+
+gip_status gip_jpeg_decode_device_batch(gip_context *ctx, int32_t n, const void *const *data,
+                                        const size_t *sizes, const gip_load_params *params,
+                                        gip_image *outs, gip_status *statuses)
+{
+    return not_built(ctx, "gip_jpeg_decode_device_batch");
+}
+
+gip_status gip_jpeg_decode_device(gip_context *ctx, const void *data, size_t size,
+                                  const gip_load_params *params, gip_image *out)
+{
+    return not_built(ctx, "gip_jpeg_decode_device");
+}
+
+gip_status gip_jpeg_encode_device(gip_context *ctx, const gip_image *img,
+                                  const gip_save_params *params, void **data, size_t *size)
+{
+    return not_built(ctx, "gip_jpeg_encode_device");
+}
+
+#endif
+
+/* ---- the batch codec ------------------------------------------------------------------------ */
+#ifdef GIP_HAVE_NVJPEG
+
+static gip_status codec_decode(void *user, gip_context *ctx, const void *data, size_t size,
+                               const gip_load_params *params, gip_image *out)
+{
+    gip_image_info info;
+    /* nvJPEG for JPEG on a CUDA pipeline; everything else decodes on the CPU as usual. */
+    gip_load_mode mode = params ? params->mode : GIP_LOAD_UNCHANGED;
+    if (gip_context_backend(ctx) == GIP_BACKEND_CUDA &&
+        gip_image_probe_memory(data, size, &info) == GIP_OK && info.format == GIP_FORMAT_JPEG &&
+        !(mode == GIP_LOAD_UNCHANGED && info.channels == 1))
+        return gip_jpeg_decode_device(ctx, data, size, params, out);
+    return gip_image_decode(data, size, params, out);
+}
+
+static gip_status codec_encode(void *user, gip_context *ctx, const gip_image *img,
+                               const gip_save_params *params, void **data, size_t *size)
+{
+    if (img->memory == GIP_MEM_CUDA) {
+        if (params->format == GIP_FORMAT_JPEG && img->dtype == GIP_U8 &&
+            (img->channels == 1 || img->channels == 3) && !params->progressive)
+            return gip_jpeg_encode_device(ctx, img, params, data, size);
+        /* Other formats: download and encode on the CPU. */
+        gip_image host = {0};
+        gip_status st;
+        if (!(st = gip_image_alloc(NULL, &host, img->width, img->height, img->channels, img->dtype,
+                                   GIP_MEM_HOST, 0)) &&
+            !(st = gip_download(ctx, img, &host)) && !(st = gip_context_sync(ctx)))
+            st = gip_image_encode(&host, params, data, size);
+        gip_image_free(NULL, &host);
+        return st;
+    }
+    return gip_image_encode(img, params, data, size);
+}
+#endif
+
+gip_status gip_nvjpeg_codec(gip_batch_codec *codec)
+{
+    if (!codec)
+        return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT, "gip_nvjpeg_codec: codec is NULL");
+#ifndef GIP_HAVE_NVJPEG
+    return not_built(NULL, "gip_nvjpeg_codec");
+#else
+    memset(codec, 0, sizeof *codec);
+    codec->decode = codec_decode;
+    codec->encode = codec_encode;
+    codec->encode_device = 1;
+    return GIP_OK;
+#endif
+}
+
+const char *gip_nvjpeg_backend(void)
+{
+    return gip__nvjpeg_backend_name();
+}
