@@ -35,6 +35,10 @@ try:
     import dask
     import dask.array as da
 except ImportError as e:  # pragma: no cover - depends on the environment
+    if __name__ == "__main__":  # python -m gip.dask (gip run --scheduler): a message, not a trace
+        sys.stderr.write("gip run --scheduler: the gip.dask module needs dask[array] and "
+                         "distributed: pip install 'gip[dask]' (%s)\n" % e)
+        sys.exit(1)
     raise ImportError("gip.dask needs dask[array] and distributed: pip install 'gip[dask]' (or "
                       "pip install 'dask[array]' distributed): %s" % e) from e
 
@@ -99,7 +103,24 @@ def _is_cupy(a):
     return type(m).__module__.split(".")[0] == "cupy"
 
 
-def _run_block(block, recipe=None, device="auto", threads=1):
+def _worker_host():
+    """This worker's host as the scheduler names it, or None outside a distributed worker."""
+    try:
+        from distributed import get_worker
+        return get_worker().address.split("://")[-1].rsplit(":", 1)[0]
+    except (ImportError, ValueError):
+        return None
+
+
+def _share_cores(host_threads):
+    """CPU threads for one task: the host's cores divided among its workers' threads."""
+    threads = host_threads.get(_worker_host(), 1) if host_threads else 1
+    return max(1, (os.cpu_count() or 1) // max(1, threads))
+
+
+def _run_block(block, recipe=None, device="auto", threads=1, host_threads=None):
+    if threads is None:
+        threads = _share_cores(host_threads)
     if 0 in block.shape:  # an empty block: only its shape and dtype matter
         shape, dt = _pipeline(recipe, "cpu", threads).output_shape(
             (1, 1) + tuple(block.shape[2:]), block.dtype)
@@ -117,14 +138,16 @@ def _run_block(block, recipe=None, device="auto", threads=1):
     return _pipeline(recipe, device, threads)(block)
 
 
-def map_pipeline(arr, pipeline, *, device="auto", threads=1):
+def map_pipeline(arr, pipeline, *, device="auto", threads=None):
     """Runs a gip pipeline (text or gip.Pipeline) on a dask array of shape (H, W) or (H, W, C),
     chunked in H and W (C is kept in one chunk), with map_overlap so that the result equals the
     pipeline run on the whole image. Returns a lazy dask array (CuPy-backed for CuPy input).
 
     device: where the chunks of a NumPy-backed array are computed on each worker ('auto': the
     worker's GPU when it has one, else its CPU); CuPy chunks run on their own GPU. threads: CPU
-    threads per chunk call (dask already runs chunks in parallel; 0 = every core).
+    threads per chunk call; None (default): on a distributed cluster the host's cores divided
+    among the threads of its workers, else 1 (the local schedulers run one chunk per core);
+    0 = every core.
     Pipelines whose halo is the whole image (spectrum) are refused (ValueError)."""
     p = _as_pipeline(pipeline)
     halo = p.halo
@@ -156,9 +179,19 @@ def map_pipeline(arr, pipeline, *, device="auto", threads=1):
         meta = cupy.empty((0,) * len(out_shape), out_dtype)
     else:
         meta = np.empty((0,) * len(out_shape), out_dtype)
+    hosts = None
+    if threads is None:
+        try:
+            from distributed import default_client
+            hosts = _host_threads(default_client())
+        except (ImportError, ValueError):
+            hosts = None
+        if hosts is None:
+            threads = 1
     return arr.map_overlap(_run_block, depth=depth, boundary="none", trim=True,
                            dtype=out_dtype, meta=meta, recipe=p.recipe[0], device=device,
-                           threads=int(threads), **kw)
+                           threads=None if threads is None else int(threads),
+                           host_threads=hosts, **kw)
 
 
 def _steps(arr, build, device, threads):
@@ -166,37 +199,38 @@ def _steps(arr, build, device, threads):
 
 
 def gaussian_blur(arr, ksize, sigmaX=0, sigmaY=0, borderType=gip.BORDER_DEFAULT, *,
-                  device="auto", threads=1):
+                  device="auto", threads=None):
     """gip.gaussian_blur on a chunked dask array (equal to the whole-image result)."""
     return _steps(arr, lambda p: p.gaussian(ksize, sigmaX, sigmaY, borderType), device, threads)
 
 
 def box_filter(arr, ksize=3, normalize=True, borderType=gip.BORDER_DEFAULT, *, device="auto",
-               threads=1):
+               threads=None):
     """gip.box_filter (same dtype out) on a chunked dask array."""
     return _steps(arr, lambda p: p.box(ksize, normalize, borderType=borderType), device, threads)
 
 
-def filter2d(arr, kernel, delta=0, borderType=gip.BORDER_DEFAULT, *, device="auto", threads=1):
+def filter2d(arr, kernel, delta=0, borderType=gip.BORDER_DEFAULT, *, device="auto",
+             threads=None):
     """gip.filter2d (same dtype out) on a chunked dask array."""
     return _steps(arr, lambda p: p.filter2d(kernel, delta=delta, borderType=borderType), device,
                   threads)
 
 
 def sobel(arr, dx=1, dy=0, ksize=3, scale=1, delta=0, dtype="u8", borderType=gip.BORDER_DEFAULT,
-          *, device="auto", threads=1):
+          *, device="auto", threads=None):
     """The pipeline's Sobel step on a chunked dask array: dtype 'u8' (|x| saturated), 's16' or
     'f32'."""
     return _steps(arr, lambda p: p.sobel(dx, dy, ksize, scale, delta, dtype, borderType), device,
                   threads)
 
 
-def edges(arr, ksize=3, *, device="auto", threads=1):
+def edges(arr, ksize=3, *, device="auto", threads=None):
     """`gip edges` (gray for RGB input, then the uint8 Sobel magnitude) on a chunked array."""
     return _steps(arr, lambda p: p.edges(ksize), device, threads)
 
 
-def invert(arr, max=None, *, device="auto", threads=1):  # noqa: A002
+def invert(arr, max=None, *, device="auto", threads=None):  # noqa: A002
     """gip.invert on a dask array (point-wise: no overlap)."""
     return _steps(arr, lambda p: p.invert(max), device, threads)
 
@@ -226,19 +260,9 @@ def _run_chunk(recipe, files, out_dir, options, host_threads, hook):
     if hook is not None:
         hook(files)
     options = dict(options)
-    jobs = options.pop("jobs")
-    if not jobs:
-        host, threads = None, 1
-        try:
-            from distributed import get_worker
-            w = get_worker()
-            host = w.address.split("://")[-1].rsplit(":", 1)[0]
-        except (ImportError, ValueError):
-            pass
-        threads = host_threads.get(host, 1) if host_threads else 1
-        jobs = max(1, (os.cpu_count() or 1) // max(1, threads))
+    jobs = options.pop("jobs") or _share_cores(host_threads)
     t0 = time.perf_counter()
-    p = _pipeline(recipe, options.pop("device"), 0)
+    p = _pipeline(recipe, options.pop("device"), options.pop("threads"))
     r = gip.run_batch(p, files, out_dir, jobs=jobs, **options)
     try:
         from distributed import get_worker
@@ -271,8 +295,8 @@ def _chunks_by_stem(paths, size):
 
 
 def run_files(client, pipeline, inputs, out_dir, *, files_per_task=None, jobs=0, format=None,
-              quality=0, overwrite=False, device="auto", streams=None, task_hook=None,
-              progress=None):
+              quality=0, overwrite=False, device="auto", streams=None, threads=0,
+              cpu_mode="auto", unchanged=False, task_hook=None, progress=None):
     """Runs a gip pipeline over files on a distributed.Client and returns a gip.BatchResult
     (ok / skipped / failed with reasons, summed stage times, wall = elapsed time here, and
     .tasks: per task the worker, file count, wall time, device and jobs).
@@ -282,7 +306,8 @@ def run_files(client, pipeline, inputs, out_dir, *, files_per_task=None, jobs=0,
     files_per_task: default ceil(n / (4 x worker threads)), at most 64. jobs: batch-engine
     threads per task (0: the host's cores divided among the threads of its workers).
     device: 'auto' (each worker's own GPU, else its CPU), 'cpu', 'cuda', 'cuda:N'.
-    format, quality, overwrite, streams: as gip.run_batch. A worker that dies mid-task loses
+    format, quality, overwrite, streams, cpu_mode, unchanged: as gip.run_batch; threads: CPU
+    threads of the pipeline on each worker (0: every core). A worker that dies mid-task loses
     nothing: outputs are linked into place only when complete and the scheduler runs the task
     again elsewhere, where the outputs that exist are skipped. task_hook: a callable run with
     the task's file list at the start of each task on the worker (instrumentation, tests).
@@ -304,7 +329,8 @@ def run_files(client, pipeline, inputs, out_dir, *, files_per_task=None, jobs=0,
         files_per_task = min(64, max(1, math.ceil(len(paths) / (4 * nthreads))))
     chunks = _chunks_by_stem(paths, int(files_per_task))
     options = {"jobs": int(jobs), "format": format, "quality": int(quality),
-               "overwrite": bool(overwrite), "device": device, "streams": streams}
+               "overwrite": bool(overwrite), "device": device, "streams": streams,
+               "threads": int(threads), "cpu_mode": cpu_mode, "unchanged": bool(unchanged)}
     t0 = time.perf_counter()
     futures = [client.submit(_run_chunk, recipe, c, out_dir, dict(options), hosts, task_hook,
                              pure=False, key="gip-batch-%d-%s" % (i, dask.base.tokenize(
@@ -342,8 +368,17 @@ def main(argv=None):
     r.add_argument("--quality", type=int, default=0, help="JPEG quality 1..100 (default 95)")
     r.add_argument("--overwrite", action="store_true")
     r.add_argument("--device", default="auto", help="auto (default), cpu, cuda, cuda:N")
-    r.add_argument("--streams", type=int, default=None)
+    r.add_argument("--streams", type=int, default=None, help="CUDA pipelines per worker GPU")
+    r.add_argument("--cpu-mode", choices=["inline", "staged"], default="auto")
+    r.add_argument("--threads", type=int, default=0, help="CPU threads of each pipeline")
+    r.add_argument("--unchanged", action="store_true", help="load channels and depth as stored")
     r.add_argument("--quiet", action="store_true")
+    r.add_argument("--time", action="store_true", help="print the summary even with --quiet")
+    r.add_argument("-v", "--verbose", action="store_true", help="one line per task")
+    # Accepted for `gip run` compatibility; without effect here (each worker uses its own
+    # device; a batch is not repeated).
+    r.add_argument("--one-device", action="store_true", help=argparse.SUPPRESS)
+    r.add_argument("--repeat", type=int, default=1, help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.cmd != "run":
         ap.print_usage(sys.stderr)
@@ -383,7 +418,8 @@ def main(argv=None):
     try:
         res = run_files(client, pipe, a.input, a.output, files_per_task=a.files_per_task,
                         jobs=a.jobs, format=a.format, quality=a.quality, overwrite=a.overwrite,
-                        device=a.device, streams=a.streams, progress=report)
+                        device=a.device, streams=a.streams, threads=a.threads,
+                        cpu_mode=a.cpu_mode, unchanged=a.unchanged, progress=report)
     except gip.Error as e:
         sys.stderr.write("gip run: %s\n" % e)
         return 1
@@ -395,7 +431,11 @@ def main(argv=None):
         return 1
     for inp, why in res.failed:
         sys.stderr.write("gip run: failed '%s': %s\n" % (inp, why))
-    if not a.quiet:
+    if a.verbose:
+        for t in res.tasks:
+            print("task: %s, %d files, %.2f s, %s, %d jobs" % (t["worker"], t["files"], t["wall"],
+                                                           t["device"], t["jobs"]))
+    if not a.quiet or a.time:
         workers = sorted({t["worker"] for t in res.tasks})
         print("scheduler: %s, %d workers, %d tasks" % (sched, len(workers), len(res.tasks)))
         print("files: %d written, %d skipped, %d failed of %d in %.2f s (%.2f images/s)"

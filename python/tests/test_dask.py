@@ -207,10 +207,11 @@ def test_cli_run_on_scheduler(client, tmp_path):
         f.write(b"garbage")
     addr = client.scheduler.address
     cmd = [sys.executable, "-m", "gip.dask", "run", "gaussian 5 | invert", "-i", ind, "-o",
-           str(tmp_path / "out"), "--scheduler", addr, "--format", "png"]
+           str(tmp_path / "out"), "--scheduler", addr, "--format", "png", "--jobs=1", "-v",
+           "--cpu-mode", "inline", "--quality", "90"]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     assert r.returncode == 1, r.stderr  # one file failed
-    assert "bad.png" in r.stderr and "4 written" in r.stdout
+    assert "bad.png" in r.stderr and "4 written" in r.stdout and "task: tcp://" in r.stdout
     assert len(os.listdir(str(tmp_path / "out"))) == 4
     r = subprocess.run(cmd[:4] + ["gaussian 14"] + cmd[5:], capture_output=True, text=True,
                        timeout=120)
