@@ -139,7 +139,8 @@ def _run_block(block, recipe=None, device="auto", threads=1, host_threads=None):
 
 
 def map_pipeline(arr, pipeline, *, device="auto", threads=None):
-    """Runs a gip pipeline (text or gip.Pipeline) on a dask array of shape (H, W) or (H, W, C),
+    """Runs a gip pipeline (text, or a gip.Pipeline whose steps are used) on a dask array of
+    shape (H, W) or (H, W, C),
     chunked in H and W (C is kept in one chunk), with map_overlap so that the result equals the
     pipeline run on the whole image. Returns a lazy dask array (CuPy-backed for CuPy input).
 
@@ -301,6 +302,7 @@ def run_files(client, pipeline, inputs, out_dir, *, files_per_task=None, jobs=0,
     (ok / skipped / failed with reasons, summed stage times, wall = elapsed time here, and
     .tasks: per task the worker, file count, wall time, device and jobs).
 
+    pipeline: text or a gip.Pipeline (its steps; where they run is `device` on each worker).
     inputs: a list of paths, or a folder / glob pattern (listed on a worker, so the paths are
     those the workers see). out_dir: on storage the workers share (created if missing).
     files_per_task: default ceil(n / (4 x worker threads)), at most 64. jobs: batch-engine
