@@ -75,7 +75,7 @@ def _as_pipeline(pipeline):
     return gip.Pipeline(str(pipeline), device="cpu")  # for checking and shapes only
 
 
-# ---- arrays ---------------------------------------------------------------------------------------
+# ---- arrays ------------------------------------------------------------------------------------
 def _fit_chunks(chunks, depth):
     """Chunks of one axis merged so that each is >= depth (map_overlap's requirement); a single
     chunk needs no overlap. Returns (chunks, depth)."""
@@ -236,7 +236,7 @@ def invert(arr, max=None, *, device="auto", threads=None):  # noqa: A002
     return _steps(arr, lambda p: p.invert(max), device, threads)
 
 
-# ---- files ----------------------------------------------------------------------------------------
+# ---- files -------------------------------------------------------------------------------------
 def _host_threads(client):
     """{host: threads of all workers on that host}, to share each host's cores among them."""
     info = client.scheduler_info(n_workers=-1)["workers"] if _takes_n_workers(client) \

@@ -19,7 +19,7 @@ from conftest import rand, requires_cuda
 try:
     import dask.array as da
     import distributed
-except ImportError as e:  # pragma: no cover - CI installs them: pip install 'dask[array]' distributed
+except ImportError as e:  # pragma: no cover - CI: pip install 'dask[array]' distributed
     pytest.skip("gip.dask needs dask[array] and distributed (pip install 'gip[dask]'): %s" % e,
                 allow_module_level=True)
 
