@@ -1353,8 +1353,8 @@ def run_batch(pipeline, inputs, out_dir, *, jobs=0, format=None, quality=0,  # n
     encoding and writing overlapped; gip_batch_run) and returns a BatchResult.
 
     pipeline: text (made on `device`) or a gip.Pipeline (run where it is, or rebuilt on
-    `device` when one other than 'auto' is given). inputs: a list of paths, or a folder / glob pattern
-    (list_inputs()). Outputs: out_dir/<input name>.<ext>, ext from format ('jpg', 'png', 'pnm';
+    `device` when one other than 'auto' is given). inputs: a list of paths, or a folder / glob
+    pattern (list_inputs()). Outputs: out_dir/<input name>.<ext>, ext from format ('jpg', 'png', 'pnm';
     None: the input's if JPEG/PNG/PNM, else PNG); each written to an unnamed temporary file and
     linked into place when complete, so a killed process leaves only complete files. Existing
     outputs are skipped unless overwrite. A file that fails (unreadable, corrupt, refused by a

@@ -1,0 +1,458 @@
+# SPDX-License-Identifier: MIT
+"""gip on Dask: pipelines over many files on a ``distributed`` cluster, gip filters on chunked
+dask arrays, and ``python -m gip.dask run`` (what ``gip run --scheduler`` executes).
+
+Needs the optional extra: ``pip install 'gip[dask]'`` (dask[array] and distributed).
+
+Files
+    :func:`run_files` splits the inputs into tasks of several files; each task runs gip's batch
+    engine (:func:`gip.run_batch`) on the worker that gets it, which writes the outputs itself,
+    atomically (an unnamed temporary file linked into place when complete), so a worker killed
+    mid-task leaves only complete images and Dask's retry of the task skips the outputs that
+    exist. Each worker uses its own GPU when it has one (``device='auto'``; dask-cuda's
+    LocalCUDACluster gives each worker one GPU through CUDA_VISIBLE_DEVICES), else the CPU.
+    Results, failures (with their reasons) and timings come back as one :class:`gip.BatchResult`.
+
+Arrays
+    :func:`map_pipeline` (and :func:`gaussian_blur`, :func:`box_filter`, :func:`sobel`,
+    :func:`filter2d`, :func:`invert`, :func:`edges`) run a pipeline on every chunk of an (H, W) or
+    (H, W, C) dask array chunked in H and W through ``map_overlap`` with ``depth`` = the
+    pipeline's halo (the sum of its kernels' radii) and ``boundary='none'``: the outer edges of
+    the edge chunks are the image's edges, where gip's own border mode applies, and interior
+    edges get real neighbours, so the result equals the pipeline on the whole image. Chunks
+    smaller than the halo are merged with their neighbours first (map_overlap needs depth <=
+    chunk size). CuPy-backed arrays stay on the GPU: chunks go to gip without a copy
+    (__cuda_array_interface__) and come back as CuPy arrays.
+"""
+import argparse
+import math
+import os
+import sys
+import threading
+import time
+
+try:
+    import dask
+    import dask.array as da
+except ImportError as e:  # pragma: no cover - depends on the environment
+    if __name__ == "__main__":  # python -m gip.dask (gip run --scheduler): a message, not a trace
+        sys.stderr.write("gip run --scheduler: the gip.dask module needs dask[array] and "
+                         "distributed: pip install 'gip[dask]' (%s)\n" % e)
+        sys.exit(1)
+    raise ImportError("gip.dask needs dask[array] and distributed: pip install 'gip[dask]' (or "
+                      "pip install 'dask[array]' distributed): %s" % e) from e
+
+import numpy as np
+
+import gip
+
+__all__ = ["run_files", "map_pipeline", "gaussian_blur", "box_filter", "sobel", "filter2d",
+           "invert", "edges", "main"]
+
+
+# ---- pipelines on workers ------------------------------------------------------------------------
+_local = threading.local()
+
+
+def _pipeline(recipe, device, threads):
+    """The calling thread's pipeline for a recipe (a pipeline is used by one thread at a time;
+    it keeps its buffers between chunks of one shape)."""
+    cache = getattr(_local, "pipes", None)
+    if cache is None:
+        cache = _local.pipes = {}
+    key = (recipe, device, threads)
+    p = cache.get(key)
+    if p is None:
+        if len(cache) > 16:
+            cache.clear()
+        p = cache[key] = gip._pipeline_from_recipe(recipe, device, threads)
+    return p
+
+
+def _as_pipeline(pipeline):
+    if isinstance(pipeline, gip.Pipeline):
+        return pipeline
+    return gip.Pipeline(str(pipeline), device="cpu")  # for checking and shapes only
+
+
+# ---- arrays ------------------------------------------------------------------------------------
+def _fit_chunks(chunks, depth):
+    """Chunks of one axis merged so that each is >= depth (map_overlap's requirement); a single
+    chunk needs no overlap. Returns (chunks, depth)."""
+    chunks = tuple(int(c) for c in chunks)
+    if depth == 0 or len(chunks) == 1:
+        return chunks, (0 if len(chunks) == 1 else depth)
+    if min(chunks) >= depth:
+        return chunks, depth
+    out, acc = [], 0
+    for c in chunks:
+        acc += c
+        if acc >= depth:
+            out.append(acc)
+            acc = 0
+    if acc:
+        if out:
+            out[-1] += acc
+        else:
+            out.append(acc)
+    return tuple(out), (0 if len(out) == 1 else depth)
+
+
+def _is_cupy(a):
+    m = getattr(a, "_meta", a)
+    return type(m).__module__.split(".")[0] == "cupy"
+
+
+def _worker_host():
+    """This worker's host as the scheduler names it, or None outside a distributed worker."""
+    try:
+        from distributed import get_worker
+        return get_worker().address.split("://")[-1].rsplit(":", 1)[0]
+    except (ImportError, ValueError):
+        return None
+
+
+def _share_cores(host_threads):
+    """CPU threads for one task: the host's cores divided among its workers' threads."""
+    threads = host_threads.get(_worker_host(), 1) if host_threads else 1
+    return max(1, (os.cpu_count() or 1) // max(1, threads))
+
+
+def _run_block(block, recipe=None, device="auto", threads=1, host_threads=None):
+    if threads is None:
+        threads = _share_cores(host_threads)
+    if 0 in block.shape:  # an empty block: only its shape and dtype matter
+        shape, dt = _pipeline(recipe, "cpu", threads).output_shape(
+            (1, 1) + tuple(block.shape[2:]), block.dtype)
+        return np.empty(tuple(block.shape[:2]) + tuple(shape[2:]), dt)
+    if _is_cupy(block):
+        import cupy
+        dev = device
+        if dev in (None, "auto"):
+            dev = "cuda:%d" % block.device.id
+        out = _pipeline(recipe, dev, threads)(block)
+        return cupy.asarray(out)
+    if not (block.flags.c_contiguous and block.flags.aligned):
+        # Blocks deserialised from a frame can start at any byte; gip needs element alignment.
+        block = np.array(block, order="C", copy=True)
+    return _pipeline(recipe, device, threads)(block)
+
+
+def map_pipeline(arr, pipeline, *, device="auto", threads=None):
+    """Runs a gip pipeline (text, or a gip.Pipeline whose steps are used) on a dask array of
+    shape (H, W) or (H, W, C),
+    chunked in H and W (C is kept in one chunk), with map_overlap so that the result equals the
+    pipeline run on the whole image. Returns a lazy dask array (CuPy-backed for CuPy input).
+
+    device: where the chunks of a NumPy-backed array are computed on each worker ('auto': the
+    worker's GPU when it has one, else its CPU); CuPy chunks run on their own GPU. threads: CPU
+    threads per chunk call; None (default): on a distributed cluster the host's cores divided
+    among the threads of its workers, else 1 (the local schedulers run one chunk per core);
+    0 = every core.
+    Pipelines whose halo is the whole image (spectrum) are refused (ValueError)."""
+    p = _as_pipeline(pipeline)
+    halo = p.halo
+    if halo is None:
+        raise ValueError("gip.dask.map_pipeline: the pipeline reads the whole image (%s); it "
+                         "cannot run on chunks" % p.describe())
+    if arr.ndim not in (2, 3):
+        raise ValueError("gip.dask.map_pipeline: expected an (H, W) or (H, W, C) array, got "
+                         "shape %s" % (arr.shape,))
+    if arr.ndim == 3 and len(arr.chunks[2]) > 1:
+        arr = arr.rechunk({2: -1})
+    out_shape, out_dtype = p.output_shape(arr.shape, arr.dtype)
+    if tuple(out_shape[:2]) != tuple(arr.shape[:2]):
+        raise ValueError("gip.dask.map_pipeline: the pipeline changes the image size")
+    c0, d0 = _fit_chunks(arr.chunks[0], halo[0])
+    c1, d1 = _fit_chunks(arr.chunks[1], halo[1])
+    if (c0, c1) != tuple(arr.chunks[:2]):
+        arr = arr.rechunk((c0, c1) + tuple(arr.chunks[2:]))
+    depth = {0: d0, 1: d1}
+    kw = {}
+    if arr.ndim == 3:
+        depth[2] = 0
+        if len(out_shape) == 2:
+            kw["drop_axis"] = 2
+        elif out_shape[2] != arr.shape[2]:
+            kw["chunks"] = arr.chunks[:2] + ((out_shape[2],),)
+    if _is_cupy(arr):
+        import cupy
+        meta = cupy.empty((0,) * len(out_shape), out_dtype)
+    else:
+        meta = np.empty((0,) * len(out_shape), out_dtype)
+    hosts = None
+    if threads is None:
+        try:
+            from distributed import default_client
+            hosts = _host_threads(default_client())
+        except (ImportError, ValueError):
+            hosts = None
+        if hosts is None:
+            threads = 1
+    return arr.map_overlap(_run_block, depth=depth, boundary="none", trim=True,
+                           dtype=out_dtype, meta=meta, recipe=p.recipe[0], device=device,
+                           threads=None if threads is None else int(threads),
+                           host_threads=hosts, **kw)
+
+
+def _steps(arr, build, device, threads):
+    return map_pipeline(arr, build(gip.Pipeline(device="cpu")), device=device, threads=threads)
+
+
+def gaussian_blur(arr, ksize, sigmaX=0, sigmaY=0, borderType=gip.BORDER_DEFAULT, *,
+                  device="auto", threads=None):
+    """gip.gaussian_blur on a chunked dask array (equal to the whole-image result)."""
+    return _steps(arr, lambda p: p.gaussian(ksize, sigmaX, sigmaY, borderType), device, threads)
+
+
+def box_filter(arr, ksize=3, normalize=True, borderType=gip.BORDER_DEFAULT, *, device="auto",
+               threads=None):
+    """gip.box_filter (same dtype out) on a chunked dask array."""
+    return _steps(arr, lambda p: p.box(ksize, normalize, borderType=borderType), device, threads)
+
+
+def filter2d(arr, kernel, delta=0, borderType=gip.BORDER_DEFAULT, *, device="auto",
+             threads=None):
+    """gip.filter2d (same dtype out) on a chunked dask array."""
+    return _steps(arr, lambda p: p.filter2d(kernel, delta=delta, borderType=borderType), device,
+                  threads)
+
+
+def sobel(arr, dx=1, dy=0, ksize=3, scale=1, delta=0, dtype="u8", borderType=gip.BORDER_DEFAULT,
+          *, device="auto", threads=None):
+    """The pipeline's Sobel step on a chunked dask array: dtype 'u8' (|x| saturated), 's16' or
+    'f32'."""
+    return _steps(arr, lambda p: p.sobel(dx, dy, ksize, scale, delta, dtype, borderType), device,
+                  threads)
+
+
+def edges(arr, ksize=3, *, device="auto", threads=None):
+    """`gip edges` (gray for RGB input, then the uint8 Sobel magnitude) on a chunked array."""
+    return _steps(arr, lambda p: p.edges(ksize), device, threads)
+
+
+def invert(arr, max=None, *, device="auto", threads=None):  # noqa: A002
+    """gip.invert on a dask array (point-wise: no overlap)."""
+    return _steps(arr, lambda p: p.invert(max), device, threads)
+
+
+# ---- files -------------------------------------------------------------------------------------
+def _host_threads(client):
+    """{host: threads of all workers on that host}, to share each host's cores among them."""
+    info = client.scheduler_info(n_workers=-1)["workers"] if _takes_n_workers(client) \
+        else client.scheduler_info()["workers"]
+    hosts = {}
+    for addr, w in info.items():
+        host = w.get("host") or addr.rsplit(":", 1)[0]
+        hosts[host] = hosts.get(host, 0) + int(w.get("nthreads", 1))
+    return hosts
+
+
+def _takes_n_workers(client):
+    import inspect
+    try:
+        return "n_workers" in inspect.signature(client.scheduler_info).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def _run_chunk(recipe, files, out_dir, options, host_threads, hook):
+    """One task: the batch engine on a chunk of files, on this worker's GPU or CPU."""
+    if hook is not None:
+        hook(files)
+    options = dict(options)
+    jobs = options.pop("jobs") or _share_cores(host_threads)
+    t0 = time.perf_counter()
+    p = _pipeline(recipe, options.pop("device"), options.pop("threads"))
+    r = gip.run_batch(p, files, out_dir, jobs=jobs, **options)
+    try:
+        from distributed import get_worker
+        worker = get_worker().address
+    except (ImportError, ValueError):
+        worker = ""
+    r.tasks = [{"worker": worker, "files": len(files), "wall": time.perf_counter() - t0,
+                "device": r.device, "jobs": jobs}]
+    return r
+
+
+def _stem(path):
+    return os.path.splitext(os.path.basename(path))[0]
+
+
+def _chunks_by_stem(paths, size):
+    """Chunks of about `size` files; inputs with the same output stem stay in one chunk, so the
+    batch engine's duplicate-name check applies across the whole list."""
+    order = sorted(paths, key=lambda x: (_stem(x), x))
+    out, cur = [], []
+    for i, pth in enumerate(order):
+        cur.append(pth)
+        nxt = order[i + 1] if i + 1 < len(order) else None
+        if len(cur) >= size and (nxt is None or _stem(nxt) != _stem(pth)):
+            out.append(cur)
+            cur = []
+    if cur:
+        out.append(cur)
+    return out
+
+
+def run_files(client, pipeline, inputs, out_dir, *, files_per_task=None, jobs=0, format=None,
+              quality=0, overwrite=False, device="auto", streams=None, threads=0,
+              cpu_mode="auto", unchanged=False, task_hook=None, progress=None):
+    """Runs a gip pipeline over files on a distributed.Client and returns a gip.BatchResult
+    (ok / skipped / failed with reasons, summed stage times, wall = elapsed time here, and
+    .tasks: per task the worker, file count, wall time, device and jobs).
+
+    pipeline: text or a gip.Pipeline (its steps; where they run is `device` on each worker).
+    inputs: a list of paths, or a folder / glob pattern (listed on a worker, so the paths are
+    those the workers see). out_dir: on storage the workers share (created if missing).
+    files_per_task: default ceil(n / (4 x worker threads)), at most 64. jobs: batch-engine
+    threads per task (0: the host's cores divided among the threads of its workers).
+    device: 'auto' (each worker's own GPU, else its CPU), 'cpu', 'cuda', 'cuda:N'.
+    format, quality, overwrite, streams, cpu_mode, unchanged: as gip.run_batch; threads: CPU
+    threads of the pipeline on each worker (0: every core). A worker that dies mid-task loses
+    nothing: outputs are linked into place only when complete and the scheduler runs the task
+    again elsewhere, where the outputs that exist are skipped. task_hook: a callable run with
+    the task's file list at the start of each task on the worker (instrumentation, tests).
+    progress: a callable(done_files, total_files) called here as tasks complete."""
+    from distributed import as_completed
+
+    p = _as_pipeline(pipeline)
+    recipe = p.recipe[0]
+    if isinstance(inputs, (str, bytes, os.PathLike)):
+        paths = client.submit(gip.list_inputs, os.fspath(inputs), pure=False).result()
+    else:
+        paths = [os.fspath(x) for x in inputs]
+    out_dir = os.fspath(out_dir)
+    if not paths:
+        return gip.BatchResult()
+    hosts = _host_threads(client)
+    nthreads = max(1, sum(hosts.values()))
+    if files_per_task is None:
+        files_per_task = min(64, max(1, math.ceil(len(paths) / (4 * nthreads))))
+    chunks = _chunks_by_stem(paths, int(files_per_task))
+    options = {"jobs": int(jobs), "format": format, "quality": int(quality),
+               "overwrite": bool(overwrite), "device": device, "streams": streams,
+               "threads": int(threads), "cpu_mode": cpu_mode, "unchanged": bool(unchanged)}
+    t0 = time.perf_counter()
+    futures = [client.submit(_run_chunk, recipe, c, out_dir, dict(options), hosts, task_hook,
+                             pure=False, key="gip-batch-%d-%s" % (i, dask.base.tokenize(
+                                 recipe, c, out_dir, options, time.time())))
+               for i, c in enumerate(chunks)]
+    results, done = [], 0
+    for fut in as_completed(futures):
+        r = fut.result()
+        results.append(r)
+        done += r.total
+        if progress is not None:
+            progress(done, len(paths))
+    merged = gip.BatchResult.merge(results, wall=time.perf_counter() - t0)
+    merged.tasks = [t for r in results for t in getattr(r, "tasks", [])]
+    return merged
+
+
+# ---- python -m gip.dask run ----------------------------------------------------------------------
+def main(argv=None):
+    """`python -m gip.dask run PIPELINE -i INPUT -o OUTDIR --scheduler ADDRESS [...]`: the batch
+    of `gip run` submitted to an existing Dask scheduler. Exit status 0 when every file was
+    written (or skipped), 1 when some failed or the run failed, 2 for usage errors."""
+    ap = argparse.ArgumentParser(prog="python -m gip.dask",
+                                 description="Run gip pipelines on a Dask cluster.")
+    sub = ap.add_subparsers(dest="cmd")
+    r = sub.add_parser("run", help="run a pipeline over files on a Dask scheduler")
+    r.add_argument("pipeline", help="pipeline text, e.g. 'gaussian 15 | sobel dx=1'")
+    r.add_argument("-i", "--input", required=True, help="folder or glob pattern of images")
+    r.add_argument("-o", "--output", required=True, help="output folder (shared by workers)")
+    r.add_argument("--scheduler", required=True, help="Dask scheduler address (tcp://host:8786)"
+                   " or a scheduler file (JSON)")
+    r.add_argument("--jobs", type=int, default=0, help="threads per task (default: share cores)")
+    r.add_argument("--files-per-task", type=int, default=None)
+    r.add_argument("--format", choices=["jpg", "jpeg", "png", "pnm"], default=None)
+    r.add_argument("--quality", type=int, default=0, help="JPEG quality 1..100 (default 95)")
+    r.add_argument("--overwrite", action="store_true")
+    r.add_argument("--device", default="auto", help="auto (default), cpu, cuda, cuda:N")
+    r.add_argument("--streams", type=int, default=None, help="CUDA pipelines per worker GPU")
+    r.add_argument("--cpu-mode", choices=["inline", "staged"], default="auto")
+    r.add_argument("--threads", type=int, default=0, help="CPU threads of each pipeline")
+    r.add_argument("--unchanged", action="store_true", help="load channels and depth as stored")
+    r.add_argument("--quiet", action="store_true")
+    r.add_argument("--time", action="store_true", help="print the summary even with --quiet")
+    r.add_argument("-v", "--verbose", action="store_true", help="one line per task")
+    # Accepted for `gip run` compatibility; without effect here (each worker uses its own
+    # device; a batch is not repeated).
+    r.add_argument("--one-device", action="store_true", help=argparse.SUPPRESS)
+    r.add_argument("--repeat", type=int, default=1, help=argparse.SUPPRESS)
+    a = ap.parse_args(argv)
+    if a.cmd != "run":
+        ap.print_usage(sys.stderr)
+        return 2
+    try:
+        pipe = gip.Pipeline(a.pipeline, device="cpu")
+    except ValueError as e:
+        pos = getattr(e, "position", 0)
+        sys.stderr.write("gip run: %s\n" % e)
+        if pos:
+            sys.stderr.write("  %s\n  %s^\n" % (a.pipeline, " " * (pos - 1)))
+        return 2
+    if a.quality and not 1 <= a.quality <= 100:
+        sys.stderr.write("gip run: --quality %d: 1..100\n" % a.quality)
+        return 2
+    try:
+        from distributed import Client
+    except ImportError as e:
+        sys.stderr.write("gip run --scheduler: needs distributed: pip install 'gip[dask]' (%s)\n"
+                         % e)
+        return 1
+    sched = a.scheduler
+    kw = {"scheduler_file": sched} if os.path.isfile(sched) else {"address": sched}
+    try:
+        client = Client(timeout="30s", **kw)
+    except (OSError, TimeoutError, ValueError) as e:
+        sys.stderr.write("gip run: cannot connect to the Dask scheduler %s: %s\n" % (sched, e))
+        return 1
+    last = [0.0]
+
+    def report(done, total):
+        now = time.perf_counter()
+        if not a.quiet and (now - last[0] > 1.0 or done == total):
+            last[0] = now
+            sys.stderr.write("  %d/%d files\n" % (done, total))
+
+    try:
+        res = run_files(client, pipe, a.input, a.output, files_per_task=a.files_per_task,
+                        jobs=a.jobs, format=a.format, quality=a.quality, overwrite=a.overwrite,
+                        device=a.device, streams=a.streams, threads=a.threads,
+                        cpu_mode=a.cpu_mode, unchanged=a.unchanged, progress=report)
+    except gip.Error as e:
+        sys.stderr.write("gip run: %s\n" % e)
+        return 1
+    finally:
+        client.close()
+    if res.total == 0:
+        sys.stderr.write("gip run: no image files in '%s' (.jpg .jpeg .png .ppm .pgm .pnm)\n"
+                         % a.input)
+        return 1
+    for inp, why in res.failed:
+        sys.stderr.write("gip run: failed '%s': %s\n" % (inp, why))
+    if a.verbose:
+        for t in res.tasks:
+            print("task: %s, %d files, %.2f s, %s, %d jobs" % (t["worker"], t["files"], t["wall"],
+                                                           t["device"], t["jobs"]))
+    if not a.quiet or a.time:
+        workers = sorted({t["worker"] for t in res.tasks})
+        print("scheduler: %s, %d workers, %d tasks" % (sched, len(workers), len(res.tasks)))
+        print("files: %d written, %d skipped, %d failed of %d in %.2f s (%.2f images/s)"
+              % (len(res.ok), len(res.skipped), len(res.failed), res.total, res.wall,
+                 res.images_per_second))
+        n = max(1, res.total)
+        print("per image: " + ", ".join("%s %.1f ms" % (k, 1e3 * v / n)
+                                        for k, v in res.stages.items()))
+    if res.failed:
+        sys.stderr.write("gip run: %d of %d files failed\n" % (len(res.failed), res.total))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    import gip.dask as _self  # functions sent to workers must be importable as gip.dask.*
+
+    sys.exit(_self.main())
