@@ -24,11 +24,15 @@ deps:
 
 # Python packages used by the benchmark peers and the Python tests.
 pydeps:
-	@$(PYTHON) -c "import numpy, cv2, pytest" 2>/dev/null || \
-	  $(PYTHON) -m pip install -q "numpy>=1.24" opencv-python-headless pytest
+	@$(PYTHON) -c "import numpy, cv2, pytest, dask.array, distributed" 2>/dev/null || \
+	  $(PYTHON) -m pip install -q "numpy>=1.24" opencv-python-headless pytest "dask[array]" distributed
+
+# NVJPEG_ROOT: where nvJPEG is when the CUDA toolkit lacks it (scripts/nvjpeg-root.sh installs the
+# nvidia-nvjpeg wheel then); empty otherwise.
+NVJPEG_ENV = NVJPEG_ROOT=$$(PYTHON=$(PYTHON) sh scripts/nvjpeg-root.sh)
 
 configure: deps
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
+	$(NVJPEG_ENV) cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
 
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
@@ -39,7 +43,7 @@ demo: build
 # The C suite (ctest), then the Python package built and installed by pip and its tests.
 test: build pydeps
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
-	$(PYTHON) -m pip install -q .
+	$(NVJPEG_ENV) $(PYTHON) -m pip install -q .
 	$(PYTHON) -m pytest -q python/tests
 
 # Benchmarks here: gip's CPU rows, OpenCV (same threads) and numpy (the seed's spectrum) in the same
@@ -55,7 +59,7 @@ bench: build pydeps
 	$(BUILD)/gip-bench --backend cpu --threads $(BENCH_THREADS) --sizes $(BENCH_SIZES) --json $(BENCH_OUT)/gip-cpu.json
 	$(PYTHON) bench/peers.py --peers opencv,numpy --threads $(BENCH_THREADS) --sizes $(BENCH_SIZES) --json $(BENCH_OUT)/peers-cpu.json
 	$(PYTHON) bench/report $(BENCH_OUT)/gip-cpu.json $(BENCH_OUT)/peers-cpu.json --out $(BENCH_OUT)/bench-report
-	$(PYTHON) -m pip install -q .
+	$(NVJPEG_ENV) $(PYTHON) -m pip install -q .
 	$(PYTHON) bench/python_overhead.py --bench $(BUILD)/gip-bench --json $(BENCH_OUT)/python-overhead.json
 
 # The C suite again under AddressSanitizer and UndefinedBehaviorSanitizer (CPU build; any report
@@ -65,7 +69,7 @@ test-sanitize: deps
 	cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGIP_SANITIZE=ON -DGIP_CUDA=OFF \
 	  -DGIP_BUILD_BENCH=OFF
 	cmake --build $(SAN_BUILD) -j $(JOBS)
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	GIP_TEST_NO_HUGE=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --test-dir $(SAN_BUILD) --output-on-failure -j $(JOBS) -L cpu -E '^install$$'
 
 format:

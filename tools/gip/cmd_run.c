@@ -258,8 +258,39 @@ out_pipes:
     return rc;
 }
 
+/* --scheduler ADDRESS: the batch runs on a Dask cluster through the Python package; argv[0] is
+ * "run", so this executes `python3 -m gip.dask run <the same arguments>` (docs/dask.md). */
+static int run_on_dask(const cli_command *cmd, int argc, char **argv)
+{
+    const char *py = getenv("GIP_PYTHON");
+    if (!py || !*py)
+        py = "python3";
+    char **args = calloc((size_t)argc + 4, sizeof *args);
+    if (!args) {
+        fprintf(stderr, "gip %s: out of memory\n", cmd->name);
+        return CLI_EXIT_RUNTIME;
+    }
+    args[0] = (char *)py;
+    args[1] = "-m";
+    args[2] = "gip.dask";
+    for (int k = 0; k < argc; k++)
+        args[3 + k] = argv[k];
+    fflush(NULL);
+    execvp(py, args);
+    fprintf(stderr,
+            "gip %s: --scheduler runs '%s -m gip.dask', which could not be started (%s); "
+            "install Python 3 and the gip package with its dask extra (pip install 'gip[dask]'), "
+            "or set GIP_PYTHON\n",
+            cmd->name, py, strerror(errno));
+    free(args);
+    return CLI_EXIT_RUNTIME;
+}
+
 static int run_run(const cli_command *cmd, int argc, char **argv)
 {
+    for (int k = 1; k < argc && strcmp(argv[k], "--") != 0; k++)
+        if (strcmp(argv[k], "--scheduler") == 0 || strncmp(argv[k], "--scheduler=", 12) == 0)
+            return run_on_dask(cmd, argc, argv);
     cli_opt opts[] = {{"-i", "DIR|GLOB", NULL},
                       {"-o", "DIR", NULL},
                       {"--jobs", "N", NULL},
@@ -361,6 +392,8 @@ const cli_command cli_cmd_run = {
     "  --streams N          CUDA: pipelines (streams) per device, 1..16 (default 2)\n"
     "  --cpu-mode M         CPU: inline (each thread does every stage; default) or staged\n"
     "  --one-device         CUDA: only the device of --device, not every usable one\n"
+    "  --scheduler ADDRESS  run the batch on a Dask cluster: executes 'python3 -m gip.dask run'\n"
+    "                       with these arguments (pip install 'gip[dask]'; docs/dask.md)\n"
     "  --decoder D          auto (nvJPEG on CUDA when built with it), cpu or nvjpeg\n"
     "  --gpu-memory-limit B device memory a run may use (e.g. 2G): larger images run in tiles\n"
     "                       with halos, identical to the untiled result (default: 3/4 of it)\n"
