@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "fft.h"
+#include "filter/separable.h"
 
 int64_t gip__fft_good_size(int64_t n)
 {
@@ -25,14 +26,17 @@ int64_t gip__fft_good_size(int64_t n)
  * (gip_gaussian_blur, method DIRECT against FFT, sigma = (k - 1) / 6, 2 threads, CPU time per
  * call, loaded machine): k = 81: 49 vs 100 ms; 101: 70 vs 105 ms; 121: 92 vs 91 ms; so the
  * break-even is k = 121, kw + kh = 242, and 240 is kept (the formula below gives 246 there, so
- * AUTO keeps the direct path up to 121x121 and takes the FFT beyond). GPU: provisional copies of
- * the CPU values until the H200 run of the same program fills them (the lead's table). The FFT
+ * AUTO keeps the direct path up to 121x121 and takes the FFT beyond). GPU, separable: the tiled
+ * direct kernel takes kernels up to 63 taps a side; beyond, the direct path is one thread per
+ * output (H200, 2026-12-02, 7680x4320 f32 Gaussian 121x121: direct 469 ms, FFT 1.29 ms; at
+ * 3840x2160 123 ms against 0.53 ms), so the FFT is taken as soon as a side exceeds the tiled
+ * kernel's limit (GIP__SEP_CUDA_FUSED_MAX_K), and below it the direct path stays. GPU, 2-D: a
+ * provisional copy of the CPU value (not measured on the GPU yet). The FFT
  * cost grows like M*N*log2(M*N) and the direct one like W*H*taps, so the threshold is scaled by
  * the ratio of those to the measured configuration's. */
 #define GIP__XOVER_CPU_TAPS 180.0
 #define GIP__XOVER_CPU_SEP_TAPS 240.0
 #define GIP__XOVER_GPU_TAPS 180.0
-#define GIP__XOVER_GPU_SEP_TAPS 240.0
 
 bool gip__fft_conv_worth(gip_backend backend, int64_t w, int64_t h, int32_t kw, int32_t kh,
                          bool separable)
@@ -40,6 +44,8 @@ bool gip__fft_conv_worth(gip_backend backend, int64_t w, int64_t h, int32_t kw, 
     if (w < 1 || h < 1 || kw < 1 || kh < 1)
         return false;
     bool gpu = backend == GIP_BACKEND_CUDA;
+    if (gpu && separable)
+        return kw > GIP__SEP_CUDA_FUSED_MAX_K || kh > GIP__SEP_CUDA_FUSED_MAX_K;
     /* Direct cost per pixel: taps; FFT cost per pixel: proportional to log2 of the transform size
      * relative to the reference size (2048 x 1200 for 1920x1080 with a mid-size kernel). */
     double m = (double)gip__fft_good_size(w + kw - 1), n = (double)gip__fft_good_size(h + kh - 1);
@@ -50,7 +56,7 @@ bool gip__fft_conv_worth(gip_backend backend, int64_t w, int64_t h, int32_t kw, 
         lg += 1;
     double fft_rel = fft_per_px * lg / ref_log;
     double taps = separable ? (double)kw + (double)kh : (double)kw * (double)kh;
-    double xover = separable ? (gpu ? GIP__XOVER_GPU_SEP_TAPS : GIP__XOVER_CPU_SEP_TAPS)
+    double xover = separable ? GIP__XOVER_CPU_SEP_TAPS
                              : (gpu ? GIP__XOVER_GPU_TAPS : GIP__XOVER_CPU_TAPS);
     /* The reference configuration's padding overhead is about 1.2x. */
     return taps > xover * fft_rel / 1.2;
