@@ -43,7 +43,8 @@ int gip_fuzz_expr(const uint8_t *data, size_t size);
  * (at most GIP_FUZZ_CLI_MAX_ARGS). Every '/' becomes '_' so that every path is a name in the
  * current folder (the caller runs in a scratch folder). Returns argc, or -1 when the input is not
  * run: too long, or asking for work whose cost is not bounded by parsing (style transfer without
- * --iters <= 2 and --size <= 32, --repeat or --threads above 4). `buf` (size >= size + 8)
+ * --weights, which would build a random VGG19; --repeat or --threads above 4 or 0). `buf`
+ * (size >= size + 8)
  * receives the strings.
  */
 int gip_fuzz_cli_argv(const uint8_t *data, size_t size, char *buf, char **argv);

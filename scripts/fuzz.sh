@@ -50,6 +50,7 @@ for t in $targets; do
   corpus="$fuzz_abs/corpus/$t"
   artifacts="$fuzz_abs/artifacts/$t/"
   mkdir -p "$corpus" "$artifacts"
+  rm -f "$artifacts"* # what an earlier run left
   [ -d "fuzz/corpus/$t" ] && cp -n fuzz/corpus/$t/* "$corpus/" 2>/dev/null || true
   set -- -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 \
          -print_final_stats=1 -artifact_prefix="$artifacts"
@@ -69,10 +70,12 @@ for t in $targets; do
   ft=$(printf '%s\n' "$last" | sed -n 's/.* ft: \([0-9]*\).*/\1/p')
   result=ok
   if [ "$rc" -ne 0 ]; then
-    result="CRASH (rc $rc, log $log)"
+    # crash- (signal, sanitizer report, abort), leak-, timeout- (-timeout=10 s per input), oom-;
+    # slow-unit- files are only informational and stay in the build folder.
+    result="FAILED (rc $rc, log $log)"
     failed=1
     mkdir -p "tests/crashers/$t"
-    for a in "$artifacts"*; do
+    for a in "$artifacts"crash-* "$artifacts"leak-* "$artifacts"timeout-* "$artifacts"oom-*; do
       [ -f "$a" ] || continue
       cp "$a" "tests/crashers/$t/"
       result="$result -> tests/crashers/$t/$(basename "$a")"
