@@ -6,9 +6,10 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 PYTHON ?= python3
 
-DEB_PACKAGES = cmake make gcc g++ pkg-config libjpeg62-turbo-dev libpng-dev zlib1g-dev libfftw3-dev libopenblas-dev
+DEB_PACKAGES = cmake make gcc g++ pkg-config libjpeg62-turbo-dev libpng-dev zlib1g-dev libfftw3-dev libopenblas-dev \
+	clang libclang-rt-dev libomp-dev
 
-.PHONY: all deps pydeps configure build demo test test-sanitize bench format clean
+.PHONY: all deps pydeps configure build demo test test-sanitize fuzz-smoke tsan bench format clean
 
 all: build
 
@@ -71,6 +72,14 @@ test-sanitize: deps
 	cmake --build $(SAN_BUILD) -j $(JOBS)
 	GIP_TEST_NO_HUGE=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --test-dir $(SAN_BUILD) --output-on-failure -j $(JOBS) -L cpu -E '^install$$'
+
+# Every libFuzzer target for FUZZ_SECONDS each (15 by default: the CI smoke; 600 for a real run);
+# a crash fails and is kept under tests/crashers/. Then the concurrency test under ThreadSanitizer.
+fuzz-smoke: deps
+	FUZZ_SECONDS=$${FUZZ_SECONDS:-15} sh scripts/fuzz.sh
+
+tsan: deps
+	sh scripts/tsan.sh
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cu' '*.cuh')

@@ -4,6 +4,7 @@
  * included by tests/test_crashers.c, which replays the kept inputs through the same code. */
 #define _GNU_SOURCE
 #include "fuzz_entries.h"
+#include "gip/pipeline.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -303,6 +304,62 @@ int gip_fuzz_expr(const uint8_t *data, size_t size)
     gip_image_free(NULL, &dst);
     gip_image_free(NULL, &in[1]);
     gip_image_free(NULL, &in[0]);
+    free(text);
+    return 0;
+}
+
+/* ---- the pipeline parser -------------------------------------------------------------------- */
+
+int gip_fuzz_pipeline(const uint8_t *data, size_t size)
+{
+    if (size > 4096)
+        return 0;
+    char *text = malloc(size + 1);
+    if (!text)
+        return 0;
+    memcpy(text, data, size);
+    text[size] = '\0';
+    gip_context_desc desc = {0};
+    desc.backend = GIP_BACKEND_CPU;
+    desc.threads = 1;
+    gip_pipeline *p = NULL;
+    if (gip_pipeline_create(&desc, &p) != GIP_OK) {
+        fprintf(stderr, "fuzz: cannot create a pipeline: %s\n", gip_last_error());
+        abort();
+    }
+    gip_parse_error err;
+    memset(&err, 0x5A, sizeof err);
+    gip_status st = gip_pipeline_parse(p, text, &err);
+    if (st != GIP_OK) {
+        FUZZ_REQUIRE(st == GIP_ERR_INVALID_ARGUMENT || st == GIP_ERR_UNSUPPORTED ||
+                         st == GIP_ERR_TOO_LARGE,
+                     "gip_pipeline_parse returned %s: %s", gip_status_name(st), gip_last_error());
+        FUZZ_REQUIRE(err.position >= 1 && (size_t)err.position <= size + 1,
+                     "parse error position %d outside 1..%zu", (int)err.position, size + 1);
+        FUZZ_REQUIRE(memchr(err.message, '\0', sizeof err.message) && err.message[0],
+                     "parse error without a message");
+    } else {
+        /* A parsed chain runs on a small image or refuses it with a documented status. */
+        int64_t ow = 0, oh = 0;
+        int32_t oc = 0;
+        gip_dtype odt = GIP_U8;
+        gip_image src = {0}, dst = {0};
+        if (gip_image_alloc(NULL, &src, 9, 7, 3, GIP_U8, GIP_MEM_HOST, 0) != GIP_OK)
+            abort();
+        fill_pattern(&src, 1);
+        st = gip_pipeline_output_shape(p, 9, 7, 3, GIP_U8, &ow, &oh, &oc, &odt);
+        if (st == GIP_OK && ow * oh * oc <= 1 << 20) {
+            if (gip_image_alloc(NULL, &dst, ow, oh, oc, odt, GIP_MEM_HOST, 0) != GIP_OK)
+                abort();
+            st = gip_pipeline_run(p, &src, &dst);
+            gip_image_free(NULL, &dst);
+        }
+        if (st != GIP_OK)
+            FUZZ_REQUIRE(st != GIP_ERR_INTERNAL && gip_last_error()[0],
+                         "a parsed pipeline failed with %s and no message", gip_status_name(st));
+        gip_image_free(NULL, &src);
+    }
+    gip_pipeline_free(p);
     free(text);
     return 0;
 }

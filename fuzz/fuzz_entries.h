@@ -34,6 +34,9 @@ int gip_fuzz_safetensors(const uint8_t *data, size_t size);
  *  gip_map / gip_stencil on small host images with two named scalars (k, t). */
 int gip_fuzz_expr(const uint8_t *data, size_t size);
 
+/** The pipeline parser (gip_pipeline_parse) and a run of what it accepts on a small image. */
+int gip_fuzz_pipeline(const uint8_t *data, size_t size);
+
 /** Most CLI arguments a fuzz input may give and the bytes they may hold together. */
 #define GIP_FUZZ_CLI_MAX_ARGS 24
 #define GIP_FUZZ_CLI_MAX_BYTES 4096

@@ -37,7 +37,8 @@ static const struct {
 } targets[] = {
     {"jpeg", entry_jpeg},    {"png", entry_png},
     {"pnm", entry_pnm},      {"safetensors", gip_fuzz_safetensors},
-    {"expr", gip_fuzz_expr}, {"cli", NULL},
+    {"expr", gip_fuzz_expr}, {"pipeline", gip_fuzz_pipeline},
+    {"cli", NULL},
 };
 
 static char gip_tool[PATH_MAX];   /* the built CLI, "" when it is not there */

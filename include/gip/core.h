@@ -176,6 +176,14 @@ typedef enum gip_backend {
     GIP_BACKEND_CUDA = 2  /* requires a usable CUDA device; creation fails otherwise */
 } gip_backend;
 
+/*
+ * Threads: a context is used by one thread at a time (its sticky error, message and CUDA stream
+ * are not locked); distinct contexts may be used concurrently from any threads, and the
+ * process-wide state behind them (FFT plan caches, the kernel cache, OpenBLAS's thread setting)
+ * is safe to share. Images and read-only objects (gip_net) may be read by several contexts at
+ * once. tests/test_concurrency.c runs this under ThreadSanitizer (make tsan).
+ */
+
 /** What a context should use. Zero-initialise it: zero means default for every field. */
 typedef struct gip_context_desc {
     gip_backend backend; /* default AUTO */

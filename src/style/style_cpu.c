@@ -3,6 +3,7 @@
  * gip thread), Gram matrices with sgemm, elementwise passes and reductions on gip's threads. Block
  * sizes depend only on the shapes, so results do not depend on the thread count. */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,7 +21,6 @@
 struct gip__style_state {
     const gip_net *net;
     float *wt[GIP__VGG_LAYERS]; /* backward weights: cin x (cout * 9), flipped */
-    int blas_threads;           /* OpenBLAS's thread count before the call, restored after */
 };
 
 /* ---- GEMM: row-major C = alpha * A op(B) + beta * C ----------------------------------------- */
@@ -76,6 +76,32 @@ static gip_status cpu_copy(gip_context *ctx, gip__style_state *st, float *dst, c
     return GIP_OK;
 }
 
+#if defined(GIP_HAVE_OPENBLAS)
+/* OpenBLAS's thread count is process-wide: the first style transfer running on the CPU sets it to
+ * one (gip's own threads split the work) and the last one to finish restores the caller's value,
+ * so concurrent calls neither undo each other's setting nor leave it changed. */
+static pthread_mutex_t blas_lock = PTHREAD_MUTEX_INITIALIZER;
+static int blas_users, blas_saved;
+
+static void blas_serial_enter(void)
+{
+    pthread_mutex_lock(&blas_lock);
+    if (blas_users++ == 0) {
+        blas_saved = openblas_get_num_threads();
+        openblas_set_num_threads(1);
+    }
+    pthread_mutex_unlock(&blas_lock);
+}
+
+static void blas_serial_leave(void)
+{
+    pthread_mutex_lock(&blas_lock);
+    if (--blas_users == 0)
+        openblas_set_num_threads(blas_saved);
+    pthread_mutex_unlock(&blas_lock);
+}
+#endif
+
 static gip_status cpu_create(gip_context *ctx, const gip_net *net, int last, uint32_t flags,
                              gip__style_state **out)
 {
@@ -101,8 +127,7 @@ static gip_status cpu_create(gip_context *ctx, const gip_net *net, int last, uin
                         c->w[((int64_t)co * c->cin + ci) * 9 + k];
     }
 #if defined(GIP_HAVE_OPENBLAS)
-    st->blas_threads = openblas_get_num_threads();
-    openblas_set_num_threads(1);
+    blas_serial_enter();
 #endif
     *out = st;
     return GIP_OK;
@@ -113,7 +138,7 @@ static void cpu_destroy(gip_context *ctx, gip__style_state *st)
     if (!st)
         return;
 #if defined(GIP_HAVE_OPENBLAS)
-    openblas_set_num_threads(st->blas_threads);
+    blas_serial_leave();
 #endif
     for (int l = 0; l < GIP__VGG_LAYERS; l++)
         free(st->wt[l]);
