@@ -24,7 +24,9 @@ typedef enum gip__fft_kind {
      * threads at once (key: w = length, h = how many, stride = complex elements between rows). */
     GIP__FFT_ROWS_R2C = 4, /* h rows of w reals, each padded to `stride` complex, in place */
     GIP__FFT_BATCH_C2C =
-        5 /* h forward transforms of w contiguous complex, `stride` apart, in place */
+        5, /* h forward transforms of w contiguous complex, `stride` apart, in place */
+    GIP__FFT_ROWS_C2R = 6,     /* the inverse of ROWS_R2C: h rows of w/2+1 complex to w reals */
+    GIP__FFT_BATCH_C2C_INV = 7 /* as BATCH_C2C, backward (unscaled) */
 } gip__fft_kind;
 
 /* What identifies a plan: the context, where it runs, its CPU thread count (FFTW plans bake it

@@ -10,8 +10,8 @@ int64_t gip__fft_good_size(int64_t n)
 {
     for (int64_t m = n < 1 ? 1 : n;; m++) {
         int64_t r = m;
-        static const int primes[] = {2, 3, 5, 7};
-        for (int i = 0; i < 4; i++)
+        static const int primes[] = {2, 3, 5};
+        for (int i = 0; i < 3; i++)
             while (r % primes[i] == 0)
                 r /= primes[i];
         if (r == 1)

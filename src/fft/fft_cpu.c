@@ -53,6 +53,14 @@ static gip_status make_fftw(gip_context *ctx, const gip__fft_key *key, void *arg
         p = fftwf_plan_many_dft(1, &n1, n0, a->in, NULL, 1, st, a->out, NULL, 1, st, FFTW_FORWARD,
                                 fl);
         break;
+    case GIP__FFT_ROWS_C2R:
+        p = fftwf_plan_many_dft_c2r(1, &n1, n0, a->in, NULL, 1, st, a->out, NULL, 1, 2 * st,
+                                    fl | FFTW_DESTROY_INPUT);
+        break;
+    case GIP__FFT_BATCH_C2C_INV:
+        p = fftwf_plan_many_dft(1, &n1, n0, a->in, NULL, 1, st, a->out, NULL, 1, st, FFTW_BACKWARD,
+                                fl);
+        break;
     case GIP__FFT_R2C:
         p = fftwf_plan_dft_r2c_2d(n0, n1, a->in, a->out, fl);
         break;
@@ -109,11 +117,13 @@ void gip__fftw_execute(uintptr_t plan, gip__fft_kind kind, void *in, void *out)
         fftwf_execute_dft_r2c(p, in, out);
         break;
     case GIP__FFT_C2R:
+    case GIP__FFT_ROWS_C2R:
         fftwf_execute_dft_c2r(p, in, out);
         break;
     case GIP__FFT_C2C_FWD:
     case GIP__FFT_C2C_INV:
     case GIP__FFT_BATCH_C2C:
+    case GIP__FFT_BATCH_C2C_INV:
         fftwf_execute_dft(p, in, out);
         break;
     }
