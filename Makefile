@@ -42,9 +42,11 @@ demo: build
 	sh scripts/demo.sh $(BUILD)
 
 # The C suite (ctest), then the Python package built and installed by pip and its tests.
+# PIP_CMAKE_ARGS reach the package's CMake (CI: -DGIP_CUDA=OFF, its CUDA code is built above).
+PIP_CMAKE_ARGS ?=
 test: build pydeps
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
-	$(NVJPEG_ENV) $(PYTHON) -m pip install -q .
+	$(NVJPEG_ENV) CMAKE_ARGS="$(PIP_CMAKE_ARGS)" $(PYTHON) -m pip install -q .
 	$(PYTHON) -m pytest -q python/tests
 
 # Benchmarks here: gip's CPU rows, OpenCV (same threads) and numpy (the seed's spectrum) in the same
