@@ -443,6 +443,9 @@ int gip_fuzz_cli_argv(const uint8_t *data, size_t size, char *buf, char **argv)
             ((v = opt_value(argv, argc, i, "--threads")) && (number_above(v, 4) || atoll(v) == 0)))
             return -1;
         weights |= strncmp(argv[i], "--weights", 9) == 0;
+        /* `run --scheduler` replaces the process with Python (gip.dask): not in this process. */
+        if (strncmp(argv[i], "--scheduler", 11) == 0)
+            return -1;
     }
     if (style && !weights)
         return -1;
