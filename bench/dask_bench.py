@@ -4,7 +4,12 @@ a folder batch (gip.dask.run_files vs gip.run_batch in one process) and a chunke
 large array (gip.dask.gaussian_blur vs dask_image.ndfilters.gaussian_filter on the same persisted
 dask array). Prints one JSON object.
 
+With --device cuda (the GPU machine) the workers run the batch on the GPU and the array is
+CuPy-backed: gip's chunks stay on the GPU, and dask-image filters the same CuPy chunks through
+cupyx.scipy.ndimage.
+
     python bench/dask_bench.py [--files 32] [--size 4096] [--workers 1,2,4] [--repeat 3]
+                               [--device cpu|cuda]
 """
 import argparse
 import json
@@ -50,12 +55,17 @@ def main():
     ap.add_argument("--chunk", type=int, default=1024)
     ap.add_argument("--workers", default="1,2,4")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
     a = ap.parse_args()
+    dev = a.device
     import dask.array as da
     import distributed
     from dask_image import ndfilters as dndi
 
-    out = {"load_before": os.getloadavg(), "cores": os.cpu_count(), "files": a.files,
+    xp = np
+    if dev == "cuda":
+        import cupy as xp
+    out = {"load_before": os.getloadavg(), "cores": os.cpu_count(), "files": a.files, "device": dev,
            "array": [a.size, a.size, 3], "chunk": a.chunk, "runs": []}
     tmp = tempfile.mkdtemp(prefix="gip-dask-bench-")
     ind = os.path.join(tmp, "in")
@@ -67,13 +77,21 @@ def main():
     def local():
         n[0] += 1
         gip.run_batch(text, ind, os.path.join(tmp, "local%d" % n[0]), format="jpg", quality=90,
-                      device="cpu")
+                      device=dev)
 
     t = timed(local, a.repeat)
     out["local_batch_images_per_s"] = a.files / t
     rng = np.random.default_rng(0)
     arr = rng.integers(0, 256, (a.size, a.size, 3), dtype=np.uint8)
-    t = timed(lambda: gip.gaussian_blur(arr, (15, 15), device="cpu"), a.repeat)
+    src = xp.asarray(arr)  # a CuPy array on the GPU: gip works on it in place of a copy
+
+    def whole():
+        r = gip.gaussian_blur(src, (15, 15), device=dev)
+        if dev == "cuda":
+            gip.Device(dev).sync()
+        return r
+
+    t = timed(whole, a.repeat)
     out["local_gaussian_mpix_per_s"] = a.size * a.size / t / 1e6
     # sigma of OpenCV's 15-tap kernel; truncate so that scipy's radius is 7 as well.
     sigma = 0.3 * ((15 - 1) * 0.5 - 1) + 0.8
@@ -87,7 +105,7 @@ def main():
         def files():
             n[0] += 1
             r = gd.run_files(client, text, ind, os.path.join(tmp, "d%d" % n[0]),
-                             format="jpg", quality=90, device="cpu")
+                             format="jpg", quality=90, device=dev)
             assert len(r.ok) == a.files, r
 
         run["batch_images_per_s"] = a.files / timed(files, a.repeat)
@@ -96,7 +114,7 @@ def main():
 
         def fresh():
             k[0] += 1
-            x = client.persist(da.from_array(arr, chunks=(a.chunk, a.chunk, 3),
+            x = client.persist(da.from_array(src, chunks=(a.chunk, a.chunk, 3), asarray=False,
                                              name="bench-input-%d-%d" % (nw, k[0])))
             distributed.wait(x)
             return x
@@ -113,7 +131,7 @@ def main():
             return statistics.median(ts)
 
         def gip_gauss(x):
-            return gd.gaussian_blur(x, 15, device="cpu")
+            return gd.gaussian_blur(x, 15, device=dev)
 
         def dask_image_gauss(x):
             return dndi.gaussian_filter(x, sigma=(sigma, sigma, 0), mode="mirror",
@@ -123,9 +141,11 @@ def main():
         run["dask_image_gaussian_mpix_per_s"] = a.size * a.size / run_timed(dask_image_gauss) / 1e6
         d = fresh()
         # Same values? (dask-image computes in float and rounds differently: report the gap.)
-        g = client.compute(gd.gaussian_blur(d, 15, device="cpu")).result()
+        g = client.compute(gd.gaussian_blur(d, 15, device=dev)).result()
         s = client.compute(dndi.gaussian_filter(d, sigma=(sigma, sigma, 0), mode="mirror",
                                                 truncate=truncate)).result()
+        if dev == "cuda":
+            g, s = xp.asnumpy(g), xp.asnumpy(s)
         run["max_abs_diff_vs_dask_image"] = int(np.abs(g.astype(int) - s.astype(int)).max())
         run["equal_to_whole_image"] = bool((g == gip.gaussian_blur(arr, (15, 15))).all())
         client.close()
