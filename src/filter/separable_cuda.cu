@@ -31,21 +31,24 @@ namespace
  * one FMA rounded down onto 2^23 (exact: the value lies in [0, 256) with 16 fraction bits), whose
  * low mantissa byte is the answer; it is never above 255 by the same bound.
  *
- * Staging. Shared S holds nr = th + kh - 1 source rows by nc = TE + (kw - 1) CN elements (u8 and
- * u16 converted to float exactly: the value's bytes are placed in the mantissa of 2^23 by one
- * byte permute, then 2^23 is subtracted). Rows come through a per-tile table of row pointers
- * (the vertical border resolved once per row; NULL for a constant-border row). Columns are
- * loaded in 16-byte chunks aligned in global memory (per row, as the stride may be anything):
- * a chunk wholly inside the image row is one vector load, any other chunk goes element by element
- * through gip__border_index, which only happens at the image's left and right edges.
+ * Staging. Shared S holds nr = th + kh - 1 source rows of nq 16-byte chunks (nq * CE >= nc =
+ * TE + (kw - 1) CN elements, CE = 16 / sizeof(element)) in the source dtype, unconverted: S
+ * column 0 is source element e0 of each row. Rows come through a per-tile table of row pointers
+ * (the vertical border resolved once per row; NULL for a constant-border row). A chunk whose
+ * source bytes lie inside the image row is read as the one or two aligned 16-byte global chunks
+ * covering it, shifted into place in registers by the row's misalignment (a funnel shift) and
+ * written with one 16-byte shared store (u8) or four 4-byte ones (u16, f32, whose pitch is odd);
+ * any other chunk goes element by element through gip__border_index, which only happens at the
+ * image's left and right edges and for constant-border rows. Whole chunks are written (S rows are
+ * padded to them), so the interior needs no per-element checks. The horizontal pass converts
+ * when it reads: one 4-byte shared load brings 4 u8 (2 u16) elements, each turned into a float
+ * exactly by one byte permute placing it in the mantissa of 2^23 and one subtraction of 2^23.
  *
- * Bank conflicts. The pitch of S is 1 mod 16 and the lanes of a warp cover 32 / CE chunks of CE
- * elements in each of CE rows (CE = 16 / sizeof(element)): the scalar stores of one step then
- * hit 32 distinct banks. The horizontal pass gives each lane M consecutive outputs of one row,
- * lanes 4 jobs wide and 8 rows deep, M = 8 (or 24 for three channels): its scalar loads hit
- * distinct banks too (8a + b mod 32 with b = the row, and 24a likewise). Shared Hs has a pitch
- * of 4 mod 8 floats, so the 16-byte stores of the horizontal pass and the 16-byte loads of the
- * vertical pass are conflict-free.
+ * Bank conflicts. The horizontal pass gives each lane M consecutive outputs of one row, lanes 4
+ * jobs wide and 8 rows deep, M = 8 (or 24 for three channels); the pitch of S in words is 4 mod 8
+ * for u8 (at most 2-way conflicts, the best a multiple of 4 allows) and odd for u16 and f32
+ * (at most 2-way, none for f32). Shared Hs has a pitch of 4 mod 8 floats, so the 16-byte stores
+ * of the horizontal pass and the 16-byte loads of the vertical pass are conflict-free.
  *
  * Rings. A horizontal job keeps the M values its outputs need for the current tap in M
  * registers; after tap i the CN values that only tap i needed are replaced by the next CN, and
@@ -54,7 +57,8 @@ namespace
 
 constexpr int NT = 256; /* threads per block */
 constexpr int NWARPS = NT / 32;
-constexpr int R = 8; /* rows per vertical job */
+constexpr int R = 8;    /* rows per vertical job */
+constexpr int MINB = 3; /* blocks per SM the registers and shared memory are sized for */
 constexpr int FUSED_K = GIP__SEP_CUDA_FUSED_MAX_K;
 
 /* Tile width TE (elements, whole pixels), horizontal run M, default tile height. */
@@ -72,7 +76,9 @@ struct tiled_args {
     int64_t dstride;
     int32_t w, h, wc; /* wc = w * channels; all below 2^31 minus the halo (checked by the host) */
     int32_t kw, kh, ax, ay;
-    int32_t th, nr, nc, ps, ph; /* tile rows, staged rows and columns, pitches of S and Hs */
+    int32_t th, nr, nq, ph;  /* tile rows, staged rows, chunks per staged row, pitch of Hs */
+    int32_t pw;              /* pitch of S in 32-bit words */
+    int32_t s_off, rows_off; /* byte offsets of S and of the row table in shared memory */
     int32_t tiles_y;
     gip_border border;
     bool svec; /* source rows are aligned to their element size: 16-byte chunks may be used */
@@ -88,124 +94,202 @@ __device__ __forceinline__ float u2f_magic(uint32_t bits)
     return __fsub_rn(__uint_as_float(bits), 8388608.0f);
 }
 
-/* The CE elements of one aligned 16-byte chunk as floats. */
-__device__ __forceinline__ void chunk_to_float(const uint8_t *, uint4 v, float *o)
+/* Element k (a constant) of a 32-bit word of staged elements, as a float (exact). */
+template <typename TS> __device__ __forceinline__ float word_elem(uint32_t w, int k);
+template <> __device__ __forceinline__ float word_elem<uint8_t>(uint32_t w, int k)
 {
-    const uint32_t wv[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-    for (int q = 0; q < 4; q++)
-#pragma unroll
-        for (int j = 0; j < 4; j++)
-            o[4 * q + j] = u2f_magic(__byte_perm(wv[q], 0x4B00u, 0x5440u | (unsigned)j));
+    return u2f_magic(__byte_perm(w, 0x4B00u, 0x5440u | (unsigned)k));
 }
-__device__ __forceinline__ void chunk_to_float(const uint16_t *, uint4 v, float *o)
+template <> __device__ __forceinline__ float word_elem<uint16_t>(uint32_t w, int k)
 {
-    const uint32_t wv[4] = {v.x, v.y, v.z, v.w};
+    return u2f_magic(__byte_perm(w, 0x4B00u, k ? 0x5432u : 0x5410u));
+}
+template <> __device__ __forceinline__ float word_elem<float>(uint32_t w, int)
+{
+    return __uint_as_float(w);
+}
+
+/* The bits of one element, for packing into a 32-bit word. */
+__device__ __forceinline__ uint32_t elem_bits(uint8_t v)
+{
+    return v;
+}
+__device__ __forceinline__ uint32_t elem_bits(uint16_t v)
+{
+    return v;
+}
+__device__ __forceinline__ uint32_t elem_bits(float v)
+{
+    return __float_as_uint(v);
+}
+
+/* Elements e .. e + CE - 1 (any integers) of a row (NULL: constant-border row), border applied,
+ * packed as one 16-byte chunk (the border value is one of the source dtype: see
+ * gip__border_value_as). It only runs at the image's edges and for constant-border rows. */
+template <typename TS, int CN>
+__device__ __forceinline__ uint4 edge_chunk(const TS *row, int e, int w, int wc, gip_border border,
+                                            float4 bv)
+{
+    constexpr int CE = 16 / sizeof(TS);
+    const float bvals[4] = {bv.x, bv.y, bv.z, bv.w};
+    uint32_t o[4] = {0, 0, 0, 0};
 #pragma unroll
-    for (int q = 0; q < 4; q++) {
-        o[2 * q] = u2f_magic(__byte_perm(wv[q], 0x4B00u, 0x5410u));
-        o[2 * q + 1] = u2f_magic(__byte_perm(wv[q], 0x4B00u, 0x5432u));
+    for (int j = 0; j < CE; j++) {
+        const int ej = e + j;
+        const int px = ej >= 0 ? ej / CN : -((CN - 1 - ej) / CN);
+        const int c = ej - px * CN;
+        TS v;
+        if (!row) {
+            v = static_cast<TS>(bvals[c]);
+        } else if (ej >= 0 && ej < wc) {
+            v = row[ej];
+        } else {
+            const int64_t sx = gip__border_index(px, w, border);
+            v = sx >= 0 ? row[sx * CN + c] : static_cast<TS>(bvals[c]);
+        }
+        o[j * sizeof(TS) / 4] |= elem_bits(v) << (8 * ((j * sizeof(TS)) % 4));
+    }
+    return make_uint4(o[0], o[1], o[2], o[3]);
+}
+
+/* One staged chunk between its global loads and its shared store. */
+struct chunk_ld {
+    uint4 A, B;  /* the aligned 16-byte global chunks covering it (B: only when m > 0) */
+    int r, q, m; /* S row, chunk, and the bytes by which its start lies past A's */
+    bool vec;    /* a chunk of S loaded as A:B (else left to the border pass) */
+};
+
+/* Whether chunk q of a row (source element e its first) can be read as aligned 16-byte
+ * global chunks A (and B when *m, its misalignment in bytes, is not 0) inside the row. */
+template <typename TS>
+__device__ __forceinline__ bool chunk_vec(const tiled_args &a, const TS *row, int e, int *m,
+                                          int *ea)
+{
+    constexpr int CE = 16 / sizeof(TS);
+    *m = (int)(reinterpret_cast<uintptr_t>(row + e) & 15u);
+    *ea = e - *m / (int)sizeof(TS); /* first element of A */
+    return row && a.svec && *ea >= 0 && *ea + (*m ? 2 * CE : CE) <= a.wc;
+}
+
+/* Issues the global loads of chunk idx (row-major over nr x nq) of S when it is a vector one. */
+template <typename TS>
+__device__ __forceinline__ chunk_ld chunk_load(const tiled_args &a, const TS *const *rows, int e0,
+                                               int idx)
+{
+    constexpr int CE = 16 / sizeof(TS);
+    chunk_ld c;
+    c.r = idx / a.nq;
+    c.q = idx - c.r * a.nq;
+    c.m = 0;
+    c.vec = false;
+    c.A = make_uint4(0u, 0u, 0u, 0u);
+    c.B = c.A; /* not used when m = 0 */
+    if (idx < a.nr * a.nq) {
+        int ea;
+        c.vec = chunk_vec<TS>(a, rows[c.r], e0 + c.q * CE, &c.m, &ea);
+        const uint4 *pa = reinterpret_cast<const uint4 *>(rows[c.r] + ea);
+        if (c.vec)
+            c.A = __ldg(pa);
+        if (c.vec && c.m)
+            c.B = __ldg(pa + 1);
+    }
+    return c;
+}
+
+/* Four words into S row r, chunk q. */
+template <typename TS>
+__device__ __forceinline__ void chunk_put(const tiled_args &a, uint32_t *S, int r, int q,
+                                          uint32_t o0, uint32_t o1, uint32_t o2, uint32_t o3)
+{
+    uint32_t *d = S + r * a.pw + q * 4;
+    if constexpr (sizeof(TS) == 1) {
+        *reinterpret_cast<uint4 *>(d) = make_uint4(o0, o1, o2, o3);
+    } else {
+        d[0] = o0;
+        d[1] = o1;
+        d[2] = o2;
+        d[3] = o3;
     }
 }
-__device__ __forceinline__ void chunk_to_float(const float *, uint4 v, float *o)
+
+/* Writes a vector chunk into S: bytes m .. m + 15 of A:B. */
+template <typename TS>
+__device__ __forceinline__ void chunk_store(const tiled_args &a, uint32_t *S, const chunk_ld &c)
 {
-    o[0] = __uint_as_float(v.x);
-    o[1] = __uint_as_float(v.y);
-    o[2] = __uint_as_float(v.z);
-    o[3] = __uint_as_float(v.w);
+    if (!c.vec)
+        return;
+    /* word shift by m >> 2 as two masked selections (bit operations: conditionals here get
+     * turned into indexing a local array), then a funnel shift by m & 3 bytes */
+    const uint32_t s1 = 0u - ((uint32_t)c.m >> 2 & 1u), s2 = 0u - ((uint32_t)c.m >> 3 & 1u);
+    const uint32_t u0 = c.A.x ^ ((c.A.x ^ c.A.y) & s1), u1 = c.A.y ^ ((c.A.y ^ c.A.z) & s1),
+                   u2 = c.A.z ^ ((c.A.z ^ c.A.w) & s1), u3 = c.A.w ^ ((c.A.w ^ c.B.x) & s1),
+                   u4 = c.B.x ^ ((c.B.x ^ c.B.y) & s1), u5 = c.B.y ^ ((c.B.y ^ c.B.z) & s1),
+                   u6 = c.B.z ^ ((c.B.z ^ c.B.w) & s1);
+    const uint32_t v0 = u0 ^ ((u0 ^ u2) & s2), v1 = u1 ^ ((u1 ^ u3) & s2),
+                   v2 = u2 ^ ((u2 ^ u4) & s2), v3 = u3 ^ ((u3 ^ u5) & s2),
+                   v4 = u4 ^ ((u4 ^ u6) & s2);
+    const uint32_t sb = 8u * ((uint32_t)c.m & 3u);
+    chunk_put<TS>(a, S, c.r, c.q, __funnelshift_r(v0, v1, sb), __funnelshift_r(v1, v2, sb),
+                  __funnelshift_r(v2, v3, sb), __funnelshift_r(v3, v4, sb));
 }
 
-/* Source element e (any integer) of a row (NULL: constant-border row), border applied. */
+/* Fills S from the source rows in `rows`: chunk q of S row r holds source elements
+ * e0 + q CE .. e0 + q CE + CE - 1 of row r. First every chunk that can be read as vectors, two
+ * per thread with their loads in flight together; then, only in tiles that have any (`edge`:
+ * at the image's left and right edges, unaligned rows, constant-border rows), the others through
+ * the border, in a loop of their own so that the border arithmetic (64-bit divisions, which are
+ * calls) does not make the vector loop save its registers to local memory. */
 template <typename TS, int CN>
-__device__ __forceinline__ float edge_elem(const tiled_args &a, const TS *row, int e)
+__device__ __forceinline__ void stage(const tiled_args &a, const TS *const *rows, uint32_t *S,
+                                      int e0, bool edge)
 {
-    int px = e >= 0 ? e / CN : -((CN - 1 - e) / CN);
-    int c = e - px * CN;
-    if (!row)
-        return a.bval[c];
-    if (e >= 0 && e < a.wc)
-        return static_cast<float>(row[e]);
-    int64_t sx = gip__border_index(px, a.w, a.border);
-    return sx >= 0 ? static_cast<float>(row[sx * CN + c]) : a.bval[c];
-}
-
-/* Fills S from the source rows in `rows`; S column 0 is source element e0 of each row. */
-template <typename TS, int CN>
-__device__ __forceinline__ void stage(const tiled_args &a, const TS *const *rows, float *S, int e0)
-{
-    constexpr int CE = 16 / sizeof(TS);      /* elements per chunk */
-    constexpr int LA = 32 / CE;              /* chunks per row in one warp step */
-    constexpr int SB = 4;                    /* steps whose loads are in flight together */
-    const int nq = (a.nc + 2 * CE - 2) / CE; /* chunks covering nc columns from any alignment */
-    const int cg = (nq + LA - 1) / LA, rg = (a.nr + CE - 1) / CE;
-    const int lane = threadIdx.x & 31, la = lane % LA, lb = lane / LA;
-    int gi = threadIdx.x >> 5; /* this warp's step: row group gi / cg, chunk group gi % cg */
-    int rgi = gi / cg, cgi = gi - rgi * cg;
-    while (rgi < rg) {
-        uint4 raw[SB];
-        int col[SB], r[SB];
-        bool vec[SB], any[SB];
-#pragma unroll
-        for (int s = 0; s < SB; s++) {
-            r[s] = rgi * CE + lb;
-            any[s] = rgi < rg && r[s] < a.nr;
-            vec[s] = false;
-            col[s] = 0;
-            if (any[s]) {
-                const TS *row = rows[r[s]];
-                /* Aligned chunk grid of this row: element e is a chunk start when
-                 * (phase + e) % CE == 0, phase = the row's address in elements mod CE. */
-                int phase = row ? (int)((reinterpret_cast<uintptr_t>(row) / sizeof(TS)) % CE) : 0;
-                int eb = e0 - ((phase + e0) & (CE - 1));
-                int e = eb + (cgi * LA + la) * CE;
-                col[s] = e - e0;
-                any[s] = cgi * LA + la < nq && col[s] < a.nc;
-                vec[s] = any[s] && row && a.svec && e >= 0 && e + CE <= a.wc;
-                if (vec[s])
-                    raw[s] = __ldg(reinterpret_cast<const uint4 *>(row + e));
-            }
-            cgi += NWARPS;
-            while (cgi >= cg) {
-                cgi -= cg;
-                rgi++;
-            }
-        }
-#pragma unroll
-        for (int s = 0; s < SB; s++) {
-            if (!any[s])
-                continue;
-            float *srow = S + r[s] * a.ps;
-            if (vec[s]) {
-                float v[CE];
-                chunk_to_float(static_cast<const TS *>(nullptr), raw[s], v);
-#pragma unroll
-                for (int j = 0; j < CE; j++)
-                    if ((unsigned)(col[s] + j) < (unsigned)a.nc)
-                        srow[col[s] + j] = v[j];
-            } else {
-                const TS *row = rows[r[s]];
-                for (int j = 0; j < CE; j++)
-                    if ((unsigned)(col[s] + j) < (unsigned)a.nc)
-                        srow[col[s] + j] = edge_elem<TS, CN>(a, row, e0 + col[s] + j);
-            }
-        }
+    constexpr int CE = 16 / sizeof(TS);
+    const int total = a.nr * a.nq;
+    for (int base = threadIdx.x; base < total; base += 2 * NT) {
+        const chunk_ld c0 = chunk_load<TS>(a, rows, e0, base);
+        const chunk_ld c1 = chunk_load<TS>(a, rows, e0, base + NT);
+        chunk_store<TS>(a, S, c0);
+        chunk_store<TS>(a, S, c1);
+    }
+    if (!edge)
+        return;
+    const float4 bv = make_float4(a.bval[0], a.bval[1], a.bval[2], a.bval[3]);
+    for (int idx = threadIdx.x; idx < total; idx += NT) {
+        const int r = idx / a.nq, q = idx - r * a.nq, e = e0 + q * CE;
+        int m, ea;
+        if (chunk_vec<TS>(a, rows[r], e, &m, &ea))
+            continue;
+        const uint4 v = edge_chunk<TS, CN>(rows[r], e, a.w, a.wc, a.border, bv);
+        chunk_put<TS>(a, S, r, q, v.x, v.y, v.z, v.w);
     }
 }
 
-/* One horizontal job: M outputs from S row segment `s` (column of output 0's first tap). */
-template <int M, int CN, bool FIXED>
-__device__ __forceinline__ void hjob(const tiled_args &a, const float *s, float *acc)
+/* One horizontal job: M outputs from the S row words `s` (element 0: output 0's first tap). The
+ * ring is refilled from 32-bit words, each loaded from shared memory when its first element is
+ * needed and converted element by element. */
+template <typename TS, int M, int CN, bool FIXED>
+__device__ __forceinline__ void hjob(const tiled_args &a, const uint32_t *s, float *acc)
 {
-    constexpr int U = M / CN; /* taps per ring period */
+    constexpr int U = M / CN;           /* taps per ring period */
+    constexpr int EPW = 4 / sizeof(TS); /* elements per word */
+    constexpr int MW = M / EPW;         /* words per period */
+    static_assert(M % EPW == 0, "whole words per period");
     float ring[M];
 #pragma unroll
-    for (int o = 0; o < M; o++)
-        ring[o] = s[o];
+    for (int wi = 0; wi < MW; wi++) {
+        const uint32_t w = s[wi];
+#pragma unroll
+        for (int k = 0; k < EPW; k++)
+            ring[wi * EPW + k] = word_elem<TS>(w, k);
+    }
     const float k0 = a.kx[0];
 #pragma unroll
     for (int o = 0; o < M; o++)
         acc[o] = __fmul_rn(k0, ring[o]);
     for (int i0 = 0; i0 < a.kw; i0 += U) {
+        /* the words of this period's M new elements start at word (M + i0 CN) / EPW */
+        const uint32_t *ps = s + (M + i0 * CN) / EPW;
+        uint32_t wb[MW];
 #pragma unroll
         for (int u = 0; u < U; u++) {
             const int i = i0 + u;
@@ -224,18 +308,23 @@ __device__ __forceinline__ void hjob(const tiled_args &a, const float *s, float 
                 /* values i CN .. i CN + CN - 1 are done; bring in the next CN */
                 if (i + 1 < a.kw) {
 #pragma unroll
-                    for (int c = 0; c < CN; c++)
-                        ring[u * CN + c] = s[i * CN + M + c];
+                    for (int c = 0; c < CN; c++) {
+                        const int t = u * CN + c; /* new element t of the period */
+                        if (t % EPW == 0)
+                            wb[t / EPW] = ps[t / EPW];
+                        ring[t] = word_elem<TS>(wb[t / EPW], t % EPW);
+                    }
                 }
             }
         }
     }
 }
 
-template <int CN, bool FIXED>
-__device__ __forceinline__ void hpass(const tiled_args &a, const float *S, float *Hs)
+template <typename TS, int CN, bool FIXED>
+__device__ __forceinline__ void hpass(const tiled_args &a, const uint32_t *S, float *Hs)
 {
     constexpr int M = tile_cfg<CN>::M, JW = tile_cfg<CN>::TE / M, CGR = JW / 4;
+    constexpr int JWW = M * (int)sizeof(TS) / 4; /* words from one job's start to the next */
     static_assert(JW % 4 == 0, "whole groups of four jobs per row");
     const int lane = threadIdx.x & 31, ja = lane & 3, rb = lane >> 2;
     const int items = ((a.nr + 7) >> 3) * CGR;
@@ -245,7 +334,7 @@ __device__ __forceinline__ void hpass(const tiled_args &a, const float *S, float
         if (r >= a.nr)
             continue;
         float acc[M];
-        hjob<M, CN, FIXED>(a, S + r * a.ps + g * M, acc);
+        hjob<TS, M, CN, FIXED>(a, S + r * a.pw + g * JWW, acc);
         float4 *out = reinterpret_cast<float4 *>(Hs + r * a.ph + g * M);
 #pragma unroll
         for (int q = 0; q < M / 4; q++)
@@ -373,13 +462,13 @@ __device__ __forceinline__ void vpass(const tiled_args &a, const float *Hs, int 
 }
 
 template <typename TS, typename TD, int CN, bool FIXED>
-__global__ void __launch_bounds__(NT, 2) sep_tiled(const tiled_args a)
+__global__ void __launch_bounds__(NT, MINB) sep_tiled(const tiled_args a)
 {
     extern __shared__ __align__(16) unsigned char smem[];
-    /* [Hs: nr x ph floats][row table: nr pointers][S: nr x ps floats] */
+    /* [Hs: nr x ph floats][S: nr x pw words][row table: nr pointers] */
     float *Hs = reinterpret_cast<float *>(smem);
-    const TS **rows = reinterpret_cast<const TS **>(smem + (size_t)a.nr * a.ph * sizeof(float));
-    float *S = reinterpret_cast<float *>(rows + a.nr);
+    uint32_t *S = reinterpret_cast<uint32_t *>(smem + a.s_off);
+    const TS **rows = reinterpret_cast<const TS **>(smem + a.rows_off);
     constexpr int TE = tile_cfg<CN>::TE;
     const int xe0 = (int)blockIdx.x * TE; /* first output element of the tile */
     const int e0 = xe0 - a.ax * CN;       /* source element of S column 0 */
@@ -390,9 +479,13 @@ __global__ void __launch_bounds__(NT, 2) sep_tiled(const tiled_args a)
             rows[r] = sy >= 0 ? gip__row<TS>(a.src, a.sstride, sy) : nullptr;
         }
         __syncthreads();
-        stage<TS, CN>(a, rows, S, e0);
+        /* Some chunk may need the border (see stage): a conservative, block-uniform test. */
+        const bool edge =
+            !a.svec || e0 < 16 || e0 + (a.nq + 2) * 16 > a.wc ||
+            (a.border == GIP_BORDER_CONSTANT && (y0 - a.ay < 0 || y0 - a.ay + a.nr > a.h));
+        stage<TS, CN>(a, rows, S, e0, edge);
         __syncthreads();
-        hpass<CN, FIXED>(a, S, Hs);
+        hpass<TS, CN, FIXED>(a, S, Hs);
         __syncthreads();
         vpass<TD, CN, FIXED>(a, Hs, y0, xe0);
         /* No barrier needed here: the next tile writes the row table and S only after barriers
@@ -497,14 +590,20 @@ bool fixed_exact(const gip__sep_plan *p)
     return 255 * sx <= 65535 && 255 * sx * sy + 32768 < ((int64_t)1 << 24);
 }
 
-template <int CN> size_t tiled_smem(int th, int kw, int kh, int *nr, int *nc, int *ps, int *ph)
+/* Shared memory of a tile th rows high; fills the pitches and offsets of `a`. */
+template <typename TS, int CN> size_t tiled_smem(int th, int kw, int kh, tiled_args *a)
 {
-    *nr = th + kh - 1;
-    *nc = tile_cfg<CN>::TE + (kw - 1) * CN;
-    *ps = ((*nc + 15) & ~15) + 1; /* 1 mod 16 */
-    *ph = tile_cfg<CN>::TE + 4;   /* 4 mod 8 */
-    return (size_t)*nr * (size_t)*ph * sizeof(float) + (size_t)*nr * sizeof(void *) +
-           (size_t)*nr * (size_t)*ps * sizeof(float);
+    constexpr int CE = 16 / sizeof(TS);
+    const int nc = tile_cfg<CN>::TE + (kw - 1) * CN; /* staged elements per row */
+    a->th = th;
+    a->nr = th + kh - 1;
+    a->nq = (nc + CE - 1) / CE;
+    /* u8: a multiple of 4 words (16-byte stores), 4 mod 8; u16, f32: odd (see the top) */
+    a->pw = sizeof(TS) == 1 ? a->nq * 4 + ((a->nq * 4) % 8 == 0 ? 4 : 0) : a->nq * 4 + 1;
+    a->ph = tile_cfg<CN>::TE + 4; /* 4 mod 8 */
+    a->s_off = a->nr * a->ph * (int)sizeof(float);
+    a->rows_off = (a->s_off + a->nr * a->pw * 4 + 7) & ~7;
+    return (size_t)a->rows_off + (size_t)a->nr * sizeof(void *);
 }
 
 /* Tries the tiled kernel; *done false means the plan or image is not for it. */
@@ -527,13 +626,15 @@ gip_status launch_tiled(gip_context *ctx, const gip__sep_plan *p, const sep_geom
             "separable filter: shared memory limit");
     if (st)
         return st;
-    /* Largest tile height (a multiple of R) whose shared memory leaves room for two blocks per
-     * SM (2 x 113 KiB of the H200's 228); failing that, the largest that fits at all. */
-    int nr, nc, ps, ph, th = tile_cfg<CN>::TH;
-    size_t shm = tiled_smem<CN>(th, p->kw, p->kh, &nr, &nc, &ps, &ph);
-    while (th > R && shm > 113 * 1024) {
+    /* Largest tile height (a multiple of R) whose shared memory leaves room for MINB blocks
+     * per SM (228 KiB on the H200, less 1 KiB per block for the runtime); failing that, the
+     * largest that fits at all. */
+    tiled_args a;
+    int th = tile_cfg<CN>::TH;
+    size_t shm = tiled_smem<TS, CN>(th, p->kw, p->kh, &a);
+    while (th > R && shm > (size_t)(228 / MINB - 1) * 1024) {
         th -= R;
-        shm = tiled_smem<CN>(th, p->kw, p->kh, &nr, &nc, &ps, &ph);
+        shm = tiled_smem<TS, CN>(th, p->kw, p->kh, &a);
     }
     if (shm > (size_t)optin)
         return GIP_OK;
@@ -545,7 +646,6 @@ gip_status launch_tiled(gip_context *ctx, const gip__sep_plan *p, const sep_geom
         if (st)
             return st;
     }
-    tiled_args a;
     a.src = g.src;
     a.sstride = g.sstride;
     a.dst = g.dst;
@@ -557,11 +657,6 @@ gip_status launch_tiled(gip_context *ctx, const gip__sep_plan *p, const sep_geom
     a.kh = p->kh;
     a.ax = p->ax;
     a.ay = p->ay;
-    a.th = th;
-    a.nr = nr;
-    a.nc = nc;
-    a.ps = ps;
-    a.ph = ph;
     int64_t tiles_y = (g.h + th - 1) / th;
     a.tiles_y = (int32_t)tiles_y;
     a.border = g.border;
