@@ -244,6 +244,26 @@ GIP_API gip_status gip_context_sync(gip_context *ctx);
 /** GIP_OK while the context is usable, GIP_ERR_BAD_STATE after a sticky device error. */
 GIP_API gip_status gip_context_status(const gip_context *ctx);
 
+/**
+ * Caps the device memory that the context's allocations (images, scratch and intermediate
+ * buffers, filter taps; not the work areas that cuFFT, cuDNN and nvJPEG allocate for themselves)
+ * may hold at once: an allocation that would pass it fails with GIP_ERR_DEVICE_OUT_OF_MEMORY and a
+ * message naming the limit, as if the device were full, and the context stays usable. For tests of
+ * out-of-memory paths and for sharing a GPU. Memory freed in stream order counts until the
+ * context's stream reaches the free.
+ * @param bytes  >= 0; 0 removes the limit.
+ * @return GIP_OK; GIP_ERR_INVALID_ARGUMENT (NULL ctx, negative bytes); GIP_ERR_NO_DEVICE (a CPU
+ *         context); GIP_ERR_UNSUPPORTED (a device without stream-ordered memory pools, whose
+ *         allocations gip cannot count).
+ */
+GIP_API gip_status gip_context_set_device_memory_limit(gip_context *ctx, int64_t bytes);
+
+/**
+ * Device memory the context's allocations hold now, in bytes (0 for a CPU context or NULL). The
+ * context keeps freed blocks cached for reuse; they are not counted here.
+ */
+GIP_API int64_t gip_context_device_memory_used(const gip_context *ctx);
+
 /* ---------------------------------------------------------------------------------------------
  * CUDA devices.
  * ------------------------------------------------------------------------------------------- */
@@ -277,7 +297,11 @@ GIP_API const char *gip_device_unavailable_reason(void);
 /**
  * Allocates an image and fills the view `img`. The stride is the tight row size rounded up to 64
  * bytes for host memory and to 256 bytes for device memory (pass GIP_ALLOC_TIGHT for no padding).
- * Free with gip_image_free(). Memory content is undefined.
+ * Free with gip_image_free(). Memory content is undefined. Device memory comes from the
+ * context's stream-ordered pool (cudaMallocFromPoolAsync): it is ready at once for work queued on
+ * the context's stream; work on another stream must first wait for that stream (an event, or
+ * gip_context_sync()). Freed blocks are cached by the context and reused, so a loop of calls
+ * does not pay cudaMalloc and cudaFree each time.
  * @param ctx     needed for GIP_MEM_CUDA/GIP_MEM_PINNED (the context's device); may be NULL for
  *                GIP_MEM_HOST.
  * @return GIP_OK; GIP_ERR_INVALID_ARGUMENT; GIP_ERR_TOO_LARGE; GIP_ERR_OUT_OF_MEMORY;
@@ -291,7 +315,10 @@ GIP_API gip_status gip_image_alloc(gip_context *ctx, gip_image *img, int64_t wid
 
 /**
  * Frees memory from gip_image_alloc() and zeroes the view. NULL or a zeroed view is a no-op.
- * Device memory is freed in stream order on `ctx`'s stream (ctx may be NULL for host memory).
+ * Device memory is freed in stream order on `ctx`'s stream: work already queued there may still
+ * use it, work queued on other streams must have finished (as with cudaFreeAsync); the block
+ * returns to the context's cache. With ctx NULL device memory is freed by cudaFree, which waits
+ * for the device. ctx may be NULL for host memory.
  */
 GIP_API void gip_image_free(gip_context *ctx, gip_image *img);
 

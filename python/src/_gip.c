@@ -312,6 +312,8 @@ typedef struct {
     PyObject *keep;     /* list of objects kept alive while queued GPU work may read them */
     void *pstream;      /* producer stream of an imported CUDA array interface, if has_pstream */
     int has_pstream;
+    int exported; /* handed to another library (CUDA array interface, DLPack): freed by
+                     cudaFree, which waits for that library's streams too */
 } ImageObject;
 
 /* Python helpers registered by gip/__init__.py: download, upload, dtype, device, repr. */
@@ -360,13 +362,16 @@ static ImageObject *image_new(const gip_image *v, int ndim, int owned, ContextOb
     self->keep = NULL;
     self->pstream = NULL;
     self->has_pstream = 0;
+    self->exported = 0;
     return self;
 }
 
 static void image_release(ImageObject *self)
 {
     if (self->owned && self->v.data) {
-        gip_context *ctx = self->ctx ? self->ctx->ctx : NULL;
+        /* Device memory is freed in stream order on the image's context; memory another library
+         * may still be using on its own streams is freed synchronously instead. */
+        gip_context *ctx = self->ctx && !self->exported ? self->ctx->ctx : NULL;
         gip_image v = self->v;
         Py_BEGIN_ALLOW_THREADS;
         gip_image_free(ctx, &v);
@@ -486,6 +491,8 @@ static PyObject *Image_cai(ImageObject *self, void *unused)
                       dtype_typestr(self->v.dtype), "data", PyLong_FromVoidPtr(self->v.data),
                       self->readonly ? Py_True : Py_False, "strides", image_strides(self),
                       "version", 3, "stream", stream);
+    if (d)
+        self->exported = 1;
     return d;
 }
 
@@ -650,6 +657,7 @@ static PyObject *Image_dlpack(ImageObject *self, PyObject *args, PyObject *kwds)
         e->m.version.major = 1;
         e->m.version.minor = 0;
         e->m.flags = self->readonly ? DLPACK_FLAG_BITMASK_READ_ONLY : 0;
+        self->exported |= self->v.memory == GIP_MEM_CUDA;
         fill_dltensor(self, &e->m.dl_tensor, e->shape, e->strides);
         e->m.manager_ctx = self;
         e->m.deleter = export_versioned_deleter;
@@ -664,6 +672,7 @@ static PyObject *Image_dlpack(ImageObject *self, PyObject *args, PyObject *kwds)
     ExportLegacy *e = PyMem_RawCalloc(1, sizeof *e);
     if (!e)
         return PyErr_NoMemory();
+    self->exported |= self->v.memory == GIP_MEM_CUDA;
     fill_dltensor(self, &e->m.dl_tensor, e->shape, e->strides);
     e->m.manager_ctx = self;
     e->m.deleter = export_legacy_deleter;

@@ -235,6 +235,33 @@ gip_status gip_context_sync(gip_context *ctx)
     return gip__cuda_sync(ctx);
 }
 
+gip_status gip_context_set_device_memory_limit(gip_context *ctx, int64_t bytes)
+{
+    static const char op[] = "gip_context_set_device_memory_limit";
+    gip_status st = gip__ctx_check(ctx, op);
+    if (st)
+        return st;
+    if (bytes < 0)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: bytes is %lld; give a size >= 0 (0 removes the limit)", op,
+                          (long long)bytes);
+    if (ctx->backend != GIP_BACKEND_CUDA)
+        return gip__error(ctx, GIP_ERR_NO_DEVICE, "%s: the context is a CPU context (%s)", op,
+                          ctx->describe);
+    if (!ctx->pool)
+        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
+                          "%s: device %d has no stream-ordered memory pools, so gip cannot count "
+                          "its allocations",
+                          op, (int)ctx->device);
+    ctx->device_memory_limit = bytes;
+    return GIP_OK;
+}
+
+int64_t gip_context_device_memory_used(const gip_context *ctx)
+{
+    return ctx && ctx->backend == GIP_BACKEND_CUDA ? gip__cuda_memory_used(ctx) : 0;
+}
+
 gip_status gip_context_status(const gip_context *ctx)
 {
     if (!ctx)

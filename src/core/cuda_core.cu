@@ -133,11 +133,41 @@ extern "C" gip_status gip__cuda_context_init(gip_context *ctx)
                                "cudaStreamCreateWithFlags")))
         return st;
     ctx->stream = stream;
+    /* The context's own memory pool (not the device's default one, which CuPy, PyTorch or the
+     * application may configure): freed memory stays cached in it (release threshold unbounded)
+     * until the context goes or an allocation would fail, so that a loop of calls reuses its
+     * images and scratch buffers instead of paying cudaMalloc and cudaFree (which waits for the
+     * whole device) each time. Devices without memory pools use cudaMalloc. */
+    int pools = 0;
+    if (cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, ctx->device) ==
+            cudaSuccess &&
+        pools) {
+        cudaMemPoolProps props;
+        memset(&props, 0, sizeof props);
+        props.allocType = cudaMemAllocationTypePinned;
+        props.handleTypes = cudaMemHandleTypeNone;
+        props.location.type = cudaMemLocationTypeDevice;
+        props.location.id = ctx->device;
+        cudaMemPool_t pool;
+        if ((st = gip__cuda_status(ctx, cudaMemPoolCreate(&pool, &props), "cudaMemPoolCreate"))) {
+            cudaStreamDestroy(stream);
+            ctx->stream = NULL;
+            return st;
+        }
+        uint64_t keep = UINT64_MAX;
+        cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+        ctx->pool = pool;
+    } else {
+        (void)cudaGetLastError();
+    }
     cudaDeviceProp prop;
     if ((st = gip__cuda_status(ctx, cudaGetDeviceProperties(&prop, ctx->device),
                                "cudaGetDeviceProperties"))) {
         cudaStreamDestroy(stream);
         ctx->stream = NULL;
+        if (ctx->pool)
+            cudaMemPoolDestroy(static_cast<cudaMemPool_t>(ctx->pool));
+        ctx->pool = NULL;
         return st;
     }
     snprintf(ctx->describe, sizeof ctx->describe, "CUDA device %d: %s (%d SMs, %.0f GiB)",
@@ -154,6 +184,10 @@ extern "C" void gip__cuda_context_fini(gip_context *ctx)
     cudaStreamSynchronize(gip__stream(ctx));
     cudaStreamDestroy(gip__stream(ctx));
     ctx->stream = NULL;
+    /* Images still allocated from the pool keep it alive: CUDA destroys it after their frees. */
+    if (ctx->pool)
+        cudaMemPoolDestroy(static_cast<cudaMemPool_t>(ctx->pool));
+    ctx->pool = NULL;
 }
 
 extern "C" gip_status gip__cuda_sync(gip_context *ctx)
@@ -161,28 +195,81 @@ extern "C" gip_status gip__cuda_sync(gip_context *ctx)
     return gip__cuda_status(ctx, cudaStreamSynchronize(gip__stream(ctx)), "cudaStreamSynchronize");
 }
 
+extern "C" int64_t gip__cuda_memory_used(const gip_context *ctx)
+{
+    uint64_t used = 0;
+    if (ctx && ctx->pool &&
+        cudaMemPoolGetAttribute(static_cast<cudaMemPool_t>(ctx->pool),
+                                cudaMemPoolAttrUsedMemCurrent, &used) != cudaSuccess) {
+        (void)cudaGetLastError();
+        used = 0;
+    }
+    return (int64_t)used;
+}
+
+static gip_status device_oom(gip_context *ctx, size_t bytes)
+{
+    size_t free_b = 0, total_b = 0;
+    cudaMemGetInfo(&free_b, &total_b);
+    (void)cudaGetLastError();
+    return gip__error(ctx, GIP_ERR_DEVICE_OUT_OF_MEMORY,
+                      "out of device memory allocating %zu bytes on device %d (%zu free of %zu)",
+                      bytes, (int)ctx->device, free_b, total_b);
+}
+
 extern "C" gip_status gip__cuda_malloc(gip_context *ctx, size_t bytes, void **ptr)
 {
     gip_status st = gip__cuda_enter(ctx);
     if (st)
         return st;
-    cudaError_t err = cudaMalloc(ptr, bytes);
-    if (err == cudaErrorMemoryAllocation) {
-        (void)cudaGetLastError();
-        size_t free_b = 0, total_b = 0;
-        cudaMemGetInfo(&free_b, &total_b);
-        return gip__error(ctx, GIP_ERR_DEVICE_OUT_OF_MEMORY,
-                          "out of device memory allocating %zu bytes on device %d (%zu free of "
-                          "%zu)",
-                          bytes, (int)ctx->device, free_b, total_b);
+    if (!ctx->pool) {
+        cudaError_t err = cudaMalloc(ptr, bytes);
+        if (err == cudaErrorMemoryAllocation) {
+            (void)cudaGetLastError();
+            return device_oom(ctx, bytes);
+        }
+        return gip__cuda_status(ctx, err, "cudaMalloc");
     }
-    return gip__cuda_status(ctx, err, "cudaMalloc");
+    cudaMemPool_t pool = static_cast<cudaMemPool_t>(ctx->pool);
+    if (ctx->device_memory_limit) {
+        int64_t used = gip__cuda_memory_used(ctx);
+        if ((uint64_t)used + bytes > (uint64_t)ctx->device_memory_limit)
+            return gip__error(ctx, GIP_ERR_DEVICE_OUT_OF_MEMORY,
+                              "out of device memory: allocating %zu bytes would pass the "
+                              "context's limit of %lld bytes (%lld in use; "
+                              "gip_context_set_device_memory_limit)",
+                              bytes, (long long)ctx->device_memory_limit, (long long)used);
+    }
+    cudaError_t err = cudaMallocFromPoolAsync(ptr, bytes, pool, gip__stream(ctx));
+    if (err == cudaErrorMemoryAllocation) {
+        /* The pool's cached blocks may be what fills the device: wait for the frees queued on
+         * the stream, give the cached memory back and try once more. */
+        (void)cudaGetLastError();
+        cudaStreamSynchronize(gip__stream(ctx));
+        cudaMemPoolTrimTo(pool, 0);
+        err = cudaMallocFromPoolAsync(ptr, bytes, pool, gip__stream(ctx));
+        if (err == cudaErrorMemoryAllocation) {
+            (void)cudaGetLastError();
+            return device_oom(ctx, bytes);
+        }
+    }
+    return gip__cuda_status(ctx, err, "cudaMallocFromPoolAsync");
 }
 
 extern "C" void gip__cuda_free(gip_context *ctx, void *ptr)
 {
-    if (ctx)
-        gip__cuda_enter(ctx);
+    if (!ptr)
+        return;
+    /* Stream-ordered on the context: after the work queued there, without waiting for it. A
+     * pointer from another device, or any pointer freed without a pooled context, is freed by
+     * cudaFree, which waits for the device. */
+    if (ctx && ctx->pool && gip__cuda_enter(ctx) == GIP_OK) {
+        cudaPointerAttributes at;
+        if (cudaPointerGetAttributes(&at, ptr) == cudaSuccess && at.device == ctx->device &&
+            cudaFreeAsync(ptr, gip__stream(ctx)) == cudaSuccess)
+            return;
+        (void)cudaGetLastError();
+    }
     cudaFree(ptr);
 }
 

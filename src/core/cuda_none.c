@@ -56,6 +56,12 @@ void gip__cuda_free(gip_context *ctx, void *ptr)
     (void)ptr;
 }
 
+int64_t gip__cuda_memory_used(const gip_context *ctx)
+{
+    (void)ctx;
+    return 0;
+}
+
 gip_status gip__cuda_malloc_pinned(gip_context *ctx, size_t bytes, void **ptr)
 {
     (void)bytes;

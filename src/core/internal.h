@@ -21,7 +21,10 @@ struct gip_context {
     int32_t device;      /* CUDA ordinal, -1 on CPU */
     int32_t threads;     /* CPU threads, >= 1 */
     void *stream;        /* cudaStream_t owned by the context, NULL on CPU */
-    bool bad;            /* a sticky device error happened */
+    void *pool;          /* cudaMemPool_t of the context's device allocations; NULL on CPU and on
+                            devices without memory pools (then plain cudaMalloc) */
+    int64_t device_memory_limit; /* bytes the pool may hold in use at once; 0 = no limit */
+    bool bad;                    /* a sticky device error happened */
     char describe[384];
     char error[GIP__MSG_SIZE];
 };
@@ -107,8 +110,13 @@ void gip__cuda_context_fini(gip_context *ctx);
 /* Makes the context's device current on this thread (cheap; call at each CUDA entry). */
 gip_status gip__cuda_enter(gip_context *ctx);
 gip_status gip__cuda_sync(gip_context *ctx);
+/* Device memory from the context's stream-ordered pool: ready at once for work on the context's
+ * stream (other streams must wait for it); the context's device memory limit applies. Freed in
+ * stream order on ctx's stream; ctx NULL frees synchronously (cudaFree). */
 gip_status gip__cuda_malloc(gip_context *ctx, size_t bytes, void **ptr);
 void gip__cuda_free(gip_context *ctx, void *ptr);
+/* Bytes of the context's pool in use (allocated and not yet freed in stream order). */
+int64_t gip__cuda_memory_used(const gip_context *ctx);
 gip_status gip__cuda_malloc_pinned(gip_context *ctx, size_t bytes, void **ptr);
 void gip__cuda_free_pinned(void *ptr);
 /* 2D copy in any direction; `dst_mem`/`src_mem` say where each side lives. */

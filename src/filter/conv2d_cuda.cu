@@ -248,8 +248,7 @@ extern "C" gip_status gip__conv2d_cuda(gip_context *ctx, const gip_image *src, g
     const size_t bytes = (size_t)a.Co * a.Ci * a.kh * a.kw * sizeof(float);
     cudaStream_t stream = gip__stream(ctx);
     void *w = NULL;
-    gip_status st = gip__cuda_status(ctx, cudaMallocAsync(&w, bytes, stream),
-                                     "cudaMallocAsync of the Conv2d weights");
+    gip_status st = gip__cuda_malloc(ctx, bytes, &w);
     if (st)
         return st;
     st = gip__cuda_status(ctx, cudaMemcpyAsync(w, p->weight, bytes, cudaMemcpyHostToDevice, stream),
@@ -263,6 +262,6 @@ extern "C" gip_status gip__conv2d_cuda(gip_context *ctx, const gip_image *src, g
         else
             st = conv_dispatch_dst<float>(ctx, dst->dtype, a);
     }
-    gip_status fst = gip__cuda_status(ctx, cudaFreeAsync(w, stream), "cudaFreeAsync");
-    return st ? st : fst;
+    gip__cuda_free(ctx, w);
+    return st;
 }

@@ -721,8 +721,7 @@ extern "C" gip_status gip__f2d_run_cuda(gip_context *ctx, const gip__f2d_plan *p
         /* Many taps: a stream-ordered device copy, freed in stream order after the kernel. */
         size_t bytes = (size_t)nt * sizeof(F2dTap);
         cudaStream_t stream = gip__stream(ctx);
-        if ((st = gip__cuda_status(ctx, cudaMallocAsync(&dev, bytes, stream),
-                                   "cudaMallocAsync of the filter taps")))
+        if ((st = gip__cuda_malloc(ctx, bytes, &dev)))
             goto out_free_host;
         if ((st = gip__cuda_status(
                  ctx, cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, stream),
@@ -748,12 +747,7 @@ extern "C" gip_status gip__f2d_run_cuda(gip_context *ctx, const gip__f2d_plan *p
         }
     }
 out_free_dev:
-    if (dev) {
-        gip_status fst =
-            gip__cuda_status(ctx, cudaFreeAsync(dev, gip__stream(ctx)), "cudaFreeAsync");
-        if (!st)
-            st = fst;
-    }
+    gip__cuda_free(ctx, dev);
 out_free_host:
     if (host != args->taps)
         free(host);

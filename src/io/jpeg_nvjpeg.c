@@ -60,37 +60,83 @@ const char *gip__nvjpeg_backend_name(void)
     return g.backend;
 }
 
-/* Per-call decoder state: one of each kind, and a stream of its own (decodes on worker threads
- * must not wait for the pipelines' compute). */
+/* Decoder state: one of each kind, a parsed-stream object for the hardware check, a stream of its
+ * own (decodes on worker threads must not wait for the pipelines' compute) and an event that
+ * orders the decode after the allocation of its outputs on the context's stream. Creating a
+ * state allocates pinned and device buffers (and waits for the device), so states are kept in a
+ * process-wide free list per device and reused; a state is used by one call at a time. */
 typedef struct dec_state {
     nvjpegJpegState_t hw, hybrid;
+    nvjpegJpegStream_t js;
     cudaStream_t stream;
+    cudaEvent_t ready;
+    int device;
+    int hw_batch;                /* batch size the hardware state was initialised for, 0 = none */
+    nvjpegOutputFormat_t hw_fmt; /* and its output format */
+    struct dec_state *next;
 } dec_state;
+
+static pthread_mutex_t dec_pool_mu = PTHREAD_MUTEX_INITIALIZER;
+static dec_state *dec_pool; /* idle states, any device */
 
 static void dec_state_free(dec_state *s)
 {
+    if (s->js)
+        nvjpegJpegStreamDestroy(s->js);
     if (s->hw)
         nvjpegJpegStateDestroy(s->hw);
     if (s->hybrid)
         nvjpegJpegStateDestroy(s->hybrid);
+    if (s->ready)
+        cudaEventDestroy(s->ready);
     if (s->stream)
         cudaStreamDestroy(s->stream);
-    memset(s, 0, sizeof *s);
+    free(s);
 }
 
-static gip_status dec_state_init(gip_context *ctx, dec_state *s, const char *what)
+/* An idle state of ctx's device from the pool, or a new one. */
+static gip_status dec_state_acquire(gip_context *ctx, dec_state **out, const char *what)
 {
-    memset(s, 0, sizeof *s);
+    int dev = gip_context_device(ctx);
+    pthread_mutex_lock(&dec_pool_mu);
+    for (dec_state **pp = &dec_pool; *pp; pp = &(*pp)->next) {
+        if ((*pp)->device == dev) {
+            *out = *pp;
+            *pp = (*pp)->next;
+            pthread_mutex_unlock(&dec_pool_mu);
+            (*out)->next = NULL;
+            return GIP_OK;
+        }
+    }
+    pthread_mutex_unlock(&dec_pool_mu);
+    dec_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of memory", what);
+    s->device = dev;
     nvjpegStatus_t e;
-    if (cudaSetDevice(gip_context_device(ctx)) != cudaSuccess ||
-        cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking) != cudaSuccess)
-        return gip__error(ctx, GIP_ERR_DEVICE, "%s: cannot create a CUDA stream", what);
+    if (cudaSetDevice(dev) != cudaSuccess ||
+        cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking) != cudaSuccess ||
+        cudaEventCreateWithFlags(&s->ready, cudaEventDisableTiming) != cudaSuccess) {
+        (void)cudaGetLastError();
+        dec_state_free(s);
+        return gip__error(ctx, GIP_ERR_DEVICE, "%s: cannot create a CUDA stream and event", what);
+    }
     if ((e = nvjpegJpegStateCreate(g.hybrid, &s->hybrid)) != NVJPEG_STATUS_SUCCESS ||
-        (g.hw && (e = nvjpegJpegStateCreate(g.hw, &s->hw)) != NVJPEG_STATUS_SUCCESS)) {
+        (g.hw && ((e = nvjpegJpegStateCreate(g.hw, &s->hw)) != NVJPEG_STATUS_SUCCESS ||
+                  (e = nvjpegJpegStreamCreate(g.hw, &s->js)) != NVJPEG_STATUS_SUCCESS))) {
         dec_state_free(s);
         return nv_status(ctx, e, what, "nvjpegJpegStateCreate");
     }
+    *out = s;
     return GIP_OK;
+}
+
+static void dec_state_release(dec_state *s)
+{
+    pthread_mutex_lock(&dec_pool_mu);
+    s->next = dec_pool;
+    dec_pool = s;
+    pthread_mutex_unlock(&dec_pool_mu);
 }
 
 /* CPU decode and upload: what nvJPEG refuses (CMYK, 12-bit, odd layouts) and corrupt data, whose
@@ -110,6 +156,21 @@ static gip_status decode_cpu(gip_context *ctx, const void *data, size_t size,
         gip_image_free(ctx, &dev);
     gip_image_free(NULL, &host);
     return st;
+}
+
+/* Makes the state's stream wait for the work queued so far on ctx's stream: the outputs come
+ * from the context's stream-ordered pool. */
+static gip_status order_after_ctx(gip_context *ctx, dec_state *s, const char *what)
+{
+    if (cudaEventRecord(s->ready, (cudaStream_t)gip_context_stream(ctx)) != cudaSuccess ||
+        cudaStreamWaitEvent(s->stream, s->ready, 0) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return gip__error(ctx, GIP_ERR_DEVICE,
+                          "%s: cannot order the decode after the context's "
+                          "stream",
+                          what);
+    }
+    return GIP_OK;
 }
 
 /* Decodes images[0..n-1] with nvJPEG into outs (allocated here on ctx); *fallback[i] is set for
@@ -172,17 +233,14 @@ static gip_status decode_nv(gip_context *ctx, dec_state *s, int32_t n, const uin
         dst.channel[0] = outs[i].data;
         dst.pitch[0] = (size_t)outs[i].stride;
         int hw_ok = 0;
-        if (g.hw && !info.progressive) {
-            nvjpegJpegStream_t js = NULL;
-            /* nvjpegDecodeBatchedSupported needs a parsed stream. */
-            if (nvjpegJpegStreamCreate(g.hw, &js) == NVJPEG_STATUS_SUCCESS &&
-                nvjpegJpegStreamParse(g.hw, data[i], sizes[i], 0, 0, js) == NVJPEG_STATUS_SUCCESS &&
-                nvjpegDecodeBatchedSupported(g.hw, js, &hw_ok) == NVJPEG_STATUS_SUCCESS)
+        if (g.hw && s->js && !info.progressive) {
+            /* nvjpegDecodeBatchedSupported needs a parsed stream; the header is enough. */
+            if (nvjpegJpegStreamParseHeader(g.hw, data[i], sizes[i], s->js) ==
+                    NVJPEG_STATUS_SUCCESS &&
+                nvjpegDecodeBatchedSupported(g.hw, s->js, &hw_ok) == NVJPEG_STATUS_SUCCESS)
                 hw_ok = hw_ok == 0; /* 0 means supported */
             else
                 hw_ok = 0;
-            if (js)
-                nvjpegJpegStreamDestroy(js);
         }
         if (hw_ok) {
             hw_data[nhw] = data[i];
@@ -192,20 +250,37 @@ static gip_status decode_nv(gip_context *ctx, dec_state *s, int32_t n, const uin
             fallback[i] = false;
             continue;
         }
+        if ((st = order_after_ctx(ctx, s, what)))
+            goto out_free;
         if (nvjpegDecode(g.hybrid, s->hybrid, data[i], sizes[i], fmt, &dst, s->stream) ==
                 NVJPEG_STATUS_SUCCESS &&
-            cudaStreamSynchronize(s->stream) == cudaSuccess)
+            cudaStreamSynchronize(s->stream) == cudaSuccess) {
             fallback[i] = false;
-        else
+        } else {
+            cudaStreamSynchronize(s->stream); /* nothing of it still running, then free */
+            (void)cudaGetLastError();
             gip_image_free(ctx, &outs[i]);
+        }
     }
+    if (nhw && (st = order_after_ctx(ctx, s, what)))
+        goto out_free;
     if (nhw) {
-        nvjpegStatus_t e;
-        if ((e = nvjpegDecodeBatchedInitialize(g.hw, s->hw, nhw, 1, fmt)) !=
-                NVJPEG_STATUS_SUCCESS ||
+        nvjpegStatus_t e = NVJPEG_STATUS_SUCCESS;
+        /* Initialising the hardware state allocates its buffers: only when the batch changes. */
+        if (s->hw_batch != nhw || s->hw_fmt != fmt) {
+            s->hw_batch = 0;
+            if ((e = nvjpegDecodeBatchedInitialize(g.hw, s->hw, nhw, 1, fmt)) ==
+                NVJPEG_STATUS_SUCCESS) {
+                s->hw_batch = nhw;
+                s->hw_fmt = fmt;
+            }
+        }
+        if (e != NVJPEG_STATUS_SUCCESS ||
             (e = nvjpegDecodeBatched(g.hw, s->hw, hw_data, hw_sizes, hw_out, s->stream)) !=
                 NVJPEG_STATUS_SUCCESS) {
-            /* The whole hardware batch goes to the CPU. */
+            /* The whole hardware batch goes to the CPU (after whatever was queued). */
+            cudaStreamSynchronize(s->stream);
+            s->hw_batch = 0;
             for (int32_t i = 0, k = 0; i < n && k < nhw; i++)
                 if (!fallback[i] && outs[i].data == hw_out[k].channel[0]) {
                     gip_image_free(ctx, &outs[i]);
@@ -242,15 +317,15 @@ gip_status gip_jpeg_decode_device_batch(gip_context *ctx, int32_t n, const void 
     gip_status st = handles(ctx, op);
     if (st)
         return st;
-    dec_state s;
-    if ((st = dec_state_init(ctx, &s, op)))
+    dec_state *s = NULL;
+    if ((st = dec_state_acquire(ctx, &s, op)))
         return st;
     bool *fallback = calloc((size_t)n, sizeof *fallback);
     if (!fallback) {
-        dec_state_free(&s);
+        dec_state_release(s);
         return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of memory", op);
     }
-    st = decode_nv(ctx, &s, n, (const uint8_t *const *)data, sizes, params, outs, fallback, op);
+    st = decode_nv(ctx, s, n, (const uint8_t *const *)data, sizes, params, outs, fallback, op);
     for (int32_t i = 0; i < n; i++) {
         if (st) {
             gip_image_free(ctx, &outs[i]);
@@ -262,7 +337,11 @@ gip_status gip_jpeg_decode_device_batch(gip_context *ctx, int32_t n, const void 
         }
     }
     free(fallback);
-    dec_state_free(&s);
+    /* A state whose decode failed on the device may hold a broken stream: not reused. */
+    if (st == GIP_ERR_DEVICE)
+        dec_state_free(s);
+    else
+        dec_state_release(s);
     return st;
 }
 
@@ -280,6 +359,78 @@ gip_status gip_jpeg_decode_device(gip_context *ctx, const void *data, size_t siz
         return one;
     *out = img;
     return GIP_OK;
+}
+
+/* Encoder state and parameters with a stream and an event of their own, pooled per device as the
+ * decoder states are (creating them allocates device buffers, which waits for the device). */
+typedef struct enc_state {
+    nvjpegEncoderState_t state;
+    nvjpegEncoderParams_t params;
+    cudaStream_t stream;
+    cudaEvent_t ready;
+    int device;
+    struct enc_state *next;
+} enc_state;
+
+static enc_state *enc_pool; /* idle states, any device; under dec_pool_mu */
+
+static void enc_state_free(enc_state *s)
+{
+    if (s->params)
+        nvjpegEncoderParamsDestroy(s->params);
+    if (s->state)
+        nvjpegEncoderStateDestroy(s->state);
+    if (s->ready)
+        cudaEventDestroy(s->ready);
+    if (s->stream)
+        cudaStreamDestroy(s->stream);
+    free(s);
+}
+
+static gip_status enc_state_acquire(gip_context *ctx, enc_state **out, const char *what)
+{
+    int dev = gip_context_device(ctx);
+    pthread_mutex_lock(&dec_pool_mu);
+    for (enc_state **pp = &enc_pool; *pp; pp = &(*pp)->next) {
+        if ((*pp)->device == dev) {
+            *out = *pp;
+            *pp = (*pp)->next;
+            pthread_mutex_unlock(&dec_pool_mu);
+            (*out)->next = NULL;
+            return GIP_OK;
+        }
+    }
+    pthread_mutex_unlock(&dec_pool_mu);
+    enc_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of memory", what);
+    s->device = dev;
+    if (cudaSetDevice(dev) != cudaSuccess ||
+        cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking) != cudaSuccess ||
+        cudaEventCreateWithFlags(&s->ready, cudaEventDisableTiming) != cudaSuccess) {
+        (void)cudaGetLastError();
+        enc_state_free(s);
+        return gip__error(ctx, GIP_ERR_DEVICE, "%s: cannot create a CUDA stream and event", what);
+    }
+    nvjpegStatus_t e;
+    const char *call = "nvjpegEncoderStateCreate";
+    if ((e = nvjpegEncoderStateCreate(g.hybrid, &s->state, s->stream)) != NVJPEG_STATUS_SUCCESS ||
+        (call = "nvjpegEncoderParamsCreate",
+         (e = nvjpegEncoderParamsCreate(g.hybrid, &s->params, s->stream)) !=
+             NVJPEG_STATUS_SUCCESS)) {
+        enc_state_free(s);
+        return nv_status(ctx, e, what, call);
+    }
+    *out = s;
+    return GIP_OK;
+}
+
+static void enc_state_release(enc_state *s)
+{
+    pthread_mutex_lock(&dec_pool_mu);
+    s->next = enc_pool;
+    enc_pool = s;
+    pthread_mutex_unlock(&dec_pool_mu);
 }
 
 gip_status gip_jpeg_encode_device(gip_context *ctx, const gip_image *img,
@@ -324,11 +475,12 @@ gip_status gip_jpeg_encode_device(gip_context *ctx, const gip_image *img,
                           (long long)img->width, (long long)img->height);
     if ((st = handles(ctx, op)))
         return st;
-    cudaStream_t stream = (cudaStream_t)gip_context_stream(ctx);
-    nvjpegEncoderState_t es = NULL;
-    nvjpegEncoderParams_t ep = NULL;
+    enc_state *es = NULL;
+    if ((st = enc_state_acquire(ctx, &es, op)))
+        return st;
+    cudaStream_t stream = es->stream;
     nvjpegStatus_t e;
-    const char *call = "nvjpegEncoderStateCreate";
+    const char *call = "cudaStreamWaitEvent";
     unsigned char *buf = NULL;
     size_t len = 0;
     nvjpegImage_t src;
@@ -340,31 +492,39 @@ gip_status gip_jpeg_encode_device(gip_context *ctx, const gip_image *img,
                                     : sub == GIP_SUBSAMPLING_422 ? NVJPEG_CSS_422
                                                                  : NVJPEG_CSS_420;
     bool bgr = params && params->bgr;
-    if ((e = nvjpegEncoderStateCreate(g.hybrid, &es, stream)) != NVJPEG_STATUS_SUCCESS ||
-        (call = "nvjpegEncoderParamsCreate",
-         (e = nvjpegEncoderParamsCreate(g.hybrid, &ep, stream)) != NVJPEG_STATUS_SUCCESS) ||
-        (call = "nvjpegEncoderParamsSetQuality",
-         (e = nvjpegEncoderParamsSetQuality(ep, quality, stream)) != NVJPEG_STATUS_SUCCESS) ||
+    /* The image is produced on the context's stream: the encoder's stream waits for it. */
+    if (cudaEventRecord(es->ready, (cudaStream_t)gip_context_stream(ctx)) != cudaSuccess ||
+        cudaStreamWaitEvent(stream, es->ready, 0) != cudaSuccess) {
+        (void)cudaGetLastError();
+        st = gip__error(ctx, GIP_ERR_DEVICE,
+                        "%s: cannot order the encode after the context's "
+                        "stream",
+                        op);
+        goto out_free;
+    }
+    call = "nvjpegEncoderParamsSetQuality";
+    if ((e = nvjpegEncoderParamsSetQuality(es->params, quality, stream)) != NVJPEG_STATUS_SUCCESS ||
         (call = "nvjpegEncoderParamsSetSamplingFactors",
-         (e = nvjpegEncoderParamsSetSamplingFactors(ep, css, stream)) != NVJPEG_STATUS_SUCCESS))
+         (e = nvjpegEncoderParamsSetSamplingFactors(es->params, css, stream)) !=
+             NVJPEG_STATUS_SUCCESS))
         goto out_nv;
     call = img->channels == 1 ? "nvjpegEncodeYUV" : "nvjpegEncodeImage";
-    e = img->channels == 1
-            ? nvjpegEncodeYUV(g.hybrid, es, ep, &src, NVJPEG_CSS_GRAY, (int)img->width,
-                              (int)img->height, stream)
-            : nvjpegEncodeImage(g.hybrid, es, ep, &src, bgr ? NVJPEG_INPUT_BGRI : NVJPEG_INPUT_RGBI,
-                                (int)img->width, (int)img->height, stream);
+    e = img->channels == 1 ? nvjpegEncodeYUV(g.hybrid, es->state, es->params, &src, NVJPEG_CSS_GRAY,
+                                             (int)img->width, (int)img->height, stream)
+                           : nvjpegEncodeImage(g.hybrid, es->state, es->params, &src,
+                                               bgr ? NVJPEG_INPUT_BGRI : NVJPEG_INPUT_RGBI,
+                                               (int)img->width, (int)img->height, stream);
     if (e != NVJPEG_STATUS_SUCCESS)
         goto out_nv;
     call = "nvjpegEncodeRetrieveBitstream";
-    if ((e = nvjpegEncodeRetrieveBitstream(g.hybrid, es, NULL, &len, stream)) !=
+    if ((e = nvjpegEncodeRetrieveBitstream(g.hybrid, es->state, NULL, &len, stream)) !=
         NVJPEG_STATUS_SUCCESS)
         goto out_nv;
     if (!(buf = malloc(len ? len : 1))) {
         st = gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of memory for %zu bytes", op, len);
         goto out_free;
     }
-    if ((e = nvjpegEncodeRetrieveBitstream(g.hybrid, es, buf, &len, stream)) !=
+    if ((e = nvjpegEncodeRetrieveBitstream(g.hybrid, es->state, buf, &len, stream)) !=
         NVJPEG_STATUS_SUCCESS)
         goto out_nv;
     if (cudaStreamSynchronize(stream) != cudaSuccess) {
@@ -379,10 +539,13 @@ out_nv:
     st = nv_status(ctx, e, op, call);
 out_free:
     free(buf);
-    if (ep)
-        nvjpegEncoderParamsDestroy(ep);
-    if (es)
-        nvjpegEncoderStateDestroy(es);
+    /* Whatever was queued finishes before the state goes back (or away, after a device error). */
+    if (cudaStreamSynchronize(stream) != cudaSuccess || st == GIP_ERR_DEVICE) {
+        (void)cudaGetLastError();
+        enc_state_free(es);
+    } else {
+        enc_state_release(es);
+    }
     return st;
 }
 
