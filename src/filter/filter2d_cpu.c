@@ -20,6 +20,10 @@
 /* Accumulator elements per chunk of an output row (the chunk's arrays stay in L1). */
 #define F2D_CHUNK 1024
 
+/* Destinations of at least this many bytes (half a large L3) are written with streaming stores:
+ * they would not stay in the caches, and streaming saves reading each line before writing it. */
+#define F2D_STREAM_BYTES ((int64_t)16 << 20)
+
 #if defined(__GNUC__)
 #define F2D_INLINE static inline __attribute__((always_inline))
 #else
@@ -45,6 +49,11 @@ typedef struct f2d_job {
     const int32_t *xmap; /* padded pixel -> source pixel, -1 for the constant border */
     int64_t pwpix;       /* padded row pixels: W + kw - 1 */
     int simd;
+    int stream; /* dst is much larger than the caches: direct f32 rows bypass them */
+    /* srcdirect: an f32 source read in place by the register kernel in chunks that stay inside
+     * the image; the ring rows then hold only padded elements [0, fill_a) and [fill_b, end). */
+    int srcdirect;
+    int64_t fill_a, fill_b;
     int failed; /* set (atomically) when a band could not get its buffer */
 } f2d_job;
 
@@ -87,14 +96,16 @@ F2D_INLINE int32_t f2d_clampi(int32_t v, int32_t lo, int32_t hi)
                 d_[c] = (A)((const S *)srow)[sx * C + c];                                          \
     } while (0)
 
-/* Writes logical source row r (any integer), extended by the border on both sides, into out. */
-F2D_INLINE void f2d_fill_row(const f2d_job *j, int64_t r, void *out)
+/* Writes logical source row r (any integer), extended by the border on both sides, into out;
+ * *srow_out: the source row, or NULL for a constant border row. */
+F2D_INLINE void f2d_fill_row(const f2d_job *j, int64_t r, void *out, const char **srow_out)
 {
     const gip__f2d_plan *p = j->p;
     const gip_image *src = j->src;
     const int32_t C = src->channels;
     const int64_t W = src->width, n = W * C;
     int64_t sr = gip__border_index(r, src->height, p->border);
+    *srow_out = sr < 0 ? NULL : (const char *)src->data + sr * src->stride;
     if (sr < 0) {
         for (int64_t px = 0; px < j->pwpix; px++)
             for (int32_t c = 0; c < C; c++) {
@@ -116,8 +127,19 @@ F2D_INLINE void f2d_fill_row(const f2d_job *j, int64_t r, void *out)
             F2D_FILL_INTERIOR(float, uint8_t);
         else if (src->dtype == GIP_U16)
             F2D_FILL_INTERIOR(float, uint16_t);
-        else
+        else if (!j->srcdirect)
             F2D_FILL_INTERIOR(float, float);
+        else { /* only what the chunks at the edges read */
+            const float *s_ = (const float *)srow;
+            float *d_ = (float *)out + (int64_t)p->ax * C;
+            int64_t a = j->fill_a - (int64_t)p->ax * C, b = j->fill_b - (int64_t)p->ax * C;
+            a = a < n ? a : n;
+            b = b > 0 ? b : 0;
+            if (a > 0)
+                memcpy(d_, s_, (size_t)a * sizeof(float));
+            if (b < n)
+                memcpy(d_ + b, s_ + b, (size_t)(n - b) * sizeof(float));
+        }
     }
     for (int64_t px = 0; px < j->pwpix; px++) {
         if (px == p->ax)
@@ -185,9 +207,65 @@ F2D_INLINE void f2d_acc_flt(float *restrict acc, const float *const *rp, const f
     }
 }
 
-/* Accumulates taps [t0, t1) of the plan for output row y, elements [x0, x0 + n), into acc. */
-F2D_INLINE void f2d_accumulate(const f2d_job *j, char *const *rows, int64_t y, int64_t x0,
-                               int64_t n, int32_t t0, int32_t t1, void *acc)
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+/* Float plans of at most F2D_REG_TAPS taps with AVX2: every tap of 32 elements at a time in
+ * registers, one fmadd per tap in plan order, exactly the scalar loop's fmaf chain. The
+ * accumulators are read and written once. Returns the elements done. */
+#define F2D_REG_TAPS 32
+__attribute__((target("avx2,fma"))) static int64_t
+f2d_acc_flt_regs(float *acc, const float *const *rp, const float *k, int32_t nt, int64_t n,
+                 float init, int stream)
+{
+    int64_t i = 0;
+    if (stream && ((uintptr_t)acc & 31) == 0) {
+        for (; i + 32 <= n; i += 32) {
+            __m256 a0 = _mm256_set1_ps(init), a1 = a0, a2 = a0, a3 = a0;
+            for (int32_t t = 0; t < nt; t++) {
+                const float *r = rp[t] + i;
+                __m256 kk = _mm256_set1_ps(k[t]);
+                a0 = _mm256_fmadd_ps(kk, _mm256_loadu_ps(r), a0);
+                a1 = _mm256_fmadd_ps(kk, _mm256_loadu_ps(r + 8), a1);
+                a2 = _mm256_fmadd_ps(kk, _mm256_loadu_ps(r + 16), a2);
+                a3 = _mm256_fmadd_ps(kk, _mm256_loadu_ps(r + 24), a3);
+            }
+            _mm256_stream_ps(acc + i, a0);
+            _mm256_stream_ps(acc + i + 8, a1);
+            _mm256_stream_ps(acc + i + 16, a2);
+            _mm256_stream_ps(acc + i + 24, a3);
+        }
+    }
+    const __m256 a = _mm256_set1_ps(init);
+    for (; i + 32 <= n; i += 32) {
+        __m256 a0 = a, a1 = a, a2 = a, a3 = a;
+        for (int32_t t = 0; t < nt; t++) {
+            const float *r = rp[t] + i;
+            __m256 kk = _mm256_set1_ps(k[t]);
+            a0 = _mm256_fmadd_ps(kk, _mm256_loadu_ps(r), a0);
+            a1 = _mm256_fmadd_ps(kk, _mm256_loadu_ps(r + 8), a1);
+            a2 = _mm256_fmadd_ps(kk, _mm256_loadu_ps(r + 16), a2);
+            a3 = _mm256_fmadd_ps(kk, _mm256_loadu_ps(r + 24), a3);
+        }
+        _mm256_storeu_ps(acc + i, a0);
+        _mm256_storeu_ps(acc + i + 8, a1);
+        _mm256_storeu_ps(acc + i + 16, a2);
+        _mm256_storeu_ps(acc + i + 24, a3);
+    }
+    for (; i + 8 <= n; i += 8) {
+        __m256 a0 = a;
+        for (int32_t t = 0; t < nt; t++)
+            a0 = _mm256_fmadd_ps(_mm256_set1_ps(k[t]), _mm256_loadu_ps(rp[t] + i), a0);
+        _mm256_storeu_ps(acc + i, a0);
+    }
+    return i;
+}
+#define F2D_HAVE_REGS 1
+#endif
+
+/* Accumulates taps [t0, t1) of the plan for output row y, elements [x0, x0 + n), into acc.
+ * stream: acc is the destination row, which may be written past the caches. */
+F2D_INLINE void f2d_accumulate(const f2d_job *j, char *const *rows, const char *const *srows,
+                               int64_t y, int64_t x0, int64_t n, int32_t t0, int32_t t1, void *acc,
+                               int stream)
 {
     const gip__f2d_plan *p = j->p;
     const int32_t C = j->src->channels;
@@ -199,6 +277,33 @@ F2D_INLINE void f2d_accumulate(const f2d_job *j, char *const *rows, int64_t y, i
                 ((float *)acc)[i] = p->init;
         return;
     }
+#ifdef F2D_HAVE_REGS
+    if (j->simd && !p->int_acc && t1 - t0 <= F2D_REG_TAPS) {
+        const float *rp[F2D_REG_TAPS];
+        float kf[F2D_REG_TAPS];
+        /* A chunk inside the image reads the source rows in place (srcdirect). */
+        int inside = j->srcdirect && x0 >= (int64_t)p->ax * C &&
+                     x0 + n + (int64_t)(p->kw - 1 - p->ax) * C <= j->src->width * C;
+        for (int32_t t = t0; t < t1; t++) {
+            const gip__f2d_tap *tp = &p->taps[t];
+            int64_t slot = (y + tp->dy + p->ay) % p->kh;
+            if (inside && srows[slot])
+                rp[t - t0] = (const float *)srows[slot] + x0 + (int64_t)tp->dx * C;
+            else
+                rp[t - t0] = (const float *)rows[slot] + x0 + (int64_t)(tp->dx + p->ax) * C;
+            kf[t - t0] = tp->kf;
+        }
+        float *a = acc;
+        int64_t i = f2d_acc_flt_regs(a, rp, kf, t1 - t0, n, p->init, stream);
+        for (; i < n; i++) {
+            float v = p->init;
+            for (int32_t t = 0; t < t1 - t0; t++)
+                v = fmaf(kf[t], rp[t][i], v);
+            a[i] = v;
+        }
+        return;
+    }
+#endif
     for (int32_t t = t0; t < t1; t += F2D_GROUP) {
         int g = t1 - t < F2D_GROUP ? (int)(t1 - t) : F2D_GROUP, first = t == t0;
         const void *rp[F2D_GROUP];
@@ -373,17 +478,26 @@ F2D_INLINE void f2d_band(const f2d_job *j, int64_t y0, int64_t y1, char *const *
 {
     const gip__f2d_plan *p = j->p;
     const int64_t n = j->src->width * j->src->channels;
+    const int direct =
+        !p->int_acc && !p->affine && p->post == GIP__F2D_PLAIN && j->dst->dtype == GIP_F32;
+    const char *srows[GIP__F2D_MAX_KSIZE]; /* each ring slot's source row (NULL: constant) */
     for (int64_t r = y0 - p->ay; r < y0 - p->ay + p->kh - 1; r++)
-        f2d_fill_row(j, r, rows[(r + p->ay) % p->kh]);
+        f2d_fill_row(j, r, rows[(r + p->ay) % p->kh], &srows[(r + p->ay) % p->kh]);
     for (int64_t y = y0; y < y1; y++) {
         int64_t r = y + p->kh - 1 - p->ay;
-        f2d_fill_row(j, r, rows[(r + p->ay) % p->kh]);
+        f2d_fill_row(j, r, rows[(r + p->ay) % p->kh], &srows[(r + p->ay) % p->kh]);
         for (int64_t x0 = 0; x0 < n; x0 += F2D_CHUNK) {
             int64_t len = n - x0 < F2D_CHUNK ? n - x0 : F2D_CHUNK;
+            if (direct) { /* v = acc: the sums go straight into the f32 row */
+                f2d_accumulate(j, rows, srows, y, x0, len, 0, p->ntaps,
+                               (float *)((char *)j->dst->data + y * j->dst->stride) + x0,
+                               j->stream);
+                continue;
+            }
             void *a0 = p->int_acc ? (void *)ai : (void *)af;
-            f2d_accumulate(j, rows, y, x0, len, 0, p->ntaps, a0);
+            f2d_accumulate(j, rows, srows, y, x0, len, 0, p->ntaps, a0, 0);
             if (p->post == GIP__F2D_MAG)
-                f2d_accumulate(j, rows, y, x0, len, p->ntaps, p->ntaps + p->ntaps2, a1);
+                f2d_accumulate(j, rows, srows, y, x0, len, p->ntaps, p->ntaps + p->ntaps2, a1, 0);
             f2d_store(j, y, x0, len, ai, af, a1);
         }
     }
@@ -431,6 +545,10 @@ static void f2d_rows(void *arg, int64_t begin, int64_t end)
     else
 #endif
         f2d_band_plain(j, begin, end, rows, ai, af, a1);
+#ifdef F2D_HAVE_REGS
+    if (j->stream)
+        _mm_sfence(); /* the streamed rows are visible before the band counts as done */
+#endif
     free(mem);
 }
 
@@ -443,6 +561,28 @@ gip_status gip__f2d_run_cpu(gip_context *ctx, const gip__f2d_plan *plan, const g
     job.dst = dst;
     job.pwpix = src->width + plan->kw - 1;
     job.simd = gip__f2d_simd_enabled();
+    job.stream = job.simd && gip__image_span(dst) >= F2D_STREAM_BYTES;
+#ifdef F2D_HAVE_REGS
+    job.srcdirect = job.simd && !plan->int_acc && src->dtype == GIP_F32 &&
+                    plan->ntaps <= F2D_REG_TAPS && plan->ntaps2 <= F2D_REG_TAPS;
+#endif
+    {
+        /* Chunks that read only image columns form a middle run; the ring rows must hold what
+         * the chunks before it ([0, fill_a)) and after it ([fill_b, end)) read. */
+        const int64_t C = src->channels, n = src->width * C, end = job.pwpix * C;
+        const int64_t lo = (int64_t)plan->ax * C, hi = n - (int64_t)(plan->kw - 1 - plan->ax) * C;
+        int seen = 0;
+        job.fill_a = 0, job.fill_b = end;
+        for (int64_t x0 = 0; x0 < n; x0 += F2D_CHUNK) {
+            int64_t len = n - x0 < F2D_CHUNK ? n - x0 : F2D_CHUNK;
+            if (x0 >= lo && x0 + len <= hi)
+                seen = 1;
+            else if (!seen)
+                job.fill_a = x0 + len + (int64_t)(plan->kw - 1) * C;
+            else if (job.fill_b == end)
+                job.fill_b = x0;
+        }
+    }
     int32_t *xmap = malloc((size_t)job.pwpix * sizeof *xmap);
     if (!xmap)
         return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "2-D filter: cannot allocate %lld bytes",

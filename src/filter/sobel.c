@@ -159,6 +159,20 @@ gip_status gip_sobel(gip_context *ctx, const gip_image *src, gip_image *dst,
 
     int32_t kx[9], ky[9], nx, ny;
     gip__sobel_factors(dx, dy, ksize, kx, &nx, ky, &ny);
+    /* On the CPU, u8 sources without scale or delta take the separable 16-bit route when it
+     * gives the 2-D engine's exact sums; GIP_NOSIMD=1 keeps the engine's scalar path. */
+    if (!on_device && scale == 1.0f && params->delta == 0.0f && nx <= GIP__SOBEL_SEP_MAXK &&
+        ny <= GIP__SOBEL_SEP_MAXK && gip__f2d_simd_enabled()) {
+        gip__sobel_sep sp = {.nx = nx, .ny = ny};
+        memcpy(sp.kx, kx, (size_t)nx * sizeof *kx);
+        memcpy(sp.ky, ky, (size_t)ny * sizeof *ky);
+        gip__f2d_plan bp = {0};
+        gip__f2d_plan_border(&bp, &params->border, src->dtype);
+        sp.border = bp.border;
+        memcpy(sp.border_value, bp.border_value, sizeof sp.border_value);
+        if (gip__sobel_sep_fits(&sp, src->dtype, dst->dtype))
+            return gip__sobel_sep_run_cpu(ctx, &sp, src, dst);
+    }
     gip__f2d_plan plan = {0};
     if ((st = gip__f2d_plan_alloc(ctx, &plan, nx * ny, op)))
         return st;

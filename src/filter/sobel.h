@@ -16,6 +16,26 @@ extern "C" {
 void gip__sobel_factors(int32_t dx, int32_t dy, int32_t ksize, int32_t *kx, int32_t *nx,
                         int32_t *ky, int32_t *ny);
 
+/* Largest factor length of the separable CPU route. */
+#define GIP__SOBEL_SEP_MAXK 5
+
+/* A Sobel/Scharr run as its two integer factors (sobel_cpu.c): dst = ky (rows) x kx (columns)
+ * applied to a u8 source, stored as s16, f32 or (absolute value) u8, without scale or delta. */
+typedef struct gip__sobel_sep {
+    int32_t kx[GIP__SOBEL_SEP_MAXK], ky[GIP__SOBEL_SEP_MAXK];
+    int32_t nx, ny;
+    gip_border border;
+    float border_value[4]; /* constant border, already converted to u8 values */
+} gip__sobel_sep;
+
+/* True when the separable route can run sp on this CPU for these dtypes with results identical
+ * to the 2-D engine's: u8 source, AVX2, every sum within int16. */
+bool gip__sobel_sep_fits(const gip__sobel_sep *sp, gip_dtype src, gip_dtype dst);
+
+/* Runs the separable route on host views (the caller has checked gip__sobel_sep_fits). */
+gip_status gip__sobel_sep_run_cpu(gip_context *ctx, const gip__sobel_sep *sp, const gip_image *src,
+                                  gip_image *dst);
+
 #ifdef __cplusplus
 }
 #endif
