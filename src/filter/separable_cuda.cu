@@ -640,8 +640,11 @@ gip_status launch_tiled(gip_context *ctx, const gip__sep_plan *p, const sep_geom
         return GIP_OK;
     auto kern = sep_tiled<TS, TD, CN, FIXED>;
     if (shm > 48 * 1024) {
+        /* The attribute belongs to the kernel, for every thread of the process: set to the
+         * device's maximum (the same value whoever sets it), never to this launch's size, which
+         * another thread's smaller setting could undercut before the launch. */
         st = gip__cuda_status(
-            ctx, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm),
+            ctx, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, optin),
             "separable filter: shared memory size");
         if (st)
             return st;
