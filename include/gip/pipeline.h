@@ -325,6 +325,14 @@ GIP_API gip_status gip_jpeg_encode_device(gip_context *ctx, const gip_image *img
 /** The nvJPEG backend this process uses: "hardware", "gpu-hybrid", or "" (none / not built). */
 GIP_API const char *gip_nvjpeg_backend(void);
 
+/**
+ * How many images this process's nvJPEG decodes (gip_jpeg_decode_device*, the batch codec) went
+ * through each path so far: the hardware decoder, the GPU hybrid backend, and libjpeg-turbo on the
+ * CPU followed by an upload (what nvJPEG refused). Any pointer may be NULL; all zero without
+ * nvJPEG. For seeing where a batch's decode time goes.
+ */
+GIP_API void gip_nvjpeg_decode_counts(int64_t *hardware, int64_t *hybrid, int64_t *cpu);
+
 typedef enum gip_batch_cpu_mode {
     GIP_BATCH_CPU_AUTO = 0,   /* the measured faster one: INLINE (docs/pipelines.md) */
     GIP_BATCH_CPU_INLINE = 1, /* each worker decodes, computes (own pipeline clone), encodes */

@@ -11,6 +11,21 @@
 #include "internal.h"
 #include "io/jpeg_nvjpeg.h"
 
+/* Images decoded by each path (gip_nvjpeg_decode_counts). */
+static struct {
+    _Atomic int64_t hw, hybrid, cpu;
+} counts;
+
+void gip_nvjpeg_decode_counts(int64_t *hardware, int64_t *hybrid, int64_t *cpu)
+{
+    if (hardware)
+        *hardware = counts.hw;
+    if (hybrid)
+        *hybrid = counts.hybrid;
+    if (cpu)
+        *cpu = counts.cpu;
+}
+
 #ifdef GIP_HAVE_NVJPEG
 #include <cuda_runtime_api.h>
 #include <nvjpeg.h>
@@ -256,6 +271,7 @@ static gip_status decode_nv(gip_context *ctx, dec_state *s, int32_t n, const uin
                 NVJPEG_STATUS_SUCCESS &&
             cudaStreamSynchronize(s->stream) == cudaSuccess) {
             fallback[i] = false;
+            counts.hybrid++;
         } else {
             cudaStreamSynchronize(s->stream); /* nothing of it still running, then free */
             (void)cudaGetLastError();
@@ -290,6 +306,8 @@ static gip_status decode_nv(gip_context *ctx, dec_state *s, int32_t n, const uin
         } else if (cudaStreamSynchronize(s->stream) != cudaSuccess) {
             st = gip__error(ctx, GIP_ERR_DEVICE, "%s: nvJPEG hardware decode failed on the device",
                             what);
+        } else {
+            counts.hw += nhw;
         }
     }
 out_free:
@@ -332,6 +350,7 @@ gip_status gip_jpeg_decode_device_batch(gip_context *ctx, int32_t n, const void 
             statuses[i] = st;
         } else if (fallback[i]) {
             statuses[i] = decode_cpu(ctx, data[i], sizes[i], params, &outs[i]);
+            counts.cpu += statuses[i] == GIP_OK;
         } else {
             statuses[i] = GIP_OK;
         }

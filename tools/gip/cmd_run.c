@@ -244,6 +244,11 @@ static int run_batch(const cli_command *cmd, const cli_common *common, const cha
             printf("device: %s%s\n", gip_context_describe(gip_pipeline_context(pipes[0])),
                    npipes > 1 ? " (and more pipelines)" : "");
             gip_batch_print_summary(stdout, &stats);
+            int64_t hw = 0, hybrid = 0, cpu = 0;
+            gip_nvjpeg_decode_counts(&hw, &hybrid, &cpu);
+            if (o.codec)
+                printf("nvJPEG decodes: %lld hardware, %lld GPU hybrid, %lld on the CPU\n",
+                       (long long)hw, (long long)hybrid, (long long)cpu);
         }
         rc = stats.failed ? CLI_EXIT_RUNTIME : CLI_EXIT_OK;
         if (stats.failed)
