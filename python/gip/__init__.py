@@ -210,6 +210,17 @@ class Device:
         """Waits until the work gip queued on this device has finished."""
         self.context.sync()
 
+    def set_memory_limit(self, nbytes):
+        """Caps the device memory gip's allocations on this device may hold at once (images,
+        scratch buffers; 0 removes the cap). Past it, calls raise MemoryError as if the GPU were
+        full, change nothing, and the device stays usable. RuntimeError on the CPU."""
+        self.context.set_memory_limit(int(nbytes))
+
+    @property
+    def memory_used(self):
+        """Device memory gip's allocations on this device hold now, in bytes (0 on the CPU)."""
+        return self.context.memory_used
+
     def __enter__(self):
         stack = getattr(_local, "stack", None)
         if stack is None:

@@ -240,6 +240,24 @@ static PyObject *Context_sync(ContextObject *self, PyObject *unused)
     Py_RETURN_NONE;
 }
 
+static PyObject *Context_set_memory_limit(ContextObject *self, PyObject *arg)
+{
+    long long bytes = PyLong_AsLongLong(arg);
+    if (bytes == -1 && PyErr_Occurred())
+        return NULL;
+    gip_status st;
+    char msg[1024];
+    GIP_PY_RUN(self, st, msg, gip_context_set_device_memory_limit(self->ctx, (int64_t)bytes));
+    if (st)
+        return raise_status(st, msg);
+    Py_RETURN_NONE;
+}
+
+static PyObject *Context_memory_used(ContextObject *self, void *unused)
+{
+    return PyLong_FromLongLong((long long)gip_context_device_memory_used(self->ctx));
+}
+
 static PyObject *Context_status(ContextObject *self, PyObject *unused)
 {
     return PyUnicode_FromString(gip_status_name(gip_context_status(self->ctx)));
@@ -274,6 +292,9 @@ static PyMethodDef Context_methods[] = {
      "'GIP_OK', or 'GIP_ERR_BAD_STATE' after a sticky device error."},
     {"wait_stream", (PyCFunction)Context_wait_stream, METH_O,
      "wait_stream(stream: int): later work of the context waits for the stream's work so far."},
+    {"set_memory_limit", (PyCFunction)Context_set_memory_limit, METH_O,
+     "set_memory_limit(bytes: int): caps the device memory the context's allocations may hold "
+     "(0: no cap); MemoryError past it."},
     {"signal_stream", (PyCFunction)Context_signal_stream, METH_O,
      "signal_stream(stream: int): later work on the stream waits for the context's work so far."},
     {NULL}};
@@ -285,6 +306,8 @@ static PyGetSetDef Context_getset[] = {
     {"stream", (getter)Context_stream, NULL, "The context's cudaStream_t as an int (0 on CPU).",
      NULL},
     {"threads", (getter)Context_get_threads, (setter)Context_set_threads, "CPU threads.", NULL},
+    {"memory_used", (getter)Context_memory_used, NULL,
+     "Device memory the context's allocations hold now, in bytes (0 on the CPU).", NULL},
     {NULL}};
 
 static PyTypeObject ContextType = {

@@ -145,3 +145,26 @@ def test_raw_module_and_stencil_agree():
         gip.compile("this is not CUDA", "bad.cu")
     with pytest.raises(gip.NotFound):
         mod.get_function("nope")
+
+
+def test_device_memory_limit():
+    dev = gip.Device("cuda")
+    a = rand((512, 512, 3), np.uint8, seed=21)
+    d = gip.upload(a, dev)
+    dev.sync()
+    base = dev.memory_used
+    assert base >= a.nbytes
+    dev.set_memory_limit(base + (1 << 20))
+    try:
+        big = rand((1024, 1024, 3), np.uint8, seed=22)
+        with pytest.raises(gip.DeviceOutOfMemory, match="limit") as e:
+            gip.upload(big, dev)
+        assert isinstance(e.value, MemoryError)
+        # Still usable within the limit, and the refused call left nothing behind.
+        r = gip.invert(d, device=dev)
+        np.testing.assert_array_equal(r.download(), 255 - a)
+        del r
+    finally:
+        dev.set_memory_limit(0)
+    dev.sync()
+    assert dev.memory_used <= base, "the refused upload and the freed result hold nothing"

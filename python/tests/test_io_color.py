@@ -156,3 +156,12 @@ def test_invert_into_dst_and_sample():
     out = np.empty_like(img)
     assert gip.invert(img, out) is out
     np.testing.assert_array_equal(out, 255 - img)
+
+
+def test_device_memory_limit_on_cpu():
+    dev = gip.Device("cpu")
+    assert dev.memory_used == 0
+    with pytest.raises(gip.NoDevice, match="CPU context"):
+        dev.set_memory_limit(1 << 20)
+    with pytest.raises(gip.InvalidArgument, match=">= 0"):
+        dev.set_memory_limit(-1)
