@@ -217,23 +217,8 @@ f2d_acc_flt_regs(float *acc, const float *const *rp, const float *k, int32_t nt,
                  float init, int stream)
 {
     int64_t i = 0;
-    if (stream && ((uintptr_t)acc & 31) == 0) {
-        for (; i + 32 <= n; i += 32) {
-            __m256 a0 = _mm256_set1_ps(init), a1 = a0, a2 = a0, a3 = a0;
-            for (int32_t t = 0; t < nt; t++) {
-                const float *r = rp[t] + i;
-                __m256 kk = _mm256_set1_ps(k[t]);
-                a0 = _mm256_fmadd_ps(kk, _mm256_loadu_ps(r), a0);
-                a1 = _mm256_fmadd_ps(kk, _mm256_loadu_ps(r + 8), a1);
-                a2 = _mm256_fmadd_ps(kk, _mm256_loadu_ps(r + 16), a2);
-                a3 = _mm256_fmadd_ps(kk, _mm256_loadu_ps(r + 24), a3);
-            }
-            _mm256_stream_ps(acc + i, a0);
-            _mm256_stream_ps(acc + i + 8, a1);
-            _mm256_stream_ps(acc + i + 16, a2);
-            _mm256_stream_ps(acc + i + 24, a3);
-        }
-    }
+    /* Streaming stores for large destinations (they need 32-byte alignment). */
+    const bool nt_store = stream && ((uintptr_t)acc & 31) == 0;
     const __m256 a = _mm256_set1_ps(init);
     for (; i + 32 <= n; i += 32) {
         __m256 a0 = a, a1 = a, a2 = a, a3 = a;
@@ -245,10 +230,17 @@ f2d_acc_flt_regs(float *acc, const float *const *rp, const float *k, int32_t nt,
             a2 = _mm256_fmadd_ps(kk, _mm256_loadu_ps(r + 16), a2);
             a3 = _mm256_fmadd_ps(kk, _mm256_loadu_ps(r + 24), a3);
         }
-        _mm256_storeu_ps(acc + i, a0);
-        _mm256_storeu_ps(acc + i + 8, a1);
-        _mm256_storeu_ps(acc + i + 16, a2);
-        _mm256_storeu_ps(acc + i + 24, a3);
+        if (nt_store) {
+            _mm256_stream_ps(acc + i, a0);
+            _mm256_stream_ps(acc + i + 8, a1);
+            _mm256_stream_ps(acc + i + 16, a2);
+            _mm256_stream_ps(acc + i + 24, a3);
+        } else {
+            _mm256_storeu_ps(acc + i, a0);
+            _mm256_storeu_ps(acc + i + 8, a1);
+            _mm256_storeu_ps(acc + i + 16, a2);
+            _mm256_storeu_ps(acc + i + 24, a3);
+        }
     }
     for (; i + 8 <= n; i += 8) {
         __m256 a0 = a;
