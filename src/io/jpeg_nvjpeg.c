@@ -75,24 +75,56 @@ const char *gip__nvjpeg_backend_name(void)
     return g.backend;
 }
 
+/* Idle decoder and encoder states, kept per device in process-wide free lists: each state
+ * struct starts with this link. */
+typedef struct pool_link {
+    struct pool_link *next;
+    int device;
+} pool_link;
+
+static pthread_mutex_t pool_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* Takes an idle state of `device` from *head, or NULL. */
+static void *pool_take(pool_link **head, int device)
+{
+    pthread_mutex_lock(&pool_mu);
+    pool_link *found = NULL;
+    for (pool_link **pp = head; *pp; pp = &(*pp)->next) {
+        if ((*pp)->device == device) {
+            found = *pp;
+            *pp = found->next;
+            found->next = NULL;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&pool_mu);
+    return found;
+}
+
+static void pool_put(pool_link **head, pool_link *s)
+{
+    pthread_mutex_lock(&pool_mu);
+    s->next = *head;
+    *head = s;
+    pthread_mutex_unlock(&pool_mu);
+}
+
 /* Decoder state: one of each kind, a parsed-stream object for the hardware check, a stream of its
  * own (decodes on worker threads must not wait for the pipelines' compute) and an event that
  * orders the decode after the allocation of its outputs on the context's stream. Creating a
  * state allocates pinned and device buffers (and waits for the device), so states are kept in a
  * process-wide free list per device and reused; a state is used by one call at a time. */
 typedef struct dec_state {
+    pool_link link; /* first: the pool's view of the state */
     nvjpegJpegState_t hw, hybrid;
     nvjpegJpegStream_t js;
     cudaStream_t stream;
     cudaEvent_t ready;
-    int device;
     int hw_batch;                /* batch size the hardware state was initialised for, 0 = none */
     nvjpegOutputFormat_t hw_fmt; /* and its output format */
-    struct dec_state *next;
 } dec_state;
 
-static pthread_mutex_t dec_pool_mu = PTHREAD_MUTEX_INITIALIZER;
-static dec_state *dec_pool; /* idle states, any device */
+static pool_link *dec_pool; /* idle decoder states, any device */
 
 static void dec_state_free(dec_state *s)
 {
@@ -113,21 +145,12 @@ static void dec_state_free(dec_state *s)
 static gip_status dec_state_acquire(gip_context *ctx, dec_state **out, const char *what)
 {
     int dev = gip_context_device(ctx);
-    pthread_mutex_lock(&dec_pool_mu);
-    for (dec_state **pp = &dec_pool; *pp; pp = &(*pp)->next) {
-        if ((*pp)->device == dev) {
-            *out = *pp;
-            *pp = (*pp)->next;
-            pthread_mutex_unlock(&dec_pool_mu);
-            (*out)->next = NULL;
-            return GIP_OK;
-        }
-    }
-    pthread_mutex_unlock(&dec_pool_mu);
+    if ((*out = pool_take(&dec_pool, dev)))
+        return GIP_OK;
     dec_state *s = calloc(1, sizeof *s);
     if (!s)
         return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of memory", what);
-    s->device = dev;
+    s->link.device = dev;
     nvjpegStatus_t e;
     if (cudaSetDevice(dev) != cudaSuccess ||
         cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking) != cudaSuccess ||
@@ -148,10 +171,7 @@ static gip_status dec_state_acquire(gip_context *ctx, dec_state **out, const cha
 
 static void dec_state_release(dec_state *s)
 {
-    pthread_mutex_lock(&dec_pool_mu);
-    s->next = dec_pool;
-    dec_pool = s;
-    pthread_mutex_unlock(&dec_pool_mu);
+    pool_put(&dec_pool, &s->link);
 }
 
 /* CPU decode and upload: what nvJPEG refuses (CMYK, 12-bit, odd layouts) and corrupt data, whose
@@ -383,15 +403,14 @@ gip_status gip_jpeg_decode_device(gip_context *ctx, const void *data, size_t siz
 /* Encoder state and parameters with a stream and an event of their own, pooled per device as the
  * decoder states are (creating them allocates device buffers, which waits for the device). */
 typedef struct enc_state {
+    pool_link link; /* first: the pool's view of the state */
     nvjpegEncoderState_t state;
     nvjpegEncoderParams_t params;
     cudaStream_t stream;
     cudaEvent_t ready;
-    int device;
-    struct enc_state *next;
 } enc_state;
 
-static enc_state *enc_pool; /* idle states, any device; under dec_pool_mu */
+static pool_link *enc_pool; /* idle encoder states, any device */
 
 static void enc_state_free(enc_state *s)
 {
@@ -409,21 +428,12 @@ static void enc_state_free(enc_state *s)
 static gip_status enc_state_acquire(gip_context *ctx, enc_state **out, const char *what)
 {
     int dev = gip_context_device(ctx);
-    pthread_mutex_lock(&dec_pool_mu);
-    for (enc_state **pp = &enc_pool; *pp; pp = &(*pp)->next) {
-        if ((*pp)->device == dev) {
-            *out = *pp;
-            *pp = (*pp)->next;
-            pthread_mutex_unlock(&dec_pool_mu);
-            (*out)->next = NULL;
-            return GIP_OK;
-        }
-    }
-    pthread_mutex_unlock(&dec_pool_mu);
+    if ((*out = pool_take(&enc_pool, dev)))
+        return GIP_OK;
     enc_state *s = calloc(1, sizeof *s);
     if (!s)
         return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of memory", what);
-    s->device = dev;
+    s->link.device = dev;
     if (cudaSetDevice(dev) != cudaSuccess ||
         cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking) != cudaSuccess ||
         cudaEventCreateWithFlags(&s->ready, cudaEventDisableTiming) != cudaSuccess) {
@@ -446,10 +456,7 @@ static gip_status enc_state_acquire(gip_context *ctx, enc_state **out, const cha
 
 static void enc_state_release(enc_state *s)
 {
-    pthread_mutex_lock(&dec_pool_mu);
-    s->next = enc_pool;
-    enc_pool = s;
-    pthread_mutex_unlock(&dec_pool_mu);
+    pool_put(&enc_pool, &s->link);
 }
 
 gip_status gip_jpeg_encode_device(gip_context *ctx, const gip_image *img,
