@@ -274,9 +274,11 @@ __global__ void k_rows_final(const double *partials, int nv, int64_t nout, doubl
 /* y += sum over r of coef[r] rows[r] */
 __global__ void k_rows_axpy(const float *rows, int nr, const float *coef, int64_t n, float *y)
 {
+    /* nr + 4 entries, the last ones zero: ptxas may load the unrolled loop's tail (up to three
+     * floats past nr) before it tests the count, and those loads must stay inside the array. */
     extern __shared__ float c[];
-    for (int r = threadIdx.x; r < nr; r += blockDim.x)
-        c[r] = coef[r];
+    for (int r = threadIdx.x; r < nr + 4; r += blockDim.x)
+        c[r] = r < nr ? coef[r] : 0.0f;
     __syncthreads();
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
          i += (int64_t)gridDim.x * blockDim.x) {
@@ -825,7 +827,7 @@ static gip_status cu_rows_axpy(gip_context *ctx, gip__style_state *st, const flo
                                               cudaMemcpyHostToDevice, gip__stream(ctx)),
                               "cudaMemcpyAsync (coefficients)")))
         return s;
-    k_rows_axpy<<<grid_for(n), THREADS, (size_t)nr * sizeof(float), gip__stream(ctx)>>>(
+    k_rows_axpy<<<grid_for(n), THREADS, (size_t)(nr + 4) * sizeof(float), gip__stream(ctx)>>>(
         rows, (int)nr, dc, n, y);
     return GIP__LAUNCH_CHECK(ctx, "style rows_axpy");
 }
