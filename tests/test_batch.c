@@ -53,6 +53,37 @@ static void on_file(void *user, const char *in, const char *out, gip_status st, 
     }
 }
 
+/* A batch codec on the CPU decoders: counts its calls and the largest batch it was given. */
+typedef struct batch_probe {
+    int calls, largest, prepared;
+    gip_status fail_prepare;
+} batch_probe;
+
+static gip_status probe_decode_batch(void *user, gip_context *ctx, int32_t n,
+                                     const void *const *data, const size_t *sizes,
+                                     const gip_load_params *params, gip_image *outs,
+                                     gip_status *statuses)
+{
+    (void)ctx;
+    batch_probe *b = user;
+    b->calls++; /* the engine's workers call it concurrently: counts are checked >= / <= only */
+    if (n > b->largest)
+        b->largest = n;
+    for (int32_t i = 0; i < n; i++)
+        statuses[i] = gip_image_decode(data[i], sizes[i], params, &outs[i]);
+    return GIP_OK;
+}
+
+static gip_status probe_prepare(void *user, gip_context *ctx, const gip_load_params *params,
+                                int32_t batch_size, int32_t workers)
+{
+    (void)ctx, (void)params;
+    batch_probe *b = user;
+    b->prepared++;
+    /* A codec outside the library cannot set gip's message: the engine says what failed. */
+    return batch_size >= 1 && workers >= 1 ? b->fail_prepare : GIP_ERR_INTERNAL;
+}
+
 static int count_files(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -148,12 +179,21 @@ static void folder(gip_context *ctx)
 
     int expect_failed =
         4 + (root ? 0 : 1); /* corrupt, truncated, too large, missing, (unreadable) */
-    for (int mode = 0; mode < 2; mode++) {
+    /* Modes: inline CPU, staged, staged with a batch codec (batches of 5 files). */
+    for (int mode = 0; mode < 3; mode++) {
         seen s = {0};
         gip_batch_options o = {0};
         o.jobs = 2;
         o.load.max_dim = 2048;
         o.cpu_mode = mode == 0 ? GIP_BATCH_CPU_INLINE : GIP_BATCH_CPU_STAGED;
+        batch_probe bp = {0};
+        gip_batch_codec codec = {0};
+        codec.decode_batch = probe_decode_batch;
+        codec.prepare = probe_prepare;
+        codec.batch_size = 5;
+        codec.user = &bp;
+        if (mode == 2)
+            o.codec = &codec;
         o.format = GIP_FORMAT_PNG;
         o.on_file = on_file;
         o.user = &s;
@@ -172,6 +212,21 @@ static void folder(gip_context *ctx)
                  count_files(out));
         GT_CHECK(st.peak_in_flight <= st.in_flight_bound, "peak %lld above bound %lld",
                  (long long)st.peak_in_flight, (long long)st.in_flight_bound);
+        if (mode == 2) {
+            /* 17 files (one missing, one unreadable unless root) in batches of at most 5. */
+            int readable = (int)n - 1 - (root ? 0 : 1);
+            GT_CHECK(bp.prepared == 1, "prepare called %d times for one pipeline", bp.prepared);
+            GT_CHECK(bp.largest > 1 && bp.largest <= 5, "largest batch %d, expected 2..5",
+                     bp.largest);
+            GT_CHECK(bp.calls >= (readable + 4) / 5 && bp.calls < readable,
+                     "%d batch calls for %d readable files", bp.calls, readable);
+            GT_CHECK(st.decode_calls == bp.calls, "stats count %lld decode calls, codec saw %d",
+                     (long long)st.decode_calls, bp.calls);
+        } else {
+            GT_CHECK(st.decode_calls == n - 1 - (root ? 0 : 1),
+                     "mode %d: %lld decode calls for %lld files", mode, (long long)st.decode_calls,
+                     (long long)n);
+        }
         /* Outputs equal a direct run. */
         for (int i = 0; i < NGOOD; i++) {
             gip_image got = {0}, exp;
@@ -252,19 +307,30 @@ static void bounded(gip_context *ctx)
     gip_pipeline *p[2] = {NULL, NULL};
     if (GT_OK(gip_pipeline_create(&d, &p[0])) && GT_OK(gip_pipeline_parse(p[0], "box 3", NULL)) &&
         GT_OK(gip_pipeline_clone(p[0], NULL, &p[1]))) {
-        for (int mode = 0; mode < 2; mode++) {
+        /* Modes: inline, staged on two pipelines, and staged with a batch codec (batches of 4:
+         * each compute queue then holds 8). */
+        for (int mode = 0; mode < 3; mode++) {
             gip_batch_options o = {0};
             o.jobs = 3;
             o.queue_depth = 1;
             o.overwrite = 1;
             o.cpu_mode = mode ? GIP_BATCH_CPU_STAGED : GIP_BATCH_CPU_INLINE;
+            batch_probe bp = {0};
+            gip_batch_codec codec = {0};
+            codec.decode_batch = probe_decode_batch;
+            codec.batch_size = 4;
+            codec.user = &bp;
+            if (mode == 2)
+                o.codec = &codec;
             gip_batch_stats st;
             int np = mode ? 2 : 1;
             if (!GT_OK(gip_batch_run(p, np, (const char *const *)inputs, N + 1, out, &o, &st)))
                 continue;
             GT_CHECK(st.written == N && st.failed == 1, "mode %d: %lld written %lld failed", mode,
                      (long long)st.written, (long long)st.failed);
-            int64_t bound = d.backend == GIP_BACKEND_CPU && mode == 0 ? 3 : 3 + 1 * (np + 1) + np;
+            int64_t bound = d.backend == GIP_BACKEND_CPU && mode == 0 ? 3
+                            : mode == 2                               ? 3 + 8 * np + 1 + np
+                                                                      : 3 + 1 * (np + 1) + np;
             GT_CHECK(st.in_flight_bound == bound, "mode %d: bound %lld, expected %lld", mode,
                      (long long)st.in_flight_bound, (long long)bound);
             GT_CHECK(st.peak_in_flight >= 1 && st.peak_in_flight <= bound,
@@ -293,6 +359,26 @@ static void bounded(gip_context *ctx)
     bad.quality = 101;
     GT_STATUS(gip_batch_run(p, 1, (const char *const *)inputs, 1, out, &bad, &st),
               GIP_ERR_INVALID_ARGUMENT);
+    bad.quality = 0;
+    batch_probe bp = {0};
+    gip_batch_codec codec = {0};
+    codec.decode_batch = probe_decode_batch;
+    codec.prepare = probe_prepare;
+    codec.user = &bp;
+    codec.batch_size = 65;
+    bad.codec = &codec;
+    GT_STATUS(gip_batch_run(p, 1, (const char *const *)inputs, 1, out, &bad, &st),
+              GIP_ERR_INVALID_ARGUMENT);
+    GT_CHECK(bp.prepared == 0, "prepare called for a refused batch_size");
+    /* A codec whose preparation fails: its status, and nothing written. */
+    codec.batch_size = 0;
+    bp.fail_prepare = GIP_ERR_DEVICE;
+    bad.cpu_mode = GIP_BATCH_CPU_STAGED;
+    int before = count_files(out);
+    GT_STATUS(gip_batch_run(p, 1, (const char *const *)inputs, 2, out, &bad, &st), GIP_ERR_DEVICE);
+    GT_CHECK(bp.prepared == 1 && count_files(out) == before,
+             "failed prepare: called %d times, %d files written", bp.prepared,
+             count_files(out) - before);
     char **l = NULL;
     int64_t ln = 0;
     GT_STATUS(gip_batch_list_inputs("/nonexistent/nothing", &l, &ln), GIP_ERR_NOT_FOUND);

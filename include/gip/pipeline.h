@@ -261,9 +261,13 @@ GIP_API gip_status gip_pipeline_run_file_bounded(gip_pipeline *p, const char *in
  *   compute threads (one per pipeline given): upload, run, download (CUDA: pinned staging and
  *                             asynchronous copies on the pipeline's stream)
  * Queues are bounded, so at most jobs + queue_depth * (1 + pipelines) + pipelines images are in
- * memory whatever the number of files. On the CPU (CPU pipelines), mode GIP_BATCH_CPU_INLINE runs
- * every stage of an image on one worker with a pipeline clone of max(1, cores / jobs) OpenMP
- * threads; GIP_BATCH_CPU_STAGED uses the compute thread with the pipeline's own thread count.
+ * memory whatever the number of files. A codec that decodes in batches (decode_batch) gets
+ * batches of up to batch_size files per worker, and each compute queue then holds at least
+ * 2 * batch_size images (one batch decodes while the previous one is computed): that capacity
+ * takes queue_depth's place in the pipelines' term of the bound. On the CPU (CPU pipelines), mode
+ * GIP_BATCH_CPU_INLINE runs every stage of an image on one worker with a pipeline clone of max(1,
+ * cores / jobs) OpenMP threads; GIP_BATCH_CPU_STAGED uses the compute thread with the pipeline's
+ * own thread count.
  * ============================================================================================= */
 
 /** Hooks replacing the CPU codecs (GPU JPEG plugs in here). Every field may be NULL. */
@@ -279,6 +283,19 @@ typedef struct gip_batch_codec {
                          const gip_save_params *params, void **data, size_t *size);
     int32_t encode_device; /* non-zero: results stay on the device and go to encode as they are */
     void *user;
+    /* Decodes n files at once (a GPU decoder's batch) as decode() does one each: outs[i] and
+     * statuses[i] per file, always filled (a failure leaves outs[i] zeroed and the others go on).
+     * May be NULL; when set, the engine hands each worker up to batch_size files at a time (the
+     * engine decodes a failed file again alone through decode() for its own message). */
+    gip_status (*decode_batch)(void *user, gip_context *ctx, int32_t n, const void *const *data,
+                               const size_t *sizes, const gip_load_params *params, gip_image *outs,
+                               gip_status *statuses);
+    int32_t batch_size; /* files per decode_batch call, 1..64; 0 = 8 */
+    /* Called once per pipeline context before the batch's clock starts, with the load parameters
+     * and the number of worker threads: creates the decoder's handles and states so that the
+     * first files do not pay for them. May be NULL. */
+    gip_status (*prepare)(void *user, gip_context *ctx, const gip_load_params *params,
+                          int32_t batch_size, int32_t workers);
 } gip_batch_codec;
 
 /* ---- GPU JPEG (nvJPEG) ----------------------------------------------------------------------- *
@@ -362,6 +379,8 @@ typedef struct gip_batch_stats {
     double t_read, t_decode, t_upload, t_compute, t_download, t_encode, t_write;
     int64_t peak_in_flight;  /* most images held at once (decoded, not yet written) */
     int64_t in_flight_bound; /* the bound the queues guarantee */
+    double t_setup;          /* codec->prepare, before the clock (not in wall) */
+    int64_t decode_calls;    /* decode or decode_batch calls: files / calls is the mean batch */
 } gip_batch_stats;
 
 /** Options of a batch. Zero-initialise: zero means default for every field. */

@@ -208,6 +208,27 @@ static gip_status order_after_ctx(gip_context *ctx, dec_state *s, const char *wh
     return GIP_OK;
 }
 
+static nvjpegOutputFormat_t output_format(const gip_load_params *lp)
+{
+    return lp->mode == GIP_LOAD_GRAY ? NVJPEG_OUTPUT_Y
+           : lp->bgr                 ? NVJPEG_OUTPUT_BGRI
+                                     : NVJPEG_OUTPUT_RGBI;
+}
+
+/* Initialises s's hardware state for batches of n in format fmt unless it already is. */
+static nvjpegStatus_t hw_init(dec_state *s, int32_t n, nvjpegOutputFormat_t fmt)
+{
+    if (s->hw_batch == n && s->hw_fmt == fmt)
+        return NVJPEG_STATUS_SUCCESS;
+    s->hw_batch = 0;
+    nvjpegStatus_t e = nvjpegDecodeBatchedInitialize(g.hw, s->hw, n, 1, fmt);
+    if (e == NVJPEG_STATUS_SUCCESS) {
+        s->hw_batch = n;
+        s->hw_fmt = fmt;
+    }
+    return e;
+}
+
 /* Decodes images[0..n-1] with nvJPEG into outs (allocated here on ctx); *fallback[i] is set for
  * images nvJPEG did not decode (left for the CPU). */
 static gip_status decode_nv(gip_context *ctx, dec_state *s, int32_t n, const uint8_t *const *data,
@@ -218,9 +239,7 @@ static gip_status decode_nv(gip_context *ctx, dec_state *s, int32_t n, const uin
     if (params)
         lp = *params;
     bool gray = lp.mode == GIP_LOAD_GRAY;
-    nvjpegOutputFormat_t fmt = gray     ? NVJPEG_OUTPUT_Y
-                               : lp.bgr ? NVJPEG_OUTPUT_BGRI
-                                        : NVJPEG_OUTPUT_RGBI;
+    nvjpegOutputFormat_t fmt = output_format(&lp);
     int32_t ch = gray ? 1 : 3;
     int64_t max_px = lp.max_pixels ? lp.max_pixels : GIP_DEFAULT_MAX_PIXELS;
     int64_t max_dim = lp.max_dim ? lp.max_dim : GIP_DEFAULT_MAX_DIM;
@@ -301,16 +320,8 @@ static gip_status decode_nv(gip_context *ctx, dec_state *s, int32_t n, const uin
     if (nhw && (st = order_after_ctx(ctx, s, what)))
         goto out_free;
     if (nhw) {
-        nvjpegStatus_t e = NVJPEG_STATUS_SUCCESS;
         /* Initialising the hardware state allocates its buffers: only when the batch changes. */
-        if (s->hw_batch != nhw || s->hw_fmt != fmt) {
-            s->hw_batch = 0;
-            if ((e = nvjpegDecodeBatchedInitialize(g.hw, s->hw, nhw, 1, fmt)) ==
-                NVJPEG_STATUS_SUCCESS) {
-                s->hw_batch = nhw;
-                s->hw_fmt = fmt;
-            }
-        }
+        nvjpegStatus_t e = hw_init(s, nhw, fmt);
         if (e != NVJPEG_STATUS_SUCCESS ||
             (e = nvjpegDecodeBatched(g.hw, s->hw, hw_data, hw_sizes, hw_out, s->stream)) !=
                 NVJPEG_STATUS_SUCCESS) {
@@ -628,6 +639,76 @@ static gip_status codec_decode(void *user, gip_context *ctx, const void *data, s
     return gip_image_decode(data, size, params, out);
 }
 
+/* A batch: the JPEG files nvJPEG takes in one gip_jpeg_decode_device_batch() call, the others
+ * one by one through codec_decode(). */
+static gip_status codec_decode_batch(void *user, gip_context *ctx, int32_t n,
+                                     const void *const *data, const size_t *sizes,
+                                     const gip_load_params *params, gip_image *outs,
+                                     gip_status *statuses)
+{
+    const void *jd[64];
+    size_t js[64];
+    int32_t where[64], m = 0;
+    gip_load_mode mode = params ? params->mode : GIP_LOAD_UNCHANGED;
+    bool cuda = gip_context_backend(ctx) == GIP_BACKEND_CUDA;
+    for (int32_t i = 0; i < n; i++) {
+        gip_image_info info;
+        memset(&outs[i], 0, sizeof outs[i]);
+        if (cuda && m < 64 && gip_image_probe_memory(data[i], sizes[i], &info) == GIP_OK &&
+            info.format == GIP_FORMAT_JPEG && !(mode == GIP_LOAD_UNCHANGED && info.channels == 1)) {
+            jd[m] = data[i];
+            js[m] = sizes[i];
+            where[m++] = i;
+            continue;
+        }
+        statuses[i] = codec_decode(user, ctx, data[i], sizes[i], params, &outs[i]);
+    }
+    if (!m)
+        return GIP_OK;
+    gip_image got[64];
+    gip_status gs[64];
+    gip_status st = gip_jpeg_decode_device_batch(ctx, m, jd, js, params, got, gs);
+    for (int32_t k = 0; k < m; k++) {
+        outs[where[k]] = got[k];
+        statuses[where[k]] = gs[k];
+    }
+    return st;
+}
+
+/* Before a batch: the handles, and `workers` decoder states (hardware part initialised for
+ * batches of batch_size in the output format of params) and encoder states in the pools. */
+static gip_status codec_prepare(void *user, gip_context *ctx, const gip_load_params *params,
+                                int32_t batch_size, int32_t workers)
+{
+    static const char op[] = "gip_batch_run (nvJPEG)";
+    (void)user;
+    if (gip_context_backend(ctx) != GIP_BACKEND_CUDA)
+        return GIP_OK;
+    gip_status st = handles(ctx, op);
+    if (st)
+        return st;
+    gip_load_params lp = {0};
+    if (params)
+        lp = *params;
+    dec_state *ds[32] = {0};
+    enc_state *es[32] = {0};
+    int32_t k = workers < 1 ? 1 : workers > 32 ? 32 : workers;
+    for (int32_t i = 0; i < k && !st; i++) {
+        if (!(st = dec_state_acquire(ctx, &ds[i], op)) && g.hw && ds[i]->hw &&
+            hw_init(ds[i], batch_size, output_format(&lp)) != NVJPEG_STATUS_SUCCESS)
+            ds[i]->hw_batch = 0; /* decode_nv initialises it again (and reports a failure) */
+        if (!st)
+            st = enc_state_acquire(ctx, &es[i], op);
+    }
+    for (int32_t i = 0; i < k; i++) {
+        if (ds[i])
+            dec_state_release(ds[i]);
+        if (es[i])
+            enc_state_release(es[i]);
+    }
+    return st;
+}
+
 static gip_status codec_encode(void *user, gip_context *ctx, const gip_image *img,
                                const gip_save_params *params, void **data, size_t *size)
 {
@@ -660,6 +741,9 @@ gip_status gip_nvjpeg_codec(gip_batch_codec *codec)
     codec->decode = codec_decode;
     codec->encode = codec_encode;
     codec->encode_device = 1;
+    codec->decode_batch = codec_decode_batch;
+    codec->batch_size = 8;
+    codec->prepare = codec_prepare;
     return GIP_OK;
 #endif
 }

@@ -136,6 +136,8 @@ gip_status gip_batch_list_inputs(const char *pattern, char ***paths, int64_t *co
 
 /* ---- the engine ----------------------------------------------------------------------------- */
 
+#define GIP__BATCH_MAX 64 /* most files in one decode_batch call */
+
 typedef struct item {
     int64_t index;
     int32_t pipe;     /* the compute pipeline it goes to */
@@ -168,6 +170,7 @@ typedef struct engine {
     gip__ring eq;
     int64_t next, decoding, in_flight;
     int32_t compute_left;
+    int32_t batch; /* files a worker decodes at once: codec->batch_size with decode_batch, else 1 */
 
     pthread_mutex_t report_mu;
     gip_batch_stats st;
@@ -261,8 +264,85 @@ static gip_status decode_item(engine *e, item *it)
     else
         st = gip_image_decode(bytes, size, &e->lp, &it->img);
     free(bytes);
-    add_time(e, &e->st.t_decode, now() - t1);
+    pthread_mutex_lock(&e->report_mu);
+    e->st.t_decode += now() - t1;
+    e->st.decode_calls++;
+    pthread_mutex_unlock(&e->report_mu);
     return st;
+}
+
+/* Read + decode of the inputs idx[0..k-1] bound for compute queue q: items[j] receives each
+ * decoded item, or NULL for a file that failed (reported here). With a batch codec, the files read
+ * go to one decode_batch call; a file failing there is decoded again alone for its own message. */
+static void decode_group(engine *e, int32_t q, const int64_t *idx, int32_t k, item **items)
+{
+    const gip_batch_codec *c = e->o->codec;
+    for (int32_t j = 0; j < k; j++) {
+        if ((items[j] = calloc(1, sizeof *items[j]))) {
+            items[j]->index = idx[j];
+            items[j]->pipe = q;
+        }
+    }
+    if (k == 1 || !c || !c->decode_batch) {
+        for (int32_t j = 0; j < k; j++) {
+            gip_status st = items[j]
+                                ? decode_item(e, items[j])
+                                : gip__error(NULL, GIP_ERR_OUT_OF_MEMORY, "batch: out of memory");
+            if (st) {
+                report(e, idx[j], st, gip_last_error(), false);
+                if (items[j])
+                    item_free(e, items[j]);
+                items[j] = NULL;
+            }
+        }
+        return;
+    }
+    const void *data[GIP__BATCH_MAX];
+    size_t sizes[GIP__BATCH_MAX];
+    gip_image outs[GIP__BATCH_MAX];
+    gip_status sts[GIP__BATCH_MAX];
+    int32_t slot[GIP__BATCH_MAX], m = 0;
+    double t = now();
+    for (int32_t j = 0; j < k; j++) {
+        void *bytes = NULL;
+        gip_status st = items[j] ? read_file(e->inputs[idx[j]], &bytes, &sizes[m])
+                                 : gip__error(NULL, GIP_ERR_OUT_OF_MEMORY, "batch: out of memory");
+        if (st) {
+            report(e, idx[j], st, gip_last_error(), false);
+            if (items[j])
+                item_free(e, items[j]);
+            items[j] = NULL;
+            continue;
+        }
+        data[m] = bytes;
+        slot[m++] = j;
+    }
+    double t1 = now();
+    add_time(e, &e->st.t_read, t1 - t);
+    if (m) {
+        gip_context *ctx = gip_pipeline_context(e->pipes[q]);
+        c->decode_batch(c->user, ctx, m, data, sizes, &e->lp, outs, sts);
+        for (int32_t i = 0; i < m; i++) {
+            item *it = items[slot[i]];
+            if (!sts[i]) {
+                it->img = outs[i];
+                continue;
+            }
+            gip_status st = c->decode ? c->decode(c->user, ctx, data[i], sizes[i], &e->lp, &it->img)
+                                      : gip_image_decode(data[i], sizes[i], &e->lp, &it->img);
+            if (st) {
+                report(e, it->index, st, gip_last_error(), false);
+                item_free(e, it);
+                items[slot[i]] = NULL;
+            }
+        }
+        for (int32_t i = 0; i < m; i++)
+            free((void *)data[i]);
+    }
+    pthread_mutex_lock(&e->report_mu);
+    e->st.t_decode += now() - t1;
+    e->st.decode_calls += m > 0;
+    pthread_mutex_unlock(&e->report_mu);
 }
 
 /* Encode + write of it->result; *skipped when the output appeared meanwhile. */
@@ -455,10 +535,10 @@ static void *inline_worker(void *arg)
     return NULL;
 }
 
-/* The compute queue with the most room, or -1 when all are full. */
-static int32_t pick_queue(engine *e)
+/* The compute queue with the most room if it has room for `want` items, else -1. */
+static int32_t pick_queue(engine *e, int32_t want)
 {
-    int32_t best = -1, room = 0;
+    int32_t best = -1, room = want - 1;
     for (int32_t q = 0; q < e->npipes; q++) {
         int32_t r = e->cq[q].cap - e->cq[q].count - e->reserved[q];
         if (r > room)
@@ -483,40 +563,35 @@ static void *staged_worker(void *arg)
             note_in_flight(e, -1);
             continue;
         }
-        int32_t q = e->next < e->n ? pick_queue(e) : -1;
+        /* A queue with room for a whole batch (or for what is left of the inputs): the room is
+         * reserved before inputs are taken, since take_input may drop the lock. */
+        int64_t left = e->n - e->next;
+        int32_t want = left < e->batch ? (int32_t)left : e->batch;
+        int32_t q = left > 0 ? pick_queue(e, want) : -1;
         if (q >= 0) {
-            int64_t i = take_input(e);
-            if (i >= 0) {
-                e->reserved[q]++;
-                e->decoding++;
-                note_in_flight(e, 1);
+            e->reserved[q] += want;
+            int64_t idx[GIP__BATCH_MAX];
+            int32_t k = 0;
+            for (int64_t i; k < want && (i = take_input(e)) >= 0;)
+                idx[k++] = i;
+            e->reserved[q] -= want - k;
+            if (k) {
+                e->decoding += k;
+                note_in_flight(e, k);
                 pthread_mutex_unlock(&e->mu);
-                gip_status st = GIP_ERR_OUT_OF_MEMORY;
-                it = calloc(1, sizeof *it);
-                if (it) {
-                    it->index = i;
-                    it->pipe = q;
-                    st = decode_item(e, it);
-                } else {
-                    gip__error(NULL, st, "batch: out of memory");
-                }
-                if (st) {
-                    report(e, i, st, gip_last_error(), false);
-                    if (it)
-                        item_free(e, it);
-                    it = NULL;
-                }
+                item *got[GIP__BATCH_MAX];
+                decode_group(e, q, idx, k, got);
                 pthread_mutex_lock(&e->mu);
-                e->reserved[q]--;
-                e->decoding--;
-                if (it)
-                    gip__ring_push(&e->cq[q], it); /* the reservation guarantees room */
-                else
-                    note_in_flight(e, -1);
-                pthread_cond_broadcast(&e->cv_compute);
-                continue;
+                e->reserved[q] -= k;
+                e->decoding -= k;
+                for (int32_t j = 0; j < k; j++) {
+                    if (got[j])
+                        gip__ring_push(&e->cq[q], got[j]); /* the reservation guarantees room */
+                    else
+                        note_in_flight(e, -1);
+                }
             }
-            pthread_cond_broadcast(&e->cv_compute); /* inputs exhausted: computes may end */
+            pthread_cond_broadcast(&e->cv_compute); /* work, or inputs exhausted: computes end */
             continue;
         }
         if (e->next >= e->n && e->decoding == 0 && e->compute_left == 0 && e->eq.count == 0)
@@ -640,11 +715,13 @@ gip_status gip_batch_run(gip_pipeline *const *pipes, int32_t npipes, const char 
             return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT, "%s: pipes[%d] is NULL", op, (int)i);
     if (o->jobs < 0 || o->jobs > 1024 || o->queue_depth < 0 || o->queue_depth > 1024 ||
         (unsigned)o->format > GIP_FORMAT_PNM || o->quality < 0 || o->quality > 100 ||
-        (unsigned)o->cpu_mode > GIP_BATCH_CPU_STAGED)
+        (unsigned)o->cpu_mode > GIP_BATCH_CPU_STAGED ||
+        (o->codec && (o->codec->batch_size < 0 || o->codec->batch_size > GIP__BATCH_MAX)))
         return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT,
                           "%s: options out of range: jobs 0..1024, queue_depth 0..1024, format "
-                          "AUTO/JPEG/PNG/PNM, quality 0..100, cpu_mode AUTO/INLINE/STAGED",
-                          op);
+                          "AUTO/JPEG/PNG/PNM, quality 0..100, cpu_mode AUTO/INLINE/STAGED, "
+                          "codec batch_size 0..%d",
+                          op, GIP__BATCH_MAX);
     struct stat sb;
     if (stat(out_dir, &sb) != 0)
         return gip__error(NULL, GIP_ERR_NOT_FOUND, "%s: output folder '%s': %s", op, out_dir,
@@ -670,6 +747,11 @@ gip_status gip_batch_run(gip_pipeline *const *pipes, int32_t npipes, const char 
     int32_t cores = gip__default_threads();
     int32_t jobs = o->jobs ? o->jobs : cores;
     int32_t depth = o->queue_depth ? o->queue_depth : 2;
+    /* Batches of files for a batch codec on the staged path; each compute queue holds two. */
+    e->batch = 1;
+    if (o->codec && o->codec->decode_batch && !e->inline_cpu)
+        e->batch = o->codec->batch_size ? o->codec->batch_size : 8;
+    int32_t cq_depth = depth > 2 * e->batch || e->batch == 1 ? depth : 2 * e->batch;
     e->outs = calloc((size_t)(n_inputs ? n_inputs : 1), sizeof *e->outs);
     e->collision = calloc((size_t)(n_inputs ? n_inputs : 1), sizeof *e->collision);
     e->cq = calloc((size_t)npipes, sizeof *e->cq);
@@ -686,10 +768,28 @@ gip_status gip_batch_run(gip_pipeline *const *pipes, int32_t npipes, const char 
     if ((st = make_outputs(e, out_dir)))
         goto out_free;
     for (int32_t q = 0; q < npipes; q++)
-        if ((st = gip__ring_init(&e->cq[q], depth)))
+        if ((st = gip__ring_init(&e->cq[q], cq_depth)))
             goto out_free;
     if ((st = gip__ring_init(&e->eq, depth)))
         goto out_free;
+    /* The codec's handles and states before the clock: one set per pipeline context. */
+    if (o->codec && o->codec->prepare && !e->inline_cpu) {
+        double t = now();
+        char before[256];
+        snprintf(before, sizeof before, "%s", gip_last_error());
+        int32_t q = 0;
+        for (; q < npipes && !st; q++)
+            st = o->codec->prepare(o->codec->user, gip_pipeline_context(pipes[q]), &e->lp, e->batch,
+                                   jobs);
+        e->st.t_setup = now() - t;
+        if (st) {
+            /* The codec's own message when it set one; otherwise say which call failed. */
+            if (strcmp(before, gip_last_error()) == 0)
+                gip__error(NULL, st, "%s: the codec's prepare failed on pipeline %d: %s", op,
+                           (int)q - 1, gip_status_string(st));
+            goto out_free;
+        }
+    }
     pthread_mutex_init(&e->mu, NULL);
     pthread_mutex_init(&e->report_mu, NULL);
     pthread_cond_init(&e->cv_work, NULL);
@@ -697,7 +797,8 @@ gip_status gip_batch_run(gip_pipeline *const *pipes, int32_t npipes, const char 
     pthread_cond_init(&e->cv_space, NULL);
     e->compute_left = e->inline_cpu ? 0 : npipes;
     e->st.total = n_inputs;
-    e->st.in_flight_bound = e->inline_cpu ? jobs : jobs + (int64_t)depth * (npipes + 1) + npipes;
+    e->st.in_flight_bound =
+        e->inline_cpu ? jobs : jobs + (int64_t)cq_depth * npipes + depth + npipes;
     if (e->inline_cpu) {
         /* One pipeline per worker; the cores shared among the workers' OpenMP teams. */
         gip_context_desc d = {0};

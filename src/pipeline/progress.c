@@ -79,4 +79,9 @@ void gip_batch_print_summary(FILE *f, const gip_batch_stats *s)
                 i + 1 < sizeof stages / sizeof stages[0] ? "," : "\n");
     fprintf(f, "at most %lld images in memory at once (bound %lld)\n", (long long)s->peak_in_flight,
             (long long)s->in_flight_bound);
+    if (s->decode_calls > 0)
+        fprintf(f, "decode calls: %lld (%.1f files each)\n", (long long)s->decode_calls,
+                (double)(s->written + s->failed) / (double)s->decode_calls);
+    if (s->t_setup > 0)
+        fprintf(f, "decoder setup before the clock: %.1f ms\n", 1e3 * s->t_setup);
 }

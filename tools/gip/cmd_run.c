@@ -227,6 +227,12 @@ static int run_batch(const cli_command *cmd, const cli_common *common, const cha
         rc = cli_usage(cmd, "--decoder: unknown decoder '%s'; accepted: auto, cpu or nvjpeg", dec);
         goto out_pipes;
     }
+    int64_t decode_batch = 0;
+    if (opts[12].value && (rc = cli_parse_int(cmd, "--decode-batch", opts[12].value, 1, 64,
+                                              "1..64 (default 8)", &decode_batch)))
+        goto out_pipes;
+    if (o.codec && decode_batch)
+        codec.batch_size = (int32_t)decode_batch;
     if (common->verbose)
         fprintf(stderr, "gip %s: decoder: %s\n", cmd->name,
                 o.codec ? "nvJPEG" : "CPU (libjpeg-turbo, libpng)");
@@ -307,11 +313,12 @@ static int run_run(const cli_command *cmd, int argc, char **argv)
                       {"--one-device", NULL, NULL},
                       {"--decoder", "auto|cpu|nvjpeg", NULL},
                       {"--gpu-memory-limit", "BYTES", NULL},
-                      {"--max-memory", "BYTES", NULL}};
+                      {"--max-memory", "BYTES", NULL},
+                      {"--decode-batch", "N", NULL}};
     cli_common common;
     const char *pos[3];
     int npos;
-    int rc = cli_parse(cmd, argc, argv, opts, 12, &common, pos, 1, 3, &npos);
+    int rc = cli_parse(cmd, argc, argv, opts, 13, &common, pos, 1, 3, &npos);
     if (rc)
         return rc;
     int batch = opts[0].value || opts[1].value;
@@ -325,8 +332,8 @@ static int run_run(const cli_command *cmd, int argc, char **argv)
             return cli_usage(cmd, "--max-memory applies to one file (PIPELINE IN OUT)");
         return run_batch(cmd, &common, pos[0], opts[0].value, opts[1].value, opts);
     }
-    for (int k = 2; k < 10; k++)
-        if (opts[k].value)
+    for (int k = 2; k < 13; k++)
+        if (opts[k].value && k != 10 && k != 11)
             return cli_usage(cmd, "%s applies to batches (-i DIR -o DIR)", opts[k].name);
     if (npos != 3)
         return cli_usage(cmd, "expected PIPELINE IN OUT, or PIPELINE -i DIR|GLOB -o DIR");
@@ -400,6 +407,7 @@ const cli_command cli_cmd_run = {
     "  --scheduler ADDRESS  run the batch on a Dask cluster: executes 'python3 -m gip.dask run'\n"
     "                       with these arguments (pip install 'gip[dask]'; docs/dask.md)\n"
     "  --decoder D          auto (nvJPEG on CUDA when built with it), cpu or nvjpeg\n"
+    "  --decode-batch N     nvJPEG: files per batched decode, 1..64 (default 8)\n"
     "  --gpu-memory-limit B device memory a run may use (e.g. 2G): larger images run in tiles\n"
     "                       with halos, identical to the untiled result (default: 3/4 of it)\n"
     "  --max-memory B       one file: host memory bound (e.g. 256M); larger images are streamed\n"
