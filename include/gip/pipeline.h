@@ -290,7 +290,7 @@ typedef struct gip_batch_codec {
     gip_status (*decode_batch)(void *user, gip_context *ctx, int32_t n, const void *const *data,
                                const size_t *sizes, const gip_load_params *params, gip_image *outs,
                                gip_status *statuses);
-    int32_t batch_size; /* files per decode_batch call, 1..64; 0 = 8 */
+    int32_t batch_size; /* files per decode_batch call, 1..64; 0 = 8 (gip_nvjpeg_codec: 16) */
     /* Called once per pipeline context before the batch's clock starts, with the load parameters
      * and the number of worker threads: creates the decoder's handles and states so that the
      * first files do not pay for them. May be NULL. */

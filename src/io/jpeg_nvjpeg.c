@@ -742,7 +742,7 @@ gip_status gip_nvjpeg_codec(gip_batch_codec *codec)
     codec->encode = codec_encode;
     codec->encode_device = 1;
     codec->decode_batch = codec_decode_batch;
-    codec->batch_size = 8;
+    codec->batch_size = 16; /* H200, 64 4K files: 8 -> 254 images/s, 16 -> 326, 32 -> 253 */
     codec->prepare = codec_prepare;
     return GIP_OK;
 #endif

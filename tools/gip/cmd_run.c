@@ -229,7 +229,7 @@ static int run_batch(const cli_command *cmd, const cli_common *common, const cha
     }
     int64_t decode_batch = 0;
     if (opts[12].value && (rc = cli_parse_int(cmd, "--decode-batch", opts[12].value, 1, 64,
-                                              "1..64 (default 8)", &decode_batch)))
+                                              "1..64 (default 16)", &decode_batch)))
         goto out_pipes;
     if (o.codec && decode_batch)
         codec.batch_size = (int32_t)decode_batch;
@@ -407,7 +407,7 @@ const cli_command cli_cmd_run = {
     "  --scheduler ADDRESS  run the batch on a Dask cluster: executes 'python3 -m gip.dask run'\n"
     "                       with these arguments (pip install 'gip[dask]'; docs/dask.md)\n"
     "  --decoder D          auto (nvJPEG on CUDA when built with it), cpu or nvjpeg\n"
-    "  --decode-batch N     nvJPEG: files per batched decode, 1..64 (default 8)\n"
+    "  --decode-batch N     nvJPEG: files per batched decode, 1..64 (default 16)\n"
     "  --gpu-memory-limit B device memory a run may use (e.g. 2G): larger images run in tiles\n"
     "                       with halos, identical to the untiled result (default: 3/4 of it)\n"
     "  --max-memory B       one file: host memory bound (e.g. 256M); larger images are streamed\n"
