@@ -67,14 +67,27 @@ fi
 # compute-sanitizer (memcheck, initcheck; racecheck on the filters) over every CUDA test but the
 # one that faults on purpose, on the quick size
 # set (GIP_TEST_QUICK=1 drops 1001x777), each run capped (SAN_CAP seconds) inside an overall budget
-# (SAN_BUDGET) so that the script always ends inside the device tool's 10-minute call. API errors
+# (SAN_BUDGET) so that the script always ends inside the device tool's 10-minute call; SAN_JOBS
+# runs at once. API errors
 # are not reported: the tests provoke some on purpose (device out of memory) and check gip's
 # statuses.
 san_fail=0
 SAN_CAP=${SAN_CAP:-90}
+SAN_RACE_CAP=${SAN_RACE_CAP:-240} # racecheck on the filters takes minutes per test
 SAN_BUDGET=${SAN_BUDGET:-200}
+SAN_JOBS=${SAN_JOBS:-4} # sanitizer runs at once (the GPU machine has 16 cores)
 san_start=$(date +%s)
+# A sanitizer run in the background: its log and exit status under $OUT/san/.
+san_one() { # tool test-binary cap
+    base="$OUT/san/$(basename "$2").$1"
+    GIP_TEST_QUICK=1 timeout "$3" compute-sanitizer --tool "$1" --report-api-errors no \
+        --error-exitcode 99 "$2" cuda >"$base.log" 2>&1
+    echo $? >"$base.rc"
+}
 if command -v compute-sanitizer >/dev/null 2>&1; then
+    mkdir -p "$OUT/san"
+    runs=""
+    started=0
     for t in "$BUILD"/tests/test_*; do
         name=$(basename "$t")
         # SAN_TESTS narrows the sanitizer runs (e.g. "test_box test_gaussian").
@@ -87,30 +100,41 @@ if command -v compute-sanitizer >/dev/null 2>&1; then
         case "$name" in test_gaussian|test_box|test_filter2d|test_sobel|test_invert) tools="memcheck initcheck racecheck" ;; esac
         tools=${SAN_TOOLS:-$tools}
         for tool in $tools; do
-            if [ $(($(date +%s) - san_start)) -ge "$SAN_BUDGET" ] || [ "$(remaining)" -lt 150 ]; then
+            cap=$SAN_CAP
+            [ "$tool" = racecheck ] && cap=$SAN_RACE_CAP
+            # Started only while the budget lasts and the run can end inside the call.
+            if [ $(($(date +%s) - san_start)) -ge "$SAN_BUDGET" ] || [ "$(remaining)" -lt $((cap + 30)) ]; then
                 say "compute-sanitizer $tool $name: not run (budget of ${SAN_BUDGET}s spent)"
                 continue
             fi
-            log="$OUT/sanitizer.log"
-            one="$OUT/sanitizer-one.log"
-            GIP_TEST_QUICK=1 timeout "$SAN_CAP" compute-sanitizer --tool "$tool" \
-                --report-api-errors no --error-exitcode 99 "$t" cuda >"$one" 2>&1
-            r=$?
-            { echo "== $tool $name"; cat "$one"; } >>"$log"
-            # A CPU-only test skips its CUDA run before any CUDA call: the sanitizer then says
-            # the target ended before the first instrumented API call (exit 255).
-            if [ $r -eq 255 ] && grep -q "^SKIP:" "$one" &&
-                grep -q "terminated before first instrumented API call" "$one"; then
-                say "compute-sanitizer $tool $name: skipped ($(grep -m1 '^SKIP:' "$one"))"
-                continue
-            fi
-            case $r in
-            0) say "compute-sanitizer $tool $name: clean" ;;
-            124) say "compute-sanitizer $tool $name: cut at ${SAN_CAP}s (no error seen before)" ;;
-            *) say "compute-sanitizer $tool $name: ERRORS rc $r (see sanitizer.log)"; san_fail=1 ;;
-            esac
+            # Running = started minus finished (each run leaves its .rc file when it ends).
+            while [ $((started - $(ls "$OUT/san" | grep -c '\.rc$'))) -ge "$SAN_JOBS" ]; do sleep 1; done
+            san_one "$tool" "$t" "$cap" &
+            started=$((started + 1))
+            runs="$runs $tool:$name:$cap"
         done
     done
+    wait
+    log="$OUT/sanitizer.log"
+    for run in $runs; do
+        tool=${run%%:*}; rest=${run#*:}; name=${rest%%:*}; cap=${rest#*:}
+        one="$OUT/san/$name.$tool.log"
+        r=$(cat "$OUT/san/$name.$tool.rc" 2>/dev/null || echo 1)
+        { echo "== $tool $name"; cat "$one"; } >>"$log"
+        # A CPU-only test skips its CUDA run before any CUDA call: the sanitizer then says
+        # the target ended before the first instrumented API call (exit 255).
+        if [ "$r" -eq 255 ] && grep -q "^SKIP:" "$one" &&
+            grep -q "terminated before first instrumented API call" "$one"; then
+            say "compute-sanitizer $tool $name: skipped ($(grep -m1 '^SKIP:' "$one"))"
+            continue
+        fi
+        case $r in
+        0) say "compute-sanitizer $tool $name: clean" ;;
+        124) say "compute-sanitizer $tool $name: cut at ${cap}s (no error seen before)" ;;
+        *) say "compute-sanitizer $tool $name: ERRORS rc $r (see sanitizer.log)"; san_fail=1 ;;
+        esac
+    done
+    rm -rf "$OUT/san"
 else
     say "compute-sanitizer: not found"
 fi
