@@ -97,7 +97,13 @@ if command -v compute-sanitizer >/dev/null 2>&1; then
         # SAN_TOOLS replaces the tools (e.g. "memcheck"); by default memcheck and initcheck
         # everywhere and racecheck on the shared-memory filters.
         tools="memcheck initcheck"
-        case "$name" in test_gaussian|test_box|test_filter2d|test_sobel|test_invert) tools="memcheck initcheck racecheck" ;; esac
+        # test_nvjpeg: memcheck only. The hardware JPEG decoder's writes are invisible to
+        # initcheck, which then flags nvJPEG's own rgba2rgb kernel reading them (H200, 16:59 UTC
+        # 2026-12-02: 100 reports, all in that kernel).
+        case "$name" in
+        test_gaussian|test_box|test_filter2d|test_sobel|test_invert) tools="memcheck initcheck racecheck" ;;
+        test_nvjpeg) tools="memcheck" ;;
+        esac
         tools=${SAN_TOOLS:-$tools}
         for tool in $tools; do
             cap=$SAN_CAP
