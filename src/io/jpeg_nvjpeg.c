@@ -5,6 +5,7 @@
  * them. Without nvJPEG in the build every entry returns GIP_ERR_NOT_BUILT. */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,24 +31,52 @@ void gip_nvjpeg_decode_counts(int64_t *hardware, int64_t *hybrid, int64_t *cpu)
 #include <cuda_runtime_api.h>
 #include <nvjpeg.h>
 
-/* One process-wide pair of handles: the hardware one (NULL when the GPU has no decoder) and the
- * hybrid one, which also encodes. Handles are thread-safe; states are not (see dec_state). */
-static struct {
-    pthread_once_t once;
+/* Handles per device: nvJPEG binds handles (and the states made from them) to the device that was
+ * current when they were created. For each device, the hardware handle (NULL when the GPU has no
+ * JPEG decoder) and the hybrid one, which also encodes; created on the device's first use.
+ * Handles are thread-safe; states are not (see dec_state). */
+#define NV_MAX_DEVICES 64
+typedef struct nv_handles {
+    _Atomic int ready;
     nvjpegHandle_t hw, hybrid;
     nvjpegStatus_t err;
-    const char *backend;
-} g = {PTHREAD_ONCE_INIT, NULL, NULL, NVJPEG_STATUS_SUCCESS, ""};
+} nv_handles;
 
-static void handles_init(void)
+static nv_handles nv_dev[NV_MAX_DEVICES];
+static pthread_mutex_t nv_dev_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* The handles of `dev`, created on first use (the caller's current device is kept); NULL for a
+ * device number beyond the table. */
+static nv_handles *handles_of(int dev)
 {
-    if (nvjpegCreateEx(NVJPEG_BACKEND_HARDWARE, NULL, NULL, NVJPEG_FLAGS_DEFAULT, &g.hw) !=
-        NVJPEG_STATUS_SUCCESS)
-        g.hw = NULL;
-    g.err = nvjpegCreateEx(NVJPEG_BACKEND_DEFAULT, NULL, NULL, NVJPEG_FLAGS_DEFAULT, &g.hybrid);
-    if (g.err != NVJPEG_STATUS_SUCCESS)
-        g.hybrid = NULL;
-    g.backend = g.hw ? "hardware" : g.hybrid ? "gpu-hybrid" : "";
+    if (dev < 0 || dev >= NV_MAX_DEVICES)
+        return NULL;
+    nv_handles *h = &nv_dev[dev];
+    if (atomic_load_explicit(&h->ready, memory_order_acquire))
+        return h;
+    pthread_mutex_lock(&nv_dev_mu);
+    if (!atomic_load_explicit(&h->ready, memory_order_relaxed)) {
+        int prev = -1;
+        if (cudaGetDevice(&prev) != cudaSuccess)
+            prev = -1;
+        if (cudaSetDevice(dev) == cudaSuccess) {
+            if (nvjpegCreateEx(NVJPEG_BACKEND_HARDWARE, NULL, NULL, NVJPEG_FLAGS_DEFAULT, &h->hw) !=
+                NVJPEG_STATUS_SUCCESS)
+                h->hw = NULL;
+            h->err = nvjpegCreateEx(NVJPEG_BACKEND_DEFAULT, NULL, NULL, NVJPEG_FLAGS_DEFAULT,
+                                    &h->hybrid);
+            if (h->err != NVJPEG_STATUS_SUCCESS)
+                h->hybrid = NULL;
+        } else {
+            h->err = NVJPEG_STATUS_EXECUTION_FAILED;
+        }
+        (void)cudaGetLastError();
+        if (prev >= 0)
+            cudaSetDevice(prev);
+        atomic_store_explicit(&h->ready, 1, memory_order_release);
+    }
+    pthread_mutex_unlock(&nv_dev_mu);
+    return h;
 }
 
 static gip_status nv_status(gip_context *ctx, nvjpegStatus_t s, const char *what, const char *call)
@@ -59,20 +88,32 @@ static gip_status nv_status(gip_context *ctx, nvjpegStatus_t s, const char *what
     return gip__error(ctx, st, "%s: %s failed (nvJPEG status %d)", what, call, (int)s);
 }
 
-static gip_status handles(gip_context *ctx, const char *what)
+/* The handles of ctx's device, or an error when nvJPEG cannot start there. */
+static gip_status handles(gip_context *ctx, const char *what, nv_handles **out)
 {
-    pthread_once(&g.once, handles_init);
-    if (!g.hybrid)
+    int dev = gip_context_device(ctx);
+    nv_handles *h = handles_of(dev);
+    if (!h)
+        return gip__error(ctx, GIP_ERR_DEVICE, "%s: device %d is beyond nvJPEG's table of %d", what,
+                          dev, NV_MAX_DEVICES);
+    if (!h->hybrid)
         return gip__error(ctx, GIP_ERR_DEVICE,
-                          "%s: nvJPEG could not start (nvjpegCreateEx status %d)", what,
-                          (int)g.err);
+                          "%s: nvJPEG could not start on device %d (nvjpegCreateEx status %d)",
+                          what, dev, (int)h->err);
+    *out = h;
     return GIP_OK;
 }
 
+/* The backend of the calling thread's current device. */
 const char *gip__nvjpeg_backend_name(void)
 {
-    pthread_once(&g.once, handles_init);
-    return g.backend;
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return "";
+    }
+    nv_handles *h = handles_of(dev);
+    return !h ? "" : h->hw ? "hardware" : h->hybrid ? "gpu-hybrid" : "";
 }
 
 /* Idle decoder and encoder states, kept per device in process-wide free lists: each state
@@ -116,6 +157,7 @@ static void pool_put(pool_link **head, pool_link *s)
  * process-wide free list per device and reused; a state is used by one call at a time. */
 typedef struct dec_state {
     pool_link link; /* first: the pool's view of the state */
+    nv_handles *h;  /* its device's handles */
     nvjpegJpegState_t hw, hybrid;
     nvjpegJpegStream_t js;
     cudaStream_t stream;
@@ -147,10 +189,15 @@ static gip_status dec_state_acquire(gip_context *ctx, dec_state **out, const cha
     int dev = gip_context_device(ctx);
     if ((*out = pool_take(&dec_pool, dev)))
         return GIP_OK;
+    nv_handles *h;
+    gip_status st = handles(ctx, what, &h);
+    if (st)
+        return st;
     dec_state *s = calloc(1, sizeof *s);
     if (!s)
         return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of memory", what);
     s->link.device = dev;
+    s->h = h;
     nvjpegStatus_t e;
     if (cudaSetDevice(dev) != cudaSuccess ||
         cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking) != cudaSuccess ||
@@ -159,9 +206,9 @@ static gip_status dec_state_acquire(gip_context *ctx, dec_state **out, const cha
         dec_state_free(s);
         return gip__error(ctx, GIP_ERR_DEVICE, "%s: cannot create a CUDA stream and event", what);
     }
-    if ((e = nvjpegJpegStateCreate(g.hybrid, &s->hybrid)) != NVJPEG_STATUS_SUCCESS ||
-        (g.hw && ((e = nvjpegJpegStateCreate(g.hw, &s->hw)) != NVJPEG_STATUS_SUCCESS ||
-                  (e = nvjpegJpegStreamCreate(g.hw, &s->js)) != NVJPEG_STATUS_SUCCESS))) {
+    if ((e = nvjpegJpegStateCreate(h->hybrid, &s->hybrid)) != NVJPEG_STATUS_SUCCESS ||
+        (h->hw && ((e = nvjpegJpegStateCreate(h->hw, &s->hw)) != NVJPEG_STATUS_SUCCESS ||
+                   (e = nvjpegJpegStreamCreate(h->hw, &s->js)) != NVJPEG_STATUS_SUCCESS))) {
         dec_state_free(s);
         return nv_status(ctx, e, what, "nvjpegJpegStateCreate");
     }
@@ -221,7 +268,7 @@ static nvjpegStatus_t hw_init(dec_state *s, int32_t n, nvjpegOutputFormat_t fmt)
     if (s->hw_batch == n && s->hw_fmt == fmt)
         return NVJPEG_STATUS_SUCCESS;
     s->hw_batch = 0;
-    nvjpegStatus_t e = nvjpegDecodeBatchedInitialize(g.hw, s->hw, n, 1, fmt);
+    nvjpegStatus_t e = nvjpegDecodeBatchedInitialize(s->h->hw, s->hw, n, 1, fmt);
     if (e == NVJPEG_STATUS_SUCCESS) {
         s->hw_batch = n;
         s->hw_fmt = fmt;
@@ -273,7 +320,7 @@ static gip_status decode_nv(gip_context *ctx, dec_state *s, int32_t n, const uin
         int nc = 0;
         nvjpegChromaSubsampling_t css;
         int w[NVJPEG_MAX_COMPONENT], h[NVJPEG_MAX_COMPONENT];
-        if (nvjpegGetImageInfo(g.hybrid, data[i], sizes[i], &nc, &css, w, h) !=
+        if (nvjpegGetImageInfo(s->h->hybrid, data[i], sizes[i], &nc, &css, w, h) !=
                 NVJPEG_STATUS_SUCCESS ||
             (nc != 1 && nc != 3) || w[0] != info.width || h[0] != info.height)
             continue;
@@ -287,11 +334,11 @@ static gip_status decode_nv(gip_context *ctx, dec_state *s, int32_t n, const uin
         dst.channel[0] = outs[i].data;
         dst.pitch[0] = (size_t)outs[i].stride;
         int hw_ok = 0;
-        if (g.hw && s->js && !info.progressive) {
+        if (s->h->hw && s->js && !info.progressive) {
             /* nvjpegDecodeBatchedSupported needs a parsed stream; the header is enough. */
-            if (nvjpegJpegStreamParseHeader(g.hw, data[i], sizes[i], s->js) ==
+            if (nvjpegJpegStreamParseHeader(s->h->hw, data[i], sizes[i], s->js) ==
                     NVJPEG_STATUS_SUCCESS &&
-                nvjpegDecodeBatchedSupported(g.hw, s->js, &hw_ok) == NVJPEG_STATUS_SUCCESS)
+                nvjpegDecodeBatchedSupported(s->h->hw, s->js, &hw_ok) == NVJPEG_STATUS_SUCCESS)
                 hw_ok = hw_ok == 0; /* 0 means supported */
             else
                 hw_ok = 0;
@@ -306,7 +353,7 @@ static gip_status decode_nv(gip_context *ctx, dec_state *s, int32_t n, const uin
         }
         if ((st = order_after_ctx(ctx, s, what)))
             goto out_free;
-        if (nvjpegDecode(g.hybrid, s->hybrid, data[i], sizes[i], fmt, &dst, s->stream) ==
+        if (nvjpegDecode(s->h->hybrid, s->hybrid, data[i], sizes[i], fmt, &dst, s->stream) ==
                 NVJPEG_STATUS_SUCCESS &&
             cudaStreamSynchronize(s->stream) == cudaSuccess) {
             fallback[i] = false;
@@ -323,7 +370,7 @@ static gip_status decode_nv(gip_context *ctx, dec_state *s, int32_t n, const uin
         /* Initialising the hardware state allocates its buffers: only when the batch changes. */
         nvjpegStatus_t e = hw_init(s, nhw, fmt);
         if (e != NVJPEG_STATUS_SUCCESS ||
-            (e = nvjpegDecodeBatched(g.hw, s->hw, hw_data, hw_sizes, hw_out, s->stream)) !=
+            (e = nvjpegDecodeBatched(s->h->hw, s->hw, hw_data, hw_sizes, hw_out, s->stream)) !=
                 NVJPEG_STATUS_SUCCESS) {
             /* The whole hardware batch goes to the CPU (after whatever was queued). */
             cudaStreamSynchronize(s->stream);
@@ -363,11 +410,9 @@ gip_status gip_jpeg_decode_device_batch(gip_context *ctx, int32_t n, const void 
                           "%s: the context is a CPU context; nvJPEG decodes into a CUDA device's "
                           "memory",
                           op);
-    gip_status st = handles(ctx, op);
-    if (st)
-        return st;
     dec_state *s = NULL;
-    if ((st = dec_state_acquire(ctx, &s, op)))
+    gip_status st = dec_state_acquire(ctx, &s, op);
+    if (st)
         return st;
     bool *fallback = calloc((size_t)n, sizeof *fallback);
     if (!fallback) {
@@ -415,6 +460,7 @@ gip_status gip_jpeg_decode_device(gip_context *ctx, const void *data, size_t siz
  * decoder states are (creating them allocates device buffers, which waits for the device). */
 typedef struct enc_state {
     pool_link link; /* first: the pool's view of the state */
+    nv_handles *h;  /* its device's handles */
     nvjpegEncoderState_t state;
     nvjpegEncoderParams_t params;
     cudaStream_t stream;
@@ -441,10 +487,15 @@ static gip_status enc_state_acquire(gip_context *ctx, enc_state **out, const cha
     int dev = gip_context_device(ctx);
     if ((*out = pool_take(&enc_pool, dev)))
         return GIP_OK;
+    nv_handles *h;
+    gip_status st = handles(ctx, what, &h);
+    if (st)
+        return st;
     enc_state *s = calloc(1, sizeof *s);
     if (!s)
         return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of memory", what);
     s->link.device = dev;
+    s->h = h;
     if (cudaSetDevice(dev) != cudaSuccess ||
         cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking) != cudaSuccess ||
         cudaEventCreateWithFlags(&s->ready, cudaEventDisableTiming) != cudaSuccess) {
@@ -454,9 +505,9 @@ static gip_status enc_state_acquire(gip_context *ctx, enc_state **out, const cha
     }
     nvjpegStatus_t e;
     const char *call = "nvjpegEncoderStateCreate";
-    if ((e = nvjpegEncoderStateCreate(g.hybrid, &s->state, s->stream)) != NVJPEG_STATUS_SUCCESS ||
+    if ((e = nvjpegEncoderStateCreate(h->hybrid, &s->state, s->stream)) != NVJPEG_STATUS_SUCCESS ||
         (call = "nvjpegEncoderParamsCreate",
-         (e = nvjpegEncoderParamsCreate(g.hybrid, &s->params, s->stream)) !=
+         (e = nvjpegEncoderParamsCreate(h->hybrid, &s->params, s->stream)) !=
              NVJPEG_STATUS_SUCCESS)) {
         enc_state_free(s);
         return nv_status(ctx, e, what, call);
@@ -510,8 +561,6 @@ gip_status gip_jpeg_encode_device(gip_context *ctx, const gip_image *img,
         return gip__error(ctx, GIP_ERR_TOO_LARGE,
                           "%s: JPEG stores at most 65500 pixels per side; img is %lldx%lld", op,
                           (long long)img->width, (long long)img->height);
-    if ((st = handles(ctx, op)))
-        return st;
     enc_state *es = NULL;
     if ((st = enc_state_acquire(ctx, &es, op)))
         return st;
@@ -546,22 +595,23 @@ gip_status gip_jpeg_encode_device(gip_context *ctx, const gip_image *img,
              NVJPEG_STATUS_SUCCESS))
         goto out_nv;
     call = img->channels == 1 ? "nvjpegEncodeYUV" : "nvjpegEncodeImage";
-    e = img->channels == 1 ? nvjpegEncodeYUV(g.hybrid, es->state, es->params, &src, NVJPEG_CSS_GRAY,
-                                             (int)img->width, (int)img->height, stream)
-                           : nvjpegEncodeImage(g.hybrid, es->state, es->params, &src,
-                                               bgr ? NVJPEG_INPUT_BGRI : NVJPEG_INPUT_RGBI,
-                                               (int)img->width, (int)img->height, stream);
+    e = img->channels == 1
+            ? nvjpegEncodeYUV(es->h->hybrid, es->state, es->params, &src, NVJPEG_CSS_GRAY,
+                              (int)img->width, (int)img->height, stream)
+            : nvjpegEncodeImage(es->h->hybrid, es->state, es->params, &src,
+                                bgr ? NVJPEG_INPUT_BGRI : NVJPEG_INPUT_RGBI, (int)img->width,
+                                (int)img->height, stream);
     if (e != NVJPEG_STATUS_SUCCESS)
         goto out_nv;
     call = "nvjpegEncodeRetrieveBitstream";
-    if ((e = nvjpegEncodeRetrieveBitstream(g.hybrid, es->state, NULL, &len, stream)) !=
+    if ((e = nvjpegEncodeRetrieveBitstream(es->h->hybrid, es->state, NULL, &len, stream)) !=
         NVJPEG_STATUS_SUCCESS)
         goto out_nv;
     if (!(buf = malloc(len ? len : 1))) {
         st = gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of memory for %zu bytes", op, len);
         goto out_free;
     }
-    if ((e = nvjpegEncodeRetrieveBitstream(g.hybrid, es->state, buf, &len, stream)) !=
+    if ((e = nvjpegEncodeRetrieveBitstream(es->h->hybrid, es->state, buf, &len, stream)) !=
         NVJPEG_STATUS_SUCCESS)
         goto out_nv;
     if (cudaStreamSynchronize(stream) != cudaSuccess) {
@@ -684,9 +734,7 @@ static gip_status codec_prepare(void *user, gip_context *ctx, const gip_load_par
     (void)user;
     if (gip_context_backend(ctx) != GIP_BACKEND_CUDA)
         return GIP_OK;
-    gip_status st = handles(ctx, op);
-    if (st)
-        return st;
+    gip_status st = GIP_OK;
     gip_load_params lp = {0};
     if (params)
         lp = *params;
@@ -694,7 +742,7 @@ static gip_status codec_prepare(void *user, gip_context *ctx, const gip_load_par
     enc_state *es[32] = {0};
     int32_t k = workers < 1 ? 1 : workers > 32 ? 32 : workers;
     for (int32_t i = 0; i < k && !st; i++) {
-        if (!(st = dec_state_acquire(ctx, &ds[i], op)) && g.hw && ds[i]->hw &&
+        if (!(st = dec_state_acquire(ctx, &ds[i], op)) && ds[i]->hw &&
             hw_init(ds[i], batch_size, output_format(&lp)) != NVJPEG_STATUS_SUCCESS)
             ds[i]->hw_batch = 0; /* decode_nv initialises it again (and reports a failure) */
         if (!st)
