@@ -1306,11 +1306,15 @@ class BatchResult:
     outputs that existed (overwrite=False); failed: [(input, reason)] (reason: libgip's
     message and status name); total; wall (s); stages: summed seconds per stage (read,
     decode, upload, compute, download, encode, write); peak_in_flight / in_flight_bound;
-    device: the context it ran on. images_per_second = (written + skipped + failed) / wall.
+    device: the context it ran on; decoder: 'nvjpeg' or 'cpu'; decode_calls: decoder calls
+    (files / decode_calls is the mean nvJPEG batch); setup: seconds spent creating the
+    decoder's handles and states before the clock (not in wall).
+    images_per_second = (written + skipped + failed) / wall.
     Picklable; BatchResult.merge() combines several (gip.dask)."""
 
     def __init__(self, ok=(), skipped=(), failed=(), total=0, wall=0.0, stages=None,
-                 peak_in_flight=0, in_flight_bound=0, device=""):
+                 peak_in_flight=0, in_flight_bound=0, device="", decoder="cpu",
+                 decode_calls=0, setup=0.0):
         self.ok = list(ok)
         self.skipped = list(skipped)
         self.failed = list(failed)
@@ -1320,6 +1324,9 @@ class BatchResult:
         self.peak_in_flight = int(peak_in_flight)
         self.in_flight_bound = int(in_flight_bound)
         self.device = device
+        self.decoder = decoder
+        self.decode_calls = int(decode_calls)
+        self.setup = float(setup)
 
     @property
     def images_per_second(self):
@@ -1340,6 +1347,10 @@ class BatchResult:
             r.peak_in_flight = max(r.peak_in_flight, x.peak_in_flight)
             r.in_flight_bound = max(r.in_flight_bound, x.in_flight_bound)
             r.wall = max(r.wall, x.wall)
+            r.decode_calls += x.decode_calls
+            r.setup = max(r.setup, x.setup)
+            if x.decoder == "nvjpeg":
+                r.decoder = "nvjpeg"
             if x.device and x.device not in r.device.split("; "):
                 r.device = x.device if not r.device else r.device + "; " + x.device
         if wall is not None:
@@ -1359,7 +1370,7 @@ def list_inputs(pattern):
 
 def run_batch(pipeline, inputs, out_dir, *, jobs=0, format=None, quality=0,  # noqa: A002
               overwrite=False, device="auto", streams=None, queue_depth=0, cpu_mode="auto",
-              unchanged=False, progress=False):
+              unchanged=False, progress=False, decoder="auto", decode_batch=0):
     """Runs a pipeline over many files with the batch engine (reading, decoding, computing,
     encoding and writing overlapped; gip_batch_run) and returns a BatchResult.
 
@@ -1372,6 +1383,9 @@ def run_batch(pipeline, inputs, out_dir, *, jobs=0, format=None, quality=0,  # n
     step) is listed in .failed with its reason; the others go on. jobs: worker threads (0: one
     per core); streams: pipelines (CUDA streams) on the device (default 2 on CUDA, 1 on CPU);
     cpu_mode 'auto'|'inline'|'staged'; progress=True draws gip's progress line on stderr.
+    decoder: 'auto' (nvJPEG on a CUDA pipeline when gip was built with it: JPEG files decode on
+    the GPU, in batches of decode_batch files, default 16, and JPEG outputs encode there), 'cpu'
+    (libjpeg-turbo, libpng) or 'nvjpeg' (an error on the CPU or without nvJPEG).
     The GIL is released while the batch runs. out_dir is created if missing."""
     if isinstance(pipeline, Pipeline):
         p = pipeline if device in (None, "auto") else _pipeline_from_recipe(
@@ -1384,6 +1398,12 @@ def run_batch(pipeline, inputs, out_dir, *, jobs=0, format=None, quality=0,  # n
         paths = [_os.fspath(x) for x in inputs]
     if format not in _FORMATS:
         _raise(InvalidArgument, "run_batch: format %r: 'jpg', 'png', 'pnm' or None" % (format,))
+    decoders = {"auto": 0, "cpu": 1, "nvjpeg": 2}
+    if decoder not in decoders:
+        _raise(InvalidArgument, "run_batch: decoder %r: 'auto', 'cpu' or 'nvjpeg'" % (decoder,))
+    if not isinstance(decode_batch, int) or not 0 <= decode_batch <= 64:
+        _raise(InvalidArgument, "run_batch: decode_batch %r: 0 (default) or 1..64"
+               % (decode_batch,))
     modes = {"auto": 0, "inline": 1, "staged": 2}
     if cpu_mode not in modes:
         _raise(InvalidArgument, "run_batch: cpu_mode %r: 'auto', 'inline' or 'staged'"
@@ -1396,10 +1416,11 @@ def run_batch(pipeline, inputs, out_dir, *, jobs=0, format=None, quality=0,  # n
         return BatchResult(device=p.context.describe)
     r = _gip.batch_run(p._h, paths, out_dir, int(jobs), int(queue_depth), _FORMATS[format],
                        int(quality), bool(overwrite), bool(unchanged), modes[cpu_mode],
-                       int(streams), bool(progress))
+                       int(streams), bool(progress), decoders[decoder], int(decode_batch))
     res = BatchResult(total=r["total"], wall=r["wall"], stages=r["stages"],
                       peak_in_flight=r["peak_in_flight"], in_flight_bound=r["in_flight_bound"],
-                      device=r["device"])
+                      device=r["device"], decoder=r["decoder"], decode_calls=r["decode_calls"],
+                      setup=r["setup"])
     for inp, out, status, message, skipped in r["files"]:
         if status != "GIP_OK":
             res.failed.append((inp, "%s (%s)" % (message, status)))

@@ -265,10 +265,14 @@ class BatchResult:
     peak_in_flight: int
     in_flight_bound: int
     device: str
+    decoder: str
+    decode_calls: int
+    setup: float
     def __init__(self, ok: Sequence[Tuple[str, str]] = ...,
                  skipped: Sequence[Tuple[str, str]] = ..., failed: Sequence[Tuple[str, str]] = ..., total: int = ..., wall: float = ...,
                  stages: Optional[Dict[str, float]] = ..., peak_in_flight: int = ...,
-                 in_flight_bound: int = ..., device: str = ...) -> None: ...
+                 in_flight_bound: int = ..., device: str = ..., decoder: str = ...,
+                 decode_calls: int = ..., setup: float = ...) -> None: ...
     @property
     def images_per_second(self) -> float: ...
     @classmethod
@@ -281,4 +285,4 @@ def run_batch(pipeline: Union[str, Pipeline], inputs: Union[str, Sequence[Any]],
               jobs: int = ..., format: Optional[str] = ..., quality: int = ...,
               overwrite: bool = ..., device: DeviceSpec = ..., streams: Optional[int] = ...,
               queue_depth: int = ..., cpu_mode: str = ..., unchanged: bool = ...,
-              progress: bool = ...) -> BatchResult: ...
+              progress: bool = ..., decoder: str = ..., decode_batch: int = ...) -> BatchResult: ...

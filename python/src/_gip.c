@@ -2788,16 +2788,19 @@ static void batch_log_free(BatchLog *log)
 }
 
 /* batch_run(handle, inputs, out_dir, jobs, queue_depth, format, quality, overwrite, unchanged,
- *           cpu_mode, pipelines, progress) -> dict: counts, stage times and per-file records
- * [(in, out, status name, message, skipped)]. `pipelines` clones of the handle's pipeline run
- * (one compute thread each; several overlap on one GPU). */
+ *           cpu_mode, pipelines, progress, decoder, decode_batch) -> dict: counts, stage times
+ * and per-file records [(in, out, status name, message, skipped)]. `pipelines` clones of the
+ * handle's pipeline run (one compute thread each; several overlap on one GPU). decoder: 0 auto
+ * (nvJPEG on a CUDA pipeline when built with it), 1 the CPU decoders, 2 nvJPEG (an error on a
+ * CPU pipeline or without nvJPEG); decode_batch: files per nvJPEG decode call, 0 = default. */
 static PyObject *py_batch_run(PyObject *m, PyObject *args)
 {
     PyObject *h, *inputs, *dir_obj;
-    int jobs, depth, format, quality, overwrite, unchanged, cpu_mode, npipes, progress;
-    if (!PyArg_ParseTuple(args, "OOO&iiiippiip", &h, &inputs, PyUnicode_FSConverter, &dir_obj,
+    int jobs, depth, format, quality, overwrite, unchanged, cpu_mode, npipes, progress, decoder,
+        decode_batch;
+    if (!PyArg_ParseTuple(args, "OOO&iiiippiipii", &h, &inputs, PyUnicode_FSConverter, &dir_obj,
                           &jobs, &depth, &format, &quality, &overwrite, &unchanged, &cpu_mode,
-                          &npipes, &progress))
+                          &npipes, &progress, &decoder, &decode_batch))
         return NULL;
     PyObject *ret = NULL;
     PipelineObject *po = as_pipeline(h);
@@ -2813,6 +2816,31 @@ static PyObject *py_batch_run(PyObject *m, PyObject *args)
     if (npipes < 1 || npipes > 64) {
         raise_fmt(GIP_ERR_INVALID_ARGUMENT, "run_batch: streams %d; accepted 1..64", npipes);
         goto out_dir;
+    }
+    if (decoder < 0 || decoder > 2 || decode_batch < 0 || decode_batch > 64) {
+        raise_fmt(GIP_ERR_INVALID_ARGUMENT,
+                  "run_batch: decoder %d (0 auto, 1 cpu, 2 nvjpeg), decode_batch %d (0..64)",
+                  decoder, decode_batch);
+        goto out_dir;
+    }
+    gip_batch_codec codec;
+    int use_codec = 0;
+    if (decoder != 1) {
+        int cuda = gip_context_backend(po->base.ctx) == GIP_BACKEND_CUDA;
+        if (decoder == 2 && !cuda) {
+            raise_fmt(GIP_ERR_INVALID_ARGUMENT,
+                      "run_batch: decoder 'nvjpeg' needs a CUDA pipeline; this one is on the CPU");
+            goto out_dir;
+        }
+        gip_status cs = cuda ? gip_nvjpeg_codec(&codec) : GIP_ERR_NOT_BUILT;
+        if (cs == GIP_OK) {
+            use_codec = 1;
+            if (decode_batch)
+                codec.batch_size = decode_batch;
+        } else if (decoder == 2) {
+            raise_status(cs, gip_last_error());
+            goto out_dir;
+        }
     }
     if (!(fast = PySequence_Fast(inputs, "run_batch: inputs must be a sequence of paths")))
         goto out_dir;
@@ -2852,6 +2880,7 @@ static PyObject *py_batch_run(PyObject *m, PyObject *args)
     o.overwrite = overwrite;
     o.load_unchanged = unchanged;
     o.cpu_mode = (gip_batch_cpu_mode)cpu_mode;
+    o.codec = use_codec ? &codec : NULL;
     o.on_file = batch_on_file;
     o.on_progress = batch_on_progress;
     o.user = &log;
@@ -2885,14 +2914,16 @@ static PyObject *py_batch_run(PyObject *m, PyObject *args)
     }
     if (!files)
         goto out_free;
-    ret = Py_BuildValue("{s:L,s:L,s:L,s:L,s:d,s:{s:d,s:d,s:d,s:d,s:d,s:d,s:d},s:L,s:L,s:N,s:s}",
+    ret = Py_BuildValue("{s:L,s:L,s:L,s:L,s:d,s:{s:d,s:d,s:d,s:d,s:d,s:d,s:d},s:L,s:L,s:N,s:s,"
+                        "s:s,s:L,s:d}",
                         "total", (long long)s.total, "written", (long long)s.written, "failed",
                         (long long)s.failed, "skipped", (long long)s.skipped, "wall", s.wall,
                         "stages", "read", s.t_read, "decode", s.t_decode, "upload", s.t_upload,
                         "compute", s.t_compute, "download", s.t_download, "encode", s.t_encode,
                         "write", s.t_write, "peak_in_flight", (long long)s.peak_in_flight,
                         "in_flight_bound", (long long)s.in_flight_bound, "files", files, "device",
-                        gip_context_describe(po->base.ctx));
+                        gip_context_describe(po->base.ctx), "decoder", use_codec ? "nvjpeg" : "cpu",
+                        "decode_calls", (long long)s.decode_calls, "setup", s.t_setup);
 out_free:
     for (int k = 1; k < made; k++)
         gip_pipeline_free(pipes[k]);

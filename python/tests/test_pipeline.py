@@ -218,6 +218,8 @@ def test_run_batch(tmp_path):
     assert set(os.path.basename(k) for k in reasons) == {"corrupt.png", "trunc.jpg"}
     assert all(v for v in reasons.values())
     assert r.wall > 0 and r.images_per_second > 0 and "compute" in r.stages
+    # The CPU decoders, one call per file read (the two bad files included).
+    assert r.decoder == "cpu" and r.decode_calls == 8 and r.setup == 0
     p = gip.Pipeline(text)
     for src in paths:
         got = gip.imread(str(outd / os.path.basename(src)), bgr=False)
@@ -238,6 +240,12 @@ def test_run_batch(tmp_path):
         gip.run_batch(text, paths, str(outd), format="tiff")
     with pytest.raises(ValueError):
         gip.run_batch("gaussian 4", paths, str(outd))
+    with pytest.raises(gip.InvalidArgument, match="CUDA pipeline"):
+        gip.run_batch(text, paths, str(outd), device="cpu", decoder="nvjpeg")
+    with pytest.raises(gip.InvalidArgument):
+        gip.run_batch(text, paths, str(outd), decoder="libjpeg")
+    with pytest.raises(gip.InvalidArgument):
+        gip.run_batch(text, paths, str(outd), decode_batch=65)
 
 
 # ---- GPU -------------------------------------------------------------------------------------
@@ -283,3 +291,29 @@ def test_cuda_batch(tmp_path):
         np.testing.assert_array_equal(
             gip.imread(str(tmp_path / "out" / os.path.basename(src)), bgr=False),
             p(gip.imread(src, bgr=False)))
+
+
+@requires_cuda
+def test_cuda_batch_nvjpeg(tmp_path):
+    """JPEG files through nvJPEG in batches of 4 (5 files: two decode calls). nvJPEG's IDCT and
+    encoder differ from libjpeg's, so outputs are compared with the CPU decoders' run by mean
+    absolute difference (both are q95 JPEG round trips of the same blur)."""
+    ind = tmp_path / "in"
+    ind.mkdir()
+    for i in range(5):
+        a = rand((120 + 8 * i, 160, 3), np.uint8, seed=20 + i)
+        gip.imwrite(str(ind / ("%d.jpg" % i)), gip.gaussian_blur(a, (9, 9)),
+                    [gip.IMWRITE_JPEG_QUALITY, 95])
+    try:
+        r = gip.run_batch("gaussian 5", str(ind), str(tmp_path / "gpu"), device="cuda",
+                          decoder="nvjpeg", decode_batch=4, quality=95)
+    except gip.NotBuilt:
+        pytest.skip("gip built without nvJPEG")
+    assert len(r.ok) == 5 and not r.failed and r.decoder == "nvjpeg" and r.decode_calls == 2
+    c = gip.run_batch("gaussian 5", str(ind), str(tmp_path / "cpu"), device="cpu", quality=95)
+    assert len(c.ok) == 5 and c.decoder == "cpu"
+    for i in range(5):
+        g = gip.imread(str(tmp_path / "gpu" / ("%d.jpg" % i))).astype(np.int32)
+        h = gip.imread(str(tmp_path / "cpu" / ("%d.jpg" % i))).astype(np.int32)
+        assert g.shape == h.shape
+        assert np.abs(g - h).mean() <= 3.0

@@ -189,7 +189,7 @@ static gip_status dec_state_acquire(gip_context *ctx, dec_state **out, const cha
     int dev = gip_context_device(ctx);
     if ((*out = pool_take(&dec_pool, dev)))
         return GIP_OK;
-    nv_handles *h;
+    nv_handles *h = NULL;
     gip_status st = handles(ctx, what, &h);
     if (st)
         return st;
@@ -487,7 +487,7 @@ static gip_status enc_state_acquire(gip_context *ctx, enc_state **out, const cha
     int dev = gip_context_device(ctx);
     if ((*out = pool_take(&enc_pool, dev)))
         return GIP_OK;
-    nv_handles *h;
+    nv_handles *h = NULL;
     gip_status st = handles(ctx, what, &h);
     if (st)
         return st;
