@@ -136,13 +136,38 @@ static int decode_range(nvjpegHandle_t h, nvjpegJpegState_t st, cudaStream_t s, 
     return check_cuda(cudaStreamSynchronize(s), "cudaStreamSynchronize");
 }
 
+/* One host thread's share: files [first, first + count), in batches of `batch` (decode). */
 typedef struct worker {
     nvjpegHandle_t h;
     files *f;
     int first, count, batch, rc;
-    double t_ready;
     pthread_barrier_t *go;
 } worker;
+
+/* Runs fn on `threads` threads over equal shares of the files; the clock starts once every thread
+ * has set up (fn waits on the barrier). Returns non-zero on failure; *seconds the elapsed time. */
+static int run_threads(nvjpegHandle_t h, files *f, int threads, int batch, void *(*fn)(void *),
+                       double *seconds)
+{
+    pthread_t t[64];
+    worker w[64];
+    pthread_barrier_t go;
+    pthread_barrier_init(&go, NULL, (unsigned)threads + 1);
+    for (int i = 0; i < threads; i++) {
+        w[i] = (worker){h, f, i * (f->n / threads), f->n / threads, batch, 0, &go};
+        pthread_create(&t[i], NULL, fn, &w[i]);
+    }
+    pthread_barrier_wait(&go);
+    double t0 = now();
+    int rc = 0;
+    for (int i = 0; i < threads; i++) {
+        pthread_join(t[i], NULL);
+        rc |= w[i].rc;
+    }
+    *seconds = now() - t0;
+    pthread_barrier_destroy(&go);
+    return rc;
+}
 
 static void *decode_worker(void *arg)
 {
@@ -169,23 +194,8 @@ static int threaded(nvjpegHandle_t h, const char *backend, files *f, int threads
 {
     if (f->n % (threads * batch))
         return 0;
-    pthread_t t[64];
-    worker w[64];
-    pthread_barrier_t go;
-    pthread_barrier_init(&go, NULL, (unsigned)threads + 1);
-    for (int i = 0; i < threads; i++) {
-        w[i] = (worker){h, f, i * (f->n / threads), f->n / threads, batch, 0, 0, &go};
-        pthread_create(&t[i], NULL, decode_worker, &w[i]);
-    }
-    pthread_barrier_wait(&go);
-    double t0 = now();
-    int rc = 0;
-    for (int i = 0; i < threads; i++) {
-        pthread_join(t[i], NULL);
-        rc |= w[i].rc;
-    }
-    double dt = now() - t0;
-    pthread_barrier_destroy(&go);
+    double dt = 0;
+    int rc = run_threads(h, f, threads, batch, decode_worker, &dt);
     if (!rc)
         row("decode", backend, batch, threads, f, dt);
     return rc;
@@ -224,13 +234,6 @@ static int batches(nvjpegHandle_t h, const char *backend, files *f)
     return rc;
 }
 
-typedef struct enc_worker {
-    nvjpegHandle_t h;
-    files *f;
-    int first, count, rc;
-    pthread_barrier_t *go;
-} enc_worker;
-
 static int encode_one(nvjpegHandle_t h, nvjpegEncoderState_t es, nvjpegEncoderParams_t ep,
                       cudaStream_t s, files *f, int i, unsigned char **buf, size_t *cap)
 {
@@ -250,7 +253,7 @@ static int encode_one(nvjpegHandle_t h, nvjpegEncoderState_t es, nvjpegEncoderPa
 
 static void *encode_worker(void *arg)
 {
-    enc_worker *w = arg;
+    worker *w = arg;
     nvjpegEncoderState_t es = NULL;
     nvjpegEncoderParams_t ep = NULL;
     cudaStream_t s = NULL;
@@ -279,23 +282,8 @@ static int encode_threads(nvjpegHandle_t h, files *f, int threads)
 {
     if (f->n % threads)
         return 0;
-    pthread_t t[64];
-    enc_worker w[64];
-    pthread_barrier_t go;
-    pthread_barrier_init(&go, NULL, (unsigned)threads + 1);
-    for (int i = 0; i < threads; i++) {
-        w[i] = (enc_worker){h, f, i * (f->n / threads), f->n / threads, 0, &go};
-        pthread_create(&t[i], NULL, encode_worker, &w[i]);
-    }
-    pthread_barrier_wait(&go);
-    double t0 = now();
-    int rc = 0;
-    for (int i = 0; i < threads; i++) {
-        pthread_join(t[i], NULL);
-        rc |= w[i].rc;
-    }
-    double dt = now() - t0;
-    pthread_barrier_destroy(&go);
+    double dt = 0;
+    int rc = run_threads(h, f, threads, 1, encode_worker, &dt);
     if (!rc)
         row("encode_q90_420", "gpu", 1, threads, f, dt);
     return rc;

@@ -271,6 +271,16 @@ static gip_status decode_item(engine *e, item *it)
     return st;
 }
 
+/* Reports the failure of input `index` (items[j], NULL when it could not be allocated) and drops
+ * it from the group. */
+static void drop_item(engine *e, item **items, int32_t j, int64_t index, gip_status st)
+{
+    report(e, index, st, gip_last_error(), false);
+    if (items[j])
+        item_free(e, items[j]);
+    items[j] = NULL;
+}
+
 /* Read + decode of the inputs idx[0..k-1] bound for compute queue q: items[j] receives each
  * decoded item, or NULL for a file that failed (reported here). With a batch codec, the files read
  * go to one decode_batch call; a file failing there is decoded again alone for its own message. */
@@ -288,12 +298,8 @@ static void decode_group(engine *e, int32_t q, const int64_t *idx, int32_t k, it
             gip_status st = items[j]
                                 ? decode_item(e, items[j])
                                 : gip__error(NULL, GIP_ERR_OUT_OF_MEMORY, "batch: out of memory");
-            if (st) {
-                report(e, idx[j], st, gip_last_error(), false);
-                if (items[j])
-                    item_free(e, items[j]);
-                items[j] = NULL;
-            }
+            if (st)
+                drop_item(e, items, j, idx[j], st);
         }
         return;
     }
@@ -308,10 +314,7 @@ static void decode_group(engine *e, int32_t q, const int64_t *idx, int32_t k, it
         gip_status st = items[j] ? read_file(e->inputs[idx[j]], &bytes, &sizes[m])
                                  : gip__error(NULL, GIP_ERR_OUT_OF_MEMORY, "batch: out of memory");
         if (st) {
-            report(e, idx[j], st, gip_last_error(), false);
-            if (items[j])
-                item_free(e, items[j]);
-            items[j] = NULL;
+            drop_item(e, items, j, idx[j], st);
             continue;
         }
         data[m] = bytes;
@@ -330,11 +333,8 @@ static void decode_group(engine *e, int32_t q, const int64_t *idx, int32_t k, it
             }
             gip_status st = c->decode ? c->decode(c->user, ctx, data[i], sizes[i], &e->lp, &it->img)
                                       : gip_image_decode(data[i], sizes[i], &e->lp, &it->img);
-            if (st) {
-                report(e, it->index, st, gip_last_error(), false);
-                item_free(e, it);
-                items[slot[i]] = NULL;
-            }
+            if (st)
+                drop_item(e, items, slot[i], it->index, st);
         }
         for (int32_t i = 0; i < m; i++)
             free((void *)data[i]);
