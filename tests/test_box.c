@@ -58,11 +58,13 @@ static void one(gip_context *ctx, gt_size sz, gip_dtype dt, int cn, gip_border m
     double *sum = malloc(sizeof(double) * (size_t)n);
     ref_correlate2d(&src, ones, bc->kw, bc->kh, ax, ay, mode, val, 1.0, sum);
     /* Documented rule: the exact sum times (float)(1 / (kw kh)) in float, then rounded half to
-     * even and saturated for integer outputs (OpenCV's vectorised ColumnSum). */
-    float scale = bc->unnorm ? 1.0f : (float)(1.0 / (bc->kw * bc->kh));
+     * even and saturated for integer outputs (OpenCV's vectorised 32-bit ColumnSum); u16 -> u16
+     * with kw kh > 32768 in double instead (OpenCV sums in double there). */
+    double area = (double)bc->kw * bc->kh, scale64 = bc->unnorm ? 1.0 : 1.0 / area;
+    float scale = (float)scale64;
+    bool f64 = dt == GIP_U16 && ddt == GIP_U16 && area > 32768;
     for (int64_t i = 0; i < n; i++)
-        sum[i] = ddt == GIP_F32 ? sum[i] * (bc->unnorm ? 1.0 : 1.0 / (bc->kw * bc->kh))
-                                : (double)((float)sum[i] * scale);
+        sum[i] = ddt == GIP_F32 || f64 ? sum[i] * scale64 : (double)((float)sum[i] * scale);
     ref_store(sum, &exp_img);
     free(sum);
     free(ones);
@@ -214,6 +216,35 @@ static void test_tiles(gip_context *ctx)
             }
 }
 
+/* u16 and u8 kernels of areas above 256, whose sums pass 2^24 (where float sums would round):
+ * every border mode, on images from smaller than the kernel to wide enough for the AVX2 runs and
+ * the in-place interior; 200x200 and 257x257 take the u16 double rule (area > 32768), the scalar
+ * vertical pass on the CPU (sums of 2^31 and more) and 64-bit sums (257x257: above 2^32). */
+static void test_large_areas(gip_context *ctx)
+{
+    static const struct {
+        bcase k;
+        gt_size sz;
+        int cn;
+    } t[] = {
+        {{31, 31, 0, 0, 0, 0, false}, {100, 20}, 3},   {{3, 101, 1, 1, 7, 0, false}, {67, 120}, 1},
+        {{101, 3, 0, 0, 0, 0, false}, {173, 20}, 4},   {{65, 65, 0, 0, 0, 0, false}, {130, 12}, 1},
+        {{17, 17, 0, 0, 0, 0, false}, {97, 40}, 1},    {{31, 31, 0, 0, 0, 0, true}, {40, 17}, 4},
+        {{65, 65, 0, 0, 0, 1, true}, {40, 9}, 1},      {{200, 200, 0, 0, 0, 0, false}, {30, 7}, 1},
+        {{257, 257, 1, 3, 250, 0, false}, {17, 5}, 3}, {{257, 257, 0, 0, 0, 0, true}, {20, 4}, 1},
+    };
+    uint64_t seed = 9100;
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        for (int b = 0; b <= GIP_BORDER_WRAP; b++)
+            for (int d = 0; d < 2; d++, seed++) {
+                /* u8 for a third of the runs: its integer path beyond box_u8's 257 */
+                if (d == 1 && seed % 3)
+                    continue;
+                one(ctx, t[i].sz, d ? GIP_U8 : GIP_U16, t[i].cn, (gip_border)b, &t[i].k,
+                    (seed & 1) ? 9 : 0, seed);
+            }
+}
+
 static void body(gip_context *ctx)
 {
     if (gt_current_backend == GT_CUDA) {
@@ -236,6 +267,7 @@ static void body(gip_context *ctx)
     }
     test_wide(ctx);
     test_tiles(ctx);
+    test_large_areas(ctx);
     test_stored(ctx);
     test_bad(ctx);
     gip_context_destroy(cpu_ctx);

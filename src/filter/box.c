@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Box filter as cv2.boxFilter / cv2.blur: a separable all-ones kernel through the separable
- * engine, then sum * (1 / (kw kh)) rounded half to even and saturated (or the plain sum). */
+ * engine (exact integer sums for u8 and u16), then sum * (1 / (kw kh)) rounded half to even and
+ * saturated (or the plain sum). */
 #include <string.h>
 
 #include "box.h"
@@ -42,6 +43,8 @@ gip_status gip__box_plan(gip_context *ctx, const gip_image *src, const gip_box_p
     plan->ay = ay;
     plan->scale = p.unnormalized ? 1.0f : (float)(1.0 / ((double)kw * (double)kh));
     plan->box_u8 = src->dtype == GIP_U8 && (int64_t)kw * kh <= 257;
+    plan->box_int = !plan->box_u8 && (src->dtype == GIP_U8 || src->dtype == GIP_U16);
+    plan->scale64 = p.unnormalized ? 1.0 : 1.0 / ((double)kw * (double)kh);
     gip__sep_set_border(plan, &p.border, src->dtype);
     for (int32_t i = 0; i < kw; i++)
         plan->kxf[i] = 1.0f;

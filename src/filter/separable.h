@@ -39,6 +39,12 @@ typedef struct gip__sep_plan {
     /* FLOAT with a u8 source and all-ones kernels of area <= 257: the sums are exact in 16-bit
      * integers, so the CPU adds bytes instead of floats (same results as the float path). */
     bool box_u8;
+    /* FLOAT with a u8 or u16 source and all-ones kernels that box_u8 does not take: the sums are
+     * exact integers (32-bit H, 64-bit V; float sums lose exactness past 2^24), and the output is
+     * convert((float)V * scale) as OpenCV's vectorised 32-bit ColumnSum does, except u16 -> u16
+     * with kw kh > 32768, where OpenCV sums in double: convert((double)V * scale64). */
+    bool box_int;
+    double scale64; /* box_int: the scale in double, 1 / (kw kh) or 1 */
     gip_border border;
     /* Border value per channel, already converted to the source dtype's values (as a pixel). */
     float border_value[4];

@@ -145,6 +145,42 @@ static void vpass_box_scalar(const uint16_t *const *rows, int kh, float scale, i
     }
 }
 
+/* box_int: exact 32-bit horizontal sums of u8 (ext8) or u16 (ext16) elements. */
+static void hpass_boxi_scalar(const uint8_t *ext8, const uint16_t *ext16, int64_t n, int cn, int kw,
+                              uint32_t *h)
+{
+    for (int64_t e = 0; e < n; e++) {
+        uint32_t acc = 0;
+        for (int i = 0; i < kw; i++)
+            acc += ext8 ? ext8[e + (int64_t)i * cn] : ext16[e + (int64_t)i * cn];
+        h[e] = acc;
+    }
+}
+
+/* box_int vertical pass: the exact sum in 64 bits (u16 sums pass 2^32 beyond an area of 65537),
+ * then the plan's rule (see separable.h): f64 for u16 outputs of areas above 32768. */
+static void vpass_boxi_scalar(const uint32_t *const *rows, int kh, float scale, double scale64,
+                              bool f64, int64_t n, void *dst, gip_dtype dt)
+{
+    for (int64_t e = 0; e < n; e++) {
+        uint64_t acc = 0;
+        for (int j = 0; j < kh; j++)
+            acc += rows[j][e];
+        if (f64) {
+            double v = (double)acc * scale64;
+            ((uint16_t *)dst)[e] = gip__sat_u16_i32(gip__round_f64(v < 65536.0 ? v : 65536.0));
+            continue;
+        }
+        float v = (float)acc * scale;
+        if (dt == GIP_U8)
+            ((uint8_t *)dst)[e] = gip__sat_u8_f32(v);
+        else if (dt == GIP_U16)
+            ((uint16_t *)dst)[e] = gip__sat_u16_f32(v);
+        else
+            ((float *)dst)[e] = v;
+    }
+}
+
 /* ---- AVX2 kernels: the same arithmetic in the same order, 16 (u8) or 8 (float) at a time. ---- */
 #ifdef GIP__SEP_X86
 GIP__AVX2 static inline __m256i load16_u8(const uint8_t *p)
@@ -430,6 +466,31 @@ GIP__AVX2 static int64_t vpass_box_avx2(const uint16_t *const *rows, int kh, flo
     return e;
 }
 
+GIP__AVX2 static int64_t hpass_boxi_avx2(const uint8_t *ext8, const uint16_t *ext16, int64_t n,
+                                         int cn, int kw, uint32_t *h)
+{
+    int64_t e = 0;
+    for (; e + 16 <= n; e += 16) {
+        __m256i lo = _mm256_setzero_si256(), hi = _mm256_setzero_si256();
+        for (int i = 0; i < kw; i++) {
+            int64_t o = e + (int64_t)i * cn;
+            if (ext8) {
+                __m128i x = _mm_loadu_si128((const __m128i *)(ext8 + o));
+                lo = _mm256_add_epi32(lo, _mm256_cvtepu8_epi32(x));
+                hi = _mm256_add_epi32(hi, _mm256_cvtepu8_epi32(_mm_srli_si128(x, 8)));
+            } else {
+                __m128i x0 = _mm_loadu_si128((const __m128i *)(ext16 + o));
+                __m128i x1 = _mm_loadu_si128((const __m128i *)(ext16 + o + 8));
+                lo = _mm256_add_epi32(lo, _mm256_cvtepu16_epi32(x0));
+                hi = _mm256_add_epi32(hi, _mm256_cvtepu16_epi32(x1));
+            }
+        }
+        _mm256_storeu_si256((__m256i *)(h + e), lo);
+        _mm256_storeu_si256((__m256i *)(h + e + 8), hi);
+    }
+    return e;
+}
+
 /* Float kernels work on nv (1, 2 or 4) vectors of 8 elements at once: independent sums hide the
  * add latency and share each broadcast tap; every element is still summed tap by tap in kernel
  * order, as in the scalar twins. */
@@ -532,6 +593,36 @@ GIP__AVX2 static int64_t vpass_float_avx2(const float *const *rows, int kh, cons
         }
     return e;
 }
+
+/* box_int vertical pass in 32-bit lanes: only for plans whose largest sum is below 2^31, so that
+ * the signed conversion to float is the scalar twin's (correctly rounded) one. */
+GIP__AVX2 static int64_t vpass_boxi_avx2(const uint32_t *const *rows, int kh, float scale,
+                                         int64_t n, void *dst, gip_dtype dt)
+{
+    int64_t e = 0;
+    const __m256 sc = _mm256_set1_ps(scale);
+    __m256 acc[2];
+    for (; e + 16 <= n; e += 16) {
+        __m256i a0 = _mm256_loadu_si256((const __m256i *)(rows[0] + e));
+        __m256i a1 = _mm256_loadu_si256((const __m256i *)(rows[0] + e + 8));
+        for (int j = 1; j < kh; j++) {
+            a0 = _mm256_add_epi32(a0, _mm256_loadu_si256((const __m256i *)(rows[j] + e)));
+            a1 = _mm256_add_epi32(a1, _mm256_loadu_si256((const __m256i *)(rows[j] + e + 8)));
+        }
+        acc[0] = _mm256_mul_ps(_mm256_cvtepi32_ps(a0), sc);
+        acc[1] = _mm256_mul_ps(_mm256_cvtepi32_ps(a1), sc);
+        store_f(dst, e, dt, acc, 2);
+    }
+    if (dt == GIP_F32)
+        for (; e + 8 <= n; e += 8) {
+            __m256i a0 = _mm256_loadu_si256((const __m256i *)(rows[0] + e));
+            for (int j = 1; j < kh; j++)
+                a0 = _mm256_add_epi32(a0, _mm256_loadu_si256((const __m256i *)(rows[j] + e)));
+            acc[0] = _mm256_mul_ps(_mm256_cvtepi32_ps(a0), sc);
+            store_f(dst, e, dt, acc, 1);
+        }
+    return e;
+}
 #endif
 
 /* ---- bands ---------------------------------------------------------------------------------- */
@@ -541,7 +632,9 @@ typedef struct sep_job {
     const gip_image *src;
     gip_image *dst;
     bool simd;
-    bool ones; /* FLOAT with all taps 1 (box): the products are left out */
+    bool ones;      /* FLOAT with all taps 1 (box): the products are left out */
+    bool boxi_simd; /* box_int: the AVX2 vertical pass applies (sums below 2^31, no f64) */
+    bool boxi_f64;  /* box_int: u16 output of an area above 32768, converted in double */
     int failed;
 #ifdef GIP__SEP_X86
     fixed_vk vk; /* FIXED_U8 with SIMD: the vertical taps in pairs */
@@ -562,17 +655,35 @@ static float src_elem(const void *row, gip_dtype dt, int64_t i)
     }
 }
 
+/* ext holds the source's own elements (FIXED_U8, box_u8, box_int) rather than floats. */
+static bool raw_ext(const gip__sep_plan *pl)
+{
+    return pl->mode == GIP__SEP_FIXED_U8 || pl->box_u8 || pl->box_int;
+}
+
+/* Bytes of one ext element and of one ring (horizontal pass) element. */
+static size_t ext_elem_size(const sep_job *job)
+{
+    return raw_ext(job->plan) ? gip_dtype_size(job->src->dtype) : sizeof(float);
+}
+
+static size_t ring_elem_size(const gip__sep_plan *pl)
+{
+    return pl->mode == GIP__SEP_FIXED_U8 || pl->box_u8 ? sizeof(uint16_t) : sizeof(uint32_t);
+}
+
 /* Fills ext pixels [p0, p1) from source row sy (-1: a row of the border value) extended by the
- * horizontal border: ext pixel p is source column p - ax. FIXED_U8 and box_u8 keep bytes, FLOAT
- * converts to float. The image's own columns are copied (or converted) as one run; only border
- * pixels go through gip__border_index. */
+ * horizontal border: ext pixel p is source column p - ax. raw_ext() plans keep the source's
+ * elements, the others convert to float. The image's own columns are copied (or converted) as one
+ * run; only border pixels go through gip__border_index. */
 static void fill_ext(const sep_job *job, int64_t sy, void *ext, int64_t p0, int64_t p1)
 {
     const gip__sep_plan *pl = job->plan;
     const gip_image *s = job->src;
     int cn = s->channels;
     int64_t w = s->width;
-    bool fixed = pl->mode == GIP__SEP_FIXED_U8 || pl->box_u8;
+    bool raw = raw_ext(pl);
+    int64_t esz = (int64_t)ext_elem_size(job);
     const char *row = sy >= 0 ? (const char *)s->data + sy * s->stride : NULL;
     /* interior pixels [in0, in1) of the range */
     int64_t in0 = row && pl->ax > p0 ? pl->ax : p0, in1 = row && pl->ax + w < p1 ? pl->ax + w : p1;
@@ -581,8 +692,8 @@ static void fill_ext(const sep_job *job, int64_t sy, void *ext, int64_t p0, int6
     if (in1 > in0) {
         int64_t n = (in1 - in0) * cn;
         const char *from = row + (in0 - pl->ax) * cn * (int64_t)gip_dtype_size(s->dtype);
-        void *to = (char *)ext + in0 * cn * (fixed ? 1 : (int64_t)sizeof(float));
-        if (fixed || s->dtype == GIP_F32) {
+        void *to = (char *)ext + in0 * cn * esz;
+        if (raw || s->dtype == GIP_F32) {
             memcpy(to, from, (size_t)n * gip_dtype_size(s->dtype));
         } else if (s->dtype == GIP_U8) {
             for (int64_t i = 0; i < n; i++)
@@ -600,8 +711,10 @@ static void fill_ext(const sep_job *job, int64_t sy, void *ext, int64_t p0, int6
         int64_t sx = row ? gip__border_index(p - pl->ax, w, pl->border) : -1;
         for (int c = 0; c < cn; c++) {
             float v = sx >= 0 ? src_elem(row, s->dtype, sx * cn + c) : pl->border_value[c];
-            if (fixed)
+            if (raw && esz == 1)
                 ((uint8_t *)ext)[p * cn + c] = (uint8_t)v;
+            else if (raw)
+                ((uint16_t *)ext)[p * cn + c] = (uint16_t)v;
             else
                 ((float *)ext)[p * cn + c] = v;
         }
@@ -620,6 +733,16 @@ static void hpass(const sep_job *job, const void *ext, int64_t n, void *h)
             e = hpass_box_avx2(ext, n, cn, pl->kw, h);
 #endif
         hpass_box_scalar((const uint8_t *)ext + e, n - e, cn, pl->kw, (uint16_t *)h + e);
+    } else if (pl->box_int) {
+        bool u8 = job->src->dtype == GIP_U8;
+        const uint8_t *e8 = u8 ? ext : NULL;
+        const uint16_t *e16 = u8 ? NULL : ext;
+#ifdef GIP__SEP_X86
+        if (job->simd)
+            e = hpass_boxi_avx2(e8, e16, n, cn, pl->kw, h);
+#endif
+        hpass_boxi_scalar(u8 ? e8 + e : NULL, u8 ? NULL : e16 + e, n - e, cn, pl->kw,
+                          (uint32_t *)h + e);
     } else if (pl->mode == GIP__SEP_FIXED_U8) {
 #ifdef GIP__SEP_X86
         if (job->simd)
@@ -645,12 +768,10 @@ static void hrow(const sep_job *job, int64_t sy, void *ext, void *h)
     const gip_image *s = job->src;
     int cn = s->channels;
     int64_t w = s->width, np = w + pl->kw - 1;
-    bool fixed = pl->mode == GIP__SEP_FIXED_U8 || pl->box_u8;
-    int64_t esz = fixed ? 1 : (int64_t)sizeof(float);
-    int64_t hsz = fixed ? (int64_t)sizeof(uint16_t) : (int64_t)sizeof(float);
+    int64_t esz = (int64_t)ext_elem_size(job), hsz = (int64_t)ring_elem_size(pl);
     /* outputs [xl, xr) read source columns only */
     int64_t xl = pl->ax < w ? pl->ax : w, xr = w - (pl->kw - 1 - pl->ax);
-    if (sy < 0 || !(fixed || s->dtype == GIP_F32) || xr - xl < 64) {
+    if (sy < 0 || !(raw_ext(pl) || s->dtype == GIP_F32) || xr - xl < 64) {
         fill_ext(job, sy, ext, 0, np);
         hpass(job, ext, w * cn, h);
         return;
@@ -679,6 +800,18 @@ static void vpass(const sep_job *job, const void *const *rows, void *out)
             rr[j] = r[j] + e;
         vpass_box_scalar(rr, pl->kh, pl->scale, n - e,
                          (char *)out + e * (int64_t)gip_dtype_size(dt), dt);
+    } else if (pl->box_int) {
+        const uint32_t *const *r = (const uint32_t *const *)rows;
+        gip_dtype dt = job->dst->dtype;
+#ifdef GIP__SEP_X86
+        if (job->simd && job->boxi_simd)
+            e = vpass_boxi_avx2(r, pl->kh, pl->scale, n, out, dt);
+#endif
+        const uint32_t *rr[GIP__SEP_MAX_K];
+        for (int j = 0; j < pl->kh; j++)
+            rr[j] = r[j] + e;
+        vpass_boxi_scalar(rr, pl->kh, pl->scale, pl->scale64, job->boxi_f64, n - e,
+                          (char *)out + e * (int64_t)gip_dtype_size(dt), dt);
     } else if (pl->mode == GIP__SEP_FIXED_U8) {
         const uint16_t *const *r = (const uint16_t *const *)rows;
 #ifdef GIP__SEP_X86
@@ -711,9 +844,7 @@ static void run_band(void *arg, int64_t y0, int64_t y1)
     const gip_image *s = job->src;
     int cn = s->channels, kh = pl->kh;
     int64_t n = s->width * cn;
-    bool small = pl->mode == GIP__SEP_FIXED_U8 || pl->box_u8;
-    size_t esz = small ? 1 : sizeof(float);
-    size_t hsz = small ? sizeof(uint16_t) : sizeof(float);
+    size_t esz = ext_elem_size(job), hsz = ring_elem_size(pl);
     /* Rounded to 64 bytes so that the ring rows after it stay aligned for their element type. */
     size_t ext_bytes = ((size_t)((s->width + pl->kw - 1) * cn) * esz + 64 + 63) & ~(size_t)63;
     size_t row_bytes = ((size_t)n * hsz + 63) & ~(size_t)63;
@@ -753,6 +884,12 @@ gip_status gip__sep_run_cpu(gip_context *ctx, const gip__sep_plan *plan, const g
         job.ones = plan->kxf[i] == 1.0f;
     for (int j = 0; j < plan->kh && job.ones; j++)
         job.ones = plan->kyf[j] == 1.0f;
+    if (plan->box_int) {
+        int64_t area = (int64_t)plan->kw * plan->kh;
+        int64_t top = src->dtype == GIP_U8 ? 255 : 65535;
+        job.boxi_f64 = dst->dtype == GIP_U16 && area > 32768;
+        job.boxi_simd = !job.boxi_f64 && area * top < ((int64_t)1 << 31);
+    }
 #ifdef GIP__SEP_X86
     /* Trying every sum costs 255 kw kh steps: worth it when the image has several times more. */
     int64_t maxacc = 255 * (int64_t)plan->kw * plan->kh;

@@ -3,8 +3,9 @@
  * halo in shared memory once (16-byte loads where the row allows), runs the horizontal pass into
  * shared memory and the vertical pass out to global memory, each thread producing a run of outputs
  * from a register ring; a direct kernel serves kernels and images the tiled one does not take.
- * Same results as the CPU backend, bit for bit: u8 Gaussian in OpenCV's fixed point, the rest in
- * float, multiply then add in tap order without FMA contraction. */
+ * Same results as the CPU backend, bit for bit: u8 Gaussian in OpenCV's fixed point, u8 and u16
+ * boxes (box_int plans) in exact integer sums, the rest in float, multiply then add in tap order
+ * without FMA contraction. */
 #include <new>
 
 #include "cuda_util.cuh"
@@ -29,7 +30,10 @@ namespace
  * H never reaches 65536, so the CPU's 16-bit H (which wraps) equals the float one, and V equals
  * the CPU's integer sum. The result (V + 32768) >> 16 is formed as floor((V + 32768) * 2^-16) by
  * one FMA rounded down onto 2^23 (exact: the value lies in [0, 256) with 16 fraction bits), whose
- * low mantissa byte is the answer; it is never above 255 by the same bound.
+ * low mantissa byte is the answer; it is never above 255 by the same bound. box_int plans (all-ones
+ * taps, u8 or u16 source) keep the float H, which is exact (at most 63 values below 2^16: below
+ * 2^22), but sum V in 32-bit integers (below 63 * 63 * 2^16 < 2^32, where float sums would round
+ * past 2^24) and convert V to float once, as the CPU does.
  *
  * Staging. Shared S holds nr = th + kh - 1 source rows of nq 16-byte chunks (nq * CE >= nc =
  * TE + (kw - 1) CN elements, CE = 16 / sizeof(element)) in the source dtype, unconverted: S
@@ -391,8 +395,9 @@ template <> __device__ __forceinline__ void store4<float>(float *p, const float 
     *reinterpret_cast<float4 *>(p) = make_float4(v[0], v[1], v[2], v[3]);
 }
 
-/* Vertical pass: jobs of 4 columns by R rows, output rows y0 .. y0 + th - 1 of the tile. */
-template <typename TD, int CN, bool FIXED>
+/* Vertical pass: jobs of 4 columns by R rows, output rows y0 .. y0 + th - 1 of the tile. BOXI:
+ * the sums in integers (iacc) instead of floats (acc). */
+template <typename TD, int CN, bool FIXED, bool BOXI>
 __device__ __forceinline__ void vpass(const tiled_args &a, const float *Hs, int y0, int xe0)
 {
     constexpr int CW = tile_cfg<CN>::TE / 4;
@@ -405,13 +410,21 @@ __device__ __forceinline__ void vpass(const tiled_args &a, const float *Hs, int 
         for (int o = 0; o < R; o++)
             ring[o] = *reinterpret_cast<const float4 *>(base + o * a.ph);
         float acc[R][4];
+        uint32_t iacc[R][4];
         const float k0 = a.ky[0];
 #pragma unroll
         for (int o = 0; o < R; o++) {
-            acc[o][0] = __fmul_rn(k0, ring[o].x);
-            acc[o][1] = __fmul_rn(k0, ring[o].y);
-            acc[o][2] = __fmul_rn(k0, ring[o].z);
-            acc[o][3] = __fmul_rn(k0, ring[o].w);
+            if constexpr (BOXI) {
+                iacc[o][0] = __float2uint_rz(ring[o].x);
+                iacc[o][1] = __float2uint_rz(ring[o].y);
+                iacc[o][2] = __float2uint_rz(ring[o].z);
+                iacc[o][3] = __float2uint_rz(ring[o].w);
+            } else {
+                acc[o][0] = __fmul_rn(k0, ring[o].x);
+                acc[o][1] = __fmul_rn(k0, ring[o].y);
+                acc[o][2] = __fmul_rn(k0, ring[o].z);
+                acc[o][3] = __fmul_rn(k0, ring[o].w);
+            }
         }
         for (int j0 = 0; j0 < a.kh; j0 += R) {
 #pragma unroll
@@ -426,7 +439,9 @@ __device__ __forceinline__ void vpass(const tiled_args &a, const float *Hs, int 
                             const float xs[4] = {x.x, x.y, x.z, x.w};
 #pragma unroll
                             for (int v = 0; v < 4; v++) {
-                                if constexpr (FIXED)
+                                if constexpr (BOXI)
+                                    iacc[o][v] += __float2uint_rz(xs[v]);
+                                else if constexpr (FIXED)
                                     acc[o][v] = __fmaf_rn(k, xs[v], acc[o][v]);
                                 else
                                     acc[o][v] = __fadd_rn(acc[o][v], __fmul_rn(k, xs[v]));
@@ -446,8 +461,12 @@ __device__ __forceinline__ void vpass(const tiled_args &a, const float *Hs, int 
                 break;
             TD out[4];
 #pragma unroll
-            for (int v = 0; v < 4; v++)
-                out[v] = finish<TD, FIXED>::cvt(acc[o][v], a.scale);
+            for (int v = 0; v < 4; v++) {
+                if constexpr (BOXI)
+                    out[v] = finish<TD, false>::cvt(__uint2float_rn(iacc[o][v]), a.scale);
+                else
+                    out[v] = finish<TD, FIXED>::cvt(acc[o][v], a.scale);
+            }
             TD *drow = gip__row<TD>(a.dst, a.dstride, y) + xe;
             if (a.dvec && xe + 4 <= a.wc) {
                 store4<TD>(drow, out);
@@ -461,7 +480,7 @@ __device__ __forceinline__ void vpass(const tiled_args &a, const float *Hs, int 
     }
 }
 
-template <typename TS, typename TD, int CN, bool FIXED>
+template <typename TS, typename TD, int CN, bool FIXED, bool BOXI>
 __global__ void __launch_bounds__(NT, MINB) sep_tiled(const tiled_args a)
 {
     extern __shared__ __align__(16) unsigned char smem[];
@@ -487,7 +506,7 @@ __global__ void __launch_bounds__(NT, MINB) sep_tiled(const tiled_args a)
         __syncthreads();
         hpass<TS, CN, FIXED>(a, S, Hs);
         __syncthreads();
-        vpass<TD, CN, FIXED>(a, Hs, y0, xe0);
+        vpass<TD, CN, FIXED, BOXI>(a, Hs, y0, xe0);
         /* No barrier needed here: the next tile writes the row table and S only after barriers
          * that follow every read of them, and Hs after two more. */
     }
@@ -496,7 +515,8 @@ __global__ void __launch_bounds__(NT, MINB) sep_tiled(const tiled_args a)
 /* ---- the direct kernel ------------------------------------------------------------------------
  * For kernels beyond FUSED_K, images too wide for 32-bit tile indices, shared memory too small,
  * or fixed-point kernels outside the exact-float bound: one thread per output element, the CPU's
- * sums straight from global memory (FIXED in integers with the CPU's 16-bit H and 64-bit V). */
+ * sums straight from global memory (FIXED in integers with the CPU's 16-bit H and 64-bit V; BOXI
+ * with 32-bit H and 64-bit V, and u16 outputs of areas above 32768 converted in double). */
 
 struct sep_geom {
     const void *src;
@@ -508,6 +528,8 @@ struct sep_geom {
     gip_border border;
     float bval[4];
     float scale;
+    double scale64; /* box_int plans */
+    bool f64;       /* box_int u16 -> u16 of an area above 32768: V * scale64 in double */
 };
 
 template <int N> struct sep_coeffs {
@@ -542,7 +564,19 @@ __device__ __forceinline__ uint16_t hsum_i(const sep_geom &g, const sep_coeffs<N
     return (uint16_t)acc; /* the CPU keeps H in 16 bits */
 }
 
-template <typename TS, typename TD, int CN, bool FIXED>
+/* box_int: the exact horizontal sum (at most 1023 values below 2^16). */
+template <typename TS, int CN>
+__device__ __forceinline__ uint32_t hsum_box(const sep_geom &g, const TS *row, int64_t x, int c)
+{
+    uint32_t acc = 0;
+    for (int i = 0; i < g.kw; i++) {
+        int64_t sx = row ? gip__border_index(x - g.ax + i, g.w, g.border) : -1;
+        acc += sx >= 0 ? (uint32_t)row[sx * CN + c] : (uint32_t)g.bval[c];
+    }
+    return acc;
+}
+
+template <typename TS, typename TD, int CN, bool FIXED, bool BOXI>
 __global__ void sep_direct(sep_geom g, sep_coeffs<GIP__SEP_MAX_K> k)
 {
     int64_t n = g.w * CN * g.h;
@@ -555,7 +589,9 @@ __global__ void sep_direct(sep_geom g, sep_coeffs<GIP__SEP_MAX_K> k)
         for (int j = 0; j < g.kh; j++) {
             int64_t sy = gip__border_index(y - g.ay + j, g.h, g.border);
             const TS *row = sy >= 0 ? gip__row<TS>(g.src, g.sstride, sy) : nullptr;
-            if constexpr (FIXED) {
+            if constexpr (BOXI) {
+                iacc += hsum_box<TS, CN>(g, row, x, c);
+            } else if constexpr (FIXED) {
                 iacc += (int64_t)k.kyi[j] * hsum_i<TS, CN>(g, k, row, x, c);
             } else {
                 float p = __fmul_rn(k.kyf[j], hsum_f<TS, CN>(g, k, row, x, c));
@@ -563,7 +599,15 @@ __global__ void sep_direct(sep_geom g, sep_coeffs<GIP__SEP_MAX_K> k)
             }
         }
         TD out;
-        if constexpr (FIXED)
+        if constexpr (BOXI) {
+            out = gip__saturate<TD>(__fmul_rn(__ll2float_rn(iacc), g.scale));
+            if constexpr (sizeof(TD) == 2) {
+                if (g.f64) {
+                    double v = __dmul_rn((double)iacc, g.scale64);
+                    out = gip__sat_u16_i32(gip__round_f64(v < 65536.0 ? v : 65536.0));
+                }
+            }
+        } else if constexpr (FIXED)
             out = (TD)gip__sat_u8_i32((int32_t)((iacc + 32768) >> 16));
         else
             out = gip__saturate<TD>(__fmul_rn(facc, g.scale));
@@ -607,7 +651,7 @@ template <typename TS, int CN> size_t tiled_smem(int th, int kw, int kh, tiled_a
 }
 
 /* Tries the tiled kernel; *done false means the plan or image is not for it. */
-template <typename TS, typename TD, int CN, bool FIXED>
+template <typename TS, typename TD, int CN, bool FIXED, bool BOXI>
 gip_status launch_tiled(gip_context *ctx, const gip__sep_plan *p, const sep_geom &g, bool *done)
 {
     *done = false;
@@ -638,7 +682,7 @@ gip_status launch_tiled(gip_context *ctx, const gip__sep_plan *p, const sep_geom
     }
     if (shm > (size_t)optin)
         return GIP_OK;
-    auto kern = sep_tiled<TS, TD, CN, FIXED>;
+    auto kern = sep_tiled<TS, TD, CN, FIXED, BOXI>;
     if (shm > 48 * 1024) {
         /* The attribute belongs to the kernel, for every thread of the process: set to the
          * device's maximum (the same value whoever sets it), never to this launch's size, which
@@ -690,11 +734,11 @@ template <int N> void fill_coeffs(sep_coeffs<N> &k, const gip__sep_plan *p)
     }
 }
 
-template <typename TS, typename TD, int CN, bool FIXED>
+template <typename TS, typename TD, int CN, bool FIXED, bool BOXI>
 gip_status launch(gip_context *ctx, const gip__sep_plan *p, const sep_geom &g)
 {
     bool done = false;
-    gip_status st = launch_tiled<TS, TD, CN, FIXED>(ctx, p, g, &done);
+    gip_status st = launch_tiled<TS, TD, CN, FIXED, BOXI>(ctx, p, g, &done);
     if (st || done)
         return st;
     /* 16 KiB of coefficients: on the heap rather than on the caller's stack. */
@@ -704,22 +748,22 @@ gip_status launch(gip_context *ctx, const gip__sep_plan *p, const sep_geom &g)
     fill_coeffs(*kp, p);
     int64_t n = g.w * CN * g.h;
     int64_t blocks = (n + 255) / 256;
-    sep_direct<TS, TD, CN, FIXED>
+    sep_direct<TS, TD, CN, FIXED, BOXI>
         <<<(unsigned)(blocks < 65536 * 8 ? blocks : 65536 * 8), 256, 0, gip__stream(ctx)>>>(g, *kp);
     delete kp;
     return GIP__LAUNCH_CHECK(ctx, "separable filter (direct)");
 }
 
-template <typename TS, typename TD, bool FIXED>
+template <typename TS, typename TD, bool FIXED, bool BOXI = false>
 gip_status by_channels(gip_context *ctx, const gip__sep_plan *p, const sep_geom &g, int cn)
 {
     switch (cn) {
     case 1:
-        return launch<TS, TD, 1, FIXED>(ctx, p, g);
+        return launch<TS, TD, 1, FIXED, BOXI>(ctx, p, g);
     case 3:
-        return launch<TS, TD, 3, FIXED>(ctx, p, g);
+        return launch<TS, TD, 3, FIXED, BOXI>(ctx, p, g);
     case 4:
-        return launch<TS, TD, 4, FIXED>(ctx, p, g);
+        return launch<TS, TD, 4, FIXED, BOXI>(ctx, p, g);
     default:
         return gip__error(ctx, GIP_ERR_UNSUPPORTED, "separable filter: %d channels", cn);
     }
@@ -748,10 +792,22 @@ extern "C" gip_status gip__sep_run_cuda(gip_context *ctx, const gip__sep_plan *p
     for (int c = 0; c < 4; c++)
         g.bval[c] = plan->border_value[c];
     g.scale = plan->scale;
+    g.scale64 = plan->scale64;
+    gip_dtype sd = src->dtype, dd = dst->dtype;
+    g.f64 = plan->box_int && dd == GIP_U16 && (int64_t)plan->kw * plan->kh > 32768;
     int cn = src->channels;
     if (plan->mode == GIP__SEP_FIXED_U8)
         return by_channels<uint8_t, uint8_t, true>(ctx, plan, g, cn);
-    gip_dtype sd = src->dtype, dd = dst->dtype;
+    if (plan->box_int) {
+        if (sd == GIP_U8 && dd == GIP_U8)
+            return by_channels<uint8_t, uint8_t, false, true>(ctx, plan, g, cn);
+        if (sd == GIP_U8 && dd == GIP_F32)
+            return by_channels<uint8_t, float, false, true>(ctx, plan, g, cn);
+        if (sd == GIP_U16 && dd == GIP_U16)
+            return by_channels<uint16_t, uint16_t, false, true>(ctx, plan, g, cn);
+        if (sd == GIP_U16 && dd == GIP_F32)
+            return by_channels<uint16_t, float, false, true>(ctx, plan, g, cn);
+    }
     if (sd == GIP_U8 && dd == GIP_U8)
         return by_channels<uint8_t, uint8_t, false>(ctx, plan, g, cn);
     if (sd == GIP_U8 && dd == GIP_F32)
