@@ -62,6 +62,9 @@ typedef struct gip_box_params {
 /**
  * Box filter as cv2.boxFilter(src, ddepth, ksize, anchor, normalize, borderType): the mean (or
  * sum) over the kernel window. dst dtype: the source's (rounded and saturated like OpenCV) or f32.
+ * Integer sources are summed exactly in integers; a normalised integer result is the sum times
+ * (float)(1 / area) rounded half to even, and u16 -> u16 over areas above 32768 the sum times
+ * 1.0 / area in double, as OpenCV (equal on both backends).
  * dtypes u8, u16, f32; 1, 3, 4 channels; host or device; dst must not overlap src.
  * @return as gip_invert(), plus GIP_ERR_INVALID_ARGUMENT for bad ksize/anchor/border.
  */
