@@ -55,7 +55,7 @@ static void on_file(void *user, const char *in, const char *out, gip_status st, 
 
 /* A batch codec on the CPU decoders: counts its calls and the largest batch it was given. */
 typedef struct batch_probe {
-    int calls, largest, prepared;
+    int calls, largest, prepared, decoders, encoders;
     gip_status fail_prepare;
 } batch_probe;
 
@@ -75,13 +75,15 @@ static gip_status probe_decode_batch(void *user, gip_context *ctx, int32_t n,
 }
 
 static gip_status probe_prepare(void *user, gip_context *ctx, const gip_load_params *params,
-                                int32_t batch_size, int32_t workers)
+                                int32_t batch_size, int32_t decoders, int32_t encoders)
 {
     (void)ctx, (void)params;
     batch_probe *b = user;
     b->prepared++;
     /* A codec outside the library cannot set gip's message: the engine says what failed. */
-    return batch_size >= 1 && workers >= 1 ? b->fail_prepare : GIP_ERR_INTERNAL;
+    b->decoders = decoders;
+    b->encoders = encoders;
+    return batch_size >= 1 ? b->fail_prepare : GIP_ERR_INTERNAL;
 }
 
 static int count_files(const char *dir)
@@ -216,6 +218,9 @@ static void folder(gip_context *ctx)
             /* 17 files (one missing, one unreadable unless root) in batches of at most 5. */
             int readable = (int)n - 1 - (root ? 0 : 1);
             GT_CHECK(bp.prepared == 1, "prepare called %d times for one pipeline", bp.prepared);
+            /* 2 workers, one pipeline whose queue holds 10: at most 2 decodes and 2 encodes. */
+            GT_CHECK(bp.decoders == 2 && bp.encoders == 2, "prepared for %d decoders, %d encoders",
+                     bp.decoders, bp.encoders);
             GT_CHECK(bp.largest > 1 && bp.largest <= 5, "largest batch %d, expected 2..5",
                      bp.largest);
             GT_CHECK(bp.calls >= (readable + 4) / 5 && bp.calls < readable,
@@ -376,6 +381,9 @@ static void bounded(gip_context *ctx)
     bad.cpu_mode = GIP_BATCH_CPU_STAGED;
     int before = count_files(out);
     GT_STATUS(gip_batch_run(p, 1, (const char *const *)inputs, 2, out, &bad, &st), GIP_ERR_DEVICE);
+    /* Two files: never more states than files. */
+    GT_CHECK(bp.decoders >= 1 && bp.decoders <= 2 && bp.encoders >= 1 && bp.encoders <= 2,
+             "two files: prepared for %d decoders, %d encoders", bp.decoders, bp.encoders);
     GT_CHECK(bp.prepared == 1 && count_files(out) == before,
              "failed prepare: called %d times, %d files written", bp.prepared,
              count_files(out) - before);

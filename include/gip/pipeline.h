@@ -291,11 +291,12 @@ typedef struct gip_batch_codec {
                                const size_t *sizes, const gip_load_params *params, gip_image *outs,
                                gip_status *statuses);
     int32_t batch_size; /* files per decode_batch call, 1..64; 0 = 8 (gip_nvjpeg_codec: 16) */
-    /* Called once per pipeline context before the batch's clock starts, with the load parameters
-     * and the number of worker threads: creates the decoder's handles and states so that the
-     * first files do not pay for them. May be NULL. */
+    /* Called once per pipeline context before the batch's clock starts, with the load parameters,
+     * the batch size, and how many decode and encode calls may run at once in this batch (the
+     * engine bounds them by its queues, workers and files): creates the codec's handles and
+     * states so that the first files do not pay for them. May be NULL. */
     gip_status (*prepare)(void *user, gip_context *ctx, const gip_load_params *params,
-                          int32_t batch_size, int32_t workers);
+                          int32_t batch_size, int32_t decoders, int32_t encoders);
 } gip_batch_codec;
 
 /* ---- GPU JPEG (nvJPEG) ----------------------------------------------------------------------- *

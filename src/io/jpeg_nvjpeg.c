@@ -725,10 +725,11 @@ static gip_status codec_decode_batch(void *user, gip_context *ctx, int32_t n,
     return st;
 }
 
-/* Before a batch: the handles, and `workers` decoder states (hardware part initialised for
- * batches of batch_size in the output format of params) and encoder states in the pools. */
+/* Before a batch: the handles, `decoders` decoder states (hardware part initialised for batches
+ * of batch_size in the output format of params) and `encoders` encoder states in the pools (at
+ * most 32 of each: more are created when needed). */
 static gip_status codec_prepare(void *user, gip_context *ctx, const gip_load_params *params,
-                                int32_t batch_size, int32_t workers)
+                                int32_t batch_size, int32_t decoders, int32_t encoders)
 {
     static const char op[] = "gip_batch_run (nvJPEG)";
     (void)user;
@@ -740,15 +741,15 @@ static gip_status codec_prepare(void *user, gip_context *ctx, const gip_load_par
         lp = *params;
     dec_state *ds[32] = {0};
     enc_state *es[32] = {0};
-    int32_t k = workers < 1 ? 1 : workers > 32 ? 32 : workers;
-    for (int32_t i = 0; i < k && !st; i++) {
+    int32_t nd = decoders < 0 ? 0 : decoders > 32 ? 32 : decoders;
+    int32_t ne = encoders < 0 ? 0 : encoders > 32 ? 32 : encoders;
+    for (int32_t i = 0; i < nd && !st; i++)
         if (!(st = dec_state_acquire(ctx, &ds[i], op)) && ds[i]->hw &&
             hw_init(ds[i], batch_size, output_format(&lp)) != NVJPEG_STATUS_SUCCESS)
             ds[i]->hw_batch = 0; /* decode_nv initialises it again (and reports a failure) */
-        if (!st)
-            st = enc_state_acquire(ctx, &es[i], op);
-    }
-    for (int32_t i = 0; i < k; i++) {
+    for (int32_t i = 0; i < ne && !st; i++)
+        st = enc_state_acquire(ctx, &es[i], op);
+    for (int32_t i = 0; i < 32; i++) {
         if (ds[i])
             dec_state_release(ds[i]);
         if (es[i])

@@ -777,10 +777,16 @@ gip_status gip_batch_run(gip_pipeline *const *pipes, int32_t npipes, const char 
         double t = now();
         char before[256];
         snprintf(before, sizeof before, "%s", gip_last_error());
+        /* Decode calls at once: each reserves up to a batch of room in a compute queue (and the
+         * files are fewer than that at times); encodes: one per worker. */
+        int64_t dec = (int64_t)npipes * (cq_depth / e->batch + 1), enc = jobs;
+        dec = dec < jobs ? dec : jobs;
+        dec = dec < n_inputs ? dec : n_inputs;
+        enc = enc < n_inputs ? enc : n_inputs;
         int32_t q = 0;
         for (; q < npipes && !st; q++)
             st = o->codec->prepare(o->codec->user, gip_pipeline_context(pipes[q]), &e->lp, e->batch,
-                                   jobs);
+                                   (int32_t)dec, (int32_t)enc);
         e->st.t_setup = now() - t;
         if (st) {
             /* The codec's own message when it set one; otherwise say which call failed. */
