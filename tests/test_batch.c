@@ -66,9 +66,12 @@ static gip_status probe_decode_batch(void *user, gip_context *ctx, int32_t n,
 {
     (void)ctx;
     batch_probe *b = user;
-    b->calls++; /* the engine's workers call it concurrently: counts are checked >= / <= only */
-    if (n > b->largest)
-        b->largest = n;
+    /* the engine's workers call it concurrently */
+    __atomic_fetch_add(&b->calls, 1, __ATOMIC_RELAXED);
+    int l = __atomic_load_n(&b->largest, __ATOMIC_RELAXED);
+    while (n > l && !__atomic_compare_exchange_n(&b->largest, &l, n, false, __ATOMIC_RELAXED,
+                                                 __ATOMIC_RELAXED))
+        ;
     for (int32_t i = 0; i < n; i++)
         statuses[i] = gip_image_decode(data[i], sizes[i], params, &outs[i]);
     return GIP_OK;
