@@ -22,6 +22,18 @@ static const bcase cases[] = {
 static const gip_dtype dtypes[] = {GIP_U8, GIP_U16, GIP_F32};
 static const int chans[] = {1, 3, 4};
 static gip_context *cpu_ctx;
+/* Set by test_packed: both images get 16-byte row strides (the packed 3x3 CUDA path's case). */
+static bool align16;
+
+/* The padding that makes a row of w x cn elements of dt a multiple of 16 bytes (at least `pad`
+ * when align16 is off). */
+static int64_t row_pad(int64_t w, int cn, gip_dtype dt, int64_t pad)
+{
+    if (!align16)
+        return pad;
+    int64_t row = w * cn * (int64_t)gip_dtype_size(dt);
+    return (row + 15) / 16 * 16 - row;
+}
 
 static gip_status run_box(gip_context *ctx, const gip_image *s, gip_image *d, const void *p)
 {
@@ -38,8 +50,8 @@ static void one(gip_context *ctx, gt_size sz, gip_dtype dt, int cn, gip_border m
              gip_border_name(mode), bc->kw, bc->kh, bc->has_anchor, bc->axx, bc->ayy,
              bc->unnorm ? " sum" : "", (long long)pad);
     gip_image src, dst, exp_img;
-    gt_alloc(&src, sz.w, sz.h, cn, dt, pad);
-    gt_alloc(&dst, sz.w, sz.h, cn, ddt, pad + 5);
+    gt_alloc(&src, sz.w, sz.h, cn, dt, row_pad(sz.w, cn, dt, pad));
+    gt_alloc(&dst, sz.w, sz.h, cn, ddt, row_pad(sz.w, cn, ddt, pad + 5));
     gt_alloc(&exp_img, sz.w, sz.h, cn, ddt, 0);
     gt_fill_random(&src, seed, 0, 0);
     gip_box_params p = {
@@ -245,6 +257,26 @@ static void test_large_areas(gip_context *ctx)
             }
 }
 
+/* The 3x3 box on u8 with 16-byte aligned rows (on CUDA the packed integer kernel of the 2-D
+ * engine): row lengths around the kernel's 16-element lanes and 512-element warps, every border,
+ * 1, 3 and 4 channels, normalised, summed (saturating) and to f32. */
+static void test_packed(gip_context *ctx)
+{
+    static const gt_size sizes[] = {{1, 1},    {5, 3},    {16, 2},   {13, 42}, {171, 5},
+                                    {512, 17}, {513, 16}, {700, 33}, {2, 40},  {1024, 3}};
+    static const bcase pc[] = {{3, 3, 0, 0, 0, 0, false},
+                               {3, 3, 0, 0, 0, 1, false},
+                               {3, 3, 0, 0, 0, 0, true},
+                               {3, 3, 1, 1, 1, 1, true}};
+    align16 = true;
+    uint64_t seed = 900;
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (int c = 0; c < 3; c++)
+            for (int b = 0; b <= GIP_BORDER_WRAP; b++, seed++)
+                one(ctx, sizes[s], GIP_U8, chans[c], (gip_border)b, &pc[seed % 4], 0, seed);
+    align16 = false;
+}
+
 static void body(gip_context *ctx)
 {
     if (gt_current_backend == GT_CUDA) {
@@ -265,6 +297,7 @@ static void body(gip_context *ctx)
                         seed++;
                     }
     }
+    test_packed(ctx);
     test_wide(ctx);
     test_tiles(ctx);
     test_large_areas(ctx);

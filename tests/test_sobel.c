@@ -21,12 +21,25 @@ static gip_status run_mag(gip_context *ctx, const gip_image *s, gip_image *d, co
     return gip_sobel_magnitude(ctx, s, d, p);
 }
 
+/* Set by packed_path: every image gets 16-byte row strides (the packed 3x3 CUDA path's case). */
+static bool align16;
+
+/* `pad`, or with align16 the padding that makes the row a multiple of 16 bytes. */
+static int64_t row_pad(const gip_image *like, gip_dtype dt, int64_t pad)
+{
+    if (!align16)
+        return pad;
+    int64_t row = like->width * like->channels * (int64_t)gip_dtype_size(dt);
+    return (row + 15) / 16 * 16 - row;
+}
+
 /* Runs one case and checks it against `ref` (final values before dtype conversion). */
 static void check(gip_context *ctx, gt_unary_fn fn, const gip_image *src, gip_dtype dt,
                   const gip_sobel_params *p, const double *ref, double atol, const char *label)
 {
     gip_image dst, exp;
-    gt_alloc(&dst, src->width, src->height, src->channels, dt, dt == GIP_S16 ? 6 : 0);
+    gt_alloc(&dst, src->width, src->height, src->channels, dt,
+             row_pad(src, dt, dt == GIP_S16 ? 6 : 0));
     gt_alloc(&exp, src->width, src->height, src->channels, dt, 0);
     if (GT_OK(gt_run_unary(ctx, fn, src, &dst, p, 0xEE))) {
         ref2d_store(&exp, ref);
@@ -52,7 +65,9 @@ static void sobel_case(gip_context *ctx, gt_size sz, gip_dtype st, gip_dtype dt,
                        float delta, uint64_t seed)
 {
     gip_image src;
-    gt_alloc(&src, sz.w, sz.h, ch, st, seed % 2 ? 3 * (int64_t)gip_dtype_size(st) : 0);
+    gip_image shape = {.width = sz.w, .height = sz.h, .channels = ch};
+    gt_alloc(&src, sz.w, sz.h, ch, st,
+             row_pad(&shape, st, seed % 2 ? 3 * (int64_t)gip_dtype_size(st) : 0));
     gt_fill_random(&src, seed, 0, 0);
     gip_sobel_params p = {.dx = dx, .dy = dy, .ksize = ksize, .scale = scale, .delta = delta};
     p.border.mode = b;
@@ -182,6 +197,34 @@ static const gt_size tile_sizes[] = {
     {31, 7},   {32, 8},   {33, 9},   {63, 15},  {64, 16},  {65, 17},  {129, 7},  {31, 17},
     {33, 15},  {64, 9},   {129, 16}, {4097, 3}, {1023, 8}, {1024, 9}, {1025, 7}, {341, 15},
     {342, 17}, {511, 16}, {512, 15}, {513, 17}, {256, 17}, {257, 8},  {2, 2},    {3, 33}};
+
+/* u8 sources with 16-byte aligned rows (on CUDA the packed integer 3x3 kernel): every 3x3
+ * order (Sobel, Scharr, ksize 1) to s16, u8 and f32, with and without scale and delta, every
+ * border, 1, 3 and 4 channels, row lengths around the kernel's 16-element lanes and 512-element
+ * warps. */
+static void packed_path(gip_context *ctx)
+{
+    static const gt_size sizes[] = {{1, 1},    {5, 3},    {16, 2},   {13, 42}, {171, 5},
+                                    {512, 17}, {513, 16}, {700, 33}, {2, 40},  {1024, 3}};
+    static const gip_dtype dts[] = {GIP_S16, GIP_U8, GIP_F32};
+    static const int32_t chans[] = {1, 3, 4};
+    static const struct {
+        int32_t dx, dy, ksize;
+    } orders[] = {{1, 0, 3},          {0, 1, 3}, {1, 1, 3}, {1, 0, GIP_SCHARR},
+                  {0, 1, GIP_SCHARR}, {0, 1, 1}, {1, 0, 1}, {2, 0, 3}};
+    align16 = true;
+    uint64_t seed = 8100;
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (int b = 0; b <= GIP_BORDER_WRAP; b++)
+            for (int ci = 0; ci < 3; ci++, seed++) {
+                const int o = (int)(seed % 8), d = (int)(seed / 8 % 3);
+                float scale = seed % 5 == 0 ? 0.25f : 0.0f;
+                float delta = seed % 7 == 0 ? 1.5f : 0.0f;
+                sobel_case(ctx, sizes[s], GIP_U8, dts[d], chans[ci], orders[o].dx, orders[o].dy,
+                           orders[o].ksize, (gip_border)b, scale, delta, seed);
+            }
+    align16 = false;
+}
 
 static void tile_edges(gip_context *ctx)
 {
@@ -347,6 +390,7 @@ static void suite(gip_context *ctx)
 {
     sweep(ctx);
     tile_edges(ctx);
+    packed_path(ctx);
     stored_cv2(ctx);
     bad_inputs(ctx);
 }

@@ -80,6 +80,12 @@ gip_status gip__f2d_run_cpu(gip_context *ctx, const gip__f2d_plan *plan, const g
 gip_status gip__f2d_run_cuda(gip_context *ctx, const gip__f2d_plan *plan, const gip_image *src,
                              gip_image *dst);
 
+/* The plan through the packed kernel for u8 sources and integer taps within 3x3 when it qualifies
+ * (int_acc, not MAG, dst u8/s16/f32, 255 * sum |k| < 2^16, both images 16-byte aligned); *done
+ * says whether it ran. gip__f2d_run_cuda tries it first; the box filter calls it for 3x3 u8. */
+gip_status gip__f2d_run_u8x3_cuda(gip_context *ctx, const gip__f2d_plan *plan, const gip_image *src,
+                                  const gip_image *dst, bool *done);
+
 /* Checks a 2-D filter's images: gip__check_unary, src u8/u16/f32 with 1, 3 or 4 channels, dst with
  * the same channels, no overlap. The dst dtype is the caller's business. */
 gip_status gip__f2d_check_images(gip_context *ctx, const gip_image *src, const gip_image *dst,

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The 2-D correlation engine on CUDA. Plans whose taps fit a 3x3 or 5x5 box (Sobel, Scharr, the
- * usual filter2d kernels, the magnitude's two kernels at once) run a tiled kernel specialised for
- * the box, the channel count and the dtypes; any other plan runs the generic tiled kernel, and
+/* The 2-D correlation engine on CUDA. Integer plans on u8 images with taps inside 3x3 (Sobel,
+ * Scharr, the 3x3 box, integer kernels) run a kernel that sums two outputs per 32-bit integer
+ * operation; plans whose taps fit a 3x3 or 5x5 box (float taps, the magnitude's two kernels at
+ * once) run a tiled kernel specialised for the box, the channel count and the dtypes; any other
+ * plan runs the generic tiled kernel, and
  * kernels too large for a tile read global memory directly. All of them use exactly the CPU's
  * arithmetic (filter2d.h), so integer results match the CPU bit for bit. */
 #include <math.h>
@@ -667,11 +669,319 @@ static gip_status fb_run(gip_context *ctx, const gip__f2d_plan *p, const gip_ima
     return fb_dispatch<float, float, false>(ctx, fa, C, K);
 }
 
+/* ---- the packed path: u8 sources, integer taps inside 3x3 ----------------------------------
+ *
+ * Integer plans on u8 images whose taps lie within one pixel of the anchor (Sobel and Scharr
+ * 3x3, the 3x3 box, integer filter2d kernels) have sums below 2^16 once shifted by a bias, so
+ * two of them fit one 32-bit register as 16-bit lanes and one integer multiply-add serves two
+ * outputs. A warp owns 512 bytes of a row (16 per lane, one aligned 16-byte load) and walks down
+ * UX_RY output rows, each source row loaded once and added to the three output rows it belongs
+ * to; the four bytes either side of a lane come from its neighbours by shuffles (lanes 0 and 31,
+ * and every lane at the image's edges, fetch their own through the border).
+ *
+ * Arithmetic. A pair register holds source bytes (x[2j], x[2j+1]) as x[2j] + 2^16 x[2j+1]. With
+ * B = 255 * (sum of |k| over the negative taps), acc = B (1 + 2^16) + sum k * pair (mod 2^32)
+ * has lanes B + sum k x, each in [0, 255 * sum |k|]; the host takes the path only when that is
+ * below 2^16, so the two lanes are exact whatever the intermediate carries were (the sum is
+ * linear modulo 2^32 and its two final lanes lie in range). Each lane minus B is the plan's exact
+ * int32 sum, which then goes through filter2d.h's finish: as a float (exact, below 2^24), the
+ * affine step, |v|, saturation. s16 outputs without the affine step whose range cannot saturate
+ * (255 * sum |k| <= 32767) subtract B in the lanes directly. */
+static constexpr int UX_RY = 16;     /* output rows per warp */
+static constexpr int UX_WARPS = 4;   /* warps per block, stacked in y */
+static constexpr int UX_W = 32 * 16; /* elements per warp along a row */
+
+struct UxArgs {
+    const uint8_t *src;
+    int64_t sstride;
+    char *dst;
+    int64_t dstride;
+    int32_t W, H, n; /* n = W * C elements per row, below 2^30 */
+    int32_t border;
+    int32_t k[9];   /* taps by position (dy + 1) * 3 + (dx + 1) */
+    uint32_t bias2; /* B (1 + 2^16) */
+    uint32_t biash; /* B 2^16 */
+    float fbias;    /* 2^23 + B */
+    uint32_t bv[4]; /* the constant border per channel (u8 values) */
+    float scale, delta;
+    int32_t affine, abs;
+};
+
+/* Four elements e .. e + 3 (e a multiple of 4, any value) of a row (NULL: constant border row)
+ * as a little-endian word, border applied. */
+template <int C>
+__device__ __forceinline__ uint32_t ux_word(const UxArgs &a, const uint8_t *row, int32_t e)
+{
+    if (row && e >= 0 && e + 4 <= a.n)
+        return __ldg(reinterpret_cast<const uint32_t *>(row + e));
+    uint32_t w = 0;
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        const int32_t ei = e + i;
+        const int32_t p = ei >= 0 ? ei / C : -((C - 1 - ei) / C);
+        const int32_t c = ei - p * C;
+        uint32_t v;
+        if (!row) {
+            v = a.bv[c];
+        } else if ((uint32_t)ei < (uint32_t)a.n) {
+            v = row[ei];
+        } else {
+            const int64_t sx = gip__border_index(p, a.W, (gip_border)a.border);
+            v = sx < 0 ? a.bv[c] : row[sx * C + c];
+        }
+        w |= v << (8 * i);
+    }
+    return w;
+}
+
+/* A source row's words for one lane: w[1..4] its 16 elements, w[0] / w[5] the 4 before / after
+ * (the ones it fetches itself: lanes 0 and 31). Loads are issued here and used a row later. */
+struct UxRow {
+    uint32_t w[6];
+};
+
+template <int C>
+__device__ __forceinline__ UxRow ux_fetch(const UxArgs &a, int32_t y, int32_t e, int lane)
+{
+    UxRow r;
+    const int64_t sy = gip__border_index(y, a.H, (gip_border)a.border);
+    const uint8_t *row = sy >= 0 ? a.src + sy * a.sstride : nullptr;
+    if (row && e + 16 <= a.n) {
+        const uint4 v = __ldg(reinterpret_cast<const uint4 *>(row + e));
+        r.w[1] = v.x, r.w[2] = v.y, r.w[3] = v.z, r.w[4] = v.w;
+    } else {
+        /* Outputs read up to C <= 4 elements past the row: words from n + 4 on are never used
+         * (left 0, which also keeps the border arithmetic to a few elements a row). */
+#pragma unroll
+        for (int q = 0; q < 4; q++)
+            r.w[1 + q] = e + 4 * q < a.n + 4 ? ux_word<C>(a, row, e + 4 * q) : 0u;
+    }
+    r.w[0] = lane == 0 ? ux_word<C>(a, row, e - 4) : 0u;
+    r.w[5] = lane == 31 && e + 16 < a.n + 4 ? ux_word<C>(a, row, e + 16) : 0u;
+    return r;
+}
+
+/* The pair (x[b], x[b + 1]) for b = 2 m - 4 from the zero-interleaved halves X of the words. */
+template <int SHIFT> __device__ __forceinline__ uint32_t ux_pair(const uint32_t *X, int j)
+{
+    constexpr int S = SHIFT + 4; /* byte index from the start of w[0] */
+    if constexpr (S % 2 == 0)
+        return X[(2 * j + S) / 2];
+    else /* odd: the high byte of one half and the low byte of the next */
+        return __byte_perm(X[(2 * j + S) / 2], X[(2 * j + S) / 2 + 1], 0x5432);
+}
+
+/* acc[j] += sum over dx of k[dx] * pair(j, dx * C). */
+template <int C>
+__device__ __forceinline__ void ux_add(uint32_t *acc, const uint32_t *X, int32_t k0, int32_t k1,
+                                       int32_t k2)
+{
+#pragma unroll
+    for (int j = 0; j < 8; j++) {
+        uint32_t s = acc[j];
+        if (k0)
+            s += (uint32_t)k0 * ux_pair<-C>(X, j);
+        if (k1)
+            s += (uint32_t)k1 * ux_pair<0>(X, j);
+        if (k2)
+            s += (uint32_t)k2 * ux_pair<C>(X, j);
+        acc[j] = s;
+    }
+}
+
+/* Lane h (0 or 1) of a pair minus B, as an exact float. */
+__device__ __forceinline__ float ux_lane(const UxArgs &a, uint32_t p, int h)
+{
+    return __fsub_rn(__uint_as_float(__byte_perm(p, 0x4B000000u, h ? 0x7432u : 0x7410u)), a.fbias);
+}
+
+/* The 16 outputs of a lane for one row, as filter2d.h finishes them, stored at d: with 16-byte
+ * stores when all 16 lie inside the row (`left`: the row's elements from d on). */
+template <typename D, bool S16FAST>
+__device__ __forceinline__ void ux_store(const UxArgs &a, const uint32_t *acc, D *d, int32_t left)
+{
+    uint32_t o[16 * sizeof(D) / 4];
+    if constexpr (S16FAST) {
+#pragma unroll
+        for (int j = 0; j < 8; j++)
+            o[j] = __byte_perm(acc[j] - a.bias2, acc[j] - a.biash, 0x7610);
+    } else {
+        uint32_t bits[16];
+#pragma unroll
+        for (int i = 0; i < 16; i++) {
+            float v = ux_lane(a, acc[i >> 1], i & 1);
+            if (a.affine)
+                v = __fmaf_rn(v, a.scale, a.delta);
+            if (a.abs)
+                v = fabsf(v);
+            if constexpr (std::is_same<D, uint8_t>::value)
+                bits[i] = __float_as_uint(__fadd_rn(fminf(fmaxf(v, 0.0f), 255.0f), 8388608.0f));
+            else if constexpr (std::is_same<D, int16_t>::value)
+                bits[i] =
+                    __float_as_uint(__fadd_rn(fminf(fmaxf(v, -32768.0f), 32767.0f), 12582912.0f));
+            else
+                bits[i] = __float_as_uint(v);
+        }
+#pragma unroll
+        for (int q = 0; q < 16 * (int)sizeof(D) / 4; q++) {
+            if constexpr (sizeof(D) == 1)
+                o[q] = __byte_perm(__byte_perm(bits[4 * q], bits[4 * q + 1], 0x0040),
+                                   __byte_perm(bits[4 * q + 2], bits[4 * q + 3], 0x0040), 0x5410);
+            else if constexpr (sizeof(D) == 2)
+                o[q] = __byte_perm(bits[2 * q], bits[2 * q + 1], 0x5410);
+            else
+                o[q] = bits[q];
+        }
+    }
+    if (left >= 16) {
+#pragma unroll
+        for (int q = 0; q < (int)sizeof(D); q++)
+            reinterpret_cast<uint4 *>(d)[q] =
+                make_uint4(o[4 * q], o[4 * q + 1], o[4 * q + 2], o[4 * q + 3]);
+        return;
+    }
+#pragma unroll
+    for (int i = 0; i < 16; i++) { /* the row's last elements (constant indices: no local array) */
+        if (i >= left)
+            break;
+        if constexpr (sizeof(D) == 1)
+            d[i] = (D)(o[i / 4] >> (8 * (i % 4)));
+        else if constexpr (sizeof(D) == 2)
+            d[i] = (D)(o[i / 2] >> (16 * (i % 2)));
+        else
+            d[i] = __uint_as_float(o[i]);
+    }
+}
+
+template <typename D, int C, bool S16FAST>
+__global__ void __launch_bounds__(32 * UX_WARPS) f2d_u8x3(const UxArgs a)
+{
+    const int lane = threadIdx.x;
+    const int32_t e = (int32_t)blockIdx.x * UX_W + lane * 16; /* first element of this lane */
+    const int32_t bands = (a.H + UX_RY - 1) / UX_RY;
+    /* Each warp walks its own bands (the shuffles need every lane: the loop is warp-uniform). */
+    for (int32_t band = (int32_t)(blockIdx.y * UX_WARPS + threadIdx.y); band < bands;
+         band += (int32_t)(gridDim.y * UX_WARPS)) {
+        const int32_t y0 = band * UX_RY, yend = min(y0 + UX_RY, a.H);
+        uint32_t A[8], B[8];
+#pragma unroll
+        for (int j = 0; j < 8; j++)
+            A[j] = B[j] = a.bias2;
+        /* Two rows in flight ahead of the one being added. */
+        UxRow next = ux_fetch<C>(a, y0 - 1, e, lane), next2 = ux_fetch<C>(a, y0, e, lane);
+        for (int32_t r = y0 - 1; r <= yend; r++) {
+            UxRow cur = next;
+            next = next2;
+            if (r + 1 < yend)
+                next2 = ux_fetch<C>(a, r + 2, e, lane);
+            const uint32_t l = __shfl_up_sync(0xFFFFFFFFu, cur.w[4], 1);
+            const uint32_t rr = __shfl_down_sync(0xFFFFFFFFu, cur.w[1], 1);
+            if (lane != 0)
+                cur.w[0] = l;
+            if (lane != 31)
+                cur.w[5] = rr;
+            uint32_t X[12];
+#pragma unroll
+            for (int q = 0; q < 6; q++) {
+                X[2 * q] = __byte_perm(cur.w[q], 0u, 0x4140);
+                X[2 * q + 1] = __byte_perm(cur.w[q], 0u, 0x4342);
+            }
+            /* Output row r - 1 gets its last kernel row, r its middle, r + 1 its first. */
+            ux_add<C>(A, X, a.k[6], a.k[7], a.k[8]);
+            if (r > y0 && e < a.n)
+                ux_store<D, S16FAST>(a, A, gip__row<D>(a.dst, a.dstride, r - 1) + e, a.n - e);
+#pragma unroll
+            for (int j = 0; j < 8; j++)
+                A[j] = B[j], B[j] = a.bias2;
+            ux_add<C>(A, X, a.k[3], a.k[4], a.k[5]);
+            ux_add<C>(B, X, a.k[0], a.k[1], a.k[2]);
+        }
+    }
+}
+
+template <typename D, bool S16FAST>
+static gip_status ux_launch(gip_context *ctx, const UxArgs &a, int32_t C)
+{
+    const int64_t bands = ((int64_t)a.H + UX_RY - 1) / UX_RY;
+    const int64_t gy = (bands + UX_WARPS - 1) / UX_WARPS;
+    dim3 grid((unsigned)(((int64_t)a.n + UX_W - 1) / UX_W), (unsigned)(gy < 65535 ? gy : 65535));
+    dim3 block(32, UX_WARPS);
+    cudaStream_t s = gip__stream(ctx);
+    if (C == 1)
+        f2d_u8x3<D, 1, S16FAST><<<grid, block, 0, s>>>(a);
+    else if (C == 3)
+        f2d_u8x3<D, 3, S16FAST><<<grid, block, 0, s>>>(a);
+    else
+        f2d_u8x3<D, 4, S16FAST><<<grid, block, 0, s>>>(a);
+    return GIP__LAUNCH_CHECK(ctx, "2-D filter kernel (u8 3x3, packed)");
+}
+
+extern "C" gip_status gip__f2d_run_u8x3_cuda(gip_context *ctx, const gip__f2d_plan *p,
+                                             const gip_image *src, const gip_image *dst, bool *done)
+{
+    *done = false;
+    const gip_dtype dd = dst->dtype;
+    const int64_t n = src->width * (int64_t)src->channels;
+    if (src->dtype != GIP_U8 || !p->int_acc || p->post == GIP__F2D_MAG ||
+        (dd != GIP_U8 && dd != GIP_S16 && dd != GIP_F32) || n > ((int64_t)1 << 30) ||
+        src->height > ((int64_t)1 << 30))
+        return GIP_OK;
+    /* 16-byte loads and stores: base and stride of both images aligned. */
+    if (((uintptr_t)src->data | (uintptr_t)src->stride | (uintptr_t)dst->data |
+         (uintptr_t)dst->stride) &
+        15u)
+        return GIP_OK;
+    UxArgs a;
+    memset(&a, 0, sizeof a);
+    int64_t sum = 0, neg = 0;
+    for (int32_t i = 0; i < p->ntaps; i++) {
+        const gip__f2d_tap *t = &p->taps[i];
+        if (t->dx < -1 || t->dx > 1 || t->dy < -1 || t->dy > 1)
+            return GIP_OK;
+        a.k[(t->dy + 1) * 3 + (t->dx + 1)] += t->ki;
+    }
+    for (int i = 0; i < 9; i++) {
+        sum += a.k[i] < 0 ? -(int64_t)a.k[i] : a.k[i];
+        neg += a.k[i] < 0 ? -(int64_t)a.k[i] : 0;
+    }
+    if (255 * sum > 65535)
+        return GIP_OK;
+    const uint32_t B = (uint32_t)(255 * neg);
+    a.src = (const uint8_t *)src->data;
+    a.sstride = src->stride;
+    a.dst = (char *)dst->data;
+    a.dstride = dst->stride;
+    a.W = (int32_t)src->width;
+    a.H = (int32_t)src->height;
+    a.n = (int32_t)n;
+    a.border = p->border;
+    a.bias2 = B * 0x10001u;
+    a.biash = B << 16;
+    a.fbias = 8388608.0f + (float)B;
+    for (int c = 0; c < 4; c++)
+        a.bv[c] = (uint32_t)p->border_value[c]; /* already a u8 value (filter2d.h) */
+    a.scale = p->scale;
+    a.delta = p->delta;
+    a.affine = p->affine;
+    a.abs = p->post == GIP__F2D_ABS;
+    *done = true;
+    const int32_t C = src->channels;
+    if (dd == GIP_S16)
+        return !a.affine && !a.abs && 255 * sum <= 32767 ? ux_launch<int16_t, true>(ctx, a, C)
+                                                         : ux_launch<int16_t, false>(ctx, a, C);
+    if (dd == GIP_U8)
+        return ux_launch<uint8_t, false>(ctx, a, C);
+    return ux_launch<float, false>(ctx, a, C);
+}
+
 extern "C" gip_status gip__f2d_run_cuda(gip_context *ctx, const gip__f2d_plan *plan,
                                         const gip_image *src, gip_image *dst)
 {
     bool done = false;
-    gip_status bst = fb_run(ctx, plan, src, dst, &done);
+    gip_status bst = gip__f2d_run_u8x3_cuda(ctx, plan, src, dst, &done);
+    if (done || bst)
+        return bst;
+    bst = fb_run(ctx, plan, src, dst, &done);
     if (done || bst)
         return bst;
     /* The arguments hold the taps by value (about 1 KiB): keep them off the stack. */

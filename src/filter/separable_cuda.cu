@@ -6,12 +6,15 @@
  * Same results as the CPU backend, bit for bit: u8 Gaussian in OpenCV's fixed point, u8 and u16
  * boxes (box_int plans) in exact integer sums, the rest in float, multiply then add in tap order
  * without FMA contraction. */
+#include <string.h>
+
 #include <new>
 
 #include "cuda_util.cuh"
 #include "border.h"
 
 extern "C" {
+#include "filter2d.h"
 #include "separable.h"
 }
 
@@ -796,6 +799,34 @@ extern "C" gip_status gip__sep_run_cuda(gip_context *ctx, const gip__sep_plan *p
     gip_dtype sd = src->dtype, dd = dst->dtype;
     g.f64 = plan->box_int && dd == GIP_U16 && (int64_t)plan->kw * plan->kh > 32768;
     int cn = src->channels;
+    if (plan->box_u8 && plan->kw == 3 && plan->kh == 3 && plan->ax == 1 && plan->ay == 1) {
+        /* The centred 3x3 box on u8 is the 2-D engine's packed integer kernel: nine taps of 1,
+         * then V * scale converted as here (fmaf(V, scale, 0) rounds as V * scale does). */
+        gip__f2d_tap taps[9];
+        gip__f2d_plan fp;
+        memset(&fp, 0, sizeof fp);
+        for (int i = 0; i < 9; i++) {
+            taps[i].dx = i % 3 - 1;
+            taps[i].dy = i / 3 - 1;
+            taps[i].kf = 1.0f;
+            taps[i].ki = 1;
+        }
+        fp.kw = fp.kh = 3;
+        fp.ax = fp.ay = 1;
+        fp.ntaps = 9;
+        fp.taps = taps;
+        fp.int_acc = true;
+        fp.affine = plan->scale != 1.0f;
+        fp.scale = plan->scale;
+        fp.post = GIP__F2D_PLAIN;
+        fp.border = plan->border;
+        for (int c = 0; c < 4; c++)
+            fp.border_value[c] = plan->border_value[c];
+        bool done = false;
+        st = gip__f2d_run_u8x3_cuda(ctx, &fp, src, dst, &done);
+        if (done || st)
+            return st;
+    }
     if (plan->mode == GIP__SEP_FIXED_U8)
         return by_channels<uint8_t, uint8_t, true>(ctx, plan, g, cn);
     if (plan->box_int) {
