@@ -947,7 +947,10 @@ __device__ __forceinline__ void ux_store(const UxArgs &a, const uint32_t *acc, c
     }
 }
 
-template <typename D, int C, int MODE>
+/* ONES: every tap is 1 (the 3x3 box): the row's horizontal sums, three adds a pair, go to the
+ * three output rows by adds, where the general path takes nine multiply-adds a pair and rotates
+ * the accumulators with moves. */
+template <typename D, int C, int MODE, bool ONES>
 __global__ void __launch_bounds__(32 * UX_WARPS) f2d_u8x3(const __grid_constant__ UxArgs a)
 {
     /* __grid_constant__: the out-of-line helpers take `a` by reference; without it the compiler
@@ -971,10 +974,11 @@ __global__ void __launch_bounds__(32 * UX_WARPS) f2d_u8x3(const __grid_constant_
         const int32_t y0 = band * a.ry, yend = min(y0 + a.ry, a.H);
         uint32_t A[8], B[8];
 #pragma unroll
-        for (int j = 0; j < 8; j++)
+        for (int j = 0; j < 8; j++) {
             A[j] = B[j] = a.bias2;
-            /* Source rows y0 - 1 .. yend: the first UX_D of them in flight, one commit group each
-             * (empty past the band, so that the group count stays uniform). */
+        }
+        /* Source rows y0 - 1 .. yend: the first UX_D of them in flight, one commit group each
+         * (empty past the band, so that the group count stays uniform). */
 #pragma unroll 1
         for (int i = 0; i < UX_D; i++) {
             if (y0 - 1 + i <= yend)
@@ -1007,19 +1011,37 @@ __global__ void __launch_bounds__(32 * UX_WARPS) f2d_u8x3(const __grid_constant_
                 X[2 * q + 1] = __byte_perm(w[q], 0u, 0x4342);
             }
             /* Output row r - 1 gets its last kernel row, r its middle, r + 1 its first. */
-            ux_add<C>(A, X, a.k[6], a.k[7], a.k[8]);
-            if (r > y0 && e < a.n)
-                ux_store<D, MODE>(a, A, lut, gip__row<D>(a.dst, a.dstride, r - 1) + e, a.n - e);
+            if constexpr (ONES) {
+                uint32_t h[8];
 #pragma unroll
-            for (int j = 0; j < 8; j++)
-                A[j] = B[j], B[j] = a.bias2;
-            ux_add<C>(A, X, a.k[3], a.k[4], a.k[5]);
-            ux_add<C>(B, X, a.k[0], a.k[1], a.k[2]);
+                for (int j = 0; j < 8; j++) {
+                    h[j] = ux_pair<-C>(X, j) + ux_pair<0>(X, j) + ux_pair<C>(X, j);
+                    A[j] += h[j];
+                }
+                if (r > y0 && e < a.n)
+                    ux_store<D, MODE>(a, A, lut, gip__row<D>(a.dst, a.dstride, r - 1) + e, a.n - e);
+#pragma unroll
+                for (int j = 0; j < 8; j++) {
+                    A[j] = B[j] + h[j];
+                    B[j] = a.bias2 + h[j];
+                }
+            } else {
+                ux_add<C>(A, X, a.k[6], a.k[7], a.k[8]);
+                if (r > y0 && e < a.n)
+                    ux_store<D, MODE>(a, A, lut, gip__row<D>(a.dst, a.dstride, r - 1) + e, a.n - e);
+#pragma unroll
+                for (int j = 0; j < 8; j++) {
+                    A[j] = B[j], B[j] = a.bias2;
+                }
+                ux_add<C>(A, X, a.k[3], a.k[4], a.k[5]);
+                ux_add<C>(B, X, a.k[0], a.k[1], a.k[2]);
+            }
         }
     }
 }
 
-template <typename D, int MODE> static gip_status ux_launch(gip_context *ctx, UxArgs &a, int32_t C)
+template <typename D, int MODE, bool ONES = false>
+static gip_status ux_launch(gip_context *ctx, UxArgs &a, int32_t C)
 {
     /* A warp walks its rows one after the other: below about 8192 warps (the H200 holds 2112 at
      * this kernel's registers) shorter walks buy parallelism for the extra halo rows (H200,
@@ -1034,11 +1056,11 @@ template <typename D, int MODE> static gip_status ux_launch(gip_context *ctx, Ux
     cudaStream_t s = gip__stream(ctx);
     const size_t shm = MODE == UX_LUT ? (size_t)a.lut * sizeof(D) : 0; /* <= 16 KB */
     if (C == 1)
-        f2d_u8x3<D, 1, MODE><<<grid, block, shm, s>>>(a);
+        f2d_u8x3<D, 1, MODE, ONES><<<grid, block, shm, s>>>(a);
     else if (C == 3)
-        f2d_u8x3<D, 3, MODE><<<grid, block, shm, s>>>(a);
+        f2d_u8x3<D, 3, MODE, ONES><<<grid, block, shm, s>>>(a);
     else
-        f2d_u8x3<D, 4, MODE><<<grid, block, shm, s>>>(a);
+        f2d_u8x3<D, 4, MODE, ONES><<<grid, block, shm, s>>>(a);
     return GIP__LAUNCH_CHECK(ctx, "2-D filter kernel (u8 3x3, packed)");
 }
 
@@ -1102,10 +1124,17 @@ extern "C" gip_status gip__f2d_run_u8x3_cuda(gip_context *ctx, const gip__f2d_pl
         return lut ? ux_launch<int16_t, UX_LUT>(ctx, a, C)
                    : ux_launch<int16_t, UX_FLOAT>(ctx, a, C);
     }
-    if (dd == GIP_U8)
+    bool ones = true;
+    for (int i = 0; i < 9; i++)
+        ones = ones && a.k[i] == 1;
+    if (dd == GIP_U8) {
+        if (ones) /* 255 * 9 + 1 entries: always the table */
+            return ux_launch<uint8_t, UX_LUT, true>(ctx, a, C);
         return lut ? ux_launch<uint8_t, UX_LUT>(ctx, a, C)
                    : ux_launch<uint8_t, UX_FLOAT>(ctx, a, C);
-    return ux_launch<float, UX_FLOAT>(ctx, a, C);
+    }
+    return ones ? ux_launch<float, UX_FLOAT, true>(ctx, a, C)
+                : ux_launch<float, UX_FLOAT>(ctx, a, C);
 }
 
 extern "C" gip_status gip__f2d_run_cuda(gip_context *ctx, const gip__f2d_plan *plan,
