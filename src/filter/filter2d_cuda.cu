@@ -1043,9 +1043,10 @@ __global__ void __launch_bounds__(32 * UX_WARPS) f2d_u8x3(const __grid_constant_
 template <typename D, int MODE, bool ONES = false>
 static gip_status ux_launch(gip_context *ctx, UxArgs &a, int32_t C)
 {
-    /* A warp walks its rows one after the other: below about 8192 warps (the H200 holds 2112 at
-     * this kernel's registers) shorter walks buy parallelism for the extra halo rows (H200,
-     * 2026-12-03: 16 rows a warp gave 0.5 waves and 0.109 ms for box3 on 3840x2160 u8c1). */
+    /* A warp walks its rows one after the other: below about 8192 warps (the H200 holds about
+     * 3700 at this kernel's 72-80 registers) shorter walks buy parallelism for the extra halo
+     * rows (H200, 2026-12-03: 16 rows a warp gave 0.5 waves and 0.109 ms for box3 on 3840x2160
+     * u8c1, 4 rows 0.039 ms). The threshold has not been tuned further. */
     const int64_t wx = ((int64_t)a.n + UX_W - 1) / UX_W;
     const int64_t want = (wx * a.H) / 8192;
     a.ry = (int32_t)(want < 4 ? 4 : want > UX_RY ? UX_RY : want);
