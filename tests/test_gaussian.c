@@ -20,6 +20,19 @@ static const gip_dtype dtypes[] = {GIP_U8, GIP_U16, GIP_F32};
 static const int chans[] = {1, 3, 4};
 static gip_context *cpu_ctx; /* for CPU-vs-CUDA comparison */
 
+/* Set by mma_path: every image gets rows of a multiple of 16 bytes (the CUDA tensor-core u8
+ * kernel's case). */
+static bool align16;
+
+/* `pad`, or with align16 the padding that makes the row a multiple of 16 bytes. */
+static int64_t row_pad(gt_size sz, int cn, gip_dtype dt, int64_t pad)
+{
+    if (!align16)
+        return pad;
+    int64_t row = sz.w * cn * (int64_t)gip_dtype_size(dt);
+    return (row + 15) / 16 * 16 - row;
+}
+
 static gip_status run_gauss(gip_context *ctx, const gip_image *s, gip_image *d, const void *p)
 {
     return gip_gaussian_blur(ctx, s, d, p);
@@ -111,8 +124,8 @@ static void one(gip_context *ctx, gt_size sz, gip_dtype dt, int cn, gip_border m
              (long long)sz.w, (long long)sz.h, gip_dtype_name(dt), cn, gip_border_name(mode),
              gc->kw, gc->kh, gc->sx, gc->sy, (long long)pad);
     gip_image src, dst, exp_img, dref_img;
-    gt_alloc(&src, sz.w, sz.h, cn, dt, pad);
-    gt_alloc(&dst, sz.w, sz.h, cn, dt, pad + 3);
+    gt_alloc(&src, sz.w, sz.h, cn, dt, row_pad(sz, cn, dt, pad));
+    gt_alloc(&dst, sz.w, sz.h, cn, dt, row_pad(sz, cn, dt, pad + 3));
     gt_alloc(&exp_img, sz.w, sz.h, cn, dt, 0);
     gt_alloc(&dref_img, sz.w, sz.h, cn, GIP_F32, 0);
     gt_fill_random(&src, seed, 0, 0);
@@ -400,6 +413,31 @@ static void test_tiles(gip_context *ctx)
             }
 }
 
+/* u8 images with 16-byte aligned rows: on CUDA the tensor-core kernel (kh <= 17, windows of up
+ * to 96 bytes, u8 taps) and its fallbacks (a tap of 256, wider windows), every border, 1, 3 and 4
+ * channels, widths around its 64-byte warps and 256-byte blocks and heights around its 16-row
+ * steps, with bands of 16 to 128 rows forced in turn (bands are chosen by the image's size). */
+static void mma_path(gip_context *ctx)
+{
+    static const gcase kc[] = {{15, 15, 0, 0}, {3, 3, 0, 0},  {5, 7, 0, 0},  {0, 0, 1.7, 2.3},
+                               {17, 17, 0, 0}, {31, 9, 0, 0}, {9, 17, 2, 3}, {3, 1, 0.6, 0},
+                               {1, 5, 0, 0},   {13, 3, 0, 0}, {7, 11, 4, 1}, {21, 15, 0, 0}};
+    static const gt_size sizes[] = {{1, 1},    {5, 3},   {16, 2},   {13, 42}, {171, 5},
+                                    {255, 17}, {86, 33}, {700, 33}, {2, 40},  {1024, 3},
+                                    {91, 130}, {64, 47}, {20, 161}, {257, 65}};
+    static const int rows[] = {16, 32, 64, 128};
+    align16 = true;
+    uint64_t seed = 9100;
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (int b = 0; b <= GIP_BORDER_WRAP; b++)
+            for (int c = 0; c < 3; c++, seed++) {
+                gip__sep_mma_rows(rows[seed % 4]);
+                one(ctx, sizes[s], GIP_U8, chans[c], (gip_border)b, &kc[seed % 12], 0, seed);
+            }
+    gip__sep_mma_rows(0);
+    align16 = false;
+}
+
 static void body(gip_context *ctx)
 {
     if (gt_current_backend == GT_CUDA) {
@@ -424,6 +462,7 @@ static void body(gip_context *ctx)
     test_wide(ctx);
     test_fft_method(ctx);
     test_tiles(ctx);
+    mma_path(ctx);
     test_stored(ctx);
     test_bad(ctx);
     gip_context_destroy(cpu_ctx);

@@ -43,3 +43,10 @@ gip_status gip__sep_run(gip_context *ctx, const gip__sep_plan *plan, const gip_i
     }
     return gip__sep_run_cpu(ctx, plan, src, dst);
 }
+
+#ifndef GIP_HAVE_CUDA
+void gip__sep_mma_rows(int rows)
+{
+    (void)rows; /* the tensor-core kernel is CUDA's */
+}
+#endif

@@ -68,7 +68,16 @@ gip_status gip__sep_run_cpu(gip_context *ctx, const gip__sep_plan *plan, const g
 #ifdef GIP_HAVE_CUDA
 gip_status gip__sep_run_cuda(gip_context *ctx, const gip__sep_plan *plan, const gip_image *src,
                              gip_image *dst);
+/* FIXED_U8 plans on the tensor cores (separable_mma_cuda.cu) when the plan and the images fit:
+ * u8 taps, kh <= 17 and a window of at most 96 bytes a 16-byte column tile, 16-byte aligned source
+ * rows and 8-byte aligned output rows. *done says whether it ran. */
+gip_status gip__sep_run_u8_mma_cuda(gip_context *ctx, const gip__sep_plan *plan,
+                                    const gip_image *src, const gip_image *dst, bool *done);
 #endif
+
+/* Test hook: output rows per band of the tensor-core u8 kernel (16, 32, 64 or 128), or 0 for the
+ * size-based choice. Without CUDA it does nothing. */
+void gip__sep_mma_rows(int rows);
 
 /* Dispatches to the CPU or CUDA backend by where the images live. */
 gip_status gip__sep_run(gip_context *ctx, const gip__sep_plan *plan, const gip_image *src,

@@ -827,8 +827,13 @@ extern "C" gip_status gip__sep_run_cuda(gip_context *ctx, const gip__sep_plan *p
         if (done || st)
             return st;
     }
-    if (plan->mode == GIP__SEP_FIXED_U8)
+    if (plan->mode == GIP__SEP_FIXED_U8) {
+        bool done = false;
+        st = gip__sep_run_u8_mma_cuda(ctx, plan, src, dst, &done);
+        if (done || st)
+            return st;
         return by_channels<uint8_t, uint8_t, true>(ctx, plan, g, cn);
+    }
     if (plan->box_int) {
         if (sd == GIP_U8 && dd == GIP_U8)
             return by_channels<uint8_t, uint8_t, false, true>(ctx, plan, g, cn);
