@@ -36,10 +36,10 @@
  * bytes bx * 256 - 8 ..), which lets 15-tap three-channel windows fit 64 bytes in whole 16-byte
  * granules (ldmatrix rows); the bytes before 0 and from n on are computed and dropped.
  *
- * Where it stands (H200, 2026-12-04, 15x15): 7680x4320 u8c3 0.228 ms against 0.378 for the
- * float tiled kernel, u8c1 0.091 against 0.130; the issue's 0.10 ms is not reached. The profile
- * (Nsight Compute) shows a latency-bound kernel: about 2.5 warps a scheduler (102 registers, 4
- * blocks an SM), IPC about 1.4, stalls on fixed-latency dependencies and barriers. */
+ * Where it stands (H200, 2026-12-04, 15x15): 7680x4320 u8c3 0.225 ms against 0.378 for the
+ * float tiled kernel, u8c1 0.092 against 0.130; the issue's 0.10 ms is not reached. The profile
+ * (Nsight Compute) shows a latency-bound kernel: about 2.5 warps a scheduler, IPC about 1.4,
+ * stalls on fixed-latency dependencies and barriers (docs/notes.md, session 7). */
 #include <string.h>
 
 #include "cuda_util.cuh"
@@ -228,22 +228,28 @@ __device__ __forceinline__ void sm_hpass(const uint32_t (&ah)[KS][4], const uint
     }
 }
 
-/* ldmatrix of a chunk's two 8-row halves: granules 4 warp .. 4 warp + 4 NG - 1 of its rows. */
-template <int NG>
-__device__ __forceinline__ void sm_load(unsigned sbase, int32_t pitch, uint32_t (&mt)[2][4 * NG])
+/* The horizontal pass of column tile j loading its own granules (j .. j + 2 KS - 1 of the warp's,
+ * both 8-row halves): twice the ldmatrix of loading the warp's window once, but 8 registers live
+ * instead of 16, which leaves room for a fifth block an SM. */
+template <int KS>
+__device__ __forceinline__ void sm_hpass_ld(const uint32_t (&ah)[KS][4], unsigned sbase,
+                                            int32_t pitch, int j, uint32_t (&p)[2][2])
 {
+    constexpr int NGJ = (2 * KS + 3) / 4;
+    uint32_t mt[2][4 * NGJ];
 #pragma unroll
     for (int ht = 0; ht < 2; ht++)
 #pragma unroll
-        for (int l = 0; l < NG; l++)
-            sm_ldm4(&mt[ht][4 * l], sbase + (unsigned)(ht * 8 * pitch + 64 * l));
+        for (int l = 0; l < NGJ; l++)
+            sm_ldm4(&mt[ht][4 * l], sbase + (unsigned)(ht * 8 * pitch + 16 * j + 64 * l));
+    sm_hpass<KS>(ah, mt, 0, p);
 }
 
 template <int CN, int KS>
 __global__ void __launch_bounds__(32 * SM_NW) sep_u8_mma(const __grid_constant__ SmArgs a)
 {
     constexpr int NMAT = 3 + 2 * KS;   /* 16-byte granules a warp's four tiles read */
-    constexpr int NG = (NMAT + 3) / 4; /* ldmatrix.x4 loads per 8-row half */
+    constexpr int NG = (NMAT + 3) / 4; /* x4 groups covering them (the zeroed margin) */
     extern __shared__ uint4 sm_dyn[];
     uint8_t *const ring = reinterpret_cast<uint8_t *>(sm_dyn);
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, q = lane & 3;
@@ -315,11 +321,9 @@ __global__ void __launch_bounds__(32 * SM_NW) sep_u8_mma(const __grid_constant__
         __syncthreads();
         uint32_t pold[4][2][2]; /* [tile][half][lo, hi]: window rows y - 8 .. y + 7 */
         {
-            uint32_t mt[2][4 * NG];
-            sm_load<NG>(lrow, a.pitch, mt);
 #pragma unroll
             for (int j = 0; j < 4; j++)
-                sm_hpass<KS>(ah, mt, j, pold[j]);
+                sm_hpass_ld<KS>(ah, lrow, a.pitch, j, pold[j]);
         }
         int cur = 1, next = 0; /* slots of chunks s + 1 and s + 3 */
         for (int32_t s = 0; s < steps; s++) {
@@ -330,14 +334,13 @@ __global__ void __launch_bounds__(32 * SM_NW) sep_u8_mma(const __grid_constant__
             if (s + 3 <= steps)
                 sm_stage<CN>(a, cp, ring + next * slot_bytes, y0 - 8 + 16 * (s + 3), xs);
             sm_commit();
-            uint32_t mt[2][4 * NG];
-            sm_load<NG>(lrow + (unsigned)cur * slot_bytes, a.pitch, mt);
+            const unsigned sbase = lrow + (unsigned)cur * slot_bytes;
             cur = cur == SM_SLOTS - 1 ? 0 : cur + 1;
             next = next == SM_SLOTS - 1 ? 0 : next + 1;
 #pragma unroll
             for (int j = 0; j < 4; j++) {
                 uint32_t pnew[2][2];
-                sm_hpass<KS>(ah, mt, j, pnew);
+                sm_hpass_ld<KS>(ah, sbase, a.pitch, j, pnew);
                 uint32_t v[2][4];
 #pragma unroll
                 for (int hf = 0; hf < 2; hf++) {
