@@ -431,7 +431,7 @@ static void mma_path(gip_context *ctx)
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
         for (int b = 0; b <= GIP_BORDER_WRAP; b++)
             for (int c = 0; c < 3; c++, seed++) {
-                gip__sep_mma_rows(rows[seed % 4]);
+                gip__sep_mma_rows(rows[(seed / 12) % 4]); /* each kernel meets every height */
                 one(ctx, sizes[s], GIP_U8, chans[c], (gip_border)b, &kc[seed % 12], 0, seed);
             }
     gip__sep_mma_rows(0);
