@@ -29,6 +29,35 @@ static inline unsigned gip__div_up(int64_t a, int64_t b)
     return (unsigned)((a + b - 1) / b);
 }
 
+/* cp.async: a 16-byte (bypassing L1) or 4-byte copy from global to shared memory that holds no
+ * registers while in flight; commit closes a group, wait<N> waits until at most N of this
+ * thread's groups are pending (other threads' copies need a barrier after it). */
+__device__ __forceinline__ void gip__cp_async16(void *smem, const void *g)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(
+                     (unsigned)__cvta_generic_to_shared(smem)),
+                 "l"(g)
+                 : "memory");
+}
+
+__device__ __forceinline__ void gip__cp_async4(void *smem, const void *g)
+{
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(
+                     (unsigned)__cvta_generic_to_shared(smem)),
+                 "l"(g)
+                 : "memory");
+}
+
+__device__ __forceinline__ void gip__cp_async_commit()
+{
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+
+template <int N> __device__ __forceinline__ void gip__cp_async_wait()
+{
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
 /* Element type for a dtype value, usable in templates: gip__dtype_of<T>::value. */
 template <typename T> struct gip__dtype_of;
 template <> struct gip__dtype_of<uint8_t> {

@@ -755,32 +755,6 @@ __device__ __forceinline__ uint32_t ux_word(const UxArgs &a, const uint8_t *row,
  * Border and row-end words are computed and stored into the slot directly. */
 static constexpr int UX_D = 8; /* ring slots (rows in flight) per warp, a power of two */
 
-__device__ __forceinline__ void ux_cp16(void *smem, const void *g)
-{
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(
-                     (unsigned)__cvta_generic_to_shared(smem)),
-                 "l"(g)
-                 : "memory");
-}
-
-__device__ __forceinline__ void ux_cp4(void *smem, const void *g)
-{
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(
-                     (unsigned)__cvta_generic_to_shared(smem)),
-                 "l"(g)
-                 : "memory");
-}
-
-__device__ __forceinline__ void ux_commit()
-{
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-
-template <int N> __device__ __forceinline__ void ux_wait()
-{
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-}
-
 /* The rare cases, out of line (inlined they made the kernel tens of thousands of instructions long
  * and its loop a stream of instruction-cache misses): a row outside the image, the last words
  * of a row, the side word at the image's edges. */
@@ -818,17 +792,17 @@ __device__ __forceinline__ void ux_issue(const UxArgs &a, int32_t y, int32_t e, 
     const uint8_t *row =
         (uint32_t)y < (uint32_t)a.H ? a.src + (int64_t)y * a.sstride : ux_border_row(a, y);
     if (row && e + 16 <= a.n)
-        ux_cp16(slot, row + e);
+        gip__cp_async16(slot, row + e);
     else
         ux_fill_slow<C>(a, row, e, slot);
     if (lane == 0) {
         if (row && e >= 4)
-            ux_cp4(side, row + e - 4);
+            gip__cp_async4(side, row + e - 4);
         else
             *side = ux_side_slow<C>(a, row, e - 4);
     } else if (lane == 31) {
         if (row && e + 20 <= a.n)
-            ux_cp4(side, row + e + 16);
+            gip__cp_async4(side, row + e + 16);
         else
             *side = ux_side_slow<C>(a, row, e + 16);
     }
@@ -983,11 +957,11 @@ __global__ void __launch_bounds__(32 * UX_WARPS) f2d_u8x3(const __grid_constant_
         for (int i = 0; i < UX_D; i++) {
             if (y0 - 1 + i <= yend)
                 ux_issue<C>(a, y0 - 1 + i, e, lane, &ring[wy][i][lane], my_side + 2 * i);
-            ux_commit();
+            gip__cp_async_commit();
         }
         for (int32_t r = y0 - 1; r <= yend; r++) {
             const int i = (r - (y0 - 1)) & (UX_D - 1);
-            ux_wait<UX_D - 1>(); /* row r's group is done */
+            gip__cp_async_wait<UX_D - 1>(); /* row r's group is done */
             const uint4 v = ring[wy][i][lane];
             uint32_t w[6];
             /* Lanes 0 and 31 read back the side word they wrote (the others' is unused). */
@@ -1003,7 +977,7 @@ __global__ void __launch_bounds__(32 * UX_WARPS) f2d_u8x3(const __grid_constant_
             /* The slot is free once read (the shuffles above consumed the load): refill it. */
             if (r + UX_D <= yend)
                 ux_issue<C>(a, r + UX_D, e, lane, &ring[wy][i][lane], my_side + 2 * i);
-            ux_commit();
+            gip__cp_async_commit();
             uint32_t X[12];
 #pragma unroll
             for (int q = 0; q < 6; q++) {

@@ -96,54 +96,9 @@ __device__ __forceinline__ void sm_ldm4(uint32_t *r, unsigned addr)
                  : "memory");
 }
 
-__device__ __forceinline__ void sm_cp16(void *smem, const void *g)
-{
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(
-                     (unsigned)__cvta_generic_to_shared(smem)),
-                 "l"(g)
-                 : "memory");
-}
-
-__device__ __forceinline__ void sm_commit()
-{
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-
-template <int N> __device__ __forceinline__ void sm_wait()
-{
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-}
-
-/* gip__border_index in 32 bits (|p| stays below 2^31 here), inline: the kernel makes no calls,
- * which would make the compiler keep its registers in local memory around them. */
-__device__ __forceinline__ int32_t sm_bidx(int32_t p, int32_t n, int border)
-{
-    if ((uint32_t)p < (uint32_t)n)
-        return p;
-    switch (border) {
-    case GIP_BORDER_CONSTANT:
-        return -1;
-    case GIP_BORDER_REPLICATE:
-        return p < 0 ? 0 : n - 1;
-    case GIP_BORDER_WRAP:
-        p %= n;
-        return p < 0 ? p + n : p;
-    default: {
-        if (n == 1)
-            return 0;
-        const int32_t delta = border == GIP_BORDER_REFLECT_101 ? 1 : 0;
-        const int32_t period = 2 * n - 2 * delta;
-        p %= period;
-        if (p < 0)
-            p += period;
-        if (p >= n)
-            p = period - p - (1 - delta);
-        return p;
-    }
-    }
-}
-
-/* A granule not wholly inside the row (or of a constant-border row, row NULL), byte by byte. */
+/* A granule not wholly inside the row (or of a constant-border row, row NULL), byte by byte.
+ * Inline, with the 32-bit border map: the kernel makes no calls (around calls to out-of-line
+ * helpers the compiler kept the loop's registers in local memory). */
 template <int CN>
 __device__ __forceinline__ void sm_fill_slow(const SmArgs &a, const uint8_t *row, int32_t x,
                                              uint8_t *s)
@@ -162,7 +117,7 @@ __device__ __forceinline__ void sm_fill_slow(const SmArgs &a, const uint8_t *row
             } else if ((uint32_t)e < (uint32_t)a.n) {
                 v = row[e];
             } else {
-                const int32_t sx = sm_bidx(p, a.W, a.border);
+                const int32_t sx = gip__border_index32(p, a.W, (gip_border)a.border);
                 v = sx < 0 ? a.bv[c] : row[sx * CN + c];
             }
             w |= v << (8 * i);
@@ -194,9 +149,9 @@ __device__ __forceinline__ void sm_stage(const SmArgs &a, const SmCopy &cp, uint
         const int32_t y = ybase + cp.rr[k], x = xs + 16 * cp.gi[k];
         uint8_t *const s = slot + cp.rr[k] * a.pitch + 16 * cp.gi[k];
         if (x >= 0 && x + 16 <= a.n && (uint32_t)y < (uint32_t)a.H) {
-            sm_cp16(s, a.src + (int64_t)y * a.sstride + x);
+            gip__cp_async16(s, a.src + (int64_t)y * a.sstride + x);
         } else {
-            const int32_t sy = sm_bidx(y, a.H, a.border);
+            const int32_t sy = gip__border_index32(y, a.H, (gip_border)a.border);
             sm_fill_slow<CN>(a, sy >= 0 ? a.src + (int64_t)sy * a.sstride : nullptr, x, s);
         }
     }
@@ -315,9 +270,9 @@ __global__ void __launch_bounds__(32 * SM_NW) sep_u8_mma(const __grid_constant__
         for (int c = 0; c < SM_SLOTS; c++) {
             if (c <= steps)
                 sm_stage<CN>(a, cp, ring + c * slot_bytes, y0 - 8 + 16 * c, xs);
-            sm_commit();
+            gip__cp_async_commit();
         }
-        sm_wait<2>();
+        gip__cp_async_wait<2>();
         __syncthreads();
         uint32_t pold[4][2][2]; /* [tile][half][lo, hi]: window rows y - 8 .. y + 7 */
         {
@@ -329,11 +284,11 @@ __global__ void __launch_bounds__(32 * SM_NW) sep_u8_mma(const __grid_constant__
         for (int32_t s = 0; s < steps; s++) {
             /* Chunk s + 1 is read now; s + 3 goes into the slot chunk s used, which every warp
              * finished with before this barrier. */
-            sm_wait<1>();
+            gip__cp_async_wait<1>();
             __syncthreads();
             if (s + 3 <= steps)
                 sm_stage<CN>(a, cp, ring + next * slot_bytes, y0 - 8 + 16 * (s + 3), xs);
-            sm_commit();
+            gip__cp_async_commit();
             const unsigned sbase = lrow + (unsigned)cur * slot_bytes;
             cur = cur == SM_SLOTS - 1 ? 0 : cur + 1;
             next = next == SM_SLOTS - 1 ? 0 : next + 1;
