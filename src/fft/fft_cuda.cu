@@ -4,7 +4,26 @@
  * scaled or copied out in one pass. */
 #include <cufft.h>
 
+#include "dynlib.h"
 #include "fft_cuda.cuh"
+
+/* cuFFT, opened when the first plan is made (core/dynlib.h). */
+static struct {
+    decltype(&cufftCreate) create;
+    decltype(&cufftDestroy) destroy;
+    decltype(&cufftMakePlanMany64) make_plan_many64;
+    decltype(&cufftSetStream) set_stream;
+    decltype(&cufftExecR2C) exec_r2c;
+    decltype(&cufftExecC2R) exec_c2r;
+    decltype(&cufftExecC2C) exec_c2c;
+} fft;
+static const char *const fft_names[] = {
+    "cufftCreate",  "cufftDestroy", "cufftMakePlanMany64", "cufftSetStream",
+    "cufftExecR2C", "cufftExecC2R", "cufftExecC2C",        NULL};
+static void *const fft_slots[] = {&fft.create,     &fft.destroy,  &fft.make_plan_many64,
+                                  &fft.set_stream, &fft.exec_r2c, &fft.exec_c2r,
+                                  &fft.exec_c2c};
+static gip__dynlib fft_lib = {GIP_CUFFT_SONAME, GIP_CUFFT_DIR, fft_names, fft_slots, 0, 0, ""};
 
 static gip_status cufft_status(gip_context *ctx, cufftResult r, const char *what)
 {
@@ -22,25 +41,25 @@ static gip_status cufft_status(gip_context *ctx, cufftResult r, const char *what
 
 static void destroy_cufft(uintptr_t plan)
 {
-    cufftDestroy((cufftHandle)plan);
+    fft.destroy((cufftHandle)plan);
 }
 
 static gip_status make_cufft(gip_context *ctx, const gip__fft_key *key, void *arg, uintptr_t *plan,
                              void (**destroy)(uintptr_t plan))
 {
     cufftHandle h;
-    gip_status st = cufft_status(ctx, cufftCreate(&h), "cufftCreate");
-    if (st)
+    gip_status st = gip__dynlib_load(ctx, "cuFFT plan", &fft_lib);
+    if (st || (st = cufft_status(ctx, fft.create(&h), "cufftCreate")))
         return st;
     long long n[2] = {key->h, key->w};
     cufftType t = key->kind == GIP__FFT_R2C   ? CUFFT_R2C
                   : key->kind == GIP__FFT_C2R ? CUFFT_C2R
                                               : CUFFT_C2C;
     size_t work = 0;
-    st = cufft_status(ctx, cufftMakePlanMany64(h, 2, n, NULL, 1, 0, NULL, 1, 0, t, 1, &work),
+    st = cufft_status(ctx, fft.make_plan_many64(h, 2, n, NULL, 1, 0, NULL, 1, 0, t, 1, &work),
                       "cufftMakePlanMany64");
     if (st) {
-        cufftDestroy(h);
+        fft.destroy(h);
         return st;
     }
     *plan = (uintptr_t)h;
@@ -59,22 +78,22 @@ extern "C" gip_status gip__cufft_exec(gip_context *ctx, uintptr_t plan, gip__fft
                                       void *in, void *out)
 {
     cufftHandle h = (cufftHandle)plan;
-    gip_status st = cufft_status(ctx, cufftSetStream(h, gip__stream(ctx)), "cufftSetStream");
+    gip_status st = cufft_status(ctx, fft.set_stream(h, gip__stream(ctx)), "cufftSetStream");
     if (st)
         return st;
     cufftResult r;
     switch (kind) {
     case GIP__FFT_R2C:
-        r = cufftExecR2C(h, (cufftReal *)in, (cufftComplex *)out);
+        r = fft.exec_r2c(h, (cufftReal *)in, (cufftComplex *)out);
         break;
     case GIP__FFT_C2R:
-        r = cufftExecC2R(h, (cufftComplex *)in, (cufftReal *)out);
+        r = fft.exec_c2r(h, (cufftComplex *)in, (cufftReal *)out);
         break;
     case GIP__FFT_C2C_FWD:
-        r = cufftExecC2C(h, (cufftComplex *)in, (cufftComplex *)out, CUFFT_FORWARD);
+        r = fft.exec_c2c(h, (cufftComplex *)in, (cufftComplex *)out, CUFFT_FORWARD);
         break;
     default:
-        r = cufftExecC2C(h, (cufftComplex *)in, (cufftComplex *)out, CUFFT_INVERSE);
+        r = fft.exec_c2c(h, (cufftComplex *)in, (cufftComplex *)out, CUFFT_INVERSE);
         break;
     }
     if ((st = cufft_status(ctx, r, "cufftExec")))

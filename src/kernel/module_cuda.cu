@@ -11,7 +11,53 @@
 #include <time.h>
 
 #include "cuda_util.cuh"
+#include "dynlib.h"
 #include "module.h"
+
+/* NVRTC, opened by the first module build (core/dynlib.h). */
+static struct {
+    decltype(&nvrtcVersion) version;
+    decltype(&nvrtcGetNumSupportedArchs) get_num_supported_archs;
+    decltype(&nvrtcGetSupportedArchs) get_supported_archs;
+    decltype(&nvrtcCreateProgram) create_program;
+    decltype(&nvrtcCompileProgram) compile_program;
+    decltype(&nvrtcGetProgramLogSize) get_program_log_size;
+    decltype(&nvrtcGetProgramLog) get_program_log;
+    decltype(&nvrtcGetPTXSize) get_ptx_size;
+    decltype(&nvrtcGetPTX) get_ptx;
+    decltype(&nvrtcGetCUBINSize) get_cubin_size;
+    decltype(&nvrtcGetCUBIN) get_cubin;
+    decltype(&nvrtcDestroyProgram) destroy_program;
+    decltype(&nvrtcGetErrorString) get_error_string;
+} rtc;
+static const char *const rtc_names[] = {"nvrtcVersion",
+                                        "nvrtcGetNumSupportedArchs",
+                                        "nvrtcGetSupportedArchs",
+                                        "nvrtcCreateProgram",
+                                        "nvrtcCompileProgram",
+                                        "nvrtcGetProgramLogSize",
+                                        "nvrtcGetProgramLog",
+                                        "nvrtcGetPTXSize",
+                                        "nvrtcGetPTX",
+                                        "nvrtcGetCUBINSize",
+                                        "nvrtcGetCUBIN",
+                                        "nvrtcDestroyProgram",
+                                        "nvrtcGetErrorString",
+                                        NULL};
+static void *const rtc_slots[] = {&rtc.version,
+                                  &rtc.get_num_supported_archs,
+                                  &rtc.get_supported_archs,
+                                  &rtc.create_program,
+                                  &rtc.compile_program,
+                                  &rtc.get_program_log_size,
+                                  &rtc.get_program_log,
+                                  &rtc.get_ptx_size,
+                                  &rtc.get_ptx,
+                                  &rtc.get_cubin_size,
+                                  &rtc.get_cubin,
+                                  &rtc.destroy_program,
+                                  &rtc.get_error_string};
+static gip__dynlib rtc_lib = {GIP_NVRTC_SONAME, GIP_NVRTC_DIR, rtc_names, rtc_slots, 0, 0, ""};
 
 static double now_seconds(void)
 {
@@ -100,10 +146,10 @@ static gip_status pick_target(gip_context *ctx, const char *op, int cc, char *ta
                               bool *is_ptx)
 {
     int n = 0;
-    if (nvrtcGetNumSupportedArchs(&n) != NVRTC_SUCCESS || n <= 0 || n > 256)
+    if (rtc.get_num_supported_archs(&n) != NVRTC_SUCCESS || n <= 0 || n > 256)
         return gip__error(ctx, GIP_ERR_INTERNAL, "%s: NVRTC does not list its architectures", op);
     int archs[256];
-    if (nvrtcGetSupportedArchs(archs) != NVRTC_SUCCESS)
+    if (rtc.get_supported_archs(archs) != NVRTC_SUCCESS)
         return gip__error(ctx, GIP_ERR_INTERNAL, "%s: NVRTC does not list its architectures", op);
     int best = -1;
     for (int i = 0; i < n; i++) {
@@ -158,48 +204,48 @@ static gip_status nvrtc_compile(gip_context *ctx, const char *op, const char *so
         snprintf(owned[i], len, "-I%s", include_paths[i]);
         all[1 + n_options + i] = owned[i];
     }
-    r = nvrtcCreateProgram(&prog, source, name, 0, NULL, NULL);
+    r = rtc.create_program(&prog, source, name, 0, NULL, NULL);
     if (r != NVRTC_SUCCESS) {
         st = gip__error(ctx,
                         r == NVRTC_ERROR_OUT_OF_MEMORY ? GIP_ERR_OUT_OF_MEMORY : GIP_ERR_INTERNAL,
-                        "%s: nvrtcCreateProgram failed: %s", op, nvrtcGetErrorString(r));
+                        "%s: nvrtcCreateProgram failed: %s", op, rtc.get_error_string(r));
         goto out_free;
     }
-    r = nvrtcCompileProgram(prog, n_all, all);
-    if (nvrtcGetProgramLogSize(prog, &log_size) == NVRTC_SUCCESS && log_size > 1 &&
+    r = rtc.compile_program(prog, n_all, all);
+    if (rtc.get_program_log_size(prog, &log_size) == NVRTC_SUCCESS && log_size > 1 &&
         (log = (char *)malloc(log_size + 1)) != NULL) {
-        if (nvrtcGetProgramLog(prog, log) != NVRTC_SUCCESS)
+        if (rtc.get_program_log(prog, log) != NVRTC_SUCCESS)
             log[0] = '\0';
         log[log_size] = '\0';
     }
     if (r != NVRTC_SUCCESS) {
         st = gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
                         "%s: NVRTC could not compile %s for %s (%s):\n%s", op, name, target,
-                        nvrtcGetErrorString(r), log && log[0] ? log : "(no log)");
+                        rtc.get_error_string(r), log && log[0] ? log : "(no log)");
         goto out_destroy;
     }
-    r = is_ptx ? nvrtcGetPTXSize(prog, &size) : nvrtcGetCUBINSize(prog, &size);
+    r = is_ptx ? rtc.get_ptx_size(prog, &size) : rtc.get_cubin_size(prog, &size);
     if (r != NVRTC_SUCCESS || size == 0) {
         st = gip__error(ctx, GIP_ERR_INTERNAL, "%s: NVRTC produced no code for %s: %s", op, target,
-                        nvrtcGetErrorString(r));
+                        rtc.get_error_string(r));
         goto out_destroy;
     }
     if (!(code = (char *)malloc(size + 1))) {
         st = gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of host memory", op);
         goto out_destroy;
     }
-    r = is_ptx ? nvrtcGetPTX(prog, code) : nvrtcGetCUBIN(prog, code);
+    r = is_ptx ? rtc.get_ptx(prog, code) : rtc.get_cubin(prog, code);
     if (r != NVRTC_SUCCESS) {
         free(code);
         st = gip__error(ctx, GIP_ERR_INTERNAL, "%s: NVRTC failed to return the code: %s", op,
-                        nvrtcGetErrorString(r));
+                        rtc.get_error_string(r));
         goto out_destroy;
     }
     code[size] = '\0';
     *payload = code;
     *payload_len = size;
 out_destroy:
-    nvrtcDestroyProgram(&prog);
+    rtc.destroy_program(&prog);
 out_free:
     free(log);
     if (owned)
@@ -216,7 +262,7 @@ extern "C" gip_status gip__cuda_module_build(gip_context *ctx, const char *op, c
                                              int32_t n_include_paths, uint32_t flags, gip_module *m)
 {
     gip_status st = gip__cuda_enter(ctx);
-    if (st)
+    if (st || (st = gip__dynlib_load(ctx, op, &rtc_lib)))
         return st;
     int major = 0, minor = 0;
     if ((st = gip__cuda_status(
@@ -233,7 +279,7 @@ extern "C" gip_status gip__cuda_module_build(gip_context *ctx, const char *op, c
 
     /* The key: everything that changes the compiled code. */
     int nv_major = 0, nv_minor = 0, rt = 0, drv = 0;
-    nvrtcVersion(&nv_major, &nv_minor);
+    rtc.version(&nv_major, &nv_minor);
     cudaRuntimeGetVersion(&rt);
     cudaDriverGetVersion(&drv);
     strbuf key = {NULL, 0, 0, false};

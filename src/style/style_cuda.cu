@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cuda_util.cuh"
+#include "dynlib.h"
 #include "style.h"
 
 #if defined(GIP_HAVE_CUDNN)
@@ -17,6 +18,21 @@
 #define RED_BLOCKS 512 /* fixed grid for reductions: the summation order never changes */
 #define MAX_WORKSPACE ((size_t)1 << 30)
 #define ALGO_CACHE 64
+
+/* cuBLAS, opened on the first style transfer (core/dynlib.h). */
+static struct {
+    decltype(&cublasCreate_v2) create;
+    decltype(&cublasDestroy_v2) destroy;
+    decltype(&cublasSetStream_v2) set_stream;
+    decltype(&cublasSetMathMode) set_math_mode;
+    decltype(&cublasSgemm_v2) sgemm;
+} blas;
+static const char *const blas_names[] = {"cublasCreate_v2",    "cublasDestroy_v2",
+                                         "cublasSetStream_v2", "cublasSetMathMode",
+                                         "cublasSgemm_v2",     NULL};
+static void *const blas_slots[] = {&blas.create, &blas.destroy, &blas.set_stream,
+                                   &blas.set_math_mode, &blas.sgemm};
+static gip__dynlib blas_lib = {GIP_CUBLAS_SONAME, GIP_CUBLAS_DIR, blas_names, blas_slots, 0, 0, ""};
 
 typedef struct algo_entry {
     int layer, bwd;
@@ -415,7 +431,7 @@ static void cu_destroy(gip_context *ctx, gip__style_state *st)
     if (st->dnn)
         cudnnDestroy(st->dnn);
     if (st->blas)
-        cublasDestroy(st->blas);
+        blas.destroy(st->blas);
     free(st);
 }
 
@@ -423,7 +439,7 @@ static gip_status cu_create(gip_context *ctx, const gip_net *net, int last, uint
                             gip__style_state **out)
 {
     gip_status s = gip__cuda_enter(ctx);
-    if (s)
+    if (s || (s = gip__dynlib_load(ctx, "gip_style_transfer", &blas_lib)))
         return s;
     gip__style_state *st = (gip__style_state *)calloc(1, sizeof *st);
     if (!st)
@@ -434,11 +450,11 @@ static gip_status cu_create(gip_context *ctx, const gip_net *net, int last, uint
     int tf32 = !(flags & GIP_STYLE_NO_TF32);
     if ((s = dnn_status(ctx, cudnnCreate(&st->dnn), "cudnnCreate")) ||
         (s = dnn_status(ctx, cudnnSetStream(st->dnn, gip__stream(ctx)), "cudnnSetStream")) ||
-        (s = blas_status(ctx, cublasCreate(&st->blas), "cublasCreate")) ||
-        (s = blas_status(ctx, cublasSetStream(st->blas, gip__stream(ctx)), "cublasSetStream")) ||
+        (s = blas_status(ctx, blas.create(&st->blas), "cublasCreate")) ||
+        (s = blas_status(ctx, blas.set_stream(st->blas, gip__stream(ctx)), "cublasSetStream")) ||
         (s = blas_status(
              ctx,
-             cublasSetMathMode(st->blas, tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH),
+             blas.set_math_mode(st->blas, tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH),
              "cublasSetMathMode")) ||
         (s = dnn_status(ctx, cudnnCreateConvolutionDescriptor(&st->conv),
                         "cudnnCreateConvolutionDescriptor")) ||
@@ -719,8 +735,8 @@ static gip_status cu_gram(gip_context *ctx, gip__style_state *st, const float *f
     /* F is c x m row-major = m x c column-major (ld m); G = F F^T is Fc^T Fc. */
     const float alpha = (float)(1.0 / ((double)c * (double)m)), beta = 0.0f;
     return blas_status(ctx,
-                       cublasSgemm(st->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)c, (int)c, (int)m,
-                                   &alpha, f, (int)m, f, (int)m, &beta, g, (int)c),
+                       blas.sgemm(st->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)c, (int)c, (int)m,
+                                  &alpha, f, (int)m, f, (int)m, &beta, g, (int)c),
                        "cublasSgemm (Gram)");
 }
 
@@ -735,8 +751,8 @@ static gip_status cu_style_grad(gip_context *ctx, gip__style_state *st, const fl
     /* gf (c x m row-major = m x c column-major) += k * Fc D (D = G - A symmetric). */
     const float alpha = (float)(coef * 4.0 / ((double)c * c * (double)c * (double)m)), beta = 1.0f;
     return blas_status(ctx,
-                       cublasSgemm(st->blas, CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)c, (int)c,
-                                   &alpha, f, (int)m, scratch, (int)c, &beta, gf, (int)m),
+                       blas.sgemm(st->blas, CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)c, (int)c,
+                                  &alpha, f, (int)m, scratch, (int)c, &beta, gf, (int)m),
                        "cublasSgemm (style gradient)");
 }
 
