@@ -183,9 +183,14 @@ static void small(gip_context *ctx, const char *chain, const gip_image *img, con
         GT_CHECK(files_equal(a, b), "'%s' %s -> %s: streamed file differs from the whole run",
                  chain, ext, out_ext);
     }
-    /* A generous limit runs whole. */
+    /* A generous limit runs whole, or on the CPU with the decoding ahead when the image has
+     * 512 rows or more (two bands of 256). */
+    int32_t expect = gip_context_backend(ctx) == GIP_BACKEND_CPU && img->height >= 512 ? 2 : 0;
     if (p && GT_OK(gip_pipeline_run_file_bounded(p, in, b, lp, sp, (int64_t)1 << 30, &streamed)))
-        GT_CHECK(streamed == 0 && files_equal(a, b), "'%s': whole run under a large limit", chain);
+        GT_CHECK(streamed == expect && files_equal(a, b),
+                 "'%s' %s -> %s: under a large limit: mode %d (expected %d), %s", chain, ext,
+                 out_ext, (int)streamed, (int)expect,
+                 files_equal(a, b) ? "same file" : "the file differs from the whole run");
     gip_pipeline_free(p);
     unlink(in);
     unlink(a);
@@ -228,6 +233,32 @@ static void smalls(gip_context *ctx)
     gt_free(&gray);
     gt_free(&rgba16);
     gt_free(&big);
+}
+
+/* Progressive JPEG output cannot be written by rows: under a generous limit the run is whole. */
+static void progressive_out(gip_context *ctx)
+{
+    char in[600], a[600], b[600];
+    snprintf(in, sizeof in, "%s/p.png", dir);
+    snprintf(a, sizeof a, "%s/p_whole.jpg", dir);
+    snprintf(b, sizeof b, "%s/p_bounded.jpg", dir);
+    gip_image img = {0};
+    gt_alloc(&img, 700, 900, 3, GIP_U8, 0);
+    gt_fill_random(&img, 14, 0, 255);
+    gip_save_params sp = {0};
+    sp.progressive = 1;
+    gip_pipeline *p = make(ctx, "gaussian 5");
+    int32_t streamed = -1;
+    if (p && GT_OK(gip_image_save(in, &img, NULL)) &&
+        GT_OK(gip_pipeline_run_file(p, in, a, NULL, &sp)) &&
+        GT_OK(gip_pipeline_run_file_bounded(p, in, b, NULL, &sp, (int64_t)1 << 30, &streamed)))
+        GT_CHECK(streamed == 0 && files_equal(a, b), "progressive output: mode %d, %s",
+                 (int)streamed, files_equal(a, b) ? "same file" : "the files differ");
+    gip_pipeline_free(p);
+    gt_free(&img);
+    unlink(in);
+    unlink(a);
+    unlink(b);
 }
 
 static void refusals(gip_context *ctx)
@@ -276,6 +307,13 @@ static void refusals(gip_context *ctx)
                   GIP_ERR_CORRUPT);
         GT_CHECK(!exists(out), "partial output written");
         GT_CHECK(no_temporaries(), "a temporary file was left");
+        /* The same under a generous limit: on the CPU the decoding thread meets the error, and
+         * its message reaches the caller's thread. */
+        GT_STATUS(gip_pipeline_run_file_bounded(p, in, out, NULL, NULL, (int64_t)1 << 30, NULL),
+                  GIP_ERR_CORRUPT);
+        GT_CHECK(strstr(gip_last_error(), "r.ppm") != NULL, "message: %s", gip_last_error());
+        GT_CHECK(!exists(out), "partial output written");
+        GT_CHECK(no_temporaries(), "a temporary file was left");
         gip_pipeline_free(p);
     }
     unlink(in);
@@ -293,6 +331,7 @@ static void body(gip_context *ctx)
     else
         huge(ctx); /* first: the peak RSS is the process's */
     smalls(ctx);
+    progressive_out(ctx);
     refusals(ctx);
     rmdir(dir);
 }

@@ -243,7 +243,12 @@ GIP_API gip_status gip_pipeline_run_file(gip_pipeline *p, const char *in, const 
  * (the halo makes every band exact; JPEG output bytes are the same as gip_image_save()'s).
  * Streaming needs a tileable chain (see gip_pipeline_run_tiled()); files that cannot be read by
  * rows (interlaced PNG, progressive or CMYK JPEG) and progressive JPEG output run whole.
- * @param streamed  may be NULL; receives 1 when the file was streamed, else 0.
+ * When the image fits, the pipeline's context is the CPU and the chain is tileable, an image of
+ * at least two bands (256 rows, or 8 halos when more) is decoded on a second thread running
+ * ahead of the pipeline and the encoder, which work band by band on the rows already decoded
+ * (the same result and file bytes as the whole-image run).
+ * @param streamed  may be NULL; receives 1 when the file was streamed, 2 when it was decoded
+ *                  ahead, else 0.
  * @return statuses of gip_pipeline_run_file(); GIP_ERR_UNSUPPORTED (the chain cannot be cut in
  *         row bands: the message names the step); GIP_ERR_TOO_LARGE (the limit cannot hold one
  *         band of 2 * halo + 1 rows).

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* Files larger than memory: the image is read by rows, passed through the pipeline in row bands
  * grown by the chain's halo (so each band's inner rows equal the whole-image result), and written
- * by rows, with host memory bounded by a limit. */
+ * by rows, with host memory bounded by a limit. Files that fit, on the CPU: the same bands, with
+ * the decoding on a second thread running ahead of the pipeline and the encoder. */
 #define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -69,6 +72,113 @@ out_free:
     return st;
 }
 
+/* ---- decoding ahead: one file that fits in memory, on the CPU -------------------------------- */
+
+/* Rows the decoding thread reads at a time (a few libjpeg MCU rows); the pipeline's bands. */
+#define AHEAD_CHUNK 32
+#define AHEAD_BAND 256
+
+typedef struct ahead {
+    gip__row_reader *rd;
+    gip_image img; /* the whole decoded image */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int64_t ready; /* rows decoded so far */
+    bool cancel;   /* the consumer failed: stop reading */
+    gip_status st; /* the reader's failure, with its message (raised on the caller's thread) */
+    char msg[GIP__MSG_SIZE];
+} ahead;
+
+static void *ahead_main(void *arg)
+{
+    ahead *a = arg;
+    for (int64_t y = 0; y < a->img.height;) {
+        pthread_mutex_lock(&a->mu);
+        bool cancel = a->cancel;
+        pthread_mutex_unlock(&a->mu);
+        if (cancel)
+            break;
+        int64_t n = a->img.height - y < AHEAD_CHUNK ? a->img.height - y : AHEAD_CHUNK;
+        gip_image rows;
+        gip_status st = gip_image_roi(&a->img, 0, y, a->img.width, n, &rows);
+        if (!st)
+            st = gip__row_reader_read(a->rd, &rows);
+        pthread_mutex_lock(&a->mu);
+        if (st) {
+            a->st = st;
+            snprintf(a->msg, sizeof a->msg, "%s", gip_last_error());
+        } else {
+            a->ready = y + n;
+        }
+        pthread_cond_broadcast(&a->cv);
+        pthread_mutex_unlock(&a->mu);
+        if (st)
+            break;
+        y += n;
+    }
+    return NULL;
+}
+
+/* Waits until rows [0, need) are decoded; the reader's failure otherwise. */
+static gip_status ahead_wait(gip_context *ctx, ahead *a, int64_t need)
+{
+    pthread_mutex_lock(&a->mu);
+    while (a->ready < need && !a->st)
+        pthread_cond_wait(&a->cv, &a->mu);
+    gip_status st = a->ready >= need ? GIP_OK : a->st;
+    pthread_mutex_unlock(&a->mu);
+    return st ? gip__error(ctx, st, "%s", a->msg) : GIP_OK;
+}
+
+/* Runs p over the opened reader with the decoding on a second thread: bands of B inner rows
+ * (windows of B + 2 hy rows, as stream_bands) start as soon as their rows are decoded, and the
+ * encoder writes each band's rows before the next band runs. */
+static gip_status run_ahead(gip_pipeline *p, gip__row_reader *rd, gip__row_writer *wr, int64_t w,
+                            int64_t h, int32_t c, gip_dtype dt, int32_t oc, gip_dtype odt,
+                            int64_t B, int64_t hy)
+{
+    ahead a = {.rd = rd};
+    gip_image out = {0};
+    int64_t R = B + 2 * hy < h ? B + 2 * hy : h;
+    gip_status st;
+    if ((st = gip_image_alloc(NULL, &a.img, w, h, c, dt, GIP_MEM_HOST, 0)) ||
+        (st = gip_image_alloc(NULL, &out, w, R, oc, odt, GIP_MEM_HOST, 0))) {
+        gip_image_free(NULL, &a.img);
+        return st;
+    }
+    pthread_mutex_init(&a.mu, NULL);
+    pthread_cond_init(&a.cv, NULL);
+    pthread_t th;
+    int e = pthread_create(&th, NULL, ahead_main, &a);
+    if (e) {
+        st = gip__error(p->ctx, GIP_ERR_OUT_OF_MEMORY,
+                        "gip_pipeline_run_file_bounded: cannot start the decoding thread: %s",
+                        strerror(e));
+        goto out_free;
+    }
+    for (int64_t y0 = 0; y0 < h && !st; y0 += B) {
+        int64_t y1 = y0 + B < h ? y0 + B : h;
+        int64_t ry = y0 - hy < 0 ? 0 : y0 - hy > h - R ? h - R : y0 - hy;
+        gip_image win, crop;
+        if ((st = ahead_wait(p->ctx, &a, ry + R)) ||
+            (st = gip_image_roi(&a.img, 0, ry, w, R, &win)) ||
+            (st = gip_pipeline_run(p, &win, &out)) ||
+            (st = gip_image_roi(&out, 0, y0 - ry, w, y1 - y0, &crop)) ||
+            (st = gip__row_writer_write(wr, &crop)))
+            break;
+    }
+    pthread_mutex_lock(&a.mu);
+    a.cancel = true;
+    pthread_mutex_unlock(&a.mu);
+    pthread_join(th, NULL);
+out_free:
+    pthread_cond_destroy(&a.cv);
+    pthread_mutex_destroy(&a.mu);
+    gip_image_free(NULL, &a.img);
+    gip_image_free(NULL, &out);
+    return st;
+}
+
 gip_status gip_pipeline_run_file_bounded(gip_pipeline *p, const char *in, const char *out,
                                          const gip_load_params *load, const gip_save_params *save,
                                          int64_t max_memory, int32_t *streamed)
@@ -112,11 +222,30 @@ gip_status gip_pipeline_run_file_bounded(gip_pipeline *p, const char *in, const 
      * output (at most the raw output's size). */
     double whole = (double)w * (double)h * (double)bpp +
                    (double)ow * (double)oh * (double)oc * (double)gip_dtype_size(odt);
+    int64_t hx, hy;
     if (whole <= (double)limit) {
+        /* On the CPU, a tileable chain on an image of a few bands has its decoding run ahead on
+         * a second thread; otherwise (and where the output cannot be written by rows) whole. */
+        gip__row_writer *wr = NULL;
+        bool can = gip_context_backend(p->ctx) == GIP_BACKEND_CPU && ow == w && oh == h &&
+                   !gip__pipeline_tileable(p, w, h, c, dt, false, op) &&
+                   !gip_pipeline_halo(p, &hx, &hy);
+        int64_t B = can && 8 * hy > AHEAD_BAND ? 8 * hy : AHEAD_BAND;
+        if (can && h >= 2 * B) {
+            st = gip__row_writer_open(out, ow, oh, oc, odt, save, &wr);
+            if (!st && (st = run_ahead(p, rd, wr, w, h, c, dt, oc, odt, B, hy)))
+                gip__row_writer_abort(wr);
+            else if (!st && !(st = gip__row_writer_finish(wr)) && streamed)
+                *streamed = 2;
+            if (st != GIP_ERR_UNSUPPORTED || wr) { /* not the writer's refusal */
+                gip__row_reader_close(rd);
+                return st;
+            }
+        }
+        gip_clear_error();
         gip__row_reader_close(rd);
         return gip_pipeline_run_file(p, in, out, &lp, save);
     }
-    int64_t hx, hy;
     if ((st = gip__pipeline_tileable(p, w, h, c, dt, false, op)) ||
         (st = gip_pipeline_halo(p, &hx, &hy)))
         goto out_close;

@@ -365,7 +365,9 @@ static int run_run(const cli_command *cmd, int argc, char **argv)
     } else if (common.time) {
         printf("device    %s\n", gip_context_describe(gip_pipeline_context(pipes[0])));
         printf("total     %10.3f ms  load, run, save of %s%s\n", (cli_now() - t0) * 1e3, pos[1],
-               streamed ? " (streamed by rows)" : "");
+               streamed == 1   ? " (streamed by rows)"
+               : streamed == 2 ? " (decoded ahead on a second thread)"
+                               : "");
     }
     gip_pipeline_free(pipes[0]);
     free(pipes);
