@@ -21,14 +21,17 @@ static void load(gip__dynlib *lib)
         snprintf(lib->reason, sizeof lib->reason, "%s", why ? why : "not found");
         return;
     }
+    /* Every symbol is looked up before any slot is written: a failure leaves them all NULL. */
     for (int i = 0; lib->names[i]; i++) {
-        void *f = dlsym(h, lib->names[i]);
-        if (!f) {
+        if (!dlsym(h, lib->names[i])) {
             snprintf(lib->reason, sizeof lib->reason, "%s has no symbol %s", lib->soname,
                      lib->names[i]);
             dlclose(h);
             return;
         }
+    }
+    for (int i = 0; lib->names[i]; i++) {
+        void *f = dlsym(h, lib->names[i]);
         memcpy(lib->slots[i], &f, sizeof f);
     }
     lib->ok = 1;
