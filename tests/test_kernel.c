@@ -309,13 +309,23 @@ static void test_module(gip_context *ctx)
     GT_STATUS(gip_kernel_launch(ctx, k, NULL, host, 2), GIP_ERR_LOCATION_MISMATCH);
     gip_launch_config cfg = {{1, 1, 1}, {2048, 1, 1}, 0, NULL};
     GT_STATUS(gip_kernel_launch(ctx, k, &cfg, wrong, 2), GIP_ERR_INVALID_ARGUMENT);
+    /* An explicit grid and block (z 0 counts as 1) on defined input into another image. */
+    gip_image dout;
+    GT_OK(gip_image_alloc(ctx, &dout, 16, 16, 1, GIP_U8, GIP_MEM_CUDA, 0));
+    GT_OK(gip_image_fill_bytes(ctx, &dimg, 90));
+    gip_kernel_arg fine[2] = {gip_arg_image(&dimg), gip_arg_image(&dout)};
     gip_launch_config ok = {{4, 4, 0}, {4, 4, 0}, 0, NULL};
-    GT_OK(gip_kernel_launch(ctx, k, &ok, wrong, 2));
+    GT_OK(gip_kernel_launch(ctx, k, &ok, fine, 2));
+    GT_OK(gip_download(ctx, &dout, &himg));
+    GT_CHECK(gt_get(&himg, 0, 0, 0) == 90 && gt_get(&himg, 15, 15, 0) == 90,
+             "the explicit launch covered the image: %g %g", gt_get(&himg, 0, 0, 0),
+             gt_get(&himg, 15, 15, 0));
     gip_kernel_arg bad_type = {(gip_arg_type)42, {0}};
     GT_STATUS(gip_kernel_launch(ctx, k, NULL, &bad_type, 1), GIP_ERR_INVALID_ARGUMENT);
     GT_STATUS(gip_kernel_launch(ctx, k, NULL, NULL, 3), GIP_ERR_INVALID_ARGUMENT);
     GT_OK(gip_context_sync(ctx));
     gip_image_free(ctx, &dimg);
+    gip_image_free(ctx, &dout);
     gt_free(&himg);
     gip_module_free(m);
 }
