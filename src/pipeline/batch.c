@@ -138,6 +138,24 @@ gip_status gip_batch_list_inputs(const char *pattern, char ***paths, int64_t *co
 
 #define GIP__BATCH_MAX 64 /* most files in one decode_batch call */
 
+/* The events GIP_BATCH_TRACE records per file, in this order (trace_names). */
+enum {
+    TR_READ,
+    TR_DECODE,
+    TR_DECODED,
+    TR_COMPUTE,
+    TR_UPLOADED,
+    TR_COMPUTED,
+    TR_DOWNLOADED,
+    TR_ENCODE,
+    TR_ENCODED,
+    TR_WRITTEN,
+    GIP__TRACE_N
+};
+static const char *const trace_names[GIP__TRACE_N] = {
+    "read",     "decode",     "decoded", "compute", "uploaded",
+    "computed", "downloaded", "encode",  "encoded", "written"};
+
 typedef struct item {
     int64_t index;
     int32_t pipe;     /* the compute pipeline it goes to */
@@ -175,7 +193,16 @@ typedef struct engine {
     pthread_mutex_t report_mu;
     gip_batch_stats st;
     double t0, last_progress;
+    double (*trace)[GIP__TRACE_N]; /* GIP_BATCH_TRACE: each file's events, seconds from t0 */
 } engine;
+
+/* Records event `ev` of file i at time t (GIP_BATCH_TRACE set; each file is in one stage at a
+ * time, so its row has one writer at a time). */
+static void mark(engine *e, int64_t i, int ev, double t)
+{
+    if (e->trace)
+        e->trace[i][ev] = t - e->t0;
+}
 
 static void add_time(engine *e, double *field, double dt)
 {
@@ -255,6 +282,8 @@ static gip_status decode_item(engine *e, item *it)
     double t = now();
     gip_status st = read_file(e->inputs[it->index], &bytes, &size);
     double t1 = now();
+    mark(e, it->index, TR_READ, t);
+    mark(e, it->index, TR_DECODE, t1);
     add_time(e, &e->st.t_read, t1 - t);
     if (st)
         return st;
@@ -264,8 +293,10 @@ static gip_status decode_item(engine *e, item *it)
     else
         st = gip_image_decode(bytes, size, &e->lp, &it->img);
     free(bytes);
+    double t2 = now();
+    mark(e, it->index, TR_DECODED, t2);
     pthread_mutex_lock(&e->report_mu);
-    e->st.t_decode += now() - t1;
+    e->st.t_decode += t2 - t1;
     e->st.decode_calls++;
     pthread_mutex_unlock(&e->report_mu);
     return st;
@@ -311,6 +342,7 @@ static void decode_group(engine *e, int32_t q, const int64_t *idx, int32_t k, it
     double t = now();
     for (int32_t j = 0; j < k; j++) {
         void *bytes = NULL;
+        mark(e, idx[j], TR_READ, now());
         gip_status st = items[j] ? read_file(e->inputs[idx[j]], &bytes, &sizes[m])
                                  : gip__error(NULL, GIP_ERR_OUT_OF_MEMORY, "batch: out of memory");
         if (st) {
@@ -325,6 +357,11 @@ static void decode_group(engine *e, int32_t q, const int64_t *idx, int32_t k, it
     if (m) {
         gip_context *ctx = gip_pipeline_context(e->pipes[q]);
         c->decode_batch(c->user, ctx, m, data, sizes, &e->lp, outs, sts);
+        double t2 = now();
+        for (int32_t i = 0; i < m; i++) {
+            mark(e, items[slot[i]]->index, TR_DECODE, t1);
+            mark(e, items[slot[i]]->index, TR_DECODED, t2);
+        }
         for (int32_t i = 0; i < m; i++) {
             item *it = items[slot[i]];
             if (!sts[i]) {
@@ -363,12 +400,16 @@ static gip_status encode_item(engine *e, item *it, bool *skipped)
     else
         st = gip_image_encode(&it->result, &sp, &data, &size);
     double t1 = now();
+    mark(e, it->index, TR_ENCODE, t);
+    mark(e, it->index, TR_ENCODED, t1);
     add_time(e, &e->st.t_encode, t1 - t);
     if (st)
         return st;
     st = gip__write_output(e->outs[it->index], data, size, e->o->overwrite != 0, skipped);
     gip_free(data);
-    add_time(e, &e->st.t_write, now() - t1);
+    double t2 = now();
+    mark(e, it->index, TR_WRITTEN, t2);
+    add_time(e, &e->st.t_write, t2 - t1);
     return st;
 }
 
@@ -401,7 +442,10 @@ static gip_status compute_item(engine *e, gip_pipeline *p, stage *sg, item *it)
     if (!cuda) {
         double t = now();
         st = gip_pipeline_run(p, &it->img, &it->result);
-        add_time(e, &e->st.t_compute, now() - t);
+        double t1 = now();
+        mark(e, it->index, TR_COMPUTE, t);
+        mark(e, it->index, TR_COMPUTED, t1);
+        add_time(e, &e->st.t_compute, t1 - t);
         return st;
     }
     /* Host images above the pipeline's device memory limit: tiles (tile.c). */
@@ -427,6 +471,8 @@ static gip_status compute_item(engine *e, gip_pipeline *p, stage *sg, item *it)
         din = &sg->dev_in;
     }
     double t1 = now();
+    mark(e, it->index, TR_COMPUTE, t);
+    mark(e, it->index, TR_UPLOADED, t1);
     add_time(e, &e->st.t_upload, t1 - t);
     gip_image *dout = &it->result;
     if (!dev_result) {
@@ -437,6 +483,7 @@ static gip_status compute_item(engine *e, gip_pipeline *p, stage *sg, item *it)
     if ((st = gip_pipeline_run(p, din, dout)) || (st = gip_context_sync(ctx)))
         return st;
     double t2 = now();
+    mark(e, it->index, TR_COMPUTED, t2);
     add_time(e, &e->st.t_compute, t2 - t1);
     if (dev_result)
         return GIP_OK;
@@ -444,7 +491,9 @@ static gip_status compute_item(engine *e, gip_pipeline *p, stage *sg, item *it)
         (st = gip_download(ctx, &sg->dev_out, &sg->pin_out)) || (st = gip_context_sync(ctx)) ||
         (st = gip_copy(ctx, &sg->pin_out, &it->result)))
         return st;
-    add_time(e, &e->st.t_download, now() - t2);
+    double t3 = now();
+    mark(e, it->index, TR_DOWNLOADED, t3);
+    add_time(e, &e->st.t_download, t3 - t2);
     return GIP_OK;
 }
 
@@ -647,6 +696,31 @@ static void *compute_thread(void *arg)
     return NULL;
 }
 
+/* GIP_BATCH_TRACE=FILE: every file's events as CSV, milliseconds from the start of the clock
+ * (-1: not reached; without a device the upload and download columns repeat their neighbours),
+ * for finding where a run's time goes. A file that cannot be written is reported on stderr. */
+static void write_trace(const engine *e, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "gip: GIP_BATCH_TRACE: cannot write '%s': %s\n", path, strerror(errno));
+        return;
+    }
+    fprintf(f, "# gip batch trace: %lld files, setup %.1f ms before the clock, wall %.1f ms\nfile",
+            (long long)e->n, e->st.t_setup * 1e3, e->st.wall * 1e3);
+    for (int k = 0; k < GIP__TRACE_N; k++)
+        fprintf(f, ",%s", trace_names[k]);
+    fputc('\n', f);
+    for (int64_t i = 0; i < e->n; i++) {
+        fprintf(f, "%lld", (long long)i);
+        for (int k = 0; k < GIP__TRACE_N; k++)
+            fprintf(f, e->trace[i][k] < 0 ? ",-1" : ",%.3f", e->trace[i][k] * 1e3);
+        fputc('\n', f);
+    }
+    if (fclose(f) != 0)
+        fprintf(stderr, "gip: GIP_BATCH_TRACE: cannot write '%s'\n", path);
+}
+
 /* Orders input indices by output name, then by index. */
 static int cmp_out(const void *a, const void *b, void *u)
 {
@@ -767,6 +841,16 @@ gip_status gip_batch_run(gip_pipeline *const *pipes, int32_t npipes, const char 
     }
     if ((st = make_outputs(e, out_dir)))
         goto out_free;
+    const char *trace = getenv("GIP_BATCH_TRACE");
+    if (trace && trace[0] && n_inputs) {
+        if (!(e->trace = malloc((size_t)n_inputs * sizeof *e->trace))) {
+            st = gip__error(NULL, GIP_ERR_OUT_OF_MEMORY, "%s: out of memory", op);
+            goto out_free;
+        }
+        for (int64_t i = 0; i < n_inputs; i++)
+            for (int k = 0; k < GIP__TRACE_N; k++)
+                e->trace[i][k] = -1;
+    }
     for (int32_t q = 0; q < npipes; q++)
         if ((st = gip__ring_init(&e->cq[q], cq_depth)))
             goto out_free;
@@ -861,6 +945,8 @@ gip_status gip_batch_run(gip_pipeline *const *pipes, int32_t npipes, const char 
     e->st.wall = now() - e->t0;
     if (stats)
         *stats = e->st;
+    if (e->trace)
+        write_trace(e, trace);
     pthread_mutex_destroy(&e->mu);
     pthread_mutex_destroy(&e->report_mu);
     pthread_cond_destroy(&e->cv_work);
@@ -878,6 +964,7 @@ out_free:
     free(e->collision);
     free(e->cq);
     free(e->reserved);
+    free(e->trace);
     free(e->worker_pipes);
     free(threads);
     free(args);
