@@ -51,7 +51,7 @@ for r in $(seq "$REPEAT"); do
     "$GIP" run 'gaussian 15' -i "$WORK/in" -o "$WORK/out_gip" --format jpg --quality 90 \
         --jobs "$JOBS" --device "$DEVICE" --decoder "$DECODER" >"$WORK/gip_$r.txt"
     rate=$(sed -n 's/.*: \([0-9.]*\) images\/s$/\1/p' "$WORK/gip_$r.txt")
-    if [ -z "$best" ] || [ "$(echo "$rate > $best" | bc)" -eq 1 ]; then best=$rate; bestf=$WORK/gip_$r.txt; fi
+    if [ -z "$best" ] || awk "BEGIN { exit !($rate > $best) }"; then best=$rate; bestf=$WORK/gip_$r.txt; fi
 done
 stages=$(sed -n 's/^time per image (summed over threads): //p' "$bestf")
 device=$(sed -n 's/^device: //p' "$bestf")
