@@ -16,6 +16,7 @@ GIP=${GIP:-$root/build/gip}
 N=16
 DEVICE=auto
 JOBS=$(nproc)
+GIP_JOBS= # gip's own default unless --jobs is given (8 workers at most with nvJPEG)
 WORK=${TMPDIR:-/tmp}/gip_pipeline_bench
 JSON=
 REPEAT=2
@@ -25,7 +26,7 @@ while [ $# -gt 0 ]; do
     --gip) GIP=$2; shift 2 ;;
     -n) N=$2; shift 2 ;;
     --device) DEVICE=$2; shift 2 ;;
-    --jobs) JOBS=$2; shift 2 ;;
+    --jobs) JOBS=$2; GIP_JOBS=$2; shift 2 ;;
     --work) WORK=$2; shift 2 ;;
     --json) JSON=$2; shift 2 ;;
     --repeat) REPEAT=$2; shift 2 ;;
@@ -49,7 +50,7 @@ best=
 for r in $(seq "$REPEAT"); do
     rm -rf "$WORK/out_gip"
     "$GIP" run 'gaussian 15' -i "$WORK/in" -o "$WORK/out_gip" --format jpg --quality 90 \
-        --jobs "$JOBS" --device "$DEVICE" --decoder "$DECODER" >"$WORK/gip_$r.txt"
+        ${GIP_JOBS:+--jobs "$GIP_JOBS"} --device "$DEVICE" --decoder "$DECODER" >"$WORK/gip_$r.txt"
     rate=$(sed -n 's/.*: \([0-9.]*\) images\/s$/\1/p' "$WORK/gip_$r.txt")
     if [ -z "$best" ] || awk "BEGIN { exit !($rate > $best) }"; then best=$rate; bestf=$WORK/gip_$r.txt; fi
 done
@@ -87,7 +88,7 @@ else
     echo "pipeline_bench.sh: vips not found (apt-get install libvips-tools); CPU single-file case skipped" >&2
 fi
 
-python3 - "$WORK" "$N" "$JOBS" "$best" "$stages" "$device" >"${JSON:-/dev/stdout}" <<'PY'
+python3 - "$WORK" "$N" "${GIP_JOBS:-default}" "$best" "$stages" "$device" >"${JSON:-/dev/stdout}" <<'PY'
 import datetime, json, os, platform, socket, sys
 work, n, jobs, rate, stages, device = sys.argv[1:7]
 def cpu():
@@ -98,7 +99,7 @@ def cpu():
     except OSError:
         pass
     return platform.processor()
-rows = [{"name": "gip_run_gaussian15", "images": int(n), "jobs": int(jobs),
+rows = [{"name": "gip_run_gaussian15", "images": int(n), "jobs": int(jobs) if jobs.isdigit() else jobs,
          "images_per_s": float(rate), "device": device,
          "ms_per_image_by_stage": {k.split()[0]: float(k.split()[1])
                                    for k in stages.split(", ") if k}}]

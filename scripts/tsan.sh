@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# ThreadSanitizer run of tests/test_concurrency.c and tests/test_stream.c (its decoding thread):
+# ThreadSanitizer run of tests/test_concurrency.c, tests/test_stream.c (its decoding thread) and
+# tests/test_batch.c (the batch engine's workers, decode gate and compute threads):
 # clang -fsanitize=thread, CPU build (GIP_CUDA=OFF)
 # into build-tsan, then the test; any TSan report fails the run.
 # OpenMP: libgomp (GCC's) is not TSan-instrumented, so its barriers look like races. This build
@@ -25,7 +26,7 @@ cmake -S . -B "$TSAN_BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGIP_CUDA=OFF \
   -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g" \
   -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread" -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=thread" \
   >"$TSAN_BUILD/configure.log" 2>&1 || { cat "$TSAN_BUILD/configure.log"; exit 1; }
-cmake --build "$TSAN_BUILD" -j "$TSAN_JOBS" --target test_concurrency test_stream >/dev/null
+cmake --build "$TSAN_BUILD" -j "$TSAN_JOBS" --target test_concurrency test_stream test_batch >/dev/null
 
 archer=${ARCHER:-}
 if [ -z "$archer" ]; then
@@ -46,3 +47,4 @@ fi
 export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1:exitcode=66:suppressions=$root/scripts/tsan.supp}
 "$TSAN_BUILD/tests/test_concurrency" cpu
 GIP_TEST_NO_HUGE=1 "$TSAN_BUILD/tests/test_stream" cpu
+"$TSAN_BUILD/tests/test_batch" cpu

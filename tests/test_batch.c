@@ -56,6 +56,7 @@ static void on_file(void *user, const char *in, const char *out, gip_status st, 
 /* A batch codec on the CPU decoders: counts its calls and the largest batch it was given. */
 typedef struct batch_probe {
     int calls, largest, prepared, decoders, encoders;
+    int active, most; /* calls running now, most at once */
     gip_status fail_prepare;
 } batch_probe;
 
@@ -72,8 +73,15 @@ static gip_status probe_decode_batch(void *user, gip_context *ctx, int32_t n,
     while (n > l && !__atomic_compare_exchange_n(&b->largest, &l, n, false, __ATOMIC_RELAXED,
                                                  __ATOMIC_RELAXED))
         ;
+    int a = __atomic_add_fetch(&b->active, 1, __ATOMIC_RELAXED);
+    int m = __atomic_load_n(&b->most, __ATOMIC_RELAXED);
+    while (a > m &&
+           !__atomic_compare_exchange_n(&b->most, &m, a, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
     for (int32_t i = 0; i < n; i++)
         statuses[i] = gip_image_decode(data[i], sizes[i], params, &outs[i]);
+    usleep(2000); /* long enough for the other worker's call to overlap when it may */
+    __atomic_sub_fetch(&b->active, 1, __ATOMIC_RELAXED);
     return GIP_OK;
 }
 
@@ -184,8 +192,14 @@ static void folder(gip_context *ctx)
 
     int expect_failed =
         4 + (root ? 0 : 1); /* corrupt, truncated, too large, missing, (unreadable) */
-    /* Modes: inline CPU, staged, staged with a batch codec (batches of 5 files). */
-    for (int mode = 0; mode < 3; mode++) {
+    /* Modes: inline CPU, staged, staged with a batch codec (batches of 5 files), the same with one
+     * decode call at a time (GIP_BATCH_DECODE_CALLS=1: the semaphore and the read gate that CUDA
+     * runs use by default). */
+    for (int mode = 0; mode < 4; mode++) {
+        if (mode == 3)
+            setenv("GIP_BATCH_DECODE_CALLS", "1", 1);
+        else
+            unsetenv("GIP_BATCH_DECODE_CALLS");
         seen s = {0};
         gip_batch_options o = {0};
         o.jobs = 2;
@@ -197,7 +211,7 @@ static void folder(gip_context *ctx)
         codec.prepare = probe_prepare;
         codec.batch_size = 5;
         codec.user = &bp;
-        if (mode == 2)
+        if (mode >= 2)
             o.codec = &codec;
         o.format = GIP_FORMAT_PNG;
         o.on_file = on_file;
@@ -217,7 +231,7 @@ static void folder(gip_context *ctx)
                  count_files(out));
         GT_CHECK(st.peak_in_flight <= st.in_flight_bound, "peak %lld above bound %lld",
                  (long long)st.peak_in_flight, (long long)st.in_flight_bound);
-        if (mode == 2) {
+        if (mode >= 2) {
             /* 17 files (one missing, one unreadable unless root) in batches of at most 5. */
             int readable = (int)n - 1 - (root ? 0 : 1);
             GT_CHECK(bp.prepared == 1, "prepare called %d times for one pipeline", bp.prepared);
@@ -230,6 +244,10 @@ static void folder(gip_context *ctx)
                      "%d batch calls for %d readable files", bp.calls, readable);
             GT_CHECK(st.decode_calls == bp.calls, "stats count %lld decode calls, codec saw %d",
                      (long long)st.decode_calls, bp.calls);
+            printf("  mode %d: %d batch decode calls, at most %d at once\n", mode, bp.calls,
+                   bp.most);
+            if (mode == 3)
+                GT_CHECK(bp.most == 1, "%d decode calls ran at once, allowed 1", bp.most);
         } else {
             GT_CHECK(st.decode_calls == n - 1 - (root ? 0 : 1),
                      "mode %d: %lld decode calls for %lld files", mode, (long long)st.decode_calls,
@@ -274,6 +292,7 @@ static void folder(gip_context *ctx)
         if (system(cmd) != 0)
             printf("  cannot clean %s\n", out);
     }
+    unsetenv("GIP_BATCH_DECODE_CALLS");
 out_list:
     gip_batch_free_list(inputs, n);
 out_imgs:
