@@ -63,6 +63,21 @@ ok '! cmp -s "$WORK/inode1" "$WORK/inode2"' "--overwrite did not replace the out
 run 0 run 'invert' -i "$WORK/in/[a-c]*.png" -o "$WORK/out2" --format jpg --quality 80
 ok '[ -f "$WORK/out2/astronaut.jpg" ] && [ -f "$WORK/out2/coffee.jpg" ]' "glob batch outputs missing"
 
+# ---- --devices: a malformed list is a usage error (2), a device that is not there a runtime
+# error (1); with a usable cuda:0 the batch runs on it
+expect 2 "not a list of CUDA devices" run invert -i "$WORK/in/*.png" -o "$WORK/out3" --devices 0,x
+expect 2 "listed twice" run invert -i "$WORK/in/*.png" -o "$WORK/out3" --devices 1,1
+expect 2 "exclude each other" run invert -i "$WORK/in/*.png" -o "$WORK/out3" --devices 0 --one-device
+expect 2 "cannot go with --device cpu" run invert -i "$WORK/in/*.png" -o "$WORK/out3" --devices 0 --device cpu
+expect 2 "applies to batches" run invert "$DATA/astronaut.png" "$WORK/x.png" --devices 0
+expect 1 "CUDA device 63 does not exist" run invert -i "$WORK/in/*.png" -o "$WORK/out3" --devices 63
+if "$GIP" devices | grep -q "cuda:0 .*, usable$"; then
+    run 0 run invert -i "$WORK/in/*.png" -o "$WORK/out3" --devices 0
+    ok '[ -f "$WORK/out3/astronaut.png" ] && [ -f "$WORK/out3/brick.png" ]' "--devices 0: outputs missing"
+else
+    echo "  no usable cuda:0: the --devices run itself is skipped"
+fi
+
 # ---- killed mid-batch: only complete files, no temporaries -----------------------------------
 mkdir -p "$WORK/many"
 i=0

@@ -22,16 +22,73 @@ static int parse_error(const cli_command *cmd, const char *text, const gip_parse
     return CLI_EXIT_USAGE;
 }
 
+#define MAX_DEVICES 64
+
+/* Parses --devices: CUDA ordinals separated by commas, each once ("0,2"). */
+static int parse_devices(const cli_command *cmd, const char *text, int32_t *list, int32_t *n)
+{
+    *n = 0;
+    const char *p = text;
+    for (;;) {
+        char *end = NULL;
+        errno = 0;
+        long v = strtol(p, &end, 10);
+        if (end == p || errno || v < 0 || v >= MAX_DEVICES || (*end && *end != ','))
+            return cli_usage(cmd,
+                             "--devices: '%s' is not a list of CUDA devices; accepted: ordinals "
+                             "0..%d separated by commas (e.g. 0,2)",
+                             text, MAX_DEVICES - 1);
+        for (int32_t k = 0; k < *n; k++)
+            if (list[k] == v)
+                return cli_usage(cmd, "--devices: device %ld is listed twice in '%s'", v, text);
+        list[(*n)++] = (int32_t)v;
+        if (!*end)
+            return 0;
+        p = end + 1;
+    }
+}
+
+/* Every listed device exists and gip can run on it; a runtime error naming the first that
+ * cannot. */
+static int check_devices(const cli_command *cmd, const int32_t *list, int32_t n)
+{
+    int32_t count = 0;
+    gip_device_count(&count);
+    for (int32_t k = 0; k < n; k++) {
+        gip_device_info info = {0};
+        if (list[k] >= count) {
+            fprintf(stderr, "gip %s: --devices: CUDA device %d does not exist (%d visible%s%s)\n",
+                    cmd->name, (int)list[k], (int)count, count ? "" : ": ",
+                    count ? "" : gip_device_unavailable_reason());
+            return CLI_EXIT_RUNTIME;
+        }
+        if (gip_device_get_info(list[k], &info) != GIP_OK || !info.usable) {
+            fprintf(stderr, "gip %s: --devices: CUDA device %d is not usable: %s\n", cmd->name,
+                    (int)list[k], info.reason[0] ? info.reason : gip_last_error());
+            return CLI_EXIT_RUNTIME;
+        }
+    }
+    return 0;
+}
+
 /* Creates pipeline(s) for the common options and parses `text` into the first; the others are
- * clones (one per usable device when --device is auto or cuda without an index, `streams` per
- * device). */
+ * clones, `streams` per device: on the listed devices (`list`, `nlist` > 0: --devices), else on
+ * every usable device when --device is auto or cuda without an index (`all_devices`). */
 static int make_pipes(const cli_command *cmd, const cli_common *common, const char *text,
-                      int streams, int all_devices, gip_pipeline ***out, int *count)
+                      int streams, int all_devices, const int32_t *list, int32_t nlist,
+                      gip_pipeline ***out, int *count)
 {
     gip_context_desc desc = {0};
     desc.backend = common->backend;
     desc.device = common->device;
     desc.threads = common->threads;
+    if (nlist > 0) {
+        int rc = check_devices(cmd, list, nlist);
+        if (rc)
+            return rc;
+        desc.backend = GIP_BACKEND_CUDA;
+        desc.device = list[0];
+    }
     gip_pipeline *first = NULL;
     gip_status st = gip_pipeline_create(&desc, &first);
     if (st)
@@ -47,12 +104,14 @@ static int make_pipes(const cli_command *cmd, const cli_common *common, const ch
     if (common->verbose)
         fprintf(stderr, "gip %s: device: %s\n", cmd->name, gip_context_describe(ctx));
     int cuda = gip_context_backend(ctx) == GIP_BACKEND_CUDA;
-    int32_t ndev = 0, devices[64];
+    int32_t ndev = 0, devices[MAX_DEVICES];
     devices[ndev++] = cuda ? gip_context_device(ctx) : 0;
-    if (cuda && all_devices) {
+    for (int32_t k = 1; k < nlist; k++)
+        devices[ndev++] = list[k];
+    if (cuda && all_devices && nlist == 0) {
         int32_t n = 0;
         gip_device_count(&n);
-        for (int32_t d = 0; d < n && ndev < 64; d++) {
+        for (int32_t d = 0; d < n && ndev < MAX_DEVICES; d++) {
             gip_device_info info;
             if (d != devices[0] && gip_device_get_info(d, &info) == GIP_OK && info.usable)
                 devices[ndev++] = d;
@@ -193,11 +252,24 @@ static int run_batch(const cli_command *cmd, const cli_common *common, const cha
         gip_batch_free_list(inputs, n);
         return CLI_EXIT_RUNTIME;
     }
+    int32_t list[MAX_DEVICES], nlist = 0;
+    if (opts[13].value) {
+        if (opts[8].value)
+            rc = cli_usage(cmd, "--devices and --one-device exclude each other");
+        else if (common->backend == GIP_BACKEND_CPU)
+            rc = cli_usage(cmd, "--devices lists CUDA devices; it cannot go with --device cpu");
+        else
+            rc = parse_devices(cmd, opts[13].value, list, &nlist);
+        if (rc) {
+            gip_batch_free_list(inputs, n);
+            return rc;
+        }
+    }
     gip_pipeline **pipes = NULL;
     int npipes = 0;
     int all = common->backend == GIP_BACKEND_AUTO ||
               (common->backend == GIP_BACKEND_CUDA && !opts[8].value);
-    if ((rc = make_pipes(cmd, common, text, (int)streams, all, &pipes, &npipes))) {
+    if ((rc = make_pipes(cmd, common, text, (int)streams, all, list, nlist, &pipes, &npipes))) {
         gip_batch_free_list(inputs, n);
         return rc;
     }
@@ -315,11 +387,12 @@ static int run_run(const cli_command *cmd, int argc, char **argv)
                       {"--decoder", "auto|cpu|nvjpeg", NULL},
                       {"--gpu-memory-limit", "BYTES", NULL},
                       {"--max-memory", "BYTES", NULL},
-                      {"--decode-batch", "N", NULL}};
+                      {"--decode-batch", "N", NULL},
+                      {"--devices", "LIST", NULL}};
     cli_common common;
     const char *pos[3];
     int npos;
-    int rc = cli_parse(cmd, argc, argv, opts, 13, &common, pos, 1, 3, &npos);
+    int rc = cli_parse(cmd, argc, argv, opts, 14, &common, pos, 1, 3, &npos);
     if (rc)
         return rc;
     int batch = opts[0].value || opts[1].value;
@@ -333,14 +406,14 @@ static int run_run(const cli_command *cmd, int argc, char **argv)
             return cli_usage(cmd, "--max-memory applies to one file (PIPELINE IN OUT)");
         return run_batch(cmd, &common, pos[0], opts[0].value, opts[1].value, opts);
     }
-    for (int k = 2; k < 13; k++)
+    for (int k = 2; k < 14; k++)
         if (opts[k].value && k != 10 && k != 11)
             return cli_usage(cmd, "%s applies to batches (-i DIR -o DIR)", opts[k].name);
     if (npos != 3)
         return cli_usage(cmd, "expected PIPELINE IN OUT, or PIPELINE -i DIR|GLOB -o DIR");
     gip_pipeline **pipes = NULL;
     int npipes = 0;
-    if ((rc = make_pipes(cmd, &common, pos[0], 1, 0, &pipes, &npipes)))
+    if ((rc = make_pipes(cmd, &common, pos[0], 1, 0, NULL, 0, &pipes, &npipes)))
         return rc;
     int64_t gpu_limit = 0, max_memory = 0;
     if ((opts[10].value &&
@@ -408,6 +481,7 @@ const cli_command cli_cmd_run = {
     "  --streams N          CUDA: pipelines (streams) per device, 1..16 (default 2)\n"
     "  --cpu-mode M         CPU: inline (each thread does every stage; default) or staged\n"
     "  --one-device         CUDA: only the device of --device, not every usable one\n"
+    "  --devices LIST       CUDA: these devices (ordinals, e.g. 0,2), the first as --device\n"
     "  --scheduler ADDRESS  run the batch on a Dask cluster: executes 'python3 -m gip.dask run'\n"
     "                       with these arguments (pip install 'gip[dask]'; docs/dask.md)\n"
     "  --decoder D          auto (nvJPEG on CUDA when built with it), cpu or nvjpeg\n"
