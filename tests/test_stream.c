@@ -186,7 +186,11 @@ static void small(gip_context *ctx, const char *chain, const gip_image *img, con
     /* A generous limit runs whole, or on the CPU with the decoding ahead when the image has
      * 512 rows or more (two bands of 256). */
     int32_t expect = gip_context_backend(ctx) == GIP_BACKEND_CPU && img->height >= 512 ? 2 : 0;
-    if (p && GT_OK(gip_pipeline_run_file_bounded(p, in, b, lp, sp, (int64_t)1 << 30, &streamed)))
+    int32_t threads = p ? gip_context_threads(gip_pipeline_context(p)) : 0;
+    if (p && GT_OK(gip_pipeline_run_file_bounded(p, in, b, lp, sp, (int64_t)1 << 30, &streamed)) &&
+        GT_CHECK(gip_context_threads(gip_pipeline_context(p)) == threads,
+                 "the context's threads changed: %d -> %d", (int)threads,
+                 (int)gip_context_threads(gip_pipeline_context(p))))
         GT_CHECK(streamed == expect && files_equal(a, b),
                  "'%s' %s -> %s: under a large limit: mode %d (expected %d), %s", chain, ext,
                  out_ext, (int)streamed, (int)expect,

