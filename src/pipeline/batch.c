@@ -770,8 +770,9 @@ static void *compute_thread(void *arg)
 }
 
 /* GIP_BATCH_TRACE=FILE: every file's events as CSV, milliseconds from the start of the clock
- * (-1: not reached; without a device the upload and download columns repeat their neighbours),
- * for finding where a run's time goes. A file that cannot be written is reported on stderr. */
+ * (-1: not reached, or a stage the run does not have: no upload or download on the CPU, after a
+ * device decode or before a device encode), for finding where a run's time goes. A file that
+ * cannot be written is reported on stderr. */
 static void write_trace(const engine *e, const char *path)
 {
     FILE *f = fopen(path, "w");
