@@ -39,7 +39,8 @@ typedef enum gip_status {
 
     /* 2xx: valid request that gip does not do. */
     GIP_ERR_UNSUPPORTED = 200, /* dtype, channel count or mode not handled by this operation */
-    GIP_ERR_NOT_BUILT = 201,   /* the library was built without the component (CUDA, nvJPEG) */
+    GIP_ERR_NOT_BUILT = 201,   /* the library was built without the component (CUDA, nvJPEG), or
+                                  its shared library is missing at run time (cuFFT, NVRTC, cuBLAS) */
 
     /* 3xx: sizes beyond limits. */
     GIP_ERR_TOO_LARGE = 300, /* overflowing size or above a configured limit */

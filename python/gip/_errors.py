@@ -38,7 +38,8 @@ class Unsupported(Error, TypeError):
 
 
 class NotBuilt(Unsupported):
-    """GIP_ERR_NOT_BUILT: the library was built without the component (CUDA, nvJPEG)."""
+    """GIP_ERR_NOT_BUILT: the library was built without the component (CUDA, nvJPEG), or its
+    shared library (cuFFT, NVRTC, cuBLAS) is missing at run time."""
 
 
 class TooLarge(Error, ValueError):

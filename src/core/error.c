@@ -20,7 +20,7 @@ static const struct status_entry status_table[] = {
     {GIP_ERR_LOCATION_MISMATCH, "GIP_ERR_LOCATION_MISMATCH", "host and device memory mixed"},
     {GIP_ERR_ALIASING, "GIP_ERR_ALIASING", "output overlaps an input"},
     {GIP_ERR_UNSUPPORTED, "GIP_ERR_UNSUPPORTED", "unsupported dtype, channels or mode"},
-    {GIP_ERR_NOT_BUILT, "GIP_ERR_NOT_BUILT", "component not built into this library"},
+    {GIP_ERR_NOT_BUILT, "GIP_ERR_NOT_BUILT", "component not built into this library or missing at run time"},
     {GIP_ERR_TOO_LARGE, "GIP_ERR_TOO_LARGE", "size too large"},
     {GIP_ERR_OUT_OF_MEMORY, "GIP_ERR_OUT_OF_MEMORY", "out of host memory"},
     {GIP_ERR_DEVICE_OUT_OF_MEMORY, "GIP_ERR_DEVICE_OUT_OF_MEMORY", "out of device memory"},
