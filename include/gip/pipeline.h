@@ -392,8 +392,8 @@ typedef struct gip_batch_stats {
 
 /** Options of a batch. Zero-initialise: zero means default for every field. */
 typedef struct gip_batch_options {
-    int32_t jobs;         /* worker threads, >= 1; 0 = number of cores (at most 8 on CUDA
-                             with a codec that encodes on the device) */
+    int32_t jobs;         /* worker threads, >= 1; 0 = number of cores (at most 8 a device on
+                             CUDA with a codec that encodes on the device) */
     int32_t queue_depth;  /* capacity of each queue, >= 1; 0 = 2 */
     gip_format format;    /* output format; AUTO: the input's if JPEG/PNG/PNM, else PNG */
     int32_t quality;      /* JPEG quality 1..100; 0 = 95 */

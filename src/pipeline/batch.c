@@ -895,10 +895,19 @@ gip_status gip_batch_run(gip_pipeline *const *pipes, int32_t npipes, const char 
     int32_t cores = gip__default_threads();
     int32_t jobs = o->jobs ? o->jobs : cores;
     /* With a device codec (nvJPEG), the workers mostly wait on the GPU's encoder, and more than
-     * 8 slowed each other (H200, 64 4K JPEGs: 8 workers 432-463 images/s, 16 359-410, 24
-     * 317-339; an encode took 5 ms with 8, 17 ms with 16). */
-    if (!o->jobs && e->cuda && o->codec && o->codec->encode_device && jobs > 8)
-        jobs = 8;
+     * 8 for one GPU slowed each other (H200, 64 4K JPEGs: 8 workers 432-463 images/s, 16
+     * 359-410, 24 317-339; an encode took 5 ms with 8, 17 ms with 16): 8 a device. */
+    if (!o->jobs && e->cuda && o->codec && o->codec->encode_device) {
+        int32_t ndev = 0;
+        for (int32_t q = 0; q < npipes; q++) {
+            int32_t dev = gip_context_device(gip_pipeline_context(pipes[q])), seen = 0;
+            for (int32_t r = 0; r < q && !seen; r++)
+                seen = gip_context_device(gip_pipeline_context(pipes[r])) == dev;
+            ndev += !seen;
+        }
+        if (jobs > 8 * ndev)
+            jobs = 8 * ndev;
+    }
     int32_t depth = o->queue_depth ? o->queue_depth : 2;
     /* Batches of files for a batch codec on the staged path; each compute queue holds two. */
     e->batch = 1;

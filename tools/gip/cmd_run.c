@@ -205,7 +205,7 @@ static int run_batch(const cli_command *cmd, const cli_common *common, const cha
     gip_batch_options o = {0};
     if (opts[2].value &&
         (rc = cli_parse_int(cmd, "--jobs", opts[2].value, 1, 1024,
-                            "1..1024 (default: one per core, 8 at most with nvJPEG)", &jobs)))
+                            "1..1024 (default: one per core, 8 a GPU at most with nvJPEG)", &jobs)))
         return rc;
     if (opts[6].value &&
         (rc = cli_parse_int(cmd, "--streams", opts[6].value, 1, 16, "1..16 (default 2)", &streams)))
@@ -473,8 +473,8 @@ const cli_command cli_cmd_run = {
     "Options:\n"
     "  -i DIR|GLOB          batch input: a folder or a quoted pattern\n"
     "  -o DIR               batch output folder (created if missing)\n"
-    "  --jobs N             decode/encode threads, 1..1024 (default: one per core, 8 at\n"
-    "                       most on CUDA with nvJPEG)\n"
+    "  --jobs N             decode/encode threads, 1..1024 (default: one per core, at\n"
+    "                       most 8 a GPU with nvJPEG)\n"
     "  --format jpg|png|pnm output format (default: the input's)\n"
     "  --overwrite          replace existing outputs\n"
     "  --quiet              no progress bar and no summary\n"
