@@ -1263,12 +1263,20 @@ class Pipeline:
 
     __call__ = run
 
-    def run_file(self, input, output, *, quality=0, flags=IMREAD_COLOR):  # noqa: A002
+    def run_file(self, input, output, *, quality=0, flags=IMREAD_COLOR, max_memory=0):  # noqa: A002
         """Loads `input` (8-bit RGB by default; flags as imread), runs the chain and writes
-        `output` atomically (format from its extension; JPEG quality 1..100, 0 = 95)."""
+        `output` atomically (format from its extension; JPEG quality 1..100, 0 = 95).
+
+        Host memory stays under `max_memory` bytes (0: half the physical memory): a larger image
+        is streamed by rows through the chain (PNG, JPEG, PPM/PGM). On the CPU an image of at
+        least two bands is decoded on a second thread while the chain and the encoder work.
+        Returns how the file ran: "whole", "streamed" or "decoded ahead" (the output is the same
+        either way)."""
         mode, keep = _load_mode(flags)
-        _gip.pipeline_run_file(self._h, _os.fspath(input), _os.fspath(output),
-                               (mode, False, keep), (0, int(quality), 0, 0, 0, 0))
+        how = _gip.pipeline_run_file(self._h, _os.fspath(input), _os.fspath(output),
+                                     (mode, False, keep), (0, int(quality), 0, 0, 0, 0),
+                                     int(max_memory))
+        return ("whole", "streamed", "decoded ahead")[how]
 
     def sync(self):
         """Waits for the work queued on the pipeline's stream."""

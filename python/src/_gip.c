@@ -2682,13 +2682,16 @@ static PyObject *py_pipeline_run(PyObject *m, PyObject *args)
     Py_RETURN_NONE;
 }
 
-/* pipeline_run_file(handle, in, out, (load mode, bgr, keep_depth), save params tuple) */
+/* pipeline_run_file(handle, in, out, (load mode, bgr, keep_depth), save params tuple,
+ * max_memory) -> 0 whole, 1 streamed by rows, 2 decoded ahead (gip_pipeline_run_file_bounded) */
 static PyObject *py_pipeline_run_file(PyObject *m, PyObject *args)
 {
     PyObject *h, *in_obj, *out_obj, *pt;
     int mode, bgr, keep;
-    if (!PyArg_ParseTuple(args, "OO&O&(ipp)O!", &h, PyUnicode_FSConverter, &in_obj,
-                          PyUnicode_FSConverter, &out_obj, &mode, &bgr, &keep, &PyTuple_Type, &pt))
+    long long max_memory;
+    if (!PyArg_ParseTuple(args, "OO&O&(ipp)O!L", &h, PyUnicode_FSConverter, &in_obj,
+                          PyUnicode_FSConverter, &out_obj, &mode, &bgr, &keep, &PyTuple_Type, &pt,
+                          &max_memory))
         return NULL;
     PyObject *ret = NULL;
     PipelineObject *po = as_pipeline(h);
@@ -2701,15 +2704,15 @@ static PyObject *py_pipeline_run_file(PyObject *m, PyObject *args)
     lp.keep_depth = keep;
     gip_status st;
     char msg[1024];
+    int32_t streamed = 0;
     GIP_PY_RUN(&po->base, st, msg,
-               gip_pipeline_run_file(po->p, PyBytes_AS_STRING(in_obj), PyBytes_AS_STRING(out_obj),
-                                     &lp, &sp));
+               gip_pipeline_run_file_bounded(po->p, PyBytes_AS_STRING(in_obj),
+                                             PyBytes_AS_STRING(out_obj), &lp, &sp,
+                                             (int64_t)max_memory, &streamed));
     if (st)
         raise_status(st, msg);
-    else {
-        Py_INCREF(Py_None);
-        ret = Py_None;
-    }
+    else
+        ret = PyLong_FromLong(streamed);
 out_paths:
     Py_DECREF(in_obj);
     Py_DECREF(out_obj);

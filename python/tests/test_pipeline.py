@@ -205,6 +205,24 @@ def test_run_file(tmp_path):
         p.run_file(str(tmp_path / "missing.png"), out)
 
 
+def test_run_file_modes(tmp_path):
+    """Whole, streamed by rows under a small max_memory, and (CPU) decoded ahead: one result."""
+    rng = np.random.default_rng(5)
+    img = rng.integers(0, 256, (1200, 1500, 3), dtype=np.uint8)
+    src = str(tmp_path / "tall.png")
+    gip.imwrite(src, img, bgr=False)
+    p = gip.Pipeline("gaussian 7 | invert", device="cpu")
+    want = p(gip.imread(src, bgr=False))
+    got = {}
+    for name, limit in (("big", 1 << 30), ("small", 12 << 20)):
+        out = str(tmp_path / ("%s.png" % name))
+        got[name] = p.run_file(src, out, max_memory=limit)
+        np.testing.assert_array_equal(gip.imread(out, bgr=False), want)
+    assert got == {"big": "decoded ahead", "small": "streamed"}
+    with pytest.raises(ValueError):
+        p.run_file(src, str(tmp_path / "x.png"), max_memory=-1)
+
+
 def test_run_batch(tmp_path):
     ind, outd = tmp_path / "in", tmp_path / "out"
     ind.mkdir()
