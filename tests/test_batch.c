@@ -58,6 +58,9 @@ typedef struct batch_probe {
     int calls, largest, prepared, decoders, encoders;
     int active, most; /* calls running now, most at once */
     gip_status fail_prepare;
+    int warmed, warm_decoders, warm_encoders, warm_batch; /* warm: calls and their arguments */
+    size_t warm_size;
+    gip_format warm_format;
 } batch_probe;
 
 static gip_status probe_decode_batch(void *user, gip_context *ctx, int32_t n,
@@ -95,6 +98,22 @@ static gip_status probe_prepare(void *user, gip_context *ctx, const gip_load_par
     b->decoders = decoders;
     b->encoders = encoders;
     return batch_size >= 1 ? b->fail_prepare : GIP_ERR_INTERNAL;
+}
+
+/* Warm-up hook: records its arguments; fails (the engine must go on regardless). */
+static gip_status probe_warm(void *user, gip_context *ctx, const void *data, size_t size,
+                             const gip_load_params *params, const gip_save_params *save,
+                             int32_t batch_size, int32_t decoders, int32_t encoders)
+{
+    (void)ctx;
+    batch_probe *b = user;
+    b->warmed++;
+    b->warm_size = data && params && params->mode == GIP_LOAD_COLOR ? size : 0;
+    b->warm_format = save ? save->format : GIP_FORMAT_AUTO;
+    b->warm_batch = batch_size;
+    b->warm_decoders = decoders;
+    b->warm_encoders = encoders;
+    return GIP_ERR_DEVICE;
 }
 
 static int count_files(const char *dir)
@@ -196,10 +215,13 @@ static void folder(gip_context *ctx)
      * decode call at a time (GIP_BATCH_DECODE_CALLS=1: the semaphore and the read gate that CUDA
      * runs use by default). */
     for (int mode = 0; mode < 4; mode++) {
-        if (mode == 3)
+        if (mode == 3) {
             setenv("GIP_BATCH_DECODE_CALLS", "1", 1);
-        else
+            setenv("GIP_BATCH_WARM", "0", 1);
+        } else {
             unsetenv("GIP_BATCH_DECODE_CALLS");
+            unsetenv("GIP_BATCH_WARM");
+        }
         seen s = {0};
         gip_batch_options o = {0};
         o.jobs = 2;
@@ -209,6 +231,7 @@ static void folder(gip_context *ctx)
         gip_batch_codec codec = {0};
         codec.decode_batch = probe_decode_batch;
         codec.prepare = probe_prepare;
+        codec.warm = probe_warm;
         codec.batch_size = 5;
         codec.user = &bp;
         if (mode >= 2)
@@ -238,6 +261,19 @@ static void folder(gip_context *ctx)
             /* 2 workers, one pipeline whose queue holds 10: at most 2 decodes and 2 encodes. */
             GT_CHECK(bp.decoders == 2 && bp.encoders == 2, "prepared for %d decoders, %d encoders",
                      bp.decoders, bp.encoders);
+            /* The warm-up: once, on the first input's bytes, with the batch's format and sizes
+             * (its failure ignored: every count above holds); none with GIP_BATCH_WARM=0. */
+            struct stat sb;
+            size_t first = stat(inputs[0], &sb) == 0 ? (size_t)sb.st_size : 0;
+            if (mode == 2)
+                GT_CHECK(bp.warmed == 1 && bp.warm_size == first && first > 0 &&
+                             bp.warm_format == GIP_FORMAT_PNG && bp.warm_batch == 5 &&
+                             bp.warm_decoders == 2 && bp.warm_encoders == 2,
+                         "warm: %d calls, %zu bytes of %zu, format %d, batch %d, %d/%d states",
+                         bp.warmed, bp.warm_size, first, (int)bp.warm_format, bp.warm_batch,
+                         bp.warm_decoders, bp.warm_encoders);
+            else
+                GT_CHECK(bp.warmed == 0, "GIP_BATCH_WARM=0: warm called %d times", bp.warmed);
             GT_CHECK(bp.largest > 1 && bp.largest <= 5, "largest batch %d, expected 2..5",
                      bp.largest);
             GT_CHECK(bp.calls >= (readable + 4) / 5 && bp.calls < readable,
@@ -293,6 +329,7 @@ static void folder(gip_context *ctx)
             printf("  cannot clean %s\n", out);
     }
     unsetenv("GIP_BATCH_DECODE_CALLS");
+    unsetenv("GIP_BATCH_WARM");
 out_list:
     gip_batch_free_list(inputs, n);
 out_imgs:

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* Tests of GPU JPEG (nvJPEG): decode of the bundled JPEGs against libjpeg-turbo within the IDCT
  * bound, encode -> CPU decode round trip PSNR, corrupt and truncated files give a clear error,
- * the batch decode, the batch codec, and bad input. The CPU run checks the refusals on a CPU
- * context; the CUDA run skips (exit 77) when gip was built without nvJPEG. */
+ * the batch decode, the batch codec and its warm-up, and bad input. The CPU run checks the refusals
+ * on a CPU context; the CUDA run skips (exit 77) when gip was built without nvJPEG. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "gip/pipeline.h"
 #include "testing.h"
@@ -172,6 +174,96 @@ static void corrupt(gip_context *ctx)
     free(bytes);
 }
 
+/* Runs `gaussian 5` over the JPEGs of in_dir into out_dir with the codec (4 workers, q90). */
+static void batch(gip_context *ctx, gip_batch_codec *codec, const char *in_dir, const char *out_dir,
+                  int64_t expect)
+{
+    gip_context_desc d = {0};
+    d.backend = GIP_BACKEND_CUDA;
+    d.device = gip_context_device(ctx);
+    gip_pipeline *p = NULL;
+    char **inputs = NULL;
+    int64_t n = 0;
+    if (GT_OK(gip_pipeline_create(&d, &p)) && GT_OK(gip_pipeline_parse(p, "gaussian 5", NULL)) &&
+        GT_OK(gip_batch_list_inputs(in_dir, &inputs, &n))) {
+        gip_batch_options o = {0};
+        o.jobs = 4;
+        o.codec = codec;
+        o.format = GIP_FORMAT_JPEG;
+        o.quality = 90;
+        gip_batch_stats st;
+        if (GT_OK(gip_batch_run(&p, 1, (const char *const *)inputs, n, out_dir, &o, &st)))
+            GT_CHECK(st.written == expect && st.failed == 0, "batch: %lld written, %lld failed",
+                     (long long)st.written, (long long)st.failed);
+    }
+    gip_batch_free_list(inputs, n);
+    gip_pipeline_free(p);
+}
+
+/* The codec's warm-up returns GIP_OK on a sample and on junk (nothing decodable: nothing to
+ * encode); a batch of 20 copies of a sample (more than one group of 16, so the engine warms the
+ * states) writes the same bytes as with GIP_BATCH_WARM=0. */
+static void warm(gip_context *ctx, gip_batch_codec *codec)
+{
+    size_t n = 0;
+    uint8_t *bytes = read_all(files[1], &n);
+    if (!GT_CHECK(bytes != NULL, "cannot read %s", files[1]))
+        return;
+    gip_load_params lp = {0};
+    lp.mode = GIP_LOAD_COLOR;
+    gip_save_params sp = {0};
+    sp.format = GIP_FORMAT_JPEG;
+    sp.quality = 90;
+    GT_OK(codec->prepare(codec->user, ctx, &lp, 4, 2, 2));
+    GT_OK(codec->warm(codec->user, ctx, bytes, n, &lp, &sp, 4, 2, 2));
+    uint8_t junk[64] = {0xFF, 0xD8, 0xFF};
+    GT_OK(codec->warm(codec->user, ctx, junk, sizeof junk, &lp, &sp, 4, 2, 2));
+    char dir[] = "/tmp/gip_nvjpeg_XXXXXX", path[400], in[300], out[2][300];
+    if (!GT_CHECK(mkdtemp(dir) != NULL, "mkdtemp")) {
+        free(bytes);
+        return;
+    }
+    snprintf(in, sizeof in, "%s/in", dir);
+    mkdir(in, 0777);
+    enum { COPIES = 20 };
+    for (int i = 0; i < COPIES; i++) {
+        snprintf(path, sizeof path, "%s/f%02d.jpg", in, i);
+        FILE *f = fopen(path, "wb");
+        GT_CHECK(f && fwrite(bytes, 1, n, f) == n, "cannot write %s", path);
+        if (f)
+            fclose(f);
+    }
+    for (int w = 0; w < 2; w++) {
+        snprintf(out[w], sizeof out[w], "%s/out%d", dir, w);
+        mkdir(out[w], 0777);
+        if (w == 0)
+            setenv("GIP_BATCH_WARM", "0", 1);
+        batch(ctx, codec, in, out[w], COPIES);
+        unsetenv("GIP_BATCH_WARM");
+    }
+    int same = 0;
+    for (int i = 0; i < COPIES; i++) {
+        size_t na = 0, nb = 0;
+        snprintf(path, sizeof path, "%s/f%02d.jpg", out[0], i);
+        uint8_t *a = read_all(path, &na);
+        remove(path);
+        snprintf(path, sizeof path, "%s/f%02d.jpg", out[1], i);
+        uint8_t *b = read_all(path, &nb);
+        remove(path);
+        same += a && b && na == nb && na > 0 && memcmp(a, b, na) == 0;
+        free(a);
+        free(b);
+        snprintf(path, sizeof path, "%s/f%02d.jpg", in, i);
+        remove(path);
+    }
+    GT_CHECK(same == COPIES, "warm-up changed the output: %d of %d files equal", same, COPIES);
+    rmdir(out[0]);
+    rmdir(out[1]);
+    rmdir(in);
+    rmdir(dir);
+    free(bytes);
+}
+
 static void bad_input(gip_context *ctx)
 {
     gip_image out = {0}, host = {0};
@@ -234,6 +326,7 @@ static void body(gip_context *ctx)
     if (strcmp(gip_nvjpeg_backend(), "hardware") == 0)
         GT_CHECK(hw > hw0, "a GPU with a JPEG decoder decoded the baseline samples with it");
     corrupt(ctx);
+    warm(ctx, &codec);
     bad_input(ctx);
 }
 

@@ -303,6 +303,16 @@ typedef struct gip_batch_codec {
      * states so that the first files do not pay for them. May be NULL. */
     gip_status (*prepare)(void *user, gip_context *ctx, const gip_load_params *params,
                           int32_t batch_size, int32_t decoders, int32_t encoders);
+    /* Called once per device after prepare, also before the clock, when the batch has more
+     * files than batch_size, with the first input's bytes and the batch's save parameters
+     * (format set from the first output's name): runs `decoders` decoder states (batches of
+     * batch_size) and `encoders` encoder states once on that file, results discarded, so that
+     * the first files do not pay for sizing their buffers. Its status is ignored (a bad first
+     * file is reported in its turn). May be NULL; GIP_BATCH_WARM=0 in the environment skips
+     * it. */
+    gip_status (*warm)(void *user, gip_context *ctx, const void *data, size_t size,
+                       const gip_load_params *params, const gip_save_params *save,
+                       int32_t batch_size, int32_t decoders, int32_t encoders);
 } gip_batch_codec;
 
 /* ---- GPU JPEG (nvJPEG) ----------------------------------------------------------------------- *

@@ -83,5 +83,5 @@ void gip_batch_print_summary(FILE *f, const gip_batch_stats *s)
         fprintf(f, "decode calls: %lld (%.1f files each)\n", (long long)s->decode_calls,
                 (double)(s->written + s->failed) / (double)s->decode_calls);
     if (s->t_setup > 0)
-        fprintf(f, "decoder setup before the clock: %.1f ms\n", 1e3 * s->t_setup);
+        fprintf(f, "codec setup and warm-up before the clock: %.1f ms\n", 1e3 * s->t_setup);
 }
