@@ -699,8 +699,8 @@ struct UxArgs {
     int32_t W, H, n; /* n = W * C elements per row, below 2^30 */
     int32_t border;
     int32_t k[9];   /* taps by position (dy + 1) * 3 + (dx + 1) */
-    uint32_t bias2; /* B (1 + 2^16) */
-    uint32_t biash; /* B 2^16 */
+    int32_t v[3];   /* rank-1 paths: the taps are v[dy + 1] * h[dx + 1], h the kernel's pattern */
+    uint32_t bias2; /* the accumulators' start: B (1 + 2^16), or B in UX_FAST (low lane only) */
     float fbias;    /* 2^23 + B */
     uint32_t bv[4]; /* the constant border per channel (u8 values) */
     float scale, delta;
@@ -710,12 +710,14 @@ struct UxArgs {
     int32_t b;   /* B */
 };
 
-/* How a lane's sum becomes an output. UX_FAST: s16 without the affine step that cannot saturate,
- * B subtracted in the lanes. UX_LUT: u8 and s16 outputs whose biased sums take at most
- * UX_LUT_MAX values: a table of the finish, built by each block in shared memory from the same
- * float steps as UX_FLOAT (so equal to them by construction), replaces about seven instructions
- * an output by a load (H200, 2026-12-03: the float finish was half of box3's instructions).
- * UX_FLOAT: the float steps for each output. */
+/* How a lane's sum becomes an output. UX_FAST: s16 without the affine step that cannot saturate;
+ * only the low lane carries the bias B (sums start at B, not B (1 + 2^16)): the low lane, B + s
+ * in [0, 2^16), never borrows from the high one, whose 16 bits are then s mod 2^16, the s16 result
+ * itself, and the low lane's is that of acc - B: two instructions a pair. UX_LUT: u8 and s16
+ * outputs whose biased sums take at most UX_LUT_MAX values: a table of the finish, built by each
+ * block in shared memory from the same float steps as UX_FLOAT (so equal to them by construction),
+ * replaces about seven instructions an output by a load (H200, 2026-12-03: the float finish was
+ * half of box3's instructions). UX_FLOAT: the float steps for each output. */
 enum { UX_FLOAT, UX_FAST, UX_LUT };
 static constexpr int UX_LUT_MAX = 8192; /* 255 * 32 + 1: Scharr, Sobel and box 3x3 fit */
 
@@ -868,7 +870,7 @@ __device__ __forceinline__ void ux_store(const UxArgs &a, const uint32_t *acc, c
     if constexpr (MODE == UX_FAST) {
 #pragma unroll
         for (int j = 0; j < 8; j++)
-            o[j] = __byte_perm(acc[j] - a.bias2, acc[j] - a.biash, 0x7610);
+            o[j] = __byte_perm(acc[j] - (uint32_t)a.b, acc[j], 0x7610);
     } else if constexpr (MODE == UX_LUT) {
         /* The biased lane values index the table directly. */
         uint32_t t[16];
@@ -921,16 +923,83 @@ __device__ __forceinline__ void ux_store(const UxArgs &a, const uint32_t *acc, c
     }
 }
 
-/* ONES: every tap is 1 (the 3x3 box): the row's horizontal sums, three adds a pair, go to the
- * three output rows by adds, where the general path takes nine multiply-adds a pair and rotates
- * the accumulators with moves. */
-template <typename D, int C, int MODE, bool ONES>
+/* Horizontal weights of a rank-1 plan (taps v[dy] * h[dx]), known at compile time: UX_GEN is the
+ * general 3x3 path (nine runtime taps), the others the row weights (1, 1, 1) of the box, (-1, 0, 1)
+ * of Sobel and Scharr along x, (1, 2, 1) of Sobel along y. */
+enum { UX_GEN, UX_ONES, UX_DIFF, UX_SMOOTH };
+
+/* The ring's shared memory of a block, one ring per warp. */
+struct UxRing {
+    uint4 row[UX_WARPS][UX_D][32];
+    uint32_t side[UX_WARPS][UX_D][2];
+};
+
+/* Source row r of a band starting at y0 (r in y0 - 1 .. yend) as the zero-interleaved halves X of
+ * the lane's 24 bytes (4 before its 16, 4 after); refills the row's slot with row r + UX_D. */
+template <int C>
+__device__ __forceinline__ void ux_row(const UxArgs &a, UxRing &ring, int wy, int lane, int32_t e,
+                                       int32_t y0, int32_t yend, int32_t r, uint32_t *X)
+{
+    uint32_t *my_side = &ring.side[wy][0][lane == 31];
+    const int i = (r - (y0 - 1)) & (UX_D - 1);
+    gip__cp_async_wait<UX_D - 1>(); /* row r's group is done */
+    const uint4 v = ring.row[wy][i][lane];
+    uint32_t w[6];
+    /* Lanes 0 and 31 read back the side word they wrote (the others' is unused). */
+    w[0] = lane == 0 || lane == 31 ? my_side[2 * i] : 0u;
+    w[1] = v.x, w[2] = v.y, w[3] = v.z, w[4] = v.w;
+    w[5] = w[0];
+    const uint32_t l = __shfl_up_sync(0xFFFFFFFFu, w[4], 1);
+    const uint32_t rr = __shfl_down_sync(0xFFFFFFFFu, w[1], 1);
+    if (lane != 0)
+        w[0] = l;
+    if (lane != 31)
+        w[5] = rr;
+    /* The slot is free once read (the shuffles above consumed the load): refill it. */
+    if (r + UX_D <= yend)
+        ux_issue<C>(a, r + UX_D, e, lane, &ring.row[wy][i][lane], my_side + 2 * i);
+    gip__cp_async_commit();
+#pragma unroll
+    for (int q = 0; q < 6; q++) {
+        X[2 * q] = __byte_perm(w[q], 0u, 0x4140);
+        X[2 * q + 1] = __byte_perm(w[q], 0u, 0x4342);
+    }
+}
+
+/* One source row r of a rank-1 plan: its horizontal pass h, then P (output row r - 1) gets v[2] h
+ * and is complete, Q (row r) gets v[1] h and R (row r + 1) starts at B + v[0] h. Callers rotate
+ * the roles of three register sets instead of moving accumulators. */
+template <typename D, int C, int MODE, int HK>
+__device__ __forceinline__ void ux_rank1(const UxArgs &a, const D *lut, const uint32_t *X,
+                                         int32_t r, int32_t y0, int32_t e, uint32_t (&P)[8],
+                                         uint32_t (&Q)[8], uint32_t (&R)[8])
+{
+    uint32_t h[8];
+#pragma unroll
+    for (int j = 0; j < 8; j++) {
+        if constexpr (HK == UX_ONES)
+            h[j] = ux_pair<-C>(X, j) + ux_pair<0>(X, j) + ux_pair<C>(X, j);
+        else if constexpr (HK == UX_DIFF)
+            h[j] = ux_pair<C>(X, j) - ux_pair<-C>(X, j);
+        else
+            h[j] = ux_pair<-C>(X, j) + 2u * ux_pair<0>(X, j) + ux_pair<C>(X, j);
+        P[j] += (uint32_t)a.v[2] * h[j];
+    }
+    if (r > y0 && e < a.n)
+        ux_store<D, MODE>(a, P, lut, gip__row<D>(a.dst, a.dstride, r - 1) + e, a.n - e);
+#pragma unroll
+    for (int j = 0; j < 8; j++) {
+        Q[j] += (uint32_t)a.v[1] * h[j];
+        R[j] = a.bias2 + (uint32_t)a.v[0] * h[j];
+    }
+}
+
+template <typename D, int C, int MODE, int HK>
 __global__ void __launch_bounds__(32 * UX_WARPS) f2d_u8x3(const __grid_constant__ UxArgs a)
 {
     /* __grid_constant__: the out-of-line helpers take `a` by reference; without it the compiler
      * copies the arguments to the stack and the loop reloads the taps from there. */
-    __shared__ uint4 ring[UX_WARPS][UX_D][32];
-    __shared__ uint32_t side[UX_WARPS][UX_D][2];
+    __shared__ UxRing ring;
     extern __shared__ uint4 ux_dyn[]; /* UX_LUT: the finish table, a.lut entries */
     D *const lut = reinterpret_cast<D *>(ux_dyn);
     const int lane = threadIdx.x, wy = threadIdx.y;
@@ -939,67 +1008,48 @@ __global__ void __launch_bounds__(32 * UX_WARPS) f2d_u8x3(const __grid_constant_
             lut[i] = (D)ux_finish<D>(a, (float)(i - a.b));
         __syncthreads();
     }
-    uint32_t *my_side = &side[wy][0][lane == 31];
+    uint32_t *my_side = &ring.side[wy][0][lane == 31];
     const int32_t e = (int32_t)blockIdx.x * UX_W + lane * 16; /* first element of this lane */
     const int32_t bands = (a.H + a.ry - 1) / a.ry;
     /* Each warp walks its own bands (the shuffles need every lane: the loop is warp-uniform). */
     for (int32_t band = (int32_t)(blockIdx.y * UX_WARPS + wy); band < bands;
          band += (int32_t)(gridDim.y * UX_WARPS)) {
         const int32_t y0 = band * a.ry, yend = min(y0 + a.ry, a.H);
-        uint32_t A[8], B[8];
-#pragma unroll
-        for (int j = 0; j < 8; j++) {
-            A[j] = B[j] = a.bias2;
-        }
         /* Source rows y0 - 1 .. yend: the first UX_D of them in flight, one commit group each
          * (empty past the band, so that the group count stays uniform). */
 #pragma unroll 1
         for (int i = 0; i < UX_D; i++) {
             if (y0 - 1 + i <= yend)
-                ux_issue<C>(a, y0 - 1 + i, e, lane, &ring[wy][i][lane], my_side + 2 * i);
+                ux_issue<C>(a, y0 - 1 + i, e, lane, &ring.row[wy][i][lane], my_side + 2 * i);
             gip__cp_async_commit();
         }
-        for (int32_t r = y0 - 1; r <= yend; r++) {
-            const int i = (r - (y0 - 1)) & (UX_D - 1);
-            gip__cp_async_wait<UX_D - 1>(); /* row r's group is done */
-            const uint4 v = ring[wy][i][lane];
-            uint32_t w[6];
-            /* Lanes 0 and 31 read back the side word they wrote (the others' is unused). */
-            w[0] = lane == 0 || lane == 31 ? my_side[2 * i] : 0u;
-            w[1] = v.x, w[2] = v.y, w[3] = v.z, w[4] = v.w;
-            w[5] = w[0];
-            const uint32_t l = __shfl_up_sync(0xFFFFFFFFu, w[4], 1);
-            const uint32_t rr = __shfl_down_sync(0xFFFFFFFFu, w[1], 1);
-            if (lane != 0)
-                w[0] = l;
-            if (lane != 31)
-                w[5] = rr;
-            /* The slot is free once read (the shuffles above consumed the load): refill it. */
-            if (r + UX_D <= yend)
-                ux_issue<C>(a, r + UX_D, e, lane, &ring[wy][i][lane], my_side + 2 * i);
-            gip__cp_async_commit();
-            uint32_t X[12];
-#pragma unroll
-            for (int q = 0; q < 6; q++) {
-                X[2 * q] = __byte_perm(w[q], 0u, 0x4140);
-                X[2 * q + 1] = __byte_perm(w[q], 0u, 0x4342);
+        uint32_t X[12];
+        if constexpr (HK != UX_GEN) {
+            /* Three rows a turn, the accumulators' roles rotating (no moves between rows). */
+            uint32_t A[8] = {0}, B[8] = {0}, Cc[8] = {0};
+            for (int32_t r = y0 - 1;;) {
+                ux_row<C>(a, ring, wy, lane, e, y0, yend, r, X);
+                ux_rank1<D, C, MODE, HK>(a, lut, X, r, y0, e, A, B, Cc);
+                if (++r > yend)
+                    break;
+                ux_row<C>(a, ring, wy, lane, e, y0, yend, r, X);
+                ux_rank1<D, C, MODE, HK>(a, lut, X, r, y0, e, B, Cc, A);
+                if (++r > yend)
+                    break;
+                ux_row<C>(a, ring, wy, lane, e, y0, yend, r, X);
+                ux_rank1<D, C, MODE, HK>(a, lut, X, r, y0, e, Cc, A, B);
+                if (++r > yend)
+                    break;
             }
-            /* Output row r - 1 gets its last kernel row, r its middle, r + 1 its first. */
-            if constexpr (ONES) {
-                uint32_t h[8];
+        } else {
+            uint32_t A[8], B[8];
 #pragma unroll
-                for (int j = 0; j < 8; j++) {
-                    h[j] = ux_pair<-C>(X, j) + ux_pair<0>(X, j) + ux_pair<C>(X, j);
-                    A[j] += h[j];
-                }
-                if (r > y0 && e < a.n)
-                    ux_store<D, MODE>(a, A, lut, gip__row<D>(a.dst, a.dstride, r - 1) + e, a.n - e);
-#pragma unroll
-                for (int j = 0; j < 8; j++) {
-                    A[j] = B[j] + h[j];
-                    B[j] = a.bias2 + h[j];
-                }
-            } else {
+            for (int j = 0; j < 8; j++) {
+                A[j] = B[j] = a.bias2;
+            }
+            for (int32_t r = y0 - 1; r <= yend; r++) {
+                ux_row<C>(a, ring, wy, lane, e, y0, yend, r, X);
+                /* Output row r - 1 gets its last kernel row, r its middle, r + 1 its first. */
                 ux_add<C>(A, X, a.k[6], a.k[7], a.k[8]);
                 if (r > y0 && e < a.n)
                     ux_store<D, MODE>(a, A, lut, gip__row<D>(a.dst, a.dstride, r - 1) + e, a.n - e);
@@ -1014,7 +1064,7 @@ __global__ void __launch_bounds__(32 * UX_WARPS) f2d_u8x3(const __grid_constant_
     }
 }
 
-template <typename D, int MODE, bool ONES = false>
+template <typename D, int MODE, int HK = UX_GEN>
 static gip_status ux_launch(gip_context *ctx, UxArgs &a, int32_t C)
 {
     /* A warp walks its rows one after the other: below about 8192 warps (the H200 holds about
@@ -1031,12 +1081,33 @@ static gip_status ux_launch(gip_context *ctx, UxArgs &a, int32_t C)
     cudaStream_t s = gip__stream(ctx);
     const size_t shm = MODE == UX_LUT ? (size_t)a.lut * sizeof(D) : 0; /* <= 16 KB */
     if (C == 1)
-        f2d_u8x3<D, 1, MODE, ONES><<<grid, block, shm, s>>>(a);
+        f2d_u8x3<D, 1, MODE, HK><<<grid, block, shm, s>>>(a);
     else if (C == 3)
-        f2d_u8x3<D, 3, MODE, ONES><<<grid, block, shm, s>>>(a);
+        f2d_u8x3<D, 3, MODE, HK><<<grid, block, shm, s>>>(a);
     else
-        f2d_u8x3<D, 4, MODE, ONES><<<grid, block, shm, s>>>(a);
+        f2d_u8x3<D, 4, MODE, HK><<<grid, block, shm, s>>>(a);
     return GIP__LAUNCH_CHECK(ctx, "2-D filter kernel (u8 3x3, packed)");
+}
+
+/* The packed kernel for output D in mode MODE: the rank-1 path when the taps are v[dy] * h[dx]
+ * with h one of the compiled row patterns (a.v filled), else the general one. */
+template <typename D, int MODE>
+static gip_status ux_launch_plan(gip_context *ctx, UxArgs &a, int32_t C)
+{
+    static const int32_t pat[3][3] = {{1, 1, 1}, {-1, 0, 1}, {1, 2, 1}};
+    for (int hk = 0; hk < 3; hk++) {
+        bool fits = true;
+        for (int dy = 0; dy < 3 && fits; dy++) {
+            a.v[dy] = a.k[dy * 3 + 2]; /* every pattern ends in 1 */
+            for (int dx = 0; dx < 3 && fits; dx++)
+                fits = a.k[dy * 3 + dx] == a.v[dy] * pat[hk][dx];
+        }
+        if (fits)
+            return hk == 0   ? ux_launch<D, MODE, UX_ONES>(ctx, a, C)
+                   : hk == 1 ? ux_launch<D, MODE, UX_DIFF>(ctx, a, C)
+                             : ux_launch<D, MODE, UX_SMOOTH>(ctx, a, C);
+    }
+    return ux_launch<D, MODE>(ctx, a, C);
 }
 
 extern "C" gip_status gip__f2d_run_u8x3_cuda(gip_context *ctx, const gip__f2d_plan *p,
@@ -1079,7 +1150,6 @@ extern "C" gip_status gip__f2d_run_u8x3_cuda(gip_context *ctx, const gip__f2d_pl
     a.n = (int32_t)n;
     a.border = p->border;
     a.bias2 = B * 0x10001u;
-    a.biash = B << 16;
     a.fbias = 8388608.0f + (float)B;
     for (int c = 0; c < 4; c++)
         a.bv[c] = (uint32_t)p->border_value[c]; /* already a u8 value (filter2d.h) */
@@ -1093,23 +1163,21 @@ extern "C" gip_status gip__f2d_run_u8x3_cuda(gip_context *ctx, const gip__f2d_pl
     const bool lut = 255 * sum + 1 <= UX_LUT_MAX;
     if (lut)
         a.lut = (int32_t)(255 * sum + 1);
+    /* The modes whose rows the benchmarks and the CLI use get the rank-1 path too (Sobel and
+     * Scharr to s16, u8 or f32, the box); the float finish of u8 and s16 outputs (sums too wide for
+     * the table) only the general one. */
     if (dd == GIP_S16) {
-        if (!a.affine && !a.abs && 255 * sum <= 32767)
-            return ux_launch<int16_t, UX_FAST>(ctx, a, C);
-        return lut ? ux_launch<int16_t, UX_LUT>(ctx, a, C)
+        if (!a.affine && !a.abs && 255 * sum <= 32767) {
+            a.bias2 = B; /* UX_FAST: see ux_store */
+            return ux_launch_plan<int16_t, UX_FAST>(ctx, a, C);
+        }
+        return lut ? ux_launch_plan<int16_t, UX_LUT>(ctx, a, C)
                    : ux_launch<int16_t, UX_FLOAT>(ctx, a, C);
     }
-    bool ones = true;
-    for (int i = 0; i < 9; i++)
-        ones = ones && a.k[i] == 1;
-    if (dd == GIP_U8) {
-        if (ones) /* 255 * 9 + 1 entries: always the table */
-            return ux_launch<uint8_t, UX_LUT, true>(ctx, a, C);
-        return lut ? ux_launch<uint8_t, UX_LUT>(ctx, a, C)
+    if (dd == GIP_U8)
+        return lut ? ux_launch_plan<uint8_t, UX_LUT>(ctx, a, C)
                    : ux_launch<uint8_t, UX_FLOAT>(ctx, a, C);
-    }
-    return ones ? ux_launch<float, UX_FLOAT, true>(ctx, a, C)
-                : ux_launch<float, UX_FLOAT>(ctx, a, C);
+    return ux_launch_plan<float, UX_FLOAT>(ctx, a, C);
 }
 
 extern "C" gip_status gip__f2d_run_cuda(gip_context *ctx, const gip__f2d_plan *plan,
