@@ -786,11 +786,20 @@ __device__ __noinline__ uint32_t ux_side_slow(const UxArgs &a, const uint8_t *ro
 }
 
 /* Issue row y (border-mapped) into a lane's slot: its 16 elements at e and, for lanes 0 / 31, the
- * word before / after them into *side. */
+ * word before / after them into *side. `inner`: the block's columns and the words either side of
+ * them lie inside the row (every block but the first and the last of a row): then a row inside the
+ * image takes one path for the whole warp, the side words' copies predicated on the lane. */
 template <int C>
 __device__ __forceinline__ void ux_issue(const UxArgs &a, int32_t y, int32_t e, int lane,
-                                         uint4 *slot, uint32_t *side)
+                                         bool inner, uint4 *slot, uint32_t *side)
 {
+    if (inner && (uint32_t)y < (uint32_t)a.H) {
+        const uint8_t *row = a.src + (int64_t)y * a.sstride + e;
+        gip__cp_async16(slot, row);
+        if (lane == 0 || lane == 31)
+            gip__cp_async4(side, row + (lane == 0 ? -4 : 16));
+        return;
+    }
     const uint8_t *row =
         (uint32_t)y < (uint32_t)a.H ? a.src + (int64_t)y * a.sstride : ux_border_row(a, y);
     if (row && e + 16 <= a.n)
@@ -931,22 +940,22 @@ enum { UX_GEN, UX_ONES, UX_DIFF, UX_SMOOTH };
 /* The ring's shared memory of a block, one ring per warp. */
 struct UxRing {
     uint4 row[UX_WARPS][UX_D][32];
-    uint32_t side[UX_WARPS][UX_D][2];
+    uint32_t side[UX_WARPS][UX_D][32]; /* a word per lane: lanes 0 and 31 use theirs */
 };
 
 /* Source row r of a band starting at y0 (r in y0 - 1 .. yend) as the zero-interleaved halves X of
  * the lane's 24 bytes (4 before its 16, 4 after); refills the row's slot with row r + UX_D. */
 template <int C>
 __device__ __forceinline__ void ux_row(const UxArgs &a, UxRing &ring, int wy, int lane, int32_t e,
-                                       int32_t y0, int32_t yend, int32_t r, uint32_t *X)
+                                       bool inner, int32_t y0, int32_t yend, int32_t r, uint32_t *X)
 {
-    uint32_t *my_side = &ring.side[wy][0][lane == 31];
     const int i = (r - (y0 - 1)) & (UX_D - 1);
     gip__cp_async_wait<UX_D - 1>(); /* row r's group is done */
     const uint4 v = ring.row[wy][i][lane];
     uint32_t w[6];
-    /* Lanes 0 and 31 read back the side word they wrote (the others' is unused). */
-    w[0] = lane == 0 || lane == 31 ? my_side[2 * i] : 0u;
+    /* Every lane reads its own side word (no branch); only lanes 0 and 31 wrote theirs, the
+     * others' value is replaced by the shuffles below. */
+    w[0] = ring.side[wy][i][lane];
     w[1] = v.x, w[2] = v.y, w[3] = v.z, w[4] = v.w;
     w[5] = w[0];
     const uint32_t l = __shfl_up_sync(0xFFFFFFFFu, w[4], 1);
@@ -957,7 +966,7 @@ __device__ __forceinline__ void ux_row(const UxArgs &a, UxRing &ring, int wy, in
         w[5] = rr;
     /* The slot is free once read (the shuffles above consumed the load): refill it. */
     if (r + UX_D <= yend)
-        ux_issue<C>(a, r + UX_D, e, lane, &ring.row[wy][i][lane], my_side + 2 * i);
+        ux_issue<C>(a, r + UX_D, e, lane, inner, &ring.row[wy][i][lane], &ring.side[wy][i][lane]);
     gip__cp_async_commit();
 #pragma unroll
     for (int q = 0; q < 6; q++) {
@@ -1008,8 +1017,8 @@ __global__ void __launch_bounds__(32 * UX_WARPS) f2d_u8x3(const __grid_constant_
             lut[i] = (D)ux_finish<D>(a, (float)(i - a.b));
         __syncthreads();
     }
-    uint32_t *my_side = &ring.side[wy][0][lane == 31];
-    const int32_t e = (int32_t)blockIdx.x * UX_W + lane * 16; /* first element of this lane */
+    const int32_t e0 = (int32_t)blockIdx.x * UX_W, e = e0 + lane * 16; /* this lane's first */
+    const bool inner = e0 >= 4 && e0 + UX_W + 4 <= a.n;
     const int32_t bands = (a.H + a.ry - 1) / a.ry;
     /* Each warp walks its own bands (the shuffles need every lane: the loop is warp-uniform). */
     for (int32_t band = (int32_t)(blockIdx.y * UX_WARPS + wy); band < bands;
@@ -1020,7 +1029,8 @@ __global__ void __launch_bounds__(32 * UX_WARPS) f2d_u8x3(const __grid_constant_
 #pragma unroll 1
         for (int i = 0; i < UX_D; i++) {
             if (y0 - 1 + i <= yend)
-                ux_issue<C>(a, y0 - 1 + i, e, lane, &ring.row[wy][i][lane], my_side + 2 * i);
+                ux_issue<C>(a, y0 - 1 + i, e, lane, inner, &ring.row[wy][i][lane],
+                            &ring.side[wy][i][lane]);
             gip__cp_async_commit();
         }
         uint32_t X[12];
@@ -1028,15 +1038,15 @@ __global__ void __launch_bounds__(32 * UX_WARPS) f2d_u8x3(const __grid_constant_
             /* Three rows a turn, the accumulators' roles rotating (no moves between rows). */
             uint32_t A[8] = {0}, B[8] = {0}, Cc[8] = {0};
             for (int32_t r = y0 - 1;;) {
-                ux_row<C>(a, ring, wy, lane, e, y0, yend, r, X);
+                ux_row<C>(a, ring, wy, lane, e, inner, y0, yend, r, X);
                 ux_rank1<D, C, MODE, HK>(a, lut, X, r, y0, e, A, B, Cc);
                 if (++r > yend)
                     break;
-                ux_row<C>(a, ring, wy, lane, e, y0, yend, r, X);
+                ux_row<C>(a, ring, wy, lane, e, inner, y0, yend, r, X);
                 ux_rank1<D, C, MODE, HK>(a, lut, X, r, y0, e, B, Cc, A);
                 if (++r > yend)
                     break;
-                ux_row<C>(a, ring, wy, lane, e, y0, yend, r, X);
+                ux_row<C>(a, ring, wy, lane, e, inner, y0, yend, r, X);
                 ux_rank1<D, C, MODE, HK>(a, lut, X, r, y0, e, Cc, A, B);
                 if (++r > yend)
                     break;
@@ -1048,7 +1058,7 @@ __global__ void __launch_bounds__(32 * UX_WARPS) f2d_u8x3(const __grid_constant_
                 A[j] = B[j] = a.bias2;
             }
             for (int32_t r = y0 - 1; r <= yend; r++) {
-                ux_row<C>(a, ring, wy, lane, e, y0, yend, r, X);
+                ux_row<C>(a, ring, wy, lane, e, inner, y0, yend, r, X);
                 /* Output row r - 1 gets its last kernel row, r its middle, r + 1 its first. */
                 ux_add<C>(A, X, a.k[6], a.k[7], a.k[8]);
                 if (r > y0 && e < a.n)
