@@ -844,7 +844,9 @@ static gip_status codec_warm(void *user, gip_context *ctx, const void *data, siz
         else if (ds[i])
             dec_state_release(ds[i]);
     }
-    if (st || !sample.data || !save || save->format != GIP_FORMAT_JPEG || !ne) {
+    /* Encoders only for what codec_encode gives nvJPEG: baseline JPEG. */
+    if (st || !sample.data || !save || save->format != GIP_FORMAT_JPEG || save->progressive ||
+        !ne) {
         gip_image_free(ctx, &sample);
         return st;
     }
