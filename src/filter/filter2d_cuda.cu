@@ -708,6 +708,8 @@ struct UxArgs {
     int32_t ry;  /* output rows per warp, 4..UX_RY: fewer when the image gives few warps */
     int32_t lut; /* UX_LUT: entries of the finish table, 255 * sum |k| + 1 */
     int32_t b;   /* B */
+    uint32_t mul_m, mul_a;    /* UX_MUL: M and A (mod 2^32) */
+    uint32_t abs_2b, abs_top; /* UX_ABS8: 2B and B + 255 in both lanes */
 };
 
 /* How a lane's sum becomes an output. UX_FAST: s16 without the affine step that cannot saturate;
@@ -717,8 +719,12 @@ struct UxArgs {
  * outputs whose biased sums take at most UX_LUT_MAX values: a table of the finish, built by each
  * block in shared memory from the same float steps as UX_FLOAT (so equal to them by construction),
  * replaces about seven instructions an output by a load (H200, 2026-12-03: the float finish was
- * half of box3's instructions). UX_FLOAT: the float steps for each output. */
-enum { UX_FLOAT, UX_FAST, UX_LUT };
+ * half of box3's instructions). UX_FLOAT: the float steps for each output. Two u8 finishes need
+ * neither the table nor the float steps, where the host has checked that they give the float
+ * steps' result for every sum the plan can produce (ux_choose_u8): UX_MUL, an affine finish
+ * without saturation, as (v M + A) >> 16 (the box's 1/9); UX_ABS8, min(|s|, 255) (Sobel and
+ * Scharr to u8) with B a multiple of 256, two 16-bit min/max a pair. */
+enum { UX_FLOAT, UX_FAST, UX_LUT, UX_MUL, UX_ABS8 };
 static constexpr int UX_LUT_MAX = 8192; /* 255 * 32 + 1: Scharr, Sobel and box 3x3 fit */
 
 /* Four elements e .. e + 3 (e a multiple of 4, any value) of a row (NULL: constant border row)
@@ -819,14 +825,30 @@ __device__ __forceinline__ void ux_issue(const UxArgs &a, int32_t y, int32_t e, 
     }
 }
 
-/* The pair (x[b], x[b + 1]) for b = 2 m - 4 from the zero-interleaved halves X of the words. */
-template <int SHIFT> __device__ __forceinline__ uint32_t ux_pair(const uint32_t *X, int j)
+/* A lane's 24 window bytes (4 before its 16, 4 after) travel as 16-bit lanes in two halves: X[q]
+ * holds window bytes (4q, 4q + 2) and X[6 + q] bytes (4q + 1, 4q + 3), q = 0 .. 5. Pair j (0 .. 7)
+ * of the accumulators is the lane's outputs ux_out(j, 0) and ux_out(j, 1), window bytes
+ * t = 4 + 4 (j / 2) + j % 2 and t + 2. The pair of the bytes D further (D = -C, 0, C) is one
+ * register when t + D is 0 or 1 mod 4 and one byte permute otherwise: half the permutes of
+ * consecutive pairs for one and three channels, none for four. */
+__device__ __forceinline__ constexpr int ux_out(int j, int h)
 {
-    constexpr int S = SHIFT + 4; /* byte index from the start of w[0] */
-    if constexpr (S % 2 == 0)
-        return X[(2 * j + S) / 2];
-    else /* odd: the high byte of one half and the low byte of the next */
-        return __byte_perm(X[(2 * j + S) / 2], X[(2 * j + S) / 2 + 1], 0x5432);
+    return 4 * (j >> 1) + (j & 1) + 2 * h;
+}
+
+template <int D> __device__ __forceinline__ uint32_t ux_pair(const uint32_t *X, int j)
+{
+    const int u = 4 + 4 * (j >> 1) + (j & 1) + D, q = u >> 2;
+    switch (u & 3) {
+    case 0:
+        return X[q];
+    case 1:
+        return X[6 + q];
+    case 2:
+        return __byte_perm(X[q], X[q + 1], 0x5432);
+    default:
+        return __byte_perm(X[6 + q], X[6 + q + 1], 0x5432);
+    }
 }
 
 /* acc[j] += sum over dx of k[dx] * pair(j, dx * C). */
@@ -877,39 +899,59 @@ __device__ __forceinline__ void ux_store(const UxArgs &a, const uint32_t *acc, c
 {
     uint32_t o[16 * sizeof(D) / 4];
     if constexpr (MODE == UX_FAST) {
+        /* Words 2q and 2q + 1 are the low and the high lanes of pairs 2q and 2q + 1. */
 #pragma unroll
-        for (int j = 0; j < 8; j++)
-            o[j] = __byte_perm(acc[j] - (uint32_t)a.b, acc[j], 0x7610);
-    } else if constexpr (MODE == UX_LUT) {
-        /* The biased lane values index the table directly. */
+        for (int q = 0; q < 4; q++) {
+            o[2 * q] =
+                __byte_perm(acc[2 * q] - (uint32_t)a.b, acc[2 * q + 1] - (uint32_t)a.b, 0x5410);
+            o[2 * q + 1] = __byte_perm(acc[2 * q], acc[2 * q + 1], 0x7632);
+        }
+    } else if constexpr (MODE == UX_MUL) {
+        /* Each lane's (v M + A) >> 16 in byte 2: the low lane by a multiply-add on its 16 bits, the
+         * high one by the high half of p (M 2^16), whose low lane adds at most ux_mul's margin. */
+        uint32_t r[16];
+#pragma unroll
+        for (int j = 0; j < 8; j++) {
+            r[ux_out(j, 0)] = (acc[j] & 0xFFFFu) * a.mul_m + a.mul_a;
+            r[ux_out(j, 1)] = __umulhi(acc[j], a.mul_m << 16) + a.mul_a;
+        }
+#pragma unroll
+        for (int q = 0; q < 4; q++)
+            o[q] = __byte_perm(__byte_perm(r[4 * q], r[4 * q + 1], 0x0062),
+                               __byte_perm(r[4 * q + 2], r[4 * q + 3], 0x0062), 0x5410);
+    } else if constexpr (MODE == UX_ABS8) {
+        /* min(|s|, 255) = min(max(v, 2B - v), B + 255) - B, lane by lane; B is a multiple of 256,
+         * so the low byte of each lane is the output. */
+#pragma unroll
+        for (int q = 0; q < 4; q++) {
+            uint32_t m[2];
+#pragma unroll
+            for (int e = 0; e < 2; e++)
+                m[e] = __vminu2(__vmaxu2(acc[2 * q + e], a.abs_2b - acc[2 * q + e]), a.abs_top);
+            o[q] = __byte_perm(m[0], m[1], 0x6240);
+        }
+    } else {
+        /* UX_LUT: the biased lane values index the table directly; UX_FLOAT: the float steps. */
         uint32_t t[16];
 #pragma unroll
         for (int j = 0; j < 8; j++) {
-            t[2 * j] = (uint32_t)(uint16_t)lut[acc[j] & 0xFFFFu];
-            t[2 * j + 1] = (uint32_t)(uint16_t)lut[acc[j] >> 16];
+            if constexpr (MODE == UX_LUT) {
+                t[ux_out(j, 0)] = (uint32_t)(uint16_t)lut[acc[j] & 0xFFFFu];
+                t[ux_out(j, 1)] = (uint32_t)(uint16_t)lut[acc[j] >> 16];
+            } else {
+                t[ux_out(j, 0)] = ux_finish<D>(a, ux_lane(a, acc[j], 0));
+                t[ux_out(j, 1)] = ux_finish<D>(a, ux_lane(a, acc[j], 1));
+            }
         }
 #pragma unroll
         for (int q = 0; q < 16 * (int)sizeof(D) / 4; q++) {
             if constexpr (sizeof(D) == 1)
                 o[q] = __byte_perm(__byte_perm(t[4 * q], t[4 * q + 1], 0x0040),
                                    __byte_perm(t[4 * q + 2], t[4 * q + 3], 0x0040), 0x5410);
-            else
-                o[q] = __byte_perm(t[2 * q], t[2 * q + 1], 0x5410);
-        }
-    } else {
-        uint32_t bits[16];
-#pragma unroll
-        for (int i = 0; i < 16; i++)
-            bits[i] = ux_finish<D>(a, ux_lane(a, acc[i >> 1], i & 1));
-#pragma unroll
-        for (int q = 0; q < 16 * (int)sizeof(D) / 4; q++) {
-            if constexpr (sizeof(D) == 1)
-                o[q] = __byte_perm(__byte_perm(bits[4 * q], bits[4 * q + 1], 0x0040),
-                                   __byte_perm(bits[4 * q + 2], bits[4 * q + 3], 0x0040), 0x5410);
             else if constexpr (sizeof(D) == 2)
-                o[q] = __byte_perm(bits[2 * q], bits[2 * q + 1], 0x5410);
+                o[q] = __byte_perm(t[2 * q], t[2 * q + 1], 0x5410);
             else
-                o[q] = bits[q];
+                o[q] = t[q];
         }
     }
     if (left >= 16) {
@@ -943,7 +985,7 @@ struct UxRing {
     uint32_t side[UX_WARPS][UX_D][32]; /* a word per lane: lanes 0 and 31 use theirs */
 };
 
-/* Source row r of a band starting at y0 (r in y0 - 1 .. yend) as the zero-interleaved halves X of
+/* Source row r of a band starting at y0 (r in y0 - 1 .. yend) as the halves X (ux_pair) of
  * the lane's 24 bytes (4 before its 16, 4 after); refills the row's slot with row r + UX_D. */
 template <int C>
 __device__ __forceinline__ void ux_row(const UxArgs &a, UxRing &ring, int wy, int lane, int32_t e,
@@ -970,8 +1012,8 @@ __device__ __forceinline__ void ux_row(const UxArgs &a, UxRing &ring, int wy, in
     gip__cp_async_commit();
 #pragma unroll
     for (int q = 0; q < 6; q++) {
-        X[2 * q] = __byte_perm(w[q], 0u, 0x4140);
-        X[2 * q + 1] = __byte_perm(w[q], 0u, 0x4342);
+        X[q] = __byte_perm(w[q], 0u, 0x4240);
+        X[6 + q] = __byte_perm(w[q], 0u, 0x4341);
     }
 }
 
@@ -1099,6 +1141,14 @@ static gip_status ux_launch(gip_context *ctx, UxArgs &a, int32_t C)
     return GIP__LAUNCH_CHECK(ctx, "2-D filter kernel (u8 3x3, packed)");
 }
 
+/* The rank-1 paths compiled for a mode: all of them for the table and the float finish; the box's
+ * for UX_MUL, the gradients' for UX_ABS8 (fewer instantiations: the file is the slowest to build).
+ */
+static constexpr bool ux_has(int mode, int hk)
+{
+    return mode == UX_MUL ? hk == UX_ONES : mode == UX_ABS8 ? hk != UX_ONES : true;
+}
+
 /* The packed kernel for output D in mode MODE: the rank-1 path when the taps are v[dy] * h[dx]
  * with h one of the compiled row patterns (a.v filled), else the general one. */
 template <typename D, int MODE>
@@ -1112,12 +1162,73 @@ static gip_status ux_launch_plan(gip_context *ctx, UxArgs &a, int32_t C)
             for (int dx = 0; dx < 3 && fits; dx++)
                 fits = a.k[dy * 3 + dx] == a.v[dy] * pat[hk][dx];
         }
-        if (fits)
-            return hk == 0   ? ux_launch<D, MODE, UX_ONES>(ctx, a, C)
-                   : hk == 1 ? ux_launch<D, MODE, UX_DIFF>(ctx, a, C)
-                             : ux_launch<D, MODE, UX_SMOOTH>(ctx, a, C);
+        if (!fits)
+            continue;
+        if constexpr (ux_has(MODE, UX_ONES))
+            if (hk == 0)
+                return ux_launch<D, MODE, UX_ONES>(ctx, a, C);
+        if constexpr (ux_has(MODE, UX_DIFF))
+            if (hk == 1)
+                return ux_launch<D, MODE, UX_DIFF>(ctx, a, C);
+        if constexpr (ux_has(MODE, UX_SMOOTH))
+            if (hk == 2)
+                return ux_launch<D, MODE, UX_SMOOTH>(ctx, a, C);
+        break;
     }
     return ux_launch<D, MODE>(ctx, a, C);
+}
+
+/* filter2d.h's finish of an integer sum s to u8, on the host with the device's float steps. */
+static int32_t ux_finish_u8_host(const UxArgs &a, int32_t s)
+{
+    float v = (float)s;
+    if (a.affine)
+        v = fmaf(v, a.scale, a.delta);
+    if (a.abs)
+        v = fabsf(v);
+    const float t = fminf(fmaxf(v, 0.0f), 255.0f) + 8388608.0f; /* rounds half to even */
+    return (int32_t)(t - 8388608.0f);
+}
+
+/* A u8 finish without the table for sums s in [-lo, hi] (UX_ABS8 or UX_MUL, a's fields set), or -1.
+ * Each is taken only when it equals the float steps for every s, checked here one by one. */
+static int ux_choose_u8(UxArgs &a, int32_t lo, int32_t hi)
+{
+    bool abs8 = true;
+    for (int32_t s = -lo; s <= hi && abs8; s++)
+        abs8 = ux_finish_u8_host(a, s) == (s < 0 ? (-s < 255 ? -s : 255) : (s < 255 ? s : 255));
+    const int32_t B8 = (lo > hi ? lo : hi) + 255 & ~255;
+    if (abs8 && 2 * B8 + 255 <= 65535) {
+        a.b = B8;
+        a.bias2 = (uint32_t)B8 * 0x10001u;
+        a.abs_2b = (uint32_t)(2 * B8) * 0x10001u;
+        a.abs_top = (uint32_t)(B8 + 255) * 0x10001u;
+        return UX_ABS8;
+    }
+    /* UX_MUL: lane v = s + B in [0, vmax] gives byte 2 of v M + A (+ e in [0, emax] for the high
+     * lane, from the low lane under __umulhi); A is the interval every v allows, if any. */
+    const double sc = a.affine ? (double)a.scale : 1.0;
+    if (!(sc > 0.0) || sc * 65536.0 > 65535.0)
+        return -1;
+    const int32_t B = a.b, vmax = lo + hi;
+    const int64_t m0 = llround(sc * 65536.0);
+    for (int64_t M = m0 - 2; M <= m0 + 2; M++) {
+        if (M < 1 || M > 65535)
+            continue;
+        const int64_t emax = ((int64_t)vmax * M) >> 16;
+        int64_t amin = INT64_MIN, amax = INT64_MAX;
+        for (int32_t v = 0; v <= vmax && amin <= amax; v++) {
+            const int64_t base = ((int64_t)ux_finish_u8_host(a, v - B) << 16) - v * M;
+            amin = base > amin ? base : amin;
+            amax = base + 65535 - emax < amax ? base + 65535 - emax : amax;
+        }
+        if (amin <= amax) {
+            a.mul_m = (uint32_t)M;
+            a.mul_a = (uint32_t)amin;
+            return UX_MUL;
+        }
+    }
+    return -1;
 }
 
 extern "C" gip_status gip__f2d_run_u8x3_cuda(gip_context *ctx, const gip__f2d_plan *p,
@@ -1183,6 +1294,13 @@ extern "C" gip_status gip__f2d_run_u8x3_cuda(gip_context *ctx, const gip__f2d_pl
         }
         return lut ? ux_launch_plan<int16_t, UX_LUT>(ctx, a, C)
                    : ux_launch<int16_t, UX_FLOAT>(ctx, a, C);
+    }
+    if (dd == GIP_U8) {
+        const int mode = ux_choose_u8(a, (int32_t)(255 * neg), (int32_t)(255 * (sum - neg)));
+        if (mode == UX_ABS8)
+            return ux_launch_plan<uint8_t, UX_ABS8>(ctx, a, C);
+        if (mode == UX_MUL)
+            return ux_launch_plan<uint8_t, UX_MUL>(ctx, a, C);
     }
     if (dd == GIP_U8)
         return lut ? ux_launch_plan<uint8_t, UX_LUT>(ctx, a, C)
