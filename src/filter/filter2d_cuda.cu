@@ -675,19 +675,19 @@ static gip_status fb_run(gip_context *ctx, const gip__f2d_plan *p, const gip_ima
  * 3x3, the 3x3 box, integer filter2d kernels) have sums below 2^16 once shifted by a bias, so
  * two of them fit one 32-bit register as 16-bit lanes and one integer multiply-add serves two
  * outputs. A warp owns 512 bytes of a row (16 per lane, one aligned 16-byte copy) and walks down
- * up to UX_RY output rows, each source row loaded once and added to the three output rows it
- * belongs to; the four bytes either side of a lane come from its neighbours by shuffles (lanes 0
- * and 31, and every lane at the image's edges, fetch their own through the border).
+ * a band of a few output rows (ux_launch), each source row loaded once and added to the three
+ * output rows it belongs to; the four bytes either side of a lane come from its neighbours by
+ * shuffles (lanes 0 and 31, and every lane at the image's edges, fetch their own through the
+ * border).
  *
- * Arithmetic. A pair register holds source bytes (x[2j], x[2j+1]) as x[2j] + 2^16 x[2j+1]. With
- * B = 255 * (sum of |k| over the negative taps), acc = B (1 + 2^16) + sum k * pair (mod 2^32)
+ * Arithmetic. A pair register holds two source bytes x, x' as x + 2^16 x' (which two: ux_pair).
+ * With B = 255 * (sum of |k| over the negative taps), acc = B (1 + 2^16) + sum k * pair (mod 2^32)
  * has lanes B + sum k x, each in [0, 255 * sum |k|]; the host takes the path only when that is
  * below 2^16, so the two lanes are exact whatever the intermediate carries were (the sum is
  * linear modulo 2^32 and its two final lanes lie in range). Each lane minus B is the plan's exact
  * int32 sum, which then goes through filter2d.h's finish: as a float (exact, below 2^24), the
  * affine step, |v|, saturation. s16 outputs without the affine step whose range cannot saturate
  * (255 * sum |k| <= 32767) subtract B in the lanes directly. */
-static constexpr int UX_RY = 16;     /* output rows per warp at most */
 static constexpr int UX_WARPS = 4;   /* warps per block, stacked in y */
 static constexpr int UX_W = 32 * 16; /* elements per warp along a row */
 
@@ -705,9 +705,9 @@ struct UxArgs {
     uint32_t bv[4]; /* the constant border per channel (u8 values) */
     float scale, delta;
     int32_t affine, abs;
-    int32_t ry;  /* output rows per warp, 4..UX_RY: fewer when the image gives few warps */
-    int32_t lut; /* UX_LUT: entries of the finish table, 255 * sum |k| + 1 */
-    int32_t b;   /* B */
+    int32_t ry;               /* output rows per warp, a band (ux_launch) */
+    int32_t lut;              /* UX_LUT: entries of the finish table, 255 * sum |k| + 1 */
+    int32_t b;                /* B */
     uint32_t mul_m, mul_a;    /* UX_MUL: M and A (mod 2^32) */
     uint32_t abs_2b, abs_top; /* UX_ABS8: 2B and B + 255 in both lanes */
 };
@@ -792,15 +792,16 @@ __device__ __noinline__ uint32_t ux_side_slow(const UxArgs &a, const uint8_t *ro
 }
 
 /* Issue row y (border-mapped) into a lane's slot: its 16 elements at e and, for lanes 0 / 31, the
- * word before / after them into *side. `inner`: the block's columns and the words either side of
- * them lie inside the row (every block but the first and the last of a row): then a row inside the
- * image takes one path for the whole warp, the side words' copies predicated on the lane. */
+ * word before / after them into *side (off: y sstride + e, kept by the caller). `inner`: the
+ * block's columns and the words either side of them lie inside the row (every block but the first
+ * and the last of a row): then a row inside the image takes one path for the whole warp, the side
+ * words' copies predicated on the lane. */
 template <int C>
 __device__ __forceinline__ void ux_issue(const UxArgs &a, int32_t y, int32_t e, int lane,
-                                         bool inner, uint4 *slot, uint32_t *side)
+                                         bool inner, uint4 *slot, uint32_t *side, int64_t off)
 {
     if (inner && (uint32_t)y < (uint32_t)a.H) {
-        const uint8_t *row = a.src + (int64_t)y * a.sstride + e;
+        const uint8_t *row = a.src + off; /* off = y sstride + e */
         gip__cp_async16(slot, row);
         if (lane == 0 || lane == 31)
             gip__cp_async4(side, row + (lane == 0 ? -4 : 16));
@@ -985,19 +986,30 @@ struct UxRing {
     uint32_t side[UX_WARPS][UX_D][32]; /* a word per lane: lanes 0 and 31 use theirs */
 };
 
-/* Source row r of a band starting at y0 (r in y0 - 1 .. yend) as the halves X (ux_pair) of
- * the lane's 24 bytes (4 before its 16, 4 after); refills the row's slot with row r + UX_D. */
+/* Where a warp stands in its band: the ring slot of the next row (slots[0] its 16 bytes, side[0]
+ * its side word), the offset of the source row to issue next (y sstride + e) and that of the next
+ * output row (y dstride + e sizeof(D)); kept running so that no row recomputes them. */
+struct UxCursor {
+    uint4 *slot;
+    uint32_t *side;
+    int i; /* slot index, 0 .. UX_D - 1 */
+    int64_t soff, doff;
+};
+
+/* Source row r (r in y0 - 1 .. yend) as the halves X (ux_pair) of the lane's 24 bytes (4 before
+ * its 16, 4 after); refills the row's slot with row r + UX_D and moves the cursor on. */
 template <int C>
-__device__ __forceinline__ void ux_row(const UxArgs &a, UxRing &ring, int wy, int lane, int32_t e,
-                                       bool inner, int32_t y0, int32_t yend, int32_t r, uint32_t *X)
+__device__ __forceinline__ void ux_row(const UxArgs &a, UxCursor &cur, int lane, int32_t e,
+                                       bool inner, int32_t yend, int32_t r, uint32_t *X)
 {
-    const int i = (r - (y0 - 1)) & (UX_D - 1);
+    uint4 *const slot = cur.slot + cur.i * 32;
+    uint32_t *const side = cur.side + cur.i * 32;
     gip__cp_async_wait<UX_D - 1>(); /* row r's group is done */
-    const uint4 v = ring.row[wy][i][lane];
+    const uint4 v = *slot;
     uint32_t w[6];
     /* Every lane reads its own side word (no branch); only lanes 0 and 31 wrote theirs, the
      * others' value is replaced by the shuffles below. */
-    w[0] = ring.side[wy][i][lane];
+    w[0] = *side;
     w[1] = v.x, w[2] = v.y, w[3] = v.z, w[4] = v.w;
     w[5] = w[0];
     const uint32_t l = __shfl_up_sync(0xFFFFFFFFu, w[4], 1);
@@ -1008,8 +1020,10 @@ __device__ __forceinline__ void ux_row(const UxArgs &a, UxRing &ring, int wy, in
         w[5] = rr;
     /* The slot is free once read (the shuffles above consumed the load): refill it. */
     if (r + UX_D <= yend)
-        ux_issue<C>(a, r + UX_D, e, lane, inner, &ring.row[wy][i][lane], &ring.side[wy][i][lane]);
+        ux_issue<C>(a, r + UX_D, e, lane, inner, slot, side, cur.soff);
     gip__cp_async_commit();
+    cur.soff += a.sstride;
+    cur.i = (cur.i + 1) & (UX_D - 1);
 #pragma unroll
     for (int q = 0; q < 6; q++) {
         X[q] = __byte_perm(w[q], 0u, 0x4240);
@@ -1022,8 +1036,8 @@ __device__ __forceinline__ void ux_row(const UxArgs &a, UxRing &ring, int wy, in
  * the roles of three register sets instead of moving accumulators. */
 template <typename D, int C, int MODE, int HK>
 __device__ __forceinline__ void ux_rank1(const UxArgs &a, const D *lut, const uint32_t *X,
-                                         int32_t r, int32_t y0, int32_t e, uint32_t (&P)[8],
-                                         uint32_t (&Q)[8], uint32_t (&R)[8])
+                                         int32_t r, int32_t y0, int32_t e, UxCursor &cur,
+                                         uint32_t (&P)[8], uint32_t (&Q)[8], uint32_t (&R)[8])
 {
     uint32_t h[8];
 #pragma unroll
@@ -1037,7 +1051,8 @@ __device__ __forceinline__ void ux_rank1(const UxArgs &a, const D *lut, const ui
         P[j] += (uint32_t)a.v[2] * h[j];
     }
     if (r > y0 && e < a.n)
-        ux_store<D, MODE>(a, P, lut, gip__row<D>(a.dst, a.dstride, r - 1) + e, a.n - e);
+        ux_store<D, MODE>(a, P, lut, reinterpret_cast<D *>(a.dst + cur.doff), a.n - e);
+    cur.doff += a.dstride;
 #pragma unroll
     for (int j = 0; j < 8; j++) {
         Q[j] += (uint32_t)a.v[1] * h[j];
@@ -1068,28 +1083,36 @@ __global__ void __launch_bounds__(32 * UX_WARPS) f2d_u8x3(const __grid_constant_
         const int32_t y0 = band * a.ry, yend = min(y0 + a.ry, a.H);
         /* Source rows y0 - 1 .. yend: the first UX_D of them in flight, one commit group each
          * (empty past the band, so that the group count stays uniform). */
+        UxCursor cur;
+        cur.slot = &ring.row[wy][0][lane];
+        cur.side = &ring.side[wy][0][lane];
+        cur.i = 0;
+        cur.soff = (int64_t)(y0 - 1) * a.sstride + e;
 #pragma unroll 1
         for (int i = 0; i < UX_D; i++) {
             if (y0 - 1 + i <= yend)
                 ux_issue<C>(a, y0 - 1 + i, e, lane, inner, &ring.row[wy][i][lane],
-                            &ring.side[wy][i][lane]);
+                            &ring.side[wy][i][lane], cur.soff);
             gip__cp_async_commit();
+            cur.soff += a.sstride;
         }
+        /* Row r's call stores output row r - 1: the first call is r = y0 - 1. */
+        cur.doff = (int64_t)(y0 - 2) * a.dstride + (int64_t)e * (int64_t)sizeof(D);
         uint32_t X[12];
         if constexpr (HK != UX_GEN) {
             /* Three rows a turn, the accumulators' roles rotating (no moves between rows). */
             uint32_t A[8] = {0}, B[8] = {0}, Cc[8] = {0};
             for (int32_t r = y0 - 1;;) {
-                ux_row<C>(a, ring, wy, lane, e, inner, y0, yend, r, X);
-                ux_rank1<D, C, MODE, HK>(a, lut, X, r, y0, e, A, B, Cc);
+                ux_row<C>(a, cur, lane, e, inner, yend, r, X);
+                ux_rank1<D, C, MODE, HK>(a, lut, X, r, y0, e, cur, A, B, Cc);
                 if (++r > yend)
                     break;
-                ux_row<C>(a, ring, wy, lane, e, inner, y0, yend, r, X);
-                ux_rank1<D, C, MODE, HK>(a, lut, X, r, y0, e, B, Cc, A);
+                ux_row<C>(a, cur, lane, e, inner, yend, r, X);
+                ux_rank1<D, C, MODE, HK>(a, lut, X, r, y0, e, cur, B, Cc, A);
                 if (++r > yend)
                     break;
-                ux_row<C>(a, ring, wy, lane, e, inner, y0, yend, r, X);
-                ux_rank1<D, C, MODE, HK>(a, lut, X, r, y0, e, Cc, A, B);
+                ux_row<C>(a, cur, lane, e, inner, yend, r, X);
+                ux_rank1<D, C, MODE, HK>(a, lut, X, r, y0, e, cur, Cc, A, B);
                 if (++r > yend)
                     break;
             }
@@ -1100,11 +1123,12 @@ __global__ void __launch_bounds__(32 * UX_WARPS) f2d_u8x3(const __grid_constant_
                 A[j] = B[j] = a.bias2;
             }
             for (int32_t r = y0 - 1; r <= yend; r++) {
-                ux_row<C>(a, ring, wy, lane, e, inner, y0, yend, r, X);
+                ux_row<C>(a, cur, lane, e, inner, yend, r, X);
                 /* Output row r - 1 gets its last kernel row, r its middle, r + 1 its first. */
                 ux_add<C>(A, X, a.k[6], a.k[7], a.k[8]);
                 if (r > y0 && e < a.n)
-                    ux_store<D, MODE>(a, A, lut, gip__row<D>(a.dst, a.dstride, r - 1) + e, a.n - e);
+                    ux_store<D, MODE>(a, A, lut, reinterpret_cast<D *>(a.dst + cur.doff), a.n - e);
+                cur.doff += a.dstride;
 #pragma unroll
                 for (int j = 0; j < 8; j++) {
                     A[j] = B[j], B[j] = a.bias2;
@@ -1119,13 +1143,15 @@ __global__ void __launch_bounds__(32 * UX_WARPS) f2d_u8x3(const __grid_constant_
 template <typename D, int MODE, int HK = UX_GEN>
 static gip_status ux_launch(gip_context *ctx, UxArgs &a, int32_t C)
 {
-    /* A warp walks its rows one after the other: below about 8192 warps (the H200 holds about
-     * 3700 at this kernel's 72-80 registers) shorter walks buy parallelism for the extra halo
-     * rows (H200, 2026-12-03: 16 rows a warp gave 0.5 waves and 0.109 ms for box3 on 3840x2160
-     * u8c1, 4 rows 0.039 ms). The threshold has not been tuned further. */
+    /* A warp walks a band of rows one after the other, its first UX_D source rows copied at
+     * once. Short bands won on the H200 although each re-reads two halo rows: 7680x4320 u8c3
+     * (2026-12-04, rows a band 16 / 12 / 10 / 8 / 6 / 4) box3 0.098 / 0.092 / 0.090 / 0.089 /
+     * 0.090 / 0.096 ms, Sobel to u8 0.095 / 0.087 / 0.085 / 0.083 / 0.084 / 0.090, Sobel to s16
+     * 0.126 / 0.114 / 0.108 / 0.102 / 0.096 / 0.097 (wider outputs: 6 at most). Below about 16384
+     * warps a band gets fewer rows, down to 3 (3840x2160 u8c1: 0.026 against 0.028 with 4). */
     const int64_t wx = ((int64_t)a.n + UX_W - 1) / UX_W;
-    const int64_t want = (wx * a.H) / 8192;
-    a.ry = (int32_t)(want < 4 ? 4 : want > UX_RY ? UX_RY : want);
+    const int64_t want = (wx * a.H) / 16384, top = sizeof(D) == 1 ? 8 : 6;
+    a.ry = (int32_t)(want < 3 ? 3 : want > top ? top : want);
     const int64_t bands = ((int64_t)a.H + a.ry - 1) / a.ry;
     const int64_t gy = (bands + UX_WARPS - 1) / UX_WARPS;
     dim3 grid((unsigned)(((int64_t)a.n + UX_W - 1) / UX_W), (unsigned)(gy < 65535 ? gy : 65535));
