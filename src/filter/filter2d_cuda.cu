@@ -909,7 +909,8 @@ __device__ __forceinline__ void ux_store(const UxArgs &a, const uint32_t *acc, c
         }
     } else if constexpr (MODE == UX_MUL) {
         /* Each lane's (v M + A) >> 16 in byte 2: the low lane by a multiply-add on its 16 bits, the
-         * high one by the high half of p (M 2^16), whose low lane adds at most ux_mul's margin. */
+         * high one by the high half of acc (M 2^16), to which the low lane adds at most the margin
+         * emax that ux_choose_u8 has allowed for. */
         uint32_t r[16];
 #pragma unroll
         for (int j = 0; j < 8; j++) {
@@ -986,9 +987,10 @@ struct UxRing {
     uint32_t side[UX_WARPS][UX_D][32]; /* a word per lane: lanes 0 and 31 use theirs */
 };
 
-/* Where a warp stands in its band: the ring slot of the next row (slots[0] its 16 bytes, side[0]
- * its side word), the offset of the source row to issue next (y sstride + e) and that of the next
- * output row (y dstride + e sizeof(D)); kept running so that no row recomputes them. */
+/* Where a warp stands in its band: its ring (slot: the lane's 16 bytes in slot 0, side: its side
+ * word in slot 0, 32 entries a slot) and the slot of the next row, the offset of the source row to
+ * issue next (y sstride + e) and that of the next output row (y dstride + e sizeof(D)); kept
+ * running so that no row recomputes them. */
 struct UxCursor {
     uint4 *slot;
     uint32_t *side;
