@@ -978,8 +978,18 @@ __device__ __forceinline__ void ux_store(const UxArgs &a, const uint32_t *acc, c
 
 /* Horizontal weights of a rank-1 plan (taps v[dy] * h[dx]), known at compile time: UX_GEN is the
  * general 3x3 path (nine runtime taps), the others the row weights (1, 1, 1) of the box, (-1, 0, 1)
- * of Sobel and Scharr along x, (1, 2, 1) of Sobel along y. */
-enum { UX_GEN, UX_ONES, UX_DIFF, UX_SMOOTH };
+ * of Sobel and Scharr along x, (1, 2, 1) of Sobel along y, with the vertical weights v at run time.
+ * The last three know v too: the box (1, 1, 1) both ways (bias 0), Sobel along x (h (-1, 0, 1),
+ * v (1, 2, 1)) and along y (h (1, 2, 1), v (-1, 0, 1)). They keep the horizontal pass of the
+ * last three rows instead of three accumulators and combine them once per output row: one or two
+ * adds a pair instead of three multiply-adds, and eight registers fewer. */
+enum { UX_GEN, UX_ONES, UX_DIFF, UX_SMOOTH, UX_BOX, UX_SOBX, UX_SOBY };
+
+/* The horizontal pattern of each rank-1 path. */
+__host__ __device__ constexpr int ux_hpat(int hk)
+{
+    return hk == UX_BOX ? UX_ONES : hk == UX_SOBX ? UX_DIFF : hk == UX_SOBY ? UX_SMOOTH : hk;
+}
 
 /* The ring's shared memory of a block, one ring per warp. */
 struct UxRing {
@@ -1036,22 +1046,55 @@ __device__ __forceinline__ void ux_row(const UxArgs &a, UxCursor &cur, int lane,
 /* One source row r of a rank-1 plan: its horizontal pass h, then P (output row r - 1) gets v[2] h
  * and is complete, Q (row r) gets v[1] h and R (row r + 1) starts at B + v[0] h. Callers rotate
  * the roles of three register sets instead of moving accumulators. */
+/* The horizontal pass of one row: h[j] for the accumulators' pair j, pattern HP. */
+template <int C, int HP> __device__ __forceinline__ void ux_hpass(const uint32_t *X, uint32_t *h)
+{
+#pragma unroll
+    for (int j = 0; j < 8; j++) {
+        if constexpr (HP == UX_ONES)
+            h[j] = ux_pair<-C>(X, j) + ux_pair<0>(X, j) + ux_pair<C>(X, j);
+        else if constexpr (HP == UX_DIFF)
+            h[j] = ux_pair<C>(X, j) - ux_pair<-C>(X, j);
+        else
+            h[j] = ux_pair<-C>(X, j) + 2u * ux_pair<0>(X, j) + ux_pair<C>(X, j);
+    }
+}
+
+/* Source row r of a path with fixed vertical weights (UX_BOX, UX_SOBX, UX_SOBY): Hc gets its
+ * horizontal pass and, with Ha and Hb those of rows r - 2 and r - 1, completes output row r - 1.
+ * Callers rotate the roles of the three sets. */
+template <typename D, int C, int MODE, int HK>
+__device__ __forceinline__ void
+ux_fixed(const UxArgs &a, const D *lut, const uint32_t *X, int32_t r, int32_t y0, int32_t e,
+         UxCursor &cur, const uint32_t (&Ha)[8], const uint32_t (&Hb)[8], uint32_t (&Hc)[8])
+{
+    ux_hpass<C, ux_hpat(HK)>(X, Hc);
+    if (r > y0 && e < a.n) {
+        uint32_t o[8];
+#pragma unroll
+        for (int j = 0; j < 8; j++) {
+            if constexpr (HK == UX_BOX) /* the host takes it with B = 0 only */
+                o[j] = Ha[j] + Hb[j] + Hc[j];
+            else if constexpr (HK == UX_SOBX)
+                o[j] = Ha[j] + Hc[j] + a.bias2 + 2u * Hb[j];
+            else
+                o[j] = Hc[j] - Ha[j] + a.bias2;
+        }
+        ux_store<D, MODE>(a, o, lut, reinterpret_cast<D *>(a.dst + cur.doff), a.n - e);
+    }
+    cur.doff += a.dstride;
+}
+
 template <typename D, int C, int MODE, int HK>
 __device__ __forceinline__ void ux_rank1(const UxArgs &a, const D *lut, const uint32_t *X,
                                          int32_t r, int32_t y0, int32_t e, UxCursor &cur,
                                          uint32_t (&P)[8], uint32_t (&Q)[8], uint32_t (&R)[8])
 {
     uint32_t h[8];
+    ux_hpass<C, HK>(X, h);
 #pragma unroll
-    for (int j = 0; j < 8; j++) {
-        if constexpr (HK == UX_ONES)
-            h[j] = ux_pair<-C>(X, j) + ux_pair<0>(X, j) + ux_pair<C>(X, j);
-        else if constexpr (HK == UX_DIFF)
-            h[j] = ux_pair<C>(X, j) - ux_pair<-C>(X, j);
-        else
-            h[j] = ux_pair<-C>(X, j) + 2u * ux_pair<0>(X, j) + ux_pair<C>(X, j);
+    for (int j = 0; j < 8; j++)
         P[j] += (uint32_t)a.v[2] * h[j];
-    }
     if (r > y0 && e < a.n)
         ux_store<D, MODE>(a, P, lut, reinterpret_cast<D *>(a.dst + cur.doff), a.n - e);
     cur.doff += a.dstride;
@@ -1101,7 +1144,24 @@ __global__ void __launch_bounds__(32 * UX_WARPS) f2d_u8x3(const __grid_constant_
         /* Row r's call stores output row r - 1: the first call is r = y0 - 1. */
         cur.doff = (int64_t)(y0 - 2) * a.dstride + (int64_t)e * (int64_t)sizeof(D);
         uint32_t X[12];
-        if constexpr (HK != UX_GEN) {
+        if constexpr (HK == UX_BOX || HK == UX_SOBX || HK == UX_SOBY) {
+            /* Three rows a turn, the horizontal passes' roles rotating. */
+            uint32_t H0[8] = {0}, H1[8] = {0}, H2[8] = {0};
+            for (int32_t r = y0 - 1;;) {
+                ux_row<C>(a, cur, lane, e, inner, yend, r, X);
+                ux_fixed<D, C, MODE, HK>(a, lut, X, r, y0, e, cur, H1, H2, H0);
+                if (++r > yend)
+                    break;
+                ux_row<C>(a, cur, lane, e, inner, yend, r, X);
+                ux_fixed<D, C, MODE, HK>(a, lut, X, r, y0, e, cur, H2, H0, H1);
+                if (++r > yend)
+                    break;
+                ux_row<C>(a, cur, lane, e, inner, yend, r, X);
+                ux_fixed<D, C, MODE, HK>(a, lut, X, r, y0, e, cur, H0, H1, H2);
+                if (++r > yend)
+                    break;
+            }
+        } else if constexpr (HK != UX_GEN) {
             /* Three rows a turn, the accumulators' roles rotating (no moves between rows). */
             uint32_t A[8] = {0}, B[8] = {0}, Cc[8] = {0};
             for (int32_t r = y0 - 1;;) {
@@ -1174,6 +1234,10 @@ static gip_status ux_launch(gip_context *ctx, UxArgs &a, int32_t C)
  */
 static constexpr bool ux_has(int mode, int hk)
 {
+    if (hk == UX_BOX)
+        return mode == UX_MUL;
+    if (hk == UX_SOBX || hk == UX_SOBY)
+        return mode == UX_ABS8 || mode == UX_FAST || mode == UX_FLOAT;
     return mode == UX_MUL ? hk == UX_ONES : mode == UX_ABS8 ? hk != UX_ONES : true;
 }
 
@@ -1192,6 +1256,18 @@ static gip_status ux_launch_plan(gip_context *ctx, UxArgs &a, int32_t C)
         }
         if (!fits)
             continue;
+        const bool v121 = a.v[0] == 1 && a.v[1] == 2 && a.v[2] == 1;
+        const bool vdiff = a.v[0] == -1 && a.v[1] == 0 && a.v[2] == 1;
+        const bool v111 = a.v[0] == 1 && a.v[1] == 1 && a.v[2] == 1;
+        if constexpr (ux_has(MODE, UX_BOX))
+            if (hk == 0 && v111 && a.bias2 == 0)
+                return ux_launch<D, MODE, UX_BOX>(ctx, a, C);
+        if constexpr (ux_has(MODE, UX_SOBX))
+            if (hk == 1 && v121)
+                return ux_launch<D, MODE, UX_SOBX>(ctx, a, C);
+        if constexpr (ux_has(MODE, UX_SOBY))
+            if (hk == 2 && vdiff)
+                return ux_launch<D, MODE, UX_SOBY>(ctx, a, C);
         if constexpr (ux_has(MODE, UX_ONES))
             if (hk == 0)
                 return ux_launch<D, MODE, UX_ONES>(ctx, a, C);
