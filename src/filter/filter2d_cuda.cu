@@ -1106,6 +1106,20 @@ __device__ __forceinline__ void ux_rank1(const UxArgs &a, const D *lut, const ui
     }
 }
 
+/* One source row of a rank-1 plan, the sets (S0, S1, S2) in the rotation's order: with runtime
+ * vertical weights they are the accumulators (P, Q, R) of ux_rank1; with fixed ones, S0 takes
+ * this row's horizontal pass and S1, S2 hold those of the two rows before (ux_fixed). */
+template <typename D, int C, int MODE, int HK>
+__device__ __forceinline__ void ux_step(const UxArgs &a, const D *lut, const uint32_t *X, int32_t r,
+                                        int32_t y0, int32_t e, UxCursor &cur, uint32_t (&S0)[8],
+                                        uint32_t (&S1)[8], uint32_t (&S2)[8])
+{
+    if constexpr (HK == UX_BOX || HK == UX_SOBX || HK == UX_SOBY)
+        ux_fixed<D, C, MODE, HK>(a, lut, X, r, y0, e, cur, S1, S2, S0);
+    else
+        ux_rank1<D, C, MODE, HK>(a, lut, X, r, y0, e, cur, S0, S1, S2);
+}
+
 template <typename D, int C, int MODE, int HK>
 __global__ void __launch_bounds__(32 * UX_WARPS) f2d_u8x3(const __grid_constant__ UxArgs a)
 {
@@ -1145,37 +1159,21 @@ __global__ void __launch_bounds__(32 * UX_WARPS) f2d_u8x3(const __grid_constant_
         /* Row r's call stores output row r - 1: the first call is r = y0 - 1. */
         cur.doff = (int64_t)(y0 - 2) * a.dstride + (int64_t)e * (int64_t)sizeof(D);
         uint32_t X[12];
-        if constexpr (HK == UX_BOX || HK == UX_SOBX || HK == UX_SOBY) {
-            /* Three rows a turn, the horizontal passes' roles rotating. */
-            uint32_t H0[8] = {0}, H1[8] = {0}, H2[8] = {0};
-            for (int32_t r = y0 - 1;;) {
-                ux_row<C>(a, cur, lane, e, inner, yend, r, X);
-                ux_fixed<D, C, MODE, HK>(a, lut, X, r, y0, e, cur, H1, H2, H0);
-                if (++r > yend)
-                    break;
-                ux_row<C>(a, cur, lane, e, inner, yend, r, X);
-                ux_fixed<D, C, MODE, HK>(a, lut, X, r, y0, e, cur, H2, H0, H1);
-                if (++r > yend)
-                    break;
-                ux_row<C>(a, cur, lane, e, inner, yend, r, X);
-                ux_fixed<D, C, MODE, HK>(a, lut, X, r, y0, e, cur, H0, H1, H2);
-                if (++r > yend)
-                    break;
-            }
-        } else if constexpr (HK != UX_GEN) {
-            /* Three rows a turn, the accumulators' roles rotating (no moves between rows). */
+        if constexpr (HK != UX_GEN) {
+            /* Three rows a turn, the three register sets' roles rotating (no moves between
+             * rows). */
             uint32_t A[8] = {0}, B[8] = {0}, Cc[8] = {0};
             for (int32_t r = y0 - 1;;) {
                 ux_row<C>(a, cur, lane, e, inner, yend, r, X);
-                ux_rank1<D, C, MODE, HK>(a, lut, X, r, y0, e, cur, A, B, Cc);
+                ux_step<D, C, MODE, HK>(a, lut, X, r, y0, e, cur, A, B, Cc);
                 if (++r > yend)
                     break;
                 ux_row<C>(a, cur, lane, e, inner, yend, r, X);
-                ux_rank1<D, C, MODE, HK>(a, lut, X, r, y0, e, cur, B, Cc, A);
+                ux_step<D, C, MODE, HK>(a, lut, X, r, y0, e, cur, B, Cc, A);
                 if (++r > yend)
                     break;
                 ux_row<C>(a, cur, lane, e, inner, yend, r, X);
-                ux_rank1<D, C, MODE, HK>(a, lut, X, r, y0, e, cur, Cc, A, B);
+                ux_step<D, C, MODE, HK>(a, lut, X, r, y0, e, cur, Cc, A, B);
                 if (++r > yend)
                     break;
             }
