@@ -48,6 +48,53 @@ __device__ __forceinline__ void gip__cp_async4(void *smem, const void *g)
                  : "memory");
 }
 
+/* The same with the shared-memory address as a 32-bit shared-window address (what
+ * __cvta_generic_to_shared gives): kernels that keep such addresses in registers; the _if form
+ * copies only where `on` is set, predicated rather than branched. */
+__device__ __forceinline__ void gip__cp_async16s(unsigned s, const void *g)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(g) : "memory");
+}
+
+__device__ __forceinline__ void gip__cp_async4s_if(bool on, unsigned s, const void *g)
+{
+    asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %2, 0;\n\t"
+                 "@p cp.async.ca.shared.global [%0], [%1], 4;\n}\n" ::"r"(s),
+                 "l"(g), "r"((int)on)
+                 : "memory");
+}
+
+/* Shared-memory loads and stores by 32-bit shared-window address; volatile, so that they keep
+ * their order against the cp.async waits and the barriers around them. */
+__device__ __forceinline__ uint4 gip__lds128(unsigned s)
+{
+    uint4 v;
+    asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "r"(s)
+                 : "memory");
+    return v;
+}
+
+__device__ __forceinline__ uint32_t gip__lds32(unsigned s)
+{
+    uint32_t v;
+    asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(v) : "r"(s) : "memory");
+    return v;
+}
+
+__device__ __forceinline__ void gip__sts128(unsigned s, uint4 v)
+{
+    asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};\n" ::"r"(s), "r"(v.x), "r"(v.y),
+                 "r"(v.z), "r"(v.w)
+                 : "memory");
+}
+
+__device__ __forceinline__ void gip__sts32(unsigned s, uint32_t v)
+{
+    asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(s), "r"(v) : "memory");
+}
+
 __device__ __forceinline__ void gip__cp_async_commit()
 {
     asm volatile("cp.async.commit_group;\n" ::: "memory");

@@ -746,8 +746,8 @@ __device__ __forceinline__ uint32_t ux_word(const UxArgs &a, const uint8_t *row,
         } else if ((uint32_t)ei < (uint32_t)a.n) {
             v = row[ei];
         } else {
-            const int64_t sx = gip__border_index(p, a.W, (gip_border)a.border);
-            v = sx < 0 ? a.bv[c] : row[sx * C + c];
+            const int32_t sx = gip__border_index32(p, a.W, (gip_border)a.border);
+            v = sx < 0 ? a.bv[c] : row[(int64_t)sx * C + c];
         }
         w |= v << (8 * i);
     }
@@ -757,24 +757,26 @@ __device__ __forceinline__ uint32_t ux_word(const UxArgs &a, const uint8_t *row,
 /* Source rows travel through a ring of UX_D slots per warp in shared memory: cp.async copies
  * (16 bytes a lane, no registers held while in flight) issued UX_D rows ahead, so a warp keeps
  * UX_D * 512 bytes in flight without the registers that rows held ahead in registers took (H200,
- * 2026-12-03: 127 registers a thread, 8.8% achieved occupancy on 3840x2160). Each lane reads back
- * only what it wrote itself, so cp.async.wait_group alone orders the ring; lanes 0 and 31 also keep
- * the 4 bytes before / after their 16 (the others get them from their neighbours by shuffles).
- * Border and row-end words are computed and stored into the slot directly. */
-static constexpr int UX_D = 8; /* ring slots (rows in flight) per warp, a power of two */
+ * 2026-12-03: 127 registers a thread, 8.8% achieved occupancy on 3840x2160). A slot holds the
+ * warp's 512 bytes at byte 16, the word before them at 12 and the word after them at 528 (lanes 0
+ * and 31 copy those two), so that each lane reads its 24-byte window as three loads, the words
+ * either side being its neighbours' (no shuffles). Border and row-end words are computed and stored
+ * into the slot directly. Addresses are 32-bit shared-window addresses kept in registers. */
+static constexpr int UX_D = 8;      /* ring slots (rows in flight) per warp, a power of two */
+static constexpr int UX_SLOT = 544; /* bytes a slot: 16 + 512 + 16 */
 
 /* The rare cases, out of line (inlined they made the kernel tens of thousands of instructions long
  * and its loop a stream of instruction-cache misses): a row outside the image, the last words
  * of a row, the side word at the image's edges. */
 __device__ __noinline__ const uint8_t *ux_border_row(const UxArgs &a, int32_t y)
 {
-    const int64_t sy = gip__border_index(y, a.H, (gip_border)a.border);
-    return sy >= 0 ? a.src + sy * a.sstride : nullptr;
+    const int32_t sy = gip__border_index32(y, a.H, (gip_border)a.border);
+    return sy >= 0 ? a.src + (int64_t)sy * a.sstride : nullptr;
 }
 
 template <int C>
 __device__ __noinline__ void ux_fill_slow(const UxArgs &a, const uint8_t *row, int32_t e,
-                                          uint4 *slot)
+                                          unsigned s)
 {
     /* Outputs read up to C <= 4 elements past the row: words from n + 4 on are never used
      * (left 0, which also keeps the border arithmetic to a few elements a row). */
@@ -782,7 +784,7 @@ __device__ __noinline__ void ux_fill_slow(const UxArgs &a, const uint8_t *row, i
 #pragma unroll
     for (int q = 0; q < 4; q++)
         w[q] = e + 4 * q < a.n + 4 ? ux_word<C>(a, row, e + 4 * q) : 0u;
-    *slot = make_uint4(w[0], w[1], w[2], w[3]);
+    gip__sts128(s, make_uint4(w[0], w[1], w[2], w[3]));
 }
 
 template <int C>
@@ -791,38 +793,45 @@ __device__ __noinline__ uint32_t ux_side_slow(const UxArgs &a, const uint8_t *ro
     return e < a.n + 4 ? ux_word<C>(a, row, e) : 0u;
 }
 
-/* Issue row y (border-mapped) into a lane's slot: its 16 elements at e and, for lanes 0 / 31, the
- * word before / after them into *side (off: y sstride + e, kept by the caller). `inner`: the
- * block's columns and the words either side of them lie inside the row (every block but the first
- * and the last of a row): then a row inside the image takes one path for the whole warp, the side
- * words' copies predicated on the lane. */
+/* What a lane keeps for its copies: its lane, whether it copies a side word (lanes 0 and 31) and
+ * where that lies from its 16 bytes (-4 or 16), in the slot and in the row alike. */
+struct UxLane {
+    int lane;
+    bool side;
+    int32_t sdo;
+};
+
+/* Issue row y (border-mapped) into a lane's slot (s: the lane's 16 bytes in it): its 16 elements
+ * at e and, for lanes 0 / 31, the word before / after them (off: y sstride + e, kept by the
+ * caller). `inner`: the block's columns and the words either side of them lie inside the row
+ * (every block but the first and the last of a row): then a row inside the image takes one path
+ * for the whole warp, the side words' copies predicated on the lane. */
 template <int C>
-__device__ __forceinline__ void ux_issue(const UxArgs &a, int32_t y, int32_t e, int lane,
-                                         bool inner, uint4 *slot, uint32_t *side, int64_t off)
+__device__ __forceinline__ void ux_issue(const UxArgs &a, int32_t y, int32_t e, const UxLane &ln,
+                                         bool inner, unsigned s, int64_t off)
 {
     if (inner && (uint32_t)y < (uint32_t)a.H) {
         const uint8_t *row = a.src + off; /* off = y sstride + e */
-        gip__cp_async16(slot, row);
-        if (lane == 0 || lane == 31)
-            gip__cp_async4(side, row + (lane == 0 ? -4 : 16));
+        gip__cp_async16s(s, row);
+        gip__cp_async4s_if(ln.side, s + ln.sdo, row + ln.sdo);
         return;
     }
     const uint8_t *row =
         (uint32_t)y < (uint32_t)a.H ? a.src + (int64_t)y * a.sstride : ux_border_row(a, y);
     if (row && e + 16 <= a.n)
-        gip__cp_async16(slot, row + e);
+        gip__cp_async16s(s, row + e);
     else
-        ux_fill_slow<C>(a, row, e, slot);
-    if (lane == 0) {
+        ux_fill_slow<C>(a, row, e, s);
+    if (ln.lane == 0) {
         if (row && e >= 4)
-            gip__cp_async4(side, row + e - 4);
+            gip__cp_async4s_if(true, s - 4, row + e - 4);
         else
-            *side = ux_side_slow<C>(a, row, e - 4);
-    } else if (lane == 31) {
+            gip__sts32(s - 4, ux_side_slow<C>(a, row, e - 4));
+    } else if (ln.lane == 31) {
         if (row && e + 20 <= a.n)
-            gip__cp_async4(side, row + e + 16);
+            gip__cp_async4s_if(true, s + 16, row + e + 16);
         else
-            *side = ux_side_slow<C>(a, row, e + 16);
+            gip__sts32(s + 16, ux_side_slow<C>(a, row, e + 16));
     }
 }
 
@@ -994,17 +1003,14 @@ __host__ __device__ constexpr int ux_hpat(int hk)
 
 /* The ring's shared memory of a block, one ring per warp. */
 struct UxRing {
-    uint4 row[UX_WARPS][UX_D][32];
-    uint32_t side[UX_WARPS][UX_D][32]; /* a word per lane: lanes 0 and 31 use theirs */
+    uint4 slot[UX_WARPS][UX_D][UX_SLOT / 16];
 };
 
-/* Where a warp stands in its band: its ring (slot: the lane's 16 bytes in slot 0, side: its side
- * word in slot 0, 32 entries a slot) and the slot of the next row, the offset of the source row to
- * issue next (y sstride + e) and that of the next output row (y dstride + e sizeof(D)); kept
- * running so that no row recomputes them. */
+/* Where a warp stands in its band: its ring (s0: the lane's 16 bytes in slot 0, s: in the slot of
+ * the next row), the offset of the source row to issue next (y sstride + e) and that of the next
+ * output row (y dstride + e sizeof(D)); kept running so that no row recomputes them. */
 struct UxCursor {
-    uint4 *slot;
-    uint32_t *side;
+    unsigned s0, s;
     int i; /* slot index, 0 .. UX_D - 1 */
     int64_t soff, doff;
 };
@@ -1012,31 +1018,25 @@ struct UxCursor {
 /* Source row r (r in y0 - 1 .. yend) as the halves X (ux_pair) of the lane's 24 bytes (4 before
  * its 16, 4 after); refills the row's slot with row r + UX_D and moves the cursor on. */
 template <int C>
-__device__ __forceinline__ void ux_row(const UxArgs &a, UxCursor &cur, int lane, int32_t e,
+__device__ __forceinline__ void ux_row(const UxArgs &a, UxCursor &cur, const UxLane &ln, int32_t e,
                                        bool inner, int32_t yend, int32_t r, uint32_t *X)
 {
-    uint4 *const slot = cur.slot + cur.i * 32;
-    uint32_t *const side = cur.side + cur.i * 32;
-    gip__cp_async_wait<UX_D - 1>(); /* row r's group is done */
-    const uint4 v = *slot;
+    const unsigned s = cur.s;
+    gip__cp_async_wait<UX_D - 1>(); /* row r's group is done, for this lane's copies */
+    __syncwarp();                   /* and for its neighbours', whose words it reads */
+    const uint4 v = gip__lds128(s);
     uint32_t w[6];
-    /* Every lane reads its own side word (no branch); only lanes 0 and 31 wrote theirs, the
-     * others' value is replaced by the shuffles below. */
-    w[0] = *side;
+    w[0] = gip__lds32(s - 4);
     w[1] = v.x, w[2] = v.y, w[3] = v.z, w[4] = v.w;
-    w[5] = w[0];
-    const uint32_t l = __shfl_up_sync(0xFFFFFFFFu, w[4], 1);
-    const uint32_t rr = __shfl_down_sync(0xFFFFFFFFu, w[1], 1);
-    if (lane != 0)
-        w[0] = l;
-    if (lane != 31)
-        w[5] = rr;
-    /* The slot is free once read (the shuffles above consumed the load): refill it. */
+    w[5] = gip__lds32(s + 16);
+    /* Refill the slot once every lane has read its words from it. */
+    __syncwarp();
     if (r + UX_D <= yend)
-        ux_issue<C>(a, r + UX_D, e, lane, inner, slot, side, cur.soff);
+        ux_issue<C>(a, r + UX_D, e, ln, inner, s, cur.soff);
     gip__cp_async_commit();
     cur.soff += a.sstride;
     cur.i = (cur.i + 1) & (UX_D - 1);
+    cur.s = cur.s0 + (unsigned)(cur.i * UX_SLOT);
 #pragma unroll
     for (int q = 0; q < 6; q++) {
         X[q] = __byte_perm(w[q], 0u, 0x4240);
@@ -1136,6 +1136,8 @@ __global__ void __launch_bounds__(32 * UX_WARPS) f2d_u8x3(const __grid_constant_
     }
     const int32_t e0 = (int32_t)blockIdx.x * UX_W, e = e0 + lane * 16; /* this lane's first */
     const bool inner = e0 >= 4 && e0 + UX_W + 4 <= a.n;
+    const UxLane ln = {lane, lane == 0 || lane == 31, lane == 0 ? -4 : 16};
+    const unsigned s0 = (unsigned)__cvta_generic_to_shared(&ring.slot[wy][0][1 + lane]);
     const int32_t bands = (a.H + a.ry - 1) / a.ry;
     /* Each warp walks its own bands (the shuffles need every lane: the loop is warp-uniform). */
     for (int32_t band = (int32_t)(blockIdx.y * UX_WARPS + wy); band < bands;
@@ -1144,17 +1146,30 @@ __global__ void __launch_bounds__(32 * UX_WARPS) f2d_u8x3(const __grid_constant_
         /* Source rows y0 - 1 .. yend: the first UX_D of them in flight, one commit group each
          * (empty past the band, so that the group count stays uniform). */
         UxCursor cur;
-        cur.slot = &ring.row[wy][0][lane];
-        cur.side = &ring.side[wy][0][lane];
+        cur.s0 = cur.s = s0;
         cur.i = 0;
         cur.soff = (int64_t)(y0 - 1) * a.sstride + e;
+        if (inner && y0 >= 1 && min(y0 - 2 + UX_D, yend) < a.H) {
+            /* Every row of the first UX_D inside the image (most bands): straight copies. */
+            const uint8_t *row = a.src + cur.soff;
+#pragma unroll
+            for (int i = 0; i < UX_D; i++) {
+                if (y0 - 1 + i <= yend) {
+                    gip__cp_async16s(s0 + i * UX_SLOT, row);
+                    gip__cp_async4s_if(ln.side, s0 + i * UX_SLOT + ln.sdo, row + ln.sdo);
+                }
+                gip__cp_async_commit();
+                row += a.sstride;
+            }
+            cur.soff += UX_D * a.sstride;
+        } else {
 #pragma unroll 1
-        for (int i = 0; i < UX_D; i++) {
-            if (y0 - 1 + i <= yend)
-                ux_issue<C>(a, y0 - 1 + i, e, lane, inner, &ring.row[wy][i][lane],
-                            &ring.side[wy][i][lane], cur.soff);
-            gip__cp_async_commit();
-            cur.soff += a.sstride;
+            for (int i = 0; i < UX_D; i++) {
+                if (y0 - 1 + i <= yend)
+                    ux_issue<C>(a, y0 - 1 + i, e, ln, inner, s0 + i * UX_SLOT, cur.soff);
+                gip__cp_async_commit();
+                cur.soff += a.sstride;
+            }
         }
         /* Row r's call stores output row r - 1: the first call is r = y0 - 1. */
         cur.doff = (int64_t)(y0 - 2) * a.dstride + (int64_t)e * (int64_t)sizeof(D);
@@ -1164,15 +1179,15 @@ __global__ void __launch_bounds__(32 * UX_WARPS) f2d_u8x3(const __grid_constant_
              * rows). */
             uint32_t A[8] = {0}, B[8] = {0}, Cc[8] = {0};
             for (int32_t r = y0 - 1;;) {
-                ux_row<C>(a, cur, lane, e, inner, yend, r, X);
+                ux_row<C>(a, cur, ln, e, inner, yend, r, X);
                 ux_step<D, C, MODE, HK>(a, lut, X, r, y0, e, cur, A, B, Cc);
                 if (++r > yend)
                     break;
-                ux_row<C>(a, cur, lane, e, inner, yend, r, X);
+                ux_row<C>(a, cur, ln, e, inner, yend, r, X);
                 ux_step<D, C, MODE, HK>(a, lut, X, r, y0, e, cur, B, Cc, A);
                 if (++r > yend)
                     break;
-                ux_row<C>(a, cur, lane, e, inner, yend, r, X);
+                ux_row<C>(a, cur, ln, e, inner, yend, r, X);
                 ux_step<D, C, MODE, HK>(a, lut, X, r, y0, e, cur, Cc, A, B);
                 if (++r > yend)
                     break;
@@ -1184,7 +1199,7 @@ __global__ void __launch_bounds__(32 * UX_WARPS) f2d_u8x3(const __grid_constant_
                 A[j] = B[j] = a.bias2;
             }
             for (int32_t r = y0 - 1; r <= yend; r++) {
-                ux_row<C>(a, cur, lane, e, inner, yend, r, X);
+                ux_row<C>(a, cur, ln, e, inner, yend, r, X);
                 /* Output row r - 1 gets its last kernel row, r its middle, r + 1 its first. */
                 ux_add<C>(A, X, a.k[6], a.k[7], a.k[8]);
                 if (r > y0 && e < a.n)
@@ -1211,7 +1226,7 @@ static gip_status ux_launch(gip_context *ctx, UxArgs &a, int32_t C)
      * 0.126 / 0.114 / 0.108 / 0.102 / 0.096 / 0.097 (wider outputs: 6 at most). Below about 16384
      * warps a band gets fewer rows, down to 3 (3840x2160 u8c1: 0.026 against 0.028 with 4). */
     const int64_t wx = ((int64_t)a.n + UX_W - 1) / UX_W;
-    const int64_t want = (wx * a.H) / 16384, top = sizeof(D) == 1 ? 8 : 6;
+    const int64_t want = (wx * a.H) / 16384, top = sizeof(D) == 1 ? 6 : 3;
     a.ry = (int32_t)(want < 3 ? 3 : want > top ? top : want);
     const int64_t bands = ((int64_t)a.H + a.ry - 1) / a.ry;
     const int64_t gy = (bands + UX_WARPS - 1) / UX_WARPS;
@@ -1341,9 +1356,9 @@ extern "C" gip_status gip__f2d_run_u8x3_cuda(gip_context *ctx, const gip__f2d_pl
     const gip_dtype dd = dst->dtype;
     const int64_t n = src->width * (int64_t)src->channels;
     if (src->dtype != GIP_U8 || !p->int_acc || p->post == GIP__F2D_MAG ||
-        (dd != GIP_U8 && dd != GIP_S16 && dd != GIP_F32) || n > ((int64_t)1 << 30) ||
-        src->height > ((int64_t)1 << 30))
-        return GIP_OK;
+        (dd != GIP_U8 && dd != GIP_S16 && dd != GIP_F32) || n >= ((int64_t)1 << 30) ||
+        src->height >= ((int64_t)1 << 30))
+        return GIP_OK; /* (32-bit border arithmetic: periods 2n below 2^31) */
     /* 16-byte loads and stores: base and stride of both images aligned. */
     if (((uintptr_t)src->data | (uintptr_t)src->stride | (uintptr_t)dst->data |
          (uintptr_t)dst->stride) &
