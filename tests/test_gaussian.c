@@ -425,13 +425,13 @@ static void mma_path(gip_context *ctx)
     static const gt_size sizes[] = {{1, 1},    {5, 3},   {16, 2},   {13, 42}, {171, 5},
                                     {255, 17}, {86, 33}, {700, 33}, {2, 40},  {1024, 3},
                                     {91, 130}, {64, 47}, {20, 161}, {257, 65}};
-    static const int rows[] = {16, 32, 64, 128};
+    static const int rows[] = {16, 32, 64, 128, -64, -128}; /* -r: r, then bands of r / 2 */
     align16 = true;
     uint64_t seed = 9100;
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
         for (int b = 0; b <= GIP_BORDER_WRAP; b++)
             for (int c = 0; c < 3; c++, seed++) {
-                gip__sep_mma_rows(rows[(seed / 12) % 4]); /* each kernel meets every height */
+                gip__sep_mma_rows(rows[(seed / 12) % 6]); /* each kernel meets every height */
                 one(ctx, sizes[s], GIP_U8, chans[c], (gip_border)b, &kc[seed % 12], 0, seed);
             }
     gip__sep_mma_rows(0);

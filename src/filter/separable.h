@@ -75,8 +75,9 @@ gip_status gip__sep_run_u8_mma_cuda(gip_context *ctx, const gip__sep_plan *plan,
                                     const gip_image *src, const gip_image *dst, bool *done);
 #endif
 
-/* Test hook: output rows per band of the tensor-core u8 kernel (16, 32, 64 or 128), or 0 for the
- * size-based choice. Without CUDA it does nothing. */
+/* Test hook: output rows per band of the tensor-core u8 kernel (16, 32, 64 or 128; -64 or -128:
+ * that height for the first band and half of it for the others, the layout of the last round of
+ * tiles), or 0 for the size-based choice. Without CUDA it does nothing. */
 void gip__sep_mma_rows(int rows);
 
 /* Dispatches to the CPU or CUDA backend by where the images live. */

@@ -36,10 +36,11 @@
  * bytes bx * 256 - 8 ..), which lets 15-tap three-channel windows fit 64 bytes in whole 16-byte
  * granules (ldmatrix rows); the bytes before 0 and from n on are computed and dropped.
  *
- * Where it stands (H200, 2026-12-04, 15x15): 7680x4320 u8c3 0.225 ms against 0.378 for the
- * float tiled kernel, u8c1 0.092 against 0.130; the issue's 0.10 ms is not reached. The profile
- * (Nsight Compute) shows a latency-bound kernel: about 2.5 warps a scheduler, IPC about 1.4,
- * stalls on fixed-latency dependencies and barriers (docs/notes.md, session 7). */
+ * Where it stands (H200, 2026-12-04, 15x15): 7680x4320 u8c3 0.183 ms against 0.378 for the
+ * float tiled kernel, u8c1 0.093 against 0.130; the issue's 0.10 ms is not reached. The profile
+ * (Nsight Compute, session 11) shows a latency-bound kernel: 0.39 instructions a cycle a
+ * scheduler, the stalls on the tensor-core chains' fixed latencies (40% of the samples), the
+ * per-step barrier (16%) and the ldmatrix results (14%) (docs/notes.md, sessions 7 and 11). */
 #include <string.h>
 
 #include "cuda_util.cuh"
@@ -72,6 +73,8 @@ struct SmArgs {
     int32_t pitch; /* ring row pitch in bytes: an odd number of granules (conflict-free ldmatrix) */
     int32_t rows;  /* output rows per band, a multiple of 16 */
     int32_t bands;
+    /* The first `big` bands have `rows` rows, the others (from row big * rows) rows2. */
+    int32_t big, rows2;
     int32_t gx; /* blocks across a row: tiles are (band, bx), band-major */
     /* Each lane's fragments of Th (KS k-steps of 4 registers) and of Tv, built by the host. */
     uint32_t fh[3][4][32];
@@ -200,8 +203,8 @@ __device__ __forceinline__ void sm_hpass_ld(const uint32_t (&ah)[KS][4], unsigne
     sm_hpass<KS>(ah, mt, 0, p);
 }
 
-template <int CN, int KS>
-__global__ void __launch_bounds__(32 * SM_NW) sep_u8_mma(const __grid_constant__ SmArgs a)
+/* The kernel, one tile after another (see the top). */
+template <int CN, int KS> __device__ __forceinline__ void sm_body(const SmArgs &a)
 {
     constexpr int NMAT = 3 + 2 * KS;   /* 16-byte granules a warp's four tiles read */
     constexpr int NG = (NMAT + 3) / 4; /* x4 groups covering them (the zeroed margin) */
@@ -258,8 +261,9 @@ __global__ void __launch_bounds__(32 * SM_NW) sep_u8_mma(const __grid_constant__
     const int32_t tiles = a.gx * a.bands;
     for (int32_t tile = (int32_t)blockIdx.x; tile < tiles; tile += (int32_t)gridDim.x) {
         const int32_t band = tile / a.gx, bx = tile - band * a.gx;
-        const int32_t y0 = band * a.rows;
-        const int32_t steps = (min(a.rows, a.H - y0) + 15) / 16;
+        const bool big = band < a.big;
+        const int32_t y0 = big ? band * a.rows : a.big * a.rows + (band - a.big) * a.rows2;
+        const int32_t steps = (min(big ? a.rows : a.rows2, a.H - y0) + 15) / 16;
         const int32_t xs = bx * SM_BW - 16 - 16 * a.a;      /* first staged byte */
         const int32_t xw = bx * SM_BW - 8 + warp * SM_COLS; /* the warp's first output byte */
         /* Chunk c (source rows y0 - 8 + 16 c ..) lives in slot c % 3; chunks 0 .. steps. */
@@ -350,6 +354,23 @@ __global__ void __launch_bounds__(32 * SM_NW) sep_u8_mma(const __grid_constant__
     }
 }
 
+/* With a minimum of one block an SM the compiler takes about 113 registers (4 blocks an SM)
+ * instead of 92 (5) and hides more of the tensor-core chains' latency (H200, 2026-12-04,
+ * 7680x4320 u8c3, KS = 2: 0.212 ms against 0.223; u8c1, KS = 1: 0.092 either way). KS = 3 (four
+ * channels, not measured) would take 148 and keeps the default bounds (96 registers, five
+ * blocks, no spills). */
+template <int CN, int KS>
+__global__ void __launch_bounds__(32 * SM_NW, 1) sep_u8_mma(const __grid_constant__ SmArgs a)
+{
+    sm_body<CN, KS>(a);
+}
+
+template <int CN, int KS>
+__global__ void __launch_bounds__(32 * SM_NW) sep_u8_mma_wide(const __grid_constant__ SmArgs a)
+{
+    sm_body<CN, KS>(a);
+}
+
 int forced_rows = 0; /* gip__sep_mma_rows */
 
 /* Picks the rows per band and launches one block per tile (the kernel also walks tiles
@@ -357,7 +378,11 @@ int forced_rows = 0; /* gip__sep_mma_rows */
 template <int CN, int KS>
 gip_status sm_launch(gip_context *ctx, SmArgs &a, int64_t n, int64_t h, size_t shm)
 {
-    auto kern = sep_u8_mma<CN, KS>;
+    void (*kern)(SmArgs);
+    if constexpr (KS == 3)
+        kern = sep_u8_mma_wide<CN, KS>;
+    else
+        kern = sep_u8_mma<CN, KS>;
     int dev = 0, sms = 0, per_sm = 0;
     gip_status st = gip__cuda_status(ctx, cudaGetDevice(&dev), "separable filter: device");
     if (!st)
@@ -374,14 +399,37 @@ gip_status sm_launch(gip_context *ctx, SmArgs &a, int64_t n, int64_t h, size_t s
     const int64_t gx = (n + 8 + SM_BW - 1) / SM_BW;
     /* One tile a block, the hardware's block scheduler balancing them (a persistent grid with
      * tiles dealt round-robin lost up to a third of a round to the uneven last one: H200,
-     * 2026-12-04). Long bands stage fewer halo rows (16 a band); short ones make tiles enough
-     * for about four rounds of resident blocks. */
+     * 2026-12-04). Long bands stage fewer halo rows (16 a band); short ones leave less of the
+     * last round idle. Bands halve from 128 rows while they make fewer tiles than eight rounds
+     * of resident blocks, down to 32 rows, and to 16 when 32-row bands make fewer than four. The
+     * tiles of about the last round (blocks start in blockIdx order) then take bands of half the
+     * height, where that is 32 rows or more. H200, 2026-12-04, 7680x4320 u8c3: 128-row bands
+     * 0.212 ms, 64 0.188, 64 and 32 for the last round 0.183, 64 and 16 0.185, 32 0.209;
+     * 7680x4320 u8c1: 32 rows 0.093, 64 0.101. */
     int32_t rows = 128;
-    while (rows > 16 && gx * ((h + rows - 1) / rows) < 4 * resident)
+    while (rows > 32 && gx * ((h + rows - 1) / rows) < 8 * resident)
         rows /= 2;
+    if (rows == 32 && gx * ((h + 31) / 32) < 4 * resident)
+        rows = 16;
     if (forced_rows)
-        rows = forced_rows;
-    const int64_t bands = (h + rows - 1) / rows;
+        rows = forced_rows < 0 ? -forced_rows : forced_rows;
+    int64_t bands = (h + rows - 1) / rows;
+    a.big = (int32_t)bands;
+    a.rows2 = rows;
+    if (rows >= 64) {
+        const int32_t r2 = rows / 2;
+        /* Rows of one round of half-height tiles, rounded up to whole bands. */
+        int64_t last = (resident + gx - 1) / gx * r2;
+        last = (last + rows - 1) / rows * rows;
+        int64_t big = last < h ? (h - last) / rows : -1;
+        if (forced_rows < 0) /* the test hook: every band after the first */
+            big = h > rows ? 1 : -1;
+        if (big >= 0) {
+            a.big = (int32_t)big;
+            a.rows2 = r2;
+            bands = big + (h - big * rows + r2 - 1) / r2;
+        }
+    }
     if (gx * bands > INT32_MAX)
         return gip__error(ctx, GIP_ERR_TOO_LARGE, "separable filter: %lld tiles",
                           (long long)(gx * bands));
@@ -408,7 +456,9 @@ gip_status sm_by_ks(gip_context *ctx, SmArgs &a, int ks, int64_t n, int64_t h, s
 
 extern "C" void gip__sep_mma_rows(int rows)
 {
-    forced_rows = rows == 16 || rows == 32 || rows == 64 || rows == 128 ? rows : 0;
+    forced_rows =
+        rows == 16 || rows == 32 || rows == 64 || rows == 128 || rows == -64 || rows == -128 ? rows
+                                                                                             : 0;
 }
 
 extern "C" gip_status gip__sep_run_u8_mma_cuda(gip_context *ctx, const gip__sep_plan *p,
