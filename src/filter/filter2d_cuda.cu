@@ -1221,10 +1221,10 @@ static gip_status ux_launch(gip_context *ctx, UxArgs &a, int32_t C)
 {
     /* A warp walks a band of rows one after the other, its first UX_D source rows copied at
      * once. Short bands won on the H200 although each re-reads two halo rows: 7680x4320 u8c3
-     * (2026-12-04, rows a band 16 / 12 / 10 / 8 / 6 / 4) box3 0.098 / 0.092 / 0.090 / 0.089 /
-     * 0.090 / 0.096 ms, Sobel to u8 0.095 / 0.087 / 0.085 / 0.083 / 0.084 / 0.090, Sobel to s16
-     * 0.126 / 0.114 / 0.108 / 0.102 / 0.096 / 0.097 (wider outputs: 6 at most). Below about 16384
-     * warps a band gets fewer rows, down to 3 (3840x2160 u8c1: 0.026 against 0.028 with 4). */
+     * (2026-12-04, session 11's kernel, rows a band 8 / 6 / 4 / 3) box3 0.0757 / 0.0731 /
+     * 0.0753 / -, Sobel to u8 0.0752 / 0.0726 / 0.0719 / -, Sobel to s16 0.1086 / 0.1043 /
+     * 0.0978 / 0.0938, Sobel to f32 0.2721 / 0.2644 / 0.2582 / 0.2547. Below about 16384 warps a
+     * band gets fewer rows, down to 3 (3840x2160 u8c1: 0.026 against 0.028 with 4, session 10). */
     const int64_t wx = ((int64_t)a.n + UX_W - 1) / UX_W;
     const int64_t want = (wx * a.H) / 16384, top = sizeof(D) == 1 ? 6 : 3;
     a.ry = (int32_t)(want < 3 ? 3 : want > top ? top : want);
