@@ -1139,7 +1139,8 @@ __global__ void __launch_bounds__(32 * UX_WARPS) f2d_u8x3(const __grid_constant_
     const UxLane ln = {lane, lane == 0 || lane == 31, lane == 0 ? -4 : 16};
     const unsigned s0 = (unsigned)__cvta_generic_to_shared(&ring.slot[wy][0][1 + lane]);
     const int32_t bands = (a.H + a.ry - 1) / a.ry;
-    /* Each warp walks its own bands (the shuffles need every lane: the loop is warp-uniform). */
+    /* Each warp walks its own bands (the ring's __syncwarp needs every lane: the loop is
+     * warp-uniform). */
     for (int32_t band = (int32_t)(blockIdx.y * UX_WARPS + wy); band < bands;
          band += (int32_t)(gridDim.y * UX_WARPS)) {
         const int32_t y0 = band * a.ry, yend = min(y0 + a.ry, a.H);
