@@ -416,7 +416,8 @@ static void test_tiles(gip_context *ctx)
 /* u8 images with 16-byte aligned rows: on CUDA the tensor-core kernel (kh <= 17, windows of up
  * to 96 bytes, u8 taps) and its fallbacks (a tap of 256, wider windows), every border, 1, 3 and 4
  * channels, widths around its 64-byte warps and 256-byte blocks and heights around its 16-row
- * steps, with bands of 16 to 128 rows forced in turn (bands are chosen by the image's size). */
+ * steps, with each strip cut into 1 to 7 segments in turn (a block each), so that segments
+ * start and end at every kind of row. */
 static void mma_path(gip_context *ctx)
 {
     static const gcase kc[] = {{15, 15, 0, 0}, {3, 3, 0, 0},  {5, 7, 0, 0},  {0, 0, 1.7, 2.3},
@@ -425,16 +426,16 @@ static void mma_path(gip_context *ctx)
     static const gt_size sizes[] = {{1, 1},    {5, 3},   {16, 2},   {13, 42}, {171, 5},
                                     {255, 17}, {86, 33}, {700, 33}, {2, 40},  {1024, 3},
                                     {91, 130}, {64, 47}, {20, 161}, {257, 65}};
-    static const int rows[] = {16, 32, 64, 128, -64, -128}; /* -r: r, then bands of r / 2 */
+    static const int segs[] = {1, 2, 3, 5, 7, 0}; /* segments a strip (0: the GPU's choice) */
     align16 = true;
     uint64_t seed = 9100;
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
         for (int b = 0; b <= GIP_BORDER_WRAP; b++)
             for (int c = 0; c < 3; c++, seed++) {
-                gip__sep_mma_rows(rows[(seed / 12) % 6]); /* each kernel meets every height */
+                gip__sep_mma_segments(segs[(seed / 12) % 6]); /* each kernel meets each */
                 one(ctx, sizes[s], GIP_U8, chans[c], (gip_border)b, &kc[seed % 12], 0, seed);
             }
-    gip__sep_mma_rows(0);
+    gip__sep_mma_segments(0);
     align16 = false;
 }
 

@@ -45,8 +45,8 @@ gip_status gip__sep_run(gip_context *ctx, const gip__sep_plan *plan, const gip_i
 }
 
 #ifndef GIP_HAVE_CUDA
-void gip__sep_mma_rows(int rows)
+void gip__sep_mma_segments(int m)
 {
-    (void)rows; /* the tensor-core kernel is CUDA's */
+    (void)m; /* the tensor-core kernel is CUDA's */
 }
 #endif

@@ -75,10 +75,9 @@ gip_status gip__sep_run_u8_mma_cuda(gip_context *ctx, const gip__sep_plan *plan,
                                     const gip_image *src, const gip_image *dst, bool *done);
 #endif
 
-/* Test hook: output rows per band of the tensor-core u8 kernel (16, 32, 64 or 128; -64 or -128:
- * that height for the first band and half of it for the others, the layout of the last round of
- * tiles), or 0 for the size-based choice. Without CUDA it does nothing. */
-void gip__sep_mma_rows(int rows);
+/* Test hook: the segments each column strip of the tensor-core u8 kernel is cut into (one block
+ * each), or 0 for as many as fit on the GPU at once. Without CUDA it does nothing. */
+void gip__sep_mma_segments(int m);
 
 /* Dispatches to the CPU or CUDA backend by where the images live. */
 gip_status gip__sep_run(gip_context *ctx, const gip__sep_plan *plan, const gip_image *src,

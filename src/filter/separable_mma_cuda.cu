@@ -27,20 +27,30 @@
  * consecutive output bytes of a row: one 4-byte shared store.
  *
  * Work. A warp owns 64 output bytes of a row (four 16-byte column tiles) and a block of SM_NW
- * warps side by side walks down a band of 16 to 128 rows 16 at a time, one (band, 256 bytes)
- * tile a block: each step the block copies 16 new source rows (cp.async, a 3-slot ring, border
- * applied while staging) and each warp runs 2 x 4 horizontal products per k-step on them and
- * 4 x 4 vertical ones, with the window of 32 H rows kept packed in registers from one step to the
- * next. Output bytes go through a small per-warp shared tile so that the global stores are
- * 8-byte words along the rows. Output column tiles start at 8 mod 16 bytes (block bx outputs
- * bytes bx * 256 - 8 ..), which lets 15-tap three-channel windows fit 64 bytes in whole 16-byte
- * granules (ldmatrix rows); the bytes before 0 and from n on are computed and dropped.
+ * warps side by side walks down one segment of a 256-byte column strip 16 rows at a time: each
+ * step the block copies 16 new source rows (cp.async, a 3-slot ring) and each warp runs 2 x 4
+ * horizontal products per k-step on them and 4 x 4 vertical ones, with the window of 32 H rows
+ * kept packed in registers from one step to the next. Output bytes go through a small per-warp
+ * shared tile so that the global stores are 8-byte words along the rows. Output column tiles
+ * start at 8 mod 16 bytes (block bx outputs bytes bx * 256 - 8 ..), which lets 15-tap
+ * three-channel windows fit 64 bytes in whole 16-byte granules (ldmatrix rows); the bytes before
+ * 0 and from n on are computed and dropped.
  *
- * Where it stands (H200, 2026-12-04, 15x15): 7680x4320 u8c3 0.183 ms against 0.378 for the
- * float tiled kernel, u8c1 0.093 against 0.130; the issue's 0.10 ms is not reached. The profile
- * (Nsight Compute, session 11) shows a latency-bound kernel: 0.39 instructions a cycle a
- * scheduler, the stalls on the tensor-core chains' fixed latencies (40% of the samples), the
- * per-step barrier (16%) and the ldmatrix results (14%) (docs/notes.md, sessions 7 and 11). */
+ * Scheduling. There are as many blocks as fit on the GPU at once: every strip is cut into the
+ * same m segments (m = the resident blocks over the strips), so a block stages its 16 halo rows
+ * once, no block waits for a slot, and the blocks at work at any moment stay in m bands across
+ * the image (scattered blocks were slower). The border columns come from a small buffer made
+ * first by sm_edges, so that the kernel copies every granule with cp.async: one with a border
+ * byte read in the kernel held its block up a memory latency a step, and the blocks of the
+ * strips at the image's sides, walking the longest segments, then set the kernel's time (6 times
+ * that of the others, H200, 2026-12-04).
+ *
+ * Where it stands (H200, 2026-12-04, 15x15): 7680x4320 u8c3 0.117 ms, u8c1 0.044, 3840x2160
+ * u8c3 0.042, against 0.182, 0.092 and 0.088 for 64-row tiles dealt to blocks over several
+ * rounds; the issue's 0.10 ms at 7680x4320 u8c3 is not reached. Within a step the kernel is
+ * latency-bound (Nsight Compute, session 11: 0.39 instructions a cycle a scheduler, the stalls
+ * on the tensor-core chains' fixed latencies, 40% of the samples, the per-step barrier, 16%, and
+ * the ldmatrix results, 14%; docs/notes.md, sessions 7, 11 and 12). */
 #include <string.h>
 
 #include "cuda_util.cuh"
@@ -71,11 +81,16 @@ struct SmArgs {
     int32_t a;      /* granules of the window left of a column tile's first byte, beyond 8 bytes */
     int32_t gpr;    /* granules staged per row */
     int32_t pitch; /* ring row pitch in bytes: an odd number of granules (conflict-free ldmatrix) */
-    int32_t rows;  /* output rows per band, a multiple of 16 */
-    int32_t bands;
-    /* The first `big` bands have `rows` rows, the others (from row big * rows) rows2. */
-    int32_t big, rows2;
-    int32_t gx; /* blocks across a row: tiles are (band, bx), band-major */
+    /* The work: gx column strips of SM_BW bytes, each of spt 16-row steps cut into m segments
+     * with the same rows in every strip; block b takes segment b / gx of strip b % gx. */
+    int32_t gx, spt, m;
+    /* The source bytes [xlo, xhi) and rows [ylo, yhi) that kept outputs read. */
+    int32_t xlo, xhi, ylo, yhi;
+    /* The edge granules (16 source bytes at a multiple of 16 not wholly inside the row): nl
+     * left of the row from byte xl0, then those from byte xr0 on, for rows ylo .. yhi - 1 with
+     * the border applied, made by sm_edges into edge (epitch bytes a row). */
+    const uint8_t *edge;
+    int32_t epitch, nl, ne, xl0, xr0;
     /* Each lane's fragments of Th (KS k-steps of 4 registers) and of Tv, built by the host. */
     uint32_t fh[3][4][32];
     uint32_t fv[4][32];
@@ -99,34 +114,40 @@ __device__ __forceinline__ void sm_ldm4(uint32_t *r, unsigned addr)
                  : "memory");
 }
 
-/* A granule not wholly inside the row (or of a constant-border row, row NULL), byte by byte.
- * Inline, with the 32-bit border map: the kernel makes no calls (around calls to out-of-line
- * helpers the compiler kept the loop's registers in local memory). */
-template <int CN>
-__device__ __forceinline__ void sm_fill_slow(const SmArgs &a, const uint8_t *row, int32_t x,
-                                             uint8_t *s)
+/* Byte e of a source row (any e in [xlo, xhi)) with the border applied; row: the source row, or
+ * NULL for a row that is all constant border. */
+__device__ __forceinline__ uint32_t sm_byte(const SmArgs &a, const uint8_t *row, int32_t cn,
+                                            int32_t e)
 {
-#pragma unroll 1
-    for (int wd = 0; wd < 4; wd++) {
-        uint32_t w = 0;
+    const int32_t p = e >= 0 ? e / cn : -((cn - 1 - e) / cn), c = e - p * cn;
+    const int32_t sx =
+        (uint32_t)e < (uint32_t)a.n ? p : gip__border_index32(p, a.W, (gip_border)a.border);
+    return row && sx >= 0 ? row[sx * cn + c] : a.bv[c];
+}
+
+/* The edge granules of every row the kernel stages, one thread a granule. */
+__global__ void sm_edges(const __grid_constant__ SmArgs a, uint8_t *edge, int32_t cn)
+{
+    const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const int32_t r = (int32_t)(i / a.ne), g = (int32_t)(i - (int64_t)r * a.ne);
+    if (r >= a.yhi - a.ylo)
+        return;
+    const int32_t y = a.ylo + r, x = g < a.nl ? a.xl0 + 16 * g : a.xr0 + 16 * (g - a.nl);
+    const int32_t sy =
+        (uint32_t)y < (uint32_t)a.H ? y : gip__border_index32(y, a.H, (gip_border)a.border);
+    const uint8_t *const row = sy >= 0 ? a.src + (int64_t)sy * a.sstride : nullptr;
+    uint32_t w[4];
 #pragma unroll
-        for (int i = 0; i < 4; i++) {
-            const int32_t e = x + 4 * wd + i;
-            const int32_t p = e >= 0 ? e / CN : -((CN - 1 - e) / CN);
-            const int32_t c = e - p * CN;
-            uint32_t v;
-            if (!row) {
-                v = a.bv[c];
-            } else if ((uint32_t)e < (uint32_t)a.n) {
-                v = row[e];
-            } else {
-                const int32_t sx = gip__border_index32(p, a.W, (gip_border)a.border);
-                v = sx < 0 ? a.bv[c] : row[sx * CN + c];
-            }
-            w |= v << (8 * i);
+    for (int k = 0; k < 4; k++) {
+        w[k] = 0;
+        for (int b = 0; b < 4; b++) {
+            const int32_t e = x + 4 * k + b;
+            if (e >= a.xlo && e < a.xhi)
+                w[k] |= sm_byte(a, row, cn, e) << (8 * b);
         }
-        reinterpret_cast<uint32_t *>(s)[wd] = w;
     }
+    *reinterpret_cast<uint4 *>(edge + (int64_t)r * a.epitch + 16 * g) =
+        make_uint4(w[0], w[1], w[2], w[3]);
 }
 
 /* The granules of a 16-row chunk a thread copies: thread t takes t, t + 128, t + 256 of the
@@ -150,12 +171,28 @@ __device__ __forceinline__ void sm_stage(const SmArgs &a, const SmCopy &cp, uint
         if (cp.rr[k] < 0)
             continue;
         const int32_t y = ybase + cp.rr[k], x = xs + 16 * cp.gi[k];
+        /* Bytes no kept output reads (they meet only zero taps) stay as they are. */
+        if (x + 16 <= a.xlo || x >= a.xhi || y < a.ylo || y >= a.yhi)
+            continue;
         uint8_t *const s = slot + cp.rr[k] * a.pitch + 16 * cp.gi[k];
-        if (x >= 0 && x + 16 <= a.n && (uint32_t)y < (uint32_t)a.H) {
-            gip__cp_async16(s, a.src + (int64_t)y * a.sstride + x);
-        } else {
-            const int32_t sy = gip__border_index32(y, a.H, (gip_border)a.border);
-            sm_fill_slow<CN>(a, sy >= 0 ? a.src + (int64_t)sy * a.sstride : nullptr, x, s);
+        if (x < 0 || x + 16 > a.n) {
+            const int32_t g = x < 0 ? (x - a.xl0) >> 4 : a.nl + ((x - a.xr0) >> 4);
+            gip__cp_async16(s, a.edge + (int64_t)(y - a.ylo) * a.epitch + 16 * g);
+            continue;
+        }
+        const int32_t sy =
+            (uint32_t)y < (uint32_t)a.H ? y : gip__border_index32(y, a.H, (gip_border)a.border);
+        if (sy >= 0) {
+            gip__cp_async16(s, a.src + (int64_t)sy * a.sstride + x);
+        } else { /* a row of constant border */
+            uint32_t w[4];
+#pragma unroll 1
+            for (int q = 0; q < 4; q++) {
+                w[q] = 0;
+                for (int b = 0; b < 4; b++)
+                    w[q] |= a.bv[(x + 4 * q + b) % CN] << (8 * b);
+            }
+            *reinterpret_cast<uint4 *>(s) = make_uint4(w[0], w[1], w[2], w[3]);
         }
     }
 }
@@ -201,6 +238,32 @@ __device__ __forceinline__ void sm_hpass_ld(const uint32_t (&ah)[KS][4], unsigne
         for (int l = 0; l < NGJ; l++)
             sm_ldm4(&mt[ht][4 * l], sbase + (unsigned)(ht * 8 * pitch + 16 * j + 64 * l));
     sm_hpass<KS>(ah, mt, 0, p);
+}
+
+/* The vertical pass of one column tile: the 16 output rows from the window's previous 16 H rows
+ * (pold, which then takes pnew's) and its new 16; wo: the lane's output words of rows g and
+ * g + 8. */
+__device__ __forceinline__ void sm_vpass(const uint32_t (&av)[4], uint32_t (&pold)[2][2],
+                                         const uint32_t (&pnew)[2][2], uint32_t (&wo)[2])
+{
+    uint32_t v[2][4];
+#pragma unroll
+    for (int hf = 0; hf < 2; hf++) {
+        uint32_t lo[4], hi[4];
+        sm_mma(lo, av, pold[hf][0], pnew[hf][0], 32768u, 32768u, 32768u, 32768u);
+        sm_mma(hi, av, pold[hf][1], pnew[hf][1], 0u, 0u, 0u, 0u);
+#pragma unroll
+        for (int e = 0; e < 4; e++)
+            v[hf][e] = hi[e] * 256u + lo[e];
+        pold[hf][0] = pnew[hf][0];
+        pold[hf][1] = pnew[hf][1];
+    }
+    /* Byte 2 of 256 hi + lo is the output; the lane holds bytes 4q .. 4q + 3 of the tile for
+     * rows g and g + 8 (the column order sigma). */
+    wo[0] = __byte_perm(__byte_perm(v[0][0], v[0][1], 0x0062),
+                        __byte_perm(v[1][0], v[1][1], 0x0062), 0x5410);
+    wo[1] = __byte_perm(__byte_perm(v[0][2], v[0][3], 0x0062),
+                        __byte_perm(v[1][2], v[1][3], 0x0062), 0x5410);
 }
 
 /* The kernel, one tile after another (see the top). */
@@ -258,99 +321,79 @@ template <int CN, int KS> __device__ __forceinline__ void sm_body(const SmArgs &
                           (unsigned)((lane & 7) * a.pitch + 16 * (4 * warp + (lane >> 3)));
     const unsigned slot_bytes = (unsigned)(16 * a.pitch);
 
-    const int32_t tiles = a.gx * a.bands;
-    for (int32_t tile = (int32_t)blockIdx.x; tile < tiles; tile += (int32_t)gridDim.x) {
-        const int32_t band = tile / a.gx, bx = tile - band * a.gx;
-        const bool big = band < a.big;
-        const int32_t y0 = big ? band * a.rows : a.big * a.rows + (band - a.big) * a.rows2;
-        const int32_t steps = (min(big ? a.rows : a.rows2, a.H - y0) + 15) / 16;
-        const int32_t xs = bx * SM_BW - 16 - 16 * a.a;      /* first staged byte */
-        const int32_t xw = bx * SM_BW - 8 + warp * SM_COLS; /* the warp's first output byte */
-        /* Chunk c (source rows y0 - 8 + 16 c ..) lives in slot c % 3; chunks 0 .. steps. */
-        __syncthreads(); /* the previous tile's readers are done with every slot */
-        /* Chunks 0, 1 and 2 (one group each, empty past the last chunk); one call site, as the
-         * staging's border path is long. */
+    /* This block's segment: steps st .. st + steps - 1 of strip bx (see SmArgs); m <= spt, so
+     * it has at least one. */
+    const int32_t k = (int32_t)blockIdx.x / a.gx, bx = (int32_t)blockIdx.x - k * a.gx;
+    const int32_t st = (int32_t)((int64_t)k * a.spt / a.m);
+    const int32_t steps = (int32_t)((int64_t)(k + 1) * a.spt / a.m) - st;
+    const int32_t y0 = 16 * st;
+    const int32_t xs = bx * SM_BW - 16 - 16 * a.a;      /* first staged byte */
+    const int32_t xw = bx * SM_BW - 8 + warp * SM_COLS; /* the warp's first output byte */
+    /* Chunk c (source rows y0 - 8 + 16 c ..) lives in slot c % SM_SLOTS; chunks 0 .. steps.
+     * Chunks 0 .. SM_SLOTS - 1 first (one group each, empty past the last chunk). */
 #pragma unroll 1
-        for (int c = 0; c < SM_SLOTS; c++) {
-            if (c <= steps)
-                sm_stage<CN>(a, cp, ring + c * slot_bytes, y0 - 8 + 16 * c, xs);
-            gip__cp_async_commit();
-        }
-        gip__cp_async_wait<2>();
+    for (int c = 0; c < SM_SLOTS; c++) {
+        if (c <= steps)
+            sm_stage<CN>(a, cp, ring + c * slot_bytes, y0 - 8 + 16 * c, xs);
+        gip__cp_async_commit();
+    }
+    gip__cp_async_wait<SM_SLOTS - 1>();
+    __syncthreads();
+    uint32_t pold[4][2][2]; /* [tile][half][lo, hi]: window rows y - 8 .. y + 7 */
+    {
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+            sm_hpass_ld<KS>(ah, lrow, a.pitch, j, pold[j]);
+    }
+    int cur = 1, next = 0; /* slots of chunks s + 1 and s + SM_SLOTS */
+    for (int32_t s = 0; s < steps; s++) {
+        /* Chunk s + 1 is read now; s + SM_SLOTS goes into the slot chunk s used, which every warp
+         * finished with before this barrier. */
+        gip__cp_async_wait<SM_SLOTS - 2>();
         __syncthreads();
-        uint32_t pold[4][2][2]; /* [tile][half][lo, hi]: window rows y - 8 .. y + 7 */
-        {
+        if (s + SM_SLOTS <= steps)
+            sm_stage<CN>(a, cp, ring + next * slot_bytes, y0 - 8 + 16 * (s + SM_SLOTS), xs);
+        gip__cp_async_commit();
+        const unsigned sbase = lrow + (unsigned)cur * slot_bytes;
+        cur = cur == SM_SLOTS - 1 ? 0 : cur + 1;
+        next = next == SM_SLOTS - 1 ? 0 : next + 1;
 #pragma unroll
-            for (int j = 0; j < 4; j++)
-                sm_hpass_ld<KS>(ah, lrow, a.pitch, j, pold[j]);
+        for (int j = 0; j < 4; j++) {
+            uint32_t pnew[2][2], wo[2];
+            sm_hpass_ld<KS>(ah, sbase, a.pitch, j, pnew);
+            sm_vpass(av, pold[j], pnew, wo);
+            *reinterpret_cast<uint32_t *>(ot + g * SM_OPITCH + 16 * j + 4 * q) = wo[0];
+            *reinterpret_cast<uint32_t *>(ot + (g + 8) * SM_OPITCH + 16 * j + 4 * q) = wo[1];
         }
-        int cur = 1, next = 0; /* slots of chunks s + 1 and s + 3 */
-        for (int32_t s = 0; s < steps; s++) {
-            /* Chunk s + 1 is read now; s + 3 goes into the slot chunk s used, which every warp
-             * finished with before this barrier. */
-            gip__cp_async_wait<1>();
-            __syncthreads();
-            if (s + 3 <= steps)
-                sm_stage<CN>(a, cp, ring + next * slot_bytes, y0 - 8 + 16 * (s + 3), xs);
-            gip__cp_async_commit();
-            const unsigned sbase = lrow + (unsigned)cur * slot_bytes;
-            cur = cur == SM_SLOTS - 1 ? 0 : cur + 1;
-            next = next == SM_SLOTS - 1 ? 0 : next + 1;
+        __syncwarp();
+        /* 16 rows of 64 bytes: lane writes 8 bytes of rows lane / 8 + 4 i. */
+        const int32_t x = xw + 8 * (lane & 7), yb = y0 + 16 * s;
+        const uint8_t *const op = ot + (lane >> 3) * SM_OPITCH + 8 * (lane & 7);
+        if (yb + 16 <= a.H && xw >= 0 && xw + SM_COLS <= a.n) {
+            uint8_t *d = a.dst + (int64_t)(yb + (lane >> 3)) * a.dstride + x;
 #pragma unroll
-            for (int j = 0; j < 4; j++) {
-                uint32_t pnew[2][2];
-                sm_hpass_ld<KS>(ah, sbase, a.pitch, j, pnew);
-                uint32_t v[2][4];
-#pragma unroll
-                for (int hf = 0; hf < 2; hf++) {
-                    uint32_t lo[4], hi[4];
-                    sm_mma(lo, av, pold[j][hf][0], pnew[hf][0], 32768u, 32768u, 32768u, 32768u);
-                    sm_mma(hi, av, pold[j][hf][1], pnew[hf][1], 0u, 0u, 0u, 0u);
-#pragma unroll
-                    for (int e = 0; e < 4; e++)
-                        v[hf][e] = hi[e] * 256u + lo[e];
-                    pold[j][hf][0] = pnew[hf][0];
-                    pold[j][hf][1] = pnew[hf][1];
-                }
-                /* Byte 2 of 256 hi + lo is the output; the lane holds bytes 4q .. 4q + 3 of the
-                 * tile for rows g and g + 8 (the column order sigma). */
-                const uint32_t w0 = __byte_perm(__byte_perm(v[0][0], v[0][1], 0x0062),
-                                                __byte_perm(v[1][0], v[1][1], 0x0062), 0x5410);
-                const uint32_t w1 = __byte_perm(__byte_perm(v[0][2], v[0][3], 0x0062),
-                                                __byte_perm(v[1][2], v[1][3], 0x0062), 0x5410);
-                *reinterpret_cast<uint32_t *>(ot + g * SM_OPITCH + 16 * j + 4 * q) = w0;
-                *reinterpret_cast<uint32_t *>(ot + (g + 8) * SM_OPITCH + 16 * j + 4 * q) = w1;
+            for (int i = 0; i < 4; i++) {
+                *reinterpret_cast<uint2 *>(d) =
+                    *reinterpret_cast<const uint2 *>(op + 4 * i * SM_OPITCH);
+                d += 4 * a.dstride;
             }
-            __syncwarp();
-            /* 16 rows of 64 bytes: lane writes 8 bytes of rows lane / 8 + 4 i. */
-            const int32_t x = xw + 8 * (lane & 7), yb = y0 + 16 * s;
-            const uint8_t *const op = ot + (lane >> 3) * SM_OPITCH + 8 * (lane & 7);
-            if (yb + 16 <= a.H && xw >= 0 && xw + SM_COLS <= a.n) {
-                uint8_t *d = a.dst + (int64_t)(yb + (lane >> 3)) * a.dstride + x;
-#pragma unroll
-                for (int i = 0; i < 4; i++) {
-                    *reinterpret_cast<uint2 *>(d) =
-                        *reinterpret_cast<const uint2 *>(op + 4 * i * SM_OPITCH);
-                    d += 4 * a.dstride;
-                }
-            } else {
+        } else {
 #pragma unroll 1
-                for (int i = 0; i < 4; i++) {
-                    const int32_t y = yb + (lane >> 3) + 4 * i;
-                    const uint2 o = *reinterpret_cast<const uint2 *>(op + 4 * i * SM_OPITCH);
-                    if (y >= a.H || x < 0 || x >= a.n)
-                        continue;
-                    uint8_t *d = a.dst + (int64_t)y * a.dstride + x;
-                    if (x + 8 <= a.n) {
-                        *reinterpret_cast<uint2 *>(d) = o;
-                    } else {
-                        for (int b = 0; b < a.n - x; b++)
-                            d[b] = (uint8_t)((b < 4 ? o.x : o.y) >> (8 * (b & 3)));
-                    }
+            for (int i = 0; i < 4; i++) {
+                const int32_t y = yb + (lane >> 3) + 4 * i;
+                const uint2 o = *reinterpret_cast<const uint2 *>(op + 4 * i * SM_OPITCH);
+                if (y >= a.H || x < 0 || x >= a.n)
+                    continue;
+                uint8_t *d = a.dst + (int64_t)y * a.dstride + x;
+                if (x + 8 <= a.n) {
+                    *reinterpret_cast<uint2 *>(d) = o;
+                } else {
+                    for (int b = 0; b < a.n - x; b++)
+                        d[b] = (uint8_t)((b < 4 ? o.x : o.y) >> (8 * (b & 3)));
                 }
             }
-            __syncwarp();
         }
+        __syncwarp();
     }
 }
 
@@ -371,10 +414,9 @@ __global__ void __launch_bounds__(32 * SM_NW) sep_u8_mma_wide(const __grid_const
     sm_body<CN, KS>(a);
 }
 
-int forced_rows = 0; /* gip__sep_mma_rows */
+int forced_segments = 0; /* gip__sep_mma_segments */
 
-/* Picks the rows per band and launches one block per tile (the kernel also walks tiles
- * blockIdx.x + k gridDim.x, so a smaller grid would be correct too). */
+/* Launches one block a segment (see SmArgs). shm: shared memory besides the ring. */
 template <int CN, int KS>
 gip_status sm_launch(gip_context *ctx, SmArgs &a, int64_t n, int64_t h, size_t shm)
 {
@@ -383,6 +425,7 @@ gip_status sm_launch(gip_context *ctx, SmArgs &a, int64_t n, int64_t h, size_t s
         kern = sep_u8_mma_wide<CN, KS>;
     else
         kern = sep_u8_mma<CN, KS>;
+    shm += (size_t)SM_SLOTS * 16 * a.pitch;
     int dev = 0, sms = 0, per_sm = 0;
     gip_status st = gip__cuda_status(ctx, cudaGetDevice(&dev), "separable filter: device");
     if (!st)
@@ -395,50 +438,22 @@ gip_status sm_launch(gip_context *ctx, SmArgs &a, int64_t n, int64_t h, size_t s
             "separable filter: occupancy");
     if (st)
         return st;
+    /* m segments a strip, m as large as lets every block be resident from the start (see the
+     * top). */
+    const int64_t gx = (n + 8 + SM_BW - 1) / SM_BW, spt = (h + 15) / 16;
     const int64_t resident = (int64_t)sms * (per_sm > 0 ? per_sm : 1);
-    const int64_t gx = (n + 8 + SM_BW - 1) / SM_BW;
-    /* One tile a block, the hardware's block scheduler balancing them (a persistent grid with
-     * tiles dealt round-robin lost up to a third of a round to the uneven last one: H200,
-     * 2026-12-04). Long bands stage fewer halo rows (16 a band); short ones leave less of the
-     * last round idle. Bands halve from 128 rows while they make fewer tiles than eight rounds
-     * of resident blocks, down to 32 rows, and to 16 when 32-row bands make fewer than four. The
-     * tiles of about the last round (blocks start in blockIdx order) then take bands of half the
-     * height, where that is 32 rows or more. H200, 2026-12-04, 7680x4320 u8c3: 128-row bands
-     * 0.212 ms, 64 0.188, 64 and 32 for the last round 0.183, 64 and 16 0.185, 32 0.209;
-     * 7680x4320 u8c1: 32 rows 0.093, 64 0.101. */
-    int32_t rows = 128;
-    while (rows > 32 && gx * ((h + rows - 1) / rows) < 8 * resident)
-        rows /= 2;
-    if (rows == 32 && gx * ((h + 31) / 32) < 4 * resident)
-        rows = 16;
-    if (forced_rows)
-        rows = forced_rows < 0 ? -forced_rows : forced_rows;
-    int64_t bands = (h + rows - 1) / rows;
-    a.big = (int32_t)bands;
-    a.rows2 = rows;
-    if (rows >= 64) {
-        const int32_t r2 = rows / 2;
-        /* Rows of one round of half-height tiles, rounded up to whole bands. */
-        int64_t last = (resident + gx - 1) / gx * r2;
-        last = (last + rows - 1) / rows * rows;
-        int64_t big = last < h ? (h - last) / rows : -1;
-        if (forced_rows < 0) /* the test hook: every band after the first */
-            big = h > rows ? 1 : -1;
-        if (big >= 0) {
-            a.big = (int32_t)big;
-            a.rows2 = r2;
-            bands = big + (h - big * rows + r2 - 1) / r2;
-        }
-    }
-    if (gx * bands > INT32_MAX)
-        return gip__error(ctx, GIP_ERR_TOO_LARGE, "separable filter: %lld tiles",
-                          (long long)(gx * bands));
-    a.rows = rows;
-    a.bands = (int32_t)bands;
+    int64_t m = forced_segments > 0 ? forced_segments : resident / gx;
+    if (m > spt)
+        m = spt;
+    if (m < 1)
+        m = 1;
+    if (gx * m > INT32_MAX)
+        return gip__error(ctx, GIP_ERR_TOO_LARGE, "separable filter: %lld blocks",
+                          (long long)(gx * m));
     a.gx = (int32_t)gx;
-    const int64_t tiles = gx * bands;
-    const unsigned grid = (unsigned)tiles;
-    kern<<<grid, 32 * SM_NW, shm, gip__stream(ctx)>>>(a);
+    a.spt = (int32_t)spt;
+    a.m = (int32_t)m;
+    kern<<<(unsigned)(gx * m), 32 * SM_NW, shm, gip__stream(ctx)>>>(a);
     return GIP__LAUNCH_CHECK(ctx, "separable filter (u8, tensor cores)");
 }
 
@@ -454,11 +469,9 @@ gip_status sm_by_ks(gip_context *ctx, SmArgs &a, int ks, int64_t n, int64_t h, s
 
 } // namespace
 
-extern "C" void gip__sep_mma_rows(int rows)
+extern "C" void gip__sep_mma_segments(int m)
 {
-    forced_rows =
-        rows == 16 || rows == 32 || rows == 64 || rows == 128 || rows == -64 || rows == -128 ? rows
-                                                                                             : 0;
+    forced_segments = m > 0 ? m : 0;
 }
 
 extern "C" gip_status gip__sep_run_u8_mma_cuda(gip_context *ctx, const gip__sep_plan *p,
@@ -543,6 +556,17 @@ extern "C" gip_status gip__sep_run_u8_mma_cuda(gip_context *ctx, const gip__sep_
             a.fv[r][lane] = v;
         }
     a.a = wa;
+    a.xlo = -left;
+    a.xhi = a.n + right;
+    a.ylo = -p->ay;
+    a.yhi = a.H + (p->kh - 1 - p->ay);
+    /* Edge granules: those from the one holding byte xlo up to byte 0, and from the one holding
+     * byte n up to xhi. */
+    a.xl0 = a.xlo >= 0 ? 0 : -((-a.xlo + 15) / 16) * 16;
+    a.nl = -a.xl0 / 16;
+    a.xr0 = a.n / 16 * 16;
+    a.ne = a.nl + (a.xhi - a.xr0 + 15) / 16;
+    a.epitch = (16 * a.ne + 127) / 128 * 128;
     a.gpr = 4 * SM_NW + wa + wb;
     if (16 * a.gpr > 32 * SM_NW * SM_SPT)
         return GIP_OK;
@@ -550,12 +574,24 @@ extern "C" gip_status gip__sep_run_u8_mma_cuda(gip_context *ctx, const gip__sep_
     int gran = a.gpr > 4 * (SM_NW - 1) + 4 * ng ? a.gpr : 4 * (SM_NW - 1) + 4 * ng;
     gran |= 1;
     a.pitch = 16 * gran;
-    const size_t shm = (size_t)SM_SLOTS * 16 * a.pitch + (size_t)SM_NW * 16 * SM_OPITCH +
-                       (size_t)(4 * ks + 4) * 32 * sizeof(uint32_t);
+    const size_t shm =
+        (size_t)SM_NW * 16 * SM_OPITCH + (size_t)(4 * ks + 4) * 32 * sizeof(uint32_t);
     *done = true;
-    if (cn == 1)
-        return sm_by_ks<1>(ctx, a, ks, n, src->height, shm);
-    if (cn == 3)
-        return sm_by_ks<3>(ctx, a, ks, n, src->height, shm);
-    return sm_by_ks<4>(ctx, a, ks, n, src->height, shm);
+    /* The edge granules first (sm_edges), so that the kernel stages every granule by cp.async:
+     * a border byte read in the kernel would hold its block up a memory latency a step. */
+    const int64_t erows = (int64_t)a.yhi - a.ylo;
+    uint8_t *edge = nullptr;
+    gip_status st = gip__cuda_malloc(ctx, (size_t)(erows * a.epitch), (void **)&edge);
+    if (st)
+        return st;
+    a.edge = edge;
+    const int64_t ethreads = erows * a.ne;
+    sm_edges<<<(unsigned)((ethreads + 127) / 128), 128, 0, gip__stream(ctx)>>>(a, edge, cn);
+    st = GIP__LAUNCH_CHECK(ctx, "separable filter (u8, tensor cores): edges");
+    if (!st)
+        st = cn == 1   ? sm_by_ks<1>(ctx, a, ks, n, src->height, shm)
+             : cn == 3 ? sm_by_ks<3>(ctx, a, ks, n, src->height, shm)
+                       : sm_by_ks<4>(ctx, a, ks, n, src->height, shm);
+    gip__cuda_free(ctx, edge);
+    return st;
 }
