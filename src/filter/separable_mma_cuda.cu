@@ -42,10 +42,10 @@
  * the image (scattered blocks were slower). The border columns come from a small buffer made
  * first by sm_edges, so that the kernel copies every granule with cp.async: one with a border
  * byte read in the kernel held its block up a memory latency a step, and the blocks of the
- * strips at the image's sides, walking the longest segments, then set the kernel's time (6 times
- * that of the others, H200, 2026-12-04).
+ * strips holding border granules then set the kernel's time (H200, 2026-12-04, 7680x4320 u8c3:
+ * 370-400 us against about 80 for the others).
  *
- * Where it stands (H200, 2026-12-04, 15x15): 7680x4320 u8c3 0.117 ms, u8c1 0.044, 3840x2160
+ * Where it stands (H200, 2026-12-04, 15x15): 7680x4320 u8c3 0.120 ms, u8c1 0.046, 3840x2160
  * u8c3 0.042, against 0.182, 0.092 and 0.088 for 64-row tiles dealt to blocks over several
  * rounds; the issue's 0.10 ms at 7680x4320 u8c3 is not reached. Within a step the kernel is
  * latency-bound (Nsight Compute, session 11: 0.39 instructions a cycle a scheduler, the stalls
@@ -397,11 +397,11 @@ template <int CN, int KS> __device__ __forceinline__ void sm_body(const SmArgs &
     }
 }
 
-/* With a minimum of one block an SM the compiler takes about 113 registers (4 blocks an SM)
- * instead of 92 (5) and hides more of the tensor-core chains' latency (H200, 2026-12-04,
- * 7680x4320 u8c3, KS = 2: 0.212 ms against 0.223; u8c1, KS = 1: 0.092 either way). KS = 3 (four
- * channels, not measured) would take 148 and keeps the default bounds (96 registers, five
- * blocks, no spills). */
+/* With a minimum of one block an SM the compiler takes 94-106 registers for KS <= 2 (4 blocks an
+ * SM). With the 64-row tiles of session 11 that beat the default bounds' 92 (5 blocks: 7680x4320
+ * u8c3 0.212 ms against 0.223); with the segments the two are within the noise (H200,
+ * 2026-12-04). KS = 3 (four channels, not measured) would take about 150 and keeps the default
+ * bounds (110-118 registers, 4 blocks an SM, no spills). */
 template <int CN, int KS>
 __global__ void __launch_bounds__(32 * SM_NW, 1) sep_u8_mma(const __grid_constant__ SmArgs a)
 {
