@@ -417,15 +417,16 @@ static void test_tiles(gip_context *ctx)
  * to 96 bytes, u8 taps) and its fallbacks (a tap of 256, wider windows), every border, 1, 3 and 4
  * channels, widths around its 64-byte warps and 256-byte blocks and heights around its 16-row
  * steps, with each strip cut into 1 to 7 segments in turn (a block each), so that segments
- * start and end at every kind of row. */
+ * start and end at every kind of row; 3x9000 takes the other kernels (its border buffer would
+ * outgrow the image). */
 static void mma_path(gip_context *ctx)
 {
     static const gcase kc[] = {{15, 15, 0, 0}, {3, 3, 0, 0},  {5, 7, 0, 0},  {0, 0, 1.7, 2.3},
                                {17, 17, 0, 0}, {31, 9, 0, 0}, {9, 17, 2, 3}, {3, 1, 0.6, 0},
                                {1, 5, 0, 0},   {13, 3, 0, 0}, {7, 11, 4, 1}, {21, 15, 0, 0}};
-    static const gt_size sizes[] = {{1, 1},    {5, 3},   {16, 2},   {13, 42}, {171, 5},
-                                    {255, 17}, {86, 33}, {700, 33}, {2, 40},  {1024, 3},
-                                    {91, 130}, {64, 47}, {20, 161}, {257, 65}};
+    static const gt_size sizes[] = {{1, 1},    {5, 3},   {16, 2},   {13, 42},  {171, 5},
+                                    {255, 17}, {86, 33}, {700, 33}, {2, 40},   {1024, 3},
+                                    {91, 130}, {64, 47}, {20, 161}, {257, 65}, {3, 9000}};
     static const int segs[] = {1, 2, 3, 5, 7, 0}; /* segments a strip (0: the GPU's choice) */
     align16 = true;
     uint64_t seed = 9100;

@@ -576,10 +576,14 @@ extern "C" gip_status gip__sep_run_u8_mma_cuda(gip_context *ctx, const gip__sep_
     a.pitch = 16 * gran;
     const size_t shm =
         (size_t)SM_NW * 16 * SM_OPITCH + (size_t)(4 * ks + 4) * 32 * sizeof(uint32_t);
+    /* The edge buffer (128 bytes a row for most kernels) stays small beside the image but for
+     * tall images of a few bytes a row: those take the other kernels. */
+    const int64_t erows = (int64_t)a.yhi - a.ylo;
+    if (erows * a.epitch > n * src->height + ((int64_t)1 << 20))
+        return GIP_OK;
     *done = true;
     /* The edge granules first (sm_edges), so that the kernel stages every granule by cp.async:
      * a border byte read in the kernel would hold its block up a memory latency a step. */
-    const int64_t erows = (int64_t)a.yhi - a.ylo;
     uint8_t *edge = nullptr;
     gip_status st = gip__cuda_malloc(ctx, (size_t)(erows * a.epitch), (void **)&edge);
     if (st)
