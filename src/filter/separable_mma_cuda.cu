@@ -43,14 +43,19 @@
  * first by sm_edges, so that the kernel copies every granule with cp.async: one with a border
  * byte read in the kernel held its block up a memory latency a step, and the blocks of the
  * strips holding border granules then set the kernel's time (H200, 2026-12-04, 7680x4320 u8c3:
- * 370-400 us against about 80 for the others).
+ * 370-400 us against about 80 for the others). sm_edges gives each thread one 4-byte word, and
+ * the kernel is its programmatic dependent: it is launched while sm_edges runs and waits for it
+ * (griddepcontrol) only before it first reads the source. Giving the strips' last rows to the
+ * block slots that m segments leave idle (73 of 528 at 7680x4320 u8c3) measured slower: 0.113
+ * ms against 0.110 before the last two changes.
  *
- * Where it stands (H200, 2026-12-04, 15x15): 7680x4320 u8c3 0.120 ms, u8c1 0.046, 3840x2160
- * u8c3 0.042, against 0.182, 0.092 and 0.088 for 64-row tiles dealt to blocks over several
- * rounds; the issue's 0.10 ms at 7680x4320 u8c3 is not reached. Within a step the kernel is
- * latency-bound (Nsight Compute, session 11: 0.39 instructions a cycle a scheduler, the stalls
- * on the tensor-core chains' fixed latencies, 40% of the samples, the per-step barrier, 16%, and
- * the ldmatrix results, 14%; docs/notes.md, sessions 7, 11 and 12). */
+ * Where it stands (H200, 2026-12-04 19:10 UTC, 15x15): 7680x4320 u8c3 0.098 ms (the issue's
+ * target 0.10), u8c1 0.037, u8c4 0.126, 3840x2160 u8c3 0.031, against 0.121, 0.045, 0.159 and
+ * 0.042 before the staging's short path, the word-wise sm_edges and the dependent launch, and
+ * 0.182, 0.092 and 0.088 (u8c3, u8c1, 3840 u8c3) for the 64-row tiles of session 11. Within a
+ * step the kernel is latency-bound (Nsight Compute: 44% of the issue slots busy, the tensor
+ * pipe 30%; the stalls on fixed-latency dependencies, shared-memory results and the per-step
+ * barrier lead; docs/notes.md, sessions 7, 11, 12 and 13). */
 #include <string.h>
 
 #include "cuda_util.cuh"
@@ -114,6 +119,22 @@ __device__ __forceinline__ void sm_ldm4(uint32_t *r, unsigned addr)
                  : "memory");
 }
 
+/* Programmatic dependent launch: the filter kernel is launched while sm_edges runs and waits
+ * for its results only before it first stages source rows. */
+__device__ __forceinline__ void sm_pdl_trigger()
+{
+#if __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+__device__ __forceinline__ void sm_pdl_wait()
+{
+#if __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 /* Byte e of a source row (any e in [xlo, xhi)) with the border applied; row: the source row, or
  * NULL for a row that is all constant border. */
 __device__ __forceinline__ uint32_t sm_byte(const SmArgs &a, const uint8_t *row, int32_t cn,
@@ -125,29 +146,28 @@ __device__ __forceinline__ uint32_t sm_byte(const SmArgs &a, const uint8_t *row,
     return row && sx >= 0 ? row[sx * cn + c] : a.bv[c];
 }
 
-/* The edge granules of every row the kernel stages, one thread a granule. */
-__global__ void sm_edges(const __grid_constant__ SmArgs a, uint8_t *edge, int32_t cn)
+/* The edge granules of every row the kernel stages, one thread a 4-byte word: its four bytes'
+ * loads go out together (one thread a granule reading its 16 bytes in turn took 13 us at
+ * 7680x4320 u8c3, a tenth of the whole filter; H200, 2026-12-04). */
+template <int CN> __global__ void sm_edges(const __grid_constant__ SmArgs a, uint8_t *edge)
 {
+    sm_pdl_trigger();
     const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    const int32_t r = (int32_t)(i / a.ne), g = (int32_t)(i - (int64_t)r * a.ne);
+    const int32_t wpr = 4 * a.ne; /* words a row */
+    const int32_t r = (int32_t)(i / wpr), wi = (int32_t)(i - (int64_t)r * wpr), g = wi >> 2;
     if (r >= a.yhi - a.ylo)
         return;
-    const int32_t y = a.ylo + r, x = g < a.nl ? a.xl0 + 16 * g : a.xr0 + 16 * (g - a.nl);
+    const int32_t y = a.ylo + r;
+    const int32_t x = (g < a.nl ? a.xl0 + 16 * g : a.xr0 + 16 * (g - a.nl)) + 4 * (wi & 3);
     const int32_t sy =
         (uint32_t)y < (uint32_t)a.H ? y : gip__border_index32(y, a.H, (gip_border)a.border);
     const uint8_t *const row = sy >= 0 ? a.src + (int64_t)sy * a.sstride : nullptr;
-    uint32_t w[4];
+    uint32_t v[4];
 #pragma unroll
-    for (int k = 0; k < 4; k++) {
-        w[k] = 0;
-        for (int b = 0; b < 4; b++) {
-            const int32_t e = x + 4 * k + b;
-            if (e >= a.xlo && e < a.xhi)
-                w[k] |= sm_byte(a, row, cn, e) << (8 * b);
-        }
-    }
-    *reinterpret_cast<uint4 *>(edge + (int64_t)r * a.epitch + 16 * g) =
-        make_uint4(w[0], w[1], w[2], w[3]);
+    for (int b = 0; b < 4; b++)
+        v[b] = x + b >= a.xlo && x + b < a.xhi ? sm_byte(a, row, CN, x + b) : 0u;
+    *reinterpret_cast<uint32_t *>(edge + (int64_t)r * a.epitch + 4 * wi) =
+        v[0] | v[1] << 8 | v[2] << 16 | v[3] << 24;
 }
 
 /* The granules of a 16-row chunk a thread copies: thread t takes t, t + 128, t + 256 of the
@@ -331,12 +351,39 @@ template <int CN, int KS> __device__ __forceinline__ void sm_body(const SmArgs &
     const int32_t xw = bx * SM_BW - 8 + warp * SM_COLS; /* the warp's first output byte */
     /* Chunk c (source rows y0 - 8 + 16 c ..) lives in slot c % SM_SLOTS; chunks 0 .. steps.
      * Chunks 0 .. SM_SLOTS - 1 first (one group each, empty past the last chunk). */
+    sm_pdl_wait();
 #pragma unroll 1
     for (int c = 0; c < SM_SLOTS; c++) {
         if (c <= steps)
             sm_stage<CN>(a, cp, ring + c * slot_bytes, y0 - 8 + 16 * c, xs);
         gip__cp_async_commit();
     }
+    /* The chunks whose rows all lie in the image and in [ylo, yhi) take a short path: each of
+     * this thread's granules that is staged at all comes from one source address at row 0 plus
+     * the chunk's row times a row pitch (the image's, or the edge buffer's), into a fixed offset
+     * of the slot (H200, 2026-12-04: 0.121 -> 0.110 ms at 7680x4320 u8c3, the general path's
+     * checks and border arithmetic being about a quarter of a step's instructions). */
+    const int32_t yin0 = a.ylo > 0 ? a.ylo : 0, yin1 = a.yhi < a.H ? a.yhi : a.H;
+    uint32_t fso[SM_SPT]; /* offset in the slot, or ~0 for a granule not staged */
+    const uint8_t *fsrc[SM_SPT];
+    bool fedge[SM_SPT];
+#pragma unroll
+    for (int i = 0; i < SM_SPT; i++) {
+        const int32_t x = xs + 16 * cp.gi[i];
+        fso[i] = ~0u;
+        fsrc[i] = a.src;
+        fedge[i] = x < 0 || x + 16 > a.n;
+        if (cp.rr[i] < 0 || x + 16 <= a.xlo || x >= a.xhi)
+            continue;
+        fso[i] = (uint32_t)(cp.rr[i] * a.pitch + 16 * cp.gi[i]);
+        if (fedge[i]) {
+            const int32_t e = x < 0 ? (x - a.xl0) >> 4 : a.nl + ((x - a.xr0) >> 4);
+            fsrc[i] = a.edge + (int64_t)(cp.rr[i] - a.ylo) * a.epitch + 16 * e;
+        } else {
+            fsrc[i] = a.src + (int64_t)cp.rr[i] * a.sstride + x;
+        }
+    }
+    const unsigned ring_s = (unsigned)__cvta_generic_to_shared(ring);
     gip__cp_async_wait<SM_SLOTS - 1>();
     __syncthreads();
     uint32_t pold[4][2][2]; /* [tile][half][lo, hi]: window rows y - 8 .. y + 7 */
@@ -351,8 +398,18 @@ template <int CN, int KS> __device__ __forceinline__ void sm_body(const SmArgs &
          * finished with before this barrier. */
         gip__cp_async_wait<SM_SLOTS - 2>();
         __syncthreads();
-        if (s + SM_SLOTS <= steps)
-            sm_stage<CN>(a, cp, ring + next * slot_bytes, y0 - 8 + 16 * (s + SM_SLOTS), xs);
+        if (s + SM_SLOTS <= steps) {
+            const int32_t yb = y0 - 8 + 16 * (s + SM_SLOTS);
+            if (yb >= yin0 && yb + 16 <= yin1) {
+#pragma unroll
+                for (int i = 0; i < SM_SPT; i++)
+                    if (fso[i] != ~0u)
+                        gip__cp_async16s(ring_s + next * slot_bytes + fso[i],
+                                         fsrc[i] + (int64_t)yb * (fedge[i] ? a.epitch : a.sstride));
+            } else {
+                sm_stage<CN>(a, cp, ring + next * slot_bytes, yb, xs);
+            }
+        }
         gip__cp_async_commit();
         const unsigned sbase = lrow + (unsigned)cur * slot_bytes;
         cur = cur == SM_SLOTS - 1 ? 0 : cur + 1;
@@ -397,13 +454,13 @@ template <int CN, int KS> __device__ __forceinline__ void sm_body(const SmArgs &
     }
 }
 
-/* With a minimum of one block an SM the compiler takes 94-106 registers for KS <= 2 (4 blocks an
- * SM). With the 64-row tiles of session 11 that beat the default bounds' 92 (5 blocks: 7680x4320
- * u8c3 0.212 ms against 0.223); with the segments the two are within the noise (H200,
- * 2026-12-04). KS = 3 (four channels, not measured) would take about 150 and keeps the default
- * bounds (110-118 registers, 4 blocks an SM, no spills). */
+/* Four blocks an SM (at most 128 registers): for KS <= 2 the compiler takes 104-126, no spills;
+ * left to itself it took 130 for <3, 2> once the staging had its short path, which would leave
+ * three. KS = 3 (four channels) keeps the default bounds: 145 registers and three blocks an SM
+ * measured faster than four with 128 and a few spills (H200, 2026-12-04, 7680x4320 u8c4:
+ * 0.129 ms against 0.163). */
 template <int CN, int KS>
-__global__ void __launch_bounds__(32 * SM_NW, 1) sep_u8_mma(const __grid_constant__ SmArgs a)
+__global__ void __launch_bounds__(32 * SM_NW, 4) sep_u8_mma(const __grid_constant__ SmArgs a)
 {
     sm_body<CN, KS>(a);
 }
@@ -453,7 +510,22 @@ gip_status sm_launch(gip_context *ctx, SmArgs &a, int64_t n, int64_t h, size_t s
     a.gx = (int32_t)gx;
     a.spt = (int32_t)spt;
     a.m = (int32_t)m;
-    kern<<<(unsigned)(gx * m), 32 * SM_NW, shm, gip__stream(ctx)>>>(a);
+    /* Launched as sm_edges' programmatic dependent (see sm_pdl_wait): H200, 2026-12-04,
+     * 7680x4320 u8c3 0.103 -> 0.098 ms. */
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3((unsigned)(gx * m));
+    cfg.blockDim = dim3(32 * SM_NW);
+    cfg.dynamicSmemBytes = shm;
+    cfg.stream = gip__stream(ctx);
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    st = gip__cuda_status(ctx, cudaLaunchKernelEx(&cfg, kern, a),
+                          "separable filter (u8, tensor cores): launch");
+    if (st)
+        return st;
     return GIP__LAUNCH_CHECK(ctx, "separable filter (u8, tensor cores)");
 }
 
@@ -589,8 +661,15 @@ extern "C" gip_status gip__sep_run_u8_mma_cuda(gip_context *ctx, const gip__sep_
     if (st)
         return st;
     a.edge = edge;
-    const int64_t ethreads = erows * a.ne;
-    sm_edges<<<(unsigned)((ethreads + 127) / 128), 128, 0, gip__stream(ctx)>>>(a, edge, cn);
+    const int64_t ethreads = erows * a.ne * 4;
+    const unsigned eblocks = (unsigned)((ethreads + 127) / 128);
+    /* (None where a one-tap row kernel meets rows of whole granules.) */
+    if (eblocks && cn == 1)
+        sm_edges<1><<<eblocks, 128, 0, gip__stream(ctx)>>>(a, edge);
+    else if (eblocks && cn == 3)
+        sm_edges<3><<<eblocks, 128, 0, gip__stream(ctx)>>>(a, edge);
+    else if (eblocks)
+        sm_edges<4><<<eblocks, 128, 0, gip__stream(ctx)>>>(a, edge);
     st = GIP__LAUNCH_CHECK(ctx, "separable filter (u8, tensor cores): edges");
     if (!st)
         st = cn == 1   ? sm_by_ks<1>(ctx, a, ks, n, src->height, shm)
