@@ -264,17 +264,22 @@ static gip_status f2d_dispatch_dst(gip_context *ctx, gip_dtype dt, const F2dArgs
  *
  * A block of FB_THREADS threads owns a tile of FB_THREADS chunks of a row (a chunk is 8 bytes of
  * u8/u16 or 16 bytes of f32 source elements) by FB_NY output rows. The tile's source rows and
- * their halo are staged in shared memory in the source dtype, with one vector load per chunk
- * where the chunk lies inside the row and the row is aligned, and the border mapping only for the
- * elements outside the image. Each thread then walks its column of chunks down the staged rows:
+ * their halo are staged in shared memory in the source dtype: the rows' border mapping once a
+ * row, one cp.async per chunk where the chunk lies inside the row and the row is aligned, the
+ * border element by element only outside the image (H200, 2026-12-04, against a 64-bit border
+ * mapping and an alignment test for every chunk and a load through registers: filter2D 3x3 at
+ * 7680x4320 u8c1 0.138 -> 0.126 ms, u8c3 0.258 -> 0.228, f32c1 0.143 -> 0.107; Sobel magnitude
+ * u8c3 0.447 -> 0.413). Each thread then walks its column of chunks down the staged rows:
  * it converts one window row to float once and adds it, tap by tap, to the K output rows that use
  * it; an output row is finished and stored (vectorised where dst allows) when its last kernel row
  * is in. Every output's taps arrive in the plan's row-major order, one __fmaf_rn at a time, as on
  * the CPU; integer plans run the same float chain, which is exact because every partial sum stays
  * below 2^24 (checked on the host), so the results equal the CPU's int32 sums. */
 static constexpr int FB_THREADS = 128; /* threads per block, one chunk column each */
-static constexpr int FB_NY = 16;       /* output rows per tile */
-static constexpr int FB_MAXK = 5;      /* largest box */
+/* Output rows per tile. 32 was slower for u8 (H200, 2026-12-04, Sobel magnitude at 7680x4320
+ * u8c3 0.413 -> 0.509 ms, u8c1 0.192 -> 0.244). */
+static constexpr int FB_NY = 16;
+static constexpr int FB_MAXK = 5; /* largest box */
 
 template <typename S> struct FbChunk;
 template <> struct FbChunk<uint8_t> {
@@ -398,6 +403,15 @@ template <typename D, int N> __device__ __forceinline__ void fb_pack(const D *v,
     }
 }
 
+/* One chunk (CB bytes, 8 or 16) from global to shared memory, asynchronously. */
+template <int CB> __device__ __forceinline__ void fb_copy_async(unsigned s, const void *g)
+{
+    if constexpr (CB == 16)
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(g) : "memory");
+    else
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(s), "l"(g) : "memory");
+}
+
 template <typename S, typename D, int C, int K, bool MAG>
 __global__ void __launch_bounds__(FB_THREADS) f2d_box(const FbArgs a)
 {
@@ -413,6 +427,8 @@ __global__ void __launch_bounds__(FB_THREADS) f2d_box(const FbArgs a)
     constexpr int NACC2 = MAG ? K : 1;
     typedef typename FbChunk<S>::vec vec;
     __shared__ __align__(16) unsigned char sm[ROWS * CPR * CB];
+    __shared__ const S *srow[ROWS]; /* a tile's source rows (NULL: constant border) */
+    __shared__ bool svec[ROWS];     /* the row takes vector copies (aligned) */
 
     const int tid = threadIdx.x;
     const int32_t ex0 = (int32_t)blockIdx.x * TW; /* first output element of the tile */
@@ -422,15 +438,26 @@ __global__ void __launch_bounds__(FB_THREADS) f2d_box(const FbArgs a)
     for (int32_t by = blockIdx.y; by < nty; by += gridDim.y) {
         const int32_t y0 = by * FB_NY;
         __syncthreads(); /* the previous tile's readers are done */
+        /* The rows' border mapping once a row; then every chunk inside its row is one
+         * asynchronous copy (the element offsets are multiples of VE, so an aligned row keeps
+         * every chunk aligned), the rest element by element through the border. */
+        if (tid < ROWS) {
+            const int32_t yy = y0 - R + tid;
+            const int64_t sy =
+                (uint32_t)yy < (uint32_t)a.H ? yy : gip__border_index(yy, a.H, border);
+            const S *row = sy >= 0 ? gip__row<S>(a.src, a.sstride, sy) : nullptr;
+            srow[tid] = row;
+            svec[tid] = row && ((uintptr_t)row & (uintptr_t)(CB - 1)) == 0;
+        }
+        __syncthreads();
+        const unsigned sbase = (unsigned)__cvta_generic_to_shared(sm);
         for (int idx = tid; idx < ROWS * CPR; idx += FB_THREADS) {
             const int r = idx / CPR, j = idx - r * CPR;
-            const int64_t sy = gip__border_index(y0 - R + r, a.H, border);
-            const S *row = sy >= 0 ? gip__row<S>(a.src, a.sstride, sy) : nullptr;
+            const S *row = srow[r];
             const int32_t e0 = elo + j * VE;
             unsigned char *d = sm + (r * CPR + j) * CB;
-            if (row && e0 >= 0 && e0 + VE <= a.n &&
-                ((uintptr_t)(row + e0) & (uintptr_t)(CB - 1)) == 0) {
-                *reinterpret_cast<vec *>(d) = __ldg(reinterpret_cast<const vec *>(row + e0));
+            if (svec[r] && e0 >= 0 && e0 + VE <= a.n) {
+                fb_copy_async<CB>(sbase + (unsigned)((r * CPR + j) * CB), row + e0);
             } else {
                 S *ds = reinterpret_cast<S *>(d);
 #pragma unroll
@@ -438,6 +465,7 @@ __global__ void __launch_bounds__(FB_THREADS) f2d_box(const FbArgs a)
                     ds[i] = fb_fetch<S, C>(a, row, e0 + i);
             }
         }
+        asm volatile("cp.async.wait_all;\n" ::: "memory");
         __syncthreads();
 
         float acc[K][VE], acc2[NACC2][VE];
