@@ -29,8 +29,8 @@ static inline unsigned gip__div_up(int64_t a, int64_t b)
     return (unsigned)((a + b - 1) / b);
 }
 
-/* cp.async: a 16-byte (bypassing L1) or 4-byte copy from global to shared memory that holds no
- * registers while in flight; commit closes a group, wait<N> waits until at most N of this
+/* cp.async: a 16-byte (bypassing L1), 8-byte or 4-byte copy from global to shared memory that holds
+ * no registers while in flight; commit closes a group, wait<N> waits until at most N of this
  * thread's groups are pending (other threads' copies need a barrier after it). The s forms take
  * the shared-memory address as a 32-bit shared-window address (what __cvta_generic_to_shared
  * gives), for kernels that keep such addresses in registers; the 4-byte copy is predicated on
@@ -38,6 +38,11 @@ static inline unsigned gip__div_up(int64_t a, int64_t b)
 __device__ __forceinline__ void gip__cp_async16s(unsigned s, const void *g)
 {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(g) : "memory");
+}
+
+__device__ __forceinline__ void gip__cp_async8s(unsigned s, const void *g)
+{
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(s), "l"(g) : "memory");
 }
 
 __device__ __forceinline__ void gip__cp_async16(void *smem, const void *g)

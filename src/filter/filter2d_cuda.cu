@@ -403,15 +403,6 @@ template <typename D, int N> __device__ __forceinline__ void fb_pack(const D *v,
     }
 }
 
-/* One chunk (CB bytes, 8 or 16) from global to shared memory, asynchronously. */
-template <int CB> __device__ __forceinline__ void fb_copy_async(unsigned s, const void *g)
-{
-    if constexpr (CB == 16)
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(g) : "memory");
-    else
-        asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(s), "l"(g) : "memory");
-}
-
 template <typename S, typename D, int C, int K, bool MAG>
 __global__ void __launch_bounds__(FB_THREADS) f2d_box(const FbArgs a)
 {
@@ -457,7 +448,11 @@ __global__ void __launch_bounds__(FB_THREADS) f2d_box(const FbArgs a)
             const int32_t e0 = elo + j * VE;
             unsigned char *d = sm + (r * CPR + j) * CB;
             if (svec[r] && e0 >= 0 && e0 + VE <= a.n) {
-                fb_copy_async<CB>(sbase + (unsigned)((r * CPR + j) * CB), row + e0);
+                const unsigned sd = sbase + (unsigned)((r * CPR + j) * CB);
+                if constexpr (CB == 16)
+                    gip__cp_async16s(sd, row + e0);
+                else
+                    gip__cp_async8s(sd, row + e0);
             } else {
                 S *ds = reinterpret_cast<S *>(d);
 #pragma unroll
@@ -465,7 +460,8 @@ __global__ void __launch_bounds__(FB_THREADS) f2d_box(const FbArgs a)
                     ds[i] = fb_fetch<S, C>(a, row, e0 + i);
             }
         }
-        asm volatile("cp.async.wait_all;\n" ::: "memory");
+        gip__cp_async_commit();
+        gip__cp_async_wait<0>();
         __syncthreads();
 
         float acc[K][VE], acc2[NACC2][VE];
