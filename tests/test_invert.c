@@ -2,6 +2,8 @@
 /* Tests of gip_invert: every dtype and channel count on awkward sizes and padded strides, in place,
  * the f32 max parameter, and a bad-input table. */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "testing.h"
@@ -107,6 +109,51 @@ static void in_place(gip_context *ctx)
     }
 }
 
+/* Destinations of GIP__STREAM_BYTES (16 MiB) or more take the CPU's streaming stores; rows
+ * 20 bytes longer than the pixels start at every alignment, so the unaligned heads are run too.
+ * Both CPU paths: AVX2 (where the CPU has it) and GIP_NOSIMD=1's plain loops. The CUDA kernel
+ * has no such path; the sweep covers it. */
+static void large(gip_context *ctx)
+{
+    if (gip_context_backend(ctx) != GIP_BACKEND_CPU) {
+        printf("invert: large images run on the CPU backend only (its streaming stores)\n");
+        return;
+    }
+    static const struct {
+        int64_t w, h;
+        int32_t c;
+        gip_dtype dt;
+    } cases[] = {{2400, 2400, 3, GIP_U8}, {2050, 4200, 1, GIP_U16}, {2100, 2100, 1, GIP_F32}};
+    for (int k = 0; k < 3; k++) {
+        gip_image src, dst, exp;
+        gt_alloc(&src, cases[k].w, cases[k].h, cases[k].c, cases[k].dt, 0);
+        gt_alloc(&dst, cases[k].w, cases[k].h, cases[k].c, cases[k].dt, 20);
+        gt_alloc(&exp, cases[k].w, cases[k].h, cases[k].c, cases[k].dt, 0);
+        gt_fill_random(&src, 70 + k, -2.0f, 3.0f);
+        expected(&src, &exp, 1.0);
+        for (int plain = 0; plain < 2; plain++) {
+            char label[96];
+            snprintf(label, sizeof label, "invert large %s%s", gip_dtype_name(cases[k].dt),
+                     plain ? " (GIP_NOSIMD=1)" : "");
+            if (plain)
+                setenv("GIP_NOSIMD", "1", 1);
+            gt_poison(&dst, 0x5A);
+            if (GT_OK(gip_invert(ctx, &src, &dst, NULL))) {
+                gt_compare(&dst, &exp, 0, 0, label);
+                GT_CHECK(gt_padding_intact(&dst), "%s: padding written", label);
+            }
+            if (plain)
+                unsetenv("GIP_NOSIMD");
+        }
+        /* In place: no streaming, the same results. */
+        if (GT_OK(gip_invert(ctx, &src, &src, NULL)))
+            gt_compare(&src, &exp, 0, 0, "invert large in place");
+        gt_free(&src);
+        gt_free(&dst);
+        gt_free(&exp);
+    }
+}
+
 static void bad_inputs(gip_context *ctx)
 {
     gip_image src, dst, d16, small, s16;
@@ -160,6 +207,7 @@ static void body(gip_context *ctx)
 {
     sweep(ctx);
     in_place(ctx);
+    large(ctx);
     bad_inputs(ctx);
 }
 

@@ -90,6 +90,11 @@ bool gip__images_same(const gip_image *a, const gip_image *b);
 /* Number of bytes a view spans: stride * (height - 1) + row bytes. */
 int64_t gip__image_span(const gip_image *img);
 
+/* CPU destinations spanning at least this many bytes (half a large L3) are written with
+ * streaming stores by the operations that have them: they would not stay in the caches, and
+ * streaming saves reading each line before writing it. */
+#define GIP__STREAM_BYTES ((int64_t)16 << 20)
+
 /* Runs fn(arg, begin, end) over [0, n) split into contiguous chunks on the context's CPU threads
  * (OpenMP). Operations never create threads themselves; this is the one place that does. `grain`
  * is the smallest chunk worth a thread (rows, usually 1..16). ctx may be NULL (default threads). */

@@ -20,10 +20,6 @@
 /* Accumulator elements per chunk of an output row (the chunk's arrays stay in L1). */
 #define F2D_CHUNK 1024
 
-/* Destinations of at least this many bytes (half a large L3) are written with streaming stores:
- * they would not stay in the caches, and streaming saves reading each line before writing it. */
-#define F2D_STREAM_BYTES ((int64_t)16 << 20)
-
 #if defined(__GNUC__)
 #define F2D_INLINE static inline __attribute__((always_inline))
 #else
@@ -553,7 +549,7 @@ gip_status gip__f2d_run_cpu(gip_context *ctx, const gip__f2d_plan *plan, const g
     job.dst = dst;
     job.pwpix = src->width + plan->kw - 1;
     job.simd = gip__f2d_simd_enabled();
-    job.stream = job.simd && gip__image_span(dst) >= F2D_STREAM_BYTES;
+    job.stream = job.simd && gip__image_span(dst) >= GIP__STREAM_BYTES;
 #ifdef F2D_HAVE_REGS
     job.srcdirect = job.simd && !plan->int_acc && src->dtype == GIP_F32 &&
                     plan->ntaps <= F2D_REG_TAPS && plan->ntaps2 <= F2D_REG_TAPS;

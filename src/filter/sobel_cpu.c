@@ -18,10 +18,6 @@
 
 #ifdef SOBEL_X86
 
-/* Destinations of at least this many bytes (half a large L3) are written with streaming stores:
- * they would not stay in the caches, and streaming saves reading each line before writing it. */
-#define SOBEL_STREAM_BYTES ((int64_t)16 << 20)
-
 typedef struct sobel_job {
     const gip__sobel_sep *sp;
     const gip_image *src;
@@ -244,7 +240,7 @@ gip_status gip__sobel_sep_run_cpu(gip_context *ctx, const gip__sobel_sep *sp, co
     for (int64_t px = 0; px < pw; px++)
         xmap[px] = (int32_t)gip__border_index(px - sp->nx / 2, src->width, sp->border);
     sobel_job job = {.sp = sp, .src = src, .dst = dst, .xmap = xmap};
-    job.stream = gip__image_span(dst) >= SOBEL_STREAM_BYTES;
+    job.stream = gip__image_span(dst) >= GIP__STREAM_BYTES;
     gip__parallel_for(ctx, src->height, 8, run_band, &job);
     free(xmap);
     if (job.failed)
