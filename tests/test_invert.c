@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Tests of gip_invert: every dtype and channel count on awkward sizes and padded strides, in place,
- * the f32 max parameter, and a bad-input table. */
+/* Tests of gip_invert: every dtype and channel count on awkward sizes and padded strides (on the
+ * CPU with AVX2 and with the plain loops), in place, the f32 max parameter, images large enough
+ * for the CPU's streaming stores, and a bad-input table. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -206,6 +207,12 @@ static void bad_inputs(gip_context *ctx)
 static void body(gip_context *ctx)
 {
     sweep(ctx);
+    if (gip_context_backend(ctx) == GIP_BACKEND_CPU) {
+        printf("invert: the sweep again with GIP_NOSIMD=1 (the plain loops)\n");
+        setenv("GIP_NOSIMD", "1", 1);
+        sweep(ctx);
+        unsetenv("GIP_NOSIMD");
+    }
     in_place(ctx);
     large(ctx);
     bad_inputs(ctx);
