@@ -29,10 +29,7 @@ static bool align16;
  * when align16 is off). */
 static int64_t row_pad(int64_t w, int cn, gip_dtype dt, int64_t pad)
 {
-    if (!align16)
-        return pad;
-    int64_t row = w * cn * (int64_t)gip_dtype_size(dt);
-    return (row + 15) / 16 * 16 - row;
+    return align16 ? gt_pad16(w, cn, dt) : pad;
 }
 
 static gip_status run_box(gip_context *ctx, const gip_image *s, gip_image *d, const void *p)

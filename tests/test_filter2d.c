@@ -10,6 +10,8 @@
 #include "testing.h"
 
 static gip_context *cpu_ctx; /* a CPU context for the CUDA-vs-CPU comparison (CUDA runs only) */
+/* Set by packed_float: both images get 16-byte row strides (the packed 3x3 CUDA kernels' case). */
+static bool align16;
 
 typedef struct kcase {
     const char *name;
@@ -77,6 +79,8 @@ static void one_case(gip_context *ctx, const kcase *kc, gt_size sz, gip_dtype st
 {
     gip_image src, dst, exp;
     int64_t spad = seed % 2 ? 5 : 0, dpad = seed % 2 ? 0 : 3 * (int64_t)gip_dtype_size(dt);
+    if (align16)
+        spad = gt_pad16(sz.w, ch, st), dpad = gt_pad16(sz.w, ch, dt);
     gt_alloc(&src, sz.w, sz.h, ch, st, spad);
     gt_alloc(&dst, sz.w, sz.h, ch, dt, dpad);
     gt_alloc(&exp, sz.w, sz.h, ch, dt, 0);
@@ -370,10 +374,52 @@ static void large_kernel(gip_context *ctx)
     gt_free(&exp);
 }
 
+/* u8 sources with 16-byte aligned rows and float taps within one pixel of the anchor (on CUDA the
+ * packed kernel's float twin, f2d_u8f): full and sparse 3x3 kernels, a 2x2 and a 1x3 one, to u8
+ * and f32 with and without delta, every border, 1, 3 and 4 channels, row lengths around the
+ * kernel's 16-element lanes and 512-element warps, heights past its ring of 8 rows. */
+static void packed_float(gip_context *ctx)
+{
+    static const kcase pk[] = {
+        {"bench3x3", 3, 3, 0, 0, 0, {0.05f, 0.1f, 0.05f, 0.1f, 0.4f, 0.1f, 0.05f, 0.1f, 0.05f}},
+        {"sparse3x3", 3, 3, 0, 0, 0, {0.25f, 0, -0.5f, 0, 1.1f, 0, 0.3f, 0, 0.2f}},
+        {"float2x2", 2, 2, 0, 0, 0, {0.3f, -0.2f, 0.65f, 0.4f}},
+        {"float1x3", 3, 1, 0, 0, 0, {0.3f, 0.45f, 0.25f}},
+    };
+    static const gt_size sizes[] = {{1, 1},    {5, 3},     {16, 2},   {13, 42}, {171, 5},
+                                    {512, 17}, {513, 16},  {700, 33}, {2, 40},  {1024, 3},
+                                    {33, 9},   {1500, 70}, {4097, 11}};
+    static const int32_t chans[] = {1, 3, 4};
+    align16 = true;
+    /* On CUDA twice: through f2d_u8f (opt-in while it is new: GIP_F2D_U8F=1) and through the tiled
+     * kernel that runs these plans by default. */
+    const int runs = gip_context_backend(ctx) == GIP_BACKEND_CUDA ? 2 : 1;
+    for (int run = 0; run < runs; run++) {
+        if (run == 0 && runs == 2)
+            setenv("GIP_F2D_U8F", "1", 1);
+        if (runs == 2)
+            printf("aligned u8, float taps: %s\n",
+                   run == 0 ? "f2d_u8f (GIP_F2D_U8F=1)" : "the tiled kernel");
+        uint64_t seed = 9100;
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+            for (int b = 0; b <= GIP_BORDER_WRAP; b++)
+                for (int ci = 0; ci < 3; ci++, seed++) {
+                    const int k = (int)(seed % 5);
+                    const kcase *kc = k == 4 ? &kernels[1] : &pk[k];
+                    const gip_dtype dt = seed / 5 % 2 ? GIP_F32 : GIP_U8;
+                    const float delta = seed % 3 == 0 ? 0.0f : seed % 3 == 1 ? 3.0f : -1.25f;
+                    one_case(ctx, kc, sizes[s], GIP_U8, dt, chans[ci], (gip_border)b, delta, seed);
+                }
+        unsetenv("GIP_F2D_U8F");
+    }
+    align16 = false;
+}
+
 static void suite(gip_context *ctx)
 {
     sweep(ctx);
     tile_edges(ctx);
+    packed_float(ctx);
     mean3x3(ctx);
     stored_cv2(ctx);
     large_kernel(ctx);

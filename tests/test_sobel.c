@@ -27,10 +27,7 @@ static bool align16;
 /* `pad`, or with align16 the padding that makes the row a multiple of 16 bytes. */
 static int64_t row_pad(const gip_image *like, gip_dtype dt, int64_t pad)
 {
-    if (!align16)
-        return pad;
-    int64_t row = like->width * like->channels * (int64_t)gip_dtype_size(dt);
-    return (row + 15) / 16 * 16 - row;
+    return align16 ? gt_pad16(like->width, like->channels, dt) : pad;
 }
 
 /* Runs one case and checks it against `ref` (final values before dtype conversion). */

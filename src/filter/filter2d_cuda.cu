@@ -734,6 +734,9 @@ struct UxArgs {
     int32_t b;                /* B */
     uint32_t mul_m, mul_a;    /* UX_MUL: M and A (mod 2^32) */
     uint32_t abs_2b, abs_top; /* UX_ABS8: 2B and B + 255 in both lanes */
+    float kf[9];              /* f2d_u8f: the float taps by position, as k */
+    uint32_t kmask;           /* f2d_u8f: bit (dy + 1) * 3 + (dx + 1) when the plan has that tap */
+    float init;               /* f2d_u8f: the accumulators' start (filter2D's delta) */
 };
 
 /* How a lane's sum becomes an output. UX_FAST: s16 without the affine step that cannot saturate;
@@ -925,8 +928,47 @@ template <typename D> __device__ __forceinline__ uint32_t ux_finish(const UxArgs
         return __float_as_uint(v);
 }
 
-/* The 16 outputs of a lane for one row, as filter2d.h finishes them, stored at d: with 16-byte
- * stores when all 16 lie inside the row (`left`: the row's elements from d on). */
+/* Sixteen outputs' finished bits t (in the low bits, or the float) packed as memory holds them. */
+template <typename D> __device__ __forceinline__ void ux_pack(const uint32_t *t, uint32_t *o)
+{
+#pragma unroll
+    for (int q = 0; q < 16 * (int)sizeof(D) / 4; q++) {
+        if constexpr (sizeof(D) == 1)
+            o[q] = __byte_perm(__byte_perm(t[4 * q], t[4 * q + 1], 0x0040),
+                               __byte_perm(t[4 * q + 2], t[4 * q + 3], 0x0040), 0x5410);
+        else if constexpr (sizeof(D) == 2)
+            o[q] = __byte_perm(t[2 * q], t[2 * q + 1], 0x5410);
+        else
+            o[q] = t[q];
+    }
+}
+
+/* Stores a lane's 16 packed outputs o at d: 16-byte stores when all 16 lie inside the row (`left`:
+ * the row's elements from d on), else element by element up to the row's end. */
+template <typename D>
+__device__ __forceinline__ void ux_write(const uint32_t *o, D *d, int32_t left)
+{
+    if (left >= 16) {
+#pragma unroll
+        for (int q = 0; q < (int)sizeof(D); q++)
+            reinterpret_cast<uint4 *>(d)[q] =
+                make_uint4(o[4 * q], o[4 * q + 1], o[4 * q + 2], o[4 * q + 3]);
+        return;
+    }
+#pragma unroll
+    for (int i = 0; i < 16; i++) { /* the row's last elements (constant indices: no local array) */
+        if (i >= left)
+            break;
+        if constexpr (sizeof(D) == 1)
+            d[i] = (D)(o[i / 4] >> (8 * (i % 4)));
+        else if constexpr (sizeof(D) == 2)
+            d[i] = (D)(o[i / 2] >> (16 * (i % 2)));
+        else
+            d[i] = __uint_as_float(o[i]);
+    }
+}
+
+/* The 16 outputs of a lane for one row, as filter2d.h finishes them, stored at d (ux_write). */
 template <typename D, int MODE>
 __device__ __forceinline__ void ux_store(const UxArgs &a, const uint32_t *acc, const D *lut, D *d,
                                          int32_t left)
@@ -978,35 +1020,9 @@ __device__ __forceinline__ void ux_store(const UxArgs &a, const uint32_t *acc, c
                 t[ux_out(j, 1)] = ux_finish<D>(a, ux_lane(a, acc[j], 1));
             }
         }
-#pragma unroll
-        for (int q = 0; q < 16 * (int)sizeof(D) / 4; q++) {
-            if constexpr (sizeof(D) == 1)
-                o[q] = __byte_perm(__byte_perm(t[4 * q], t[4 * q + 1], 0x0040),
-                                   __byte_perm(t[4 * q + 2], t[4 * q + 3], 0x0040), 0x5410);
-            else if constexpr (sizeof(D) == 2)
-                o[q] = __byte_perm(t[2 * q], t[2 * q + 1], 0x5410);
-            else
-                o[q] = t[q];
-        }
+        ux_pack<D>(t, o);
     }
-    if (left >= 16) {
-#pragma unroll
-        for (int q = 0; q < (int)sizeof(D); q++)
-            reinterpret_cast<uint4 *>(d)[q] =
-                make_uint4(o[4 * q], o[4 * q + 1], o[4 * q + 2], o[4 * q + 3]);
-        return;
-    }
-#pragma unroll
-    for (int i = 0; i < 16; i++) { /* the row's last elements (constant indices: no local array) */
-        if (i >= left)
-            break;
-        if constexpr (sizeof(D) == 1)
-            d[i] = (D)(o[i / 4] >> (8 * (i % 4)));
-        else if constexpr (sizeof(D) == 2)
-            d[i] = (D)(o[i / 2] >> (16 * (i % 2)));
-        else
-            d[i] = __uint_as_float(o[i]);
-    }
+    ux_write<D>(o, d, left);
 }
 
 /* Horizontal weights of a rank-1 plan (taps v[dy] * h[dx]), known at compile time: UX_GEN is the
@@ -1039,17 +1055,17 @@ struct UxCursor {
     int64_t soff, doff;
 };
 
-/* Source row r (r in y0 - 1 .. yend) as the halves X (ux_pair) of the lane's 24 bytes (4 before
- * its 16, 4 after); refills the row's slot with row r + UX_D and moves the cursor on. */
+/* Source row r (r in y0 - 1 .. yend) as the lane's 24 bytes w (4 before its 16, 4 after, little
+ * endian); refills the row's slot with row r + UX_D and moves the cursor on. */
 template <int C>
-__device__ __forceinline__ void ux_row(const UxArgs &a, UxCursor &cur, const UxLane &ln, int32_t e,
-                                       bool inner, int32_t yend, int32_t r, uint32_t *X)
+__device__ __forceinline__ void ux_row_words(const UxArgs &a, UxCursor &cur, const UxLane &ln,
+                                             int32_t e, bool inner, int32_t yend, int32_t r,
+                                             uint32_t (&w)[6])
 {
     const unsigned s = cur.s;
     gip__cp_async_wait<UX_D - 1>(); /* row r's group is done, for this lane's copies */
     __syncwarp();                   /* and for its neighbours', whose words it reads */
     const uint4 v = gip__lds128(s);
-    uint32_t w[6];
     w[0] = gip__lds32(s - 4);
     w[1] = v.x, w[2] = v.y, w[3] = v.z, w[4] = v.w;
     w[5] = gip__lds32(s + 16);
@@ -1061,6 +1077,15 @@ __device__ __forceinline__ void ux_row(const UxArgs &a, UxCursor &cur, const UxL
     cur.soff += a.sstride;
     cur.i = (cur.i + 1) & (UX_D - 1);
     cur.s = cur.s0 + (unsigned)(cur.i * UX_SLOT);
+}
+
+/* The same row as the halves X (ux_pair) of the lane's 24 bytes. */
+template <int C>
+__device__ __forceinline__ void ux_row(const UxArgs &a, UxCursor &cur, const UxLane &ln, int32_t e,
+                                       bool inner, int32_t yend, int32_t r, uint32_t *X)
+{
+    uint32_t w[6];
+    ux_row_words<C>(a, cur, ln, e, inner, yend, r, w);
 #pragma unroll
     for (int q = 0; q < 6; q++) {
         X[q] = __byte_perm(w[q], 0u, 0x4240);
@@ -1144,6 +1169,45 @@ __device__ __forceinline__ void ux_step(const UxArgs &a, const D *lut, const uin
         ux_rank1<D, C, MODE, HK>(a, lut, X, r, y0, e, cur, S0, S1, S2);
 }
 
+/* A warp's start on the band of output rows y0 .. yend - 1: source rows y0 - 1 .. yend, the first
+ * UX_D of them in flight, one commit group each (empty past the band, so that the group count stays
+ * uniform); the cursor's output offset at row y0 - 2 for elements of dsize bytes. */
+template <int C>
+__device__ __forceinline__ UxCursor ux_band_start(const UxArgs &a, const UxLane &ln, int32_t e,
+                                                  bool inner, int32_t y0, int32_t yend, unsigned s0,
+                                                  int32_t dsize)
+{
+    UxCursor cur;
+    cur.s0 = cur.s = s0;
+    cur.i = 0;
+    cur.soff = (int64_t)(y0 - 1) * a.sstride + e;
+    if (inner && y0 >= 1 && min(y0 - 2 + UX_D, yend) < a.H) {
+        /* Every row of the first UX_D inside the image (most bands): straight copies. */
+        const uint8_t *row = a.src + cur.soff;
+#pragma unroll
+        for (int i = 0; i < UX_D; i++) {
+            if (y0 - 1 + i <= yend) {
+                gip__cp_async16s(s0 + i * UX_SLOT, row);
+                gip__cp_async4s_if(ln.side, s0 + i * UX_SLOT + ln.sdo, row + ln.sdo);
+            }
+            gip__cp_async_commit();
+            row += a.sstride;
+        }
+        cur.soff += UX_D * a.sstride;
+    } else {
+#pragma unroll 1
+        for (int i = 0; i < UX_D; i++) {
+            if (y0 - 1 + i <= yend)
+                ux_issue<C>(a, y0 - 1 + i, e, ln, inner, s0 + i * UX_SLOT, cur.soff);
+            gip__cp_async_commit();
+            cur.soff += a.sstride;
+        }
+    }
+    /* Row r's call stores output row r - 1: the first call is r = y0 - 1. */
+    cur.doff = (int64_t)(y0 - 2) * a.dstride + (int64_t)e * dsize;
+    return cur;
+}
+
 template <typename D, int C, int MODE, int HK>
 __global__ void __launch_bounds__(32 * UX_WARPS) f2d_u8x3(const __grid_constant__ UxArgs a)
 {
@@ -1168,36 +1232,7 @@ __global__ void __launch_bounds__(32 * UX_WARPS) f2d_u8x3(const __grid_constant_
     for (int32_t band = (int32_t)(blockIdx.y * UX_WARPS + wy); band < bands;
          band += (int32_t)(gridDim.y * UX_WARPS)) {
         const int32_t y0 = band * a.ry, yend = min(y0 + a.ry, a.H);
-        /* Source rows y0 - 1 .. yend: the first UX_D of them in flight, one commit group each
-         * (empty past the band, so that the group count stays uniform). */
-        UxCursor cur;
-        cur.s0 = cur.s = s0;
-        cur.i = 0;
-        cur.soff = (int64_t)(y0 - 1) * a.sstride + e;
-        if (inner && y0 >= 1 && min(y0 - 2 + UX_D, yend) < a.H) {
-            /* Every row of the first UX_D inside the image (most bands): straight copies. */
-            const uint8_t *row = a.src + cur.soff;
-#pragma unroll
-            for (int i = 0; i < UX_D; i++) {
-                if (y0 - 1 + i <= yend) {
-                    gip__cp_async16s(s0 + i * UX_SLOT, row);
-                    gip__cp_async4s_if(ln.side, s0 + i * UX_SLOT + ln.sdo, row + ln.sdo);
-                }
-                gip__cp_async_commit();
-                row += a.sstride;
-            }
-            cur.soff += UX_D * a.sstride;
-        } else {
-#pragma unroll 1
-            for (int i = 0; i < UX_D; i++) {
-                if (y0 - 1 + i <= yend)
-                    ux_issue<C>(a, y0 - 1 + i, e, ln, inner, s0 + i * UX_SLOT, cur.soff);
-                gip__cp_async_commit();
-                cur.soff += a.sstride;
-            }
-        }
-        /* Row r's call stores output row r - 1: the first call is r = y0 - 1. */
-        cur.doff = (int64_t)(y0 - 2) * a.dstride + (int64_t)e * (int64_t)sizeof(D);
+        UxCursor cur = ux_band_start<C>(a, ln, e, inner, y0, yend, s0, (int32_t)sizeof(D));
         uint32_t X[12];
         if constexpr (HK != UX_GEN) {
             /* Three rows a turn, the three register sets' roles rotating (no moves between
@@ -1241,22 +1276,27 @@ __global__ void __launch_bounds__(32 * UX_WARPS) f2d_u8x3(const __grid_constant_
     }
 }
 
-template <typename D, int MODE, int HK = UX_GEN>
-static gip_status ux_launch(gip_context *ctx, UxArgs &a, int32_t C)
+/* The grid of the packed kernels, and a.ry, for outputs of dsize bytes. A warp walks a band of rows
+ * one after the other, its first UX_D source rows copied at once. Short bands won on the H200
+ * although each re-reads two halo rows: 7680x4320 u8c3 (2026-12-04, session 11's kernel, rows a
+ * band 8 / 6 / 4 / 3) box3 0.0757 / 0.0731 / 0.0753 / -, Sobel to u8 0.0752 / 0.0726 / 0.0719 /
+ * -, Sobel to s16 0.1086 / 0.1043 / 0.0978 / 0.0938, Sobel to f32 0.2721 / 0.2644 / 0.2582 /
+ * 0.2547. Below about 16384 warps a band gets fewer rows, down to 3 (3840x2160 u8c1: 0.026 against
+ * 0.028 with 4, session 10). */
+static dim3 ux_grid(UxArgs &a, int32_t dsize)
 {
-    /* A warp walks a band of rows one after the other, its first UX_D source rows copied at
-     * once. Short bands won on the H200 although each re-reads two halo rows: 7680x4320 u8c3
-     * (2026-12-04, session 11's kernel, rows a band 8 / 6 / 4 / 3) box3 0.0757 / 0.0731 /
-     * 0.0753 / -, Sobel to u8 0.0752 / 0.0726 / 0.0719 / -, Sobel to s16 0.1086 / 0.1043 /
-     * 0.0978 / 0.0938, Sobel to f32 0.2721 / 0.2644 / 0.2582 / 0.2547. Below about 16384 warps a
-     * band gets fewer rows, down to 3 (3840x2160 u8c1: 0.026 against 0.028 with 4, session 10). */
     const int64_t wx = ((int64_t)a.n + UX_W - 1) / UX_W;
-    const int64_t want = (wx * a.H) / 16384, top = sizeof(D) == 1 ? 6 : 3;
+    const int64_t want = (wx * a.H) / 16384, top = dsize == 1 ? 6 : 3;
     a.ry = (int32_t)(want < 3 ? 3 : want > top ? top : want);
     const int64_t bands = ((int64_t)a.H + a.ry - 1) / a.ry;
     const int64_t gy = (bands + UX_WARPS - 1) / UX_WARPS;
-    dim3 grid((unsigned)(((int64_t)a.n + UX_W - 1) / UX_W), (unsigned)(gy < 65535 ? gy : 65535));
-    dim3 block(32, UX_WARPS);
+    return dim3((unsigned)wx, (unsigned)(gy < 65535 ? gy : 65535));
+}
+
+template <typename D, int MODE, int HK = UX_GEN>
+static gip_status ux_launch(gip_context *ctx, UxArgs &a, int32_t C)
+{
+    const dim3 grid = ux_grid(a, (int32_t)sizeof(D)), block(32, UX_WARPS);
     cudaStream_t s = gip__stream(ctx);
     const size_t shm = MODE == UX_LUT ? (size_t)a.lut * sizeof(D) : 0; /* <= 16 KB */
     if (C == 1)
@@ -1451,11 +1491,181 @@ extern "C" gip_status gip__f2d_run_u8x3_cuda(gip_context *ctx, const gip__f2d_pl
     return ux_launch_plan<float, UX_FLOAT>(ctx, a, C);
 }
 
+/* ---- the float twin of the packed path: u8 sources, float taps inside 3x3 --------------------
+ *
+ * Float plans (filter2D with a float kernel, cv2.filter2D's case) on u8 images with 16-byte rows
+ * and taps within one pixel of the anchor take the packed kernel's ring, lanes and bands with
+ * float accumulators: a lane's 24 window bytes become floats once a row (a byte permute into the
+ * mantissa of 2^23 and a subtraction), and each source row adds its taps to the three output rows
+ * it belongs to, one __fmaf_rn a tap in the plan's row-major order, as filter2d.h's float
+ * arithmetic and the CPU do; so the outputs are bit-identical to the CPU's. f2d_box did the same
+ * with block-wide tiles and barriers, and its runtime tap tests took half of its instructions
+ * outside the multiply-adds (sm_90 SASS, 2026-12-04). FULL: all nine taps are in the plan (no
+ * tap tests). */
+
+/* acc[i] = fma(k[t], x[i + dx C], acc[i]) for the taps t = 3 dy + dx (dx = 0, 1, 2) of one kernel
+ * row that are in the plan, in order. */
+template <int C, bool FULL>
+__device__ __forceinline__ void uxf_add(const UxArgs &a, float *acc, const float *x, int dy)
+{
+#pragma unroll
+    for (int dx = 0; dx < 3; dx++) {
+        const int t = 3 * dy + dx;
+        if (!FULL && !(a.kmask >> t & 1u))
+            continue;
+        const float k = a.kf[t];
+#pragma unroll
+        for (int i = 0; i < 16; i++)
+            acc[i] = __fmaf_rn(k, x[i + dx * C], acc[i]);
+    }
+}
+
+/* Finishes (filter2d.h) and stores a lane's 16 float sums at d. */
+template <typename D>
+__device__ __forceinline__ void uxf_store(const UxArgs &a, const float *acc, D *d, int32_t left)
+{
+    uint32_t t[16], o[16 * sizeof(D) / 4];
+    if (!a.affine && !a.abs) { /* filter2D: saturation only (uniform: the steps are not issued) */
+#pragma unroll
+        for (int i = 0; i < 16; i++) {
+            if constexpr (std::is_same<D, uint8_t>::value)
+                t[i] = __float_as_uint(__fadd_rn(fminf(fmaxf(acc[i], 0.0f), 255.0f), 8388608.0f));
+            else
+                t[i] = __float_as_uint(acc[i]);
+        }
+    } else {
+#pragma unroll
+        for (int i = 0; i < 16; i++)
+            t[i] = ux_finish<D>(a, acc[i]);
+    }
+    ux_pack<D>(t, o);
+    ux_write<D>(o, d, left);
+}
+
+template <typename D, int C, bool FULL>
+__global__ void __launch_bounds__(32 * UX_WARPS) f2d_u8f(const __grid_constant__ UxArgs a)
+{
+    __shared__ UxRing ring;
+    const int lane = threadIdx.x, wy = threadIdx.y;
+    const int32_t e0 = (int32_t)blockIdx.x * UX_W, e = e0 + lane * 16; /* this lane's first */
+    const bool inner = e0 >= 4 && e0 + UX_W + 4 <= a.n;
+    const UxLane ln = {lane, lane == 0 || lane == 31, lane == 0 ? -4 : 16};
+    const unsigned s0 = (unsigned)__cvta_generic_to_shared(&ring.slot[wy][0][1 + lane]);
+    const int32_t bands = (a.H + a.ry - 1) / a.ry;
+    for (int32_t band = (int32_t)(blockIdx.y * UX_WARPS + wy); band < bands;
+         band += (int32_t)(gridDim.y * UX_WARPS)) {
+        const int32_t y0 = band * a.ry, yend = min(y0 + a.ry, a.H);
+        UxCursor cur = ux_band_start<C>(a, ln, e, inner, y0, yend, s0, (int32_t)sizeof(D));
+        float A[16], B[16]; /* output rows r - 1 and r + 1 of source row r, then r and r + 1 */
+#pragma unroll
+        for (int i = 0; i < 16; i++)
+            A[i] = B[i] = a.init;
+        for (int32_t r = y0 - 1; r <= yend; r++) {
+            uint32_t w[6];
+            ux_row_words<C>(a, cur, ln, e, inner, yend, r, w);
+            /* Window byte 4 + i + (dx - 1) C of output i: x[i + dx C] (x[j] is byte 4 - C + j). */
+            float x[16 + 2 * C];
+#pragma unroll
+            for (int j = 0; j < 16 + 2 * C; j++) {
+                const int b = 4 - C + j;
+                x[j] = __fsub_rn(
+                    __uint_as_float(__byte_perm(w[b >> 2], 0x4B000000u, 0x7540u | (b & 3))),
+                    8388608.0f);
+            }
+            /* Output row r - 1 gets its last kernel row, r its middle, r + 1 its first. */
+            uxf_add<C, FULL>(a, A, x, 2);
+            if (r > y0 && e < a.n)
+                uxf_store<D>(a, A, reinterpret_cast<D *>(a.dst + cur.doff), a.n - e);
+            cur.doff += a.dstride;
+#pragma unroll
+            for (int i = 0; i < 16; i++) {
+                A[i] = B[i], B[i] = a.init;
+            }
+            uxf_add<C, FULL>(a, A, x, 1);
+            uxf_add<C, FULL>(a, B, x, 0);
+        }
+    }
+}
+
+template <typename D, bool FULL>
+static gip_status uxf_launch(gip_context *ctx, UxArgs &a, int32_t C)
+{
+    const dim3 grid = ux_grid(a, (int32_t)sizeof(D)), block(32, UX_WARPS);
+    cudaStream_t s = gip__stream(ctx);
+    if (C == 1)
+        f2d_u8f<D, 1, FULL><<<grid, block, 0, s>>>(a);
+    else if (C == 3)
+        f2d_u8f<D, 3, FULL><<<grid, block, 0, s>>>(a);
+    else
+        f2d_u8f<D, 4, FULL><<<grid, block, 0, s>>>(a);
+    return GIP__LAUNCH_CHECK(ctx, "2-D filter kernel (u8 3x3, float taps)");
+}
+
+/* Runs a float plan through f2d_u8f when it qualifies: u8 source, u8 or f32 destination, not MAG,
+ * every tap within one pixel of the anchor in row-major order, both images 16-byte aligned, rows
+ * below 2^30 elements; *done says whether it ran. Opt-in for now (GIP_F2D_U8F=1, read at each
+ * call): written in a session without a GPU, it takes over from f2d_box once it has run on one
+ * (docs/notes.md, "Next GPU session"). */
+static gip_status uxf_run(gip_context *ctx, const gip__f2d_plan *p, const gip_image *src,
+                          const gip_image *dst, bool *done)
+{
+    *done = false;
+    const char *on = getenv("GIP_F2D_U8F");
+    if (!on || atoi(on) == 0)
+        return GIP_OK;
+    const gip_dtype dd = dst->dtype;
+    const int64_t n = src->width * (int64_t)src->channels;
+    if (src->dtype != GIP_U8 || p->int_acc || p->post == GIP__F2D_MAG ||
+        (dd != GIP_U8 && dd != GIP_F32) || n >= ((int64_t)1 << 30) ||
+        src->height >= ((int64_t)1 << 30))
+        return GIP_OK;
+    if (((uintptr_t)src->data | (uintptr_t)src->stride | (uintptr_t)dst->data |
+         (uintptr_t)dst->stride) &
+        15u)
+        return GIP_OK;
+    if (p->ntaps < 1 || p->ntaps > 9 || !fb_row_major(p->taps, 0, p->ntaps))
+        return GIP_OK;
+    UxArgs a;
+    memset(&a, 0, sizeof a);
+    for (int32_t i = 0; i < p->ntaps; i++) {
+        const gip__f2d_tap *t = &p->taps[i];
+        if (t->dx < -1 || t->dx > 1 || t->dy < -1 || t->dy > 1)
+            return GIP_OK;
+        const int pos = (t->dy + 1) * 3 + (t->dx + 1);
+        a.kf[pos] = t->kf;
+        a.kmask |= 1u << pos;
+    }
+    a.src = (const uint8_t *)src->data;
+    a.sstride = src->stride;
+    a.dst = (char *)dst->data;
+    a.dstride = dst->stride;
+    a.W = (int32_t)src->width;
+    a.H = (int32_t)src->height;
+    a.n = (int32_t)n;
+    a.border = p->border;
+    for (int c = 0; c < 4; c++)
+        a.bv[c] = (uint32_t)p->border_value[c]; /* already a u8 value (filter2d.h) */
+    a.init = p->init;
+    a.scale = p->scale;
+    a.delta = p->delta;
+    a.affine = p->affine;
+    a.abs = p->post == GIP__F2D_ABS;
+    *done = true;
+    const bool full = a.kmask == 0x1FFu;
+    const int32_t C = src->channels;
+    if (dd == GIP_U8)
+        return full ? uxf_launch<uint8_t, true>(ctx, a, C) : uxf_launch<uint8_t, false>(ctx, a, C);
+    return full ? uxf_launch<float, true>(ctx, a, C) : uxf_launch<float, false>(ctx, a, C);
+}
+
 extern "C" gip_status gip__f2d_run_cuda(gip_context *ctx, const gip__f2d_plan *plan,
                                         const gip_image *src, gip_image *dst)
 {
     bool done = false;
     gip_status bst = gip__f2d_run_u8x3_cuda(ctx, plan, src, dst, &done);
+    if (done || bst)
+        return bst;
+    bst = uxf_run(ctx, plan, src, dst, &done);
     if (done || bst)
         return bst;
     bst = fb_run(ctx, plan, src, dst, &done);

@@ -107,6 +107,12 @@ void gt_alloc(gip_image *img, int64_t w, int64_t h, int32_t c, gip_dtype dt, int
     }
 }
 
+int64_t gt_pad16(int64_t w, int32_t c, gip_dtype dt)
+{
+    int64_t row = w * c * (int64_t)gip_dtype_size(dt);
+    return (row + 15) / 16 * 16 - row;
+}
+
 void gt_free(gip_image *img)
 {
     free(img->data);

@@ -62,6 +62,9 @@ double gt_rand_unit(uint64_t *state); /* [0, 1) */
  * padding bytes are poisoned with 0xA5. Aborts the test on allocation failure. Free with
  * gt_free(). */
 void gt_alloc(gip_image *img, int64_t w, int64_t h, int32_t c, gip_dtype dt, int64_t pad);
+/* The padding that makes a row of w x c elements of dt a whole number of 16-byte units (the packed
+ * CUDA 3x3 kernels' case: gt_alloc's buffers start 16-byte aligned). */
+int64_t gt_pad16(int64_t w, int32_t c, gip_dtype dt);
 void gt_free(gip_image *img);
 
 /* Fills a host image with seeded random values: u8/u16/s16 over their full range, f32 in
