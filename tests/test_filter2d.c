@@ -10,7 +10,7 @@
 #include "testing.h"
 
 static gip_context *cpu_ctx; /* a CPU context for the CUDA-vs-CPU comparison (CUDA runs only) */
-/* Set by packed_float: both images get 16-byte row strides (the packed 3x3 CUDA kernels' case). */
+/* Set by ring_float: both images get 16-byte row strides (the packed 3x3 CUDA kernels' case). */
 static bool align16;
 
 typedef struct kcase {
@@ -374,11 +374,12 @@ static void large_kernel(gip_context *ctx)
     gt_free(&exp);
 }
 
-/* u8 sources with 16-byte aligned rows and float taps within one pixel of the anchor (on CUDA the
- * packed kernel's float twin, f2d_u8f): full and sparse 3x3 kernels, a 2x2 and a 1x3 one, to u8
- * and f32 with and without delta, every border, 1, 3 and 4 channels, row lengths around the
- * kernel's 16-element lanes and 512-element warps, heights past its ring of 8 rows. */
-static void packed_float(gip_context *ctx)
+/* u8 and f32 sources with 16-byte aligned rows and float taps within one pixel of the anchor (on
+ * CUDA the ring kernel with float accumulators, f2d_ringf): full and sparse 3x3 kernels, a 2x2 and
+ * a 1x3 one, u8 to u8 and f32, f32 to f32, with and without delta, every border, 1, 3 and 4
+ * channels, row lengths around the kernel's lanes (16 u8 or 4 f32 elements) and warps (512 or
+ * 128), heights past its ring of 8 rows. */
+static void ring_float(gip_context *ctx)
 {
     static const kcase pk[] = {
         {"bench3x3", 3, 3, 0, 0, 0, {0.05f, 0.1f, 0.05f, 0.1f, 0.4f, 0.1f, 0.05f, 0.1f, 0.05f}},
@@ -386,31 +387,33 @@ static void packed_float(gip_context *ctx)
         {"float2x2", 2, 2, 0, 0, 0, {0.3f, -0.2f, 0.65f, 0.4f}},
         {"float1x3", 3, 1, 0, 0, 0, {0.3f, 0.45f, 0.25f}},
     };
-    static const gt_size sizes[] = {{1, 1},    {5, 3},     {16, 2},   {13, 42}, {171, 5},
-                                    {512, 17}, {513, 16},  {700, 33}, {2, 40},  {1024, 3},
-                                    {33, 9},   {1500, 70}, {4097, 11}};
+    static const gt_size sizes[] = {{1, 1},    {5, 3},    {16, 2},    {13, 42},  {171, 5},
+                                    {512, 17}, {513, 16}, {700, 33},  {2, 40},   {1024, 3},
+                                    {33, 9},   {127, 12}, {1500, 70}, {4097, 11}};
     static const int32_t chans[] = {1, 3, 4};
     align16 = true;
-    /* On CUDA twice: through f2d_u8f (opt-in while it is new: GIP_F2D_U8F=1) and through the tiled
-     * kernel that runs these plans by default. */
+    /* On CUDA twice: through f2d_ringf (opt-in while it is new: GIP_F2D_RING=1) and through the
+     * tiled kernel that runs these plans by default. */
     const int runs = gip_context_backend(ctx) == GIP_BACKEND_CUDA ? 2 : 1;
     for (int run = 0; run < runs; run++) {
         if (run == 0 && runs == 2)
-            setenv("GIP_F2D_U8F", "1", 1);
+            setenv("GIP_F2D_RING", "1", 1);
         if (runs == 2)
-            printf("aligned u8, float taps: %s\n",
-                   run == 0 ? "f2d_u8f (GIP_F2D_U8F=1)" : "the tiled kernel");
+            printf("aligned rows, float taps: %s\n",
+                   run == 0 ? "f2d_ringf (GIP_F2D_RING=1)" : "the tiled kernel");
         uint64_t seed = 9100;
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
             for (int b = 0; b <= GIP_BORDER_WRAP; b++)
                 for (int ci = 0; ci < 3; ci++, seed++) {
                     const int k = (int)(seed % 5);
                     const kcase *kc = k == 4 ? &kernels[1] : &pk[k];
-                    const gip_dtype dt = seed / 5 % 2 ? GIP_F32 : GIP_U8;
+                    const int pair = (int)(seed / 5 % 3);
+                    const gip_dtype st = pair == 2 ? GIP_F32 : GIP_U8;
+                    const gip_dtype dt = pair == 0 ? GIP_U8 : GIP_F32;
                     const float delta = seed % 3 == 0 ? 0.0f : seed % 3 == 1 ? 3.0f : -1.25f;
-                    one_case(ctx, kc, sizes[s], GIP_U8, dt, chans[ci], (gip_border)b, delta, seed);
+                    one_case(ctx, kc, sizes[s], st, dt, chans[ci], (gip_border)b, delta, seed);
                 }
-        unsetenv("GIP_F2D_U8F");
+        unsetenv("GIP_F2D_RING");
     }
     align16 = false;
 }
@@ -419,7 +422,7 @@ static void suite(gip_context *ctx)
 {
     sweep(ctx);
     tile_edges(ctx);
-    packed_float(ctx);
+    ring_float(ctx);
     mean3x3(ctx);
     stored_cv2(ctx);
     large_kernel(ctx);

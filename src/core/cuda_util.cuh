@@ -34,7 +34,7 @@ static inline unsigned gip__div_up(int64_t a, int64_t b)
  * thread's groups are pending (other threads' copies need a barrier after it). The s forms take
  * the shared-memory address as a 32-bit shared-window address (what __cvta_generic_to_shared
  * gives), for kernels that keep such addresses in registers; the 4-byte copy is predicated on
- * `on` (no branch). */
+ * `on` (no branch), as is the 16-byte gip__cp_async16s_if. */
 __device__ __forceinline__ void gip__cp_async16s(unsigned s, const void *g)
 {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(g) : "memory");
@@ -54,6 +54,14 @@ __device__ __forceinline__ void gip__cp_async4s_if(bool on, unsigned s, const vo
 {
     asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %2, 0;\n\t"
                  "@p cp.async.ca.shared.global [%0], [%1], 4;\n}\n" ::"r"(s),
+                 "l"(g), "r"((int)on)
+                 : "memory");
+}
+
+__device__ __forceinline__ void gip__cp_async16s_if(bool on, unsigned s, const void *g)
+{
+    asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %2, 0;\n\t"
+                 "@p cp.async.cg.shared.global [%0], [%1], 16;\n}\n" ::"r"(s),
                  "l"(g), "r"((int)on)
                  : "memory");
 }

@@ -734,9 +734,9 @@ struct UxArgs {
     int32_t b;                /* B */
     uint32_t mul_m, mul_a;    /* UX_MUL: M and A (mod 2^32) */
     uint32_t abs_2b, abs_top; /* UX_ABS8: 2B and B + 255 in both lanes */
-    float kf[9];              /* f2d_u8f: the float taps by position, as k */
-    uint32_t kmask;           /* f2d_u8f: bit (dy + 1) * 3 + (dx + 1) when the plan has that tap */
-    float init;               /* f2d_u8f: the accumulators' start (filter2D's delta) */
+    float kf[2][9];    /* f2d_ringf: each kernel's taps by position, as k (MAG: two kernels) */
+    uint32_t kmask[2]; /* f2d_ringf: bit (dy + 1) * 3 + (dx + 1) when the kernel has that tap */
+    float init; /* f2d_ringf: the accumulators' start (filter2D's delta; 0 for integer plans) */
 };
 
 /* How a lane's sum becomes an output. UX_FAST: s16 without the affine step that cannot saturate;
@@ -754,41 +754,85 @@ struct UxArgs {
 enum { UX_FLOAT, UX_FAST, UX_LUT, UX_MUL, UX_ABS8 };
 static constexpr int UX_LUT_MAX = 8192; /* 255 * 32 + 1: Scharr, Sobel and box 3x3 fit */
 
-/* Four elements e .. e + 3 (e a multiple of 4, any value) of a row (NULL: constant border row)
- * as a little-endian word, border applied. */
-template <int C>
-__device__ __forceinline__ uint32_t ux_word(const UxArgs &a, const uint8_t *row, int32_t e)
+/* The ring below carries u8 sources for the packed kernels and u8 or f32 sources for f2d_ringf.
+ * Its units for a source type S: a lane's 16 bytes hold VE = 16 / sizeof(S) elements, and each
+ * side of a warp's 512 bytes is a quad: 4 elements (a u8 word, or 16 bytes of f32). */
+template <typename S> struct UxQuad;
+template <> struct UxQuad<uint8_t> {
+    typedef uint32_t type;
+};
+template <> struct UxQuad<float> {
+    typedef uint4 type;
+};
+
+/* Element i of a row (NULL: constant border row) for any integer i, border applied, as the bits of
+ * its value (rare: the border and the row's last elements). */
+template <typename S, int C>
+__device__ __forceinline__ uint32_t ux_elem(const UxArgs &a, const S *row, int32_t ei)
 {
-    if (row && e >= 0 && e + 4 <= a.n)
-        return __ldg(reinterpret_cast<const uint32_t *>(row + e));
-    uint32_t w = 0;
-#pragma unroll
-    for (int i = 0; i < 4; i++) {
-        const int32_t ei = e + i;
-        const int32_t p = ei >= 0 ? ei / C : -((C - 1 - ei) / C);
-        const int32_t c = ei - p * C;
-        uint32_t v;
-        if (!row) {
-            v = a.bv[c];
-        } else if ((uint32_t)ei < (uint32_t)a.n) {
-            v = row[ei];
-        } else {
-            const int32_t sx = gip__border_index32(p, a.W, (gip_border)a.border);
-            v = sx < 0 ? a.bv[c] : row[(int64_t)sx * C + c];
-        }
-        w |= v << (8 * i);
+    const int32_t p = ei >= 0 ? ei / C : -((C - 1 - ei) / C);
+    const int32_t c = ei - p * C;
+    const S *at;
+    if (!row) {
+        return a.bv[c];
+    } else if ((uint32_t)ei < (uint32_t)a.n) {
+        at = row + ei;
+    } else {
+        const int32_t sx = gip__border_index32(p, a.W, (gip_border)a.border);
+        if (sx < 0)
+            return a.bv[c];
+        at = row + (int64_t)sx * C + c;
     }
-    return w;
+    if constexpr (sizeof(S) == 1)
+        return *at;
+    else
+        return __float_as_uint(*at);
+}
+
+/* Four elements e .. e + 3 (e a multiple of 4, any value) of a row (NULL: constant border row)
+ * as a quad, border applied. */
+template <typename S, int C>
+__device__ __forceinline__ typename UxQuad<S>::type ux_word(const UxArgs &a, const S *row,
+                                                            int32_t e)
+{
+    if constexpr (sizeof(S) == 1) {
+        if (row && e >= 0 && e + 4 <= a.n)
+            return __ldg(reinterpret_cast<const uint32_t *>(row + e));
+        uint32_t w = 0;
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            const int32_t ei = e + i;
+            const int32_t p = ei >= 0 ? ei / C : -((C - 1 - ei) / C);
+            const int32_t c = ei - p * C;
+            uint32_t v;
+            if (!row) {
+                v = a.bv[c];
+            } else if ((uint32_t)ei < (uint32_t)a.n) {
+                v = row[ei];
+            } else {
+                const int32_t sx = gip__border_index32(p, a.W, (gip_border)a.border);
+                v = sx < 0 ? a.bv[c] : row[(int64_t)sx * C + c];
+            }
+            w |= v << (8 * i);
+        }
+        return w;
+    } else {
+        if (row && e >= 0 && e + 4 <= a.n)
+            return __ldg(reinterpret_cast<const uint4 *>(row + e));
+        return make_uint4(ux_elem<S, C>(a, row, e), ux_elem<S, C>(a, row, e + 1),
+                          ux_elem<S, C>(a, row, e + 2), ux_elem<S, C>(a, row, e + 3));
+    }
 }
 
 /* Source rows travel through a ring of UX_D slots per warp in shared memory: cp.async copies
  * (16 bytes a lane, no registers held while in flight) issued UX_D rows ahead, so a warp keeps
  * UX_D * 512 bytes in flight without the registers that rows held ahead in registers took (H200,
  * 2026-12-03: 127 registers a thread, 8.8% achieved occupancy on 3840x2160). A slot holds the
- * warp's 512 bytes at byte 16, the word before them at 12 and the word after them at 528 (lanes 0
- * and 31 copy those two), so that each lane reads its 24-byte window as three loads, the words
- * either side being its neighbours' (no shuffles). Border and row-end words are computed and stored
- * into the slot directly. Addresses are 32-bit shared-window addresses kept in registers. */
+ * warp's 512 bytes at byte 16, the quad before them just below (byte 12 for u8, 0 for f32) and the
+ * quad after them at 528 (lanes 0 and 31 copy those two), so that each lane reads its window as
+ * three loads, the quads either side being its neighbours' (no shuffles). Border and row-end quads
+ * are computed and stored into the slot directly. Addresses are 32-bit shared-window addresses
+ * kept in registers. */
 static constexpr int UX_D = 8;      /* ring slots (rows in flight) per warp, a power of two */
 static constexpr int UX_SLOT = 544; /* bytes a slot: 16 + 512 + 16 */
 
@@ -801,64 +845,95 @@ __device__ __noinline__ const uint8_t *ux_border_row(const UxArgs &a, int32_t y)
     return sy >= 0 ? a.src + (int64_t)sy * a.sstride : nullptr;
 }
 
-template <int C>
-__device__ __noinline__ void ux_fill_slow(const UxArgs &a, const uint8_t *row, int32_t e,
-                                          unsigned s)
+template <typename S, int C>
+__device__ __noinline__ void ux_fill_slow(const UxArgs &a, const S *row, int32_t e, unsigned s)
 {
-    /* Outputs read up to C <= 4 elements past the row: words from n + 4 on are never used
+    /* Outputs read up to C <= 4 elements past the row: quads from n + 4 on are never used
      * (left 0, which also keeps the border arithmetic to a few elements a row). */
-    uint32_t w[4];
+    if constexpr (sizeof(S) == 1) {
+        uint32_t w[4];
 #pragma unroll
-    for (int q = 0; q < 4; q++)
-        w[q] = e + 4 * q < a.n + 4 ? ux_word<C>(a, row, e + 4 * q) : 0u;
-    gip__sts128(s, make_uint4(w[0], w[1], w[2], w[3]));
+        for (int q = 0; q < 4; q++)
+            w[q] = e + 4 * q < a.n + 4 ? ux_word<S, C>(a, row, e + 4 * q) : 0u;
+        gip__sts128(s, make_uint4(w[0], w[1], w[2], w[3]));
+    } else {
+        gip__sts128(s, e < a.n + 4 ? ux_word<S, C>(a, row, e) : make_uint4(0, 0, 0, 0));
+    }
 }
 
-template <int C>
-__device__ __noinline__ uint32_t ux_side_slow(const UxArgs &a, const uint8_t *row, int32_t e)
+template <typename S, int C>
+__device__ __noinline__ typename UxQuad<S>::type ux_side_slow(const UxArgs &a, const S *row,
+                                                              int32_t e)
 {
-    return e < a.n + 4 ? ux_word<C>(a, row, e) : 0u;
+    if constexpr (sizeof(S) == 1)
+        return e < a.n + 4 ? ux_word<S, C>(a, row, e) : 0u;
+    else
+        return e < a.n + 4 ? ux_word<S, C>(a, row, e) : make_uint4(0, 0, 0, 0);
 }
 
-/* What a lane keeps for its copies: its lane, whether it copies a side word (lanes 0 and 31) and
- * where that lies from its 16 bytes (-4 or 16), in the slot and in the row alike. */
+__device__ __forceinline__ void ux_sts_quad(unsigned s, uint32_t q)
+{
+    gip__sts32(s, q);
+}
+__device__ __forceinline__ void ux_sts_quad(unsigned s, uint4 q)
+{
+    gip__sts128(s, q);
+}
+
+/* A quad's asynchronous copy, predicated on `on`. */
+template <typename S> __device__ __forceinline__ void ux_quad_copy(bool on, unsigned s, const S *g)
+{
+    if constexpr (sizeof(S) == 1)
+        gip__cp_async4s_if(on, s, g);
+    else
+        gip__cp_async16s_if(on, s, g);
+}
+
+/* What a lane keeps for its copies: its lane, whether it copies a side quad (lanes 0 and 31) and
+ * where that lies from its 16 bytes (-4 or -16, or 16), in the slot and in the row alike. */
 struct UxLane {
     int lane;
     bool side;
     int32_t sdo;
 };
 
-/* Issue row y (border-mapped) into a lane's slot (s: the lane's 16 bytes in it): its 16 elements
- * at e and, for lanes 0 / 31, the word before / after them (off: y sstride + e, kept by the
- * caller). `inner`: the block's columns and the words either side of them lie inside the row
+template <typename S> __device__ __forceinline__ UxLane ux_lane_of(int lane)
+{
+    return {lane, lane == 0 || lane == 31, lane == 0 ? -4 * (int)sizeof(S) : 16};
+}
+
+/* Issue row y (border-mapped) into a lane's slot (s: the lane's 16 bytes in it): its VE elements
+ * at e and, for lanes 0 / 31, the quad before / after them (off: y sstride + e sizeof(S), kept by
+ * the caller). `inner`: the block's columns and the quads either side of them lie inside the row
  * (every block but the first and the last of a row): then a row inside the image takes one path
- * for the whole warp, the side words' copies predicated on the lane. */
-template <int C>
+ * for the whole warp, the side quads' copies predicated on the lane. */
+template <typename S, int C>
 __device__ __forceinline__ void ux_issue(const UxArgs &a, int32_t y, int32_t e, const UxLane &ln,
                                          bool inner, unsigned s, int64_t off)
 {
+    constexpr int VE = 16 / (int)sizeof(S), QB = 4 * (int)sizeof(S);
     if (inner && (uint32_t)y < (uint32_t)a.H) {
-        const uint8_t *row = a.src + off; /* off = y sstride + e */
+        const uint8_t *row = a.src + off; /* off = y sstride + e sizeof(S) */
         gip__cp_async16s(s, row);
-        gip__cp_async4s_if(ln.side, s + ln.sdo, row + ln.sdo);
+        ux_quad_copy(ln.side, s + ln.sdo, reinterpret_cast<const S *>(row + ln.sdo));
         return;
     }
-    const uint8_t *row =
-        (uint32_t)y < (uint32_t)a.H ? a.src + (int64_t)y * a.sstride : ux_border_row(a, y);
-    if (row && e + 16 <= a.n)
+    const S *row = reinterpret_cast<const S *>(
+        (uint32_t)y < (uint32_t)a.H ? a.src + (int64_t)y * a.sstride : ux_border_row(a, y));
+    if (row && e + VE <= a.n)
         gip__cp_async16s(s, row + e);
     else
-        ux_fill_slow<C>(a, row, e, s);
+        ux_fill_slow<S, C>(a, row, e, s);
     if (ln.lane == 0) {
         if (row && e >= 4)
-            gip__cp_async4s_if(true, s - 4, row + e - 4);
+            ux_quad_copy(true, s - QB, row + e - 4);
         else
-            gip__sts32(s - 4, ux_side_slow<C>(a, row, e - 4));
+            ux_sts_quad(s - QB, ux_side_slow<S, C>(a, row, e - 4));
     } else if (ln.lane == 31) {
-        if (row && e + 20 <= a.n)
-            gip__cp_async4s_if(true, s + 16, row + e + 16);
+        if (row && e + VE + 4 <= a.n)
+            ux_quad_copy(true, s + 16, row + e + VE);
         else
-            gip__sts32(s + 16, ux_side_slow<C>(a, row, e + 16));
+            ux_sts_quad(s + 16, ux_side_slow<S, C>(a, row, e + VE));
     }
 }
 
@@ -928,11 +1003,12 @@ template <typename D> __device__ __forceinline__ uint32_t ux_finish(const UxArgs
         return __float_as_uint(v);
 }
 
-/* Sixteen outputs' finished bits t (in the low bits, or the float) packed as memory holds them. */
-template <typename D> __device__ __forceinline__ void ux_pack(const uint32_t *t, uint32_t *o)
+/* N outputs' finished bits t (in the low bits, or the float) packed as memory holds them. */
+template <typename D, int N = 16>
+__device__ __forceinline__ void ux_pack(const uint32_t *t, uint32_t *o)
 {
 #pragma unroll
-    for (int q = 0; q < 16 * (int)sizeof(D) / 4; q++) {
+    for (int q = 0; q < N * (int)sizeof(D) / 4; q++) {
         if constexpr (sizeof(D) == 1)
             o[q] = __byte_perm(__byte_perm(t[4 * q], t[4 * q + 1], 0x0040),
                                __byte_perm(t[4 * q + 2], t[4 * q + 3], 0x0040), 0x5410);
@@ -943,20 +1019,21 @@ template <typename D> __device__ __forceinline__ void ux_pack(const uint32_t *t,
     }
 }
 
-/* Stores a lane's 16 packed outputs o at d: 16-byte stores when all 16 lie inside the row (`left`:
- * the row's elements from d on), else element by element up to the row's end. */
-template <typename D>
+/* Stores a lane's N packed outputs o at d (N sizeof(D) a multiple of 16 bytes): 16-byte stores when
+ * all N lie inside the row (`left`: the row's elements from d on), else element by element up to
+ * the row's end. */
+template <typename D, int N = 16>
 __device__ __forceinline__ void ux_write(const uint32_t *o, D *d, int32_t left)
 {
-    if (left >= 16) {
+    if (left >= N) {
 #pragma unroll
-        for (int q = 0; q < (int)sizeof(D); q++)
+        for (int q = 0; q < N * (int)sizeof(D) / 16; q++)
             reinterpret_cast<uint4 *>(d)[q] =
                 make_uint4(o[4 * q], o[4 * q + 1], o[4 * q + 2], o[4 * q + 3]);
         return;
     }
 #pragma unroll
-    for (int i = 0; i < 16; i++) { /* the row's last elements (constant indices: no local array) */
+    for (int i = 0; i < N; i++) { /* the row's last elements (constant indices: no local array) */
         if (i >= left)
             break;
         if constexpr (sizeof(D) == 1)
@@ -1055,24 +1132,38 @@ struct UxCursor {
     int64_t soff, doff;
 };
 
-/* Source row r (r in y0 - 1 .. yend) as the lane's 24 bytes w (4 before its 16, 4 after, little
- * endian); refills the row's slot with row r + UX_D and moves the cursor on. */
-template <int C>
+/* Words of a lane's window: its 16 bytes and a quad either side (6 for u8, 12 for f32). */
+template <typename S> constexpr int ux_nwin()
+{
+    return 4 + 2 * (int)sizeof(S);
+}
+
+/* Source row r (r in y0 - 1 .. yend) as the lane's window w (the quad before its 16 bytes, them,
+ * the quad after, little endian); refills the row's slot with row r + UX_D and moves the cursor
+ * on. */
+template <typename S, int C>
 __device__ __forceinline__ void ux_row_words(const UxArgs &a, UxCursor &cur, const UxLane &ln,
                                              int32_t e, bool inner, int32_t yend, int32_t r,
-                                             uint32_t (&w)[6])
+                                             uint32_t (&w)[ux_nwin<S>()])
 {
     const unsigned s = cur.s;
     gip__cp_async_wait<UX_D - 1>(); /* row r's group is done, for this lane's copies */
     __syncwarp();                   /* and for its neighbours', whose words it reads */
     const uint4 v = gip__lds128(s);
-    w[0] = gip__lds32(s - 4);
-    w[1] = v.x, w[2] = v.y, w[3] = v.z, w[4] = v.w;
-    w[5] = gip__lds32(s + 16);
+    if constexpr (sizeof(S) == 1) {
+        w[0] = gip__lds32(s - 4);
+        w[1] = v.x, w[2] = v.y, w[3] = v.z, w[4] = v.w;
+        w[5] = gip__lds32(s + 16);
+    } else {
+        const uint4 b = gip__lds128(s - 16), f = gip__lds128(s + 16);
+        w[0] = b.x, w[1] = b.y, w[2] = b.z, w[3] = b.w;
+        w[4] = v.x, w[5] = v.y, w[6] = v.z, w[7] = v.w;
+        w[8] = f.x, w[9] = f.y, w[10] = f.z, w[11] = f.w;
+    }
     /* Refill the slot once every lane has read its words from it. */
     __syncwarp();
     if (r + UX_D <= yend)
-        ux_issue<C>(a, r + UX_D, e, ln, inner, s, cur.soff);
+        ux_issue<S, C>(a, r + UX_D, e, ln, inner, s, cur.soff);
     gip__cp_async_commit();
     cur.soff += a.sstride;
     cur.i = (cur.i + 1) & (UX_D - 1);
@@ -1085,7 +1176,7 @@ __device__ __forceinline__ void ux_row(const UxArgs &a, UxCursor &cur, const UxL
                                        bool inner, int32_t yend, int32_t r, uint32_t *X)
 {
     uint32_t w[6];
-    ux_row_words<C>(a, cur, ln, e, inner, yend, r, w);
+    ux_row_words<uint8_t, C>(a, cur, ln, e, inner, yend, r, w);
 #pragma unroll
     for (int q = 0; q < 6; q++) {
         X[q] = __byte_perm(w[q], 0u, 0x4240);
@@ -1172,7 +1263,7 @@ __device__ __forceinline__ void ux_step(const UxArgs &a, const D *lut, const uin
 /* A warp's start on the band of output rows y0 .. yend - 1: source rows y0 - 1 .. yend, the first
  * UX_D of them in flight, one commit group each (empty past the band, so that the group count stays
  * uniform); the cursor's output offset at row y0 - 2 for elements of dsize bytes. */
-template <int C>
+template <typename S, int C>
 __device__ __forceinline__ UxCursor ux_band_start(const UxArgs &a, const UxLane &ln, int32_t e,
                                                   bool inner, int32_t y0, int32_t yend, unsigned s0,
                                                   int32_t dsize)
@@ -1180,7 +1271,7 @@ __device__ __forceinline__ UxCursor ux_band_start(const UxArgs &a, const UxLane 
     UxCursor cur;
     cur.s0 = cur.s = s0;
     cur.i = 0;
-    cur.soff = (int64_t)(y0 - 1) * a.sstride + e;
+    cur.soff = (int64_t)(y0 - 1) * a.sstride + (int64_t)e * (int64_t)sizeof(S);
     if (inner && y0 >= 1 && min(y0 - 2 + UX_D, yend) < a.H) {
         /* Every row of the first UX_D inside the image (most bands): straight copies. */
         const uint8_t *row = a.src + cur.soff;
@@ -1188,7 +1279,8 @@ __device__ __forceinline__ UxCursor ux_band_start(const UxArgs &a, const UxLane 
         for (int i = 0; i < UX_D; i++) {
             if (y0 - 1 + i <= yend) {
                 gip__cp_async16s(s0 + i * UX_SLOT, row);
-                gip__cp_async4s_if(ln.side, s0 + i * UX_SLOT + ln.sdo, row + ln.sdo);
+                ux_quad_copy(ln.side, s0 + i * UX_SLOT + ln.sdo,
+                             reinterpret_cast<const S *>(row + ln.sdo));
             }
             gip__cp_async_commit();
             row += a.sstride;
@@ -1198,7 +1290,7 @@ __device__ __forceinline__ UxCursor ux_band_start(const UxArgs &a, const UxLane 
 #pragma unroll 1
         for (int i = 0; i < UX_D; i++) {
             if (y0 - 1 + i <= yend)
-                ux_issue<C>(a, y0 - 1 + i, e, ln, inner, s0 + i * UX_SLOT, cur.soff);
+                ux_issue<S, C>(a, y0 - 1 + i, e, ln, inner, s0 + i * UX_SLOT, cur.soff);
             gip__cp_async_commit();
             cur.soff += a.sstride;
         }
@@ -1224,7 +1316,7 @@ __global__ void __launch_bounds__(32 * UX_WARPS) f2d_u8x3(const __grid_constant_
     }
     const int32_t e0 = (int32_t)blockIdx.x * UX_W, e = e0 + lane * 16; /* this lane's first */
     const bool inner = e0 >= 4 && e0 + UX_W + 4 <= a.n;
-    const UxLane ln = {lane, lane == 0 || lane == 31, lane == 0 ? -4 : 16};
+    const UxLane ln = ux_lane_of<uint8_t>(lane);
     const unsigned s0 = (unsigned)__cvta_generic_to_shared(&ring.slot[wy][0][1 + lane]);
     const int32_t bands = (a.H + a.ry - 1) / a.ry;
     /* Each warp walks its own bands (the ring's __syncwarp needs every lane: the loop is
@@ -1232,7 +1324,7 @@ __global__ void __launch_bounds__(32 * UX_WARPS) f2d_u8x3(const __grid_constant_
     for (int32_t band = (int32_t)(blockIdx.y * UX_WARPS + wy); band < bands;
          band += (int32_t)(gridDim.y * UX_WARPS)) {
         const int32_t y0 = band * a.ry, yend = min(y0 + a.ry, a.H);
-        UxCursor cur = ux_band_start<C>(a, ln, e, inner, y0, yend, s0, (int32_t)sizeof(D));
+        UxCursor cur = ux_band_start<uint8_t, C>(a, ln, e, inner, y0, yend, s0, (int32_t)sizeof(D));
         uint32_t X[12];
         if constexpr (HK != UX_GEN) {
             /* Three rows a turn, the three register sets' roles rotating (no moves between
@@ -1276,16 +1368,17 @@ __global__ void __launch_bounds__(32 * UX_WARPS) f2d_u8x3(const __grid_constant_
     }
 }
 
-/* The grid of the packed kernels, and a.ry, for outputs of dsize bytes. A warp walks a band of rows
- * one after the other, its first UX_D source rows copied at once. Short bands won on the H200
- * although each re-reads two halo rows: 7680x4320 u8c3 (2026-12-04, session 11's kernel, rows a
- * band 8 / 6 / 4 / 3) box3 0.0757 / 0.0731 / 0.0753 / -, Sobel to u8 0.0752 / 0.0726 / 0.0719 /
+/* The grid of the ring kernels, and a.ry, for outputs of dsize bytes and warps of we elements. A
+ * warp walks a band of rows one after the other, its first UX_D source rows copied at once. Short
+ * bands won on the H200 although each re-reads two halo rows: 7680x4320 u8c3 (2026-12-04, session
+ * 11's kernel, rows a band 8 / 6 / 4 / 3) box3 0.0757 / 0.0731 / 0.0753 / -, Sobel to u8 0.0752 /
+ * 0.0726 / 0.0719 /
  * -, Sobel to s16 0.1086 / 0.1043 / 0.0978 / 0.0938, Sobel to f32 0.2721 / 0.2644 / 0.2582 /
  * 0.2547. Below about 16384 warps a band gets fewer rows, down to 3 (3840x2160 u8c1: 0.026 against
  * 0.028 with 4, session 10). */
-static dim3 ux_grid(UxArgs &a, int32_t dsize)
+static dim3 ux_grid(UxArgs &a, int32_t dsize, int32_t we = UX_W)
 {
-    const int64_t wx = ((int64_t)a.n + UX_W - 1) / UX_W;
+    const int64_t wx = ((int64_t)a.n + we - 1) / we;
     const int64_t want = (wx * a.H) / 16384, top = dsize == 1 ? 6 : 3;
     a.ry = (int32_t)(want < 3 ? 3 : want > top ? top : want);
     const int64_t bands = ((int64_t)a.H + a.ry - 1) / a.ry;
@@ -1491,149 +1584,193 @@ extern "C" gip_status gip__f2d_run_u8x3_cuda(gip_context *ctx, const gip__f2d_pl
     return ux_launch_plan<float, UX_FLOAT>(ctx, a, C);
 }
 
-/* ---- the float twin of the packed path: u8 sources, float taps inside 3x3 --------------------
+/* ---- the ring with float accumulators: u8 and f32 sources, taps inside 3x3 -------------------
  *
- * Float plans (filter2D with a float kernel, cv2.filter2D's case) on u8 images with 16-byte rows
- * and taps within one pixel of the anchor take the packed kernel's ring, lanes and bands with
- * float accumulators: a lane's 24 window bytes become floats once a row (a byte permute into the
- * mantissa of 2^23 and a subtraction), and each source row adds its taps to the three output rows
- * it belongs to, one __fmaf_rn a tap in the plan's row-major order, as filter2d.h's float
- * arithmetic and the CPU do; so the outputs are bit-identical to the CPU's. f2d_box did the same
- * with block-wide tiles and barriers, and its runtime tap tests took half of its instructions
- * outside the multiply-adds (sm_90 SASS, 2026-12-04). FULL: all nine taps are in the plan (no
- * tap tests). */
+ * Plans the packed kernel cannot take (float taps, the gradient magnitude, f32 sources) on images
+ * with 16-byte rows, when every tap lies within one pixel of the anchor, run on the packed
+ * kernel's ring, lanes and bands with float accumulators: a lane's window becomes floats once a
+ * row (u8 through a byte permute into the mantissa of 2^23 and a subtraction, exact), and each
+ * source row adds its taps to the three output rows it belongs to, one __fmaf_rn a tap in the
+ * plan's row-major order, as filter2d.h's arithmetic and the CPU do; so the outputs are
+ * bit-identical to the CPU's. Integer plans run the same float chain, exact because every partial
+ * sum stays below 2^24 (checked on the host, as for f2d_box). f2d_box runs these plans with
+ * block-wide tiles and barriers; its runtime tap tests and staging took more instructions than its
+ * multiply-adds (sm_90 SASS, 2026-12-04), and it kept few warps busy below 7680x4320. A lane holds
+ * VE = 16 / sizeof(S) outputs of a row: 16 for u8, 4 for f32. */
+enum { UXF_FULL, UXF_MASK, UXF_MAG }; /* all nine taps; some of them (tested); two kernels */
 
 /* acc[i] = fma(k[t], x[i + dx C], acc[i]) for the taps t = 3 dy + dx (dx = 0, 1, 2) of one kernel
- * row that are in the plan, in order. */
-template <int C, bool FULL>
-__device__ __forceinline__ void uxf_add(const UxArgs &a, float *acc, const float *x, int dy)
+ * row that are in kernel `kn`'s plan, in order. */
+template <int N, int C, bool FULL>
+__device__ __forceinline__ void uxf_add(const UxArgs &a, float *acc, const float *x, int dy, int kn)
 {
 #pragma unroll
     for (int dx = 0; dx < 3; dx++) {
         const int t = 3 * dy + dx;
-        if (!FULL && !(a.kmask >> t & 1u))
+        if (!FULL && !(a.kmask[kn] >> t & 1u))
             continue;
-        const float k = a.kf[t];
+        const float k = a.kf[kn][t];
 #pragma unroll
-        for (int i = 0; i < 16; i++)
+        for (int i = 0; i < N; i++)
             acc[i] = __fmaf_rn(k, x[i + dx * C], acc[i]);
     }
 }
 
-/* Finishes (filter2d.h) and stores a lane's 16 float sums at d. */
-template <typename D>
-__device__ __forceinline__ void uxf_store(const UxArgs &a, const float *acc, D *d, int32_t left)
+/* Finishes (filter2d.h) and stores a lane's N sums at d: g, and g2 for the magnitude. */
+template <typename D, int N, bool MAG>
+__device__ __forceinline__ void uxf_store(const UxArgs &a, const float *g, const float *g2, D *d,
+                                          int32_t left)
 {
-    uint32_t t[16], o[16 * sizeof(D) / 4];
-    if (!a.affine && !a.abs) { /* filter2D: saturation only (uniform: the steps are not issued) */
+    uint32_t t[N], o[N * sizeof(D) / 4];
+    if (!MAG && !a.affine && !a.abs) { /* filter2D: saturation only (uniform branch) */
 #pragma unroll
-        for (int i = 0; i < 16; i++) {
+        for (int i = 0; i < N; i++) {
             if constexpr (std::is_same<D, uint8_t>::value)
-                t[i] = __float_as_uint(__fadd_rn(fminf(fmaxf(acc[i], 0.0f), 255.0f), 8388608.0f));
+                t[i] = __float_as_uint(__fadd_rn(fminf(fmaxf(g[i], 0.0f), 255.0f), 8388608.0f));
             else
-                t[i] = __float_as_uint(acc[i]);
+                t[i] = __float_as_uint(g[i]);
         }
     } else {
 #pragma unroll
-        for (int i = 0; i < 16; i++)
-            t[i] = ux_finish<D>(a, acc[i]);
+        for (int i = 0; i < N; i++) {
+            float v = g[i];
+            if constexpr (MAG) {
+                float q = __fmul_rn(v, v); /* gx * gx */
+                q = __fmaf_rn(g2[i], g2[i], q);
+                v = __fsqrt_rn(q);
+            }
+            t[i] = ux_finish<D>(a, v);
+        }
     }
-    ux_pack<D>(t, o);
-    ux_write<D>(o, d, left);
+    ux_pack<D, N>(t, o);
+    ux_write<D, N>(o, d, left);
 }
 
-template <typename D, int C, bool FULL>
-__global__ void __launch_bounds__(32 * UX_WARPS) f2d_u8f(const __grid_constant__ UxArgs a)
+template <typename S, typename D, int C, int KIND>
+__global__ void __launch_bounds__(32 * UX_WARPS) f2d_ringf(const __grid_constant__ UxArgs a)
 {
+    constexpr int VE = 16 / (int)sizeof(S), NX = VE + 2 * C, NK = KIND == UXF_MAG ? 2 : 1;
+    constexpr bool FULL = KIND == UXF_FULL;
     __shared__ UxRing ring;
     const int lane = threadIdx.x, wy = threadIdx.y;
-    const int32_t e0 = (int32_t)blockIdx.x * UX_W, e = e0 + lane * 16; /* this lane's first */
-    const bool inner = e0 >= 4 && e0 + UX_W + 4 <= a.n;
-    const UxLane ln = {lane, lane == 0 || lane == 31, lane == 0 ? -4 : 16};
+    const int32_t e0 = (int32_t)blockIdx.x * 32 * VE, e = e0 + lane * VE; /* this lane's first */
+    const bool inner = e0 >= 4 && e0 + 32 * VE + 4 <= a.n;
+    const UxLane ln = ux_lane_of<S>(lane);
     const unsigned s0 = (unsigned)__cvta_generic_to_shared(&ring.slot[wy][0][1 + lane]);
     const int32_t bands = (a.H + a.ry - 1) / a.ry;
     for (int32_t band = (int32_t)(blockIdx.y * UX_WARPS + wy); band < bands;
          band += (int32_t)(gridDim.y * UX_WARPS)) {
         const int32_t y0 = band * a.ry, yend = min(y0 + a.ry, a.H);
-        UxCursor cur = ux_band_start<C>(a, ln, e, inner, y0, yend, s0, (int32_t)sizeof(D));
-        float A[16], B[16]; /* output rows r - 1 and r + 1 of source row r, then r and r + 1 */
+        UxCursor cur = ux_band_start<S, C>(a, ln, e, inner, y0, yend, s0, (int32_t)sizeof(D));
+        /* Output rows r - 1 and r + 1 of source row r (then r and r + 1), per kernel. */
+        float A[NK][VE], B[NK][VE];
 #pragma unroll
-        for (int i = 0; i < 16; i++)
-            A[i] = B[i] = a.init;
+        for (int k = 0; k < NK; k++)
+#pragma unroll
+            for (int i = 0; i < VE; i++)
+                A[k][i] = B[k][i] = a.init;
         for (int32_t r = y0 - 1; r <= yend; r++) {
-            uint32_t w[6];
-            ux_row_words<C>(a, cur, ln, e, inner, yend, r, w);
-            /* Window byte 4 + i + (dx - 1) C of output i: x[i + dx C] (x[j] is byte 4 - C + j). */
-            float x[16 + 2 * C];
+            uint32_t w[ux_nwin<S>()];
+            ux_row_words<S, C>(a, cur, ln, e, inner, yend, r, w);
+            /* Output i's tap dx reads element i + (dx - 1) C of the lane's: x[i + dx C]. */
+            float x[NX];
 #pragma unroll
-            for (int j = 0; j < 16 + 2 * C; j++) {
-                const int b = 4 - C + j;
-                x[j] = __fsub_rn(
-                    __uint_as_float(__byte_perm(w[b >> 2], 0x4B000000u, 0x7540u | (b & 3))),
-                    8388608.0f);
+            for (int j = 0; j < NX; j++) {
+                if constexpr (sizeof(S) == 1) {
+                    const int b = 4 - C + j; /* window byte: the lane's first is byte 4 */
+                    x[j] = __fsub_rn(
+                        __uint_as_float(__byte_perm(w[b >> 2], 0x4B000000u, 0x7540u | (b & 3))),
+                        8388608.0f);
+                } else {
+                    x[j] = __uint_as_float(w[4 - C + j]); /* the lane's first is word 4 */
+                }
             }
             /* Output row r - 1 gets its last kernel row, r its middle, r + 1 its first. */
-            uxf_add<C, FULL>(a, A, x, 2);
+#pragma unroll
+            for (int k = 0; k < NK; k++)
+                uxf_add<VE, C, FULL>(a, A[k], x, 2, k);
             if (r > y0 && e < a.n)
-                uxf_store<D>(a, A, reinterpret_cast<D *>(a.dst + cur.doff), a.n - e);
+                uxf_store<D, VE, KIND == UXF_MAG>(a, A[0], A[NK - 1],
+                                                  reinterpret_cast<D *>(a.dst + cur.doff), a.n - e);
             cur.doff += a.dstride;
 #pragma unroll
-            for (int i = 0; i < 16; i++) {
-                A[i] = B[i], B[i] = a.init;
+            for (int k = 0; k < NK; k++) {
+#pragma unroll
+                for (int i = 0; i < VE; i++) {
+                    A[k][i] = B[k][i], B[k][i] = a.init;
+                }
+                uxf_add<VE, C, FULL>(a, A[k], x, 1, k);
+                uxf_add<VE, C, FULL>(a, B[k], x, 0, k);
             }
-            uxf_add<C, FULL>(a, A, x, 1);
-            uxf_add<C, FULL>(a, B, x, 0);
         }
     }
 }
 
-template <typename D, bool FULL>
+template <typename S, typename D, int KIND>
 static gip_status uxf_launch(gip_context *ctx, UxArgs &a, int32_t C)
 {
-    const dim3 grid = ux_grid(a, (int32_t)sizeof(D)), block(32, UX_WARPS);
+    const dim3 grid = ux_grid(a, (int32_t)sizeof(D), 32 * 16 / (int32_t)sizeof(S));
+    const dim3 block(32, UX_WARPS);
     cudaStream_t s = gip__stream(ctx);
     if (C == 1)
-        f2d_u8f<D, 1, FULL><<<grid, block, 0, s>>>(a);
+        f2d_ringf<S, D, 1, KIND><<<grid, block, 0, s>>>(a);
     else if (C == 3)
-        f2d_u8f<D, 3, FULL><<<grid, block, 0, s>>>(a);
+        f2d_ringf<S, D, 3, KIND><<<grid, block, 0, s>>>(a);
     else
-        f2d_u8f<D, 4, FULL><<<grid, block, 0, s>>>(a);
-    return GIP__LAUNCH_CHECK(ctx, "2-D filter kernel (u8 3x3, float taps)");
+        f2d_ringf<S, D, 4, KIND><<<grid, block, 0, s>>>(a);
+    return GIP__LAUNCH_CHECK(ctx, "2-D filter kernel (3x3, ring, float)");
 }
 
-/* Runs a float plan through f2d_u8f when it qualifies: u8 source, u8 or f32 destination, not MAG,
- * every tap within one pixel of the anchor in row-major order, both images 16-byte aligned, rows
- * below 2^30 elements; *done says whether it ran. Opt-in for now (GIP_F2D_U8F=1, read at each
- * call): written in a session without a GPU, it takes over from f2d_box once it has run on one
- * (docs/notes.md, "Next GPU session"). */
+template <typename S, typename D>
+static gip_status uxf_dispatch(gip_context *ctx, UxArgs &a, int32_t C, bool mag)
+{
+    if (mag)
+        return uxf_launch<S, D, UXF_MAG>(ctx, a, C);
+    if (a.kmask[0] == 0x1FFu)
+        return uxf_launch<S, D, UXF_FULL>(ctx, a, C);
+    return uxf_launch<S, D, UXF_MASK>(ctx, a, C);
+}
+
+/* Runs a plan through f2d_ringf when it qualifies: u8 sources to u8 or f32, f32 sources to f32,
+ * every tap of each kernel within one pixel of the anchor in row-major order, integer plans exact
+ * in float, both images 16-byte aligned, rows below 2^30 elements; *done says whether it ran.
+ * Opt-in for now (GIP_F2D_RING=1, read at each call): written in a session without a GPU, it takes
+ * over from f2d_box once it has run on one (docs/notes.md, "Next GPU session"). */
 static gip_status uxf_run(gip_context *ctx, const gip__f2d_plan *p, const gip_image *src,
                           const gip_image *dst, bool *done)
 {
     *done = false;
-    const char *on = getenv("GIP_F2D_U8F");
+    const char *on = getenv("GIP_F2D_RING");
     if (!on || atoi(on) == 0)
         return GIP_OK;
-    const gip_dtype dd = dst->dtype;
+    const gip_dtype sd = src->dtype, dd = dst->dtype;
     const int64_t n = src->width * (int64_t)src->channels;
-    if (src->dtype != GIP_U8 || p->int_acc || p->post == GIP__F2D_MAG ||
-        (dd != GIP_U8 && dd != GIP_F32) || n >= ((int64_t)1 << 30) ||
-        src->height >= ((int64_t)1 << 30))
+    if (!((sd == GIP_U8 && (dd == GIP_U8 || dd == GIP_F32)) || (sd == GIP_F32 && dd == GIP_F32)) ||
+        n >= ((int64_t)1 << 30) || src->height >= ((int64_t)1 << 30))
         return GIP_OK;
     if (((uintptr_t)src->data | (uintptr_t)src->stride | (uintptr_t)dst->data |
          (uintptr_t)dst->stride) &
         15u)
         return GIP_OK;
-    if (p->ntaps < 1 || p->ntaps > 9 || !fb_row_major(p->taps, 0, p->ntaps))
-        return GIP_OK;
+    const bool mag = p->post == GIP__F2D_MAG;
     UxArgs a;
     memset(&a, 0, sizeof a);
-    for (int32_t i = 0; i < p->ntaps; i++) {
-        const gip__f2d_tap *t = &p->taps[i];
-        if (t->dx < -1 || t->dx > 1 || t->dy < -1 || t->dy > 1)
+    for (int32_t part = 0; part < (mag ? 2 : 1); part++) {
+        const int32_t b = part ? p->ntaps : 0, e = part ? p->ntaps + p->ntaps2 : p->ntaps;
+        if (e - b > 9 || !fb_row_major(p->taps, b, e))
             return GIP_OK;
-        const int pos = (t->dy + 1) * 3 + (t->dx + 1);
-        a.kf[pos] = t->kf;
-        a.kmask |= 1u << pos;
+        double sum = 0;
+        for (int32_t i = b; i < e; i++) {
+            const gip__f2d_tap *t = &p->taps[i];
+            if (t->dx < -1 || t->dx > 1 || t->dy < -1 || t->dy > 1)
+                return GIP_OK;
+            const int pos = (t->dy + 1) * 3 + (t->dx + 1);
+            a.kf[part][pos] = p->int_acc ? (float)t->ki : t->kf;
+            a.kmask[part] |= 1u << pos;
+            sum += fabs((double)t->ki);
+        }
+        if (p->int_acc && sum * (sd == GIP_U8 ? 255.0 : 65535.0) >= 16777216.0)
+            return GIP_OK;
     }
     a.src = (const uint8_t *)src->data;
     a.sstride = src->stride;
@@ -1643,19 +1780,24 @@ static gip_status uxf_run(gip_context *ctx, const gip__f2d_plan *p, const gip_im
     a.H = (int32_t)src->height;
     a.n = (int32_t)n;
     a.border = p->border;
-    for (int c = 0; c < 4; c++)
-        a.bv[c] = (uint32_t)p->border_value[c]; /* already a u8 value (filter2d.h) */
-    a.init = p->init;
+    for (int c = 0; c < 4; c++) { /* the value's bits: a u8 value (filter2d.h), or the float */
+        if (sd == GIP_U8)
+            a.bv[c] = (uint32_t)p->border_value[c];
+        else
+            memcpy(&a.bv[c], &p->border_value[c], sizeof(float));
+    }
+    a.init = p->int_acc ? 0.0f : p->init;
     a.scale = p->scale;
     a.delta = p->delta;
     a.affine = p->affine;
     a.abs = p->post == GIP__F2D_ABS;
     *done = true;
-    const bool full = a.kmask == 0x1FFu;
     const int32_t C = src->channels;
+    if (sd == GIP_F32)
+        return uxf_dispatch<float, float>(ctx, a, C, mag);
     if (dd == GIP_U8)
-        return full ? uxf_launch<uint8_t, true>(ctx, a, C) : uxf_launch<uint8_t, false>(ctx, a, C);
-    return full ? uxf_launch<float, true>(ctx, a, C) : uxf_launch<float, false>(ctx, a, C);
+        return uxf_dispatch<uint8_t, uint8_t>(ctx, a, C, mag);
+    return uxf_dispatch<uint8_t, float>(ctx, a, C, mag);
 }
 
 extern "C" gip_status gip__f2d_run_cuda(gip_context *ctx, const gip__f2d_plan *plan,
