@@ -1,0 +1,90 @@
+#!/bin/sh
+# A/B of environment switches in one call (on the GPU machine, one device call): builds gip-bench
+# and the named tests (Release, CUDA where nvcc is), runs the tests (and compute-sanitizer on
+# some), then times the benchmark rows under each variant in alternating rounds and prints the
+# median milliseconds side by side.
+#
+#   VARIANTS="base: ring:GIP_F2D_RING=1"  variants, name:ENV=V+ENV2=V2 (nothing after ':' = as is)
+#   OPS=filter2d3,sobel_mag FORMATS=u8c1,u8c3,f32c1 SIZES=1920x1080,3840x2160,7680x4320
+#   ROUNDS=2 TIME=0.3                      rounds of all variants, gip-bench --time per row
+#   TESTS="test_filter2d test_sobel"       tests to build and run first (empty: none)
+#   SAN="memcheck:test_filter2d racecheck:test_sobel"  compute-sanitizer runs, SAN_CAP s each
+#   BUILD=build-gpu                        build folder (kept between calls on a warm machine)
+#   BACKEND=cuda                           gip-bench --backend (cpu: A/B of CPU switches here)
+# Logs and JSON under $OUT (or out/ab); the table is printed last and kept as ab.txt.
+set -u
+cd "$(dirname "$0")/.."
+DEST=${OUT:-out/ab}
+mkdir -p "$DEST"
+BUILD=${BUILD:-build-gpu}
+VARIANTS=${VARIANTS:-"base: ring:GIP_F2D_RING=1"}
+OPS=${OPS:-filter2d3,sobel_mag,sobel_f32}
+FORMATS=${FORMATS:-u8c1,u8c3,f32c1}
+SIZES=${SIZES:-1920x1080,3840x2160,7680x4320}
+ROUNDS=${ROUNDS:-2}
+TIME=${TIME:-0.3}
+TESTS=${TESTS-"test_filter2d test_sobel"}
+SAN=${SAN:-}
+SAN_CAP=${SAN_CAP:-150}
+BACKEND=${BACKEND:-cuda}
+T0=$(date +%s)
+log() { echo "$*" | tee -a "$DEST/ab.log"; }
+
+log "gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1)"
+log "date: $(date -u +%Y-%m-%dT%H:%M:%SZ), commit $(git rev-parse --short HEAD 2>/dev/null)"
+if ! cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DGIP_CUDA=ON -DGIP_BUILD_BENCH=ON \
+    -DGIP_BUILD_PYTHON=OFF >"$DEST/configure.log" 2>&1; then
+    log "CONFIGURE FAILED"; tail -30 "$DEST/configure.log"; exit 1
+fi
+# shellcheck disable=SC2086 # TESTS is a list of targets
+if ! cmake --build "$BUILD" -j "$(nproc)" --target gip-bench $TESTS >"$DEST/build.log" 2>&1; then
+    log "BUILD FAILED"; tail -40 "$DEST/build.log"; exit 1
+fi
+log "build: ok ($(($(date +%s) - T0)) s)"
+
+for t in $TESTS; do
+    bin=$(find "$BUILD" -name "$t" -type f -perm -u+x | head -1)
+    "$bin" >"$DEST/$t.log" 2>&1
+    rc=$?
+    log "$t: $(tail -1 "$DEST/$t.log") (rc $rc)"
+done
+for s in $SAN; do
+    tool=${s%%:*} t=${s#*:}
+    bin=$(find "$BUILD" -name "$t" -type f -perm -u+x | head -1)
+    GIP_TEST_QUICK=1 timeout "$SAN_CAP" compute-sanitizer --tool "$tool" --report-api-errors no \
+        --error-exitcode 9 "$bin" >"$DEST/san-$tool-$t.log" 2>&1
+    rc=$?
+    log "compute-sanitizer $tool $t: rc $rc ($([ $rc = 124 ] && echo "cut at $SAN_CAP s, " ||
+        true)$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$DEST/san-$tool-$t.log" | tail -1))"
+done
+
+r=1
+while [ "$r" -le "$ROUNDS" ]; do
+    for v in $VARIANTS; do
+        name=${v%%:*} envs=$(echo "${v#*:}" | tr '+' ' ')
+        # shellcheck disable=SC2086 # envs is a list of assignments
+        env $envs "$BUILD/gip-bench" --backend "$BACKEND" --no-npp --ops "$OPS" --formats "$FORMATS" \
+            --sizes "$SIZES" --time "$TIME" --json "$DEST/ab-$name-$r.json" >"$DEST/ab-$name-$r.log" 2>&1 ||
+            log "gip-bench $name round $r: rc $?"
+    done
+    r=$((r + 1))
+done
+
+python3 - "$DEST" $VARIANTS <<'EOF' | tee "$DEST/ab.txt"
+import glob, json, os, sys
+dest, variants = sys.argv[1], [v.split(':')[0] for v in sys.argv[2:]]
+cols, table = [], {}
+for name in variants:
+    for path in sorted(glob.glob(os.path.join(dest, 'ab-%s-*.json' % name))):
+        col = '%s%s' % (name, path.rsplit('-', 1)[1][:-5])
+        cols.append(col)
+        for row in json.load(open(path))['rows']:
+            if row.get('impl') == 'gip' and row.get('status') == 'ok':
+                key = (row['op'], row['size'], row['format'])
+                table.setdefault(key, {})[col] = row['ms']
+print('%-11s %-10s %-6s' % ('op', 'size', 'format') + ''.join('%11s' % c for c in cols))
+for key in sorted(table):
+    print('%-11s %-10s %-6s' % key + ''.join(
+        '%11.4f' % table[key][c] if c in table[key] else '%11s' % '-' for c in cols))
+EOF
+log "total: $(($(date +%s) - T0)) s"
