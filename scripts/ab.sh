@@ -13,7 +13,7 @@
 #   BACKEND=cuda                           gip-bench --backend (cpu: A/B of CPU switches here)
 # Logs and JSON under $OUT (or out/ab); the table is printed last and kept as ab.txt.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 DEST=${OUT:-out/ab}
 mkdir -p "$DEST"
 BUILD=${BUILD:-build-gpu}
@@ -54,8 +54,10 @@ for s in $SAN; do
     GIP_TEST_QUICK=1 timeout "$SAN_CAP" compute-sanitizer --tool "$tool" --report-api-errors no \
         --error-exitcode 9 "$bin" >"$DEST/san-$tool-$t.log" 2>&1
     rc=$?
-    log "compute-sanitizer $tool $t: rc $rc ($([ $rc = 124 ] && echo "cut at $SAN_CAP s, " ||
-        true)$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$DEST/san-$tool-$t.log" | tail -1))"
+    cut=""
+    [ $rc = 124 ] && cut="cut at $SAN_CAP s, "
+    log "compute-sanitizer $tool $t: rc $rc ($cut$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' \
+        "$DEST/san-$tool-$t.log" | tail -1))"
 done
 
 r=1
@@ -70,6 +72,7 @@ while [ "$r" -le "$ROUNDS" ]; do
     r=$((r + 1))
 done
 
+# shellcheck disable=SC2086 # one argument a variant
 python3 - "$DEST" $VARIANTS <<'EOF' | tee "$DEST/ab.txt"
 import glob, json, os, sys
 dest, variants = sys.argv[1], [v.split(':')[0] for v in sys.argv[2:]]
