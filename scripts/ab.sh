@@ -16,6 +16,7 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 DEST=${OUT:-out/ab}
 mkdir -p "$DEST"
+rm -f "$DEST"/ab-*.json "$DEST"/ab-*.log "$DEST/ab.log" # a table of this call's runs only
 BUILD=${BUILD:-build-gpu}
 VARIANTS=${VARIANTS:-"base: ring:GIP_F2D_RING=1"}
 OPS=${OPS:-filter2d3,sobel_mag,sobel_f32}
