@@ -796,6 +796,8 @@ __device__ __forceinline__ typename UxQuad<S>::type ux_word(const UxArgs &a, con
                                                             int32_t e)
 {
     if constexpr (sizeof(S) == 1) {
+        /* ux_elem's steps written out: through ux_elem the packed kernels' SASS changed (register
+         * allocation through the whole kernel), and their GPU record is for this code. */
         if (row && e >= 0 && e + 4 <= a.n)
             return __ldg(reinterpret_cast<const uint32_t *>(row + e));
         uint32_t w = 0;
