@@ -379,7 +379,7 @@ static void large_kernel(gip_context *ctx)
  * a 1x3 one, u8 to u8 and f32, f32 to f32, with and without delta, every border, 1, 3 and 4
  * channels, row lengths around the kernel's lanes (16 u8 or 4 f32 elements) and warps (512 or
  * 128), heights past its ring of 8 rows. */
-static void ring_float(gip_context *ctx)
+static void ring_cases(gip_context *ctx)
 {
     static const kcase pk[] = {
         {"bench3x3", 3, 3, 0, 0, 0, {0.05f, 0.1f, 0.05f, 0.1f, 0.4f, 0.1f, 0.05f, 0.1f, 0.05f}},
@@ -392,30 +392,27 @@ static void ring_float(gip_context *ctx)
                                     {33, 9},   {127, 12}, {1500, 70}, {4097, 11}};
     static const int32_t chans[] = {1, 3, 4};
     align16 = true;
-    /* On CUDA twice: through f2d_ringf (opt-in while it is new: GIP_F2D_RING=1) and through the
-     * tiled kernel that runs these plans by default. */
-    const int runs = gip_context_backend(ctx) == GIP_BACKEND_CUDA ? 2 : 1;
-    for (int run = 0; run < runs; run++) {
-        if (run == 0 && runs == 2)
-            setenv("GIP_F2D_RING", "1", 1);
-        if (runs == 2)
-            printf("aligned rows, float taps: %s\n",
-                   run == 0 ? "f2d_ringf (GIP_F2D_RING=1)" : "the tiled kernel");
-        uint64_t seed = 9100;
-        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
-            for (int b = 0; b <= GIP_BORDER_WRAP; b++)
-                for (int ci = 0; ci < 3; ci++, seed++) {
-                    const int k = (int)(seed % 5);
-                    const kcase *kc = k == 4 ? &kernels[1] : &pk[k];
-                    const int pair = (int)(seed / 5 % 3);
-                    const gip_dtype st = pair == 2 ? GIP_F32 : GIP_U8;
-                    const gip_dtype dt = pair == 0 ? GIP_U8 : GIP_F32;
-                    const float delta = seed % 3 == 0 ? 0.0f : seed % 3 == 1 ? 3.0f : -1.25f;
-                    one_case(ctx, kc, sizes[s], st, dt, chans[ci], (gip_border)b, delta, seed);
-                }
-        unsetenv("GIP_F2D_RING");
-    }
+    uint64_t seed = 9100;
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (int b = 0; b <= GIP_BORDER_WRAP; b++)
+            for (int ci = 0; ci < 3; ci++, seed++) {
+                const int k = (int)(seed % 5);
+                const kcase *kc = k == 4 ? &kernels[1] : &pk[k];
+                const int pair = (int)(seed / 5 % 3);
+                const gip_dtype st = pair == 2 ? GIP_F32 : GIP_U8;
+                const gip_dtype dt = pair == 0 ? GIP_U8 : GIP_F32;
+                const float delta = seed % 3 == 0 ? 0.0f : seed % 3 == 1 ? 3.0f : -1.25f;
+                one_case(ctx, kc, sizes[s], st, dt, chans[ci], (gip_border)b, delta, seed);
+            }
     align16 = false;
+}
+
+/* On CUDA twice: through f2d_ringf (opt-in while it is new) and through the tiled kernel that runs
+ * these plans by default. */
+static void ring_float(gip_context *ctx)
+{
+    gt_with_switch(ctx, "GIP_F2D_RING", "aligned rows, float taps: f2d_ringf",
+                   "aligned rows, float taps: the tiled kernel", ring_cases);
 }
 
 static void suite(gip_context *ctx)

@@ -226,10 +226,8 @@ static void packed_path(gip_context *ctx)
 
 /* 16-byte aligned rows for the plans of the CUDA ring kernel with float accumulators (f2d_ringf):
  * Sobel of f32 sources, the magnitude of u8 and f32 sources, 3x3 orders, every border, 1, 3 and 4
- * channels, row lengths around its lanes (16 u8 or 4 f32 elements) and warps (512 or 128). On CUDA
- * twice: through f2d_ringf (opt-in while it is new: GIP_F2D_RING=1) and through the tiled kernel
- * that runs these plans by default. */
-static void ring_path(gip_context *ctx)
+ * channels, row lengths around its lanes (16 u8 or 4 f32 elements) and warps (512 or 128). */
+static void ring_cases(gip_context *ctx)
 {
     static const gt_size sizes[] = {{1, 1},    {3, 2},    {4, 5},    {5, 3},    {13, 42},
                                     {127, 9},  {128, 17}, {129, 16}, {171, 5},  {512, 17},
@@ -241,30 +239,29 @@ static void ring_path(gip_context *ctx)
         int32_t dx, dy, ksize;
     } orders[] = {{1, 0, 3}, {0, 1, 3}, {1, 1, 3}, {1, 0, GIP_SCHARR}, {0, 1, 1}, {2, 0, 3}};
     align16 = true;
-    const int runs = gip_context_backend(ctx) == GIP_BACKEND_CUDA ? 2 : 1;
-    for (int run = 0; run < runs; run++) {
-        if (run == 0 && runs == 2)
-            setenv("GIP_F2D_RING", "1", 1);
-        if (runs == 2)
-            printf("aligned rows, float accumulators: %s\n",
-                   run == 0 ? "f2d_ringf (GIP_F2D_RING=1)" : "the tiled kernel");
-        uint64_t seed = 8600;
-        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
-            for (int b = 0; b <= GIP_BORDER_WRAP; b++)
-                for (int ci = 0; ci < 3; ci++, seed++) {
-                    const int o = (int)(seed % 6), m = (int)(seed / 6 % 3);
-                    const float scale = seed % 5 == 0 ? 0.25f : 0.0f;
-                    const float delta = seed % 7 == 0 ? 1.5f : 0.0f;
-                    sobel_case(ctx, sizes[s], GIP_F32, GIP_F32, chans[ci], orders[o].dx,
-                               orders[o].dy, orders[o].ksize, (gip_border)b, scale, delta, seed);
-                    const bool exact = mpairs[m][1] == GIP_U8;
-                    mag_case(ctx, sizes[s], mpairs[m][0], mpairs[m][1], chans[(ci + b) % 3],
-                             ks[seed % 3], (gip_border)b, exact ? 1.0f : 0.8f, exact ? 0.0f : 2.0f,
-                             seed);
-                }
-        unsetenv("GIP_F2D_RING");
-    }
+    uint64_t seed = 8600;
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (int b = 0; b <= GIP_BORDER_WRAP; b++)
+            for (int ci = 0; ci < 3; ci++, seed++) {
+                const int o = (int)(seed % 6), m = (int)(seed / 6 % 3);
+                const float scale = seed % 5 == 0 ? 0.25f : 0.0f;
+                const float delta = seed % 7 == 0 ? 1.5f : 0.0f;
+                sobel_case(ctx, sizes[s], GIP_F32, GIP_F32, chans[ci], orders[o].dx, orders[o].dy,
+                           orders[o].ksize, (gip_border)b, scale, delta, seed);
+                const bool exact = mpairs[m][1] == GIP_U8;
+                mag_case(ctx, sizes[s], mpairs[m][0], mpairs[m][1], chans[(ci + b) % 3],
+                         ks[seed % 3], (gip_border)b, exact ? 1.0f : 0.8f, exact ? 0.0f : 2.0f,
+                         seed);
+            }
     align16 = false;
+}
+
+/* On CUDA twice: through f2d_ringf (opt-in while it is new) and through the tiled kernel that runs
+ * these plans by default. */
+static void ring_path(gip_context *ctx)
+{
+    gt_with_switch(ctx, "GIP_F2D_RING", "aligned rows, float accumulators: f2d_ringf",
+                   "aligned rows, float accumulators: the tiled kernel", ring_cases);
 }
 
 static void tile_edges(gip_context *ctx)

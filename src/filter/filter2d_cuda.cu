@@ -1262,6 +1262,28 @@ __device__ __forceinline__ void ux_step(const UxArgs &a, const D *lut, const uin
         ux_rank1<D, C, MODE, HK>(a, lut, X, r, y0, e, cur, S0, S1, S2);
 }
 
+/* Where a lane of a ring kernel stands (block (x, y), warp threadIdx.y): its first element e (a
+ * warp takes 32 VE elements of a row), whether the block's columns and the quads either side lie
+ * inside the row, its copy duties, its 16 bytes in slot 0 of its warp's ring, and the bands of
+ * a.ry output rows to walk. */
+struct UxWarp {
+    int32_t e;
+    bool inner;
+    UxLane ln;
+    unsigned s0;
+    int32_t bands;
+};
+
+template <typename S> __device__ __forceinline__ UxWarp ux_warp(const UxArgs &a, UxRing &ring)
+{
+    constexpr int VE = 16 / (int)sizeof(S);
+    const int lane = threadIdx.x, wy = threadIdx.y;
+    const int32_t e0 = (int32_t)blockIdx.x * 32 * VE;
+    return {e0 + lane * VE, e0 >= 4 && e0 + 32 * VE + 4 <= a.n, ux_lane_of<S>(lane),
+            (unsigned)__cvta_generic_to_shared(&ring.slot[wy][0][1 + lane]),
+            (a.H + a.ry - 1) / a.ry};
+}
+
 /* A warp's start on the band of output rows y0 .. yend - 1: source rows y0 - 1 .. yend, the first
  * UX_D of them in flight, one commit group each (empty past the band, so that the group count stays
  * uniform); the cursor's output offset at row y0 - 2 for elements of dsize bytes. */
@@ -1316,11 +1338,11 @@ __global__ void __launch_bounds__(32 * UX_WARPS) f2d_u8x3(const __grid_constant_
             lut[i] = (D)ux_finish<D>(a, (float)(i - a.b));
         __syncthreads();
     }
-    const int32_t e0 = (int32_t)blockIdx.x * UX_W, e = e0 + lane * 16; /* this lane's first */
-    const bool inner = e0 >= 4 && e0 + UX_W + 4 <= a.n;
-    const UxLane ln = ux_lane_of<uint8_t>(lane);
-    const unsigned s0 = (unsigned)__cvta_generic_to_shared(&ring.slot[wy][0][1 + lane]);
-    const int32_t bands = (a.H + a.ry - 1) / a.ry;
+    const UxWarp wp = ux_warp<uint8_t>(a, ring);
+    const int32_t e = wp.e, bands = wp.bands;
+    const bool inner = wp.inner;
+    const UxLane ln = wp.ln;
+    const unsigned s0 = wp.s0;
     /* Each warp walks its own bands (the ring's __syncwarp needs every lane: the loop is
      * warp-uniform). */
     for (int32_t band = (int32_t)(blockIdx.y * UX_WARPS + wy); band < bands;
@@ -1456,6 +1478,31 @@ static gip_status ux_launch_plan(gip_context *ctx, UxArgs &a, int32_t C)
     return ux_launch<D, MODE>(ctx, a, C);
 }
 
+/* The ring kernels' arguments that every plan fills alike: the images, the border (constant values
+ * as their bits: a u8 value, filter2d.h, or the float) and the finish. */
+static void ux_fill_args(UxArgs *a, const gip__f2d_plan *p, const gip_image *src,
+                         const gip_image *dst)
+{
+    a->src = (const uint8_t *)src->data;
+    a->sstride = src->stride;
+    a->dst = (char *)dst->data;
+    a->dstride = dst->stride;
+    a->W = (int32_t)src->width;
+    a->H = (int32_t)src->height;
+    a->n = (int32_t)(src->width * src->channels);
+    a->border = p->border;
+    for (int c = 0; c < 4; c++) {
+        if (src->dtype == GIP_U8)
+            a->bv[c] = (uint32_t)p->border_value[c];
+        else
+            memcpy(&a->bv[c], &p->border_value[c], sizeof(float));
+    }
+    a->scale = p->scale;
+    a->delta = p->delta;
+    a->affine = p->affine;
+    a->abs = p->post == GIP__F2D_ABS;
+}
+
 /* filter2d.h's finish of an integer sum s to u8, on the host with the device's float steps. */
 static int32_t ux_finish_u8_host(const UxArgs &a, int32_t s)
 {
@@ -1540,22 +1587,9 @@ extern "C" gip_status gip__f2d_run_u8x3_cuda(gip_context *ctx, const gip__f2d_pl
     if (255 * sum > 65535)
         return GIP_OK;
     const uint32_t B = (uint32_t)(255 * neg);
-    a.src = (const uint8_t *)src->data;
-    a.sstride = src->stride;
-    a.dst = (char *)dst->data;
-    a.dstride = dst->stride;
-    a.W = (int32_t)src->width;
-    a.H = (int32_t)src->height;
-    a.n = (int32_t)n;
-    a.border = p->border;
+    ux_fill_args(&a, p, src, dst);
     a.bias2 = B * 0x10001u;
     a.fbias = 8388608.0f + (float)B;
-    for (int c = 0; c < 4; c++)
-        a.bv[c] = (uint32_t)p->border_value[c]; /* already a u8 value (filter2d.h) */
-    a.scale = p->scale;
-    a.delta = p->delta;
-    a.affine = p->affine;
-    a.abs = p->post == GIP__F2D_ABS;
     *done = true;
     const int32_t C = src->channels;
     a.b = (int32_t)B;
@@ -1654,12 +1688,12 @@ __global__ void __launch_bounds__(32 * UX_WARPS) f2d_ringf(const __grid_constant
     constexpr int VE = 16 / (int)sizeof(S), NX = VE + 2 * C, NK = KIND == UXF_MAG ? 2 : 1;
     constexpr bool FULL = KIND == UXF_FULL;
     __shared__ UxRing ring;
-    const int lane = threadIdx.x, wy = threadIdx.y;
-    const int32_t e0 = (int32_t)blockIdx.x * 32 * VE, e = e0 + lane * VE; /* this lane's first */
-    const bool inner = e0 >= 4 && e0 + 32 * VE + 4 <= a.n;
-    const UxLane ln = ux_lane_of<S>(lane);
-    const unsigned s0 = (unsigned)__cvta_generic_to_shared(&ring.slot[wy][0][1 + lane]);
-    const int32_t bands = (a.H + a.ry - 1) / a.ry;
+    const int wy = threadIdx.y;
+    const UxWarp wp = ux_warp<S>(a, ring);
+    const int32_t e = wp.e, bands = wp.bands;
+    const bool inner = wp.inner;
+    const UxLane ln = wp.ln;
+    const unsigned s0 = wp.s0;
     for (int32_t band = (int32_t)(blockIdx.y * UX_WARPS + wy); band < bands;
          band += (int32_t)(gridDim.y * UX_WARPS)) {
         const int32_t y0 = band * a.ry, yend = min(y0 + a.ry, a.H);
@@ -1774,25 +1808,8 @@ static gip_status uxf_run(gip_context *ctx, const gip__f2d_plan *p, const gip_im
         if (p->int_acc && sum * (sd == GIP_U8 ? 255.0 : 65535.0) >= 16777216.0)
             return GIP_OK;
     }
-    a.src = (const uint8_t *)src->data;
-    a.sstride = src->stride;
-    a.dst = (char *)dst->data;
-    a.dstride = dst->stride;
-    a.W = (int32_t)src->width;
-    a.H = (int32_t)src->height;
-    a.n = (int32_t)n;
-    a.border = p->border;
-    for (int c = 0; c < 4; c++) { /* the value's bits: a u8 value (filter2d.h), or the float */
-        if (sd == GIP_U8)
-            a.bv[c] = (uint32_t)p->border_value[c];
-        else
-            memcpy(&a.bv[c], &p->border_value[c], sizeof(float));
-    }
+    ux_fill_args(&a, p, src, dst);
     a.init = p->int_acc ? 0.0f : p->init;
-    a.scale = p->scale;
-    a.delta = p->delta;
-    a.affine = p->affine;
-    a.abs = p->post == GIP__F2D_ABS;
     *done = true;
     const int32_t C = src->channels;
     if (sd == GIP_F32)

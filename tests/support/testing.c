@@ -113,6 +113,21 @@ int64_t gt_pad16(int64_t w, int32_t c, gip_dtype dt)
     return (row + 15) / 16 * 16 - row;
 }
 
+void gt_with_switch(gip_context *ctx, const char *var, const char *on, const char *off,
+                    void (*fn)(gip_context *ctx))
+{
+    if (gip_context_backend(ctx) != GIP_BACKEND_CUDA) {
+        fn(ctx);
+        return;
+    }
+    printf("%s (%s=1)\n", on, var);
+    setenv(var, "1", 1);
+    fn(ctx);
+    unsetenv(var);
+    printf("%s (%s unset)\n", off, var);
+    fn(ctx);
+}
+
 void gt_free(gip_image *img)
 {
     free(img->data);

@@ -65,6 +65,11 @@ void gt_alloc(gip_image *img, int64_t w, int64_t h, int32_t c, gip_dtype dt, int
 /* The padding that makes a row of w x c elements of dt a whole number of 16-byte units (the packed
  * CUDA 3x3 kernels' case: gt_alloc's buffers start 16-byte aligned). */
 int64_t gt_pad16(int64_t w, int32_t c, gip_dtype dt);
+/* Runs fn(ctx) twice on a CUDA context, first with the environment variable `var` set to 1 (a
+ * switch between two GPU kernels, so that both are tested), then without it; once elsewhere.
+ * `on` and `off` name the two kernels in the printed lines. */
+void gt_with_switch(gip_context *ctx, const char *var, const char *on, const char *off,
+                    void (*fn)(gip_context *ctx));
 void gt_free(gip_image *img);
 
 /* Fills a host image with seeded random values: u8/u16/s16 over their full range, f32 in
