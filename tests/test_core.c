@@ -193,6 +193,18 @@ static void test_alloc_and_copy(gip_context *ctx)
     GT_OK(gip_image_alloc(NULL, &a, 13, 42, 3, GIP_U16, GIP_MEM_HOST, GIP_ALLOC_TIGHT));
     GT_CHECK(a.stride == 13 * 3 * 2, "tight stride");
     gip_image_free(NULL, &a);
+#ifdef __linux__
+    /* Images of 4 MiB and more start on a 2 MiB boundary (transparent huge pages asked for), and
+     * every byte of them is usable; smaller ones keep 64-byte alignment. */
+    GT_OK(gip_image_alloc(NULL, &a, 2049, 1025, 3, GIP_U8, GIP_MEM_HOST, GIP_ALLOC_TIGHT));
+    GT_CHECK(((uintptr_t)a.data & ((2u << 20) - 1)) == 0, "a 6.3 MB host image is 2 MiB aligned");
+    memset(a.data, 0x5A, (size_t)(a.stride * a.height));
+    GT_CHECK(((uint8_t *)a.data)[a.stride * a.height - 1] == 0x5A, "its last byte is usable");
+    gip_image_free(NULL, &a);
+    GT_OK(gip_image_alloc(NULL, &a, 1000, 1000, 4, GIP_U8, GIP_MEM_HOST, 0));
+    GT_CHECK(((uintptr_t)a.data & 63) == 0, "a 4 MB host image is 64-byte aligned");
+    gip_image_free(NULL, &a);
+#endif
 
     for (int s = 0; s < gt_nsizes; s++) {
         for (int dt = GIP_U8; dt <= GIP_F32; dt++) {

@@ -4,6 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "internal.h"
 
@@ -314,6 +317,28 @@ static int64_t round_up(int64_t v, int64_t to)
     return (v + to - 1) / to * to;
 }
 
+/* Host image memory, 64-byte aligned. From 4 MiB on (numpy's threshold for the same hint), whole
+ * 2 MiB pages on a 2 MiB boundary, with transparent huge pages asked for: where Linux gives them on
+ * request only (the usual "madvise" setting) gip's images got 4 KiB pages while numpy's arrays got
+ * huge ones. Memory-bound filters gained, the others did not move (2-core EPYC VM, 2026-12-05, 2
+ * threads, three alternating rounds, medians: box 3x3 u8c3 1.12-1.13x, Sobel to s16 at 7680x4320
+ * 1.10-1.18x, invert u8c3 at 7680x4320 1.07x, Gaussian and filter2D 0.96-1.03x). The hint changes
+ * nothing else; refused, the memory is as before. */
+static void *host_alloc(int64_t bytes)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    const int64_t huge = (int64_t)2 << 20;
+    if (bytes >= ((int64_t)4 << 20)) {
+        const size_t size = (size_t)round_up(bytes, huge);
+        void *p = aligned_alloc((size_t)huge, size);
+        if (p)
+            (void)madvise(p, size, MADV_HUGEPAGE);
+        return p;
+    }
+#endif
+    return aligned_alloc(64, (size_t)round_up(bytes, 64));
+}
+
 gip_status gip_image_alloc(gip_context *ctx, gip_image *img, int64_t width, int64_t height,
                            int32_t channels, gip_dtype dtype, gip_memory memory, uint32_t flags)
 {
@@ -355,7 +380,7 @@ gip_status gip_image_alloc(gip_context *ctx, gip_image *img, int64_t width, int6
     void *p = NULL;
     switch (memory) {
     case GIP_MEM_HOST:
-        p = aligned_alloc(64, (size_t)round_up(bytes, 64));
+        p = host_alloc(bytes);
         if (!p)
             return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY,
                               "%s: out of host memory allocating %lld bytes (%lldx%lldx%d %s)", op,
