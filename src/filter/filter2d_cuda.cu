@@ -1688,16 +1688,13 @@ __global__ void __launch_bounds__(32 * UX_WARPS) f2d_ringf(const __grid_constant
     constexpr int VE = 16 / (int)sizeof(S), NX = VE + 2 * C, NK = KIND == UXF_MAG ? 2 : 1;
     constexpr bool FULL = KIND == UXF_FULL;
     __shared__ UxRing ring;
-    const int wy = threadIdx.y;
     const UxWarp wp = ux_warp<S>(a, ring);
-    const int32_t e = wp.e, bands = wp.bands;
-    const bool inner = wp.inner;
-    const UxLane ln = wp.ln;
-    const unsigned s0 = wp.s0;
-    for (int32_t band = (int32_t)(blockIdx.y * UX_WARPS + wy); band < bands;
+    const int32_t e = wp.e;
+    for (int32_t band = (int32_t)(blockIdx.y * UX_WARPS + threadIdx.y); band < wp.bands;
          band += (int32_t)(gridDim.y * UX_WARPS)) {
         const int32_t y0 = band * a.ry, yend = min(y0 + a.ry, a.H);
-        UxCursor cur = ux_band_start<S, C>(a, ln, e, inner, y0, yend, s0, (int32_t)sizeof(D));
+        UxCursor cur =
+            ux_band_start<S, C>(a, wp.ln, e, wp.inner, y0, yend, wp.s0, (int32_t)sizeof(D));
         /* Output rows r - 1 and r + 1 of source row r (then r and r + 1), per kernel. */
         float A[NK][VE], B[NK][VE];
 #pragma unroll
@@ -1707,7 +1704,7 @@ __global__ void __launch_bounds__(32 * UX_WARPS) f2d_ringf(const __grid_constant
                 A[k][i] = B[k][i] = a.init;
         for (int32_t r = y0 - 1; r <= yend; r++) {
             uint32_t w[ux_nwin<S>()];
-            ux_row_words<S, C>(a, cur, ln, e, inner, yend, r, w);
+            ux_row_words<S, C>(a, cur, wp.ln, e, wp.inner, yend, r, w);
             /* Output i's tap dx reads element i + (dx - 1) C of the lane's: x[i + dx C]. */
             float x[NX];
 #pragma unroll
