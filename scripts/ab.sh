@@ -1,8 +1,8 @@
 #!/bin/sh
 # A/B of environment switches in one call (on the GPU machine, one device call): builds gip-bench
-# and the named tests (Release, CUDA where nvcc is), runs the tests (and compute-sanitizer on
-# some), then times the benchmark rows under each variant in alternating rounds and prints the
-# median milliseconds side by side.
+# and the named tests (Release, CUDA where nvcc is), runs the tests, times the benchmark rows under
+# each variant in alternating rounds and prints the median milliseconds side by side, then runs
+# compute-sanitizer on some tests with what is left of TOTAL_BUDGET seconds.
 #
 #   VARIANTS="base: ring:GIP_F2D_RING=1"  variants, name:ENV=V+ENV2=V2 (nothing after ':' = as is)
 #   OPS=filter2d3,sobel_mag FORMATS=u8c1,u8c3,f32c1 SIZES=1920x1080,3840x2160,7680x4320
@@ -11,7 +11,7 @@
 #   SAN="memcheck:test_filter2d racecheck:test_sobel"  compute-sanitizer runs, SAN_CAP s each
 #   BUILD=build-gpu                        build folder (kept between calls on a warm machine)
 #   BACKEND=cuda                           gip-bench --backend (cpu: A/B of CPU switches here)
-# Logs and JSON under $OUT (or out/ab); the table is printed last and kept as ab.txt.
+# Logs and JSON under $OUT (or out/ab); the table is kept as ab.txt.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 DEST=${OUT:-out/ab}
@@ -27,6 +27,7 @@ TIME=${TIME:-0.3}
 TESTS=${TESTS-"test_filter2d test_sobel"}
 SAN=${SAN:-}
 SAN_CAP=${SAN_CAP:-150}
+TOTAL_BUDGET=${TOTAL_BUDGET:-560} # the sanitizers (last) stop inside it: the device tool ends a call at 600 s
 BACKEND=${BACKEND:-cuda}
 T0=$(date +%s)
 log() { echo "$*" | tee -a "$DEST/ab.log"; }
@@ -49,18 +50,6 @@ for t in $TESTS; do
     rc=$?
     log "$t: $(tail -1 "$DEST/$t.log") (rc $rc)"
 done
-for s in $SAN; do
-    tool=${s%%:*} t=${s#*:}
-    bin=$(find "$BUILD" -name "$t" -type f -perm -u+x | head -1)
-    GIP_TEST_QUICK=1 timeout "$SAN_CAP" compute-sanitizer --tool "$tool" --report-api-errors no \
-        --error-exitcode 9 "$bin" >"$DEST/san-$tool-$t.log" 2>&1
-    rc=$?
-    cut=""
-    [ $rc = 124 ] && cut="cut at $SAN_CAP s, "
-    log "compute-sanitizer $tool $t: rc $rc ($cut$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' \
-        "$DEST/san-$tool-$t.log" | tail -1))"
-done
-
 r=1
 while [ "$r" -le "$ROUNDS" ]; do
     for v in $VARIANTS; do
@@ -91,4 +80,23 @@ for key in sorted(table):
     print('%-11s %-10s %-6s' % key + ''.join(
         '%11.4f' % table[key][c] if c in table[key] else '%11s' % '-' for c in cols))
 EOF
+for s in $SAN; do
+    tool=${s%%:*} t=${s#*:}
+    bin=$(find "$BUILD" -name "$t" -type f -perm -u+x | head -1)
+    left=$((TOTAL_BUDGET - ($(date +%s) - T0)))
+    cap=$SAN_CAP
+    [ "$left" -lt "$cap" ] && cap=$left
+    if [ "$cap" -lt 20 ]; then
+        log "compute-sanitizer $tool $t: not run (the call's budget is spent)"
+        continue
+    fi
+    GIP_TEST_QUICK=1 timeout "$cap" compute-sanitizer --tool "$tool" --report-api-errors no \
+        --error-exitcode 9 "$bin" >"$DEST/san-$tool-$t.log" 2>&1
+    rc=$?
+    cut=""
+    [ $rc = 124 ] && cut="cut at $cap s, "
+    log "compute-sanitizer $tool $t: rc $rc ($cut$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' \
+        "$DEST/san-$tool-$t.log" | tail -1))"
+done
+
 log "total: $(($(date +%s) - T0)) s"
