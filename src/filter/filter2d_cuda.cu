@@ -1400,11 +1400,13 @@ __global__ void __launch_bounds__(32 * UX_WARPS) f2d_u8x3(const __grid_constant_
  * -, Sobel to s16 0.1086 / 0.1043 / 0.0978 / 0.0938, Sobel to f32 0.2721 / 0.2644 / 0.2582 /
  * 0.2547. Below about 16384 warps a band gets fewer rows, down to 3 (3840x2160 u8c1: 0.026 against
  * 0.028 with 4, session 10). */
-static dim3 ux_grid(UxArgs &a, int32_t dsize, int32_t we = UX_W)
+static dim3 ux_grid(UxArgs &a, int32_t dsize, int32_t we = UX_W, int32_t rows = 0)
 {
     const int64_t wx = ((int64_t)a.n + we - 1) / we;
     const int64_t want = (wx * a.H) / 16384, top = dsize == 1 ? 6 : 3;
     a.ry = (int32_t)(want < 3 ? 3 : want > top ? top : want);
+    if (rows > 0) /* a tuning run's choice (uxf_launch) */
+        a.ry = rows;
     const int64_t bands = ((int64_t)a.H + a.ry - 1) / a.ry;
     const int64_t gy = (bands + UX_WARPS - 1) / UX_WARPS;
     return dim3((unsigned)wx, (unsigned)(gy < 65535 ? gy : 65535));
@@ -1742,7 +1744,11 @@ __global__ void __launch_bounds__(32 * UX_WARPS) f2d_ringf(const __grid_constant
 template <typename S, typename D, int KIND>
 static gip_status uxf_launch(gip_context *ctx, UxArgs &a, int32_t C)
 {
-    const dim3 grid = ux_grid(a, (int32_t)sizeof(D), 32 * 16 / (int32_t)sizeof(S));
+    /* GIP_F2D_RING_ROWS=N (1 to 64): N rows a band instead of ux_grid's choice, for A/B runs
+     * (f32 sources re-read two halo rows of 16 bytes an element per band of 3). */
+    const char *rv = getenv("GIP_F2D_RING_ROWS");
+    const int rows = rv && atoi(rv) > 0 && atoi(rv) <= 64 ? atoi(rv) : 0;
+    const dim3 grid = ux_grid(a, (int32_t)sizeof(D), 32 * 16 / (int32_t)sizeof(S), rows);
     const dim3 block(32, UX_WARPS);
     cudaStream_t s = gip__stream(ctx);
     if (C == 1)
