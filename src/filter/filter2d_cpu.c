@@ -50,6 +50,8 @@ typedef struct f2d_job {
      * the image; the ring rows then hold only padded elements [0, fill_a) and [fill_b, end). */
     int srcdirect;
     int64_t fill_a, fill_b;
+    /* srcdirect: the first chunk's length and the last chunk's start (f2d_chunk_len). */
+    int64_t chunk0, tail;
     int failed; /* set (atomically) when a band could not get its buffer */
 } f2d_job;
 
@@ -522,6 +524,23 @@ F2D_INLINE void f2d_store(const f2d_job *j, int64_t y, int64_t x0, int64_t n, in
     }
 }
 
+/* The length of the chunk of an output row (n elements) that starts at x0. Chunks of F2D_CHUNK;
+ * with srcdirect, a first chunk and a last one just wide enough to hold the columns whose taps
+ * reach past the image, so that the ring rows hold little more than those (with 1024-element
+ * chunks throughout, a 1920-wide f32 row had no chunk inside the image, and every row was copied
+ * into the ring). */
+F2D_INLINE int64_t f2d_chunk_len(const f2d_job *j, int64_t x0, int64_t n)
+{
+    int64_t len = n - x0 < F2D_CHUNK ? n - x0 : F2D_CHUNK;
+    if (j->srcdirect) {
+        if (x0 == 0 && len > j->chunk0)
+            len = j->chunk0;
+        else if (x0 < j->tail && x0 + len > j->tail)
+            len = j->tail - x0;
+    }
+    return len;
+}
+
 /* ---- one band of rows --------------------------------------------------------------------------
  */
 
@@ -540,8 +559,8 @@ F2D_INLINE void f2d_band(const f2d_job *j, int64_t y0, int64_t y1, char *const *
     for (int64_t y = y0; y < y1; y++) {
         int64_t r = y + p->kh - 1 - p->ay;
         f2d_fill_row(j, r, rows[(r + p->ay) % p->kh], &srows[(r + p->ay) % p->kh]);
-        for (int64_t x0 = 0; x0 < n; x0 += F2D_CHUNK) {
-            int64_t len = n - x0 < F2D_CHUNK ? n - x0 : F2D_CHUNK;
+        for (int64_t x0 = 0, len; x0 < n; x0 += len) {
+            len = f2d_chunk_len(j, x0, n);
 #ifdef F2D_HAVE_REGS
             if (direct_u8) { /* whole groups of 32 finished in registers, the rest below */
                 const int64_t m = len / 32 * 32;
@@ -632,6 +651,13 @@ gip_status gip__f2d_run_cpu(gip_context *ctx, const gip__f2d_plan *plan, const g
     job.srcdirect = job.simd && !plan->int_acc && src->dtype == GIP_F32 &&
                     plan->ntaps <= F2D_REG_TAPS && plan->ntaps2 <= F2D_REG_TAPS;
 #endif
+    if (job.srcdirect) {
+        const int64_t C = src->channels, n = src->width * C;
+        const int64_t l = (int64_t)plan->ax * C, r = (int64_t)(plan->kw - 1 - plan->ax) * C;
+        job.chunk0 = (l + 31) / 32 * 32;
+        job.chunk0 = job.chunk0 < 32 ? 32 : job.chunk0 > F2D_CHUNK ? F2D_CHUNK : job.chunk0;
+        job.tail = n - (r + 31) / 32 * 32;
+    }
     {
         /* Chunks that read only image columns form a middle run; the ring rows must hold what
          * the chunks before it ([0, fill_a)) and after it ([fill_b, end)) read. */
@@ -639,8 +665,8 @@ gip_status gip__f2d_run_cpu(gip_context *ctx, const gip__f2d_plan *plan, const g
         const int64_t lo = (int64_t)plan->ax * C, hi = n - (int64_t)(plan->kw - 1 - plan->ax) * C;
         int seen = 0;
         job.fill_a = 0, job.fill_b = end;
-        for (int64_t x0 = 0; x0 < n; x0 += F2D_CHUNK) {
-            int64_t len = n - x0 < F2D_CHUNK ? n - x0 : F2D_CHUNK;
+        for (int64_t x0 = 0, len; x0 < n; x0 += len) {
+            len = f2d_chunk_len(&job, x0, n);
             if (x0 >= lo && x0 + len <= hi)
                 seen = 1;
             else if (!seen)
