@@ -274,6 +274,22 @@ static void test_packed(gip_context *ctx)
     align16 = false;
 }
 
+/* u8 destinations of GIP__STREAM_BYTES (16 MiB) or more take the CPU's streaming stores where
+ * the box's scaling has an integer form (3x3 here; 4x2's 1/8 has none and keeps plain stores);
+ * rows 20 bytes longer than the pixels start at every alignment, so rows that cannot stream are
+ * mixed in. Against the reference and the scalar path, as every case. */
+static void test_streamed(gip_context *ctx)
+{
+    if (gip_context_backend(ctx) != GIP_BACKEND_CPU) {
+        printf("box: images over the streaming threshold run on the CPU backend only\n");
+        return;
+    }
+    static const gt_size big3 = {2400, 2400}, big1 = {4200, 4100};
+    one(ctx, big3, GIP_U8, 3, GIP_BORDER_REFLECT_101, &cases[0], 0, 801);
+    one(ctx, big3, GIP_U8, 3, GIP_BORDER_CONSTANT, &cases[1], 20, 802);
+    one(ctx, big1, GIP_U8, 1, GIP_BORDER_REPLICATE, &cases[0], 20, 803);
+}
+
 static void body(gip_context *ctx)
 {
     if (gt_current_backend == GT_CUDA) {
@@ -298,6 +314,7 @@ static void body(gip_context *ctx)
     test_wide(ctx);
     test_tiles(ctx);
     test_large_areas(ctx);
+    test_streamed(ctx);
     test_stored(ctx);
     test_bad(ctx);
     gip_context_destroy(cpu_ctx);
