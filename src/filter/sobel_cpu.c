@@ -186,10 +186,13 @@ SOBEL_AVX512 static int64_t vpass512(const uint8_t *const *rows, const int32_t *
     int64_t e = 0;
     if (!(ny == 3 && ky[0] == 1 && ky[1] == 2 && ky[2] == 1))
         return 0;
+    /* The row pointers in locals: the stores to v may alias rows[] as far as the compiler
+     * knows, which made it load them again every iteration. */
+    const uint8_t *const r0 = rows[0], *const r1 = rows[1], *const r2 = rows[2];
     for (; e + 32 <= n; e += 32) {
-        __m512i a = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(rows[0] + e)));
-        __m512i b = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(rows[1] + e)));
-        __m512i c = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(rows[2] + e)));
+        __m512i a = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(r0 + e)));
+        __m512i b = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(r1 + e)));
+        __m512i c = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(r2 + e)));
         _mm512_storeu_si512(v + e,
                             _mm512_add_epi16(_mm512_add_epi16(a, c), _mm512_add_epi16(b, b)));
     }
