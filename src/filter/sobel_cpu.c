@@ -72,10 +72,11 @@ SOBEL_AVX2 static void vpass(const uint8_t *const *rows, const int32_t *ky, int3
 {
     int64_t e = 0;
     if (ny == 3 && ky[0] == 1 && ky[1] == 2 && ky[2] == 1) {
+        const uint8_t *const r0 = rows[0], *const r1 = rows[1], *const r2 = rows[2]; /* vpass512 */
         for (; e + 16 <= n; e += 16) {
-            __m256i a = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(rows[0] + e)));
-            __m256i b = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(rows[1] + e)));
-            __m256i c = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(rows[2] + e)));
+            __m256i a = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(r0 + e)));
+            __m256i b = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(r1 + e)));
+            __m256i c = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(r2 + e)));
             __m256i s = _mm256_add_epi16(_mm256_add_epi16(a, c), _mm256_add_epi16(b, b));
             _mm256_storeu_si256((__m256i *)(v + e), s);
         }
