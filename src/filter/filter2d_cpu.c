@@ -263,15 +263,30 @@ __attribute__((target("avx2,fma"))) static void f2d_acc_flt_regs_u8(uint8_t *dst
     const __m256 a = _mm256_set1_ps(init), lo = _mm256_set1_ps(-1.0f), hi = _mm256_set1_ps(256.0f),
                  magic = _mm256_set1_ps(12582912.0f);
     const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    /* Nine taps (3x3): pointers and broadcast taps in locals, which the compiler keeps in
+     * registers; in the loop below it loads them again every 32 elements (the output stores may
+     * alias them as far as it knows). */
+    const float *r9[9];
+    __m256 k9[9];
+    for (int t = 0; t < 9 && nt == 9; t++) {
+        r9[t] = rp[t];
+        k9[t] = _mm256_set1_ps(k[t]);
+    }
     for (int64_t i = 0; i + 32 <= n; i += 32) {
         __m256 v[4] = {a, a, a, a};
-        for (int32_t t = 0; t < nt; t++) {
-            const float *r = rp[t] + i;
-            const __m256 kk = _mm256_set1_ps(k[t]);
-            v[0] = _mm256_fmadd_ps(kk, _mm256_loadu_ps(r), v[0]);
-            v[1] = _mm256_fmadd_ps(kk, _mm256_loadu_ps(r + 8), v[1]);
-            v[2] = _mm256_fmadd_ps(kk, _mm256_loadu_ps(r + 16), v[2]);
-            v[3] = _mm256_fmadd_ps(kk, _mm256_loadu_ps(r + 24), v[3]);
+        if (nt == 9) {
+            for (int t = 0; t < 9; t++)
+                for (int u = 0; u < 4; u++)
+                    v[u] = _mm256_fmadd_ps(k9[t], _mm256_loadu_ps(r9[t] + i + 8 * u), v[u]);
+        } else {
+            for (int32_t t = 0; t < nt; t++) {
+                const float *r = rp[t] + i;
+                const __m256 kk = _mm256_set1_ps(k[t]);
+                v[0] = _mm256_fmadd_ps(kk, _mm256_loadu_ps(r), v[0]);
+                v[1] = _mm256_fmadd_ps(kk, _mm256_loadu_ps(r + 8), v[1]);
+                v[2] = _mm256_fmadd_ps(kk, _mm256_loadu_ps(r + 16), v[2]);
+                v[3] = _mm256_fmadd_ps(kk, _mm256_loadu_ps(r + 24), v[3]);
+            }
         }
         __m256i q[4];
         for (int u = 0; u < 4; u++) {
