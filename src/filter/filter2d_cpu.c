@@ -210,6 +210,39 @@ F2D_INLINE void f2d_acc_flt(float *restrict acc, const float *const *rp, const f
  * registers, one fmadd per tap in plan order, exactly the scalar loop's fmaf chain. The
  * accumulators are read and written once. Returns the elements done. */
 #define F2D_REG_TAPS 32
+
+/* The 32-element groups of f2d_acc_flt_regs for a fixed tap count NT: pointers and broadcast taps
+ * in locals, which the compiler keeps in registers (in the general loop it loads them again every
+ * group, as the stores may alias them). Returns the elements done. */
+__attribute__((target("avx2,fma"))) F2D_INLINE int64_t f2d_regs_fixed(float *acc,
+                                                                      const float *const *rp,
+                                                                      const float *k, const int NT,
+                                                                      int64_t n, float init,
+                                                                      bool nt_store)
+{
+    const float *r[9];
+    __m256 kk[9];
+    for (int t = 0; t < NT; t++) {
+        r[t] = rp[t];
+        kk[t] = _mm256_set1_ps(k[t]);
+    }
+    const __m256 a = _mm256_set1_ps(init);
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        __m256 v[4] = {a, a, a, a};
+        for (int t = 0; t < NT; t++)
+            for (int u = 0; u < 4; u++)
+                v[u] = _mm256_fmadd_ps(kk[t], _mm256_loadu_ps(r[t] + i + 8 * u), v[u]);
+        for (int u = 0; u < 4; u++) {
+            if (nt_store)
+                _mm256_stream_ps(acc + i + 8 * u, v[u]);
+            else
+                _mm256_storeu_ps(acc + i + 8 * u, v[u]);
+        }
+    }
+    return i;
+}
+
 __attribute__((target("avx2,fma"))) static int64_t
 f2d_acc_flt_regs(float *acc, const float *const *rp, const float *k, int32_t nt, int64_t n,
                  float init, int stream)
@@ -218,6 +251,10 @@ f2d_acc_flt_regs(float *acc, const float *const *rp, const float *k, int32_t nt,
     /* Streaming stores for large destinations (they need 32-byte alignment). */
     const bool nt_store = stream && ((uintptr_t)acc & 31) == 0;
     const __m256 a = _mm256_set1_ps(init);
+    if (nt == 9) /* 3x3 */
+        i = f2d_regs_fixed(acc, rp, k, 9, n, init, nt_store);
+    else if (nt == 6) /* 3x3 Sobel */
+        i = f2d_regs_fixed(acc, rp, k, 6, n, init, nt_store);
     for (; i + 32 <= n; i += 32) {
         __m256 a0 = a, a1 = a, a2 = a, a3 = a;
         for (int32_t t = 0; t < nt; t++) {
