@@ -1,17 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /* The CPU backend of style transfer: convolutions as im2col + sgemm (OpenBLAS, one BLAS thread per
  * gip thread), Gram matrices with sgemm, elementwise passes and reductions on gip's threads. Block
- * sizes depend only on the shapes, so results do not depend on the thread count. */
+ * sizes depend only on the shapes, so results do not depend on the thread count.
+ *
+ * OpenBLAS is loaded when a style transfer first runs on the CPU (dlopen), not linked: a process
+ * that loads a pthreads OpenBLAS gets its worker threads at once, and they spin for about 0.1 s
+ * (2^28 cycles) before they sleep. On a 2-core machine that made gip's own first calls 4-7x slower
+ * (2026-12-05: Gaussian 15x15 of 1920x1080 u8c3 8-16 ms a call for the first 100 ms of the
+ * process, 2.2 ms after; none with OPENBLAS_NUM_THREADS=1), in every process, the CLI's and
+ * Python's included, although gip calls BLAS only here. Without a loadable OpenBLAS the sgemm is
+ * a plain loop nest (correct, slow). */
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(GIP_BLAS_DLOPEN)
+#include <dlfcn.h>
+#endif
 
 #include "style.h"
-
-#if defined(GIP_HAVE_CBLAS)
-#include <cblas.h>
-#endif
 
 /* Elements per reduction block: partial sums per block, then a fixed-order sum. */
 #define RED_BLOCK 65536
@@ -23,15 +30,45 @@ struct gip__style_state {
     float *wt[GIP__VGG_LAYERS]; /* backward weights: cin x (cout * 9), flipped */
 };
 
+/* ---- BLAS, loaded on first use (see the top) ------------------------------------------------ */
+/* CBLAS's enum values (cblas.h): row-major 101, no transpose 111, transpose 112. */
+typedef void (*blas_sgemm_fn)(int order, int trans_a, int trans_b, int m, int n, int k, float alpha,
+                              const float *a, int lda, const float *b, int ldb, float beta,
+                              float *c, int ldc);
+static blas_sgemm_fn blas_sgemm;
+static int (*blas_get_threads)(void);
+static void (*blas_set_threads)(int);
+static pthread_once_t blas_once = PTHREAD_ONCE_INIT;
+
+static void blas_load(void)
+{
+#if defined(GIP_BLAS_DLOPEN)
+    static const char *const names[] = {"libopenblas.so.0", "libopenblas.so"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0] && !blas_sgemm; i++) {
+        void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+        if (!h)
+            continue;
+        blas_sgemm = (blas_sgemm_fn)dlsym(h, "cblas_sgemm");
+        blas_get_threads = (int (*)(void))dlsym(h, "openblas_get_num_threads");
+        blas_set_threads = (void (*)(int))dlsym(h, "openblas_set_num_threads");
+        if (!blas_sgemm || !blas_get_threads || !blas_set_threads) {
+            blas_sgemm = NULL;
+            dlclose(h);
+        }
+    }
+#endif
+}
+
 /* ---- GEMM: row-major C = alpha * A op(B) + beta * C ----------------------------------------- */
 static void sgemm(int trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float *a,
                   int64_t lda, const float *b, int64_t ldb, float beta, float *c, int64_t ldc)
 {
-#if defined(GIP_HAVE_CBLAS)
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, (int)m, (int)n,
-                (int)k, alpha, a, (int)lda, b, (int)ldb, beta, c, (int)ldc);
-#else
-    /* Built without a CBLAS: a plain loop nest with the same interface (slow but correct). */
+    if (blas_sgemm) { /* loaded by cpu_create */
+        blas_sgemm(101, 111, trans_b ? 112 : 111, (int)m, (int)n, (int)k, alpha, a, (int)lda, b,
+                   (int)ldb, beta, c, (int)ldc);
+        return;
+    }
+    /* No OpenBLAS to load: a plain loop nest with the same interface (slow but correct). */
     for (int64_t i = 0; i < m; i++) {
         float *ci = c + i * ldc;
         for (int64_t j = 0; j < n; j++)
@@ -46,13 +83,7 @@ static void sgemm(int trans_b, int64_t m, int64_t n, int64_t k, float alpha, con
                     ci[j] += av * b[p * ldb + j];
         }
     }
-#endif
 }
-
-#if defined(GIP_HAVE_OPENBLAS)
-int openblas_get_num_threads(void);
-void openblas_set_num_threads(int num_threads);
-#endif
 
 /* ---- memory --------------------------------------------------------------------------------- */
 static gip_status cpu_alloc(gip_context *ctx, gip__style_state *st, int64_t n, float **out)
@@ -76,7 +107,6 @@ static gip_status cpu_copy(gip_context *ctx, gip__style_state *st, float *dst, c
     return GIP_OK;
 }
 
-#if defined(GIP_HAVE_OPENBLAS)
 /* OpenBLAS's thread count is process-wide: the first style transfer running on the CPU sets it to
  * one (gip's own threads split the work) and the last one to finish restores the caller's value,
  * so concurrent calls neither undo each other's setting nor leave it changed. */
@@ -86,9 +116,9 @@ static int blas_users, blas_saved;
 static void blas_serial_enter(void)
 {
     pthread_mutex_lock(&blas_lock);
-    if (blas_users++ == 0) {
-        blas_saved = openblas_get_num_threads();
-        openblas_set_num_threads(1);
+    if (blas_users++ == 0 && blas_sgemm) {
+        blas_saved = blas_get_threads();
+        blas_set_threads(1);
     }
     pthread_mutex_unlock(&blas_lock);
 }
@@ -96,11 +126,10 @@ static void blas_serial_enter(void)
 static void blas_serial_leave(void)
 {
     pthread_mutex_lock(&blas_lock);
-    if (--blas_users == 0)
-        openblas_set_num_threads(blas_saved);
+    if (--blas_users == 0 && blas_sgemm)
+        blas_set_threads(blas_saved);
     pthread_mutex_unlock(&blas_lock);
 }
-#endif
 
 static gip_status cpu_create(gip_context *ctx, const gip_net *net, int last, uint32_t flags,
                              gip__style_state **out)
@@ -126,9 +155,8 @@ static gip_status cpu_create(gip_context *ctx, const gip_net *net, int last, uin
                     st->wt[l][((int64_t)ci * c->cout + co) * 9 + (8 - k)] =
                         c->w[((int64_t)co * c->cin + ci) * 9 + k];
     }
-#if defined(GIP_HAVE_OPENBLAS)
+    pthread_once(&blas_once, blas_load);
     blas_serial_enter();
-#endif
     *out = st;
     return GIP_OK;
 }
@@ -137,9 +165,7 @@ static void cpu_destroy(gip_context *ctx, gip__style_state *st)
 {
     if (!st)
         return;
-#if defined(GIP_HAVE_OPENBLAS)
     blas_serial_leave();
-#endif
     for (int l = 0; l < GIP__VGG_LAYERS; l++)
         free(st->wt[l]);
     free(st);
