@@ -653,7 +653,8 @@ gip_status sm_by_ks(gip_context *ctx, SmArgs &a, int ks, int64_t n, int64_t h, s
 }
 
 template <int CN>
-gip_status sm_by_ks(gip_context *ctx, SmArgs &a, int ks, int64_t n, int64_t h, size_t shm, bool dir)
+gip_status sm_by_ks(gip_context *ctx, SmArgs &a, int ks, int64_t n, int64_t h, size_t shm,
+                    bool dir)
 {
     return dir ? sm_by_ks<CN, true>(ctx, a, ks, n, h, shm)
                : sm_by_ks<CN, false>(ctx, a, ks, n, h, shm);
@@ -794,8 +795,8 @@ extern "C" gip_status gip__sep_run_u8_mma_cuda(gip_context *ctx, const gip__sep_
     /* GIP_GAUSS_DIRECT=1: the DIR variant of the kernel (see sm_body), for A/B runs until it
      * has been measured; its short path keeps source offsets in 32 bits. */
     const char *dv = getenv("GIP_GAUSS_DIRECT");
-    const bool dir = dv && dv[0] == '1' && !dv[1] && a.sstride > 0 &&
-                     15 * a.sstride + a.n <= (int64_t)0x7fffffff &&
+    const bool dir = dv && dv[0] == '1' && !dv[1] &&
+                     a.sstride > 0 && 15 * a.sstride + a.n <= (int64_t)0x7fffffff &&
                      24 * (int64_t)a.epitch <= (int64_t)0x7fffffff;
     if (!st)
         st = cn == 1   ? sm_by_ks<1>(ctx, a, ks, n, src->height, shm, dir)
