@@ -20,7 +20,7 @@ static const gip_dtype dtypes[] = {GIP_U8, GIP_U16, GIP_F32};
 static const int chans[] = {1, 3, 4};
 static gip_context *cpu_ctx; /* for CPU-vs-CUDA comparison */
 
-/* Set by mma_cases: every image gets rows of a multiple of 16 bytes (the CUDA tensor-core u8
+/* Set by mma_path: every image gets rows of a multiple of 16 bytes (the CUDA tensor-core u8
  * kernel's case). */
 static bool align16;
 
@@ -419,7 +419,7 @@ static void test_tiles(gip_context *ctx)
  * steps, with each strip cut into 1 to 7 segments in turn (a block each), so that segments
  * start and end at every kind of row; 3x9000 takes the other kernels (its border buffer would
  * outgrow the image). */
-static void mma_cases(gip_context *ctx)
+static void mma_path(gip_context *ctx)
 {
     static const gcase kc[] = {{15, 15, 0, 0}, {3, 3, 0, 0},  {5, 7, 0, 0},  {0, 0, 1.7, 2.3},
                                {17, 17, 0, 0}, {31, 9, 0, 0}, {9, 17, 2, 3}, {3, 1, 0.6, 0},
@@ -438,14 +438,6 @@ static void mma_cases(gip_context *ctx)
             }
     gip__sep_mma_segments(0);
     align16 = false;
-}
-
-/* On CUDA twice: the kernel's GIP_GAUSS_DIRECT variant (opt-in until it has been measured) and
- * its default. */
-static void mma_path(gip_context *ctx)
-{
-    gt_with_switch(ctx, "GIP_GAUSS_DIRECT", "u8 tensor-core kernel, direct stores",
-                   "u8 tensor-core kernel, default", mma_cases);
 }
 
 static void body(gip_context *ctx)

@@ -56,7 +56,6 @@
  * step the kernel is latency-bound (Nsight Compute: 44% of the issue slots busy, the tensor
  * pipe 30%; the stalls on fixed-latency dependencies, shared-memory results and the per-step
  * barrier lead; docs/notes.md, sessions 7, 11, 12 and 13). */
-#include <stdlib.h>
 #include <string.h>
 
 #include "cuda_util.cuh"
@@ -181,20 +180,6 @@ struct SmCopy {
     int32_t gi[SM_SPT]; /* granule in the row */
 };
 
-/* This thread's granules (see SmCopy). */
-__device__ __forceinline__ SmCopy sm_copy_of(const SmArgs &a)
-{
-    SmCopy cp;
-#pragma unroll
-    for (int k = 0; k < SM_SPT; k++) {
-        const int i = (int)threadIdx.x + 32 * SM_NW * k;
-        const bool ok = i < 16 * a.gpr;
-        cp.rr[k] = ok ? i / a.gpr : -1;
-        cp.gi[k] = ok ? i % a.gpr : 0;
-    }
-    return cp;
-}
-
 /* Copies chunk rows ybase .. ybase + 15 (border applied) into a slot; xs: the first staged
  * source byte of the tile. */
 template <int CN>
@@ -301,12 +286,8 @@ __device__ __forceinline__ void sm_vpass(const uint32_t (&av)[4], uint32_t (&pol
                         __byte_perm(v[1][2], v[1][3], 0x0062), 0x5410);
 }
 
-/* The kernel, one tile after another (see the top). DIR: the variant of GIP_GAUSS_DIRECT (see
- * gip__sep_run_u8_mma_cuda): no copy table kept across the loop (the general staging path works
- * out its granules again), the short path's sources as 32-bit offsets, the prologue on the short
- * path too, and warps whose 16 x 64 outputs lie inside the image storing their 4-byte words
- * straight to global memory instead of through the shared tile. */
-template <int CN, int KS, bool DIR> __device__ __forceinline__ void sm_body(const SmArgs &a)
+/* The kernel, one tile after another (see the top). */
+template <int CN, int KS> __device__ __forceinline__ void sm_body(const SmArgs &a)
 {
     constexpr int NMAT = 3 + 2 * KS;   /* 16-byte granules a warp's four tiles read */
     constexpr int NG = (NMAT + 3) / 4; /* x4 groups covering them (the zeroed margin) */
@@ -346,7 +327,14 @@ template <int CN, int KS, bool DIR> __device__ __forceinline__ void sm_body(cons
         const int row = i / (wide - a.gpr), gi = a.gpr + i % (wide - a.gpr);
         *reinterpret_cast<uint4 *>(ring + row * a.pitch + 16 * gi) = make_uint4(0, 0, 0, 0);
     }
-    const SmCopy cp = sm_copy_of(a);
+    SmCopy cp;
+#pragma unroll
+    for (int k = 0; k < SM_SPT; k++) {
+        const int i = (int)threadIdx.x + 32 * SM_NW * k;
+        const bool ok = i < 16 * a.gpr;
+        cp.rr[k] = ok ? i / a.gpr : -1;
+        cp.gi[k] = ok ? i % a.gpr : 0;
+    }
     /* This lane's ldmatrix row address in slot 0: row lane % 8 of an 8-row half, granule
      * 4 warp + lane / 8 (+ 4 per further x4 load). */
     const unsigned lrow = (unsigned)__cvta_generic_to_shared(ring) +
@@ -363,59 +351,12 @@ template <int CN, int KS, bool DIR> __device__ __forceinline__ void sm_body(cons
     const int32_t xw = bx * SM_BW - 8 + warp * SM_COLS; /* the warp's first output byte */
     /* Chunk c (source rows y0 - 8 + 16 c ..) lives in slot c % SM_SLOTS; chunks 0 .. steps.
      * Chunks 0 .. SM_SLOTS - 1 first (one group each, empty past the last chunk). */
-    /* DIR: this thread's granules on the short path (below): the offset in the slot with bit 31
-     * set for the edge buffer, or ~0u for a granule not staged; the offset of its row-0 source
-     * from a.src or a.edge (the host checks that these fit). */
-    uint32_t dso[SM_SPT], dof[SM_SPT];
-    if constexpr (DIR) {
-#pragma unroll
-        for (int i = 0; i < SM_SPT; i++) {
-            const int32_t x = xs + 16 * cp.gi[i];
-            dso[i] = ~0u;
-            dof[i] = 0;
-            if (cp.rr[i] < 0 || x + 16 <= a.xlo || x >= a.xhi)
-                continue;
-            if (x < 0 || x + 16 > a.n) {
-                const int32_t e = x < 0 ? (x - a.xl0) >> 4 : a.nl + ((x - a.xr0) >> 4);
-                dso[i] = (uint32_t)(cp.rr[i] * a.pitch + 16 * cp.gi[i]) | 0x80000000u;
-                dof[i] = (uint32_t)((cp.rr[i] - a.ylo) * a.epitch + 16 * e);
-            } else {
-                dso[i] = (uint32_t)(cp.rr[i] * a.pitch + 16 * cp.gi[i]);
-                dof[i] = (uint32_t)(cp.rr[i] * a.sstride + x);
-            }
-        }
-    }
-    /* DIR: chunk rows yb .. yb + 15, all in the image and in [ylo, yhi), into the slot at
-     * shared address slot_s. */
-    const auto stage_short = [&](unsigned slot_s, int32_t yb) {
-        const uint8_t *const sb = a.src + (int64_t)yb * a.sstride;
-        const uint8_t *const eb = a.edge + (int64_t)yb * a.epitch;
-#pragma unroll
-        for (int i = 0; i < SM_SPT; i++)
-            if (dso[i] != ~0u)
-                gip__cp_async16s(slot_s + (dso[i] & 0x7fffffffu),
-                                 ((int32_t)dso[i] < 0 ? eb : sb) + dof[i]);
-    };
     sm_pdl_wait();
-    if constexpr (DIR) {
-        const int32_t yin0 = a.ylo > 0 ? a.ylo : 0, yin1 = a.yhi < a.H ? a.yhi : a.H;
-        const unsigned ring_s = (unsigned)__cvta_generic_to_shared(ring);
 #pragma unroll 1
-        for (int c = 0; c < SM_SLOTS; c++) {
-            const int32_t yb = y0 - 8 + 16 * c;
-            if (c <= steps && yb >= yin0 && yb + 16 <= yin1)
-                stage_short(ring_s + c * slot_bytes, yb);
-            else if (c <= steps)
-                sm_stage<CN>(a, sm_copy_of(a), ring + c * slot_bytes, yb, xs);
-            gip__cp_async_commit();
-        }
-    } else {
-#pragma unroll 1
-        for (int c = 0; c < SM_SLOTS; c++) {
-            if (c <= steps)
-                sm_stage<CN>(a, cp, ring + c * slot_bytes, y0 - 8 + 16 * c, xs);
-            gip__cp_async_commit();
-        }
+    for (int c = 0; c < SM_SLOTS; c++) {
+        if (c <= steps)
+            sm_stage<CN>(a, cp, ring + c * slot_bytes, y0 - 8 + 16 * c, xs);
+        gip__cp_async_commit();
     }
     /* The chunks whose rows all lie in the image and in [ylo, yhi) take a short path: each of
      * this thread's granules that is staged at all comes from one source address at row 0 plus
@@ -459,11 +400,7 @@ template <int CN, int KS, bool DIR> __device__ __forceinline__ void sm_body(cons
         __syncthreads();
         if (s + SM_SLOTS <= steps) {
             const int32_t yb = y0 - 8 + 16 * (s + SM_SLOTS);
-            if (DIR && yb >= yin0 && yb + 16 <= yin1) {
-                stage_short(ring_s + next * slot_bytes, yb);
-            } else if (DIR) {
-                sm_stage<CN>(a, sm_copy_of(a), ring + next * slot_bytes, yb, xs);
-            } else if (yb >= yin0 && yb + 16 <= yin1) {
+            if (yb >= yin0 && yb + 16 <= yin1) {
 #pragma unroll
                 for (int i = 0; i < SM_SPT; i++)
                     if (fso[i] != ~0u)
@@ -477,30 +414,14 @@ template <int CN, int KS, bool DIR> __device__ __forceinline__ void sm_body(cons
         const unsigned sbase = lrow + (unsigned)cur * slot_bytes;
         cur = cur == SM_SLOTS - 1 ? 0 : cur + 1;
         next = next == SM_SLOTS - 1 ? 0 : next + 1;
-        /* DIR: a warp whose outputs all lie in the image stores the lane's words of rows g and
-         * g + 8 itself (at d). */
-        bool direct = false;
-        uint8_t *d = nullptr;
-        if constexpr (DIR) {
-            const int32_t yb = y0 + 16 * s;
-            direct = yb + 16 <= a.H && xw >= 0 && xw + SM_COLS <= a.n;
-            d = a.dst + (int64_t)(yb + g) * a.dstride + xw + 4 * q;
-        }
 #pragma unroll
         for (int j = 0; j < 4; j++) {
             uint32_t pnew[2][2], wo[2];
             sm_hpass_ld<KS>(ah, sbase, a.pitch, j, pnew);
             sm_vpass(av, pold[j], pnew, wo);
-            if (direct) {
-                *reinterpret_cast<uint32_t *>(d + 16 * j) = wo[0];
-                *reinterpret_cast<uint32_t *>(d + 8 * a.dstride + 16 * j) = wo[1];
-            } else {
-                *reinterpret_cast<uint32_t *>(ot + g * SM_OPITCH + 16 * j + 4 * q) = wo[0];
-                *reinterpret_cast<uint32_t *>(ot + (g + 8) * SM_OPITCH + 16 * j + 4 * q) = wo[1];
-            }
+            *reinterpret_cast<uint32_t *>(ot + g * SM_OPITCH + 16 * j + 4 * q) = wo[0];
+            *reinterpret_cast<uint32_t *>(ot + (g + 8) * SM_OPITCH + 16 * j + 4 * q) = wo[1];
         }
-        if (direct)
-            continue;
         __syncwarp();
         /* 16 rows of 64 bytes: lane writes 8 bytes of rows lane / 8 + 4 i. */
         const int32_t x = xw + 8 * (lane & 7), yb = y0 + 16 * s;
@@ -538,29 +459,29 @@ template <int CN, int KS, bool DIR> __device__ __forceinline__ void sm_body(cons
  * three. KS = 3 (four channels) keeps the default bounds: 145 registers and three blocks an SM
  * measured faster than four with 128 and a few spills (H200, 2026-12-04, 7680x4320 u8c4:
  * 0.129 ms against 0.163). */
-template <int CN, int KS, bool DIR>
+template <int CN, int KS>
 __global__ void __launch_bounds__(32 * SM_NW, 4) sep_u8_mma(const __grid_constant__ SmArgs a)
 {
-    sm_body<CN, KS, DIR>(a);
+    sm_body<CN, KS>(a);
 }
 
 template <int CN, int KS>
 __global__ void __launch_bounds__(32 * SM_NW) sep_u8_mma_wide(const __grid_constant__ SmArgs a)
 {
-    sm_body<CN, KS, false>(a);
+    sm_body<CN, KS>(a);
 }
 
 int forced_segments = 0; /* gip__sep_mma_segments */
 
 /* Launches one block a segment (see SmArgs). shm: shared memory besides the ring. */
-template <int CN, int KS, bool DIR>
+template <int CN, int KS>
 gip_status sm_launch(gip_context *ctx, SmArgs &a, int64_t n, int64_t h, size_t shm)
 {
     void (*kern)(SmArgs);
-    if constexpr (KS == 3 && !DIR)
+    if constexpr (KS == 3)
         kern = sep_u8_mma_wide<CN, KS>;
     else
-        kern = sep_u8_mma<CN, KS, DIR>;
+        kern = sep_u8_mma<CN, KS>;
     shm += (size_t)SM_SLOTS * 16 * a.pitch;
     int dev = 0, sms = 0, per_sm = 0;
     gip_status st = gip__cuda_status(ctx, cudaGetDevice(&dev), "separable filter: device");
@@ -574,40 +495,6 @@ gip_status sm_launch(gip_context *ctx, SmArgs &a, int64_t n, int64_t h, size_t s
             "separable filter: occupancy");
     if (st)
         return st;
-    /* DIR: at most GIP_GAUSS_PERSM blocks an SM (4 unless set), by asking for the shared memory
-     * that leaves no room for one more. Session 14 (H200, 2026-12-04): the kernel with DIR's
-     * register count ran 5 blocks an SM and lost (0.107 ms at 7680x4320 u8c3), held at 4 it
-     * won (0.0966 against 0.098). */
-    if (DIR) {
-        const char *e = getenv("GIP_GAUSS_PERSM");
-        const int cap = e && atoi(e) > 0 ? atoi(e) : 4;
-        int smem_sm = 0, reserved = 0, optin = 0;
-        if (per_sm > cap &&
-            cudaDeviceGetAttribute(&smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev) ==
-                cudaSuccess &&
-            cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, dev) ==
-                cudaSuccess &&
-            cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) ==
-                cudaSuccess) {
-            const size_t want = ((size_t)(smem_sm / (cap + 1) - reserved) + 1024) / 1024 * 1024;
-            if (want > shm && want <= (size_t)optin) {
-                if (want > 48 * 1024)
-                    st = gip__cuda_status(
-                        ctx,
-                        cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             (int)want),
-                        "separable filter: shared memory");
-                if (!st)
-                    st = gip__cuda_status(ctx,
-                                          cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                                              &per_sm, kern, 32 * SM_NW, want),
-                                          "separable filter: occupancy");
-                if (st)
-                    return st;
-                shm = want;
-            }
-        }
-    }
     /* m segments a strip, m as large as lets every block be resident from the start (see the
      * top). */
     const int64_t gx = (n + 8 + SM_BW - 1) / SM_BW, spt = (h + 15) / 16;
@@ -642,22 +529,14 @@ gip_status sm_launch(gip_context *ctx, SmArgs &a, int64_t n, int64_t h, size_t s
     return GIP__LAUNCH_CHECK(ctx, "separable filter (u8, tensor cores)");
 }
 
-template <int CN, bool DIR>
+template <int CN>
 gip_status sm_by_ks(gip_context *ctx, SmArgs &a, int ks, int64_t n, int64_t h, size_t shm)
 {
     if (ks == 1)
-        return sm_launch<CN, 1, DIR>(ctx, a, n, h, shm);
+        return sm_launch<CN, 1>(ctx, a, n, h, shm);
     if (ks == 2)
-        return sm_launch<CN, 2, DIR>(ctx, a, n, h, shm);
-    return sm_launch<CN, 3, DIR>(ctx, a, n, h, shm);
-}
-
-template <int CN>
-gip_status sm_by_ks(gip_context *ctx, SmArgs &a, int ks, int64_t n, int64_t h, size_t shm,
-                    bool dir)
-{
-    return dir ? sm_by_ks<CN, true>(ctx, a, ks, n, h, shm)
-               : sm_by_ks<CN, false>(ctx, a, ks, n, h, shm);
+        return sm_launch<CN, 2>(ctx, a, n, h, shm);
+    return sm_launch<CN, 3>(ctx, a, n, h, shm);
 }
 
 } // namespace
@@ -792,16 +671,10 @@ extern "C" gip_status gip__sep_run_u8_mma_cuda(gip_context *ctx, const gip__sep_
     else if (eblocks)
         sm_edges<4><<<eblocks, 128, 0, gip__stream(ctx)>>>(a, edge);
     st = GIP__LAUNCH_CHECK(ctx, "separable filter (u8, tensor cores): edges");
-    /* GIP_GAUSS_DIRECT=1: the DIR variant of the kernel (see sm_body), for A/B runs until it
-     * has been measured; its short path keeps source offsets in 32 bits. */
-    const char *dv = getenv("GIP_GAUSS_DIRECT");
-    const bool dir = dv && dv[0] == '1' && !dv[1] &&
-                     a.sstride > 0 && 15 * a.sstride + a.n <= (int64_t)0x7fffffff &&
-                     24 * (int64_t)a.epitch <= (int64_t)0x7fffffff;
     if (!st)
-        st = cn == 1   ? sm_by_ks<1>(ctx, a, ks, n, src->height, shm, dir)
-             : cn == 3 ? sm_by_ks<3>(ctx, a, ks, n, src->height, shm, dir)
-                       : sm_by_ks<4>(ctx, a, ks, n, src->height, shm, dir);
+        st = cn == 1   ? sm_by_ks<1>(ctx, a, ks, n, src->height, shm)
+             : cn == 3 ? sm_by_ks<3>(ctx, a, ks, n, src->height, shm)
+                       : sm_by_ks<4>(ctx, a, ks, n, src->height, shm);
     gip__cuda_free(ctx, edge);
     return st;
 }
