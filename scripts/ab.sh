@@ -4,21 +4,21 @@
 # each variant in alternating rounds and prints the median milliseconds side by side, then runs
 # compute-sanitizer on some tests with what is left of TOTAL_BUDGET seconds.
 #
-#   VARIANTS="base: ring:GIP_F2D_RING=1"  variants, name:ENV=V+ENV2=V2 (nothing after ':' = as is)
+#   VARIANTS="base: tiled:GIP_F2D_RING=0" variants, name:ENV=V+ENV2=V2 (nothing after ':' = as is)
 #   OPS=filter2d3,sobel_mag FORMATS=u8c1,u8c3,f32c1 SIZES=1920x1080,3840x2160,7680x4320
 #   ROUNDS=2 TIME=0.3                      rounds of all variants, gip-bench --time per row
 #   TESTS="test_filter2d test_sobel"       tests to build and run first (empty: none)
 #   SAN="memcheck:test_filter2d racecheck:test_sobel"  compute-sanitizer runs, SAN_CAP s each
 #   BUILD=build-gpu                        build folder (kept between calls on a warm machine)
 #   BACKEND=cuda                           gip-bench --backend (cpu: A/B of CPU switches here)
-# Logs and JSON under $OUT (or out/ab); the table is kept as ab.txt.
+# Under $OUT (or out/ab): the table ab.txt, the log ab.log and the rest in ab-files.tgz.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 DEST=${OUT:-out/ab}
 mkdir -p "$DEST"
 rm -f "$DEST"/ab-*.json "$DEST"/ab-*.log "$DEST/ab.log" # a table of this call's runs only
 BUILD=${BUILD:-build-gpu}
-VARIANTS=${VARIANTS:-"base: ring:GIP_F2D_RING=1"}
+VARIANTS=${VARIANTS:-"base: tiled:GIP_F2D_RING=0"}
 OPS=${OPS:-filter2d3,sobel_mag,sobel_f32}
 FORMATS=${FORMATS:-u8c1,u8c3,f32c1}
 SIZES=${SIZES:-1920x1080,3840x2160,7680x4320}
@@ -39,7 +39,7 @@ if ! cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DGIP_CUDA=ON -DGIP_BUILD
     log "CONFIGURE FAILED"; tail -30 "$DEST/configure.log"; exit 1
 fi
 # shellcheck disable=SC2086 # TESTS is a list of targets
-if ! cmake --build "$BUILD" -j "$(nproc)" --target gip-bench $TESTS >"$DEST/build.log" 2>&1; then
+if ! cmake --build "$BUILD" -j "$(nproc)" --target gip_bench $TESTS >"$DEST/build.log" 2>&1; then
     log "BUILD FAILED"; tail -40 "$DEST/build.log"; exit 1
 fi
 log "build: ok ($(($(date +%s) - T0)) s)"
@@ -91,7 +91,7 @@ for s in $SAN; do
         continue
     fi
     GIP_TEST_QUICK=1 timeout "$cap" compute-sanitizer --tool "$tool" --report-api-errors no \
-        --error-exitcode 9 "$bin" >"$DEST/san-$tool-$t.log" 2>&1
+        --error-exitcode 9 "$bin" "$BACKEND" >"$DEST/san-$tool-$t.log" 2>&1
     rc=$?
     cut=""
     [ $rc = 124 ] && cut="cut at $cap s, "
@@ -100,3 +100,6 @@ for s in $SAN; do
 done
 
 log "total: $(($(date +%s) - T0)) s"
+# The device tool brings back at most 8 files: ab.txt, ab.log and one archive of the rest.
+(cd "$DEST" && tar czf ab-files.tgz --exclude ab.txt --exclude ab.log --exclude ab-files.tgz -- * &&
+    find . -maxdepth 1 -type f ! -name ab.txt ! -name ab.log ! -name ab-files.tgz -delete)
