@@ -407,19 +407,17 @@ static void ring_cases(gip_context *ctx)
     align16 = false;
 }
 
-/* On CUDA three times: through f2d_ringf (opt-in while it is new), through it with bands of 7 rows,
- * and through the tiled kernel that runs these plans by default. */
+/* On CUDA three times: through f2d_ringf (the default), through it with bands of 7 rows, and
+ * through the tiled kernel (GIP_F2D_RING=0). */
 static void ring_float(gip_context *ctx)
 {
     gt_with_switch(ctx, "GIP_F2D_RING", "aligned rows, float taps: f2d_ringf",
                    "aligned rows, float taps: the tiled kernel", ring_cases);
     if (gip_context_backend(ctx) == GIP_BACKEND_CUDA) { /* bands of 7 rows (a tuning knob) */
         printf("aligned rows, float taps: f2d_ringf, GIP_F2D_RING_ROWS=7\n");
-        setenv("GIP_F2D_RING", "1", 1);
         setenv("GIP_F2D_RING_ROWS", "7", 1);
         ring_cases(ctx);
         unsetenv("GIP_F2D_RING_ROWS");
-        unsetenv("GIP_F2D_RING");
     }
 }
 

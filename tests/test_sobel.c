@@ -256,8 +256,7 @@ static void ring_cases(gip_context *ctx)
     align16 = false;
 }
 
-/* On CUDA twice: through f2d_ringf (opt-in while it is new) and through the tiled kernel that runs
- * these plans by default. */
+/* On CUDA twice: through f2d_ringf (the default) and through the tiled kernel (GIP_F2D_RING=0). */
 static void ring_path(gip_context *ctx)
 {
     gt_with_switch(ctx, "GIP_F2D_RING", "aligned rows, float accumulators: f2d_ringf",

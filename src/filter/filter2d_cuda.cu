@@ -1773,14 +1773,15 @@ static gip_status uxf_dispatch(gip_context *ctx, UxArgs &a, int32_t C, bool mag)
 /* Runs a plan through f2d_ringf when it qualifies: u8 sources to u8 or f32, f32 sources to f32,
  * every tap of each kernel within one pixel of the anchor in row-major order, integer plans exact
  * in float, both images 16-byte aligned, rows below 2^30 elements; *done says whether it ran.
- * Opt-in for now (GIP_F2D_RING=1, read at each call): written in a session without a GPU, it takes
- * over from f2d_box once it has run on one (docs/notes.md, "Next GPU session"). */
+ * The default since it ran on the H200 (2026-12-05: 1.3-3.6x faster than f2d_box on every row of
+ * filter2D 3x3 with float taps, Sobel to f32 from f32 and the magnitude, 1920x1080 to 7680x4320);
+ * GIP_F2D_RING=0 (read at each call) sends these plans back to f2d_box. */
 static gip_status uxf_run(gip_context *ctx, const gip__f2d_plan *p, const gip_image *src,
                           const gip_image *dst, bool *done)
 {
     *done = false;
     const char *on = getenv("GIP_F2D_RING");
-    if (!on || atoi(on) == 0)
+    if (on && atoi(on) == 0)
         return GIP_OK;
     const gip_dtype sd = src->dtype, dd = dst->dtype;
     const int64_t n = src->width * (int64_t)src->channels;

@@ -123,9 +123,10 @@ void gt_with_switch(gip_context *ctx, const char *var, const char *on, const cha
     printf("%s (%s=1)\n", on, var);
     setenv(var, "1", 1);
     fn(ctx);
-    unsetenv(var);
-    printf("%s (%s unset)\n", off, var);
+    printf("%s (%s=0)\n", off, var);
+    setenv(var, "0", 1);
     fn(ctx);
+    unsetenv(var);
 }
 
 void gt_free(gip_image *img)

@@ -66,7 +66,8 @@ void gt_alloc(gip_image *img, int64_t w, int64_t h, int32_t c, gip_dtype dt, int
  * CUDA 3x3 kernels' case: gt_alloc's buffers start 16-byte aligned). */
 int64_t gt_pad16(int64_t w, int32_t c, gip_dtype dt);
 /* Runs fn(ctx) twice on a CUDA context, first with the environment variable `var` set to 1 (a
- * switch between two GPU kernels, so that both are tested), then without it; once elsewhere.
+ * switch between two GPU kernels, so that both are tested), then set to 0, and unsets it; once
+ * elsewhere.
  * `on` and `off` name the two kernels in the printed lines. */
 void gt_with_switch(gip_context *ctx, const char *var, const char *on, const char *off,
                     void (*fn)(gip_context *ctx));
