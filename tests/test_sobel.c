@@ -423,37 +423,78 @@ static void bad_inputs(gip_context *ctx)
     gt_free(&f32src);
 }
 
+/* The CPU's fused 3x3 route (AVX-512BW; Sobel ksize 3 with dx, dy <= 1 of u8 sources, unit
+ * scale, no delta): row lengths around its 32-element vectors (every element by the scalar loop
+ * below 32 + 2C, the last vector overlapping the one before it), odd and even heights (it steps two
+ * rows at a time), every border, 1, 3 and 4 channels, s16, u8 and f32. */
+static void fused_path(gip_context *ctx)
+{
+    static const gt_size sizes[] = {{2, 1},  {11, 2}, {33, 3},  {34, 4}, {35, 5},  {36, 7},
+                                    {45, 6}, {66, 3}, {67, 10}, {97, 2}, {130, 5}, {700, 9}};
+    static const gip_dtype dts[] = {GIP_S16, GIP_U8, GIP_F32};
+    static const int32_t chans[] = {1, 3, 4};
+    static const struct {
+        int32_t dx, dy;
+    } orders[] = {{1, 0}, {0, 1}, {1, 1}};
+    uint64_t seed = 9100;
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (int b = 0; b <= GIP_BORDER_WRAP; b++)
+            for (int ci = 0; ci < 3; ci++, seed++)
+                sobel_case(ctx, sizes[s], GIP_U8, dts[seed / 3 % 3], chans[ci], orders[seed % 3].dx,
+                           orders[seed % 3].dy, 3, (gip_border)b, seed % 4 ? 0.0f : 1.0f, 0.0f,
+                           seed);
+}
+
 static void suite(gip_context *ctx)
 {
     sweep(ctx);
     tile_edges(ctx);
     packed_path(ctx);
     ring_path(ctx);
+    fused_path(ctx);
     stored_cv2(ctx);
     bad_inputs(ctx);
 }
 
-/* A destination large enough for the streaming stores of the separable CPU route (and rows of
- * odd stride, so that some are aligned and some not): identical to the 2-D engine's scalar path. */
+/* Destinations large enough for the streaming stores of the separable and fused CPU routes, with
+ * rows of a stride that is a multiple of 64 bytes (the fused route streams two rows at a time
+ * only then) and of an odd stride (some rows aligned and some not): identical to the 2-D engine's
+ * scalar path. */
 static void large_simd_vs_scalar(gip_context *ctx)
 {
-    static const gip_dtype dts[] = {GIP_S16, GIP_F32, GIP_U8};
+    static const struct {
+        gip_dtype dt;
+        int64_t h;
+        bool aligned; /* rows a multiple of 64 bytes, else 5 bytes of padding (rounded up to a
+                       * whole element) */
+        int32_t dx, dy, ksize;
+    } cases[] = {{GIP_S16, 1001, false, 1, 0, 3}, {GIP_F32, 1001, true, 1, 0, 3},
+                 {GIP_U8, 2000, true, 0, 1, 3},   {GIP_S16, 1001, true, 1, 1, 3},
+                 {GIP_U8, 1001, false, 0, 1, 3},  {GIP_F32, 1001, false, 1, 0, GIP_SCHARR}};
+    const int nc = (int)(sizeof cases / sizeof cases[0]);
     gip_image src;
-    gt_alloc(&src, 2900, 1001, 3, GIP_U8, 3);
+    gt_alloc(&src, 2900, 2000, 3, GIP_U8, 3);
     gt_fill_random(&src, 4242, 0, 255);
-    for (int i = 0; i < 3; i++) {
-        gip_sobel_params p = {.dx = i == 2 ? 0 : 1, .dy = i == 2 ? 1 : 0, .ksize = 3};
-        p.border.mode = (gip_border)i;
-        gip_image a, b;
-        gt_alloc(&a, src.width, src.height, 3, dts[i], 5);
-        gt_alloc(&b, src.width, src.height, 3, dts[i], 5);
-        bool ok = GT_OK(gip_sobel(ctx, &src, &a, &p));
+    for (int i = 0; i < nc; i++) {
+        gip_sobel_params p = {.dx = cases[i].dx, .dy = cases[i].dy, .ksize = cases[i].ksize};
+        p.border.mode = (gip_border)(i % (GIP_BORDER_WRAP + 1));
+        p.border.value[0] = 7, p.border.value[1] = 200, p.border.value[2] = 31;
+        gip_image s = src, a, b;
+        s.height = cases[i].h;
+        const int64_t row = s.width * 3 * (int64_t)gip_dtype_size(cases[i].dt);
+        const int64_t pad = cases[i].aligned ? (64 - row % 64) % 64 : 5;
+        gt_alloc(&a, s.width, s.height, 3, cases[i].dt, pad);
+        gt_alloc(&b, s.width, s.height, 3, cases[i].dt, pad);
+        bool ok = GT_OK(gip_sobel(ctx, &s, &a, &p));
         setenv("GIP_NOSIMD", "1", 1);
-        ok = ok && GT_OK(gip_sobel(ctx, &src, &b, &p));
+        ok = ok && GT_OK(gip_sobel(ctx, &s, &b, &p));
         unsetenv("GIP_NOSIMD");
-        char label[120];
-        snprintf(label, sizeof label, "sobel 2900x1001 u8c3->%s: SIMD route vs scalar engine",
-                 gip_dtype_name(dts[i]));
+        char label[160];
+        snprintf(label, sizeof label,
+                 "sobel 2900x%lld u8c3->%s dx%d dy%d k%d %s, stride %lld: SIMD route vs scalar "
+                 "engine",
+                 (long long)s.height, gip_dtype_name(cases[i].dt), (int)p.dx, (int)p.dy,
+                 (int)p.ksize, gip_border_name(p.border.mode), (long long)a.stride);
         if (ok)
             gt_compare(&a, &b, 0, 0, label);
         GT_CHECK(gt_padding_intact(&a), "%s: padding written", label);
