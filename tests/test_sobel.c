@@ -423,10 +423,40 @@ static void bad_inputs(gip_context *ctx)
     gt_free(&f32src);
 }
 
+/* src through gip_sobel (or gip_sobel_magnitude) into a dst of dtype dt with `pad` bytes of row
+ * padding, once as the CPU chooses (its SIMD routes) and once with GIP_NOSIMD=1 (the 2-D engine's
+ * scalar path): identical outputs, padding untouched. */
+static void simd_vs_scalar(gip_context *ctx, const gip_image *src, gip_dtype dt, int64_t pad,
+                           const gip_sobel_params *p, bool mag, const char *what)
+{
+    gip_image a, b;
+    gt_alloc(&a, src->width, src->height, src->channels, dt, pad);
+    gt_alloc(&b, src->width, src->height, src->channels, dt, pad);
+    gt_unary_fn fn = mag ? run_mag : run_sobel;
+    bool ok = GT_OK(fn(ctx, src, &a, p));
+    setenv("GIP_NOSIMD", "1", 1);
+    ok = ok && GT_OK(fn(ctx, src, &b, p));
+    unsetenv("GIP_NOSIMD");
+    char label[240];
+    snprintf(label, sizeof label,
+             "%s %lldx%lld u8c%d->%s dx%d dy%d k%d %s scale %g delta %g, stride %lld: SIMD route "
+             "vs scalar engine",
+             what, (long long)src->width, (long long)src->height, (int)src->channels,
+             gip_dtype_name(dt), (int)p->dx, (int)p->dy, (int)p->ksize,
+             gip_border_name(p->border.mode), p->scale, p->delta, (long long)a.stride);
+    if (ok)
+        gt_compare(&a, &b, 0, 0, label);
+    GT_CHECK(gt_padding_intact(&a), "%s: padding written", label);
+    gt_free(&a);
+    gt_free(&b);
+}
+
 /* The CPU's fused 3x3 route (AVX-512BW; Sobel ksize 3 with dx, dy <= 1 of u8 sources, unit
- * scale, no delta): row lengths around its 32-element vectors (every element by the scalar loop
- * below 32 + 2C, the last vector overlapping the one before it), odd and even heights (it steps two
- * rows at a time), every border, 1, 3 and 4 channels, s16, u8 and f32. */
+ * scale, no delta, and the ksize 3 magnitude of u8 sources): row lengths around its 32-element
+ * vectors (every element by the scalar loop below 32 + 2C, the first and last vectors
+ * overlapping), odd and even heights (it steps two rows at a time), every border, 1, 3 and 4
+ * channels; s16, u8 and f32 against the reference, and the magnitude's f32 and u8, with and
+ * without scale and delta, also bit for bit against the 2-D engine's scalar path. */
 static void fused_path(gip_context *ctx)
 {
     static const gt_size sizes[] = {{2, 1},  {11, 2}, {33, 3},  {34, 4}, {35, 5},  {36, 7},
@@ -436,13 +466,36 @@ static void fused_path(gip_context *ctx)
     static const struct {
         int32_t dx, dy;
     } orders[] = {{1, 0}, {0, 1}, {1, 1}};
+    const bool on_cpu = gip_context_backend(ctx) == GIP_BACKEND_CPU;
     uint64_t seed = 9100;
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
         for (int b = 0; b <= GIP_BORDER_WRAP; b++)
-            for (int ci = 0; ci < 3; ci++, seed++)
+            for (int ci = 0; ci < 3; ci++, seed++) {
                 sobel_case(ctx, sizes[s], GIP_U8, dts[seed / 3 % 3], chans[ci], orders[seed % 3].dx,
                            orders[seed % 3].dy, 3, (gip_border)b, seed % 4 ? 0.0f : 1.0f, 0.0f,
                            seed);
+                const bool u8 = seed % 2 == 0, affine = seed / 2 % 3 == 0;
+                const float scale = affine ? 0.7f : seed % 4 == 1 ? 1.0f : 0.0f;
+                const float delta = affine ? (u8 ? -2.5f : 3.0f) : 0.0f;
+                /* Against the double reference, u8 only without scale and delta: with them the
+                 * float value can round the other way at a half (the engine comparison below
+                 * takes every case). */
+                if (!(u8 && affine))
+                    mag_case(ctx, sizes[s], GIP_U8, u8 ? GIP_U8 : GIP_F32, chans[(ci + b) % 3], 3,
+                             (gip_border)b, scale, delta, seed);
+                if (on_cpu) {
+                    gip_image src;
+                    gt_alloc(&src, sizes[s].w, sizes[s].h, chans[ci], GIP_U8, seed % 3);
+                    gt_fill_random(&src, seed, 0, 0);
+                    gip_sobel_params p = {.ksize = 3, .scale = scale, .delta = delta};
+                    p.border.mode = (gip_border)b;
+                    p.border.value[0] = 17, p.border.value[1] = 255, p.border.value[2] = 3;
+                    p.border.value[3] = 128;
+                    simd_vs_scalar(ctx, &src, u8 ? GIP_U8 : GIP_F32, (int64_t)(seed % 5), &p, true,
+                                   "sobel magnitude");
+                    gt_free(&src);
+                }
+            }
 }
 
 static void suite(gip_context *ctx)
@@ -467,39 +520,32 @@ static void large_simd_vs_scalar(gip_context *ctx)
         int64_t h;
         bool aligned; /* rows a multiple of 64 bytes, else 5 bytes of padding (rounded up to a
                        * whole element) */
-        int32_t dx, dy, ksize;
-    } cases[] = {{GIP_S16, 1001, false, 1, 0, 3}, {GIP_F32, 1001, true, 1, 0, 3},
-                 {GIP_U8, 2000, true, 0, 1, 3},   {GIP_S16, 1001, true, 1, 1, 3},
-                 {GIP_U8, 1001, false, 0, 1, 3},  {GIP_F32, 1001, false, 1, 0, GIP_SCHARR}};
+        int32_t dx, dy, ksize; /* dx = dy = 0: the magnitude */
+        float scale, delta;
+    } cases[] = {
+        {GIP_S16, 1001, false, 1, 0, 3, 0, 0},       {GIP_F32, 1001, true, 1, 0, 3, 0, 0},
+        {GIP_U8, 2000, true, 0, 1, 3, 0, 0},         {GIP_S16, 1001, true, 1, 1, 3, 0, 0},
+        {GIP_U8, 1001, false, 0, 1, 3, 0, 0},        {GIP_F32, 1001, false, 1, 0, GIP_SCHARR, 0, 0},
+        {GIP_F32, 1001, true, 0, 0, 3, 0, 0},        {GIP_U8, 2000, true, 0, 0, 3, 0.3f, 1.5f},
+        {GIP_F32, 1001, false, 0, 0, 3, 0.5f, -4.0f}};
     const int nc = (int)(sizeof cases / sizeof cases[0]);
     gip_image src;
     gt_alloc(&src, 2900, 2000, 3, GIP_U8, 3);
     gt_fill_random(&src, 4242, 0, 255);
     for (int i = 0; i < nc; i++) {
-        gip_sobel_params p = {.dx = cases[i].dx, .dy = cases[i].dy, .ksize = cases[i].ksize};
+        const bool mag = cases[i].dx + cases[i].dy == 0;
+        gip_sobel_params p = {.dx = cases[i].dx,
+                              .dy = cases[i].dy,
+                              .ksize = cases[i].ksize,
+                              .scale = cases[i].scale,
+                              .delta = cases[i].delta};
         p.border.mode = (gip_border)(i % (GIP_BORDER_WRAP + 1));
         p.border.value[0] = 7, p.border.value[1] = 200, p.border.value[2] = 31;
-        gip_image s = src, a, b;
+        gip_image s = src;
         s.height = cases[i].h;
         const int64_t row = s.width * 3 * (int64_t)gip_dtype_size(cases[i].dt);
-        const int64_t pad = cases[i].aligned ? (64 - row % 64) % 64 : 5;
-        gt_alloc(&a, s.width, s.height, 3, cases[i].dt, pad);
-        gt_alloc(&b, s.width, s.height, 3, cases[i].dt, pad);
-        bool ok = GT_OK(gip_sobel(ctx, &s, &a, &p));
-        setenv("GIP_NOSIMD", "1", 1);
-        ok = ok && GT_OK(gip_sobel(ctx, &s, &b, &p));
-        unsetenv("GIP_NOSIMD");
-        char label[160];
-        snprintf(label, sizeof label,
-                 "sobel 2900x%lld u8c3->%s dx%d dy%d k%d %s, stride %lld: SIMD route vs scalar "
-                 "engine",
-                 (long long)s.height, gip_dtype_name(cases[i].dt), (int)p.dx, (int)p.dy,
-                 (int)p.ksize, gip_border_name(p.border.mode), (long long)a.stride);
-        if (ok)
-            gt_compare(&a, &b, 0, 0, label);
-        GT_CHECK(gt_padding_intact(&a), "%s: padding written", label);
-        gt_free(&a);
-        gt_free(&b);
+        simd_vs_scalar(ctx, &s, cases[i].dt, cases[i].aligned ? (64 - row % 64) % 64 : 5, &p, mag,
+                       mag ? "sobel magnitude" : "sobel");
     }
     gt_free(&src);
 }

@@ -79,6 +79,15 @@ static gip_status check_params(gip_context *ctx, const gip_sobel_params *params,
     return GIP_OK;
 }
 
+/* The border of the separable CPU route, its constant converted as the 2-D engine converts it. */
+static void sep_border(gip__sobel_sep *sp, const gip_sobel_params *params, gip_dtype src)
+{
+    gip__f2d_plan bp = {0};
+    gip__f2d_plan_border(&bp, &params->border, src);
+    sp->border = bp.border;
+    memcpy(sp->border_value, bp.border_value, sizeof sp->border_value);
+}
+
 /* Adds the taps of kernel ky (rows) x kx (columns), centred, to the plan. */
 static void add_taps(gip__f2d_plan *p, const int32_t *kx, int32_t nx, const int32_t *ky, int32_t ny)
 {
@@ -166,10 +175,7 @@ gip_status gip_sobel(gip_context *ctx, const gip_image *src, gip_image *dst,
         gip__sobel_sep sp = {.nx = nx, .ny = ny};
         memcpy(sp.kx, kx, (size_t)nx * sizeof *kx);
         memcpy(sp.ky, ky, (size_t)ny * sizeof *ky);
-        gip__f2d_plan bp = {0};
-        gip__f2d_plan_border(&bp, &params->border, src->dtype);
-        sp.border = bp.border;
-        memcpy(sp.border_value, bp.border_value, sizeof sp.border_value);
+        sep_border(&sp, params, src->dtype);
         if (gip__sobel_sep_fits(&sp, src->dtype, dst->dtype))
             return gip__sobel_sep_run_cpu(ctx, &sp, src, dst);
     }
@@ -201,6 +207,16 @@ gip_status gip_sobel_magnitude(gip_context *ctx, const gip_image *src, gip_image
     if ((st = check_device(ctx, src, dst, on_device, op)))
         return st;
 
+    /* On the CPU, ksize 3 of u8 sources takes the fused route where it runs (AVX-512BW): the 2-D
+     * engine's operations, so its results bit for bit; GIP_NOSIMD=1 keeps the engine's scalar
+     * path. */
+    if (!on_device && ksize == 3 && gip__f2d_simd_enabled()) {
+        gip__sobel_sep sp = {.magnitude = true, .scale = scale, .delta = params->delta};
+        gip__sobel_factors(1, 0, 3, sp.kx, &sp.nx, sp.ky, &sp.ny);
+        sep_border(&sp, params, src->dtype);
+        if (gip__sobel_sep_fits(&sp, src->dtype, dst->dtype))
+            return gip__sobel_sep_run_cpu(ctx, &sp, src, dst);
+    }
     int32_t gxx[9], gxy[9], gyx[9], gyy[9], nxx, nxy, nyx, nyy;
     gip__sobel_factors(1, 0, ksize, gxx, &nxx, gxy, &nxy);
     gip__sobel_factors(0, 1, ksize, gyx, &nyx, gyy, &nyy);

@@ -20,16 +20,21 @@ void gip__sobel_factors(int32_t dx, int32_t dy, int32_t ksize, int32_t *kx, int3
 #define GIP__SOBEL_SEP_MAXK 5
 
 /* A Sobel/Scharr run as its two integer factors (sobel_cpu.c): dst = ky (rows) x kx (columns)
- * applied to a u8 source, stored as s16, f32 or (absolute value) u8, without scale or delta. */
+ * applied to a u8 source, stored as s16, f32 or (absolute value) u8, without scale or delta.
+ * With magnitude, gip_sobel_magnitude of ksize 3: kx, ky are gx's factors ([-1 0 1], [1 2 1]),
+ * gy is their transpose, and dst (f32 or u8) = sqrt(gx^2 + gy^2) * scale + delta. */
 typedef struct gip__sobel_sep {
     int32_t kx[GIP__SOBEL_SEP_MAXK], ky[GIP__SOBEL_SEP_MAXK];
     int32_t nx, ny;
     gip_border border;
     float border_value[4]; /* constant border, already converted to u8 values */
+    bool magnitude;
+    float scale, delta; /* magnitude only */
 } gip__sobel_sep;
 
 /* True when the separable route can run sp on this CPU for these dtypes with results identical
- * to the 2-D engine's: u8 source, AVX2, every sum within int16. */
+ * to the 2-D engine's: u8 source, AVX2, every sum within int16; for the magnitude, AVX-512BW
+ * (unless GIP_NOAVX512 is set) and f32 or u8 dst. */
 bool gip__sobel_sep_fits(const gip__sobel_sep *sp, gip_dtype src, gip_dtype dst);
 
 /* Runs the separable route on host views (the caller has checked gip__sobel_sep_fits). */

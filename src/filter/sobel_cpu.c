@@ -3,6 +3,7 @@
  * the source rows and then the horizontal factor, both in 16-bit integers with AVX2 on interleaved
  * channels (a channel only widens the stride). Taken only where the whole sum fits in int16, so
  * the results equal the 2-D engine's exact int32 sums bit for bit. */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,8 @@ typedef struct sobel_job {
     int avx512;          /* the 512-bit loops run first (see sobel_avx512_enabled) */
     int hk, vk;          /* with avx512: the 3x3 factors' kinds (h_kind), both non-zero for the
                           * fused route (run_band_fused), else 0 */
+    int mag;             /* gip_sobel_magnitude (the fused route only) */
+    int affine;          /* mag: scale or delta applied */
     int failed;          /* set (atomically) when a band could not get its buffers */
 } sobel_job;
 
@@ -288,11 +291,81 @@ SOBEL_AVX512 static inline __m512i hrow32(const uint8_t *r, int64_t e, int32_t C
     return comb32(a, hk == 1 ? a : ldw32(r + e), c, hk);
 }
 
-/* Elements [e, e + 32) of output row d0 from source rows r0..r2 and of d1 from r1..r3. */
-SOBEL_AVX512 static inline __attribute__((always_inline)) void
-fused32(const uint8_t *r0, const uint8_t *r1, const uint8_t *r2, const uint8_t *r3, void *d0,
-        void *d1, int64_t e, int32_t C, int hk, int vk, gip_dtype dt, int stream)
+/* gip_sobel_magnitude's value of 16 elements from their gx and gy with the 2-D engine's operations
+ * (f2d_finish_float): gx * gx, then an fma with gy * gy, the IEEE square root, then an fma with
+ * scale and delta when they apply. The sums are integers below 2^11, so the squares and their sum
+ * are exact in float. */
+SOBEL_AVX512 static inline __m512 mag16(const sobel_job *j, __m256i gx, __m256i gy)
 {
+    const __m512 fx = _mm512_cvtepi32_ps(_mm512_cvtepi16_epi32(gx));
+    const __m512 fy = _mm512_cvtepi32_ps(_mm512_cvtepi16_epi32(gy));
+    __m512 v = _mm512_sqrt_ps(_mm512_fmadd_ps(fy, fy, _mm512_mul_ps(fx, fx)));
+    if (j->affine)
+        v = _mm512_fmadd_ps(v, _mm512_set1_ps(j->sp->scale), _mm512_set1_ps(j->sp->delta));
+    return v;
+}
+
+/* Stores the magnitude of 32 elements at element e of row d: f32, or u8 as the 2-D engine rounds
+ * (f2d_store: clamped to [-1, 256], half to even, saturated to [0, 255]). */
+SOBEL_AVX512 static inline void putmag32(const sobel_job *j, void *d, int64_t e, __m512i gx,
+                                         __m512i gy, gip_dtype dt, int stream)
+{
+    const __m512 v0 = mag16(j, _mm512_castsi512_si256(gx), _mm512_castsi512_si256(gy));
+    const __m512 v1 = mag16(j, _mm512_extracti64x4_epi64(gx, 1), _mm512_extracti64x4_epi64(gy, 1));
+    if (dt == GIP_F32) {
+        float *o = (float *)d + e;
+        if (stream) {
+            _mm512_stream_ps(o, v0);
+            _mm512_stream_ps(o + 16, v1);
+        } else {
+            _mm512_storeu_ps(o, v0);
+            _mm512_storeu_ps(o + 16, v1);
+        }
+        return;
+    }
+    const __m512 lo = _mm512_set1_ps(-1.0f), hi = _mm512_set1_ps(256.0f);
+    const __m512i zero = _mm512_setzero_si512();
+    /* cvtps rounds half to even (the default MXCSR mode), as f2d_rne does in this range. */
+    const __m512i q0 =
+        _mm512_max_epi32(_mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(v0, lo), hi)), zero);
+    const __m512i q1 =
+        _mm512_max_epi32(_mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(v1, lo), hi)), zero);
+    const __m256i b = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm512_cvtusepi32_epi8(q0)),
+                                              _mm512_cvtusepi32_epi8(q1), 1);
+    uint8_t *o = (uint8_t *)d + e;
+    if (stream)
+        _mm256_stream_si256((__m256i *)o, b);
+    else
+        _mm256_storeu_si256((__m256i *)o, b);
+}
+
+/* Source row r at elements [e, e + 32): [-1 0 1] into *hd and [1 2 1] into *hs. */
+SOBEL_AVX512 static inline void hboth32(const uint8_t *r, int64_t e, int32_t C, __m512i *hd,
+                                        __m512i *hs)
+{
+    const __m512i a = ldw32(r + e - C), b = ldw32(r + e), c = ldw32(r + e + C);
+    *hd = comb32(a, b, c, 1);
+    *hs = comb32(a, b, c, 2);
+}
+
+/* Elements [e, e + 32) of output row d0 from source rows r0..r2 and of d1 from r1..r3: the
+ * factors of kinds hk (rows) and vk (columns), or with mag the magnitude of gx ([-1 0 1] along
+ * rows, [1 2 1] down columns) and gy (the transpose). */
+SOBEL_AVX512 static inline __attribute__((always_inline)) void
+fused32(const sobel_job *j, const uint8_t *r0, const uint8_t *r1, const uint8_t *r2,
+        const uint8_t *r3, void *d0, void *d1, int64_t e, int32_t C, int hk, int vk, int mag,
+        gip_dtype dt, int stream)
+{
+    if (mag) {
+        __m512i d[4], s[4];
+        hboth32(r0, e, C, &d[0], &s[0]);
+        hboth32(r1, e, C, &d[1], &s[1]);
+        hboth32(r2, e, C, &d[2], &s[2]);
+        putmag32(j, d0, e, comb32(d[0], d[1], d[2], 2), comb32(s[0], s[1], s[2], 1), dt, stream);
+        hboth32(r3, e, C, &d[3], &s[3]);
+        putmag32(j, d1, e, comb32(d[1], d[2], d[3], 2), comb32(s[1], s[2], s[3], 1), dt, stream);
+        return;
+    }
     __m512i h0 = hrow32(r0, e, C, hk), h1 = hrow32(r1, e, C, hk), h2 = hrow32(r2, e, C, hk);
     put32(d0, e, comb32(h0, h1, h2, vk), dt, stream);
     put32(d1, e, comb32(h1, h2, hrow32(r3, e, C, hk), vk), dt, stream);
@@ -305,23 +378,40 @@ static void fused1(const sobel_job *j, const uint8_t *const *r, void *const *d, 
     const gip__sobel_sep *sp = j->sp;
     const int64_t px = e / C;
     const int32_t c = (int32_t)(e - px * C);
-    int32_t h[4];
+    int32_t hx[4], hy[4]; /* each source row through kx, and through ky (gy's, for mag) */
     for (int k = 0; k < 4; k++) {
-        h[k] = 0;
+        hx[k] = hy[k] = 0;
         for (int i = 0; i < 3; i++) {
             const int64_t sx = j->xmap[px + i];
-            h[k] += sp->kx[i] * (sx < 0 ? (int32_t)sp->border_value[c] : r[k][sx * C + c]);
+            const int32_t v = sx < 0 ? (int32_t)sp->border_value[c] : r[k][sx * C + c];
+            hx[k] += sp->kx[i] * v;
+            hy[k] += sp->ky[i] * v;
         }
     }
     for (int row = 0; row < 2; row++) {
-        int32_t s = sp->ky[0] * h[row] + sp->ky[1] * h[row + 1] + sp->ky[2] * h[row + 2];
-        if (dt == GIP_S16) {
+        const int32_t *h = hx + row, *g = hy + row;
+        const int32_t s = sp->ky[0] * h[0] + sp->ky[1] * h[1] + sp->ky[2] * h[2];
+        if (j->mag) { /* mag16's operations, and f2d_store's rounding for u8 */
+            const float fx = (float)s,
+                        fy = (float)(sp->kx[0] * g[0] + sp->kx[1] * g[1] + sp->kx[2] * g[2]);
+            float v = sqrtf(fmaf(fy, fy, fx * fx));
+            if (j->affine)
+                v = fmaf(v, sp->scale, sp->delta);
+            if (dt == GIP_F32) {
+                ((float *)d[row])[e] = v;
+            } else {
+                v = v > -1.0f ? v : -1.0f;
+                v = v < 256.0f ? v : 256.0f;
+                const int32_t q = (int32_t)((v + 12582912.0f) - 12582912.0f);
+                ((uint8_t *)d[row])[e] = (uint8_t)(q < 0 ? 0 : q > 255 ? 255 : q);
+            }
+        } else if (dt == GIP_S16) {
             ((int16_t *)d[row])[e] = (int16_t)s;
         } else if (dt == GIP_F32) {
             ((float *)d[row])[e] = (float)s;
         } else {
-            s = s < 0 ? -s : s;
-            ((uint8_t *)d[row])[e] = (uint8_t)(s > 255 ? 255 : s);
+            const int32_t a = s < 0 ? -s : s;
+            ((uint8_t *)d[row])[e] = (uint8_t)(a > 255 ? 255 : a);
         }
     }
 }
@@ -334,7 +424,7 @@ static void fused1(const sobel_job *j, const uint8_t *const *r, void *const *d, 
  * are locals: stores through d may alias r[] and d[] as far as the compiler knows. */
 SOBEL_AVX512 static inline __attribute__((always_inline)) void
 fused_rows(const sobel_job *j, const uint8_t *const *r, void *const *d, int64_t n, int32_t C,
-           int hk, int vk, gip_dtype dt)
+           int hk, int vk, int mag, gip_dtype dt)
 {
     const int64_t lo = C, hi = n - C;
     if (hi - lo < 32) {
@@ -348,19 +438,19 @@ fused_rows(const sobel_job *j, const uint8_t *const *r, void *const *d, int64_t 
     const uintptr_t a0 = (uintptr_t)d0 + (uintptr_t)lo * es;
     int64_t e = lo;
     if (a0 % al && a0 % es == 0) {
-        fused32(r0, r1, r2, r3, d0, d1, lo, C, hk, vk, dt, 0);
+        fused32(j, r0, r1, r2, r3, d0, d1, lo, C, hk, vk, mag, dt, 0);
         e = lo + (int64_t)((al - a0 % al) / es);
     }
     if (j->stream && d1 != d0 && (a0 + (uintptr_t)(e - lo) * es) % al == 0 &&
         ((uintptr_t)d1 - (uintptr_t)d0) % al == 0) {
         for (; e + 32 <= hi; e += 32)
-            fused32(r0, r1, r2, r3, d0, d1, e, C, hk, vk, dt, 1);
+            fused32(j, r0, r1, r2, r3, d0, d1, e, C, hk, vk, mag, dt, 1);
     } else {
         for (; e + 32 <= hi; e += 32)
-            fused32(r0, r1, r2, r3, d0, d1, e, C, hk, vk, dt, 0);
+            fused32(j, r0, r1, r2, r3, d0, d1, e, C, hk, vk, mag, dt, 0);
     }
     if (e < hi)
-        fused32(r0, r1, r2, r3, d0, d1, hi - 32, C, hk, vk, dt, 0);
+        fused32(j, r0, r1, r2, r3, d0, d1, hi - 32, C, hk, vk, mag, dt, 0);
     for (e = 0; e < lo; e++)
         fused1(j, r, d, e, C, dt);
     for (e = hi; e < n; e++)
@@ -374,13 +464,13 @@ fused_rows_dt(const sobel_job *j, const uint8_t *const *r, void *const *d, int64
 {
     switch (j->dst->dtype) {
     case GIP_S16:
-        fused_rows(j, r, d, n, C, hk, vk, GIP_S16);
+        fused_rows(j, r, d, n, C, hk, vk, 0, GIP_S16);
         break;
     case GIP_F32:
-        fused_rows(j, r, d, n, C, hk, vk, GIP_F32);
+        fused_rows(j, r, d, n, C, hk, vk, 0, GIP_F32);
         break;
     default:
-        fused_rows(j, r, d, n, C, hk, vk, GIP_U8);
+        fused_rows(j, r, d, n, C, hk, vk, 0, GIP_U8);
         break;
     }
 }
@@ -388,6 +478,13 @@ fused_rows_dt(const sobel_job *j, const uint8_t *const *r, void *const *d, int64
 SOBEL_AVX512 static void fused_pair(const sobel_job *j, const uint8_t *const *r, void *const *d,
                                     int64_t n, int32_t C)
 {
+    if (j->mag) {
+        if (j->dst->dtype == GIP_F32)
+            fused_rows(j, r, d, n, C, 1, 2, 1, GIP_F32);
+        else
+            fused_rows(j, r, d, n, C, 1, 2, 1, GIP_U8);
+        return;
+    }
     switch (j->hk * 4 + j->vk) {
     case 1 * 4 + 1:
         fused_rows_dt(j, r, d, n, C, 1, 1);
@@ -510,6 +607,9 @@ static void run_band(void *arg, int64_t y0, int64_t y1)
 bool gip__sobel_sep_fits(const gip__sobel_sep *sp, gip_dtype src, gip_dtype dst)
 {
 #ifdef SOBEL_X86
+    if (sp->magnitude)
+        return src == GIP_U8 && (dst == GIP_F32 || dst == GIP_U8) && k_kind(sp->kx, sp->nx) == 1 &&
+               k_kind(sp->ky, sp->ny) == 2 && sobel_avx512_enabled();
     if (src != GIP_U8 || !(dst == GIP_S16 || dst == GIP_F32 || dst == GIP_U8))
         return false;
     if (sp->nx > GIP__SOBEL_SEP_MAXK || sp->ny > GIP__SOBEL_SEP_MAXK)
@@ -532,11 +632,12 @@ bool gip__sobel_sep_fits(const gip__sobel_sep *sp, gip_dtype src, gip_dtype dst)
 gip_status gip__sobel_sep_run_cpu(gip_context *ctx, const gip__sobel_sep *sp, const gip_image *src,
                                   gip_image *dst)
 {
+    const char *op = sp->magnitude ? "gip_sobel_magnitude" : "gip_sobel";
 #ifdef SOBEL_X86
     const int64_t pw = src->width + sp->nx - 1;
     int32_t *xmap = malloc((size_t)pw * sizeof *xmap);
     if (!xmap)
-        return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "gip_sobel: cannot allocate %lld bytes",
+        return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: cannot allocate %lld bytes", op,
                           (long long)pw * 4);
     for (int64_t px = 0; px < pw; px++)
         xmap[px] = (int32_t)gip__border_index(px - sp->nx / 2, src->width, sp->border);
@@ -546,15 +647,17 @@ gip_status gip__sobel_sep_run_cpu(gip_context *ctx, const gip__sobel_sep *sp, co
     const int hk = k_kind(sp->kx, sp->nx), vk = k_kind(sp->ky, sp->ny);
     if (job.avx512 && hk && vk)
         job.hk = hk, job.vk = vk;
+    job.mag = sp->magnitude;
+    job.affine = sp->magnitude && (sp->scale != 1.0f || sp->delta != 0.0f);
     gip__parallel_for(ctx, src->height, 8, run_band, &job);
     free(xmap);
     if (job.failed)
         return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY,
-                          "gip_sobel: cannot allocate the row buffers of a %lld-pixel-wide image",
+                          "%s: cannot allocate the row buffers of a %lld-pixel-wide image", op,
                           (long long)src->width);
     return GIP_OK;
 #else
     (void)sp, (void)src, (void)dst;
-    return gip__error(ctx, GIP_ERR_INTERNAL, "gip_sobel: the separable route needs x86");
+    return gip__error(ctx, GIP_ERR_INTERNAL, "%s: the separable route needs x86", op);
 #endif
 }
