@@ -83,7 +83,7 @@ static void usage(FILE *f)
             "                      operation's own list, mostly u8c1,u8c3,f32c1)\n"
             "  --ops LIST          operations (default all; --list shows them)\n"
             "  --backend B         cpu, cuda or all (default all: cuda when a device is usable)\n"
-            "  --threads N         CPU threads (default: all cores)\n"
+            "  --threads N         CPU threads (default: OMP_NUM_THREADS, else all cores)\n"
             "  --iters N           exactly N timed runs per row (default: adaptive)\n"
             "  --time S            time budget per row for the adaptive count (default 0.3)\n"
             "  --warmup N          untimed runs first (default 2; GPU: at least every buffer set)\n"

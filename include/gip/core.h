@@ -189,7 +189,8 @@ typedef enum gip_backend {
 typedef struct gip_context_desc {
     gip_backend backend; /* default AUTO */
     int32_t device;      /* CUDA device ordinal; default 0 */
-    int32_t threads;     /* CPU threads; 0 = OpenMP's default (the number of cores), >= 1 */
+    int32_t threads;     /* CPU threads; 0 = OpenMP's default (OMP_NUM_THREADS where it is set,
+                          * else the number of cores), >= 1 */
     uint32_t flags;      /* reserved, must be 0 */
 } gip_context_desc;
 

@@ -1092,8 +1092,8 @@ class Pipeline:
     device: 'auto' (the default device when the pipeline is made: the first usable GPU, else the
     CPU), 'cpu', 'cuda', 'cuda:N' or a gip.Device. The pipeline owns its own context (and CUDA
     stream); device arrays given to it must be on its device and give gip.Image results on its
-    stream. threads: CPU threads (0: every core). fusion=False runs every step as added
-    (GIP_PIPELINE_NO_FUSION). Steps that name channels (gray, edges) take RGB order, as files
+    stream. threads: CPU threads (0: OMP_NUM_THREADS where set, else every core). fusion=False
+    runs every step as added (GIP_PIPELINE_NO_FUSION). Steps that name channels (gray, edges) take RGB order, as files
     are loaded by run_file()/run_batch(); use gip.imread(..., bgr=False) for arrays.
     A pipeline is not thread-safe (calls are serialised by a lock); it pickles as its recipe
     (steps, device spec, threads, fusion), so it can be sent to other processes (gip.dask)."""

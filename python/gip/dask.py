@@ -148,7 +148,7 @@ def map_pipeline(arr, pipeline, *, device="auto", threads=None):
     worker's GPU when it has one, else its CPU); CuPy chunks run on their own GPU. threads: CPU
     threads per chunk call; None (default): on a distributed cluster the host's cores divided
     among the threads of its workers, else 1 (the local schedulers run one chunk per core);
-    0 = every core.
+    0 = OpenMP's default: OMP_NUM_THREADS where set (Dask's nannies set 1), else every core.
     Pipelines whose halo is the whole image (spectrum) are refused (ValueError)."""
     p = _as_pipeline(pipeline)
     halo = p.halo
@@ -309,7 +309,7 @@ def run_files(client, pipeline, inputs, out_dir, *, files_per_task=None, jobs=0,
     threads per task (0: the host's cores divided among the threads of its workers).
     device: 'auto' (each worker's own GPU, else its CPU), 'cpu', 'cuda', 'cuda:N'.
     format, quality, overwrite, streams, cpu_mode, unchanged: as gip.run_batch; threads: CPU
-    threads of the pipeline on each worker (0: every core). A worker that dies mid-task loses
+    threads of the pipeline on each worker (0: OMP_NUM_THREADS where set, else every core). A worker that dies mid-task loses
     nothing: outputs are linked into place only when complete and the scheduler runs the task
     again elsewhere, where the outputs that exist are skipped. task_hook: a callable run with
     the task's file list at the start of each task on the worker (instrumentation, tests).

@@ -1,6 +1,9 @@
 # SPDX-License-Identifier: MIT
 """Arrays in and out on the host: strided views, the array interface, DLPack capsules, the
 devices API, expressions, bad inputs and the GIL."""
+import os
+import subprocess
+import sys
 import threading
 
 import cv2
@@ -136,6 +139,22 @@ def test_devices_api():
         gip.Device("tpu")
     a = rand((10, 10), np.uint8)
     np.testing.assert_array_equal(gip.invert(a, device="cpu"), 255 - a)
+
+
+def test_default_threads_follow_omp_num_threads():
+    """The CPU context's default thread count is OpenMP's: OMP_NUM_THREADS where it is set, else
+    every core the process may use (read when the process starts, hence new interpreters)."""
+    env = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"}
+
+    def run(e):
+        out = subprocess.run([sys.executable, "-c",
+                              "import gip; print(gip.Device('cpu').context.threads)"],
+                             env=e, check=True, capture_output=True, text=True).stdout
+        return int(out)
+
+    assert run(env) == len(os.sched_getaffinity(0))
+    assert run(dict(env, OMP_NUM_THREADS="1")) == 1
+    assert run(dict(env, OMP_NUM_THREADS="3")) == 3
 
 
 @pytest.mark.skipif(not CUDA_REASON, reason="a GPU is present")

@@ -102,8 +102,11 @@ typedef void (*gip__range_fn)(void *arg, int64_t begin, int64_t end);
 void gip__parallel_for(const gip_context *ctx, int64_t n, int64_t grain, gip__range_fn fn,
                        void *arg);
 
-/* Default CPU thread count (OpenMP's). */
+/* Default CPU thread count (OpenMP's: OMP_NUM_THREADS where it is set, else the core count). */
 int32_t gip__default_threads(void);
+
+/* The cores this process may run on (the batch engine's default worker count). */
+int32_t gip__core_count(void);
 
 /* ---- CUDA hooks of the core; defined in cuda_core.cu, or in cuda_none.c without CUDA. -------- */
 /* Counts devices; on zero writes why into reason. */

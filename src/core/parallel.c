@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The CPU parallel-for that every host operation runs on (OpenMP threads of the context). */
 #include <omp.h>
+#include <stdlib.h>
 
 #include "internal.h"
 
@@ -29,9 +30,20 @@
 #define PROBE_MIN_ITEMS 32
 #define PROBE_MAX_GRAIN 16
 
-int32_t gip__default_threads(void)
+int32_t gip__core_count(void)
 {
     int n = omp_get_num_procs();
+    return n > 0 ? n : 1;
+}
+
+/* OpenMP's default: OMP_NUM_THREADS where it is set (its first value, as omp_get_max_threads
+ * reads it), else every core this process may run on. */
+int32_t gip__default_threads(void)
+{
+    const char *e = getenv("OMP_NUM_THREADS");
+    if (!e || !*e)
+        return gip__core_count();
+    int n = omp_get_max_threads();
     return n > 0 ? n : 1;
 }
 

@@ -899,7 +899,7 @@ gip_status gip_batch_run(gip_pipeline *const *pipes, int32_t npipes, const char 
     e->sp.quality = o->quality;
     e->cuda = gip_context_backend(gip_pipeline_context(pipes[0])) == GIP_BACKEND_CUDA;
     e->inline_cpu = !e->cuda && o->cpu_mode != GIP_BATCH_CPU_STAGED;
-    int32_t cores = gip__default_threads();
+    int32_t cores = gip__core_count();
     int32_t jobs = o->jobs ? o->jobs : cores;
     /* With a device codec (nvJPEG), the workers mostly wait on the GPU's encoder, and more than
      * 8 for one GPU slowed each other (H200, 64 4K JPEGs: 8 workers 432-463 images/s, 16

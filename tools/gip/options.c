@@ -37,7 +37,8 @@ static const struct common_opt {
                     "where to compute (default auto: the first usable CUDA\n"
                     "device, else the CPU)"},
     [OPT_THREADS] = {"--threads", NULL, "N", CLI_COMMON_DEVICE,
-                     "CPU threads, 0..4096 (default 0: one per core)"},
+                     "CPU threads, 0..4096 (default 0: OMP_NUM_THREADS where\n"
+                     "set, else one per core)"},
     [OPT_REPEAT] = {"--repeat", NULL, "N", CLI_COMMON_DEVICE,
                     "run the operation N times, 1..1000000 (default 1)"},
     [OPT_TIME] = {"--time", NULL, NULL, CLI_COMMON_DEVICE,
