@@ -3,11 +3,13 @@
  * source row is extended by its border, filtered horizontally into a ring of kh rows, and each
  * output row is the vertical pass over the ring. AVX2 kernels with a scalar path always built. */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "separable.h"
 #include "border.h"
+#include "fused3.h"
 #include "saturate.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -888,9 +890,46 @@ static void run_band(void *arg, int64_t y0, int64_t y1)
     free(buf);
 }
 
+#ifdef GIP__SEP_X86
+/* box_q of the normalised 3x3 box (scale 1/9, sums up to 2295), found once. */
+static box_q box9_q;
+static pthread_once_t box9_once = PTHREAD_ONCE_INIT;
+
+static void box9_init(void)
+{
+    box_q_init(&box9_q, (float)(1.0 / 9.0), 255 * 9);
+}
+
+/* The normalised, centred 3x3 box of u8 to u8 through the fused 3x3 route (AVX-512BW), with the
+ * same integer scaling as the band loop's, so the same results. One thread, u8c1: 1920x1080 ...
+ * (2-core EPYC VM, 2026-12-05). */
+static bool box9_fused(gip_context *ctx, const gip__sep_plan *plan, const gip_image *src,
+                       gip_image *dst, gip_status *st)
+{
+    if (!plan->box_u8 || plan->kw != 3 || plan->kh != 3 || plan->ax != 1 || plan->ay != 1 ||
+        dst->dtype != GIP_U8 || plan->scale != (float)(1.0 / 9.0) || !gip__sep_simd_active() ||
+        !gip__fused3_enabled())
+        return false;
+    pthread_once(&box9_once, box9_init);
+    if (!box9_q.ok)
+        return false;
+    gip__fused3 f = {.hk = GIP__F3_ONES, .vk = GIP__F3_ONES, .post = GIP__F3_QUANT};
+    f.border = plan->border;
+    memcpy(f.border_value, plan->border_value, sizeof f.border_value);
+    f.qm = box9_q.m, f.qr = box9_q.r, f.qt = box9_q.t;
+    *st = gip__fused3_run_cpu(ctx, &f, src, dst, "gip_box_filter");
+    return true;
+}
+#endif
+
 gip_status gip__sep_run_cpu(gip_context *ctx, const gip__sep_plan *plan, const gip_image *src,
                             gip_image *dst)
 {
+#ifdef GIP__SEP_X86
+    gip_status fst;
+    if (box9_fused(ctx, plan, src, dst, &fst))
+        return fst;
+#endif
     sep_job job = {.plan = plan, .src = src, .dst = dst, .simd = gip__sep_simd_active()};
     job.ones = plan->mode == GIP__SEP_FLOAT;
     for (int i = 0; i < plan->kw && job.ones; i++)
