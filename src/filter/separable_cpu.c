@@ -901,8 +901,8 @@ static void box9_init(void)
 }
 
 /* The normalised, centred 3x3 box of u8 to u8 through the fused 3x3 route (AVX-512BW), with the
- * same integer scaling as the band loop's, so the same results. One thread, u8c1: 1920x1080 ...
- * (2-core EPYC VM, 2026-12-05). */
+ * same integer scaling as the band loop's, so the same results. One thread, u8c1: 1920x1080
+ * 0.288-0.297 -> 0.184 ms, 3840x2160 1.10-1.17 -> 0.71-0.75 (2-core EPYC VM, 2026-12-05). */
 static bool box9_fused(gip_context *ctx, const gip__sep_plan *plan, const gip_image *src,
                        gip_image *dst, gip_status *st)
 {
