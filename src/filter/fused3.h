@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The fused 3x3 route of the CPU (fused3_cpu.c): u8 filters whose kernel is the product of two
  * small 3-tap integer factors, two output rows at a time straight from the source rows, with
- * AVX-512BW. Sobel ksize 3 (sobel.c), the gradient magnitude of ksize 3 and the 3x3 u8 box
- * (separable_cpu.c) run on it. Also the AVX-512 helpers that sobel_cpu.c's separable loops share
- * with it. */
+ * AVX-512BW. Sobel ksize 3 (sobel.c), the gradient magnitude of ksize 3, the 3x3 u8 box and the
+ * 3x3 u8 Gaussian of OpenCV's [64 128 64] kernel (separable_cpu.c) run on it. Also the AVX-512
+ * helpers that sobel_cpu.c's separable loops share with it. */
 #ifndef GIP_FILTER_FUSED3_H
 #define GIP_FILTER_FUSED3_H
 
@@ -26,7 +26,7 @@ typedef enum gip__f3_post {
      * or u8 = sqrt(gx^2 + gy^2) * scale + delta with the 2-D engine's float operations. */
     GIP__F3_MAG = 1,
     /* dst u8 = min(((sum * qm) >> 16) + qr, 65535) >> qt, sums >= 0 (the u8 box's integer form of
-     * its scaling, separable_cpu.c's box_q). */
+     * its scaling, separable_cpu.c's box_q, or the 3x3 Gaussian's fixed-point rounding). */
     GIP__F3_QUANT = 2
 } gip__f3_post;
 

@@ -310,8 +310,11 @@ GIP__AVX512 static void fused_pair(const f3_job *j, const uint8_t *const *r, voi
             fused_rows(j, r, d, n, C, 0, 0, GIP__F3_MAG, GIP_U8);
         return;
     }
-    if (f->post == GIP__F3_QUANT) { /* the box: [1 1 1] both ways */
-        fused_rows(j, r, d, n, C, GIP__F3_ONES, GIP__F3_ONES, GIP__F3_QUANT, GIP_U8);
+    if (f->post == GIP__F3_QUANT) { /* the box ([1 1 1] both ways) or the Gaussian ([1 2 1]) */
+        if (f->hk == GIP__F3_ONES)
+            fused_rows(j, r, d, n, C, GIP__F3_ONES, GIP__F3_ONES, GIP__F3_QUANT, GIP_U8);
+        else
+            fused_rows(j, r, d, n, C, GIP__F3_SMOOTH, GIP__F3_SMOOTH, GIP__F3_QUANT, GIP_U8);
         return;
     }
     switch (f->hk * 4 + f->vk) {

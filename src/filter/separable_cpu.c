@@ -891,33 +891,53 @@ static void run_band(void *arg, int64_t y0, int64_t y1)
 }
 
 #ifdef GIP__SEP_X86
-/* box_q of the normalised 3x3 box (scale 1/9, sums up to 2295), found once. */
+/* The integer forms of two 3x3 u8 -> u8 plans for the fused 3x3 route, found once: box_q of the
+ * normalised box (scale 1/9, sums up to 2295), and for OpenCV's fixed-point [64 128 64] Gaussian,
+ * (4096 S + 2^15) >> 16 = (S + 8) >> 4 of the [1 2 1] x [1 2 1] sum S, as
+ * (((S 32768) >> 16) + 4) >> 3, checked for every S up to 4080. */
 static box_q box9_q;
-static pthread_once_t box9_once = PTHREAD_ONCE_INIT;
+static bool gauss3_ok;
+static pthread_once_t fused3_once = PTHREAD_ONCE_INIT;
 
-static void box9_init(void)
+static void fused3_init(void)
 {
     box_q_init(&box9_q, (float)(1.0 / 9.0), 255 * 9);
+    gauss3_ok = true;
+    for (uint32_t s = 0; s <= 16 * 255 && gauss3_ok; s++)
+        gauss3_ok = ((((s * 32768) >> 16) + 4) >> 3) == (s + 8) >> 4;
 }
 
-/* The normalised, centred 3x3 box of u8 to u8 through the fused 3x3 route (AVX-512BW), with the
- * same integer scaling as the band loop's, so the same results. One thread, u8c1: 1920x1080
- * 0.288-0.297 -> 0.184 ms, 3840x2160 1.10-1.17 -> 0.71-0.75 (2-core EPYC VM, 2026-12-05). */
-static bool box9_fused(gip_context *ctx, const gip__sep_plan *plan, const gip_image *src,
-                       gip_image *dst, gip_status *st)
+/* The normalised, centred 3x3 box and the [64 128 64] 3x3 Gaussian of u8 to u8 through the fused
+ * 3x3 route (AVX-512BW, SIMD on), with the band loop's integer arithmetic, so the same results.
+ * The box, one thread, u8c1: 1920x1080 0.288-0.297 -> 0.184 ms, 3840x2160 1.10-1.17 -> 0.71-0.75
+ * (2-core EPYC VM, 2026-12-05). Returns whether it ran (then *st is its status). */
+static bool fused3_plan(gip_context *ctx, const gip__sep_plan *plan, const gip_image *src,
+                        gip_image *dst, gip_status *st)
 {
-    if (!plan->box_u8 || plan->kw != 3 || plan->kh != 3 || plan->ax != 1 || plan->ay != 1 ||
-        dst->dtype != GIP_U8 || plan->scale != (float)(1.0 / 9.0) || !gip__sep_simd_active() ||
-        !gip__fused3_enabled())
+    if (plan->kw != 3 || plan->kh != 3 || plan->ax != 1 || plan->ay != 1 || dst->dtype != GIP_U8 ||
+        !gip__sep_simd_active() || !gip__fused3_enabled())
         return false;
-    pthread_once(&box9_once, box9_init);
-    if (!box9_q.ok)
+    static const int32_t g3[3] = {64, 128, 64};
+    const bool box = plan->box_u8 && plan->scale == (float)(1.0 / 9.0);
+    const bool gauss = plan->mode == GIP__SEP_FIXED_U8 && !memcmp(plan->kxi, g3, sizeof g3) &&
+                       !memcmp(plan->kyi, g3, sizeof g3);
+    if (!box && !gauss)
         return false;
-    gip__fused3 f = {.hk = GIP__F3_ONES, .vk = GIP__F3_ONES, .post = GIP__F3_QUANT};
-    f.border = plan->border;
+    pthread_once(&fused3_once, fused3_init);
+    gip__fused3 f = {.post = GIP__F3_QUANT, .border = plan->border};
     memcpy(f.border_value, plan->border_value, sizeof f.border_value);
-    f.qm = box9_q.m, f.qr = box9_q.r, f.qt = box9_q.t;
-    *st = gip__fused3_run_cpu(ctx, &f, src, dst, "gip_box_filter");
+    if (box) {
+        if (!box9_q.ok)
+            return false;
+        f.hk = f.vk = GIP__F3_ONES;
+        f.qm = box9_q.m, f.qr = box9_q.r, f.qt = box9_q.t;
+    } else {
+        if (!gauss3_ok)
+            return false;
+        f.hk = f.vk = GIP__F3_SMOOTH;
+        f.qm = 32768, f.qr = 4, f.qt = 3;
+    }
+    *st = gip__fused3_run_cpu(ctx, &f, src, dst, box ? "gip_box_filter" : "gip_gaussian_blur");
     return true;
 }
 #endif
@@ -927,7 +947,7 @@ gip_status gip__sep_run_cpu(gip_context *ctx, const gip__sep_plan *plan, const g
 {
 #ifdef GIP__SEP_X86
     gip_status fst;
-    if (box9_fused(ctx, plan, src, dst, &fst))
+    if (fused3_plan(ctx, plan, src, dst, &fst))
         return fst;
 #endif
     sep_job job = {.plan = plan, .src = src, .dst = dst, .simd = gip__sep_simd_active()};
