@@ -290,7 +290,8 @@ static void test_streamed(gip_context *ctx)
     one(ctx, big1, GIP_U8, 1, GIP_BORDER_REPLICATE, &cases[0], 20, 803);
 }
 
-/* The CPU's fused 3x3 route (AVX-512BW) takes the normalised, centred 3x3 box of u8 to u8: row
+/* The CPU's fused 3x3 route (AVX-512BW) takes the centred 3x3 box of u8 (normalised to u8,
+ * unnormalised to u8 or f32): row
  * lengths around its 32- and 64-element vectors (every element by its scalar loop below 32 + 2C),
  * odd and even heights (it steps two rows at a time), every border, 1, 3 and 4 channels, row
  * paddings that move the destination's alignment. Against the reference and the scalar path, as
@@ -300,12 +301,14 @@ static void test_fused(gip_context *ctx)
     static const gt_size sizes[] = {{2, 1},  {11, 2}, {33, 3},  {34, 4},  {35, 5},  {36, 7},
                                     {45, 6}, {66, 3}, {67, 10}, {97, 2},  {130, 5}, {700, 9},
                                     {96, 1}, {65, 8}, {200, 3}, {257, 11}};
+    static const bcase fc[] = {
+        {3, 3, 0, 0, 0, 0, false}, {3, 3, 0, 0, 0, 1, false}, {3, 3, 1, 1, 1, 1, true}};
     uint64_t seed = 1300;
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
         for (int c = 0; c < 3; c++)
             for (int b = 0; b <= GIP_BORDER_WRAP; b++, seed++)
-                one(ctx, sizes[s], GIP_U8, chans[c], (gip_border)b, &cases[0], (int64_t)(seed % 7),
-                    seed);
+                one(ctx, sizes[s], GIP_U8, chans[c], (gip_border)b, &fc[seed % 3],
+                    (int64_t)(seed % 7), seed);
 }
 
 static void body(gip_context *ctx)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The fused 3x3 route of the CPU (fused3_cpu.c): u8 filters whose kernel is the product of two
  * small 3-tap integer factors, two output rows at a time straight from the source rows, with
- * AVX-512BW. Sobel ksize 3 (sobel.c), the gradient magnitude of ksize 3, the 3x3 u8 box and the
- * 3x3 u8 Gaussian of OpenCV's [64 128 64] kernel (separable_cpu.c) run on it. Also the AVX-512
+ * AVX-512BW. Sobel ksize 3 (sobel.c), the gradient magnitude of ksize 3, the 3x3 u8 box
+ * (normalised or not) and the 3x3 u8 Gaussian of OpenCV's [64 128 64] kernel (separable_cpu.c)
+ * run on it. Also the AVX-512
  * helpers that sobel_cpu.c's separable loops share with it. */
 #ifndef GIP_FILTER_FUSED3_H
 #define GIP_FILTER_FUSED3_H
@@ -20,7 +21,8 @@ extern "C" {
 enum { GIP__F3_DERIV = 1 /* [-1 0 1] */, GIP__F3_SMOOTH = 2 /* [1 2 1] */, GIP__F3_ONES = 3 };
 
 typedef enum gip__f3_post {
-    /* The sum (it fits in int16): dst s16 as is, f32 converted, u8 min(|sum|, 255) (Sobel). */
+    /* The sum (it fits in int16): dst s16 as is, f32 converted, u8 min(|sum|, 255) (Sobel; the
+     * unnormalised box's saturated sum). */
     GIP__F3_SUM = 0,
     /* gip_sobel_magnitude: gx = [1 2 1]^T [-1 0 1], gy its transpose (hk and vk unused), dst f32
      * or u8 = sqrt(gx^2 + gy^2) * scale + delta with the 2-D engine's float operations. */

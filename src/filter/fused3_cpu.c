@@ -327,6 +327,9 @@ GIP__AVX512 static void fused_pair(const f3_job *j, const uint8_t *const *r, voi
     case GIP__F3_SMOOTH * 4 + GIP__F3_DERIV:
         sum_rows(j, r, d, n, C, GIP__F3_SMOOTH, GIP__F3_DERIV);
         break;
+    case GIP__F3_ONES * 4 + GIP__F3_ONES: /* the unnormalised box */
+        sum_rows(j, r, d, n, C, GIP__F3_ONES, GIP__F3_ONES);
+        break;
     default:
         sum_rows(j, r, d, n, C, f->hk, f->vk); /* the rest, kinds not constant */
         break;

@@ -907,26 +907,32 @@ static void fused3_init(void)
         gauss3_ok = ((((s * 32768) >> 16) + 4) >> 3) == (s + 8) >> 4;
 }
 
-/* The normalised, centred 3x3 box and the [64 128 64] 3x3 Gaussian of u8 to u8 through the fused
- * 3x3 route (AVX-512BW, SIMD on), with the band loop's integer arithmetic, so the same results.
- * The box, one thread, u8c1: 1920x1080 0.288-0.297 -> 0.184 ms, 3840x2160 1.10-1.17 -> 0.71-0.75
- * (2-core EPYC VM, 2026-12-05). Returns whether it ran (then *st is its status). */
+/* The centred 3x3 box of u8 (normalised to u8; unnormalised to u8, saturated, or to f32) and the
+ * [64 128 64] 3x3 Gaussian of u8 to u8 through the fused 3x3 route (AVX-512BW, SIMD on), with the
+ * band loop's integer arithmetic, so the same results. The box, one thread, u8c1: 1920x1080
+ * 0.288-0.297 -> 0.184 ms, 3840x2160 1.10-1.17 -> 0.71-0.75 (2-core EPYC VM, 2026-12-05).
+ * Returns whether it ran (then *st is its status). */
 static bool fused3_plan(gip_context *ctx, const gip__sep_plan *plan, const gip_image *src,
                         gip_image *dst, gip_status *st)
 {
-    if (plan->kw != 3 || plan->kh != 3 || plan->ax != 1 || plan->ay != 1 || dst->dtype != GIP_U8 ||
+    if (plan->kw != 3 || plan->kh != 3 || plan->ax != 1 || plan->ay != 1 ||
         !gip__sep_simd_active() || !gip__fused3_enabled())
         return false;
     static const int32_t g3[3] = {64, 128, 64};
-    const bool box = plan->box_u8 && plan->scale == (float)(1.0 / 9.0);
-    const bool gauss = plan->mode == GIP__SEP_FIXED_U8 && !memcmp(plan->kxi, g3, sizeof g3) &&
+    const bool u8 = dst->dtype == GIP_U8;
+    const bool box = u8 && plan->box_u8 && plan->scale == (float)(1.0 / 9.0);
+    const bool sum = plan->box_u8 && plan->scale == 1.0f && (u8 || dst->dtype == GIP_F32);
+    const bool gauss = u8 && plan->mode == GIP__SEP_FIXED_U8 && !memcmp(plan->kxi, g3, sizeof g3) &&
                        !memcmp(plan->kyi, g3, sizeof g3);
-    if (!box && !gauss)
+    if (!box && !sum && !gauss)
         return false;
     pthread_once(&fused3_once, fused3_init);
     gip__fused3 f = {.post = GIP__F3_QUANT, .border = plan->border};
     memcpy(f.border_value, plan->border_value, sizeof f.border_value);
-    if (box) {
+    if (sum) { /* SUM's u8 is min(|s|, 255), the saturated sum; its f32 the sum */
+        f.hk = f.vk = GIP__F3_ONES;
+        f.post = GIP__F3_SUM;
+    } else if (box) {
         if (!box9_q.ok)
             return false;
         f.hk = f.vk = GIP__F3_ONES;
@@ -937,7 +943,7 @@ static bool fused3_plan(gip_context *ctx, const gip__sep_plan *plan, const gip_i
         f.hk = f.vk = GIP__F3_SMOOTH;
         f.qm = 32768, f.qr = 4, f.qt = 3;
     }
-    *st = gip__fused3_run_cpu(ctx, &f, src, dst, box ? "gip_box_filter" : "gip_gaussian_blur");
+    *st = gip__fused3_run_cpu(ctx, &f, src, dst, gauss ? "gip_gaussian_blur" : "gip_box_filter");
     return true;
 }
 #endif
