@@ -56,4 +56,18 @@ GIP__HD int32_t gip__border_index32(int32_t p, int32_t n, gip_border border)
     GIP__BORDER_INDEX_BODY(int32_t, uint32_t);
 }
 
+#if !defined(__CUDACC__)
+#include <stdlib.h>
+
+/* A CPU filter's column map: map[px] = gip__border_index(px - ax, width, border) for the n padded
+ * columns px in [0, n) (-1: the constant border). malloc'd; NULL when out of memory. */
+static inline int32_t *gip__border_map(int64_t n, int64_t ax, int64_t width, gip_border border)
+{
+    int32_t *map = malloc((size_t)n * sizeof *map);
+    for (int64_t px = 0; map && px < n; px++)
+        map[px] = (int32_t)gip__border_index(px - ax, width, border);
+    return map;
+}
+#endif
+
 #endif

@@ -727,12 +727,10 @@ gip_status gip__f2d_run_cpu(gip_context *ctx, const gip__f2d_plan *plan, const g
                 job.fill_b = x0;
         }
     }
-    int32_t *xmap = malloc((size_t)job.pwpix * sizeof *xmap);
+    int32_t *xmap = gip__border_map(job.pwpix, plan->ax, src->width, plan->border);
     if (!xmap)
         return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "2-D filter: cannot allocate %lld bytes",
                           (long long)job.pwpix * 4);
-    for (int64_t px = 0; px < job.pwpix; px++)
-        xmap[px] = (int32_t)gip__border_index(px - plan->ax, src->width, plan->border);
     job.xmap = xmap;
     /* A band re-reads kh - 1 halo rows; keep bands at least a few kernel heights tall. */
     int64_t grain = 4 * (int64_t)plan->kh;

@@ -382,13 +382,10 @@ gip_status gip__fused3_run_cpu(gip_context *ctx, const gip__fused3 *f, const gip
                                gip_image *dst, const char *op)
 {
 #ifdef GIP__F3_X86
-    const int64_t pw = src->width + 2;
-    int32_t *xmap = malloc((size_t)pw * sizeof *xmap);
+    int32_t *xmap = gip__border_map(src->width + 2, 1, src->width, f->border);
     if (!xmap)
         return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: cannot allocate %lld bytes", op,
-                          (long long)pw * 4);
-    for (int64_t px = 0; px < pw; px++)
-        xmap[px] = (int32_t)gip__border_index(px - 1, src->width, f->border);
+                          (long long)(src->width + 2) * 4);
     f3_job job = {.f = f, .src = src, .dst = dst, .xmap = xmap};
     job.stream = gip__image_span(dst) >= GIP__STREAM_BYTES;
     job.affine = f->post == GIP__F3_MAG && (f->scale != 1.0f || f->delta != 0.0f);

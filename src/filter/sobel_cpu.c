@@ -325,12 +325,10 @@ gip_status gip__sobel_sep_run_cpu(gip_context *ctx, const gip__sobel_sep *sp, co
     }
 #ifdef SOBEL_X86
     const int64_t pw = src->width + sp->nx - 1;
-    int32_t *xmap = malloc((size_t)pw * sizeof *xmap);
+    int32_t *xmap = gip__border_map(pw, sp->nx / 2, src->width, sp->border);
     if (!xmap)
         return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: cannot allocate %lld bytes", op,
                           (long long)pw * 4);
-    for (int64_t px = 0; px < pw; px++)
-        xmap[px] = (int32_t)gip__border_index(px - sp->nx / 2, src->width, sp->border);
     sobel_job job = {.sp = sp, .src = src, .dst = dst, .xmap = xmap};
     job.stream = gip__image_span(dst) >= GIP__STREAM_BYTES;
     job.avx512 = gip__fused3_enabled();
