@@ -148,7 +148,7 @@ fused32(const f3_job *j, const uint8_t *r0, const uint8_t *r1, const uint8_t *r2
 }
 
 /* fused32 for u8 (SUM or QUANT) on 64 elements, each row's two vectors packed into one 64-byte
- * store (32 at a time made Sobel to u8 5-12% slower). */
+ * store (32 at a time made Sobel to u8 4-9% slower, one thread). */
 GIP__AVX512 static inline __attribute__((always_inline)) void
 fused64u8(const f3_job *j, const uint8_t *r0, const uint8_t *r1, const uint8_t *r2,
           const uint8_t *r3, void *d0, void *d1, int64_t e, int32_t C, int hk, int vk,
