@@ -290,17 +290,17 @@ static void test_streamed(gip_context *ctx)
     one(ctx, big1, GIP_U8, 1, GIP_BORDER_REPLICATE, &cases[0], 20, 803);
 }
 
-/* The CPU's fused 3x3 route (AVX-512BW) takes the centred 3x3 box of u8 (normalised to u8,
- * unnormalised to u8 or f32): row
- * lengths around its 32- and 64-element vectors (every element by its scalar loop below 32 + 2C),
- * odd and even heights (it steps two rows at a time), every border, 1, 3 and 4 channels, row
- * paddings that move the destination's alignment. Against the reference and the scalar path, as
- * every case. */
+/* The CPU's fused 3x3 route (AVX-512BW or AVX2) takes the centred 3x3 box of u8 (normalised to
+ * u8, unnormalised to u8 or f32): row lengths around its vectors (16, 32 and 64 elements; every
+ * element by its scalar loop below one vector + 2C), odd and even heights (it steps two rows at a
+ * time), every border, 1, 3 and 4 channels, row paddings that move the destination's alignment.
+ * Against the reference and the scalar path, as every case. */
 static void test_fused(gip_context *ctx)
 {
-    static const gt_size sizes[] = {{2, 1},  {11, 2}, {33, 3},  {34, 4},  {35, 5},  {36, 7},
-                                    {45, 6}, {66, 3}, {67, 10}, {97, 2},  {130, 5}, {700, 9},
-                                    {96, 1}, {65, 8}, {200, 3}, {257, 11}};
+    static const gt_size sizes[] = {{2, 1},  {11, 2},  {17, 3},  {18, 2},  {19, 4},  {24, 5},
+                                    {33, 3}, {34, 4},  {35, 5},  {36, 7},  {45, 6},  {49, 6},
+                                    {66, 3}, {67, 10}, {97, 2},  {130, 5}, {700, 9}, {96, 1},
+                                    {65, 8}, {200, 3}, {257, 11}};
     static const bcase fc[] = {
         {3, 3, 0, 0, 0, 0, false}, {3, 3, 0, 0, 0, 1, false}, {3, 3, 1, 1, 1, 1, true}};
     uint64_t seed = 1300;
@@ -340,9 +340,9 @@ static void body(gip_context *ctx)
     test_stored(ctx);
     test_bad(ctx);
     if (gt_current_backend == GT_CPU) {
-        /* Where the CPU has AVX-512BW the fused route took the 3x3 u8 boxes above; the band
-         * loop's AVX2 path for them runs now (elsewhere this repeats the same path). */
-        printf("box: again with GIP_NOAVX512=1 (the 3x3 u8 box through the band loop)\n");
+        /* Where the CPU has AVX-512BW the fused route's 512-bit body took the 3x3 u8 boxes
+         * above; its AVX2 body runs now (elsewhere this repeats the same path). */
+        printf("box: again with GIP_NOAVX512=1 (the fused route's AVX2 body)\n");
         setenv("GIP_NOAVX512", "1", 1);
         test_packed(ctx);
         test_fused(ctx);

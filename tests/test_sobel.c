@@ -451,16 +451,17 @@ static void simd_vs_scalar(gip_context *ctx, const gip_image *src, gip_dtype dt,
     gt_free(&b);
 }
 
-/* The CPU's fused 3x3 route (AVX-512BW; Sobel ksize 3 with dx, dy <= 1 of u8 sources, unit
- * scale, no delta, and the ksize 3 magnitude of u8 sources): row lengths around its 32-element
- * vectors (every element by the scalar loop below 32 + 2C, the first and last vectors
- * overlapping), odd and even heights (it steps two rows at a time), every border, 1, 3 and 4
- * channels; s16, u8 and f32 against the reference, and the magnitude's f32 and u8, with and
+/* The CPU's fused 3x3 route (AVX-512BW or AVX2; Sobel ksize 3 with dx, dy <= 1 of u8 sources,
+ * unit scale, no delta, and the ksize 3 magnitude of u8 sources): row lengths around its 32- and
+ * 16-element vectors (every element by the scalar loop below one vector + 2C, the first and last
+ * vectors overlapping), odd and even heights (it steps two rows at a time), every border, 1, 3 and
+ * 4 channels; s16, u8 and f32 against the reference, and the magnitude's f32 and u8, with and
  * without scale and delta, also bit for bit against the 2-D engine's scalar path. */
 static void fused_path(gip_context *ctx)
 {
-    static const gt_size sizes[] = {{2, 1},  {11, 2}, {33, 3},  {34, 4}, {35, 5},  {36, 7},
-                                    {45, 6}, {66, 3}, {67, 10}, {97, 2}, {130, 5}, {700, 9}};
+    static const gt_size sizes[] = {{2, 1},  {11, 2},  {17, 3}, {18, 2},  {19, 4}, {24, 5},
+                                    {33, 3}, {34, 4},  {35, 5}, {36, 7},  {45, 6}, {49, 6},
+                                    {66, 3}, {67, 10}, {97, 2}, {130, 5}, {700, 9}};
     static const gip_dtype dts[] = {GIP_S16, GIP_U8, GIP_F32};
     static const int32_t chans[] = {1, 3, 4};
     static const struct {
@@ -562,9 +563,9 @@ static void body(gip_context *ctx)
     }
     suite(ctx);
     large_simd_vs_scalar(ctx);
-    /* Where the CPU has AVX-512BW the separable route's 512-bit loops ran above; the AVX2 ones
-     * too, now (elsewhere this repeats the same route). */
-    printf("again with GIP_NOAVX512=1 (the separable route's AVX2 loops)\n");
+    /* Where the CPU has AVX-512BW the 512-bit loops of the separable and fused routes ran
+     * above; their AVX2 ones run now (elsewhere this repeats the same routes). */
+    printf("again with GIP_NOAVX512=1 (the AVX2 loops of the separable and fused routes)\n");
     setenv("GIP_NOAVX512", "1", 1);
     suite(ctx);
     large_simd_vs_scalar(ctx);

@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The fused 3x3 route of the CPU (fused3_cpu.c): u8 filters whose kernel is the product of two
  * small 3-tap integer factors, two output rows at a time straight from the source rows, with
- * AVX-512BW. Sobel ksize 3 (sobel.c), the gradient magnitude of ksize 3, the 3x3 u8 box
+ * AVX-512BW or AVX2. Sobel ksize 3 (sobel.c), the gradient magnitude of ksize 3, the 3x3 u8 box
  * (normalised or not) and the 3x3 u8 Gaussian of OpenCV's [64 128 64] kernel (separable_cpu.c)
- * run on it. Also the AVX-512
- * helpers that sobel_cpu.c's separable loops share with it. */
+ * run on it. Also the vector helpers that sobel_cpu.c's separable loops share with it. */
 #ifndef GIP_FILTER_FUSED3_H
 #define GIP_FILTER_FUSED3_H
 
@@ -45,13 +44,14 @@ typedef struct gip__fused3 {
 /* The factor kind of k (n taps), 0 for none. */
 int gip__fused3_kind(const int32_t *k, int32_t n);
 
-/* True where the route runs: x86 with AVX-512F and AVX-512BW, unless GIP_NOAVX512 is set to a
- * non-zero value (read at each call, so that the tests run the other paths too). sobel_cpu.c's
- * 512-bit separable loops follow the same switch. */
-bool gip__fused3_enabled(void);
+/* The widest vectors the route has on this CPU: 512 (x86 with AVX-512F and AVX-512BW), 256 (AVX2
+ * and FMA) or 0 (neither: the route does not run). GIP_NOAVX512 set to a non-zero value caps it at
+ * 256 (read at each call, so that the tests run both widths); sobel_cpu.c's 512-bit separable
+ * loops follow the same switch. */
+int gip__fused3_width(void);
 
 /* Runs f on host views of u8 src and dst (s16, f32 or u8 for SUM; f32 or u8 for MAG; u8 for
- * QUANT) of the same size and channels, after gip__fused3_enabled(). op names the entry in
+ * QUANT) of the same size and channels, where gip__fused3_width() is not 0. op names the entry in
  * errors (out of memory). */
 gip_status gip__fused3_run_cpu(gip_context *ctx, const gip__fused3 *f, const gip_image *src,
                                gip_image *dst, const char *op);
@@ -61,7 +61,7 @@ gip_status gip__fused3_run_cpu(gip_context *ctx, const gip__fused3 *f, const gip
 #define GIP__F3_X86 1
 #define GIP__AVX512 __attribute__((target("avx512f,avx512bw")))
 
-/* kind 1 ([-1 0 1]), 2 ([1 2 1]) or 3 ([1 1 1]) of three vectors, in wrapping 16-bit
+/* kind 1 ([-1 0 1]), 2 ([1 2 1]) or 3 ([1 1 1]) of three vectors of 32 lanes, in wrapping 16-bit
  * arithmetic. */
 GIP__AVX512 static inline __m512i gip__comb32(__m512i a, __m512i b, __m512i c, int kind)
 {
@@ -70,6 +70,17 @@ GIP__AVX512 static inline __m512i gip__comb32(__m512i a, __m512i b, __m512i c, i
     if (kind == GIP__F3_ONES)
         return _mm512_add_epi16(_mm512_add_epi16(a, b), c);
     return _mm512_add_epi16(_mm512_add_epi16(a, c), _mm512_add_epi16(b, b));
+}
+
+/* gip__comb32 on 16 lanes, with AVX2. */
+__attribute__((target("avx2"))) static inline __m256i gip__comb16(__m256i a, __m256i b, __m256i c,
+                                                                  int kind)
+{
+    if (kind == GIP__F3_DERIV)
+        return _mm256_sub_epi16(c, a);
+    if (kind == GIP__F3_ONES)
+        return _mm256_add_epi16(_mm256_add_epi16(a, b), c);
+    return _mm256_add_epi16(_mm256_add_epi16(a, c), _mm256_add_epi16(b, b));
 }
 
 /* 32 floats at o (a then b), or 32 bytes, past the caches when stream (o then 64- or 32-byte

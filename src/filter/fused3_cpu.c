@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* The fused 3x3 route (fused3.h): u8 sources, a kernel that is the product of two 3-tap factors
- * ([-1 0 1], [1 2 1], [1 1 1]), with AVX-512BW. Two output rows at a time straight from the four
- * source rows they need: each source row's horizontal factor in registers (elements e - C, e and
- * e + C), then the vertical factor across them, in wrapping 16-bit arithmetic (every sum fits).
- * A separable pass through a row buffer costs a store and two loads a vector and serves one
- * output row; here each source row's horizontal factor serves two. One thread, 3840x2160 u8c1,
- * Sobel to s16, in a stand-alone loop: 0.82-0.90 ms through a row buffer, 0.60-0.64 ms fused two
- * rows at a time, 0.61-0.67 one row at a time, 0.67-0.71 four rows at a time (2-core EPYC VM,
- * 2026-12-05). */
+ * ([-1 0 1], [1 2 1], [1 1 1]), with AVX-512BW or AVX2. Two output rows at a time straight from
+ * the four source rows they need: each source row's horizontal factor in registers (elements
+ * e - C, e and e + C), then the vertical factor across them, in wrapping 16-bit arithmetic
+ * (every sum fits). A separable pass through a row buffer costs a store and two loads a vector
+ * and serves one output row; here each source row's horizontal factor serves two. One thread,
+ * 3840x2160 u8c1, Sobel to s16, in a stand-alone loop with AVX-512: 0.82-0.90 ms through a row
+ * buffer, 0.60-0.64 ms fused two rows at a time, 0.61-0.67 one row at a time, 0.67-0.71 four
+ * rows at a time (2-core EPYC VM, 2026-12-05). The vector body (fused3_body.h) is written once
+ * and built for both widths here. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,23 +28,32 @@ int gip__fused3_kind(const int32_t *k, int32_t n)
     return 0;
 }
 
-/* OpenCV dispatches AVX-512 on such CPUs; with AVX2 alone its one-channel Sobel was 2.6x gip's
- * per core (2-core Zen 4 VM, 2026-12-04). */
-bool gip__fused3_enabled(void)
+/* AVX-512 first: OpenCV dispatches it on such CPUs, and with AVX2 alone its one-channel Sobel was
+ * 2.6x gip's per core (2-core Zen 4 VM, 2026-12-04). */
+int gip__fused3_width(void)
 {
 #ifdef GIP__F3_X86
+    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma"))
+        return 0;
     const char *e = getenv("GIP_NOAVX512");
     if (e && e[0] && strcmp(e, "0") != 0)
-        return false;
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+        return 256;
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") ? 512 : 256;
 #else
-    return false;
+    return 0;
 #endif
 }
 
 #ifdef GIP__F3_X86
 
-typedef struct f3_job {
+typedef struct f3_job f3_job;
+
+/* One pair of output rows (fused_pair_512 or fused_pair_256): d[0] from source rows r[0..2],
+ * d[1] from r[1..3], n elements each. */
+typedef void (*f3_pair_fn)(const f3_job *j, const uint8_t *const *r, void *const *d, int64_t n,
+                           int32_t C);
+
+struct f3_job {
     const gip__fused3 *f;
     const gip_image *src;
     gip_image *dst;
@@ -51,128 +61,8 @@ typedef struct f3_job {
     int stream;          /* dst is much larger than the caches: rows bypass them */
     int affine;          /* MAG: scale or delta applied */
     int failed;          /* set (atomically) when a band could not get its constant row */
-} f3_job;
-
-/* 32 u8 elements at p, widened to 16 bits. */
-GIP__AVX512 static inline __m512i ldw32(const uint8_t *p)
-{
-    return _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)p));
-}
-
-/* The horizontal factor (kind hk) of source row r at elements [e, e + 32). */
-GIP__AVX512 static inline __m512i hrow32(const uint8_t *r, int64_t e, int32_t C, int hk)
-{
-    __m512i a = ldw32(r + e - C), c = ldw32(r + e + C);
-    return gip__comb32(a, hk == GIP__F3_DERIV ? a : ldw32(r + e), c, hk);
-}
-
-/* QUANT's scaling of sums s >= 0 (min(hi + qr, 65535) >> qt, hi = (s qm) >> 16). */
-GIP__AVX512 static inline __m512i quant32(const f3_job *j, __m512i s)
-{
-    const __m512i hi = _mm512_mulhi_epu16(s, _mm512_set1_epi16((short)j->f->qm));
-    return _mm512_srl_epi16(_mm512_adds_epu16(hi, _mm512_set1_epi16((short)j->f->qr)),
-                            _mm_cvtsi32_si128(j->f->qt));
-}
-
-/* gip_sobel_magnitude's value of 16 elements from their gx and gy with the 2-D engine's operations
- * (f2d_finish_float): gx * gx, then an fma with gy * gy, the IEEE square root, then an fma with
- * scale and delta when they apply. The sums are integers below 2^11, so the squares and their sum
- * are exact in float. */
-GIP__AVX512 static inline __m512 mag16(const f3_job *j, __m256i gx, __m256i gy)
-{
-    const __m512 fx = _mm512_cvtepi32_ps(_mm512_cvtepi16_epi32(gx));
-    const __m512 fy = _mm512_cvtepi32_ps(_mm512_cvtepi16_epi32(gy));
-    __m512 v = _mm512_sqrt_ps(_mm512_fmadd_ps(fy, fy, _mm512_mul_ps(fx, fx)));
-    if (j->affine)
-        v = _mm512_fmadd_ps(v, _mm512_set1_ps(j->f->scale), _mm512_set1_ps(j->f->delta));
-    return v;
-}
-
-/* Stores the magnitude of 32 elements at element e of row d: f32, or u8 as the 2-D engine rounds
- * (f2d_store: clamped to [-1, 256], half to even, saturated to [0, 255]). */
-GIP__AVX512 static inline void putmag32(const f3_job *j, void *d, int64_t e, __m512i gx, __m512i gy,
-                                        gip_dtype dt, int stream)
-{
-    const __m512 v0 = mag16(j, _mm512_castsi512_si256(gx), _mm512_castsi512_si256(gy));
-    const __m512 v1 = mag16(j, _mm512_extracti64x4_epi64(gx, 1), _mm512_extracti64x4_epi64(gy, 1));
-    if (dt == GIP_F32) {
-        gip__store_f32x32((float *)d + e, v0, v1, stream);
-        return;
-    }
-    const __m512 lo = _mm512_set1_ps(-1.0f), hi = _mm512_set1_ps(256.0f);
-    const __m512i zero = _mm512_setzero_si512();
-    /* cvtps rounds half to even (the default MXCSR mode), as f2d_rne does in this range. */
-    const __m512i q0 =
-        _mm512_max_epi32(_mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(v0, lo), hi)), zero);
-    const __m512i q1 =
-        _mm512_max_epi32(_mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(v1, lo), hi)), zero);
-    gip__store_u8x32((uint8_t *)d + e,
-                     _mm256_inserti128_si256(_mm256_castsi128_si256(_mm512_cvtusepi32_epi8(q0)),
-                                             _mm512_cvtusepi32_epi8(q1), 1),
-                     stream);
-}
-
-/* Source row r at elements [e, e + 32): [-1 0 1] into *hd and [1 2 1] into *hs. */
-GIP__AVX512 static inline void hboth32(const uint8_t *r, int64_t e, int32_t C, __m512i *hd,
-                                       __m512i *hs)
-{
-    const __m512i a = ldw32(r + e - C), b = ldw32(r + e), c = ldw32(r + e + C);
-    *hd = gip__comb32(a, b, c, GIP__F3_DERIV);
-    *hs = gip__comb32(a, b, c, GIP__F3_SMOOTH);
-}
-
-/* Elements [e, e + 32) of output row d0 from source rows r0..r2 and of d1 from r1..r3. */
-GIP__AVX512 static inline __attribute__((always_inline)) void
-fused32(const f3_job *j, const uint8_t *r0, const uint8_t *r1, const uint8_t *r2, const uint8_t *r3,
-        void *d0, void *d1, int64_t e, int32_t C, int hk, int vk, gip__f3_post post, gip_dtype dt,
-        int stream)
-{
-    if (post == GIP__F3_MAG) {
-        __m512i d[4], s[4];
-        hboth32(r0, e, C, &d[0], &s[0]);
-        hboth32(r1, e, C, &d[1], &s[1]);
-        hboth32(r2, e, C, &d[2], &s[2]);
-        putmag32(j, d0, e, gip__comb32(d[0], d[1], d[2], GIP__F3_SMOOTH),
-                 gip__comb32(s[0], s[1], s[2], GIP__F3_DERIV), dt, stream);
-        hboth32(r3, e, C, &d[3], &s[3]);
-        putmag32(j, d1, e, gip__comb32(d[1], d[2], d[3], GIP__F3_SMOOTH),
-                 gip__comb32(s[1], s[2], s[3], GIP__F3_DERIV), dt, stream);
-        return;
-    }
-    __m512i h0 = hrow32(r0, e, C, hk), h1 = hrow32(r1, e, C, hk), h2 = hrow32(r2, e, C, hk);
-    __m512i s0 = gip__comb32(h0, h1, h2, vk), s1 = gip__comb32(h1, h2, hrow32(r3, e, C, hk), vk);
-    if (post == GIP__F3_QUANT) /* then in [0, 255]: put32's |s| and saturation keep it */
-        s0 = quant32(j, s0), s1 = quant32(j, s1);
-    gip__put32(d0, e, s0, dt, stream);
-    gip__put32(d1, e, s1, dt, stream);
-}
-
-/* fused32 for u8 (SUM or QUANT) on 64 elements, each row's two vectors packed into one 64-byte
- * store (32 at a time made Sobel to u8 4-9% slower, one thread). */
-GIP__AVX512 static inline __attribute__((always_inline)) void
-fused64u8(const f3_job *j, const uint8_t *r0, const uint8_t *r1, const uint8_t *r2,
-          const uint8_t *r3, void *d0, void *d1, int64_t e, int32_t C, int hk, int vk,
-          gip__f3_post post, int stream)
-{
-    __m512i s[2][2];
-    for (int h = 0; h < 2; h++) {
-        const int64_t x = e + 32 * h;
-        const __m512i a0 = hrow32(r0, x, C, hk), a1 = hrow32(r1, x, C, hk),
-                      a2 = hrow32(r2, x, C, hk), a3 = hrow32(r3, x, C, hk);
-        s[0][h] = gip__comb32(a0, a1, a2, vk);
-        s[1][h] = gip__comb32(a1, a2, a3, vk);
-        for (int row = 0; row < 2; row++)
-            s[row][h] = post == GIP__F3_QUANT ? quant32(j, s[row][h]) : _mm512_abs_epi16(s[row][h]);
-    }
-    const __m512i p0 = gip__pack_u8x64(s[0][0], s[0][1]), p1 = gip__pack_u8x64(s[1][0], s[1][1]);
-    if (stream) {
-        _mm512_stream_si512((__m512i *)((uint8_t *)d0 + e), p0);
-        _mm512_stream_si512((__m512i *)((uint8_t *)d1 + e), p1);
-    } else {
-        _mm512_storeu_si512((uint8_t *)d0 + e, p0);
-        _mm512_storeu_si512((uint8_t *)d1 + e, p1);
-    }
-}
+    f3_pair_fn pair;
+};
 
 /* One element of both rows through the factors and the column map (the row ends), with the
  * vector paths' arithmetic. */
@@ -198,7 +88,7 @@ static void fused1(const f3_job *j, const uint8_t *const *r, void *const *d, int
     for (int row = 0; row < 2; row++) {
         const int32_t *h = hx + row, *g = hy + row;
         const int32_t s = ky[0] * h[0] + ky[1] * h[1] + ky[2] * h[2];
-        if (mag) { /* mag16's operations, and f2d_store's rounding for u8 */
+        if (mag) { /* the vector mag's operations, and f2d_store's rounding for u8 */
             const float fx = (float)s, fy = (float)(kx[0] * g[0] + kx[1] * g[1] + kx[2] * g[2]);
             float v = sqrtf(fmaf(fy, fy, fx * fx));
             if (j->affine)
@@ -225,116 +115,138 @@ static void fused1(const f3_job *j, const uint8_t *const *r, void *const *d, int
     }
 }
 
-/* Elements [0, n) of the output rows d[0] (from source rows r[0..2]) and d[1] (from r[1..3]).
- * Vectors cover the elements whose left and right neighbours are in the row ([C, n - C)), the
- * first and the last ones overlapping their neighbours so that the others store whole aligned
- * units of d[0] (64 bytes, 32 for the magnitude's u8: a store across two cache lines made Sobel
- * to f32 of u8c1 5% slower than the separable route at 1920x1080), streamed where d[1] is aligned
- * too. The row pointers are locals: stores through d may alias r[] and d[] as far as the compiler
- * knows. */
-GIP__AVX512 static inline __attribute__((always_inline)) void
-fused_rows(const f3_job *j, const uint8_t *const *r, void *const *d, int64_t n, int32_t C, int hk,
-           int vk, gip__f3_post post, gip_dtype dt)
+/* AVX-512BW: 32 lanes. */
+GIP__AVX512 static inline void store512(void *o, __m512i v, int stream)
 {
-    const int64_t lo = C, hi = n - C;
-    if (hi - lo < 32) {
-        for (int64_t e = 0; e < n; e++)
-            fused1(j, r, d, e, C, dt);
-        return;
-    }
-    const uint8_t *const r0 = r[0], *const r1 = r[1], *const r2 = r[2], *const r3 = r[3];
-    void *const d0 = d[0], *const d1 = d[1];
-    /* u8 64 at a time (fused64u8), the magnitude's u8 32 at a time */
-    const int wide = dt == GIP_U8 && post != GIP__F3_MAG;
-    const uintptr_t es = dt == GIP_U8 ? 1 : dt == GIP_S16 ? 2 : 4;
-    const uintptr_t al = dt == GIP_U8 && post == GIP__F3_MAG ? 32 : 64;
-    const uintptr_t a0 = (uintptr_t)d0 + (uintptr_t)lo * es;
-    int64_t e = lo;
-    if (a0 % al && a0 % es == 0) { /* up to the first aligned element (63 away for u8) */
-        const int64_t t = lo + (int64_t)((al - a0 % al) / es), stop = t < hi ? t : hi;
-        fused32(j, r0, r1, r2, r3, d0, d1, lo, C, hk, vk, post, dt, 0);
-        if (stop - lo > 32)
-            fused32(j, r0, r1, r2, r3, d0, d1, stop - 32, C, hk, vk, post, dt, 0);
-        e = stop;
-    }
-    if (j->stream && d1 != d0 && (a0 + (uintptr_t)(e - lo) * es) % al == 0 &&
-        ((uintptr_t)d1 - (uintptr_t)d0) % al == 0) {
-        if (wide)
-            for (; e + 64 <= hi; e += 64)
-                fused64u8(j, r0, r1, r2, r3, d0, d1, e, C, hk, vk, post, 1);
-        for (; e + 32 <= hi; e += 32)
-            fused32(j, r0, r1, r2, r3, d0, d1, e, C, hk, vk, post, dt, 1);
+    if (stream)
+        _mm512_stream_si512((__m512i *)o, v);
+    else
+        _mm512_storeu_si512(o, v);
+}
+
+#define F3_T GIP__AVX512
+#define F3_FN(name) name##_512
+#define F3_N 32
+#define F3V __m512i
+#define F3F __m512
+#define F3H __m256i
+#define F3_LDW(p) _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(p)))
+#define F3_COMB gip__comb32
+#define F3_ABS _mm512_abs_epi16
+#define F3_MULHI_U _mm512_mulhi_epu16
+#define F3_ADDS_U _mm512_adds_epu16
+#define F3_SRL _mm512_srl_epi16
+#define F3_SET16 _mm512_set1_epi16
+#define F3_LO _mm512_castsi512_si256
+#define F3_HI(x) _mm512_extracti64x4_epi64(x, 1)
+#define F3_CVTF(h) _mm512_cvtepi32_ps(_mm512_cvtepi16_epi32(h))
+#define F3_SQRT _mm512_sqrt_ps
+#define F3_FMA _mm512_fmadd_ps
+#define F3_MULF _mm512_mul_ps
+#define F3_MINF _mm512_min_ps
+#define F3_MAXF _mm512_max_ps
+#define F3_SET1F _mm512_set1_ps
+#define F3_CVTI _mm512_cvtps_epi32
+#define F3_MAXI32 _mm512_max_epi32
+#define F3_ZERO _mm512_setzero_si512()
+#define F3_MAG_U8(q0, q1)                                                                          \
+    _mm256_inserti128_si256(_mm256_castsi128_si256(_mm512_cvtusepi32_epi8(q0)),                    \
+                            _mm512_cvtusepi32_epi8(q1), 1)
+#define F3_PUT gip__put32
+#define F3_STORE_F2 gip__store_f32x32
+#define F3_STORE_U8H gip__store_u8x32
+#define F3_PACK2 gip__pack_u8x64
+#define F3_STOREV store512
+#include "fused3_body.h"
+
+/* AVX2 (and FMA, for the magnitude's operations): 16 lanes. */
+#define F3_AVX2 __attribute__((target("avx2,fma")))
+
+F3_AVX2 static inline void store256(void *o, __m256i v, int stream)
+{
+    if (stream)
+        _mm256_stream_si256((__m256i *)o, v);
+    else
+        _mm256_storeu_si256((__m256i *)o, v);
+}
+
+F3_AVX2 static inline void store_f32x16(float *o, __m256 a, __m256 b, int stream)
+{
+    store256(o, _mm256_castps_si256(a), stream);
+    store256(o + 8, _mm256_castps_si256(b), stream);
+}
+
+F3_AVX2 static inline void store_u8x16(uint8_t *o, __m128i v, int stream)
+{
+    if (stream)
+        _mm_stream_si128((__m128i *)o, v);
+    else
+        _mm_storeu_si128((__m128i *)o, v);
+}
+
+/* Two vectors of u8 values in 16-bit lanes (0..32767) as 32 bytes in element order, saturated to
+ * 255 (packus works within 128-bit lanes). */
+F3_AVX2 static inline __m256i pack_u8x32(__m256i a, __m256i b)
+{
+    return _mm256_permute4x64_epi64(_mm256_packus_epi16(a, b), 0xD8);
+}
+
+/* gip__put32 on 16 sums. */
+F3_AVX2 static inline void put16(void *d, int64_t e, __m256i s, gip_dtype dt, int stream)
+{
+    if (dt == GIP_S16) {
+        store256((int16_t *)d + e, s, stream);
+    } else if (dt == GIP_F32) {
+        store_f32x16(
+            (float *)d + e, _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(_mm256_castsi256_si128(s))),
+            _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(_mm256_extracti128_si256(s, 1))), stream);
     } else {
-        if (wide)
-            for (; e + 64 <= hi; e += 64)
-                fused64u8(j, r0, r1, r2, r3, d0, d1, e, C, hk, vk, post, 0);
-        for (; e + 32 <= hi; e += 32)
-            fused32(j, r0, r1, r2, r3, d0, d1, e, C, hk, vk, post, dt, 0);
-    }
-    if (e < hi)
-        fused32(j, r0, r1, r2, r3, d0, d1, hi - 32, C, hk, vk, post, dt, 0);
-    for (e = 0; e < lo; e++)
-        fused1(j, r, d, e, C, dt);
-    for (e = hi; e < n; e++)
-        fused1(j, r, d, e, C, dt);
-}
-
-/* fused_rows for SUM with the kinds and the dtype as constants. */
-GIP__AVX512 static inline __attribute__((always_inline)) void sum_rows(const f3_job *j,
-                                                                       const uint8_t *const *r,
-                                                                       void *const *d, int64_t n,
-                                                                       int32_t C, int hk, int vk)
-{
-    switch (j->dst->dtype) {
-    case GIP_S16:
-        fused_rows(j, r, d, n, C, hk, vk, GIP__F3_SUM, GIP_S16);
-        break;
-    case GIP_F32:
-        fused_rows(j, r, d, n, C, hk, vk, GIP__F3_SUM, GIP_F32);
-        break;
-    default:
-        fused_rows(j, r, d, n, C, hk, vk, GIP__F3_SUM, GIP_U8);
-        break;
+        const __m256i a = _mm256_abs_epi16(s);
+        store_u8x16((uint8_t *)d + e,
+                    _mm_packus_epi16(_mm256_castsi256_si128(a), _mm256_extracti128_si256(a, 1)),
+                    stream);
     }
 }
 
-/* One pair of output rows, every case specialised. */
-GIP__AVX512 static void fused_pair(const f3_job *j, const uint8_t *const *r, void *const *d,
-                                   int64_t n, int32_t C)
+/* Two vectors of 8 int32 in [0, 256] as 16 bytes in order, 256 saturated to 255. */
+F3_AVX2 static inline __m128i mag_u8x16(__m256i q0, __m256i q1)
 {
-    const gip__fused3 *f = j->f;
-    if (f->post == GIP__F3_MAG) {
-        if (j->dst->dtype == GIP_F32)
-            fused_rows(j, r, d, n, C, 0, 0, GIP__F3_MAG, GIP_F32);
-        else
-            fused_rows(j, r, d, n, C, 0, 0, GIP__F3_MAG, GIP_U8);
-        return;
-    }
-    if (f->post == GIP__F3_QUANT) { /* the box ([1 1 1] both ways) or the Gaussian ([1 2 1]) */
-        if (f->hk == GIP__F3_ONES)
-            fused_rows(j, r, d, n, C, GIP__F3_ONES, GIP__F3_ONES, GIP__F3_QUANT, GIP_U8);
-        else
-            fused_rows(j, r, d, n, C, GIP__F3_SMOOTH, GIP__F3_SMOOTH, GIP__F3_QUANT, GIP_U8);
-        return;
-    }
-    switch (f->hk * 4 + f->vk) {
-    case GIP__F3_DERIV * 4 + GIP__F3_DERIV:
-        sum_rows(j, r, d, n, C, GIP__F3_DERIV, GIP__F3_DERIV);
-        break;
-    case GIP__F3_DERIV * 4 + GIP__F3_SMOOTH:
-        sum_rows(j, r, d, n, C, GIP__F3_DERIV, GIP__F3_SMOOTH);
-        break;
-    case GIP__F3_SMOOTH * 4 + GIP__F3_DERIV:
-        sum_rows(j, r, d, n, C, GIP__F3_SMOOTH, GIP__F3_DERIV);
-        break;
-    case GIP__F3_ONES * 4 + GIP__F3_ONES: /* the unnormalised box */
-        sum_rows(j, r, d, n, C, GIP__F3_ONES, GIP__F3_ONES);
-        break;
-    default:
-        sum_rows(j, r, d, n, C, f->hk, f->vk); /* the rest, kinds not constant */
-        break;
-    }
+    const __m256i w = _mm256_permute4x64_epi64(_mm256_packus_epi32(q0, q1), 0xD8);
+    return _mm_packus_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
 }
+
+#define F3_T F3_AVX2
+#define F3_FN(name) name##_256
+#define F3_N 16
+#define F3V __m256i
+#define F3F __m256
+#define F3H __m128i
+#define F3_LDW(p) _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(p)))
+#define F3_COMB gip__comb16
+#define F3_ABS _mm256_abs_epi16
+#define F3_MULHI_U _mm256_mulhi_epu16
+#define F3_ADDS_U _mm256_adds_epu16
+#define F3_SRL _mm256_srl_epi16
+#define F3_SET16 _mm256_set1_epi16
+#define F3_LO _mm256_castsi256_si128
+#define F3_HI(x) _mm256_extracti128_si256(x, 1)
+#define F3_CVTF(h) _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(h))
+#define F3_SQRT _mm256_sqrt_ps
+#define F3_FMA _mm256_fmadd_ps
+#define F3_MULF _mm256_mul_ps
+#define F3_MINF _mm256_min_ps
+#define F3_MAXF _mm256_max_ps
+#define F3_SET1F _mm256_set1_ps
+#define F3_CVTI _mm256_cvtps_epi32
+#define F3_MAXI32 _mm256_max_epi32
+#define F3_ZERO _mm256_setzero_si256()
+#define F3_MAG_U8 mag_u8x16
+#define F3_PUT put16
+#define F3_STORE_F2 store_f32x16
+#define F3_STORE_U8H store_u8x16
+#define F3_PACK2 pack_u8x32
+#define F3_STOREV store256
+#include "fused3_body.h"
 
 static void run_band(void *arg, int64_t y0, int64_t y1)
 {
@@ -369,7 +281,7 @@ static void run_band(void *arg, int64_t y0, int64_t y1)
         }
         void *const row = (char *)dst->data + y * dst->stride;
         void *d[2] = {row, two ? (char *)row + dst->stride : row};
-        fused_pair(j, r, d, n, C);
+        j->pair(j, r, d, n, C);
     }
     if (j->stream)
         _mm_sfence(); /* the streamed rows are visible before the band counts as done */
@@ -387,6 +299,7 @@ gip_status gip__fused3_run_cpu(gip_context *ctx, const gip__fused3 *f, const gip
         return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: cannot allocate %lld bytes", op,
                           (long long)(src->width + 2) * 4);
     f3_job job = {.f = f, .src = src, .dst = dst, .xmap = xmap};
+    job.pair = gip__fused3_width() == 512 ? fused_pair_512 : fused_pair_256;
     job.stream = gip__image_span(dst) >= GIP__STREAM_BYTES;
     job.affine = f->post == GIP__F3_MAG && (f->scale != 1.0f || f->delta != 0.0f);
     gip__parallel_for(ctx, src->height, 8, run_band, &job);

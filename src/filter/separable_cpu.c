@@ -908,7 +908,7 @@ static void fused3_init(void)
 }
 
 /* The centred 3x3 box of u8 (normalised to u8; unnormalised to u8, saturated, or to f32) and the
- * [64 128 64] 3x3 Gaussian of u8 to u8 through the fused 3x3 route (AVX-512BW, SIMD on), with the
+ * [64 128 64] 3x3 Gaussian of u8 to u8 through the fused 3x3 route (AVX2, SIMD on), with the
  * band loop's integer arithmetic, so the same results. The box, one thread, u8c1: 1920x1080
  * 0.288-0.297 -> 0.184 ms, 3840x2160 1.10-1.17 -> 0.71-0.75 (2-core EPYC VM, 2026-12-05).
  * Returns whether it ran (then *st is its status). */
@@ -916,7 +916,7 @@ static bool fused3_plan(gip_context *ctx, const gip__sep_plan *plan, const gip_i
                         gip_image *dst, gip_status *st)
 {
     if (plan->kw != 3 || plan->kh != 3 || plan->ax != 1 || plan->ay != 1 ||
-        !gip__sep_simd_active() || !gip__fused3_enabled())
+        !gip__sep_simd_active() || !gip__fused3_width())
         return false;
     static const int32_t g3[3] = {64, 128, 64};
     const bool u8 = dst->dtype == GIP_U8;

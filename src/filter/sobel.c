@@ -207,7 +207,7 @@ gip_status gip_sobel_magnitude(gip_context *ctx, const gip_image *src, gip_image
     if ((st = check_device(ctx, src, dst, on_device, op)))
         return st;
 
-    /* On the CPU, ksize 3 of u8 sources takes the fused route where it runs (AVX-512BW): the 2-D
+    /* On the CPU, ksize 3 of u8 sources takes the fused route where it runs (AVX2): the 2-D
      * engine's operations, so its results bit for bit; GIP_NOSIMD=1 keeps the engine's scalar
      * path. */
     if (!on_device && ksize == 3 && gip__f2d_simd_enabled()) {

@@ -2,7 +2,7 @@
 /* The separable CPU route of gip_sobel for u8 sources: per output row, the vertical factor over
  * the source rows and then the horizontal factor, both in 16-bit integers with AVX2 on interleaved
  * channels (a channel only widens the stride). Taken only where the whole sum fits in int16, so
- * the results equal the 2-D engine's exact int32 sums bit for bit. With AVX-512BW, ksize 3 (and
+ * the results equal the 2-D engine's exact int32 sums bit for bit. ksize 3 with dx, dy <= 1 (and
  * gip_sobel_magnitude's ksize 3) takes the fused 3x3 route (fused3_cpu.c) instead: two output
  * rows at a time from registers, no row buffer. */
 #include <stdint.h>
@@ -28,7 +28,7 @@ typedef struct sobel_job {
     gip_image *dst;
     const int32_t *xmap; /* padded pixel -> source pixel, -1 for the constant border */
     int stream;          /* dst is much larger than the caches: rows bypass them */
-    int avx512;          /* the 512-bit loops run first (gip__fused3_enabled's switch) */
+    int avx512;          /* the 512-bit loops run first (gip__fused3_width's switch) */
     int failed;          /* set (atomically) when a band could not get its buffers */
 } sobel_job;
 
@@ -91,14 +91,11 @@ SOBEL_AVX2 static void vpass(const uint8_t *const *rows, const int32_t *ky, int3
 SOBEL_AVX2 static inline __m256i hsum16(const int16_t *v, int64_t e, int32_t C, const int32_t *kx,
                                         int32_t nx, int kind)
 {
-    if (kind == 1) /* [-1 0 1] */
-        return _mm256_sub_epi16(_mm256_loadu_si256((const __m256i *)(v + e + 2 * C)),
-                                _mm256_loadu_si256((const __m256i *)(v + e)));
-    if (kind == 2) { /* [1 2 1] */
+    if (kind) { /* [-1 0 1] or [1 2 1] */
         __m256i a = _mm256_loadu_si256((const __m256i *)(v + e));
-        __m256i b = _mm256_loadu_si256((const __m256i *)(v + e + C));
         __m256i c = _mm256_loadu_si256((const __m256i *)(v + e + 2 * C));
-        return _mm256_add_epi16(_mm256_add_epi16(a, c), _mm256_add_epi16(b, b));
+        __m256i b = kind == GIP__F3_DERIV ? a : _mm256_loadu_si256((const __m256i *)(v + e + C));
+        return gip__comb16(a, b, c, kind);
     }
     __m256i s = _mm256_setzero_si256();
     for (int32_t i = 0; i < nx; i++)
@@ -191,7 +188,7 @@ SOBEL_AVX512 static int64_t vpass512(const uint8_t *const *rows, const int32_t *
 SOBEL_AVX512 static inline __m512i hsum32(const int16_t *v, int64_t e, int32_t C, int kind)
 {
     __m512i a = _mm512_loadu_si512(v + e), c = _mm512_loadu_si512(v + e + 2 * C);
-    __m512i b = kind == 1 ? a : _mm512_loadu_si512(v + e + C);
+    __m512i b = kind == GIP__F3_DERIV ? a : _mm512_loadu_si512(v + e + C);
     return gip__comb32(a, b, c, kind);
 }
 
@@ -290,7 +287,7 @@ bool gip__sobel_sep_fits(const gip__sobel_sep *sp, gip_dtype src, gip_dtype dst)
     if (sp->magnitude)
         return src == GIP_U8 && (dst == GIP_F32 || dst == GIP_U8) &&
                gip__fused3_kind(sp->kx, sp->nx) == GIP__F3_DERIV &&
-               gip__fused3_kind(sp->ky, sp->ny) == GIP__F3_SMOOTH && gip__fused3_enabled();
+               gip__fused3_kind(sp->ky, sp->ny) == GIP__F3_SMOOTH && gip__fused3_width() != 0;
     if (src != GIP_U8 || !(dst == GIP_S16 || dst == GIP_F32 || dst == GIP_U8))
         return false;
     if (sp->nx > GIP__SOBEL_SEP_MAXK || sp->ny > GIP__SOBEL_SEP_MAXK)
@@ -316,7 +313,7 @@ gip_status gip__sobel_sep_run_cpu(gip_context *ctx, const gip__sobel_sep *sp, co
     const char *op = sp->magnitude ? "gip_sobel_magnitude" : "gip_sobel";
     /* ksize 3 (and the magnitude, which fits only there) through the fused 3x3 route */
     const int hk = gip__fused3_kind(sp->kx, sp->nx), vk = gip__fused3_kind(sp->ky, sp->ny);
-    if (hk && hk != GIP__F3_ONES && vk && vk != GIP__F3_ONES && gip__fused3_enabled()) {
+    if (hk && hk != GIP__F3_ONES && vk && vk != GIP__F3_ONES && gip__fused3_width() != 0) {
         gip__fused3 f = {.hk = hk, .vk = vk, .border = sp->border};
         f.post = sp->magnitude ? GIP__F3_MAG : GIP__F3_SUM;
         f.scale = sp->scale, f.delta = sp->delta;
@@ -331,7 +328,7 @@ gip_status gip__sobel_sep_run_cpu(gip_context *ctx, const gip__sobel_sep *sp, co
                           (long long)pw * 4);
     sobel_job job = {.sp = sp, .src = src, .dst = dst, .xmap = xmap};
     job.stream = gip__image_span(dst) >= GIP__STREAM_BYTES;
-    job.avx512 = gip__fused3_enabled();
+    job.avx512 = gip__fused3_width() == 512;
     gip__parallel_for(ctx, src->height, 8, run_band, &job);
     free(xmap);
     if (job.failed)
