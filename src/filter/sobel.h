@@ -33,8 +33,8 @@ typedef struct gip__sobel_sep {
 } gip__sobel_sep;
 
 /* True when the separable route can run sp on this CPU for these dtypes with results identical
- * to the 2-D engine's: u8 source, AVX2, every sum within int16; for the magnitude, AVX-512BW
- * (unless GIP_NOAVX512 is set) and f32 or u8 dst. */
+ * to the 2-D engine's: u8 source, AVX2, every sum within int16; for the magnitude, the fused 3x3
+ * route (gip__fused3_width() not 0) and f32 or u8 dst. */
 bool gip__sobel_sep_fits(const gip__sobel_sep *sp, gip_dtype src, gip_dtype dst);
 
 /* Runs the separable route on host views (the caller has checked gip__sobel_sep_fits). */
