@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "filter/fused3.h"
 #include "ref_filter2d.h"
 #include "testing.h"
 
@@ -551,6 +552,28 @@ static void large_simd_vs_scalar(gip_context *ctx)
     gt_free(&src);
 }
 
+/* The fused route's width and its switch, so that the GIP_NOAVX512 run below takes the AVX2 body
+ * where the first took the 512-bit one: 512 with AVX-512F/BW, 256 with AVX2 and FMA alone or
+ * with GIP_NOAVX512=1, 0 without AVX2. */
+static void width_switch(void)
+{
+    int full = 0;
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        full = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") ? 512 : 256;
+#endif
+    const int capped = full ? 256 : 0;
+    printf("fused 3x3 route: %d-bit body, %d-bit with GIP_NOAVX512=1\n", full, capped);
+    GT_CHECK(gip__fused3_width() == full, "width %d, expected %d", gip__fused3_width(), full);
+    setenv("GIP_NOAVX512", "1", 1);
+    GT_CHECK(gip__fused3_width() == capped, "GIP_NOAVX512=1: width %d, expected %d",
+             gip__fused3_width(), capped);
+    setenv("GIP_NOAVX512", "0", 1);
+    GT_CHECK(gip__fused3_width() == full, "GIP_NOAVX512=0: width %d, expected %d",
+             gip__fused3_width(), full);
+    unsetenv("GIP_NOAVX512");
+}
+
 static void body(gip_context *ctx)
 {
     if (gip_context_backend(ctx) == GIP_BACKEND_CUDA) {
@@ -563,6 +586,7 @@ static void body(gip_context *ctx)
     }
     suite(ctx);
     large_simd_vs_scalar(ctx);
+    width_switch();
     /* Where the CPU has AVX-512BW the 512-bit loops of the separable and fused routes ran
      * above; their AVX2 ones run now (elsewhere this repeats the same routes). */
     printf("again with GIP_NOAVX512=1 (the AVX2 loops of the separable and fused routes)\n");

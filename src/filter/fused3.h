@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "gip/filter.h"
 #include "internal.h"
 
 #ifdef __cplusplus
