@@ -127,11 +127,11 @@ F3_FN(fused2u8)(const f3_job *j, const uint8_t *r0, const uint8_t *r1, const uin
 
 /* Elements [0, n) of the output rows d[0] (from source rows r[0..2]) and d[1] (from r[1..3]).
  * Vectors cover the elements whose left and right neighbours are in the row ([C, n - C)), the
- * first and the last ones overlapping their neighbours so that the others store whole aligned
- * units of d[0] (a vector's bytes, half that for the magnitude's u8: a store across two cache
- * lines made Sobel to f32 of u8c1 5% slower than the separable route at 1920x1080 with
- * AVX-512), streamed where d[1] is aligned too. The row pointers are locals: stores through d
- * may alias r[] and d[] as far as the compiler knows. */
+ * first and the last ones overlapping their neighbours so that the others store whole aligned units
+ * of d[0] (what a step stores in a row, up to 64 bytes: a store across two cache lines made Sobel
+ * to f32 of u8c1 5% slower than the separable route at 1920x1080 with AVX-512), streamed where d[1]
+ * is aligned too. The row pointers are locals: stores through d may alias r[] and d[] as far as the
+ * compiler knows. */
 F3_T static inline __attribute__((always_inline)) void
 F3_FN(fused_rows)(const f3_job *j, const uint8_t *const *r, void *const *d, int64_t n, int32_t C,
                   int hk, int vk, gip__f3_post post, gip_dtype dt)
@@ -147,10 +147,15 @@ F3_FN(fused_rows)(const f3_job *j, const uint8_t *const *r, void *const *d, int6
     /* u8 2 F3_N at a time (fused2u8), the magnitude's u8 F3_N at a time */
     const int wide = dt == GIP_U8 && post != GIP__F3_MAG;
     const uintptr_t es = dt == GIP_U8 ? 1 : dt == GIP_S16 ? 2 : 4;
-    const uintptr_t al = dt == GIP_U8 && post == GIP__F3_MAG ? F3_N : 2 * F3_N;
+    /* The unit: what a step stores in a row, up to a cache line. AVX2's f32 (64 bytes a step in
+     * two 32-byte stores) aligned to 32 rather than 64 bytes took 1.94-1.97 ms instead of
+     * 1.61-1.65 for Sobel to f32 of 3840x2160 u8c1 on one thread, streamed. */
+    const uintptr_t step = (uintptr_t)F3_N * (wide ? 2 : es), al = step < 64 ? step : 64;
     const uintptr_t a0 = (uintptr_t)d0 + (uintptr_t)lo * es;
     int64_t e = lo;
-    if (a0 % al && a0 % es == 0) { /* up to the first aligned element (2 F3_N - 1 away for u8) */
+    /* Up to the first aligned element: al / es - 1 elements away at most, less than two vectors
+     * (al is at most a step's bytes). */
+    if (a0 % al && a0 % es == 0) {
         const int64_t t = lo + (int64_t)((al - a0 % al) / es), stop = t < hi ? t : hi;
         F3_FN(fusedv)(j, r0, r1, r2, r3, d0, d1, lo, C, hk, vk, post, dt, 0);
         if (stop - lo > F3_N)
