@@ -270,16 +270,12 @@ static void run_band(void *arg, int64_t y0, int64_t y1)
          * stores, which come second and are plain (fused_rows), leave the right values. */
         const int two = y + 1 < y1;
         const uint8_t *r[4];
-        for (int k = 0; k < 3; k++) {
+        for (int k = 0; k < 3 + two; k++) {
             const int64_t sr = gip__border_index(y - 1 + k, H, f->border);
             r[k + !two] = sr < 0 ? crow : (const uint8_t *)src->data + sr * src->stride;
         }
-        if (two) {
-            const int64_t sr = gip__border_index(y + 2, H, f->border);
-            r[3] = sr < 0 ? crow : (const uint8_t *)src->data + sr * src->stride;
-        } else {
+        if (!two)
             r[0] = r[1];
-        }
         void *const row = (char *)dst->data + y * dst->stride;
         void *d[2] = {row, two ? (char *)row + dst->stride : row};
         j->pair(j, r, d, n, C);
