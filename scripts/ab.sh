@@ -11,6 +11,11 @@
 #   SAN="memcheck:test_filter2d racecheck:test_sobel"  compute-sanitizer runs, SAN_CAP s each
 #   BUILD=build-gpu                        build folder (kept between calls on a warm machine)
 #   BACKEND=cuda                           gip-bench --backend (cpu: A/B of CPU switches here)
+#   REV=HEAD~1                             also build libgip with REV's copy of the files under src/
+#                                          and include/ that differ from the tree; a variant then
+#                                          names @rev or @tree as its LD_LIBRARY_PATH, e.g.
+#                                          VARIANTS="new:LD_LIBRARY_PATH=@tree old:LD_LIBRARY_PATH=@rev"
+#                                          (gip-bench's RUNPATH yields to LD_LIBRARY_PATH)
 # Under $OUT (or out/ab): the table ab.txt, the log ab.log and the rest in ab-files.tgz.
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -44,6 +49,25 @@ if ! cmake --build "$BUILD" -j "$(nproc)" --target gip_bench $TESTS >"$DEST/buil
 fi
 log "build: ok ($(($(date +%s) - T0)) s)"
 
+# REV's library: built in place from REV's files, the tree's files put back after (and touched, so
+# that the next build compiles them again).
+LIB_TREE=/tmp/gip-ab-tree LIB_REV=/tmp/gip-ab-rev
+if [ -n "${REV:-}" ]; then
+    rm -rf "$LIB_TREE" "$LIB_REV" /tmp/gip-ab-keep && mkdir -p "$LIB_TREE" "$LIB_REV" /tmp/gip-ab-keep
+    cp -P "$BUILD"/libgip.so* "$LIB_TREE/"
+    files=$(git diff --name-only "$REV" -- src include) || { log "REV $REV: git diff failed"; exit 1; }
+    # shellcheck disable=SC2086 # files is a list of paths (none with spaces: the repo's sources)
+    tar cf /tmp/gip-ab-keep/tree.tar $files
+    for f in $files; do git show "$REV:$f" >"$f" || { log "REV $REV: no $f"; exit 1; }; done
+    cmake --build "$BUILD" -j "$(nproc)" --target gip_shared >>"$DEST/build.log" 2>&1
+    brc=$?
+    cp -P "$BUILD"/libgip.so* "$LIB_REV/"
+    # shellcheck disable=SC2086 # as above
+    tar xf /tmp/gip-ab-keep/tree.tar && touch $files
+    [ $brc = 0 ] || { log "BUILD OF $REV FAILED"; tail -40 "$DEST/build.log"; exit 1; }
+    log "rev $REV ($(git rev-parse --short "$REV")): $(echo "$files" | tr '\n' ' ')($(($(date +%s) - T0)) s)"
+fi
+
 for t in $TESTS; do
     bin=$(find "$BUILD" -name "$t" -type f -perm -u+x | head -1)
     "$bin" >"$DEST/$t.log" 2>&1
@@ -53,7 +77,7 @@ done
 r=1
 while [ "$r" -le "$ROUNDS" ]; do
     for v in $VARIANTS; do
-        name=${v%%:*} envs=$(echo "${v#*:}" | tr '+' ' ')
+        name=${v%%:*} envs=$(echo "${v#*:}" | tr '+' ' ' | sed "s|@tree|$LIB_TREE|g; s|@rev|$LIB_REV|g")
         # shellcheck disable=SC2086 # envs is a list of assignments
         env $envs "$BUILD/gip-bench" --backend "$BACKEND" --no-npp --ops "$OPS" --formats "$FORMATS" \
             --sizes "$SIZES" --time "$TIME" --json "$DEST/ab-$name-$r.json" >"$DEST/ab-$name-$r.log" 2>&1 ||
