@@ -407,18 +407,21 @@ static void ring_cases(gip_context *ctx)
     align16 = false;
 }
 
-/* On CUDA three times: through f2d_ringf (the default), through it with bands of 7 rows, and
- * through the tiled kernel (GIP_F2D_RING=0). */
+/* On CUDA four times: through f2d_ringf (the default), through it with bands of 1 and of 7 rows
+ * (a band's first and last rows skip the sums outside it), and through the tiled kernel
+ * (GIP_F2D_RING=0). */
 static void ring_float(gip_context *ctx)
 {
     gt_with_switch(ctx, "GIP_F2D_RING", "aligned rows, float taps: f2d_ringf",
                    "aligned rows, float taps: the tiled kernel", ring_cases);
-    if (gip_context_backend(ctx) == GIP_BACKEND_CUDA) { /* bands of 7 rows (a tuning knob) */
-        printf("aligned rows, float taps: f2d_ringf, GIP_F2D_RING_ROWS=7\n");
-        setenv("GIP_F2D_RING_ROWS", "7", 1);
-        ring_cases(ctx);
-        unsetenv("GIP_F2D_RING_ROWS");
-    }
+    if (gip_context_backend(ctx) == GIP_BACKEND_CUDA) /* band lengths (a tuning knob) */
+        for (int i = 0; i < 2; i++) {
+            const char *rows = i ? "7" : "1";
+            printf("aligned rows, float taps: f2d_ringf, GIP_F2D_RING_ROWS=%s\n", rows);
+            setenv("GIP_F2D_RING_ROWS", rows, 1);
+            ring_cases(ctx);
+            unsetenv("GIP_F2D_RING_ROWS");
+        }
 }
 
 static void suite(gip_context *ctx)

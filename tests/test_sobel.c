@@ -257,11 +257,18 @@ static void ring_cases(gip_context *ctx)
     align16 = false;
 }
 
-/* On CUDA twice: through f2d_ringf (the default) and through the tiled kernel (GIP_F2D_RING=0). */
+/* On CUDA three times: through f2d_ringf (the default), through it with bands of 1 row (a band's
+ * first and last rows skip the sums outside it), and through the tiled kernel (GIP_F2D_RING=0). */
 static void ring_path(gip_context *ctx)
 {
     gt_with_switch(ctx, "GIP_F2D_RING", "aligned rows, float accumulators: f2d_ringf",
                    "aligned rows, float accumulators: the tiled kernel", ring_cases);
+    if (gip_context_backend(ctx) == GIP_BACKEND_CUDA) { /* a band length (a tuning knob) */
+        printf("aligned rows, float accumulators: f2d_ringf, GIP_F2D_RING_ROWS=1\n");
+        setenv("GIP_F2D_RING_ROWS", "1", 1);
+        ring_cases(ctx);
+        unsetenv("GIP_F2D_RING_ROWS");
+    }
 }
 
 static void tile_edges(gip_context *ctx)
