@@ -408,8 +408,7 @@ static void ring_cases(gip_context *ctx)
 }
 
 /* On CUDA four times: through f2d_ringf (the default), through it with bands of 1 and of 7 rows
- * (a band's first and last rows skip the sums outside it), and through the tiled kernel
- * (GIP_F2D_RING=0). */
+ * (band lengths that the A/Bs try), and through the tiled kernel (GIP_F2D_RING=0). */
 static void ring_float(gip_context *ctx)
 {
     gt_with_switch(ctx, "GIP_F2D_RING", "aligned rows, float taps: f2d_ringf",

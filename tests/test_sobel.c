@@ -257,8 +257,8 @@ static void ring_cases(gip_context *ctx)
     align16 = false;
 }
 
-/* On CUDA three times: through f2d_ringf (the default), through it with bands of 1 row (a band's
- * first and last rows skip the sums outside it), and through the tiled kernel (GIP_F2D_RING=0). */
+/* On CUDA three times: through f2d_ringf (the default), through it with bands of 1 row (a band
+ * length that the A/Bs try), and through the tiled kernel (GIP_F2D_RING=0). */
 static void ring_path(gip_context *ctx)
 {
     gt_with_switch(ctx, "GIP_F2D_RING", "aligned rows, float accumulators: f2d_ringf",
