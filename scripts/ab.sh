@@ -50,7 +50,8 @@ fi
 log "build: ok ($(($(date +%s) - T0)) s)"
 
 # REV's library: built in place from REV's files, the tree's files put back after (and touched, so
-# that the next build compiles them again).
+# that the next build compiles them again) and the tree's library too (the tests below and the
+# sanitizer runs load the build folder's).
 LIB_TREE=/tmp/gip-ab-tree LIB_REV=/tmp/gip-ab-rev
 if [ -n "${REV:-}" ]; then
     rm -rf "$LIB_TREE" "$LIB_REV" /tmp/gip-ab-keep && mkdir -p "$LIB_TREE" "$LIB_REV" /tmp/gip-ab-keep
@@ -63,7 +64,7 @@ if [ -n "${REV:-}" ]; then
     brc=$?
     cp -P "$BUILD"/libgip.so* "$LIB_REV/"
     # shellcheck disable=SC2086 # as above
-    tar xf /tmp/gip-ab-keep/tree.tar && touch $files
+    tar xf /tmp/gip-ab-keep/tree.tar && touch $files && cp -P "$LIB_TREE"/libgip.so* "$BUILD/"
     [ $brc = 0 ] || { log "BUILD OF $REV FAILED"; tail -40 "$DEST/build.log"; exit 1; }
     log "rev $REV ($(git rev-parse --short "$REV")): $(echo "$files" | tr '\n' ' ')($(($(date +%s) - T0)) s)"
 fi
