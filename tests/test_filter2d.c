@@ -413,14 +413,10 @@ static void ring_float(gip_context *ctx)
 {
     gt_with_switch(ctx, "GIP_F2D_RING", "aligned rows, float taps: f2d_ringf",
                    "aligned rows, float taps: the tiled kernel", ring_cases);
-    if (gip_context_backend(ctx) == GIP_BACKEND_CUDA) /* band lengths (a tuning knob) */
-        for (int i = 0; i < 2; i++) {
-            const char *rows = i ? "7" : "1";
-            printf("aligned rows, float taps: f2d_ringf, GIP_F2D_RING_ROWS=%s\n", rows);
-            setenv("GIP_F2D_RING_ROWS", rows, 1);
-            ring_cases(ctx);
-            unsetenv("GIP_F2D_RING_ROWS");
-        }
+    gt_cuda_with_env(ctx, "GIP_F2D_RING_ROWS", "1", "aligned rows, float taps: f2d_ringf",
+                     ring_cases);
+    gt_cuda_with_env(ctx, "GIP_F2D_RING_ROWS", "7", "aligned rows, float taps: f2d_ringf",
+                     ring_cases);
 }
 
 static void suite(gip_context *ctx)

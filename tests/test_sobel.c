@@ -263,12 +263,8 @@ static void ring_path(gip_context *ctx)
 {
     gt_with_switch(ctx, "GIP_F2D_RING", "aligned rows, float accumulators: f2d_ringf",
                    "aligned rows, float accumulators: the tiled kernel", ring_cases);
-    if (gip_context_backend(ctx) == GIP_BACKEND_CUDA) { /* a band length (a tuning knob) */
-        printf("aligned rows, float accumulators: f2d_ringf, GIP_F2D_RING_ROWS=1\n");
-        setenv("GIP_F2D_RING_ROWS", "1", 1);
-        ring_cases(ctx);
-        unsetenv("GIP_F2D_RING_ROWS");
-    }
+    gt_cuda_with_env(ctx, "GIP_F2D_RING_ROWS", "1", "aligned rows, float accumulators: f2d_ringf",
+                     ring_cases);
 }
 
 static void tile_edges(gip_context *ctx)

@@ -129,6 +129,17 @@ void gt_with_switch(gip_context *ctx, const char *var, const char *on, const cha
     unsetenv(var);
 }
 
+void gt_cuda_with_env(gip_context *ctx, const char *var, const char *value, const char *what,
+                      void (*fn)(gip_context *ctx))
+{
+    if (gip_context_backend(ctx) != GIP_BACKEND_CUDA)
+        return;
+    printf("%s (%s=%s)\n", what, var, value);
+    setenv(var, value, 1);
+    fn(ctx);
+    unsetenv(var);
+}
+
 void gt_free(gip_image *img)
 {
     free(img->data);

@@ -71,6 +71,10 @@ int64_t gt_pad16(int64_t w, int32_t c, gip_dtype dt);
  * `on` and `off` name the two kernels in the printed lines. */
 void gt_with_switch(gip_context *ctx, const char *var, const char *on, const char *off,
                     void (*fn)(gip_context *ctx));
+/* Runs fn(ctx) once more on a CUDA context with the environment variable `var` set to `value` (a
+ * tuning knob of a GPU kernel), printing `what`, and unsets it; nothing elsewhere. */
+void gt_cuda_with_env(gip_context *ctx, const char *var, const char *value, const char *what,
+                      void (*fn)(gip_context *ctx));
 void gt_free(gip_image *img);
 
 /* Fills a host image with seeded random values: u8/u16/s16 over their full range, f32 in
