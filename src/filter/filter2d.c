@@ -75,6 +75,15 @@ void gip__f2d_plan_choose_int(gip__f2d_plan *plan, gip_dtype src)
     plan->int_acc = true;
 }
 
+bool gip__f2d_taps_row_major(const gip__f2d_tap *taps, int32_t b, int32_t e)
+{
+    for (int32_t i = b + 1; i < e; i++)
+        if (taps[i].dy < taps[i - 1].dy ||
+            (taps[i].dy == taps[i - 1].dy && taps[i].dx <= taps[i - 1].dx))
+            return false;
+    return true;
+}
+
 gip_status gip__f2d_check_images(gip_context *ctx, const gip_image *src, const gip_image *dst,
                                  const char *op, bool *on_device)
 {

@@ -73,6 +73,10 @@ gip_status gip__f2d_check_border(gip_context *ctx, const gip_border_spec *border
  * fills ki and sets int_acc. */
 void gip__f2d_plan_choose_int(gip__f2d_plan *plan, gip_dtype src);
 
+/* True when taps [b, e) of a plan are in strictly row-major order (dy, then dx, increasing): the
+ * order in which the CUDA box and ring kernels visit them. */
+bool gip__f2d_taps_row_major(const gip__f2d_tap *taps, int32_t b, int32_t e);
+
 /* Runs a plan: dst (same size as src) = the plan applied to src. Host views. */
 gip_status gip__f2d_run_cpu(gip_context *ctx, const gip__f2d_plan *plan, const gip_image *src,
                             gip_image *dst);
@@ -85,6 +89,13 @@ gip_status gip__f2d_run_cuda(gip_context *ctx, const gip__f2d_plan *plan, const 
  * says whether it ran. gip__f2d_run_cuda tries it first; the box filter calls it for 3x3 u8. */
 gip_status gip__f2d_run_u8x3_cuda(gip_context *ctx, const gip__f2d_plan *plan, const gip_image *src,
                                   const gip_image *dst, bool *done);
+/* The plan through the ring with float accumulators (filter2d_ring_cuda.cu) and through the box
+ * kernel (filter2d_box_cuda.cu) when it qualifies for them; *done says whether it ran.
+ * gip__f2d_run_cuda tries them in this order after the packed kernel. */
+gip_status gip__f2d_run_ring_cuda(gip_context *ctx, const gip__f2d_plan *plan, const gip_image *src,
+                                  const gip_image *dst, bool *done);
+gip_status gip__f2d_run_box_cuda(gip_context *ctx, const gip__f2d_plan *plan, const gip_image *src,
+                                 const gip_image *dst, bool *done);
 
 /* Checks a 2-D filter's images: gip__check_unary, src u8/u16/f32 with 1, 3 or 4 channels, dst with
  * the same channels, no overlap. The dst dtype is the caller's business. */
