@@ -16,6 +16,9 @@
 #                                          names @rev or @tree as its LD_LIBRARY_PATH, e.g.
 #                                          VARIANTS="new:LD_LIBRARY_PATH=@tree old:LD_LIBRARY_PATH=@rev"
 #                                          (gip-bench's RUNPATH yields to LD_LIBRARY_PATH)
+#                                          REV must be in the history the GPU machine was sent:
+#                                          there, that was main as it stood at the session's start
+#                                          (the log's "commit" line shows it), so give a hash.
 # Under $OUT (or out/ab): the table ab.txt, the log ab.log and the rest in ab-files.tgz.
 set -u
 cd "$(dirname "$0")/.." || exit 1
