@@ -12,7 +12,8 @@
 #   BUILD=build-gpu                        build folder (kept between calls on a warm machine)
 #   BACKEND=cuda                           gip-bench --backend (cpu: A/B of CPU switches here)
 #   REV=HEAD~1                             also build libgip with REV's copy of the files under src/
-#                                          and include/ that differ from the tree; a variant then
+#                                          and include/ that differ from the tree (files added or
+#                                          removed since REV taken out or put in); a variant then
 #                                          names @rev or @tree as its LD_LIBRARY_PATH, e.g.
 #                                          VARIANTS="new:LD_LIBRARY_PATH=@tree old:LD_LIBRARY_PATH=@rev"
 #                                          (gip-bench's RUNPATH yields to LD_LIBRARY_PATH)
@@ -59,15 +60,27 @@ LIB_TREE=/tmp/gip-ab-tree LIB_REV=/tmp/gip-ab-rev
 if [ -n "${REV:-}" ]; then
     rm -rf "$LIB_TREE" "$LIB_REV" /tmp/gip-ab-keep && mkdir -p "$LIB_TREE" "$LIB_REV" /tmp/gip-ab-keep
     cp -P "$BUILD"/libgip.so* "$LIB_TREE/"
+    git rev-parse -q --verify "$REV^{commit}" >/dev/null || { log "REV $REV: not in this history"; exit 1; }
     files=$(git diff --name-only "$REV" -- src include) || { log "REV $REV: git diff failed"; exit 1; }
-    # shellcheck disable=SC2086 # files is a list of paths (none with spaces: the repo's sources)
-    tar cf /tmp/gip-ab-keep/tree.tar $files
-    for f in $files; do git show "$REV:$f" >"$f" || { log "REV $REV: no $f"; exit 1; }; done
+    # The differing files as REV has them: those REV lacks (added since) are set aside, those the
+    # tree lacks (removed since) are written too; the sources are globbed, so the build follows.
+    ours=$(for f in $files; do [ -e "$f" ] && echo "$f"; done)
+    echo "$ours" | sed '/^$/d' >/tmp/gip-ab-keep/list
+    tar cf /tmp/gip-ab-keep/tree.tar -T /tmp/gip-ab-keep/list
+    for f in $files; do
+        rm -f "$f"
+        if git cat-file -e "$REV:$f" 2>/dev/null; then
+            mkdir -p "$(dirname "$f")" && git show "$REV:$f" >"$f"
+        fi
+    done
     cmake --build "$BUILD" -j "$(nproc)" --target gip_shared >>"$DEST/build.log" 2>&1
     brc=$?
     cp -P "$BUILD"/libgip.so* "$LIB_REV/"
-    # shellcheck disable=SC2086 # as above
-    tar xf /tmp/gip-ab-keep/tree.tar && touch $files && cp -P "$LIB_TREE"/libgip.so* "$BUILD/"
+    # shellcheck disable=SC2086 # files is a list of paths (none with spaces: the repo's sources)
+    rm -f $files
+    tar xf /tmp/gip-ab-keep/tree.tar
+    xargs -r touch </tmp/gip-ab-keep/list
+    cp -P "$LIB_TREE"/libgip.so* "$BUILD/"
     [ $brc = 0 ] || { log "BUILD OF $REV FAILED"; tail -40 "$DEST/build.log"; exit 1; }
     log "rev $REV ($(git rev-parse --short "$REV")): $(echo "$files" | tr '\n' ' ')($(($(date +%s) - T0)) s)"
 fi
