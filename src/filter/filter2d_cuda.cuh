@@ -411,7 +411,7 @@ static dim3 ux_grid(UxArgs &a, int32_t dsize, int32_t we = UX_W, int32_t rows = 
     const int64_t wx = ((int64_t)a.n + we - 1) / we;
     const int64_t want = (wx * a.H) / 16384, top = dsize == 1 ? 6 : 3;
     a.ry = (int32_t)(want < 3 ? 3 : want > top ? top : want);
-    if (rows > 0) /* a tuning run's choice (uxf_launch) */
+    if (rows > 0) /* the caller's choice (the ring kernel's uxf_rows) */
         a.ry = rows;
     const int64_t bands = ((int64_t)a.H + a.ry - 1) / a.ry;
     const int64_t gy = (bands + UX_WARPS - 1) / UX_WARPS;

@@ -139,14 +139,35 @@ __global__ void __launch_bounds__(32 * UX_WARPS) f2d_ringf(const __grid_constant
     }
 }
 
+/* Rows a band for f2d_ringf, from w0, the warps the image would take with one row a band (warps
+ * of we elements across, times the height). Each band re-reads two halo rows, so longer bands
+ * read less, but leave fewer warps to hide the loads. Measured on an H100 (2026-12-05, band
+ * lengths 1-16 through GIP_F2D_RING_ROWS at 1920x1080, 3840x2160 and 7680x4320, filter2D 3x3
+ * with float taps and the Sobel magnitude, u8c1, u8c3 and f32c1; docs/notes.md session 22):
+ * - u8 sources: about w0 / 10000 rows, 3 to 8. At 7680x4320 the magnitude of u8c3 took 0.2394
+ *   ms with 8 rows against 0.2731 with ux_grid's 3, filter2D u8c1 0.0518 with 6 against 0.0556
+ *   with 3; at 1920x1080 3 rows are within 3% of the best.
+ * - f32 sources: 2 rows for filter2D (3840x2160 0.0365 against 0.0371 with 3; 7680x4320 equal),
+ *   and for the magnitude, whose two kernels make more work a row, 4 rows from 60000 warps
+ *   (7680x4320 0.1177 against 0.1251 with 3). */
+static int32_t uxf_rows(const UxArgs &a, int32_t ssize, int32_t we, bool mag)
+{
+    const int64_t w0 = ((int64_t)a.n + we - 1) / we * a.H;
+    if (ssize == 1)
+        return (int32_t)(w0 < 30000 ? 3 : w0 > 80000 ? 8 : w0 / 10000);
+    return mag && w0 >= 60000 ? 4 : 2;
+}
+
 template <typename S, typename D, int KIND>
 static gip_status uxf_launch(gip_context *ctx, UxArgs &a, int32_t C)
 {
-    /* GIP_F2D_RING_ROWS=N (1 to 64): N rows a band instead of ux_grid's choice, for A/B runs
-     * (f32 sources re-read two halo rows of 16 bytes an element per band of 3). */
+    /* GIP_F2D_RING_ROWS=N (1 to 64): N rows a band instead of uxf_rows's choice, for A/B runs. */
+    const int32_t we = 32 * 16 / (int32_t)sizeof(S);
     const char *rv = getenv("GIP_F2D_RING_ROWS");
-    const int rows = rv && atoi(rv) > 0 && atoi(rv) <= 64 ? atoi(rv) : 0;
-    const dim3 grid = ux_grid(a, (int32_t)sizeof(D), 32 * 16 / (int32_t)sizeof(S), rows);
+    const int32_t rows = rv && atoi(rv) > 0 && atoi(rv) <= 64
+                             ? atoi(rv)
+                             : uxf_rows(a, (int32_t)sizeof(S), we, KIND == UXF_MAG);
+    const dim3 grid = ux_grid(a, (int32_t)sizeof(D), we, rows);
     const dim3 block(32, UX_WARPS);
     cudaStream_t s = gip__stream(ctx);
     if (C == 1)
