@@ -13,7 +13,7 @@
 # STEPS (the steps to run, default all: gip-cuda peers-cupy peers-torch gip-cpu peers-cpu
 # style py-overhead report), OPS (gip-bench operations, default all).
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:-out/bench}
 BUILD=${BUILD:-build-bench}
 SIZES=${SIZES:-1920x1080,3840x2160,7680x4320}
@@ -126,4 +126,5 @@ else
     say "report: skipped: no JSON was written"
 fi
 say "bench-gpu: done in $(($(date +%s) - START))s; files in $OUT (logs in bench-logs.tgz):"
+# shellcheck disable=SC2012 # a listing for the reader, not parsed
 ls -l "$OUT" | tee -a "$SUMMARY"

@@ -33,15 +33,15 @@ cmake --build "$FUZZ_BUILD" -j "$FUZZ_JOBS" >/dev/null
 if [ $# -gt 0 ]; then
   targets="$*"
 else
-  targets=$(cd fuzz && ls fuzz_*.c | sed -e 's/^fuzz_//' -e 's/\.c$//' | grep -v '^entries$')
+  targets=$(for f in fuzz/fuzz_*.c; do b=${f#fuzz/fuzz_}; echo "${b%.c}"; done | grep -v '^entries$')
 fi
 
 mkdir -p "$FUZZ_LOGS"
 # Absolute paths: the CLI target runs in a scratch folder.
 fuzz_abs=$(cd "$FUZZ_BUILD" && pwd)
 export OMP_NUM_THREADS=1
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 failed=0
 printf '%-12s %8s %12s %8s %8s %s\n' target seconds executions cov ft result
 for t in $targets; do
@@ -51,7 +51,7 @@ for t in $targets; do
   artifacts="$fuzz_abs/artifacts/$t/"
   mkdir -p "$corpus" "$artifacts"
   rm -f "$artifacts"* # what an earlier run left
-  [ -d "fuzz/corpus/$t" ] && cp -n fuzz/corpus/$t/* "$corpus/" 2>/dev/null || true
+  if [ -d "fuzz/corpus/$t" ]; then cp -n "fuzz/corpus/$t"/* "$corpus/" 2>/dev/null || true; fi
   set -- -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 \
          -print_final_stats=1 -artifact_prefix="$artifacts"
   [ -f "fuzz/dict/$t.dict" ] && set -- "$@" -dict="$root/fuzz/dict/$t.dict"

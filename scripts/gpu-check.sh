@@ -4,7 +4,7 @@
 # then the GPU benchmarks. Logs are packed into $OUT/gpu-check.tgz (the device tool brings back at
 # most 8 files) with summary.txt beside it. Prints a summary last.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 DEST=${OUT:-out/gpu-check}
 OUT=$(mktemp -d /tmp/gip-gpu-check.XXXXXX)
 mkdir -p "$DEST"
@@ -49,6 +49,7 @@ grep -E "Failed|\*\*\*" "$OUT/ctest.log" | tee -a "$summary"
 
 # The Python suite against the extension just built (GPU tests included: CuPy and PyTorch are
 # on the GPU machine), through a package folder assembled in /tmp.
+# shellcheck disable=SC2012 # the build names the extension _gip<suffix>.so: no odd characters
 ext=$(ls "$BUILD"/python/_gip*.so 2>/dev/null | head -1)
 if [ -n "$ext" ] && [ "${SKIP_PYTHON:-0}" != 1 ]; then
     pkg=$(mktemp -d /tmp/gip-py.XXXXXX)
@@ -114,6 +115,7 @@ if command -v compute-sanitizer >/dev/null 2>&1; then
                 continue
             fi
             # Running = started minus finished (each run leaves its .rc file when it ends).
+            # shellcheck disable=SC2010 # the folder holds only this script's <test>.<tool> files
             while [ $((started - $(ls "$OUT/san" | grep -c '\.rc$'))) -ge "$SAN_JOBS" ]; do sleep 1; done
             san_one "$tool" "$t" "$cap" &
             started=$((started + 1))

@@ -37,14 +37,14 @@ if [ -z "$archer" ]; then
 fi
 if [ -n "$archer" ]; then
   export OMP_TOOL_LIBRARIES="$archer"
-  export ARCHER_OPTIONS=${ARCHER_OPTIONS:-verbose=1}
+  export ARCHER_OPTIONS="${ARCHER_OPTIONS:-verbose=1}"
   echo "tsan.sh: OpenMP through libomp with Archer ($archer): 2 OpenMP threads per context"
 else
   export OMP_NUM_THREADS=1 GIP_CONCURRENCY_OMP_THREADS=1
   echo "tsan.sh: no libarcher.so: one OpenMP thread per context (OMP_NUM_THREADS=1)"
 fi
 # scripts/tsan.supp silences only what libomp's own (uninstrumented) code does inside itself.
-export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1:exitcode=66:suppressions=$root/scripts/tsan.supp}
+export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1:exitcode=66:suppressions=$root/scripts/tsan.supp}"
 "$TSAN_BUILD/tests/test_concurrency" cpu
 GIP_TEST_NO_HUGE=1 "$TSAN_BUILD/tests/test_stream" cpu
 "$TSAN_BUILD/tests/test_batch" cpu
