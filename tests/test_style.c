@@ -8,6 +8,7 @@
  * deterministic; on CUDA it also agrees with the CPU). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -610,14 +611,23 @@ enum mutation {
     M_UNKNOWN,     /* classifier.0.weight */
     M_SIZE,        /* features.0.bias spans 4 bytes too many */
     M_EXTRA_FIELD, /* features.0.weight has "foo" */
-    M_METADATA     /* valid, with __metadata__ and escapes */
+    M_METADATA,    /* valid, with __metadata__ and escapes */
+    M_MANY_META,   /* valid, with MANY_META distinct keys in __metadata__ */
+    M_DUP_META     /* MANY_META keys in __metadata__, the last one a duplicate of the first */
 };
+
+/* Near the reader's limit of 65536 members: a scan per key would make about 2e9 comparisons. */
+#define MANY_META 65000
 
 /* Writes a VGG19 file (13 layers, zero weights except marked values) with one mutation. */
 static int64_t write_st(enum mutation mut, const char *raw_header, int64_t raw_len)
 {
-    char *json = malloc(1 << 16);
+    int many = mut == M_MANY_META || mut == M_DUP_META;
+    char *json =
+        malloc(raw_header ? (size_t)raw_len : (size_t)(1 << 16) + (many ? 16 * MANY_META : 0));
     int64_t len = 0, off = 0;
+    if (!json)
+        return -1;
     if (raw_header) {
         memcpy(json, raw_header, (size_t)raw_len);
         len = raw_len;
@@ -626,6 +636,13 @@ static int64_t write_st(enum mutation mut, const char *raw_header, int64_t raw_l
         if (mut == M_METADATA)
             len += sprintf(json + len,
                            "\"__metadata__\":{\"format\":\"pt\",\"n\\u00e9\":\"a\\\"b\"},");
+        if (many) {
+            len += sprintf(json + len, "\"__metadata__\":{");
+            for (int i = 0; i < MANY_META; i++)
+                len += sprintf(json + len, "%s\"m%d\":\"\"", i ? "," : "",
+                               mut == M_DUP_META && i == MANY_META - 1 ? 0 : i);
+            len += sprintf(json + len, "},");
+        }
         for (int l = 0; l < GIP__VGG_LAYERS; l++) {
             int fi = gip__vgg_feature_index[l], ci = gip__vgg_cin[l], co = gip__vgg_cout[l];
             int64_t wb = (int64_t)co * ci * 9 * 4, bb = (int64_t)co * 4;
@@ -695,6 +712,76 @@ static void expect_load(gip_status want, const char *needle, const char *label)
                  "%s: message '%s' should mention '%s'", label, gip_last_error(), needle);
     }
     gip_net_free(net == (gip_net *)(uintptr_t)1 ? NULL : net);
+}
+
+/* A guard against quadratic parsing, not a timing: these loads take milliseconds when linear and
+ * minutes when not, so a call still running after ST_GUARD_S seconds ends the test with a message.
+ */
+#define ST_GUARD_S 10
+static volatile const char *st_guarded;
+
+static void st_guard_fired(int sig)
+{
+    (void)sig;
+    static const char msg[] = "FAIL: a safetensors load ran past the 10 s guard (quadratic?): ";
+    ssize_t r = write(2, msg, sizeof msg - 1);
+    r = write(2, (const char *)st_guarded, strlen((const char *)st_guarded));
+    r = write(2, "\n", 1);
+    (void)r;
+    _exit(1);
+}
+
+static void st_guard(const char *label)
+{
+    st_guarded = label;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = label ? st_guard_fired : SIG_DFL;
+    sigaction(SIGALRM, &sa, NULL);
+    alarm(label ? ST_GUARD_S : 0);
+}
+
+/* Headers of many members: the 1,000,000-key header of the issue (9.9 MB, once minutes in the
+ * duplicate-key scan) is refused at the member limit; 65000 keys, just under it, load, and a
+ * duplicate among them is found. */
+static void test_safetensors_many_keys(void)
+{
+    const int64_t nkeys = 1000000;
+    char *json = malloc((size_t)nkeys * 12 + 8);
+    if (!GT_CHECK(json != NULL, "out of memory"))
+        return;
+    int64_t len = 0;
+    json[len++] = '{';
+    for (int64_t i = 0; i < nkeys; i++)
+        len += sprintf(json + len, "%s\"%lld\":1", i ? "," : "", (long long)i);
+    json[len++] = '}';
+    GT_CHECK(len > 9000000 && len < 16 * 1024 * 1024, "1M-key header of %lld bytes",
+             (long long)len);
+    if (write_st(M_NONE, json, len) >= 0) {
+        st_guard("1,000,000 keys");
+        expect_load(GIP_ERR_TOO_LARGE, "65536 members", "1,000,000 keys");
+        st_guard(NULL);
+    }
+    /* Arrays count too: one shape of 70000 items. */
+    len = sprintf(json, "{\"features.0.bias\":{\"dtype\":\"F32\",\"shape\":[");
+    for (int i = 0; i < 70000; i++)
+        len += sprintf(json + len, "%s1", i ? "," : "");
+    len += sprintf(json + len, "],\"data_offsets\":[0,4]}}");
+    if (write_st(M_NONE, json, len) >= 0)
+        expect_load(GIP_ERR_TOO_LARGE, "65536 members", "an array of 70000 items");
+    free(json);
+
+    if (write_st(M_MANY_META, NULL, 0) >= 0) {
+        st_guard("65000 metadata keys");
+        expect_load(GIP_OK, NULL, "65000 metadata keys");
+        st_guard(NULL);
+    }
+    if (write_st(M_DUP_META, NULL, 0) >= 0) {
+        st_guard("65000 metadata keys, one duplicate");
+        expect_load(GIP_ERR_CORRUPT, "duplicate key 'm0'", "65000 metadata keys, one duplicate");
+        st_guard(NULL);
+    }
+    unlink(st_path);
 }
 
 static void test_safetensors(void)
@@ -1116,6 +1203,7 @@ static void body(gip_context *ctx)
         test_strong_wolfe();
         test_adam(ctx);
         test_safetensors();
+        test_safetensors_many_keys();
     }
     test_bad_input(ctx);
     test_stop(ctx);

@@ -62,10 +62,16 @@ typedef struct gip_net gip_net;
  * The reader checks the 8-byte header length against the file size, parses the JSON header
  * strictly, and checks each tensor's dtype (F32 only), shape (VGG19's) and data_offsets (inside
  * the data section, end >= begin, size = product of the shape * 4, no two tensors overlapping).
+ * Limits on the JSON header, far above the few KiB and few hundred members of a real VGG19 file,
+ * bound the reader's time and memory on hostile files: at most 16 MiB, nesting depth 16, and
+ * 65536 members (object keys plus array items, counted over the whole header). Duplicate keys are
+ * refused; the check costs O(n log n) in the keys of an object.
  * @param out  receives the network (free with gip_net_free()); NULL on failure.
  * @return GIP_OK; GIP_ERR_INVALID_ARGUMENT (NULL path/out); GIP_ERR_NOT_FOUND; GIP_ERR_IO;
- *         GIP_ERR_CORRUPT (truncated file, bad header length, bad JSON, offsets outside the data or
- *         overlapping, a missing tensor, a size that does not match the shape);
+ *         GIP_ERR_CORRUPT (truncated file, bad header length or a header above 16 MiB, bad JSON
+ *         or a duplicate key, offsets outside the data or overlapping, a missing tensor, a size
+ *         that does not match the shape); GIP_ERR_TOO_LARGE (more than 65536 members in the
+ *         header);
  *         GIP_ERR_UNSUPPORTED (a dtype other than F32, a shape other than VGG19's, an unknown
  *         key); GIP_ERR_OUT_OF_MEMORY. The message names the file and the key at fault.
  */

@@ -13,6 +13,10 @@
 /* Largest JSON header accepted (the real VGG19 header is about 3 KiB). */
 #define ST_MAX_HEADER (16 << 20)
 #define ST_MAX_DEPTH 16
+/* Most members (object keys plus array items, over the whole header) accepted: the real VGG19
+ * header has a few hundred. It bounds the parser's memory and time on a header of tiny members,
+ * which the byte limit alone leaves at hundreds of MB of nodes. Documented in gip/style.h. */
+#define ST_MAX_MEMBERS 65536
 
 /* ---- a strict JSON parser ------------------------------------------------------------------ */
 typedef enum jtype { J_OBJECT, J_ARRAY, J_STRING, J_INT } jtype;
@@ -30,6 +34,8 @@ typedef struct jparser {
     const char *p, *end, *begin;
     char err[160];
     int oom;
+    int too_large; /* more than ST_MAX_MEMBERS members */
+    int members;   /* members parsed so far, over the whole header */
 } jparser;
 
 static void jfree(jval *v)
@@ -219,6 +225,37 @@ static jval *jnew(jparser *jp, jtype t)
     return v;
 }
 
+static int cmp_key(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Fails on a key that occurs twice in the object v: its keys sorted, neighbours compared, so that
+ * the check costs O(n log n) for n keys instead of a scan per key. */
+static int jcheck_unique(jparser *jp, const jval *v)
+{
+    if (v->n < 2)
+        return 1;
+    char **sorted = malloc((size_t)v->n * sizeof *sorted);
+    if (!sorted) {
+        jp->oom = 1;
+        jfail(jp, "out of memory");
+        return 0;
+    }
+    memcpy(sorted, v->keys, (size_t)v->n * sizeof *sorted);
+    qsort(sorted, (size_t)v->n, sizeof *sorted, cmp_key);
+    for (int i = 1; i < v->n; i++)
+        if (strcmp(sorted[i - 1], sorted[i]) == 0) {
+            snprintf(jp->err, sizeof jp->err,
+                     "duplicate key '%.60s' in the object ending at byte %td of the header",
+                     sorted[i], jp->p - jp->begin);
+            free(sorted);
+            return 0;
+        }
+    free(sorted);
+    return 1;
+}
+
 static int jpush(jparser *jp, jval *v, char *key, jval *item)
 {
     if ((v->n & (v->n - 1)) == 0) { /* grow at powers of two */
@@ -301,6 +338,15 @@ static jval *jvalue(jparser *jp, int depth)
         }
         for (;;) {
             char *key = NULL;
+            if (++jp->members > ST_MAX_MEMBERS) {
+                jp->too_large = 1;
+                jfree(v);
+                snprintf(jp->err, sizeof jp->err,
+                         "more than %d members (object keys and array items) at byte %td of the "
+                         "header",
+                         ST_MAX_MEMBERS, jp->p - jp->begin);
+                return NULL;
+            }
             if (obj) {
                 jskip_ws(jp);
                 if (jp->p >= jp->end || *jp->p != '"') {
@@ -312,12 +358,6 @@ static jval *jvalue(jparser *jp, int depth)
                     jfree(v);
                     return NULL;
                 }
-                for (int i = 0; i < v->n; i++)
-                    if (strcmp(v->keys[i], key) == 0) {
-                        free(key);
-                        jfree(v);
-                        return jfail(jp, "duplicate key");
-                    }
                 jskip_ws(jp);
                 if (jp->p >= jp->end || *jp->p != ':') {
                     free(key);
@@ -345,6 +385,10 @@ static jval *jvalue(jparser *jp, int depth)
             }
             if (jp->p < jp->end && *jp->p == close) {
                 jp->p++;
+                if (obj && !jcheck_unique(jp, v)) {
+                    jfree(v);
+                    return NULL;
+                }
                 return v;
             }
             jfree(v);
@@ -550,7 +594,7 @@ GIP_API gip_status gip_vgg19_load(const char *path, gip_net **out)
     }
     if ((st = read_at(path, f, 8, header, (size_t)hlen)) != GIP_OK)
         goto out_free;
-    jparser jp = {header, header + hlen, header, "", 0};
+    jparser jp = {header, header + hlen, header, "", 0, 0, 0};
     root = jvalue(&jp, 0);
     if (root) {
         jskip_ws(&jp);
@@ -561,8 +605,12 @@ GIP_API gip_status gip_vgg19_load(const char *path, gip_net **out)
         }
     }
     if (!root) {
-        st = gip__error(NULL, jp.oom ? GIP_ERR_OUT_OF_MEMORY : GIP_ERR_CORRUPT,
-                        "gip_vgg19_load: %s: bad JSON header: %s", path, jp.err);
+        st = gip__error(NULL,
+                        jp.oom         ? GIP_ERR_OUT_OF_MEMORY
+                        : jp.too_large ? GIP_ERR_TOO_LARGE
+                                       : GIP_ERR_CORRUPT,
+                        "gip_vgg19_load: %s: %s JSON header: %s", path,
+                        jp.too_large ? "refused" : "bad", jp.err);
         goto out_free;
     }
     if (root->type != J_OBJECT) {
