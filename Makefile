@@ -76,9 +76,10 @@ test-sanitize: deps
 	  ctest --test-dir $(SAN_BUILD) --output-on-failure -j $(JOBS) -L cpu -E '^install$$'
 
 # Every libFuzzer target for FUZZ_SECONDS each (15 by default: the CI smoke; 600 for a real run);
-# a crash fails and is kept under tests/crashers/. Then the concurrency test under ThreadSanitizer.
+# a crash, or an input running past FUZZ_TIMEOUT seconds (10), fails and is kept under
+# tests/crashers/. Then the concurrency test under ThreadSanitizer.
 fuzz-smoke: deps
-	FUZZ_SECONDS=$${FUZZ_SECONDS:-15} sh scripts/fuzz.sh
+	FUZZ_SECONDS=$${FUZZ_SECONDS:-15} FUZZ_TIMEOUT=$${FUZZ_TIMEOUT:-10} sh scripts/fuzz.sh
 
 tsan: deps
 	sh scripts/tsan.sh

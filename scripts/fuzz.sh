@@ -6,7 +6,9 @@
 # tests/crashers/<target>/ (tests/test_crashers.c replays that folder in the normal test build).
 #   FUZZ_SECONDS=600 scripts/fuzz.sh            every target, 10 minutes each
 #   scripts/fuzz.sh png expr                    only these targets
-# FUZZ_BUILD (build-fuzz), FUZZ_LOGS ($FUZZ_BUILD/logs), FUZZ_JOBS (build jobs, 2).
+# FUZZ_BUILD (build-fuzz), FUZZ_LOGS ($FUZZ_BUILD/logs), FUZZ_JOBS (build jobs, 2),
+# FUZZ_TIMEOUT (seconds one input may take, 10): an input that runs longer is a finding (timeout-),
+# like a crash, so that superlinear parsing fails the run instead of only slowing it down.
 # The working corpus grows in $FUZZ_BUILD/corpus/<target> (seeded from fuzz/corpus/<target>), so
 # the committed seeds stay small; `FUZZ_MERGE=1` merges new inputs back into fuzz/corpus (by
 # coverage, -merge=1) for a maintainer to review and commit.
@@ -17,6 +19,7 @@ FUZZ_SECONDS=${FUZZ_SECONDS:-15}
 FUZZ_BUILD=${FUZZ_BUILD:-build-fuzz}
 FUZZ_LOGS=${FUZZ_LOGS:-$FUZZ_BUILD/logs}
 FUZZ_JOBS=${FUZZ_JOBS:-2}
+FUZZ_TIMEOUT=${FUZZ_TIMEOUT:-10}
 CC=${CC:-clang}
 CXX=${CXX:-clang++}
 case "$CC" in *clang*) ;; *) echo "fuzz.sh: CC=$CC: libFuzzer needs clang" >&2; exit 2 ;; esac
@@ -52,12 +55,15 @@ for t in $targets; do
   mkdir -p "$corpus" "$artifacts"
   rm -f "$artifacts"* # what an earlier run left
   if [ -d "fuzz/corpus/$t" ]; then cp -n "fuzz/corpus/$t"/* "$corpus/" 2>/dev/null || true; fi
-  set -- -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 \
+  set -- -max_total_time="$FUZZ_SECONDS" -timeout="$FUZZ_TIMEOUT" -rss_limit_mb=2048 -malloc_limit_mb=1024 \
          -print_final_stats=1 -artifact_prefix="$artifacts"
   [ -f "fuzz/dict/$t.dict" ] && set -- "$@" -dict="$root/fuzz/dict/$t.dict"
   case "$t" in
     cli) set -- "$@" -close_fd_mask=2 -max_len=512 ;; # the CLI prints every usage error
     expr) set -- "$@" -max_len=1024 ;;
+    # Headers of tens of thousands of keys, where a parser's superlinear costs show (libFuzzer's
+    # default, 4 KiB here, holds a few hundred).
+    safetensors) set -- "$@" -max_len=1048576 ;;
   esac
   log="$FUZZ_LOGS/$t.log"
   start=$(date +%s)
@@ -70,7 +76,7 @@ for t in $targets; do
   ft=$(printf '%s\n' "$last" | sed -n 's/.* ft: \([0-9]*\).*/\1/p')
   result=ok
   if [ "$rc" -ne 0 ]; then
-    # crash- (signal, sanitizer report, abort), leak-, timeout- (-timeout=10 s per input), oom-;
+    # crash- (signal, sanitizer report, abort), leak-, timeout- (FUZZ_TIMEOUT per input), oom-;
     # slow-unit- files are only informational and stay in the build folder.
     result="FAILED (rc $rc, log $log)"
     failed=1
