@@ -30,6 +30,13 @@ Streams
     ``__dlpack__(stream=s)`` makes stream ``s`` wait for gip's queued work. Result images keep
     their input objects alive until they are freed.
 
+Lifetime
+    A gip.Image's memory (gip's own, or the array it views) lives as long as the Image or any
+    export of it: numpy views and memoryviews (buffer protocol), DLPack tensors, and consumers
+    of ``__array_interface__`` / ``__cuda_array_interface__`` (which keep the Image itself).
+    ``Image.close()`` drops the Image's own hold: the memory is freed at once when nothing else
+    shows it, else when the last export goes. A closed Image raises on every use and export.
+
 Errors
     Every failure raises a subclass of :class:`gip.Error` carrying libgip's message (see
     gip._errors): InvalidArgument (ValueError), Unsupported (TypeError), OutOfMemory
@@ -454,8 +461,26 @@ def _img_repr(img):
                                                          _img_device(img))
 
 
+def _img_array(img, dtype=None, copy=None):
+    """numpy's __array__: a view of a host image (through the buffer protocol, which keeps the
+    memory alive past close()); device and closed images raise instead of becoming an object
+    array."""
+    if img.closed:
+        _raise(InvalidArgument, "the gip.Image is closed")
+    if img.is_cuda:
+        _raise(LocationMismatch, "the gip.Image is in device memory (%s); download() it first"
+               % _img_device(img))
+    arr = _np.asarray(memoryview(img))
+    if dtype is not None and _np.dtype(dtype) != arr.dtype:
+        if copy is False:
+            raise ValueError("__array__: a dtype change needs a copy but copy=False")
+        return arr.astype(dtype)
+    return arr.copy() if copy else arr
+
+
 _gip._register_helpers({"download": _img_download, "upload": _img_upload,
-                        "dtype": _dtype_of, "device": _img_device, "repr": _img_repr})
+                        "dtype": _dtype_of, "device": _img_device, "repr": _img_repr,
+                        "array": _img_array})
 
 
 def upload(array, device="cuda"):

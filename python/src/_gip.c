@@ -322,21 +322,69 @@ static PyTypeObject ContextType = {
 };
 
 /* ============================================================================================
- * Images: a gip_image view plus whatever keeps its memory alive.
+ * Images: a gip_image view plus an owner that keeps its memory alive.
+ *
+ * The memory of an Image belongs to a Memory object (owner). The Image holds one reference to it
+ * and every export holds its own: a buffer-protocol view (in Py_buffer.internal), a DLPack
+ * capsule (in manager_ctx) and, through the Image they were read from, the array interfaces.
+ * The memory is freed only when the last of them is gone, so close() never frees memory that
+ * an export still shows: it drops the Image's own reference, unless an array interface was
+ * handed out (its consumer keeps the Image, not the owner), in which case the owner stays with
+ * the closed Image until that is freed.
  * ========================================================================================== */
+typedef struct {
+    PyObject_HEAD gip_image v; /* the memory as it was allocated or wrapped */
+    int owned;                 /* from gip_image_alloc/load: freed with the owner */
+    int exported; /* CUDA memory handed to another library (CUDA array interface, DLPack): freed
+                     by cudaFree, which waits for that library's streams too */
+    ContextObject *ctx; /* context of owned device memory (its stream orders the free) */
+    PyObject *base;     /* object owning borrowed memory (array, DLPack owner), or NULL */
+    PyObject *keep;     /* list of objects kept alive while queued GPU work may read them */
+    Py_buffer buf;      /* the buffer export of borrowed host memory, held while it is shown */
+    int has_buf;
+} MemoryObject;
+
+static PyTypeObject MemoryType;
+
+static void Memory_dealloc(MemoryObject *self)
+{
+    if (self->owned && self->v.data) {
+        /* Device memory is freed in stream order on its context; memory another library may
+         * still be using on its own streams is freed synchronously instead. */
+        gip_context *ctx = self->ctx && !self->exported ? self->ctx->ctx : NULL;
+        gip_image v = self->v;
+        Py_BEGIN_ALLOW_THREADS;
+        gip_image_free(ctx, &v);
+        Py_END_ALLOW_THREADS;
+    }
+    memset(&self->v, 0, sizeof self->v);
+    if (self->has_buf)
+        PyBuffer_Release(&self->buf);
+    self->has_buf = 0;
+    Py_CLEAR(self->base);
+    Py_CLEAR(self->keep);
+    Py_CLEAR(self->ctx);
+    PyObject_Free(self);
+}
+
+static PyTypeObject MemoryType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "gip._gip.Memory",
+    .tp_basicsize = sizeof(MemoryObject),
+    .tp_dealloc = (destructor)Memory_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "The memory behind gip.Images and their exports; freed when the last is gone.",
+};
+
 typedef struct {
     PyObject_HEAD gip_image v;
     int ndim;           /* 2 (H, W) or 3 (H, W, C) as Python sees it */
-    int owned;          /* memory from gip_image_alloc/load: freed with the image */
     int closed;         /* close() was called: the view is gone */
     int readonly;       /* imported read-only memory */
-    ContextObject *ctx; /* context of owned device memory / the stream results are queued on */
-    PyObject *base;     /* object owning borrowed memory (array, DLPack owner), or NULL */
-    PyObject *keep;     /* list of objects kept alive while queued GPU work may read them */
+    int iface_given;    /* __array_interface__ or __cuda_array_interface__ was handed out */
+    ContextObject *ctx; /* the context results are queued on (device images), or NULL */
+    MemoryObject *mem;  /* the owner of the memory; NULL after close() unless iface_given */
     void *pstream;      /* producer stream of an imported CUDA array interface, if has_pstream */
     int has_pstream;
-    int exported; /* handed to another library (CUDA array interface, DLPack): freed by
-                     cudaFree, which waits for that library's streams too */
 } ImageObject;
 
 /* Python helpers registered by gip/__init__.py: download, upload, dtype, device, repr. */
@@ -367,47 +415,45 @@ static PyObject *call_helper(const char *name, PyObject *first, PyObject *args, 
 
 static PyTypeObject ImageType;
 
+/* A new Image of the memory v. owned: gip allocated it (freed with the owner, on ctx for device
+ * memory); base: the object that owns borrowed memory. On failure an owned v is NOT freed. */
 static ImageObject *image_new(const gip_image *v, int ndim, int owned, ContextObject *ctx,
                               PyObject *base)
 {
-    ImageObject *self = PyObject_New(ImageObject, &ImageType);
-    if (!self)
+    MemoryObject *mem = PyObject_New(MemoryObject, &MemoryType);
+    if (!mem)
         return NULL;
+    mem->v = *v;
+    mem->owned = 0; /* set once the Image exists, so that a failure below frees nothing */
+    mem->exported = 0;
+    mem->ctx = ctx;
+    Py_XINCREF(ctx);
+    mem->base = base;
+    Py_XINCREF(base);
+    mem->keep = NULL;
+    mem->has_buf = 0;
+    ImageObject *self = PyObject_New(ImageObject, &ImageType);
+    if (!self) {
+        Py_DECREF(mem);
+        return NULL;
+    }
+    mem->owned = owned;
     self->v = *v;
     self->ndim = ndim;
-    self->owned = owned;
     self->closed = 0;
     self->readonly = 0;
+    self->iface_given = 0;
     self->ctx = ctx;
     Py_XINCREF(ctx);
-    self->base = base;
-    Py_XINCREF(base);
-    self->keep = NULL;
+    self->mem = mem;
     self->pstream = NULL;
     self->has_pstream = 0;
-    self->exported = 0;
     return self;
-}
-
-static void image_release(ImageObject *self)
-{
-    if (self->owned && self->v.data) {
-        /* Device memory is freed in stream order on the image's context; memory another library
-         * may still be using on its own streams is freed synchronously instead. */
-        gip_context *ctx = self->ctx && !self->exported ? self->ctx->ctx : NULL;
-        gip_image v = self->v;
-        Py_BEGIN_ALLOW_THREADS;
-        gip_image_free(ctx, &v);
-        Py_END_ALLOW_THREADS;
-    }
-    memset(&self->v, 0, sizeof self->v);
-    Py_CLEAR(self->base);
-    Py_CLEAR(self->keep);
 }
 
 static void Image_dealloc(ImageObject *self)
 {
-    image_release(self);
+    Py_CLEAR(self->mem);
     Py_CLEAR(self->ctx);
     PyObject_Free(self);
 }
@@ -495,14 +541,16 @@ static PyObject *Image_context(ImageObject *self, void *unused)
     return (PyObject *)self->ctx;
 }
 
-/* __cuda_array_interface__ (v3): device images only; AttributeError otherwise so that
- * hasattr() answers False for host images. */
+/* __cuda_array_interface__ (v3): device images only; AttributeError for host images so that
+ * hasattr() answers False for them. The consumer keeps this Image (not the owner), so the Image
+ * keeps its owner past close() from now on. */
 static PyObject *Image_cai(ImageObject *self, void *unused)
 {
-    if (self->v.memory != GIP_MEM_CUDA || self->closed) {
+    if (!image_usable(self))
+        return NULL;
+    if (self->v.memory != GIP_MEM_CUDA) {
         PyErr_SetString(PyExc_AttributeError,
-                        self->closed ? "the gip.Image is closed"
-                                     : "__cuda_array_interface__: the image is in host memory");
+                        "__cuda_array_interface__: the image is in host memory");
         return NULL;
     }
     PyObject *stream = self->ctx ? PyLong_FromVoidPtr(gip_context_stream(self->ctx->ctx))
@@ -514,26 +562,123 @@ static PyObject *Image_cai(ImageObject *self, void *unused)
                       dtype_typestr(self->v.dtype), "data", PyLong_FromVoidPtr(self->v.data),
                       self->readonly ? Py_True : Py_False, "strides", image_strides(self),
                       "version", 3, "stream", stream);
-    if (d)
-        self->exported = 1;
+    if (d) {
+        self->mem->exported = 1;
+        self->iface_given = 1;
+    }
     return d;
 }
 
-/* __array_interface__ (v3): host images only (numpy.asarray views them without a copy). */
+/* __array_interface__ (v3): host images only. numpy itself takes the buffer protocol first;
+ * other consumers keep this Image, so the Image keeps its owner past close() from now on. */
 static PyObject *Image_ai(ImageObject *self, void *unused)
 {
-    if (self->v.memory == GIP_MEM_CUDA || self->closed) {
+    if (!image_usable(self))
+        return NULL;
+    if (self->v.memory == GIP_MEM_CUDA) {
         PyErr_SetString(PyExc_AttributeError,
-                        self->closed ? "the gip.Image is closed"
-                                     : "__array_interface__: the image is in device memory; "
-                                       "download() it");
+                        "__array_interface__: the image is in device memory; download() it");
         return NULL;
     }
-    return Py_BuildValue("{s:N,s:s,s:(NO),s:N,s:i}", "shape", image_shape(self), "typestr",
-                         dtype_typestr(self->v.dtype), "data", PyLong_FromVoidPtr(self->v.data),
-                         self->readonly ? Py_True : Py_False, "strides", image_strides(self),
-                         "version", 3);
+    PyObject *d = Py_BuildValue(
+        "{s:N,s:s,s:(NO),s:N,s:i}", "shape", image_shape(self), "typestr",
+        dtype_typestr(self->v.dtype), "data", PyLong_FromVoidPtr(self->v.data),
+        self->readonly ? Py_True : Py_False, "strides", image_strides(self), "version", 3);
+    if (d)
+        self->iface_given = 1;
+    return d;
 }
+
+/* ---- buffer protocol (host images) --------------------------------------------------------- */
+typedef struct {
+    MemoryObject *owner; /* kept until the view is released */
+    Py_ssize_t shape[3], strides[3];
+} BufferHold;
+
+static const char *dtype_format(gip_dtype d)
+{
+    switch (d) {
+    case GIP_U8:
+        return "B";
+    case GIP_U16:
+        return "H";
+    case GIP_S16:
+        return "h";
+    case GIP_F32:
+        return "f";
+    default:
+        return "Zf";
+    }
+}
+
+static int Image_getbuffer(ImageObject *self, Py_buffer *view, int flags)
+{
+    view->obj = NULL;
+    if (self->closed || !self->v.data) {
+        PyErr_SetString(PyExc_BufferError, "the gip.Image is closed");
+        return -1;
+    }
+    if (self->v.memory == GIP_MEM_CUDA) {
+        PyErr_SetString(PyExc_BufferError,
+                        "the gip.Image is in device memory; download() it or use DLPack or the "
+                        "CUDA array interface");
+        return -1;
+    }
+    if ((flags & PyBUF_WRITABLE) == PyBUF_WRITABLE && self->readonly) {
+        PyErr_SetString(PyExc_BufferError, "the gip.Image is read-only");
+        return -1;
+    }
+    int64_t isz = (int64_t)gip_dtype_size(self->v.dtype);
+    int64_t row = self->v.width * self->v.channels * isz;
+    int contiguous = self->v.height == 1 || self->v.stride == row;
+    if ((flags & PyBUF_STRIDES) != PyBUF_STRIDES && !contiguous) {
+        PyErr_SetString(PyExc_BufferError,
+                        "the gip.Image has padded rows: ask for a strided buffer");
+        return -1;
+    }
+    BufferHold *h = PyMem_Malloc(sizeof *h);
+    if (!h) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    h->owner = self->mem;
+    Py_INCREF(h->owner);
+    h->shape[0] = (Py_ssize_t)self->v.height;
+    h->shape[1] = (Py_ssize_t)self->v.width;
+    h->shape[2] = (Py_ssize_t)self->v.channels;
+    h->strides[0] = (Py_ssize_t)(self->v.height == 1 ? row : self->v.stride);
+    h->strides[1] = (Py_ssize_t)(self->ndim == 3 ? self->v.channels * isz : isz);
+    h->strides[2] = (Py_ssize_t)isz;
+    view->buf = self->v.data;
+    view->obj = (PyObject *)self;
+    Py_INCREF(self);
+    view->len = (Py_ssize_t)(self->v.height * row);
+    view->readonly = self->readonly;
+    view->itemsize = (Py_ssize_t)isz;
+    view->format =
+        (flags & PyBUF_FORMAT) == PyBUF_FORMAT ? (char *)dtype_format(self->v.dtype) : NULL;
+    view->ndim = self->ndim;
+    view->shape = (flags & PyBUF_ND) == PyBUF_ND ? h->shape : NULL;
+    view->strides = (flags & PyBUF_STRIDES) == PyBUF_STRIDES ? h->strides : NULL;
+    view->suboffsets = NULL;
+    view->internal = h;
+    return 0;
+}
+
+static void Image_releasebuffer(ImageObject *self, Py_buffer *view)
+{
+    BufferHold *h = view->internal;
+    if (h) {
+        Py_DECREF(h->owner);
+        PyMem_Free(h);
+        view->internal = NULL;
+    }
+}
+
+static PyBufferProcs Image_as_buffer = {
+    (getbufferproc)Image_getbuffer,
+    (releasebufferproc)Image_releasebuffer,
+};
 
 /* ---- DLPack export ---------------------------------------------------------------------- */
 typedef struct {
@@ -680,14 +825,14 @@ static PyObject *Image_dlpack(ImageObject *self, PyObject *args, PyObject *kwds)
         e->m.version.major = 1;
         e->m.version.minor = 0;
         e->m.flags = self->readonly ? DLPACK_FLAG_BITMASK_READ_ONLY : 0;
-        self->exported |= self->v.memory == GIP_MEM_CUDA;
+        self->mem->exported |= self->v.memory == GIP_MEM_CUDA;
         fill_dltensor(self, &e->m.dl_tensor, e->shape, e->strides);
-        e->m.manager_ctx = self;
+        e->m.manager_ctx = self->mem; /* the tensor keeps the memory, not the Image */
         e->m.deleter = export_versioned_deleter;
-        Py_INCREF(self);
+        Py_INCREF(self->mem);
         PyObject *cap = PyCapsule_New(&e->m, "dltensor_versioned", export_capsule_destructor);
         if (!cap) {
-            Py_DECREF(self);
+            Py_DECREF(self->mem);
             PyMem_RawFree(e);
         }
         return cap;
@@ -695,14 +840,14 @@ static PyObject *Image_dlpack(ImageObject *self, PyObject *args, PyObject *kwds)
     ExportLegacy *e = PyMem_RawCalloc(1, sizeof *e);
     if (!e)
         return PyErr_NoMemory();
-    self->exported |= self->v.memory == GIP_MEM_CUDA;
+    self->mem->exported |= self->v.memory == GIP_MEM_CUDA;
     fill_dltensor(self, &e->m.dl_tensor, e->shape, e->strides);
-    e->m.manager_ctx = self;
+    e->m.manager_ctx = self->mem; /* the tensor keeps the memory, not the Image */
     e->m.deleter = export_legacy_deleter;
-    Py_INCREF(self);
+    Py_INCREF(self->mem);
     PyObject *cap = PyCapsule_New(&e->m, "dltensor", export_capsule_destructor);
     if (!cap) {
-        Py_DECREF(self);
+        Py_DECREF(self->mem);
         PyMem_RawFree(e);
     }
     return cap;
@@ -710,6 +855,8 @@ static PyObject *Image_dlpack(ImageObject *self, PyObject *args, PyObject *kwds)
 
 static PyObject *Image_dlpack_device(ImageObject *self, PyObject *unused)
 {
+    if (!image_usable(self))
+        return NULL;
     if (self->v.memory == GIP_MEM_CUDA)
         return Py_BuildValue("(ii)", (int)kDLCUDA, (int)self->v.device);
     if (self->v.memory == GIP_MEM_PINNED)
@@ -717,10 +864,14 @@ static PyObject *Image_dlpack_device(ImageObject *self, PyObject *unused)
     return Py_BuildValue("(ii)", (int)kDLCPU, 0);
 }
 
+/* Drops the Image's view and its reference to the memory: the memory is freed now unless an
+ * export still shows it (then when the last export is released). */
 static PyObject *Image_close(ImageObject *self, PyObject *unused)
 {
-    image_release(self);
+    memset(&self->v, 0, sizeof self->v);
     self->closed = 1;
+    if (!self->iface_given)
+        Py_CLEAR(self->mem);
     Py_RETURN_NONE;
 }
 
@@ -755,6 +906,10 @@ static PyObject *Image_repr(ImageObject *self)
 {
     return call_helper("repr", (PyObject *)self, NULL, NULL);
 }
+static PyObject *Image_array(ImageObject *self, PyObject *args, PyObject *kwds)
+{
+    return call_helper("array", (PyObject *)self, args, kwds);
+}
 
 static PyMethodDef Image_methods[] = {
     {"download", (PyCFunction)(void (*)(void))Image_download, METH_VARARGS | METH_KEYWORDS,
@@ -768,9 +923,14 @@ static PyMethodDef Image_methods[] = {
      "of the image (no copy); the consumer's stream is made to wait for gip's queued work."},
     {"__dlpack_device__", (PyCFunction)Image_dlpack_device, METH_NOARGS,
      "(device_type, device_id): (2, N) for CUDA device N, (1, 0) for host memory."},
+    {"__array__", (PyCFunction)(void (*)(void))Image_array, METH_VARARGS | METH_KEYWORDS,
+     "__array__(dtype=None, copy=None) -> numpy.ndarray viewing a host image; device and closed "
+     "images raise (download() a device image)."},
     {"close", (PyCFunction)Image_close, METH_NOARGS,
-     "Frees the image's memory now (memory gip allocated) or drops the borrowed view; any later "
-     "use raises gip.InvalidArgument."},
+     "Drops the image's memory: memory gip allocated is freed now, a borrowed array is let go, "
+     "unless an export (numpy view, memoryview, DLPack tensor, array interface consumer) still "
+     "shows it; then it is freed when the last of those is. Any later use of the image raises "
+     "gip.InvalidArgument."},
     {NULL}};
 
 static PyGetSetDef Image_getset[] = {
@@ -795,10 +955,12 @@ static PyTypeObject ImageType = {
     .tp_basicsize = sizeof(ImageObject),
     .tp_dealloc = (destructor)Image_dealloc,
     .tp_repr = (reprfunc)Image_repr,
+    .tp_as_buffer = &Image_as_buffer,
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc =
         "An image in host or CUDA device memory: gip's GpuMat. Results of operations on device "
-        "arrays; exports __cuda_array_interface__ (v3) and __dlpack__ without copies.",
+        "arrays; exports the buffer protocol (host), __cuda_array_interface__ (v3) and __dlpack__ "
+        "without copies. Exports keep the memory alive past close().",
     .tp_methods = Image_methods,
     .tp_getset = Image_getset,
 };
@@ -1311,6 +1473,9 @@ static int resolve(ContextObject *c, PyObject *obj, int writable, const char *wh
         }
         v->img = im->v;
         v->ndim = im->ndim;
+        /* The call holds the memory: another thread may close the Image while it runs. */
+        v->hold = (PyObject *)im->mem;
+        Py_INCREF(v->hold);
         return 0;
     }
     /* Device arrays first: some (CuPy >= 14) also expose the buffer protocol, only to refuse it. */
@@ -1359,13 +1524,14 @@ static void keep_alive(PyObject *dst, PyObject *src, View *sv)
     if (!PyObject_TypeCheck(dst, &ImageType))
         return;
     ImageObject *d = (ImageObject *)dst;
-    if (d->v.memory != GIP_MEM_CUDA || src == dst)
+    if (d->v.memory != GIP_MEM_CUDA || src == dst || !d->mem)
         return;
-    if (!d->keep && !(d->keep = PyList_New(0))) {
+    MemoryObject *dm = d->mem;
+    if (!dm->keep && !(dm->keep = PyList_New(0))) {
         PyErr_Clear();
         return;
     }
-    if (PyList_Append(d->keep, src) < 0 || (sv->hold && PyList_Append(d->keep, sv->hold) < 0))
+    if (PyList_Append(dm->keep, src) < 0 || (sv->hold && PyList_Append(dm->keep, sv->hold) < 0))
         PyErr_Clear();
 }
 
@@ -1436,15 +1602,23 @@ static PyObject *py_asimage(PyObject *m, PyObject *args)
                        v.hold ? v.hold : obj);
         if (im && v.hold && PyObject_TypeCheck(v.hold, &PyCapsule_Type)) {
             /* Keep the original object too (its producer may track it). */
-            im->keep = PyList_New(0);
-            if (!im->keep || PyList_Append(im->keep, obj) < 0)
+            im->mem->keep = PyList_New(0);
+            if (!im->mem->keep || PyList_Append(im->mem->keep, obj) < 0)
                 PyErr_Clear();
         }
     }
     if (im) {
         int ro = 0;
-        if (v.has_buf)
+        if (v.has_buf) {
             ro = v.buf.readonly;
+            if (im->mem->base == obj) {
+                /* The memory keeps the buffer export, not only the object: the exporter may
+                 * not move or resize its memory while it is shown. */
+                im->mem->buf = v.buf;
+                im->mem->has_buf = 1;
+                v.has_buf = 0;
+            }
+        }
         im->readonly = ro;
         if (v.has_stream) {
             /* Signalled after each operation that reads the image (after_read), not now. */
@@ -3283,8 +3457,8 @@ static struct PyModuleDef moduledef = {PyModuleDef_HEAD_INIT,
 
 PyMODINIT_FUNC PyInit__gip(void)
 {
-    if (PyType_Ready(&ContextType) < 0 || PyType_Ready(&ImageType) < 0 ||
-        PyType_Ready(&ModuleType) < 0)
+    if (PyType_Ready(&ContextType) < 0 || PyType_Ready(&MemoryType) < 0 ||
+        PyType_Ready(&ImageType) < 0 || PyType_Ready(&ModuleType) < 0)
         return NULL;
     PipelineType.tp_base = &ContextType; /* a pipeline handle is usable as its context */
     if (PyType_Ready(&PipelineType) < 0)
