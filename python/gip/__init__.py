@@ -15,9 +15,10 @@ Devices
     one, else the CPU (``gip.default_device()`` says which and why; ``with gip.Device('cpu'):`` or
     ``gip.set_default_device()`` or the environment variable GIP_DEVICE change it).
     Host arrays in give host arrays out: on a GPU they are uploaded, processed and downloaded
-    (GpuMat-like). Device arrays in (gip.Image, CuPy arrays, PyTorch CUDA tensors, anything with
-    ``__dlpack__`` or ``__cuda_array_interface__``) are used without a copy and give gip.Image
-    results, which CuPy (``cupy.asarray``) and PyTorch (``torch.from_dlpack``) take without a copy.
+    (GpuMat-like); a host gip.Image in gives a host gip.Image out. Device arrays in (gip.Image,
+    CuPy arrays, PyTorch CUDA tensors, anything with ``__dlpack__`` or
+    ``__cuda_array_interface__``) are used without a copy and give gip.Image results, which CuPy
+    (``cupy.asarray``) and PyTorch (``torch.from_dlpack``) take without a copy.
 
 Streams
     Each device has one gip context with its own non-blocking CUDA stream; gip queues work there
@@ -41,7 +42,13 @@ Errors
     Every failure raises a subclass of :class:`gip.Error` carrying libgip's message (see
     gip._errors): InvalidArgument (ValueError), Unsupported (TypeError), OutOfMemory
     (MemoryError), DeviceError (RuntimeError), IOError (OSError) and their refinements.
+    Integer parameters (ksize, anchor, dx, borderType, flags ...) take int or numpy integers
+    only, as cv2's: a float (even 3.0), bool or str raises InvalidType, which is both an
+    InvalidArgument and a TypeError. What is not an image (a str, None, a number) given as one
+    raises Unsupported (a TypeError) naming what is accepted.
 """
+import functools as _functools
+import numbers as _numbers
 import os as _os
 import threading as _threading
 
@@ -113,6 +120,8 @@ _gip._register_errors(_BY_CODE)
 
 def _raise(cls, msg):
     """Raises the gip exception class `cls` (status set as libgip would) with `msg`."""
+    if _BY_CODE.get(cls.code) is not cls:
+        raise cls(msg)  # a refinement of the Python layer (InvalidType); its class has the status
     _gip._raise(_code_of(cls), msg)
 
 
@@ -221,7 +230,7 @@ class Device:
         """Caps the device memory gip's allocations on this device may hold at once (images,
         scratch buffers; 0 removes the cap). Past it, calls raise MemoryError as if the GPU were
         full, change nothing, and the device stays usable. RuntimeError on the CPU."""
-        self.context.set_memory_limit(int(nbytes))
+        self.context.set_memory_limit(_int(nbytes, "nbytes"))
 
     @property
     def memory_used(self):
@@ -295,7 +304,7 @@ def _prep(device, srcs):
     and gip.Images for a GPU run; uploaded says the host inputs were copied to the device."""
     gpu = None
     objs = []
-    for s in srcs:
+    for i, s in enumerate(srcs):
         if isinstance(s, _ndarray):
             objs.append(s)
             continue
@@ -308,9 +317,11 @@ def _prep(device, srcs):
                 objs.append(s)  # a host Image (the C side refuses a closed one)
                 continue
         else:
+            what = "src" if len(srcs) == 1 else "input %d" % i
+            _check_image_like(s, what)
             kind, idx = _gip.where(s)
             if kind != "cuda":
-                objs.append(_host_array(s))
+                objs.append(_host_array(s, what))
                 continue
         if gpu is not None and gpu != idx:
             _raise(LocationMismatch, "inputs are on cuda:%d and cuda:%d" % (gpu, idx))
@@ -331,13 +342,30 @@ def _prep(device, srcs):
     return ctx, out, gpu is None
 
 
-def _host_array(obj):
+_ACCEPTED = ("a numpy array, a gip.Image or a CuPy/PyTorch array (anything with __dlpack__ or "
+             "__cuda_array_interface__) of uint8, uint16, int16, float32 or complex64")
+
+
+def _check_image_like(obj, what):
+    """Refuses what cannot be an image (str, bytes, None, a scalar) with a message naming what is
+    accepted, before numpy would turn it into an array of characters or objects."""
+    if obj is None or isinstance(obj, (str, bytes, _numbers.Number, _np.generic)):
+        _raise(Unsupported, "%s: expected an image: %s; got %s" % (what, _ACCEPTED,
+                                                                   type(obj).__name__))
+
+
+def _host_array(obj, what="src"):
+    _check_image_like(obj, what)
     if hasattr(obj, "__dlpack__") and not hasattr(obj, "__array_interface__"):
         try:
             return _np.from_dlpack(obj)
         except (TypeError, BufferError, RuntimeError, AttributeError):
             pass
-    return _np.asarray(obj)
+    a = _np.asarray(obj)
+    if a.dtype.kind in "OUSVMm":  # objects, text, records, dates: nothing gip can read
+        _raise(Unsupported, "%s: expected an image: %s; got %s converted to numpy dtype %s"
+               % (what, _ACCEPTED, type(obj).__name__, a.dtype))
+    return a
 
 
 def _dtype_of(a):
@@ -372,9 +400,11 @@ def _alloc(ctx, like, shape, dtype, dst, uploaded):
     if not on_device:
         if dst is None:
             return _np.empty(shape, dtype)
-        if not isinstance(dst, _ndarray) or dst.shape != tuple(shape) or dst.dtype != dtype:
-            _raise(ShapeMismatch, "dst must be a numpy array of shape %s and dtype %s"
-                   % (tuple(shape), dtype))
+        host_image = isinstance(dst, Image) and not dst.is_cuda and not dst.closed
+        if not (isinstance(dst, _ndarray) or host_image) or dst.shape != tuple(shape) or \
+                dst.dtype != dtype:
+            _raise(ShapeMismatch, "dst must be a numpy array or host gip.Image of shape %s and "
+                   "dtype %s" % (tuple(shape), dtype))
         return dst
     if dst is not None and not uploaded:
         return dst
@@ -391,29 +421,77 @@ def _finish(ctx, out, uploaded, dst):
     return host
 
 
+def _host_image_in(values):
+    for v in values:
+        if isinstance(v, Image) and not v.is_cuda:
+            return True
+        if isinstance(v, (list, tuple)) and any(isinstance(x, Image) and not x.is_cuda
+                                                for x in v):
+            return True
+    return False
+
+
+def _image_out(fn):
+    """Image in, Image out: when an image argument is a host gip.Image, the numpy result comes
+    back as a host gip.Image viewing it (a dst the caller gave comes back as given). Device
+    inputs give device Images already; numpy inputs give numpy results."""
+    @_functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        out = fn(*args, **kwargs)
+        if isinstance(out, _ndarray):
+            values = args + tuple(kwargs.values())
+            if _host_image_in(values) and not any(out is v for v in values):
+                return _gip.asimage(None, out)
+        return out
+    return wrapper
+
+
 def _ddepth(ddepth, src_dtype):
-    if ddepth is None or (isinstance(ddepth, int) and ddepth == -1):
+    if isinstance(ddepth, (bool, _np.bool_, float, _np.floating)):
+        _raise(InvalidType, "ddepth %r: CV_8U, CV_16U, CV_16S, CV_32F, -1 or a numpy dtype"
+               % (ddepth,))
+    if ddepth is None or (isinstance(ddepth, _numbers.Integral) and ddepth == -1):
         return _np.dtype(src_dtype)
-    if isinstance(ddepth, int) and not isinstance(ddepth, bool):
+    if isinstance(ddepth, _numbers.Integral):
+        ddepth = int(ddepth)
         if ddepth not in _DEPTH_TO_DTYPE:
             _raise(Unsupported, "ddepth %d is not supported: CV_8U, CV_16U, CV_16S, CV_32F or -1"
                    % ddepth)
         return _DEPTH_TO_DTYPE[ddepth]
-    return _np.dtype(ddepth)
-
-
-def _pair(v, what):
-    if isinstance(v, int):
-        return v, v
     try:
-        a, b = v
-        return int(a), int(b)
-    except (TypeError, ValueError):
-        _raise(InvalidArgument, "%s must be an int or a pair (width, height), got %r" % (what, v))
+        return _np.dtype(ddepth)
+    except TypeError:
+        _raise(InvalidType, "ddepth %r: CV_8U, CV_16U, CV_16S, CV_32F, -1 or a numpy dtype"
+               % (ddepth,))
+
+
+def _int(v, what):
+    """An integer parameter as cv2 takes one: int or numpy integer. A float (1.5 and 3.0 alike),
+    a bool or a str raises InvalidType (a TypeError) instead of being truncated."""
+    if isinstance(v, (bool, _np.bool_)) or not isinstance(v, _numbers.Integral):
+        _raise(InvalidType, "%s must be an integer, got %s %r" % (what, type(v).__name__, v))
+    return int(v)
+
+
+def _real(v, what):
+    """A real parameter: int, float or a numpy number; a str or None raises InvalidType."""
+    if isinstance(v, (bool, _np.bool_)) or not isinstance(v, _numbers.Real):
+        _raise(InvalidType, "%s must be a number, got %s %r" % (what, type(v).__name__, v))
+    return float(v)
+
+
+def _pair(v, what, names="(width, height)"):
+    if isinstance(v, (_numbers.Integral, _np.bool_)) or not hasattr(v, "__len__") or \
+            isinstance(v, (str, bytes)):
+        n = _int(v, what)
+        return n, n
+    if len(v) != 2:
+        _raise(InvalidArgument, "%s must be an integer or a pair %s, got %r" % (what, names, v))
+    return _int(v[0], what + "[0]"), _int(v[1], what + "[1]")
 
 
 def _border(borderType):
-    b = int(borderType) & ~16  # cv2.BORDER_ISOLATED is a hint gip does not need
+    b = _int(borderType, "borderType") & ~16  # cv2.BORDER_ISOLATED is a hint gip needs not
     if b not in _BORDER_TO_GIP:
         _raise(InvalidArgument, "borderType %r: BORDER_CONSTANT, REPLICATE, REFLECT, WRAP or "
                "REFLECT_101 are accepted" % (borderType,))
@@ -502,6 +580,7 @@ def asimage(obj, device=None):
 # ---- files ---------------------------------------------------------------------------------
 def _load_mode(flags):
     table = {-1: (0, False), 0: (1, False), 1: (2, False), 2: (1, True), 3: (2, True)}
+    flags = _int(flags, "imread flags")
     if flags not in table:
         _raise(InvalidArgument, "imread flags %r: IMREAD_UNCHANGED, IMREAD_GRAYSCALE, "
                "IMREAD_COLOR, optionally | IMREAD_ANYDEPTH" % (flags,))
@@ -535,12 +614,14 @@ def _save_params(fmt, params, bgr):
     if len(params) % 2:
         _raise(InvalidArgument, "params must be pairs (flag, value)")
     for flag, value in zip(params[::2], params[1::2]):
+        flag = _int(flag, "params flag")
+        value = _int(value, "params value")
         if flag == IMWRITE_JPEG_QUALITY:
-            q = int(value)
+            q = value
         elif flag == IMWRITE_JPEG_PROGRESSIVE:
             prog = int(bool(value))
         elif flag == IMWRITE_PNG_COMPRESSION:
-            png = int(value)
+            png = value
         elif flag == IMWRITE_JPEG_SAMPLING_FACTOR:
             if value not in _SAMPLING:
                 _raise(InvalidArgument, "IMWRITE_JPEG_SAMPLING_FACTOR %r: 420, 422 or 444" % value)
@@ -581,32 +662,38 @@ def imencode(ext, img, params=None, *, bgr=True):
 
 
 # ---- filters -------------------------------------------------------------------------------
+@_image_out
 def invert(src, dst=None, *, max=None, device=None):  # noqa: A002 - the C parameter's name
     """dst = max - src: 255 - x for uint8 (cv2.bitwise_not), 65535 - x for uint16, max - x for
     float32 (max defaults to 1.0)."""
+    mx = 0.0 if max is None else _real(max, "max")
     ctx, (s,), up = _prep(device, (src,))
     out = _alloc(ctx, s, s.shape, _dtype_of(s), dst, up)
-    _gip.invert(ctx, s, out, 0.0 if max is None else float(max))
+    _gip.invert(ctx, s, out, mx)
     return _finish(ctx, out, up, dst)
 
 
+@_image_out
 def box_filter(src, ddepth, ksize, dst=None, anchor=(-1, -1), normalize=True,
                borderType=BORDER_DEFAULT, *, device=None):
     """cv2.boxFilter: the mean (or sum with normalize=False) over a ksize=(w, h) window. ddepth
     -1 (the source's dtype, rounded and saturated) or CV_32F."""
-    ctx, (s,), up = _prep(device, (src,))
     kw, kh = _pair(ksize, "ksize")
-    ax, ay = _pair(anchor, "anchor")
+    ax, ay = _pair(anchor, "anchor", "(x, y)")
+    border = _border(borderType)
+    ctx, (s,), up = _prep(device, (src,))
     out = _alloc(ctx, s, s.shape, _ddepth(ddepth, _dtype_of(s)), dst, up)
-    _gip.box_filter(ctx, s, out, kw, kh, ax, ay, bool(normalize), _border(borderType), 0.0)
+    _gip.box_filter(ctx, s, out, kw, kh, ax, ay, bool(normalize), border, 0.0)
     return _finish(ctx, out, up, dst)
 
 
+@_image_out
 def blur(src, ksize, dst=None, anchor=(-1, -1), borderType=BORDER_DEFAULT, *, device=None):
     """cv2.blur: the normalised box filter."""
     return box_filter(src, -1, ksize, dst, anchor, True, borderType, device=device)
 
 
+@_image_out
 def filter2d(src, ddepth, kernel, dst=None, anchor=(-1, -1), delta=0, borderType=BORDER_DEFAULT,
              *, method="auto", device=None):
     """cv2.filter2D: correlation with `kernel` (2-D, converted to float32). method 'auto' takes
@@ -616,28 +703,30 @@ def filter2d(src, ddepth, kernel, dst=None, anchor=(-1, -1), delta=0, borderType
         k = k.reshape(1, -1)
     if k.ndim != 2:
         _raise(InvalidArgument, "filter2d: kernel must be 2-D, got shape %s" % (k.shape,))
+    ax, ay = _pair(anchor, "anchor", "(x, y)")
+    dl, border, meth = _real(delta, "delta"), _border(borderType), _method(method)
     ctx, (s,), up = _prep(device, (src,))
-    ax, ay = _pair(anchor, "anchor")
     out = _alloc(ctx, s, s.shape, _ddepth(ddepth, _dtype_of(s)), dst, up)
-    _gip.filter2d(ctx, s, out, k, k.shape[1], k.shape[0], ax, ay, float(delta),
-                  _border(borderType), 0.0, _method(method), False)
+    _gip.filter2d(ctx, s, out, k, k.shape[1], k.shape[0], ax, ay, dl, border, 0.0, meth, False)
     return _finish(ctx, out, up, dst)
 
 
+@_image_out
 def fft_convolve(src, ddepth, kernel, dst=None, anchor=(-1, -1), delta=0,
                  borderType=BORDER_DEFAULT, *, device=None):
     """filter2d through the frequency domain (cost independent of the kernel size)."""
     k = _np.ascontiguousarray(_np.asarray(kernel, dtype=_np.float32))
     if k.ndim != 2:
         _raise(InvalidArgument, "fft_convolve: kernel must be 2-D, got shape %s" % (k.shape,))
+    ax, ay = _pair(anchor, "anchor", "(x, y)")
+    dl, border = _real(delta, "delta"), _border(borderType)
     ctx, (s,), up = _prep(device, (src,))
-    ax, ay = _pair(anchor, "anchor")
     out = _alloc(ctx, s, s.shape, _ddepth(ddepth, _dtype_of(s)), dst, up)
-    _gip.filter2d(ctx, s, out, k, k.shape[1], k.shape[0], ax, ay, float(delta),
-                  _border(borderType), 0.0, 2, True)
+    _gip.filter2d(ctx, s, out, k, k.shape[1], k.shape[0], ax, ay, dl, border, 0.0, 2, True)
     return _finish(ctx, out, up, dst)
 
 
+@_image_out
 def conv2d(src, weight, bias=None, padding=0, out_dtype=_np.float32, *, dst=None, device=None):
     """torch.nn.functional.conv2d on an HWC image (stride 1, dilation 1, groups 1): weight of
     shape (out_channels, in_channels, kh, kw), in_channels = the image's channels, out_channels
@@ -649,7 +738,7 @@ def conv2d(src, weight, bias=None, padding=0, out_dtype=_np.float32, *, dst=None
         _raise(InvalidArgument, "conv2d: weight must be (out, in, kh, kw), got shape %s"
                % (w.shape,))
     b = None if bias is None else _np.ascontiguousarray(_np.asarray(bias, dtype=_np.float32))
-    ph, pw = (padding, padding) if isinstance(padding, int) else tuple(int(p) for p in padding)
+    ph, pw = _pair(padding, "padding", "(pad_h, pad_w)")
     ctx, (s,), up = _prep(device, (src,))
     h, wd = s.shape[:2]
     oc, ic, kh, kw = w.shape
@@ -663,19 +752,20 @@ def conv2d(src, weight, bias=None, padding=0, out_dtype=_np.float32, *, dst=None
     return _finish(ctx, out, up, dst)
 
 
+@_image_out
 def sobel(src, ddepth, dx, dy, dst=None, ksize=3, scale=1, delta=0, borderType=BORDER_DEFAULT,
           *, device=None):
     """cv2.Sobel (ksize 1, 3, 5, 7, or -1 for Scharr). uint8 sources: ddepth CV_16S, CV_32F or
     CV_8U (as cv2: the signed result saturated, negative values 0); uint16/float32 sources:
     CV_32F. (libgip's own u8 output is the absolute value: sobel_magnitude or convertScaleAbs.)"""
+    args = (_int(dx, "dx"), _int(dy, "dy"), _int(ksize, "ksize"), _real(scale, "scale"),
+            _real(delta, "delta"), _border(borderType), 0.0, False)
     ctx, (s,), up = _prep(device, (src,))
     dt = _ddepth(ddepth, _dtype_of(s))
-    args = (int(dx), int(dy), int(ksize), float(scale), float(delta), _border(borderType), 0.0,
-            False)
     if dt == _np.uint8:
         # cv2's CV_8U: the exact signed result (s16 for unit scale and zero delta, else f32)
         # rounded and saturated to 0..255.
-        mid_t = _np.int16 if (float(scale), float(delta)) == (1.0, 0.0) else _np.float32
+        mid_t = _np.int16 if args[3:5] == (1.0, 0.0) else _np.float32
         mid = _alloc(ctx, s, s.shape, mid_t, None, False)
         _gip.sobel(ctx, s, mid, *args)
         out = _alloc(ctx, s, s.shape, dt, dst, up)
@@ -686,39 +776,47 @@ def sobel(src, ddepth, dx, dy, dst=None, ksize=3, scale=1, delta=0, borderType=B
     return _finish(ctx, out, up, dst)
 
 
+@_image_out
 def scharr(src, ddepth, dx, dy, dst=None, scale=1, delta=0, borderType=BORDER_DEFAULT, *,
            device=None):
     """cv2.Scharr: the 3x3 Scharr derivative."""
     return sobel(src, ddepth, dx, dy, dst, -1, scale, delta, borderType, device=device)
 
 
+@_image_out
 def sobel_magnitude(src, ddepth=CV_32F, ksize=3, scale=1, delta=0, borderType=BORDER_DEFAULT,
                     *, dst=None, device=None):
     """Edge map: sqrt(gx^2 + gy^2) of the first-order Sobel derivatives, times scale, plus
     delta; ddepth CV_32F or CV_8U (rounded and saturated)."""
+    args = (1, 1, _int(ksize, "ksize"), _real(scale, "scale"), _real(delta, "delta"),
+            _border(borderType), 0.0, True)
     ctx, (s,), up = _prep(device, (src,))
     out = _alloc(ctx, s, s.shape, _ddepth(ddepth, _dtype_of(s)), dst, up)
-    _gip.sobel(ctx, s, out, 1, 1, int(ksize), float(scale), float(delta), _border(borderType),
-               0.0, True)
+    _gip.sobel(ctx, s, out, *args)
     return _finish(ctx, out, up, dst)
 
 
+@_image_out
 def gaussian_blur(src, ksize, sigmaX=0, dst=None, sigmaY=0, borderType=BORDER_DEFAULT, *,
                   method="auto", device=None):
     """cv2.GaussianBlur: uint8 results equal OpenCV's; ksize (w, h) odd, or 0 to derive from
     sigma. method: 'auto' (FFT only for float32 with large kernels), 'direct', 'fft'."""
-    ctx, (s,), up = _prep(device, (src,))
     kw, kh = _pair(ksize, "ksize")
+    args = (kw, kh, _real(sigmaX, "sigmaX"), _real(sigmaY, "sigmaY"), _border(borderType), 0.0,
+            _method(method))
+    ctx, (s,), up = _prep(device, (src,))
     out = _alloc(ctx, s, s.shape, _dtype_of(s), dst, up)
-    _gip.gaussian_blur(ctx, s, out, kw, kh, float(sigmaX), float(sigmaY), _border(borderType),
-                       0.0, _method(method))
+    _gip.gaussian_blur(ctx, s, out, *args)
     return _finish(ctx, out, up, dst)
 
 
 # ---- colour and depth ------------------------------------------------------------------------
+@_image_out
 def cvt_color(src, code, dst=None, dstCn=0, *, device=None):
     """cv2.cvtColor for channel swaps, alpha add/drop, to and from gray (COLOR_* constants);
     uint8/uint16 results equal OpenCV's."""
+    code = _int(code, "cvt_color: code")
+    _int(dstCn, "cvt_color: dstCn")
     if code not in _COLOR:
         _raise(InvalidArgument, "cvt_color: code %r is not supported (gip.COLOR_* constants)"
                % (code,))
@@ -731,12 +829,14 @@ def cvt_color(src, code, dst=None, dstCn=0, *, device=None):
     return _finish(ctx, out, up, dst)
 
 
+@_image_out
 def convert(src, dtype, alpha=1.0, beta=0.0, *, dst=None, device=None):
     """Mat.convertTo: dst = saturate(src * alpha + beta) in `dtype` (numpy dtype or CV_ depth),
     rounded half to even for integer outputs."""
+    a, b = _real(alpha, "alpha"), _real(beta, "beta")
     ctx, (s,), up = _prep(device, (src,))
     out = _alloc(ctx, s, s.shape, _ddepth(dtype, _dtype_of(s)), dst, up)
-    _gip.convert(ctx, s, out, float(alpha), float(beta))
+    _gip.convert(ctx, s, out, a, b)
     return _finish(ctx, out, up, dst)
 
 
@@ -777,6 +877,7 @@ def _as_complex(ctx, s, up):
     return c
 
 
+@_image_out
 def fft2(a, norm=None, *, device=None):
     """numpy.fft.fft2 in single precision: complex64 (H, W) spectrum of a 2-D real or complex
     array (uint8, uint16, float32, complex64; float64/complex128 host arrays are converted)."""
@@ -788,6 +889,7 @@ def fft2(a, norm=None, *, device=None):
     return _finish(ctx, out, up, None)
 
 
+@_image_out
 def ifft2(a, norm=None, *, device=None):
     """numpy.fft.ifft2 in single precision: complex64 result."""
     ctx, (s,), up = _prep(device, (_fft_input(a),))
@@ -798,6 +900,7 @@ def ifft2(a, norm=None, *, device=None):
     return _finish(ctx, out, up, None)
 
 
+@_image_out
 def rfft2(a, norm=None, *, device=None):
     """numpy.fft.rfft2: the (H, W//2 + 1) half spectrum of a real 2-D array, complex64."""
     ctx, (s,), up = _prep(device, (_fft_input(a),))
@@ -808,12 +911,13 @@ def rfft2(a, norm=None, *, device=None):
     return _finish(ctx, out, up, None)
 
 
+@_image_out
 def irfft2(a, s=None, norm=None, *, device=None):
     """numpy.fft.irfft2 with s=(H, W) (default W = 2 * (half width - 1)): float32 result."""
     ctx, (x,), up = _prep(device, (_fft_input(a),))
     _two_d(x, "irfft2")
     h, hw = x.shape[:2]
-    shape = (h, 2 * (hw - 1)) if s is None else (int(s[0]), int(s[1]))
+    shape = (h, 2 * (hw - 1)) if s is None else _pair(s, "irfft2: s", "(H, W)")
     if shape[0] != h or shape[1] // 2 + 1 != hw:
         _raise(ShapeMismatch, "irfft2: s=%s does not match a half spectrum of shape %s"
                % (shape, x.shape[:2]))
@@ -825,6 +929,8 @@ def irfft2(a, s=None, norm=None, *, device=None):
 def _shift(x, axes, inverse, device):
     if axes not in (None, (0, 1), (-2, -1), [0, 1]):
         _raise(InvalidArgument, "fftshift: axes must be None or (0, 1) (image rows and columns)")
+    if isinstance(x, Image) and not x.is_cuda and not x.closed:
+        x = _np.asarray(x)  # a host Image shifts as its numpy view (the result is an Image again)
     if isinstance(x, _ndarray) and x.dtype not in (_np.float32, _np.complex64) and \
             device in (None, "auto", "cpu"):
         # numpy's own shift for the dtypes gip's kernels do not take (same semantics).
@@ -839,17 +945,20 @@ def _shift(x, axes, inverse, device):
     return _finish(ctx, out, up, None)
 
 
+@_image_out
 def fftshift(x, axes=None, *, device=None):
     """numpy.fft.fftshift over the image axes (rows and columns; for an (H, W) array the same as
     numpy's default; for (H, W, C) numpy's axes=(0, 1))."""
     return _shift(x, axes, False, device)
 
 
+@_image_out
 def ifftshift(x, axes=None, *, device=None):
     """numpy.fft.ifftshift over the image axes (the inverse of fftshift for odd sizes too)."""
     return _shift(x, axes, True, device)
 
 
+@_image_out
 def magnitude(F, *, device=None):
     """numpy.abs of a complex64 image, float32."""
     ctx, (s,), up = _prep(device, (F,))
@@ -858,6 +967,7 @@ def magnitude(F, *, device=None):
     return _finish(ctx, out, up, None)
 
 
+@_image_out
 def log_magnitude(F, log1p=False, *, device=None):
     """log|F| (or log(1 + |F|)) of a complex64 image, float32 (-inf where |F| = 0, as numpy)."""
     ctx, (s,), up = _prep(device, (F,))
@@ -866,6 +976,7 @@ def log_magnitude(F, log1p=False, *, device=None):
     return _finish(ctx, out, up, None)
 
 
+@_image_out
 def normalize_minmax(src, *, device=None):
     """cv2.normalize(src, None, 0, 255, cv2.NORM_MINMAX, cv2.CV_8U) of a float32 image, ignoring
     non-finite values for the range."""
@@ -875,6 +986,7 @@ def normalize_minmax(src, *, device=None):
     return _finish(ctx, out, up, None)
 
 
+@_image_out
 def spectrum(src, *, log1p=False, bgr=True, dst=None, device=None):
     """The centred log-magnitude spectrum as an 8-bit (H, W) image in one call:
     normalize_minmax(fftshift(log|fft2(gray)|)). Colour sources are converted to gray first
@@ -899,6 +1011,7 @@ def _style_choice(table, value, what):
         _raise(InvalidArgument, "%s %r is invalid: one of %s" % (what, value, ", ".join(table)))
 
 
+@_image_out
 def style_transfer(content, style, dst=None, *, size=512, iterations=300, content_weight=1.0,
                    style_weight=300.0, tv_weight=0.0, pool="avg", init="content", seed=0,
                    history=10, optimizer="lbfgs", line_search="armijo", lr=0.0, tf32=True,
@@ -915,6 +1028,11 @@ def style_transfer(content, style, dst=None, *, size=512, iterations=300, conten
     best image so far is returned. Ctrl-C stops too (the KeyboardInterrupt is raised after dst is
     written). Images are uint8 with 1, 3 or 4 channels, BGR(A) order by default as imread gives
     (bgr=False for RGB); the result is a uint8 (H, W, 3) image in the same order."""
+    nums = (_int(iterations, "iterations"), _real(content_weight, "content_weight"),
+            _real(style_weight, "style_weight"), _real(tv_weight, "tv_weight"))
+    ints = (_int(seed, "seed"), _int(history, "history"))
+    lr, every = _real(lr, "lr"), _int(progress_every, "progress_every")
+    size = None if size is None else _int(size, "size")
     ctx, (c, s), up = _prep(device, (content, style))
     if bgr:
         c = cvt_color(c, COLOR_BGR2RGB if c.shape[-1] == 3 else COLOR_BGRA2RGBA, device=device) \
@@ -922,16 +1040,14 @@ def style_transfer(content, style, dst=None, *, size=512, iterations=300, conten
         s = cvt_color(s, COLOR_BGR2RGB if s.shape[-1] == 3 else COLOR_BGRA2RGBA, device=device) \
             if len(s.shape) == 3 else s
     h, w = c.shape[:2]
-    ow, oh = (w, h) if size is None else _gip.style_output_size(w, h, int(size))
+    ow, oh = (w, h) if size is None else _gip.style_output_size(w, h, size)
     out = _alloc(ctx, c, (oh, ow, 3), _np.uint8, None if bgr else dst, up)
     flags = (0 if layer_norm else 1) | (0 if tf32 else 2)
-    _gip.style_transfer(ctx, c, s, out, int(iterations), float(content_weight),
-                        float(style_weight), float(tv_weight),
+    _gip.style_transfer(ctx, c, s, out, *nums,
                         _style_choice(_STYLE_POOL, pool, "pool"),
-                        _style_choice(_STYLE_INIT, init, "init"), int(seed), int(history),
+                        _style_choice(_STYLE_INIT, init, "init"), *ints,
                         _style_choice(_STYLE_OPT, optimizer, "optimizer"),
-                        _style_choice(_STYLE_LS, line_search, "line_search"), float(lr), flags,
-                        int(progress_every),
+                        _style_choice(_STYLE_LS, line_search, "line_search"), lr, flags, every,
                         None if weights is None else _os.fspath(weights), progress)
     if bgr:
         out = cvt_color(out, COLOR_RGB2BGR, dst if not up else None, device=device)
@@ -939,6 +1055,7 @@ def style_transfer(content, style, dst=None, *, size=512, iterations=300, conten
 
 
 # ---- expressions and raw CUDA kernels ----------------------------------------------------------
+@_image_out
 def map(expr, inputs, dtype=None, *, scalars=None, dst=None, device=None):  # noqa: A001
     """Evaluates an expression per pixel and channel (docs/expressions.md): inputs are an array
     or a sequence of up to 8 arrays of the same shape, named in0, in1 ... (also a, b, ...; in0 is
@@ -947,6 +1064,9 @@ def map(expr, inputs, dtype=None, *, scalars=None, dst=None, device=None):  # no
         srcs = tuple(inputs)
     else:
         srcs = (inputs,)
+    if not 1 <= len(srcs) <= 8:
+        _raise(InvalidArgument, "map: inputs must be an array or a sequence of 1 to 8 arrays, "
+               "got %d" % len(srcs))
     ctx, ins, up = _prep(device, srcs)
     s0 = ins[0]
     out = _alloc(ctx, s0, s0.shape, _np.dtype(dtype) if dtype is not None else _dtype_of(s0),
@@ -955,15 +1075,16 @@ def map(expr, inputs, dtype=None, *, scalars=None, dst=None, device=None):  # no
     return _finish(ctx, out, up, dst)
 
 
+@_image_out
 def stencil(expr, src, dtype=None, *, radius=0, borderType=BORDER_DEFAULT, border_value=0.0,
             scalars=None, dst=None, device=None):
     """Evaluates a neighbourhood expression: in(dx, dy) is the pixel at offset (dx, dy) with the
     border rule applied outside the image; e.g. the 3x3 mean is
     '(in(-1,-1) + in(0,-1) + in(1,-1) + in(-1,0) + in + in(1,0) + in(-1,1) + in(0,1) + in(1,1)) / 9'."""
+    args = (_int(radius, "radius"), _border(borderType), _real(border_value, "border_value"))
     ctx, (s,), up = _prep(device, (src,))
     out = _alloc(ctx, s, s.shape, _np.dtype(dtype) if dtype is not None else _dtype_of(s), dst, up)
-    _gip.stencil(ctx, str(expr), s, out, int(radius), _border(borderType), float(border_value),
-                 scalars)
+    _gip.stencil(ctx, str(expr), s, out, *args, scalars)
     return _finish(ctx, out, up, dst)
 
 
@@ -972,7 +1093,7 @@ class Pointer:
     __slots__ = ("value",)
 
     def __init__(self, value):
-        self.value = int(value)
+        self.value = _int(value, "Pointer value")
 
 
 class Kernel:
@@ -1021,17 +1142,18 @@ class Kernel:
             sf = next((i for i, a in enumerate(args) if a is size_from), -1)
             if sf < 0:
                 _raise(InvalidArgument, "size_from must be one of the image arguments")
-        _gip.launch(ctx, self._cap, conv, _dim3(grid), _dim3(block), int(shared), sf)
+        _gip.launch(ctx, self._cap, conv, _dim3(grid, "grid"), _dim3(block, "block"),
+                    _int(shared, "shared"), sf)
         if sync:
             ctx.sync()
 
 
-def _dim3(v):
+def _dim3(v, what):
     if v is None:
         return None
-    if isinstance(v, int):
-        return (v, 1, 1)
-    v = tuple(int(x) for x in v) + (1, 1, 1)
+    if isinstance(v, (_numbers.Integral, _np.bool_)) or not hasattr(v, "__len__"):
+        return (_int(v, what), 1, 1)
+    v = tuple(_int(x, what) for x in v) + (1, 1, 1)
     return v[:3]
 
 
@@ -1125,7 +1247,7 @@ class Pipeline:
 
     def __init__(self, text=None, device="auto", *, threads=0, fusion=True):
         self._spec = device if isinstance(device, (str, int, type(None))) else Device(device).name
-        self._threads = int(threads)
+        self._threads = _int(threads, "threads")
         self._fusion = bool(fusion)
         backend, index = _device_spec(device)
         self._h = _gip.pipeline_create(backend, index, self._threads, not self._fusion)
@@ -1154,12 +1276,13 @@ class Pipeline:
 
     def invert(self, max=None):  # noqa: A002 - the C parameter's name
         """max - x (255 - x for uint8, 65535 - x for uint16, max (default 1.0) - x for float32)."""
-        return self._add("invert", 0.0 if max is None else float(max))
+        return self._add("invert", 0.0 if max is None else _real(max, "max"))
 
     def gaussian(self, ksize, sigmaX=0, sigmaY=0, borderType=BORDER_DEFAULT, *, method="auto"):
         """cv2.GaussianBlur's step: ksize int or (w, h), odd or 0 (from sigma)."""
         kw, kh = _pair(ksize, "ksize")
-        return self._add("gaussian", kw, kh, float(sigmaX), float(sigmaY), _border(borderType),
+        return self._add("gaussian", kw, kh, _real(sigmaX, "sigmaX"), _real(sigmaY, "sigmaY"),
+                         _border(borderType),
                          0.0, _method(method))
 
     gaussian_blur = gaussian
@@ -1167,7 +1290,7 @@ class Pipeline:
     def box(self, ksize=3, normalize=True, anchor=(-1, -1), borderType=BORDER_DEFAULT):
         """cv2.boxFilter's step (same dtype out)."""
         kw, kh = _pair(ksize, "ksize")
-        ax, ay = _pair(anchor, "anchor")
+        ax, ay = _pair(anchor, "anchor", "(x, y)")
         return self._add("box", kw, kh, ax, ay, bool(normalize), _border(borderType), 0.0)
 
     box_filter = box
@@ -1180,21 +1303,22 @@ class Pipeline:
             k = k.reshape(1, -1)
         if k.ndim != 2:
             _raise(InvalidArgument, "filter2d: kernel must be 2-D, got shape %s" % (k.shape,))
-        ax, ay = _pair(anchor, "anchor")
-        return self._add("filter2d", k, k.shape[1], k.shape[0], ax, ay, float(delta),
+        ax, ay = _pair(anchor, "anchor", "(x, y)")
+        return self._add("filter2d", k, k.shape[1], k.shape[0], ax, ay, _real(delta, "delta"),
                          _border(borderType), 0.0, _method(method))
 
     def sobel(self, dx=1, dy=0, ksize=3, scale=1, delta=0, dtype="u8",
               borderType=BORDER_DEFAULT):
         """Sobel (ksize 1, 3, 5, 7, or -1 for Scharr) into dtype 'u8' (|x| saturated, as `gip
         sobel`; not cv2's CV_8U, which clips negatives), 's16' or 'f32'."""
-        return self._add("sobel", int(dx), int(dy), int(ksize), float(scale), float(delta),
-                         _border(borderType), 0.0, _step_dtype(dtype))
+        return self._add("sobel", _int(dx, "dx"), _int(dy, "dy"), _int(ksize, "ksize"),
+                         _real(scale, "scale"), _real(delta, "delta"), _border(borderType), 0.0,
+                         _step_dtype(dtype))
 
     def edges(self, ksize=3, scale=1, delta=0, borderType=BORDER_DEFAULT):
         """`gip edges`: gray (colour images), then the uint8 Sobel magnitude."""
-        return self._add("edges", 1, 1, int(ksize), float(scale), float(delta),
-                         _border(borderType), 0.0)
+        return self._add("edges", 1, 1, _int(ksize, "ksize"), _real(scale, "scale"),
+                         _real(delta, "delta"), _border(borderType), 0.0)
 
     def gray(self):
         """RGB(A) to gray; 1-channel images pass unchanged."""
@@ -1202,16 +1326,18 @@ class Pipeline:
 
     def convert(self, dtype, alpha=1.0, beta=0.0):
         """saturate(x * alpha + beta) in dtype ('u8', 'u16', 's16', 'f32' or numpy dtypes)."""
-        return self._add("convert", _step_dtype(dtype), float(alpha), float(beta))
+        return self._add("convert", _step_dtype(dtype), _real(alpha, "alpha"),
+                         _real(beta, "beta"))
 
     def map(self, expr, **scalars):  # noqa: A003
         """A per-pixel expression of the current image (`in` / `a`); keywords are scalars."""
-        return self._add("map", str(expr), {k: float(v) for k, v in scalars.items()})
+        return self._add("map", str(expr), {k: _real(v, k) for k, v in scalars.items()})
 
     def stencil(self, expr, radius=0, borderType=BORDER_DEFAULT, border_value=0.0, **scalars):
         """A neighbourhood expression (in(dx, dy)) of the current image; keywords are scalars."""
-        return self._add("stencil", str(expr), {k: float(v) for k, v in scalars.items()},
-                         int(radius), _border(borderType), float(border_value))
+        return self._add("stencil", str(expr), {k: _real(v, k) for k, v in scalars.items()},
+                         _int(radius, "radius"), _border(borderType),
+                         _real(border_value, "border_value"))
 
     def spectrum(self, log1p=False):
         """The centred log-magnitude spectrum (uint8, 1 channel); reads the whole image."""
@@ -1240,13 +1366,14 @@ class Pipeline:
 
     def describe(self, channels=3, dtype=_np.uint8):
         """One line: the plan for images of `channels` and `dtype`, fusions shown."""
-        return _gip.pipeline_describe(self._h, int(channels), _DTYPE_CODE[_np.dtype(dtype)])
+        return _gip.pipeline_describe(self._h, _int(channels, "channels"),
+                                      _DTYPE_CODE[_np.dtype(dtype)])
 
     def output_shape(self, shape, dtype=_np.uint8):
         """(shape, dtype) of the result for an input of numpy `shape` (H, W) or (H, W, C) and
         `dtype`, without computing. 1-channel results are (H, W) unless the input was
         (H, W, 1). Raises the error with which a step refuses the input."""
-        shape = tuple(int(x) for x in shape)
+        shape = tuple(_int(x, "output_shape: shape") for x in shape)
         if len(shape) not in (2, 3):
             _raise(InvalidArgument, "output_shape: expected (H, W) or (H, W, C), got %s"
                    % (shape,))
@@ -1260,9 +1387,11 @@ class Pipeline:
         return (h, w, oc), _GIP_DTYPE[odt]
 
     # -- running ---------------------------------------------------------------------------------
+    @_image_out
     def run(self, src, dst=None):
-        """Runs the chain on one image. Host arrays (numpy, host gip.Image, buffers) give a numpy
-        result (on a CUDA pipeline: uploaded, run, downloaded in one call); device arrays
+        """Runs the chain on one image. Host arrays (numpy, buffers) give a numpy result, a host
+        gip.Image a host gip.Image (on a CUDA pipeline: uploaded, run, downloaded in one call);
+        device arrays
         (gip.Image, CuPy, PyTorch, __dlpack__ / __cuda_array_interface__) on the pipeline's
         device give a gip.Image queued on the pipeline's stream, without copies. dst: an
         output of the result's shape and dtype in the same place as src. The GIL is released."""
@@ -1299,8 +1428,9 @@ class Pipeline:
         either way)."""
         mode, keep = _load_mode(flags)
         how = _gip.pipeline_run_file(self._h, _os.fspath(input), _os.fspath(output),
-                                     (mode, False, keep), (0, int(quality), 0, 0, 0, 0),
-                                     int(max_memory))
+                                     (mode, False, keep),
+                                     (0, _int(quality, "quality"), 0, 0, 0, 0),
+                                     _int(max_memory, "max_memory"))
         return ("whole", "streamed", "decoded ahead")[how]
 
     def sync(self):
@@ -1447,9 +1577,11 @@ def run_batch(pipeline, inputs, out_dir, *, jobs=0, format=None, quality=0,  # n
     _os.makedirs(out_dir, exist_ok=True)
     if not paths:
         return BatchResult(device=p.context.describe)
-    r = _gip.batch_run(p._h, paths, out_dir, int(jobs), int(queue_depth), _FORMATS[format],
-                       int(quality), bool(overwrite), bool(unchanged), modes[cpu_mode],
-                       int(streams), bool(progress), decoders[decoder], int(decode_batch))
+    r = _gip.batch_run(p._h, paths, out_dir, _int(jobs, "jobs"),
+                       _int(queue_depth, "queue_depth"), _FORMATS[format],
+                       _int(quality, "quality"), bool(overwrite), bool(unchanged),
+                       modes[cpu_mode], _int(streams, "streams"), bool(progress),
+                       decoders[decoder], _int(decode_batch, "decode_batch"))
     res = BatchResult(total=r["total"], wall=r["wall"], stages=r["stages"],
                       peak_in_flight=r["peak_in_flight"], in_flight_bound=r["in_flight_bound"],
                       device=r["device"], decoder=r["decoder"], decode_calls=r["decode_calls"],

@@ -6,9 +6,9 @@ import numpy as np
 import numpy.typing as npt
 
 from ._errors import (Aliasing, BadState, CorruptData, DeviceError, DeviceOutOfMemory, Error,
-                      InternalError, InvalidArgument, IOError, LocationMismatch, NoDevice,
-                      NotBuilt, NotFound, OutOfMemory, ShapeMismatch, TooLarge, UnknownFormat,
-                      Unsupported)
+                      InternalError, InvalidArgument, InvalidType, IOError, LocationMismatch,
+                      NoDevice, NotBuilt, NotFound, OutOfMemory, ShapeMismatch, TooLarge,
+                      UnknownFormat, Unsupported)
 
 __version__: str
 ArrayLike = Any  # numpy arrays, gip.Image, CuPy arrays, torch tensors (DLPack / CUDA array interface)

@@ -5,7 +5,8 @@ dtypes, MemoryError, RuntimeError for device errors, OSError for files). Every e
 libgip's message as its text, the status name in ``.status`` and the numeric code in ``.code``."""
 
 __all__ = [
-    "Error", "InvalidArgument", "ShapeMismatch", "LocationMismatch", "Aliasing", "Unsupported",
+    "Error", "InvalidArgument", "InvalidType", "ShapeMismatch", "LocationMismatch", "Aliasing",
+    "Unsupported",
     "NotBuilt", "TooLarge", "OutOfMemory", "DeviceOutOfMemory", "DeviceError", "NoDevice",
     "BadState", "IOError", "NotFound", "CorruptData", "UnknownFormat", "InternalError",
 ]
@@ -19,6 +20,14 @@ class Error(Exception):
 
 class InvalidArgument(Error, ValueError):
     """GIP_ERR_INVALID_ARGUMENT: a bad value, shape, parameter or a closed image."""
+
+
+class InvalidType(InvalidArgument, TypeError):
+    """GIP_ERR_INVALID_ARGUMENT for a value of the wrong type: a float, bool or str where an
+    integer is required (cv2 refuses ksize=(1.5, 3) and 3.0 alike), a str where an image is.
+    Also a TypeError, as Python and cv2 raise for these. Raised by the Python layer only."""
+    status = "GIP_ERR_INVALID_ARGUMENT"
+    code = 100
 
 
 class ShapeMismatch(InvalidArgument):

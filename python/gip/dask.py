@@ -191,7 +191,7 @@ def map_pipeline(arr, pipeline, *, device="auto", threads=None):
             threads = 1
     return arr.map_overlap(_run_block, depth=depth, boundary="none", trim=True,
                            dtype=out_dtype, meta=meta, recipe=p.recipe[0], device=device,
-                           threads=None if threads is None else int(threads),
+                           threads=None if threads is None else gip._int(threads, "threads"),
                            host_threads=hosts, **kw)
 
 
@@ -329,10 +329,11 @@ def run_files(client, pipeline, inputs, out_dir, *, files_per_task=None, jobs=0,
     nthreads = max(1, sum(hosts.values()))
     if files_per_task is None:
         files_per_task = min(64, max(1, math.ceil(len(paths) / (4 * nthreads))))
-    chunks = _chunks_by_stem(paths, int(files_per_task))
-    options = {"jobs": int(jobs), "format": format, "quality": int(quality),
-               "overwrite": bool(overwrite), "device": device, "streams": streams,
-               "threads": int(threads), "cpu_mode": cpu_mode, "unchanged": bool(unchanged)}
+    chunks = _chunks_by_stem(paths, gip._int(files_per_task, "files_per_task"))
+    options = {"jobs": gip._int(jobs, "jobs"), "format": format,
+               "quality": gip._int(quality, "quality"), "overwrite": bool(overwrite),
+               "device": device, "streams": streams, "threads": gip._int(threads, "threads"),
+               "cpu_mode": cpu_mode, "unchanged": bool(unchanged)}
     t0 = time.perf_counter()
     futures = [client.submit(_run_chunk, recipe, c, out_dir, dict(options), hosts, task_hook,
                              pure=False, key="gip-batch-%d-%s" % (i, dask.base.tokenize(
