@@ -391,9 +391,11 @@ static void bad_inputs(gip_context *ctx)
     GT_STATUS(gip_sobel(ctx, &src, &s16, &q), GIP_ERR_INVALID_ARGUMENT);
     q = p, q.border.mode = GIP_BORDER_CONSTANT, q.border.value[2] = NAN;
     GT_STATUS(gip_sobel(ctx, &src, &s16, &q), GIP_ERR_INVALID_ARGUMENT);
-    GT_STATUS(gip_sobel(ctx, &src, &u16, &p), GIP_ERR_UNSUPPORTED);
-    GT_STATUS(gip_sobel(ctx, &u16, &s16, &p), GIP_ERR_UNSUPPORTED);
-    GT_STATUS(gip_sobel(ctx, &f32src, &s16, &p), GIP_ERR_UNSUPPORTED);
+    /* u8, u16 and f32 sources give u8, u16, s16 and f32 (tests/test_ddepth.c); an s16 source
+     * and an unknown unsigned_out are refused. */
+    GT_STATUS(gip_sobel(ctx, &s16, &f32src, &p), GIP_ERR_UNSUPPORTED);
+    q = p, q.unsigned_out = (gip_sobel_unsigned)2;
+    GT_STATUS(gip_sobel(ctx, &src, &u16, &q), GIP_ERR_INVALID_ARGUMENT);
     GT_STATUS(gip_sobel(ctx, &src, &small, &p), GIP_ERR_SHAPE_MISMATCH);
     gip_image c1 = s16;
     c1.channels = 1;

@@ -61,11 +61,16 @@ typedef struct gip_box_params {
 
 /**
  * Box filter as cv2.boxFilter(src, ddepth, ksize, anchor, normalize, borderType): the mean (or
- * sum) over the kernel window. dst dtype: the source's (rounded and saturated like OpenCV) or f32.
+ * sum) over the kernel window. src u8, u16 or f32; dst u8, u16, s16 or f32, each from each source
+ * as cv2.boxFilter accepts them, rounded half to even and saturated for integer dtypes.
  * Integer sources are summed exactly in integers; a normalised integer result is the sum times
- * (float)(1 / area) rounded half to even, and u16 -> u16 over areas above 32768 the sum times
- * 1.0 / area in double, as OpenCV (equal on both backends).
- * dtypes u8, u16, f32; 1, 3, 4 channels; host or device; dst must not overlap src.
+ * (float)(1 / area) rounded half to even, and from u16 over areas above 32768 the sum times
+ * 1.0 / area in double, as OpenCV (equal on both backends). f32 sources are summed in float
+ * (OpenCV sums them in double): integer results from them may differ from OpenCV's by one level
+ * where the mean lies within float rounding of a half. dst dtypes other than the source's and f32
+ * go through an f32 (or, for a normalised integer source, the source's dtype) temporary of the
+ * image's size and gip_convert().
+ * 1, 3, 4 channels; host or device; dst must not overlap src.
  * @return as gip_invert(), plus GIP_ERR_INVALID_ARGUMENT for bad ksize/anchor/border.
  */
 GIP_API gip_status gip_box_filter(gip_context *ctx, const gip_image *src, gip_image *dst,
@@ -92,8 +97,11 @@ typedef struct gip_filter2d_params {
 } gip_filter2d_params;
 
 /**
- * Correlation with an arbitrary kernel as cv2.filter2D (no kernel flip). dst dtype: the
- * source's (rounded and saturated) or f32. dtypes u8, u16, f32; 1, 3, 4 channels; host or device.
+ * Correlation with an arbitrary kernel as cv2.filter2D (no kernel flip). src u8, u16 or f32; dst
+ * u8, u16, s16 or f32 from each (cv2.filter2D accepts every pair for kernels of 13x13 and larger
+ * and, for smaller ones, u8 to any, other sources to their own dtype or f32). Integer results are
+ * rounded half to even and saturated. 1, 3, 4 channels; host or device. GIP_CONV_FFT gives the
+ * source's dtype or f32 only.
  * With method AUTO an f32 destination goes through the FFT (gip_fft_convolve()) when the kernel is
  * large enough that this is faster on the backend (the crossover was measured; see fft.h); integer
  * destinations stay on the direct path, whose results are exact.
@@ -123,6 +131,15 @@ GIP_API gip_status gip_conv2d(gip_context *ctx, const gip_image *src, gip_image 
 
 #define GIP_SCHARR (-1) /* ksize value selecting the 3x3 Scharr kernel */
 
+/** What an unsigned (u8 or u16) destination of gip_sobel() receives. */
+typedef enum gip_sobel_unsigned {
+    /* |v| rounded and saturated: cv2.convertScaleAbs(cv2.Sobel(...)) for u8, an edge strength
+     * that keeps both signs of the derivative (the default, and the CLI's u8 output) */
+    GIP_SOBEL_ABS = 0,
+    /* v rounded and saturated, negative values 0: cv2.Sobel(src, CV_8U or CV_16U, ...) */
+    GIP_SOBEL_SATURATE = 1
+} gip_sobel_unsigned;
+
 /** Sobel parameters (cv2.Sobel). Zero-initialise, then set dx/dy. */
 typedef struct gip_sobel_params {
     int32_t dx, dy; /* derivative orders, 0..ksize-1 (Scharr: dx + dy == 1) */
@@ -130,12 +147,18 @@ typedef struct gip_sobel_params {
     float scale;    /* 0 means 1 */
     float delta;
     gip_border_spec border;
+    gip_sobel_unsigned unsigned_out; /* gip_sobel() to u8 or u16; the magnitude ignores it */
 } gip_sobel_params;
 
 /**
- * Image derivative as cv2.Sobel / cv2.Scharr. src u8 (dst s16, f32, or u8 = convertScaleAbs of the
- * result), u16 or f32 (dst f32); 1, 3, 4 channels; host or device.
- * @return as gip_box_filter().
+ * Image derivative as cv2.Sobel / cv2.Scharr. src u8, u16 or f32; dst u8, u16, s16 or f32 from
+ * each, as cv2.Sobel's ddepth accepts them: v = the derivative times scale plus delta, rounded half
+ * to even and saturated for integer destinations (s16 keeps the sign; u8 and u16 receive |v| or,
+ * with GIP_SOBEL_SATURATE, v with negatives 0, as params->unsigned_out says). u8 and u16 sources
+ * are summed exactly in integers, so their integer results equal OpenCV's where OpenCV's float
+ * sums are exact (unit scale, no delta); f32 sources are summed in float.
+ * 1, 3, 4 channels; host or device.
+ * @return as gip_box_filter(); GIP_ERR_INVALID_ARGUMENT also for an unknown unsigned_out.
  */
 GIP_API gip_status gip_sobel(gip_context *ctx, const gip_image *src, gip_image *dst,
                              const gip_sobel_params *params);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "box.h"
+#include "gip/color.h"
 
 static const char OP[] = "gip_box_filter";
 
@@ -65,14 +66,32 @@ gip_status gip_box_filter(gip_context *ctx, const gip_image *src, gip_image *dst
     if (dst->channels != src->channels)
         return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH, "%s: dst has %d channels, src %d", OP,
                           (int)dst->channels, (int)src->channels);
-    if (dst->dtype != src->dtype && dst->dtype != GIP_F32)
-        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
-                          "%s: dst dtype %s must be src's (%s) or f32", OP,
-                          gip_dtype_name(dst->dtype), gip_dtype_name(src->dtype));
+    /* cv2.boxFilter converts its integer or double sums to any destination depth. */
+    const gip_dtype dt = dst->dtype;
+    if (dt != GIP_U8 && dt != GIP_U16 && dt != GIP_S16 && dt != GIP_F32)
+        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
+                          "%s: dst dtype %s is not supported: u8, u16, s16 or f32 are accepted", OP,
+                          gip_dtype_name(dt));
     if (gip__images_overlap(src, dst))
         return gip__error(ctx, GIP_ERR_ALIASING, "%s: dst overlaps src; use separate buffers", OP);
     gip__sep_plan plan;
     if ((st = gip__box_plan(ctx, src, params, &plan)))
         return st;
-    return gip__sep_run(ctx, &plan, src, dst, on_device);
+    if (dt == src->dtype || dt == GIP_F32)
+        return gip__sep_run(ctx, &plan, src, dst, on_device);
+    /* Other pairs: the engine's result in a temporary, then gip_convert (round half to even,
+     * saturate). A normalised box of an integer source lies in the source's range, so a temporary
+     * of the source's dtype holds exactly the rounded result the source's own path gives; sums and
+     * f32 sources go through f32, where an integer sum is exact or past every integer dtype's
+     * range. */
+    bool normalized = !(params && params->unnormalized);
+    gip_dtype tdt = normalized && src->dtype != GIP_F32 ? src->dtype : GIP_F32;
+    gip_image tmp = {0};
+    if ((st = gip_image_alloc(ctx, &tmp, src->width, src->height, src->channels, tdt,
+                              on_device ? GIP_MEM_CUDA : GIP_MEM_HOST, 0)))
+        return st;
+    if (!(st = gip__sep_run(ctx, &plan, src, &tmp, on_device)))
+        st = gip_convert(ctx, &tmp, dst, 1.0, 0.0);
+    gip_image_free(ctx, &tmp);
+    return st;
 }

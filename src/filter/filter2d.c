@@ -110,12 +110,14 @@ gip_status gip_filter2d(gip_context *ctx, const gip_image *src, gip_image *dst,
     gip_status st = gip__f2d_check_images(ctx, src, dst, op, &on_device);
     if (st)
         return st;
-    if (dst->dtype != src->dtype && dst->dtype != GIP_F32)
+    /* cv2.filter2D gives every destination depth from every source for kernels it correlates
+     * through the DFT (13x13 and larger), and a subset for smaller ones (getLinearFilter: u8 to
+     * any, others to their own depth or f32); the 2-D engine gives every pair for every kernel. */
+    const gip_dtype dt = dst->dtype;
+    if (dt != GIP_U8 && dt != GIP_U16 && dt != GIP_S16 && dt != GIP_F32)
         return gip__error(ctx, GIP_ERR_UNSUPPORTED,
-                          "%s: dst dtype %s is not supported for a %s source: %s or f32 are "
-                          "accepted",
-                          op, gip_dtype_name(dst->dtype), gip_dtype_name(src->dtype),
-                          gip_dtype_name(src->dtype));
+                          "%s: dst dtype %s is not supported: u8, u16, s16 or f32 are accepted", op,
+                          gip_dtype_name(dt));
     if (!params)
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "%s: params is NULL", op);
     if (!params->kernel)
@@ -156,6 +158,11 @@ gip_status gip_filter2d(gip_context *ctx, const gip_image *src, gip_image *dst,
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
                           "%s: method %d is invalid: AUTO (0), DIRECT (1) or FFT (2)", op,
                           (int)params->method);
+    if (params->method == GIP_CONV_FFT && dt != src->dtype && dt != GIP_F32)
+        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
+                          "%s: method FFT gives the source's dtype (%s) or f32, not %s; DIRECT or "
+                          "AUTO give it",
+                          op, gip_dtype_name(src->dtype), gip_dtype_name(dt));
     if (params->method == GIP_CONV_FFT ||
         (params->method == GIP_CONV_AUTO && dst->dtype == GIP_F32 &&
          gip__fft_conv_worth(on_device ? GIP_BACKEND_CUDA : GIP_BACKEND_CPU, src->width,

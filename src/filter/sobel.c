@@ -140,14 +140,19 @@ gip_status gip_sobel(gip_context *ctx, const gip_image *src, gip_image *dst,
     gip_status st = gip__f2d_check_images(ctx, src, dst, op, &on_device);
     if (st || (st = check_params(ctx, params, op, &ksize, &scale)))
         return st;
-    bool dst_ok = src->dtype == GIP_U8
-                      ? (dst->dtype == GIP_S16 || dst->dtype == GIP_F32 || dst->dtype == GIP_U8)
-                      : dst->dtype == GIP_F32;
-    if (!dst_ok)
+    /* cv2.Sobel filters through float row and column buffers, which it converts to any
+     * destination depth: every source gives every destination. */
+    const gip_dtype dt = dst->dtype;
+    if (dt != GIP_U8 && dt != GIP_U16 && dt != GIP_S16 && dt != GIP_F32)
         return gip__error(ctx, GIP_ERR_UNSUPPORTED,
-                          "%s: dst dtype %s is not supported for a %s source: u8 sources give "
-                          "s16, f32 or u8 (absolute value), u16 and f32 sources give f32",
-                          op, gip_dtype_name(dst->dtype), gip_dtype_name(src->dtype));
+                          "%s: dst dtype %s is not supported: u8, u16, s16 or f32 are accepted", op,
+                          gip_dtype_name(dt));
+    if (params->unsigned_out != GIP_SOBEL_ABS && params->unsigned_out != GIP_SOBEL_SATURATE)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: unsigned_out %d is invalid: GIP_SOBEL_ABS (0) or GIP_SOBEL_SATURATE "
+                          "(1) are accepted",
+                          op, (int)params->unsigned_out);
+    const bool abs_out = (dt == GIP_U8 || dt == GIP_U16) && params->unsigned_out == GIP_SOBEL_ABS;
     int32_t dx = params->dx, dy = params->dy;
     if (dx < 0 || dy < 0 || dx + dy == 0)
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
@@ -169,9 +174,10 @@ gip_status gip_sobel(gip_context *ctx, const gip_image *src, gip_image *dst,
     int32_t kx[9], ky[9], nx, ny;
     gip__sobel_factors(dx, dy, ksize, kx, &nx, ky, &ny);
     /* On the CPU, u8 sources without scale or delta take the separable 16-bit route when it
-     * gives the 2-D engine's exact sums; GIP_NOSIMD=1 keeps the engine's scalar path. */
-    if (!on_device && scale == 1.0f && params->delta == 0.0f && nx <= GIP__SOBEL_SEP_MAXK &&
-        ny <= GIP__SOBEL_SEP_MAXK && gip__f2d_simd_enabled()) {
+     * gives the 2-D engine's exact sums (its u8 output is the absolute value); GIP_NOSIMD=1 keeps
+     * the engine's scalar path. */
+    if (!on_device && scale == 1.0f && params->delta == 0.0f && (dt != GIP_U8 || abs_out) &&
+        nx <= GIP__SOBEL_SEP_MAXK && ny <= GIP__SOBEL_SEP_MAXK && gip__f2d_simd_enabled()) {
         gip__sobel_sep sp = {.nx = nx, .ny = ny};
         memcpy(sp.kx, kx, (size_t)nx * sizeof *kx);
         memcpy(sp.ky, ky, (size_t)ny * sizeof *ky);
@@ -184,7 +190,7 @@ gip_status gip_sobel(gip_context *ctx, const gip_image *src, gip_image *dst,
         return st;
     plan.kw = nx, plan.kh = ny, plan.ax = nx / 2, plan.ay = ny / 2;
     add_taps(&plan, kx, nx, ky, ny);
-    plan.post = dst->dtype == GIP_U8 ? GIP__F2D_ABS : GIP__F2D_PLAIN;
+    plan.post = abs_out ? GIP__F2D_ABS : GIP__F2D_PLAIN;
     st = run_plan(ctx, &plan, src, dst, on_device, params, scale);
     gip__f2d_plan_free(&plan);
     return st;
