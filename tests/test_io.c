@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -1113,6 +1115,74 @@ static void body(gip_context *ctx)
     (void)ctx; /* I/O is host-only: the same tests run for either backend */
     snprintf(tmpdir, sizeof tmpdir, "/tmp/gip_test_io.XXXXXX");
     if (!mkdtemp(tmpdir)) {
+/* Output files, on the O_TMPFILE path and (GIP_NO_TMPFILE=1) on the named temporary's: a
+ * read-only output is refused unless overwrite, replaced files keep their mode, and a temporary
+ * left by a killed save of the same output is removed unless a live writer holds it. */
+static void test_output_files(bool named)
+{
+    if (named)
+        setenv("GIP_NO_TMPFILE", "1", 1);
+    const char *mode = named ? "named temporary" : "O_TMPFILE";
+    gip_image img, other;
+    gt_alloc(&img, 40, 30, 3, GIP_U8, 0);
+    gt_fill_random(&img, 11, 0, 0);
+    gt_alloc(&other, 40, 30, 3, GIP_U8, 0);
+    gt_fill_random(&other, 12, 0, 0);
+    char p[512], stale[600], held[600];
+    struct stat sb;
+    tmp_path(p, sizeof p, named ? "ro_named.png" : "ro_tmpfile.png");
+    unlink(p);
+    if (GT_OK(gip_image_save(p, &img, NULL)) && GT_CHECK(stat(p, &sb) == 0, "stat"))
+        GT_CHECK((sb.st_mode & 0777) == 0644, "%s: new file mode %o, expected 644", mode,
+                 (unsigned)(sb.st_mode & 0777));
+    size_t n0 = 0, n1 = 0;
+    uint8_t *before = read_bytes(p, &n0);
+    chmod(p, 0444);
+    GT_STATUS(gip_image_save(p, &other, NULL), GIP_ERR_IO);
+    GT_CHECK(strstr(gip_last_error(), "read-only") && strstr(gip_last_error(), "overwrite"),
+             "%s: read-only message: %s", mode, gip_last_error());
+    uint8_t *after = read_bytes(p, &n1);
+    GT_CHECK(before && after && n0 == n1 && memcmp(before, after, n0) == 0,
+             "%s: a read-only output was replaced without overwrite", mode);
+    free(after);
+    gip_save_params sp = {0};
+    sp.overwrite = 1;
+    if (GT_OK(gip_image_save(p, &other, &sp)) && GT_CHECK(stat(p, &sb) == 0, "stat")) {
+        GT_CHECK((sb.st_mode & 0777) == 0444, "%s: overwritten read-only file mode %o", mode,
+                 (unsigned)(sb.st_mode & 0777));
+        after = read_bytes(p, &n1);
+        GT_CHECK(after && (n0 != n1 || memcmp(before, after, n0) != 0),
+                 "%s: overwrite did not replace the file", mode);
+        free(after);
+    }
+    free(before);
+    chmod(p, 0640);
+    if (GT_OK(gip_image_save(p, &img, NULL)) && GT_CHECK(stat(p, &sb) == 0, "stat"))
+        GT_CHECK((sb.st_mode & 0777) == 0640, "%s: replaced file mode %o, expected 640", mode,
+                 (unsigned)(sb.st_mode & 0777));
+
+    /* What a killed save leaves ("PATH.gip.tmp", unlocked) goes with the next save of PATH. */
+    snprintf(stale, sizeof stale, "%s.gip.tmp", p);
+    write_bytes(stale, "partial", 7);
+    GT_OK(gip_image_save(p, &img, NULL));
+    GT_CHECK(access(stale, F_OK) != 0, "%s: the stale temporary '%s' survived the next save", mode,
+             stale);
+    /* A temporary that a live writer holds (flock) is not touched. */
+    snprintf(held, sizeof held, "%s.gip.tmp", p);
+    int fd = open(held, O_RDWR | O_CREAT | O_EXCL, 0644);
+    if (GT_CHECK(fd >= 0, "create %s: %s", held, strerror(errno))) {
+        GT_CHECK(flock(fd, LOCK_EX) == 0, "flock: %s", strerror(errno));
+        GT_OK(gip_image_save(p, &img, NULL));
+        GT_CHECK(access(held, F_OK) == 0, "%s: a live writer's temporary was removed", mode);
+        close(fd);
+        unlink(held);
+    }
+    GT_CHECK(count_tmp_files() == 0, "%s: temporary files left", mode);
+    unsetenv("GIP_NO_TMPFILE");
+    gt_free(&other);
+    gt_free(&img);
+}
+
         GT_CHECK(false, "mkdtemp: %s", strerror(errno));
         return;
     }
@@ -1135,5 +1205,7 @@ static void body(gip_context *ctx)
 
 int main(int argc, char **argv)
 {
+    test_output_files(false);
+    test_output_files(true);
     return gt_main(argc, argv, "io", body);
 }

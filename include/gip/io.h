@@ -91,14 +91,19 @@ typedef struct gip_save_params {
 
 /**
  * Writes a host image (u8, or u16 for PNG/PNM; 1, 3 or 4 channels; JPEG takes 1 or 3) to a file.
- * The data go to a temporary file in the same folder which is renamed over `path` only when
- * complete: a failure never leaves a partial file and never destroys an existing one.
+ * The data go to an unnamed file in the same folder (O_TMPFILE; elsewhere a locked temporary
+ * "PATH.gip.tmp" that the next save of PATH removes if a killed process left it) which gets the
+ * name `path` only when complete: a failure never leaves a partial file and never destroys an
+ * existing one. A new file gets mode 0666 & ~umask; a replaced file keeps its permission bits. An
+ * existing file that the caller may not write (read-only) is refused unless params->overwrite.
  * @return GIP_OK; GIP_ERR_INVALID_ARGUMENT; GIP_ERR_UNSUPPORTED (dtype/channels the format cannot
  *         store, unknown extension); GIP_ERR_LOCATION_MISMATCH (device image: download first);
- *         GIP_ERR_IO (folder missing or unwritable, disk full); GIP_ERR_OUT_OF_MEMORY.
+ *         GIP_ERR_IO (folder missing or unwritable, disk full, a read-only `path` without
+ *         overwrite); GIP_ERR_OUT_OF_MEMORY.
  */
 GIP_API gip_status gip_image_save(const char *path, const gip_image *img,
                                   const gip_save_params *params);
+    int32_t overwrite; /* non-zero: replace an existing output even when it is read-only */
 
 /**
  * Encodes a host image into a newly allocated buffer (free with gip_free()). `params->format`

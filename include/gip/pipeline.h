@@ -407,7 +407,8 @@ typedef struct gip_batch_options {
     int32_t queue_depth;  /* capacity of each queue, >= 1; 0 = 2 */
     gip_format format;    /* output format; AUTO: the input's if JPEG/PNG/PNM, else PNG */
     int32_t quality;      /* JPEG quality 1..100; 0 = 95 */
-    int32_t overwrite;    /* non-zero: replace existing outputs (otherwise they are skipped) */
+    int32_t overwrite;    /* non-zero: replace existing outputs, read-only ones too (otherwise
+                             they are skipped) */
     gip_load_params load; /* how inputs are decoded; mode 0 (UNCHANGED) is taken as COLOR unless
                              load_unchanged is set */
     int32_t load_unchanged;
@@ -427,10 +428,11 @@ typedef struct gip_batch_options {
 /**
  * Runs `pipes[0..npipes-1]` (one compute thread each; several on one GPU overlap their copies
  * and kernels on their own streams) over `inputs`, writing out_dir/<input name without its
- * extension>.<format extension>. Output files are written to an unnamed temporary file in
- * out_dir and linked into place when complete (O_TMPFILE; named temporary + rename where the
- * file system lacks it), so a killed batch leaves only complete files. Existing outputs are
- * skipped unless options->overwrite. A file that fails (unreadable, corrupt, too large, refused
+ * extension>.<format extension>. Output files are written as gip_image_save() writes them: to an
+ * unnamed file in out_dir linked into place when complete (O_TMPFILE; where the file system lacks
+ * it a locked "NAME.gip.tmp" that the next write of NAME removes if a kill left it), so a killed
+ * batch leaves only complete files; a replaced output keeps its permission bits. Existing outputs
+ * are skipped unless options->overwrite. A file that fails (unreadable, corrupt, too large, refused
  * by a step, two inputs mapping to one output name) is reported through on_file and counted; the
  * others go on.
  * @return GIP_OK when the batch ran (check stats->failed); GIP_ERR_INVALID_ARGUMENT (NULL, bad

@@ -636,7 +636,8 @@ gip_status gip_image_save(const char *path, const gip_image *img, const gip_save
     size_t n = 0;
     if ((st = encode_req(img, &req, what, &d, &n)))
         return st;
-    st = gip__atomic_write(op, path, d, n);
+    st = gip__atomic_write(op, path, d, n, params && params->overwrite ? GIP__OUT_OVERWRITE : 0,
+                           NULL);
     free(d);
     return st;
 }

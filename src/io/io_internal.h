@@ -79,10 +79,39 @@ gip_status gip__pnm_decode(const uint8_t *data, size_t size, const char *what,
 gip_status gip__pnm_encode(const gip_image *img, const gip__save_req *req, const char *what,
                            uint8_t **data, size_t *size);
 
-/* Writes `size` bytes to `path` atomically: a temporary file "PATH.XXXXXX.tmp" in the same
- * folder, fully written and fsync'd, then renamed over `path`. On failure the temporary file is
- * removed and an existing `path` is untouched. GIP_ERR_IO with the path and strerror. */
-gip_status gip__atomic_write(const char *op, const char *path, const void *data, size_t size);
+/* ---- output files (atomic_write.c) ------------------------------------------------------------ *
+ * An output is written to an unnamed file in its folder (O_TMPFILE), or where the file system
+ * lacks it to "PATH.gip.tmp" ("PATH.gip-N.tmp" while another writer of PATH holds that), locked
+ * while it is written so that the next open for PATH removes it if a killed run left it. It gets
+ * the name PATH only when complete and fsync'd. New files get 0666 & ~umask; a replaced file's
+ * permission bits carry over; an existing read-only file is refused unless GIP__OUT_OVERWRITE. */
+#define GIP__OUT_OVERWRITE 1u  /* replace an existing file even when it is read-only */
+#define GIP__OUT_NO_REPLACE 2u /* refuse any existing file (the batch's skip) */
+
+typedef struct gip__outfile {
+    int fd; /* write the bytes here */
+    const char *op;
+    char *path;
+    char *tmp;      /* the temporary name, NULL while the file has none */
+    unsigned flags; /* GIP__OUT_* */
+    bool replacing; /* path existed at the open and may be replaced */
+    bool existed;   /* refused because path exists (NO_REPLACE) or is read-only */
+    unsigned mode;  /* the replaced file's permission bits */
+} gip__outfile;
+
+/* Opens an output file for `path`. GIP_ERR_IO (f->existed when the refusal is about an existing
+ * file; path a folder; the folder missing or unwritable), GIP_ERR_OUT_OF_MEMORY.
+ * On failure nothing is left open. */
+gip_status gip__outfile_open(const char *op, const char *path, unsigned flags, gip__outfile *f);
+/* fsyncs the written file and gives it the name `path` (see the flags); closes it. On failure the
+ * file is removed and an existing `path` is untouched. */
+gip_status gip__outfile_commit(gip__outfile *f);
+/* Removes the unfinished file and closes it; a no-op after commit or a failed open. */
+void gip__outfile_abort(gip__outfile *f);
+
+/* Writes `size` bytes as `path` through an output file. *existed (may be NULL) as f->existed. */
+gip_status gip__atomic_write(const char *op, const char *path, const void *data, size_t size,
+                             unsigned flags, bool *existed);
 
 #ifdef __cplusplus
 }

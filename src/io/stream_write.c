@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Writing PNG (libpng rows), JPEG (libjpeg scanlines) and PPM/PGM a few rows at a time into a
- * temporary file that is renamed over the destination only when complete. */
+/* Writing PNG (libpng rows), JPEG (libjpeg scanlines) and PPM/PGM a few rows at a time into an
+ * output file (atomic_write.c) that gets the destination's name only when complete. */
 #define _DEFAULT_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -25,8 +25,8 @@ typedef struct jpeg_err {
 
 struct gip__row_writer {
     gip__save_req req;
-    FILE *f;
-    char *path, *tmp;
+    gip__outfile out;
+    FILE *f; /* over a duplicate of out.fd */
     char what[300];
     int64_t w, h, next;
     int32_t c;
@@ -73,7 +73,7 @@ static void jpeg_on_output_message(j_common_ptr cinfo)
 
 static gip_status io_fail(gip__row_writer *w)
 {
-    return gip__error(NULL, GIP_ERR_IO, "%s: cannot write '%s': %s", w->what, w->tmp,
+    return gip__error(NULL, GIP_ERR_IO, "%s: cannot write: %s", w->what,
                       strerror(errno ? errno : EIO));
 }
 
@@ -85,22 +85,15 @@ static void writer_free(gip__row_writer *w)
         jpeg_destroy_compress(&w->cinfo);
     if (w->f)
         fclose(w->f);
+    gip__outfile_abort(&w->out);
     free(w->row);
-    free(w->path);
-    free(w->tmp);
     free(w);
 }
 
 void gip__row_writer_abort(gip__row_writer *w)
 {
-    if (!w)
-        return;
-    if (w->f) {
-        fclose(w->f);
-        w->f = NULL;
-        unlink(w->tmp);
-    }
-    writer_free(w);
+    if (w)
+        writer_free(w);
 }
 
 static gip_status png_start(gip__row_writer *w)
@@ -192,25 +185,25 @@ gip_status gip__row_writer_open(const char *path, int64_t width, int64_t height,
     if (!w)
         return gip__error(NULL, GIP_ERR_OUT_OF_MEMORY, "%s: out of memory", op);
     w->req = req;
+    w->out.fd = -1;
     w->w = width, w->h = height, w->c = channels, w->dt = dtype;
     snprintf(w->what, sizeof w->what, "%s: '%s'", op, path);
-    size_t n = strlen(path);
-    w->path = strdup(path);
-    w->tmp = malloc(n + 16);
     w->row = malloc((size_t)probe.stride);
-    if (!w->path || !w->tmp || !w->row) {
+    if (!w->row) {
         writer_free(w);
         return gip__error(NULL, GIP_ERR_OUT_OF_MEMORY, "%s: out of memory", op);
     }
-    snprintf(w->tmp, n + 16, "%s.XXXXXX.tmp", path);
-    int fd = mkstemps(w->tmp, 4);
+    if ((st = gip__outfile_open(op, path, params && params->overwrite ? GIP__OUT_OVERWRITE : 0,
+                                &w->out))) {
+        writer_free(w);
+        return st;
+    }
+    /* stdio gets a duplicate: closing it leaves out.fd (and its lock) for the commit. */
+    int fd = dup(w->out.fd);
     if (fd < 0 || !(w->f = fdopen(fd, "wb"))) {
-        st = gip__error(NULL, GIP_ERR_IO, "%s: cannot create a temporary file next to '%s': %s", op,
-                        path, strerror(errno));
-        if (fd >= 0) {
+        st = gip__error(NULL, GIP_ERR_IO, "%s: cannot write '%s': %s", op, path, strerror(errno));
+        if (fd >= 0)
             close(fd);
-            unlink(w->tmp);
-        }
         writer_free(w);
         return st;
     }
@@ -306,16 +299,13 @@ gip_status gip__row_writer_finish(gip__row_writer *w)
             jpeg_finish_compress(&w->cinfo);
     }
     errno = 0;
-    if (!st && (fflush(w->f) != 0 || fsync(fileno(w->f)) != 0))
-        st = io_fail(w);
     if (!st) {
         int rc = fclose(w->f);
         w->f = NULL;
-        if (rc != 0 || rename(w->tmp, w->path) != 0) {
-            st = gip__error(NULL, GIP_ERR_IO, "%s: cannot complete '%s': %s", w->what, w->path,
-                            strerror(errno));
-            unlink(w->tmp);
-        }
+        if (rc != 0)
+            st = io_fail(w);
+        else
+            st = gip__outfile_commit(&w->out);
     }
     if (st) {
         gip__row_writer_abort(w);

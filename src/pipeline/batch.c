@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "io/io_internal.h"
 #include "pipeline_internal.h"
 #include "pipeline_steps.h"
 
@@ -479,7 +480,8 @@ static gip_status encode_item(engine *e, item *it, bool *skipped)
     add_time(e, &e->st.t_encode, t1 - t);
     if (st)
         return st;
-    st = gip__write_output(e->outs[it->index], data, size, e->o->overwrite != 0, skipped);
+    st = gip__atomic_write("batch", e->outs[it->index], data, size,
+                           e->o->overwrite ? GIP__OUT_OVERWRITE : GIP__OUT_NO_REPLACE, skipped);
     gip_free(data);
     double t2 = now();
     mark(e, it->index, TR_WRITTEN, t2);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Private pieces of the pipeline family: the step list, the LUT pass of fused point-wise runs,
- * the bounded FIFO of the batch engine and the crash-safe output writer. */
+ * and the bounded FIFO of the batch engine. */
 #ifndef GIP_PIPELINE_INTERNAL_H
 #define GIP_PIPELINE_INTERNAL_H
 
@@ -34,14 +34,6 @@ void gip__ring_fini(gip__ring *r);
 bool gip__ring_push(gip__ring *r, void *item);
 /* NULL when empty. */
 void *gip__ring_pop(gip__ring *r);
-
-/* ---- output files -------------------------------------------------------------------------- *
- * Writes `size` bytes as `path` so that `path` appears only complete: an unnamed O_TMPFILE in the
- * folder, written and fsync'd, then linked to `path` (refused with *existed = true when path
- * exists and !overwrite; replaced through a named temporary + rename when overwrite). Without
- * O_TMPFILE support, the named temporary of gip_image_save(). GIP_ERR_IO with the reason. */
-gip_status gip__write_output(const char *path, const void *data, size_t size, bool overwrite,
-                             bool *existed);
 
 #ifdef __cplusplus
 }
