@@ -2,7 +2,10 @@
 /* Decoding limits against decompression bombs: tiny files whose headers claim huge images are
  * refused with GIP_ERR_TOO_LARGE and a message naming the limit under the default limits (before
  * any pixel memory: the files hold no pixels to read), and gip_load_params.max_pixels/max_dim move
- * the boundary exactly. */
+ * the boundary exactly. The memory limit (gip_load_params.max_memory, GIP_MAX_MEMORY) refuses a
+ * 20000x20000 PNG of a few hundred bytes from its header, before the decoder runs. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -105,6 +108,102 @@ static void check_refused(const blob *b, const gip_load_params *lp, const char *
     GT_CHECK(memcmp(&out, &before, sizeof out) == 0, "%s: out changed on failure", what);
 }
 
+/* The byte limit: a 20000x20000 RGB PNG (1.2 GB decoded) of about 100 bytes. Refused from the
+ * header with TOO_LARGE, a message naming the limit and where it came from, `out` untouched; had
+ * the decoder run, it would have allocated the image and then failed on the missing rows
+ * (GIP_ERR_CORRUPT). */
+static void memory_limit(void)
+{
+    blob b;
+    make_png(&b, 20000, 20000);
+    gip_image out, before;
+    memset(&out, 0x5a, sizeof out);
+    before = out;
+    gip_load_params lp = {0};
+    lp.max_memory = (int64_t)64 << 20;
+    GT_STATUS(gip_image_decode(b.d, b.n, &lp, &out), GIP_ERR_TOO_LARGE);
+    const char *msg = gip_last_error();
+    GT_CHECK(strstr(msg, "20000x20000") && strstr(msg, "67108864") &&
+                 strstr(msg, "gip_load_params.max_memory"),
+             "max_memory: the message names the size and the limit: %s", msg);
+    GT_CHECK(memcmp(&out, &before, sizeof out) == 0, "max_memory: out changed on failure");
+
+    /* From a file, through gip_image_load. */
+    const char *path = "limits_bomb.png";
+    FILE *f = fopen(path, "wb");
+    if (GT_CHECK(f != NULL, "cannot write %s", path)) {
+        fwrite(b.d, 1, b.n, f);
+        fclose(f);
+        GT_STATUS(gip_image_load(path, &lp, &out), GIP_ERR_TOO_LARGE);
+        GT_CHECK(strstr(gip_last_error(), "limits_bomb.png") != NULL,
+                 "load: the message names the file: %s", gip_last_error());
+        remove(path);
+    }
+
+    /* The default limit from the environment; params NULL and zero alike. */
+    setenv("GIP_MAX_MEMORY", "64M", 1);
+    GT_CHECK(gip_default_max_memory() == (int64_t)64 << 20, "GIP_MAX_MEMORY=64M gives %lld",
+             (long long)gip_default_max_memory());
+    GT_STATUS(gip_image_decode(b.d, b.n, NULL, &out), GIP_ERR_TOO_LARGE);
+    GT_CHECK(strstr(gip_last_error(), "GIP_MAX_MEMORY") != NULL,
+             "env: the message names GIP_MAX_MEMORY: %s", gip_last_error());
+    lp.max_memory = 0;
+    GT_STATUS(gip_image_decode(b.d, b.n, &lp, &out), GIP_ERR_TOO_LARGE);
+    /* An explicit limit wins over the environment: a 2000x2000 header (12 MB) passes 64 MB, and
+     * the decoder then finds the rows missing. */
+    blob small;
+    make_png(&small, 2000, 2000);
+    setenv("GIP_MAX_MEMORY", "1M", 1);
+    GT_STATUS(gip_image_decode(small.d, small.n, NULL, &out), GIP_ERR_TOO_LARGE);
+    lp.max_memory = (int64_t)64 << 20;
+    gip_status st = gip_image_decode(small.d, small.n, &lp, &out);
+    GT_CHECK(st == GIP_ERR_CORRUPT,
+             "2000x2000 with max_memory 64M: %s (%s), expected "
+             "GIP_ERR_CORRUPT",
+             gip_status_name(st), gip_last_error());
+    if (st == GIP_OK)
+        gip_image_free(NULL, &out);
+    setenv("GIP_MAX_MEMORY", "a lot", 1);
+    GT_CHECK(gip_default_max_memory() == -1, "GIP_MAX_MEMORY='a lot' gives %lld",
+             (long long)gip_default_max_memory());
+    GT_STATUS(gip_image_decode(b.d, b.n, NULL, &out), GIP_ERR_INVALID_ARGUMENT);
+    GT_CHECK(strstr(gip_last_error(), "GIP_MAX_MEMORY='a lot'") != NULL,
+             "bad env: the message names it: %s", gip_last_error());
+    unsetenv("GIP_MAX_MEMORY");
+    GT_CHECK(gip_default_max_memory() > 0, "the default limit is %lld",
+             (long long)gip_default_max_memory());
+    lp.max_memory = -1;
+    GT_STATUS(gip_image_decode(b.d, b.n, &lp, &out), GIP_ERR_INVALID_ARGUMENT);
+    GT_CHECK(memcmp(&out, &before, sizeof out) == 0, "out changed on failure");
+
+    /* A real 16x16 RGB image: 1024 bytes decoded (rows of 48 bytes padded to 64); a gray load
+     * adds its converted copy (16 rows of 64 bytes). */
+    gip_image img = {0};
+    gt_alloc(&img, 16, 16, 3, GIP_U8, 0);
+    gt_fill_random(&img, 5, 0, 0);
+    gip_save_params sp = {0};
+    sp.format = GIP_FORMAT_PNG;
+    void *enc = NULL;
+    size_t n = 0;
+    if (GT_OK(gip_image_encode(&img, &sp, &enc, &n))) {
+        gip_load_params q = {0};
+        q.max_memory = 1024;
+        gip_image ok = {0};
+        if (GT_OK(gip_image_decode(enc, n, &q, &ok)))
+            gip_image_free(NULL, &ok);
+        q.max_memory = 1023;
+        GT_STATUS(gip_image_decode(enc, n, &q, &ok), GIP_ERR_TOO_LARGE);
+        q.mode = GIP_LOAD_GRAY;
+        q.max_memory = 2048;
+        if (GT_OK(gip_image_decode(enc, n, &q, &ok)))
+            gip_image_free(NULL, &ok);
+        q.max_memory = 2047;
+        GT_STATUS(gip_image_decode(enc, n, &q, &ok), GIP_ERR_TOO_LARGE);
+        gip_free(enc);
+    }
+    gt_free(&img);
+}
+
 static void body(gip_context *ctx)
 {
     (void)ctx;
@@ -180,6 +279,7 @@ static void body(gip_context *ctx)
         check_refused(&e, &lp, "16x16 with max_dim 15", "max_dim");
     }
     gt_free(&img);
+    memory_limit();
 }
 
 int main(int argc, char **argv)

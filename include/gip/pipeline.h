@@ -235,11 +235,12 @@ GIP_API gip_status gip_pipeline_run_file(gip_pipeline *p, const char *in, const 
                                          const gip_load_params *load, const gip_save_params *save);
 
 /**
- * gip_pipeline_run_file() with host memory bounded by `max_memory` bytes (0: half the physical
- * memory). When the whole-image run would need more (decoded image, the pipeline's buffers and
- * the encoded output), the file is streamed: read by rows (PNG rows, JPEG scanlines, PPM/PGM
- * rows), run through the pipeline in row bands grown by the chain's halo, and written by rows to
- * a temporary file renamed into place when complete. The result equals the whole-image run
+ * gip_pipeline_run_file() with host memory bounded by `max_memory` bytes (0: the default limit,
+ * gip_default_max_memory(): GIP_MAX_MEMORY, else a quarter of the memory). When the whole-image
+ * run would need more (decoded image, the pipeline's buffers and the encoded output), the file is
+ * streamed: read by rows (PNG rows, JPEG scanlines, PPM/PGM rows), run through the pipeline in
+ * row bands grown by the chain's halo, and written by rows to a temporary file renamed into place
+ * when complete. The result equals the whole-image run
  * (the halo makes every band exact; JPEG output bytes are the same as gip_image_save()'s).
  * Streaming needs a tileable chain (see gip_pipeline_run_tiled()); files that cannot be read by
  * rows (interlaced PNG, progressive or CMYK JPEG) and progressive JPEG output run whole.

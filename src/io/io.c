@@ -421,6 +421,69 @@ gip_status gip_image_probe_memory(const void *data, size_t size, gip_image_info 
     return probe_bytes(data, size, op, info);
 }
 
+/* Bytes of one host image as gip_image_alloc() makes it (rows padded to 64 bytes). */
+static double image_bytes(int64_t w, int64_t h, int32_t c, int32_t bytes_per_sample)
+{
+    int64_t row = (w * c * bytes_per_sample + 63) / 64 * 64; /* w <= GIP_MAX_DIM: no overflow */
+    return (double)row * (double)h;
+}
+
+/* The memory limit of a load, from the header alone and before any pixel memory exists: the size
+ * limits first (the codecs check them again), then the bytes the load allocates, the decoded image
+ * and, where the request converts it, the converted copy beside it, against max_memory (0: the
+ * default limit). A header the probe cannot read is left to the decoder, whose message says what
+ * is wrong with it. */
+static gip_status check_memory(const uint8_t *d, size_t n, const char *what,
+                               const gip_load_params *params, const gip__load_req *req)
+{
+    int64_t limit = params ? params->max_memory : 0;
+    if (limit < 0)
+        return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: params->max_memory (%lld) must be >= 0 (0 = the default limit)",
+                          what, (long long)limit);
+    const char *source = "gip_load_params.max_memory";
+    if (limit == 0) {
+        limit = gip_default_max_memory();
+        source = getenv("GIP_MAX_MEMORY") ? "the GIP_MAX_MEMORY environment variable"
+                                          : "the default, a quarter of the memory";
+        if (limit < 0)
+            return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT,
+                              "%s: GIP_MAX_MEMORY='%s' is not a byte count; accepted: a positive "
+                              "integer with an optional K, M, G or T suffix (e.g. 512M)",
+                              what, getenv("GIP_MAX_MEMORY"));
+    }
+    gip_image_info info;
+    if (probe_bytes(d, n, what, &info) != GIP_OK) {
+        gip_clear_error();
+        return GIP_OK;
+    }
+    gip_status st = gip__io_check_limits(what, info.width, info.height, req);
+    if (st)
+        return st;
+    const int32_t sc = info.channels, sb = info.bit_depth > 8 ? 2 : 1;
+    /* What finish_load() makes of it. Codecs decode as stored or straight into fewer channels; a
+     * request that changes the channels, the depth or the colour order gets a converted copy
+     * (counted whenever it may). */
+    const int32_t dc = req->mode == GIP_LOAD_GRAY    ? 1
+                       : req->mode == GIP_LOAD_COLOR ? 3
+                       : sc == 2                     ? 4
+                                                     : sc;
+    const int32_t db = (req->mode == GIP_LOAD_UNCHANGED || req->keep_depth) ? sb : 1;
+    double bytes = image_bytes(info.width, info.height, sc > dc ? sc : dc, sb);
+    if (dc != sc || db != sb || (dc >= 3 && req->bgr))
+        bytes += image_bytes(info.width, info.height, dc, db);
+    if (bytes > (double)limit)
+        return gip__error(NULL, GIP_ERR_TOO_LARGE,
+                          "%s: image is %lldx%lld, %d channel%s of %d bits: loading it takes %.0f "
+                          "bytes, above the memory limit of %lld bytes (%s; set "
+                          "gip_load_params.max_memory, GIP_MAX_MEMORY or the CLI's --max-memory "
+                          "to raise it, or stream the file by rows: gip run, "
+                          "gip_pipeline_run_file_bounded)",
+                          what, (long long)info.width, (long long)info.height, (int)sc,
+                          sc == 1 ? "" : "s", (int)info.bit_depth, bytes, (long long)limit, source);
+    return GIP_OK;
+}
+
 gip_status gip_image_load(const char *path, const gip_load_params *params, gip_image *out)
 {
     static const char op[] = "gip_image_load";
@@ -438,7 +501,8 @@ gip_status gip_image_load(const char *path, const gip_load_params *params, gip_i
     bool complete = false;
     if ((st = read_file(op, path, 0, &d, &n, &complete)))
         return st;
-    st = decode_bytes(d, n, what, &req, out);
+    if (!(st = check_memory(d, n, what, params, &req)))
+        st = decode_bytes(d, n, what, &req, out);
     free(d);
     return st;
 }
@@ -452,7 +516,7 @@ gip_status gip_image_decode(const void *data, size_t size, const gip_load_params
                           !data ? "data" : "out");
     gip__load_req req;
     gip_status st = load_req_from(op, params, &req);
-    if (st)
+    if (st || (st = check_memory(data, size, op, params, &req)))
         return st;
     return decode_bytes(data, size, op, &req, out);
 }

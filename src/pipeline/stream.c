@@ -22,14 +22,6 @@ static int64_t codec_overhead(int64_t w, int32_t c, gip_dtype dt)
     return ((int64_t)8 << 20) + 96 * w * c * (int64_t)gip_dtype_size(dt);
 }
 
-static int64_t default_limit(void)
-{
-    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
-    if (pages <= 0 || size <= 0)
-        return (int64_t)4 << 30;
-    return (int64_t)pages * size / 2;
-}
-
 /* Streams an opened reader through p in bands of R rows into the writer. */
 static gip_status stream_bands(gip_pipeline *p, gip__row_reader *rd, gip__row_writer *wr, int64_t w,
                                int64_t h, int32_t c, gip_dtype dt, int32_t oc, gip_dtype odt,
@@ -198,16 +190,24 @@ gip_status gip_pipeline_run_file_bounded(gip_pipeline *p, const char *in, const 
                                 : "out");
     if (max_memory < 0)
         return gip__error(p->ctx, GIP_ERR_INVALID_ARGUMENT,
-                          "%s: max_memory %lld is invalid; accepted: 0 (half the physical "
-                          "memory) or a byte count",
+                          "%s: max_memory %lld is invalid; accepted: 0 (the default limit, "
+                          "gip_default_max_memory()) or a byte count",
                           op, (long long)max_memory);
     if (streamed)
         *streamed = 0;
-    int64_t limit = max_memory ? max_memory : default_limit();
+    int64_t limit = max_memory ? max_memory : gip_default_max_memory();
+    if (limit < 0)
+        return gip__error(p->ctx, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: GIP_MAX_MEMORY='%s' is not a byte count; accepted: a positive "
+                          "integer with an optional K, M, G or T suffix (e.g. 512M)",
+                          op, getenv("GIP_MAX_MEMORY"));
     gip_load_params lp = {0};
     lp.mode = GIP_LOAD_COLOR;
     if (load)
         lp = *load;
+    /* The whole-image path loads within the same limit. */
+    if (!lp.max_memory)
+        lp.max_memory = limit;
     gip__row_reader *rd = NULL;
     int64_t w, h;
     int32_t c;
