@@ -1110,11 +1110,6 @@ static void test_bad_save(void)
     gt_free(&img);
 }
 
-static void body(gip_context *ctx)
-{
-    (void)ctx; /* I/O is host-only: the same tests run for either backend */
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/gip_test_io.XXXXXX");
-    if (!mkdtemp(tmpdir)) {
 /* Output files, on the O_TMPFILE path and (GIP_NO_TMPFILE=1) on the named temporary's: a
  * read-only output is refused unless overwrite, replaced files keep their mode, and a temporary
  * left by a killed save of the same output is removed unless a live writer holds it. */
@@ -1183,6 +1178,11 @@ static void test_output_files(bool named)
     gt_free(&img);
 }
 
+static void body(gip_context *ctx)
+{
+    (void)ctx; /* I/O is host-only: the same tests run for either backend */
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/gip_test_io.XXXXXX");
+    if (!mkdtemp(tmpdir)) {
         GT_CHECK(false, "mkdtemp: %s", strerror(errno));
         return;
     }
