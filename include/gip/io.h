@@ -31,6 +31,16 @@ typedef enum gip_load_mode {
 #define GIP_DEFAULT_MAX_PIXELS ((int64_t)1 << 30) /* 1 Gpixel */
 #define GIP_DEFAULT_MAX_DIM ((int64_t)1 << 20)    /* 1048576 per side */
 
+/**
+ * The host memory limit of a load whose gip_load_params.max_memory is 0 (and of the whole-image
+ * run of gip_pipeline_run_file_bounded() with max_memory 0): the GIP_MAX_MEMORY environment
+ * variable when it is set (a byte count: a positive integer with an optional K, M, G or T suffix,
+ * powers of 1024, e.g. "512M"), else a quarter of the memory the process may use (the physical
+ * memory, or a lower cgroup limit). Read at each call. -1 when GIP_MAX_MEMORY is set but is not a
+ * byte count; a load then fails with GIP_ERR_INVALID_ARGUMENT naming it.
+ */
+GIP_API int64_t gip_default_max_memory(void);
+
 /** Options for loading. Zero-initialise: zero means default for every field. */
 typedef struct gip_load_params {
     gip_load_mode mode;
@@ -38,6 +48,8 @@ typedef struct gip_load_params {
     int32_t keep_depth; /* with GRAY/COLOR: keep 16-bit depth (cv2.IMREAD_ANYDEPTH) */
     int64_t max_pixels; /* 0 = GIP_DEFAULT_MAX_PIXELS */
     int64_t max_dim;    /* 0 = GIP_DEFAULT_MAX_DIM */
+    int64_t max_memory; /* bytes of host memory the load may allocate; 0 = the default limit,
+                           gip_default_max_memory() */
 } gip_load_params;
 
 /** What a file holds, read from its header only. */
@@ -61,7 +73,10 @@ GIP_API gip_status gip_image_probe_memory(const void *data, size_t size, gip_ima
 /**
  * Loads an image file into newly allocated host memory (free with gip_image_free(NULL, out)).
  * The format comes from the file's bytes. Sizes are checked against the limits before any pixel
- * memory is allocated.
+ * memory is allocated: max_dim, max_pixels, then max_memory against the bytes the load allocates
+ * (the decoded image, and a converted copy where the mode or order differs from the file's),
+ * all read from the header, so that a small file declaring a huge image (a decompression bomb)
+ * costs no memory. Bigger images can be streamed by rows: gip_pipeline_run_file_bounded().
  * @param params  may be NULL (defaults).
  * @return GIP_OK; GIP_ERR_INVALID_ARGUMENT; GIP_ERR_NOT_FOUND; GIP_ERR_IO; GIP_ERR_UNKNOWN_FORMAT;
  *         GIP_ERR_CORRUPT (truncated or corrupt data); GIP_ERR_TOO_LARGE (above a limit);
