@@ -37,7 +37,7 @@ static void load(gip__dynlib *lib)
     lib->ok = 1;
 }
 
-gip_status gip__dynlib_load(gip_context *ctx, const char *op, gip__dynlib *lib)
+bool gip__dynlib_ready(gip__dynlib *lib)
 {
     pthread_mutex_lock(&lock);
     if (!lib->tried) {
@@ -46,7 +46,12 @@ gip_status gip__dynlib_load(gip_context *ctx, const char *op, gip__dynlib *lib)
     }
     const int ok = lib->ok;
     pthread_mutex_unlock(&lock);
-    if (ok)
+    return ok;
+}
+
+gip_status gip__dynlib_load(gip_context *ctx, const char *op, gip__dynlib *lib)
+{
+    if (gip__dynlib_ready(lib))
         return GIP_OK;
     return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: cannot load %s: %s", op, lib->soname,
                       lib->reason);

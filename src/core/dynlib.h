@@ -28,6 +28,9 @@ typedef struct gip__dynlib {
  * and the loader's reason. */
 gip_status gip__dynlib_load(gip_context *ctx, const char *op, gip__dynlib *lib);
 
+/* Loads `lib` like gip__dynlib_load but raises no error: whether its symbols are available. */
+bool gip__dynlib_ready(gip__dynlib *lib);
+
 #ifdef __cplusplus
 }
 #endif

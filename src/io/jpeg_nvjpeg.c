@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dynlib.h"
 #include "internal.h"
 #include "io/jpeg_nvjpeg.h"
 
@@ -31,6 +32,76 @@ void gip_nvjpeg_decode_counts(int64_t *hardware, int64_t *hybrid, int64_t *cpu)
 #include <cuda_runtime_api.h>
 #include <nvjpeg.h>
 
+/* nvJPEG, opened when a device's handles are first made (core/dynlib.h): a process that never
+ * touches GPU JPEG never maps it, and a missing or unreadable library is an error of the call
+ * that needs it, not of the program's start. */
+static struct {
+    __typeof__(&nvjpegCreateEx) CreateEx;
+    __typeof__(&nvjpegDecode) Decode;
+    __typeof__(&nvjpegDecodeBatched) DecodeBatched;
+    __typeof__(&nvjpegDecodeBatchedInitialize) DecodeBatchedInitialize;
+    __typeof__(&nvjpegDecodeBatchedSupported) DecodeBatchedSupported;
+    __typeof__(&nvjpegEncodeImage) EncodeImage;
+    __typeof__(&nvjpegEncodeRetrieveBitstream) EncodeRetrieveBitstream;
+    __typeof__(&nvjpegEncodeYUV) EncodeYUV;
+    __typeof__(&nvjpegEncoderParamsCreate) EncoderParamsCreate;
+    __typeof__(&nvjpegEncoderParamsDestroy) EncoderParamsDestroy;
+    __typeof__(&nvjpegEncoderParamsSetQuality) EncoderParamsSetQuality;
+    __typeof__(&nvjpegEncoderParamsSetSamplingFactors) EncoderParamsSetSamplingFactors;
+    __typeof__(&nvjpegEncoderStateCreate) EncoderStateCreate;
+    __typeof__(&nvjpegEncoderStateDestroy) EncoderStateDestroy;
+    __typeof__(&nvjpegGetImageInfo) GetImageInfo;
+    __typeof__(&nvjpegJpegStateCreate) JpegStateCreate;
+    __typeof__(&nvjpegJpegStateDestroy) JpegStateDestroy;
+    __typeof__(&nvjpegJpegStreamCreate) JpegStreamCreate;
+    __typeof__(&nvjpegJpegStreamDestroy) JpegStreamDestroy;
+    __typeof__(&nvjpegJpegStreamParseHeader) JpegStreamParseHeader;
+} nvj;
+static const char *const nvj_names[] = {"nvjpegCreateEx",
+                                        "nvjpegDecode",
+                                        "nvjpegDecodeBatched",
+                                        "nvjpegDecodeBatchedInitialize",
+                                        "nvjpegDecodeBatchedSupported",
+                                        "nvjpegEncodeImage",
+                                        "nvjpegEncodeRetrieveBitstream",
+                                        "nvjpegEncodeYUV",
+                                        "nvjpegEncoderParamsCreate",
+                                        "nvjpegEncoderParamsDestroy",
+                                        "nvjpegEncoderParamsSetQuality",
+                                        "nvjpegEncoderParamsSetSamplingFactors",
+                                        "nvjpegEncoderStateCreate",
+                                        "nvjpegEncoderStateDestroy",
+                                        "nvjpegGetImageInfo",
+                                        "nvjpegJpegStateCreate",
+                                        "nvjpegJpegStateDestroy",
+                                        "nvjpegJpegStreamCreate",
+                                        "nvjpegJpegStreamDestroy",
+                                        "nvjpegJpegStreamParseHeader",
+                                        NULL};
+static void *const nvj_slots[] = {
+    &nvj.CreateEx,
+    &nvj.Decode,
+    &nvj.DecodeBatched,
+    &nvj.DecodeBatchedInitialize,
+    &nvj.DecodeBatchedSupported,
+    &nvj.EncodeImage,
+    &nvj.EncodeRetrieveBitstream,
+    &nvj.EncodeYUV,
+    &nvj.EncoderParamsCreate,
+    &nvj.EncoderParamsDestroy,
+    &nvj.EncoderParamsSetQuality,
+    &nvj.EncoderParamsSetSamplingFactors,
+    &nvj.EncoderStateCreate,
+    &nvj.EncoderStateDestroy,
+    &nvj.GetImageInfo,
+    &nvj.JpegStateCreate,
+    &nvj.JpegStateDestroy,
+    &nvj.JpegStreamCreate,
+    &nvj.JpegStreamDestroy,
+    &nvj.JpegStreamParseHeader,
+};
+static gip__dynlib nvj_lib = {GIP_NVJPEG_SONAME, GIP_NVJPEG_DIR, nvj_names, nvj_slots, 0, 0, ""};
+
 /* Handles per device: nvJPEG binds handles (and the states made from them) to the device that was
  * current when they were created. For each device, the hardware handle (NULL when the GPU has no
  * JPEG decoder) and the hybrid one, which also encodes; created on the device's first use.
@@ -49,7 +120,7 @@ static pthread_mutex_t nv_dev_mu = PTHREAD_MUTEX_INITIALIZER;
  * device number beyond the table. */
 static nv_handles *handles_of(int dev)
 {
-    if (dev < 0 || dev >= NV_MAX_DEVICES)
+    if (dev < 0 || dev >= NV_MAX_DEVICES || !gip__dynlib_ready(&nvj_lib))
         return NULL;
     nv_handles *h = &nv_dev[dev];
     if (atomic_load_explicit(&h->ready, memory_order_acquire))
@@ -60,11 +131,11 @@ static nv_handles *handles_of(int dev)
         if (cudaGetDevice(&prev) != cudaSuccess)
             prev = -1;
         if (cudaSetDevice(dev) == cudaSuccess) {
-            if (nvjpegCreateEx(NVJPEG_BACKEND_HARDWARE, NULL, NULL, NVJPEG_FLAGS_DEFAULT, &h->hw) !=
+            if (nvj.CreateEx(NVJPEG_BACKEND_HARDWARE, NULL, NULL, NVJPEG_FLAGS_DEFAULT, &h->hw) !=
                 NVJPEG_STATUS_SUCCESS)
                 h->hw = NULL;
-            h->err = nvjpegCreateEx(NVJPEG_BACKEND_DEFAULT, NULL, NULL, NVJPEG_FLAGS_DEFAULT,
-                                    &h->hybrid);
+            h->err =
+                nvj.CreateEx(NVJPEG_BACKEND_DEFAULT, NULL, NULL, NVJPEG_FLAGS_DEFAULT, &h->hybrid);
             if (h->err != NVJPEG_STATUS_SUCCESS)
                 h->hybrid = NULL;
         } else {
@@ -91,6 +162,9 @@ static gip_status nv_status(gip_context *ctx, nvjpegStatus_t s, const char *what
 /* The handles of ctx's device, or an error when nvJPEG cannot start there. */
 static gip_status handles(gip_context *ctx, const char *what, nv_handles **out)
 {
+    gip_status st = gip__dynlib_load(ctx, what, &nvj_lib);
+    if (st)
+        return st;
     int dev = gip_context_device(ctx);
     nv_handles *h = handles_of(dev);
     if (!h)
@@ -171,11 +245,11 @@ static pool_link *dec_pool; /* idle decoder states, any device */
 static void dec_state_free(dec_state *s)
 {
     if (s->js)
-        nvjpegJpegStreamDestroy(s->js);
+        nvj.JpegStreamDestroy(s->js);
     if (s->hw)
-        nvjpegJpegStateDestroy(s->hw);
+        nvj.JpegStateDestroy(s->hw);
     if (s->hybrid)
-        nvjpegJpegStateDestroy(s->hybrid);
+        nvj.JpegStateDestroy(s->hybrid);
     if (s->ready)
         cudaEventDestroy(s->ready);
     if (s->stream)
@@ -206,9 +280,9 @@ static gip_status dec_state_acquire(gip_context *ctx, dec_state **out, const cha
         dec_state_free(s);
         return gip__error(ctx, GIP_ERR_DEVICE, "%s: cannot create a CUDA stream and event", what);
     }
-    if ((e = nvjpegJpegStateCreate(h->hybrid, &s->hybrid)) != NVJPEG_STATUS_SUCCESS ||
-        (h->hw && ((e = nvjpegJpegStateCreate(h->hw, &s->hw)) != NVJPEG_STATUS_SUCCESS ||
-                   (e = nvjpegJpegStreamCreate(h->hw, &s->js)) != NVJPEG_STATUS_SUCCESS))) {
+    if ((e = nvj.JpegStateCreate(h->hybrid, &s->hybrid)) != NVJPEG_STATUS_SUCCESS ||
+        (h->hw && ((e = nvj.JpegStateCreate(h->hw, &s->hw)) != NVJPEG_STATUS_SUCCESS ||
+                   (e = nvj.JpegStreamCreate(h->hw, &s->js)) != NVJPEG_STATUS_SUCCESS))) {
         dec_state_free(s);
         return nv_status(ctx, e, what, "nvjpegJpegStateCreate");
     }
@@ -268,7 +342,7 @@ static nvjpegStatus_t hw_init(dec_state *s, int32_t n, nvjpegOutputFormat_t fmt)
     if (s->hw_batch == n && s->hw_fmt == fmt)
         return NVJPEG_STATUS_SUCCESS;
     s->hw_batch = 0;
-    nvjpegStatus_t e = nvjpegDecodeBatchedInitialize(s->h->hw, s->hw, n, 1, fmt);
+    nvjpegStatus_t e = nvj.DecodeBatchedInitialize(s->h->hw, s->hw, n, 1, fmt);
     if (e == NVJPEG_STATUS_SUCCESS) {
         s->hw_batch = n;
         s->hw_fmt = fmt;
@@ -319,10 +393,12 @@ static gip_status decode_nv(gip_context *ctx, dec_state *s, int32_t n, const uin
             continue;
         if (info.width > max_dim || info.height > max_dim || info.width * info.height > max_px)
             continue; /* the CPU path reports the limit */
+        if (info.orientation != 1 && !lp.ignore_orientation)
+            continue; /* the CPU path turns it upright by its EXIF orientation */
         int nc = 0;
         nvjpegChromaSubsampling_t css;
         int w[NVJPEG_MAX_COMPONENT], h[NVJPEG_MAX_COMPONENT];
-        if (nvjpegGetImageInfo(s->h->hybrid, data[i], sizes[i], &nc, &css, w, h) !=
+        if (nvj.GetImageInfo(s->h->hybrid, data[i], sizes[i], &nc, &css, w, h) !=
                 NVJPEG_STATUS_SUCCESS ||
             (nc != 1 && nc != 3) || w[0] != info.width || h[0] != info.height)
             continue;
@@ -338,9 +414,9 @@ static gip_status decode_nv(gip_context *ctx, dec_state *s, int32_t n, const uin
         int hw_ok = 0;
         if (s->h->hw && s->js && !info.progressive) {
             /* nvjpegDecodeBatchedSupported needs a parsed stream; the header is enough. */
-            if (nvjpegJpegStreamParseHeader(s->h->hw, data[i], sizes[i], s->js) ==
+            if (nvj.JpegStreamParseHeader(s->h->hw, data[i], sizes[i], s->js) ==
                     NVJPEG_STATUS_SUCCESS &&
-                nvjpegDecodeBatchedSupported(s->h->hw, s->js, &hw_ok) == NVJPEG_STATUS_SUCCESS)
+                nvj.DecodeBatchedSupported(s->h->hw, s->js, &hw_ok) == NVJPEG_STATUS_SUCCESS)
                 hw_ok = hw_ok == 0; /* 0 means supported */
             else
                 hw_ok = 0;
@@ -355,7 +431,7 @@ static gip_status decode_nv(gip_context *ctx, dec_state *s, int32_t n, const uin
         }
         if ((st = order_after_ctx(ctx, s, what)))
             goto out_free;
-        if (nvjpegDecode(s->h->hybrid, s->hybrid, data[i], sizes[i], fmt, &dst, s->stream) ==
+        if (nvj.Decode(s->h->hybrid, s->hybrid, data[i], sizes[i], fmt, &dst, s->stream) ==
                 NVJPEG_STATUS_SUCCESS &&
             cudaStreamSynchronize(s->stream) == cudaSuccess) {
             fallback[i] = false;
@@ -372,7 +448,7 @@ static gip_status decode_nv(gip_context *ctx, dec_state *s, int32_t n, const uin
         /* Initialising the hardware state allocates its buffers: only when the batch changes. */
         nvjpegStatus_t e = hw_init(s, nhw, fmt);
         if (e != NVJPEG_STATUS_SUCCESS ||
-            (e = nvjpegDecodeBatched(s->h->hw, s->hw, hw_data, hw_sizes, hw_out, s->stream)) !=
+            (e = nvj.DecodeBatched(s->h->hw, s->hw, hw_data, hw_sizes, hw_out, s->stream)) !=
                 NVJPEG_STATUS_SUCCESS) {
             /* The whole hardware batch goes to the CPU (after whatever was queued). */
             cudaStreamSynchronize(s->stream);
@@ -474,9 +550,9 @@ static pool_link *enc_pool; /* idle encoder states, any device */
 static void enc_state_free(enc_state *s)
 {
     if (s->params)
-        nvjpegEncoderParamsDestroy(s->params);
+        nvj.EncoderParamsDestroy(s->params);
     if (s->state)
-        nvjpegEncoderStateDestroy(s->state);
+        nvj.EncoderStateDestroy(s->state);
     if (s->ready)
         cudaEventDestroy(s->ready);
     if (s->stream)
@@ -507,9 +583,9 @@ static gip_status enc_state_acquire(gip_context *ctx, enc_state **out, const cha
     }
     nvjpegStatus_t e;
     const char *call = "nvjpegEncoderStateCreate";
-    if ((e = nvjpegEncoderStateCreate(h->hybrid, &s->state, s->stream)) != NVJPEG_STATUS_SUCCESS ||
+    if ((e = nvj.EncoderStateCreate(h->hybrid, &s->state, s->stream)) != NVJPEG_STATUS_SUCCESS ||
         (call = "nvjpegEncoderParamsCreate",
-         (e = nvjpegEncoderParamsCreate(h->hybrid, &s->params, s->stream)) !=
+         (e = nvj.EncoderParamsCreate(h->hybrid, &s->params, s->stream)) !=
              NVJPEG_STATUS_SUCCESS)) {
         enc_state_free(s);
         return nv_status(ctx, e, what, call);
@@ -610,29 +686,29 @@ static gip_status encode_on(gip_context *ctx, enc_state *es, const gip_image *im
         goto out_free;
     }
     call = "nvjpegEncoderParamsSetQuality";
-    if ((e = nvjpegEncoderParamsSetQuality(es->params, quality, stream)) != NVJPEG_STATUS_SUCCESS ||
+    if ((e = nvj.EncoderParamsSetQuality(es->params, quality, stream)) != NVJPEG_STATUS_SUCCESS ||
         (call = "nvjpegEncoderParamsSetSamplingFactors",
-         (e = nvjpegEncoderParamsSetSamplingFactors(es->params, css, stream)) !=
+         (e = nvj.EncoderParamsSetSamplingFactors(es->params, css, stream)) !=
              NVJPEG_STATUS_SUCCESS))
         goto out_nv;
     call = img->channels == 1 ? "nvjpegEncodeYUV" : "nvjpegEncodeImage";
     e = img->channels == 1
-            ? nvjpegEncodeYUV(es->h->hybrid, es->state, es->params, &src, NVJPEG_CSS_GRAY,
-                              (int)img->width, (int)img->height, stream)
-            : nvjpegEncodeImage(es->h->hybrid, es->state, es->params, &src,
-                                bgr ? NVJPEG_INPUT_BGRI : NVJPEG_INPUT_RGBI, (int)img->width,
-                                (int)img->height, stream);
+            ? nvj.EncodeYUV(es->h->hybrid, es->state, es->params, &src, NVJPEG_CSS_GRAY,
+                            (int)img->width, (int)img->height, stream)
+            : nvj.EncodeImage(es->h->hybrid, es->state, es->params, &src,
+                              bgr ? NVJPEG_INPUT_BGRI : NVJPEG_INPUT_RGBI, (int)img->width,
+                              (int)img->height, stream);
     if (e != NVJPEG_STATUS_SUCCESS)
         goto out_nv;
     call = "nvjpegEncodeRetrieveBitstream";
-    if ((e = nvjpegEncodeRetrieveBitstream(es->h->hybrid, es->state, NULL, &len, stream)) !=
+    if ((e = nvj.EncodeRetrieveBitstream(es->h->hybrid, es->state, NULL, &len, stream)) !=
         NVJPEG_STATUS_SUCCESS)
         goto out_nv;
     if (!(buf = malloc(len ? len : 1))) {
         st = gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of memory for %zu bytes", op, len);
         goto out_free;
     }
-    if ((e = nvjpegEncodeRetrieveBitstream(es->h->hybrid, es->state, buf, &len, stream)) !=
+    if ((e = nvj.EncodeRetrieveBitstream(es->h->hybrid, es->state, buf, &len, stream)) !=
         NVJPEG_STATUS_SUCCESS)
         goto out_nv;
     if (cudaStreamSynchronize(stream) != cudaSuccess) {

@@ -34,6 +34,69 @@ static void *const blas_slots[] = {&blas.create, &blas.destroy, &blas.set_stream
                                    &blas.set_math_mode, &blas.sgemm};
 static gip__dynlib blas_lib = {GIP_CUBLAS_SONAME, GIP_CUBLAS_DIR, blas_names, blas_slots, 0, 0, ""};
 
+/* cuDNN, opened when the first style state is made (core/dynlib.h): a process that never runs
+ * style transfer never maps it. */
+static struct {
+    decltype(&cudnnConvolutionBackwardData) ConvolutionBackwardData;
+    decltype(&cudnnConvolutionForward) ConvolutionForward;
+    decltype(&cudnnCreate) Create;
+    decltype(&cudnnCreateConvolutionDescriptor) CreateConvolutionDescriptor;
+    decltype(&cudnnCreateFilterDescriptor) CreateFilterDescriptor;
+    decltype(&cudnnCreateTensorDescriptor) CreateTensorDescriptor;
+    decltype(&cudnnDestroy) Destroy;
+    decltype(&cudnnDestroyConvolutionDescriptor) DestroyConvolutionDescriptor;
+    decltype(&cudnnDestroyFilterDescriptor) DestroyFilterDescriptor;
+    decltype(&cudnnDestroyTensorDescriptor) DestroyTensorDescriptor;
+    decltype(&cudnnGetConvolutionBackwardDataAlgorithm_v7) GetConvolutionBackwardDataAlgorithm_v7;
+    decltype(&cudnnGetConvolutionForwardAlgorithm_v7) GetConvolutionForwardAlgorithm_v7;
+    decltype(&cudnnGetErrorString) GetErrorString;
+    decltype(&cudnnSetConvolution2dDescriptor) SetConvolution2dDescriptor;
+    decltype(&cudnnSetConvolutionMathType) SetConvolutionMathType;
+    decltype(&cudnnSetFilter4dDescriptor) SetFilter4dDescriptor;
+    decltype(&cudnnSetStream) SetStream;
+    decltype(&cudnnSetTensor4dDescriptor) SetTensor4dDescriptor;
+} dnn;
+static const char *const dnn_names[] = {"cudnnConvolutionBackwardData",
+                                        "cudnnConvolutionForward",
+                                        "cudnnCreate",
+                                        "cudnnCreateConvolutionDescriptor",
+                                        "cudnnCreateFilterDescriptor",
+                                        "cudnnCreateTensorDescriptor",
+                                        "cudnnDestroy",
+                                        "cudnnDestroyConvolutionDescriptor",
+                                        "cudnnDestroyFilterDescriptor",
+                                        "cudnnDestroyTensorDescriptor",
+                                        "cudnnGetConvolutionBackwardDataAlgorithm_v7",
+                                        "cudnnGetConvolutionForwardAlgorithm_v7",
+                                        "cudnnGetErrorString",
+                                        "cudnnSetConvolution2dDescriptor",
+                                        "cudnnSetConvolutionMathType",
+                                        "cudnnSetFilter4dDescriptor",
+                                        "cudnnSetStream",
+                                        "cudnnSetTensor4dDescriptor",
+                                        NULL};
+static void *const dnn_slots[] = {
+    &dnn.ConvolutionBackwardData,
+    &dnn.ConvolutionForward,
+    &dnn.Create,
+    &dnn.CreateConvolutionDescriptor,
+    &dnn.CreateFilterDescriptor,
+    &dnn.CreateTensorDescriptor,
+    &dnn.Destroy,
+    &dnn.DestroyConvolutionDescriptor,
+    &dnn.DestroyFilterDescriptor,
+    &dnn.DestroyTensorDescriptor,
+    &dnn.GetConvolutionBackwardDataAlgorithm_v7,
+    &dnn.GetConvolutionForwardAlgorithm_v7,
+    &dnn.GetErrorString,
+    &dnn.SetConvolution2dDescriptor,
+    &dnn.SetConvolutionMathType,
+    &dnn.SetFilter4dDescriptor,
+    &dnn.SetStream,
+    &dnn.SetTensor4dDescriptor,
+};
+static gip__dynlib dnn_lib = {GIP_CUDNN_SONAME, GIP_CUDNN_DIR, dnn_names, dnn_slots, 0, 0, ""};
+
 typedef struct algo_entry {
     int layer, bwd;
     int64_t h, w;
@@ -70,9 +133,9 @@ static gip_status dnn_status(gip_context *ctx, cudnnStatus_t s, const char *what
         return GIP_OK;
     if (s == CUDNN_STATUS_ALLOC_FAILED)
         return gip__error(ctx, GIP_ERR_DEVICE_OUT_OF_MEMORY, "gip_style_transfer: %s: %s", what,
-                          cudnnGetErrorString(s));
+                          dnn.GetErrorString(s));
     return gip__error(ctx, GIP_ERR_DEVICE, "gip_style_transfer: %s failed: %s", what,
-                      cudnnGetErrorString(s));
+                      dnn.GetErrorString(s));
 }
 
 static gip_status blas_status(gip_context *ctx, cublasStatus_t s, const char *what)
@@ -408,16 +471,16 @@ static void cu_destroy(gip_context *ctx, gip__style_state *st)
         return;
     for (int l = 0; l < GIP__VGG_LAYERS; l++) {
         if (st->filt[l])
-            cudnnDestroyFilterDescriptor(st->filt[l]);
+            dnn.DestroyFilterDescriptor(st->filt[l]);
         cu_free(ctx, st, st->w[l]);
         cu_free(ctx, st, st->b[l]);
     }
     if (st->conv)
-        cudnnDestroyConvolutionDescriptor(st->conv);
+        dnn.DestroyConvolutionDescriptor(st->conv);
     if (st->in_desc)
-        cudnnDestroyTensorDescriptor(st->in_desc);
+        dnn.DestroyTensorDescriptor(st->in_desc);
     if (st->out_desc)
-        cudnnDestroyTensorDescriptor(st->out_desc);
+        dnn.DestroyTensorDescriptor(st->out_desc);
     if (st->ws)
         gip__cuda_free(ctx, st->ws);
     if (st->partials)
@@ -429,7 +492,7 @@ static void cu_destroy(gip_context *ctx, gip__style_state *st)
     if (st->rows_part)
         gip__cuda_free(ctx, st->rows_part);
     if (st->dnn)
-        cudnnDestroy(st->dnn);
+        dnn.Destroy(st->dnn);
     if (st->blas)
         blas.destroy(st->blas);
     free(st);
@@ -439,7 +502,8 @@ static gip_status cu_create(gip_context *ctx, const gip_net *net, int last, uint
                             gip__style_state **out)
 {
     gip_status s = gip__cuda_enter(ctx);
-    if (s || (s = gip__dynlib_load(ctx, "gip_style_transfer", &blas_lib)))
+    if (s || (s = gip__dynlib_load(ctx, "gip_style_transfer", &blas_lib)) ||
+        (s = gip__dynlib_load(ctx, "gip_style_transfer", &dnn_lib)))
         return s;
     gip__style_state *st = (gip__style_state *)calloc(1, sizeof *st);
     if (!st)
@@ -448,33 +512,33 @@ static gip_status cu_create(gip_context *ctx, const gip_net *net, int last, uint
     st->last = last;
     st->flags = flags;
     int tf32 = !(flags & GIP_STYLE_NO_TF32);
-    if ((s = dnn_status(ctx, cudnnCreate(&st->dnn), "cudnnCreate")) ||
-        (s = dnn_status(ctx, cudnnSetStream(st->dnn, gip__stream(ctx)), "cudnnSetStream")) ||
+    if ((s = dnn_status(ctx, dnn.Create(&st->dnn), "cudnnCreate")) ||
+        (s = dnn_status(ctx, dnn.SetStream(st->dnn, gip__stream(ctx)), "cudnnSetStream")) ||
         (s = blas_status(ctx, blas.create(&st->blas), "cublasCreate")) ||
         (s = blas_status(ctx, blas.set_stream(st->blas, gip__stream(ctx)), "cublasSetStream")) ||
         (s = blas_status(
              ctx,
              blas.set_math_mode(st->blas, tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH),
              "cublasSetMathMode")) ||
-        (s = dnn_status(ctx, cudnnCreateConvolutionDescriptor(&st->conv),
+        (s = dnn_status(ctx, dnn.CreateConvolutionDescriptor(&st->conv),
                         "cudnnCreateConvolutionDescriptor")) ||
         (s = dnn_status(ctx,
-                        cudnnSetConvolution2dDescriptor(st->conv, 1, 1, 1, 1, 1, 1,
-                                                        CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+                        dnn.SetConvolution2dDescriptor(st->conv, 1, 1, 1, 1, 1, 1,
+                                                       CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
                         "cudnnSetConvolution2dDescriptor")) ||
-        (s = dnn_status(ctx, cudnnCreateTensorDescriptor(&st->in_desc),
+        (s = dnn_status(ctx, dnn.CreateTensorDescriptor(&st->in_desc),
                         "cudnnCreateTensorDescriptor")) ||
-        (s = dnn_status(ctx, cudnnCreateTensorDescriptor(&st->out_desc),
+        (s = dnn_status(ctx, dnn.CreateTensorDescriptor(&st->out_desc),
                         "cudnnCreateTensorDescriptor")))
         goto out_fail;
     for (int l = 0; l <= last; l++) {
         const gip__conv *c = &net->conv[l];
         int64_t nw = (int64_t)c->cout * c->cin * 9;
-        if ((s = dnn_status(ctx, cudnnCreateFilterDescriptor(&st->filt[l]),
+        if ((s = dnn_status(ctx, dnn.CreateFilterDescriptor(&st->filt[l]),
                             "cudnnCreateFilterDescriptor")) ||
             (s = dnn_status(ctx,
-                            cudnnSetFilter4dDescriptor(st->filt[l], CUDNN_DATA_FLOAT,
-                                                       CUDNN_TENSOR_NCHW, c->cout, c->cin, 3, 3),
+                            dnn.SetFilter4dDescriptor(st->filt[l], CUDNN_DATA_FLOAT,
+                                                      CUDNN_TENSOR_NCHW, c->cout, c->cin, 3, 3),
                             "cudnnSetFilter4dDescriptor")) ||
             (s = cu_alloc(ctx, st, nw, &st->w[l])) || (s = cu_alloc(ctx, st, c->cout, &st->b[l])) ||
             (s = cu_upload(ctx, st, st->w[l], c->w, nw)) ||
@@ -536,14 +600,14 @@ static gip_status pick_algo(gip_context *ctx, gip__style_state *st, int l, int b
     algo_entry e = {l, bwd, h, w, -1, CUDNN_FMA_MATH, 0};
     gip_status s;
     if ((s = dnn_status(
-             ctx, cudnnSetConvolutionMathType(st->conv, tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH),
+             ctx, dnn.SetConvolutionMathType(st->conv, tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH),
              "cudnnSetConvolutionMathType")))
         return s;
     int count = 0;
     if (!bwd) {
         cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
         if ((s = dnn_status(ctx,
-                            cudnnGetConvolutionForwardAlgorithm_v7(
+                            dnn.GetConvolutionForwardAlgorithm_v7(
                                 st->dnn, st->in_desc, st->filt[l], st->conv, st->out_desc,
                                 CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &count, perf),
                             "cudnnGetConvolutionForwardAlgorithm_v7")))
@@ -559,7 +623,7 @@ static gip_status pick_algo(gip_context *ctx, gip__style_state *st, int l, int b
     } else {
         cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
         if ((s = dnn_status(ctx,
-                            cudnnGetConvolutionBackwardDataAlgorithm_v7(
+                            dnn.GetConvolutionBackwardDataAlgorithm_v7(
                                 st->dnn, st->filt[l], st->out_desc, st->conv, st->in_desc,
                                 CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &count, perf),
                             "cudnnGetConvolutionBackwardDataAlgorithm_v7")))
@@ -590,13 +654,13 @@ static gip_status set_descs(gip_context *ctx, gip__style_state *st, int l, int64
     const gip__conv *c = &st->net->conv[l];
     gip_status s;
     if ((s = dnn_status(ctx,
-                        cudnnSetTensor4dDescriptor(st->in_desc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT,
-                                                   1, c->cin, (int)h, (int)w),
+                        dnn.SetTensor4dDescriptor(st->in_desc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT,
+                                                  1, c->cin, (int)h, (int)w),
                         "cudnnSetTensor4dDescriptor")))
         return s;
     return dnn_status(ctx,
-                      cudnnSetTensor4dDescriptor(st->out_desc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT,
-                                                 1, c->cout, (int)h, (int)w),
+                      dnn.SetTensor4dDescriptor(st->out_desc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT,
+                                                1, c->cout, (int)h, (int)w),
                       "cudnnSetTensor4dDescriptor");
 }
 
@@ -607,15 +671,15 @@ static gip_status cu_conv_fwd(gip_context *ctx, gip__style_state *st, int l, con
     gip_status s;
     if ((s = set_descs(ctx, st, l, h, w)) || (s = pick_algo(ctx, st, l, 0, h, w, &e)) ||
         (s = ensure_ws(ctx, st, e->ws)) ||
-        (s = dnn_status(ctx, cudnnSetConvolutionMathType(st->conv, e->math),
+        (s = dnn_status(ctx, dnn.SetConvolutionMathType(st->conv, e->math),
                         "cudnnSetConvolutionMathType")))
         return s;
     const float one = 1.0f, zero = 0.0f;
     if ((s = dnn_status(ctx,
-                        cudnnConvolutionForward(st->dnn, &one, st->in_desc, in, st->filt[l],
-                                                st->w[l], st->conv,
-                                                (cudnnConvolutionFwdAlgo_t)e->algo, st->ws, e->ws,
-                                                &zero, st->out_desc, out),
+                        dnn.ConvolutionForward(st->dnn, &one, st->in_desc, in, st->filt[l],
+                                               st->w[l], st->conv,
+                                               (cudnnConvolutionFwdAlgo_t)e->algo, st->ws, e->ws,
+                                               &zero, st->out_desc, out),
                         "cudnnConvolutionForward")))
         return s;
     int64_t hw = h * w, n = (int64_t)st->net->conv[l].cout * hw;
@@ -630,15 +694,15 @@ static gip_status cu_conv_bwd(gip_context *ctx, gip__style_state *st, int l, con
     gip_status s;
     if ((s = set_descs(ctx, st, l, h, w)) || (s = pick_algo(ctx, st, l, 1, h, w, &e)) ||
         (s = ensure_ws(ctx, st, e->ws)) ||
-        (s = dnn_status(ctx, cudnnSetConvolutionMathType(st->conv, e->math),
+        (s = dnn_status(ctx, dnn.SetConvolutionMathType(st->conv, e->math),
                         "cudnnSetConvolutionMathType")))
         return s;
     const float one = 1.0f, zero = 0.0f;
     return dnn_status(ctx,
-                      cudnnConvolutionBackwardData(st->dnn, &one, st->filt[l], st->w[l],
-                                                   st->out_desc, gout, st->conv,
-                                                   (cudnnConvolutionBwdDataAlgo_t)e->algo, st->ws,
-                                                   e->ws, &zero, st->in_desc, gin),
+                      dnn.ConvolutionBackwardData(st->dnn, &one, st->filt[l], st->w[l],
+                                                  st->out_desc, gout, st->conv,
+                                                  (cudnnConvolutionBwdDataAlgo_t)e->algo, st->ws,
+                                                  e->ws, &zero, st->in_desc, gin),
                       "cudnnConvolutionBackwardData");
 }
 
