@@ -96,8 +96,9 @@ int64_t gip__image_span(const gip_image *img);
 #define GIP__STREAM_BYTES ((int64_t)16 << 20)
 
 /* Runs fn(arg, begin, end) over [0, n) split into contiguous chunks on the context's CPU threads
- * (OpenMP). Operations never create threads themselves; this is the one place that does. `grain`
- * is the smallest chunk worth a thread (rows, usually 1..16). ctx may be NULL (default threads). */
+ * (gip's worker pool, core/parallel.c). Operations never create threads themselves; this is the
+ * one place that does. `grain` is the smallest chunk worth a thread (rows, usually 1..16). ctx may
+ * be NULL (default threads). */
 typedef void (*gip__range_fn)(void *arg, int64_t begin, int64_t end);
 void gip__parallel_for(const gip_context *ctx, int64_t n, int64_t grain, gip__range_fn fn,
                        void *arg);

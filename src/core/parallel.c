@@ -1,7 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* The CPU parallel-for that every host operation runs on (OpenMP threads of the context). */
+/* The CPU parallel-for that every host operation runs on: gip's own pool of worker threads,
+ * which sleep while there is no work, with the calling thread taking part in every job. */
+#define _GNU_SOURCE
 #include <omp.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -47,13 +55,222 @@ int32_t gip__default_threads(void)
     return n > 0 ? n : 1;
 }
 
+/* ---- the pool ---------------------------------------------------------------------------
+ * A job is split into parts that any thread takes in turn (an atomic counter); the caller takes
+ * parts too and returns once every part is done, so a job completes even when no worker joins
+ * (after fork, or while every worker is busy with another caller's job). Workers sleep on a
+ * condition variable between jobs after a short spin (SPIN_NS): on a machine where other
+ * processes want the cores, a worker that busy-waits takes time from them and from gip's own
+ * threads, and a worker descheduled while it holds a part holds up the whole job. */
+#define SPIN_NS 50000
+#define MAX_WORKERS 255
+
+typedef struct job {
+    gip__range_fn fn;
+    void *arg;
+    int64_t begin0, m, parts;
+    _Atomic int64_t next;     /* the next part to take */
+    _Atomic int64_t finished; /* parts done */
+    int helpers, helpers_max; /* workers inside the job now, and how many may join (pool lock) */
+    struct job *link;         /* the pool's list of jobs with parts left */
+} job;
+
+static struct {
+    pthread_mutex_t mu;
+    pthread_cond_t work; /* a job was queued */
+    pthread_cond_t done; /* a job's last part ended, or its last helper left */
+    job *jobs;
+    int workers, sleeping;
+    _Atomic unsigned generation; /* bumped on every queued job: what spinning workers watch */
+} pool = {.mu = PTHREAD_MUTEX_INITIALIZER,
+          .work = PTHREAD_COND_INITIALIZER,
+          .done = PTHREAD_COND_INITIALIZER};
+
+static void run_parts(job *j)
+{
+    for (;;) {
+        int64_t p = atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed);
+        if (p >= j->parts)
+            return;
+        int64_t begin = j->begin0 + j->m * p / j->parts;
+        int64_t end = j->begin0 + j->m * (p + 1) / j->parts;
+        if (end > begin)
+            j->fn(j->arg, begin, end);
+        if (atomic_fetch_add_explicit(&j->finished, 1, memory_order_acq_rel) + 1 == j->parts) {
+            pthread_mutex_lock(&pool.mu);
+            pthread_cond_broadcast(&pool.done);
+            pthread_mutex_unlock(&pool.mu);
+        }
+    }
+}
+
+/* The first queued job a worker may join (pool lock held). */
+static job *joinable(void)
+{
+    for (job *j = pool.jobs; j; j = j->link)
+        if (j->helpers < j->helpers_max &&
+            atomic_load_explicit(&j->next, memory_order_relaxed) < j->parts)
+            return j;
+    return NULL;
+}
+
+static int64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static void *worker(void *unused)
+{
+    (void)unused;
+    pthread_mutex_lock(&pool.mu);
+    for (;;) {
+        job *j = joinable();
+        if (!j) {
+            /* A short spin outside the lock catches the next job of a sequence of operations
+             * without a wake-up; then sleep. */
+            unsigned gen = atomic_load_explicit(&pool.generation, memory_order_acquire);
+            pthread_mutex_unlock(&pool.mu);
+            const int64_t t0 = now_ns();
+            while (atomic_load_explicit(&pool.generation, memory_order_acquire) == gen &&
+                   now_ns() - t0 < SPIN_NS)
+                sched_yield();
+            pthread_mutex_lock(&pool.mu);
+            if (atomic_load_explicit(&pool.generation, memory_order_acquire) == gen &&
+                !joinable()) {
+                pool.sleeping++;
+                pthread_cond_wait(&pool.work, &pool.mu);
+                pool.sleeping--;
+            }
+            continue;
+        }
+        j->helpers++;
+        pthread_mutex_unlock(&pool.mu);
+        run_parts(j);
+        pthread_mutex_lock(&pool.mu);
+        if (--j->helpers == 0)
+            pthread_cond_broadcast(&pool.done);
+    }
+    return NULL;
+}
+
+/* After fork the child has none of the parent's workers: it starts with an empty pool. */
+static void pool_after_fork(void)
+{
+    pthread_mutex_init(&pool.mu, NULL);
+    pthread_cond_init(&pool.work, NULL);
+    pthread_cond_init(&pool.done, NULL);
+    pool.jobs = NULL;
+    pool.workers = pool.sleeping = 0;
+}
+
+static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
+static void pool_init(void)
+{
+    pthread_atfork(NULL, NULL, pool_after_fork);
+}
+
+/* Grows the pool to `want` workers (pool lock held); fewer when threads cannot be created, which
+ * only makes the caller do more of the job itself. */
+static void grow(int want)
+{
+    if (want > MAX_WORKERS)
+        want = MAX_WORKERS;
+    while (pool.workers < want) {
+        pthread_t t;
+        pthread_attr_t a;
+        pthread_attr_init(&a);
+        pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+        int r = pthread_create(&t, &a, worker, NULL);
+        pthread_attr_destroy(&a);
+        if (r != 0)
+            return;
+        pool.workers++;
+    }
+}
+
+static void run_job(gip__range_fn fn, void *arg, int64_t begin0, int64_t m, int64_t parts,
+                    int64_t threads)
+{
+    pthread_once(&pool_once, pool_init);
+    job j = {.fn = fn,
+             .arg = arg,
+             .begin0 = begin0,
+             .m = m,
+             .parts = parts,
+             .helpers_max = (int)(threads - 1)};
+    pthread_mutex_lock(&pool.mu);
+    grow((int)(threads - 1));
+    j.link = pool.jobs;
+    pool.jobs = &j;
+    atomic_fetch_add_explicit(&pool.generation, 1, memory_order_release);
+    if (pool.sleeping)
+        pthread_cond_broadcast(&pool.work);
+    pthread_mutex_unlock(&pool.mu);
+
+    run_parts(&j);
+
+    pthread_mutex_lock(&pool.mu);
+    for (job **pp = &pool.jobs; *pp; pp = &(*pp)->link)
+        if (*pp == &j) {
+            *pp = j.link;
+            break;
+        }
+    while (atomic_load_explicit(&j.finished, memory_order_acquire) < parts || j.helpers > 0)
+        pthread_cond_wait(&pool.done, &pool.mu);
+    pthread_mutex_unlock(&pool.mu);
+}
+
+/* ---- how many threads -------------------------------------------------------------------
+ * Where other processes already keep the cores busy, threads beyond the idle cores only queue
+ * behind them, and a job waits for its slowest part (a descheduled thread's): a 4K Sobel took
+ * several times its one-thread time on two threads of a 2-core machine running two busy
+ * processes. So a job uses at most the cores that are not running other tasks, as the kernel's
+ * count of runnable tasks (/proc/loadavg, read at most every LOAD_PERIOD_NS) tells, when that
+ * count is of the CPUs this process runs on (the affinity mask covers every online CPU). */
+#define LOAD_PERIOD_NS 20000000
+
+static int64_t idle_cores(int64_t cores)
+{
+    static _Atomic int64_t last_ns, last_idle = -1;
+    static _Atomic int usable = -1;
+    int u = atomic_load_explicit(&usable, memory_order_relaxed);
+    if (u < 0) {
+        long online = sysconf(_SC_NPROCESSORS_ONLN);
+        u = online > 0 && online == cores;
+        atomic_store_explicit(&usable, u, memory_order_relaxed);
+    }
+    if (!u)
+        return cores;
+    const int64_t t = now_ns();
+    int64_t idle = atomic_load_explicit(&last_idle, memory_order_relaxed);
+    if (idle >= 0 && t - atomic_load_explicit(&last_ns, memory_order_relaxed) < LOAD_PERIOD_NS)
+        return idle;
+    idle = cores;
+    FILE *f = fopen("/proc/loadavg", "re");
+    if (f) {
+        double l1, l5, l15;
+        long running, total;
+        /* "0.52 0.58 0.59 3/250 12345": runnable tasks (this thread among them) / all tasks */
+        if (fscanf(f, "%lf %lf %lf %ld/%ld", &l1, &l5, &l15, &running, &total) == 5 && running >= 1)
+            idle = cores - (running - 1);
+        fclose(f);
+    }
+    if (idle < 1)
+        idle = 1;
+    atomic_store_explicit(&last_idle, idle, memory_order_relaxed);
+    atomic_store_explicit(&last_ns, t, memory_order_relaxed);
+    return idle;
+}
+
 /* Runs [*done, *done + piece) (clipped to n) timed; returns the estimated seconds of the rest. */
 static double probe(gip__range_fn fn, void *arg, int64_t n, int64_t *done, int64_t piece)
 {
     int64_t end = n - *done < piece ? n : *done + piece;
-    double t0 = omp_get_wtime();
+    const int64_t t0 = now_ns();
     fn(arg, *done, end);
-    double rate = (omp_get_wtime() - t0) / (double)(end - *done);
+    double rate = (double)(now_ns() - t0) * 1e-9 / (double)(end - *done);
     *done = end;
     return rate * (double)(n - end);
 }
@@ -95,13 +312,14 @@ void gip__parallel_for(const gip_context *ctx, int64_t n, int64_t grain, gip__ra
         fn(arg, begin0, n);
         return;
     }
-    /* A few chunks per thread balances uneven rows without much scheduling cost. */
-    int64_t parts = threads * 4 < chunks ? threads * 4 : chunks;
-#pragma omp parallel for num_threads((int)threads) schedule(dynamic, 1)
-    for (int64_t p = 0; p < parts; p++) {
-        int64_t begin = begin0 + m * p / parts;
-        int64_t end = begin0 + m * (p + 1) / parts;
-        if (end > begin)
-            fn(arg, begin, end);
+    const int64_t idle = idle_cores(gip__core_count());
+    if (threads > idle)
+        threads = idle;
+    if (threads <= 1) {
+        fn(arg, begin0, n);
+        return;
     }
+    /* A few parts per thread balances uneven rows without much scheduling cost. */
+    int64_t parts = threads * 4 < chunks ? threads * 4 : chunks;
+    run_job(fn, arg, begin0, m, parts, threads);
 }
