@@ -43,6 +43,8 @@ static void one_case(gip_context *ctx, gt_size sz, gip_dtype st, gip_dtype dt, i
                      int32_t co, int32_t kh, int32_t kw, int32_t ph, int32_t pw, bool bias,
                      bool integer, uint64_t seed)
 {
+    if (!gt_case())
+        return;
     int64_t ow = sz.w + 2 * pw - kw + 1, oh = sz.h + 2 * ph - kh + 1;
     if (ow < 1 || oh < 1)
         return;

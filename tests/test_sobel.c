@@ -62,6 +62,8 @@ static void sobel_case(gip_context *ctx, gt_size sz, gip_dtype st, gip_dtype dt,
                        int32_t dx, int32_t dy, int32_t ksize, gip_border b, float scale,
                        float delta, uint64_t seed)
 {
+    if (!gt_case())
+        return;
     gip_image src;
     gip_image shape = {.width = sz.w, .height = sz.h, .channels = ch};
     gt_alloc(&src, sz.w, sz.h, ch, st,
@@ -101,6 +103,8 @@ static void sobel_case(gip_context *ctx, gt_size sz, gip_dtype st, gip_dtype dt,
 static void mag_case(gip_context *ctx, gt_size sz, gip_dtype st, gip_dtype dt, int32_t ch,
                      int32_t ksize, gip_border b, float scale, float delta, uint64_t seed)
 {
+    if (!gt_case())
+        return;
     gip_image src;
     gip_image shape = {.width = sz.w, .height = sz.h, .channels = ch};
     gt_alloc(&src, sz.w, sz.h, ch, st, row_pad(&shape, st, seed % 2 ? 0 : 8));

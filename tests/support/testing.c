@@ -41,8 +41,37 @@ bool gt_check_status(gip_status got, gip_status expected, const char *expr, cons
     return gt_check(true, file, line, "");
 }
 
+static int64_t slice_i, slice_n = 1, cases_seen, cases_run;
+
+bool gt_case(void)
+{
+    bool run = cases_seen++ % slice_n == slice_i;
+    cases_run += run;
+    return run;
+}
+
+/* Reads GIP_TEST_SLICE ("i/n"); false when it is set but malformed. */
+static bool read_slice(void)
+{
+    const char *s = getenv("GIP_TEST_SLICE");
+    if (!s || !*s)
+        return true;
+    long long i, n;
+    char end;
+    if (sscanf(s, "%lld/%lld%c", &i, &n, &end) != 2 || n < 1 || i < 0 || i >= n)
+        return false;
+    slice_i = i;
+    slice_n = n;
+    return true;
+}
+
 int gt_main(int argc, char **argv, const char *name, void (*body)(gip_context *ctx))
 {
+    if (!read_slice()) {
+        fprintf(stderr, "%s: GIP_TEST_SLICE must be i/n with 0 <= i < n, not '%s'\n", name,
+                getenv("GIP_TEST_SLICE"));
+        return 2;
+    }
     const char *b = argc > 1 ? argv[1] : "cpu";
     /* GIP_TEST_QUICK=1 drops the largest size (1001x777): for runs under compute-sanitizer and
      * other tools that slow every access by orders of magnitude. */
@@ -73,6 +102,9 @@ int gt_main(int argc, char **argv, const char *name, void (*body)(gip_context *c
     printf("%s on %s\n", name, gip_context_describe(ctx));
     body(ctx);
     gip_context_destroy(ctx);
+    if (slice_n > 1)
+        printf("%s: slice %lld/%lld ran %lld of %lld cases\n", name, (long long)slice_i,
+               (long long)slice_n, (long long)cases_run, (long long)cases_seen);
     printf("%s: %d checks, %d failed\n", name, gt_checks, gt_failures);
     return gt_failures ? 1 : 0;
 }

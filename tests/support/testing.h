@@ -45,6 +45,12 @@ bool gt_check_status(gip_status got, gip_status expected, const char *expr, cons
  * 1 otherwise. The body gets a context of that backend. */
 int gt_main(int argc, char **argv, const char *name, void (*body)(gip_context *ctx));
 
+/* Whether the next case of a sliced test runs. GIP_TEST_SLICE=i/n (0 <= i < n) runs every n-th
+ * case starting at case i, so that n processes together run every case once (compute-sanitizer's
+ * slow tools run a long test as n short ones); unset, every case runs. A test calls it once per
+ * case, in the same order on every run, and skips the case when it returns false. */
+bool gt_case(void);
+
 /* Awkward sizes every operation is tested on: 1x1, 1x17, 17x1, 13x42, 64x48, 1001x777 (the last
  * is left out when GIP_TEST_QUICK=1). */
 typedef struct gt_size {
