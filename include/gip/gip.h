@@ -10,6 +10,7 @@
 #include "gip/kernel.h"
 #include "gip/fft.h"
 #include "gip/interop.h"
+#include "gip/op.h"
 #include "gip/style.h"
 #include "gip/pipeline.h"
 

@@ -13,6 +13,7 @@
 #include "gip/filter.h"
 #include "gip/io.h"
 #include "gip/kernel.h"
+#include "gip/op.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -84,6 +85,15 @@ GIP_API gip_status gip_pipeline_add_stencil(gip_pipeline *p, const char *expr,
                                             const gip_stencil_params *params);
 /** gip_spectrum(): u8 1-channel result. params may be NULL. */
 GIP_API gip_status gip_pipeline_add_spectrum(gip_pipeline *p, const gip_spectrum_params *params);
+
+/**
+ * Appends a registered operation (gip/op.h) with its arguments: the step every other
+ * gip_pipeline_add_*() and the parser make. The arguments are checked and copied; `args` stays
+ * the caller's.
+ * @return GIP_OK; GIP_ERR_INVALID_ARGUMENT (NULL, arguments that do not go together);
+ *         GIP_ERR_OUT_OF_MEMORY.
+ */
+GIP_API gip_status gip_pipeline_add_op(gip_pipeline *p, const gip_args *args);
 
 /**
  * A caller-defined step: the hook for operations that are not built in (a Python callable, a

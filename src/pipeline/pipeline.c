@@ -10,15 +10,15 @@
 #include "internal.h"
 #include "pipeline_internal.h"
 #include "pipeline_steps.h"
+#include "registry/registry.h"
 
 /* ---- step list ------------------------------------------------------------------------------ */
 
 static void step_fini(gip__step *s)
 {
-    free(s->expr);
-    free(s->kernel);
-    free(s->scalars);
-    free(s->scalar_names);
+    if (s->op && s->params && s->op->release)
+        s->op->release(s->params);
+    free(s->params);
     if (s->custom && atomic_fetch_sub(&s->custom->refs, 1) == 1) {
         if (s->custom->step.release)
             s->custom->step.release(s->custom->step.user);
@@ -28,44 +28,29 @@ static void step_fini(gip__step *s)
     memset(s, 0, sizeof *s);
 }
 
-/* Deep copy of a step (parameters, kernel, expression, scalar names); custom steps are shared. */
+/* Deep copy of a step (the operation's parameter block); custom steps are shared. */
 static gip_status step_copy(gip__step *dst, const gip__step *src)
 {
     *dst = *src;
-    dst->expr = NULL;
-    dst->kernel = NULL;
-    dst->scalars = NULL;
-    dst->scalar_names = NULL;
-    if (src->expr && !(dst->expr = strdup(src->expr)))
-        goto out_oom;
-    if (src->kernel) {
-        size_t n = (size_t)src->u.f2d.ksize_w * (size_t)src->u.f2d.ksize_h;
-        if (!(dst->kernel = malloc(n * sizeof(float))))
+    dst->params = NULL;
+    if (src->op) {
+        if (!(dst->params = malloc(src->op->params_size ? src->op->params_size : 1)))
             goto out_oom;
-        memcpy(dst->kernel, src->kernel, n * sizeof(float));
-        dst->u.f2d.kernel = dst->kernel;
-    }
-    if (src->n_scalars) {
-        size_t names = src->scalar_names_size;
-        dst->scalars = malloc((size_t)src->n_scalars * sizeof(gip_scalar));
-        dst->scalar_names = malloc(names);
-        if (!dst->scalars || !dst->scalar_names)
-            goto out_oom;
-        memcpy(dst->scalar_names, src->scalar_names, names);
-        for (int32_t i = 0; i < src->n_scalars; i++) {
-            dst->scalars[i].value = src->scalars[i].value;
-            dst->scalars[i].name = dst->scalar_names + (src->scalars[i].name - src->scalar_names);
+        gip_status st = GIP_OK;
+        if (src->op->copy)
+            st = src->op->copy(dst->params, src->params);
+        else
+            memcpy(dst->params, src->params, src->op->params_size);
+        if (st) {
+            free(dst->params);
+            memset(dst, 0, sizeof *dst);
+            return st;
         }
-        dst->u.sten.scalars = dst->scalars;
     }
     if (dst->custom)
         atomic_fetch_add(&dst->custom->refs, 1);
     return GIP_OK;
 out_oom:
-    free(dst->expr);
-    free(dst->kernel);
-    free(dst->scalars);
-    free(dst->scalar_names);
     memset(dst, 0, sizeof *dst);
     return gip__error(NULL, GIP_ERR_OUT_OF_MEMORY, "pipeline: out of memory copying a step");
 }
@@ -236,249 +221,245 @@ static gip_status check_p(gip_pipeline *p, const char *op)
     return GIP_OK;
 }
 
-static gip_status check_border(gip_pipeline *p, const gip_border_spec *b, const char *op)
+gip_status gip_pipeline_add_op(gip_pipeline *p, const gip_args *args)
 {
-    if ((unsigned)b->mode > GIP_BORDER_WRAP)
-        return gip__error(p->ctx, GIP_ERR_INVALID_ARGUMENT,
-                          "%s: border mode %d is invalid; accepted: GIP_BORDER_REFLECT_101 .. "
-                          "GIP_BORDER_WRAP",
-                          op, (int)b->mode);
-    return GIP_OK;
+    static const char api[] = "gip_pipeline_add_op";
+    gip_status st = check_p(p, api);
+    if (st)
+        return st;
+    if (!args)
+        return gip__error(p->ctx, GIP_ERR_INVALID_ARGUMENT, "%s: args is NULL", api);
+    const gip_op *op = gip_args_op(args);
+    gip__step s = {.op = op};
+    if (!(s.params = calloc(1, op->params_size ? op->params_size : 1)))
+        return gip__error(p->ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of memory", api);
+    if ((st = gip__op_build(args, s.params))) {
+        char msg[GIP__MSG_SIZE];
+        snprintf(msg, sizeof msg, "%s", gip_last_error());
+        step_fini(&s);
+        return gip__error(p->ctx, st, "%s", msg);
+    }
+    return gip__pipeline_append(p, &s);
+}
+
+/* The typed gip_pipeline_add_*() functions: their parameters become the operation's arguments,
+ * so that one set of checks (the registry's) serves the typed API, the parser, the CLI and
+ * Python. */
+typedef struct typed_args {
+    gip_pipeline *p;
+    const char *api;
+    gip_args *args;
+    gip_status st;
+} typed_args;
+
+static typed_args typed_begin(gip_pipeline *p, const char *api, const char *name)
+{
+    typed_args t = {p, api, NULL, check_p(p, api)};
+    if (t.st)
+        return t;
+    const gip_op *op = gip_op_find(name);
+    t.st = op ? gip_args_create(op, &t.args)
+              : gip__error(NULL, GIP_ERR_INTERNAL, "%s: %s is not registered", api, name);
+    return t;
+}
+
+static void t_int(typed_args *t, const char *name, int64_t v)
+{
+    if (!t->st)
+        t->st = gip_args_set_int(t->args, name, v);
+}
+
+static void t_double(typed_args *t, const char *name, double v)
+{
+    if (!t->st)
+        t->st = gip_args_set_double(t->args, name, v);
+}
+
+static void t_list(typed_args *t, const char *name, const double *v, int32_t n)
+{
+    if (!t->st)
+        t->st = gip_args_set_list(t->args, name, v, n);
+}
+
+static void t_border(typed_args *t, const gip_border_spec *b)
+{
+    t_int(t, "border", (int64_t)b->mode);
+    if (b->mode == GIP_BORDER_CONSTANT) {
+        double v[4] = {b->value[0], b->value[1], b->value[2], b->value[3]};
+        t_list(t, "border_value", v, 4);
+    }
+}
+
+static void t_anchor(typed_args *t, int32_t has, int32_t x, int32_t y)
+{
+    if (has) {
+        double v[2] = {x, y};
+        t_list(t, "anchor", v, 2);
+    }
+}
+
+/* Appends the step, or reports the first failure under the typed function's name. */
+static gip_status typed_end(typed_args *t)
+{
+    if (!t->st)
+        t->st = gip_pipeline_add_op(t->p, t->args);
+    gip_args_free(t->args);
+    if (t->st && t->p) {
+        char msg[GIP__MSG_SIZE];
+        snprintf(msg, sizeof msg, "%s", gip_last_error());
+        return gip__error(t->p->ctx, t->st, "%s: %s", t->api, msg);
+    }
+    return t->st;
 }
 
 gip_status gip_pipeline_add_invert(gip_pipeline *p, const gip_invert_params *params)
 {
-    gip_status st = check_p(p, "gip_pipeline_add_invert");
-    if (st)
-        return st;
-    gip__step s = {.kind = GIP__STEP_INVERT};
+    typed_args t = typed_begin(p, "gip_pipeline_add_invert", "invert");
     if (params)
-        s.u.inv = *params;
-    return gip__pipeline_append(p, &s);
+        t_double(&t, "max", params->max);
+    return typed_end(&t);
 }
 
 gip_status gip_pipeline_add_gaussian(gip_pipeline *p, const gip_gaussian_params *params)
 {
-    static const char op[] = "gip_pipeline_add_gaussian";
-    gip_status st = check_p(p, op);
-    if (st)
-        return st;
-    if (!params)
-        return gip__error(p->ctx, GIP_ERR_INVALID_ARGUMENT, "%s: params is NULL", op);
-    const gip_gaussian_params *g = params;
-    if (g->ksize_w < 0 || g->ksize_h < 0 || g->ksize_w > 1023 || g->ksize_h > 1023 ||
-        (g->ksize_w && g->ksize_w % 2 == 0) || (g->ksize_h && g->ksize_h % 2 == 0) ||
-        (g->ksize_w == 0 && g->sigma_x <= 0) ||
-        (g->ksize_h == 0 && (g->sigma_y > 0 ? g->sigma_y : g->sigma_x) <= 0))
-        return gip__error(p->ctx, GIP_ERR_INVALID_ARGUMENT,
-                          "%s: ksize %dx%d with sigma %g,%g is invalid; accepted: odd sizes "
-                          "1..1023, or 0 with a sigma > 0",
-                          op, (int)g->ksize_w, (int)g->ksize_h, g->sigma_x, g->sigma_y);
-    if ((st = check_border(p, &g->border, op)))
-        return st;
-    gip__step s = {.kind = GIP__STEP_GAUSSIAN};
-    s.u.gauss = *g;
-    return gip__pipeline_append(p, &s);
+    typed_args t = typed_begin(p, "gip_pipeline_add_gaussian", "gaussian");
+    if (!t.st && !params)
+        t.st = gip__error(NULL, GIP_ERR_INVALID_ARGUMENT, "params is NULL");
+    if (!t.st) {
+        const double sigma[2] = {params->sigma_x, params->sigma_y};
+        if (!t.st)
+            t.st = gip_args_set_size(t.args, "ksize", params->ksize_w, params->ksize_h);
+        t_list(&t, "sigma", sigma, 2);
+        t_border(&t, &params->border);
+    }
+    return typed_end(&t);
 }
 
 gip_status gip_pipeline_add_box(gip_pipeline *p, const gip_box_params *params)
 {
-    static const char op[] = "gip_pipeline_add_box";
-    gip_status st = check_p(p, op);
-    if (st)
-        return st;
-    gip__step s = {.kind = GIP__STEP_BOX};
-    if (params)
-        s.u.box = *params;
-    if (s.u.box.ksize_w < 0 || s.u.box.ksize_h < 0 || s.u.box.ksize_w > 1023 ||
-        s.u.box.ksize_h > 1023)
-        return gip__error(p->ctx, GIP_ERR_INVALID_ARGUMENT,
-                          "%s: ksize %dx%d is invalid; accepted: 1..1023 (0 means 3)", op,
-                          (int)s.u.box.ksize_w, (int)s.u.box.ksize_h);
-    if ((st = check_border(p, &s.u.box.border, op)))
-        return st;
-    return gip__pipeline_append(p, &s);
+    typed_args t = typed_begin(p, "gip_pipeline_add_box", "box");
+    if (params) {
+        if (!t.st)
+            t.st = gip_args_set_size(t.args, "ksize", params->ksize_w ? params->ksize_w : 3,
+                                     params->ksize_h ? params->ksize_h : 3);
+        t_int(&t, "normalize", !params->unnormalized);
+        t_anchor(&t, params->has_anchor, params->anchor_x, params->anchor_y);
+        t_border(&t, &params->border);
+    }
+    return typed_end(&t);
 }
 
 gip_status gip_pipeline_add_filter2d(gip_pipeline *p, const gip_filter2d_params *params)
 {
-    static const char op[] = "gip_pipeline_add_filter2d";
-    gip_status st = check_p(p, op);
-    if (st)
-        return st;
-    if (!params || !params->kernel)
-        return gip__error(p->ctx, GIP_ERR_INVALID_ARGUMENT, "%s: %s is NULL", op,
+    typed_args t = typed_begin(p, "gip_pipeline_add_filter2d", "filter");
+    if (!t.st && (!params || !params->kernel))
+        t.st = gip__error(NULL, GIP_ERR_INVALID_ARGUMENT, "%s is NULL",
                           !params ? "params" : "params->kernel");
-    if (params->ksize_w < 1 || params->ksize_h < 1 || params->ksize_w > 1023 ||
-        params->ksize_h > 1023)
-        return gip__error(p->ctx, GIP_ERR_INVALID_ARGUMENT,
-                          "%s: kernel size %dx%d is invalid; accepted: 1..1023 each", op,
-                          (int)params->ksize_w, (int)params->ksize_h);
-    if ((st = check_border(p, &params->border, op)))
-        return st;
-    gip__step s = {.kind = GIP__STEP_FILTER2D};
-    s.u.f2d = *params;
-    size_t n = (size_t)params->ksize_w * (size_t)params->ksize_h;
-    if (!(s.kernel = malloc(n * sizeof(float))))
-        return gip__error(p->ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of memory", op);
-    memcpy(s.kernel, params->kernel, n * sizeof(float));
-    s.u.f2d.kernel = s.kernel;
-    return gip__pipeline_append(p, &s);
+    if (!t.st) {
+        t.st =
+            gip_args_set_matrix(t.args, "kernel", params->kernel, params->ksize_h, params->ksize_w);
+        t_double(&t, "delta", params->delta);
+        t_anchor(&t, params->has_anchor, params->anchor_x, params->anchor_y);
+        t_border(&t, &params->border);
+    }
+    return typed_end(&t);
+}
+
+static void t_sobel(typed_args *t, const gip_sobel_params *s)
+{
+    t_int(t, "ksize", s->ksize ? s->ksize : 3);
+    t_double(t, "scale", s->scale != 0 ? s->scale : 1.0);
+    t_double(t, "delta", s->delta);
+    t_border(t, &s->border);
 }
 
 gip_status gip_pipeline_add_sobel(gip_pipeline *p, const gip_sobel_params *params,
                                   gip_dtype dst_dtype)
 {
-    static const char op[] = "gip_pipeline_add_sobel";
-    gip_status st = check_p(p, op);
-    if (st)
-        return st;
-    if (!params)
-        return gip__error(p->ctx, GIP_ERR_INVALID_ARGUMENT, "%s: params is NULL", op);
-    if (dst_dtype != GIP_U8 && dst_dtype != GIP_S16 && dst_dtype != GIP_F32)
-        return gip__error(p->ctx, GIP_ERR_INVALID_ARGUMENT,
-                          "%s: dst_dtype %s is invalid; accepted: u8, s16, f32", op,
-                          gip_dtype_name(dst_dtype));
-    if (params->dx < 0 || params->dy < 0 || params->dx + params->dy == 0)
-        return gip__error(p->ctx, GIP_ERR_INVALID_ARGUMENT,
-                          "%s: dx %d dy %d is invalid; accepted: orders >= 0, not both 0", op,
-                          (int)params->dx, (int)params->dy);
-    if ((st = check_border(p, &params->border, op)))
-        return st;
-    gip__step s = {.kind = GIP__STEP_SOBEL};
-    s.u.sobel.p = *params;
-    s.u.sobel.dtype = dst_dtype;
-    return gip__pipeline_append(p, &s);
+    typed_args t = typed_begin(p, "gip_pipeline_add_sobel", "sobel");
+    if (!t.st && !params)
+        t.st = gip__error(NULL, GIP_ERR_INVALID_ARGUMENT, "params is NULL");
+    if (!t.st) {
+        t_int(&t, "dx", params->dx);
+        t_int(&t, "dy", params->dy);
+        t_sobel(&t, params);
+        t_int(&t, "dtype", dst_dtype);
+        t_int(&t, "saturate", params->unsigned_out == GIP_SOBEL_SATURATE);
+    }
+    return typed_end(&t);
 }
 
 gip_status gip_pipeline_add_edges(gip_pipeline *p, const gip_sobel_params *params)
 {
-    static const char op[] = "gip_pipeline_add_edges";
-    gip_status st = check_p(p, op);
-    if (st)
-        return st;
-    gip__step s = {.kind = GIP__STEP_EDGES};
+    typed_args t = typed_begin(p, "gip_pipeline_add_edges", "edges");
     if (params)
-        s.u.sobel.p = *params;
-    if ((st = check_border(p, &s.u.sobel.p.border, op)))
-        return st;
-    s.u.sobel.dtype = GIP_U8;
-    return gip__pipeline_append(p, &s);
+        t_sobel(&t, params);
+    return typed_end(&t);
 }
 
 gip_status gip_pipeline_add_gray(gip_pipeline *p)
 {
-    gip_status st = check_p(p, "gip_pipeline_add_gray");
-    if (st)
-        return st;
-    gip__step s = {.kind = GIP__STEP_GRAY};
-    return gip__pipeline_append(p, &s);
+    typed_args t = typed_begin(p, "gip_pipeline_add_gray", "gray");
+    return typed_end(&t);
 }
 
 gip_status gip_pipeline_add_convert(gip_pipeline *p, gip_dtype dtype, double scale, double offset)
 {
-    static const char op[] = "gip_pipeline_add_convert";
-    gip_status st = check_p(p, op);
-    if (st)
-        return st;
-    if (dtype != GIP_U8 && dtype != GIP_U16 && dtype != GIP_S16 && dtype != GIP_F32)
-        return gip__error(p->ctx, GIP_ERR_INVALID_ARGUMENT,
-                          "%s: dtype %s is invalid; accepted: u8, u16, s16, f32", op,
-                          gip_dtype_name(dtype));
-    if (!(scale > -1e30 && scale < 1e30) || !(offset > -1e30 && offset < 1e30))
-        return gip__error(p->ctx, GIP_ERR_INVALID_ARGUMENT,
-                          "%s: scale %g and offset %g must be finite", op, scale, offset);
-    gip__step s = {.kind = GIP__STEP_CONVERT};
-    s.u.conv.dtype = dtype;
-    s.u.conv.scale = scale;
-    s.u.conv.offset = offset;
-    return gip__pipeline_append(p, &s);
+    typed_args t = typed_begin(p, "gip_pipeline_add_convert", "convert");
+    t_int(&t, "dtype", dtype);
+    t_double(&t, "scale", scale);
+    t_double(&t, "offset", offset);
+    return typed_end(&t);
 }
 
-/* Copies an expression and its scalars (names into one buffer) into a step. */
-static gip_status copy_expr(gip_pipeline *p, gip__step *s, const char *op, const char *expr,
-                            const gip_scalar *scalars, int32_t n)
+static void t_expr(typed_args *t, const char *expr, const gip_scalar *scalars, int32_t n)
 {
-    if (!expr)
-        return gip__error(p->ctx, GIP_ERR_INVALID_ARGUMENT, "%s: expr is NULL", op);
-    if (n < 0 || n > GIP_EXPR_MAX_SCALARS || (n && !scalars))
-        return gip__error(p->ctx, GIP_ERR_INVALID_ARGUMENT,
-                          "%s: %d scalars (array %s) is invalid; accepted: 0..%d", op, (int)n,
-                          scalars ? "given" : "NULL", GIP_EXPR_MAX_SCALARS);
-    size_t names = 0;
-    for (int32_t i = 0; i < n; i++) {
-        if (!scalars[i].name)
-            return gip__error(p->ctx, GIP_ERR_INVALID_ARGUMENT, "%s: scalars[%d].name is NULL", op,
-                              (int)i);
-        names += strlen(scalars[i].name) + 1;
+    if (t->st)
+        return;
+    if (!expr) {
+        t->st = gip__error(NULL, GIP_ERR_INVALID_ARGUMENT, "expr is NULL");
+        return;
     }
-    if (!(s->expr = strdup(expr)))
-        goto out_oom;
-    if (n) {
-        s->scalars = malloc((size_t)n * sizeof *s->scalars);
-        s->scalar_names = malloc(names);
-        if (!s->scalars || !s->scalar_names)
-            goto out_oom;
-        char *q = s->scalar_names;
-        for (int32_t i = 0; i < n; i++) {
-            size_t len = strlen(scalars[i].name) + 1;
-            memcpy(q, scalars[i].name, len);
-            s->scalars[i].name = q;
-            s->scalars[i].value = scalars[i].value;
-            q += len;
-        }
-        s->scalar_names_size = names;
+    if (n < 0 || n > GIP_EXPR_MAX_SCALARS || (n && !scalars)) {
+        t->st = gip__error(NULL, GIP_ERR_INVALID_ARGUMENT,
+                           "%d scalars (array %s) is invalid; accepted: 0..%d", (int)n,
+                           scalars ? "given" : "NULL", GIP_EXPR_MAX_SCALARS);
+        return;
     }
-    s->n_scalars = n;
-    return GIP_OK;
-out_oom:
-    step_fini(s);
-    return gip__error(p->ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of memory", op);
+    t->st = gip_args_set_string(t->args, "expr", expr);
+    for (int32_t i = 0; i < n && !t->st; i++)
+        t->st = scalars[i].name ? gip_args_set_scalar(t->args, scalars[i].name, scalars[i].value)
+                                : gip__error(NULL, GIP_ERR_INVALID_ARGUMENT,
+                                             "scalars[%d].name is NULL", (int)i);
 }
 
 gip_status gip_pipeline_add_map(gip_pipeline *p, const char *expr, const gip_scalar *scalars,
                                 int32_t n_scalars)
 {
-    static const char op[] = "gip_pipeline_add_map";
-    gip_status st = check_p(p, op);
-    if (st)
-        return st;
-    gip__step s = {.kind = GIP__STEP_MAP};
-    if ((st = copy_expr(p, &s, op, expr, scalars, n_scalars)))
-        return st;
-    return gip__pipeline_append(p, &s);
+    typed_args t = typed_begin(p, "gip_pipeline_add_map", "map");
+    t_expr(&t, expr, scalars, n_scalars);
+    return typed_end(&t);
 }
 
 gip_status gip_pipeline_add_stencil(gip_pipeline *p, const char *expr,
                                     const gip_stencil_params *params)
 {
-    static const char op[] = "gip_pipeline_add_stencil";
-    gip_status st = check_p(p, op);
-    if (st)
-        return st;
-    gip__step s = {.kind = GIP__STEP_STENCIL};
-    if (params)
-        s.u.sten = *params;
-    if (s.u.sten.radius < 0 || s.u.sten.radius > GIP_STENCIL_MAX_RADIUS)
-        return gip__error(p->ctx, GIP_ERR_INVALID_ARGUMENT,
-                          "%s: radius %d is invalid; accepted: 0..%d", op, (int)s.u.sten.radius,
-                          GIP_STENCIL_MAX_RADIUS);
-    if ((st = check_border(p, &s.u.sten.border, op)) ||
-        (st = copy_expr(p, &s, op, expr, s.u.sten.scalars, s.u.sten.n_scalars)))
-        return st;
-    s.u.sten.scalars = s.scalars;
-    return gip__pipeline_append(p, &s);
+    typed_args t = typed_begin(p, "gip_pipeline_add_stencil", "stencil");
+    gip_stencil_params d = {0};
+    if (!params)
+        params = &d;
+    t_expr(&t, expr, params->scalars, params->n_scalars);
+    t_int(&t, "radius", params->radius);
+    t_border(&t, &params->border);
+    return typed_end(&t);
 }
 
 gip_status gip_pipeline_add_spectrum(gip_pipeline *p, const gip_spectrum_params *params)
 {
-    gip_status st = check_p(p, "gip_pipeline_add_spectrum");
-    if (st)
-        return st;
-    gip__step s = {.kind = GIP__STEP_SPECTRUM};
+    typed_args t = typed_begin(p, "gip_pipeline_add_spectrum", "spectrum");
     if (params)
-        s.u.spec = *params;
-    return gip__pipeline_append(p, &s);
+        t_int(&t, "log1p", params->log1p != 0);
+    return typed_end(&t);
 }
 
 gip_status gip_pipeline_add_step(gip_pipeline *p, const gip_pipeline_step *step)
@@ -496,7 +477,7 @@ gip_status gip_pipeline_add_step(gip_pipeline *p, const gip_pipeline_step *step)
         return gip__error(p->ctx, GIP_ERR_INVALID_ARGUMENT,
                           "%s: halo %d is invalid; accepted: -1 (whole image) or >= 0", op,
                           (int)step->halo);
-    gip__step s = {.kind = GIP__STEP_CUSTOM};
+    gip__step s = {0};
     s.custom = calloc(1, sizeof *s.custom);
     if (!s.custom || !(s.custom->name = strdup(step->name ? step->name : "custom"))) {
         free(s.custom);
@@ -512,67 +493,67 @@ gip_status gip_pipeline_add_step(gip_pipeline *p, const gip_pipeline_step *step)
 
 const char *gip__step_name(const gip__step *s)
 {
-    static const char *const names[] = {
-        [GIP__STEP_INVERT] = "invert",    [GIP__STEP_GAUSSIAN] = "gaussian",
-        [GIP__STEP_BOX] = "box",          [GIP__STEP_FILTER2D] = "filter",
-        [GIP__STEP_SOBEL] = "sobel",      [GIP__STEP_EDGES] = "edges",
-        [GIP__STEP_GRAY] = "gray",        [GIP__STEP_CONVERT] = "convert",
-        [GIP__STEP_MAP] = "map",          [GIP__STEP_STENCIL] = "stencil",
-        [GIP__STEP_SPECTRUM] = "spectrum"};
-    if (s->kind == GIP__STEP_CUSTOM)
-        return s->custom->name;
-    return names[s->kind];
+    return s->op ? s->op->name : s->custom->name;
 }
 
 typedef struct gip__shape shape;
 
 /* The output shape of a step for input `in`; *identity when the step leaves the image as is. */
-static gip_status step_shape(gip_pipeline *p, const gip__step *s, shape in, shape *out,
-                             bool *identity)
+static gip_status step_shape(gip_pipeline *p, const gip__step *s, int32_t index, shape in,
+                             shape *out, bool *identity)
 {
     *out = in;
     *identity = false;
-    switch (s->kind) {
-    case GIP__STEP_SOBEL:
-        out->dt = s->u.sobel.dtype;
-        break;
-    case GIP__STEP_EDGES:
-    case GIP__STEP_SPECTRUM:
-        out->c = 1;
-        out->dt = GIP_U8;
-        break;
-    case GIP__STEP_GRAY:
-        *identity = in.c == 1;
-        out->c = 1;
-        break;
-    case GIP__STEP_CONVERT:
-        out->dt = s->u.conv.dtype;
-        break;
-    case GIP__STEP_CUSTOM: {
-        gip_image probe = {0};
-        probe.width = in.w;
-        probe.height = in.h;
-        probe.channels = in.c;
-        probe.dtype = in.dt;
-        probe.stride = in.w * in.c * (int64_t)gip_dtype_size(in.dt);
-        probe.memory =
-            p->ctx && gip_context_backend(p->ctx) == GIP_BACKEND_CUDA ? GIP_MEM_CUDA : GIP_MEM_HOST;
-        gip_status st = s->custom->step.shape(s->custom->step.user, &probe, &out->w, &out->h,
-                                              &out->c, &out->dt);
+    if (s->op) {
+        const gip_op *op = s->op;
+        if (!gip_op_accepts(op, in.dt, in.c)) {
+            char dts[80] = "", chs[40] = "";
+            size_t len = 0;
+            for (int d = 0; d < 8; d++)
+                if (op->dtypes & GIP_DTYPE_BIT(d))
+                    len += (size_t)snprintf(dts + len, sizeof dts - len, "%s%s", len ? ", " : "",
+                                            gip_dtype_name((gip_dtype)d));
+            len = 0;
+            for (int k = 1; k < 8; k++)
+                if (op->channels & GIP_CHANNELS_BIT(k))
+                    len +=
+                        (size_t)snprintf(chs + len, sizeof chs - len, "%s%d", len ? ", " : "", k);
+            return gip__error(p->ctx, GIP_ERR_UNSUPPORTED,
+                              "pipeline step %d (%s): %s images with %d channel%s are not "
+                              "accepted (dtypes %s; channels %s)",
+                              (int)index + 1, op->name, gip_dtype_name(in.dt), (int)in.c,
+                              in.c == 1 ? "" : "s", dts, chs);
+        }
+        if (!op->shape)
+            return GIP_OK;
+        gip_shape i = {in.w, in.h, in.c, in.dt}, o = i;
+        int32_t ident = 0;
+        gip_status st = op->shape(s->params, &i, &o, &ident);
         if (st)
             return st;
-        int64_t rb;
-        if (gip_image_size(out->w, out->h, out->c, out->dt, &rb, NULL))
-            return gip__error(p->ctx, GIP_ERR_INTERNAL,
-                              "pipeline: custom step '%s' gave an invalid output shape %lldx%lld "
-                              "c%d %s",
-                              s->custom->name, (long long)out->w, (long long)out->h, (int)out->c,
-                              gip_dtype_name(out->dt));
-        break;
+        out->w = o.width, out->h = o.height, out->c = o.channels, out->dt = o.dtype;
+        *identity = ident != 0;
+        return GIP_OK;
     }
-    default:
-        break;
-    }
+    gip_image probe = {0};
+    probe.width = in.w;
+    probe.height = in.h;
+    probe.channels = in.c;
+    probe.dtype = in.dt;
+    probe.stride = in.w * in.c * (int64_t)gip_dtype_size(in.dt);
+    probe.memory =
+        p->ctx && gip_context_backend(p->ctx) == GIP_BACKEND_CUDA ? GIP_MEM_CUDA : GIP_MEM_HOST;
+    gip_status st =
+        s->custom->step.shape(s->custom->step.user, &probe, &out->w, &out->h, &out->c, &out->dt);
+    if (st)
+        return st;
+    int64_t rb;
+    if (gip_image_size(out->w, out->h, out->c, out->dt, &rb, NULL))
+        return gip__error(p->ctx, GIP_ERR_INTERNAL,
+                          "pipeline: custom step '%s' gave an invalid output shape %lldx%lld "
+                          "c%d %s",
+                          s->custom->name, (long long)out->w, (long long)out->h, (int)out->c,
+                          gip_dtype_name(out->dt));
     return GIP_OK;
 }
 
@@ -580,54 +561,12 @@ static gip_status step_shape(gip_pipeline *p, const gip__step *s, shape in, shap
 static void step_halo(const gip__step *s, int64_t *hx, int64_t *hy)
 {
     *hx = *hy = 0;
-    switch (s->kind) {
-    case GIP__STEP_GAUSSIAN: {
-        /* A size derived from sigma: OpenCV's larger (non-8-bit) rule, 4 sigma each side. */
-        const gip_gaussian_params *g = &s->u.gauss;
-        double sy = g->sigma_y > 0 ? g->sigma_y : g->sigma_x;
-        *hx = g->ksize_w ? g->ksize_w / 2 : (int64_t)(g->sigma_x * 4 + 1);
-        *hy = g->ksize_h ? g->ksize_h / 2 : (int64_t)(sy * 4 + 1);
-        break;
-    }
-    case GIP__STEP_BOX: {
-        int64_t kw = s->u.box.ksize_w ? s->u.box.ksize_w : 3;
-        int64_t kh = s->u.box.ksize_h ? s->u.box.ksize_h : 3;
-        *hx = s->u.box.has_anchor
-                  ? (s->u.box.anchor_x > kw - 1 - s->u.box.anchor_x ? s->u.box.anchor_x
-                                                                    : kw - 1 - s->u.box.anchor_x)
-                  : kw / 2;
-        *hy = s->u.box.has_anchor
-                  ? (s->u.box.anchor_y > kh - 1 - s->u.box.anchor_y ? s->u.box.anchor_y
-                                                                    : kh - 1 - s->u.box.anchor_y)
-                  : kh / 2;
-        break;
-    }
-    case GIP__STEP_FILTER2D: {
-        int64_t kw = s->u.f2d.ksize_w, kh = s->u.f2d.ksize_h;
-        int64_t ax = s->u.f2d.has_anchor ? s->u.f2d.anchor_x : kw / 2;
-        int64_t ay = s->u.f2d.has_anchor ? s->u.f2d.anchor_y : kh / 2;
-        *hx = ax > kw - 1 - ax ? ax : kw - 1 - ax;
-        *hy = ay > kh - 1 - ay ? ay : kh - 1 - ay;
-        break;
-    }
-    case GIP__STEP_SOBEL:
-    case GIP__STEP_EDGES: {
-        int32_t k = s->u.sobel.p.ksize;
-        *hx = *hy = k == GIP_SCHARR || k <= 3 ? 1 : k / 2;
-        break;
-    }
-    case GIP__STEP_STENCIL:
-        *hx = *hy = s->u.sten.radius ? s->u.sten.radius : GIP_STENCIL_MAX_RADIUS;
-        break;
-    case GIP__STEP_SPECTRUM:
-        *hx = *hy = -1;
-        break;
-    case GIP__STEP_CUSTOM:
+    if (!s->op)
         *hx = *hy = s->custom->step.halo;
-        break;
-    default:
-        break;
-    }
+    else if (s->op->flags & GIP_OP_WHOLE)
+        *hx = *hy = -1;
+    else if (s->op->halo)
+        s->op->halo(s->params, hx, hy);
 }
 
 gip_status gip_pipeline_halo(const gip_pipeline *p, int64_t *halo_x, int64_t *halo_y)
@@ -653,45 +592,12 @@ gip_status gip_pipeline_halo(const gip_pipeline *p, int64_t *halo_x, int64_t *ha
 
 /* ---- the plan: shapes, skipped identities and fusions ---------------------------------------- */
 
-/* Non-zero when an expression names x, y, width or height: its value then depends on the pixel's
- * position and a table indexed by the value cannot replace it. Conservative: any identifier
- * token with one of these names counts, wherever it appears. */
-bool gip__expr_uses_position(const char *e)
-{
-    static const char *const names[] = {"x", "y", "width", "height"};
-    for (const char *q = e; *q;) {
-        if (isalpha((unsigned char)*q) || *q == '_') {
-            const char *b = q;
-            while (isalnum((unsigned char)*q) || *q == '_')
-                q++;
-            size_t len = (size_t)(q - b);
-            for (size_t k = 0; k < 4; k++)
-                if (strlen(names[k]) == len && strncmp(b, names[k], len) == 0)
-                    return true;
-        } else if (isdigit((unsigned char)*q) || *q == '.') {
-            /* Skip numbers whole so that the exponent of 1e5 is not read as an identifier. */
-            while (isalnum((unsigned char)*q) || *q == '.')
-                q++;
-        } else {
-            q++;
-        }
-    }
-    return false;
-}
-
 /* A point-wise step whose every output element is a function of the same element of the input
  * and of its channel index only. */
 static bool step_lutable(const gip__step *s)
 {
-    switch (s->kind) {
-    case GIP__STEP_INVERT:
-    case GIP__STEP_CONVERT:
-        return true;
-    case GIP__STEP_MAP:
-        return !gip__expr_uses_position(s->expr);
-    default:
-        return false;
-    }
+    return s->op && (s->op->flags & GIP_OP_POINTWISE) &&
+           !(s->op->position && s->op->position(s->params));
 }
 
 static gip_status build_plan(gip_pipeline *p, shape in)
@@ -706,7 +612,7 @@ static gip_status build_plan(gip_pipeline *p, shape in)
     for (int32_t i = 0; i < p->n; i++) {
         shape out;
         bool identity;
-        gip_status st = step_shape(p, &p->steps[i], cur, &out, &identity);
+        gip_status st = step_shape(p, &p->steps[i], i, cur, &out, &identity);
         if (st) {
             drop_plan(p);
             return st;
@@ -720,12 +626,13 @@ static gip_status build_plan(gip_pipeline *p, shape in)
         cur = out;
     }
     if (!(p->flags & GIP_PIPELINE_NO_FUSION)) {
-        /* 1. invert | invert on integer images is the identity: both go. */
+        /* 1. An involution twice on integer images (invert | invert) is the identity: both go. */
         int32_t k = 0;
         for (int32_t i = 0; i < m; i++) {
             gip__plan_item *it = &p->plan[i];
-            if (k > 0 && p->steps[it->first].kind == GIP__STEP_INVERT &&
-                p->steps[p->plan[k - 1].first].kind == GIP__STEP_INVERT &&
+            const gip__step *a = &p->steps[p->plan[k > 0 ? k - 1 : 0].first];
+            const gip__step *b = &p->steps[it->first];
+            if (k > 0 && b->op && b->op == a->op && (b->op->flags & GIP_OP_INVOLUTION) &&
                 p->plan[k - 1].first == p->plan[k - 1].last &&
                 (it->dt == GIP_U8 || it->dt == GIP_U16)) {
                 k--;
@@ -907,7 +814,7 @@ static gip_status get_lut(gip_pipeline *p, const gip__plan_item *it, gip_memory 
     for (int32_t i = it->first; i <= it->last; i++) {
         shape out;
         bool identity;
-        if ((st = step_shape(p, &p->steps[i], s_in, &out, &identity)) ||
+        if ((st = step_shape(p, &p->steps[i], i, s_in, &out, &identity)) ||
             (st = gip_image_alloc(p->ctx, &b, 256, 1, out.c, out.dt, mem, GIP_ALLOC_TIGHT)) ||
             (st = gip__step_run(p, &p->steps[i], i, cur, &b)))
             goto out_free;
@@ -953,60 +860,10 @@ gip_status gip__step_run(gip_pipeline *p, const gip__step *s, int32_t index, con
 {
     gip_context *ctx = p->ctx;
     gip_status st = GIP_OK;
-    switch (s->kind) {
-    case GIP__STEP_INVERT:
-        st = gip_invert(ctx, src, dst, &s->u.inv);
-        break;
-    case GIP__STEP_GAUSSIAN:
-        st = gip_gaussian_blur(ctx, src, dst, &s->u.gauss);
-        break;
-    case GIP__STEP_BOX:
-        st = gip_box_filter(ctx, src, dst, &s->u.box);
-        break;
-    case GIP__STEP_FILTER2D:
-        st = gip_filter2d(ctx, src, dst, &s->u.f2d);
-        break;
-    case GIP__STEP_SOBEL:
-        st = gip_sobel(ctx, src, dst, &s->u.sobel.p);
-        break;
-    case GIP__STEP_EDGES:
-        if (src->channels == 1) {
-            st = gip_sobel_magnitude(ctx, src, dst, &s->u.sobel.p);
-        } else {
-            int32_t slot = -1;
-            if (!(st = pool_acquire(p, src->width, src->height, 1, src->dtype, pool_mem(src),
-                                    &slot))) {
-                gip_image gray = p->pool[slot].img;
-                st = gip_cvt_color(ctx, src, &gray,
-                                   src->channels == 4 ? GIP_COLOR_RGBA2GRAY : GIP_COLOR_RGB2GRAY);
-                if (!st)
-                    st = gip_sobel_magnitude(ctx, &gray, dst, &s->u.sobel.p);
-            }
-            pool_release(p, slot);
-        }
-        break;
-    case GIP__STEP_GRAY:
-        st = src->channels == 1
-                 ? gip_copy(ctx, src, dst)
-                 : gip_cvt_color(ctx, src, dst,
-                                 src->channels == 4 ? GIP_COLOR_RGBA2GRAY : GIP_COLOR_RGB2GRAY);
-        break;
-    case GIP__STEP_CONVERT:
-        st = gip_convert(ctx, src, dst, s->u.conv.scale, s->u.conv.offset);
-        break;
-    case GIP__STEP_MAP:
-        st = gip_map(ctx, s->expr, src, 1, s->scalars, s->n_scalars, dst);
-        break;
-    case GIP__STEP_STENCIL:
-        st = gip_stencil(ctx, s->expr, src, dst, &s->u.sten);
-        break;
-    case GIP__STEP_SPECTRUM:
-        st = gip_spectrum(ctx, src, dst, &s->u.spec);
-        break;
-    case GIP__STEP_CUSTOM:
+    if (s->op)
+        st = s->op->run(ctx, src, dst, s->params);
+    else
         st = s->custom->step.run(s->custom->step.user, ctx, src, dst);
-        break;
-    }
     if (st) {
         char msg[GIP__MSG_SIZE];
         snprintf(msg, sizeof msg, "%s", gip_last_error());
@@ -1032,7 +889,7 @@ static gip_status run_plan(gip_pipeline *p, const gip_image *src, gip_image *dst
         bool last = i == p->nplan - 1;
         const gip__step *s = &p->steps[it->first];
         bool in_place = !it->lut && cur_slot >= 0 && it->dt == cur.dtype && it->c == cur.channels &&
-                        (s->kind == GIP__STEP_INVERT || s->kind == GIP__STEP_CONVERT);
+                        s->op && (s->op->flags & GIP_OP_IN_PLACE);
         if (!last && in_place) {
             out_slot = cur_slot;
             out = cur;

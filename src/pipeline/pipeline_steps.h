@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
+#include "gip/op.h"
 #include "gip/pipeline.h"
 
 typedef struct gip__shape {
@@ -14,21 +15,6 @@ typedef struct gip__shape {
     gip_dtype dt;
 } gip__shape;
 
-typedef enum gip__step_kind {
-    GIP__STEP_INVERT,
-    GIP__STEP_GAUSSIAN,
-    GIP__STEP_BOX,
-    GIP__STEP_FILTER2D,
-    GIP__STEP_SOBEL,
-    GIP__STEP_EDGES,
-    GIP__STEP_GRAY,
-    GIP__STEP_CONVERT,
-    GIP__STEP_MAP,
-    GIP__STEP_STENCIL,
-    GIP__STEP_SPECTRUM,
-    GIP__STEP_CUSTOM
-} gip__step_kind;
-
 /* A caller-defined step, shared by the clones of a pipeline (reference counted). */
 typedef struct gip__custom {
     gip_pipeline_step step;
@@ -36,30 +22,11 @@ typedef struct gip__custom {
     atomic_int refs;
 } gip__custom;
 
+/* A step: a registered operation with its typed parameter block (op->params_size bytes, owned),
+ * or a caller-defined step (op NULL). */
 typedef struct gip__step {
-    gip__step_kind kind;
-    union {
-        gip_invert_params inv;
-        gip_gaussian_params gauss;
-        gip_box_params box;
-        gip_filter2d_params f2d; /* kernel points at `kernel` */
-        struct {
-            gip_sobel_params p;
-            gip_dtype dtype;
-        } sobel; /* also edges */
-        struct {
-            gip_dtype dtype;
-            double scale, offset;
-        } conv;
-        gip_stencil_params sten; /* scalars point at `scalars` */
-        gip_spectrum_params spec;
-    } u;
-    char *expr;          /* map, stencil */
-    gip_scalar *scalars; /* names point into scalar_names */
-    char *scalar_names;
-    size_t scalar_names_size;
-    int32_t n_scalars;
-    float *kernel; /* filter2d */
+    const gip_op *op;
+    void *params;
     gip__custom *custom;
 } gip__step;
 
@@ -119,7 +86,6 @@ const char *gip__step_name(const gip__step *s);
 gip_status gip__step_run(gip_pipeline *p, const gip__step *s, int32_t index, const gip_image *src,
                          gip_image *dst);
 /* Non-zero when an expression names x, y, width or height (tile.c, the fusion planner). */
-bool gip__expr_uses_position(const char *e);
 /* The checks of gip_pipeline_run() (NULLs, views, places, aliasing, dst's shape); builds the plan
  * for src's shape. */
 gip_status gip__pipeline_check_run(gip_pipeline *p, const gip_image *src, const gip_image *dst,

@@ -17,21 +17,7 @@
 /* The border mode a filter step uses, or -1 for steps without one. */
 static int step_border(const gip__step *s)
 {
-    switch (s->kind) {
-    case GIP__STEP_GAUSSIAN:
-        return (int)s->u.gauss.border.mode;
-    case GIP__STEP_BOX:
-        return (int)s->u.box.border.mode;
-    case GIP__STEP_FILTER2D:
-        return (int)s->u.f2d.border.mode;
-    case GIP__STEP_SOBEL:
-    case GIP__STEP_EDGES:
-        return (int)s->u.sobel.p.border.mode;
-    case GIP__STEP_STENCIL:
-        return (int)s->u.sten.border.mode;
-    default:
-        return -1;
-    }
+    return s->op && s->op->border ? (int)s->op->border(s->params) : -1;
 }
 
 gip_status gip__pipeline_tileable(gip_pipeline *p, int64_t w, int64_t h, int32_t c, gip_dtype dt,
@@ -40,8 +26,7 @@ gip_status gip__pipeline_tileable(gip_pipeline *p, int64_t w, int64_t h, int32_t
     for (int32_t i = 0; i < p->n; i++) {
         const gip__step *s = &p->steps[i];
         const char *name = gip__step_name(s);
-        if (s->kind == GIP__STEP_SPECTRUM ||
-            (s->kind == GIP__STEP_CUSTOM && s->custom->step.halo < 0))
+        if (s->op ? (s->op->flags & GIP_OP_WHOLE) != 0 : s->custom->step.halo < 0)
             return gip__error(p->ctx, GIP_ERR_UNSUPPORTED,
                               "%s: the pipeline cannot run in %s: step %d (%s) reads the whole "
                               "image (halo -1); give it more memory or run it untiled",
@@ -51,8 +36,7 @@ gip_status gip__pipeline_tileable(gip_pipeline *p, int64_t w, int64_t h, int32_t
                               "%s: the pipeline cannot run in %s: step %d (%s) uses border=wrap, "
                               "which reads the opposite edge of the image; use another border",
                               op, split_x ? "tiles" : "row bands", (int)i + 1, name);
-        if ((s->kind == GIP__STEP_MAP || s->kind == GIP__STEP_STENCIL) &&
-            gip__expr_uses_position(s->expr))
+        if (s->op && s->op->position && s->op->position(s->params))
             return gip__error(p->ctx, GIP_ERR_UNSUPPORTED,
                               "%s: the pipeline cannot run in %s: step %d (%s) uses x, y, width "
                               "or height, which differ in a tile",

@@ -24,11 +24,15 @@ run 0 run 'gaussian 15 | invert' "$DATA/astronaut.png" "$WORK/gi2.png"
 ok 'cmp -s "$WORK/gi.png" "$WORK/gi2.png"' "gip run 'gaussian 15 | invert' differs from gaussian then invert"
 
 # ---- parse errors: exit 2, the position and a caret ------------------------------------------
-expect 2 "at 10: expected ksize" run 'gaussian 14 | invert' "$DATA/astronaut.png" "$WORK/x.png"
+expect 2 "at 10: gaussian: ksize must be" run 'gaussian 14 | invert' "$DATA/astronaut.png" "$WORK/x.png"
 expect 2 "at 15: unknown step 'sobl'" run 'gaussian 15 | sobl' "$DATA/astronaut.png" "$WORK/x.png"
 ok 'grep -q "^ *\^$" "$WORK/stderr"' "no caret line under the parse error"
 expect 2 "at 14: expected a step name" run 'gaussian 15 |' "$DATA/astronaut.png" "$WORK/x.png"
 expect 2 "unterminated quote" run "map 'out = 255 - in" "$DATA/astronaut.png" "$WORK/x.png"
+# numbers are decimal: no hex floats in arguments or expressions
+expect 2 "sigma" run 'gaussian 3 sigma=0x1p1' "$DATA/astronaut.png" "$WORK/x.png"
+expect 2 "kernel" run "filter '0x1p-2,0x1p-2;0x1p-2,0x1p-2'" "$DATA/astronaut.png" "$WORK/x.png"
+expect 2 "not a number" run "map 'out = in * 0x1p0'" "$DATA/astronaut.png" "$WORK/x.png"
 absent "$WORK/x.png"
 expect 2 "needs both -i" run invert -i "$DATA"
 expect 2 "applies to batches" run invert --jobs 2 "$DATA/astronaut.png" "$WORK/x.png"

@@ -11,13 +11,14 @@ extern const cli_command cli_cmd_spectrum, cli_cmd_fft, cli_cmd_ifft;
 extern const cli_command cli_cmd_kernel, cli_cmd_map, cli_cmd_stencil;
 extern const cli_command cli_cmd_style;
 extern const cli_command cli_cmd_run; /* cmd_run.c */
+extern const cli_command cli_cmd_ops; /* cmd_ops.c */
 
 /* Every subcommand, in the order `gip --help` lists them. */
 static const cli_command *const commands[] = {
     &cli_cmd_devices,  &cli_cmd_info,   &cli_cmd_convert, &cli_cmd_gray,  &cli_cmd_invert,
     &cli_cmd_box,      &cli_cmd_filter, &cli_cmd_sobel,   &cli_cmd_edges, &cli_cmd_gaussian,
     &cli_cmd_spectrum, &cli_cmd_fft,    &cli_cmd_ifft,    &cli_cmd_map,   &cli_cmd_stencil,
-    &cli_cmd_kernel,   &cli_cmd_style,  &cli_cmd_run,
+    &cli_cmd_kernel,   &cli_cmd_style,  &cli_cmd_run,     &cli_cmd_ops,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

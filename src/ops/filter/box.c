@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/* The registry's description of box (gip_box_filter()). */
+#include "gip/filter.h"
+#include "internal.h"
+#include "registry/registry.h"
+
+static const gip_param decl[] = {
+    {"ksize", GIP_PARAM_SIZE, GIP_PARAM_POSITIONAL, 1, 1023, 0, NULL, "3",
+     "window width and height"},
+    {"normalize", GIP_PARAM_BOOL, 0, 0, 1, 0, NULL, "1",
+     "1: the mean over the window (cv2.blur); 0: the plain sum"},
+    {"anchor", GIP_PARAM_LIST, 0, -1, 1022, 2, NULL, "-1",
+     "the window's anchor as X,Y inside it; -1 is the centre"},
+    GIP__BORDER_PARAMS,
+};
+
+static gip_status build(const gip_args *a, void *out)
+{
+    gip_box_params *p = out;
+    gip_args_size(a, "ksize", &p->ksize_w, &p->ksize_h);
+    p->unnormalized = !gip_args_int(a, "normalize");
+    double an[2] = {-1, -1};
+    int32_t n = gip_args_list(a, "anchor", an, 2);
+    if (n == 1)
+        an[1] = an[0];
+    if ((an[0] < 0) != (an[1] < 0) || an[0] != (int32_t)an[0] || an[1] != (int32_t)an[1])
+        return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT,
+                          "box: anchor must be two whole numbers X,Y inside the window, or -1");
+    if (an[0] >= 0) {
+        p->has_anchor = 1;
+        p->anchor_x = (int32_t)an[0];
+        p->anchor_y = (int32_t)an[1];
+        if (p->anchor_x >= p->ksize_w || p->anchor_y >= p->ksize_h)
+            return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT,
+                              "box: anchor %d,%d is outside the %dx%d window", (int)p->anchor_x,
+                              (int)p->anchor_y, (int)p->ksize_w, (int)p->ksize_h);
+    }
+    return gip__args_border(a, &p->border);
+}
+
+static int64_t reach(int32_t k, int32_t has, int32_t anchor)
+{
+    int64_t a = has ? anchor : k / 2;
+    return a > k - 1 - a ? a : k - 1 - a;
+}
+
+static void halo(const void *params, int64_t *hx, int64_t *hy)
+{
+    const gip_box_params *b = params;
+    *hx = reach(b->ksize_w, b->has_anchor, b->anchor_x);
+    *hy = reach(b->ksize_h, b->has_anchor, b->anchor_y);
+}
+
+static int32_t border(const void *params)
+{
+    return (int32_t)((const gip_box_params *)params)->border.mode;
+}
+
+static gip_status run(gip_context *ctx, const gip_image *src, gip_image *dst, const void *p)
+{
+    return gip_box_filter(ctx, src, dst, p);
+}
+
+const gip_op gip__op_box = {
+    .name = "box",
+    .family = "filter",
+    .summary = "Box filter (mean or sum over a window), as cv2.boxFilter and cv2.blur.",
+    .doc = "The mean (or the sum with normalize=0) over a ksize window at anchor, OpenCV's "
+           "borders; integer sources are summed exactly and rounded as OpenCV rounds, so u8 "
+           "results equal cv2.blur's.",
+    .cv_name = "cv2.boxFilter",
+    .params = decl,
+    .nparams = GIP__COUNT(decl),
+    .dtypes = GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_U16) | GIP_DTYPE_BIT(GIP_F32),
+    .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
+    .params_size = sizeof(gip_box_params),
+    .build = build,
+    .halo = halo,
+    .border = border,
+    .run = run,
+};

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+/* The registry's description of filter (gip_filter2d()). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gip/filter.h"
+#include "internal.h"
+#include "registry/registry.h"
+
+static const gip_param decl[] = {
+    {"kernel", GIP_PARAM_MATRIX, GIP_PARAM_POSITIONAL | GIP_PARAM_REQUIRED, 0, 0, 255, NULL, NULL,
+     "the kernel's rows, e.g. '0,-1,0;-1,5,-1;0,-1,0' (correlation: no flip, as cv2.filter2D)", "0,-1,0;-1,5,-1;0,-1,0"},
+    {"delta", GIP_PARAM_DOUBLE, 0, -1e30, 1e30, 0, NULL, "0", "added to every result"},
+    {"anchor", GIP_PARAM_LIST, 0, -1, 254, 2, NULL, "-1",
+     "the kernel's anchor as X,Y inside it; -1 is the centre"},
+    GIP__BORDER_PARAMS,
+};
+
+static gip_status build(const gip_args *a, void *out)
+{
+    gip_filter2d_params *p = out;
+    int32_t rows, cols;
+    const float *k = gip_args_matrix(a, "kernel", &rows, &cols);
+    float *copy = malloc((size_t)rows * (size_t)cols * sizeof *copy);
+    if (!copy)
+        return gip__error(NULL, GIP_ERR_OUT_OF_MEMORY, "filter: out of memory");
+    memcpy(copy, k, (size_t)rows * (size_t)cols * sizeof *copy);
+    p->kernel = copy;
+    p->ksize_w = cols;
+    p->ksize_h = rows;
+    p->delta = (float)gip_args_double(a, "delta");
+    double an[2] = {-1, -1};
+    int32_t n = gip_args_list(a, "anchor", an, 2);
+    if (n == 1)
+        an[1] = an[0];
+    if ((an[0] < 0) != (an[1] < 0) || an[0] != (int32_t)an[0] || an[1] != (int32_t)an[1])
+        return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT,
+                          "filter: anchor must be two whole numbers X,Y inside the kernel, or -1");
+    if (an[0] >= 0) {
+        p->has_anchor = 1;
+        p->anchor_x = (int32_t)an[0];
+        p->anchor_y = (int32_t)an[1];
+        if (p->anchor_x >= cols || p->anchor_y >= rows)
+            return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT,
+                              "filter: anchor %d,%d is outside the %dx%d kernel", (int)p->anchor_x,
+                              (int)p->anchor_y, (int)cols, (int)rows);
+    }
+    return gip__args_border(a, &p->border);
+}
+
+static void release(void *params)
+{
+    gip_filter2d_params *p = params;
+    free((void *)p->kernel);
+    p->kernel = NULL;
+}
+
+static gip_status copy(void *dst, const void *src)
+{
+    gip_filter2d_params *d = dst;
+    const gip_filter2d_params *s = src;
+    *d = *s;
+    size_t n = (size_t)s->ksize_w * (size_t)s->ksize_h;
+    float *k = malloc(n * sizeof *k);
+    if (!k) {
+        d->kernel = NULL;
+        return gip__error(NULL, GIP_ERR_OUT_OF_MEMORY, "filter: out of memory");
+    }
+    memcpy(k, s->kernel, n * sizeof *k);
+    d->kernel = k;
+    return GIP_OK;
+}
+
+static void halo(const void *params, int64_t *hx, int64_t *hy)
+{
+    const gip_filter2d_params *f = params;
+    int64_t kw = f->ksize_w, kh = f->ksize_h;
+    int64_t ax = f->has_anchor ? f->anchor_x : kw / 2;
+    int64_t ay = f->has_anchor ? f->anchor_y : kh / 2;
+    *hx = ax > kw - 1 - ax ? ax : kw - 1 - ax;
+    *hy = ay > kh - 1 - ay ? ay : kh - 1 - ay;
+}
+
+static int32_t border(const void *params)
+{
+    return (int32_t)((const gip_filter2d_params *)params)->border.mode;
+}
+
+static gip_status run(gip_context *ctx, const gip_image *src, gip_image *dst, const void *p)
+{
+    return gip_filter2d(ctx, src, dst, p);
+}
+
+const gip_op gip__op_filter = {
+    .name = "filter",
+    .family = "filter",
+    .summary = "Correlation with any kernel, as cv2.filter2D.",
+    .doc = "dst = the kernel's weighted sum around each pixel (no flip) plus delta, OpenCV's "
+           "borders; integer results rounded half to even and saturated.",
+    .cv_name = "cv2.filter2D",
+    .params = decl,
+    .nparams = GIP__COUNT(decl),
+    .dtypes = GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_U16) | GIP_DTYPE_BIT(GIP_F32),
+    .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
+    .params_size = sizeof(gip_filter2d_params),
+    .build = build,
+    .release = release,
+    .copy = copy,
+    .halo = halo,
+    .border = border,
+    .run = run,
+};

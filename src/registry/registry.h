@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/* What operation files use to declare themselves (gip/op.h is the public half): the shared
+ * parameter declarations (borders, dtypes) and the table the build generates. An operation file
+ * defines `const gip_op gip__op_<name> = {...};` at the start of a line; CMake finds every such
+ * line under src/ and writes the table, so adding an operation edits no shared file. */
+#ifndef GIP_REGISTRY_H
+#define GIP_REGISTRY_H
+
+#include <stddef.h>
+
+#include "gip/filter.h"
+#include "gip/op.h"
+
+/* The generated table, in name order. */
+extern const gip_op *const gip__ops[];
+extern const int32_t gip__nops;
+
+#define GIP__COUNT(a) ((int32_t)(sizeof(a) / sizeof((a)[0])))
+
+/* The dtype and border choices every operation shares. */
+extern const gip_choice gip__dtype_choices[];  /* u8, u16, s16, f32 */
+extern const gip_choice gip__border_choices[]; /* reflect101, reflect, replicate, constant, wrap */
+
+/* border= and border_value= of a filter: append to its parameters. */
+#define GIP__BORDER_PARAMS                                                                         \
+    {"border",                                                                                     \
+     GIP_PARAM_CHOICE,                                                                             \
+     0,                                                                                            \
+     0,                                                                                            \
+     0,                                                                                            \
+     0,                                                                                            \
+     gip__border_choices,                                                                          \
+     "reflect101",                                                                                 \
+     "how pixels outside the image are made (OpenCV's BORDER_*; REFLECT_101 by default)"},         \
+    {                                                                                              \
+        "border_value", GIP_PARAM_LIST, 0, -3.4e38, 3.4e38, 4, NULL, "0",                          \
+            "the value outside the image with border=constant: one number, or one per channel"     \
+    }
+
+/* The border of a filter from its border and border_value arguments. */
+gip_status gip__args_border(const gip_args *args, gip_border_spec *border);
+
+/* Every required parameter was set. */
+gip_status gip__args_check_required(const gip_args *args);
+
+/* What a parameter accepts, for messages and help: "an odd integer in 1..1023". */
+void gip__param_accepts(const gip_param *p, char *buf, size_t size);
+
+/* Builds op's typed parameters from args into params (op->params_size bytes, zeroed first),
+ * after the checks every operation shares. */
+gip_status gip__op_build(const gip_args *args, void *params);
+
+#endif
