@@ -865,6 +865,11 @@ static void test_bad_input(void)
     expect_bad("text", "hello, world", 12, GIP_ERR_UNKNOWN_FORMAT);
     expect_bad("ASCII PPM", "P3\n1 1\n255\n0 0 0\n", 17, GIP_ERR_UNKNOWN_FORMAT);
     expect_bad("JPEG SOI then EOI", "\xff\xd9\xff\xd8", 4, GIP_ERR_UNKNOWN_FORMAT);
+    /* P5/P6 with no whitespace after the magic: a malformed header, not another variant. */
+    expect_bad("P6 without whitespace", "P6#1 1\n255\n\0\0\0", 14, GIP_ERR_CORRUPT);
+    GT_CHECK(strstr(gip_last_error(), "malformed") && !strstr(gip_last_error(), "variant"),
+             "P6 without whitespace: message '%s'", gip_last_error());
+    expect_bad("P5 without whitespace", "P51 1\n255\n\0", 11, GIP_ERR_CORRUPT);
 
     /* Truncated JPEG and PNG at several offsets. */
     const char *files[2] = {GIP_DATA_DIR "/rocket.jpg", GIP_DATA_DIR "/chelsea.png"};

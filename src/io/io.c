@@ -186,6 +186,11 @@ static gip_status detect(const uint8_t *d, size_t n, const char *what, gip_forma
                           "%s: truncated: only %zu bytes, the start of a PNG, JPEG or PNM "
                           "signature",
                           what, n);
+    if (n >= 3 && d[0] == 'P' && (d[1] == '5' || d[1] == '6'))
+        return gip__error(NULL, GIP_ERR_CORRUPT,
+                          "%s: malformed P%c (binary %s) header: the magic 'P%c' must be followed "
+                          "by whitespace, found 0x%02x",
+                          what, d[1], d[1] == '5' ? "PGM" : "PPM", d[1], d[2]);
     if (n >= 2 && d[0] == 'P' && d[1] >= '1' && d[1] <= '7')
         return gip__error(NULL, GIP_ERR_UNKNOWN_FORMAT,
                           "%s: Netpbm variant P%c is not read; gip reads binary PGM (P5) and "
