@@ -432,6 +432,9 @@ int gip_fuzz_cli_argv(const uint8_t *data, size_t size, char *buf, char **argv)
         *w = '\0';
     }
     argv[argc] = NULL;
+    /* --max-memory sets GIP_MAX_MEMORY for the rest of the process: each input starts from the
+     * default limit. */
+    unsetenv("GIP_MAX_MEMORY");
 
     /* Style transfer builds a VGG19 before its first step (seconds under ASan); with --weights it
      * loads that file first, and the scratch folder holds no valid weights, so the command parses

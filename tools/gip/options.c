@@ -18,6 +18,7 @@ enum common_id {
     OPT_REPEAT,
     OPT_TIME,
     OPT_VERBOSE,
+    OPT_MAX_MEMORY,
     OPT_BORDER,
     OPT_BORDER_VALUE,
     OPT_QUALITY,
@@ -46,6 +47,11 @@ static const struct common_opt {
                   "and min over the runs), download and save times"},
     [OPT_VERBOSE] = {"--verbose", "-v", NULL, CLI_COMMON_DEVICE,
                      "print the device in use on stderr"},
+    [OPT_MAX_MEMORY] = {"--max-memory", NULL, "BYTES", CLI_COMMON_DEVICE,
+                        "host memory a whole image may take, e.g. 512M or 4G\n"
+                        "(default: GIP_MAX_MEMORY, else a quarter of the memory);\n"
+                        "an image above it is refused from its header, before\n"
+                        "loading (gip run streams it by rows instead)"},
     [OPT_BORDER] = {"--border", NULL, "MODE", CLI_COMMON_BORDER,
                     "pixels outside the image: reflect101 (default), reflect,\n"
                     "replicate, constant or wrap"},
@@ -98,12 +104,23 @@ static void print_opt(const char *alias, const char *name, const char *metavar, 
     putchar('\n');
 }
 
+/* True when the subcommand's own help lists option `name` ("\n  --name "): its own option of that
+ * name, which cli_parse() prefers to the common one. */
+static int lists_own(const cli_command *cmd, const char *name)
+{
+    for (const char *p = cmd->help; (p = strstr(p, name)); p++)
+        if (p - cmd->help >= 3 && strncmp(p - 3, "\n  ", 3) == 0 &&
+            (p[strlen(name)] == ' ' || p[strlen(name)] == '\n'))
+            return 1;
+    return 0;
+}
+
 void cli_print_help(const cli_command *cmd)
 {
     fputs(cmd->help, stdout);
     printf("\nCommon options:\n");
     for (int i = 0; i < OPT_COUNT; i++)
-        if (cmd->common & common_opts[i].group)
+        if ((cmd->common & common_opts[i].group) && !lists_own(cmd, common_opts[i].name))
             print_opt(common_opts[i].alias, common_opts[i].name, common_opts[i].metavar,
                       common_opts[i].help);
     print_opt("-h", "--help", NULL, "show this help and exit");
@@ -230,6 +247,35 @@ double cli_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Parses a byte count: an integer with an optional K, M, G or T suffix (powers of 1024), then an
+ * optional "i" and "B" (256M, 4GiB), as GIP_MAX_MEMORY. */
+static int parse_bytes(const cli_command *cmd, const char *opt, const char *text, int64_t *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long long v = isdigit((unsigned char)text[0]) ? strtoll(text, &end, 10) : 0;
+    int shift = end ? 0 : -1;
+    if (end && *end) {
+        static const char units[] = "kmgt";
+        const char *u = strchr(units, *end | 0x20);
+        const char *rest = end + 1;
+        shift = u ? 10 * (int)(u - units + 1) : -1;
+        if (*rest == 'i')
+            rest++;
+        if (*rest == 'B' || *rest == 'b')
+            rest++;
+        if (*rest)
+            shift = -1;
+    }
+    if (errno || shift < 0 || v <= 0 || v > (INT64_MAX >> shift))
+        return cli_usage(cmd,
+                         "%s: '%s' is not a byte count; accepted: a positive integer with an "
+                         "optional K, M, G or T suffix (e.g. 512M)",
+                         opt, text);
+    *out = (int64_t)v << shift;
+    return 0;
+}
+
 /* Converts the raw values of the common options into `common`. */
 static int convert_common(const cli_command *cmd, const char *const raw[OPT_COUNT],
                           cli_common *common)
@@ -267,6 +313,14 @@ static int convert_common(const cli_command *cmd, const char *const raw[OPT_COUN
     }
     common->time = raw[OPT_TIME] != NULL;
     common->verbose = raw[OPT_VERBOSE] != NULL;
+    if (raw[OPT_MAX_MEMORY]) {
+        /* The library's default limit (gip_default_max_memory()) for every load of this run. */
+        if ((rc = parse_bytes(cmd, "--max-memory", raw[OPT_MAX_MEMORY], &v)))
+            return rc;
+        char bytes[32];
+        snprintf(bytes, sizeof bytes, "%lld", (long long)v);
+        setenv("GIP_MAX_MEMORY", bytes, 1);
+    }
     common->unchanged = raw[OPT_UNCHANGED] != NULL;
     if ((s = raw[OPT_BORDER])) {
         static const struct {
@@ -355,17 +409,18 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, cli_opt *opts, int 
         size_t len = eq ? (size_t)(eq - a) : strlen(a);
         const char *metavar = NULL;
         const char **slot = NULL;
-        int c = find_common(cmd, a, len);
-        if (c >= 0) {
+        int c = -1;
+        /* A subcommand's own option wins over a common one of the same name (run's
+         * --max-memory, which also streams). */
+        for (int k = 0; k < nopts; k++)
+            if (strlen(opts[k].name) == len && strncmp(opts[k].name, a, len) == 0) {
+                metavar = opts[k].metavar;
+                slot = &opts[k].value;
+                break;
+            }
+        if (!slot && (c = find_common(cmd, a, len)) >= 0) {
             metavar = common_opts[c].metavar;
             slot = &raw[c];
-        } else {
-            for (int k = 0; k < nopts; k++)
-                if (strlen(opts[k].name) == len && strncmp(opts[k].name, a, len) == 0) {
-                    metavar = opts[k].metavar;
-                    slot = &opts[k].value;
-                    break;
-                }
         }
         if (!slot) {
             if (c == -2)
