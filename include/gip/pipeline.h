@@ -237,7 +237,7 @@ GIP_API int64_t gip_pipeline_memory_limit(const gip_pipeline *p);
 
 /**
  * Loads `in`, runs the pipeline, saves `out` atomically (never a partial file).
- * @param load  NULL: 8-bit RGB (GIP_LOAD_COLOR), as the CLI's filters.
+ * @param load  NULL: 8-bit RGB (GIP_LOAD_COLOR).
  * @param save  NULL: the format from out's extension, quality 95.
  * @return statuses of gip_image_load(), gip_pipeline_run(), gip_image_save().
  */
@@ -422,12 +422,15 @@ typedef struct gip_batch_options {
                              they are skipped) */
     gip_load_params load; /* how inputs are decoded; mode 0 (UNCHANGED) is taken as COLOR unless
                              load_unchanged is set */
-    int32_t load_unchanged;
+    int32_t load_unchanged; /* with mode UNCHANGED: a file that the pipeline refuses as stored,
+                               or whose result the output format cannot hold, is computed
+                               without alpha, then in 8 bits (x >> 8); on_file's message says so */
     gip_batch_cpu_mode cpu_mode;
     const gip_batch_codec *codec; /* NULL: libjpeg-turbo / libpng on the workers */
     /* Called after each file (from the thread that finished it; calls are serialised): `in` and
-     * `out` paths, status (GIP_OK, or the failure), message (the reason, "" on success), and
-     * skipped non-zero when the output existed. May be NULL. */
+     * `out` paths, status (GIP_OK, or the failure), message (the reason; on success "" or what
+     * was converted, see load_unchanged), and skipped non-zero when the output existed. May be
+     * NULL. */
     void (*on_file)(void *user, const char *in, const char *out, gip_status status,
                     const char *message, int32_t skipped);
     /* Called at most every progress_interval seconds (0: 0.2) and once at the end. May be NULL. */

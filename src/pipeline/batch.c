@@ -162,6 +162,7 @@ typedef struct item {
     int32_t pipe;     /* the compute pipeline it goes to */
     gip_image img;    /* decoded: host (gip_image_alloc(NULL)) or device of pipes[pipe] */
     gip_image result; /* computed: host, or device when the codec encodes on the device */
+    char note[320];   /* what fit_item() converted, "" when nothing */
 } item;
 
 /* Per compute thread: the pinned and device staging buffers, kept while shapes repeat. */
@@ -499,6 +500,103 @@ static gip_status ensure(gip_context *ctx, gip_image *img, int64_t w, int64_t h,
     return gip_image_alloc(ctx, img, w, h, c, dt, mem, 0);
 }
 
+/* Whether a file of format f holds an image of c channels of dt (gip_image_encode's rules). */
+static bool format_holds(gip_format f, int32_t c, gip_dtype dt)
+{
+    if (dt != GIP_U8 && (dt != GIP_U16 || f == GIP_FORMAT_JPEG))
+        return false;
+    return c == 1 || c == 3 || (c == 4 && f == GIP_FORMAT_PNG);
+}
+
+/* The host image without its alpha channel (c 4 -> 3) and/or in 8 bits (x >> 8, as the loader's
+ * 8-bit modes), replacing *img. */
+static gip_status reduce_image(gip_image *img, bool no_alpha, bool to_u8)
+{
+    int32_t dc = no_alpha ? 3 : img->channels;
+    gip_dtype dt = to_u8 ? GIP_U8 : img->dtype;
+    gip_image d;
+    gip_status st = gip_image_alloc(NULL, &d, img->width, img->height, dc, dt, GIP_MEM_HOST, 0);
+    if (st)
+        return st;
+    bool wide = img->dtype == GIP_U16;
+    for (int64_t y = 0; y < img->height; y++) {
+        const uint8_t *s = (const uint8_t *)img->data + y * img->stride;
+        uint8_t *o = (uint8_t *)d.data + y * d.stride;
+        for (int64_t x = 0; x < img->width; x++)
+            for (int32_t k = 0; k < dc; k++) {
+                int64_t i = x * img->channels + k, j = x * dc + k;
+                uint32_t v = wide ? ((const uint16_t *)(const void *)s)[i] : s[i];
+                if (dt == GIP_U8)
+                    o[j] = (uint8_t)(wide ? v >> 8 : v);
+                else
+                    ((uint16_t *)(void *)o)[j] = (uint16_t)v;
+            }
+    }
+    gip_image_free(NULL, img);
+    *img = d;
+    return GIP_OK;
+}
+
+/* Runs the pipeline on a blank host image of the shape (at most 64x64: steps check dtypes and
+ * channels when they run, not all when the shape is asked), giving the result's channels and
+ * dtype; the status of a step that refuses. */
+static gip_status trial_run(gip_pipeline *p, int64_t w, int64_t h, int32_t c, gip_dtype dt,
+                            int32_t *oc, gip_dtype *odt)
+{
+    w = w < 64 ? w : 64;
+    h = h < 64 ? h : 64;
+    int64_t ow, oh;
+    gip_image src = {0}, dst = {0};
+    gip_status st = gip_pipeline_output_shape(p, w, h, c, dt, &ow, &oh, oc, odt);
+    if (!st && !(st = gip_image_alloc(NULL, &src, w, h, c, dt, GIP_MEM_HOST, 0)) &&
+        !(st = gip_image_alloc(NULL, &dst, ow, oh, *oc, *odt, GIP_MEM_HOST, 0))) {
+        for (int64_t y = 0; y < h; y++)
+            memset((uint8_t *)src.data + y * src.stride, 0, (size_t)gip_image_row_bytes(&src));
+        st = gip_pipeline_run(p, &src, &dst);
+    }
+    gip_image_free(NULL, &dst);
+    gip_image_free(NULL, &src);
+    return st;
+}
+
+/* With inputs decoded as stored (load_unchanged): where the pipeline refuses a file so, or makes
+ * of it what the output's format cannot hold (JPEG: 8-bit gray or RGB; PPM/PGM: no alpha), the
+ * decoded image loses its alpha, then its 16 bits, as `gip run` does for one file; it->note
+ * says what was converted and why. Otherwise nothing changes and the run reports the refusal. */
+static void fit_item(engine *e, gip_pipeline *p, item *it)
+{
+    gip_image *img = &it->img;
+    if (e->lp.mode != GIP_LOAD_UNCHANGED || img->memory == GIP_MEM_CUDA ||
+        (img->channels != 4 && img->dtype != GIP_U16))
+        return;
+    gip_format f = output_format(e->outs[it->index]);
+    char why[200] = "";
+    for (int k = 0; k < 4; k++) {
+        bool no_alpha = (k & 1) && img->channels == 4, to_u8 = (k & 2) && img->dtype == GIP_U16;
+        if (k > 0 && !no_alpha && !to_u8)
+            continue;
+        int32_t c = 0;
+        gip_dtype dt = GIP_U8;
+        gip_status st = trial_run(p, img->width, img->height, no_alpha ? 3 : img->channels,
+                                  to_u8 ? GIP_U8 : img->dtype, &c, &dt);
+        bool ok = !st && format_holds(f, c, dt);
+        if (k == 0 && !ok)
+            snprintf(why, sizeof why,
+                     st ? "the pipeline refuses it as stored"
+                        : "%s cannot hold the "
+                          "pipeline's %d-channel %s result",
+                     gip_format_name(f), (int)c, gip_dtype_name(dt));
+        gip_clear_error();
+        if (!ok)
+            continue;
+        if (k > 0 && reduce_image(img, no_alpha, to_u8) == GIP_OK)
+            snprintf(it->note, sizeof it->note, "'%s' is computed %s%s%s: %s", e->inputs[it->index],
+                     no_alpha ? "without alpha" : "", no_alpha && to_u8 ? " and " : "",
+                     to_u8 ? "in 8 bits (x >> 8)" : "", why);
+        return;
+    }
+}
+
 /* Compute of one item on pipeline `pi`, with staging buffers `sg` (CUDA). */
 static gip_status compute_item(engine *e, gip_pipeline *p, stage *sg, item *it)
 {
@@ -506,6 +604,7 @@ static gip_status compute_item(engine *e, gip_pipeline *p, stage *sg, item *it)
     int64_t w, h;
     int32_t c;
     gip_dtype dt;
+    fit_item(e, p, it);
     gip_status st = gip_pipeline_output_shape(p, it->img.width, it->img.height, it->img.channels,
                                               it->img.dtype, &w, &h, &c, &dt);
     if (st)
@@ -620,7 +719,7 @@ static void finish_item(engine *e, item *it)
 {
     bool skipped = false;
     gip_status st = encode_item(e, it, &skipped);
-    report(e, it->index, st, st ? gip_last_error() : "", skipped);
+    report(e, it->index, st, st ? gip_last_error() : it->note, skipped);
     item_free(e, it);
 }
 

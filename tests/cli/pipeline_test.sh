@@ -66,6 +66,12 @@ ls -i "$WORK/out/astronaut.png" >"$WORK/inode2"
 ok '! cmp -s "$WORK/inode1" "$WORK/inode2"' "--overwrite did not replace the output"
 run 0 run 'invert' -i "$WORK/in/[a-c]*.png" -o "$WORK/out2" --format jpg --quality 80
 ok '[ -f "$WORK/out2/astronaut.jpg" ] && [ -f "$WORK/out2/coffee.jpg" ]' "glob batch outputs missing"
+# -o creates every missing folder, as mkdir -p
+run 0 run 'invert' -i "$WORK/in/[a-b]*.png" -o "$WORK/deep/er/still" --quiet
+ok '[ -f "$WORK/deep/er/still/astronaut.png" ] && [ -f "$WORK/deep/er/still/brick.png" ]' \
+    "-o a/b/c: outputs missing (only one missing folder level created?)"
+printf 'x' >"$WORK/afile"
+expect 1 "cannot create output folder" run 'invert' -i "$WORK/in/a*.png" -o "$WORK/afile/sub"
 
 # ---- --devices: a malformed list is a usage error (2), a device that is not there a runtime
 # error (1); with a usable cuda:0 the batch runs on it

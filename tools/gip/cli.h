@@ -29,7 +29,8 @@ typedef struct cli_command {
 #define CLI_COMMON_DEVICE 1u    /* --device, --threads, --repeat, --time, -v/--verbose */
 #define CLI_COMMON_BORDER 2u    /* --border, --border-value */
 #define CLI_COMMON_SAVE 4u      /* --quality */
-#define CLI_COMMON_UNCHANGED 8u /* --unchanged: load channels and depth as stored */
+#define CLI_COMMON_UNCHANGED 8u /* --color (8-bit RGB), --unchanged (as stored, the default) */
+#define CLI_COMMON_OUTPUT 16u   /* --overwrite: replace a read-only output */
 
 /** Values of the common options after parsing (zero-initialise; the parser sets defaults). */
 typedef struct cli_common {
@@ -41,7 +42,8 @@ typedef struct cli_common {
     int64_t repeat;  /* >= 1 */
     int time;
     int verbose;
-    int unchanged;
+    int color;     /* --color: load 8-bit RGB (the op's load_mode) instead of as stored */
+    int overwrite; /* --overwrite */
 } cli_common;
 
 /** A subcommand's own option: the parser stores the raw value string (or "1" for a flag); the
@@ -91,6 +93,11 @@ int cli_parse_pair(const cli_command *cmd, const char *opt, const char *s, int64
 int cli_parse_list(const cli_command *cmd, const char *opt, const char *s, int max_count,
                    const char *accepted, double *out, int *count);
 
+/** strtod for the decimal numbers the CLI accepts: [+|-] digits [. [digits]] [e[+|-]digits] or
+ *  [+|-] . digits [exponent]; hex floats, inf, nan and leading spaces are not numbers (*end == s
+ *  then), as in the expression language (docs/expressions.md). */
+double cli_strtod(const char *s, char **end);
+
 /** Seconds on CLOCK_MONOTONIC. */
 double cli_now(void);
 
@@ -99,13 +106,18 @@ double cli_now(void);
 /** What a subcommand computes: prepare() says the output's channels and dtype for an input (and
  *  may allocate scratch in src's memory), run() computes once, release() frees the scratch. */
 typedef struct cli_op {
-    gip_load_mode load_mode; /* used unless --unchanged was given */
+    gip_load_mode load_mode; /* with --color; otherwise images load as stored */
     gip_status (*prepare)(gip_context *ctx, const gip_image *src, int32_t *channels,
                           gip_dtype *dtype, void *data);
     gip_status (*run)(gip_context *ctx, const gip_image *src, gip_image *dst, void *data);
     void (*release)(gip_context *ctx, void *data);
     void *data;
+    unsigned flags; /* CLI_OP_* */
 } cli_op;
+
+/* The operation computes from 8-bit data: a 16-bit input is reduced to 8 bits (x >> 8) first, and
+ * a note says so on stderr. */
+#define CLI_OP_8BIT 1u
 
 /**
  * Creates the context from the common options, loads `in`, uploads it when the context is a CUDA
@@ -114,6 +126,32 @@ typedef struct cli_op {
  */
 int cli_pipeline(const cli_command *cmd, const cli_common *common, const cli_op *op, const char *in,
                  const char *out);
+
+/**
+ * Before any work: a usage-independent check that `out` may be written. An existing read-only
+ * file needs --overwrite (a message naming it, CLI_EXIT_RUNTIME); a folder is refused. 0 when
+ * writing may go on.
+ */
+int cli_check_output(const cli_command *cmd, const cli_common *common, const char *out);
+
+/**
+ * Saves the host image `img` to `out` with --quality and --overwrite. Where the format of `out`
+ * cannot hold the image (JPEG: 8 bits, no alpha; PPM/PGM: no alpha) a copy is converted (alpha
+ * dropped, 16 bits reduced to 8 as x >> 8) and a note on stderr says what was converted. `extra`
+ * (may be NULL) adds save parameters (JPEG progressive, subsampling). Returns an exit status.
+ */
+int cli_save(const cli_command *cmd, const cli_common *common, const char *out,
+             const gip_image *img, const gip_save_params *extra);
+
+/** The format gip_image_save() gives `path` from its extension (*pnm_kind 1 for .pgm, 3 for .ppm,
+ *  else 0), GIP_FORMAT_AUTO when none. */
+gip_format cli_path_format(const char *path, int *pnm_kind);
+
+/** Non-zero when a file of format f (pnm_kind as cli_path_format) can hold channels x dtype. */
+int cli_format_holds(gip_format f, int pnm_kind, int32_t channels, gip_dtype dtype);
+
+/** Reduces a host u16 image to u8 (x >> 8) into a new host image (in place of *img). */
+gip_status cli_to_8bit(gip_image *img);
 
 /** Creates a context from the common options, printing the device line to stderr with -v. */
 int cli_context(const cli_command *cmd, const cli_common *common, gip_context **ctx);

@@ -14,6 +14,9 @@
 #include <unistd.h>
 
 #include "cli.h"
+/* The output files of the library (src/io/atomic_write.c), shared rather than copied: the CLI
+ * links libgip statically. */
+#include "../../src/io/io_internal.h"
 
 /* .npy stores little-endian data here ('<c8', '<f4'); gip writes the host's floats as they are. */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -86,10 +89,10 @@ static ssize_t read_full(int fd, void *buf, size_t len)
 
 /**
  * Writes the 2-D host image `img` (1 channel, c32 or f32) as a .npy file of shape (height, width)
- * and dtype '<c8' or '<f4', atomically: a temporary file in the same folder, fsync, rename over
- * `path`; on any failure the temporary file is removed and `path` is left as it was.
+ * and dtype '<c8' or '<f4' through the library's output files (as gip_image_save(): complete or
+ * not at all, nothing left behind by a kill, mode kept, a read-only `path` only with overwrite).
  */
-static int npy_write(const cli_command *cmd, const char *path, const gip_image *img)
+static int npy_write(const cli_command *cmd, const char *path, const gip_image *img, int overwrite)
 {
     const char *descr = img->dtype == GIP_C32 ? "<c8" : "<f4";
     char header[256];
@@ -110,51 +113,21 @@ static int npy_write(const cli_command *cmd, const char *path, const gip_image *
     pre[8] = (unsigned char)(hlen & 0xff);
     pre[9] = (unsigned char)(hlen >> 8);
 
-    struct stat sb;
-    int exists = stat(path, &sb) == 0;
-    if (exists && S_ISDIR(sb.st_mode))
-        return runtime_error(cmd, "cannot write '%s': it is a directory; give a file path", path);
-    size_t tmp_size = strlen(path) + 16;
-    char *tmp = malloc(tmp_size);
-    if (!tmp)
-        return runtime_error(cmd, "out of memory");
-    int fd = -1;
-    for (int attempt = 0; attempt < 100 && fd < 0; attempt++) {
-        snprintf(tmp, tmp_size, "%s.%06x.tmp", path,
-                 (unsigned)((getpid() * 2654435761u + (unsigned)attempt * 40503u) & 0xffffff));
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd < 0 && errno != EEXIST)
-            break;
-    }
-    if (fd < 0) {
-        int rc =
-            runtime_error(cmd, "cannot write '%s' (creating '%s'): %s", path, tmp, strerror(errno));
-        free(tmp);
-        return rc;
-    }
-    /* A replaced file keeps its permission bits. */
-    if (exists && S_ISREG(sb.st_mode))
-        (void)fchmod(fd, sb.st_mode & 07777);
+    gip__outfile f;
+    gip_status st = gip__outfile_open("gip", path, overwrite ? GIP__OUT_OVERWRITE : 0, &f);
+    if (st)
+        return cli_lib_error(cmd->name, st);
     size_t row = (size_t)gip_image_row_bytes(img);
-    int ok = write_all(fd, pre, sizeof pre) == 0 && write_all(fd, header, hlen) == 0;
+    int ok = write_all(f.fd, pre, sizeof pre) == 0 && write_all(f.fd, header, hlen) == 0;
     for (int64_t y = 0; ok && y < img->height; y++)
-        ok = write_all(fd, (const char *)img->data + y * img->stride, row) == 0;
-    ok = ok && fsync(fd) == 0;
-    int err = errno;
-    if (close(fd) != 0 && ok) {
-        ok = 0;
-        err = errno;
-    }
-    if (ok && rename(tmp, path) != 0) {
-        ok = 0;
-        err = errno;
-    }
+        ok = write_all(f.fd, (const char *)img->data + y * img->stride, row) == 0;
     if (!ok) {
-        unlink(tmp);
-        free(tmp);
+        int err = errno;
+        gip__outfile_abort(&f);
         return runtime_error(cmd, "cannot write '%s': %s", path, strerror(err));
     }
-    free(tmp);
+    if ((st = gip__outfile_commit(&f)))
+        return cli_lib_error(cmd->name, st);
     return 0;
 }
 
@@ -561,7 +534,7 @@ static int run_spectrum(const cli_command *cmd, int argc, char **argv)
         return rc;
     gip_spectrum_params p = {0};
     p.log1p = opts[0].value != NULL;
-    cli_op op = {GIP_LOAD_COLOR, spectrum_prepare, spectrum_run, NULL, &p};
+    cli_op op = {GIP_LOAD_COLOR, spectrum_prepare, spectrum_run, NULL, &p, 0};
     return cli_pipeline(cmd, &common, &op, pos[0], pos[1]);
 }
 
@@ -577,7 +550,7 @@ const cli_command cli_cmd_spectrum = {
     "\n"
     "Options:\n"
     "  --log1p              log(1 + |F|) instead of log|F|\n",
-    CLI_COMMON_DEVICE | CLI_COMMON_SAVE | CLI_COMMON_UNCHANGED};
+    CLI_COMMON_DEVICE | CLI_COMMON_SAVE | CLI_COMMON_UNCHANGED | CLI_COMMON_OUTPUT};
 
 /* ---- fft ------------------------------------------------------------------------------------ */
 
@@ -624,7 +597,7 @@ static int run_fft(const cli_command *cmd, int argc, char **argv)
                          out);
 
     gip_context *ctx = NULL;
-    if ((rc = cli_context(cmd, &common, &ctx)))
+    if ((rc = cli_check_output(cmd, &common, out)) || (rc = cli_context(cmd, &common, &ctx)))
         return rc;
     int on_device = gip_context_backend(ctx) == GIP_BACKEND_CUDA;
     gip_image host_in = {0}, dev_in = {0}, spec = {0}, host_spec = {0}, host_full = {0};
@@ -690,7 +663,7 @@ static int run_fft(const cli_command *cmd, int argc, char **argv)
         }
         result = &host_full;
     }
-    if ((rc = npy_write(cmd, out, result)))
+    if ((rc = npy_write(cmd, out, result, common.overwrite)))
         goto out_free_host;
     t.save = cli_now() - t0;
     if (common.time) {
@@ -731,7 +704,7 @@ const cli_command cli_cmd_fft = {
     "  --norm MODE          backward (default: forward unscaled), forward (1/(W*H)) or ortho\n"
     "                       (1/sqrt(W*H)), as numpy's norm=; give gip ifft the same\n"
     "  --full               write the full W-wide spectrum instead of the half one\n",
-    CLI_COMMON_DEVICE};
+    CLI_COMMON_DEVICE | CLI_COMMON_OUTPUT};
 
 /* ---- ifft ----------------------------------------------------------------------------------- */
 
@@ -809,7 +782,7 @@ static int run_ifft(const cli_command *cmd, int argc, char **argv)
     }
 
     gip_context *ctx = NULL;
-    if ((rc = cli_context(cmd, &common, &ctx))) {
+    if ((rc = cli_check_output(cmd, &common, out)) || (rc = cli_context(cmd, &common, &ctx))) {
         gip_image_free(NULL, &host_spec);
         return rc;
     }
@@ -866,18 +839,18 @@ static int run_ifft(const cli_command *cmd, int argc, char **argv)
         result = &real;
     }
     if (npy_out) {
-        if ((rc = npy_write(cmd, out, result)))
+        if ((rc = npy_write(cmd, out, result, common.overwrite)))
             goto out_free_host;
     } else {
         /* Rounded half to even and saturated, as OpenCV's convertTo. */
-        gip_save_params sp = {0};
         if ((st = gip_image_alloc(NULL, &pixels, result->width, result->height, 1,
                                   depth == 16 ? GIP_U16 : GIP_U8, GIP_MEM_HOST, 0)) ||
-            (st = gip_convert(ctx, result, &pixels, 1.0, 0.0)) ||
-            (st = gip_image_save(out, &pixels, &sp))) {
+            (st = gip_convert(ctx, result, &pixels, 1.0, 0.0))) {
             cli_lib_error(cmd->name, st);
             goto out_free_host;
         }
+        if ((rc = cli_save(cmd, &common, out, &pixels, NULL)))
+            goto out_free_host;
     }
     t.save = cli_now() - t0;
     if (common.time) {
@@ -923,4 +896,4 @@ const cli_command cli_cmd_ifft = {
     "  --norm MODE          backward (default: inverse scaled by 1/(W*H)), forward or ortho;\n"
     "                       the one given to gip fft\n"
     "  --depth 8|16         depth of an image OUT (default 8)\n",
-    CLI_COMMON_DEVICE};
+    CLI_COMMON_DEVICE | CLI_COMMON_OUTPUT};

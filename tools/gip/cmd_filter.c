@@ -6,7 +6,9 @@
 
 #include "cli.h"
 
-#define FILTER_COMMON (CLI_COMMON_DEVICE | CLI_COMMON_BORDER | CLI_COMMON_SAVE)
+#define FILTER_COMMON                                                                              \
+    (CLI_COMMON_DEVICE | CLI_COMMON_BORDER | CLI_COMMON_SAVE | CLI_COMMON_UNCHANGED |              \
+     CLI_COMMON_OUTPUT)
 /* Largest kernel side the library accepts for box and Gaussian (gip_gaussian_kernel: 1..1023). */
 #define MAX_KSIZE 1023
 #define MAX_KERNEL_SIDE 255
@@ -47,7 +49,7 @@ static int run_invert(const cli_command *cmd, int argc, char **argv)
     int rc = cli_parse(cmd, argc, argv, NULL, 0, &common, pos, 2, 2, &npos);
     if (rc)
         return rc;
-    cli_op op = {GIP_LOAD_COLOR, NULL, invert_run, NULL, NULL};
+    cli_op op = {GIP_LOAD_COLOR, NULL, invert_run, NULL, NULL, 0};
     return cli_pipeline(cmd, &common, &op, pos[0], pos[1]);
 }
 
@@ -55,8 +57,10 @@ const cli_command cli_cmd_invert = {
     "invert", "invert colours: 255 - x (65535 - x for 16-bit)", run_invert,
     "Usage: gip invert [options] IN OUT\n"
     "\n"
-    "Inverts every channel: 255 - x for 8-bit images, 65535 - x for 16-bit ones (--unchanged).\n",
-    CLI_COMMON_DEVICE | CLI_COMMON_SAVE | CLI_COMMON_UNCHANGED};
+    "Inverts every channel, alpha included (as cv2.bitwise_not): 255 - x for 8-bit images,\n"
+    "65535 - x for 16-bit ones. OUT keeps IN's channels and depth where its format can hold\n"
+    "them (JPEG: 8-bit gray or RGB; a note on stderr says what was converted).\n",
+    CLI_COMMON_DEVICE | CLI_COMMON_SAVE | CLI_COMMON_UNCHANGED | CLI_COMMON_OUTPUT};
 
 /* ---- box ---------------------------------------------------------------------------------- */
 
@@ -86,7 +90,7 @@ static int run_box(const cli_command *cmd, int argc, char **argv)
         return rc;
     p.unnormalized = opts[2].value != NULL;
     p.border = common.border;
-    cli_op op = {GIP_LOAD_COLOR, NULL, box_run, NULL, &p};
+    cli_op op = {GIP_LOAD_COLOR, NULL, box_run, NULL, &p, 0};
     return cli_pipeline(cmd, &common, &op, pos[0], pos[1]);
 }
 
@@ -100,7 +104,7 @@ const cli_command cli_cmd_box = {
     "  --ksize N|WxH        window size, each side 1..1023 (default 3)\n"
     "  --anchor X,Y         window anchor, 0..W-1,0..H-1 (default: the centre, also -1,-1)\n"
     "  --unnormalized       the sum instead of the mean, saturated to the output depth\n",
-    FILTER_COMMON | CLI_COMMON_UNCHANGED};
+    FILTER_COMMON};
 
 /* ---- filter (filter2D) -------------------------------------------------------------------- */
 
@@ -122,14 +126,17 @@ static int parse_coef(const char *s, size_t len, float *out)
     memcpy(buf, s, len);
     buf[len] = '\0';
     char *slash = strchr(buf, '/');
-    if (slash)
+    if (slash) {
         *slash = '\0';
+        while (slash[1] == ' ' || slash[1] == '\t')
+            slash++;
+    }
     char *end;
-    double num = strtod(buf, &end), den = 1.0;
+    double num = cli_strtod(buf, &end), den = 1.0;
     if (end == buf || *end != '\0')
         return 0;
     if (slash) {
-        den = strtod(slash + 1, &end);
+        den = cli_strtod(slash + 1, &end);
         if (end == slash + 1 || *end != '\0' || den == 0.0)
             return 0;
     }
@@ -145,7 +152,8 @@ static int parse_kernel(const cli_command *cmd, const char *s, float **kernel, i
                         int32_t *kh)
 {
     static const char accepted[] =
-        "rows separated by ';' of comma-separated numbers (or fractions like 1/9), every row the "
+        "rows separated by ';' of comma-separated decimal numbers (or fractions like 1/9), every "
+        "row the "
         "same length, at most 255x255, e.g. '0,-1,0;-1,5,-1;0,-1,0'";
     int32_t w = 0, h = 0;
     /* Count rows and the first row's columns to size the buffer. */
@@ -216,7 +224,7 @@ static int run_filter(const cli_command *cmd, int argc, char **argv)
     p.kernel = kernel;
     p.delta = (float)delta;
     p.border = common.border;
-    cli_op op = {GIP_LOAD_COLOR, NULL, filter_run, NULL, &p};
+    cli_op op = {GIP_LOAD_COLOR, NULL, filter_run, NULL, &p, 0};
     rc = cli_pipeline(cmd, &common, &op, pos[0], pos[1]);
     free(kernel);
     return rc;
@@ -234,7 +242,7 @@ const cli_command cli_cmd_filter = {
     "                       every row the same length, at most 255x255\n"
     "  --anchor X,Y         kernel anchor (default: the centre, also -1,-1)\n"
     "  --delta D            added to every result (default 0)\n",
-    FILTER_COMMON | CLI_COMMON_UNCHANGED};
+    FILTER_COMMON};
 
 /* ---- sobel -------------------------------------------------------------------------------- */
 
@@ -330,7 +338,7 @@ static int run_sobel(const cli_command *cmd, int argc, char **argv)
     if ((rc = parse_scale_delta(cmd, opts[3].value, opts[4].value, &p)))
         return rc;
     p.border = common.border;
-    cli_op op = {GIP_LOAD_COLOR, sobel_prepare, sobel_run, NULL, &p};
+    cli_op op = {GIP_LOAD_COLOR, sobel_prepare, sobel_run, NULL, &p, CLI_OP_8BIT};
     return cli_pipeline(cmd, &common, &op, pos[0], pos[1]);
 }
 
@@ -338,8 +346,9 @@ const cli_command cli_cmd_sobel = {
     "sobel", "image derivative, as cv2.Sobel / cv2.Scharr", run_sobel,
     "Usage: gip sobel [--dx N] [--dy N] [options] IN OUT\n"
     "\n"
-    "Image derivative as cv2.Sobel (or cv2.Scharr), per channel. The output is 8-bit:\n"
-    "|result * scale + delta| saturated to 0..255, as cv2.convertScaleAbs.\n"
+    "Image derivative as cv2.Sobel (or cv2.Scharr), per channel (gray, RGB or RGBA, alpha\n"
+    "included). The output is 8-bit: |result * scale + delta| saturated to 0..255, as\n"
+    "cv2.convertScaleAbs; a 16-bit IN is reduced to 8 bits first (x >> 8; a note says so).\n"
     "\n"
     "Options:\n"
     "  --dx N               derivative order in x, 0..6 (default 1 when neither --dx nor\n"
@@ -374,7 +383,8 @@ static gip_status edges_run(gip_context *ctx, const gip_image *src, gip_image *d
     edges_data *e = data;
     if (src->channels == 1)
         return gip_sobel_magnitude(ctx, src, dst, &e->params);
-    gip_status st = gip_cvt_color(ctx, src, &e->gray, GIP_COLOR_RGB2GRAY);
+    gip_status st = gip_cvt_color(ctx, src, &e->gray,
+                                  src->channels == 4 ? GIP_COLOR_RGBA2GRAY : GIP_COLOR_RGB2GRAY);
     if (st)
         return st;
     return gip_sobel_magnitude(ctx, &e->gray, dst, &e->params);
@@ -402,7 +412,7 @@ static int run_edges(const cli_command *cmd, int argc, char **argv)
     if ((rc = parse_scale_delta(cmd, opts[1].value, opts[2].value, &e.params)))
         return rc;
     e.params.border = common.border;
-    cli_op op = {GIP_LOAD_COLOR, edges_prepare, edges_run, edges_release, &e};
+    cli_op op = {GIP_LOAD_COLOR, edges_prepare, edges_run, edges_release, &e, CLI_OP_8BIT};
     return cli_pipeline(cmd, &common, &op, pos[0], pos[1]);
 }
 
@@ -410,7 +420,8 @@ const cli_command cli_cmd_edges = {
     "edges", "edge map: Sobel gradient magnitude of the gray image", run_edges,
     "Usage: gip edges [options] IN OUT\n"
     "\n"
-    "Edge map: the input is converted to gray (cv2.COLOR_RGB2GRAY weights), then\n"
+    "Edge map: the input is converted to gray (cv2.COLOR_RGB2GRAY weights, alpha ignored;\n"
+    "a 16-bit IN is reduced to 8 bits first, x >> 8, and a note says so), then\n"
     "sqrt(gx^2 + gy^2) of its first Sobel derivatives, times scale plus delta, is written as\n"
     "an 8-bit gray image (rounded and saturated).\n"
     "\n"
@@ -469,7 +480,7 @@ static int run_gaussian(const cli_command *cmd, int argc, char **argv)
         return cli_usage(cmd, "--ksize 0 derives the size from the sigma: give --sigma S > 0, "
                               "or an odd --ksize");
     p.border = common.border;
-    cli_op op = {GIP_LOAD_COLOR, NULL, gaussian_run, NULL, &p};
+    cli_op op = {GIP_LOAD_COLOR, NULL, gaussian_run, NULL, &p, 0};
     return cli_pipeline(cmd, &common, &op, pos[0], pos[1]);
 }
 
@@ -485,4 +496,4 @@ const cli_command cli_cmd_gaussian = {
     "  --sigma S[,SY]       standard deviation in x (and y), 0..10000; 0 or absent: from the\n"
     "                       kernel size, 0.3*((k-1)*0.5-1)+0.8; SY defaults to S. A size\n"
     "                       derived from the sigma must stay within 1023 (8-bit: S <= 170)\n",
-    FILTER_COMMON | CLI_COMMON_UNCHANGED};
+    FILTER_COMMON};

@@ -73,6 +73,14 @@ const cli_command cli_cmd_info = {"info", "describe image files (format, size, c
 
 /* ---- convert ------------------------------------------------------------------------------ */
 
+/* Non-zero when the output path's extension makes it a PNG file. */
+static int png_path(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *dot = strrchr(slash ? slash : path, '.');
+    return dot && strcasecmp(dot, ".png") == 0;
+}
+
 /* Non-zero when the output path's extension makes it a JPEG file. */
 static int jpeg_path(const char *path)
 {
@@ -113,27 +121,31 @@ static int run_convert(const cli_command *cmd, int argc, char **argv)
         return cli_usage(cmd, "--%s applies only to JPEG outputs (.jpg, .jpeg), not '%s'",
                          opts[1].value ? "progressive" : "subsampling", out);
 
-    /* As stored, except where the output cannot hold it: JPEG has no alpha and no 16 bits. */
+    if ((rc = cli_check_output(cmd, &common, out)))
+        return rc;
+    /* As stored; cli_save converts (and says so) where OUT cannot hold it: JPEG has no alpha and
+     * no 16 bits, PPM/PGM no alpha. Gray+alpha stays gray there rather than becoming RGB. */
+    gip_image_info info;
+    gip_status st = gip_image_probe(in, &info);
+    if (st)
+        return cli_lib_error(cmd->name, st);
     gip_load_params lp = {0};
     lp.mode = GIP_LOAD_UNCHANGED;
-    if (opts[0].value) {
+    if (opts[0].value || (info.channels == 2 && !png_path(out))) {
         lp.mode = GIP_LOAD_GRAY;
-    } else if (jpeg) {
-        gip_image_info info;
-        gip_status st = gip_image_probe(in, &info);
-        if (st)
-            return cli_lib_error(cmd->name, st);
-        lp.mode = info.channels <= 2 ? GIP_LOAD_GRAY : GIP_LOAD_COLOR;
+        lp.keep_depth = 1;
+        if (!opts[0].value)
+            fprintf(stderr,
+                    "gip %s: note: '%s' cannot hold alpha: the gray+alpha '%s' is written as "
+                    "gray\n",
+                    cmd->name, out, in);
     }
     gip_image img = {0};
-    gip_status st = gip_image_load(in, &lp, &img);
-    if (st)
+    if ((st = gip_image_load(in, &lp, &img)))
         return cli_lib_error(cmd->name, st);
-    st = gip_image_save(out, &img, &sp);
+    rc = cli_save(cmd, &common, out, &img, &sp);
     gip_image_free(NULL, &img);
-    if (st)
-        return cli_lib_error(cmd->name, st);
-    return CLI_EXIT_OK;
+    return rc ? rc : CLI_EXIT_OK;
 }
 
 const cli_command cli_cmd_convert = {
@@ -142,11 +154,11 @@ const cli_command cli_cmd_convert = {
     "\n"
     "Reads IN (JPEG, PNG, PPM/PGM, recognised from its bytes) and writes OUT in the format its\n"
     "extension names (.jpg .jpeg .png .ppm .pgm .pnm), keeping channels and depth where OUT\n"
-    "can hold them (JPEG: 8-bit gray or RGB, alpha dropped). OUT is replaced only when\n"
-    "complete.\n"
+    "can hold them (JPEG: 8-bit gray or RGB; PPM/PGM: no alpha); a note on stderr says what\n"
+    "was converted. OUT is replaced only when complete.\n"
     "\n"
     "Options:\n"
-    "  --gray               convert to one gray channel\n"
+    "  --gray               convert to one gray channel (16-bit inputs stay 16-bit)\n"
     "  --progressive        write a progressive JPEG\n"
     "  --subsampling S      JPEG chroma subsampling: 444, 422 or 420 (default 420)\n",
-    CLI_COMMON_SAVE};
+    CLI_COMMON_SAVE | CLI_COMMON_OUTPUT};

@@ -175,7 +175,7 @@ static int run_kernel(const cli_command *cmd, int argc, char **argv)
         return runtime_error(cmd, "out of memory", NULL);
     }
     j.source = text;
-    cli_op op = {GIP_LOAD_COLOR, kernel_prepare, kernel_run, kernel_release, &j};
+    cli_op op = {GIP_LOAD_COLOR, kernel_prepare, kernel_run, kernel_release, &j, 0};
     rc = cli_pipeline(cmd, &common, &op, pos[0], pos[1]);
     free(j.folder);
     free(text);
@@ -189,7 +189,8 @@ const cli_command cli_cmd_kernel = {
     "Compiles FILE.cu with NVRTC for the GPU in use (cached in $GIP_CACHE_DIR, else\n"
     "$XDG_CACHE_HOME/gip, else ~/.cache/gip: a second run skips the compilation) and runs its\n"
     "extern \"C\" __global__ function NAME once on IN, writing OUT (same size, channels and\n"
-    "depth). #include \"...\" finds files next to FILE.cu. The kernel receives both images,\n"
+    "depth: gray, RGB or RGBA, 8 or 16 bits as IN is stored; --color gives 8-bit RGB).\n"
+    "#include \"...\" finds files next to FILE.cu. The kernel receives both images,\n"
     "each as five parameters (data, width, height, row stride in bytes, channels):\n"
     "  extern \"C\" __global__ void NAME(const unsigned char *src, int w, int h,\n"
     "      long long sstride, int c, unsigned char *dst, int dw, int dh, long long dstride,\n"
@@ -202,7 +203,7 @@ const cli_command cli_cmd_kernel = {
     "  --name NAME          required: the kernel's name\n"
     "  --grid X,Y           blocks (default: enough to give one thread per pixel of IN)\n"
     "  --block X,Y          threads per block, X * Y <= 1024 (default 16,16)\n",
-    CLI_COMMON_DEVICE | CLI_COMMON_SAVE | CLI_COMMON_UNCHANGED};
+    CLI_COMMON_DEVICE | CLI_COMMON_SAVE | CLI_COMMON_UNCHANGED | CLI_COMMON_OUTPUT};
 
 /* ---- gip map / gip stencil ------------------------------------------------------------------ */
 
@@ -302,10 +303,18 @@ static gip_status stencil_run(gip_context *ctx, const gip_image *src, gip_image 
     return gip_stencil(ctx, j->expr, src, dst, &j->sp);
 }
 
-/* Checks from the files' headers, before anything is loaded, that every input has the first
- * one's size: a clear message naming both files rather than the library's about its views. */
-static int check_sizes(const cli_command *cmd, const char *const *paths, int n)
+/* Channels an image of `info` loads with as stored (gray+alpha loads as 4). */
+static int32_t stored_channels(const gip_image_info *info)
 {
+    return info->channels == 2 ? 4 : info->channels;
+}
+
+/* Checks from the files' headers, before anything is loaded, that every input has the first
+ * one's size: a clear message naming both files rather than the library's about its views.
+ * *mixed is set when, loaded as stored, the inputs would differ in channels or depth. */
+static int check_sizes(const cli_command *cmd, const char *const *paths, int n, int *mixed)
+{
+    *mixed = 0;
     gip_image_info first, info;
     gip_status st = gip_image_probe(paths[0], &first);
     if (st)
@@ -321,6 +330,8 @@ static int check_sizes(const cli_command *cmd, const char *const *paths, int n)
                     paths[0], (long long)first.width, (long long)first.height);
             return CLI_EXIT_RUNTIME;
         }
+        if (stored_channels(&info) != stored_channels(&first) || info.bit_depth != first.bit_depth)
+            *mixed = 1;
     }
     return 0;
 }
@@ -330,7 +341,7 @@ static int run_map(const cli_command *cmd, int argc, char **argv)
     cli_opt opts[] = {{"--scalar", "NAME=V[,...]", NULL}};
     cli_common common;
     const char *pos[2 + GIP_EXPR_MAX_INPUTS];
-    int npos;
+    int npos, mixed = 0;
     int rc = cli_parse(cmd, argc, argv, opts, 1, &common, pos, 3, 2 + GIP_EXPR_MAX_INPUTS, &npos);
     if (rc)
         return rc;
@@ -339,11 +350,19 @@ static int run_map(const cli_command *cmd, int argc, char **argv)
         return runtime_error(cmd, "out of memory", NULL);
     j->expr = pos[0];
     if (!(rc = parse_scalars(cmd, opts[0].value, j)) &&
-        !(rc = check_sizes(cmd, pos + 1, npos - 2))) {
-        j->load_mode = common.unchanged ? GIP_LOAD_UNCHANGED : GIP_LOAD_COLOR;
+        !(rc = check_sizes(cmd, pos + 1, npos - 2, &mixed))) {
+        /* Inputs of different kinds (gray and RGB, 8 and 16 bits) meet as 8-bit RGB. */
+        if (mixed && !common.color) {
+            fprintf(stderr,
+                    "gip %s: note: the inputs differ in channels or depth: each is loaded as "
+                    "8-bit RGB\n",
+                    cmd->name);
+            common.color = 1;
+        }
+        j->load_mode = common.color ? GIP_LOAD_COLOR : GIP_LOAD_UNCHANGED;
         j->more_paths = pos + 2;
         j->n_more = npos - 3;
-        cli_op op = {GIP_LOAD_COLOR, map_prepare, map_run, map_release, j};
+        cli_op op = {GIP_LOAD_COLOR, map_prepare, map_run, map_release, j, 0};
         rc = cli_pipeline(cmd, &common, &op, pos[1], pos[npos - 1]);
     }
     free(j->scalar_text);
@@ -374,7 +393,7 @@ static int run_stencil(const cli_command *cmd, int argc, char **argv)
         j->sp.border = common.border;
         j->sp.scalars = j->scalars;
         j->sp.n_scalars = j->n_scalars;
-        cli_op op = {GIP_LOAD_COLOR, NULL, stencil_run, NULL, j};
+        cli_op op = {GIP_LOAD_COLOR, NULL, stencil_run, NULL, j, 0};
         rc = cli_pipeline(cmd, &common, &op, pos[1], pos[2]);
     }
     free(j->scalar_text);
@@ -391,7 +410,8 @@ const cli_command cli_cmd_map = {
     "ceil round sin cos, the names x y width height c channels, the inputs (in or a for IN,\n"
     "b for IN2, in2 for the third, then d e f g h; up to 8, all of one size) and the scalars\n"
     "of --scalar. The result is rounded half to even and saturated to IN's depth; OUT has\n"
-    "IN's channels. Inputs load as 8-bit RGB unless --unchanged is given. A syntax or type\n"
+    "IN's channels. Inputs load as stored (gray, RGB or RGBA, 8 or 16 bits); inputs of\n"
+    "different kinds, or any with --color, load as 8-bit RGB. A syntax or type\n"
     "error names its column (exit 2). An expression starting with '-' goes after '--'.\n"
     "Runs on the GPU (generated CUDA, compiled once and cached) or the CPU, with the same\n"
     "8-bit results. Examples:\n"
@@ -400,7 +420,7 @@ const cli_command cli_cmd_map = {
     "\n"
     "Options:\n"
     "  --scalar NAME=V[,...]  named constants of the expression, at most 16\n",
-    CLI_COMMON_DEVICE | CLI_COMMON_SAVE | CLI_COMMON_UNCHANGED};
+    CLI_COMMON_DEVICE | CLI_COMMON_SAVE | CLI_COMMON_UNCHANGED | CLI_COMMON_OUTPUT};
 
 const cli_command cli_cmd_stencil = {
     "stencil", "neighbourhood expression with in(dx, dy) and a border mode", run_stencil,
@@ -417,4 +437,5 @@ const cli_command cli_cmd_stencil = {
     "  --radius R           largest |dx| and |dy| allowed, 0..32 (default 0: the largest\n"
     "                       offset the expression uses)\n"
     "  --scalar NAME=V[,...]  named constants of the expression, at most 16\n",
-    CLI_COMMON_DEVICE | CLI_COMMON_BORDER | CLI_COMMON_SAVE | CLI_COMMON_UNCHANGED};
+    CLI_COMMON_DEVICE | CLI_COMMON_BORDER | CLI_COMMON_SAVE | CLI_COMMON_UNCHANGED |
+        CLI_COMMON_OUTPUT};

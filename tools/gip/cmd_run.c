@@ -169,6 +169,42 @@ static int parse_bytes(const cli_command *cmd, const char *opt, const char *text
     return 0;
 }
 
+/* Creates `path` and every missing folder above it, as mkdir -p; 0, or -1 with errno (ENOTDIR
+ * when a part exists and is not a folder). */
+static int make_dirs(const char *path)
+{
+    size_t n = strlen(path);
+    char *buf = malloc(n + 1);
+    if (!buf) {
+        errno = ENOMEM;
+        return -1;
+    }
+    memcpy(buf, path, n + 1);
+    int rc = 0;
+    for (size_t i = 1; i <= n && rc == 0; i++) {
+        if (buf[i] != '/' && buf[i] != '\0')
+            continue;
+        if (buf[i - 1] == '/')
+            continue; /* "a//b" */
+        char keep = buf[i];
+        buf[i] = '\0';
+        struct stat sb;
+        if (mkdir(buf, 0777) != 0) {
+            if (errno != EEXIST)
+                rc = -1;
+            else if (stat(buf, &sb) != 0)
+                rc = -1;
+            else if (!S_ISDIR(sb.st_mode)) {
+                errno = ENOTDIR;
+                rc = -1;
+            }
+        }
+        buf[i] = keep;
+    }
+    free(buf);
+    return rc;
+}
+
 typedef struct run_ui {
     const cli_command *cmd;
     gip_progress_printer bar;
@@ -179,10 +215,12 @@ static void on_file(void *user, const char *in, const char *out, gip_status stat
                     const char *message, int32_t skipped)
 {
     run_ui *ui = user;
-    if (!status && !skipped)
+    if (!status && !skipped && !*message)
         return;
     gip_progress_clear(&ui->bar);
-    if (skipped)
+    if (!status && !skipped)
+        fprintf(stderr, "gip %s: note: %s\n", ui->cmd->name, message);
+    else if (skipped)
         fprintf(stderr, "gip %s: skipped '%s': '%s' exists (--overwrite replaces it)\n",
                 ui->cmd->name, in, out);
     else
@@ -233,7 +271,7 @@ static int run_batch(const cli_command *cmd, const cli_common *common, const cha
     o.jobs = (int32_t)jobs;
     o.quality = common->quality;
     o.overwrite = opts[4].value != NULL;
-    o.load_unchanged = common->unchanged;
+    o.load_unchanged = !common->color;
 
     char **inputs = NULL;
     int64_t n = 0;
@@ -245,8 +283,7 @@ static int run_batch(const cli_command *cmd, const cli_common *common, const cha
                 cmd->name, in);
         return CLI_EXIT_RUNTIME;
     }
-    struct stat sb;
-    if (stat(out_dir, &sb) != 0 && mkdir(out_dir, 0777) != 0) {
+    if (make_dirs(out_dir) != 0) {
         fprintf(stderr, "gip %s: cannot create output folder '%s': %s\n", cmd->name, out_dir,
                 strerror(errno));
         gip_batch_free_list(inputs, n);
@@ -370,6 +407,96 @@ static int run_on_dask(const cli_command *cmd, int argc, char **argv)
     return CLI_EXIT_RUNTIME;
 }
 
+/* Words for a stored layout in notes: "RGBA, 16-bit". */
+static void describe_layout(int32_t channels, int32_t bits, char *buf, size_t size)
+{
+    static const char *const names[] = {"?", "gray", "gray+alpha", "RGB", "RGBA"};
+    snprintf(buf, size, "%s, %d-bit", names[channels >= 1 && channels <= 4 ? channels : 0],
+             (int)bits);
+}
+
+/* Runs the pipeline on a blank image of the candidate shape (at most 64x64: steps check dtypes
+ * and channels when they run, not all when the shape is asked), giving the result's channels and
+ * dtype; a status with the step's message when it refuses. */
+static gip_status trial_run(gip_pipeline *p, int64_t w, int64_t h, int32_t c, gip_dtype dt,
+                            int32_t *oc, gip_dtype *odt)
+{
+    w = w < 64 ? w : 64;
+    h = h < 64 ? h : 64;
+    int64_t ow, oh;
+    gip_image src = {0}, dst = {0};
+    gip_status st = gip_pipeline_output_shape(p, w, h, c, dt, &ow, &oh, oc, odt);
+    if (!st && !(st = gip_image_alloc(NULL, &src, w, h, c, dt, GIP_MEM_HOST, 0)) &&
+        !(st = gip_image_alloc(NULL, &dst, ow, oh, *oc, *odt, GIP_MEM_HOST, 0))) {
+        for (int64_t y = 0; y < h; y++)
+            memset((char *)src.data + y * src.stride, 0, (size_t)gip_image_row_bytes(&src));
+        st = gip_pipeline_run(p, &src, &dst);
+    }
+    gip_image_free(NULL, &dst);
+    gip_image_free(NULL, &src);
+    return st;
+}
+
+/* How `in` is loaded for a one-file run: as stored (gray, RGB or RGBA, 8 or 16 bits) unless
+ * --color, or unless the pipeline refuses that or makes of it what OUT's format cannot hold (JPEG:
+ * 8-bit gray or RGB; PPM/PGM: no alpha): then without alpha, then also in 8 bits, then as 8-bit
+ * RGB, the first that works, with a note on stderr. When none works, as stored, and the run
+ * reports why. */
+static void choose_load(const cli_command *cmd, gip_pipeline *p, const char *in, const char *out,
+                        int color, gip_load_params *lp)
+{
+    memset(lp, 0, sizeof *lp);
+    lp->mode = color ? GIP_LOAD_COLOR : GIP_LOAD_UNCHANGED;
+    gip_image_info info;
+    if (color || gip_image_probe(in, &info) != GIP_OK) {
+        gip_clear_error();
+        return;
+    }
+    int pnm_kind;
+    gip_format f = cli_path_format(out, &pnm_kind);
+    int gray = info.channels <= 2;
+    gip_dtype deep = info.bit_depth == 16 ? GIP_U16 : GIP_U8;
+    const struct {
+        gip_load_mode mode;
+        int32_t keep_depth, channels;
+        gip_dtype dtype;
+    } cands[] = {{GIP_LOAD_UNCHANGED, 0, info.channels == 2 ? 4 : info.channels, deep},
+                 {gray ? GIP_LOAD_GRAY : GIP_LOAD_COLOR, 1, gray ? 1 : 3, deep},
+                 {gray ? GIP_LOAD_GRAY : GIP_LOAD_COLOR, 0, gray ? 1 : 3, GIP_U8},
+                 {GIP_LOAD_COLOR, 0, 3, GIP_U8}};
+    char why[512] = "";
+    for (size_t k = 0; k < sizeof cands / sizeof cands[0]; k++) {
+        int32_t oc = 0;
+        gip_dtype odt = GIP_U8;
+        gip_status st =
+            trial_run(p, info.width, info.height, cands[k].channels, cands[k].dtype, &oc, &odt);
+        int ok = !st && cli_format_holds(f, pnm_kind, oc, odt);
+        if (k == 0 && !ok) {
+            if (st)
+                snprintf(why, sizeof why, "the pipeline refuses it as stored (%s)",
+                         gip_last_error());
+            else
+                snprintf(why, sizeof why,
+                         "the pipeline makes %d channel%s of %s of it as stored, which '%s' "
+                         "cannot hold",
+                         (int)oc, oc == 1 ? "" : "s", gip_dtype_name(odt), out);
+        }
+        gip_clear_error();
+        if (!ok)
+            continue;
+        if (k > 0) {
+            char from[64], to[64];
+            describe_layout(info.channels, info.bit_depth, from, sizeof from);
+            describe_layout(cands[k].channels, cands[k].dtype == GIP_U16 ? 16 : 8, to, sizeof to);
+            fprintf(stderr, "gip %s: note: '%s' (%s) is loaded as %s: %s\n", cmd->name, in, from,
+                    to, why);
+            lp->mode = cands[k].mode;
+            lp->keep_depth = cands[k].keep_depth;
+        }
+        return;
+    }
+}
+
 static int run_run(const cli_command *cmd, int argc, char **argv)
 {
     for (int k = 1; k < argc && strcmp(argv[k], "--") != 0; k++)
@@ -407,7 +534,7 @@ static int run_run(const cli_command *cmd, int argc, char **argv)
         return run_batch(cmd, &common, pos[0], opts[0].value, opts[1].value, opts);
     }
     for (int k = 2; k < 14; k++)
-        if (opts[k].value && k != 10 && k != 11)
+        if (opts[k].value && k != 4 && k != 10 && k != 11)
             return cli_usage(cmd, "%s applies to batches (-i DIR -o DIR)", opts[k].name);
     if (npos != 3)
         return cli_usage(cmd, "expected PIPELINE IN OUT, or PIPELINE -i DIR|GLOB -o DIR");
@@ -424,10 +551,17 @@ static int run_run(const cli_command *cmd, int argc, char **argv)
         return rc;
     }
     gip_pipeline_set_memory_limit(pipes[0], gpu_limit);
+    common.overwrite = opts[4].value != NULL;
+    if ((rc = cli_check_output(cmd, &common, pos[2]))) {
+        gip_pipeline_free(pipes[0]);
+        free(pipes);
+        return rc;
+    }
     gip_load_params lp = {0};
-    lp.mode = common.unchanged ? GIP_LOAD_UNCHANGED : GIP_LOAD_COLOR;
+    choose_load(cmd, pipes[0], pos[1], pos[2], common.color, &lp);
     gip_save_params sp = {0};
     sp.quality = common.quality;
+    sp.overwrite = common.overwrite;
     double t0 = cli_now();
     /* Streams by rows when the whole image would not fit --max-memory (default: half the RAM). */
     int32_t streamed = 0;
@@ -465,18 +599,26 @@ const cli_command cli_cmd_run = {
     "Filters take border=MODE and border_value=V[,V..]. A syntax error names its position\n"
     "(exit 2).\n"
     "\n"
+    "Images load as stored (gray, RGB or RGBA, 8 or 16 bits; --color: 8-bit RGB). Where the\n"
+    "pipeline refuses that, or OUT's format cannot hold its result (JPEG: 8-bit gray or RGB;\n"
+    "PPM/PGM: no alpha), the input is loaded without alpha, then in 8 bits, and a note on\n"
+    "stderr says so. OUT appears only complete, even if gip is killed; a read-only OUT is\n"
+    "replaced only with --overwrite.\n"
+    "\n"
     "With -i and -o every image of DIR (.jpg .jpeg .png .ppm .pgm .pnm), or every file GLOB\n"
-    "matches, is written to DIR/<name>.<ext>: decoding, compute and encoding overlap; outputs\n"
-    "appear only complete, even if gip is killed; existing outputs are skipped unless\n"
-    "--overwrite. A file that fails is reported and skipped; the exit status is then 1.\n"
+    "matches, is written to DIR/<name>.<ext> (DIR and its parents created if missing):\n"
+    "decoding, compute and encoding overlap; outputs appear only complete, even if gip is\n"
+    "killed; existing outputs are skipped unless --overwrite. A file that fails is reported\n"
+    "and skipped; the exit status is then 1.\n"
     "\n"
     "Options:\n"
     "  -i DIR|GLOB          batch input: a folder or a quoted pattern\n"
-    "  -o DIR               batch output folder (created if missing)\n"
+    "  -o DIR               batch output folder (created with its parents if missing)\n"
     "  --jobs N             decode/encode threads, 1..1024 (default: one per core, at\n"
     "                       most 8 a GPU with nvJPEG)\n"
     "  --format jpg|png|pnm output format (default: the input's)\n"
-    "  --overwrite          replace existing outputs\n"
+    "  --overwrite          replace existing outputs, read-only ones too (batch: otherwise\n"
+    "                       skipped; one file: a read-only OUT is otherwise refused)\n"
     "  --quiet              no progress bar and no summary\n"
     "  --streams N          CUDA: pipelines (streams) per device, 1..16 (default 2)\n"
     "  --cpu-mode M         CPU: inline (each thread does every stage; default) or staged\n"

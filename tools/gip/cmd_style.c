@@ -175,9 +175,16 @@ static int run_style(const cli_command *cmd, int argc, char **argv)
     gip_image content = {0}, style = {0}, dc = {0}, ds = {0}, dst = {0}, out = {0};
     gip_net *net = NULL;
     gip_status st;
-    rc = cli_context(cmd, &common, &ctx);
-    if (rc)
+    if ((rc = cli_check_output(cmd, &common, pos[2])) || (rc = cli_context(cmd, &common, &ctx)))
         return rc;
+    /* The transfer renders 8-bit RGB whatever the content holds: say what is not kept. */
+    gip_image_info info;
+    if (gip_image_probe(pos[0], &info) == GIP_OK &&
+        (info.bit_depth == 16 || info.channels == 2 || info.channels == 4))
+        fprintf(stderr, "gip %s: note: '%s' is %d-bit%s; style transfer renders 8-bit RGB%s\n",
+                cmd->name, pos[0], (int)info.bit_depth,
+                info.channels == 2 || info.channels == 4 ? " with alpha" : "",
+                info.channels == 2 || info.channels == 4 ? " (alpha dropped)" : "");
     rc = CLI_EXIT_RUNTIME;
     gip_load_params lp = {0};
     lp.mode = GIP_LOAD_COLOR;
@@ -247,10 +254,8 @@ static int run_style(const cli_command *cmd, int argc, char **argv)
         cli_lib_error(cmd->name, st);
         goto out_free;
     }
-    gip_save_params sp = {0};
-    sp.quality = common.quality;
-    if ((st = gip_image_save(pos[2], &out, &sp))) {
-        cli_lib_error(cmd->name, st);
+    if ((rc = cli_save(cmd, &common, pos[2], &out, NULL))) {
+        rc = CLI_EXIT_RUNTIME;
         goto out_free;
     }
     rc = CLI_EXIT_OK;
@@ -298,4 +303,4 @@ const cli_command cli_cmd_style = {
     "  --quiet                no progress report and no summary\n"
     "\n"
     "Ctrl-C stops and writes the best image so far.\n",
-    CLI_COMMON_DEVICE | CLI_COMMON_SAVE};
+    CLI_COMMON_DEVICE | CLI_COMMON_SAVE | CLI_COMMON_OUTPUT};

@@ -23,6 +23,8 @@ enum common_id {
     OPT_BORDER_VALUE,
     OPT_QUALITY,
     OPT_UNCHANGED,
+    OPT_COLOR,
+    OPT_OVERWRITE,
     OPT_COUNT
 };
 
@@ -61,8 +63,14 @@ static const struct common_opt {
     [OPT_QUALITY] = {"--quality", NULL, "N", CLI_COMMON_SAVE,
                      "JPEG quality of the output, 1..100 (default 95)"},
     [OPT_UNCHANGED] = {"--unchanged", NULL, NULL, CLI_COMMON_UNCHANGED,
-                       "load channels and depth as stored (1, 3 or 4 channels,\n"
-                       "8 or 16 bits) instead of 8-bit RGB"},
+                       "keep channels and depth as stored (gray, RGB, RGBA;\n"
+                       "8 or 16 bits): the default"},
+    [OPT_COLOR] = {"--color", NULL, NULL, CLI_COMMON_UNCHANGED,
+                   "load as 8-bit RGB instead (cv2.IMREAD_COLOR: gray\n"
+                   "replicated, alpha dropped, 16 bits reduced to 8)"},
+    [OPT_OVERWRITE] = {"--overwrite", NULL, NULL, CLI_COMMON_OUTPUT,
+                       "replace an existing output even when it is read-only\n"
+                       "(without it a read-only output is refused)"},
 };
 
 int cli_usage(const cli_command *cmd, const char *fmt, ...)
@@ -143,6 +151,48 @@ static int to_ll(const char *s, size_t len, long long *out)
     return 1;
 }
 
+double cli_strtod(const char *s, char **end)
+{
+    const char *p = s;
+    if (*p == '+' || *p == '-')
+        p++;
+    const char *digits = p;
+    while (isdigit((unsigned char)*p))
+        p++;
+    int whole = p > digits;
+    if (*p == '.') {
+        const char *frac = ++p;
+        while (isdigit((unsigned char)*p))
+            p++;
+        if (!whole && p == frac) {
+            *end = (char *)s;
+            return 0.0;
+        }
+    } else if (!whole) {
+        *end = (char *)s;
+        return 0.0;
+    }
+    if (*p == 'e' || *p == 'E') {
+        const char *q = p + 1;
+        if (*q == '+' || *q == '-')
+            q++;
+        if (isdigit((unsigned char)*q)) {
+            while (isdigit((unsigned char)*q))
+                q++;
+            p = q;
+        }
+    }
+    *end = (char *)p;
+    /* "0x..." would make strtod read a hex float past the scanned "0". */
+    if (*p == 'x' || *p == 'X')
+        return *s == '-' ? -0.0 : 0.0;
+    char *stop;
+    double v = strtod(s, &stop);
+    if (stop != p)
+        *end = (char *)s;
+    return v;
+}
+
 /* Converts s[0..len) to a finite double; false unless all of them form one. */
 static int to_double(const char *s, size_t len, double *out)
 {
@@ -153,8 +203,8 @@ static int to_double(const char *s, size_t len, double *out)
     buf[len] = '\0';
     char *end;
     errno = 0;
-    double v = strtod(buf, &end);
-    if (errno || *end != '\0' || !isfinite(v))
+    double v = cli_strtod(buf, &end);
+    if (errno || end == buf || *end != '\0' || !isfinite(v))
         return 0;
     *out = v;
     return 1;
@@ -321,7 +371,10 @@ static int convert_common(const cli_command *cmd, const char *const raw[OPT_COUN
         snprintf(bytes, sizeof bytes, "%lld", (long long)v);
         setenv("GIP_MAX_MEMORY", bytes, 1);
     }
-    common->unchanged = raw[OPT_UNCHANGED] != NULL;
+    if (raw[OPT_UNCHANGED] && raw[OPT_COLOR])
+        return cli_usage(cmd, "--unchanged and --color exclude each other");
+    common->color = raw[OPT_COLOR] != NULL;
+    common->overwrite = raw[OPT_OVERWRITE] != NULL;
     if ((s = raw[OPT_BORDER])) {
         static const struct {
             const char *name;
