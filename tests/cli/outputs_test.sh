@@ -245,7 +245,11 @@ for named in 0 1; do
     # descriptors (O_TMPFILE), or a temporary "out.png.*tmp" with some bytes in it.
     i=0
     while [ $i -lt 400 ]; do
-        ls -l "/proc/$pid/fd" 2>/dev/null | grep -q "$d/#" && break
+        unnamed=0
+        for fdl in /proc/"$pid"/fd/*; do
+            case $(readlink "$fdl" 2>/dev/null) in "$d/#"*) unnamed=1 ;; esac
+        done
+        [ $unnamed -eq 1 ] && break
         [ -n "$(find "$d" -name 'out.png.*tmp' -size +0 2>/dev/null)" ] && break
         sleep 0.05
         i=$((i + 1))
