@@ -48,9 +48,11 @@ static void print_main_help(void)
            "  --version    show the version and how the library was built, and exit\n"
            "\n"
            "Filters run on --device auto (default: the first usable CUDA device, else the CPU),\n"
-           "cpu, cuda or cuda:N. Outputs are written to a temporary file and renamed, so a\n"
-           "failure never leaves a partial file. Exit status: 0 success, 1 runtime error\n"
-           "(missing or corrupt file, no GPU ...), 2 usage error.\n");
+           "cpu, cuda or cuda:N. Images load as stored (gray, RGB or RGBA, 8 or 16 bits; --color:\n"
+           "8-bit RGB); where OUT's format cannot hold the result a note on stderr says what was\n"
+           "converted. Outputs appear only complete, even if gip is killed, keep the mode of a\n"
+           "file they replace, and replace a read-only file only with --overwrite. Exit status:\n"
+           "0 success, 1 runtime error (missing or corrupt file, no GPU ...), 2 usage error.\n");
 }
 
 int main(int argc, char **argv)
