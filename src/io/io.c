@@ -449,7 +449,7 @@ static gip_status check_memory(const uint8_t *d, size_t n, const char *what,
     const char *source = "gip_load_params.max_memory";
     if (limit == 0) {
         limit = gip_default_max_memory();
-        source = getenv("GIP_MAX_MEMORY") ? "the GIP_MAX_MEMORY environment variable"
+        source = getenv("GIP_MAX_MEMORY") ? "GIP_MAX_MEMORY, which the CLI's --max-memory sets"
                                           : "the default, a quarter of the memory";
         if (limit < 0)
             return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT,

@@ -4,7 +4,8 @@
 # decoded) is refused from its header by whole-image commands, with a message naming
 # --max-memory, under a 1 GiB address-space limit that loading it would break; gip run streams it
 # by rows within the limit (and stops at the missing rows). GIP_MAX_MEMORY sets the default;
-# malformed values are usage errors.
+# malformed values are usage errors; a whole-image run whose result would not fit beside its
+# input is refused before the result exists.
 # Usage: memory_test.sh GIP DATA_DIR WORK_DIR
 set -u
 # shellcheck source=tests/cli/lib.sh
@@ -99,6 +100,14 @@ run 0 invert --device cpu --max-memory 1G "$DATA/astronaut.png" "$WORK/out.png"
 rm -f "$WORK/out.png"
 expect 1 "--max-memory" invert --device cpu --max-memory 4K "$DATA/astronaut.png" "$WORK/out.png"
 absent "$WORK/out.png"
+# astronaut.png decodes to 786432 bytes: within 1M, but the whole run also holds the result and
+# its encoded file (about 2.4 MB in all), refused before they exist; 4M holds it.
+expect 1 "whole-image run" box --device cpu --max-memory 1M "$DATA/astronaut.png" \
+    "$WORK/out.png"
+checks=$((checks + 1))
+grep -q -e "--max-memory" "$WORK/stderr" || fail "the whole-image refusal does not name --max-memory"
+absent "$WORK/out.png"
+run 0 box --device cpu --max-memory 4M "$DATA/astronaut.png" "$WORK/out.png"
 
 echo "memory limit: $checks checks, $fails failed"
 [ "$fails" -eq 0 ]

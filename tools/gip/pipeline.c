@@ -273,6 +273,23 @@ int cli_pipeline(const cli_command *cmd, const cli_common *common, const cli_op 
             goto out_release;
         }
     }
+    /* The load kept within the memory limit; the whole run also holds the result on the host and
+     * its encoded file (at most the raw size): refused before either exists when that is above
+     * the limit. */
+    double in_bytes = (double)host_in.stride * (double)host_in.height;
+    double out_bytes =
+        (double)src->width * (double)src->height * (double)channels * (double)gip_dtype_size(dtype);
+    int64_t limit = gip_default_max_memory();
+    if (limit > 0 && in_bytes + 2 * out_bytes > (double)limit) {
+        fprintf(stderr,
+                "gip %s: the whole-image run of '%s' (%lldx%lld) needs about %.0f bytes of host "
+                "memory (the image, the %d-channel %s result and its encoded file), above the "
+                "memory limit of %lld bytes (--max-memory; default GIP_MAX_MEMORY, else a quarter "
+                "of the memory); gip run streams images by rows within the limit\n",
+                cmd->name, in, (long long)src->width, (long long)src->height,
+                in_bytes + 2 * out_bytes, (int)channels, gip_dtype_name(dtype), (long long)limit);
+        goto out_release;
+    }
     if ((st = gip_image_alloc(ctx, &dst, src->width, src->height, channels, dtype, mem, 0))) {
         cli_lib_error(cmd->name, st);
         goto out_release;
