@@ -563,7 +563,8 @@ static int run_run(const cli_command *cmd, int argc, char **argv)
     sp.quality = common.quality;
     sp.overwrite = common.overwrite;
     double t0 = cli_now();
-    /* Streams by rows when the whole image would not fit --max-memory (default: half the RAM). */
+    /* Streams by rows when the whole image would not fit --max-memory (default: GIP_MAX_MEMORY,
+     * else a quarter of the RAM). */
     int32_t streamed = 0;
     gip_status st =
         gip_pipeline_run_file_bounded(pipes[0], pos[1], pos[2], &lp, &sp, max_memory, &streamed);
@@ -631,5 +632,6 @@ const cli_command cli_cmd_run = {
     "  --gpu-memory-limit B device memory a run may use (e.g. 2G): larger images run in tiles\n"
     "                       with halos, identical to the untiled result (default: 3/4 of it)\n"
     "  --max-memory B       one file: host memory bound (e.g. 256M); larger images are streamed\n"
-    "                       by rows (PNG, baseline JPEG, PPM/PGM; default: half the RAM)\n",
+    "                       by rows (PNG, baseline JPEG, PPM/PGM); default: GIP_MAX_MEMORY,\n"
+    "                       else a quarter of the RAM\n",
     CLI_COMMON_DEVICE | CLI_COMMON_SAVE | CLI_COMMON_UNCHANGED};
