@@ -507,22 +507,9 @@ static gip_status step_shape(gip_pipeline *p, const gip__step *s, int32_t index,
     if (s->op) {
         const gip_op *op = s->op;
         if (!gip_op_accepts(op, in.dt, in.c)) {
-            char dts[80] = "", chs[40] = "";
-            size_t len = 0;
-            for (int d = 0; d < 8; d++)
-                if (op->dtypes & GIP_DTYPE_BIT(d))
-                    len += (size_t)snprintf(dts + len, sizeof dts - len, "%s%s", len ? ", " : "",
-                                            gip_dtype_name((gip_dtype)d));
-            len = 0;
-            for (int k = 1; k < 8; k++)
-                if (op->channels & GIP_CHANNELS_BIT(k))
-                    len +=
-                        (size_t)snprintf(chs + len, sizeof chs - len, "%s%d", len ? ", " : "", k);
-            return gip__error(p->ctx, GIP_ERR_UNSUPPORTED,
-                              "pipeline step %d (%s): %s images with %d channel%s are not "
-                              "accepted (dtypes %s; channels %s)",
-                              (int)index + 1, op->name, gip_dtype_name(in.dt), (int)in.c,
-                              in.c == 1 ? "" : "s", dts, chs);
+            char who[96];
+            snprintf(who, sizeof who, "pipeline step %d (%s)", (int)index + 1, op->name);
+            return gip__op_refuse_input(p->ctx, op, in.dt, in.c, who);
         }
         if (!op->shape)
             return GIP_OK;

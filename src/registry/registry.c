@@ -85,9 +85,8 @@ gip_status gip__op_build(const gip_args *args, void *params)
     return op->build(args, params);
 }
 
-/* A message for input an operation does not accept: "gaussian: input u16 with 2 channels is not
- * accepted (dtypes u8, u16, s16, f32; channels 1, 3, 4)". */
-static gip_status refuse_input(const gip_op *op, gip_dtype dt, int32_t c)
+gip_status gip__op_refuse_input(gip_context *ctx, const gip_op *op, gip_dtype dt, int32_t c,
+                                const char *who)
 {
     char dts[80] = "", chs[40] = "";
     size_t len = 0;
@@ -99,9 +98,15 @@ static gip_status refuse_input(const gip_op *op, gip_dtype dt, int32_t c)
     for (int k = 1; k < 8; k++)
         if (op->channels & GIP_CHANNELS_BIT(k))
             len += (size_t)snprintf(chs + len, sizeof chs - len, "%s%d", len ? ", " : "", k);
-    return gip__error(NULL, GIP_ERR_UNSUPPORTED,
+    return gip__error(ctx, GIP_ERR_UNSUPPORTED,
                       "%s: input %s with %d channel%s is not accepted (dtypes %s; channels %s)",
-                      op->name, gip_dtype_name(dt), (int)c, c == 1 ? "" : "s", dts, chs);
+                      who ? who : op->name, gip_dtype_name(dt), (int)c, c == 1 ? "" : "s", dts,
+                      chs);
+}
+
+static gip_status refuse_input(const gip_op *op, gip_dtype dt, int32_t c)
+{
+    return gip__op_refuse_input(NULL, op, dt, c, NULL);
 }
 
 gip_status gip_op_output_shape(const gip_args *args, const gip_shape *in, gip_shape *out)

@@ -21,21 +21,27 @@ extern const int32_t gip__nops;
 extern const gip_choice gip__dtype_choices[];  /* u8, u16, s16, f32 */
 extern const gip_choice gip__border_choices[]; /* reflect101, reflect, replicate, constant, wrap */
 
+/* A parameter declaration: name, type, flags, min, max, count, choices, default, doc (and an
+ * example for GIP__PARAM_EX), as gip_param's fields. */
+#define GIP__PARAM(n, t, f, lo, hi, cnt, ch, d, text)                                              \
+    {                                                                                              \
+        .name = (n), .type = (t), .flags = (f), .min = (lo), .max = (hi), .count = (cnt),          \
+        .choices = (ch), .def = (d), .doc = (text)                                                 \
+    }
+#define GIP__PARAM_EX(n, t, f, lo, hi, cnt, ch, d, text, ex)                                       \
+    {                                                                                              \
+        .name = (n), .type = (t), .flags = (f), .min = (lo), .max = (hi), .count = (cnt),          \
+        .choices = (ch), .def = (d), .doc = (text), .example = (ex)                                \
+    }
+
 /* border= and border_value= of a filter: append to its parameters. */
 #define GIP__BORDER_PARAMS                                                                         \
-    {"border",                                                                                     \
-     GIP_PARAM_CHOICE,                                                                             \
-     0,                                                                                            \
-     0,                                                                                            \
-     0,                                                                                            \
-     0,                                                                                            \
-     gip__border_choices,                                                                          \
-     "reflect101",                                                                                 \
-     "how pixels outside the image are made (OpenCV's BORDER_*; REFLECT_101 by default)"},         \
-    {                                                                                              \
-        "border_value", GIP_PARAM_LIST, 0, -3.4e38, 3.4e38, 4, NULL, "0",                          \
-            "the value outside the image with border=constant: one number, or one per channel"     \
-    }
+    GIP__PARAM("border", GIP_PARAM_CHOICE, 0, 0, 0, 0, gip__border_choices, "reflect101",          \
+               "how pixels outside the image are made (OpenCV's BORDER_*; REFLECT_101 by "         \
+               "default)"),                                                                        \
+        GIP__PARAM("border_value", GIP_PARAM_LIST, 0, -3.4e38, 3.4e38, 4, NULL, "0",               \
+                   "the value outside the image with border=constant: one number, or one per "     \
+                   "channel")
 
 /* The border of a filter from its border and border_value arguments. */
 gip_status gip__args_border(const gip_args *args, gip_border_spec *border);
@@ -45,6 +51,11 @@ gip_status gip__args_check_required(const gip_args *args);
 
 /* What a parameter accepts, for messages and help: "an odd integer in 1..1023". */
 void gip__param_accepts(const gip_param *p, char *buf, size_t size);
+
+/* Raises GIP_ERR_UNSUPPORTED for input op does not declare: "WHO: input s16 with 2 channels is
+ * not accepted (dtypes u8, u16, f32; channels 1, 3, 4)"; WHO is op's name when NULL. */
+gip_status gip__op_refuse_input(gip_context *ctx, const gip_op *op, gip_dtype dt, int32_t c,
+                                const char *who);
 
 /* Builds op's typed parameters from args into params (op->params_size bytes, zeroed first),
  * after the checks every operation shares. */

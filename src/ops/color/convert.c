@@ -4,10 +4,10 @@
 #include "registry/registry.h"
 
 static const gip_param decl[] = {
-    {"dtype", GIP_PARAM_CHOICE, GIP_PARAM_POSITIONAL | GIP_PARAM_REQUIRED, 0, 0, 0,
-     gip__dtype_choices, NULL, "the result's dtype", "f32"},
-    {"scale", GIP_PARAM_DOUBLE, 0, -1e30, 1e30, 0, NULL, "1", "multiplies every value"},
-    {"offset", GIP_PARAM_DOUBLE, 0, -1e30, 1e30, 0, NULL, "0", "added after the scale"},
+    GIP__PARAM_EX("dtype", GIP_PARAM_CHOICE, GIP_PARAM_POSITIONAL | GIP_PARAM_REQUIRED, 0, 0, 0,
+                  gip__dtype_choices, NULL, "the result's dtype", "f32"),
+    GIP__PARAM("scale", GIP_PARAM_DOUBLE, 0, -1e30, 1e30, 0, NULL, "1", "multiplies every value"),
+    GIP__PARAM("offset", GIP_PARAM_DOUBLE, 0, -1e30, 1e30, 0, NULL, "0", "added after the scale"),
 };
 
 typedef struct convert_step {

@@ -4,7 +4,8 @@
 #include "registry/registry.h"
 
 static const gip_param decl[] = {
-    {"log1p", GIP_PARAM_BOOL, 0, 0, 1, 0, NULL, "0", "1: log(1 + |F|); 0: log|F| as the seed did"},
+    GIP__PARAM("log1p", GIP_PARAM_BOOL, 0, 0, 1, 0, NULL, "0",
+               "1: log(1 + |F|); 0: log|F| as the seed did"),
 };
 
 static gip_status build(const gip_args *a, void *out)

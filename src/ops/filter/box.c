@@ -5,12 +5,12 @@
 #include "registry/registry.h"
 
 static const gip_param decl[] = {
-    {"ksize", GIP_PARAM_SIZE, GIP_PARAM_POSITIONAL, 1, 1023, 0, NULL, "3",
-     "window width and height"},
-    {"normalize", GIP_PARAM_BOOL, 0, 0, 1, 0, NULL, "1",
-     "1: the mean over the window (cv2.blur); 0: the plain sum"},
-    {"anchor", GIP_PARAM_LIST, 0, -1, 1022, 2, NULL, "-1",
-     "the window's anchor as X,Y inside it; -1 is the centre"},
+    GIP__PARAM("ksize", GIP_PARAM_SIZE, GIP_PARAM_POSITIONAL, 1, 1023, 0, NULL, "3",
+               "window width and height"),
+    GIP__PARAM("normalize", GIP_PARAM_BOOL, 0, 0, 1, 0, NULL, "1",
+               "1: the mean over the window (cv2.blur); 0: the plain sum"),
+    GIP__PARAM("anchor", GIP_PARAM_LIST, 0, -1, 1022, 2, NULL, "-1",
+               "the window's anchor as X,Y inside it; -1 is the centre"),
     GIP__BORDER_PARAMS,
 };
 

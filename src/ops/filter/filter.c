@@ -8,11 +8,14 @@
 #include "registry/registry.h"
 
 static const gip_param decl[] = {
-    {"kernel", GIP_PARAM_MATRIX, GIP_PARAM_POSITIONAL | GIP_PARAM_REQUIRED, 0, 0, 255, NULL, NULL,
-     "the kernel's rows, e.g. '0,-1,0;-1,5,-1;0,-1,0' (correlation: no flip, as cv2.filter2D)", "0,-1,0;-1,5,-1;0,-1,0"},
-    {"delta", GIP_PARAM_DOUBLE, 0, -1e30, 1e30, 0, NULL, "0", "added to every result"},
-    {"anchor", GIP_PARAM_LIST, 0, -1, 254, 2, NULL, "-1",
-     "the kernel's anchor as X,Y inside it; -1 is the centre"},
+    GIP__PARAM_EX(
+        "kernel", GIP_PARAM_MATRIX, GIP_PARAM_POSITIONAL | GIP_PARAM_REQUIRED, 0, 0, 255, NULL,
+        NULL,
+        "the kernel's rows, e.g. '0,-1,0;-1,5,-1;0,-1,0' (correlation: no flip, as cv2.filter2D)",
+        "0,-1,0;-1,5,-1;0,-1,0"),
+    GIP__PARAM("delta", GIP_PARAM_DOUBLE, 0, -1e30, 1e30, 0, NULL, "0", "added to every result"),
+    GIP__PARAM("anchor", GIP_PARAM_LIST, 0, -1, 254, 2, NULL, "-1",
+               "the kernel's anchor as X,Y inside it; -1 is the centre"),
     GIP__BORDER_PARAMS,
 };
 

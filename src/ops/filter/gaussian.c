@@ -5,10 +5,12 @@
 #include "registry/registry.h"
 
 static const gip_param decl[] = {
-    {"ksize", GIP_PARAM_SIZE, GIP_PARAM_POSITIONAL | GIP_PARAM_ODD, 0, 1023, 0, NULL, "0",
-     "kernel width and height, odd; 0 derives the size from sigma as OpenCV does", "5"},
-    {"sigma", GIP_PARAM_LIST, GIP_PARAM_POSITIONAL, 0, 10000, 2, NULL, "0",
-     "standard deviation in x (and y); 0 derives it from ksize: 0.3*((ksize-1)*0.5-1)+0.8"},
+    GIP__PARAM_EX("ksize", GIP_PARAM_SIZE, GIP_PARAM_POSITIONAL | GIP_PARAM_ODD, 0, 1023, 0, NULL,
+                  "0", "kernel width and height, odd; 0 derives the size from sigma as OpenCV does",
+                  "5"),
+    GIP__PARAM(
+        "sigma", GIP_PARAM_LIST, GIP_PARAM_POSITIONAL, 0, 10000, 2, NULL, "0",
+        "standard deviation in x (and y); 0 derives it from ksize: 0.3*((ksize-1)*0.5-1)+0.8"),
     GIP__BORDER_PARAMS,
 };
 

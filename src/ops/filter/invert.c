@@ -4,8 +4,8 @@
 #include "registry/registry.h"
 
 static const gip_param decl[] = {
-    {"max", GIP_PARAM_DOUBLE, 0, -3.4e38, 3.4e38, 0, NULL, "0",
-     "f32 only: dst = max - src (0 means 1.0); integer dtypes use their largest value"},
+    GIP__PARAM("max", GIP_PARAM_DOUBLE, 0, -3.4e38, 3.4e38, 0, NULL, "0",
+               "f32 only: dst = max - src (0 means 1.0); integer dtypes use their largest value"),
 };
 
 static gip_status build(const gip_args *a, void *out)

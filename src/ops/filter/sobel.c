@@ -10,40 +10,25 @@ static const gip_choice ksizes[] = {{"1", 1}, {"3", 3}, {"5", 5}, {"7", 7}, {"sc
                                     {NULL, 0}};
 
 #define SOBEL_COMMON                                                                               \
-    {"ksize",                                                                                      \
-     GIP_PARAM_CHOICE,                                                                             \
-     0,                                                                                            \
-     0,                                                                                            \
-     0,                                                                                            \
-     0,                                                                                            \
-     ksizes,                                                                                       \
-     "3",                                                                                          \
-     "aperture: 1, 3, 5, 7, or scharr for the 3x3 Scharr kernel"},                                 \
-        {"scale",                                                                                  \
-         GIP_PARAM_DOUBLE,                                                                         \
-         0,                                                                                        \
-         -1e30,                                                                                    \
-         1e30,                                                                                     \
-         0,                                                                                        \
-         NULL,                                                                                     \
-         "1",                                                                                      \
-         "multiplies the derivative (not 0)"},                                                     \
-    {                                                                                              \
-        "delta", GIP_PARAM_DOUBLE, 0, -1e30, 1e30, 0, NULL, "0", "added to the result"             \
-    }
+    GIP__PARAM("ksize", GIP_PARAM_CHOICE, 0, 0, 0, 0, ksizes, "3",                                 \
+               "aperture: 1, 3, 5, 7, or scharr for the 3x3 Scharr kernel"),                       \
+        GIP__PARAM("scale", GIP_PARAM_DOUBLE, 0, -1e30, 1e30, 0, NULL, "1",                        \
+                   "multiplies the derivative (not 0)"),                                           \
+        GIP__PARAM("delta", GIP_PARAM_DOUBLE, 0, -1e30, 1e30, 0, NULL, "0", "added to the result")
 
 static const gip_choice sobel_dtypes[] = {
     {"u8", GIP_U8}, {"u16", GIP_U16}, {"s16", GIP_S16}, {"f32", GIP_F32}, {NULL, 0}};
 
 static const gip_param sobel_params[] = {
-    {"dx", GIP_PARAM_INT, 0, 0, 6, 0, NULL, "1", "derivative order in x (0 when only dy is given)"},
-    {"dy", GIP_PARAM_INT, 0, 0, 6, 0, NULL, "0", "derivative order in y"},
+    GIP__PARAM("dx", GIP_PARAM_INT, 0, 0, 6, 0, NULL, "1",
+               "derivative order in x (0 when only dy is given)"),
+    GIP__PARAM("dy", GIP_PARAM_INT, 0, 0, 6, 0, NULL, "0", "derivative order in y"),
     SOBEL_COMMON,
-    {"dtype", GIP_PARAM_CHOICE, 0, 0, 0, 0, sobel_dtypes, "u8",
-     "the result's dtype (cv2's ddepth); u8 and u16 keep |v| unless saturate=1"},
-    {"saturate", GIP_PARAM_BOOL, 0, 0, 1, 0, NULL, "0",
-     "u8/u16 results: 1 gives v with negatives 0 (cv2.Sobel to CV_8U), 0 gives |v| "
-     "(cv2.convertScaleAbs)"},
+    GIP__PARAM("dtype", GIP_PARAM_CHOICE, 0, 0, 0, 0, sobel_dtypes, "u8",
+               "the result's dtype (cv2's ddepth); u8 and u16 keep |v| unless saturate=1"),
+    GIP__PARAM("saturate", GIP_PARAM_BOOL, 0, 0, 1, 0, NULL, "0",
+               "u8/u16 results: 1 gives v with negatives 0 (cv2.Sobel to CV_8U), 0 gives |v| "
+               "(cv2.convertScaleAbs)"),
     GIP__BORDER_PARAMS,
 };
 

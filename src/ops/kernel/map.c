@@ -4,9 +4,11 @@
 #include "registry/registry.h"
 
 static const gip_param decl[] = {
-    {"expr", GIP_PARAM_STRING, GIP_PARAM_POSITIONAL | GIP_PARAM_REQUIRED, 0, 0, 0, NULL, NULL,
-     "the expression (docs/expressions.md), e.g. 'out = 255 - in'; other NAME=VALUE arguments "
-     "are named scalars", "out = 255 - in"},
+    GIP__PARAM_EX(
+        "expr", GIP_PARAM_STRING, GIP_PARAM_POSITIONAL | GIP_PARAM_REQUIRED, 0, 0, 0, NULL, NULL,
+        "the expression (docs/expressions.md), e.g. 'out = 255 - in'; other NAME=VALUE arguments "
+        "are named scalars",
+        "out = 255 - in"),
 };
 
 static gip_status build(const gip_args *a, void *out)

@@ -4,11 +4,13 @@
 #include "registry/registry.h"
 
 static const gip_param decl[] = {
-    {"expr", GIP_PARAM_STRING, GIP_PARAM_POSITIONAL | GIP_PARAM_REQUIRED, 0, 0, 0, NULL, NULL,
-     "the expression, reading neighbours as in(dx, dy), e.g. 'out = (in(-1,0) + in(1,0)) / 2'; "
-     "other NAME=VALUE arguments are named scalars", "out = (in(-1,0) + in(1,0)) / 2"},
-    {"radius", GIP_PARAM_INT, 0, 0, GIP_STENCIL_MAX_RADIUS, 0, NULL, "0",
-     "the largest |dx| and |dy| allowed; 0: the largest the expression uses"},
+    GIP__PARAM_EX(
+        "expr", GIP_PARAM_STRING, GIP_PARAM_POSITIONAL | GIP_PARAM_REQUIRED, 0, 0, 0, NULL, NULL,
+        "the expression, reading neighbours as in(dx, dy), e.g. 'out = (in(-1,0) + in(1,0)) / 2'; "
+        "other NAME=VALUE arguments are named scalars",
+        "out = (in(-1,0) + in(1,0)) / 2"),
+    GIP__PARAM("radius", GIP_PARAM_INT, 0, 0, GIP_STENCIL_MAX_RADIUS, 0, NULL, "0",
+               "the largest |dx| and |dy| allowed; 0: the largest the expression uses"),
     GIP__BORDER_PARAMS,
 };
 
