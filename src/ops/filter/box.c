@@ -11,12 +11,22 @@ static const gip_param decl[] = {
                "1: the mean over the window (cv2.blur); 0: the plain sum"),
     GIP__PARAM("anchor", GIP_PARAM_LIST, 0, -1, 1022, 2, NULL, "-1",
                "the window's anchor as X,Y inside it; -1 is the centre"),
+    GIP__PARAM("dtype", GIP_PARAM_CHOICE, 0, 0, 0, 0, gip__ddepth_choices, "same",
+               "the result's dtype (cv2's ddepth): same as the input, or u8, u16, s16, f32 where "
+               "cv2 accepts the pair"),
     GIP__BORDER_PARAMS,
 };
 
+/* The parameters and the result's dtype (-1: the input's). */
+typedef struct step {
+    gip_box_params p;
+    int32_t dtype;
+} step;
+
 static gip_status build(const gip_args *a, void *out)
 {
-    gip_box_params *p = out;
+    gip_box_params *p = &((step *)out)->p;
+    ((step *)out)->dtype = (int32_t)gip_args_int(a, "dtype");
     gip_args_size(a, "ksize", &p->ksize_w, &p->ksize_h);
     p->unnormalized = !gip_args_int(a, "normalize");
     double an[2] = {-1, -1};
@@ -56,6 +66,16 @@ static int32_t border(const void *params)
     return (int32_t)((const gip_box_params *)params)->border.mode;
 }
 
+static gip_status shape(const void *params, const gip_shape *in, gip_shape *out, int32_t *identity)
+{
+    (void)in;
+    (void)identity;
+    const int32_t dt = ((const step *)params)->dtype;
+    if (dt >= 0)
+        out->dtype = (gip_dtype)dt;
+    return GIP_OK;
+}
+
 static gip_status run(gip_context *ctx, const gip_image *src, gip_image *dst, const void *p)
 {
     return gip_box_filter(ctx, src, dst, p);
@@ -73,7 +93,8 @@ const gip_op gip__op_box = {
     .nparams = GIP__COUNT(decl),
     .dtypes = GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_U16) | GIP_DTYPE_BIT(GIP_F32),
     .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
-    .params_size = sizeof(gip_box_params),
+    .params_size = sizeof(step),
+    .shape = shape,
     .build = build,
     .halo = halo,
     .border = border,

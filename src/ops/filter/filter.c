@@ -16,12 +16,22 @@ static const gip_param decl[] = {
     GIP__PARAM("delta", GIP_PARAM_DOUBLE, 0, -1e30, 1e30, 0, NULL, "0", "added to every result"),
     GIP__PARAM("anchor", GIP_PARAM_LIST, 0, -1, 254, 2, NULL, "-1",
                "the kernel's anchor as X,Y inside it; -1 is the centre"),
+    GIP__PARAM("dtype", GIP_PARAM_CHOICE, 0, 0, 0, 0, gip__ddepth_choices, "same",
+               "the result's dtype (cv2's ddepth): same as the input, or u8, u16, s16, f32 where "
+               "cv2 accepts the pair"),
     GIP__BORDER_PARAMS,
 };
 
+/* The parameters and the result's dtype (-1: the input's). */
+typedef struct step {
+    gip_filter2d_params p;
+    int32_t dtype;
+} step;
+
 static gip_status build(const gip_args *a, void *out)
 {
-    gip_filter2d_params *p = out;
+    gip_filter2d_params *p = &((step *)out)->p;
+    ((step *)out)->dtype = (int32_t)gip_args_int(a, "dtype");
     int32_t rows, cols;
     const float *k = gip_args_matrix(a, "kernel", &rows, &cols);
     float *copy = malloc((size_t)rows * (size_t)cols * sizeof *copy);
@@ -60,9 +70,9 @@ static void release(void *params)
 
 static gip_status copy(void *dst, const void *src)
 {
-    gip_filter2d_params *d = dst;
-    const gip_filter2d_params *s = src;
-    *d = *s;
+    *(step *)dst = *(const step *)src;
+    gip_filter2d_params *d = &((step *)dst)->p;
+    const gip_filter2d_params *s = &((const step *)src)->p;
     size_t n = (size_t)s->ksize_w * (size_t)s->ksize_h;
     float *k = malloc(n * sizeof *k);
     if (!k) {
@@ -89,6 +99,16 @@ static int32_t border(const void *params)
     return (int32_t)((const gip_filter2d_params *)params)->border.mode;
 }
 
+static gip_status shape(const void *params, const gip_shape *in, gip_shape *out, int32_t *identity)
+{
+    (void)in;
+    (void)identity;
+    const int32_t dt = ((const step *)params)->dtype;
+    if (dt >= 0)
+        out->dtype = (gip_dtype)dt;
+    return GIP_OK;
+}
+
 static gip_status run(gip_context *ctx, const gip_image *src, gip_image *dst, const void *p)
 {
     return gip_filter2d(ctx, src, dst, p);
@@ -105,7 +125,8 @@ const gip_op gip__op_filter = {
     .nparams = GIP__COUNT(decl),
     .dtypes = GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_U16) | GIP_DTYPE_BIT(GIP_F32),
     .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
-    .params_size = sizeof(gip_filter2d_params),
+    .params_size = sizeof(step),
+    .shape = shape,
     .build = build,
     .release = release,
     .copy = copy,
