@@ -6,6 +6,7 @@
 #include "fuzz_entries.h"
 #include "gip/pipeline.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,9 +106,15 @@ static void decode_once(const uint8_t *d, size_t n, const gip_load_params *lp,
         "decoded image %lldx%lld outside the limits", (long long)out.width, (long long)out.height);
     FUZZ_REQUIRE(gip_image_check(&out, "out") == GIP_OK, "decoded view malformed: %s",
                  gip_last_error());
-    FUZZ_REQUIRE(out.width == info->width && out.height == info->height,
-                 "probe said %lldx%lld, decode gave %lldx%lld", (long long)info->width,
-                 (long long)info->height, (long long)out.width, (long long)out.height);
+    /* Loading turns the image upright by its EXIF orientation: 5..8 swap the stored width and
+     * height the probe gives (a PNG's eXIf chunk after the pixels is seen by loading only). */
+    bool turned = !lp->ignore_orientation &&
+                  (info->orientation >= 5 || info->format == GIP_FORMAT_PNG) &&
+                  out.width == info->height && out.height == info->width;
+    FUZZ_REQUIRE((out.width == info->width && out.height == info->height) || turned,
+                 "probe said %lldx%lld (orientation %d), decode gave %lldx%lld",
+                 (long long)info->width, (long long)info->height, info->orientation,
+                 (long long)out.width, (long long)out.height);
     if (lp->mode == GIP_LOAD_UNCHANGED)
         reencode(&out, info->format);
     /* Touch every pixel so that ASan sees rows the decoder did not allocate. */
@@ -173,11 +180,13 @@ int gip_fuzz_decode(const uint8_t *data, size_t size, gip_format format)
     lp.max_pixels = GIP_FUZZ_MAX_PIXELS;
     lp.max_dim = GIP_FUZZ_MAX_DIM;
     decode_once(d, n, &lp, &info, pst);
-    /* A second mode, picked by the data so that every mode is reached. */
+    /* A second mode, picked by the data so that every mode is reached, with or without the EXIF
+     * orientation. */
     unsigned pick = n ? d[n - 1] % 3u : 0u;
     lp.mode = pick == 0 ? GIP_LOAD_GRAY : GIP_LOAD_COLOR;
     lp.bgr = pick == 1;
     lp.keep_depth = pick == 2;
+    lp.ignore_orientation = n > 1 && (d[n - 2] & 1);
     decode_once(d, n, &lp, &info, pst);
     free(copy);
     return 0;

@@ -155,6 +155,17 @@ static int gray_rule(uint32_t r, uint32_t g, uint32_t b)
     return (int)(((uint64_t)r * 9798 + (uint64_t)g * 19235 + (uint64_t)b * 3735 + 16384) >> 15);
 }
 
+/* What cv2.imread(IMREAD_GRAYSCALE) gives for a colour PNG without gAMA or sRGB chunks:
+ * libpng's png_set_rgb_to_gray(png, 1, 0.299, 0.587), 15-bit weights 9797, 19234 and 3737, at
+ * the file's depth: truncated for 8-bit files, rounded for 16-bit ones (whose result is cut to
+ * 8 bits afterwards unless the depth is kept). */
+static uint32_t png_gray_rule(uint32_t r, uint32_t g, uint32_t b, bool sixteen)
+{
+    return (uint32_t)(((uint64_t)r * 9797 + (uint64_t)g * 19234 + (uint64_t)b * 3737 +
+                       (sixteen ? 16384 : 0)) >>
+                      15);
+}
+
 static gip_status load_mode(const char *path, gip_load_mode mode, int bgr, gip_image *out)
 {
     gip_load_params p = {0};
@@ -532,17 +543,21 @@ static void test_samples(void)
                 gt_free(&sw);
                 gip_image_free(NULL, &bgr);
             }
-            /* GRAY mode: PNG applies RGB2GRAY to the colour pixels; JPEG takes libjpeg's luma,
-             * which differs from the rule on decoded RGB by rounding only. */
+            /* GRAY mode as cv2.imread: PNG through libpng's RGB-to-gray (the samples have no
+             * gAMA or sRGB chunk, and their iCCP profiles do not count); JPEG takes libjpeg's
+             * luma, which differs from the rule on decoded RGB by rounding only. */
             if (GT_OK(load_mode(p, GIP_LOAD_GRAY, 0, &gray))) {
                 gip_image want;
                 gt_alloc(&want, s->w, s->h, 1, GIP_U8, 0);
                 for (int64_t y = 0; y < s->h; y++)
-                    for (int64_t x = 0; x < s->w; x++)
+                    for (int64_t x = 0; x < s->w; x++) {
+                        uint32_t r = (uint32_t)gt_get(&rgb, x, y, 0),
+                                 g = (uint32_t)gt_get(&rgb, x, y, 1),
+                                 b = (uint32_t)gt_get(&rgb, x, y, 2);
                         gt_set(&want, x, y, 0,
-                               gray_rule((uint32_t)gt_get(&rgb, x, y, 0),
-                                         (uint32_t)gt_get(&rgb, x, y, 1),
-                                         (uint32_t)gt_get(&rgb, x, y, 2)));
+                               s->format == GIP_FORMAT_PNG ? png_gray_rule(r, g, b, false)
+                                                           : (uint32_t)gray_rule(r, g, b));
+                    }
                 if (s->format == GIP_FORMAT_PNG)
                     gt_compare(&gray, &want, 0, 0, s->name);
                 else
@@ -640,7 +655,8 @@ static mem_out libpng_write(int w, int h, int type, int depth, int interlace, co
 static void test_conversions(void)
 {
     uint64_t rs = 7;
-    /* 16-bit RGBA: depth kept, reduced (v >> 8), gray rule at both depths. */
+    /* 16-bit RGBA: depth kept, reduced (v >> 8); gray by libpng's rule at 16 bits, then reduced
+     * unless the depth is kept. */
     gip_image src, img;
     gt_alloc(&src, 37, 11, 4, GIP_U16, 0);
     gt_fill_random(&src, 5, 0, 0);
@@ -670,7 +686,10 @@ static void test_conversions(void)
                     for (int c = 0; c < 4; c++)
                         v[c] = (uint32_t)gt_get(&src, x, y, c) >> shift;
                     if (cases[k].channels == 1) {
-                        gt_set(&want, x, y, 0, gray_rule(v[0], v[1], v[2]));
+                        uint32_t r = (uint32_t)gt_get(&src, x, y, 0),
+                                 g = (uint32_t)gt_get(&src, x, y, 1),
+                                 b = (uint32_t)gt_get(&src, x, y, 2);
+                        gt_set(&want, x, y, 0, png_gray_rule(r, g, b, true) >> shift);
                     } else {
                         for (int c = 0; c < cases[k].channels; c++) {
                             int sc = cases[k].bgr && c != 1 && c != 3 ? 2 - c : c;

@@ -50,7 +50,14 @@ typedef struct gip_load_params {
     int64_t max_dim;    /* 0 = GIP_DEFAULT_MAX_DIM */
     int64_t max_memory; /* bytes of host memory the load may allocate; 0 = the default limit,
                            gip_default_max_memory() */
+    /* non-zero: keep the stored pixel order; zero (the default) turns the image upright by its
+     * EXIF Orientation, as cv2.imread does (cv2.IMREAD_IGNORE_ORIENTATION) */
+    int32_t ignore_orientation;
 } gip_load_params;
+/* EXIF Orientation is read from a JPEG's APP1 "Exif" segment and a PNG's eXIf chunk; values 2..8
+ * mirror, rotate or transpose the loaded image exactly as cv2.imread does (5..8 swap its width
+ * and height), in every mode. cv2.imread skips it for IMREAD_UNCHANGED: gip's Python imread
+ * sets ignore_orientation for that flag. A missing, malformed or out-of-range tag is ignored. */
 
 /** What a file holds, read from its header only. */
 typedef struct gip_image_info {
@@ -59,6 +66,9 @@ typedef struct gip_image_info {
     int32_t channels;    /* as stored: 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA */
     int32_t bit_depth;   /* 8 or 16 */
     int32_t progressive; /* JPEG: progressive; PNG: interlaced */
+    int32_t orientation; /* EXIF Orientation 1..8 (1: none or invalid) found in the header; width
+                            and height are as stored, before loading applies it (5..8 swap them;
+                            a PNG eXIf chunk after the pixels is seen only by loading) */
 } gip_image_info;
 
 /**
@@ -77,6 +87,9 @@ GIP_API gip_status gip_image_probe_memory(const void *data, size_t size, gip_ima
  * (the decoded image, and a converted copy where the mode or order differs from the file's),
  * all read from the header, so that a small file declaring a huge image (a decompression bomb)
  * costs no memory. Bigger images can be streamed by rows: gip_pipeline_run_file_bounded().
+ * GIP_LOAD_GRAY gives what cv2.imread(IMREAD_GRAYSCALE) gives: libjpeg's luma for JPEG,
+ * libpng's RGB-to-gray (0.299, 0.587) for colour PNG. The image is turned upright by its EXIF
+ * Orientation unless params->ignore_orientation.
  * @param params  may be NULL (defaults).
  * @return GIP_OK; GIP_ERR_INVALID_ARGUMENT; GIP_ERR_NOT_FOUND; GIP_ERR_IO; GIP_ERR_UNKNOWN_FORMAT;
  *         GIP_ERR_CORRUPT (truncated or corrupt data); GIP_ERR_TOO_LARGE (above a limit);

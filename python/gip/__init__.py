@@ -67,6 +67,7 @@ IMREAD_UNCHANGED = -1
 IMREAD_GRAYSCALE = 0
 IMREAD_COLOR = 1
 IMREAD_ANYDEPTH = 2
+IMREAD_IGNORE_ORIENTATION = 128
 IMWRITE_JPEG_QUALITY = 1
 IMWRITE_JPEG_PROGRESSIVE = 2
 IMWRITE_JPEG_SAMPLING_FACTOR = 7
@@ -579,28 +580,37 @@ def asimage(obj, device=None):
 
 # ---- files ---------------------------------------------------------------------------------
 def _load_mode(flags):
+    """(libgip load mode, keep depth, ignore orientation) of cv2 imread flags. As cv2.imread, the
+    EXIF orientation is applied unless IMREAD_IGNORE_ORIENTATION is set or the flags are
+    IMREAD_UNCHANGED."""
     table = {-1: (0, False), 0: (1, False), 1: (2, False), 2: (1, True), 3: (2, True)}
     flags = _int(flags, "imread flags")
-    if flags not in table:
+    base = flags if flags == IMREAD_UNCHANGED else flags & ~IMREAD_IGNORE_ORIENTATION
+    if base not in table:
         _raise(InvalidArgument, "imread flags %r: IMREAD_UNCHANGED, IMREAD_GRAYSCALE, "
-               "IMREAD_COLOR, optionally | IMREAD_ANYDEPTH" % (flags,))
-    return table[flags]
+               "IMREAD_COLOR, optionally | IMREAD_ANYDEPTH and | IMREAD_IGNORE_ORIENTATION"
+               % (flags,))
+    mode, keep = table[base]
+    ignore = flags == IMREAD_UNCHANGED or bool(flags & IMREAD_IGNORE_ORIENTATION)
+    return mode, keep, ignore
 
 
 def imread(filename, flags=IMREAD_COLOR, *, bgr=True):
     """Reads an image file (JPEG, PNG, PPM/PGM) into a numpy array, as cv2.imread: BGR(A)
-    channel order by default (bgr=False gives RGB(A)); gray images are (H, W). Raises
+    channel order by default (bgr=False gives RGB(A)); gray images are (H, W); IMREAD_GRAYSCALE
+    gives cv2's gray (libjpeg's luma, libpng's RGB-to-gray); the EXIF orientation of JPEG and PNG
+    files is applied unless flags has IMREAD_IGNORE_ORIENTATION or is IMREAD_UNCHANGED. Raises
     gip.NotFound / gip.CorruptData / gip.UnknownFormat instead of returning None."""
-    mode, keep = _load_mode(flags)
-    return _np.asarray(_gip.imread(_os.fspath(filename), mode, bgr, keep))
+    mode, keep, ignore = _load_mode(flags)
+    return _np.asarray(_gip.imread(_os.fspath(filename), mode, bgr, keep, ignore))
 
 
 def imdecode(buf, flags=IMREAD_COLOR, *, bgr=True):
     """Decodes an encoded image held in memory (bytes or a uint8 array), as cv2.imdecode."""
-    mode, keep = _load_mode(flags)
+    mode, keep, ignore = _load_mode(flags)
     if isinstance(buf, _ndarray):
         buf = _np.ascontiguousarray(buf).tobytes()
-    return _np.asarray(_gip.imdecode(buf, mode, bgr, keep))
+    return _np.asarray(_gip.imdecode(buf, mode, bgr, keep, ignore))
 
 
 _EXT = {".jpg": 1, ".jpeg": 1, ".jpe": 1, ".png": 2, ".ppm": 3, ".pgm": 3, ".pnm": 3}
@@ -1426,9 +1436,9 @@ class Pipeline:
         least two bands is decoded on a second thread while the chain and the encoder work.
         Returns how the file ran: "whole", "streamed" or "decoded ahead" (the output is the same
         either way)."""
-        mode, keep = _load_mode(flags)
+        mode, keep, ignore = _load_mode(flags)
         how = _gip.pipeline_run_file(self._h, _os.fspath(input), _os.fspath(output),
-                                     (mode, False, keep),
+                                     (mode, False, keep, ignore),
                                      (0, _int(quality, "quality"), 0, 0, 0, 0),
                                      _int(max_memory, "max_memory"))
         return ("whole", "streamed", "decoded ahead")[how]

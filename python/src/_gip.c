@@ -2164,18 +2164,20 @@ static PyObject *image_from_loaded(gip_image *img)
     return (PyObject *)im;
 }
 
-/* imread(path, mode, bgr, keep_depth) -> host Image owning the pixels. */
+/* imread(path, mode, bgr, keep_depth, ignore_orientation=False) -> host Image owning the
+ * pixels. */
 static PyObject *py_imread(PyObject *m, PyObject *args)
 {
     PyObject *path_obj;
-    int mode, bgr, keep_depth;
-    if (!PyArg_ParseTuple(args, "O&ipp", PyUnicode_FSConverter, &path_obj, &mode, &bgr,
-                          &keep_depth))
+    int mode, bgr, keep_depth, ignore_orientation = 0;
+    if (!PyArg_ParseTuple(args, "O&ipp|p", PyUnicode_FSConverter, &path_obj, &mode, &bgr,
+                          &keep_depth, &ignore_orientation))
         return NULL;
     gip_load_params p = {0};
     p.mode = (gip_load_mode)mode;
     p.bgr = bgr;
     p.keep_depth = keep_depth;
+    p.ignore_orientation = ignore_orientation;
     gip_image img = {0};
     gip_status st;
     char msg[1024];
@@ -2187,17 +2189,18 @@ static PyObject *py_imread(PyObject *m, PyObject *args)
     return image_from_loaded(&img);
 }
 
-/* imdecode(bytes-like, mode, bgr, keep_depth) -> host Image. */
+/* imdecode(bytes-like, mode, bgr, keep_depth, ignore_orientation=False) -> host Image. */
 static PyObject *py_imdecode(PyObject *m, PyObject *args)
 {
     Py_buffer b;
-    int mode, bgr, keep_depth;
-    if (!PyArg_ParseTuple(args, "y*ipp", &b, &mode, &bgr, &keep_depth))
+    int mode, bgr, keep_depth, ignore_orientation = 0;
+    if (!PyArg_ParseTuple(args, "y*ipp|p", &b, &mode, &bgr, &keep_depth, &ignore_orientation))
         return NULL;
     gip_load_params p = {0};
     p.mode = (gip_load_mode)mode;
     p.bgr = bgr;
     p.keep_depth = keep_depth;
+    p.ignore_orientation = ignore_orientation;
     gip_image img = {0};
     gip_status st;
     char msg[1024];
@@ -2856,16 +2859,17 @@ static PyObject *py_pipeline_run(PyObject *m, PyObject *args)
     Py_RETURN_NONE;
 }
 
-/* pipeline_run_file(handle, in, out, (load mode, bgr, keep_depth), save params tuple,
- * max_memory) -> 0 whole, 1 streamed by rows, 2 decoded ahead (gip_pipeline_run_file_bounded) */
+/* pipeline_run_file(handle, in, out, (load mode, bgr, keep_depth, ignore_orientation), save
+ * params tuple, max_memory) -> 0 whole, 1 streamed by rows, 2 decoded ahead
+ * (gip_pipeline_run_file_bounded) */
 static PyObject *py_pipeline_run_file(PyObject *m, PyObject *args)
 {
     PyObject *h, *in_obj, *out_obj, *pt;
-    int mode, bgr, keep;
+    int mode, bgr, keep, ignore_orientation;
     long long max_memory;
-    if (!PyArg_ParseTuple(args, "OO&O&(ipp)O!L", &h, PyUnicode_FSConverter, &in_obj,
-                          PyUnicode_FSConverter, &out_obj, &mode, &bgr, &keep, &PyTuple_Type, &pt,
-                          &max_memory))
+    if (!PyArg_ParseTuple(args, "OO&O&(ippp)O!L", &h, PyUnicode_FSConverter, &in_obj,
+                          PyUnicode_FSConverter, &out_obj, &mode, &bgr, &keep, &ignore_orientation,
+                          &PyTuple_Type, &pt, &max_memory))
         return NULL;
     PyObject *ret = NULL;
     PipelineObject *po = as_pipeline(h);
@@ -2876,6 +2880,7 @@ static PyObject *py_pipeline_run_file(PyObject *m, PyObject *args)
     lp.mode = (gip_load_mode)mode;
     lp.bgr = bgr;
     lp.keep_depth = keep;
+    lp.ignore_orientation = ignore_orientation;
     gip_status st;
     char msg[1024];
     int32_t streamed = 0;

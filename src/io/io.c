@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "exif.h"
 #include "internal.h"
 #include "io_internal.h"
 #include "color/cvt_color.h"
@@ -206,8 +207,10 @@ static gip_status detect(const uint8_t *d, size_t n, const char *what, gip_forma
 
 static gip_status load_req_from(const char *op, const gip_load_params *p, gip__load_req *req)
 {
-    gip__load_req r = {GIP_LOAD_UNCHANGED, false, false, GIP_DEFAULT_MAX_PIXELS,
-                       GIP_DEFAULT_MAX_DIM};
+    gip__load_req r = {.mode = GIP_LOAD_UNCHANGED,
+                       .max_pixels = GIP_DEFAULT_MAX_PIXELS,
+                       .max_dim = GIP_DEFAULT_MAX_DIM,
+                       .orient = !p || !p->ignore_orientation};
     if (p) {
         if (p->mode != GIP_LOAD_UNCHANGED && p->mode != GIP_LOAD_GRAY && p->mode != GIP_LOAD_COLOR)
             return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT,
@@ -358,6 +361,8 @@ static gip_status probe_bytes(const uint8_t *d, size_t n, const char *what, gip_
     if (st)
         return st;
     v.format = f;
+    if (v.orientation < 1 || v.orientation > 8)
+        v.orientation = 1;
     *info = v;
     return GIP_OK;
 }
@@ -384,7 +389,16 @@ static gip_status decode_bytes(const uint8_t *d, size_t n, const char *what,
     }
     if (st)
         return st;
-    return finish_load(&raw, req, out);
+    gip_image img;
+    if ((st = finish_load(&raw, req, &img)))
+        return st;
+    /* Upright last, on the fewest channels. */
+    if (req->orient && (st = gip__exif_apply(&img, raw.orientation, what))) {
+        gip_image_free(NULL, &img);
+        return st;
+    }
+    *out = img;
+    return GIP_OK;
 }
 
 /* Bytes read first when probing a file; the rest is read only if the header lies beyond. */

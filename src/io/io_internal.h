@@ -20,15 +20,18 @@ typedef struct gip__load_req {
     bool keep_depth;
     int64_t max_pixels;
     int64_t max_dim;
+    bool orient; /* turn the image upright by its EXIF Orientation (not ignore_orientation) */
 } gip__load_req;
 
 /* What a codec decoded: a host image from gip_image_alloc(NULL, ...) with 1 to 4 channels as the
  * codec produced them (2 = gray+alpha), u8 or u16 in host byte order. A codec may already have
- * applied part of the request (JPEG decodes straight to gray or BGR); `bgr` says whether the
- * colour channels are in BGR(A) order. io.c turns it into what the request asks for. */
+ * applied part of the request (JPEG decodes straight to gray or BGR, PNG to gray by libpng's
+ * rule); `bgr` says whether the colour channels are in BGR(A) order. io.c turns it into what the
+ * request asks for, then upright by `orientation` when the request says so. */
 typedef struct gip__raw {
     gip_image img;
     bool bgr;
+    int orientation; /* EXIF Orientation found by the codec (2..8 turn the image), else 0 or 1 */
 } gip__raw;
 
 /* A save request with every default filled in and the format resolved. */

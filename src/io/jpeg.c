@@ -11,6 +11,8 @@
 #include <jpeglib.h>
 #include <jerror.h>
 
+#include "codec_gray.h"
+#include "exif.h"
 #include "internal.h"
 #include "io_internal.h"
 
@@ -125,17 +127,23 @@ static gip_status dec_error(dec_job *j, const char *what)
     return gip__error(NULL, j->err.status, "%s: %s: %s", what, kind, j->err.msg);
 }
 
-/* Adobe CMYK (stored inverted) to RGB or BGR, OpenCV's icvCvt_CMYK2BGR_8u_C4C3R rule. */
-static void cmyk_to_rgb(const uint8_t *s, uint8_t *d, int64_t w, bool bgr)
+/* Adobe CMYK (stored inverted) to RGB or BGR, OpenCV's icvCvt_CMYK2BGR_8u_C4C3R rule, or with
+ * gray to its icvCvt_CMYK2Gray_8u_C4C1R (the codecs' gray rule of those RGB values). */
+static void cmyk_to_rgb(const uint8_t *s, uint8_t *d, int64_t w, bool bgr, bool gray)
 {
-    for (int64_t x = 0; x < w; x++, s += 4, d += 3) {
+    for (int64_t x = 0; x < w; x++, s += 4) {
         int c = s[0], m = s[1], y = s[2], k = s[3];
         int r = k - ((255 - c) * k >> 8);
         int g = k - ((255 - m) * k >> 8);
         int b = k - ((255 - y) * k >> 8);
+        if (gray) {
+            *d++ = (uint8_t)gip__codec_gray((uint32_t)r, (uint32_t)g, (uint32_t)b);
+            continue;
+        }
         d[0] = (uint8_t)(bgr ? b : r);
         d[1] = (uint8_t)g;
         d[2] = (uint8_t)(bgr ? r : b);
+        d += 3;
     }
 }
 
@@ -151,10 +159,12 @@ static gip_status dec_run(dec_job *j, const uint8_t *data, size_t size, const ch
     j->created = true;
     jpeg_create_decompress(&j->cinfo);
     jpeg_mem_src(&j->cinfo, data, (unsigned long)size);
+    jpeg_save_markers(&j->cinfo, JPEG_APP0 + 1, 0xffff); /* EXIF */
     jpeg_read_header(&j->cinfo, TRUE);
 
     struct jpeg_decompress_struct *ci = &j->cinfo;
     bool cmyk = ci->jpeg_color_space == JCS_CMYK || ci->jpeg_color_space == JCS_YCCK;
+    int orientation = gip__jpeg_orientation(ci);
     if (info) {
         info->width = ci->image_width;
         info->height = ci->image_height;
@@ -162,8 +172,10 @@ static gip_status dec_run(dec_job *j, const uint8_t *data, size_t size, const ch
         info->channels = ci->num_components == 1 ? 1 : 3;
         info->bit_depth = 8;
         info->progressive = ci->progressive_mode ? 1 : 0;
+        info->orientation = orientation >= 1 && orientation <= 8 ? orientation : 1;
         return GIP_OK;
     }
+    j->raw.orientation = orientation;
     gip_status st = gip__io_check_limits(what, ci->image_width, ci->image_height, req);
     if (st)
         return st;
@@ -171,7 +183,7 @@ static gip_status dec_run(dec_job *j, const uint8_t *data, size_t size, const ch
     int channels;
     if (cmyk) {
         ci->out_color_space = JCS_CMYK; /* YCCK is turned into CMYK by libjpeg */
-        channels = 3;
+        channels = req->mode == GIP_LOAD_GRAY ? 1 : 3;
         j->raw.bgr = req->bgr;
     } else if (req->mode == GIP_LOAD_GRAY || ci->num_components == 1) {
         /* GRAY mode lets libjpeg output the luma channel directly, as cv2.imread does for
@@ -206,7 +218,7 @@ static gip_status dec_run(dec_job *j, const uint8_t *data, size_t size, const ch
             return gip__error(NULL, GIP_ERR_CORRUPT, "%s: corrupt JPEG: decoding stalled at row %u",
                               what, ci->output_scanline);
         if (cmyk)
-            cmyk_to_rgb(j->cmyk_row, row, ci->output_width, req->bgr);
+            cmyk_to_rgb(j->cmyk_row, row, ci->output_width, req->bgr, channels == 1);
     }
     jpeg_finish_decompress(ci);
     return GIP_OK;
@@ -317,6 +329,20 @@ gip_status gip__jpeg_encode(const gip_image *img, const gip__save_req *req, cons
     }
     free(j);
     return st;
+}
+
+/* OpenCV's rule: every APP1 segment that starts with "Exif\0\0" is read in order and the first
+ * that holds an Orientation tag decides. */
+int gip__jpeg_orientation(struct jpeg_decompress_struct *ci)
+{
+    for (jpeg_saved_marker_ptr m = ci->marker_list; m; m = m->next) {
+        if (m->marker != JPEG_APP0 + 1 || m->data_length <= 6 || memcmp(m->data, "Exif\0\0", 6))
+            continue;
+        int o = gip__exif_orientation(m->data + 6, m->data_length - 6);
+        if (o >= 0)
+            return o;
+    }
+    return 0;
 }
 
 /* For the row streams: the same rules for library messages. */

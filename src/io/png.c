@@ -8,14 +8,17 @@
 
 #include <png.h>
 
+#include "exif.h"
 #include "internal.h"
 #include "io_internal.h"
+#include "stream_io.h"
 
 /* State shared by the libpng callbacks and the code that called setjmp. Everything that changes
  * after setjmp lives here, so it is valid after libpng's longjmp. */
 typedef struct png_job {
     png_structp png;
     png_infop info;
+    png_infop end_info; /* chunks after the pixels (an eXIf chunk may be there) */
     char msg[256];
     bool truncated; /* the read callback ran past the end of the data */
     bool oom;       /* the write callback could not grow the buffer */
@@ -66,11 +69,78 @@ static void on_read(png_structp png, png_bytep dst, size_t n)
     j->pos += n;
 }
 
+static const png_byte exif_chunk[5] = {'e', 'X', 'I', 'f', '\0'};
+
+int gip__png_orientation(png_structp png, png_infop pi)
+{
+    png_unknown_chunkp u = NULL;
+    int n = pi ? png_get_unknown_chunks(png, pi, &u) : 0;
+    for (int i = 0; i < n; i++)
+        if (memcmp(u[i].name, exif_chunk, 4) == 0 && u[i].data)
+            return gip__exif_orientation(u[i].data, u[i].size);
+    return -1;
+}
+
+void gip__png_read_options(png_structp png)
+{
+    /* gip applies its own, clearer limits; libpng's default (1e6 per side) would refuse images
+     * gip accepts. */
+    png_set_user_limits(png, PNG_UINT_31_MAX, PNG_UINT_31_MAX);
+#if defined(PNG_SET_OPTION_SUPPORTED) && defined(PNG_SKIP_sRGB_CHECK_PROFILE)
+    /* An iCCP profile does not make libpng assume sRGB gamma (libpng 1.6.48 and later never
+     * do, and cv2 ships such a libpng): only gAMA and sRGB chunks make the GRAY conversion
+     * gamma-correct, on every libpng. */
+    png_set_option(png, PNG_SKIP_sRGB_CHECK_PROFILE, PNG_OPTION_ON);
+#endif
+    /* eXIf is kept as raw bytes, within libpng's limit on the size of a chunk it holds (8 MB by
+     * default): libpng's own eXIf reader (1.6.39) only warns about a chunk declared larger and
+     * then allocates it, up to 2 GB for a file of a few bytes. */
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_ALWAYS, exif_chunk, 1);
+}
+
+bool gip__png_set_transforms(png_structp png, png_infop pi, const gip__load_req *req)
+{
+    int depth = png_get_bit_depth(png, pi), type = png_get_color_type(png, pi);
+    bool colour = (type & PNG_COLOR_MASK_COLOR) != 0, bgr = false;
+    if (type == PNG_COLOR_TYPE_PALETTE)
+        png_set_palette_to_rgb(png);
+    if (type == PNG_COLOR_TYPE_GRAY && depth < 8)
+        png_set_expand_gray_1_2_4_to_8(png);
+    if (req->mode == GIP_LOAD_GRAY) {
+        /* cv2.imread's IMREAD_GRAYSCALE: alpha dropped, colour to gray by libpng's own rule with
+         * OpenCV's weights, at the file's depth (16-bit samples are cut to 8 after it, as
+         * png_set_strip_16 does, unless the depth is kept). */
+        png_set_strip_alpha(png);
+        if (colour)
+            png_set_rgb_to_gray(png, 1, 0.299, 0.587);
+        if (depth == 16 && !req->keep_depth)
+            png_set_strip_16(png);
+        else if (depth == 16 && host_little_endian())
+            png_set_swap(png);
+        return false;
+    }
+    /* Everything else to 8 or 16 bits of gray, RGB or RGBA; transparency of colour and palette
+     * images as alpha (a gray image's tRNS is ignored, as cv2.imread does). */
+    if (colour && png_get_valid(png, pi, PNG_INFO_tRNS))
+        png_set_tRNS_to_alpha(png);
+    if (depth == 16 && host_little_endian())
+        png_set_swap(png);
+    if (colour && req->bgr) {
+        png_set_bgr(png);
+        bgr = true;
+    }
+    /* gip images have 1, 3 or 4 channels: gray+alpha becomes RGBA with the gray replicated. */
+    if (type == PNG_COLOR_TYPE_GRAY_ALPHA)
+        png_set_gray_to_rgb(png);
+    return bgr;
+}
+
 static gip_status dec_run(png_job *j, const char *what, const gip__load_req *req,
                           gip_image_info *info)
 {
     j->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, j, on_error, on_warning);
-    if (!j->png || !(j->info = png_create_info_struct(j->png)))
+    if (!j->png || !(j->info = png_create_info_struct(j->png)) ||
+        !(j->end_info = png_create_info_struct(j->png)))
         return gip__error(NULL, GIP_ERR_OUT_OF_MEMORY, "%s: cannot create a libpng reader", what);
     if (setjmp(png_jmpbuf(j->png)))
         return gip__error(NULL, fail_status(j, true), "%s: %s PNG: %s", what,
@@ -78,14 +148,12 @@ static gip_status dec_run(png_job *j, const char *what, const gip__load_req *req
     png_structp png = j->png;
     png_infop pi = j->info;
     png_set_read_fn(png, j, on_read);
-    /* gip applies its own, clearer limits below; libpng's default (1e6 per side) would refuse
-     * images gip accepts. */
-    png_set_user_limits(png, PNG_UINT_31_MAX, PNG_UINT_31_MAX);
+    gip__png_read_options(png);
     png_read_info(png, pi);
 
     png_uint_32 w = png_get_image_width(png, pi), h = png_get_image_height(png, pi);
     int depth = png_get_bit_depth(png, pi), type = png_get_color_type(png, pi);
-    bool trns = png_get_valid(png, pi, PNG_INFO_tRNS) != 0;
+    bool trns = (type & PNG_COLOR_MASK_COLOR) && png_get_valid(png, pi, PNG_INFO_tRNS);
     if (info) {
         int c = (type & PNG_COLOR_MASK_COLOR) ? 3 : 1;
         if ((type & PNG_COLOR_MASK_ALPHA) || trns)
@@ -95,30 +163,15 @@ static gip_status dec_run(png_job *j, const char *what, const gip__load_req *req
         info->channels = c;
         info->bit_depth = depth == 16 ? 16 : 8;
         info->progressive = png_get_interlace_type(png, pi) != PNG_INTERLACE_NONE;
+        int o = gip__png_orientation(png, pi);
+        info->orientation = o >= 1 && o <= 8 ? o : 1;
         return GIP_OK;
     }
     gip_status st = gip__io_check_limits(what, w, h, req);
     if (st)
         return st;
 
-    /* Everything to 8 or 16 bits of gray, gray+alpha, RGB or RGBA; transparency as alpha. */
-    if (type == PNG_COLOR_TYPE_PALETTE)
-        png_set_palette_to_rgb(png);
-    if (type == PNG_COLOR_TYPE_GRAY && depth < 8)
-        png_set_expand_gray_1_2_4_to_8(png);
-    if (trns)
-        png_set_tRNS_to_alpha(png);
-    if (depth == 16 && host_little_endian())
-        png_set_swap(png);
-    bool colour = (type & PNG_COLOR_MASK_COLOR) != 0;
-    if (colour && req->bgr) {
-        png_set_bgr(png);
-        j->raw.bgr = true;
-    }
-    /* gip images have 1, 3 or 4 channels: gray+alpha becomes RGBA with the gray replicated (its
-     * RGB2GRAY is the gray value exactly, so GRAY mode is unaffected). */
-    if (type == PNG_COLOR_TYPE_GRAY_ALPHA)
-        png_set_gray_to_rgb(png);
+    j->raw.bgr = gip__png_set_transforms(png, pi, req);
     int passes = png_set_interlace_handling(png);
     png_read_update_info(png, pi);
 
@@ -135,7 +188,10 @@ static gip_status dec_run(png_job *j, const char *what, const gip__load_req *req
     for (int p = 0; p < passes; p++)
         for (png_uint_32 y = 0; y < h; y++)
             png_read_row(png, (png_bytep)j->raw.img.data + (int64_t)y * j->raw.img.stride, NULL);
-    png_read_end(png, NULL); /* checks the rest of the file (CRCs, IEND): truncation is an error */
+    /* The rest of the file (CRCs, IEND: truncation is an error), and an eXIf chunk there. */
+    png_read_end(png, j->end_info);
+    int o = gip__png_orientation(png, pi);
+    j->raw.orientation = o >= 0 ? o : gip__png_orientation(png, j->end_info);
     return GIP_OK;
 }
 
@@ -148,7 +204,8 @@ static gip_status dec_main(const uint8_t *data, size_t size, const char *what,
     j->data = data;
     j->size = size;
     gip_status st = dec_run(j, what, req, info);
-    png_destroy_read_struct(j->png ? &j->png : NULL, j->info ? &j->info : NULL, NULL);
+    png_destroy_read_struct(j->png ? &j->png : NULL, j->info ? &j->info : NULL,
+                            j->end_info ? &j->end_info : NULL);
     if (st)
         gip_image_free(NULL, &j->raw.img);
     else if (raw)

@@ -6,8 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codec_gray.h"
 #include "internal.h"
 #include "io_internal.h"
+#include "stream_io.h"
 
 typedef struct pnm_header {
     int channels; /* 1 (P5) or 3 (P6) */
@@ -143,9 +145,50 @@ gip_status gip__pnm_decode(const uint8_t *data, size_t size, const char *what,
             }
         }
     }
+    if (req->mode == GIP_LOAD_GRAY && h.channels == 3) {
+        /* cv2.imread's gray of a PPM: the codecs' rule, after 16-bit samples are cut to 8
+         * unless the depth is kept. */
+        gip_image gray;
+        st = gip_image_alloc(NULL, &gray, h.width, h.height, 1,
+                             wide && req->keep_depth ? GIP_U16 : GIP_U8, GIP_MEM_HOST, 0);
+        if (st) {
+            gip_image_free(NULL, &img);
+            return st;
+        }
+        gip__pnm_gray_rows(&img, &gray);
+        gip_image_free(NULL, &img);
+        img = gray;
+    }
     raw->img = img;
     raw->bgr = false;
     return GIP_OK;
+}
+
+void gip__pnm_gray_rows(const gip_image *rgb, gip_image *gray)
+{
+    bool wide = rgb->dtype == GIP_U16, cut = wide && gray->dtype == GIP_U8;
+    for (int64_t y = 0; y < rgb->height; y++) {
+        const uint8_t *s = (const uint8_t *)rgb->data + y * rgb->stride;
+        uint8_t *d = (uint8_t *)gray->data + y * gray->stride;
+        for (int64_t x = 0; x < rgb->width; x++) {
+            uint32_t c[3];
+            for (int k = 0; k < 3; k++) {
+                uint16_t v = 0;
+                if (wide)
+                    memcpy(&v, s + 2 * (3 * x + k), 2);
+                else
+                    v = s[3 * x + k];
+                c[k] = cut ? v >> 8 : v;
+            }
+            uint32_t g = gip__codec_gray(c[0], c[1], c[2]);
+            if (gray->dtype == GIP_U16) {
+                uint16_t g16 = (uint16_t)g;
+                memcpy(d + 2 * x, &g16, 2);
+            } else {
+                d[x] = (uint8_t)g;
+            }
+        }
+    }
 }
 
 gip_status gip__pnm_encode(const gip_image *img, const gip__save_req *req, const char *what,

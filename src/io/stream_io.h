@@ -25,8 +25,24 @@ gip_status gip__io_save_req(const char *op, const char *path, const gip_image *i
                             const gip_save_params *params, gip__save_req *req);
 gip_status gip__pnm_header(const uint8_t *data, size_t size, const char *what, int32_t *channels,
                            int64_t *width, int64_t *height, int32_t *maxval, size_t *data_offset);
+/* cv2.imread's gray of PPM rows: 3-channel u8/u16 rgb (host order) into 1-channel u8 (16-bit
+ * samples cut to 8 first) or u16 gray of the same size. */
+void gip__pnm_gray_rows(const gip_image *rgb, gip_image *gray);
 bool gip__jpeg_warning_is_fatal(int code);
 gip_status gip__jpeg_status_of_code(int code, bool decoding);
+/* Sets png.c's decoding transforms for the request on a reader whose header has been read (before
+ * png_read_update_info), so that row readers decode the same pixels. Returns whether the colour
+ * channels come out in BGR order. */
+struct png_struct_def;
+struct png_info_def;
+bool gip__png_set_transforms(struct png_struct_def *png, struct png_info_def *info,
+                             const gip__load_req *req);
+/* png.c's reader options (limits, how colour spaces and eXIf are read), set before
+ * png_read_info. */
+void gip__png_read_options(struct png_struct_def *png);
+/* The EXIF Orientation of an eXIf chunk that a reader set up by gip__png_read_options() has read
+ * into info (-1 when there is none). */
+int gip__png_orientation(struct png_struct_def *png, struct png_info_def *info);
 
 /* ---- reading by rows ------------------------------------------------------------------------ */
 typedef struct gip__row_reader gip__row_reader;

@@ -12,6 +12,7 @@
 #include <jpeglib.h>
 #include <png.h>
 
+#include "exif.h"
 #include "internal.h"
 #include "stream_io.h"
 
@@ -82,11 +83,10 @@ static gip_status png_open(gip__row_reader *r)
     png_structp png = r->png;
     png_infop pi = r->info;
     png_init_io(png, r->f);
-    png_set_user_limits(png, PNG_UINT_31_MAX, PNG_UINT_31_MAX);
+    gip__png_read_options(png);
     png_read_info(png, pi);
     r->w = png_get_image_width(png, pi);
     r->h = png_get_image_height(png, pi);
-    int depth = png_get_bit_depth(png, pi), type = png_get_color_type(png, pi);
     if (png_get_interlace_type(png, pi) != PNG_INTERLACE_NONE)
         return gip__error(NULL, GIP_ERR_UNSUPPORTED,
                           "%s: an interlaced PNG cannot be read by rows (each pass touches every "
@@ -95,21 +95,14 @@ static gip_status png_open(gip__row_reader *r)
     gip_status st = gip__io_check_limits(r->what, r->w, r->h, &r->req);
     if (st)
         return st;
+    int o = r->req.orient ? gip__png_orientation(png, pi) : -1;
+    if (o >= 2 && o <= 8)
+        return gip__error(NULL, GIP_ERR_UNSUPPORTED,
+                          "%s: a PNG with EXIF orientation %d is turned upright as a whole image; "
+                          "load it whole",
+                          r->what, o);
     /* The transforms of png.c's decoder, so that the rows equal gip_image_load()'s. */
-    if (type == PNG_COLOR_TYPE_PALETTE)
-        png_set_palette_to_rgb(png);
-    if (type == PNG_COLOR_TYPE_GRAY && depth < 8)
-        png_set_expand_gray_1_2_4_to_8(png);
-    if (png_get_valid(png, pi, PNG_INFO_tRNS))
-        png_set_tRNS_to_alpha(png);
-    if (depth == 16 && little_endian())
-        png_set_swap(png);
-    if ((type & PNG_COLOR_MASK_COLOR) && r->req.bgr) {
-        png_set_bgr(png);
-        r->src_bgr = true;
-    }
-    if (type == PNG_COLOR_TYPE_GRAY_ALPHA)
-        png_set_gray_to_rgb(png);
+    r->src_bgr = gip__png_set_transforms(png, pi, &r->req);
     png_read_update_info(png, pi);
     r->sc = png_get_channels(png, pi);
     r->sdt = png_get_bit_depth(png, pi) == 16 ? GIP_U16 : GIP_U8;
@@ -173,10 +166,17 @@ static gip_status jpeg_open(gip__row_reader *r)
     jpeg_create_decompress(&r->cinfo);
     r->jpeg_created = true;
     jpeg_stdio_src(&r->cinfo, r->f);
+    jpeg_save_markers(&r->cinfo, JPEG_APP0 + 1, 0xffff); /* EXIF */
     jpeg_read_header(&r->cinfo, TRUE);
     struct jpeg_decompress_struct *ci = &r->cinfo;
     r->w = ci->image_width;
     r->h = ci->image_height;
+    int o = r->req.orient ? gip__jpeg_orientation(ci) : 0;
+    if (o >= 2 && o <= 8)
+        return gip__error(NULL, GIP_ERR_UNSUPPORTED,
+                          "%s: a JPEG with EXIF orientation %d is turned upright as a whole "
+                          "image; load it whole",
+                          r->what, o);
     if (ci->progressive_mode)
         return gip__error(NULL, GIP_ERR_UNSUPPORTED,
                           "%s: a progressive JPEG cannot be read by rows (libjpeg keeps every "
@@ -353,7 +353,9 @@ gip_status gip__row_reader_read(gip__row_reader *r, gip_image *rows)
                                 : pnm_rows(r, &view);
     if (st)
         return st;
-    if (r->convert)
+    if (r->convert && r->kind == KIND_PNM && r->sc == 3 && r->dc == 1)
+        gip__pnm_gray_rows(&view, rows); /* as pnm.c decodes gray */
+    else if (r->convert)
         gip__io_convert(&view, r->src_bgr, &r->req, rows);
     r->next += rows->height;
     return GIP_OK;
