@@ -193,15 +193,23 @@ def test_dst_comes_back_as_given():
         gip.invert(A, gip.asimage(np.empty((3, 3), np.uint8)))
 
 
+def _close(got, ref):
+    # GPU against CPU: the types are the point here; FFT-based and u8 spectrum results may
+    # differ in the last bits or by one level.
+    np.testing.assert_allclose(np.asarray(got, np.float64), np.asarray(ref, np.float64),
+                               rtol=1e-3, atol=1.0)
+
+
 @requires_cuda
 @pytest.mark.parametrize("name,call", CALLS, ids=[c[0] for c in CALLS])
 def test_host_image_in_gives_host_image_out_on_cuda(name, call):
     ref = call(A)
     with gip.Device("cuda"):
-        got = call(gip.asimage(A))
+        got = call(gip.asimage(A))  # uploaded, run, downloaded: a host Image again
+        assert isinstance(got, gip.Image) and not got.is_cuda, type(got)
+        _close(got, ref)
+        if name == "pipeline":
+            return  # a cpu pipeline refuses device inputs
         dev = call(gip.upload(A))
-    assert isinstance(got, gip.Image) and not got.is_cuda, type(got)
-    _same(got, ref)
-    if name != "pipeline":  # a cpu pipeline refuses device inputs
-        assert isinstance(dev, gip.Image) and dev.is_cuda
-        _same(dev.download(), ref)
+    assert isinstance(dev, gip.Image) and dev.is_cuda
+    _close(dev.download(), ref)
