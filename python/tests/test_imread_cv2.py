@@ -250,19 +250,34 @@ def test_png_exif_orientation_equals_cv2(orientation, after_idat):
         same_as_cv2(data, flags, "PNG eXIf %d" % orientation)
 
 
-def test_pipeline_run_file_writes_upright(tmp_path):
+def turned_file(kind, shape):
+    """(plain, turned) bytes of a picture as JPEG or PNG, the turned one with orientation 6."""
+    if kind == "jpeg":
+        return jpeg_with([], shape=shape), jpeg_with([app1(b"Exif\0\0" + tiff_block(6))],
+                                                     shape=shape)
+    y, x = np.mgrid[0:shape[0], 0:shape[1]]
+    a = np.dstack([(x * 4) % 256, (y * 6) % 256, (x * y) % 256]).astype(np.uint8)
+    png = cv2.imencode(".png", a)[1].tobytes()
+    return png, with_chunk(png, chunk(b"eXIf", tiff_block(6)), kind == "png after IDAT")
+
+
+@pytest.mark.parametrize("kind", ["jpeg", "png", "png after IDAT"])
+def test_pipeline_run_file_writes_upright(tmp_path, kind):
     """Files through a pipeline come out upright. The row reader leaves turned files to the
-    whole-image path: under a memory bound that a plain file streams under, a turned one is
-    refused with the bound's message instead of coming out sideways."""
-    src = tmp_path / "in.jpg"
-    src.write_bytes(jpeg_with([app1(b"Exif\0\0" + tiff_block(6))]))
+    whole-image path (a PNG's eXIf after the pixels included): under a memory bound that a plain
+    file streams under, a turned one is refused with the bound's message or comes out upright,
+    never sideways."""
+    ext = ".jpg" if kind == "jpeg" else ".png"
+    src = tmp_path / ("in" + ext)
+    src.write_bytes(turned_file(kind, (37, 53))[1])
     out = tmp_path / "out.png"
     assert gip.Pipeline("invert", device="cpu").run_file(str(src), str(out)) == "whole"
     np.testing.assert_array_equal(cv2.imread(str(out)), 255 - cv2.imread(str(src)))
     big = (1000, 2000)
-    plain = tmp_path / "plain.jpg"
-    plain.write_bytes(jpeg_with([], shape=big))
-    src.write_bytes(jpeg_with([app1(b"Exif\0\0" + tiff_block(6))], shape=big))
+    plain = tmp_path / ("plain" + ext)
+    data_plain, data_turned = turned_file(kind, big)
+    plain.write_bytes(data_plain)
+    src.write_bytes(data_turned)
     bound = 16 << 20
     assert gip.Pipeline("invert", device="cpu").run_file(
         str(plain), str(tmp_path / "p.png"), max_memory=bound) == "streamed"

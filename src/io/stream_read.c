@@ -71,8 +71,45 @@ static void png_on_warning(png_structp png, png_const_charp msg)
     (void)msg;
 }
 
+/* The EXIF orientation of an eXIf chunk anywhere in the PNG file f (-1 when there is none),
+ * found by walking the chunk headers: one after the pixels would only be seen once every row
+ * had been streamed. f is left at its start. */
+static int png_scan_orientation(FILE *f)
+{
+    int o = -1;
+    uint8_t head[8];
+    if (fseeko(f, 8, SEEK_SET) != 0)
+        goto out_rewind;
+    while (fread(head, 1, 8, f) == 8) {
+        uint32_t n =
+            (uint32_t)head[0] << 24 | (uint32_t)head[1] << 16 | (uint32_t)head[2] << 8 | head[3];
+        if (memcmp(head + 4, "IEND", 4) == 0 || n > 0x7fffffffu)
+            break;
+        if (memcmp(head + 4, "eXIf", 4) == 0) {
+            size_t want = n < (1u << 20) ? n : (1u << 20);
+            uint8_t *exif = malloc(want ? want : 1);
+            if (exif) {
+                o = gip__exif_orientation(exif, fread(exif, 1, want, f));
+                free(exif);
+            }
+            break;
+        }
+        if (fseeko(f, (off_t)n + 4, SEEK_CUR) != 0)
+            break;
+    }
+out_rewind:
+    rewind(f);
+    return o;
+}
+
 static gip_status png_open(gip__row_reader *r)
 {
+    int o = r->req.orient ? png_scan_orientation(r->f) : -1;
+    if (o >= 2 && o <= 8)
+        return gip__error(NULL, GIP_ERR_UNSUPPORTED,
+                          "%s: a PNG with EXIF orientation %d is turned upright as a whole image; "
+                          "load it whole",
+                          r->what, o);
     r->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, r, png_on_error, png_on_warning);
     if (!r->png || !(r->info = png_create_info_struct(r->png)))
         return gip__error(NULL, GIP_ERR_OUT_OF_MEMORY, "%s: cannot create a libpng reader",
@@ -95,12 +132,6 @@ static gip_status png_open(gip__row_reader *r)
     gip_status st = gip__io_check_limits(r->what, r->w, r->h, &r->req);
     if (st)
         return st;
-    int o = r->req.orient ? gip__png_orientation(png, pi) : -1;
-    if (o >= 2 && o <= 8)
-        return gip__error(NULL, GIP_ERR_UNSUPPORTED,
-                          "%s: a PNG with EXIF orientation %d is turned upright as a whole image; "
-                          "load it whole",
-                          r->what, o);
     /* The transforms of png.c's decoder, so that the rows equal gip_image_load()'s. */
     r->src_bgr = gip__png_set_transforms(png, pi, &r->req);
     png_read_update_info(png, pi);
