@@ -199,6 +199,28 @@ static void memory_limit(void)
             gip_image_free(NULL, &ok);
         q.max_memory = 2047;
         GT_STATUS(gip_image_decode(enc, n, &q, &ok), GIP_ERR_TOO_LARGE);
+        /* With an eXIf chunk saying Orientation 6 (a quarter turn) before the pixels, loading
+         * transposes the image into a second one: 2048 bytes, unless the orientation is
+         * ignored. */
+        blob t;
+        if (GT_CHECK(n + 64 <= sizeof t.d && n > 33, "encoded 16x16 PNG is %zu bytes", n)) {
+            static const uint8_t exif[] = {'M', 'M', 0, 42, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3,
+                                           0,   0,   0, 1,  0, 6, 0, 0, 0, 0, 0,    0,    0, 0};
+            t.n = 0;
+            put(&t, enc, 33); /* signature and IHDR */
+            png_chunk(&t, "eXIf", exif, sizeof exif);
+            put(&t, (const uint8_t *)enc + 33, n - 33);
+            gip_load_params r = {0};
+            r.max_memory = 2048;
+            if (GT_OK(gip_image_decode(t.d, t.n, &r, &ok)))
+                gip_image_free(NULL, &ok);
+            r.max_memory = 2047;
+            GT_STATUS(gip_image_decode(t.d, t.n, &r, &ok), GIP_ERR_TOO_LARGE);
+            r.max_memory = 1024;
+            r.ignore_orientation = 1;
+            if (GT_OK(gip_image_decode(t.d, t.n, &r, &ok)))
+                gip_image_free(NULL, &ok);
+        }
         gip_free(enc);
     }
     gt_free(&img);

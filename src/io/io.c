@@ -489,8 +489,16 @@ static gip_status check_memory(const uint8_t *d, size_t n, const char *what,
                                                      : sc;
     const int32_t db = (req->mode == GIP_LOAD_UNCHANGED || req->keep_depth) ? sb : 1;
     double bytes = image_bytes(info.width, info.height, sc > dc ? sc : dc, sb);
-    if (dc != sc || db != sb || (dc >= 3 && req->bgr))
+    const bool converted = dc != sc || db != sb || (dc >= 3 && req->bgr);
+    if (converted)
         bytes += image_bytes(info.width, info.height, dc, db);
+    /* EXIF orientations 5..8 transpose the loaded image into a second one (a PNG's eXIf chunk
+     * after the pixels is seen by loading only, and not counted here). */
+    if (req->orient && info.orientation >= 5) {
+        double turned = (converted ? image_bytes(info.width, info.height, dc, db) : bytes) +
+                        image_bytes(info.height, info.width, dc, db);
+        bytes = turned > bytes ? turned : bytes;
+    }
     if (bytes > (double)limit)
         return gip__error(NULL, GIP_ERR_TOO_LARGE,
                           "%s: image is %lldx%lld, %d channel%s of %d bits: loading it takes %.0f "
