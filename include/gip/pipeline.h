@@ -468,23 +468,6 @@ GIP_API gip_status gip_batch_run(gip_pipeline *const *pipes, int32_t npipes,
 GIP_API gip_status gip_batch_list_inputs(const char *pattern, char ***paths, int64_t *count);
 GIP_API void gip_batch_free_list(char **paths, int64_t count);
 
-/**
- * A ready-made on_progress printer; `user` must be a gip_progress_printer. On a terminal it
- * redraws one line "  37/120  31%  12.4 img/s  ETA 0:07  (1 failed)"; otherwise it prints a plain
- * line at most every 5 s. Summary: gip_batch_print_summary().
- */
-typedef struct gip_progress_printer {
-    FILE *stream;  /* stderr usually */
-    int32_t tty;   /* non-zero: redraw one line (isatty() of the stream) */
-    double last;   /* internal: when the last line was printed */
-    int32_t drawn; /* internal: a bar is on screen */
-} gip_progress_printer;
-GIP_API void gip_batch_print_progress(void *printer, const gip_batch_progress *progress);
-/** Clears a bar left on screen (call before printing other lines on a terminal). */
-GIP_API void gip_progress_clear(gip_progress_printer *printer);
-/** Prints the summary: counts, wall time, images/s, and per-stage time per image. */
-GIP_API void gip_batch_print_summary(FILE *stream, const gip_batch_stats *stats);
-
 #ifdef __cplusplus
 }
 #endif

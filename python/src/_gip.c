@@ -2905,13 +2905,47 @@ typedef struct {
     int32_t skipped;
 } BatchRecord;
 
+/* progress=True: one line redrawn on a terminal, else a plain line at most every 5 s. */
+typedef struct {
+    FILE *stream;
+    int tty, drawn, printed;
+    double last;
+} ProgressLine;
+
 typedef struct {
     BatchRecord *rec;
     int64_t n, cap;
     int oom;
-    gip_progress_printer bar;
+    ProgressLine bar;
     int progress;
 } BatchLog;
+
+static void progress_line_print(ProgressLine *pl, const gip_batch_progress *pr)
+{
+    double rate = pr->elapsed > 0 ? (double)(pr->done - pr->skipped) / pr->elapsed : 0;
+    double eta = rate > 0 ? (double)(pr->total - pr->done) / rate : 0;
+    int pct = pr->total ? (int)(100 * pr->done / pr->total) : 100;
+    if (!pl->tty) {
+        if (pl->printed && pr->done != pr->total && pr->elapsed - pl->last < 5.0)
+            return;
+        pl->last = pr->elapsed;
+        pl->printed = 1;
+    }
+    fprintf(pl->stream, "%sprogress: %lld/%lld (%d%%), %.1f img/s, ETA %d:%02d, %lld failed%s",
+            pl->tty ? "\r\033[K" : "", (long long)pr->done, (long long)pr->total, pct, rate,
+            (int)eta / 60, (int)eta % 60, (long long)pr->failed, pl->tty ? "" : "\n");
+    pl->drawn = pl->tty;
+    fflush(pl->stream);
+}
+
+static void progress_line_clear(ProgressLine *pl)
+{
+    if (pl->drawn) {
+        fprintf(pl->stream, "\r\033[K");
+        fflush(pl->stream);
+        pl->drawn = 0;
+    }
+}
 
 static char *dup_str(const char *s)
 {
@@ -2956,7 +2990,7 @@ static void batch_on_progress(void *user, const gip_batch_progress *pr)
 {
     BatchLog *log = user;
     if (log->progress)
-        gip_batch_print_progress(&log->bar, pr);
+        progress_line_print(&log->bar, pr);
 }
 
 static void batch_log_free(BatchLog *log)
@@ -3075,7 +3109,7 @@ static PyObject *py_batch_run(PyObject *m, PyObject *args)
     GIP_PY_RUN(&po->base, st, msg,
                gip_batch_run(pipes, npipes, (const char *const *)paths, n, dir, &o, &s));
     if (progress)
-        gip_progress_clear(&log.bar);
+        progress_line_clear(&log.bar);
     if (st) {
         raise_status(st, msg);
         goto out_free;

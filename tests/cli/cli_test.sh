@@ -51,6 +51,25 @@ for c in $commands; do
 done
 # Help wins over other mistakes on the line.
 run 0 box --ksize abc --help
+# Every registered operation is a command, its help made from its descriptor (gip ops lists
+# them; convert is the file conversion command, the operation runs in gip run).
+"$GIP" ops | sed -n 's/^  \([a-z0-9_]*\) .*/\1/p' >"$WORK/ops"
+checks=$((checks + 1))
+[ "$(wc -l <"$WORK/ops")" -ge 10 ] || fail "gip ops lists $(wc -l <"$WORK/ops") operations"
+while read -r c; do
+    [ "$c" = convert ] && continue
+    run 0 "$c" --help && has "^Usage: gip $c \[options\]" "gip $c --help"
+    has "gip run '$c" "gip $c --help names its pipeline step"
+    checks=$((checks + 1))
+    grep -q "^  $c " "$WORK/main_help" || fail "gip --help does not list the operation '$c'"
+    echo "$checks $fails" >"$WORK/counts"
+done <"$WORK/ops"
+read -r checks fails <"$WORK/counts"
+run 0 box --help && has "^  --ksize N|WxH .*(default 3)" "gip box --help: --ksize from the registry"
+has "^  --unnormalized " "gip box --help: the --unnormalized alias"
+has "^  --border-value " "gip box --help: border_value as --border-value"
+run 0 map --help && has "^  --scalar NAME=V" "gip map --help: --scalar"
+has "^Usage: gip map \[options\] EXPR IN \[IN2 \.\.\.\] OUT" "gip map --help: usage"
 
 # ---- devices -------------------------------------------------------------------------------
 gpu=0
@@ -165,6 +184,24 @@ has "over 5 runs" "--repeat 5 --time"
 run 0 invert --unchanged "$DATA/brick.png" "$F/brick_inv.png" && check_shape "$F/brick_inv.png" "512x512 1"
 run 0 gray --unchanged "$DATA/brick.png" "$F/brick_gray.png" && check_shape "$F/brick_gray.png" "512x512 1"
 run 0 box --ksize=7 --device=cpu --threads 1 -- "$IN" "$F/box_eq.png" && check_shape "$F/box_eq.png" "512x512 3"
+# Parameters by their registry names: BOOL as --NAME 0|1 (--unnormalized is --normalize 0),
+# required ones also before IN, every value through the registry's checks.
+run 0 box --ksize 5x3 --normalize 0 "$IN" "$F/box_sum.png"
+run 0 box --ksize 5x3 --unnormalized "$IN" "$F/box_sum_alias.png"
+run 0 box --ksize 5x3 --normalize=0 "$IN" "$F/box_sum_eq.png"
+checks=$((checks + 1))
+cmp -s "$F/box_sum.png" "$F/box_sum_alias.png" && cmp -s "$F/box_sum.png" "$F/box_sum_eq.png" ||
+    fail "box --normalize 0, --normalize=0 and --unnormalized differ"
+run 0 filter '0,-1,0;-1,5,-1;0,-1,0' "$IN" "$F/sharpen_pos.png"
+run 0 filter --kernel '0,-1,0;-1,5,-1;0,-1,0' "$IN" "$F/sharpen_opt.png"
+checks=$((checks + 1))
+cmp -s "$F/sharpen_pos.png" "$F/sharpen_opt.png" || fail "filter KERNEL and --kernel KERNEL differ"
+run 0 spectrum --log1p 1 "$IN" "$F/spec_log1p.png"
+run 0 spectrum --log1p "$IN" "$F/spec_log1p_flag.png"
+checks=$((checks + 1))
+cmp -s "$F/spec_log1p.png" "$F/spec_log1p_flag.png" || fail "spectrum --log1p 1 and --log1p differ"
+run 0 sobel --dtype u16 --border-value 7 --border constant "$IN" "$F/sobel_u16.png"
+run 0 gaussian --sigma 2 "$IN" "$F/gauss_sigma.png" && check_shape "$F/gauss_sigma.png" "512x512 3"
 
 # ---- usage errors: exit 2, a message naming what was wrong, no output ----------------------
 U=$WORK/usage
@@ -184,7 +221,8 @@ expect 2 "--ksize" gaussian --ksize 3x4 "$IN" "$o"
 expect 2 "--ksize" gaussian "$IN" "$o"
 expect 2 "--sigma" gaussian --ksize 3 --sigma -1 "$IN" "$o"
 expect 2 "--ksize" sobel --ksize 4 "$IN" "$o"
-expect 2 "--dx" sobel --dx 3 "$IN" "$o"
+# The registry's message names the order's bound and the aperture.
+expect 2 "below 3 for --ksize 3" sobel --dx 3 "$IN" "$o"
 expect 2 "--dx" sobel --dx 0 --dy 0 "$IN" "$o"
 expect 2 "scharr" sobel --ksize scharr --dx 1 --dy 1 "$IN" "$o"
 expect 2 "--scale" sobel --scale x "$IN" "$o"
@@ -204,6 +242,15 @@ expect 2 "--border-value" box --border-value 3 "$IN" "$o"
 expect 2 "--border" invert --border wrap "$IN" "$o"
 expect 2 "--time" box --time=yes "$IN" "$o"
 expect 2 "missing" box "$IN"
+expect 2 "--normalize" box --normalize 2 "$IN" "$o"
+expect 2 "--unnormalized and --normalize" box --unnormalized --normalize 1 "$IN" "$o"
+expect 2 "--dtype" sobel --dtype u32 "$IN" "$o"
+# Image files hold u8 and u16: an s16 or f32 result is refused before it is computed.
+expect 2 "would be s16" sobel --dtype s16 "$IN" "$o"
+expect 2 "--border-value needs --border=constant" gaussian --ksize 3 --border-value 1 "$IN" "$o"
+expect 2 "unexpected" filter 1 "$IN" "$o" extra
+expect 2 "unexpected" filter --kernel 1 "$IN" "$o" extra
+expect 2 "--kernel" filter --kernel 'x' "$IN" "$o"
 expect 2 "unexpected" box "$IN" "$o" extra
 expect 2 "--subsampling" convert --subsampling 411 "$IN" "$U/out.jpg"
 expect 2 "--progressive" convert --progressive "$IN" "$o"
@@ -458,7 +505,7 @@ expect 2 "--width" ifft --width 0 "$N/good.npy" "$N/out.png"
 expect 2 "--width 7" ifft --width 7 "$N/good.npy" "$N/out.png"
 expect 2 "--depth" ifft --depth 12 "$N/good.npy" "$N/out.png"
 expect 2 "--depth" ifft --depth 16 "$N/good.npy" "$N/out.npy"
-expect 2 "--log1p" spectrum --log1p=1 "$IN" "$N/out.png"
+expect 2 "--log1p" spectrum --log1p=2 "$IN" "$N/out.png"
 expect 2 "--border" spectrum --border wrap "$IN" "$N/out.png"
 expect 2 "missing" fft "$IN"
 absent "$N/out.png"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The Fourier subcommands: spectrum (the centred log-magnitude image), fft and ifft (complex data
- * in NumPy .npy files, which numpy reads with np.load and writes with np.save). */
+/* The Fourier subcommands fft and ifft: complex data in NumPy .npy files, which numpy reads with
+ * np.load and writes with np.save (the spectrum image is the registered operation spectrum). */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
@@ -33,23 +33,6 @@
 #define NPY_MAGIC "\x93NUMPY"
 #define NPY_MAGIC_LEN 6
 #define NPY_MAX_HEADER (1 << 20) /* far beyond any 2-D header; refuses absurd lengths */
-
-/* Prints "gip NAME: message" on stderr and returns CLI_EXIT_RUNTIME. */
-static int runtime_error(const cli_command *cmd, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static int runtime_error(const cli_command *cmd, const char *fmt, ...)
-{
-    va_list ap;
-    fprintf(stderr, "gip %s: ", cmd->name);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    return CLI_EXIT_RUNTIME;
-}
 
 /* Writes all of buf to fd, retrying short writes; 0 or -1 with errno. */
 static int write_all(int fd, const void *buf, size_t len)
@@ -124,7 +107,7 @@ static int npy_write(const cli_command *cmd, const char *path, const gip_image *
     if (!ok) {
         int err = errno;
         gip__outfile_abort(&f);
-        return runtime_error(cmd, "cannot write '%s': %s", path, strerror(err));
+        return cli_runtime_error(cmd, "cannot write '%s': %s", path, strerror(err));
     }
     if ((st = gip__outfile_commit(&f)))
         return cli_lib_error(cmd->name, st);
@@ -288,22 +271,22 @@ static int npy_read(const cli_command *cmd, const char *path, gip_image *out)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return runtime_error(cmd, "cannot open '%s': %s", path, strerror(errno));
+        return cli_runtime_error(cmd, "cannot open '%s': %s", path, strerror(errno));
     int rc = CLI_EXIT_RUNTIME;
     char *header = NULL;
     struct stat sb;
     if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        runtime_error(cmd, "'%s' is not a regular file", path);
+        cli_runtime_error(cmd, "'%s' is not a regular file", path);
         goto out_close;
     }
     unsigned char pre[12];
     ssize_t got = read_full(fd, pre, 10);
     if (got < 0) {
-        runtime_error(cmd, "cannot read '%s': %s", path, strerror(errno));
+        cli_runtime_error(cmd, "cannot read '%s': %s", path, strerror(errno));
         goto out_close;
     }
     if (got < 10 || memcmp(pre, NPY_MAGIC, NPY_MAGIC_LEN) != 0) {
-        runtime_error(cmd, "'%s' is not a NumPy .npy file (no \\x93NUMPY magic)", path);
+        cli_runtime_error(cmd, "'%s' is not a NumPy .npy file (no \\x93NUMPY magic)", path);
         goto out_close;
     }
     size_t prefix, hlen;
@@ -312,74 +295,75 @@ static int npy_read(const cli_command *cmd, const char *path, gip_image *out)
         hlen = (size_t)pre[8] | (size_t)pre[9] << 8;
     } else if ((pre[6] == 2 || pre[6] == 3) && pre[7] == 0) {
         if (read_full(fd, pre + 10, 2) != 2) {
-            runtime_error(cmd, "'%s': truncated .npy header", path);
+            cli_runtime_error(cmd, "'%s': truncated .npy header", path);
             goto out_close;
         }
         prefix = 12;
         hlen = (size_t)pre[8] | (size_t)pre[9] << 8 | (size_t)pre[10] << 16 | (size_t)pre[11] << 24;
     } else {
-        runtime_error(cmd, "'%s': .npy format version %d.%d is not accepted (1.0, 2.0, 3.0)", path,
-                      pre[6], pre[7]);
+        cli_runtime_error(cmd, "'%s': .npy format version %d.%d is not accepted (1.0, 2.0, 3.0)",
+                          path, pre[6], pre[7]);
         goto out_close;
     }
     if (hlen == 0 || hlen > NPY_MAX_HEADER || (int64_t)(prefix + hlen) > (int64_t)sb.st_size) {
-        runtime_error(cmd, "'%s': .npy header length %zu does not fit the file (%lld bytes)", path,
-                      hlen, (long long)sb.st_size);
+        cli_runtime_error(cmd, "'%s': .npy header length %zu does not fit the file (%lld bytes)",
+                          path, hlen, (long long)sb.st_size);
         goto out_close;
     }
     header = malloc(hlen);
     if (!header) {
-        runtime_error(cmd, "out of memory");
+        cli_runtime_error(cmd, "out of memory");
         goto out_close;
     }
     if (read_full(fd, header, hlen) != (ssize_t)hlen) {
-        runtime_error(cmd, "'%s': truncated .npy header", path);
+        cli_runtime_error(cmd, "'%s': truncated .npy header", path);
         goto out_free_header;
     }
     if (memchr(header, '\0', hlen)) {
-        runtime_error(cmd, "'%s': .npy header holds a NUL byte", path);
+        cli_runtime_error(cmd, "'%s': .npy header holds a NUL byte", path);
         goto out_free_header;
     }
     npy_header h = {0};
     const char *why = npy_parse_header(header, hlen, &h);
     if (why) {
-        runtime_error(cmd, "'%s': malformed .npy header: %s", path, why);
+        cli_runtime_error(cmd, "'%s': malformed .npy header: %s", path, why);
         goto out_free_header;
     }
     if (strcmp(h.descr, "<c8") != 0) {
-        runtime_error(cmd,
-                      "'%s': dtype '%s' is not accepted; accepted: complex64, '<c8' (numpy: "
-                      "np.save(path, a.astype(np.complex64)))",
-                      path, h.descr);
+        cli_runtime_error(cmd,
+                          "'%s': dtype '%s' is not accepted; accepted: complex64, '<c8' (numpy: "
+                          "np.save(path, a.astype(np.complex64)))",
+                          path, h.descr);
         goto out_free_header;
     }
     if (h.fortran_order) {
-        runtime_error(cmd,
-                      "'%s': Fortran-order data is not accepted (numpy: "
-                      "np.save(path, np.ascontiguousarray(a)))",
-                      path);
+        cli_runtime_error(cmd,
+                          "'%s': Fortran-order data is not accepted (numpy: "
+                          "np.save(path, np.ascontiguousarray(a)))",
+                          path);
         goto out_free_header;
     }
     if (h.ndim != 2 || h.shape[0] < 1 || h.shape[1] < 1) {
-        runtime_error(cmd,
-                      "'%s': an array of %d dimensions (or an empty one) is not accepted; "
-                      "accepted: 2-D (height, width), each at least 1",
-                      path, h.ndim);
+        cli_runtime_error(cmd,
+                          "'%s': an array of %d dimensions (or an empty one) is not accepted; "
+                          "accepted: 2-D (height, width), each at least 1",
+                          path, h.ndim);
         goto out_free_header;
     }
     int64_t height = h.shape[0], width = h.shape[1], data_bytes;
     if (gip_image_size(width, height, 1, GIP_C32, NULL, &data_bytes) != GIP_OK) {
-        runtime_error(cmd, "'%s': shape (%lld, %lld) is too large", path, (long long)height,
-                      (long long)width);
+        cli_runtime_error(cmd, "'%s': shape (%lld, %lld) is too large", path, (long long)height,
+                          (long long)width);
         goto out_free_header;
     }
     int64_t have = (int64_t)sb.st_size - (int64_t)(prefix + hlen);
     if (have != data_bytes) {
-        runtime_error(cmd,
-                      "'%s': %s: %lld bytes of data for shape (%lld, %lld) of '<c8', which "
-                      "needs %lld",
-                      path, have < data_bytes ? "truncated" : "bytes after the data",
-                      (long long)have, (long long)height, (long long)width, (long long)data_bytes);
+        cli_runtime_error(cmd,
+                          "'%s': %s: %lld bytes of data for shape (%lld, %lld) of '<c8', which "
+                          "needs %lld",
+                          path, have < data_bytes ? "truncated" : "bytes after the data",
+                          (long long)have, (long long)height, (long long)width,
+                          (long long)data_bytes);
         goto out_free_header;
     }
     gip_image img = {0};
@@ -392,8 +376,8 @@ static int npy_read(const cli_command *cmd, const char *path, gip_image *out)
     errno = 0;
     for (int64_t y = 0; y < height; y++)
         if (read_full(fd, (char *)img.data + y * img.stride, row) != (ssize_t)row) {
-            runtime_error(cmd, "cannot read '%s': %s", path,
-                          errno ? strerror(errno) : "the file shrank while being read");
+            cli_runtime_error(cmd, "cannot read '%s': %s", path,
+                              errno ? strerror(errno) : "the file shrank while being read");
             gip_image_free(NULL, &img);
             goto out_free_header;
         }
@@ -432,62 +416,12 @@ static int parse_norm(const cli_command *cmd, const char *s, gip_fft_params *par
     return 0;
 }
 
-/* ---- timings (--time) ----------------------------------------------------------------------- */
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-typedef struct timings {
-    double load, upload, download, save;
-    double *runs;
-    int64_t repeat;
-} timings;
-
-static void print_times(const cli_command *cmd, gip_context *ctx, const char *in, const char *what,
-                        const char *out, timings *t)
-{
-    int on_device = gip_context_backend(ctx) == GIP_BACKEND_CUDA;
-    qsort(t->runs, (size_t)t->repeat, sizeof *t->runs, cmp_double);
-    int64_t r = t->repeat;
-    double median = r % 2 ? t->runs[r / 2] : 0.5 * (t->runs[r / 2 - 1] + t->runs[r / 2]);
-    printf("device    %s\n", gip_context_describe(ctx));
-    printf("load      %10.3f ms  %s (%s)\n", t->load * 1e3, in, what);
-    if (on_device)
-        printf("upload    %10.3f ms\n", t->upload * 1e3);
-    else
-        printf("upload         none   (CPU: the data stays in host memory)\n");
-    printf("compute   %10.3f ms  median, %.3f ms min over %lld run%s of %s\n", median * 1e3,
-           t->runs[0] * 1e3, (long long)r, r == 1 ? "" : "s", cmd->name);
-    if (on_device)
-        printf("download  %10.3f ms\n", t->download * 1e3);
-    else
-        printf("download       none\n");
-    printf("save      %10.3f ms  %s\n", t->save * 1e3, out);
-}
-
-/* Copies a host image to a new image in the context's memory (itself when on the CPU). */
-static gip_status to_context(gip_context *ctx, const gip_image *host, gip_image *dev, double *secs)
-{
-    double t0 = cli_now();
-    gip_status st = gip_image_alloc(ctx, dev, host->width, host->height, host->channels,
-                                    host->dtype, GIP_MEM_CUDA, 0);
-    if (!st)
-        st = gip_upload(ctx, host, dev);
-    if (!st)
-        st = gip_context_sync(ctx);
-    *secs = cli_now() - t0;
-    return st;
-}
-
-/* Runs `fn` common->repeat times, synchronising after each, recording each duration. */
+/* Runs `fn` t->repeat times, synchronising after each, recording each duration. */
 typedef gip_status (*transform_fn)(gip_context *ctx, const gip_image *src, gip_image *dst,
                                    const gip_fft_params *params);
 
 static gip_status run_timed(gip_context *ctx, transform_fn fn, const gip_image *src, gip_image *dst,
-                            const gip_fft_params *params, timings *t)
+                            const gip_fft_params *params, cli_timings *t)
 {
     for (int64_t r = 0; r < t->repeat; r++) {
         double t0 = cli_now();
@@ -500,57 +434,6 @@ static gip_status run_timed(gip_context *ctx, transform_fn fn, const gip_image *
     }
     return GIP_OK;
 }
-
-/* A library failure of the transform: a refused parameter is the command line's fault. */
-static int transform_error(const cli_command *cmd, gip_status st)
-{
-    cli_lib_error(cmd->name, st);
-    return gip_status_group(st) == GIP_ERR_INVALID_ARGUMENT ? CLI_EXIT_USAGE : CLI_EXIT_RUNTIME;
-}
-
-/* ---- spectrum ------------------------------------------------------------------------------- */
-
-static gip_status spectrum_prepare(gip_context *ctx, const gip_image *src, int32_t *channels,
-                                   gip_dtype *dtype, void *data)
-{
-    *channels = 1;
-    *dtype = GIP_U8;
-    return GIP_OK;
-}
-
-static gip_status spectrum_run(gip_context *ctx, const gip_image *src, gip_image *dst, void *data)
-{
-    return gip_spectrum(ctx, src, dst, data);
-}
-
-static int run_spectrum(const cli_command *cmd, int argc, char **argv)
-{
-    cli_opt opts[] = {{"--log1p", NULL, NULL}};
-    cli_common common;
-    const char *pos[2];
-    int npos;
-    int rc = cli_parse(cmd, argc, argv, opts, 1, &common, pos, 2, 2, &npos);
-    if (rc)
-        return rc;
-    gip_spectrum_params p = {0};
-    p.log1p = opts[0].value != NULL;
-    cli_op op = {GIP_LOAD_COLOR, spectrum_prepare, spectrum_run, NULL, &p, 0};
-    return cli_pipeline(cmd, &common, &op, pos[0], pos[1]);
-}
-
-const cli_command cli_cmd_spectrum = {
-    "spectrum", "centred log-magnitude Fourier spectrum as an 8-bit image", run_spectrum,
-    "Usage: gip spectrum [--log1p] [options] IN OUT\n"
-    "\n"
-    "The centred log-magnitude spectrum of the image: colour inputs are converted to gray\n"
-    "(cv2.COLOR_RGB2GRAY weights), then fft2, fftshift, log|F| and min-max normalisation to\n"
-    "0..255 (cv2.NORM_MINMAX), as numpy/cupy would compute it, in one call. OUT is an 8-bit\n"
-    "gray image of IN's size with frequency (0, 0) at (W/2, H/2). Where |F| = 0, log|F| is\n"
-    "-inf: such pixels are 0 and do not count for the range.\n"
-    "\n"
-    "Options:\n"
-    "  --log1p              log(1 + |F|) instead of log|F|\n",
-    CLI_COMMON_DEVICE | CLI_COMMON_SAVE | CLI_COMMON_UNCHANGED | CLI_COMMON_OUTPUT};
 
 /* ---- fft ------------------------------------------------------------------------------------ */
 
@@ -578,17 +461,18 @@ static gip_status full_from_half(const gip_image *half, int64_t width, gip_image
 
 static int run_fft(const cli_command *cmd, int argc, char **argv)
 {
-    cli_opt opts[] = {{"--norm", "MODE", NULL}, {"--full", NULL, NULL}};
+    cli_opt table[] = {{"--norm", "MODE", NULL, 0}, {"--full", NULL, NULL, 0}};
+    cli_opts opts = CLI_OPTS(table);
     cli_common common;
     const char *pos[2];
     int npos;
-    int rc = cli_parse(cmd, argc, argv, opts, 2, &common, pos, 2, 2, &npos);
+    int rc = cli_parse(cmd, argc, argv, opts, &common, pos, 2, 2, &npos);
     if (rc)
         return rc;
     gip_fft_params params = {0};
-    if ((rc = parse_norm(cmd, opts[0].value, &params)))
+    if ((rc = parse_norm(cmd, cli_opt_value(opts, "--norm"), &params)))
         return rc;
-    int full = opts[1].value != NULL;
+    int full = cli_opt_value(opts, "--full") != NULL;
     const char *in = pos[0], *out = pos[1];
     if (!has_ext(out, ".npy"))
         return cli_usage(cmd,
@@ -601,14 +485,14 @@ static int run_fft(const cli_command *cmd, int argc, char **argv)
         return rc;
     int on_device = gip_context_backend(ctx) == GIP_BACKEND_CUDA;
     gip_image host_in = {0}, dev_in = {0}, spec = {0}, host_spec = {0}, host_full = {0};
-    timings t = {0};
+    cli_timings t = {0};
     gip_status st;
     double t0;
     rc = CLI_EXIT_RUNTIME;
     t.repeat = common.repeat;
     t.runs = malloc((size_t)t.repeat * sizeof *t.runs);
     if (!t.runs) {
-        runtime_error(cmd, "out of memory for %lld timings", (long long)t.repeat);
+        cli_runtime_error(cmd, "out of memory for %lld timings", (long long)t.repeat);
         goto out_destroy;
     }
 
@@ -624,7 +508,7 @@ static int run_fft(const cli_command *cmd, int argc, char **argv)
     t.load = cli_now() - t0;
     const gip_image *src = &host_in;
     if (on_device) {
-        if ((st = to_context(ctx, &host_in, &dev_in, &t.upload))) {
+        if ((st = cli_upload(ctx, &host_in, &dev_in, &t.upload))) {
             cli_lib_error(cmd->name, st);
             goto out_free_in;
         }
@@ -637,7 +521,7 @@ static int run_fft(const cli_command *cmd, int argc, char **argv)
         goto out_free_in;
     }
     if ((st = run_timed(ctx, gip_fft2, src, &spec, &params, &t))) {
-        rc = transform_error(cmd, st);
+        rc = cli_op_error(cmd, st);
         goto out_free_spec;
     }
     const gip_image *result = &spec;
@@ -671,7 +555,7 @@ static int run_fft(const cli_command *cmd, int argc, char **argv)
         snprintf(what, sizeof what, "%lldx%lld gray %s; spectrum %lldx%lld complex64",
                  (long long)host_in.width, (long long)host_in.height, gip_dtype_name(host_in.dtype),
                  (long long)result->width, (long long)result->height);
-        print_times(cmd, ctx, in, what, out, &t);
+        cli_print_times(cmd, ctx, in, what, out, &t);
     }
     rc = CLI_EXIT_OK;
 
@@ -691,20 +575,23 @@ out_destroy:
 }
 
 const cli_command cli_cmd_fft = {
-    "fft", "2-D Fourier transform of an image into a NumPy .npy file", run_fft,
-    "Usage: gip fft [--norm MODE] [--full] [options] IN OUT.npy\n"
-    "\n"
-    "Forward 2-D discrete Fourier transform of IN read as gray (colour converted with the\n"
-    "cv2.IMREAD_GRAYSCALE rule; 16-bit files keep their depth), written as a NumPy .npy file\n"
-    "of complex64 ('<c8'), shape (H, W/2 + 1): numpy.fft.rfft2(image), the half spectrum.\n"
-    "With --full, shape (H, W): numpy.fft.fft2(image). Read it with numpy.load(OUT); gip ifft\n"
-    "reads it back. The file is written to a temporary name and renamed when complete.\n"
-    "\n"
-    "Options:\n"
-    "  --norm MODE          backward (default: forward unscaled), forward (1/(W*H)) or ortho\n"
-    "                       (1/sqrt(W*H)), as numpy's norm=; give gip ifft the same\n"
-    "  --full               write the full W-wide spectrum instead of the half one\n",
-    CLI_COMMON_DEVICE | CLI_COMMON_OUTPUT};
+    .name = "fft",
+    .summary = "2-D Fourier transform of an image into a NumPy .npy file",
+    .run = run_fft,
+    .help =
+        "Usage: gip fft [--norm MODE] [--full] [options] IN OUT.npy\n"
+        "\n"
+        "Forward 2-D discrete Fourier transform of IN read as gray (colour converted with the\n"
+        "cv2.IMREAD_GRAYSCALE rule; 16-bit files keep their depth), written as a NumPy .npy file\n"
+        "of complex64 ('<c8'), shape (H, W/2 + 1): numpy.fft.rfft2(image), the half spectrum.\n"
+        "With --full, shape (H, W): numpy.fft.fft2(image). Read it with numpy.load(OUT); gip ifft\n"
+        "reads it back. The file is written to a temporary name and renamed when complete.\n"
+        "\n"
+        "Options:\n"
+        "  --norm MODE          backward (default: forward unscaled), forward (1/(W*H)) or ortho\n"
+        "                       (1/sqrt(W*H)), as numpy's norm=; give gip ifft the same\n"
+        "  --full               write the full W-wide spectrum instead of the half one\n",
+    .common = CLI_COMMON_DEVICE | CLI_COMMON_OUTPUT};
 
 /* ---- ifft ----------------------------------------------------------------------------------- */
 
@@ -725,22 +612,26 @@ static gip_status real_part(const gip_image *c, gip_image *r)
 
 static int run_ifft(const cli_command *cmd, int argc, char **argv)
 {
-    cli_opt opts[] = {{"--width", "W", NULL}, {"--norm", "MODE", NULL}, {"--depth", "8|16", NULL}};
+    cli_opt table[] = {
+        {"--width", "W", NULL, 0}, {"--norm", "MODE", NULL, 0}, {"--depth", "8|16", NULL, 0}};
+    cli_opts opts = CLI_OPTS(table);
     cli_common common;
     const char *pos[2];
     int npos;
-    int rc = cli_parse(cmd, argc, argv, opts, 3, &common, pos, 2, 2, &npos);
+    int rc = cli_parse(cmd, argc, argv, opts, &common, pos, 2, 2, &npos);
     if (rc)
         return rc;
     gip_fft_params params = {0};
-    if ((rc = parse_norm(cmd, opts[1].value, &params)))
+    if ((rc = parse_norm(cmd, cli_opt_value(opts, "--norm"), &params)))
         return rc;
+    const char *width_text = cli_opt_value(opts, "--width");
+    const char *depth_text = cli_opt_value(opts, "--depth");
     int64_t width = 0, depth = 8;
-    if (opts[0].value && (rc = cli_parse_int(cmd, "--width", opts[0].value, 1, GIP_MAX_DIM,
-                                             "1..2147483647", &width)))
+    if (width_text &&
+        (rc = cli_parse_int(cmd, "--width", width_text, 1, GIP_MAX_DIM, "1..2147483647", &width)))
         return rc;
-    if (opts[2].value) {
-        if ((rc = cli_parse_int(cmd, "--depth", opts[2].value, 8, 16, "8 or 16", &depth)))
+    if (depth_text) {
+        if ((rc = cli_parse_int(cmd, "--depth", depth_text, 8, 16, "8 or 16", &depth)))
             return rc;
         if (depth != 8 && depth != 16)
             return cli_usage(cmd, "--depth: %lld is not accepted; accepted: 8 or 16",
@@ -748,11 +639,11 @@ static int run_ifft(const cli_command *cmd, int argc, char **argv)
     }
     const char *in = pos[0], *out = pos[1];
     int npy_out = has_ext(out, ".npy");
-    if (npy_out && opts[2].value)
+    if (npy_out && depth_text)
         return cli_usage(cmd, "--depth applies to image outputs; a .npy output is float32");
 
     gip_image host_spec = {0};
-    timings t = {0};
+    cli_timings t = {0};
     double t0 = cli_now();
     if ((rc = npy_read(cmd, in, &host_spec)))
         return rc;
@@ -794,14 +685,14 @@ static int run_ifft(const cli_command *cmd, int argc, char **argv)
     t.repeat = common.repeat;
     t.runs = malloc((size_t)t.repeat * sizeof *t.runs);
     if (!t.runs) {
-        runtime_error(cmd, "out of memory for %lld timings", (long long)t.repeat);
+        cli_runtime_error(cmd, "out of memory for %lld timings", (long long)t.repeat);
         goto out_destroy;
     }
     const gip_image *src = &host_spec;
     if (on_device) {
-        if ((st = to_context(ctx, &host_spec, &dev_spec, &t.upload))) {
+        if ((st = cli_upload(ctx, &host_spec, &dev_spec, &t.upload))) {
             cli_lib_error(cmd->name, st);
-            goto out_free_runs;
+            goto out_free_src;
         }
         src = &dev_spec;
     }
@@ -812,7 +703,7 @@ static int run_ifft(const cli_command *cmd, int argc, char **argv)
         goto out_free_src;
     }
     if ((st = run_timed(ctx, gip_ifft2, src, &dst, &params, &t))) {
-        rc = transform_error(cmd, st);
+        rc = cli_op_error(cmd, st);
         goto out_free_dst;
     }
     const gip_image *result = &dst;
@@ -858,7 +749,7 @@ static int run_ifft(const cli_command *cmd, int argc, char **argv)
         snprintf(what, sizeof what, "%s spectrum %lldx%lld complex64; image %lldx%lld",
                  half ? "half" : "full", (long long)host_spec.width, (long long)host_spec.height,
                  (long long)width, (long long)host_spec.height);
-        print_times(cmd, ctx, in, what, out, &t);
+        cli_print_times(cmd, ctx, in, what, out, &t);
     }
     rc = CLI_EXIT_OK;
 
@@ -870,7 +761,6 @@ out_free_dst:
     gip_image_free(ctx, &dst);
 out_free_src:
     gip_image_free(ctx, &dev_spec);
-out_free_runs:
     free(t.runs);
 out_destroy:
     gip_context_destroy(ctx);
@@ -879,21 +769,25 @@ out_destroy:
 }
 
 const cli_command cli_cmd_ifft = {
-    "ifft", "inverse 2-D Fourier transform of a NumPy .npy spectrum", run_ifft,
-    "Usage: gip ifft [--width W] [--norm MODE] [--depth 8|16] [options] IN.npy OUT\n"
-    "\n"
-    "Inverse 2-D discrete Fourier transform of a complex64 ('<c8') NumPy array of shape\n"
-    "(H, N), as gip fft or numpy.save(path, a.astype(numpy.complex64)) write it. A half\n"
-    "spectrum (N = W/2 + 1) gives numpy.fft.irfft2(a, s=(H, W)); a full one (N = W, with\n"
-    "--width W) gives numpy.fft.ifft2(a).real. The file is checked strictly (magic, header,\n"
-    "dtype, C order, 2-D, exact size); anything else is refused. OUT is an 8-bit image (values\n"
-    "rounded and saturated to 0..255; 16-bit PNG/PNM with --depth 16), or a float32 .npy\n"
-    "array when OUT ends in .npy.\n"
-    "\n"
-    "Options:\n"
-    "  --width W            width of the image: N = W/2 + 1 (half spectrum) or N = W (full);\n"
-    "                       default 2 * (N - 1), numpy's irfft2 default\n"
-    "  --norm MODE          backward (default: inverse scaled by 1/(W*H)), forward or ortho;\n"
-    "                       the one given to gip fft\n"
-    "  --depth 8|16         depth of an image OUT (default 8)\n",
-    CLI_COMMON_DEVICE | CLI_COMMON_OUTPUT};
+    .name = "ifft",
+    .summary = "inverse 2-D Fourier transform of a NumPy .npy spectrum",
+    .run = run_ifft,
+    .help =
+        "Usage: gip ifft [--width W] [--norm MODE] [--depth 8|16] [options] IN.npy OUT\n"
+        "\n"
+        "Inverse 2-D discrete Fourier transform of a complex64 ('<c8') NumPy array of shape\n"
+        "(H, N), as gip fft or numpy.save(path, a.astype(numpy.complex64)) write it. A half\n"
+        "spectrum (N = W/2 + 1) gives numpy.fft.irfft2(a, s=(H, W)); a full one (N = W, with\n"
+        "--width W) gives numpy.fft.ifft2(a).real. The file is checked strictly (magic, header,\n"
+        "dtype, C order, 2-D, exact size); anything else is refused. OUT is an 8-bit image "
+        "(values\n"
+        "rounded and saturated to 0..255; 16-bit PNG/PNM with --depth 16), or a float32 .npy\n"
+        "array when OUT ends in .npy.\n"
+        "\n"
+        "Options:\n"
+        "  --width W            width of the image: N = W/2 + 1 (half spectrum) or N = W (full);\n"
+        "                       default 2 * (N - 1), numpy's irfft2 default\n"
+        "  --norm MODE          backward (default: inverse scaled by 1/(W*H)), forward or ortho;\n"
+        "                       the one given to gip fft\n"
+        "  --depth 8|16         depth of an image OUT (default 8)\n",
+    .common = CLI_COMMON_DEVICE | CLI_COMMON_OUTPUT};

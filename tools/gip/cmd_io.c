@@ -33,7 +33,7 @@ static int run_info(const cli_command *cmd, int argc, char **argv)
         fprintf(stderr, "gip %s: out of memory\n", cmd->name);
         return CLI_EXIT_RUNTIME;
     }
-    int rc = cli_parse(cmd, argc, argv, NULL, 0, &common, pos, 1, argc, &npos);
+    int rc = cli_parse(cmd, argc, argv, CLI_NO_OPTS, &common, pos, 1, argc, &npos);
     if (rc) {
         free(pos);
         return rc;
@@ -59,17 +59,15 @@ static int run_info(const cli_command *cmd, int argc, char **argv)
     return rc;
 }
 
-const cli_command cli_cmd_info = {"info", "describe image files (format, size, channels, depth)",
-                                  run_info,
-                                  "Usage: gip info IMAGE...\n"
-                                  "\n"
-                                  "Prints, for each file, read from its header only: format, "
-                                  "width x height, channels,\n"
-                                  "bits per channel, and whether it is progressive (JPEG) or "
-                                  "interlaced (PNG).\n"
-                                  "Exits 1 if any file could not be read (the others are still "
-                                  "described).\n",
-                                  0};
+const cli_command cli_cmd_info = {
+    .name = "info",
+    .summary = "describe image files (format, size, channels, depth)",
+    .run = run_info,
+    .help = "Usage: gip info IMAGE...\n"
+            "\n"
+            "Prints, for each file, read from its header only: format, width x height, channels,\n"
+            "bits per channel, and whether it is progressive (JPEG) or interlaced (PNG).\n"
+            "Exits 1 if any file could not be read (the others are still described).\n"};
 
 /* ---- convert ------------------------------------------------------------------------------ */
 
@@ -91,22 +89,25 @@ static int jpeg_path(const char *path)
 
 static int run_convert(const cli_command *cmd, int argc, char **argv)
 {
-    cli_opt opts[] = {{"--gray", NULL, NULL},
-                      {"--progressive", NULL, NULL},
-                      {"--subsampling", "444|422|420", NULL}};
+    cli_opt table[] = {{"--gray", NULL, NULL, 0},
+                       {"--progressive", NULL, NULL, 0},
+                       {"--subsampling", "444|422|420", NULL, 0}};
+    cli_opts opts = CLI_OPTS(table);
     cli_common common;
     const char *pos[2];
     int npos;
-    int rc = cli_parse(cmd, argc, argv, opts, 3, &common, pos, 2, 2, &npos);
+    int rc = cli_parse(cmd, argc, argv, opts, &common, pos, 2, 2, &npos);
     if (rc)
         return rc;
     const char *in = pos[0], *out = pos[1];
+    const char *subsampling = cli_opt_value(opts, "--subsampling");
+    int gray = cli_opt_value(opts, "--gray") != NULL;
     int jpeg = jpeg_path(out);
     gip_save_params sp = {0};
     sp.quality = common.quality;
-    sp.progressive = opts[1].value != NULL;
-    if (opts[2].value) {
-        const char *s = opts[2].value;
+    sp.progressive = cli_opt_value(opts, "--progressive") != NULL;
+    if (subsampling) {
+        const char *s = subsampling;
         if (strcmp(s, "444") == 0)
             sp.subsampling = GIP_SUBSAMPLING_444;
         else if (strcmp(s, "422") == 0)
@@ -117,9 +118,9 @@ static int run_convert(const cli_command *cmd, int argc, char **argv)
             return cli_usage(cmd, "--subsampling: unknown value '%s'; accepted: 444, 422 or 420",
                              s);
     }
-    if (!jpeg && (opts[1].value || opts[2].value))
+    if (!jpeg && (sp.progressive || subsampling))
         return cli_usage(cmd, "--%s applies only to JPEG outputs (.jpg, .jpeg), not '%s'",
-                         opts[1].value ? "progressive" : "subsampling", out);
+                         sp.progressive ? "progressive" : "subsampling", out);
 
     if ((rc = cli_check_output(cmd, &common, out)))
         return rc;
@@ -131,10 +132,10 @@ static int run_convert(const cli_command *cmd, int argc, char **argv)
         return cli_lib_error(cmd->name, st);
     gip_load_params lp = {0};
     lp.mode = GIP_LOAD_UNCHANGED;
-    if (opts[0].value || (info.channels == 2 && !png_path(out))) {
+    if (gray || (info.channels == 2 && !png_path(out))) {
         lp.mode = GIP_LOAD_GRAY;
         lp.keep_depth = 1;
-        if (!opts[0].value)
+        if (!gray)
             fprintf(stderr,
                     "gip %s: note: '%s' cannot hold alpha: the gray+alpha '%s' is written as "
                     "gray\n",
@@ -149,16 +150,20 @@ static int run_convert(const cli_command *cmd, int argc, char **argv)
 }
 
 const cli_command cli_cmd_convert = {
-    "convert", "convert between JPEG, PNG and PPM/PGM", run_convert,
-    "Usage: gip convert [options] IN OUT\n"
-    "\n"
-    "Reads IN (JPEG, PNG, PPM/PGM, recognised from its bytes) and writes OUT in the format its\n"
-    "extension names (.jpg .jpeg .png .ppm .pgm .pnm), keeping channels and depth where OUT\n"
-    "can hold them (JPEG: 8-bit gray or RGB; PPM/PGM: no alpha); a note on stderr says what\n"
-    "was converted. OUT is replaced only when complete.\n"
-    "\n"
-    "Options:\n"
-    "  --gray               convert to one gray channel (16-bit inputs stay 16-bit)\n"
-    "  --progressive        write a progressive JPEG\n"
-    "  --subsampling S      JPEG chroma subsampling: 444, 422 or 420 (default 420)\n",
-    CLI_COMMON_SAVE | CLI_COMMON_OUTPUT};
+    .name = "convert",
+    .summary = "convert between JPEG, PNG and PPM/PGM",
+    .run = run_convert,
+    .help =
+        "Usage: gip convert [options] IN OUT\n"
+        "\n"
+        "Reads IN (JPEG, PNG, PPM/PGM, recognised from its bytes) and writes OUT in the format "
+        "its\n"
+        "extension names (.jpg .jpeg .png .ppm .pgm .pnm), keeping channels and depth where OUT\n"
+        "can hold them (JPEG: 8-bit gray or RGB; PPM/PGM: no alpha); a note on stderr says what\n"
+        "was converted. OUT is replaced only when complete.\n"
+        "\n"
+        "Options:\n"
+        "  --gray               convert to one gray channel (16-bit inputs stay 16-bit)\n"
+        "  --progressive        write a progressive JPEG\n"
+        "  --subsampling S      JPEG chroma subsampling: 444, 422 or 420 (default 420)\n",
+    .common = CLI_COMMON_SAVE | CLI_COMMON_OUTPUT};

@@ -141,34 +141,6 @@ static int make_pipes(const cli_command *cmd, const cli_common *common, const ch
     return 0;
 }
 
-/* Parses a byte count: an integer with an optional K, M, G or T suffix (powers of 1024). */
-static int parse_bytes(const cli_command *cmd, const char *opt, const char *text, int64_t *out)
-{
-    char *end = NULL;
-    errno = 0;
-    long long v = strtoll(text, &end, 10);
-    int shift = 0;
-    static const char units[] = "kmgt";
-    if (end && *end) {
-        const char *u = strchr(units, *end | 0x20);
-        const char *rest = end + 1;
-        shift = u && *end ? 10 * (int)(u - units + 1) : -1;
-        if (*rest == 'i')
-            rest++;
-        if (*rest == 'B' || *rest == 'b')
-            rest++;
-        if (*rest)
-            shift = -1;
-    }
-    if (errno || end == text || shift < 0 || v <= 0 || v > (INT64_MAX >> shift))
-        return cli_usage(cmd,
-                         "%s: '%s' is not a byte count; accepted: a positive integer with an "
-                         "optional K, M, G or T suffix (e.g. 256M)",
-                         opt, text);
-    *out = (int64_t)v << shift;
-    return 0;
-}
-
 /* Creates `path` and every missing folder above it, as mkdir -p; 0, or -1 with errno (ENOTDIR
  * when a part exists and is not a folder). */
 static int make_dirs(const char *path)
@@ -207,7 +179,7 @@ static int make_dirs(const char *path)
 
 typedef struct run_ui {
     const cli_command *cmd;
-    gip_progress_printer bar;
+    cli_progress bar;
     int quiet;
 } run_ui;
 
@@ -217,7 +189,7 @@ static void on_file(void *user, const char *in, const char *out, gip_status stat
     run_ui *ui = user;
     if (!status && !skipped && !*message)
         return;
-    gip_progress_clear(&ui->bar);
+    cli_progress_clear(&ui->bar);
     if (!status && !skipped)
         fprintf(stderr, "gip %s: note: %s\n", ui->cmd->name, message);
     else if (skipped)
@@ -232,24 +204,25 @@ static void on_progress(void *user, const gip_batch_progress *pr)
 {
     run_ui *ui = user;
     if (!ui->quiet)
-        gip_batch_print_progress(&ui->bar, pr);
+        cli_progress_print(&ui->bar, pr);
 }
 
 static int run_batch(const cli_command *cmd, const cli_common *common, const char *text,
-                     const char *in, const char *out_dir, cli_opt *opts)
+                     const char *in, const char *out_dir, cli_opts opts)
 {
     int64_t jobs = 0, streams = 2;
     int rc;
     gip_batch_options o = {0};
-    if (opts[2].value &&
-        (rc = cli_parse_int(cmd, "--jobs", opts[2].value, 1, 1024,
+    const char *v;
+    if ((v = cli_opt_value(opts, "--jobs")) &&
+        (rc = cli_parse_int(cmd, "--jobs", v, 1, 1024,
                             "1..1024 (default: one per core, 8 a GPU at most with nvJPEG)", &jobs)))
         return rc;
-    if (opts[6].value &&
-        (rc = cli_parse_int(cmd, "--streams", opts[6].value, 1, 16, "1..16 (default 2)", &streams)))
+    if ((v = cli_opt_value(opts, "--streams")) &&
+        (rc = cli_parse_int(cmd, "--streams", v, 1, 16, "1..16 (default 2)", &streams)))
         return rc;
-    if (opts[3].value) {
-        const char *f = opts[3].value;
+    if ((v = cli_opt_value(opts, "--format"))) {
+        const char *f = v;
         if (strcmp(f, "jpg") == 0 || strcmp(f, "jpeg") == 0)
             o.format = GIP_FORMAT_JPEG;
         else if (strcmp(f, "png") == 0)
@@ -259,18 +232,17 @@ static int run_batch(const cli_command *cmd, const cli_common *common, const cha
         else
             return cli_usage(cmd, "--format: unknown format '%s'; accepted: jpg, png or pnm", f);
     }
-    if (opts[7].value) {
-        if (strcmp(opts[7].value, "inline") == 0)
+    if ((v = cli_opt_value(opts, "--cpu-mode"))) {
+        if (strcmp(v, "inline") == 0)
             o.cpu_mode = GIP_BATCH_CPU_INLINE;
-        else if (strcmp(opts[7].value, "staged") == 0)
+        else if (strcmp(v, "staged") == 0)
             o.cpu_mode = GIP_BATCH_CPU_STAGED;
         else
-            return cli_usage(cmd, "--cpu-mode: unknown mode '%s'; accepted: inline or staged",
-                             opts[7].value);
+            return cli_usage(cmd, "--cpu-mode: unknown mode '%s'; accepted: inline or staged", v);
     }
     o.jobs = (int32_t)jobs;
     o.quality = common->quality;
-    o.overwrite = opts[4].value != NULL;
+    o.overwrite = common->overwrite;
     o.load_unchanged = !common->color;
 
     char **inputs = NULL;
@@ -290,13 +262,14 @@ static int run_batch(const cli_command *cmd, const cli_common *common, const cha
         return CLI_EXIT_RUNTIME;
     }
     int32_t list[MAX_DEVICES], nlist = 0;
-    if (opts[13].value) {
-        if (opts[8].value)
+    int one_device = cli_opt_value(opts, "--one-device") != NULL;
+    if ((v = cli_opt_value(opts, "--devices"))) {
+        if (one_device)
             rc = cli_usage(cmd, "--devices and --one-device exclude each other");
         else if (common->backend == GIP_BACKEND_CPU)
             rc = cli_usage(cmd, "--devices lists CUDA devices; it cannot go with --device cpu");
         else
-            rc = parse_devices(cmd, opts[13].value, list, &nlist);
+            rc = parse_devices(cmd, v, list, &nlist);
         if (rc) {
             gip_batch_free_list(inputs, n);
             return rc;
@@ -304,19 +277,20 @@ static int run_batch(const cli_command *cmd, const cli_common *common, const cha
     }
     gip_pipeline **pipes = NULL;
     int npipes = 0;
-    int all = common->backend == GIP_BACKEND_AUTO ||
-              (common->backend == GIP_BACKEND_CUDA && !opts[8].value);
+    int all =
+        common->backend == GIP_BACKEND_AUTO || (common->backend == GIP_BACKEND_CUDA && !one_device);
     if ((rc = make_pipes(cmd, common, text, (int)streams, all, list, nlist, &pipes, &npipes))) {
         gip_batch_free_list(inputs, n);
         return rc;
     }
     int64_t gpu_limit = 0;
-    if (opts[10].value && (rc = parse_bytes(cmd, "--gpu-memory-limit", opts[10].value, &gpu_limit)))
+    if ((v = cli_opt_value(opts, "--gpu-memory-limit")) &&
+        (rc = cli_parse_bytes(cmd, "--gpu-memory-limit", v, &gpu_limit)))
         goto out_pipes;
     for (int k = 0; k < npipes; k++)
         gip_pipeline_set_memory_limit(pipes[k], gpu_limit);
     /* --decoder: auto takes nvJPEG on a CUDA pipeline when built with it. */
-    const char *dec = opts[9].value ? opts[9].value : "auto";
+    const char *dec = cli_opt_value(opts, "--decoder") ? cli_opt_value(opts, "--decoder") : "auto";
     int on_cuda = gip_context_backend(gip_pipeline_context(pipes[0])) == GIP_BACKEND_CUDA;
     gip_batch_codec codec;
     if (strcmp(dec, "nvjpeg") == 0) {
@@ -338,28 +312,29 @@ static int run_batch(const cli_command *cmd, const cli_common *common, const cha
         goto out_pipes;
     }
     int64_t decode_batch = 0;
-    if (opts[12].value && (rc = cli_parse_int(cmd, "--decode-batch", opts[12].value, 1, 64,
-                                              "1..64 (default 16)", &decode_batch)))
+    if ((v = cli_opt_value(opts, "--decode-batch")) &&
+        (rc = cli_parse_int(cmd, "--decode-batch", v, 1, 64, "1..64 (default 16)", &decode_batch)))
         goto out_pipes;
     if (o.codec && decode_batch)
         codec.batch_size = (int32_t)decode_batch;
     if (common->verbose)
         fprintf(stderr, "gip %s: decoder: %s\n", cmd->name,
                 o.codec ? "nvJPEG" : "CPU (libjpeg-turbo, libpng)");
-    run_ui ui = {cmd, {stderr, isatty(fileno(stderr)), 0, 0}, opts[5].value != NULL};
+    run_ui ui = {
+        cmd, {stderr, isatty(fileno(stderr)), 0, 0}, cli_opt_value(opts, "--quiet") != NULL};
     o.on_file = on_file;
     o.on_progress = on_progress;
     o.user = &ui;
     gip_batch_stats stats;
     st = gip_batch_run(pipes, npipes, (const char *const *)inputs, n, out_dir, &o, &stats);
-    gip_progress_clear(&ui.bar);
+    cli_progress_clear(&ui.bar);
     if (st) {
         rc = cli_lib_error(cmd->name, st);
     } else {
         if (!ui.quiet || common->time) {
             printf("device: %s%s\n", gip_context_describe(gip_pipeline_context(pipes[0])),
                    npipes > 1 ? " (and more pipelines)" : "");
-            gip_batch_print_summary(stdout, &stats);
+            cli_batch_summary(stdout, &stats);
             int64_t hw = 0, hybrid = 0, cpu = 0;
             gip_nvjpeg_decode_counts(&hw, &hybrid, &cpu);
             if (o.codec)
@@ -502,40 +477,48 @@ static int run_run(const cli_command *cmd, int argc, char **argv)
     for (int k = 1; k < argc && strcmp(argv[k], "--") != 0; k++)
         if (strcmp(argv[k], "--scheduler") == 0 || strncmp(argv[k], "--scheduler=", 12) == 0)
             return run_on_dask(cmd, argc, argv);
-    cli_opt opts[] = {{"-i", "DIR|GLOB", NULL},
-                      {"-o", "DIR", NULL},
-                      {"--jobs", "N", NULL},
-                      {"--format", "jpg|png|pnm", NULL},
-                      {"--overwrite", NULL, NULL},
-                      {"--quiet", NULL, NULL},
-                      {"--streams", "N", NULL},
-                      {"--cpu-mode", "inline|staged", NULL},
-                      {"--one-device", NULL, NULL},
-                      {"--decoder", "auto|cpu|nvjpeg", NULL},
-                      {"--gpu-memory-limit", "BYTES", NULL},
-                      {"--max-memory", "BYTES", NULL},
-                      {"--decode-batch", "N", NULL},
-                      {"--devices", "LIST", NULL}};
+    cli_opt table[] = {{"-i", "DIR|GLOB", NULL, 0},
+                       {"-o", "DIR", NULL, 0},
+                       {"--jobs", "N", NULL, 0},
+                       {"--format", "jpg|png|pnm", NULL, 0},
+                       {"--overwrite", NULL, NULL, 0},
+                       {"--quiet", NULL, NULL, 0},
+                       {"--streams", "N", NULL, 0},
+                       {"--cpu-mode", "inline|staged", NULL, 0},
+                       {"--one-device", NULL, NULL, 0},
+                       {"--decoder", "auto|cpu|nvjpeg", NULL, 0},
+                       {"--gpu-memory-limit", "BYTES", NULL, 0},
+                       {"--max-memory", "BYTES", NULL, 0},
+                       {"--decode-batch", "N", NULL, 0},
+                       {"--devices", "LIST", NULL, 0}};
+    cli_opts opts = CLI_OPTS(table);
     cli_common common;
     const char *pos[3];
     int npos;
-    int rc = cli_parse(cmd, argc, argv, opts, 14, &common, pos, 1, 3, &npos);
+    int rc = cli_parse(cmd, argc, argv, opts, &common, pos, 1, 3, &npos);
     if (rc)
         return rc;
-    int batch = opts[0].value || opts[1].value;
-    if (batch) {
-        if (!opts[0].value || !opts[1].value)
+    const char *in_dir = cli_opt_value(opts, "-i"), *out_dir = cli_opt_value(opts, "-o");
+    const char *max_memory_text = cli_opt_value(opts, "--max-memory");
+    const char *gpu_limit_text = cli_opt_value(opts, "--gpu-memory-limit");
+    common.overwrite = cli_opt_value(opts, "--overwrite") != NULL;
+    if (in_dir || out_dir) {
+        if (!in_dir || !out_dir)
             return cli_usage(cmd, "a batch needs both -i DIR|GLOB and -o DIR");
         if (npos != 1)
             return cli_usage(cmd, "with -i and -o, give only the PIPELINE (got %d arguments)",
                              npos);
-        if (opts[11].value)
+        if (max_memory_text)
             return cli_usage(cmd, "--max-memory applies to one file (PIPELINE IN OUT)");
-        return run_batch(cmd, &common, pos[0], opts[0].value, opts[1].value, opts);
+        return run_batch(cmd, &common, pos[0], in_dir, out_dir, opts);
     }
-    for (int k = 2; k < 14; k++)
-        if (opts[k].value && k != 4 && k != 10 && k != 11)
-            return cli_usage(cmd, "%s applies to batches (-i DIR -o DIR)", opts[k].name);
+    /* The options of batches only. */
+    static const char *const batch_only[] = {"--jobs",    "--format",       "--quiet",
+                                             "--streams", "--cpu-mode",     "--one-device",
+                                             "--decoder", "--decode-batch", "--devices"};
+    for (size_t k = 0; k < sizeof batch_only / sizeof batch_only[0]; k++)
+        if (cli_opt_value(opts, batch_only[k]))
+            return cli_usage(cmd, "%s applies to batches (-i DIR -o DIR)", batch_only[k]);
     if (npos != 3)
         return cli_usage(cmd, "expected PIPELINE IN OUT, or PIPELINE -i DIR|GLOB -o DIR");
     gip_pipeline **pipes = NULL;
@@ -543,15 +526,15 @@ static int run_run(const cli_command *cmd, int argc, char **argv)
     if ((rc = make_pipes(cmd, &common, pos[0], 1, 0, NULL, 0, &pipes, &npipes)))
         return rc;
     int64_t gpu_limit = 0, max_memory = 0;
-    if ((opts[10].value &&
-         (rc = parse_bytes(cmd, "--gpu-memory-limit", opts[10].value, &gpu_limit))) ||
-        (opts[11].value && (rc = parse_bytes(cmd, "--max-memory", opts[11].value, &max_memory)))) {
+    if ((gpu_limit_text &&
+         (rc = cli_parse_bytes(cmd, "--gpu-memory-limit", gpu_limit_text, &gpu_limit))) ||
+        (max_memory_text &&
+         (rc = cli_parse_bytes(cmd, "--max-memory", max_memory_text, &max_memory)))) {
         gip_pipeline_free(pipes[0]);
         free(pipes);
         return rc;
     }
     gip_pipeline_set_memory_limit(pipes[0], gpu_limit);
-    common.overwrite = opts[4].value != NULL;
     if ((rc = cli_check_output(cmd, &common, pos[2]))) {
         gip_pipeline_free(pipes[0]);
         free(pipes);
@@ -583,55 +566,64 @@ static int run_run(const cli_command *cmd, int argc, char **argv)
     return rc;
 }
 
+/* The steps a pipeline may hold: every registered operation's usage. */
+static void print_steps(void)
+{
+    printf("\nSteps (gip ops NAME describes one):\n");
+    for (int32_t i = 0; i < gip_op_count(); i++) {
+        char line[1024];
+        cli_op_step_usage(gip_op_at(i), line, sizeof line);
+        printf("  %s\n", line);
+    }
+}
+
 const cli_command cli_cmd_run = {
-    "run", "run a pipeline of operations on a file or a folder", run_run,
-    "Usage: gip run [options] PIPELINE IN OUT\n"
-    "       gip run [options] PIPELINE -i DIR|GLOB -o DIR\n"
-    "\n"
-    "Runs a chain of operations, e.g. 'gaussian 15 | sobel dx=1 | invert', on the device\n"
-    "without round trips through host memory between them (docs/pipelines.md). Steps:\n"
-    "  invert [max=F]                       gaussian [ksize=]N|WxH [sigma=]S[,SY]\n"
-    "  box [ksize=]N|WxH [normalize=0|1]    filter [kernel=]'a,b,c;d,e,f;...' [delta=D]\n"
-    "  sobel [dx=N] [dy=N] [ksize=K] [scale=S] [delta=D] [dtype=u8|s16|f32]\n"
-    "  edges [ksize=K] [scale=S] [delta=D]  gray\n"
-    "  convert [dtype=]u8|u16|s16|f32 [scale=S] [offset=O]\n"
-    "  map [expr=]'EXPR' [NAME=V ...]       stencil [radius=R] [expr=]'EXPR' [NAME=V ...]\n"
-    "  spectrum [log1p=0|1]\n"
-    "Filters take border=MODE and border_value=V[,V..]. A syntax error names its position\n"
-    "(exit 2).\n"
-    "\n"
-    "Images load as stored (gray, RGB or RGBA, 8 or 16 bits; --color: 8-bit RGB). Where the\n"
-    "pipeline refuses that, or OUT's format cannot hold its result (JPEG: 8-bit gray or RGB;\n"
-    "PPM/PGM: no alpha), the input is loaded without alpha, then in 8 bits, and a note on\n"
-    "stderr says so. OUT appears only complete, even if gip is killed; a read-only OUT is\n"
-    "replaced only with --overwrite.\n"
-    "\n"
-    "With -i and -o every image of DIR (.jpg .jpeg .png .ppm .pgm .pnm), or every file GLOB\n"
-    "matches, is written to DIR/<name>.<ext> (DIR and its parents created if missing):\n"
-    "decoding, compute and encoding overlap; outputs appear only complete, even if gip is\n"
-    "killed; existing outputs are skipped unless --overwrite. A file that fails is reported\n"
-    "and skipped; the exit status is then 1.\n"
-    "\n"
-    "Options:\n"
-    "  -i DIR|GLOB          batch input: a folder or a quoted pattern\n"
-    "  -o DIR               batch output folder (created with its parents if missing)\n"
-    "  --jobs N             decode/encode threads, 1..1024 (default: one per core, at\n"
-    "                       most 8 a GPU with nvJPEG)\n"
-    "  --format jpg|png|pnm output format (default: the input's)\n"
-    "  --overwrite          replace existing outputs, read-only ones too (batch: otherwise\n"
-    "                       skipped; one file: a read-only OUT is otherwise refused)\n"
-    "  --quiet              no progress bar and no summary\n"
-    "  --streams N          CUDA: pipelines (streams) per device, 1..16 (default 2)\n"
-    "  --cpu-mode M         CPU: inline (each thread does every stage; default) or staged\n"
-    "  --one-device         CUDA: only the device of --device, not every usable one\n"
-    "  --devices LIST       CUDA: these devices (ordinals, e.g. 0,2), the first as --device\n"
-    "  --scheduler ADDRESS  run the batch on a Dask cluster: executes 'python3 -m gip.dask run'\n"
-    "                       with these arguments (pip install 'gip[dask]'; docs/dask.md)\n"
-    "  --decoder D          auto (nvJPEG on CUDA when built with it), cpu or nvjpeg\n"
-    "  --decode-batch N     nvJPEG: files per batched decode, 1..64 (default 16)\n"
-    "  --gpu-memory-limit B device memory a run may use (e.g. 2G): larger images run in tiles\n"
-    "                       with halos, identical to the untiled result (default: 3/4 of it)\n"
-    "  --max-memory B       one file: host memory bound (e.g. 256M); larger images are streamed\n"
-    "                       by rows (PNG, baseline JPEG, PPM/PGM); default: GIP_MAX_MEMORY,\n"
-    "                       else a quarter of the RAM\n",
-    CLI_COMMON_DEVICE | CLI_COMMON_SAVE | CLI_COMMON_UNCHANGED};
+    .name = "run",
+    .summary = "run a pipeline of operations on a file or a folder",
+    .run = run_run,
+    .help =
+        "Usage: gip run [options] PIPELINE IN OUT\n"
+        "       gip run [options] PIPELINE -i DIR|GLOB -o DIR\n"
+        "\n"
+        "Runs a chain of operations, e.g. 'gaussian 15 | sobel dx=1 | invert', on the device\n"
+        "without round trips through host memory between them (docs/pipelines.md); the steps are\n"
+        "listed below. A syntax error names its position (exit 2).\n"
+        "\n"
+        "Images load as stored (gray, RGB or RGBA, 8 or 16 bits; --color: 8-bit RGB). Where the\n"
+        "pipeline refuses that, or OUT's format cannot hold its result (JPEG: 8-bit gray or RGB;\n"
+        "PPM/PGM: no alpha), the input is loaded without alpha, then in 8 bits, and a note on\n"
+        "stderr says so. OUT appears only complete, even if gip is killed; a read-only OUT is\n"
+        "replaced only with --overwrite.\n"
+        "\n"
+        "With -i and -o every image of DIR (.jpg .jpeg .png .ppm .pgm .pnm), or every file GLOB\n"
+        "matches, is written to DIR/<name>.<ext> (DIR and its parents created if missing):\n"
+        "decoding, compute and encoding overlap; outputs appear only complete, even if gip is\n"
+        "killed; existing outputs are skipped unless --overwrite. A file that fails is reported\n"
+        "and skipped; the exit status is then 1.\n"
+        "\n"
+        "Options:\n"
+        "  -i DIR|GLOB          batch input: a folder or a quoted pattern\n"
+        "  -o DIR               batch output folder (created with its parents if missing)\n"
+        "  --jobs N             decode/encode threads, 1..1024 (default: one per core, at\n"
+        "                       most 8 a GPU with nvJPEG)\n"
+        "  --format jpg|png|pnm output format (default: the input's)\n"
+        "  --overwrite          replace existing outputs, read-only ones too (batch: otherwise\n"
+        "                       skipped; one file: a read-only OUT is otherwise refused)\n"
+        "  --quiet              no progress bar and no summary\n"
+        "  --streams N          CUDA: pipelines (streams) per device, 1..16 (default 2)\n"
+        "  --cpu-mode M         CPU: inline (each thread does every stage; default) or staged\n"
+        "  --one-device         CUDA: only the device of --device, not every usable one\n"
+        "  --devices LIST       CUDA: these devices (ordinals, e.g. 0,2), the first as --device\n"
+        "  --scheduler ADDRESS  run the batch on a Dask cluster: executes 'python3 -m gip.dask "
+        "run'\n"
+        "                       with these arguments (pip install 'gip[dask]'; docs/dask.md)\n"
+        "  --decoder D          auto (nvJPEG on CUDA when built with it), cpu or nvjpeg\n"
+        "  --decode-batch N     nvJPEG: files per batched decode, 1..64 (default 16)\n"
+        "  --gpu-memory-limit B device memory a run may use (e.g. 2G): larger images run in tiles\n"
+        "                       with halos, identical to the untiled result (default: 3/4 of it)\n"
+        "  --max-memory B       one file: host memory bound (e.g. 256M); larger images are "
+        "streamed\n"
+        "                       by rows (PNG, baseline JPEG, PPM/PGM); default: GIP_MAX_MEMORY,\n"
+        "                       else a quarter of the RAM\n",
+    .common = CLI_COMMON_DEVICE | CLI_COMMON_SAVE | CLI_COMMON_UNCHANGED,
+    .more_help = print_steps};

@@ -58,80 +58,72 @@ static int on_progress(void *user, const gip_style_progress *p)
 
 static int run_style(const cli_command *cmd, int argc, char **argv)
 {
-    cli_opt opts[] = {
-        {"--size", "N", NULL},
-        {"--iters", "N", NULL},
-        {"--weights", "FILE", NULL},
-        {"--seed", "S", NULL},
-        {"--style-weight", "W", NULL},
-        {"--content-weight", "W", NULL},
-        {"--tv-weight", "W", NULL},
-        {"--pool", "max|avg", NULL},
-        {"--init", "content|style|noise", NULL},
-        {"--history", "N", NULL},
-        {"--optimizer", "lbfgs|adam", NULL},
-        {"--line-search", "none|strong-wolfe|armijo", NULL},
-        {"--lr", "X", NULL},
-        {"--progress", "N", NULL},
-        {"--quiet", NULL, NULL},
+    cli_opt table[] = {
+        {"--size", "N", NULL, 0},
+        {"--iters", "N", NULL, 0},
+        {"--weights", "FILE", NULL, 0},
+        {"--seed", "S", NULL, 0},
+        {"--style-weight", "W", NULL, 0},
+        {"--content-weight", "W", NULL, 0},
+        {"--tv-weight", "W", NULL, 0},
+        {"--pool", "max|avg", NULL, 0},
+        {"--init", "content|style|noise", NULL, 0},
+        {"--history", "N", NULL, 0},
+        {"--optimizer", "lbfgs|adam", NULL, 0},
+        {"--line-search", "none|strong-wolfe|armijo", NULL, 0},
+        {"--lr", "X", NULL, 0},
+        {"--progress", "N", NULL, 0},
+        {"--quiet", NULL, NULL, 0},
     };
-    enum {
-        O_SIZE,
-        O_ITERS,
-        O_WEIGHTS,
-        O_SEED,
-        O_SW,
-        O_CW,
-        O_TV,
-        O_POOL,
-        O_INIT,
-        O_HIST,
-        O_OPT,
-        O_LS,
-        O_LR,
-        O_PROG,
-        O_QUIET,
-        O_N
-    };
+    cli_opts opts = CLI_OPTS(table);
     cli_common common;
     const char *pos[3];
     int npos;
-    int rc = cli_parse(cmd, argc, argv, opts, O_N, &common, pos, 3, 3, &npos);
+    int rc = cli_parse(cmd, argc, argv, opts, &common, pos, 3, 3, &npos);
     if (rc)
         return rc;
 
     int64_t size = 512, iters = 300, seed = 0, hist = 0, every = 10;
     double sw = 0, cw = 0, tv = 0, lr = 0;
     gip_style_params p = {0};
-    if ((opts[O_SIZE].value &&
-         cli_parse_int(cmd, "--size", opts[O_SIZE].value, 16, 4096, "16..4096", &size)) ||
-        (opts[O_ITERS].value &&
-         cli_parse_int(cmd, "--iters", opts[O_ITERS].value, 1, 100000, "1..100000", &iters)) ||
-        (opts[O_SEED].value &&
-         cli_parse_int(cmd, "--seed", opts[O_SEED].value, 0, INT64_MAX, "0..2^63-1", &seed)) ||
-        (opts[O_HIST].value &&
-         cli_parse_int(cmd, "--history", opts[O_HIST].value, 1, 1000, "1..1000", &hist)) ||
-        (opts[O_PROG].value &&
-         cli_parse_int(cmd, "--progress", opts[O_PROG].value, 1, 100000, "1..100000", &every)) ||
-        (opts[O_SW].value && cli_parse_double(cmd, "--style-weight", opts[O_SW].value, 1e-30, 1e30,
-                                              "a number > 0", &sw)) ||
-        (opts[O_CW].value && cli_parse_double(cmd, "--content-weight", opts[O_CW].value, 1e-30,
-                                              1e30, "a number > 0", &cw)) ||
-        (opts[O_TV].value &&
-         cli_parse_double(cmd, "--tv-weight", opts[O_TV].value, 0, 1e30, "a number >= 0", &tv)) ||
-        (opts[O_LR].value &&
-         cli_parse_double(cmd, "--lr", opts[O_LR].value, 1e-30, 1e6, "a number in (0, 1e6]", &lr)))
+    if ((cli_opt_value(opts, "--size") &&
+         cli_parse_int(cmd, "--size", cli_opt_value(opts, "--size"), 16, 4096, "16..4096",
+                       &size)) ||
+        (cli_opt_value(opts, "--iters") &&
+         cli_parse_int(cmd, "--iters", cli_opt_value(opts, "--iters"), 1, 100000, "1..100000",
+                       &iters)) ||
+        (cli_opt_value(opts, "--seed") &&
+         cli_parse_int(cmd, "--seed", cli_opt_value(opts, "--seed"), 0, INT64_MAX, "0..2^63-1",
+                       &seed)) ||
+        (cli_opt_value(opts, "--history") &&
+         cli_parse_int(cmd, "--history", cli_opt_value(opts, "--history"), 1, 1000, "1..1000",
+                       &hist)) ||
+        (cli_opt_value(opts, "--progress") &&
+         cli_parse_int(cmd, "--progress", cli_opt_value(opts, "--progress"), 1, 100000, "1..100000",
+                       &every)) ||
+        (cli_opt_value(opts, "--style-weight") &&
+         cli_parse_double(cmd, "--style-weight", cli_opt_value(opts, "--style-weight"), 1e-30, 1e30,
+                          "a number > 0", &sw)) ||
+        (cli_opt_value(opts, "--content-weight") &&
+         cli_parse_double(cmd, "--content-weight", cli_opt_value(opts, "--content-weight"), 1e-30,
+                          1e30, "a number > 0", &cw)) ||
+        (cli_opt_value(opts, "--tv-weight") &&
+         cli_parse_double(cmd, "--tv-weight", cli_opt_value(opts, "--tv-weight"), 0, 1e30,
+                          "a number >= 0", &tv)) ||
+        (cli_opt_value(opts, "--lr") && cli_parse_double(cmd, "--lr", cli_opt_value(opts, "--lr"),
+                                                         1e-30, 1e6, "a number in (0, 1e6]", &lr)))
         return CLI_EXIT_USAGE;
-    if (opts[O_OPT].value) {
-        if (strcmp(opts[O_OPT].value, "lbfgs") == 0)
+    if (cli_opt_value(opts, "--optimizer")) {
+        if (strcmp(cli_opt_value(opts, "--optimizer"), "lbfgs") == 0)
             p.optimizer = GIP_STYLE_OPT_LBFGS;
-        else if (strcmp(opts[O_OPT].value, "adam") == 0)
+        else if (strcmp(cli_opt_value(opts, "--optimizer"), "adam") == 0)
             p.optimizer = GIP_STYLE_OPT_ADAM;
         else
-            return cli_usage(cmd, "--optimizer: '%s' is not lbfgs or adam", opts[O_OPT].value);
+            return cli_usage(cmd, "--optimizer: '%s' is not lbfgs or adam",
+                             cli_opt_value(opts, "--optimizer"));
     }
-    if (opts[O_LS].value) {
-        const char *v = opts[O_LS].value;
+    if (cli_opt_value(opts, "--line-search")) {
+        const char *v = cli_opt_value(opts, "--line-search");
         if (strcmp(v, "none") == 0)
             p.line_search = GIP_STYLE_LS_NONE;
         else if (strcmp(v, "strong-wolfe") == 0)
@@ -143,16 +135,16 @@ static int run_style(const cli_command *cmd, int argc, char **argv)
         if (p.optimizer == GIP_STYLE_OPT_ADAM)
             return cli_usage(cmd, "--line-search applies to --optimizer lbfgs only");
     }
-    if (opts[O_POOL].value) {
-        if (strcmp(opts[O_POOL].value, "max") == 0)
+    if (cli_opt_value(opts, "--pool")) {
+        if (strcmp(cli_opt_value(opts, "--pool"), "max") == 0)
             p.pool = GIP_STYLE_POOL_MAX;
-        else if (strcmp(opts[O_POOL].value, "avg") == 0)
+        else if (strcmp(cli_opt_value(opts, "--pool"), "avg") == 0)
             p.pool = GIP_STYLE_POOL_AVG;
         else
-            return cli_usage(cmd, "--pool: '%s' is not max or avg", opts[O_POOL].value);
+            return cli_usage(cmd, "--pool: '%s' is not max or avg", cli_opt_value(opts, "--pool"));
     }
-    if (opts[O_INIT].value) {
-        const char *v = opts[O_INIT].value;
+    if (cli_opt_value(opts, "--init")) {
+        const char *v = cli_opt_value(opts, "--init");
         if (strcmp(v, "content") == 0)
             p.init = GIP_STYLE_INIT_CONTENT;
         else if (strcmp(v, "style") == 0)
@@ -193,8 +185,8 @@ static int run_style(const cli_command *cmd, int argc, char **argv)
         cli_lib_error(cmd->name, st);
         goto out_free;
     }
-    if (opts[O_WEIGHTS].value) {
-        if ((st = gip_vgg19_load(opts[O_WEIGHTS].value, &net))) {
+    if (cli_opt_value(opts, "--weights")) {
+        if ((st = gip_vgg19_load(cli_opt_value(opts, "--weights"), &net))) {
             cli_lib_error(cmd->name, st);
             goto out_free;
         }
@@ -228,7 +220,7 @@ static int run_style(const cli_command *cmd, int argc, char **argv)
         s_in = &ds;
         d_out = &dst;
     }
-    progress_state ps = {isatty(2), opts[O_QUIET].value != NULL, {0}};
+    progress_state ps = {isatty(2), cli_opt_value(opts, "--quiet") != NULL, {0}};
     interrupted = 0;
     void (*old)(int) = signal(SIGINT, on_sigint);
     double t0 = cli_now();
@@ -272,35 +264,40 @@ out_free:
 }
 
 const cli_command cli_cmd_style = {
-    "style", "neural style transfer (Gatys et al.) with VGG19", run_style,
-    "Usage: gip style [options] CONTENT STYLE OUT\n"
-    "\n"
-    "Renders CONTENT in the style of STYLE: VGG19 features (content conv4_2, style conv1_1 ..\n"
-    "conv5_1, normalised Gram matrices), L-BFGS or Adam on the image. The content image is resized "
-    "so\n"
-    "that its shorter side is --size; the style image's shorter side matches it.\n"
-    "\n"
-    "  --size N               shorter side of the output (default 512)\n"
-    "  --iters N              optimiser iterations (default 300)\n"
-    "  --weights FILE         VGG19 weights (.safetensors, torchvision names; convert\n"
-    "                         vgg19-dcbb9e9d.pth with python -m gip.convert_vgg19); without\n"
-    "                         it a seeded random VGG19 is used\n"
-    "  --seed S               seed of the random network and of noise (default 0)\n"
-    "  --style-weight W       default 300 (losses are normalised per layer)\n"
-    "  --content-weight W     default 1\n"
-    "  --tv-weight W          total-variation weight (default 0: off)\n"
-    "  --pool max|avg         pooling (default avg)\n"
-    "  --init content|style|noise   starting image (default content)\n"
-    "  --optimizer lbfgs|adam (default lbfgs)\n"
-    "  --line-search none|strong-wolfe|armijo   L-BFGS step rule (default armijo): none is\n"
-    "                         torch.optim.LBFGS's default (a fixed step --lr), strong-wolfe\n"
-    "                         its line_search_fn='strong_wolfe'\n"
-    "  --lr X                 step: L-BFGS none/strong-wolfe (default 1); Adam's learning rate\n"
-    "                         on the normalised image (default 0.05)\n"
-    "  --history N            L-BFGS history, 1..1000 (default 10; PyTorch's is 100)\n"
-    "  --progress N           report every N iterations (default 10): a progress bar on a\n"
-    "                         terminal, plain lines otherwise; a summary line at the end\n"
-    "  --quiet                no progress report and no summary\n"
-    "\n"
-    "Ctrl-C stops and writes the best image so far.\n",
-    CLI_COMMON_DEVICE | CLI_COMMON_SAVE | CLI_COMMON_OUTPUT};
+    .name = "style",
+    .summary = "neural style transfer (Gatys et al.) with VGG19",
+    .run = run_style,
+    .help =
+        "Usage: gip style [options] CONTENT STYLE OUT\n"
+        "\n"
+        "Renders CONTENT in the style of STYLE: VGG19 features (content conv4_2, style conv1_1 ..\n"
+        "conv5_1, normalised Gram matrices), L-BFGS or Adam on the image. The content image is "
+        "resized "
+        "so\n"
+        "that its shorter side is --size; the style image's shorter side matches it.\n"
+        "\n"
+        "  --size N               shorter side of the output (default 512)\n"
+        "  --iters N              optimiser iterations (default 300)\n"
+        "  --weights FILE         VGG19 weights (.safetensors, torchvision names; convert\n"
+        "                         vgg19-dcbb9e9d.pth with python -m gip.convert_vgg19); without\n"
+        "                         it a seeded random VGG19 is used\n"
+        "  --seed S               seed of the random network and of noise (default 0)\n"
+        "  --style-weight W       default 300 (losses are normalised per layer)\n"
+        "  --content-weight W     default 1\n"
+        "  --tv-weight W          total-variation weight (default 0: off)\n"
+        "  --pool max|avg         pooling (default avg)\n"
+        "  --init content|style|noise   starting image (default content)\n"
+        "  --optimizer lbfgs|adam (default lbfgs)\n"
+        "  --line-search none|strong-wolfe|armijo   L-BFGS step rule (default armijo): none is\n"
+        "                         torch.optim.LBFGS's default (a fixed step --lr), strong-wolfe\n"
+        "                         its line_search_fn='strong_wolfe'\n"
+        "  --lr X                 step: L-BFGS none/strong-wolfe (default 1); Adam's learning "
+        "rate\n"
+        "                         on the normalised image (default 0.05)\n"
+        "  --history N            L-BFGS history, 1..1000 (default 10; PyTorch's is 100)\n"
+        "  --progress N           report every N iterations (default 10): a progress bar on a\n"
+        "                         terminal, plain lines otherwise; a summary line at the end\n"
+        "  --quiet                no progress report and no summary\n"
+        "\n"
+        "Ctrl-C stops and writes the best image so far.\n",
+    .common = CLI_COMMON_DEVICE | CLI_COMMON_SAVE | CLI_COMMON_OUTPUT};

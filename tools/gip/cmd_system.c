@@ -8,7 +8,7 @@ static int run_devices(const cli_command *cmd, int argc, char **argv)
 {
     cli_common common;
     int npos;
-    int rc = cli_parse(cmd, argc, argv, NULL, 0, &common, NULL, 0, 0, &npos);
+    int rc = cli_parse(cmd, argc, argv, CLI_NO_OPTS, &common, NULL, 0, 0, &npos);
     if (rc)
         return rc;
 
@@ -46,10 +46,12 @@ static int run_devices(const cli_command *cmd, int argc, char **argv)
 }
 
 const cli_command cli_cmd_devices = {
-    "devices", "show what --device auto uses and every CUDA device", run_devices,
-    "Usage: gip devices\n"
-    "\n"
-    "Prints the device --device auto picks (\"auto: ...\"), then every CUDA device with its\n"
-    "index, name, compute capability, multiprocessors, memory, and whether gip can use it\n"
-    "(or why not). Without any CUDA device it says why and exits 0.\n",
-    0};
+    .name = "devices",
+    .summary = "show what --device auto uses and every CUDA device",
+    .run = run_devices,
+    .help =
+        "Usage: gip devices\n"
+        "\n"
+        "Prints the device --device auto picks (\"auto: ...\"), then every CUDA device with its\n"
+        "index, name, compute capability, multiprocessors, memory, and whether gip can use it\n"
+        "(or why not). Without any CUDA device it says why and exits 0.\n"};

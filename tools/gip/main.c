@@ -1,24 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* The gip command-line tool: the table of subcommands and the dispatch to them. */
+/* The gip command-line tool: the hand-written subcommands, one command per registered operation,
+ * and the dispatch to them. */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
 
-/* The Fourier and user-kernel subcommands (cmd_fft.c, cmd_kernel.c), style transfer
- * (cmd_style.c). */
-extern const cli_command cli_cmd_spectrum, cli_cmd_fft, cli_cmd_ifft;
-extern const cli_command cli_cmd_kernel, cli_cmd_map, cli_cmd_stencil;
-extern const cli_command cli_cmd_style;
-extern const cli_command cli_cmd_run; /* cmd_run.c */
-extern const cli_command cli_cmd_ops; /* cmd_ops.c */
-
-/* Every subcommand, in the order `gip --help` lists them. */
+/* The subcommands that are not one registered operation on one image, in the order `gip --help`
+ * lists them. Their names win over an operation of the same name (convert: files, not dtypes). */
 static const cli_command *const commands[] = {
-    &cli_cmd_devices,  &cli_cmd_info,   &cli_cmd_convert, &cli_cmd_gray,  &cli_cmd_invert,
-    &cli_cmd_box,      &cli_cmd_filter, &cli_cmd_sobel,   &cli_cmd_edges, &cli_cmd_gaussian,
-    &cli_cmd_spectrum, &cli_cmd_fft,    &cli_cmd_ifft,    &cli_cmd_map,   &cli_cmd_stencil,
-    &cli_cmd_kernel,   &cli_cmd_style,  &cli_cmd_run,     &cli_cmd_ops,
+    &cli_cmd_devices, &cli_cmd_info,  &cli_cmd_convert, &cli_cmd_fft, &cli_cmd_ifft,
+    &cli_cmd_kernel,  &cli_cmd_style, &cli_cmd_run,     &cli_cmd_ops,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
@@ -30,6 +22,20 @@ static const cli_command *find_command(const char *name)
     return NULL;
 }
 
+/* The command `name`: a hand-written one, else that of the registered operation (made into
+ * *made, which the caller frees with cli_op_command_free()). NULL when there is none. */
+static const cli_command *lookup(const char *name, cli_command *made)
+{
+    const cli_command *cmd = find_command(name);
+    if (cmd)
+        return cmd;
+    const gip_op *op = gip_op_find(name);
+    gip_clear_error();
+    if (!op || cli_op_command(op, made) != 0)
+        return NULL;
+    return made;
+}
+
 static void print_main_help(void)
 {
     printf("Usage: gip COMMAND [options] [arguments]\n"
@@ -38,8 +44,14 @@ static void print_main_help(void)
            "GPU image processing with a CPU fallback.\n"
            "%s\n"
            "\n"
-           "Commands:\n",
+           "Operations (gip NAME [--PARAM V ...] IN OUT; the same as gip run 'NAME ...'):\n",
            gip_build_info());
+    for (int32_t i = 0; i < gip_op_count(); i++) {
+        const gip_op *op = gip_op_at(i);
+        if (!find_command(op->name))
+            printf("  %-10s %s\n", op->name, op->summary);
+    }
+    printf("\nOther commands:\n");
     for (size_t i = 0; i < NCOMMANDS; i++)
         printf("  %-10s %s\n", commands[i]->name, commands[i]->summary);
     printf("\n"
@@ -47,12 +59,13 @@ static void print_main_help(void)
            "  -h, --help   show this help and exit\n"
            "  --version    show the version and how the library was built, and exit\n"
            "\n"
-           "Filters run on --device auto (default: the first usable CUDA device, else the CPU),\n"
-           "cpu, cuda or cuda:N. Images load as stored (gray, RGB or RGBA, 8 or 16 bits; --color:\n"
-           "8-bit RGB); where OUT's format cannot hold the result a note on stderr says what was\n"
-           "converted. Outputs appear only complete, even if gip is killed, keep the mode of a\n"
-           "file they replace, and replace a read-only file only with --overwrite. Exit status:\n"
-           "0 success, 1 runtime error (missing or corrupt file, no GPU ...), 2 usage error.\n");
+           "Operations run on --device auto (default: the first usable CUDA device, else the\n"
+           "CPU), cpu, cuda or cuda:N. Images load as stored (gray, RGB or RGBA, 8 or 16 bits;\n"
+           "--color: 8-bit RGB); where OUT's format cannot hold the result a note on stderr says\n"
+           "what was converted. Outputs appear only complete, even if gip is killed, keep the\n"
+           "mode of a file they replace, and replace a read-only file only with --overwrite.\n"
+           "Exit status: 0 success, 1 runtime error (missing or corrupt file, no GPU ...),\n"
+           "2 usage error.\n");
 }
 
 int main(int argc, char **argv)
@@ -70,21 +83,24 @@ int main(int argc, char **argv)
         printf("gip %s\n%s\n", gip_version(), gip_build_info());
         return CLI_EXIT_OK;
     }
+    cli_command made = {0};
     if (strcmp(name, "help") == 0) {
         /* `gip help COMMAND` is `gip COMMAND --help`. */
         if (argc == 2) {
             print_main_help();
             return CLI_EXIT_OK;
         }
-        const cli_command *cmd = find_command(argv[2]);
+        const cli_command *cmd = lookup(argv[2], &made);
         if (!cmd || argc > 3) {
             fprintf(stderr, "gip help: unknown command '%s'\nTry 'gip --help'.\n", argv[2]);
+            cli_op_command_free(&made);
             return CLI_EXIT_USAGE;
         }
         cli_print_help(cmd);
+        cli_op_command_free(&made);
         return CLI_EXIT_OK;
     }
-    const cli_command *cmd = find_command(name);
+    const cli_command *cmd = name[0] == '-' ? NULL : lookup(name, &made);
     if (!cmd) {
         if (name[0] == '-')
             fprintf(stderr, "gip: unknown option '%s'\nTry 'gip --help'.\n", name);
@@ -93,5 +109,6 @@ int main(int argc, char **argv)
         return CLI_EXIT_USAGE;
     }
     int rc = cmd->run(cmd, argc - 1, argv + 1);
+    cli_op_command_free(&made);
     return rc == CLI_HELP ? CLI_EXIT_OK : rc;
 }

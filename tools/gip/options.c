@@ -19,8 +19,6 @@ enum common_id {
     OPT_TIME,
     OPT_VERBOSE,
     OPT_MAX_MEMORY,
-    OPT_BORDER,
-    OPT_BORDER_VALUE,
     OPT_QUALITY,
     OPT_UNCHANGED,
     OPT_COLOR,
@@ -54,12 +52,6 @@ static const struct common_opt {
                         "(default: GIP_MAX_MEMORY, else a quarter of the memory);\n"
                         "an image above it is refused from its header, before\n"
                         "loading (gip run streams it by rows instead)"},
-    [OPT_BORDER] = {"--border", NULL, "MODE", CLI_COMMON_BORDER,
-                    "pixels outside the image: reflect101 (default), reflect,\n"
-                    "replicate, constant or wrap"},
-    [OPT_BORDER_VALUE] = {"--border-value", NULL, "V[,V,V,V]", CLI_COMMON_BORDER,
-                          "value of constant borders: one for all channels or one\n"
-                          "per channel (default 0); needs --border constant"},
     [OPT_QUALITY] = {"--quality", NULL, "N", CLI_COMMON_SAVE,
                      "JPEG quality of the output, 1..100 (default 95)"},
     [OPT_UNCHANGED] = {"--unchanged", NULL, NULL, CLI_COMMON_UNCHANGED,
@@ -84,6 +76,17 @@ int cli_usage(const cli_command *cmd, const char *fmt, ...)
     return CLI_EXIT_USAGE;
 }
 
+int cli_runtime_error(const cli_command *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "gip %s: ", cmd->name);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return CLI_EXIT_RUNTIME;
+}
+
 int cli_lib_error(const char *name, gip_status status)
 {
     const char *msg = gip_last_error();
@@ -93,23 +96,36 @@ int cli_lib_error(const char *name, gip_status status)
     return CLI_EXIT_RUNTIME;
 }
 
-/* Prints one option line of a help text, aligned like the subcommands' own texts. */
-static void print_opt(const char *alias, const char *name, const char *metavar, const char *help)
+int cli_op_error(const cli_command *cmd, gip_status status)
+{
+    if (cmd->op) {
+        char msg[1024];
+        const char *m = gip_last_error();
+        cli_op_message(cmd->op, m && *m ? m : gip_status_string(status), msg, sizeof msg);
+        fprintf(stderr, "gip %s: %s\n", cmd->name, msg);
+    } else {
+        cli_lib_error(cmd->name, status);
+    }
+    return gip_status_group(status) == GIP_ERR_INVALID_ARGUMENT ? CLI_EXIT_USAGE : CLI_EXIT_RUNTIME;
+}
+
+void cli_print_opt(FILE *f, const char *alias, const char *name, const char *metavar,
+                   const char *help)
 {
     char left[96];
     snprintf(left, sizeof left, "%s%s%s%s%s", alias ? alias : "", alias ? ", " : "", name,
              metavar ? " " : "", metavar ? metavar : "");
     if (strlen(left) <= 20)
-        printf("  %-20s ", left);
+        fprintf(f, "  %-20s ", left);
     else
-        printf("  %s\n  %-20s ", left, "");
+        fprintf(f, "  %s\n  %-20s ", left, "");
     /* Continuation lines of the help start under its first character. */
     for (const char *p = help; *p; p++) {
-        putchar(*p);
+        fputc(*p, f);
         if (*p == '\n')
-            printf("  %-20s ", "");
+            fprintf(f, "  %-20s ", "");
     }
-    putchar('\n');
+    fputc('\n', f);
 }
 
 /* True when the subcommand's own help lists option `name` ("\n  --name "): its own option of that
@@ -126,12 +142,14 @@ static int lists_own(const cli_command *cmd, const char *name)
 void cli_print_help(const cli_command *cmd)
 {
     fputs(cmd->help, stdout);
+    if (cmd->more_help)
+        cmd->more_help();
     printf("\nCommon options:\n");
     for (int i = 0; i < OPT_COUNT; i++)
         if ((cmd->common & common_opts[i].group) && !lists_own(cmd, common_opts[i].name))
-            print_opt(common_opts[i].alias, common_opts[i].name, common_opts[i].metavar,
-                      common_opts[i].help);
-    print_opt("-h", "--help", NULL, "show this help and exit");
+            cli_print_opt(stdout, common_opts[i].alias, common_opts[i].name, common_opts[i].metavar,
+                          common_opts[i].help);
+    cli_print_opt(stdout, "-h", "--help", NULL, "show this help and exit");
 }
 
 /* Converts the characters s[0..len) to an integer; false unless all of them form one. */
@@ -234,59 +252,18 @@ int cli_parse_double(const cli_command *cmd, const char *opt, const char *s, dou
     return 0;
 }
 
-/* Parses "A<sep>B" (or just "A" when single_ok, giving B = A) as two integers in [min, max]. */
-static int parse_two(const cli_command *cmd, const char *opt, const char *s, const char *seps,
-                     int single_ok, int64_t min, int64_t max, const char *accepted, int32_t *a,
-                     int32_t *b)
+int cli_parse_pair(const cli_command *cmd, const char *opt, const char *s, int64_t min, int64_t max,
+                   const char *accepted, int32_t *a, int32_t *b)
 {
-    size_t split = strcspn(s, seps);
+    size_t split = strcspn(s, ",");
     long long va = 0, vb = 0;
-    int ok;
-    if (s[split] == '\0') {
-        ok = single_ok && to_ll(s, split, &va);
-        vb = va;
-    } else {
-        ok = to_ll(s, split, &va) && to_ll(s + split + 1, strlen(s + split + 1), &vb);
-    }
-    if (!ok)
+    if (s[split] == '\0' || !to_ll(s, split, &va) ||
+        !to_ll(s + split + 1, strlen(s + split + 1), &vb))
         return cli_usage(cmd, "%s: '%s' is malformed; accepted: %s", opt, s, accepted);
     if (va < min || va > max || vb < min || vb > max)
         return cli_usage(cmd, "%s: '%s' is out of range; accepted: %s", opt, s, accepted);
     *a = (int32_t)va;
     *b = (int32_t)vb;
-    return 0;
-}
-
-int cli_parse_size(const cli_command *cmd, const char *opt, const char *s, int64_t min, int64_t max,
-                   const char *accepted, int32_t *w, int32_t *h)
-{
-    return parse_two(cmd, opt, s, "xX", 1, min, max, accepted, w, h);
-}
-
-int cli_parse_pair(const cli_command *cmd, const char *opt, const char *s, int64_t min, int64_t max,
-                   const char *accepted, int32_t *a, int32_t *b)
-{
-    return parse_two(cmd, opt, s, ",", 0, min, max, accepted, a, b);
-}
-
-int cli_parse_list(const cli_command *cmd, const char *opt, const char *s, int max_count,
-                   const char *accepted, double *out, int *count)
-{
-    int n = 0;
-    const char *p = s;
-    for (;;) {
-        size_t len = strcspn(p, ",");
-        if (n == max_count)
-            return cli_usage(cmd, "%s: '%s' has more than %d values; accepted: %s", opt, s,
-                             max_count, accepted);
-        if (!to_double(p, len, &out[n]))
-            return cli_usage(cmd, "%s: '%s' is malformed; accepted: %s", opt, s, accepted);
-        n++;
-        if (p[len] == '\0')
-            break;
-        p += len + 1;
-    }
-    *count = n;
     return 0;
 }
 
@@ -297,9 +274,7 @@ double cli_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Parses a byte count: an integer with an optional K, M, G or T suffix (powers of 1024), then an
- * optional "i" and "B" (256M, 4GiB), as GIP_MAX_MEMORY. */
-static int parse_bytes(const cli_command *cmd, const char *opt, const char *text, int64_t *out)
+int cli_parse_bytes(const cli_command *cmd, const char *opt, const char *text, int64_t *out)
 {
     char *end = NULL;
     errno = 0;
@@ -365,7 +340,7 @@ static int convert_common(const cli_command *cmd, const char *const raw[OPT_COUN
     common->verbose = raw[OPT_VERBOSE] != NULL;
     if (raw[OPT_MAX_MEMORY]) {
         /* The library's default limit (gip_default_max_memory()) for every load of this run. */
-        if ((rc = parse_bytes(cmd, "--max-memory", raw[OPT_MAX_MEMORY], &v)))
+        if ((rc = cli_parse_bytes(cmd, "--max-memory", raw[OPT_MAX_MEMORY], &v)))
             return rc;
         char bytes[32];
         snprintf(bytes, sizeof bytes, "%lld", (long long)v);
@@ -375,36 +350,6 @@ static int convert_common(const cli_command *cmd, const char *const raw[OPT_COUN
         return cli_usage(cmd, "--unchanged and --color exclude each other");
     common->color = raw[OPT_COLOR] != NULL;
     common->overwrite = raw[OPT_OVERWRITE] != NULL;
-    if ((s = raw[OPT_BORDER])) {
-        static const struct {
-            const char *name;
-            gip_border mode;
-        } modes[] = {
-            {"reflect101", GIP_BORDER_REFLECT_101}, {"reflect_101", GIP_BORDER_REFLECT_101},
-            {"reflect", GIP_BORDER_REFLECT},        {"replicate", GIP_BORDER_REPLICATE},
-            {"constant", GIP_BORDER_CONSTANT},      {"wrap", GIP_BORDER_WRAP}};
-        size_t i;
-        for (i = 0; i < sizeof modes / sizeof modes[0]; i++)
-            if (strcmp(s, modes[i].name) == 0)
-                break;
-        if (i == sizeof modes / sizeof modes[0])
-            return cli_usage(cmd,
-                             "--border: unknown mode '%s'; accepted: reflect101 (default), "
-                             "reflect, replicate, constant or wrap",
-                             s);
-        common->border.mode = modes[i].mode;
-    }
-    if ((s = raw[OPT_BORDER_VALUE])) {
-        static const char accepted[] = "1 to 4 comma-separated numbers, e.g. 0 or 255,0,0";
-        double vals[4];
-        int n = 0;
-        if ((rc = cli_parse_list(cmd, "--border-value", s, 4, accepted, vals, &n)))
-            return rc;
-        if (common->border.mode != GIP_BORDER_CONSTANT)
-            return cli_usage(cmd, "--border-value applies only with --border constant");
-        for (int c = 0; c < 4; c++)
-            common->border.value[c] = (float)(n == 1 ? vals[0] : c < n ? vals[c] : 0.0);
-    }
     if (raw[OPT_QUALITY]) {
         if ((rc = cli_parse_int(cmd, "--quality", raw[OPT_QUALITY], 1, 100, "1..100", &v)))
             return rc;
@@ -427,13 +372,24 @@ static int find_common(const cli_command *cmd, const char *name, size_t len)
     return -1;
 }
 
-int cli_parse(const cli_command *cmd, int argc, char **argv, cli_opt *opts, int nopts,
-              cli_common *common, const char **pos, int min_pos, int max_pos, int *npos)
+/* Whether the argument after a CLI_OPT_BOOL option is its value: true or false, or a number
+ * (which the option's own check refuses unless it is 0 or 1), not an image path. */
+static int bool_value(const char *s)
+{
+    char *end;
+    if (!strcmp(s, "true") || !strcmp(s, "false"))
+        return 1;
+    cli_strtod(s, &end);
+    return end != s && *end == '\0';
+}
+
+int cli_parse(const cli_command *cmd, int argc, char **argv, cli_opts opts, cli_common *common,
+              const char **pos, int min_pos, int max_pos, int *npos)
 {
     memset(common, 0, sizeof *common);
     common->repeat = 1;
-    for (int i = 0; i < nopts; i++)
-        opts[i].value = NULL;
+    for (int i = 0; i < opts.n; i++)
+        opts.v[i].value = NULL;
     *npos = 0;
 
     /* Help wins over every other mistake on the line. */
@@ -460,15 +416,17 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, cli_opt *opts, int 
         /* An option: "--name", "--name=value" or "-v". */
         const char *eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL;
         size_t len = eq ? (size_t)(eq - a) : strlen(a);
-        const char *metavar = NULL;
+        const cli_opt *own = NULL;
         const char **slot = NULL;
+        const char *metavar = NULL;
         int c = -1;
         /* A subcommand's own option wins over a common one of the same name (run's
          * --max-memory, which also streams). */
-        for (int k = 0; k < nopts; k++)
-            if (strlen(opts[k].name) == len && strncmp(opts[k].name, a, len) == 0) {
-                metavar = opts[k].metavar;
-                slot = &opts[k].value;
+        for (int k = 0; k < opts.n; k++)
+            if (strlen(opts.v[k].name) == len && strncmp(opts.v[k].name, a, len) == 0) {
+                own = &opts.v[k];
+                metavar = own->metavar;
+                slot = &opts.v[k].value;
                 break;
             }
         if (!slot && (c = find_common(cmd, a, len)) >= 0) {
@@ -481,7 +439,14 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, cli_opt *opts, int 
                                  a);
             return cli_usage(cmd, "unknown option '%.*s'", (int)len, a);
         }
-        if (!metavar) {
+        if (own && (own->flags & CLI_OPT_BOOL)) {
+            if (eq)
+                *slot = eq + 1;
+            else if (i + 1 < argc && bool_value(argv[i + 1]))
+                *slot = argv[++i];
+            else
+                *slot = "1";
+        } else if (!metavar) {
             if (eq)
                 return cli_usage(cmd, "option '%.*s' takes no value", (int)len, a);
             *slot = "1";
@@ -501,4 +466,13 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, cli_opt *opts, int 
                          cmd->help);
     }
     return convert_common(cmd, raw, common);
+}
+
+const char *cli_opt_value(cli_opts opts, const char *name)
+{
+    for (int k = 0; k < opts.n; k++)
+        if (strcmp(opts.v[k].name, name) == 0)
+            return opts.v[k].value;
+    fprintf(stderr, "gip: internal error: option %s is not declared\n", name);
+    abort();
 }

@@ -1,22 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* Progress and summary printing of the batch engine: a one-line bar on a terminal, plain lines
+/* The progress and summary of gip run's batches: a one-line bar on a terminal, plain lines
  * otherwise, and the closing summary with the time per stage. */
 #include <stdio.h>
-#include <time.h>
 
-#include "gip/pipeline.h"
+#include "cli.h"
 
-static double mono(void)
+void cli_progress_print(cli_progress *pp, const gip_batch_progress *pr)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-void gip_batch_print_progress(void *printer, const gip_batch_progress *pr)
-{
-    gip_progress_printer *pp = printer;
-    if (!pp || !pp->stream || !pr)
+    if (!pp->stream || !pr)
         return;
     double rate = pr->elapsed > 0 ? (double)(pr->done - pr->skipped) / pr->elapsed : 0;
     double eta = rate > 0 ? (double)(pr->total - pr->done) / rate : 0;
@@ -37,7 +28,7 @@ void gip_batch_print_progress(void *printer, const gip_batch_progress *pr)
         fflush(pp->stream);
         return;
     }
-    double t = mono();
+    double t = cli_now();
     if (pr->done != pr->total && t - pp->last < 5.0)
         return;
     pp->last = t;
@@ -47,19 +38,17 @@ void gip_batch_print_progress(void *printer, const gip_batch_progress *pr)
     fflush(pp->stream);
 }
 
-void gip_progress_clear(gip_progress_printer *pp)
+void cli_progress_clear(cli_progress *pp)
 {
-    if (pp && pp->stream && pp->tty && pp->drawn) {
+    if (pp->stream && pp->tty && pp->drawn) {
         fprintf(pp->stream, "\r\033[K");
         fflush(pp->stream);
         pp->drawn = 0;
     }
 }
 
-void gip_batch_print_summary(FILE *f, const gip_batch_stats *s)
+void cli_batch_summary(FILE *f, const gip_batch_stats *s)
 {
-    if (!f || !s)
-        return;
     int64_t done = s->written + s->failed;
     double rate = s->wall > 0 ? (double)done / s->wall : 0;
     fprintf(f, "%lld written, %lld failed, %lld skipped of %lld in %.2f s: %.2f images/s\n",
