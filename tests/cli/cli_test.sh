@@ -196,6 +196,11 @@ run 0 filter '0,-1,0;-1,5,-1;0,-1,0' "$IN" "$F/sharpen_pos.png"
 run 0 filter --kernel '0,-1,0;-1,5,-1;0,-1,0' "$IN" "$F/sharpen_opt.png"
 checks=$((checks + 1))
 cmp -s "$F/sharpen_pos.png" "$F/sharpen_opt.png" || fail "filter KERNEL and --kernel KERNEL differ"
+# A negative number is an argument, not an option: a kernel starting with '-' needs no '--'.
+run 0 filter '-1,1;1,-1' "$IN" "$F/diff_pos.png"
+run 0 filter --kernel=-1,1\;1,-1 "$IN" "$F/diff_opt.png"
+checks=$((checks + 1))
+cmp -s "$F/diff_pos.png" "$F/diff_opt.png" || fail "filter '-1,1;1,-1' and --kernel=-1,1;1,-1 differ"
 run 0 spectrum --log1p 1 "$IN" "$F/spec_log1p.png"
 run 0 spectrum --log1p "$IN" "$F/spec_log1p_flag.png"
 checks=$((checks + 1))

@@ -101,6 +101,8 @@ run 0 spectrum "$I/rgb16.png" "$K/sp.png" && is "$K/sp.png" "512x512 1 8"
 # Sobel's 8-bit output comes from 8-bit data: a 16-bit input is reduced, and a note says so.
 run 0 sobel "$I/rgb16.png" "$K/so_16.png" && is "$K/so_16.png" "512x512 3 8" && noted "16-bit"
 run 0 sobel "$GRAY" "$K/so_gray.png" && is "$K/so_gray.png" "512x512 1 8"
+# Asked for a 16-bit result, Sobel computes it from the 16-bit data.
+run 0 sobel --dtype u16 "$I/rgb16.png" "$K/so_u16.png" && is "$K/so_u16.png" "512x512 3 16" && quiet
 run 0 edges "$I/gray16.png" "$K/e_16.png" && is "$K/e_16.png" "512x512 1 8"
 run 0 convert "$I/rgb16.png" "$K/c_16.ppm" && is "$K/c_16.ppm" "512x512 3 16"
 # --color: the former default, 8-bit RGB.

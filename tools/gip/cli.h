@@ -13,10 +13,11 @@
 
 /* Exit statuses of the tool. */
 #define CLI_EXIT_OK 0
-#define CLI_EXIT_RUNTIME 1 /* the library or the system failed: file missing, corrupt, no GPU ...  \
-                            */
-#define CLI_EXIT_USAGE 2   /* the command line was wrong */
-#define CLI_HELP (-1)      /* the parser printed help: exit 0 */
+#define CLI_EXIT_RUNTIME                                                                           \
+    1                    /* the library or the system failed: file missing, corrupt, no GPU ...    \
+                          */
+#define CLI_EXIT_USAGE 2 /* the command line was wrong */
+#define CLI_HELP (-1)    /* the parser printed help: exit 0 */
 
 /** One subcommand: its name, a one-line summary for `gip --help`, the function running it and the
  *  text `gip NAME --help` prints before the common options (its first line is the usage line). */

@@ -221,15 +221,18 @@ static void print_param_option(FILE *f, const gip_param *p, const cli_opt *o)
     char acc[400], text[1600], upper[NAME_MAX_LEN];
     cli_param_accepts(p, acc, sizeof acc);
     upper_name(p->name, upper, sizeof upper);
+    char required[200];
+    snprintf(required, sizeof required, "required%s%s%s",
+             required_positional(p) ? "; or give it as " : "", required_positional(p) ? upper : "",
+             required_positional(p) ? " before IN" : "");
     if (p->type == GIP_PARAM_CHOICE && strchr(o->metavar, '|'))
-        snprintf(text, sizeof text, "%s (default %s)", p->doc, p->def ? p->def : "required");
+        snprintf(text, sizeof text, "%s (%s%s)", p->doc, p->def ? "default " : "",
+                 p->def ? p->def : required);
     else if (p->type == GIP_PARAM_CHOICE)
-        snprintf(text, sizeof text, "%s; one of %s (default %s)", p->doc, acc,
-                 p->def ? p->def : "required");
+        snprintf(text, sizeof text, "%s; one of %s (%s%s)", p->doc, acc, p->def ? "default " : "",
+                 p->def ? p->def : required);
     else if (!p->def)
-        snprintf(text, sizeof text, "%s; %s (required%s%s%s)", p->doc, acc,
-                 required_positional(p) ? "; or give it as " : "",
-                 required_positional(p) ? upper : "", required_positional(p) ? " before IN" : "");
+        snprintf(text, sizeof text, "%s; %s (%s)", p->doc, acc, required);
     else if (p->type == GIP_PARAM_BOOL)
         snprintf(text, sizeof text, "%s (default %s; %s alone is 1)", p->doc, p->def, o->name);
     else
@@ -291,8 +294,8 @@ static void write_help(FILE *f, const gip_op *op, const cli_op_extra *extra, con
         fprintf(m, " OUT has IN's size and the channels and depth the operation gives, where "
                    "OUT's format can hold them (else a note says what was converted).");
         for (int32_t k = 0; k < op->nparams; k++)
-            if (required_positional(&op->params[k])) {
-                fprintf(m, " An argument starting with '-' goes after '--'.");
+            if (required_positional(&op->params[k]) && op->params[k].type == GIP_PARAM_STRING) {
+                fprintf(m, " An %s starting with '-' goes after '--'.", op->params[k].name);
                 break;
             }
         fclose(m);

@@ -407,7 +407,9 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, cli_opts opts, cli_
             options_done = 1;
             continue;
         }
-        if (options_done || a[0] != '-' || a[1] == '\0') {
+        /* "-" and negative numbers ("-1", "-.5") are arguments: no option starts so. */
+        if (options_done || a[0] != '-' || a[1] == '\0' || isdigit((unsigned char)a[1]) ||
+            a[1] == '.') {
             if (*npos == max_pos)
                 return cli_usage(cmd, "unexpected argument '%s' (takes %d)", a, max_pos);
             pos[(*npos)++] = a;
