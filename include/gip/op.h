@@ -122,6 +122,11 @@ GIP_API const gip_op *gip_op_find(const char *name);
 GIP_API const gip_param *gip_op_param(const gip_op *op, const char *name);
 /** Whether `op` accepts input of `dtype` / `channels`. */
 GIP_API int32_t gip_op_accepts(const gip_op *op, gip_dtype dtype, int32_t channels);
+/**
+ * What parameter `p` accepts, in the words of the registry's messages and help ("an odd integer
+ * in 0..1023", "one of reflect101, reflect, ..."), written into buf (always terminated).
+ */
+GIP_API void gip_param_accepts(const gip_param *p, char *buf, size_t size);
 
 /* ---- arguments ----------------------------------------------------------------------------- */
 

@@ -94,6 +94,17 @@ void gip__param_accepts(const gip_param *p, char *buf, size_t size)
     }
 }
 
+void gip_param_accepts(const gip_param *p, char *buf, size_t size)
+{
+    if (!buf || !size)
+        return;
+    if (!p) {
+        buf[0] = '\0';
+        return;
+    }
+    gip__param_accepts(p, buf, size);
+}
+
 static int32_t index_of(const gip_op *op, const char *name)
 {
     for (int32_t i = 0; i < op->nparams; i++)

@@ -15,6 +15,9 @@ const gip_choice gip__dtype_choices[] = {
 const gip_choice gip__ddepth_choices[] = {{"same", -1},     {"u8", GIP_U8},   {"u16", GIP_U16},
                                           {"s16", GIP_S16}, {"f32", GIP_F32}, {NULL, 0}};
 
+const gip_choice gip__method_choices[] = {
+    {"auto", GIP_CONV_AUTO}, {"direct", GIP_CONV_DIRECT}, {"fft", GIP_CONV_FFT}, {NULL, 0}};
+
 const gip_choice gip__border_choices[] = {{"reflect101", GIP_BORDER_REFLECT_101},
                                           {"reflect", GIP_BORDER_REFLECT},
                                           {"replicate", GIP_BORDER_REPLICATE},

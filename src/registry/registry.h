@@ -21,6 +21,7 @@ extern const int32_t gip__nops;
 extern const gip_choice gip__dtype_choices[];  /* u8, u16, s16, f32 */
 extern const gip_choice gip__border_choices[]; /* reflect101, reflect, replicate, constant, wrap */
 extern const gip_choice gip__ddepth_choices[]; /* same (-1), u8, u16, s16, f32 */
+extern const gip_choice gip__method_choices[]; /* auto, direct, fft: gip_conv_method */
 
 /* A parameter declaration: name, type, flags, min, max, count, choices, default, doc (and an
  * example for GIP__PARAM_EX), as gip_param's fields. */

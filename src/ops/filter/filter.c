@@ -19,6 +19,9 @@ static const gip_param decl[] = {
     GIP__PARAM("dtype", GIP_PARAM_CHOICE, 0, 0, 0, 0, gip__ddepth_choices, "same",
                "the result's dtype (cv2's ddepth): same as the input, or u8, u16, s16, f32 where "
                "cv2 accepts the pair"),
+    GIP__PARAM("method", GIP_PARAM_CHOICE, 0, 0, 0, 0, gip__method_choices, "auto",
+               "auto: direct, or the FFT for f32 results of large kernels; direct: always direct "
+               "(integer results exact); fft: always through the FFT (f32 accuracy)"),
     GIP__BORDER_PARAMS,
 };
 
@@ -42,6 +45,7 @@ static gip_status build(const gip_args *a, void *out)
     p->ksize_w = cols;
     p->ksize_h = rows;
     p->delta = (float)gip_args_double(a, "delta");
+    p->method = (gip_conv_method)gip_args_int(a, "method");
     double an[2] = {-1, -1};
     int32_t n = gip_args_list(a, "anchor", an, 2);
     if (n == 1)

@@ -11,6 +11,9 @@ static const gip_param decl[] = {
     GIP__PARAM(
         "sigma", GIP_PARAM_LIST, GIP_PARAM_POSITIONAL, 0, 10000, 2, NULL, "0",
         "standard deviation in x (and y); 0 derives it from ksize: 0.3*((ksize-1)*0.5-1)+0.8"),
+    GIP__PARAM("method", GIP_PARAM_CHOICE, 0, 0, 0, 0, gip__method_choices, "auto",
+               "auto: direct, or the FFT for f32 results of large kernels; direct: always direct "
+               "(integer results exact); fft: always through the FFT (f32 accuracy)"),
     GIP__BORDER_PARAMS,
 };
 
@@ -22,6 +25,7 @@ static gip_status build(const gip_args *a, void *out)
     int32_t n = gip_args_list(a, "sigma", s, 2);
     p->sigma_x = s[0];
     p->sigma_y = n == 2 ? s[1] : 0;
+    p->method = (gip_conv_method)gip_args_int(a, "method");
     if ((p->ksize_w == 0 && p->sigma_x <= 0) ||
         (p->ksize_h == 0 && (p->sigma_y > 0 ? p->sigma_y : p->sigma_x) <= 0))
         return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT,
