@@ -198,7 +198,8 @@ def test_bad_inputs():
 def test_library_message_is_carried():
     with pytest.raises(gip.InvalidArgument) as e:
         gip.gaussian_blur(rand((8, 8), np.uint8), (4, 4))
-    assert "gip_gaussian_blur" in str(e.value) and e.value.code == 100
+    # the registry's message (gaussian's ksize is declared odd)
+    assert str(e.value).startswith("gaussian: ksize must be") and e.value.code == 100
     with pytest.raises(gip.InvalidArgument, match="column"):
         gip.map("in +* 2", rand((4, 4), np.uint8))
 
