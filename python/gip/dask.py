@@ -14,15 +14,19 @@ Files
     Results, failures (with their reasons) and timings come back as one :class:`gip.BatchResult`.
 
 Arrays
-    :func:`map_pipeline` (and :func:`gaussian_blur`, :func:`box_filter`, :func:`sobel`,
-    :func:`filter2d`, :func:`invert`, :func:`edges`) run a pipeline on every chunk of an (H, W) or
-    (H, W, C) dask array chunked in H and W through ``map_overlap`` with ``depth`` = the
-    pipeline's halo (the sum of its kernels' radii) and ``boundary='none'``: the outer edges of
-    the edge chunks are the image's edges, where gip's own border mode applies, and interior
-    edges get real neighbours, so the result equals the pipeline on the whole image. Chunks
-    smaller than the halo are merged with their neighbours first (map_overlap needs depth <=
-    chunk size). CuPy-backed arrays stay on the GPU: chunks go to gip without a copy
-    (__cuda_array_interface__) and come back as CuPy arrays.
+    :func:`apply` runs any registered operation (``gip.dask.apply("gaussian", arr, ksize=15)``;
+    every operation is also ``gip.dask.NAME``, generated from the registry, and
+    :func:`gaussian_blur`, :func:`box_filter`, :func:`sobel`, :func:`filter2d`, :func:`invert`,
+    :func:`edges` take cv2's arguments) and :func:`map_pipeline` a whole pipeline on every chunk
+    of an (H, W) or (H, W, C) dask array chunked in H and W, through ``map_overlap`` with
+    ``depth`` = the halo (the operation's, gip_op_halo, or the sum of the pipeline's) and
+    ``boundary='none'``: the outer edges of the edge chunks are the image's edges, where gip's
+    own border mode applies, and interior edges get real neighbours, so the result equals the
+    operation on the whole image. Chunks smaller than the halo are merged with their neighbours
+    first (map_overlap needs depth <= chunk size). Operations that read the whole image
+    (spectrum) are refused, or run on one chunk with ``single_chunk=True``. CuPy-backed arrays
+    stay on the GPU: chunks go to gip without a copy (__cuda_array_interface__) and come back as
+    CuPy arrays.
 """
 import argparse
 import math
@@ -45,9 +49,11 @@ except ImportError as e:  # pragma: no cover - depends on the environment
 import numpy as np
 
 import gip
+from gip import _cv2, _registry
+from gip._pipeline import _step_dtype
 
-__all__ = ["run_files", "map_pipeline", "gaussian_blur", "box_filter", "sobel", "filter2d",
-           "invert", "edges", "main"]
+__all__ = ["run_files", "apply", "map_pipeline", "gaussian_blur", "box_filter", "sobel",
+           "filter2d", "invert", "edges", "main"]
 
 
 # ---- pipelines on workers ------------------------------------------------------------------------
@@ -155,14 +161,19 @@ def map_pipeline(arr, pipeline, *, device="auto", threads=None):
     if halo is None:
         raise ValueError("gip.dask.map_pipeline: the pipeline reads the whole image (%s); it "
                          "cannot run on chunks" % p.describe())
+    return _map(arr, p, halo, device, threads, "gip.dask.map_pipeline")
+
+
+def _map(arr, p, halo, device, threads, who):
+    """map_overlap of pipeline p over arr with depth halo = (rows, columns)."""
     if arr.ndim not in (2, 3):
-        raise ValueError("gip.dask.map_pipeline: expected an (H, W) or (H, W, C) array, got "
-                         "shape %s" % (arr.shape,))
+        raise ValueError("%s: expected an (H, W) or (H, W, C) array, got shape %s"
+                         % (who, arr.shape))
     if arr.ndim == 3 and len(arr.chunks[2]) > 1:
         arr = arr.rechunk({2: -1})
     out_shape, out_dtype = p.output_shape(arr.shape, arr.dtype)
     if tuple(out_shape[:2]) != tuple(arr.shape[:2]):
-        raise ValueError("gip.dask.map_pipeline: the pipeline changes the image size")
+        raise ValueError("%s: the pipeline changes the image size" % who)
     c0, d0 = _fit_chunks(arr.chunks[0], halo[0])
     c1, d1 = _fit_chunks(arr.chunks[1], halo[1])
     if (c0, c1) != tuple(arr.chunks[:2]):
@@ -195,45 +206,101 @@ def map_pipeline(arr, pipeline, *, device="auto", threads=None):
                            host_threads=hosts, **kw)
 
 
-def _steps(arr, build, device, threads):
-    return map_pipeline(arr, build(gip.Pipeline(device="cpu")), device=device, threads=threads)
+def apply(name, arr, /, *, device="auto", threads=None, single_chunk=False, **params):
+    """Runs the registered operation `name` (gip.ops(), docs/operations.md) with its parameters
+    (as gip.apply takes them) on a dask array of shape (H, W) or (H, W, C) chunked in H and W;
+    the result equals the operation on the whole image. The chunks overlap by the operation's
+    halo (gip_op_halo: its kernel's reach for these parameters); point-wise operations need no
+    overlap. An operation that reads the whole image (spectrum) is refused (ValueError) unless
+    single_chunk=True, which first makes the array one chunk in H and W. The arguments are
+    checked here, by the registry (gip.InvalidArgument with its message). device and threads as
+    for map_pipeline. Returns a lazy dask array."""
+    a = _registry._args(name, params)
+    hx, hy = a.halo()
+    if hx < 0 or hy < 0:
+        if not single_chunk:
+            raise ValueError("gip.dask.apply: %s reads the whole image; it cannot run on "
+                             "chunks (single_chunk=True makes the array one chunk)" % name)
+        if arr.ndim in (2, 3):
+            arr = arr.rechunk({0: -1, 1: -1})
+        hx = hy = 0
+    p = gip.Pipeline(device="cpu").step(name, **params)
+    return _map(arr, p, (int(hy), int(hx)), device, threads, "gip.dask.apply")
 
 
 def gaussian_blur(arr, ksize, sigmaX=0, sigmaY=0, borderType=gip.BORDER_DEFAULT, *,
                   device="auto", threads=None):
     """gip.gaussian_blur on a chunked dask array (equal to the whole-image result)."""
-    return _steps(arr, lambda p: p.gaussian(ksize, sigmaX, sigmaY, borderType), device, threads)
+    return apply("gaussian", arr, device=device, threads=threads,
+                 **_cv2._gaussian_params(ksize, sigmaX, sigmaY, borderType, "auto"))
 
 
 def box_filter(arr, ksize=3, normalize=True, borderType=gip.BORDER_DEFAULT, *, device="auto",
                threads=None):
     """gip.box_filter (same dtype out) on a chunked dask array."""
-    return _steps(arr, lambda p: p.box(ksize, normalize, borderType=borderType), device, threads)
+    return apply("box", arr, device=device, threads=threads,
+                 **_cv2._box_params(ksize, (-1, -1), normalize, borderType))
 
 
 def filter2d(arr, kernel, delta=0, borderType=gip.BORDER_DEFAULT, *, device="auto",
              threads=None):
     """gip.filter2d (same dtype out) on a chunked dask array."""
-    return _steps(arr, lambda p: p.filter2d(kernel, delta=delta, borderType=borderType), device,
-                  threads)
+    return apply("filter", arr, device=device, threads=threads,
+                 **_cv2._filter_params(kernel, (-1, -1), delta, borderType, "auto"))
 
 
 def sobel(arr, dx=1, dy=0, ksize=3, scale=1, delta=0, dtype="u8", borderType=gip.BORDER_DEFAULT,
           *, device="auto", threads=None):
-    """The pipeline's Sobel step on a chunked dask array: dtype 'u8' (|x| saturated), 's16' or
-    'f32'."""
-    return _steps(arr, lambda p: p.sobel(dx, dy, ksize, scale, delta, dtype, borderType), device,
-                  threads)
+    """The pipeline's Sobel step on a chunked dask array: dtype 'u8' (|x| saturated), 'u16',
+    's16' or 'f32'."""
+    return apply("sobel", arr, device=device, threads=threads, dx=gip._int(dx, "dx"),
+                 dy=gip._int(dy, "dy"), dtype=_step_dtype(dtype),
+                 **_cv2._sobel_params(ksize, scale, delta, borderType))
 
 
 def edges(arr, ksize=3, *, device="auto", threads=None):
     """`gip edges` (gray for RGB input, then the uint8 Sobel magnitude) on a chunked array."""
-    return _steps(arr, lambda p: p.edges(ksize), device, threads)
+    return apply("edges", arr, device=device, threads=threads, ksize=_cv2._sobel_ksize(ksize))
 
 
 def invert(arr, max=None, *, device="auto", threads=None):  # noqa: A002
     """gip.invert on a dask array (point-wise: no overlap)."""
-    return _steps(arr, lambda p: p.invert(max), device, threads)
+    return apply("invert", arr, device=device, threads=threads,
+                 max=None if max is None else gip._real(max, "max"))
+
+
+# Every registered operation is gip.dask.NAME too (those above keep cv2's arguments): made on
+# first use, so that operation names never shadow the builtins this module uses.
+def _dask_op(name, arr, params, device="auto", threads=None, single_chunk=False):
+    return apply(name, arr, device=device, threads=threads, single_chunk=single_chunk, **params)
+
+
+_generated = {}
+
+
+def __getattr__(name):
+    desc = _registry._table().get(name)
+    if desc is None or name.startswith("_"):
+        raise AttributeError("module 'gip.dask' has no attribute %r" % name)
+    fn = _generated.get(name)
+    if fn is None:
+        fn = _registry._function(
+            desc, _dask_op, first="arr",
+            extras=(("device", "auto"), ("threads", None), ("single_chunk", False)),
+            first_doc=["arr : dask.array.Array",
+                       "    (H, W) or (H, W, C), chunked in H and W (NumPy or CuPy chunks)."],
+            extras_doc=["device, threads : as for map_pipeline",
+                        "single_chunk : bool, default False",
+                        "    An operation that reads the whole image runs on one chunk."],
+            returns=["A lazy dask array equal to the operation on the whole image."],
+            call="gip.dask.apply(%r, arr, ...)" % name)
+        fn.__module__ = __name__
+        fn = _generated[name] = fn
+    return fn
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_registry._table()))
 
 
 # ---- files -------------------------------------------------------------------------------------
