@@ -4,8 +4,9 @@
 # tests/test_batch.c (the batch engine's workers, decode gate and compute threads):
 # clang -fsanitize=thread, CPU build (GIP_CUDA=OFF)
 # into build-tsan, then the test; any TSan report fails the run.
-# OpenMP: libgomp (GCC's) is not TSan-instrumented, so its barriers look like races. This build
-# uses clang's libomp (-fopenmp=libomp, what CMake's FindOpenMP picks for clang) with its TSan
+# gip's own worker pool (src/core/parallel.c) is plain pthreads, which TSan sees. OpenMP remains
+# under FFTW's threads: libgomp (GCC's) is not TSan-instrumented, so its barriers look like races.
+# This build uses clang's libomp (-fopenmp=libomp, what CMake's FindOpenMP picks for clang) with its TSan
 # tool, Archer (libarcher.so, loaded through OMP_TOOL_LIBRARIES), which tells TSan about OpenMP's
 # synchronisation, so the contexts keep 2 OpenMP threads each. Without Archer the run falls back to
 # one OpenMP thread per context (GIP_CONCURRENCY_OMP_THREADS=1, OMP_NUM_THREADS=1) and says so.
