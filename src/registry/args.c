@@ -262,6 +262,14 @@ static gip_status parse_integer(const char *t, int64_t *out)
     return GIP_OK;
 }
 
+/* "must be <what p accepts>, got 'TEXT'": the message is formatted on failure only. */
+static gip_status bad_text(const gip_args *a, const gip_param *p, const char *t)
+{
+    char acc[200];
+    gip__param_accepts(p, acc, sizeof acc);
+    return bad(a, p, "must be %s, got '%s'", acc, t);
+}
+
 gip_status gip_args_set_text(gip_args *a, const char *name, const char *t)
 {
     if (!a || !name || !t)
@@ -273,19 +281,17 @@ gip_status gip_args_set_text(gip_args *a, const char *name, const char *t)
     if (k < 0)
         return unknown(a, name);
     const gip_param *p = &a->op->params[k];
-    char acc[200];
-    gip__param_accepts(p, acc, sizeof acc);
     switch (p->type) {
     case GIP_PARAM_INT: {
         int64_t v;
         if (parse_integer(t, &v))
-            return bad(a, p, "must be %s, got '%s'", acc, t);
+            return bad_text(a, p, t);
         return gip_args_set_int(a, name, v);
     }
     case GIP_PARAM_DOUBLE: {
         double v;
         if (parse_number(t, &v))
-            return bad(a, p, "must be %s, got '%s'", acc, t);
+            return bad_text(a, p, t);
         return gip_args_set_double(a, name, v);
     }
     case GIP_PARAM_BOOL:
@@ -293,7 +299,7 @@ gip_status gip_args_set_text(gip_args *a, const char *name, const char *t)
             return gip_args_set_int(a, name, 1);
         if (!strcmp(t, "0") || !strcmp(t, "false"))
             return gip_args_set_int(a, name, 0);
-        return bad(a, p, "must be %s, got '%s'", acc, t);
+        return bad_text(a, p, t);
     case GIP_PARAM_CHOICE:
         return gip_args_set_string(a, name, t);
     case GIP_PARAM_SIZE: {
@@ -306,7 +312,7 @@ gip_status gip_args_set_text(gip_args *a, const char *name, const char *t)
             y = strtoll(b, &end, 10);
         }
         if (!ok || *end)
-            return bad(a, p, "must be %s, got '%s'", acc, t);
+            return bad_text(a, p, t);
         return gip_args_set_size(a, name, x, y);
     }
     case GIP_PARAM_LIST: {
@@ -321,7 +327,7 @@ gip_status gip_args_set_text(gip_args *a, const char *name, const char *t)
             while (end != s && (*end == ' ' || *end == '\t'))
                 end++;
             if (end == s || (*end && *end != ',') || n == p->count || n == LIST_MAX)
-                return bad(a, p, "must be %s, got '%s'", acc, t);
+                return bad_text(a, p, t);
             v[n++] = x;
             if (!*end)
                 break;
@@ -434,12 +440,15 @@ gip_status gip_args_set_list(gip_args *a, const char *name, const double *v, int
     if (p->type != GIP_PARAM_LIST)
         return bad(a, p, "is not a list parameter");
     char acc[200];
-    gip__param_accepts(p, acc, sizeof acc);
-    if (n < 1 || n > p->count || n > LIST_MAX)
+    if (n < 1 || n > p->count || n > LIST_MAX) {
+        gip__param_accepts(p, acc, sizeof acc);
         return bad(a, p, "must be %s, got %d numbers", acc, (int)n);
+    }
     for (int32_t i = 0; i < n; i++)
-        if (!(v[i] >= p->min && v[i] <= p->max))
+        if (!(v[i] >= p->min && v[i] <= p->max)) {
+            gip__param_accepts(p, acc, sizeof acc);
             return bad(a, p, "must be %s, got %g", acc, v[i]);
+        }
     memcpy(a->v[k].list, v, (size_t)n * sizeof *v);
     a->v[k].n = n;
     a->v[k].set = 1;
