@@ -430,6 +430,8 @@ def _ddepth(ddepth, src_dtype):
 def _int(v, what):
     """An integer parameter as cv2 takes one: int or numpy integer. A float (1.5 and 3.0 alike),
     a bool or a str raises InvalidType (a TypeError) instead of being truncated."""
+    if type(v) is int:  # the common case, without the ABC checks below
+        return v
     if isinstance(v, (bool, _np.bool_)) or not isinstance(v, _numbers.Integral):
         _raise(InvalidType, "%s must be an integer, got %s %r" % (what, type(v).__name__, v))
     return int(v)
@@ -437,6 +439,8 @@ def _int(v, what):
 
 def _real(v, what):
     """A real parameter: int, float or a numpy number; a str or None raises InvalidType."""
+    if type(v) is float or type(v) is int:
+        return float(v)
     if isinstance(v, (bool, _np.bool_)) or not isinstance(v, _numbers.Real):
         _raise(InvalidType, "%s must be a number, got %s %r" % (what, type(v).__name__, v))
     return float(v)

@@ -38,7 +38,7 @@ def ops():
     'matrix'), positional, required, odd, min, max, count, choices [(name, value)], default (as
     text, None when required), doc, example (text or None), accepts (what the registry accepts, in
     its words) and pytype (what Python takes)."""
-    return [_copy.deepcopy(d) for d in _table().values()]
+    return [_public(d) for d in _table().values()]
 
 
 def op_info(name):
@@ -47,25 +47,35 @@ def op_info(name):
     d = _table().get(name) if isinstance(name, str) else None
     if d is None:
         _args(name, {})  # raises the registry's message
-    return _copy.deepcopy(d)
+    return _public(d)
+
+
+def _public(d):
+    return _copy.deepcopy({k: v for k, v in d.items() if not k.startswith("_")})
 
 
 def _normalise(desc, params):
     """Python conveniences the registry does not know: numpy dtypes for dtype choices."""
-    if not params or desc is None:
+    names = desc.get("_dtype_params") if desc is not None else None
+    if names is None and desc is not None:
+        names = desc["_dtype_params"] = tuple(
+            p["name"] for p in desc["params"]
+            if p["type"] == "choice" and any(c[0] in _NAME_DTYPE for c in p["choices"]))
+    if not names or not params:
         return params
-    out = dict(params)
-    for p in desc["params"]:
-        v = out.get(p["name"])
-        if p["type"] != "choice" or not isinstance(v, (type, _np.dtype)):
+    out = None
+    for n in names:
+        v = params.get(n)
+        if not isinstance(v, (type, _np.dtype)):
             continue
         try:
             name = _DTYPE_NAME.get(_np.dtype(v))
         except TypeError:
             continue
-        if name and any(c[0] == name for c in p["choices"]):
-            out[p["name"]] = name
-    return out
+        if name:
+            out = dict(params) if out is None else out
+            out[n] = name
+    return params if out is None else out
 
 
 def _args(name, params):

@@ -570,8 +570,9 @@ static int set_arg(gip_args *a, const char *name, PyObject *v)
     return st ? raise_last(st) : 0;
 }
 
-/* op_args(name, params dict | None) -> Args: the operation's arguments, every check of the
- * registry made (the required ones too, so that a missing one is reported here). */
+/* op_args(name, params dict | None) -> Args: the operation's arguments, each value checked as it
+ * is set; what the values say together (and missing required ones) is checked when the
+ * operation's parameters are built: by output_shape(), halo() and op_apply(). */
 static PyObject *py_op_args(PyObject *m, PyObject *args)
 {
     const char *name;
@@ -614,14 +615,6 @@ static PyObject *py_op_args(PyObject *m, PyObject *args)
                 return NULL;
             }
         }
-    }
-    /* Arguments that do not go together (and required ones missing) are reported now, by the
-     * same build the run does: the halo query builds the operation's parameters. */
-    int64_t hx, hy;
-    if ((st = gip_op_halo(self->a, &hx, &hy))) {
-        raise_last(st);
-        Py_DECREF(self);
-        return NULL;
     }
     return (PyObject *)self;
 }
