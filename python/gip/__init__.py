@@ -60,6 +60,8 @@ functions), _registry (the registry, apply, generated functions), op, _pipeline 
 batches), _kernels (runtime CUDA kernels), _style (style transfer).
 """
 
+import builtins as _builtins
+
 from . import _gip, op
 from ._core import *  # noqa: F401,F403 - constants, devices, upload, asimage, Image
 from ._core import __all__ as _core_all
@@ -87,4 +89,5 @@ del _name
 __all__ = sorted(set(_core_all + _cv2_all + list(_errors_all) + [
     "imdecode", "imencode", "imread", "imwrite", "Kernel", "Module", "Pointer", "cache_dir",
     "compile", "BatchResult", "Pipeline", "list_inputs", "run_batch", "apply", "op_info", "ops",
-    "style_transfer", "op"] + [n for n in op.__all__ if globals().get(n) is getattr(op, n)]))
+    "style_transfer", "op"] + [n for n in op.__all__ if globals().get(n) is getattr(op, n)
+                               and not hasattr(_builtins, n)]))  # gip.filter, not import *
