@@ -219,7 +219,7 @@ static void put_wrapped(FILE *f, const char *text, int width)
 static void print_param_option(FILE *f, const gip_param *p, const cli_opt *o)
 {
     char acc[400], text[1600], upper[NAME_MAX_LEN];
-    cli_param_accepts(p, acc, sizeof acc);
+    gip_param_accepts(p, acc, sizeof acc); /* in the words of the registry's messages */
     upper_name(p->name, upper, sizeof upper);
     char required[200];
     snprintf(required, sizeof required, "required%s%s%s",
@@ -229,7 +229,7 @@ static void print_param_option(FILE *f, const gip_param *p, const cli_opt *o)
         snprintf(text, sizeof text, "%s (%s%s)", p->doc, p->def ? "default " : "",
                  p->def ? p->def : required);
     else if (p->type == GIP_PARAM_CHOICE)
-        snprintf(text, sizeof text, "%s; one of %s (%s%s)", p->doc, acc, p->def ? "default " : "",
+        snprintf(text, sizeof text, "%s; %s (%s%s)", p->doc, acc, p->def ? "default " : "",
                  p->def ? p->def : required);
     else if (!p->def)
         snprintf(text, sizeof text, "%s; %s (%s)", p->doc, acc, required);
