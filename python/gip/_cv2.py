@@ -22,7 +22,7 @@ def _apply(ctx, a, s, dst, up):
     return _finish(ctx, out, up, dst)
 
 
-# ---- cv2's arguments as the registry's ------------------------------------------------------------
+# ---- cv2's arguments as the registry's --------------------------------------------------------
 def _ddepth_name(ddepth):
     """cv2's ddepth (-1, CV_8U, CV_16U, CV_16S, CV_32F or a numpy dtype) as the registry's dtype
     choice ('same', 'u8', 'u16', 's16', 'f32')."""
