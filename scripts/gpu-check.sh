@@ -30,7 +30,7 @@ say "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 
 # The Python extension is built too when this machine has CPython's headers (then the Python
 # tests run on the GPU below); otherwise the library alone.
-cfg="-DCMAKE_BUILD_TYPE=Release -DGIP_CUDA=ON -DGIP_BUILD_BENCH=ON"
+cfg="-DCMAKE_BUILD_TYPE=Release -DGIP_CUDA=ON -DGIP_BUILD_BENCH=${BUILD_BENCH:-ON}"
 # shellcheck disable=SC2086 # cfg is a list of options
 if ! cmake -S . -B "$BUILD" $cfg -DGIP_BUILD_PYTHON=ON >"$OUT/configure.log" 2>&1; then
     cmake -S . -B "$BUILD" $cfg -DGIP_BUILD_PYTHON=OFF >>"$OUT/configure.log" 2>&1
@@ -54,7 +54,10 @@ ext=$(ls "$BUILD"/python/_gip*.so 2>/dev/null | head -1)
 if [ -n "$ext" ] && [ "${SKIP_PYTHON:-0}" != 1 ]; then
     pkg=$(mktemp -d /tmp/gip-py.XXXXXX)
     mkdir -p "$pkg/gip" && cp python/gip/*.py python/gip/py.typed "$pkg/gip/" && cp "$ext" "$pkg/gip/"
-    PYTHONPATH="$pkg" timeout 180 python3 -m pytest -q -p no:cacheprovider python/tests \
+    # PYTEST_ARGS narrows the run (files or -k); PYTEST_TIMEOUT caps it (180 s).
+    # shellcheck disable=SC2086 # PYTEST_ARGS is a list of arguments
+    PYTHONPATH="$pkg" timeout "${PYTEST_TIMEOUT:-180}" python3 -m pytest -q -p no:cacheprovider \
+        ${PYTEST_ARGS:-python/tests} \
         >"$OUT/pytest.log" 2>&1
     prc=$?
     say "pytest: $(tail -1 "$OUT/pytest.log") (rc $prc)"
