@@ -81,6 +81,36 @@ gip_status gip__args_border(const gip_args *args, gip_border_spec *b)
     return GIP_OK;
 }
 
+gip_status gip__args_anchor(const gip_args *args, int32_t kw, int32_t kh, int32_t *has, int32_t *x,
+                            int32_t *y)
+{
+    const char *name = gip_args_op(args)->name;
+    double an[2] = {-1, -1};
+    if (gip_args_list(args, "anchor", an, 2) == 1)
+        an[1] = an[0];
+    *has = *x = *y = 0;
+    if ((an[0] < 0) != (an[1] < 0) || an[0] != (int32_t)an[0] || an[1] != (int32_t)an[1])
+        return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: anchor must be two whole numbers X,Y inside the %dx%d window, or -1",
+                          name, (int)kw, (int)kh);
+    if (an[0] < 0)
+        return GIP_OK;
+    if (an[0] >= kw || an[1] >= kh)
+        return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: anchor %d,%d is outside the %dx%d window", name, (int)an[0],
+                          (int)an[1], (int)kw, (int)kh);
+    *has = 1;
+    *x = (int32_t)an[0];
+    *y = (int32_t)an[1];
+    return GIP_OK;
+}
+
+int64_t gip__window_reach(int32_t k, int32_t has, int32_t anchor)
+{
+    int64_t a = has ? anchor : k / 2;
+    return a > k - 1 - a ? a : k - 1 - a;
+}
+
 gip_status gip__op_build(const gip_args *args, void *params)
 {
     const gip_op *op = gip_args_op(args);

@@ -48,6 +48,13 @@ extern const gip_choice gip__method_choices[]; /* auto, direct, fft: gip_conv_me
 /* The border of a filter from its border and border_value arguments. */
 gip_status gip__args_border(const gip_args *args, gip_border_spec *border);
 
+/* anchor= of a window (1 to 2 numbers X[,Y] inside a kw x kh window, or -1: the centre): *has is
+ * 0 for the centre. */
+gip_status gip__args_anchor(const gip_args *args, int32_t kw, int32_t kh, int32_t *has, int32_t *x,
+                            int32_t *y);
+/* How far a window of k pixels with this anchor (or its centre) reaches from its anchor. */
+int64_t gip__window_reach(int32_t k, int32_t has, int32_t anchor);
+
 /* Every required parameter was set. */
 gip_status gip__args_check_required(const gip_args *args);
 

@@ -29,36 +29,18 @@ static gip_status build(const gip_args *a, void *out)
     ((step *)out)->dtype = (int32_t)gip_args_int(a, "dtype");
     gip_args_size(a, "ksize", &p->ksize_w, &p->ksize_h);
     p->unnormalized = !gip_args_int(a, "normalize");
-    double an[2] = {-1, -1};
-    int32_t n = gip_args_list(a, "anchor", an, 2);
-    if (n == 1)
-        an[1] = an[0];
-    if ((an[0] < 0) != (an[1] < 0) || an[0] != (int32_t)an[0] || an[1] != (int32_t)an[1])
-        return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT,
-                          "box: anchor must be two whole numbers X,Y inside the window, or -1");
-    if (an[0] >= 0) {
-        p->has_anchor = 1;
-        p->anchor_x = (int32_t)an[0];
-        p->anchor_y = (int32_t)an[1];
-        if (p->anchor_x >= p->ksize_w || p->anchor_y >= p->ksize_h)
-            return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT,
-                              "box: anchor %d,%d is outside the %dx%d window", (int)p->anchor_x,
-                              (int)p->anchor_y, (int)p->ksize_w, (int)p->ksize_h);
-    }
+    gip_status st =
+        gip__args_anchor(a, p->ksize_w, p->ksize_h, &p->has_anchor, &p->anchor_x, &p->anchor_y);
+    if (st)
+        return st;
     return gip__args_border(a, &p->border);
-}
-
-static int64_t reach(int32_t k, int32_t has, int32_t anchor)
-{
-    int64_t a = has ? anchor : k / 2;
-    return a > k - 1 - a ? a : k - 1 - a;
 }
 
 static void halo(const void *params, int64_t *hx, int64_t *hy)
 {
     const gip_box_params *b = params;
-    *hx = reach(b->ksize_w, b->has_anchor, b->anchor_x);
-    *hy = reach(b->ksize_h, b->has_anchor, b->anchor_y);
+    *hx = gip__window_reach(b->ksize_w, b->has_anchor, b->anchor_x);
+    *hy = gip__window_reach(b->ksize_h, b->has_anchor, b->anchor_y);
 }
 
 static int32_t border(const void *params)

@@ -46,22 +46,9 @@ static gip_status build(const gip_args *a, void *out)
     p->ksize_h = rows;
     p->delta = (float)gip_args_double(a, "delta");
     p->method = (gip_conv_method)gip_args_int(a, "method");
-    double an[2] = {-1, -1};
-    int32_t n = gip_args_list(a, "anchor", an, 2);
-    if (n == 1)
-        an[1] = an[0];
-    if ((an[0] < 0) != (an[1] < 0) || an[0] != (int32_t)an[0] || an[1] != (int32_t)an[1])
-        return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT,
-                          "filter: anchor must be two whole numbers X,Y inside the kernel, or -1");
-    if (an[0] >= 0) {
-        p->has_anchor = 1;
-        p->anchor_x = (int32_t)an[0];
-        p->anchor_y = (int32_t)an[1];
-        if (p->anchor_x >= cols || p->anchor_y >= rows)
-            return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT,
-                              "filter: anchor %d,%d is outside the %dx%d kernel", (int)p->anchor_x,
-                              (int)p->anchor_y, (int)cols, (int)rows);
-    }
+    gip_status st = gip__args_anchor(a, cols, rows, &p->has_anchor, &p->anchor_x, &p->anchor_y);
+    if (st)
+        return st;
     return gip__args_border(a, &p->border);
 }
 
@@ -91,11 +78,8 @@ static gip_status copy(void *dst, const void *src)
 static void halo(const void *params, int64_t *hx, int64_t *hy)
 {
     const gip_filter2d_params *f = params;
-    int64_t kw = f->ksize_w, kh = f->ksize_h;
-    int64_t ax = f->has_anchor ? f->anchor_x : kw / 2;
-    int64_t ay = f->has_anchor ? f->anchor_y : kh / 2;
-    *hx = ax > kw - 1 - ax ? ax : kw - 1 - ax;
-    *hy = ay > kh - 1 - ay ? ay : kh - 1 - ay;
+    *hx = gip__window_reach(f->ksize_w, f->has_anchor, f->anchor_x);
+    *hy = gip__window_reach(f->ksize_h, f->has_anchor, f->anchor_y);
 }
 
 static int32_t border(const void *params)
