@@ -72,6 +72,9 @@ enum {
     GIP_OP_WHOLE = 1u << 2,      /**< reads the whole image (halo -1): never tiled or streamed */
     GIP_OP_IN_PLACE = 1u << 3,   /**< dst may be src (same shape and dtype) */
     GIP_OP_INVOLUTION = 1u << 4, /**< twice in a row on an integer image is the identity */
+    GIP_OP_INEXACT = 1u << 5,    /**< integer results are rounded from single-precision
+                                      transforms (FFTW, cuFFT) whose rounding differs: the CPU
+                                      and CUDA results may differ by one level */
 };
 
 typedef struct gip_args gip_args;

@@ -70,6 +70,9 @@ static void print_markdown(void)
             printf("- %s\n", op->flags & GIP_OP_WHOLE
                                  ? "reads the whole image: not tiled or streamed"
                                  : "point-wise: runs of such steps fold into one table pass");
+        if (op->flags & GIP_OP_INEXACT)
+            printf("- integer results come from single-precision transforms: the CPU and CUDA "
+                   "results may differ by one level\n");
         if (!op->nparams) {
             printf("\nNo parameters.\n");
             continue;
