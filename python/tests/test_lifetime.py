@@ -255,7 +255,7 @@ DEVICE_EXPORTS = [pytest.param(h, marks=pytest.mark.skipif(not _have(h.split("_"
 @pytest.mark.parametrize("kind", ["owned", "result"])
 @pytest.mark.parametrize("how", DEVICE_EXPORTS)
 def test_device_export_outlives_close_and_del(kind, how):
-    out = run_child(CUDA_PRELUDE + """
+    out = run_child(CUDA_PRELUDE + textwrap.dedent("""
         for end in ("close", "del", "close+del"):
             a = (np.arange(np.prod(SHAPE)) %% 251).astype(np.uint8).reshape(SHAPE)
             if %r == "owned":
@@ -274,7 +274,7 @@ def test_device_export_outlives_close_and_del(kind, how):
             del junk, x
             gc.collect()
             print(end, "ok")
-    """ % (kind, how))
+    """ % (kind, how)))
     assert out.split() == ["close", "ok", "del", "ok", "close+del", "ok"]
 
 
@@ -282,7 +282,7 @@ def test_device_export_outlives_close_and_del(kind, how):
 @pytest.mark.skipif(not _have("cupy"), reason="cupy is not installed")
 def test_device_image_of_foreign_array_keeps_it():
     """asimage(cupy array): the Image and its exports keep the CuPy array alive."""
-    out = run_child(CUDA_PRELUDE + """
+    out = run_child(CUDA_PRELUDE + textwrap.dedent("""
         a = cp.asarray((np.arange(np.prod(SHAPE)) % 251).astype(np.uint8).reshape(SHAPE))
         expect = cp.asnumpy(a)
         im = gip.asimage(a)
@@ -294,7 +294,7 @@ def test_device_image_of_foreign_array_keeps_it():
         junk = [cp.full(SHAPE, 9, cp.uint8) for _ in range(4)]
         assert np.array_equal(cp.asnumpy(t), expect)
         print("ok")
-    """)
+    """))
     assert out.split() == ["ok"]
 
 

@@ -184,7 +184,7 @@ BIG=$WORK/big.ppm
 } >"$BIG"
 run 0 run invert "$BIG" "$M/streamed.png" --max-memory 32M --time
 ok 'grep -q "streamed by rows" "$WORK/stdout"' "the big image was not streamed"
-run 0 run invert "$IN" "$M/ahead.png" --time
+run 0 run invert "$IN" "$M/ahead.png" --time --device cpu # decoding ahead is the CPU path
 ok 'grep -q "decoded ahead" "$WORK/stdout"' "the image was not decoded ahead"
 run 0 invert "$IN" "$M/whole.png"
 run 0 fft "$IN" "$M/spec.npy"
