@@ -122,6 +122,27 @@ typedef struct gip_image {
     int32_t device; /* CUDA device ordinal when memory == GIP_MEM_CUDA, else 0 */
 } gip_image;
 
+/** How pixels outside the image are made up (OpenCV's names; the diagram shows row "abcdefgh"). */
+typedef enum gip_border {
+    GIP_BORDER_REFLECT_101 = 0, /* gfedcb|abcdefgh|gfedcba  (OpenCV's default) */
+    GIP_BORDER_REFLECT = 1,     /* fedcba|abcdefgh|hgfedcb */
+    GIP_BORDER_REPLICATE = 2,   /* aaaaaa|abcdefgh|hhhhhhh */
+    GIP_BORDER_CONSTANT = 3,    /* vvvvvv|abcdefgh|vvvvvvv  (v = the border value) */
+    GIP_BORDER_WRAP = 4         /* cdefgh|abcdefgh|abcdefg */
+} gip_border;
+
+/** Name of a border mode ("reflect101", "reflect", "replicate", "constant", "wrap"). */
+GIP_API const char *gip_border_name(gip_border border);
+/** Parses a border name (also OpenCV's "BORDER_DEFAULT", "reflect_101"); GIP_ERR_INVALID_ARGUMENT
+ *  when unknown. */
+GIP_API gip_status gip_border_parse(const char *name, gip_border *border);
+
+/** Border mode plus the value used by GIP_BORDER_CONSTANT (per channel, in the source's scale). */
+typedef struct gip_border_spec {
+    gip_border mode;
+    float value[4];
+} gip_border_spec;
+
 /** Largest width or height gip accepts anywhere (2^31 - 1, so CUDA grids and indices fit). */
 #define GIP_MAX_DIM ((int64_t)2147483647)
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Filters with OpenCV's semantics: invert, box, filter2D, Conv2d, Sobel, Gaussian blur. */
+/* Filters with OpenCV's semantics: invert, box, filter2D, Conv2d, Sobel, Gaussian blur (their
+ * border modes, gip_border and gip_border_spec, are core types: gip/core.h). */
 #ifndef GIP_FILTER_H
 #define GIP_FILTER_H
 
@@ -8,29 +9,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/** How pixels outside the image are made up (OpenCV's names; the diagram shows row "abcdefgh"). */
-typedef enum gip_border {
-    GIP_BORDER_REFLECT_101 = 0, /* gfedcb|abcdefgh|gfedcba  (OpenCV's default) */
-    GIP_BORDER_REFLECT = 1,     /* fedcba|abcdefgh|hgfedcb */
-    GIP_BORDER_REPLICATE = 2,   /* aaaaaa|abcdefgh|hhhhhhh */
-    GIP_BORDER_CONSTANT = 3,    /* vvvvvv|abcdefgh|vvvvvvv  (v = the border value) */
-    GIP_BORDER_WRAP = 4         /* cdefgh|abcdefgh|abcdefg */
-} gip_border;
-
-/** Name of a border mode ("reflect101", "reflect", "replicate", "constant", "wrap"). */
-GIP_API const char *gip_border_name(gip_border border);
-/** Parses a border name (also OpenCV's "BORDER_DEFAULT", "reflect_101"); GIP_ERR_INVALID_ARGUMENT
- *  when unknown. */
-GIP_API gip_status gip_border_parse(const char *name, gip_border *border);
-
-/** Border mode plus the value used by GIP_BORDER_CONSTANT (per channel, in the source's scale). */
-typedef struct gip_border_spec {
-    gip_border mode;
-    float value[4];
-} gip_border_spec;
-
-/* ------------------------------------------------------------------------------------------ */
 
 /** Invert parameters. Zero-initialise. */
 typedef struct gip_invert_params {

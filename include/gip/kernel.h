@@ -5,7 +5,6 @@
 #define GIP_KERNEL_H
 
 #include "gip/core.h"
-#include "gip/filter.h"
 
 #ifdef __cplusplus
 extern "C" {

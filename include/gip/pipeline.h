@@ -326,58 +326,6 @@ typedef struct gip_batch_codec {
                        int32_t batch_size, int32_t decoders, int32_t encoders);
 } gip_batch_codec;
 
-/* ---- GPU JPEG (nvJPEG) ----------------------------------------------------------------------- *
- * Built when CMake finds nvjpeg.h and libnvjpeg (NVJPEG_ROOT may name the nvidia-nvjpeg wheel's
- * nvidia/cu13 folder); otherwise every function below returns GIP_ERR_NOT_BUILT ("built without
- * nvJPEG"). Decoding uses the GPU's hardware JPEG decoder (A100/H100/H200 class) through nvJPEG's
- * batched API for baseline files it supports, else the GPU hybrid backend (progressive files
- * included), and libjpeg-turbo plus an upload for what nvJPEG refuses (CMYK, 12-bit, gray files
- * in colour modes, corrupt data: the CPU decoder then gives the precise error). nvJPEG's IDCT is
- * not libjpeg's ISLOW: pixels differ from gip_image_decode() by a few levels (bound measured in
- * tests/test_nvjpeg.c and docs/pipelines.md). Calls are synchronous: the images are complete on
- * return. Thread-safe (one nvJPEG handle per process, a state per call). */
-
-/**
- * Decodes JPEG bytes into a new device image on ctx's device (free with gip_image_free(ctx, ..)):
- * GIP_LOAD_GRAY gives 1 channel (the Y plane), other modes 3 (RGB, BGR with params->bgr), u8.
- * @return GIP_OK; GIP_ERR_INVALID_ARGUMENT; GIP_ERR_NO_DEVICE (CPU context); GIP_ERR_NOT_BUILT;
- *         statuses of gip_image_decode() for files decoded on the CPU (GIP_ERR_CORRUPT for
- *         corrupt or truncated data, GIP_ERR_TOO_LARGE above the limits); GIP_ERR_DEVICE;
- *         GIP_ERR_DEVICE_OUT_OF_MEMORY. On error *out is unchanged.
- */
-GIP_API gip_status gip_jpeg_decode_device(gip_context *ctx, const void *data, size_t size,
-                                          const gip_load_params *params, gip_image *out);
-/**
- * Decodes n files at once (one batched hardware decode for those the hardware takes). outs[i]
- * and statuses[i] receive each file's image and status (a failed file leaves outs[i] zeroed).
- * @return GIP_OK when the batch ran (check statuses); GIP_ERR_INVALID_ARGUMENT (n < 1, NULL);
- *         GIP_ERR_NO_DEVICE; GIP_ERR_NOT_BUILT; GIP_ERR_DEVICE (every file then failed).
- */
-GIP_API gip_status gip_jpeg_decode_device_batch(gip_context *ctx, int32_t n,
-                                                const void *const *data, const size_t *sizes,
-                                                const gip_load_params *params, gip_image *outs,
-                                                gip_status *statuses);
-/**
- * Encodes a device image (u8, 1 or 3 channels, ctx's device) as a baseline JPEG with nvJPEG into
- * a malloc'd buffer (free with gip_free()). params: quality (0 = 95) and subsampling (default
- * 4:2:0) as gip_image_encode(), bgr for BGR images; progressive is refused. Waits for the result.
- * @return GIP_OK; GIP_ERR_INVALID_ARGUMENT; GIP_ERR_LOCATION_MISMATCH (host image);
- * GIP_ERR_UNSUPPORTED (dtype/channels, progressive); GIP_ERR_TOO_LARGE (> 65500 per side);
- * GIP_ERR_NOT_BUILT; GIP_ERR_DEVICE; GIP_ERR_OUT_OF_MEMORY.
- */
-GIP_API gip_status gip_jpeg_encode_device(gip_context *ctx, const gip_image *img,
-                                          const gip_save_params *params, void **data, size_t *size);
-/** The nvJPEG backend this process uses: "hardware", "gpu-hybrid", or "" (none / not built). */
-GIP_API const char *gip_nvjpeg_backend(void);
-
-/**
- * How many images this process's nvJPEG decodes (gip_jpeg_decode_device*, the batch codec) went
- * through each path so far: the hardware decoder, the GPU hybrid backend, and libjpeg-turbo on the
- * CPU followed by an upload (what nvJPEG refused). Any pointer may be NULL; all zero without
- * nvJPEG. For seeing where a batch's decode time goes.
- */
-GIP_API void gip_nvjpeg_decode_counts(int64_t *hardware, int64_t *hybrid, int64_t *cpu);
-
 typedef enum gip_batch_cpu_mode {
     GIP_BATCH_CPU_AUTO = 0,   /* the measured faster one: INLINE (docs/pipelines.md) */
     GIP_BATCH_CPU_INLINE = 1, /* each worker decodes, computes (own pipeline clone), encodes */
@@ -388,7 +336,8 @@ typedef enum gip_batch_cpu_mode {
  * Fills `codec` with the nvJPEG batch codec: JPEG files decode with gip_jpeg_decode_device() on
  * CUDA pipelines (other files and CPU pipelines: the CPU decoders), results stay on the device
  * and JPEG outputs encode with gip_jpeg_encode_device() (other formats: download and CPU encode).
- * `gip run --decoder nvjpeg` (or auto on CUDA) uses it. GIP_ERR_NOT_BUILT without nvJPEG.
+ * `gip run --decoder nvjpeg` (or auto on CUDA) uses it. GIP_ERR_NOT_BUILT without nvJPEG. The
+ * nvJPEG codec functions themselves are in gip/io.h.
  */
 GIP_API gip_status gip_nvjpeg_codec(gip_batch_codec *codec);
 

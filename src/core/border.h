@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "gip/filter.h"
+#include "gip/core.h"
 
 #if defined(__CUDACC__)
 #define GIP__HD __host__ __device__ __forceinline__

@@ -13,7 +13,7 @@ extern "C" {
 #endif
 
 /* Where coordinate p of a line of n falls for a border mode (loops, like the diagrams in
- * gip/filter.h); -1 for a constant border outside. */
+ * gip/core.h); -1 for a constant border outside. */
 int64_t ref2d_border(int64_t p, int64_t n, gip_border mode);
 
 /* Element (x, y, c) of a host image as double; the border decides outside pixels. `value` is the

@@ -4,7 +4,7 @@
 #include <strings.h>
 
 #include "internal.h"
-#include "gip/filter.h"
+#include "gip/core.h"
 
 static const struct {
     gip_border mode;
