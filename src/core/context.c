@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* Contexts (backend choice, CPU threads, CUDA stream), version and device queries. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
-#include "fft/fft_cache.h"
 
 #define GIP__STR2(x) #x
 #define GIP__STR(x) GIP__STR2(x)
@@ -164,11 +164,41 @@ gip_status gip_context_create(const gip_context_desc *desc, gip_context **out)
     return GIP_OK;
 }
 
+/* Guards every context's list of release hooks (registrations are rare: once per cache). */
+static pthread_mutex_t release_lock = PTHREAD_MUTEX_INITIALIZER;
+
+gip_status gip__context_on_release(gip_context *ctx, gip__release_fn fn)
+{
+    if (!ctx || !fn)
+        return GIP_OK;
+    gip_status st = GIP_OK;
+    pthread_mutex_lock(&release_lock);
+    int32_t i = 0;
+    while (i < ctx->nrelease && ctx->release[i] != fn)
+        i++;
+    if (i == ctx->nrelease) {
+        if (i < GIP__RELEASE_HOOKS)
+            ctx->release[ctx->nrelease++] = fn;
+        else
+            st = gip__error(ctx, GIP_ERR_OUT_OF_MEMORY,
+                            "context: more than %d caches keep state for one context",
+                            GIP__RELEASE_HOOKS);
+    }
+    pthread_mutex_unlock(&release_lock);
+    return st;
+}
+
 void gip_context_destroy(gip_context *ctx)
 {
     if (!ctx)
         return;
-    gip__fft_context_release(ctx); /* cached plans and scratch, before the stream goes */
+    /* Cached plans and buffers first: they may need the stream. */
+    pthread_mutex_lock(&release_lock);
+    int32_t n = ctx->nrelease;
+    ctx->nrelease = 0;
+    pthread_mutex_unlock(&release_lock);
+    while (n > 0)
+        ctx->release[--n](ctx);
     if (ctx->backend == GIP_BACKEND_CUDA)
         gip__cuda_context_fini(ctx);
     free(ctx);

@@ -15,6 +15,11 @@ extern "C" {
 #endif
 
 #define GIP__MSG_SIZE 1024
+/* Release hooks one context holds at most (one per cache that keeps per-context state). */
+#define GIP__RELEASE_HOOKS 8
+
+/* What a cache outside core frees for a context that is being destroyed. */
+typedef void (*gip__release_fn)(gip_context *ctx);
 
 struct gip_context {
     gip_backend backend; /* CPU or CUDA, never AUTO */
@@ -25,6 +30,8 @@ struct gip_context {
                             devices without memory pools (then plain cudaMalloc) */
     int64_t device_memory_limit; /* bytes the pool may hold in use at once; 0 = no limit */
     bool bad;                    /* a sticky device error happened */
+    gip__release_fn release[GIP__RELEASE_HOOKS]; /* gip__context_on_release(), in order */
+    int32_t nrelease;
     char describe[384];
     char error[GIP__MSG_SIZE];
 };
@@ -37,6 +44,13 @@ gip_status gip__error(gip_context *ctx, gip_status status, const char *fmt, ...)
 #endif
     ;
 gip_status gip__verror(gip_context *ctx, gip_status status, const char *fmt, va_list ap);
+
+/* Registers fn to run when ctx is destroyed, before its CUDA stream goes: a cache that keeps
+ * plans or buffers per context (the FFT's) calls it when it first keeps something for ctx, and
+ * core knows nothing else of it. Registering the same fn again for ctx does nothing; hooks run in
+ * the reverse order of registration. Thread-safe. GIP_ERR_OUT_OF_MEMORY (with a message) when ctx
+ * already holds GIP__RELEASE_HOOKS other hooks; ctx NULL does nothing. */
+gip_status gip__context_on_release(gip_context *ctx, gip__release_fn fn);
 
 /* GIP_ERR_INVALID_ARGUMENT for a NULL context, GIP_ERR_BAD_STATE for a poisoned one. `op` names
  * the public function for the message. */

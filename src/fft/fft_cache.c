@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Process-wide cache of FFT plans and scratch buffers keyed by context, behind one mutex (which
- * also serialises FFTW's planner, whose calls are not thread-safe). */
+ * also serialises FFTW's planner, whose calls are not thread-safe). A context's entries go when
+ * the context is destroyed: the cache registers context_release() with it when it first keeps
+ * something for it. */
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -27,6 +29,8 @@ static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static plan_entry *plans;
 static scratch_entry *scratches;
 
+static void context_release(gip_context *ctx);
+
 static bool key_equal(const gip__fft_key *a, const gip__fft_key *b)
 {
     return a->ctx == b->ctx && a->backend == b->backend && a->device == b->device &&
@@ -50,7 +54,8 @@ gip_status gip__fft_plan_get(gip_context *ctx, const gip__fft_key *key, gip__fft
         goto out_unlock;
     }
     e->key = *key;
-    if ((st = make(ctx, key, arg, &e->plan, &e->destroy))) {
+    if ((st = gip__context_on_release(ctx, context_release)) ||
+        (st = make(ctx, key, arg, &e->plan, &e->destroy))) {
         free(e);
         goto out_unlock;
     }
@@ -113,6 +118,8 @@ gip_status gip__fft_scratch_acquire(gip_context *ctx, bool device, size_t bytes,
         return scratch_alloc(ctx, device, bytes, &out->ptr);
     }
     if (!e) {
+        if ((st = gip__context_on_release(ctx, context_release)))
+            goto out_unlock;
         e = calloc(1, sizeof *e);
         if (!e) {
             st = gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "FFT scratch: out of host memory");
@@ -155,7 +162,9 @@ void gip__fft_scratch_release(gip_context *ctx, gip__fft_scratch *s)
     s->owned = false;
 }
 
-void gip__fft_context_release(gip_context *ctx)
+/* Frees every plan and scratch buffer cached for ctx: gip_context_destroy() runs it before the
+ * context's stream goes. */
+static void context_release(gip_context *ctx)
 {
     if (!ctx)
         return;

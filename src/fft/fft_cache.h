@@ -48,7 +48,7 @@ typedef gip_status (*gip__fft_plan_make)(gip_context *ctx, const gip__fft_key *k
                                          uintptr_t *plan, void (**destroy)(uintptr_t plan));
 
 /* Returns the cached plan for `key` in *plan, building it with make(ctx, key, arg, ...) the first
- * time. Plans live until gip__fft_context_release(ctx). */
+ * time. Plans live until ctx is destroyed (the cache registers a release hook with the context). */
 gip_status gip__fft_plan_get(gip_context *ctx, const gip__fft_key *key, gip__fft_plan_make make,
                              void *arg, uintptr_t *plan);
 
@@ -71,12 +71,6 @@ typedef struct gip__fft_scratch {
 gip_status gip__fft_scratch_acquire(gip_context *ctx, bool device, size_t bytes,
                                     gip__fft_scratch *out);
 void gip__fft_scratch_release(gip_context *ctx, gip__fft_scratch *s);
-
-/* Frees every plan and scratch buffer cached for ctx. Must be called by gip_context_destroy()
- * before the context's stream is destroyed; until it is, the cache keeps a destroyed context's
- * plans until the process exits (a later context at the same address and with the same device
- * and threads reuses them safely, since plans depend only on the key). */
-void gip__fft_context_release(gip_context *ctx);
 
 /* ---- backend hooks of the cache (fft_cpu.c, fft_cuda.cu) ------------------------------------ */
 void gip__fftw_free(void *p);
