@@ -4,7 +4,7 @@
 # each variant in alternating rounds and prints the median milliseconds side by side, then runs
 # compute-sanitizer on some tests with what is left of TOTAL_BUDGET seconds.
 #
-#   VARIANTS="base: tiled:GIP_F2D_RING=0" variants, name:ENV=V+ENV2=V2 (nothing after ':' = as is)
+#   VARIANTS="base: rows4:GIP_F2D_RING_ROWS=4" variants, name:ENV=V+ENV2=V2 (nothing after ':' = as is)
 #   OPS=filter2d3,sobel_mag FORMATS=u8c1,u8c3,f32c1 SIZES=1920x1080,3840x2160,7680x4320
 #   ROUNDS=2 TIME=0.3                      rounds of all variants, gip-bench --time per row
 #   TESTS="test_filter2d test_sobel"       tests to build and run first (empty: none)
@@ -27,7 +27,7 @@ DEST=${OUT:-out/ab}
 mkdir -p "$DEST"
 rm -f "$DEST"/ab-*.json "$DEST"/ab-*.log "$DEST/ab.log" # a table of this call's runs only
 BUILD=${BUILD:-build-gpu}
-VARIANTS=${VARIANTS:-"base: tiled:GIP_F2D_RING=0"}
+VARIANTS=${VARIANTS:-"base: rows4:GIP_F2D_RING_ROWS=4"}
 OPS=${OPS:-filter2d3,sobel_mag,sobel_f32}
 FORMATS=${FORMATS:-u8c1,u8c3,f32c1}
 SIZES=${SIZES:-1920x1080,3840x2160,7680x4320}

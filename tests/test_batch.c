@@ -216,11 +216,11 @@ static void folder(gip_context *ctx)
      * runs use by default). */
     for (int mode = 0; mode < 4; mode++) {
         if (mode == 3) {
-            setenv("GIP_BATCH_DECODE_CALLS", "1", 1);
-            setenv("GIP_BATCH_WARM", "0", 1);
+            gt_setenv("GIP_BATCH_DECODE_CALLS", "1");
+            gt_setenv("GIP_BATCH_WARM", "0");
         } else {
-            unsetenv("GIP_BATCH_DECODE_CALLS");
-            unsetenv("GIP_BATCH_WARM");
+            gt_setenv("GIP_BATCH_DECODE_CALLS", NULL);
+            gt_setenv("GIP_BATCH_WARM", NULL);
         }
         seen s = {0};
         gip_batch_options o = {0};
@@ -328,8 +328,8 @@ static void folder(gip_context *ctx)
         if (system(cmd) != 0)
             printf("  cannot clean %s\n", out);
     }
-    unsetenv("GIP_BATCH_DECODE_CALLS");
-    unsetenv("GIP_BATCH_WARM");
+    gt_setenv("GIP_BATCH_DECODE_CALLS", NULL);
+    gt_setenv("GIP_BATCH_WARM", NULL);
 out_list:
     gip_batch_free_list(inputs, n);
 out_imgs:

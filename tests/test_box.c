@@ -343,11 +343,11 @@ static void body(gip_context *ctx)
         /* Where the CPU has AVX-512BW the fused route's 512-bit body took the 3x3 u8 boxes
          * above; its AVX2 body runs now (elsewhere this repeats the same path). */
         printf("box: again with GIP_NOAVX512=1 (the fused route's AVX2 body)\n");
-        setenv("GIP_NOAVX512", "1", 1);
+        gt_setenv("GIP_NOAVX512", "1");
         test_packed(ctx);
         test_fused(ctx);
         test_streamed(ctx);
-        unsetenv("GIP_NOAVX512");
+        gt_setenv("GIP_NOAVX512", NULL);
     }
     gip_context_destroy(cpu_ctx);
 }

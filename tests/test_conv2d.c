@@ -254,9 +254,9 @@ static void body(gip_context *ctx)
     }
     suite(ctx);
     printf("again with GIP_NOSIMD=1 (the scalar path)\n");
-    setenv("GIP_NOSIMD", "1", 1);
+    gt_setenv("GIP_NOSIMD", "1");
     suite(ctx);
-    unsetenv("GIP_NOSIMD");
+    gt_setenv("GIP_NOSIMD", NULL);
 }
 
 int main(int argc, char **argv)

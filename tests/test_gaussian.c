@@ -493,9 +493,9 @@ static void body(gip_context *ctx)
         /* Where the CPU has AVX-512BW the fused route's 512-bit body took the 3x3 u8 Gaussians
          * above; its AVX2 body runs now (elsewhere this repeats the same path). */
         printf("gaussian: again with GIP_NOAVX512=1 (the fused route's AVX2 body)\n");
-        setenv("GIP_NOAVX512", "1", 1);
+        gt_setenv("GIP_NOAVX512", "1");
         test_fused(ctx);
-        unsetenv("GIP_NOAVX512");
+        gt_setenv("GIP_NOAVX512", NULL);
     }
     gip_context_destroy(cpu_ctx);
 }

@@ -1140,7 +1140,7 @@ static void test_bad_save(void)
 static void test_output_files(bool named)
 {
     if (named)
-        setenv("GIP_NO_TMPFILE", "1", 1);
+        gt_setenv("GIP_NO_TMPFILE", "1");
     const char *mode = named ? "named temporary" : "O_TMPFILE";
     gip_image img, other;
     gt_alloc(&img, 40, 30, 3, GIP_U8, 0);
@@ -1197,7 +1197,7 @@ static void test_output_files(bool named)
         unlink(held);
     }
     GT_CHECK(count_tmp_files() == 0, "%s: temporary files left", mode);
-    unsetenv("GIP_NO_TMPFILE");
+    gt_setenv("GIP_NO_TMPFILE", NULL);
     gt_free(&other);
     gt_free(&img);
 }

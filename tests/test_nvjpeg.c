@@ -237,9 +237,9 @@ static void warm(gip_context *ctx, gip_batch_codec *codec)
         snprintf(out[w], sizeof out[w], "%s/out%d", dir, w);
         mkdir(out[w], 0777);
         if (w == 0)
-            setenv("GIP_BATCH_WARM", "0", 1);
+            gt_setenv("GIP_BATCH_WARM", "0");
         batch(ctx, codec, in, out[w], COPIES);
-        unsetenv("GIP_BATCH_WARM");
+        gt_setenv("GIP_BATCH_WARM", NULL);
     }
     int same = 0;
     for (int i = 0; i < COPIES; i++) {

@@ -8,6 +8,7 @@
 
 #include "color/cvt_color.h"
 #include "color/cvt_color_cpu.h"
+#include "tuning.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #define GIP__CC_X86 1
@@ -143,8 +144,7 @@ bool gip__cc_simd_active(void)
 {
     int s = __atomic_load_n(&simd_state, __ATOMIC_RELAXED);
     if (s < 0) {
-        const char *env = getenv("GIP_NOSIMD");
-        s = env && env[0] && strcmp(env, "0") != 0 ? 0 : simd_supported();
+        s = gip__tuning_get()->nosimd ? 0 : simd_supported();
         __atomic_store_n(&simd_state, s, __ATOMIC_RELAXED);
     }
     return s == 1;

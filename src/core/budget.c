@@ -72,9 +72,14 @@ static int64_t usable_memory(void)
     return phys;
 }
 
+const char *gip__max_memory_env(void)
+{
+    return getenv("GIP_MAX_MEMORY");
+}
+
 int64_t gip_default_max_memory(void)
 {
-    const char *env = getenv("GIP_MAX_MEMORY");
+    const char *env = gip__max_memory_env();
     if (env && *env) {
         int64_t v;
         return parse_bytes(env, &v) ? v : -1;

@@ -117,6 +117,11 @@ typedef void (*gip__range_fn)(void *arg, int64_t begin, int64_t end);
 void gip__parallel_for(const gip_context *ctx, int64_t n, int64_t grain, gip__range_fn fn,
                        void *arg);
 
+/* GIP_MAX_MEMORY as set in the environment (NULL when unset), for messages that say where a
+ * limit came from. It is read at each call, as gip_default_max_memory() reads it: a documented
+ * option that programs (the CLI's --max-memory) set while they run. */
+const char *gip__max_memory_env(void);
+
 /* Default CPU thread count (OpenMP's: OMP_NUM_THREADS where it is set, else the core count). */
 int32_t gip__default_threads(void);
 

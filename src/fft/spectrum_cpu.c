@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fft.h"
+#include "tuning.h"
 
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
 #define SPEC_X86 1
@@ -29,8 +30,7 @@ static int simd_state = -1;
 
 static int simd_default(void)
 {
-    const char *env = getenv("GIP_NOSIMD");
-    if (env && env[0] && strcmp(env, "0") != 0)
+    if (gip__tuning_get()->nosimd)
         return 0;
 #ifdef SPEC_X86
     __builtin_cpu_init();

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "conv2d.h"
-#include "filter2d.h"
+#include "tuning.h"
 
 #define CONV_CHUNK 512 /* output pixels per chunk: 4 accumulator planes stay in L1 */
 
@@ -165,7 +165,7 @@ static void conv_rows(void *arg, int64_t begin, int64_t end)
 gip_status gip__conv2d_cpu(gip_context *ctx, const gip_image *src, gip_image *dst,
                            const gip_conv2d_params *p)
 {
-    conv_job job = {src, dst, p, src->width + 2 * (int64_t)p->pad_w, gip__f2d_simd_enabled(), 0};
+    conv_job job = {src, dst, p, src->width + 2 * (int64_t)p->pad_w, gip__simd_avx2_fma(), 0};
     gip__parallel_for(ctx, dst->height, 4 * (int64_t)p->kh, conv_rows, &job);
     if (job.failed)
         return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY,

@@ -102,10 +102,6 @@ gip_status gip__f2d_run_box_cuda(gip_context *ctx, const gip__f2d_plan *plan, co
 gip_status gip__f2d_check_images(gip_context *ctx, const gip_image *src, const gip_image *dst,
                                  const char *op, bool *on_device);
 
-/* Non-zero when SIMD paths may be used: the CPU has AVX2 and FMA and GIP_NOSIMD is not set to a
- * non-zero value. Read at each call so that tests can switch it. */
-int gip__f2d_simd_enabled(void);
-
 #ifdef __cplusplus
 }
 #endif

@@ -16,6 +16,7 @@
 #include <immintrin.h>
 #endif
 #include "filter2d.h"
+#include "tuning.h"
 
 /* Accumulator elements per chunk of an output row (the chunk's arrays stay in L1). */
 #define F2D_CHUNK 1024
@@ -25,18 +26,6 @@
 #else
 #define F2D_INLINE static inline
 #endif
-
-int gip__f2d_simd_enabled(void)
-{
-    const char *e = getenv("GIP_NOSIMD");
-    if (e && e[0] && strcmp(e, "0") != 0)
-        return 0;
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-#else
-    return 0;
-#endif
-}
 
 typedef struct f2d_job {
     const gip__f2d_plan *p;
@@ -697,7 +686,7 @@ gip_status gip__f2d_run_cpu(gip_context *ctx, const gip__f2d_plan *plan, const g
     job.src = src;
     job.dst = dst;
     job.pwpix = src->width + plan->kw - 1;
-    job.simd = gip__f2d_simd_enabled();
+    job.simd = gip__simd_avx2_fma();
     job.stream = job.simd && gip__image_span(dst) >= GIP__STREAM_BYTES;
 #ifdef F2D_HAVE_REGS
     job.srcdirect = job.simd && !plan->int_acc && src->dtype == GIP_F32 &&

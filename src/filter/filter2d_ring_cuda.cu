@@ -11,6 +11,7 @@
 #include "cuda_util.cuh"
 #include "filter2d.h"
 #include "filter2d_cuda.cuh"
+#include "tuning.h"
 
 /* ---- the ring with float accumulators: u8 and f32 sources, taps inside 3x3 -------------------
  *
@@ -161,12 +162,11 @@ static int32_t uxf_rows(const UxArgs &a, int32_t ssize, int32_t we, bool mag)
 template <typename S, typename D, int KIND>
 static gip_status uxf_launch(gip_context *ctx, UxArgs &a, int32_t C)
 {
-    /* GIP_F2D_RING_ROWS=N (1 to 64): N rows a band instead of uxf_rows's choice, for A/B runs. */
+    /* GIP_F2D_RING_ROWS=N (1 to 64): N rows a band instead of uxf_rows's choice, for A/B runs
+     * and for the tests' bands of 1 and 7 rows. */
     const int32_t we = 32 * 16 / (int32_t)sizeof(S);
-    const char *rv = getenv("GIP_F2D_RING_ROWS");
-    const int32_t rows = rv && atoi(rv) > 0 && atoi(rv) <= 64
-                             ? atoi(rv)
-                             : uxf_rows(a, (int32_t)sizeof(S), we, KIND == UXF_MAG);
+    const int32_t forced = gip__tuning_get()->f2d_ring_rows;
+    const int32_t rows = forced ? forced : uxf_rows(a, (int32_t)sizeof(S), we, KIND == UXF_MAG);
     const dim3 grid = ux_grid(a, (int32_t)sizeof(D), we, rows);
     const dim3 block(32, UX_WARPS);
     cudaStream_t s = gip__stream(ctx);
@@ -192,16 +192,12 @@ static gip_status uxf_dispatch(gip_context *ctx, UxArgs &a, int32_t C, bool mag)
 /* Runs a plan through f2d_ringf when it qualifies: u8 sources to u8 or f32, f32 sources to f32,
  * every tap of each kernel within one pixel of the anchor in row-major order, integer plans exact
  * in float, both images 16-byte aligned, rows below 2^30 elements; *done says whether it ran.
- * The default since it ran on the H200 (2026-12-05: 1.3-3.6x faster than f2d_box on every row of
- * filter2D 3x3 with float taps, Sobel to f32 from f32 and the magnitude, 1920x1080 to 7680x4320);
- * GIP_F2D_RING=0 (read at each call) sends these plans back to f2d_box. */
+ * It takes these plans before f2d_box, which is faster on none of them (filter2D 3x3 with float
+ * taps, Sobel to f32 from f32, the magnitude); f2d_box keeps the rest. */
 extern "C" gip_status gip__f2d_run_ring_cuda(gip_context *ctx, const gip__f2d_plan *p,
                                              const gip_image *src, const gip_image *dst, bool *done)
 {
     *done = false;
-    const char *on = getenv("GIP_F2D_RING");
-    if (on && atoi(on) == 0)
-        return GIP_OK;
     const gip_dtype sd = src->dtype, dd = dst->dtype;
     const int64_t n = src->width * (int64_t)src->channels;
     if (!((sd == GIP_U8 && (dd == GIP_U8 || dd == GIP_F32)) || (sd == GIP_F32 && dd == GIP_F32)) ||

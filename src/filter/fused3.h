@@ -47,8 +47,8 @@ int gip__fused3_kind(const int32_t *k, int32_t n);
 
 /* The widest vectors the route has on this CPU: 512 (x86 with AVX-512F and AVX-512BW), 256 (AVX2
  * and FMA) or 0 (neither: the route does not run). GIP_NOAVX512 set to a non-zero value caps it at
- * 256 (read at each call, so that the tests run both widths); sobel_cpu.c's 512-bit separable
- * loops follow the same switch. */
+ * 256 (core/tuning.h; the tests run both widths); sobel_cpu.c's 512-bit separable loops follow the
+ * same switch. */
 int gip__fused3_width(void);
 
 /* Runs f on host views of u8 src and dst (s16, f32 or u8 for SUM; f32 or u8 for MAG; u8 for

@@ -15,6 +15,7 @@
 
 #include "border.h"
 #include "fused3.h"
+#include "tuning.h"
 
 static const int32_t f3_taps[4][3] = {{0, 0, 0}, {-1, 0, 1}, {1, 2, 1}, {1, 1, 1}};
 
@@ -36,8 +37,7 @@ int gip__fused3_width(void)
 #ifdef GIP__F3_X86
     if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma"))
         return 0;
-    const char *e = getenv("GIP_NOAVX512");
-    if (e && e[0] && strcmp(e, "0") != 0)
+    if (gip__tuning_get()->noavx512)
         return 256;
     return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") ? 512 : 256;
 #else

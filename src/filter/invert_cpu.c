@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* gip_invert on the CPU: one pass per row band. u8 and u16 inversion is a bitwise NOT of the
- * row's bytes, f32 is max - x. With AVX2 (the filters' switch: gip__f2d_simd_enabled) 32 bytes
+ * row's bytes, f32 is max - x. With AVX2 (the CPU switch gip__simd_avx2_fma) 32 bytes
  * at a time, and destinations too large for the caches are written with streaming stores; the
  * plain loops, which the compiler vectorises for the baseline ISA, are always built. */
 #include <stdint.h>
@@ -9,7 +9,7 @@
 #include <immintrin.h>
 #define INV_X86 1
 #endif
-#include "filter2d.h"
+#include "tuning.h"
 #include "invert.h"
 
 typedef struct invert_job {
@@ -123,7 +123,7 @@ static void invert_rows(void *arg, int64_t begin, int64_t end)
 
 gip_status gip__invert_cpu(gip_context *ctx, const gip_image *src, gip_image *dst, float max)
 {
-    invert_job job = {src, dst, max, gip__f2d_simd_enabled(), 0};
+    invert_job job = {src, dst, max, gip__simd_avx2_fma(), 0};
     /* Streaming pays where the lines would otherwise be read for nothing: not in place (the
      * 2-core CI VM, 2026-12-04, 2 threads: 7680x4320 u8c3 3.42 -> 2.35 ms, 3840x2160 u8c3
      * 0.59 -> 0.48). */

@@ -11,6 +11,7 @@
 #include "border.h"
 #include "fused3.h"
 #include "saturate.h"
+#include "tuning.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #define GIP__SEP_X86 1
@@ -23,8 +24,7 @@ static int simd_state = -1;
 
 static int simd_default(void)
 {
-    const char *env = getenv("GIP_NOSIMD");
-    if (env && env[0] && strcmp(env, "0") != 0)
+    if (gip__tuning_get()->nosimd)
         return 0;
 #ifdef GIP__SEP_X86
     __builtin_cpu_init();

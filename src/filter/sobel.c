@@ -7,6 +7,7 @@
 
 #include "filter2d.h"
 #include "sobel.h"
+#include "tuning.h"
 #include "gip/filter.h"
 
 /* One factor of order `order` and size `ksize` (>= order + 1), by OpenCV's recurrence. */
@@ -177,7 +178,7 @@ gip_status gip_sobel(gip_context *ctx, const gip_image *src, gip_image *dst,
      * gives the 2-D engine's exact sums (its u8 output is the absolute value); GIP_NOSIMD=1 keeps
      * the engine's scalar path. */
     if (!on_device && scale == 1.0f && params->delta == 0.0f && (dt != GIP_U8 || abs_out) &&
-        nx <= GIP__SOBEL_SEP_MAXK && ny <= GIP__SOBEL_SEP_MAXK && gip__f2d_simd_enabled()) {
+        nx <= GIP__SOBEL_SEP_MAXK && ny <= GIP__SOBEL_SEP_MAXK && gip__simd_avx2_fma()) {
         gip__sobel_sep sp = {.nx = nx, .ny = ny};
         memcpy(sp.kx, kx, (size_t)nx * sizeof *kx);
         memcpy(sp.ky, ky, (size_t)ny * sizeof *ky);
@@ -216,7 +217,7 @@ gip_status gip_sobel_magnitude(gip_context *ctx, const gip_image *src, gip_image
     /* On the CPU, ksize 3 of u8 sources takes the fused route where it runs (AVX2): the 2-D
      * engine's operations, so its results bit for bit; GIP_NOSIMD=1 keeps the engine's scalar
      * path. */
-    if (!on_device && ksize == 3 && gip__f2d_simd_enabled()) {
+    if (!on_device && ksize == 3 && gip__simd_avx2_fma()) {
         gip__sobel_sep sp = {.magnitude = true, .scale = scale, .delta = params->delta};
         gip__sobel_factors(1, 0, 3, sp.kx, &sp.nx, sp.ky, &sp.ny);
         sep_border(&sp, params, src->dtype);

@@ -16,6 +16,7 @@
 
 #include "internal.h"
 #include "io_internal.h"
+#include "tuning.h"
 
 /* Temporary names of one output: "PATH.gip.tmp", then "PATH.gip-1.tmp" .. "PATH.gip-7.tmp" when
  * that one is held by another live writer of the same output. */
@@ -179,8 +180,7 @@ gip_status gip__outfile_open(const char *op, const char *path, unsigned flags, g
     free(name);
     /* O_TMPFILE needs /proc/self/fd to give the file its name later. GIP_NO_TMPFILE=1 takes
      * the named temporary of file systems without O_TMPFILE, so that tests reach it. */
-    const char *no_tmpfile = getenv("GIP_NO_TMPFILE");
-    if (!(no_tmpfile && no_tmpfile[0] == '1') && access("/proc/self/fd", X_OK) == 0)
+    if (!gip__tuning_get()->no_tmpfile && access("/proc/self/fd", X_OK) == 0)
         f->fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
     if (f->fd >= 0) {
         (void)flock(f->fd, LOCK_EX);

@@ -463,13 +463,13 @@ static gip_status check_memory(const uint8_t *d, size_t n, const char *what,
     const char *source = "gip_load_params.max_memory";
     if (limit == 0) {
         limit = gip_default_max_memory();
-        source = getenv("GIP_MAX_MEMORY") ? "GIP_MAX_MEMORY, which the CLI's --max-memory sets"
-                                          : "the default, a quarter of the memory";
+        source = gip__max_memory_env() ? "GIP_MAX_MEMORY, which the CLI's --max-memory sets"
+                                       : "the default, a quarter of the memory";
         if (limit < 0)
             return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT,
                               "%s: GIP_MAX_MEMORY='%s' is not a byte count; accepted: a positive "
                               "integer with an optional K, M, G or T suffix (e.g. 512M)",
-                              what, getenv("GIP_MAX_MEMORY"));
+                              what, gip__max_memory_env());
     }
     gip_image_info info;
     if (probe_bytes(d, n, what, &info) != GIP_OK) {

@@ -18,6 +18,7 @@
 #include "io/io_internal.h"
 #include "pipeline_internal.h"
 #include "pipeline_steps.h"
+#include "tuning.h"
 
 static double now(void)
 {
@@ -1040,8 +1041,8 @@ gip_status gip_batch_run(gip_pipeline *const *pipes, int32_t npipes, const char 
     }
     if ((st = make_outputs(e, out_dir)))
         goto out_free;
-    const char *trace = getenv("GIP_BATCH_TRACE");
-    if (trace && trace[0] && n_inputs) {
+    const char *trace = gip__tuning_get()->batch_trace;
+    if (trace[0] && n_inputs) {
         if (!(e->trace = malloc((size_t)n_inputs * sizeof *e->trace))) {
             st = gip__error(NULL, GIP_ERR_OUT_OF_MEMORY, "%s: out of memory", op);
             goto out_free;
@@ -1067,9 +1068,8 @@ gip_status gip_batch_run(gip_pipeline *const *pipes, int32_t npipes, const char 
                 break;
             }
     }
-    const char *dc = getenv("GIP_BATCH_DECODE_CALLS");
-    if (dc && atoi(dc) >= 1 && atoi(dc) <= 1024)
-        e->decode_calls = atoi(dc);
+    if (gip__tuning_get()->batch_decode_calls)
+        e->decode_calls = gip__tuning_get()->batch_decode_calls;
     e->gated = e->decode_calls < INT32_MAX && e->batch > 1;
     /* Decode calls at once: each reserves up to a batch of room in a compute queue (and the
      * files are fewer than that at times); encodes: one per worker. With decode_calls 1 a
@@ -1104,9 +1104,8 @@ gip_status gip_batch_run(gip_pipeline *const *pipes, int32_t npipes, const char 
      * the same sizing either way. The decoder states warmed are no more than the groups. A
      * failure here is not the batch's: that file is decoded again in its turn and reported.
      * GIP_BATCH_WARM=0 skips it. */
-    const char *warm = getenv("GIP_BATCH_WARM");
     if (o->codec && o->codec->warm && !e->inline_cpu && n_inputs > e->batch &&
-        !(warm && strcmp(warm, "0") == 0)) {
+        !gip__tuning_get()->batch_no_warm) {
         int64_t groups = (n_inputs + e->batch - 1) / e->batch;
         dec = dec < groups ? dec : groups;
         double t = now();

@@ -200,7 +200,7 @@ gip_status gip_pipeline_run_file_bounded(gip_pipeline *p, const char *in, const 
         return gip__error(p->ctx, GIP_ERR_INVALID_ARGUMENT,
                           "%s: GIP_MAX_MEMORY='%s' is not a byte count; accepted: a positive "
                           "integer with an optional K, M, G or T suffix (e.g. 512M)",
-                          op, getenv("GIP_MAX_MEMORY"));
+                          op, gip__max_memory_env());
     gip_load_params lp = {0};
     lp.mode = GIP_LOAD_COLOR;
     if (load)

@@ -2,6 +2,8 @@
 /* The shared C test harness (see testing.h). */
 #include "testing.h"
 
+#include "tuning.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -145,20 +147,13 @@ int64_t gt_pad16(int64_t w, int32_t c, gip_dtype dt)
     return (row + 15) / 16 * 16 - row;
 }
 
-void gt_with_switch(gip_context *ctx, const char *var, const char *on, const char *off,
-                    void (*fn)(gip_context *ctx))
+void gt_setenv(const char *var, const char *value)
 {
-    if (gip_context_backend(ctx) != GIP_BACKEND_CUDA) {
-        fn(ctx);
-        return;
-    }
-    printf("%s (%s=1)\n", on, var);
-    setenv(var, "1", 1);
-    fn(ctx);
-    printf("%s (%s=0)\n", off, var);
-    setenv(var, "0", 1);
-    fn(ctx);
-    unsetenv(var);
+    if (value)
+        setenv(var, value, 1);
+    else
+        unsetenv(var);
+    gip__tuning_reload();
 }
 
 void gt_cuda_with_env(gip_context *ctx, const char *var, const char *value, const char *what,
@@ -167,9 +162,9 @@ void gt_cuda_with_env(gip_context *ctx, const char *var, const char *value, cons
     if (gip_context_backend(ctx) != GIP_BACKEND_CUDA)
         return;
     printf("%s (%s=%s)\n", what, var, value);
-    setenv(var, value, 1);
+    gt_setenv(var, value);
     fn(ctx);
-    unsetenv(var);
+    gt_setenv(var, NULL);
 }
 
 void gt_free(gip_image *img)

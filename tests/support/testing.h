@@ -71,12 +71,9 @@ void gt_alloc(gip_image *img, int64_t w, int64_t h, int32_t c, gip_dtype dt, int
 /* The padding that makes a row of w x c elements of dt a whole number of 16-byte units (the packed
  * CUDA 3x3 kernels' case: gt_alloc's buffers start 16-byte aligned). */
 int64_t gt_pad16(int64_t w, int32_t c, gip_dtype dt);
-/* Runs fn(ctx) twice on a CUDA context, first with the environment variable `var` set to 1 (a
- * switch between two GPU kernels, so that both are tested), then set to 0, and unsets it; once
- * elsewhere.
- * `on` and `off` name the two kernels in the printed lines. */
-void gt_with_switch(gip_context *ctx, const char *var, const char *on, const char *off,
-                    void (*fn)(gip_context *ctx));
+/* Sets the environment variable `var` to `value` (NULL unsets it) and has the library read its
+ * switches again (src/core/tuning.h: it reads them once, at first use). */
+void gt_setenv(const char *var, const char *value);
 /* Runs fn(ctx) once more on a CUDA context with the environment variable `var` set to `value` (a
  * tuning knob of a GPU kernel), printing `what`, and unsets it; nothing elsewhere. */
 void gt_cuda_with_env(gip_context *ctx, const char *var, const char *value, const char *what,

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/* The environment switches of the library's engines, read once: the SIMD caps that the tests use
+ * to run every CPU path, and the batch engine's and the CUDA 2-D engine's tuning knobs. */
+#ifndef GIP_CORE_TUNING_H
+#define GIP_CORE_TUNING_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gip__tuning {
+    /* GIP_NOSIMD set to anything but "" or "0": the CPU's portable loops, no AVX2 or AVX-512. */
+    bool nosimd;
+    /* GIP_NOAVX512 (same rule): 256-bit bodies where the CPU also has 512-bit ones. */
+    bool noavx512;
+    /* GIP_F2D_RING_ROWS=N (1..64): rows a band of the CUDA 2-D engine's ring kernel; 0 when
+     * unset or out of range (the kernel's own rule). */
+    int32_t f2d_ring_rows;
+    /* GIP_BATCH_DECODE_CALLS=N (1..1024): batch decodes at once on a device; 0 when unset or out
+     * of range (the batch engine's rule). */
+    int32_t batch_decode_calls;
+    /* GIP_BATCH_WARM=0: the batch engine skips the codec's warm-up. */
+    bool batch_no_warm;
+    /* GIP_BATCH_TRACE=FILE: the batch engine writes each file's stage times there; "" when unset
+     * (or longer than the buffer). */
+    char batch_trace[4096];
+    /* GIP_NO_TMPFILE=1: outputs are written through a named temporary, never O_TMPFILE (the path
+     * of file systems without it, for the tests). */
+    bool no_tmpfile;
+} gip__tuning;
+
+/* The switches, read from the environment at the first call (thread-safe); later changes to the
+ * environment are not seen, except through gip__tuning_reload(). */
+const gip__tuning *gip__tuning_get(void);
+
+/* Non-zero when the CPU has AVX2 and FMA and GIP_NOSIMD is not set: the switch of the CPU's
+ * AVX2 paths of the 2-D engine, Sobel's separable route, invert and Conv2d. */
+int gip__simd_avx2_fma(void);
+
+/* Test hook: reads the environment again (after setenv). Not thread-safe: call it while no
+ * library work runs. */
+void gip__tuning_reload(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
