@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "filter/separable.h"
+#include "engine/separable/separable.h"
 #include "ref_filter.h"
 #include "ref_filter2d.h"
 #include "testing.h"

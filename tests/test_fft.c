@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fft/fft.h"
+#include "engine/fft/fft.h"
 #include "gip/fft.h"
 #include "ref_fft.h"
 #include "testing.h"
@@ -1016,7 +1016,7 @@ static void test_plan_reuse(gip_context *ctx)
  * is the float re * re the function computes), then the values the polynomial does not take
  * (zero, subnormal, infinite and NaN power), which must give what logf gives and stay out of the
  * range when not finite. Bound: 1 ulp of the result (2^-23 |ln p / 2|) plus 3e-8, as documented
- * in src/fft/spectrum_cpu.c; the spectrum test's 1e-3 levels of float slack covers it. */
+ * in src/ops/fft/spectrum_cpu.c; the spectrum test's 1e-3 levels of float slack covers it. */
 static void test_log_power(void)
 {
     bool prev = gip__spectrum_simd_active();

@@ -8,7 +8,7 @@
 
 #include "testing.h"
 #include "ref_filter.h"
-#include "filter/separable.h"
+#include "engine/separable/separable.h"
 
 typedef struct gcase {
     int kw, kh;

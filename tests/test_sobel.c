@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "filter/fused3.h"
+#include "engine/fused3/fused3.h"
 #include "ref_filter2d.h"
 #include "testing.h"
 

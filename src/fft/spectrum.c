@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Public entry of the spectrum image: gray (or colour made gray) in, centred min-max normalised
  * log-magnitude u8 out, in one call. */
-#include "fft.h"
+#include "engine/fft/fft.h"
 
 gip_status gip_spectrum(gip_context *ctx, const gip_image *src, gip_image *dst,
                         const gip_spectrum_params *params)

@@ -3,7 +3,7 @@
 #ifndef GIP_FILTER_BOX_H
 #define GIP_FILTER_BOX_H
 
-#include "separable.h"
+#include "engine/separable/separable.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "gaussian.h"
-#include "fft/fft.h"
+#include "engine/fft/fft.h"
 #include "gip/fft.h"
 
 static const char OP[] = "gip_gaussian_blur";

@@ -4,7 +4,7 @@
 #ifndef GIP_FILTER_GAUSSIAN_H
 #define GIP_FILTER_GAUSSIAN_H
 
-#include "separable.h"
+#include "engine/separable/separable.h"
 
 #ifdef __cplusplus
 extern "C" {

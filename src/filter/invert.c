@@ -3,7 +3,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "invert.h"
+#include "ops/filter/invert.h"
 #include "gip/filter.h"
 
 gip_status gip_invert(gip_context *ctx, const gip_image *src, gip_image *dst,

@@ -5,8 +5,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "filter2d.h"
-#include "sobel.h"
+#include "engine/filter2d/filter2d.h"
+#include "ops/filter/sobel.h"
 #include "tuning.h"
 #include "gip/filter.h"
 

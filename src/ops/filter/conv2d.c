@@ -3,7 +3,7 @@
 #include <math.h>
 
 #include "conv2d.h"
-#include "filter2d.h"
+#include "engine/filter2d/filter2d.h"
 
 gip_status gip_conv2d(gip_context *ctx, const gip_image *src, gip_image *dst,
                       const gip_conv2d_params *params)

@@ -9,7 +9,7 @@
 
 #include "separable.h"
 #include "border.h"
-#include "fused3.h"
+#include "engine/fused3/fused3.h"
 #include "saturate.h"
 #include "tuning.h"
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "filter2d.h"
-#include "fft/fft.h"
+#include "engine/fft/fft.h"
 #include "gip/fft.h"
 #include "saturate.h"
 

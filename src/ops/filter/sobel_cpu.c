@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "border.h"
-#include "fused3.h"
+#include "engine/fused3/fused3.h"
 #include "sobel.h"
 
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))

@@ -4,7 +4,7 @@
 #include <math.h>
 
 #include "fft.h"
-#include "filter/separable.h"
+#include "engine/separable/separable.h"
 
 int64_t gip__fft_good_size(int64_t n)
 {

@@ -3,7 +3,7 @@
 #include <math.h>
 #include <pthread.h>
 
-#include "fft.h"
+#include "engine/fft/fft.h"
 
 typedef struct mag_arg {
     const gip_image *src;

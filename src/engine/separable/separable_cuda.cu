@@ -14,7 +14,7 @@
 #include "border.h"
 
 extern "C" {
-#include "filter2d.h"
+#include "engine/filter2d/filter2d.h"
 #include "separable.h"
 }
 
