@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/fft/fft.h"
+#include "ops/fft/spectrum.h"
 #include "gip/fft.h"
 #include "ref_fft.h"
 #include "testing.h"

@@ -41,8 +41,8 @@ int64_t gip__fft_good_size(int64_t n)
 #define GIP__XOVER_CPU_SEP_TAPS 200.0
 #define GIP__XOVER_GPU_TAPS 180.0
 
-bool gip__fft_conv_worth(gip_backend backend, int64_t w, int64_t h, int32_t kw, int32_t kh,
-                         bool separable)
+static bool fft_worth(gip_backend backend, int64_t w, int64_t h, int32_t kw, int32_t kh,
+                      bool separable)
 {
     if (w < 1 || h < 1 || kw < 1 || kh < 1)
         return false;
@@ -63,6 +63,20 @@ bool gip__fft_conv_worth(gip_backend backend, int64_t w, int64_t h, int32_t kw, 
         separable ? GIP__XOVER_CPU_SEP_TAPS : (gpu ? GIP__XOVER_GPU_TAPS : GIP__XOVER_CPU_TAPS);
     /* The reference configuration's padding overhead is about 1.2x. */
     return taps > xover * fft_rel / 1.2;
+}
+
+gip_status gip__fft_conv_choose(gip_context *ctx, gip_conv_method method, gip_dtype out,
+                                bool on_device, int64_t w, int64_t h, int32_t kw, int32_t kh,
+                                bool separable, const char *op, bool *use_fft)
+{
+    if (method != GIP_CONV_AUTO && method != GIP_CONV_DIRECT && method != GIP_CONV_FFT)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: method %d is invalid: AUTO (0), DIRECT (1) or FFT (2)", op,
+                          (int)method);
+    *use_fft = method == GIP_CONV_FFT ||
+               (method == GIP_CONV_AUTO && out == GIP_F32 &&
+                fft_worth(on_device ? GIP_BACKEND_CUDA : GIP_BACKEND_CPU, w, h, kw, kh, separable));
+    return GIP_OK;
 }
 
 void gip__fft_twiddles(int64_t len, double *table)

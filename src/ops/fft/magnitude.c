@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Public entries of magnitude, log-magnitude and min-max normalisation to u8. */
-#include "engine/fft/fft.h"
+#include "magnitude.h"
 
 static gip_status check_pointwise(gip_context *ctx, const gip_image *src, const gip_image *dst,
                                   gip_dtype sdt, gip_dtype ddt, bool any_channels, const char *op,

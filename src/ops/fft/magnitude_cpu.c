@@ -3,7 +3,7 @@
 #include <math.h>
 #include <pthread.h>
 
-#include "engine/fft/fft.h"
+#include "magnitude.h"
 
 typedef struct mag_arg {
     const gip_image *src;

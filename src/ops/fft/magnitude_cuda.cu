@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Magnitude, log-magnitude and min-max normalisation to u8 on the GPU (the normalisation: one
  * reducing pass into ordered-integer atomics, one writing pass). */
-#include "engine/fft/fft_cuda.cuh"
+#include "magnitude_cuda.cuh"
 
 __global__ void mag_kernel(const void *src, int64_t sstride, void *dst, int64_t dstride, int64_t w,
                            int64_t h, int mode)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Public entries of fftshift and ifftshift (numpy semantics over both axes). */
-#include "engine/fft/fft.h"
+#include "shift.h"
 
 static gip_status shift(gip_context *ctx, const gip_image *src, gip_image *dst, bool inverse,
                         const char *op)

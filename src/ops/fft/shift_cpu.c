@@ -2,7 +2,7 @@
 /* fftshift / ifftshift on the CPU: each destination row is a source row rotated, two copies. */
 #include <string.h>
 
-#include "engine/fft/fft.h"
+#include "shift.h"
 
 typedef struct shift_arg {
     const gip_image *src;

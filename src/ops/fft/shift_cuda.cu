@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* fftshift / ifftshift on the GPU: one thread per float of a row, reading the rotated source. */
 #include "engine/fft/fft_cuda.cuh"
+#include "shift.h"
 
 __global__ void shift_kernel(const void *src, int64_t sstride, void *dst, int64_t dstride,
                              int64_t w, int64_t h, int per, int64_t ox, int64_t oy)

@@ -3,7 +3,8 @@
  * real-to-complex, ONE fused pass over the half spectrum (log magnitude + finite min/max by block
  * reduction and ordered-integer atomics), then ONE pass writing the shifted full u8 image, each
  * pixel rebuilt from the half by Hermitian symmetry. */
-#include "engine/fft/fft_cuda.cuh"
+#include "magnitude_cuda.cuh"
+#include "spectrum.h"
 
 template <typename T>
 __global__ void gray_kernel(const void *src, int64_t stride, int64_t w, int64_t h, int cn, bool bgr,

@@ -1,11 +1,109 @@
 /* SPDX-License-Identifier: MIT */
-/* The registry's description of filter (gip_filter2d()). */
+/* filter (gip_filter2d, as cv2.filter2D): argument checks, the tap plan of the 2-D engine or,
+ * for large kernels, the FFT engine; its registry entry. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "gip/fft.h"
 #include "gip/filter.h"
-#include "internal.h"
+#include "engine/fft/fft.h"
+#include "engine/filter2d/filter2d.h"
 #include "registry/registry.h"
+
+gip_status gip_filter2d(gip_context *ctx, const gip_image *src, gip_image *dst,
+                        const gip_filter2d_params *params)
+{
+    static const char op[] = "gip_filter2d";
+    bool on_device = false;
+    gip_status st = gip__f2d_check_images(ctx, src, dst, op, &on_device);
+    if (st)
+        return st;
+    /* cv2.filter2D gives every destination depth from every source for kernels it correlates
+     * through the DFT (13x13 and larger), and a subset for smaller ones (getLinearFilter: u8 to
+     * any, others to their own depth or f32); the 2-D engine gives every pair for every kernel. */
+    const gip_dtype dt = dst->dtype;
+    if (dt != GIP_U8 && dt != GIP_U16 && dt != GIP_S16 && dt != GIP_F32)
+        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
+                          "%s: dst dtype %s is not supported: u8, u16, s16 or f32 are accepted", op,
+                          gip_dtype_name(dt));
+    if (!params)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "%s: params is NULL", op);
+    if (!params->kernel)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "%s: params->kernel is NULL", op);
+    int32_t kw = params->ksize_w, kh = params->ksize_h;
+    if (kw < 1 || kh < 1 || kw > GIP__F2D_MAX_KSIZE || kh > GIP__F2D_MAX_KSIZE)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: kernel size %dx%d is invalid: each side must be 1 to %d", op,
+                          (int)kw, (int)kh, GIP__F2D_MAX_KSIZE);
+    int32_t ax = kw / 2, ay = kh / 2;
+    if (params->has_anchor) {
+        ax = params->anchor_x;
+        ay = params->anchor_y;
+        if (ax < 0 || ax >= kw || ay < 0 || ay >= kh)
+            return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                              "%s: anchor (%d, %d) is outside the %dx%d kernel: 0 <= anchor_x < "
+                              "%d and 0 <= anchor_y < %d are accepted",
+                              op, (int)ax, (int)ay, (int)kw, (int)kh, (int)kw, (int)kh);
+    }
+    if (!isfinite(params->delta))
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "%s: delta is not a finite number", op);
+    int32_t nz = 0;
+    for (int64_t i = 0; i < (int64_t)kw * kh; i++) {
+        if (!isfinite(params->kernel[i]))
+            return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                              "%s: kernel coefficient %lld is not a finite number", op,
+                              (long long)i);
+        nz += params->kernel[i] != 0.0f;
+    }
+    if ((st = gip__f2d_check_border(ctx, &params->border, op)))
+        return st;
+#ifndef GIP_HAVE_CUDA
+    if (on_device)
+        return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
+#endif
+    bool use_fft = false;
+    if ((st = gip__fft_conv_choose(ctx, params->method, dt, on_device, src->width, src->height, kw,
+                                   kh, false, op, &use_fft)))
+        return st;
+    if (params->method == GIP_CONV_FFT && dt != src->dtype && dt != GIP_F32)
+        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
+                          "%s: method FFT gives the source's dtype (%s) or f32, not %s; DIRECT or "
+                          "AUTO give it",
+                          op, gip_dtype_name(src->dtype), gip_dtype_name(dt));
+    if (use_fft)
+        return gip_fft_convolve(ctx, src, dst, params);
+
+    /* The plan: the non-zero coefficients in row-major order, as cv2.filter2D visits them. */
+    gip__f2d_plan plan = {0};
+    if ((st = gip__f2d_plan_alloc(ctx, &plan, nz, op)))
+        return st;
+    plan.kw = kw, plan.kh = kh, plan.ax = ax, plan.ay = ay;
+    for (int32_t y = 0; y < kh; y++)
+        for (int32_t x = 0; x < kw; x++) {
+            float k = params->kernel[(int64_t)y * kw + x];
+            if (k != 0.0f)
+                plan.taps[plan.ntaps++] = (gip__f2d_tap){x - ax, y - ay, k, 0};
+        }
+    plan.post = GIP__F2D_PLAIN;
+    plan.scale = 1.0f;
+    gip__f2d_plan_border(&plan, &params->border, src->dtype);
+    gip__f2d_plan_choose_int(&plan, src->dtype);
+    if (plan.int_acc) {
+        plan.delta = params->delta;
+        plan.affine = params->delta != 0.0f;
+    } else {
+        plan.init = params->delta;
+    }
+#ifdef GIP_HAVE_CUDA
+    if (on_device)
+        st = gip__f2d_run_cuda(ctx, &plan, src, dst);
+    else
+#endif
+        st = gip__f2d_run_cpu(ctx, &plan, src, dst);
+    gip__f2d_plan_free(&plan);
+    return st;
+}
 
 static const gip_param decl[] = {
     GIP__PARAM_EX(

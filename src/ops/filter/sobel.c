@@ -1,10 +1,253 @@
 /* SPDX-License-Identifier: MIT */
-/* The registry's descriptions of sobel (gip_sobel()) and edges (gip_sobel_magnitude() of the
- * gray image). */
+/* sobel and edges (gip_sobel and gip_sobel_magnitude, as cv2.Sobel / cv2.Scharr): checks, the
+ * derivative kernels built once, and a run of the 2-D engine, whose integer accumulation makes u8
+ * and u16 results exact and identical on both backends (on the CPU, u8 sources may take the
+ * separable route of sobel_cpu.c, which gives the same results); their registry entries (edges:
+ * the magnitude of the gray image). */
+#include <math.h>
+#include <string.h>
+
 #include "gip/color.h"
 #include "gip/filter.h"
-#include "internal.h"
+#include "engine/filter2d/filter2d.h"
 #include "registry/registry.h"
+#include "sobel.h"
+#include "tuning.h"
+
+/* One factor of order `order` and size `ksize` (>= order + 1), by OpenCV's recurrence. */
+static void deriv_factor(int32_t order, int32_t ksize, int32_t *k)
+{
+    if (ksize == 1) {
+        k[0] = 1;
+        return;
+    }
+    if (ksize == 3) {
+        static const int32_t k3[3][3] = {{1, 2, 1}, {-1, 0, 1}, {1, -2, 1}};
+        memcpy(k, k3[order], sizeof k3[0]);
+        return;
+    }
+    int32_t t[9] = {1};
+    for (int32_t i = 0; i < ksize - order - 1; i++) { /* smoothing: multiply by (1 + z) */
+        int32_t prev = t[0];
+        for (int32_t j = 1; j <= ksize; j++) {
+            int32_t cur = t[j] + t[j - 1];
+            t[j - 1] = prev;
+            prev = cur;
+        }
+    }
+    for (int32_t i = 0; i < order; i++) { /* differencing: multiply by (z - 1) */
+        int32_t prev = -t[0];
+        for (int32_t j = 1; j <= ksize; j++) {
+            int32_t cur = t[j - 1] - t[j];
+            t[j - 1] = prev;
+            prev = cur;
+        }
+    }
+    memcpy(k, t, (size_t)ksize * sizeof *k);
+}
+
+void gip__sobel_factors(int32_t dx, int32_t dy, int32_t ksize, int32_t *kx, int32_t *nx,
+                        int32_t *ky, int32_t *ny)
+{
+    if (ksize == GIP_SCHARR) {
+        static const int32_t smooth[3] = {3, 10, 3}, deriv[3] = {-1, 0, 1};
+        memcpy(kx, dx ? deriv : smooth, sizeof smooth);
+        memcpy(ky, dy ? deriv : smooth, sizeof smooth);
+        *nx = *ny = 3;
+        return;
+    }
+    *nx = ksize == 1 && dx > 0 ? 3 : ksize;
+    *ny = ksize == 1 && dy > 0 ? 3 : ksize;
+    deriv_factor(dx, *nx, kx);
+    deriv_factor(dy, *ny, ky);
+}
+
+/* Checks the parameters common to both entries; fills *ksize, *scale. */
+static gip_status check_params(gip_context *ctx, const gip_sobel_params *params, const char *op,
+                               int32_t *ksize, float *scale)
+{
+    if (!params)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "%s: params is NULL", op);
+    int32_t k = params->ksize ? params->ksize : 3;
+    if (k != 1 && k != 3 && k != 5 && k != 7 && k != GIP_SCHARR)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: ksize %d is invalid: 1, 3, 5, 7 or GIP_SCHARR (-1) are accepted", op,
+                          (int)params->ksize);
+    if (!isfinite(params->scale) || !isfinite(params->delta))
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: scale and delta must be finite numbers", op);
+    gip_status st = gip__f2d_check_border(ctx, &params->border, op);
+    if (st)
+        return st;
+    *ksize = k;
+    *scale = params->scale != 0.0f ? params->scale : 1.0f;
+    return GIP_OK;
+}
+
+/* The border of the separable CPU route, its constant converted as the 2-D engine converts it. */
+static void sep_border(gip__sobel_sep *sp, const gip_sobel_params *params, gip_dtype src)
+{
+    gip__f2d_plan bp = {0};
+    gip__f2d_plan_border(&bp, &params->border, src);
+    sp->border = bp.border;
+    memcpy(sp->border_value, bp.border_value, sizeof sp->border_value);
+}
+
+/* Adds the taps of kernel ky (rows) x kx (columns), centred, to the plan. */
+static void add_taps(gip__f2d_plan *p, const int32_t *kx, int32_t nx, const int32_t *ky, int32_t ny)
+{
+    for (int32_t y = 0; y < ny; y++)
+        for (int32_t x = 0; x < nx; x++) {
+            int32_t k = ky[y] * kx[x];
+            if (k != 0)
+                p->taps[p->ntaps++] = (gip__f2d_tap){x - nx / 2, y - ny / 2, (float)k, 0};
+        }
+}
+
+static gip_status run_plan(gip_context *ctx, gip__f2d_plan *plan, const gip_image *src,
+                           gip_image *dst, bool on_device, const gip_sobel_params *params,
+                           float scale)
+{
+    gip__f2d_plan_border(plan, &params->border, src->dtype);
+    gip__f2d_plan_choose_int(plan, src->dtype);
+    plan->init = 0.0f;
+    plan->scale = scale;
+    plan->delta = params->delta;
+    plan->affine = scale != 1.0f || params->delta != 0.0f;
+    gip_status st;
+#ifdef GIP_HAVE_CUDA
+    if (on_device)
+        st = gip__f2d_run_cuda(ctx, plan, src, dst);
+    else
+#endif
+        st = gip__f2d_run_cpu(ctx, plan, src, dst);
+    return st;
+}
+
+static gip_status check_device(gip_context *ctx, const gip_image *src, const gip_image *dst,
+                               bool on_device, const char *op)
+{
+    gip_status st = GIP_OK;
+#ifndef GIP_HAVE_CUDA
+    if (on_device)
+        return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
+#endif
+    return st;
+}
+
+gip_status gip_sobel(gip_context *ctx, const gip_image *src, gip_image *dst,
+                     const gip_sobel_params *params)
+{
+    static const char op[] = "gip_sobel";
+    bool on_device = false;
+    int32_t ksize = 3;
+    float scale = 1.0f;
+    gip_status st = gip__f2d_check_images(ctx, src, dst, op, &on_device);
+    if (st || (st = check_params(ctx, params, op, &ksize, &scale)))
+        return st;
+    /* cv2.Sobel filters through float row and column buffers, which it converts to any
+     * destination depth: every source gives every destination. */
+    const gip_dtype dt = dst->dtype;
+    if (dt != GIP_U8 && dt != GIP_U16 && dt != GIP_S16 && dt != GIP_F32)
+        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
+                          "%s: dst dtype %s is not supported: u8, u16, s16 or f32 are accepted", op,
+                          gip_dtype_name(dt));
+    if (params->unsigned_out != GIP_SOBEL_ABS && params->unsigned_out != GIP_SOBEL_SATURATE)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: unsigned_out %d is invalid: GIP_SOBEL_ABS (0) or GIP_SOBEL_SATURATE "
+                          "(1) are accepted",
+                          op, (int)params->unsigned_out);
+    const bool abs_out = (dt == GIP_U8 || dt == GIP_U16) && params->unsigned_out == GIP_SOBEL_ABS;
+    int32_t dx = params->dx, dy = params->dy;
+    if (dx < 0 || dy < 0 || dx + dy == 0)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: derivative orders dx=%d dy=%d are invalid: both >= 0 and at least "
+                          "one > 0",
+                          op, (int)dx, (int)dy);
+    if (ksize == GIP_SCHARR && dx + dy != 1)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: Scharr needs dx + dy == 1 (got dx=%d dy=%d)", op, (int)dx, (int)dy);
+    int32_t lim = ksize == 1 ? 3 : ksize;
+    if (ksize != GIP_SCHARR && (dx >= lim || dy >= lim))
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: derivative orders dx=%d dy=%d are too high for ksize %d: each must "
+                          "be below %d",
+                          op, (int)dx, (int)dy, (int)ksize, (int)lim);
+    if ((st = check_device(ctx, src, dst, on_device, op)))
+        return st;
+
+    int32_t kx[9], ky[9], nx, ny;
+    gip__sobel_factors(dx, dy, ksize, kx, &nx, ky, &ny);
+    /* On the CPU, u8 sources without scale or delta take the separable 16-bit route when it
+     * gives the 2-D engine's exact sums (its u8 output is the absolute value); GIP_NOSIMD=1 keeps
+     * the engine's scalar path. */
+    if (!on_device && scale == 1.0f && params->delta == 0.0f && (dt != GIP_U8 || abs_out) &&
+        nx <= GIP__SOBEL_SEP_MAXK && ny <= GIP__SOBEL_SEP_MAXK && gip__simd_avx2_fma()) {
+        gip__sobel_sep sp = {.nx = nx, .ny = ny};
+        memcpy(sp.kx, kx, (size_t)nx * sizeof *kx);
+        memcpy(sp.ky, ky, (size_t)ny * sizeof *ky);
+        sep_border(&sp, params, src->dtype);
+        if (gip__sobel_sep_fits(&sp, src->dtype, dst->dtype))
+            return gip__sobel_sep_run_cpu(ctx, &sp, src, dst);
+    }
+    gip__f2d_plan plan = {0};
+    if ((st = gip__f2d_plan_alloc(ctx, &plan, nx * ny, op)))
+        return st;
+    plan.kw = nx, plan.kh = ny, plan.ax = nx / 2, plan.ay = ny / 2;
+    add_taps(&plan, kx, nx, ky, ny);
+    plan.post = abs_out ? GIP__F2D_ABS : GIP__F2D_PLAIN;
+    st = run_plan(ctx, &plan, src, dst, on_device, params, scale);
+    gip__f2d_plan_free(&plan);
+    return st;
+}
+
+gip_status gip_sobel_magnitude(gip_context *ctx, const gip_image *src, gip_image *dst,
+                               const gip_sobel_params *params)
+{
+    static const char op[] = "gip_sobel_magnitude";
+    bool on_device = false;
+    int32_t ksize = 3;
+    float scale = 1.0f;
+    gip_status st = gip__f2d_check_images(ctx, src, dst, op, &on_device);
+    if (st || (st = check_params(ctx, params, op, &ksize, &scale)))
+        return st;
+    if (dst->dtype != GIP_F32 && dst->dtype != GIP_U8)
+        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
+                          "%s: dst dtype %s is not supported: f32 or u8 are accepted", op,
+                          gip_dtype_name(dst->dtype));
+    if ((st = check_device(ctx, src, dst, on_device, op)))
+        return st;
+
+    /* On the CPU, ksize 3 of u8 sources takes the fused route where it runs (AVX2): the 2-D
+     * engine's operations, so its results bit for bit; GIP_NOSIMD=1 keeps the engine's scalar
+     * path. */
+    if (!on_device && ksize == 3 && gip__simd_avx2_fma()) {
+        gip__sobel_sep sp = {.magnitude = true, .scale = scale, .delta = params->delta};
+        gip__sobel_factors(1, 0, 3, sp.kx, &sp.nx, sp.ky, &sp.ny);
+        sep_border(&sp, params, src->dtype);
+        if (gip__sobel_sep_fits(&sp, src->dtype, dst->dtype))
+            return gip__sobel_sep_run_cpu(ctx, &sp, src, dst);
+    }
+    int32_t gxx[9], gxy[9], gyx[9], gyy[9], nxx, nxy, nyx, nyy;
+    gip__sobel_factors(1, 0, ksize, gxx, &nxx, gxy, &nxy);
+    gip__sobel_factors(0, 1, ksize, gyx, &nyx, gyy, &nyy);
+    gip__f2d_plan plan = {0};
+    if ((st = gip__f2d_plan_alloc(ctx, &plan, nxx * nxy + nyx * nyy, op)))
+        return st;
+    /* The box holding both kernels (3x3 for ksize 1, where gx is 3x1 and gy 1x3). */
+    plan.kw = nxx > nyx ? nxx : nyx;
+    plan.kh = nxy > nyy ? nxy : nyy;
+    plan.ax = plan.kw / 2, plan.ay = plan.kh / 2;
+    add_taps(&plan, gxx, nxx, gxy, nxy);
+    int32_t first = plan.ntaps;
+    add_taps(&plan, gyx, nyx, gyy, nyy);
+    plan.ntaps2 = plan.ntaps - first;
+    plan.ntaps = first;
+    plan.post = GIP__F2D_MAG;
+    st = run_plan(ctx, &plan, src, dst, on_device, params, scale);
+    gip__f2d_plan_free(&plan);
+    return st;
+}
 
 static const gip_choice ksizes[] = {{"1", 1}, {"3", 3}, {"5", 5}, {"7", 7}, {"scharr", GIP_SCHARR},
                                     {NULL, 0}};
