@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The pipeline structure shared by pipeline.c (build, plan, run) and parse.c (text to steps). */
+/* The pipeline structure shared by pipeline.c (the step list), pipeline_add.c (adding steps),
+ * pipeline_plan.c (shapes, plan, fusions), pipeline_run.c (pool, runs), parse.c (text to steps)
+ * and tile.c (tiled runs). */
 #ifndef GIP_PIPELINE_STEPS_H
 #define GIP_PIPELINE_STEPS_H
 
@@ -82,10 +84,19 @@ gip_pipeline *gip__pipeline_new_bare(void);
 gip_status gip__pipeline_append(gip_pipeline *p, gip__step *s);
 /* Moves every step of src to the end of dst (src is left empty). */
 gip_status gip__pipeline_take_steps(gip_pipeline *dst, gip_pipeline *src);
+/* Frees a step's parameter block and drops its reference to a caller-defined step. */
+void gip__step_fini(gip__step *s);
+/* Frees every buffer of the pool and the plan (device buffers in stream order). */
+void gip__pipeline_drop_plan(gip_pipeline *p);
 const char *gip__step_name(const gip__step *s);
+/* The output shape of a step for input `in`; *identity when the step leaves the image as is. A
+ * step that refuses the input's dtype or channels says so, naming step `index` (from 0). */
+gip_status gip__step_shape(gip_pipeline *p, const gip__step *s, int32_t index, gip__shape in,
+                           gip__shape *out, bool *identity);
+/* Builds the plan for input shape `in` unless the current one is for it. */
+gip_status gip__pipeline_ensure_plan(gip_pipeline *p, gip__shape in);
 gip_status gip__step_run(gip_pipeline *p, const gip__step *s, int32_t index, const gip_image *src,
                          gip_image *dst);
-/* Non-zero when an expression names x, y, width or height (tile.c, the fusion planner). */
 /* The checks of gip_pipeline_run() (NULLs, views, places, aliasing, dst's shape); builds the plan
  * for src's shape. */
 gip_status gip__pipeline_check_run(gip_pipeline *p, const gip_image *src, const gip_image *dst,
