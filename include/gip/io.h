@@ -146,7 +146,7 @@ GIP_API void gip_free(void *ptr);
 /* ---- GPU JPEG (nvJPEG) ----------------------------------------------------------------------- *
  * Built when CMake finds nvjpeg.h and libnvjpeg (NVJPEG_ROOT may name the nvidia-nvjpeg wheel's
  * nvidia/cu13 folder); otherwise every function below returns GIP_ERR_NOT_BUILT ("built without
- * nvJPEG"). Decoding uses the GPU's hardware JPEG decoder (A100/H100/H200 class) through nvJPEG's
+ * nvJPEG"). Decoding uses the GPU's hardware JPEG decoder (where the GPU has one) through nvJPEG's
  * batched API for baseline files it supports, else the GPU hybrid backend (progressive files
  * included), and libjpeg-turbo plus an upload for what nvJPEG refuses (CMYK, 12-bit, gray files
  * in colour modes, corrupt data: the CPU decoder then gives the precise error). nvJPEG's IDCT is

@@ -30,8 +30,8 @@ def test_numpy_on_cuda_equals_cpu_and_cv2():
     g = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
     F = gip.fft2(g, device="cuda")
     # Per-element error model of tests/test_fft.c: K * 2^-24 * log2(2N) * ||x||_2. cuFFT at this
-    # size (451 = 11 * 41: Bluestein) was seen at K = 10.2 on the H200 (2026-12-02), above the
-    # C suite's K = 8 for its sizes; K = 16 here.
+    # size (451 = 11 * 41: Bluestein) has been seen at K = 10.2, above the C suite's K = 8 for
+    # its sizes; K = 16 here.
     n = g.size
     np.testing.assert_allclose(F, np.fft.fft2(g.astype(np.float64)), rtol=0,
                                atol=16 * 2.0 ** -24 * np.log2(2 * n) *

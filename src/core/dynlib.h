@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* Shared libraries loaded on first use. cuBLAS, cuFFT and NVRTC cost 75, 6 and 8 ms to map at
- * process start (measured on a 2-core machine), more than the whole of a one-file CPU run's
- * filter; gip therefore opens them with dlopen the first time an operation needs one, and a
- * process that never touches them never pays. Each user keeps a table of typed function pointers
- * filled from the symbol names. */
+/* Shared libraries loaded on first use. cuBLAS, cuFFT and NVRTC cost milliseconds to map at
+ * process start (cuBLAS tens of them), more than the whole of a one-file CPU run's filter; gip
+ * therefore opens them with dlopen the first time an operation needs one, and a process that
+ * never touches them never pays. Each user keeps a table of typed function pointers filled from
+ * the symbol names. */
 #ifndef GIP_CORE_DYNLIB_H
 #define GIP_CORE_DYNLIB_H
 

@@ -15,7 +15,7 @@
 
 /* Small jobs run on the calling thread. Waking the pool costs tens of microseconds on an idle
  * machine and up to a scheduler time slice per thread on a loaded one (a 64x64 3x3 box took
- * 8-16 ms on a busy 2-core machine, against 0.045 ms on one thread), so a job whose whole work
+ * hundreds of times longer on a busy machine than on one thread), so a job whose whole work
  * is estimated below SERIAL_BUDGET_S seconds (0.1 ms) runs where it was called.
  *
  * The arguments say how many items (rows, blocks) there are, not what they cost, so the cost is

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* GPU JPEG through nvJPEG: decode into device images (the A100/H100/H200 hardware decoder through
- * the batched API where the GPU has one, else the GPU hybrid backend; libjpeg-turbo and an upload
+/* GPU JPEG through nvJPEG: decode into device images (the GPU's hardware JPEG decoder through the
+ * batched API where the GPU has one, else the GPU hybrid backend; libjpeg-turbo and an upload
  * for what nvJPEG refuses) and encode from device images, plus the batch-engine codec built on
  * them. Without nvJPEG in the build every entry returns GIP_ERR_NOT_BUILT. */
 #define _POSIX_C_SOURCE 200809L
@@ -875,10 +875,10 @@ static void *warm_encode(void *arg)
 }
 
 /* Before a batch's clock: each of `decoders` decoder states decodes the first file as a batch of
- * batch_size copies (sizing its hardware buffers for such files: the first call of a 64-file run
- * took 40 ms against 22-29 for the next ones on the H200), then each of `encoders` encoder states
- * encodes the decoded image once, all at once on as many threads (the first encode on a state took
- * 30-80 ms, the next ones 1-5). */
+ * batch_size copies (sizing its hardware buffers for such files: a state's first call takes
+ * nearly twice as long as the next ones), then each of `encoders` encoder states encodes the
+ * decoded image once, all at once on as many threads (a state's first encode is ten times slower
+ * or more than the next ones). */
 static gip_status codec_warm(void *user, gip_context *ctx, const void *data, size_t size,
                              const gip_load_params *params, const gip_save_params *save,
                              int32_t batch_size, int32_t decoders, int32_t encoders)
@@ -989,7 +989,7 @@ gip_status gip_nvjpeg_codec(gip_batch_codec *codec)
     codec->encode = codec_encode;
     codec->encode_device = 1;
     codec->decode_batch = codec_decode_batch;
-    codec->batch_size = 16; /* H200, 64 4K files: 8 -> 254 images/s, 16 -> 326, 32 -> 253 */
+    codec->batch_size = 16; /* 8 and 32 gave a fifth fewer images/s (64 4K files) */
     codec->prepare = codec_prepare;
     codec->warm = codec_warm;
     return GIP_OK;

@@ -145,8 +145,8 @@ void gip__batch_decode_group(engine *e, int32_t q, const int64_t *idx, int32_t k
     gip_image outs[GIP__BATCH_MAX];
     gip_status sts[GIP__BATCH_MAX];
     int32_t slot[GIP__BATCH_MAX], m = 0;
-    /* The files are read at once on the core's threads (one after another they were the first
-     * 27 ms of a 64-file run), then compacted. */
+    /* The files are read at once on the core's threads (one after another, their reads held up
+     * the start of a run), then compacted. */
     void *bytes[GIP__BATCH_MAX] = {0};
     size_t nbytes[GIP__BATCH_MAX];
     read_job rj = {e, idx, items, bytes, nbytes};
@@ -164,9 +164,9 @@ void gip__batch_decode_group(engine *e, int32_t q, const int64_t *idx, int32_t k
     if (m) {
         gip_context *ctx = gip_pipeline_context(e->pipes[q]);
         /* At most decode_calls batch decodes at once on a device: concurrent calls share its
-         * decoder engines (four calls of 16 4K files at once took 88 ms each on an H200; one at
-         * a time, 23-37 ms), and a batch finishing early lets the compute and the encoders
-         * start. The next group's files are read while waiting. */
+         * decoder engines (four calls at once each took about three times as long as one alone),
+         * and a batch finishing early lets the compute and the encoders start. The next group's
+         * files are read while waiting. */
         int32_t *active = &e->decode_active[e->dev_first[q]];
         pthread_mutex_lock(&e->mu);
         while (*active >= e->decode_calls)

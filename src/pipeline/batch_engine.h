@@ -74,8 +74,7 @@ typedef struct engine {
     /* Groups taken and not yet decoding, per device (same index): when decode calls are limited
      * (gated: CUDA, or GIP_BATCH_DECODE_CALLS) a worker takes a group only while fewer than
      * decode_calls wait, so each group's files are read while the group before it decodes rather
-     * than all at once (64 files read together delayed the first decode to 14-36 ms on the
-     * H200). */
+     * than all at once (64 files read together delay the first decode by tens of ms). */
     int32_t *waiting;
     bool gated;
     gip__ring *cq; /* per pipeline */

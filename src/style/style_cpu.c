@@ -6,8 +6,7 @@
  * OpenBLAS is loaded when a style transfer first runs on the CPU (dlopen), not linked: a process
  * that loads a pthreads OpenBLAS gets its worker threads at once, and they spin for about 0.1 s
  * (2^28 cycles) before they sleep. On a 2-core machine that made gip's own first calls 4-7x slower
- * (2026-12-05: Gaussian 15x15 of 1920x1080 u8c3 8-16 ms a call for the first 100 ms of the
- * process, 2.2 ms after; none with OPENBLAS_NUM_THREADS=1), in every process, the CLI's and
+ * for the first 100 ms of every process (not with OPENBLAS_NUM_THREADS=1), the CLI's and
  * Python's included, although gip calls BLAS only here. Without a loadable OpenBLAS the sgemm is
  * a plain loop nest (correct, slow). */
 #include <math.h>

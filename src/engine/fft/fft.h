@@ -86,8 +86,8 @@ void gip__fft_taps_spectrum(const float *k, int32_t klen, int64_t len, int64_t c
 void gip__fft_twiddles(int64_t len, double *table);
 
 /* Smallest n' >= n whose only prime factors are 2, 3 and 5, where FFTW and cuFFT are fastest
- * (the 121x121 Gaussian at 3840x2160 f32 through the FFT on 2 loaded cores: 154 ms with the
- * width padded to 3969 = 3^4 7^2, 107 ms with 4000 = 2^5 5^3). */
+ * (the 121x121 Gaussian at 3840x2160 f32 through the FFT took 1.4 times as long with the width
+ * padded to 3969 = 3^4 7^2 as with 4000 = 2^5 5^3). */
 int64_t gip__fft_good_size(int64_t n);
 
 /* The choice between direct correlation and correlation through the FFT, for filter2D (separable

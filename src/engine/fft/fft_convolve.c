@@ -20,23 +20,18 @@ int64_t gip__fft_good_size(int64_t n)
 }
 
 /* Crossovers in kernel taps (kw * kh; kw + kh for separable kernels) above which the FFT path is
- * faster, at 1920x1080 f32, 1 channel. CPU, 2-D: measured on the 2-core CI machine (tests/perf/
- * fft_timing.c): FFT correlation 55..80 ms whatever the kernel, direct 2-D about 0.36 ms per tap
- * (so about 13x13). CPU, separable: re-measured with the AVX2 separable Gaussian of main
- * (gip_gaussian_blur, method DIRECT against FFT, sigma = (k - 1) / 6, 2 threads, CPU time per
- * call, loaded machine): k = 81: 49 vs 100 ms; 101: 70 vs 105 ms; 121: 92 vs 91 ms; so the
- * break-even was k = 121. After the FFT correlation moved to row/column blocks and 5-smooth sizes
- * (idle machine, 3840x2160 f32, sigma (k - 1) / 6, direct against FFT): k = 61 39.5 vs 78.6 ms,
- * 81 53.2 vs 73.9, 101 62.2 vs 56.4, 121 77.6 vs 51.8; break-even near k = 97 there; 200 taps,
- * scaled below (x 1.26 / 1.2 at that size), switches from k = 105 on. The 2-D value predates the
- * faster FFT correlation and is not re-measured: it errs towards the direct path. GPU, separable:
- * the tiled direct kernel takes kernels up to 63 taps a side; beyond, the direct path is one thread
- * per output (H200, 2026-12-02, 7680x4320 f32 Gaussian 121x121: direct 469 ms, FFT 1.29 ms; at
- * 3840x2160 123 ms against 0.53 ms), so the FFT is taken as soon as a side exceeds the tiled
- * kernel's limit (GIP__SEP_CUDA_FUSED_MAX_K), and below it the direct path stays. GPU, 2-D: a
- * provisional copy of the CPU value (not measured on the GPU yet). The FFT
- * cost grows like M*N*log2(M*N) and the direct one like W*H*taps, so the threshold is scaled by
- * the ratio of those to the measured configuration's. */
+ * faster, at 1920x1080 f32, 1 channel. CPU, 2-D (tests/perf/fft_timing.c): the FFT correlation
+ * costs about the same whatever the kernel, direct 2-D correlation grows by the tap, and they meet
+ * near 13x13. CPU, separable: the separable Gaussian (method DIRECT against FFT, sigma (k - 1) / 6)
+ * meets the FFT correlation near k = 97 at 3840x2160; 200 taps, scaled below (x 1.26 / 1.2 at
+ * that size), switches from k = 105 on. The 2-D value predates the faster FFT correlation (row and
+ * column blocks, 5-smooth sizes) and errs towards the direct path. GPU, separable: the tiled direct
+ * kernel takes kernels up to 63 taps a side; beyond, the direct path is one thread per output and
+ * hundreds of times slower than the FFT (a 121x121 Gaussian at 3840x2160 and 7680x4320), so the FFT
+ * is taken as soon as a side exceeds the tiled kernel's limit (GIP__SEP_CUDA_FUSED_MAX_K), and
+ * below it the direct path stays. GPU, 2-D: the CPU's value, not timed on a GPU. The FFT cost grows
+ * like M*N*log2(M*N) and the direct one like W*H*taps, so the threshold is scaled by the ratio of
+ * those to the measured configuration's. */
 #define GIP__XOVER_CPU_TAPS 180.0
 #define GIP__XOVER_CPU_SEP_TAPS 200.0
 #define GIP__XOVER_GPU_TAPS 180.0

@@ -20,18 +20,17 @@
  * u8/u16 or 16 bytes of f32 source elements) by FB_NY output rows. The tile's source rows and
  * their halo are staged in shared memory in the source dtype: the rows' border mapping once a
  * row, one cp.async per chunk where the chunk lies inside the row and the row is aligned, the
- * border element by element only outside the image (H200, 2026-12-04, against a 64-bit border
- * mapping and an alignment test for every chunk and a load through registers: filter2D 3x3 at
- * 7680x4320 u8c1 0.138 -> 0.126 ms, u8c3 0.258 -> 0.228, f32c1 0.143 -> 0.107; Sobel magnitude
- * u8c3 0.447 -> 0.413). Each thread then walks its column of chunks down the staged rows:
- * it converts one window row to float once and adds it, tap by tap, to the K output rows that use
- * it; an output row is finished and stored (vectorised where dst allows) when its last kernel row
- * is in. Every output's taps arrive in the plan's row-major order, one __fmaf_rn at a time, as on
- * the CPU; integer plans run the same float chain, which is exact because every partial sum stays
- * below 2^24 (checked on the host), so the results equal the CPU's int32 sums. */
+ * border element by element only outside the image (against a 64-bit border mapping, an
+ * alignment test for every chunk and a load through registers, this took 7-25% off filter2D 3x3
+ * and the Sobel magnitude at 7680x4320). Each thread then walks its column of chunks down the
+ * staged rows: it converts one window row to float once and adds it, tap by tap, to the K output
+ * rows that use it; an output row is finished and stored (vectorised where dst allows) when its
+ * last kernel row is in. Every output's taps arrive in the plan's row-major order, one __fmaf_rn at
+ * a time, as on the CPU; integer plans run the same float chain, which is exact because every
+ * partial sum stays below 2^24 (checked on the host), so the results equal the CPU's int32 sums. */
 static constexpr int FB_THREADS = 128; /* threads per block, one chunk column each */
-/* Output rows per tile. 32 was slower for u8 (H200, 2026-12-04, Sobel magnitude at 7680x4320
- * u8c3 0.413 -> 0.509 ms, u8c1 0.192 -> 0.244). */
+/* Output rows per tile. 32 is slower for u8 (the Sobel magnitude at 7680x4320 took a quarter
+ * longer). */
 static constexpr int FB_NY = 16;
 static constexpr int FB_MAXK = 5; /* largest box */
 

@@ -278,9 +278,9 @@ f2d_acc_flt_regs(float *acc, const float *const *rp, const float *k, int32_t nt,
 
 /* The same sums for u8 outputs of plain plans (no affine step, PLAIN), finished in registers
  * with f2d_store's clamp, rounding and saturation; writes dst[0 .. n) for n a multiple of 32.
- * Against accumulating into a float chunk and converting it in two more loops: filter2D 3x3 with
- * float taps, 3840x2160, 1 thread 14.6-14.7 -> 10.7-10.8 ms (u8c3), 4.5 -> 3.3 (u8c1) on a
- * 2-core AMD EPYC VM, 2026-12-05. Streaming stores for large outputs gained nothing there. */
+ * Against accumulating into a float chunk and converting it in two more loops, this takes about a
+ * quarter off filter2D 3x3 with float taps on one thread (u8c1 and u8c3). Streaming stores for
+ * large outputs gained nothing. */
 __attribute__((target("avx2,fma"))) static void f2d_acc_flt_regs_u8(uint8_t *dst,
                                                                     const float *const *rp,
                                                                     const float *k, int32_t nt,

@@ -115,8 +115,8 @@ __device__ __forceinline__ typename UxQuad<S>::type ux_word(const UxArgs &a, con
 
 /* Source rows travel through a ring of UX_D slots per warp in shared memory: cp.async copies
  * (16 bytes a lane, no registers held while in flight) issued UX_D rows ahead, so a warp keeps
- * UX_D * 512 bytes in flight without the registers that rows held ahead in registers took (H200,
- * 2026-12-03: 127 registers a thread, 8.8% achieved occupancy on 3840x2160). A slot holds the
+ * UX_D * 512 bytes in flight without the registers that rows held ahead in registers take (127
+ * registers a thread that way, and under 10% achieved occupancy at 3840x2160). A slot holds the
  * warp's 512 bytes at byte 16, the quad before them just below (byte 12 for u8, 0 for f32) and the
  * quad after them at 528 (lanes 0 and 31 copy those two), so that each lane reads its window as
  * three loads, the quads either side being its neighbours' (no shuffles). Border and row-end quads
@@ -400,12 +400,10 @@ __device__ __forceinline__ UxCursor ux_band_start(const UxArgs &a, const UxLane 
 
 /* The grid of the ring kernels, and a.ry, for outputs of dsize bytes and warps of we elements. A
  * warp walks a band of rows one after the other, its first UX_D source rows copied at once. Short
- * bands won on the H200 although each re-reads two halo rows: 7680x4320 u8c3 (2026-12-04, session
- * 11's kernel, rows a band 8 / 6 / 4 / 3) box3 0.0757 / 0.0731 / 0.0753 / -, Sobel to u8 0.0752 /
- * 0.0726 / 0.0719 /
- * -, Sobel to s16 0.1086 / 0.1043 / 0.0978 / 0.0938, Sobel to f32 0.2721 / 0.2644 / 0.2582 /
- * 0.2547. Below about 16384 warps a band gets fewer rows, down to 3 (3840x2160 u8c1: 0.026 against
- * 0.028 with 4, session 10). */
+ * bands win although each re-reads two halo rows: at 7680x4320 u8c3, 3 to 6 rows a band take
+ * 3-14% less time than 8 for box3 and Sobel to u8, s16 and f32 (Sobel to s16 and f32 least with
+ * 3).
+ * Below about 16384 warps a band gets fewer rows, down to 3 (3840x2160 u8c1: 7% faster than 4). */
 static dim3 ux_grid(UxArgs &a, int32_t dsize, int32_t we = UX_W, int32_t rows = 0)
 {
     const int64_t wx = ((int64_t)a.n + we - 1) / we;

@@ -38,8 +38,8 @@
  * itself, and the low lane's is that of acc - B: two instructions a pair. UX_LUT: u8 and s16
  * outputs whose biased sums take at most UX_LUT_MAX values: a table of the finish, built by each
  * block in shared memory from the same float steps as UX_FLOAT (so equal to them by construction),
- * replaces about seven instructions an output by a load (H200, 2026-12-03: the float finish was
- * half of box3's instructions). UX_FLOAT: the float steps for each output. Two u8 finishes need
+ * replaces about seven instructions an output by a load (the float finish is half of box3's
+ * instructions without it). UX_FLOAT: the float steps for each output. Two u8 finishes need
  * neither the table nor the float steps, where the host has checked that they give the float
  * steps' result for every sum the plan can produce (ux_choose_u8): UX_MUL, an affine finish
  * without saturation, as (v M + A) >> 16 (the box's 1/9); UX_ABS8, min(|s|, 255) (Sobel and
@@ -160,8 +160,8 @@ __device__ __forceinline__ void ux_store(const UxArgs &a, const uint32_t *acc, c
  * The last three know v too: the box (1, 1, 1) both ways (bias 0), Sobel along x (h (-1, 0, 1),
  * v (1, 2, 1)) and along y (h (1, 2, 1), v (-1, 0, 1)). They keep the horizontal pass of the
  * last three rows instead of three accumulators and combine them once per output row: one or two
- * adds a pair instead of three multiply-adds (H200, 2026-12-04: 1-3% faster; the compiler gives
- * them 90-94 registers against 88, the same five blocks an SM). */
+ * adds a pair instead of three multiply-adds (1-3% faster; the compiler gives them 90-94
+ * registers against 88, the same five blocks an SM). */
 enum { UX_GEN, UX_ONES, UX_DIFF, UX_SMOOTH, UX_BOX, UX_SOBX, UX_SOBY };
 
 /* The horizontal pattern of each rank-1 path. */

@@ -23,8 +23,8 @@
  * plan's row-major order, as filter2d.h's arithmetic and the CPU do; so the outputs are
  * bit-identical to the CPU's. Integer plans run the same float chain, exact because every partial
  * sum stays below 2^24 (checked on the host, as for f2d_box). f2d_box runs these plans with
- * block-wide tiles and barriers; its runtime tap tests and staging took more instructions than its
- * multiply-adds (sm_90 SASS, 2026-12-04), and it kept few warps busy below 7680x4320. A lane holds
+ * block-wide tiles and barriers; its runtime tap tests and staging take more instructions than its
+ * multiply-adds (sm_90 SASS), and it keeps few warps busy below 7680x4320. A lane holds
  * VE = 16 / sizeof(S) outputs of a row: 16 for u8, 4 for f32. */
 enum { UXF_FULL, UXF_MASK, UXF_MAG }; /* all nine taps; some of them (tested); two kernels */
 
@@ -142,15 +142,15 @@ __global__ void __launch_bounds__(32 * UX_WARPS) f2d_ringf(const __grid_constant
 
 /* Rows a band for f2d_ringf, from w0, the warps the image would take with one row a band (warps
  * of we elements across, times the height). Each band re-reads two halo rows, so longer bands
- * read less, but leave fewer warps to hide the loads. Measured on an H100 (2026-12-05, band
- * lengths 1-16 through GIP_F2D_RING_ROWS at 1920x1080, 3840x2160 and 7680x4320, filter2D 3x3
- * with float taps and the Sobel magnitude, u8c1, u8c3 and f32c1; docs/notes.md session 22):
- * - u8 sources: about w0 / 10000 rows, 3 to 8. At 7680x4320 the magnitude of u8c3 took 0.2394
- *   ms with 8 rows against 0.2731 with ux_grid's 3, filter2D u8c1 0.0518 with 6 against 0.0556
- *   with 3; at 1920x1080 3 rows are within 3% of the best.
- * - f32 sources: 2 rows for filter2D (3840x2160 0.0365 against 0.0371 with 3; 7680x4320 equal),
- *   and for the magnitude, whose two kernels make more work a row, 4 rows from 60000 warps
- *   (7680x4320 0.1177 against 0.1251 with 3). */
+ * read less, but leave fewer warps to hide the loads. The rule comes from timing band lengths 1-16
+ * (GIP_F2D_RING_ROWS) at 1920x1080, 3840x2160 and 7680x4320 on filter2D 3x3 with float taps and
+ * the Sobel magnitude, u8c1, u8c3 and f32c1 (the runs are in docs/notes.md):
+ * - u8 sources: about w0 / 10000 rows, 3 to 8. At 7680x4320 8 rows made the magnitude of u8c3
+ *   about 12% faster than ux_grid's 3, and 6 rows filter2D u8c1 7% faster; at 1920x1080 3 rows
+ *   are within 3% of the best.
+ * - f32 sources: 2 rows for filter2D (2% ahead of 3 at 3840x2160, equal at 7680x4320), and for
+ *   the magnitude, whose two kernels make more work a row, 4 rows from 60000 warps (6% ahead of 3
+ *   at 7680x4320). */
 static int32_t uxf_rows(const UxArgs &a, int32_t ssize, int32_t we, bool mag)
 {
     const int64_t w0 = ((int64_t)a.n + we - 1) / we * a.H;

@@ -148,8 +148,8 @@ F3_FN(fused_rows)(const f3_job *j, const uint8_t *const *r, void *const *d, int6
     const int wide = dt == GIP_U8 && post != GIP__F3_MAG;
     const uintptr_t es = dt == GIP_U8 ? 1 : dt == GIP_S16 ? 2 : 4;
     /* The unit: what a step stores in a row, up to a cache line. AVX2's f32 (64 bytes a step in
-     * two 32-byte stores) aligned to 32 rather than 64 bytes took 1.94-1.97 ms instead of
-     * 1.61-1.65 for Sobel to f32 of 3840x2160 u8c1 on one thread, streamed. */
+     * two 32-byte stores) aligned to 32 rather than 64 bytes made streamed Sobel to f32 a fifth
+     * slower on one thread. */
     const uintptr_t step = (uintptr_t)F3_N * (wide ? 2 : es), al = step < 64 ? step : 64;
     const uintptr_t a0 = (uintptr_t)d0 + (uintptr_t)lo * es;
     int64_t e = lo;

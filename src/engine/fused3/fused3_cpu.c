@@ -4,11 +4,10 @@
  * the four source rows they need: each source row's horizontal factor in registers (elements
  * e - C, e and e + C), then the vertical factor across them, in wrapping 16-bit arithmetic
  * (every sum fits). A separable pass through a row buffer costs a store and two loads a vector
- * and serves one output row; here each source row's horizontal factor serves two. One thread,
- * 3840x2160 u8c1, Sobel to s16, in a stand-alone loop with AVX-512: 0.82-0.90 ms through a row
- * buffer, 0.60-0.64 ms fused two rows at a time, 0.61-0.67 one row at a time, 0.67-0.71 four
- * rows at a time (2-core EPYC VM, 2026-12-05). The vector body (fused3_body.h) is written once
- * and built for both widths here. */
+ * and serves one output row; here each source row's horizontal factor serves two. Timed alone on
+ * one thread (Sobel to s16, AVX-512), two rows at a time takes over a quarter less time than
+ * through a row buffer, and slightly less than one or four rows at a time. The vector body
+ * (fused3_body.h) is written once and built for both widths here. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,9 +28,8 @@ int gip__fused3_kind(const int32_t *k, int32_t n)
     return 0;
 }
 
-/* The 512-bit body where the CPU has it: one thread, u8c1, Sobel to s16 at 1920x1080 0.118 ms
- * against the AVX2 body's 0.137, the magnitude at 3840x2160 2.42 against 3.14 (2-core Zen 4 VM,
- * 2026-12-05). */
+/* The 512-bit body where the CPU has it: on one thread it takes 14-23% less time than the AVX2
+ * body (Sobel to s16, the magnitude). */
 int gip__fused3_width(void)
 {
 #ifdef GIP__F3_X86

@@ -674,7 +674,7 @@ gip_status launch_tiled(gip_context *ctx, const gip__sep_plan *p, const sep_geom
     if (st)
         return st;
     /* Largest tile height (a multiple of R) whose shared memory leaves room for MINB blocks
-     * per SM (228 KiB on the H200, less 1 KiB per block for the runtime); failing that, the
+     * per SM (the device's opt-in limit, less 1 KiB per block for the runtime); failing that, the
      * largest that fits at all. */
     tiled_args a;
     int th = tile_cfg<CN>::TH;

@@ -42,20 +42,16 @@
  * the image (scattered blocks were slower). The border columns come from a small buffer made
  * first by sm_edges, so that the kernel copies every granule with cp.async: one with a border
  * byte read in the kernel held its block up a memory latency a step, and the blocks of the
- * strips holding border granules then set the kernel's time (H200, 2026-12-04, 7680x4320 u8c3:
- * 370-400 us against about 80 for the others). sm_edges gives each thread one 4-byte word, and
- * the kernel is its programmatic dependent: it is launched while sm_edges runs and waits for it
- * (griddepcontrol) only before it first reads the source. Giving the strips' last rows to the
- * block slots that m segments leave idle (73 of 528 at 7680x4320 u8c3) measured slower: 0.113
- * ms against 0.110 before the last two changes.
+ * strips holding border granules then set the kernel's time (four to five times the others'
+ * blocks). sm_edges gives each thread one 4-byte word, and the kernel is its programmatic
+ * dependent: it is launched while sm_edges runs and waits for it (griddepcontrol) only before it
+ * first reads the source. Giving the strips' last rows to the block slots that m segments leave
+ * idle (73 of 528 at 7680x4320 u8c3) was slower.
  *
- * Where it stands (H200, 2026-12-04 19:10 UTC, 15x15): 7680x4320 u8c3 0.098 ms (the issue's
- * target 0.10), u8c1 0.037, u8c4 0.126, 3840x2160 u8c3 0.031, against 0.121, 0.045, 0.159 and
- * 0.042 before the staging's short path, the word-wise sm_edges and the dependent launch, and
- * 0.182, 0.092 and 0.088 (u8c3, u8c1, 3840 u8c3) for the 64-row tiles of session 11. Within a
- * step the kernel is latency-bound (Nsight Compute: 44% of the issue slots busy, the tensor
- * pipe 30%; the stalls on fixed-latency dependencies, shared-memory results and the per-step
- * barrier lead; docs/notes.md, sessions 7, 11, 12 and 13). */
+ * Within a step the kernel is latency-bound (Nsight Compute: under half of the issue slots busy,
+ * the tensor pipe less; the stalls on fixed-latency dependencies, shared-memory results and the
+ * per-step barrier lead). Its timings against the issue's target and the earlier tilings are in
+ * docs/notes.md. */
 #include <string.h>
 
 #include "cuda_util.cuh"
@@ -147,8 +143,8 @@ __device__ __forceinline__ uint32_t sm_byte(const SmArgs &a, const uint8_t *row,
 }
 
 /* The edge granules of every row the kernel stages, one thread a 4-byte word: its four bytes'
- * loads go out together (one thread a granule reading its 16 bytes in turn took 13 us at
- * 7680x4320 u8c3, a tenth of the whole filter; H200, 2026-12-04). */
+ * loads go out together (one thread a granule reading its 16 bytes in turn took a tenth of the
+ * whole filter's time). */
 template <int CN> __global__ void sm_edges(const __grid_constant__ SmArgs a, uint8_t *edge)
 {
     sm_pdl_trigger();
@@ -297,9 +293,9 @@ template <int CN, int KS> __device__ __forceinline__ void sm_body(const SmArgs &
     uint8_t *const ot = ring + SM_SLOTS * 16 * a.pitch + warp * 16 * SM_OPITCH;
 
     /* The fragments are per lane. Loads of the parameter space at lane-dependent addresses are
-     * serialised, and the compiler reloaded such values in the loop rather than keep them in
-     * registers (H200, 2026-12-04: half the stalls), so they go through shared memory once per
-     * block, which it cannot reload from across the loop's barriers. */
+     * serialised, and the compiler reloads such values in the loop rather than keep them in
+     * registers (half the stalls), so they go through shared memory once per block, which it
+     * cannot reload from across the loop's barriers. */
     uint32_t *const frag =
         reinterpret_cast<uint32_t *>(ring + SM_SLOTS * 16 * a.pitch + SM_NW * 16 * SM_OPITCH);
     if (warp == 0) {
@@ -361,8 +357,8 @@ template <int CN, int KS> __device__ __forceinline__ void sm_body(const SmArgs &
     /* The chunks whose rows all lie in the image and in [ylo, yhi) take a short path: each of
      * this thread's granules that is staged at all comes from one source address at row 0 plus
      * the chunk's row times a row pitch (the image's, or the edge buffer's), into a fixed offset
-     * of the slot (H200, 2026-12-04: 0.121 -> 0.110 ms at 7680x4320 u8c3, the general path's
-     * checks and border arithmetic being about a quarter of a step's instructions). */
+     * of the slot (9% faster: the general path's checks and border arithmetic are about a quarter
+     * of a step's instructions). */
     const int32_t yin0 = a.ylo > 0 ? a.ylo : 0, yin1 = a.yhi < a.H ? a.yhi : a.H;
     uint32_t fso[SM_SPT]; /* offset in the slot, or ~0 for a granule not staged */
     const uint8_t *fsrc[SM_SPT];
@@ -457,8 +453,7 @@ template <int CN, int KS> __device__ __forceinline__ void sm_body(const SmArgs &
 /* Four blocks an SM (at most 128 registers): for KS <= 2 the compiler takes 104-126, no spills;
  * left to itself it took 130 for <3, 2> once the staging had its short path, which would leave
  * three. KS = 3 (four channels) keeps the default bounds: 145 registers and three blocks an SM
- * measured faster than four with 128 and a few spills (H200, 2026-12-04, 7680x4320 u8c4:
- * 0.129 ms against 0.163). */
+ * are a fifth faster than four with 128 and a few spills. */
 template <int CN, int KS>
 __global__ void __launch_bounds__(32 * SM_NW, 4) sep_u8_mma(const __grid_constant__ SmArgs a)
 {
@@ -510,8 +505,7 @@ gip_status sm_launch(gip_context *ctx, SmArgs &a, int64_t n, int64_t h, size_t s
     a.gx = (int32_t)gx;
     a.spt = (int32_t)spt;
     a.m = (int32_t)m;
-    /* Launched as sm_edges' programmatic dependent (see sm_pdl_wait): H200, 2026-12-04,
-     * 7680x4320 u8c3 0.103 -> 0.098 ms. */
+    /* Launched as sm_edges' programmatic dependent (see sm_pdl_wait): 5% faster. */
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3((unsigned)(gx * m));
     cfg.blockDim = dim3(32 * SM_NW);

@@ -124,9 +124,8 @@ static void invert_rows(void *arg, int64_t begin, int64_t end)
 gip_status gip__invert_cpu(gip_context *ctx, const gip_image *src, gip_image *dst, float max)
 {
     invert_job job = {src, dst, max, gip__simd_avx2_fma(), 0};
-    /* Streaming pays where the lines would otherwise be read for nothing: not in place (the
-     * 2-core CI VM, 2026-12-04, 2 threads: 7680x4320 u8c3 3.42 -> 2.35 ms, 3840x2160 u8c3
-     * 0.59 -> 0.48). */
+    /* Streaming pays where the lines would otherwise be read for nothing: not in place (on two
+     * threads it took a fifth to a third off large u8c3 images). */
     job.stream =
         job.simd && !gip__images_same(src, dst) && gip__image_span(dst) >= GIP__STREAM_BYTES;
     /* Rows are independent; 64 KiB of pixels is enough work for a thread to start on. */
