@@ -362,15 +362,15 @@ typedef struct gip_batch_stats {
 
 /** Options of a batch. Zero-initialise: zero means default for every field. */
 typedef struct gip_batch_options {
-    int32_t jobs;         /* worker threads, >= 1; 0 = number of cores (at most 8 a device on
-                             CUDA with a codec that encodes on the device) */
-    int32_t queue_depth;  /* capacity of each queue, >= 1; 0 = 2 */
-    gip_format format;    /* output format; AUTO: the input's if JPEG/PNG/PNM, else PNG */
-    int32_t quality;      /* JPEG quality 1..100; 0 = 95 */
-    int32_t overwrite;    /* non-zero: replace existing outputs, read-only ones too (otherwise
-                             they are skipped) */
-    gip_load_params load; /* how inputs are decoded; mode 0 (UNCHANGED) is taken as COLOR unless
-                             load_unchanged is set */
+    int32_t jobs;           /* worker threads, >= 1; 0 = number of cores (at most 8 a device on
+                               CUDA with a codec that encodes on the device) */
+    int32_t queue_depth;    /* capacity of each queue, >= 1; 0 = 2 */
+    gip_format format;      /* output format; AUTO: the input's if JPEG/PNG/PNM, else PNG */
+    int32_t quality;        /* JPEG quality 1..100; 0 = 95 */
+    int32_t overwrite;      /* non-zero: replace existing outputs, read-only ones too (otherwise
+                               they are skipped) */
+    gip_load_params load;   /* how inputs are decoded; mode 0 (UNCHANGED) is taken as COLOR unless
+                               load_unchanged is set */
     int32_t load_unchanged; /* with mode UNCHANGED: a file that the pipeline refuses as stored,
                                or whose result the output format cannot hold, is computed
                                without alpha, then in 8 bits (x >> 8); on_file's message says so */
