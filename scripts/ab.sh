@@ -61,7 +61,11 @@ if [ -n "${REV:-}" ]; then
     rm -rf "$LIB_TREE" "$LIB_REV" /tmp/gip-ab-keep && mkdir -p "$LIB_TREE" "$LIB_REV" /tmp/gip-ab-keep
     cp -P "$BUILD"/libgip.so* "$LIB_TREE/"
     git rev-parse -q --verify "$REV^{commit}" >/dev/null || { log "REV $REV: not in this history"; exit 1; }
-    files=$(git diff --no-renames --name-only "$REV" -- src include CMakeLists.txt cmake) || { log "REV $REV: git diff failed"; exit 1; }
+    # Files git does not track here (the machine may hold an older history than the tree it was
+    # sent) are not in REV either: they are set aside too.
+    files=$({ git diff --no-renames --name-only "$REV" -- src include CMakeLists.txt cmake &&
+        git ls-files --others --exclude-standard -- src include CMakeLists.txt cmake; } | sort -u) ||
+        { log "REV $REV: git diff failed"; exit 1; }
     # The differing files as REV has them: those REV lacks (added since) are set aside, those the
     # tree lacks (removed since) are written too; the sources are globbed, so the build follows.
     ours=$(for f in $files; do [ -e "$f" ] && echo "$f"; done)
