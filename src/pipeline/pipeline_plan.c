@@ -31,11 +31,9 @@ gip_status gip__step_shape(gip_pipeline *p, const gip__step *s, int32_t index, s
             snprintf(who, sizeof who, "pipeline step %d (%s)", (int)index + 1, op->name);
             return gip__op_refuse_input(p->ctx, op, in.dt, in.c, who);
         }
-        if (!op->shape)
-            return GIP_OK;
         gip_shape i = {in.w, in.h, in.c, in.dt}, o = i;
         int32_t ident = 0;
-        gip_status st = op->shape(s->params, &i, &o, &ident);
+        gip_status st = gip__op_shape(op, s->params, &i, &o, &ident);
         if (st)
             return st;
         out->w = o.width, out->h = o.height, out->c = o.channels, out->dt = o.dtype;
