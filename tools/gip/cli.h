@@ -164,6 +164,9 @@ int cli_context(const cli_command *cmd, const cli_common *common, gip_context **
 /** Copies a host image into a new image on the context's device, waiting for the copy;
  *  *seconds receives how long it took. */
 gip_status cli_upload(gip_context *ctx, const gip_image *host, gip_image *dev, double *seconds);
+/** Copies a device image into a new host image, waiting for the copy; *seconds receives how long
+ *  it took. On failure nothing is left allocated. */
+gip_status cli_download(gip_context *ctx, const gip_image *dev, gip_image *host, double *seconds);
 
 /** The times of one command, printed by --time. runs holds `repeat` compute times. */
 typedef struct cli_timings {

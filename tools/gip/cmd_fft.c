@@ -526,17 +526,10 @@ static int run_fft(const cli_command *cmd, int argc, char **argv)
     }
     const gip_image *result = &spec;
     if (on_device) {
-        if ((st =
-                 gip_image_alloc(NULL, &host_spec, hw, src->height, 1, GIP_C32, GIP_MEM_HOST, 0))) {
+        if ((st = cli_download(ctx, &spec, &host_spec, &t.download))) {
             cli_lib_error(cmd->name, st);
             goto out_free_spec;
         }
-        t0 = cli_now();
-        if ((st = gip_download(ctx, &spec, &host_spec)) || (st = gip_context_sync(ctx))) {
-            cli_lib_error(cmd->name, st);
-            goto out_free_host;
-        }
-        t.download = cli_now() - t0;
         result = &host_spec;
     }
     t0 = cli_now();
@@ -708,17 +701,10 @@ static int run_ifft(const cli_command *cmd, int argc, char **argv)
     }
     const gip_image *result = &dst;
     if (on_device) {
-        if ((st = gip_image_alloc(NULL, &host_dst, dst.width, dst.height, 1, dst.dtype,
-                                  GIP_MEM_HOST, 0))) {
+        if ((st = cli_download(ctx, &dst, &host_dst, &t.download))) {
             cli_lib_error(cmd->name, st);
             goto out_free_dst;
         }
-        t0 = cli_now();
-        if ((st = gip_download(ctx, &dst, &host_dst)) || (st = gip_context_sync(ctx))) {
-            cli_lib_error(cmd->name, st);
-            goto out_free_host;
-        }
-        t.download = cli_now() - t0;
         result = &host_dst;
     }
     t0 = cli_now();
