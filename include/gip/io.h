@@ -16,6 +16,12 @@ typedef enum gip_format {
     GIP_FORMAT_PNM = 3 /* binary PGM (P5, gray) and PPM (P6, RGB), 8 or 16 bits */
 } gip_format;
 
+/**
+ * The format a file name's extension names, as gip_image_save() chooses it: .jpg/.jpeg, .png,
+ * .pgm/.ppm/.pnm; GIP_FORMAT_AUTO for any other or none. *pnm_kind (may be NULL) is 1 for .pgm,
+ * 3 for .ppm and 0 otherwise.
+ */
+GIP_API gip_format gip_format_from_path(const char *path, int32_t *pnm_kind);
 /** Name of a format: "jpeg", "png", "pnm", or "?". */
 GIP_API const char *gip_format_name(gip_format format);
 

@@ -550,11 +550,14 @@ gip_status gip_image_decode(const void *data, size_t size, const gip_load_params
 
 /* ---- save and encode ------------------------------------------------------------------------ */
 
-/* Format named by the extension of `path`, GIP_FORMAT_AUTO when none is known. *pnm_kind is
- * 1 for .pgm, 3 for .ppm, 0 otherwise. */
-static gip_format format_from_path(const char *path, int *pnm_kind)
+gip_format gip_format_from_path(const char *path, int32_t *pnm_kind)
 {
+    int32_t unused;
+    if (!pnm_kind)
+        pnm_kind = &unused;
     *pnm_kind = 0;
+    if (!path)
+        return GIP_FORMAT_AUTO;
     const char *slash = strrchr(path, '/');
     const char *dot = strrchr(path, '.');
     if (!dot || (slash && dot < slash))
@@ -700,8 +703,8 @@ gip_status gip_image_save(const char *path, const gip_image *img, const gip_save
                           !path ? "path" : "img");
     if (!path[0])
         return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT, "%s: path is empty", op);
-    int pnm_kind = 0;
-    gip_format f = format_from_path(path, &pnm_kind);
+    int32_t pnm_kind = 0;
+    gip_format f = gip_format_from_path(path, &pnm_kind);
     if (params && params->format != GIP_FORMAT_AUTO) {
         if (!format_valid(params->format))
             return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT,
@@ -763,8 +766,9 @@ void gip__io_convert(const gip_image *src, bool src_bgr, const gip__load_req *re
 gip_status gip__io_save_req(const char *op, const char *path, const gip_image *img,
                             const gip_save_params *params, gip__save_req *req)
 {
-    int pnm_kind = 0;
-    gip_format f = params && params->format ? params->format : format_from_path(path, &pnm_kind);
+    int32_t pnm_kind = 0;
+    gip_format f =
+        params && params->format ? params->format : gip_format_from_path(path, &pnm_kind);
     if (!format_valid(f))
         return gip__error(NULL, GIP_ERR_UNSUPPORTED,
                           "%s: cannot tell the format of '%s' from its extension; accepted: .jpg "

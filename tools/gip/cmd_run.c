@@ -405,8 +405,8 @@ static void choose_load(const cli_command *cmd, gip_pipeline *p, const char *in,
         gip_clear_error();
         return;
     }
-    int pnm_kind;
-    gip_format f = cli_path_format(out, &pnm_kind);
+    int32_t pnm_kind;
+    gip_format f = gip_format_from_path(out, &pnm_kind);
     int gray = info.channels <= 2;
     gip_dtype deep = info.bit_depth == 16 ? GIP_U16 : GIP_U8;
     const struct {
