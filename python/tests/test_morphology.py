@@ -1,0 +1,217 @@
+# SPDX-License-Identifier: MIT
+"""Morphology against cv2 5.x bit for bit: getStructuringElement for every shape and size,
+erode/dilate/morphologyEx on every dtype cv2 and gip share, 1/3/4 channels, every border (and
+cv2's default one), anchors, iterations, custom kernels, elements larger than the image, odd
+sizes and strides; the registry entries (gip.apply, pipelines, gip.dask with their halos); bad
+input refused; CUDA equal to the CPU."""
+import cv2
+import numpy as np
+import pytest
+
+import gip
+from conftest import rand, requires_cuda
+
+BORDERS = [cv2.BORDER_CONSTANT, cv2.BORDER_REPLICATE, cv2.BORDER_REFLECT, cv2.BORDER_REFLECT_101]
+
+
+def same(got, exp):
+    """Equal values and dtype; gip keeps an (H, W, 1) input's shape where cv2 drops the 1."""
+    got = np.asarray(got)
+    if got.ndim == 3 and got.shape[2] == 1 and exp.ndim == 2:
+        got = got[:, :, 0]
+    return got.dtype == exp.dtype and got.shape == exp.shape and np.array_equal(got, exp)
+
+
+OPS = [cv2.MORPH_ERODE, cv2.MORPH_DILATE, cv2.MORPH_OPEN, cv2.MORPH_CLOSE, cv2.MORPH_GRADIENT,
+       cv2.MORPH_TOPHAT, cv2.MORPH_BLACKHAT]
+
+
+def test_structuring_element_equals_cv2():
+    for shape in (cv2.MORPH_RECT, cv2.MORPH_CROSS, cv2.MORPH_ELLIPSE, cv2.MORPH_DIAMOND):
+        for w in range(1, 34):
+            for h in range(1, 34):
+                for anchor in ((-1, -1), (0, 0), (w - 1, h // 3)):
+                    got = gip.getStructuringElement(shape, (w, h), anchor)
+                    exp = cv2.getStructuringElement(shape, (w, h), anchor=anchor)
+                    assert got.dtype == np.uint8 and np.array_equal(got, exp), (shape, w, h,
+                                                                                 anchor)
+    for ksize in ((101, 57), (255, 255), (3, 200)):
+        assert np.array_equal(gip.get_structuring_element(gip.MORPH_ELLIPSE, ksize),
+                              cv2.getStructuringElement(cv2.MORPH_ELLIPSE, ksize))
+
+
+def _kernels():
+    rng = np.random.default_rng(3)
+    custom = rng.integers(0, 2, (4, 5)).astype(np.uint8)
+    custom[1, 1] = 1
+    return [None, np.ones((3, 3), np.uint8), np.ones((1, 7), np.uint8),
+            np.ones((19, 23), np.uint8),
+            cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 5)),
+            cv2.getStructuringElement(cv2.MORPH_CROSS, (5, 5)),
+            cv2.getStructuringElement(cv2.MORPH_DIAMOND, (9, 9)), custom]
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (1, 17), (17, 1), (13, 42), (42, 13, 3), (31, 29, 4),
+                                   (64, 48, 1), (5, 3)])
+@pytest.mark.parametrize("border", BORDERS)
+def test_erode_dilate_u8_equal_cv2(shape, border):
+    src = rand(shape, np.uint8, seed=sum(shape) + border)
+    for i, k in enumerate(_kernels()):
+        for it in (1, 2):
+            kw = dict(iterations=it, borderType=border)
+            assert same(gip.erode(src, k, **kw), cv2.erode(src, k, **kw)), (i, it)
+            assert same(gip.dilate(src, k, **kw), cv2.dilate(src, k, **kw)), (i, it)
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.int16, np.float32])
+def test_morphology_ex_equal_cv2(op, dtype):
+    for j, shape in enumerate([(23, 37), (40, 33, 3), (9, 70, 4)]):
+        src = rand(shape, dtype, seed=op * 10 + j)
+        for i, k in enumerate(_kernels()):
+            for border in BORDERS:
+                kw = dict(iterations=1 + (i + j) % 2, borderType=border)
+                got = gip.morphologyEx(src, op, k, **kw)
+                exp = cv2.morphologyEx(src, op, k, **kw)
+                assert same(got, exp), (shape, i, border)
+
+
+def test_anchor_border_value_iterations():
+    src = rand((37, 41, 3), np.uint8, seed=7)
+    k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 5))
+    for anchor in ((0, 0), (8, 4), (3, -1), (-1, 1)):
+        for it in (0, 1, 3):
+            for bv in (None, 0, 200, (10, 100, 250)):
+                kw = dict(anchor=anchor, iterations=it, borderType=cv2.BORDER_CONSTANT)
+                if bv is not None:
+                    kw["borderValue"] = bv
+                for fn in ("erode", "dilate"):
+                    got = getattr(gip, fn)(src, k, **kw)
+                    exp = getattr(cv2, fn)(src, k, **kw)
+                    assert np.array_equal(got, exp), (fn, anchor, it, bv)
+    rect = np.ones((4, 6), np.uint8)  # an all-ones element iterated, anchor scaled as cv2
+    for it in (2, 5):
+        for bv in (None, 77):
+            kw = dict(anchor=(1, 3), iterations=it)
+            if bv is not None:
+                kw["borderValue"] = bv
+            assert np.array_equal(gip.erode(src, rect, **kw), cv2.erode(src, rect, **kw))
+            assert np.array_equal(gip.dilate(src, rect, **kw), cv2.dilate(src, rect, **kw))
+
+
+def test_large_and_larger_than_image():
+    src = rand((203, 301, 3), np.uint8, seed=9)
+    for k in (np.ones((61, 45), np.uint8), np.ones((1, 301), np.uint8),
+              cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (31, 31))):
+        for border in BORDERS:
+            for op in (cv2.MORPH_OPEN, cv2.MORPH_GRADIENT):
+                got = gip.morphologyEx(src, op, k, borderType=border)
+                assert np.array_equal(got, cv2.morphologyEx(src, op, k, borderType=border))
+    tiny = rand((3, 4), np.uint8, seed=2)
+    for border in BORDERS:
+        for k in (np.ones((9, 11), np.uint8), cv2.getStructuringElement(cv2.MORPH_CROSS, (7, 9))):
+            assert np.array_equal(gip.dilate(tiny, k, borderType=border),
+                                  cv2.dilate(tiny, k, borderType=border))
+
+
+def test_hitmiss_equal_cv2():
+    src = (rand((45, 38), np.uint8, seed=4) > 100).astype(np.uint8) * 255
+    kernels = [np.array([[0, 1, 0], [1, -1, 1], [0, 1, 0]]),
+               np.array([[-1, -1, -1], [0, 1, 0], [1, 1, 1]]),
+               np.array([[1, 1], [1, 1]]), np.array([[-1, 0, -1]]), np.zeros((3, 3), int)]
+    for k in kernels:
+        for border in BORDERS:
+            for it in (1, 2):
+                exp = cv2.morphologyEx(src, cv2.MORPH_HITMISS, k.astype(np.int32), iterations=it,
+                                       borderType=border)
+                got = gip.morphologyEx(src, gip.MORPH_HITMISS, k, iterations=it,
+                                       borderType=border)
+                assert np.array_equal(got, exp), (k, border, it)
+
+
+def test_strided_views_and_dst():
+    big = rand((60, 80, 4), np.uint8, seed=5)
+    view = big[3:50:2, 5:70]  # row stride of two rows, a column offset
+    k = cv2.getStructuringElement(cv2.MORPH_CROSS, (5, 3))
+    exp = cv2.dilate(np.ascontiguousarray(view), k)
+    assert np.array_equal(gip.dilate(view, k), exp)
+    out = np.zeros((view.shape[0], view.shape[1] + 3, 4), np.uint8)[:, :view.shape[1]]
+    r = gip.dilate(view, k, dst=out)
+    assert r is out and np.array_equal(out, exp)
+
+
+def test_registry_pipeline_and_dask():
+    src = rand((57, 83, 3), np.uint8, seed=8)
+    exp = cv2.morphologyEx(src, cv2.MORPH_CLOSE,
+                           cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 5)),
+                           borderType=cv2.BORDER_REFLECT)
+    got = gip.apply("morphology", src, op="close", ksize=(7, 5), shape="ellipse",
+                    border="reflect")
+    assert np.array_equal(got, exp)
+    assert np.array_equal(gip.Pipeline("morphology close 7x5 ellipse border=reflect")(src), exp)
+    assert np.array_equal(gip.op.erode(src, kernel=[[0, 1, 0], [1, 1, 1], [0, 1, 0]]),
+                          cv2.erode(src, cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))))
+    try:
+        import dask.array as da
+        import gip.dask as gd
+    except ImportError:  # pragma: no cover
+        pytest.skip("dask is not installed")
+    big = rand((300, 260), np.uint8, seed=9)
+    arr = da.from_array(big, chunks=(64, 70))
+    for op, kw in (("erode", dict(ksize=9, shape="ellipse")),
+                   ("morphology", dict(op="open", ksize=(5, 7), iterations=2)),
+                   ("dilate", dict(ksize=(15, 3), border="reflect101", anchor=(14, 0)))):
+        got = gd.apply(op, arr, device="cpu", **kw).compute()
+        assert np.array_equal(got, gip.apply(op, big, **kw)), op
+
+
+def test_bad_input():
+    src = rand((20, 30), np.uint8)
+    before = src.copy()
+    with pytest.raises(gip.InvalidArgument, match="wrap"):
+        gip.erode(src, None, borderType=cv2.BORDER_WRAP)
+    with pytest.raises(gip.InvalidArgument, match="non-zero"):
+        gip.erode(src, np.zeros((3, 3)))
+    with pytest.raises(gip.InvalidArgument, match="anchor"):
+        gip.dilate(src, np.ones((3, 3)), anchor=(3, 0))
+    with pytest.raises(gip.InvalidArgument):
+        gip.morphologyEx(src, 9, None)
+    with pytest.raises(gip.Unsupported, match="hitmiss"):
+        gip.morphologyEx(rand((9, 9, 3), np.uint8), gip.MORPH_HITMISS, np.ones((3, 3)))
+    with pytest.raises(gip.InvalidType):
+        gip.erode(src, None, iterations=1.5)
+    with pytest.raises(gip.InvalidArgument):
+        gip.erode(src, None, iterations=-1)
+    with pytest.raises(gip.InvalidArgument):
+        gip.getStructuringElement(5, (3, 3))
+    with pytest.raises(gip.InvalidArgument):
+        gip.getStructuringElement(gip.MORPH_RECT, (0, 3))
+    with pytest.raises(gip.Unsupported):
+        gip.erode(src.astype(np.float64), None)
+    dst = np.full((20, 30), 7, np.uint8)
+    with pytest.raises(gip.Error):
+        gip.erode(src, None, dst=np.zeros((20, 31), np.uint8))
+    with pytest.raises(gip.InvalidArgument):
+        gip.apply("erode", src, kernel=[[1, 1], [1, 1]], ksize=3, dst=dst)
+    assert np.array_equal(src, before) and np.all(dst == 7)
+
+
+@requires_cuda
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.int16, np.float32])
+def test_cuda_equals_cpu(dtype):
+    for j, shape in enumerate([(1, 1), (1, 17), (13, 42), (42, 13, 3), (301, 203, 4),
+                               (1001, 777)]):
+        src = rand(shape, dtype, seed=j)
+        for i, k in enumerate(_kernels() + [np.ones((41, 3), np.uint8)]):
+            for op in OPS:
+                border = BORDERS[(i + j + op) % 4]
+                kw = dict(iterations=1 + (i + op) % 2, borderType=border)
+                cpu = gip.morphologyEx(src, op, k, device="cpu", **kw)
+                gpu = gip.morphologyEx(src, op, k, device="cuda", **kw)
+                assert np.array_equal(cpu, gpu), (shape, i, op, border)
+                if dtype == np.uint8:
+                    assert np.array_equal(gpu, cv2.morphologyEx(src, op, k, **kw))
+    src = (rand((64, 48), np.uint8) > 128).astype(np.uint8) * 255
+    k = np.array([[0, 1, 0], [1, -1, 1], [0, 1, 0]])
+    assert np.array_equal(gip.morphologyEx(src, gip.MORPH_HITMISS, k, device="cuda"),
+                          cv2.morphologyEx(src, cv2.MORPH_HITMISS, k.astype(np.int32)))
