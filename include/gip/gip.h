@@ -7,6 +7,7 @@
 #include "gip/io.h"
 #include "gip/color.h"
 #include "gip/filter.h"
+#include "gip/morphology.h"
 #include "gip/kernel.h"
 #include "gip/fft.h"
 #include "gip/interop.h"
