@@ -317,3 +317,31 @@ def run_batch(pipeline: Union[str, Pipeline], inputs: Union[str, Sequence[Any]],
               overwrite: bool = ..., device: DeviceSpec = ..., streams: Optional[int] = ...,
               queue_depth: int = ..., cpu_mode: str = ..., unchanged: bool = ...,
               progress: bool = ..., decoder: str = ..., decode_batch: int = ...) -> BatchResult: ...
+
+
+# ---- morphology (gip._morph) --------------------------------------------------------------------
+MORPH_RECT: int
+MORPH_CROSS: int
+MORPH_ELLIPSE: int
+MORPH_DIAMOND: int
+MORPH_ERODE: int
+MORPH_DILATE: int
+MORPH_OPEN: int
+MORPH_CLOSE: int
+MORPH_GRADIENT: int
+MORPH_TOPHAT: int
+MORPH_BLACKHAT: int
+MORPH_HITMISS: int
+def get_structuring_element(shape: int, ksize: Union[int, Tuple[int, int]],
+                            anchor: Tuple[int, int] = ...) -> np.ndarray: ...
+getStructuringElement = get_structuring_element
+def erode(src: ArrayLike, kernel: Any, dst: Any = ..., anchor: Tuple[int, int] = ...,
+          iterations: int = ..., borderType: int = ..., borderValue: Any = ..., *,
+          device: DeviceSpec = ...) -> Any: ...
+def dilate(src: ArrayLike, kernel: Any, dst: Any = ..., anchor: Tuple[int, int] = ...,
+           iterations: int = ..., borderType: int = ..., borderValue: Any = ..., *,
+           device: DeviceSpec = ...) -> Any: ...
+def morphology_ex(src: ArrayLike, op: int, kernel: Any, dst: Any = ...,
+                  anchor: Tuple[int, int] = ..., iterations: int = ..., borderType: int = ...,
+                  borderValue: Any = ..., *, device: DeviceSpec = ...) -> Any: ...
+morphologyEx = morphology_ex
