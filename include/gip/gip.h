@@ -8,6 +8,8 @@
 #include "gip/color.h"
 #include "gip/filter.h"
 #include "gip/morphology.h"
+#include "gip/smoothing.h"
+#include "gip/edges.h"
 #include "gip/kernel.h"
 #include "gip/fft.h"
 #include "gip/interop.h"

@@ -1,13 +1,14 @@
 # SPDX-License-Identifier: MIT
-"""Morphology with cv2's names, arguments and defaults: getStructuringElement, erode, dilate and
-morphologyEx (as gip.get_structuring_element, gip.erode, gip.dilate, gip.morphology_ex and their
-cv2 spellings). They translate cv2's arguments into the registry's erode, dilate and morphology
-operations (docs/operations.md), whose checks and messages are the registry's."""
+"""Morphology, rank and edge filters with cv2's names, arguments and defaults:
+getStructuringElement, erode, dilate, morphologyEx, medianBlur (as gip.get_structuring_element,
+gip.erode, gip.dilate, gip.morphology_ex, gip.median_blur and their cv2 spellings). They
+translate cv2's arguments into the registry's operations (docs/operations.md), whose checks and
+messages are the registry's."""
 import math as _math
 
 import numpy as _np
 
-from ._core import (BORDER_CONSTANT, InvalidArgument, _border_name, _cv_border, _image_out, _int,
+from ._core import (BORDER_CONSTANT, BORDER_DEFAULT, InvalidArgument, _border_name, _cv_border, _image_out, _int,
                     _pair, _raise, _real)
 from ._registry import _run
 
@@ -140,9 +141,63 @@ def morphology_ex(src, op, kernel, dst=None, anchor=(-1, -1), iterations=1,
     return _run("morphology", src, dst, device, params)
 
 
+# ---- rank filters ------------------------------------------------------------------------------
+@_image_out
+def median_blur(src, ksize, dst=None, *, device=None):
+    """cv2.medianBlur: the median of each ksize x ksize window, replicated border; ksize odd, 3
+    and 5 for uint8, uint16, int16 and float32, up to 255 for uint8. Equal to cv2."""
+    return _run("median", src, dst, device, {"ksize": _int(ksize, "ksize")})
+
+
+# ---- second derivatives and separable correlation ----------------------------------------------
+def _ddepth_name(ddepth):
+    from ._cv2 import _ddepth_name as f  # the cv2 module's translation of ddepth
+    return f(ddepth)
+
+
+@_image_out
+def laplacian(src, ddepth, dst=None, ksize=1, scale=1, delta=0, borderType=BORDER_DEFAULT, *,
+              device=None):
+    """cv2.Laplacian: ksize 1, 3 (OpenCV's 3x3 kernels), 5, 7 (second-order Sobel), times scale
+    plus delta, into ddepth (-1, CV_8U, CV_16U, CV_16S, CV_32F); uint8 results equal cv2's."""
+    return _run("laplacian", src, dst, device,
+                {"ksize": str(_int(ksize, "ksize")), "scale": _real(scale, "scale"),
+                 "delta": _real(delta, "delta"), "border": _border_name(borderType),
+                 "dtype": _ddepth_name(ddepth)})
+
+
+def _vector(k, what):
+    v = _np.ascontiguousarray(_np.asarray(k, dtype=_np.float32))
+    if v.ndim == 2 and 1 in v.shape:
+        v = v.reshape(1, -1)
+    elif v.ndim == 1:
+        v = v.reshape(1, -1)
+    else:
+        _raise(InvalidArgument, "%s must be a row or a column of coefficients, got shape %s"
+               % (what, v.shape))
+    return v
+
+
+@_image_out
+def sep_filter2d(src, ddepth, kernelX, kernelY, dst=None, anchor=(-1, -1), delta=0,
+                 borderType=BORDER_DEFAULT, *, device=None):
+    """cv2.sepFilter2D: the row pass with kernelX, then the column pass with kernelY (no flip),
+    plus delta, into ddepth; exact for integer kernels on integer images."""
+    kx, ky = _vector(kernelX, "kernelX"), _vector(kernelY, "kernelY")
+    ax, ay = _pair(anchor, "anchor", "(x, y)")
+    p = {"kernel_x": kx, "kernel_y": ky, "delta": _real(delta, "delta"),
+         "border": _border_name(borderType), "dtype": _ddepth_name(ddepth)}
+    if ax != -1 or ay != -1:
+        p["anchor"] = (kx.shape[1] // 2 if ax == -1 else ax, ky.shape[1] // 2 if ay == -1 else ay)
+    return _run("sep_filter", src, dst, device, p)
+
+
 # cv2 spellings.
+Laplacian = laplacian
+sepFilter2D = sep_filter2d
 getStructuringElement = get_structuring_element
 morphologyEx = morphology_ex
+medianBlur = median_blur
 
 __all__ = [n for n, v in list(globals().items())
            if not n.startswith("_") and (n.startswith("MORPH_") or (

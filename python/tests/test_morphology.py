@@ -215,3 +215,139 @@ def test_cuda_equals_cpu(dtype):
     k = np.array([[0, 1, 0], [1, -1, 1], [0, 1, 0]])
     assert np.array_equal(gip.morphologyEx(src, gip.MORPH_HITMISS, k, device="cuda"),
                           cv2.morphologyEx(src, cv2.MORPH_HITMISS, k.astype(np.int32)))
+
+
+# ---- medianBlur ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("shape", [(1, 1), (1, 17), (17, 1), (13, 42), (42, 13, 3), (31, 29, 4),
+                                   (64, 48, 1)])
+def test_median_equal_cv2(shape):
+    for dtype in (np.uint8, np.uint16, np.int16, np.float32):
+        src = rand(shape, dtype, seed=len(shape))
+        for k in (1, 3, 5):
+            assert same(gip.medianBlur(src, k), cv2.medianBlur(src, k)), (dtype, k)
+    src = rand(shape, np.uint8, seed=5)
+    for k in (7, 9, 15, 31, 255):
+        assert same(gip.median_blur(src, k), cv2.medianBlur(src, k)), k
+
+
+def test_median_large_u8_and_ties():
+    src = rand((203, 301, 3), np.uint8, seed=2)
+    for k in (7, 21, 61):
+        assert np.array_equal(gip.median_blur(src, k), cv2.medianBlur(src, k)), k
+    ties = (rand((50, 70), np.uint8, seed=3) // 64 * 60).astype(np.uint8)
+    for k in (3, 5, 11):
+        assert np.array_equal(gip.median_blur(ties, k), cv2.medianBlur(ties, k)), k
+    view = rand((80, 90, 4), np.uint8, seed=4)[5:70:3, 7:80]
+    assert np.array_equal(gip.median_blur(view, 5), cv2.medianBlur(np.ascontiguousarray(view), 5))
+
+
+def test_median_registry_and_bad_input():
+    src = rand((100, 77), np.uint8, seed=6)
+    assert np.array_equal(gip.Pipeline("median 7")(src), cv2.medianBlur(src, 7))
+    try:
+        import dask.array as da
+        import gip.dask as gd
+        got = gd.apply("median", da.from_array(src, chunks=(30, 40)), ksize=9, device="cpu")
+        assert np.array_equal(got.compute(), cv2.medianBlur(src, 9))
+    except ImportError:  # pragma: no cover
+        pass
+    with pytest.raises(gip.InvalidArgument, match="u8"):
+        gip.median_blur(src.astype(np.float32), 7)
+    with pytest.raises(gip.InvalidArgument):
+        gip.median_blur(src, 4)
+    with pytest.raises(gip.InvalidType):
+        gip.median_blur(src, 3.0)
+
+
+@requires_cuda
+def test_median_cuda_equals_cpu():
+    for dtype in (np.uint8, np.uint16, np.int16, np.float32):
+        for shape in ((1, 1), (13, 42), (42, 13, 3), (777, 1001, 4)):
+            src = rand(shape, dtype, seed=1)
+            for k in (3, 5) + ((7, 15, 101) if dtype == np.uint8 else ()):
+                cpu = gip.median_blur(src, k, device="cpu")
+                assert np.array_equal(cpu, gip.median_blur(src, k, device="cuda")), (shape, k)
+
+
+# ---- Laplacian, Scharr, sepFilter2D ---------------------------------------------------------------
+LIN_BORDERS = [cv2.BORDER_CONSTANT, cv2.BORDER_REPLICATE, cv2.BORDER_REFLECT,
+               cv2.BORDER_REFLECT_101]
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (1, 17), (17, 1), (13, 42), (42, 13, 3), (31, 29, 4)])
+def test_laplacian_u8_equal_cv2(shape):
+    src = rand(shape, np.uint8, seed=3)
+    for k in (1, 3, 5, 7):
+        for ddepth in (-1, cv2.CV_16S, cv2.CV_32F):
+            for border in LIN_BORDERS:
+                # integer and dyadic scales (OpenCV's 11-bit fixed point of other scales may
+                # round one level apart; gip's filter2d arithmetic is documented in filter.h)
+                for scale, delta in ((1, 0), (2, 0), (0.5, 3), (-1, 128)):
+                    kw = dict(ksize=k, scale=scale, delta=delta, borderType=border)
+                    assert same(gip.Laplacian(src, ddepth, **kw), cv2.Laplacian(src, ddepth, **kw)), \
+                        (k, ddepth, border, scale)
+
+
+def test_laplacian_u16_f32():
+    src = rand((37, 41, 3), np.uint16, seed=1)
+    for k in (1, 3, 5, 7):
+        for ddepth in (-1, cv2.CV_32F):
+            got, exp = gip.laplacian(src, ddepth, ksize=k), cv2.Laplacian(src, ddepth, ksize=k)
+            if k == 7 and ddepth == cv2.CV_32F:  # past 2^24: OpenCV's float sums round, gip's
+                # ... and their partial sums reach 65535 * 12 * 64: float steps of up to 4
+                np.testing.assert_allclose(got, exp, rtol=0, atol=8)
+            else:
+                assert same(got, exp), (k, ddepth)
+    f = rand((37, 41), np.float32, seed=2)
+    for k in (1, 3, 5, 7):
+        np.testing.assert_allclose(gip.laplacian(f, -1, ksize=k), cv2.Laplacian(f, -1, ksize=k),
+                                   rtol=1e-5, atol=1e-4)
+
+
+def test_scharr_entry_and_sep_filter_equal_cv2():
+    src = rand((45, 38, 3), np.uint8, seed=5)
+    for dx, dy in ((1, 0), (0, 1)):
+        for dt, dd in (("s16", cv2.CV_16S), ("f32", cv2.CV_32F), ("u8", cv2.CV_8U)):
+            assert np.array_equal(gip.apply("scharr", src, dx=dx, dy=dy, dtype=dt),
+                                  cv2.Scharr(src, dd, dx, dy))
+    kernels = [([1, 2, 1], [-1, 0, 1]), ([1, 4, 6, 4, 1], [1, -2, 1]), ([3], [1, 1, 1, 1, 1]),
+               ([2, -1], [1, 1, 1, 1])]
+    for shape in ((13, 42), (40, 33, 3), (1, 17), (17, 1), (9, 70, 4)):
+        s = rand(shape, np.uint8, seed=len(shape))
+        for kx, ky in kernels:
+            for ddepth in (-1, cv2.CV_16S, cv2.CV_32F):
+                for border in LIN_BORDERS:
+                    for delta in (0, 5):
+                        exp = cv2.sepFilter2D(s, ddepth, np.float32(kx), np.float32(ky),
+                                              delta=delta, borderType=border)
+                        got = gip.sepFilter2D(s, ddepth, kx, ky, delta=delta, borderType=border)
+                        assert same(got, exp), (shape, kx, ky, ddepth, border, delta)
+    exp = cv2.sepFilter2D(src, -1, np.float32([1, 2, 1]), np.float32([1, 1]), anchor=(0, 1))
+    assert np.array_equal(gip.sepFilter2D(src, -1, [1, 2, 1], [1, 1], anchor=(0, 1)), exp)
+    f = rand((30, 40), np.float32, seed=1)
+    np.testing.assert_allclose(
+        gip.sep_filter2d(f, -1, [0.25, 0.5, 0.25], [0.1, 0.2, 0.4, 0.2, 0.1]),
+        cv2.sepFilter2D(f, -1, np.float32([0.25, 0.5, 0.25]), np.float32([0.1, 0.2, 0.4, 0.2,
+                                                                           0.1])),
+        rtol=1e-5, atol=1e-6)
+    with pytest.raises(gip.InvalidArgument):
+        gip.sep_filter2d(src, -1, np.ones((2, 2)), [1])
+    with pytest.raises(gip.InvalidArgument):
+        gip.laplacian(src, -1, ksize=4)
+
+
+@requires_cuda
+def test_laplacian_sep_filter_cuda_equal_cpu():
+    for dtype in (np.uint8, np.uint16, np.float32):
+        src = rand((301, 203, 3), dtype, seed=4)
+        for k in (1, 3, 5, 7):
+            for ddepth in (-1, cv2.CV_16S, cv2.CV_32F):
+                a = gip.laplacian(src, ddepth, ksize=k, device="cpu")
+                b = gip.laplacian(src, ddepth, ksize=k, device="cuda")
+                if dtype == np.float32 or ddepth == cv2.CV_32F and dtype != np.uint8:
+                    np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-5)
+                else:
+                    assert np.array_equal(a, b), (dtype, k, ddepth)
+        a = gip.sep_filter2d(src, -1, [1, 2, 1], [1, 4, 6, 4, 1], device="cpu")
+        assert np.array_equal(a, gip.sep_filter2d(src, -1, [1, 2, 1], [1, 4, 6, 4, 1],
+                                                  device="cuda"))
