@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Second derivatives and separable correlation with OpenCV's semantics: cv2.Laplacian and
- * cv2.sepFilter2D (first derivatives are gip_sobel() in gip/filter.h). */
+/* Second derivatives, separable correlation and edges with OpenCV's semantics: cv2.Laplacian,
+ * cv2.sepFilter2D and cv2.Canny (first derivatives are gip_sobel() in gip/filter.h). */
 #ifndef GIP_EDGES_H
 #define GIP_EDGES_H
 
@@ -54,6 +54,38 @@ typedef struct gip_sep_filter_params {
  */
 GIP_API gip_status gip_sep_filter2d(gip_context *ctx, const gip_image *src, gip_image *dst,
                                     const gip_sep_filter_params *params);
+
+/** Canny parameters (cv2.Canny). Zero-initialise, then set the thresholds. */
+typedef struct gip_canny_params {
+    double threshold1, threshold2; /* hysteresis thresholds, either order */
+    int32_t aperture;              /* Sobel aperture 3, 5 or 7; 0 means 3 (gip_canny only) */
+    int32_t l2_gradient;           /* non-zero: sqrt(dx^2 + dy^2) (compared squared), else
+                                      |dx| + |dy| */
+} gip_canny_params;
+
+/**
+ * cv2.Canny(image, threshold1, threshold2, apertureSize, L2gradient): the edges of a u8 image
+ * (1, 3 or 4 channels; of several channels, the one of largest gradient at each pixel) into a
+ * 1-channel u8 dst of 0 and 255. As OpenCV: Sobel derivatives to s16 with a replicated border,
+ * integer magnitudes, non-maximum suppression in four directions with OpenCV's fixed-point
+ * tangents, thresholds floor(t) (L2: floor(min(t, 32767)^2)), and hysteresis: a pixel is an edge
+ * when it survives suppression above the low threshold and is 8-connected through such pixels to
+ * one above the high threshold. Bit-exact with OpenCV; on CUDA the hysteresis runs on the device
+ * (tile-local propagation in shared memory, repeated until nothing changes). host or device.
+ * @return GIP_OK; GIP_ERR_INVALID_ARGUMENT (aperture, thresholds not finite, NULL);
+ *         GIP_ERR_SHAPE_MISMATCH; GIP_ERR_UNSUPPORTED; GIP_ERR_ALIASING;
+ *         GIP_ERR_LOCATION_MISMATCH; GIP_ERR_OUT_OF_MEMORY; GIP_ERR_NO_DEVICE; GIP_ERR_DEVICE;
+ *         GIP_ERR_BAD_STATE.
+ */
+GIP_API gip_status gip_canny(gip_context *ctx, const gip_image *src, gip_image *dst,
+                             const gip_canny_params *params);
+
+/**
+ * cv2.Canny(dx, dy, threshold1, threshold2, L2gradient): Canny from given derivatives, s16 of the
+ * same size and channels (1, 3 or 4); params->aperture is ignored. Otherwise as gip_canny().
+ */
+GIP_API gip_status gip_canny_dxdy(gip_context *ctx, const gip_image *dx, const gip_image *dy,
+                                  gip_image *dst, const gip_canny_params *params);
 
 #ifdef __cplusplus
 }

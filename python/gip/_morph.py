@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 """Morphology, rank and edge filters with cv2's names, arguments and defaults:
-getStructuringElement, erode, dilate, morphologyEx, medianBlur (as gip.get_structuring_element,
-gip.erode, gip.dilate, gip.morphology_ex, gip.median_blur and their cv2 spellings). They
+getStructuringElement, erode, dilate, morphologyEx, medianBlur, Laplacian, sepFilter2D, Canny (as
+gip.get_structuring_element, gip.erode, gip.dilate, gip.morphology_ex, gip.median_blur,
+gip.laplacian, gip.sep_filter2d, gip.canny and their cv2 spellings). They
 translate cv2's arguments into the registry's operations (docs/operations.md), whose checks and
 messages are the registry's."""
 import math as _math
@@ -192,7 +193,32 @@ def sep_filter2d(src, ddepth, kernelX, kernelY, dst=None, anchor=(-1, -1), delta
     return _run("sep_filter", src, dst, device, p)
 
 
+# ---- Canny ------------------------------------------------------------------------------------
+@_image_out
+def canny(image, threshold1, threshold2, edges=None, apertureSize=3, L2gradient=False, *,
+          device=None):
+    """cv2.Canny, both forms: canny(image, threshold1, threshold2, edges=None, apertureSize=3,
+    L2gradient=False) on a uint8 image (1, 3 or 4 channels), or canny(dx, dy, threshold1,
+    threshold2, edges=None, L2gradient=False) on int16 derivatives. Returns the (H, W) uint8 edge
+    map (0 or 255), equal to cv2's; on a GPU the hysteresis runs there too."""
+    if not isinstance(threshold1, (int, float, _np.number)) or isinstance(threshold1, bool):
+        # cv2.Canny(dx, dy, threshold1, threshold2, edges=None, L2gradient=False)
+        # The arguments shift by one: (dx, dy, t1, t2, edges, L2gradient) arrive as (image,
+        # threshold1, threshold2, edges, apertureSize, L2gradient).
+        dx, dy, t1, t2 = image, threshold1, threshold2, edges
+        out = None if apertureSize is None or isinstance(apertureSize, int) else apertureSize
+        l2 = L2gradient
+        return _run("canny_dxdy", dx, out, device,
+                    {"threshold1": _real(t1, "threshold1"), "threshold2": _real(t2, "threshold2"),
+                     "l2": bool(l2), "dy": dy})
+    return _run("canny", image, edges, device,
+                {"threshold1": _real(threshold1, "threshold1"),
+                 "threshold2": _real(threshold2, "threshold2"),
+                 "aperture": str(_int(apertureSize, "apertureSize")), "l2": bool(L2gradient)})
+
+
 # cv2 spellings.
+Canny = canny
 Laplacian = laplacian
 sepFilter2D = sep_filter2d
 getStructuringElement = get_structuring_element

@@ -351,3 +351,80 @@ def test_laplacian_sep_filter_cuda_equal_cpu():
         a = gip.sep_filter2d(src, -1, [1, 2, 1], [1, 4, 6, 4, 1], device="cpu")
         assert np.array_equal(a, gip.sep_filter2d(src, -1, [1, 2, 1], [1, 4, 6, 4, 1],
                                                   device="cuda"))
+
+
+# ---- Canny ----------------------------------------------------------------------------------------
+def _canny_images():
+    from conftest import sample
+    astro = np.asarray(sample("astronaut.png"))
+    return [rand((64, 48), np.uint8, 1), cv2.GaussianBlur(rand((120, 97), np.uint8, 2), (5, 5), 0),
+            astro[:200, :260], cv2.GaussianBlur(rand((50, 70, 3), np.uint8, 3), (3, 3), 0),
+            rand((1, 17), np.uint8, 4), rand((17, 1), np.uint8, 5), rand((1, 1), np.uint8, 6),
+            cv2.GaussianBlur(rand((40, 40, 4), np.uint8, 6), (7, 7), 0)]
+
+
+def test_canny_equal_cv2():
+    for i, img in enumerate(_canny_images()):
+        for ap in (3, 5, 7):
+            for l2 in (False, True):
+                for t1, t2 in ((50, 150), (100, 20), (10, 30), (300, 900), (1000, 3000), (0, 0),
+                               (25.5, 80.7), (-5, 10), (5000, 40000)):
+                    exp = cv2.Canny(img, t1, t2, apertureSize=ap, L2gradient=l2)
+                    got = gip.Canny(img, t1, t2, apertureSize=ap, L2gradient=l2)
+                    assert same(got, exp), (i, ap, l2, t1, t2)
+
+
+def test_canny_dxdy_equal_cv2():
+    img = cv2.GaussianBlur(rand((120, 97, 3), np.uint8, 2), (5, 5), 0)
+    for border in (cv2.BORDER_DEFAULT, cv2.BORDER_REPLICATE):
+        dx = cv2.Sobel(img, cv2.CV_16S, 1, 0, borderType=border)
+        dy = cv2.Sobel(img, cv2.CV_16S, 0, 1, borderType=border)
+        for l2 in (False, True):
+            for t1, t2 in ((50, 150), (20, 60)):
+                exp = cv2.Canny(dx, dy, t1, t2, L2gradient=l2)
+                assert np.array_equal(gip.Canny(dx, dy, t1, t2, L2gradient=l2), exp)
+                assert np.array_equal(gip.apply("canny_dxdy", dx, dy=dy, threshold1=t1,
+                                                threshold2=t2, l2=l2), exp)
+    big = np.full((30, 40), 30000, np.int16)  # large derivatives: OpenCV's int32 arithmetic
+    big[::3] = -32768
+    assert np.array_equal(gip.Canny(big, big[::-1].copy(), 100, 200, L2gradient=True),
+                          cv2.Canny(big, big[::-1].copy(), 100, 200, L2gradient=True))
+
+
+def test_canny_registry_and_bad_input():
+    img = _canny_images()[2]
+    assert np.array_equal(gip.Pipeline("canny 50 150 aperture=5 l2=1")(img),
+                          cv2.Canny(img, 50, 150, apertureSize=5, L2gradient=True))
+    with pytest.raises(gip.InvalidArgument):
+        gip.Canny(img, 50, 150, apertureSize=4)
+    with pytest.raises(gip.Unsupported):
+        gip.Canny(img.astype(np.uint16), 50, 150)
+    dx = np.zeros((10, 10), np.int16)
+    with pytest.raises(gip.Error):
+        gip.Canny(dx, np.zeros((10, 11), np.int16), 50, 150)
+    try:
+        import dask.array as da
+        import gip.dask as gd
+    except ImportError:  # pragma: no cover
+        return
+    with pytest.raises(ValueError):  # whole-image: refused unless single_chunk
+        gd.apply("canny", da.from_array(img[:, :, 0], chunks=(50, 50)), threshold1=50,
+                 threshold2=150)
+
+
+@requires_cuda
+def test_canny_cuda_equal_cpu_and_cv2():
+    for img in _canny_images() + [cv2.GaussianBlur(rand((777, 1001, 3), np.uint8, 8), (5, 5), 0)]:
+        for ap in (3, 5, 7):
+            for l2 in (False, True):
+                kw = dict(apertureSize=ap, L2gradient=l2)
+                gpu = gip.Canny(img, 40, 120, device="cuda", **kw)
+                assert np.array_equal(gpu, gip.Canny(img, 40, 120, device="cpu", **kw))
+                assert same(gpu, cv2.Canny(img, 40, 120, **kw))
+    # a spiral: one weak chain that crosses many 32x32 tiles back and forth
+    yy, xx = np.mgrid[0:512, 0:512]
+    ang = np.arctan2(yy - 256, xx - 256)
+    spiral = ((np.hypot(yy - 256, xx - 256) + ang * 40 / np.pi) % 40 < 20).astype(np.uint8) * 60
+    spiral[250:262, 250:262] = 255
+    exp = cv2.Canny(spiral, 50, 2000)
+    assert np.array_equal(gip.Canny(spiral, 50, 2000, device="cuda"), exp)
