@@ -354,3 +354,6 @@ def sep_filter2d(src: ArrayLike, ddepth: Any, kernelX: Any, kernelY: Any, dst: A
                  anchor: Tuple[int, int] = ..., delta: float = ..., borderType: int = ..., *,
                  device: DeviceSpec = ...) -> Any: ...
 sepFilter2D = sep_filter2d
+def canny(image: ArrayLike, threshold1: Any, threshold2: Any, edges: Any = ...,
+          apertureSize: Any = ..., L2gradient: bool = ..., *, device: DeviceSpec = ...) -> Any: ...
+Canny = canny
