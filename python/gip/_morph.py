@@ -150,6 +150,17 @@ def median_blur(src, ksize, dst=None, *, device=None):
     return _run("median", src, dst, device, {"ksize": _int(ksize, "ksize")})
 
 
+@_image_out
+def bilateral_filter(src, d, sigmaColor, sigmaSpace, dst=None, borderType=BORDER_DEFAULT, *,
+                     device=None):
+    """cv2.bilateralFilter (uint8 or float32, 1 or 3 channels): uint8 results within one level of
+    cv2's (float sums in another order) and identical on CPU and GPU."""
+    return _run("bilateral", src, dst, device,
+                {"d": _int(d, "d"), "sigma_color": _real(sigmaColor, "sigmaColor"),
+                 "sigma_space": _real(sigmaSpace, "sigmaSpace"),
+                 "border": _border_name(borderType)})
+
+
 # ---- second derivatives and separable correlation ----------------------------------------------
 def _ddepth_name(ddepth):
     from ._cv2 import _ddepth_name as f  # the cv2 module's translation of ddepth
@@ -218,6 +229,7 @@ def canny(image, threshold1, threshold2, edges=None, apertureSize=3, L2gradient=
 
 
 # cv2 spellings.
+bilateralFilter = bilateral_filter
 Canny = canny
 Laplacian = laplacian
 sepFilter2D = sep_filter2d

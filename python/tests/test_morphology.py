@@ -428,3 +428,35 @@ def test_canny_cuda_equal_cpu_and_cv2():
     spiral[250:262, 250:262] = 255
     exp = cv2.Canny(spiral, 50, 2000)
     assert np.array_equal(gip.Canny(spiral, 50, 2000, device="cuda"), exp)
+
+
+# ---- bilateralFilter ---------------------------------------------------------------------------
+def test_bilateral_within_one_level_of_cv2():
+    from conftest import sample
+    astro = np.asarray(sample("astronaut.png"))[:200, :260].copy()
+    imgs = [astro, astro[:, :, 0].copy(), rand((37, 41, 3), np.uint8, 1), rand((1, 17), np.uint8, 2),
+            rand((17, 1, 3), np.uint8, 3)]
+    for img in imgs:
+        for d, sc, ss in ((9, 75, 75), (5, 20, 3), (0, 30, 2.5), (15, 150, 10), (-1, 10, 1)):
+            for border in (0, 1, 2, 3, 4):
+                exp = cv2.bilateralFilter(img, d, sc, ss, borderType=border)
+                got = np.asarray(gip.bilateralFilter(img, d, sc, ss, borderType=border))
+                # cv2 sums the floats in another order (and its 1-channel path differs again):
+                # one level at most, the tolerance gip_bilateral_filter documents
+                diff = np.abs(got.reshape(exp.shape).astype(int) - exp)
+                assert diff.max() <= 1, (img.shape, d, sc, ss, border)
+    f = astro.astype(np.float32) / 255
+    for d, sc, ss in ((9, 0.3, 75), (5, 0.1, 3)):
+        np.testing.assert_allclose(gip.bilateral_filter(f, d, sc, ss),
+                                   cv2.bilateralFilter(f, d, sc, ss), atol=1e-4)
+    with pytest.raises(gip.Unsupported):
+        gip.bilateral_filter(rand((9, 9, 4), np.uint8), 5, 10, 10)
+
+
+@requires_cuda
+def test_bilateral_cuda_equal_cpu():
+    for shape in ((37, 41, 3), (777, 1001), (1, 17)):
+        img = rand(shape, np.uint8, 4)
+        for d, sc, ss in ((9, 75, 75), (5, 20, 3)):
+            assert np.array_equal(gip.bilateral_filter(img, d, sc, ss, device="cuda"),
+                                  gip.bilateral_filter(img, d, sc, ss, device="cpu"))
