@@ -357,3 +357,6 @@ sepFilter2D = sep_filter2d
 def canny(image: ArrayLike, threshold1: Any, threshold2: Any, edges: Any = ...,
           apertureSize: Any = ..., L2gradient: bool = ..., *, device: DeviceSpec = ...) -> Any: ...
 Canny = canny
+def bilateral_filter(src: ArrayLike, d: int, sigmaColor: float, sigmaSpace: float, dst: Any = ...,
+                     borderType: int = ..., *, device: DeviceSpec = ...) -> Any: ...
+bilateralFilter = bilateral_filter
