@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Non-linear smoothing with OpenCV's semantics: the median (cv2.medianBlur) and the bilateral
- * filter (cv2.bilateralFilter). */
+/* Non-linear smoothing and sharpening with OpenCV's semantics: the median (cv2.medianBlur), the
+ * bilateral filter (cv2.bilateralFilter) and the unsharp mask (GaussianBlur and addWeighted). */
 #ifndef GIP_SMOOTHING_H
 #define GIP_SMOOTHING_H
 
@@ -49,6 +49,27 @@ typedef struct gip_bilateral_params {
  */
 GIP_API gip_status gip_bilateral_filter(gip_context *ctx, const gip_image *src, gip_image *dst,
                                         const gip_bilateral_params *params);
+
+/** Unsharp mask parameters. Zero-initialise, then set them. */
+typedef struct gip_unsharp_params {
+    int32_t ksize_w, ksize_h; /* the Gaussian's, as gip_gaussian_params (0: from sigma) */
+    double sigma;             /* the Gaussian's sigma (<= 0: from ksize) */
+    double amount;            /* how much of the detail is added: 0 means 1 */
+    double threshold;         /* where |src - blur| < threshold, src is kept (0: nowhere) */
+    gip_border_spec border;
+} gip_unsharp_params;
+
+/**
+ * Unsharp mask, the sharpening of cv2.addWeighted(src, 1 + amount, GaussianBlur(src), -amount, 0):
+ * blur = gip_gaussian_blur(src) (OpenCV's), then v = fmaf(src, (float)(1 + amount),
+ * blur * (float)(-amount)) as cv2.addWeighted computes it in float, rounded half to even and
+ * saturated for integer dtypes; where |src - blur| < threshold dst = src. u8 results equal the cv2
+ * recipe's and are identical on CPU and CUDA (u16 and f32 inherit the Gaussian's tolerance).
+ * src u8, u16 or f32 with 1, 3 or 4 channels; dst alike; host or device; no overlap.
+ * @return as gip_gaussian_blur(); GIP_ERR_INVALID_ARGUMENT for amount or threshold not finite.
+ */
+GIP_API gip_status gip_unsharp_mask(gip_context *ctx, const gip_image *src, gip_image *dst,
+                                    const gip_unsharp_params *params);
 
 #ifdef __cplusplus
 }

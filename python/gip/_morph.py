@@ -161,6 +161,19 @@ def bilateral_filter(src, d, sigmaColor, sigmaSpace, dst=None, borderType=BORDER
                  "border": _border_name(borderType)})
 
 
+@_image_out
+def unsharp_mask(src, ksize=(5, 5), sigma=0, amount=1.0, threshold=0, dst=None,
+                 borderType=BORDER_DEFAULT, *, device=None):
+    """Unsharp mask: src + amount * (src - GaussianBlur(src, ksize, sigma)), computed as
+    cv2.addWeighted(src, 1 + amount, blur, -amount, 0) does; src is kept where |src - blur| <
+    threshold. Integer results within one level of that cv2 recipe, identical on CPU and GPU."""
+    kw, kh = _pair(ksize, "ksize")
+    return _run("unsharp", src, dst, device,
+                {"ksize": (kw, kh), "sigma": _real(sigma, "sigma"),
+                 "amount": _real(amount, "amount"), "threshold": _real(threshold, "threshold"),
+                 "border": _border_name(borderType)})
+
+
 # ---- second derivatives and separable correlation ----------------------------------------------
 def _ddepth_name(ddepth):
     from ._cv2 import _ddepth_name as f  # the cv2 module's translation of ddepth

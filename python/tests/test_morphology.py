@@ -460,3 +460,31 @@ def test_bilateral_cuda_equal_cpu():
         for d, sc, ss in ((9, 75, 75), (5, 20, 3)):
             assert np.array_equal(gip.bilateral_filter(img, d, sc, ss, device="cuda"),
                                   gip.bilateral_filter(img, d, sc, ss, device="cpu"))
+
+
+# ---- unsharp mask ---------------------------------------------------------------------------------
+def test_unsharp_equals_cv2_recipe():
+    from conftest import sample
+    astro = np.asarray(sample("astronaut.png"))[:200, :260].copy()
+    for img in (astro, rand((37, 41), np.uint8, 1), rand((1, 17, 4), np.uint8, 2)):
+        for k, s, a in (((5, 5), 0, 1.0), ((9, 9), 2.0, 0.7), ((0, 0), 1.5, 2.5), ((3, 7), 0, 0.5),
+                        ((5, 5), 0, 1.3)):
+            for border in (0, 1, 2, 4):
+                blur = cv2.GaussianBlur(img, k, s, borderType=border)
+                exp = cv2.addWeighted(img, 1 + a, blur, -a, 0)
+                got = gip.unsharp_mask(img, k, s, a, borderType=border)
+                assert same(got, exp), (img.shape, k, s, a, border)
+    img = rand((30, 40), np.uint8, 5)
+    blur = cv2.GaussianBlur(img, (5, 5), 0)
+    exp = np.where(np.abs(img.astype(int) - blur) < 10, img, cv2.addWeighted(img, 2, blur, -1, 0))
+    assert np.array_equal(gip.unsharp_mask(img, threshold=10), exp)
+    assert np.array_equal(gip.Pipeline("unsharp 5 amount=1")(img), cv2.addWeighted(img, 2, blur,
+                                                                                    -1, 0))
+
+
+@requires_cuda
+def test_unsharp_cuda_equal_cpu():
+    for dtype in (np.uint8, np.uint16, np.float32):
+        img = rand((301, 203, 3), dtype, 6)
+        a = gip.unsharp_mask(img, (9, 9), 2.0, 0.7, device="cpu")
+        assert np.array_equal(a, gip.unsharp_mask(img, (9, 9), 2.0, 0.7, device="cuda"))
