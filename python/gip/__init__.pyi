@@ -360,3 +360,6 @@ Canny = canny
 def bilateral_filter(src: ArrayLike, d: int, sigmaColor: float, sigmaSpace: float, dst: Any = ...,
                      borderType: int = ..., *, device: DeviceSpec = ...) -> Any: ...
 bilateralFilter = bilateral_filter
+def unsharp_mask(src: ArrayLike, ksize: Any = ..., sigma: float = ..., amount: float = ...,
+                 threshold: float = ..., dst: Any = ..., borderType: int = ..., *,
+                 device: DeviceSpec = ...) -> Any: ...
