@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* median, as cv2.medianBlur: the median of each ksize x ksize window with a replicated border.
- * The checks, the CPU backend (ksize 3 and 5: a median-selecting network of compare-exchanges
- * applied to a row's elements side by side, so that the compiler vectorises it; larger u8
+ * The checks, the CPU backend (ksize 3 and 5: a median-selecting network of compare-exchanges,
+ * median_net.h, on each element's window, which the compiler vectorises across a row; larger u8
  * windows: Huang's sliding histogram along the row, the median tracked as the window moves) and
  * the registry's description. */
 #include <stdatomic.h>
@@ -10,66 +10,10 @@
 
 #include "gip/smoothing.h"
 #include "ops/filter/median.h"
+#include "ops/filter/median_net.h"
 #include "registry/registry.h"
 
 static const char OP[] = "gip_median_blur";
-
-/* ---- median-selecting networks ------------------------------------------------------------ */
-
-/* Compare-exchanges (a, b): min to a, max to b. Batcher's odd-even merge sort of 32 inputs with
- * the inputs past n taken as +infinity (their comparators never swap, so they are left out),
- * then pruned backwards to those the middle output depends on. */
-typedef struct network {
-    int32_t n, count;
-    uint8_t a[256], b[256];
-} network;
-
-static void network_make(network *net, int32_t n)
-{
-    uint8_t a[512], b[512];
-    int32_t m = 0;
-    const int32_t N = 32;
-    for (int32_t p = 1; p < N; p *= 2)
-        for (int32_t k = p; k >= 1; k /= 2)
-            for (int32_t j = k % p; j <= N - 1 - k; j += 2 * k)
-                for (int32_t i = 0; i <= k - 1 && i <= N - j - k - 1; i++)
-                    if ((i + j) / (p * 2) == (i + j + k) / (p * 2) && i + j + k < n) {
-                        a[m] = (uint8_t)(i + j);
-                        b[m] = (uint8_t)(i + j + k);
-                        m++;
-                    }
-    bool need[32] = {false};
-    need[n / 2] = true;
-    bool keep[512];
-    for (int32_t c = m - 1; c >= 0; c--) {
-        keep[c] = need[a[c]] || need[b[c]];
-        if (keep[c])
-            need[a[c]] = need[b[c]] = true;
-    }
-    net->n = n;
-    net->count = 0;
-    for (int32_t c = 0; c < m; c++)
-        if (keep[c]) {
-            net->a[net->count] = a[c];
-            net->b[net->count] = b[c];
-            net->count++;
-        }
-}
-
-static network net9, net25;
-static atomic_int nets_ready;
-
-static void networks(void)
-{
-    if (atomic_load(&nets_ready))
-        return;
-    network n9, n25;
-    network_make(&n9, 9);
-    network_make(&n25, 25);
-    net9 = n9;
-    net25 = n25;
-    atomic_store(&nets_ready, 1);
-}
 
 /* ---- CPU ---------------------------------------------------------------------------------- */
 
@@ -77,71 +21,78 @@ typedef struct median_job {
     const gip_image *src;
     gip_image *dst;
     int32_t k;
-    const network *net;
     atomic_int failed;
 } median_job;
 
-#define CHUNK 64
 #define MIN_OP(x, y) ((y) < (x) ? (y) : (x))
 #define MAX_OP(x, y) ((x) < (y) ? (y) : (x))
+/* 16-byte vectors of each dtype (GCC's vector extensions): a window's values stay in vector
+ * registers and every compare-exchange is a vector min and max. */
+typedef uint8_t vec_u8 __attribute__((vector_size(16)));
+typedef uint16_t vec_u16 __attribute__((vector_size(16)));
+typedef int16_t vec_s16 __attribute__((vector_size(16)));
+typedef float vec_f32 __attribute__((vector_size(16)));
 
-/* Network medians: k padded rows of (w + k - 1) c elements each (replicated), then each chunk
- * of elements through the network, element-wise. */
-#define SMALL_IMPL(SFX, T)                                                                         \
-    static void small_##SFX(void *arg, int64_t y0, int64_t y1)                                     \
+/* min to v[a], max to v[b], by a mask select (the comparison's lanes are all ones or zeros) */
+#define CX(a, b)                                                                                   \
+    {                                                                                              \
+        const __typeof__(v[a] < v[b]) m_ = v[a] < v[b];                                            \
+        const __typeof__(m_) x_ = (__typeof__(m_))v[a], y_ = (__typeof__(m_))v[b];                 \
+        v[a] = (__typeof__(v[0]))((x_ & m_) | (y_ & ~m_));                                         \
+        v[b] = (__typeof__(v[0]))((y_ & m_) | (x_ & ~m_));                                         \
+    }
+
+/* Network medians: K replicated padded rows of (w + K - 1) c elements (and 16 more, so that a
+ * last vector reads defined memory), then a vector of elements at a time, their K x K windows
+ * through the network side by side. */
+#define SMALL_IMPL(SFX, T, VT, K, NET)                                                             \
+    static void small##K##_##SFX(void *arg, int64_t y0, int64_t y1)                                \
     {                                                                                              \
         median_job *j = arg;                                                                       \
-        const int32_t k = j->k, r = k / 2, c = j->src->channels;                                   \
-        const int64_t w = j->src->width, h = j->src->height, pw = (w + k - 1) * c;                 \
-        T *rows = malloc((size_t)(pw * k) * sizeof(T));                                            \
-        T(*v)[CHUNK] = malloc(sizeof(T[25][CHUNK]));                                               \
-        if (!rows || !v) {                                                                         \
-            free(rows);                                                                            \
-            free(v);                                                                               \
+        const int32_t r = K / 2, c = j->src->channels;                                             \
+        const int64_t w = j->src->width, h = j->src->height, pw = (w + K - 1) * c;                 \
+        T *rows = calloc((size_t)((pw + 16) * K), sizeof(T));                                      \
+        if (!rows) {                                                                               \
             atomic_store(&j->failed, 1);                                                           \
             return;                                                                                \
         }                                                                                          \
-        memset(v, 0, sizeof(T[25][CHUNK])); /* a short last chunk's tail stays defined */          \
-        const network *net = j->net;                                                               \
         for (int64_t y = y0; y < y1; y++) {                                                        \
-            for (int32_t i = 0; i < k; i++) {                                                      \
+            for (int32_t i = 0; i < K; i++) {                                                      \
                 int64_t sy = y - r + i;                                                            \
                 sy = sy < 0 ? 0 : sy >= h ? h - 1 : sy;                                            \
                 const T *s = (const T *)((const uint8_t *)j->src->data + sy * j->src->stride);     \
-                T *p = rows + i * pw;                                                              \
-                for (int64_t x = 0; x < w + k - 1; x++) {                                          \
-                    int64_t sx = x - r;                                                            \
-                    sx = sx < 0 ? 0 : sx >= w ? w - 1 : sx;                                        \
-                    for (int32_t ch = 0; ch < c; ch++)                                             \
-                        p[x * c + ch] = s[sx * c + ch];                                            \
-                }                                                                                  \
+                T *p = rows + i * (pw + 16);                                                       \
+                /* the row in the middle, its first and last pixels replicated at the sides */     \
+                memcpy(p + (int64_t)r * c, s, (size_t)(w * c) * sizeof(T));                        \
+                for (int32_t x = 0; x < r; x++)                                                    \
+                    for (int32_t ch = 0; ch < c; ch++) {                                           \
+                        p[x * c + ch] = s[ch];                                                     \
+                        p[(r + w + x) * c + ch] = s[(w - 1) * c + ch];                             \
+                    }                                                                              \
             }                                                                                      \
             T *d = (T *)((uint8_t *)j->dst->data + y * j->dst->stride);                            \
-            for (int64_t e0 = 0; e0 < w * c; e0 += CHUNK) {                                        \
-                const int64_t n = w * c - e0 < CHUNK ? w * c - e0 : CHUNK;                         \
-                for (int32_t i = 0; i < k; i++)                                                    \
-                    for (int32_t jx = 0; jx < k; jx++)                                             \
-                        memcpy(v[i * k + jx], rows + i * pw + e0 + (int64_t)jx * c,                \
-                               (size_t)n * sizeof(T));                                             \
-                for (int32_t q = 0; q < net->count; q++) {                                         \
-                    T *va = v[net->a[q]], *vb = v[net->b[q]];                                      \
-                    for (int64_t e = 0; e < CHUNK; e++) {                                          \
-                        const T lo = MIN_OP(va[e], vb[e]), hi = MAX_OP(va[e], vb[e]);              \
-                        va[e] = lo;                                                                \
-                        vb[e] = hi;                                                                \
-                    }                                                                              \
-                }                                                                                  \
-                memcpy(d + e0, v[net->n / 2], (size_t)n * sizeof(T));                              \
+            const int64_t L = (int64_t)(16 / sizeof(T));                                           \
+            for (int64_t e0 = 0; e0 < w * c; e0 += L) {                                            \
+                VT v[K * K];                                                                       \
+                for (int32_t i = 0; i < K; i++)                                                    \
+                    for (int32_t jx = 0; jx < K; jx++)                                             \
+                        memcpy(&v[i * K + jx], rows + i * (pw + 16) + e0 + (int64_t)jx * c, 16);   \
+                NET(CX)                                                                            \
+                const int64_t n = w * c - e0 < L ? w * c - e0 : L;                                 \
+                memcpy(d + e0, &v[K * K / 2], (size_t)n * sizeof(T));                              \
             }                                                                                      \
         }                                                                                          \
         free(rows);                                                                                \
-        free(v);                                                                                   \
     }
 
-SMALL_IMPL(u8, uint8_t)
-SMALL_IMPL(u16, uint16_t)
-SMALL_IMPL(s16, int16_t)
-SMALL_IMPL(f32, float)
+SMALL_IMPL(u8, uint8_t, vec_u8, 3, NET9)
+SMALL_IMPL(u16, uint16_t, vec_u16, 3, NET9)
+SMALL_IMPL(s16, int16_t, vec_s16, 3, NET9)
+SMALL_IMPL(f32, float, vec_f32, 3, NET9)
+SMALL_IMPL(u8, uint8_t, vec_u8, 5, NET25)
+SMALL_IMPL(u16, uint16_t, vec_u16, 5, NET25)
+SMALL_IMPL(s16, int16_t, vec_s16, 5, NET25)
+SMALL_IMPL(f32, float, vec_f32, 5, NET25)
 
 /* Huang's sliding histogram for u8: per row and channel, the window's histogram moves one column
  * at a time (k values out, k in) and the median moves with it: m is the smallest value with more
@@ -234,14 +185,17 @@ gip_status gip_median_blur(gip_context *ctx, const gip_image *src, gip_image *ds
         return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", OP);
 #endif
     }
-    networks();
-    median_job j = {.src = src, .dst = dst, .k = ksize, .net = ksize == 3 ? &net9 : &net25};
+    median_job j = {.src = src, .dst = dst, .k = ksize};
     atomic_init(&j.failed, 0);
-    gip__range_fn fn = ksize > 5               ? large_u8
-                       : src->dtype == GIP_U8  ? small_u8
-                       : src->dtype == GIP_U16 ? small_u16
-                       : src->dtype == GIP_S16 ? small_s16
-                                               : small_f32;
+    static const gip__range_fn small[2][4] = {
+        {small3_u8, small3_u16, small3_s16, small3_f32},
+        {small5_u8, small5_u16, small5_s16, small5_f32},
+    };
+    const int di = src->dtype == GIP_U8    ? 0
+                   : src->dtype == GIP_U16 ? 1
+                   : src->dtype == GIP_S16 ? 2
+                                           : 3;
+    gip__range_fn fn = ksize > 5 ? large_u8 : small[ksize == 5][di];
     gip__parallel_for(ctx, src->height, 4, fn, &j);
     if (atomic_load(&j.failed))
         return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of memory for row buffers", OP);
