@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* median on CUDA. ksize 3 and 5: one thread per element gathers its window into registers and
- * picks the value whose rank is the middle one (counting, fully unrolled). Larger u8 windows:
+ * runs it through the median-selecting network of median_net.h (the CPU's). Larger u8 windows:
  * one thread per element of a row walks down a strip of rows with its own 256-bin histogram in
  * shared memory (Huang's sliding histogram, vertically), tracking the median as the CPU does
  * along rows. Medians are exact, so the results are the CPU's. */
 #include "cuda_util.cuh"
 #include "ops/filter/median.h"
+#include "ops/filter/median_net.h"
 
 namespace
 {
@@ -33,18 +34,19 @@ __global__ void median_small(const char *src, int64_t ss, char *dst, int64_t ds,
             for (int j = 0; j < K; j++)
                 v[i * K + j] = row[clampi(x - R + j, w) * c + ch];
         }
-        T med = v[0];
-#pragma unroll
-        for (int i = 0; i < N; i++) {
-            int lt = 0, le = 0;
-#pragma unroll
-            for (int j = 0; j < N; j++) {
-                lt += v[j] < v[i];
-                le += v[j] <= v[i];
-            }
-            if (lt <= HALF && HALF < le)
-                med = v[i];
+#define CXD(a, b)                                                                                  \
+    {                                                                                              \
+        const T lo_ = v[b] < v[a] ? v[b] : v[a], hi_ = v[a] < v[b] ? v[b] : v[a];                  \
+        v[a] = lo_;                                                                                \
+        v[b] = hi_;                                                                                \
+    }
+        if constexpr (K == 3) {
+            NET9(CXD)
+        } else {
+            NET25(CXD)
         }
+#undef CXD
+        const T med = v[HALF];
         gip__row<T>(dst, ds, y)[e] = med;
     }
 }
