@@ -184,6 +184,7 @@ static const elem_case elems[] = {
     {"diamond9", GIP_MORPH_DIAMOND, 9, 9, -1, -1, false},
     {"custom5x3", GIP_MORPH_RECT, 5, 3, 1, 2, true},
     {"ellipse25", GIP_MORPH_ELLIPSE, 25, 25, -1, -1, false},
+    {"rect101x3a", GIP_MORPH_RECT, 101, 3, 7, 1, false}, /* rows through van Herk on the CPU */
 };
 #define NELEMS ((int)(sizeof elems / sizeof elems[0]))
 

@@ -17,8 +17,11 @@
 extern "C" {
 #endif
 
-/* Lines at least this long (in taps) go through van Herk / Gil-Werman on the CPU. */
+/* Lines at least this long (in taps) go through van Herk / Gil-Werman on the CPU: columns (whose
+ * running min/max vectorise across the row) from 8, rows (whose running min/max is sequential
+ * along the row, while direct passes vectorise) from 96, where they take over. */
 #define GIP__MORPH_VHGW_CPU 8
+#define GIP__MORPH_VHGW_CPU_ROW 96
 /* ... and on CUDA. */
 #define GIP__MORPH_VHGW_CUDA 16
 

@@ -57,7 +57,7 @@ typedef struct pass_job {
     /* out[e] = OP over i < k of in[e + i * step], e < n; g, h: n + (k - 1) * step elements. */    \
     static void line_##SFX(const T *in, T *out, int64_t n, int64_t step, int32_t k, T *g, T *h)    \
     {                                                                                              \
-        if (k < GIP__MORPH_VHGW_CPU) {                                                             \
+        if (k < GIP__MORPH_VHGW_CPU_ROW) {                                                         \
             memcpy(out, in, (size_t)n * sizeof(T));                                                \
             for (int32_t i = 1; i < k; i++) {                                                      \
                 const T *q = in + i * step;                                                        \
@@ -70,21 +70,16 @@ typedef struct pass_job {
          * window [x, x + k) spans at most two blocks, so out = OP(h[x], g[x + k - 1]). */         \
         const int64_t m = n / step + k - 1; /* padded positions */                                 \
         for (int64_t b = 0; b < m; b += k) {                                                       \
-            const int64_t e = b + k < m ? b + k : m;                                               \
-            memcpy(g + b * step, in + b * step, (size_t)step * sizeof(T));                         \
-            for (int64_t q = b + 1; q < e; q++) {                                                  \
-                T *gq = g + q * step;                                                              \
-                const T *gp = gq - step, *iq = in + q * step;                                      \
-                for (int64_t s = 0; s < step; s++)                                                 \
-                    gq[s] = OP(gp[s], iq[s]);                                                      \
-            }                                                                                      \
-            memcpy(h + (e - 1) * step, in + (e - 1) * step, (size_t)step * sizeof(T));             \
-            for (int64_t q = e - 2; q >= b; q--) {                                                 \
-                T *hq = h + q * step;                                                              \
-                const T *hn = hq + step, *iq = in + q * step;                                      \
-                for (int64_t s = 0; s < step; s++)                                                 \
-                    hq[s] = OP(hn[s], iq[s]);                                                      \
-            }                                                                                      \
+            /* the block's elements [e0, e1) as one run: each reads the element a step back */     \
+            const int64_t e0 = b * step, e1 = (b + k < m ? b + k : m) * step;                      \
+            for (int64_t i = e0; i < e0 + step; i++)                                               \
+                g[i] = in[i];                                                                      \
+            for (int64_t i = e0 + step; i < e1; i++)                                               \
+                g[i] = OP(g[i - step], in[i]);                                                     \
+            for (int64_t i = e1 - step; i < e1; i++)                                               \
+                h[i] = in[i];                                                                      \
+            for (int64_t i = e1 - step - 1; i >= e0; i--)                                          \
+                h[i] = OP(h[i + step], in[i]);                                                     \
         }                                                                                          \
         const T *gk = g + (int64_t)(k - 1) * step;                                                 \
         for (int64_t e = 0; e < n; e++)                                                            \
