@@ -433,6 +433,10 @@ static void bad_input(gip_context *ctx)
     p.has_anchor = 0;
     p.iterations = -2;
     GT_STATUS(gip_morphology(ctx, &src, &dst, &p), GIP_ERR_INVALID_ARGUMENT);
+    p.iterations = 5000; /* a rectangle 5000 times as large: past 2^20 */
+    p.ksize_h = GIP_MORPH_MAX_KSIZE;
+    GT_STATUS(gip_morphology(ctx, &src, &dst, &p), GIP_ERR_INVALID_ARGUMENT);
+    p.ksize_h = 3;
     p.iterations = 1;
     p.has_border = 1;
     p.border.mode = GIP_BORDER_WRAP;

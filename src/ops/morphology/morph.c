@@ -157,6 +157,11 @@ static gip_status erode_dilate(const morph_call *m, bool dilate, uint8_t which,
         return run_ew(m, GIP__MORPH_COPY, src, NULL, dst);
     if (p.rect && iterations > 1) {
         /* OpenCV: n passes of a rectangle are one pass of the rectangle n times as large. */
+        if ((int64_t)(iterations - 1) * (m->kw > m->kh ? m->kw - 1 : m->kh - 1) > (1 << 20))
+            return gip__error(m->ctx, GIP_ERR_INVALID_ARGUMENT,
+                              "%s: %d iterations of a %dx%d rectangle make one over 2^20 pixels "
+                              "wide; use fewer",
+                              m->op, (int)iterations, (int)m->kw, (int)m->kh);
         p.kw = m->kw + (iterations - 1) * (m->kw - 1);
         p.kh = m->kh + (iterations - 1) * (m->kh - 1);
         p.ax = m->ax * iterations;
