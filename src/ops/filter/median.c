@@ -33,13 +33,76 @@ typedef uint16_t vec_u16 __attribute__((vector_size(16)));
 typedef int16_t vec_s16 __attribute__((vector_size(16)));
 typedef float vec_f32 __attribute__((vector_size(16)));
 
-/* min to v[a], max to v[b], by a mask select (the comparison's lanes are all ones or zeros) */
+/* Lane-wise min and max: SSE2's instructions where the target has them, else a mask select (the
+ * comparison's lanes are all ones or zeros). */
+#define SELECT_MIN(a, b)                                                                           \
+    ({                                                                                             \
+        const __typeof__((a) < (b)) m_ = (a) < (b);                                                \
+        (__typeof__(a))(((__typeof__(m_))(a)&m_) | ((__typeof__(m_))(b) & ~m_));                   \
+    })
+#define SELECT_MAX(a, b) SELECT_MIN(b, a)
+#if defined(__SSE2__)
+#include <emmintrin.h>
+static inline vec_u8 min_u8(vec_u8 a, vec_u8 b)
+{
+    return (vec_u8)_mm_min_epu8((__m128i)a, (__m128i)b);
+}
+static inline vec_u8 max_u8(vec_u8 a, vec_u8 b)
+{
+    return (vec_u8)_mm_max_epu8((__m128i)a, (__m128i)b);
+}
+static inline vec_s16 min_s16(vec_s16 a, vec_s16 b)
+{
+    return (vec_s16)_mm_min_epi16((__m128i)a, (__m128i)b);
+}
+static inline vec_s16 max_s16(vec_s16 a, vec_s16 b)
+{
+    return (vec_s16)_mm_max_epi16((__m128i)a, (__m128i)b);
+}
+/* u16: a - (a -sat b) is the smaller, b + (a -sat b) the larger */
+static inline vec_u16 min_u16(vec_u16 a, vec_u16 b)
+{
+    return (vec_u16)_mm_subs_epu16((__m128i)a, _mm_subs_epu16((__m128i)a, (__m128i)b));
+}
+static inline vec_u16 max_u16(vec_u16 a, vec_u16 b)
+{
+    return (vec_u16)_mm_adds_epu16((__m128i)b, _mm_subs_epu16((__m128i)a, (__m128i)b));
+}
+/* f32: minps(b, a) is a where a < b is false, the scalar (b < a ? b : a) with NaN aside */
+static inline vec_f32 min_f32(vec_f32 a, vec_f32 b)
+{
+    return (vec_f32)_mm_min_ps((__m128)a, (__m128)b);
+}
+static inline vec_f32 max_f32(vec_f32 a, vec_f32 b)
+{
+    return (vec_f32)_mm_max_ps((__m128)a, (__m128)b);
+}
+#else
+#define VEC_MINMAX(SFX)                                                                            \
+    static inline vec_##SFX min_##SFX(vec_##SFX a, vec_##SFX b)                                    \
+    {                                                                                              \
+        return SELECT_MIN(a, b);                                                                   \
+    }                                                                                              \
+    static inline vec_##SFX max_##SFX(vec_##SFX a, vec_##SFX b)                                    \
+    {                                                                                              \
+        return SELECT_MAX(a, b);                                                                   \
+    }
+VEC_MINMAX(u8)
+VEC_MINMAX(u16)
+VEC_MINMAX(s16)
+VEC_MINMAX(f32)
+#endif
+
+#define VMIN(x, y)                                                                                 \
+    _Generic((x), vec_u8 : min_u8, vec_u16 : min_u16, vec_s16 : min_s16, vec_f32 : min_f32)(x, y)
+#define VMAX(x, y)                                                                                 \
+    _Generic((x), vec_u8 : max_u8, vec_u16 : max_u16, vec_s16 : max_s16, vec_f32 : max_f32)(x, y)
+/* min to v[a], max to v[b] */
 #define CX(a, b)                                                                                   \
     {                                                                                              \
-        const __typeof__(v[a] < v[b]) m_ = v[a] < v[b];                                            \
-        const __typeof__(m_) x_ = (__typeof__(m_))v[a], y_ = (__typeof__(m_))v[b];                 \
-        v[a] = (__typeof__(v[0]))((x_ & m_) | (y_ & ~m_));                                         \
-        v[b] = (__typeof__(v[0]))((y_ & m_) | (x_ & ~m_));                                         \
+        const __typeof__(v[0]) lo_ = VMIN(v[a], v[b]), hi_ = VMAX(v[a], v[b]);                     \
+        v[a] = lo_;                                                                                \
+        v[b] = hi_;                                                                                \
     }
 
 /* Network medians: K replicated padded rows of (w + K - 1) c elements (and 16 more, so that a
