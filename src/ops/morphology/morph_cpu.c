@@ -58,8 +58,13 @@ typedef struct pass_job {
     static void line_##SFX(const T *in, T *out, int64_t n, int64_t step, int32_t k, T *g, T *h)    \
     {                                                                                              \
         if (k < GIP__MORPH_VHGW_CPU_ROW) {                                                         \
-            memcpy(out, in, (size_t)n * sizeof(T));                                                \
-            for (int32_t i = 1; i < k; i++) {                                                      \
+            if (k == 1) {                                                                          \
+                memcpy(out, in, (size_t)n * sizeof(T));                                            \
+                return;                                                                            \
+            }                                                                                      \
+            for (int64_t e = 0; e < n; e++)                                                        \
+                out[e] = OP(in[e], in[e + step]);                                                  \
+            for (int32_t i = 2; i < k; i++) {                                                      \
                 const T *q = in + i * step;                                                        \
                 for (int64_t e = 0; e < n; e++)                                                    \
                     out[e] = OP(out[e], q[e]);                                                     \
@@ -122,14 +127,19 @@ typedef struct pass_job {
         if (k < GIP__MORPH_VHGW_CPU) {                                                             \
             for (int64_t y = y0; y < y1; y++) {                                                    \
                 T *d = ROW(j->dst, T, y);                                                          \
+                const T *prev = NULL;                                                              \
                 for (int32_t i = 0; i < k; i++) {                                                  \
                     int64_t sy = gip__border_index(y - p->ay + i, h, p->border);                   \
                     const T *s = sy < 0 ? crow : ROW(j->tmp, const T, sy);                         \
-                    if (!i)                                                                        \
+                    if (k == 1)                                                                    \
                         memcpy(d, s, (size_t)rl * sizeof(T));                                      \
-                    else                                                                           \
+                    else if (i == 1)                                                               \
+                        for (int64_t e = 0; e < rl; e++)                                           \
+                            d[e] = OP(prev[e], s[e]);                                              \
+                    else if (i > 1)                                                                \
                         for (int64_t e = 0; e < rl; e++)                                           \
                             d[e] = OP(d[e], s[e]);                                                 \
+                    prev = s;                                                                      \
                 }                                                                                  \
             }                                                                                      \
             free(crow);                                                                            \
