@@ -198,19 +198,27 @@ typedef struct pass_job {
         const gip__morph_pass *p = j->p;                                                           \
         const int c = j->src->channels;                                                            \
         const int64_t w = j->src->width, h = j->src->height, rl = w * c;                           \
-        T *pr = malloc((size_t)((w + p->kw - 1) * c) * sizeof(T));                                 \
-        if (!pr) {                                                                                 \
+        const int64_t pw = (w + p->kw - 1) * c;                                                    \
+        /* a ring of kh padded rows: slot (y + dy) mod kh holds row y + dy once padded */          \
+        T *ring = malloc((size_t)(pw * p->kh) * sizeof(T));                                        \
+        int64_t *held = malloc((size_t)p->kh * sizeof *held);                                      \
+        if (!ring || !held) {                                                                      \
+            free(ring);                                                                            \
+            free(held);                                                                            \
             atomic_store(&j->failed, 1);                                                           \
             return;                                                                                \
         }                                                                                          \
+        for (int32_t i = 0; i < p->kh; i++)                                                        \
+            held[i] = INT64_MIN;                                                                   \
         for (int64_t y = y0; y < y1; y++) {                                                        \
             T *d = ROW(j->dst, T, y);                                                              \
-            int32_t row = INT32_MIN;                                                               \
             for (int32_t t = 0; t < p->ntaps; t++) {                                               \
                 const gip__morph_tap tp = p->taps[t];                                              \
-                if (tp.dy != row) {                                                                \
-                    row = tp.dy;                                                                   \
-                    pad_row_##SFX(j, gip__border_index(y + row, h, p->border), pr);                \
+                const int64_t sy = y + tp.dy, slot = ((sy % p->kh) + p->kh) % p->kh;               \
+                T *pr = ring + slot * pw;                                                          \
+                if (held[slot] != sy) {                                                            \
+                    pad_row_##SFX(j, gip__border_index(sy, h, p->border), pr);                     \
+                    held[slot] = sy;                                                               \
                 }                                                                                  \
                 const T *s = pr + (int64_t)(tp.dx + p->ax) * c;                                    \
                 if (!t)                                                                            \
@@ -220,7 +228,8 @@ typedef struct pass_job {
                         d[e] = OP(d[e], s[e]);                                                     \
             }                                                                                      \
         }                                                                                          \
-        free(pr);                                                                                  \
+        free(ring);                                                                                \
+        free(held);                                                                                \
     }
 
 #define MIN_OP(a, b) ((b) < (a) ? (b) : (a))
