@@ -2,9 +2,8 @@
 /* Morphology on CUDA: one erosion or dilation pass (an all-ones element up to 15x15 in one pass
  * through shared memory; larger ones as a row pass into a temporary then a column pass, each
  * direct for short lines and van Herk / Gil-Werman for long ones; other elements tap by tap from
- * a device tap list) and the element-wise steps of the
- * compositions. Threads cover a row's elements (x * channels + channel); min and max are exact,
- * so the results are the CPU's. */
+ * a device tap list) and the element-wise steps of the compositions. Threads cover a row's elements
+ * (x * channels + channel); min and max are exact, so the results are the CPU's. */
 #include "border.h"
 #include "cuda_util.cuh"
 #include "ops/morphology/morph.h"
@@ -60,8 +59,6 @@ __global__ void taps_kernel(const char *src, int64_t ss, char *dst, int64_t ds, 
         gip__row<T>(dst, ds, y)[e] = acc;
     }
 }
-
-/* A padded position q of a line: source coordinate q - a through the border (-1: constant). */
 
 /* Rect row pass, direct: tmp(x) = OP over i < k of src(x - ax + i). */
 template <typename T, bool DIL>
@@ -296,7 +293,9 @@ template <typename T, bool DIL>
 gip_status pass(gip_context *ctx, const gip__morph_pass *p, const gip_image *src, gip_image *dst)
 {
     gip_status st;
-    if (p->rect && p->kw <= TILE_MAX_K && p->kh <= TILE_MAX_K) {
+    /* (images over 65535 tiles tall take the two passes, whose grids stride) */
+    if (p->rect && p->kw <= TILE_MAX_K && p->kh <= TILE_MAX_K &&
+        (src->height + TILE_H - 1) / TILE_H <= 65535) {
         const int32_t w = (int32_t)src->width, h = (int32_t)src->height, c = src->channels;
         const float4 bv = make_float4(p->border_value[0], p->border_value[1], p->border_value[2],
                                       p->border_value[3]);
