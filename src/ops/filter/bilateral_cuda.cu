@@ -20,42 +20,43 @@ __global__ void bilateral_u8(const uint8_t *src, int64_t ss, uint8_t *dst, int64
         lut[i] = color[i];
     __syncthreads();
     const int32_t x = blockIdx.x * blockDim.x + threadIdx.x;
-    const int32_t y = blockIdx.y * blockDim.y + threadIdx.y;
-    if (x >= w || y >= h)
+    if (x >= w)
         return;
-    const uint8_t *p0 = src + (int64_t)y * ss + (int64_t)x * C;
-    int32_t v0[C];
-#pragma unroll
-    for (int c = 0; c < C; c++)
-        v0[c] = p0[c];
-    float sum[C], wsum = 0.0f;
-#pragma unroll
-    for (int c = 0; c < C; c++)
-        sum[c] = 0.0f;
-    for (int32_t k = 0; k < ntaps; k++) {
-        const int2 t = taps[k];
-        const int32_t sx = gip__border_index32(x + t.x, w, border);
-        const int32_t sy = gip__border_index32(y + t.y, h, border);
-        int32_t v[C];
-        const bool in = sx >= 0 && sy >= 0;
-        const uint8_t *px = src + (int64_t)sy * ss + (int64_t)sx * C;
-        int32_t diff = 0;
-#pragma unroll
-        for (int c = 0; c < C; c++) {
-            v[c] = in ? px[c] : 0;
-            diff += abs(v[c] - v0[c]);
-        }
-        const float wk = __fmul_rn(space[k], lut[diff]);
+    for (int32_t y = blockIdx.y * blockDim.y + threadIdx.y; y < h; y += gridDim.y * blockDim.y) {
+        const uint8_t *p0 = src + (int64_t)y * ss + (int64_t)x * C;
+        int32_t v0[C];
 #pragma unroll
         for (int c = 0; c < C; c++)
-            sum[c] = __fadd_rn(sum[c], __fmul_rn((float)v[c], wk));
-        wsum = __fadd_rn(wsum, wk);
-    }
-    const float inv = __frcp_rn(wsum);
-    uint8_t *d = dst + (int64_t)y * ds + (int64_t)x * C;
+            v0[c] = p0[c];
+        float sum[C], wsum = 0.0f;
 #pragma unroll
-    for (int c = 0; c < C; c++)
-        d[c] = gip__sat_u8_i32(__float2int_rn(__fmul_rn(sum[c], inv)));
+        for (int c = 0; c < C; c++)
+            sum[c] = 0.0f;
+        for (int32_t k = 0; k < ntaps; k++) {
+            const int2 t = taps[k];
+            const int32_t sx = gip__border_index32(x + t.x, w, border);
+            const int32_t sy = gip__border_index32(y + t.y, h, border);
+            int32_t v[C];
+            const bool in = sx >= 0 && sy >= 0;
+            const uint8_t *px = in ? src + (int64_t)sy * ss + (int64_t)sx * C : p0;
+            int32_t diff = 0;
+#pragma unroll
+            for (int c = 0; c < C; c++) {
+                v[c] = in ? px[c] : 0;
+                diff += abs(v[c] - v0[c]);
+            }
+            const float wk = __fmul_rn(space[k], lut[diff]);
+#pragma unroll
+            for (int c = 0; c < C; c++)
+                sum[c] = __fadd_rn(sum[c], __fmul_rn((float)v[c], wk));
+            wsum = __fadd_rn(wsum, wk);
+        }
+        const float inv = __frcp_rn(wsum);
+        uint8_t *d = dst + (int64_t)y * ds + (int64_t)x * C;
+#pragma unroll
+        for (int c = 0; c < C; c++)
+            d[c] = gip__sat_u8_i32(__float2int_rn(__fmul_rn(sum[c], inv)));
+    }
 }
 
 template <int C>
@@ -64,37 +65,38 @@ __global__ void bilateral_f32(const char *src, int64_t ss, char *dst, int64_t ds
                               float coeff, gip_border border)
 {
     const int32_t x = blockIdx.x * blockDim.x + threadIdx.x;
-    const int32_t y = blockIdx.y * blockDim.y + threadIdx.y;
-    if (x >= w || y >= h)
+    if (x >= w)
         return;
-    const float *p0 = gip__row<float>(src, ss, y) + (int64_t)x * C;
-    float sum[C], wsum = 0.0f;
-#pragma unroll
-    for (int c = 0; c < C; c++)
-        sum[c] = 0.0f;
-    for (int32_t k = 0; k < ntaps; k++) {
-        const int2 t = taps[k];
-        const int32_t sx = gip__border_index32(x + t.x, w, border);
-        const int32_t sy = gip__border_index32(y + t.y, h, border);
-        const bool in = sx >= 0 && sy >= 0;
-        const float *px = in ? gip__row<float>(src, ss, sy) + (int64_t)sx * C : nullptr;
-        float v[C], diff = 0.0f;
-#pragma unroll
-        for (int c = 0; c < C; c++) {
-            v[c] = in ? px[c] : 0.0f;
-            diff = __fadd_rn(diff, fabsf(__fsub_rn(v[c], p0[c])));
-        }
-        const float wk = __fmul_rn(space[k], expf(__fmul_rn(__fmul_rn(diff, diff), coeff)));
+    for (int32_t y = blockIdx.y * blockDim.y + threadIdx.y; y < h; y += gridDim.y * blockDim.y) {
+        const float *p0 = gip__row<float>(src, ss, y) + (int64_t)x * C;
+        float sum[C], wsum = 0.0f;
 #pragma unroll
         for (int c = 0; c < C; c++)
-            sum[c] = __fadd_rn(sum[c], __fmul_rn(v[c], wk));
-        wsum = __fadd_rn(wsum, wk);
-    }
-    const float inv = __frcp_rn(wsum);
-    float *d = gip__row<float>(dst, ds, y) + (int64_t)x * C;
+            sum[c] = 0.0f;
+        for (int32_t k = 0; k < ntaps; k++) {
+            const int2 t = taps[k];
+            const int32_t sx = gip__border_index32(x + t.x, w, border);
+            const int32_t sy = gip__border_index32(y + t.y, h, border);
+            const bool in = sx >= 0 && sy >= 0;
+            const float *px = in ? gip__row<float>(src, ss, sy) + (int64_t)sx * C : nullptr;
+            float v[C], diff = 0.0f;
 #pragma unroll
-    for (int c = 0; c < C; c++)
-        d[c] = __fmul_rn(sum[c], inv);
+            for (int c = 0; c < C; c++) {
+                v[c] = in ? px[c] : 0.0f;
+                diff = __fadd_rn(diff, fabsf(__fsub_rn(v[c], p0[c])));
+            }
+            const float wk = __fmul_rn(space[k], expf(__fmul_rn(__fmul_rn(diff, diff), coeff)));
+#pragma unroll
+            for (int c = 0; c < C; c++)
+                sum[c] = __fadd_rn(sum[c], __fmul_rn(v[c], wk));
+            wsum = __fadd_rn(wsum, wk);
+        }
+        const float inv = __frcp_rn(wsum);
+        float *d = gip__row<float>(dst, ds, y) + (int64_t)x * C;
+#pragma unroll
+        for (int c = 0; c < C; c++)
+            d[c] = __fmul_rn(sum[c], inv);
+    }
 }
 
 } // namespace
@@ -131,7 +133,8 @@ extern "C" gip_status gip__bilateral_cuda(gip_context *ctx, const gip__bilateral
     const float *space = (const float *)((char *)buf + tb);
     const float *color = (const float *)((char *)buf + tb + sb);
     const int32_t w = (int32_t)src->width, h = (int32_t)src->height;
-    const dim3 block(32, 8), grid(gip__div_up(w, 32), gip__div_up(h, 8));
+    const int64_t by = (h + 7) / 8;
+    const dim3 block(32, 8), grid(gip__div_up(w, 32), (unsigned)(by < 65535 ? by : 65535));
     cudaStream_t s = gip__stream(ctx);
     if (src->dtype == GIP_U8) {
         if (src->channels == 1)

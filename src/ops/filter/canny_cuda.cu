@@ -74,11 +74,11 @@ constexpr int TILE = 32;
 
 /* One round of hysteresis: each 32x32 tile with a one-pixel ring of its neighbours' values
  * propagates edges to its weak pixels until it is stable, then writes the changes back. */
-__global__ void hysteresis_kernel(uint8_t *map, int32_t w, int32_t h, int *changed)
+__global__ void hysteresis_kernel(uint8_t *map, int32_t w, int32_t h, int32_t tile_y0, int *changed)
 {
     __shared__ uint8_t t[TILE + 2][TILE + 2];
     __shared__ int tile_changed, any;
-    const int32_t x0 = blockIdx.x * TILE, y0 = blockIdx.y * TILE;
+    const int32_t x0 = blockIdx.x * TILE, y0 = (tile_y0 + (int32_t)blockIdx.y) * TILE;
     const int tx = threadIdx.x, ty = threadIdx.y; /* 32 x 8 threads */
     for (int i = ty * TILE + tx; i < (TILE + 2) * (TILE + 2); i += TILE * 8) {
         const int ly = i / (TILE + 2), lx = i - ly * (TILE + 2);
@@ -156,7 +156,9 @@ extern "C" gip_status gip__canny_cuda(gip_context *ctx, const gip_image *dx, con
     if ((st = GIP__LAUNCH_CHECK(ctx, "canny suppression kernel")))
         goto out_free;
     {
-        const dim3 tiles(gip__div_up(w, TILE), gip__div_up(h, TILE)), threads(TILE, 8);
+        /* grids of at most 65535 tile rows, launched one after another */
+        const int32_t ty = (h + TILE - 1) / TILE;
+        const dim3 threads(TILE, 8);
         int host_changed = 1;
         /* Rounds until one changes nothing; four rounds a check keep the host's waits few. */
         while (host_changed) {
@@ -164,7 +166,11 @@ extern "C" gip_status gip__canny_cuda(gip_context *ctx, const gip_image *dx, con
                                        "canny hysteresis flag")))
                 goto out_free;
             for (int r = 0; r < 4; r++)
-                hysteresis_kernel<<<tiles, threads, 0, s>>>(map, w, h, changed);
+                for (int32_t t0 = 0; t0 < ty; t0 += 65535) {
+                    const dim3 tiles(gip__div_up(w, TILE),
+                                     (unsigned)(ty - t0 < 65535 ? ty - t0 : 65535));
+                    hysteresis_kernel<<<tiles, threads, 0, s>>>(map, w, h, t0, changed);
+                }
             if ((st = GIP__LAUNCH_CHECK(ctx, "canny hysteresis kernel")))
                 goto out_free;
             if ((st = gip__cuda_status(ctx,
