@@ -9,7 +9,8 @@ import math as _math
 
 import numpy as _np
 
-from ._core import (BORDER_CONSTANT, BORDER_DEFAULT, InvalidArgument, _border_name, _cv_border, _image_out, _int,
+from ._core import (BORDER_CONSTANT, BORDER_DEFAULT, InvalidArgument, _border_name, _cv_border,
+                    _image_out, _int,
                     _pair, _raise, _real)
 from ._registry import _run
 

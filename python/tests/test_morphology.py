@@ -269,7 +269,7 @@ def test_median_cuda_equals_cpu():
                 assert np.array_equal(cpu, gip.median_blur(src, k, device="cuda")), (shape, k)
 
 
-# ---- Laplacian, Scharr, sepFilter2D ---------------------------------------------------------------
+# ---- Laplacian, Scharr, sepFilter2D -------------------------------------------------------------
 LIN_BORDERS = [cv2.BORDER_CONSTANT, cv2.BORDER_REPLICATE, cv2.BORDER_REFLECT,
                cv2.BORDER_REFLECT_101]
 
@@ -284,8 +284,8 @@ def test_laplacian_u8_equal_cv2(shape):
                 # round one level apart; gip's filter2d arithmetic is documented in filter.h)
                 for scale, delta in ((1, 0), (2, 0), (0.5, 3), (-1, 128)):
                     kw = dict(ksize=k, scale=scale, delta=delta, borderType=border)
-                    assert same(gip.Laplacian(src, ddepth, **kw), cv2.Laplacian(src, ddepth, **kw)), \
-                        (k, ddepth, border, scale)
+                    got = gip.Laplacian(src, ddepth, **kw)
+                    assert same(got, cv2.Laplacian(src, ddepth, **kw)), (k, ddepth, border, scale)
 
 
 def test_laplacian_u16_f32():
@@ -353,7 +353,7 @@ def test_laplacian_sep_filter_cuda_equal_cpu():
                                                   device="cuda"))
 
 
-# ---- Canny ----------------------------------------------------------------------------------------
+# ---- Canny --------------------------------------------------------------------------------------
 def _canny_images():
     from conftest import sample
     astro = np.asarray(sample("astronaut.png"))
@@ -434,8 +434,8 @@ def test_canny_cuda_equal_cpu_and_cv2():
 def test_bilateral_within_one_level_of_cv2():
     from conftest import sample
     astro = np.asarray(sample("astronaut.png"))[:200, :260].copy()
-    imgs = [astro, astro[:, :, 0].copy(), rand((37, 41, 3), np.uint8, 1), rand((1, 17), np.uint8, 2),
-            rand((17, 1, 3), np.uint8, 3)]
+    imgs = [astro, astro[:, :, 0].copy(), rand((37, 41, 3), np.uint8, 1),
+            rand((1, 17), np.uint8, 2), rand((17, 1, 3), np.uint8, 3)]
     for img in imgs:
         for d, sc, ss in ((9, 75, 75), (5, 20, 3), (0, 30, 2.5), (15, 150, 10), (-1, 10, 1)):
             for border in (0, 1, 2, 3, 4):
@@ -462,7 +462,7 @@ def test_bilateral_cuda_equal_cpu():
                                   gip.bilateral_filter(img, d, sc, ss, device="cpu"))
 
 
-# ---- unsharp mask ---------------------------------------------------------------------------------
+# ---- unsharp mask -------------------------------------------------------------------------------
 def test_unsharp_equals_cv2_recipe():
     from conftest import sample
     astro = np.asarray(sample("astronaut.png"))[:200, :260].copy()
