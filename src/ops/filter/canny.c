@@ -44,7 +44,7 @@ static void mag_rows(void *arg, int64_t y0, int64_t y1)
                     bi = k;
                 }
             }
-            j->mag[y * w + x] = best;
+            j->mag[(y + 1) * (w + 2) + x + 1] = best;
             j->sdx[y * w + x] = gx[x * c + bi];
             j->sdy[y * w + x] = gy[x * c + bi];
         }
@@ -54,11 +54,11 @@ static void mag_rows(void *arg, int64_t y0, int64_t y1)
 static void nms_rows(void *arg, int64_t y0, int64_t y1)
 {
     const canny_job *j = arg;
-    const int64_t w = j->dx->width, h = j->dx->height;
-#define MAG(yy, xx) ((yy) < 0 || (yy) >= h || (xx) < 0 || (xx) >= w ? 0 : j->mag[(yy)*w + (xx)])
+    const int64_t w = j->dx->width;
+#define MAG(yy, xx) j->mag[((yy) + 1) * (w + 2) + (xx) + 1]
     for (int64_t y = y0; y < y1; y++)
         for (int64_t x = 0; x < w; x++) {
-            const int32_t m = j->mag[y * w + x];
+            const int32_t m = MAG(y, x);
             uint8_t v = 0;
             if (m > j->low) {
                 int32_t s = 1;
@@ -86,7 +86,7 @@ gip_status gip__canny_cpu(gip_context *ctx, const gip_image *dx, const gip_image
 {
     const int64_t w = dx->width, h = dx->height, n = w * h;
     canny_job j = {.dx = dx, .dy = dy, .low = low, .high = high, .l2 = l2};
-    j.mag = malloc((size_t)n * sizeof *j.mag);
+    j.mag = calloc((size_t)((w + 2) * (h + 2)), sizeof *j.mag);
     j.sdx = malloc((size_t)n * sizeof *j.sdx);
     j.sdy = malloc((size_t)n * sizeof *j.sdy);
     j.map = malloc((size_t)n);
