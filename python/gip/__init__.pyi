@@ -317,3 +317,49 @@ def run_batch(pipeline: Union[str, Pipeline], inputs: Union[str, Sequence[Any]],
               overwrite: bool = ..., device: DeviceSpec = ..., streams: Optional[int] = ...,
               queue_depth: int = ..., cpu_mode: str = ..., unchanged: bool = ...,
               progress: bool = ..., decoder: str = ..., decode_batch: int = ...) -> BatchResult: ...
+
+
+# ---- morphology (gip._morph) --------------------------------------------------------------------
+MORPH_RECT: int
+MORPH_CROSS: int
+MORPH_ELLIPSE: int
+MORPH_DIAMOND: int
+MORPH_ERODE: int
+MORPH_DILATE: int
+MORPH_OPEN: int
+MORPH_CLOSE: int
+MORPH_GRADIENT: int
+MORPH_TOPHAT: int
+MORPH_BLACKHAT: int
+MORPH_HITMISS: int
+def get_structuring_element(shape: int, ksize: Union[int, Tuple[int, int]],
+                            anchor: Tuple[int, int] = ...) -> np.ndarray: ...
+getStructuringElement = get_structuring_element
+def erode(src: ArrayLike, kernel: Any, dst: Any = ..., anchor: Tuple[int, int] = ...,
+          iterations: int = ..., borderType: int = ..., borderValue: Any = ..., *,
+          device: DeviceSpec = ...) -> Any: ...
+def dilate(src: ArrayLike, kernel: Any, dst: Any = ..., anchor: Tuple[int, int] = ...,
+           iterations: int = ..., borderType: int = ..., borderValue: Any = ..., *,
+           device: DeviceSpec = ...) -> Any: ...
+def morphology_ex(src: ArrayLike, op: int, kernel: Any, dst: Any = ...,
+                  anchor: Tuple[int, int] = ..., iterations: int = ..., borderType: int = ...,
+                  borderValue: Any = ..., *, device: DeviceSpec = ...) -> Any: ...
+morphologyEx = morphology_ex
+def median_blur(src: ArrayLike, ksize: int, dst: Any = ..., *, device: DeviceSpec = ...) -> Any: ...
+medianBlur = median_blur
+def laplacian(src: ArrayLike, ddepth: Any, dst: Any = ..., ksize: int = ..., scale: float = ...,
+              delta: float = ..., borderType: int = ..., *, device: DeviceSpec = ...) -> Any: ...
+Laplacian = laplacian
+def sep_filter2d(src: ArrayLike, ddepth: Any, kernelX: Any, kernelY: Any, dst: Any = ...,
+                 anchor: Tuple[int, int] = ..., delta: float = ..., borderType: int = ..., *,
+                 device: DeviceSpec = ...) -> Any: ...
+sepFilter2D = sep_filter2d
+def canny(image: ArrayLike, threshold1: Any, threshold2: Any, edges: Any = ...,
+          apertureSize: Any = ..., L2gradient: bool = ..., *, device: DeviceSpec = ...) -> Any: ...
+Canny = canny
+def bilateral_filter(src: ArrayLike, d: int, sigmaColor: float, sigmaSpace: float, dst: Any = ...,
+                     borderType: int = ..., *, device: DeviceSpec = ...) -> Any: ...
+bilateralFilter = bilateral_filter
+def unsharp_mask(src: ArrayLike, ksize: Any = ..., sigma: float = ..., amount: float = ...,
+                 threshold: float = ..., dst: Any = ..., borderType: int = ..., *,
+                 device: DeviceSpec = ...) -> Any: ...
