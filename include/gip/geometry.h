@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/* Geometric transforms with OpenCV's semantics: resize (cv2.resize), and the matrices of the
+ * warps. Every function runs on the CPU for host views and on the context's GPU for device views,
+ * with identical integer results on both. */
+#ifndef GIP_GEOMETRY_H
+#define GIP_GEOMETRY_H
+
+#include "gip/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Interpolation methods, with OpenCV's values (cv2.INTER_*). */
+typedef enum gip_interpolation {
+    GIP_INTER_NEAREST = 0,       /**< cv2.INTER_NEAREST: src(floor(x * sw / dw)) */
+    GIP_INTER_LINEAR = 1,        /**< cv2.INTER_LINEAR: bilinear, 11-bit fixed point for u8 */
+    GIP_INTER_CUBIC = 2,         /**< cv2.INTER_CUBIC: Keys cubic (a = -0.75) */
+    GIP_INTER_AREA = 3,          /**< cv2.INTER_AREA: pixel-area averaging when shrinking */
+    GIP_INTER_LANCZOS4 = 4,      /**< cv2.INTER_LANCZOS4: 8x8 Lanczos window */
+    GIP_INTER_LINEAR_EXACT = 5,  /**< cv2.INTER_LINEAR_EXACT: bit-exact bilinear (8/16-bit
+                                      fixed point for u8/u16) */
+    GIP_INTER_NEAREST_EXACT = 6, /**< cv2.INTER_NEAREST_EXACT: nearest with pixel centres (as
+                                      Pillow and scikit-image) */
+} gip_interpolation;
+
+/** Parameters of gip_resize(); zero is the default (INTER_NEAREST, no antialias, scale from the
+ *  sizes). Use GIP_RESIZE_PARAMS_DEFAULT for cv2.resize's default (INTER_LINEAR). */
+typedef struct gip_resize_params {
+    int32_t interpolation; /**< a gip_interpolation */
+    /** Non-zero: for linear and cubic, when an axis shrinks, widen the filter by the shrink
+     *  factor (as Pillow and torchvision's antialias=True do): a triangle filter for linear and a
+     *  Keys cubic with a = -0.5 for cubic, sampled at pixel centres and normalised, computed in
+     *  single precision and rounded once. When no axis shrinks it changes nothing. */
+    int32_t antialias;
+    /** cv2.resize's fx and fy: when both are > 0 they are the scale factors, and dst must be
+     *  round(fx * src width) x round(fy * src height); when both are 0 the factors are
+     *  dst size / src size. */
+    double fx, fy;
+} gip_resize_params;
+
+#define GIP_RESIZE_PARAMS_DEFAULT                                                                  \
+    {                                                                                              \
+        GIP_INTER_LINEAR, 0, 0.0, 0.0                                                              \
+    }
+
+/**
+ * The output size cv2.resize gives: (dw, dh) when both are > 0, else round(sw * fx) x
+ * round(sh * fy) (half to even, as OpenCV's saturate_cast).
+ * @return GIP_OK; GIP_ERR_INVALID_ARGUMENT when the size would be empty, fx/fy are negative or
+ *         not finite, or a size is above GIP_MAX_DIM.
+ */
+GIP_API gip_status gip_resize_size(int64_t sw, int64_t sh, int64_t dw, int64_t dh, double fx,
+                                   double fy, int64_t *out_w, int64_t *out_h);
+
+/**
+ * Resizes src into dst as cv2.resize(src, (dst->width, dst->height), fx, fy, interpolation):
+ * OpenCV's coordinate mapping, fixed-point arithmetic and edge rules. u8 results are identical to
+ * OpenCV 5's for every interpolation but INTER_LANCZOS4 (identical in practice: its
+ * coefficients come from sin/cos); u16 and f32 follow OpenCV's single-precision arithmetic.
+ * dst has src's dtype and channels and any size >= 1x1; a dst of src's size is a copy.
+ * @param params  NULL: GIP_RESIZE_PARAMS_DEFAULT.
+ * dtypes u8, u16, f32; 1, 3 or 4 channels; any strides; both backends (device views run on the
+ * context's stream and return before the work is done).
+ * @return GIP_OK; GIP_ERR_INVALID_ARGUMENT (NULL, bad views, unknown interpolation, antialias
+ *         with other than linear or cubic, fx/fy given and dst not the size they give);
+ *         GIP_ERR_UNSUPPORTED (dtype, channels); GIP_ERR_SHAPE_MISMATCH (dst dtype or
+ *         channels); GIP_ERR_ALIASING (src and dst overlap); GIP_ERR_OUT_OF_MEMORY;
+ *         GIP_ERR_DEVICE; GIP_ERR_NOT_BUILT (device views without CUDA).
+ */
+GIP_API gip_status gip_resize(gip_context *ctx, const gip_image *src, gip_image *dst,
+                              const gip_resize_params *params);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
