@@ -285,10 +285,11 @@ static gip_status plan_nearest(gip_context *ctx, gip__resize_plan *p, void **blo
         const int64_t sn = a ? p->sh : p->sw, dn = a ? p->dh : p->dw;
         int32_t *t = a ? yi : xi;
         const double ifx = 1. / (a ? inv_y : inv_x);
-        /* nearest-exact: OpenCV's 16-bit fixed point with pixel centres */
-        const int64_t f = ((sn << 16) + dn / 2) / dn, f0 = f / 2 - sn % 2;
-        for (int64_t d = 0; d < dn; d++) {
-            int64_t s = copy ? d : exact ? (f * d + f0) >> 16 : (int64_t)floor((double)d * ifx);
+        /* nearest-exact: pixel centres, the position accumulated in double as OpenCV 5 does */
+        const double step = (double)sn / (double)dn;
+        double f = step * 0.5;
+        for (int64_t d = 0; d < dn; d++, f += step) {
+            int64_t s = copy ? d : exact ? (int64_t)floor(f) : (int64_t)floor((double)d * ifx);
             t[d] = (int32_t)(s < sn - 1 ? s : sn - 1);
         }
     }
