@@ -1,0 +1,219 @@
+# SPDX-License-Identifier: MIT
+"""gip.resize against cv2.resize: bit for bit on uint8 and uint16 for every interpolation against
+OpenCV's own code (cv2 with IPP off), bit for bit on uint8 against cv2 as shipped except
+INTER_CUBIC, where cv2 hands uint8 to Intel IPP (within one level); float32 within 1e-6; awkward
+sizes, fx/fy, strided views; antialias against a double-precision reference; CUDA equal to the
+CPU; bad input refused."""
+import contextlib
+
+import cv2
+import numpy as np
+import pytest
+
+import gip
+from conftest import requires_cuda
+
+INTERS = [gip.INTER_NEAREST, gip.INTER_LINEAR, gip.INTER_CUBIC, gip.INTER_AREA,
+          gip.INTER_LANCZOS4, gip.INTER_LINEAR_EXACT, gip.INTER_NEAREST_EXACT]
+SIZES = [((1, 1), (3, 2)), ((1, 1), (1, 1)), ((13, 42), (7, 5)), ((13, 42), (29, 97)),
+         ((101, 77), (50, 38)), ((64, 48), (32, 24)), ((37, 23), (74, 46)),
+         ((100, 60), (33, 20)), ((7, 1), (3, 1)), ((1, 9), (1, 20)), ((97, 89), (41, 113)),
+         ((120, 90), (40, 30)), ((41, 43), (17, 19)), ((5, 7), (1, 1)), ((31, 17), (31, 17)),
+         ((60, 45), (20, 15)), ((2, 2), (200, 3)), ((211, 5), (67, 13))]
+
+
+@contextlib.contextmanager
+def no_ipp():
+    was = cv2.ipp.useIPP()
+    cv2.ipp.setUseIPP(False)
+    try:
+        yield
+    finally:
+        cv2.ipp.setUseIPP(was)
+
+
+def image(shape, dt, seed):
+    rng = np.random.default_rng(seed)
+    if dt == np.uint8:
+        return rng.integers(0, 256, shape).astype(dt)
+    if dt == np.uint16:
+        return rng.integers(0, 65536, shape).astype(dt)
+    return rng.random(shape).astype(dt)
+
+
+def shape_of(w, h, c):
+    return (h, w) if c == 1 else (h, w, c)
+
+
+def check(got, ref, dt, what):
+    assert got.shape == ref.shape and got.dtype == ref.dtype, what
+    if dt == np.float32:
+        np.testing.assert_allclose(got, ref, rtol=0, atol=1e-6, err_msg=what)
+        return
+    d = np.abs(got.astype(np.int64) - ref.astype(np.int64))
+    if d.max(initial=0):
+        y, x = np.argwhere(d.reshape(d.shape[0], d.shape[1], -1).max(axis=2))[0]
+        raise AssertionError("%s: %d elements differ, max %d; first at x=%d y=%d: got %s, "
+                             "expected %s" % (what, (d > 0).sum(), d.max(), x, y, got[y, x],
+                                              ref[y, x]))
+
+
+@pytest.mark.parametrize("dt", [np.uint8, np.uint16, np.float32])
+@pytest.mark.parametrize("c", [1, 3, 4])
+@pytest.mark.parametrize("inter", INTERS)
+def test_resize_vs_opencv(dt, c, inter):
+    """Every size of SIZES, by dsize and by fx/fy, against OpenCV's own code."""
+    for i, ((sw, sh), (dw, dh)) in enumerate(SIZES):
+        a = image(shape_of(sw, sh, c), dt, i * 7 + c)
+        for kw in (dict(dsize=(dw, dh)), dict(dsize=None, fx=dw / sw * 1.01, fy=dh / sh * 0.99)):
+            try:
+                with no_ipp():
+                    ref = cv2.resize(a, interpolation=inter, **kw)
+            except cv2.error:
+                with pytest.raises(gip.InvalidArgument):
+                    gip.resize(a, interpolation=inter, device="cpu", **kw)
+                continue
+            got = gip.resize(a, interpolation=inter, device="cpu", **kw)
+            check(got, ref, dt, "%s c%d %dx%d %s inter %d" % (np.dtype(dt).name, c, sw, sh, kw,
+                                                               inter))
+
+
+@pytest.mark.parametrize("inter", INTERS)
+def test_resize_u8_vs_shipped_cv2(inter):
+    """cv2 as shipped (IPP on): identical on uint8, except INTER_CUBIC that IPP computes with
+    its own rounding (one level at most, on a few percent of the pixels)."""
+    for i, ((sw, sh), (dw, dh)) in enumerate(SIZES):
+        for c in (1, 3):
+            a = image(shape_of(sw, sh, c), np.uint8, i + 100)
+            ref = cv2.resize(a, (dw, dh), interpolation=inter)
+            got = gip.resize(a, (dw, dh), interpolation=inter, device="cpu")
+            d = np.abs(got.astype(int) - ref.astype(int))
+            if inter == gip.INTER_CUBIC:
+                assert d.max(initial=0) <= 1 and (d > 0).mean() < 0.1, (sw, sh, dw, dh)
+            else:
+                assert d.max(initial=0) == 0, (sw, sh, dw, dh, c)
+
+
+def test_resize_large_and_strided():
+    """A larger image and non-contiguous views (a column slice and a flipped view)."""
+    a = image((731, 1013, 3), np.uint8, 9)
+    view = a[5:700:2, 3:1000]  # strided rows, offset columns
+    for inter in INTERS:
+        with no_ipp():
+            ref = cv2.resize(np.ascontiguousarray(view), (517, 289), interpolation=inter)
+        check(gip.resize(view, (517, 289), interpolation=inter, device="cpu"), ref, np.uint8,
+              "strided inter %d" % inter)
+    ref = cv2.resize(a, None, fx=0.37, fy=0.41, interpolation=cv2.INTER_AREA)
+    check(gip.resize(a, None, fx=0.37, fy=0.41, interpolation=gip.INTER_AREA, device="cpu"),
+          ref, np.uint8, "area 0.37")
+
+
+def test_identity_exact():
+    """The same size is a copy for every interpolation and dtype."""
+    for dt in (np.uint8, np.uint16, np.float32):
+        a = image((17, 23, 3), dt, 3)
+        for inter in INTERS:
+            assert np.array_equal(gip.resize(a, (23, 17), interpolation=inter), a)
+            assert np.array_equal(gip.resize(a, None, fx=1, fy=1, interpolation=inter), a)
+
+
+def aa_reference(a, dw, dh, cubic):
+    """Pillow's and torchvision's antialiased separable resampling in double precision."""
+    def weights(sn, dn):
+        scale = sn / dn
+        ss = max(scale, 1.0)
+        support = (2.0 if cubic else 1.0) * ss
+        m = np.zeros((dn, sn))
+        for d in range(dn):
+            center = (d + 0.5) * scale
+            lo = max(int(np.floor(center - support + 0.5)), 0)
+            hi = min(int(np.floor(center + support + 0.5)), sn)
+            x = (np.arange(lo, hi) - center + 0.5) / ss
+            ax = np.abs(x)
+            if cubic:
+                w = np.where(ax < 1, (1.5 * ax - 2.5) * ax * ax + 1,
+                             np.where(ax < 2, (((ax - 5) * ax + 8) * ax - 4) * -0.5, 0))
+            else:
+                w = np.maximum(0, 1 - ax)
+            m[d, lo:hi] = w / w.sum()
+        return m
+    wx, wy = weights(a.shape[1], dw), weights(a.shape[0], dh)
+    f = a.astype(np.float64).reshape(a.shape[0], a.shape[1], -1)
+    out = np.einsum("yh,hwc,xw->yxc", wy, f, wx)
+    return out.reshape((dh, dw) + a.shape[2:])
+
+
+@pytest.mark.parametrize("cubic", [False, True])
+def test_antialias(cubic):
+    inter = gip.INTER_CUBIC if cubic else gip.INTER_LINEAR
+    for (sw, sh), (dw, dh) in [((97, 61), (23, 17)), ((64, 64), (16, 32)), ((50, 40), (49, 13))]:
+        a = image((sh, sw, 3), np.float32, sw)
+        ref = aa_reference(a, dw, dh, cubic)
+        got = gip.resize(a, (dw, dh), interpolation=inter, antialias=True)
+        np.testing.assert_allclose(got, ref, atol=2e-6)
+        u = image((sh, sw), np.uint8, sh)
+        ref8 = np.clip(np.rint(aa_reference(u, dw, dh, cubic)), 0, 255)
+        got8 = gip.resize(u, (dw, dh), interpolation=inter, antialias=True)
+        assert np.abs(got8.astype(int) - ref8).max() <= 1
+        assert (got8 != ref8).mean() < 0.01
+    # enlarging only: antialias changes nothing
+    a = image((20, 30), np.uint8, 1)
+    assert np.array_equal(gip.resize(a, (45, 41), interpolation=inter, antialias=True),
+                          gip.resize(a, (45, 41), interpolation=inter))
+
+
+def test_pipeline_and_registry():
+    a = image((40, 60, 3), np.uint8, 5)
+    with no_ipp():
+        ref = cv2.resize(a, (31, 17), interpolation=cv2.INTER_CUBIC)
+    assert np.array_equal(gip.Pipeline("resize 31x17 interpolation=cubic", device="cpu")(a), ref)
+    assert np.array_equal(gip.apply("resize", a, dsize=(31, 17), interpolation="cubic",
+                                    device="cpu"), ref)
+    half = gip.Pipeline("resize 0 fx=0.5 fy=0.5 | invert", device="cpu")(a)
+    assert np.array_equal(half, 255 - cv2.resize(a, None, fx=0.5, fy=0.5))
+
+
+def test_bad_input():
+    a = image((10, 12, 3), np.uint8, 1)
+    with pytest.raises(gip.InvalidArgument):
+        gip.resize(a, None)  # neither dsize nor fx, fy
+    with pytest.raises(gip.InvalidArgument):
+        gip.resize(a, (0, 5), fx=0, fy=0)
+    with pytest.raises(gip.InvalidArgument):
+        gip.resize(a, (5, 5), interpolation=9)
+    with pytest.raises(gip.InvalidArgument):
+        gip.resize(a, (5, 5), interpolation=gip.INTER_AREA, antialias=True)
+    with pytest.raises(gip.InvalidArgument):
+        gip.resize(a, (-1, 5))
+    with pytest.raises(gip.InvalidType):
+        gip.resize(a, (5.5, 5))
+    with pytest.raises(gip.InvalidArgument):
+        gip.resize(a, None, fx=0.01, fy=0.01)  # an empty result
+    with pytest.raises(gip.Unsupported):
+        gip.resize(a.astype(np.int16), (5, 5))
+    dst = np.full((5, 6, 3), 7, np.uint8)
+    with pytest.raises(gip.ShapeMismatch):
+        gip.resize(a, (5, 5), dst=dst)  # dst not dsize
+    assert (dst == 7).all()
+
+
+@requires_cuda
+@pytest.mark.parametrize("dt", [np.uint8, np.uint16, np.float32])
+def test_resize_cuda_equals_cpu(dt):
+    """Every interpolation and size on the GPU: identical to the CPU (floats too: the same
+    single-precision operations in the same order, never fused)."""
+    for i, ((sw, sh), (dw, dh)) in enumerate(SIZES):
+        for c in (1, 3, 4):
+            a = image(shape_of(sw, sh, c), dt, i + c)
+            for inter in INTERS:
+                cpu = gip.resize(a, (dw, dh), interpolation=inter, device="cpu")
+                gpu = gip.resize(a, (dw, dh), interpolation=inter, device="cuda")
+                assert np.array_equal(cpu, gpu), (np.dtype(dt).name, c, sw, sh, dw, dh, inter)
+                dev = gip.resize(gip.upload(a), (dw, dh), interpolation=inter)
+                assert np.array_equal(dev.download(), cpu)
+            for cubic in (False, True):
+                if dw < sw or dh < sh:
+                    it = gip.INTER_CUBIC if cubic else gip.INTER_LINEAR
+                    assert np.array_equal(
+                        gip.resize(a, (dw, dh), interpolation=it, antialias=True, device="cpu"),
+                        gip.resize(a, (dw, dh), interpolation=it, antialias=True, device="cuda"))
