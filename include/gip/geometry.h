@@ -71,6 +71,44 @@ GIP_API gip_status gip_resize_size(int64_t sw, int64_t sh, int64_t dw, int64_t d
 GIP_API gip_status gip_resize(gip_context *ctx, const gip_image *src, gip_image *dst,
                               const gip_resize_params *params);
 
+/** cv2.rotate's codes. */
+typedef enum gip_rotate_code {
+    GIP_ROTATE_90_CLOCKWISE = 0,        /**< dst(x, y) = src(y, h-1-x); w and h swap */
+    GIP_ROTATE_180 = 1,                 /**< dst(x, y) = src(w-1-x, h-1-y) */
+    GIP_ROTATE_90_COUNTERCLOCKWISE = 2, /**< dst(x, y) = src(w-1-y, x); w and h swap */
+} gip_rotate_code;
+
+/**
+ * Rotates src by a quarter or half turn into dst, as cv2.rotate. dst is h x w for a quarter turn,
+ * w x h for 180, with src's dtype and channels.
+ * Whole pixels move: every dtype, 1 to 4 channels, any strides, both backends, identical results.
+ * @return GIP_OK; GIP_ERR_INVALID_ARGUMENT (NULL, bad views, unknown code);
+ *         GIP_ERR_SHAPE_MISMATCH (dst size, dtype or channels); GIP_ERR_ALIASING (overlap);
+ *         GIP_ERR_NOT_BUILT (device views without CUDA).
+ */
+GIP_API gip_status gip_rotate(gip_context *ctx, const gip_image *src, gip_image *dst, int32_t code);
+
+/**
+ * dst(x, y) = src(y, x), as cv2.transpose: dst is h x w with src's dtype and channels.
+ * Every dtype, 1 to 4 channels, any strides, both backends.
+ * @return as gip_rotate().
+ */
+GIP_API gip_status gip_transpose(gip_context *ctx, const gip_image *src, gip_image *dst);
+
+/**
+ * Copies src into dst at (left, top) and fills the rest of dst by `border`, as
+ * cv2.copyMakeBorder with bottom = dst height - src height - top and right = dst width - src
+ * width - left: OpenCV's borderInterpolate (margins wider than the image reflect or wrap again;
+ * REFLECT_101 of a 1-pixel side repeats it), or border->value per channel for
+ * GIP_BORDER_CONSTANT (rounded and saturated to the dtype). Every dtype, 1 to 4 channels, any
+ * strides, both backends.
+ * @return GIP_OK; GIP_ERR_INVALID_ARGUMENT (NULL, bad views, unknown mode);
+ *         GIP_ERR_SHAPE_MISMATCH (dst too small for the margins, or another dtype or channel
+ *         count); GIP_ERR_ALIASING; GIP_ERR_NOT_BUILT.
+ */
+GIP_API gip_status gip_copy_make_border(gip_context *ctx, const gip_image *src, gip_image *dst,
+                                        int64_t top, int64_t left, const gip_border_spec *border);
+
 #ifdef __cplusplus
 }
 #endif

@@ -217,3 +217,87 @@ def test_resize_cuda_equals_cpu(dt):
                     assert np.array_equal(
                         gip.resize(a, (dw, dh), interpolation=it, antialias=True, device="cpu"),
                         gip.resize(a, (dw, dh), interpolation=it, antialias=True, device="cuda"))
+
+
+# ---- rotate, transpose, copy_make_border, crop -----------------------------------------------
+MOVE_DTYPES = [np.uint8, np.uint16, np.int16, np.float32]
+MOVE_SIZES = [(1, 1), (1, 7), (9, 1), (13, 42), (37, 23), (101, 64)]
+BORDERS = [cv2.BORDER_CONSTANT, cv2.BORDER_REPLICATE, cv2.BORDER_REFLECT, cv2.BORDER_WRAP,
+           cv2.BORDER_REFLECT_101]
+
+
+def move_image(h, w, c, dt, seed):
+    a = np.random.default_rng(seed).random((h, w, c) if c > 1 else (h, w)) * 1000 - 100
+    return a.astype(dt)
+
+
+@pytest.mark.parametrize("dt", MOVE_DTYPES)
+@pytest.mark.parametrize("c", [1, 3, 4])
+def test_rotate_transpose_vs_opencv(dt, c):
+    for i, (h, w) in enumerate(MOVE_SIZES):
+        a = move_image(h, w, c, dt, i)
+        for code in (gip.ROTATE_90_CLOCKWISE, gip.ROTATE_180, gip.ROTATE_90_COUNTERCLOCKWISE):
+            assert np.array_equal(gip.rotate(a, code, device="cpu"), cv2.rotate(a, code))
+        assert np.array_equal(gip.transpose(a, device="cpu"), cv2.transpose(a))
+        view = a[::-1, 1:]  # a strided, flipped view
+        if view.shape[1]:
+            assert np.array_equal(gip.rotate(view, 0, device="cpu"), cv2.rotate(view, 0))
+
+
+@pytest.mark.parametrize("dt", MOVE_DTYPES)
+@pytest.mark.parametrize("c", [1, 3, 4])
+def test_copy_make_border_vs_opencv(dt, c):
+    for i, (h, w) in enumerate(MOVE_SIZES):
+        a = move_image(h, w, c, dt, i)
+        for bt in BORDERS:
+            for m in ((0, 0, 0, 0), (1, 2, 3, 4), (20, 17, 50, 3)):
+                for val in (None, 7, (1.6, 300, -5, 2)):
+                    if val is None:
+                        ref = cv2.copyMakeBorder(a, *m, bt)
+                        got = gip.copy_make_border(a, *m, bt, device="cpu")
+                    else:
+                        ref = cv2.copyMakeBorder(a, *m, bt, value=val)
+                        got = gip.copy_make_border(a, *m, bt, value=val, device="cpu")
+                    assert np.array_equal(got, ref), (np.dtype(dt).name, c, h, w, bt, m, val)
+
+
+def test_crop_and_pipelines():
+    a = move_image(40, 60, 3, np.uint8, 1)
+    assert np.array_equal(gip.Pipeline("crop 5 7 20 11", device="cpu")(a), a[7:18, 5:25])
+    assert np.array_equal(gip.apply("crop", a, x=0, y=0, w=60, h=40, device="cpu"), a)
+    got = gip.Pipeline("copy_make_border 1 2 3 4 border=reflect | rotate 90 | transpose",
+                       device="cpu")(a)
+    ref = cv2.transpose(cv2.rotate(cv2.copyMakeBorder(a, 1, 2, 3, 4, cv2.BORDER_REFLECT), 0))
+    assert np.array_equal(got, ref)
+    with pytest.raises(gip.InvalidArgument):
+        gip.apply("crop", a, x=50, y=0, w=20, h=5)  # outside
+    with pytest.raises(gip.InvalidArgument):
+        gip.rotate(a, 3)
+    with pytest.raises(gip.InvalidArgument):
+        gip.copy_make_border(a, -1, 0, 0, 0, cv2.BORDER_CONSTANT)
+    with pytest.raises(gip.InvalidArgument):
+        gip.copy_make_border(a, 1, 1, 1, 1, cv2.BORDER_TRANSPARENT)
+    dst = np.zeros((60, 40, 3), np.uint16)
+    with pytest.raises((gip.ShapeMismatch, gip.InvalidArgument)):
+        gip.transpose(a, dst=dst)
+    assert not dst.any()
+
+
+@requires_cuda
+def test_moves_cuda_equal_cpu():
+    for dt in MOVE_DTYPES:
+        for c in (1, 3, 4):
+            for i, (h, w) in enumerate(MOVE_SIZES):
+                a = move_image(h, w, c, dt, i)
+                for code in range(3):
+                    assert np.array_equal(gip.rotate(a, code, device="cuda"),
+                                          gip.rotate(a, code, device="cpu"))
+                assert np.array_equal(gip.transpose(a, device="cuda"), cv2.transpose(a))
+                for bt in BORDERS:
+                    assert np.array_equal(
+                        gip.copy_make_border(a, 3, 20, 17, 2, bt, value=(5, 6, 7, 8),
+                                             device="cuda"),
+                        gip.copy_make_border(a, 3, 20, 17, 2, bt, value=(5, 6, 7, 8),
+                                             device="cpu"))
+                dev = gip.upload(a)
+                assert np.array_equal(gip.apply("crop", dev, x=0, y=0, w=w, h=h).download(), a)
