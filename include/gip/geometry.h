@@ -109,6 +109,65 @@ GIP_API gip_status gip_transpose(gip_context *ctx, const gip_image *src, gip_ima
 GIP_API gip_status gip_copy_make_border(gip_context *ctx, const gip_image *src, gip_image *dst,
                                         int64_t top, int64_t left, const gip_border_spec *border);
 
+/* ---- warps ---------------------------------------------------------------------------------- */
+
+/** cv2.WARP_INVERSE_MAP: the matrix maps dst to src (else it is inverted first). */
+#define GIP_WARP_INVERSE_MAP 16
+
+/** Parameters of gip_warp_affine() and gip_warp_perspective(). */
+typedef struct gip_warp_params {
+    int32_t flags;          /**< GIP_INTER_NEAREST or GIP_INTER_LINEAR (GIP_INTER_AREA is
+                                 linear), optionally | GIP_WARP_INVERSE_MAP */
+    gip_border_spec border; /**< how source pixels outside the image are made (cv2's borderMode
+                                 and borderValue) */
+    int32_t transparent;    /**< non-zero: cv2.BORDER_TRANSPARENT, dst pixels that map outside
+                                 keep their value (border.mode is then ignored) */
+} gip_warp_params;
+
+/** cv2.warpAffine's and cv2.warpPerspective's defaults: linear, constant border of 0. */
+#define GIP_WARP_PARAMS_DEFAULT                                                                    \
+    {                                                                                              \
+        GIP_INTER_LINEAR, {GIP_BORDER_CONSTANT, {0, 0, 0, 0}}, 0                                   \
+    }
+
+/**
+ * dst(x, y) = src(M^-1 (x, y)) for the 2x3 matrix m (row-major; with GIP_WARP_INVERSE_MAP m is
+ * already the inverse), as cv2.warpAffine with dsize = dst's size: OpenCV 5's arithmetic (the
+ * inverse in double, then single-precision coordinates and fused bilinear weights, nearest
+ * rounded half to even), so u8 results equal cv2's; every border mode incl. transparent.
+ * dtypes u8, u16, f32; 1, 3 or 4 channels; any strides and sizes (src sides below 2^30); both
+ * backends with identical results.
+ * @param params NULL: GIP_WARP_PARAMS_DEFAULT.
+ * @return GIP_OK; GIP_ERR_INVALID_ARGUMENT (NULL, bad views, a matrix element not finite, an
+ *         unsupported interpolation or flag, unknown border); GIP_ERR_UNSUPPORTED (dtype);
+ *         GIP_ERR_SHAPE_MISMATCH (dst dtype or channels); GIP_ERR_ALIASING; GIP_ERR_TOO_LARGE;
+ *         GIP_ERR_NOT_BUILT.
+ */
+GIP_API gip_status gip_warp_affine(gip_context *ctx, const gip_image *src, gip_image *dst,
+                                   const double m[6], const gip_warp_params *params);
+
+/** The same with a 3x3 perspective matrix (cv2.warpPerspective): the inverse by OpenCV's 3x3
+ *  cofactor formula, a single-precision divide by the third coordinate. */
+GIP_API gip_status gip_warp_perspective(gip_context *ctx, const gip_image *src, gip_image *dst,
+                                        const double m[9], const gip_warp_params *params);
+
+/* ---- transform matrices (pure math, as OpenCV computes them) ------------------------------- */
+
+/** cv2.getRotationMatrix2D: a rotation by angle degrees (counter-clockwise, y down) about
+ *  (cx, cy) (rounded to float as OpenCV's Point2f), scaled by scale; m is 2x3 row-major. */
+GIP_API void gip_get_rotation_matrix_2d(double cx, double cy, double angle, double scale,
+                                        double m[6]);
+/** cv2.getAffineTransform: the 2x3 m mapping the 3 points src (x0, y0, x1, y1, x2, y2) onto dst
+ *  (points rounded to float as OpenCV's Point2f; LU with partial pivoting).
+ *  @return GIP_OK; GIP_ERR_INVALID_ARGUMENT (NULL, collinear points: m is zeros). */
+GIP_API gip_status gip_get_affine_transform(const double src[6], const double dst[6], double m[6]);
+/** cv2.getPerspectiveTransform: the 3x3 m mapping 4 points onto 4 (m[8] = 1).
+ *  @return GIP_OK; GIP_ERR_INVALID_ARGUMENT (NULL, degenerate points: m is zeros). */
+GIP_API gip_status gip_get_perspective_transform(const double src[8], const double dst[8],
+                                                 double m[9]);
+/** cv2.invertAffineTransform: the inverse of the 2x3 m (zeros in its 2x2 part when singular). */
+GIP_API void gip_invert_affine_transform(const double m[6], double out[6]);
+
 #ifdef __cplusplus
 }
 #endif

@@ -2,6 +2,10 @@
 """Geometric transforms with cv2's names, arguments, defaults and constants (cv2.resize as
 gip.resize ...). They translate cv2's arguments into the registry's and run the registered
 operation, so that the checks and messages are the registry's."""
+import math as _math
+
+import numpy as _np
+
 from ._core import (BORDER_CONSTANT, InvalidArgument, _border_name, _cv_border, _image_out, _int,
                     _raise, _real)
 from ._registry import _run
@@ -18,13 +22,19 @@ _INTER_NAME = {INTER_NEAREST: "nearest", INTER_LINEAR: "linear", INTER_CUBIC: "c
                INTER_AREA: "area", INTER_LANCZOS4: "lanczos4",
                INTER_LINEAR_EXACT: "linear_exact", INTER_NEAREST_EXACT: "nearest_exact"}
 
+WARP_INVERSE_MAP = 16
+BORDER_TRANSPARENT = 5
+
 ROTATE_90_CLOCKWISE = 0
 ROTATE_180 = 1
 ROTATE_90_COUNTERCLOCKWISE = 2
 
 __all__ = ["INTER_NEAREST", "INTER_LINEAR", "INTER_CUBIC", "INTER_AREA", "INTER_LANCZOS4",
            "INTER_LINEAR_EXACT", "INTER_NEAREST_EXACT", "ROTATE_90_CLOCKWISE", "ROTATE_180",
-           "ROTATE_90_COUNTERCLOCKWISE", "resize", "rotate", "transpose", "copy_make_border"]
+           "ROTATE_90_COUNTERCLOCKWISE", "WARP_INVERSE_MAP", "BORDER_TRANSPARENT", "resize", "rotate",
+           "transpose", "copy_make_border", "warp_affine", "warp_perspective",
+           "get_rotation_matrix_2d", "get_affine_transform", "get_perspective_transform",
+           "invert_affine_transform"]
 
 
 def _inter_name(interpolation, allowed=None):
@@ -109,3 +119,143 @@ def copy_make_border(src, top, bottom, left, right, borderType, dst=None, value=
     if _cv_border(borderType) == BORDER_CONSTANT:
         params["border_value"] = _scalar4(value)
     return _run("copy_make_border", src, dst, device, params)
+
+
+# ---- warps -----------------------------------------------------------------------------------
+_WARP_BORDER = {0: "constant", 1: "replicate", 2: "reflect", 3: "wrap", 4: "reflect101",
+                5: "transparent"}
+
+
+def _matrix(M, rows, what):
+    m = _np.asarray(M, dtype=_np.float64)
+    if m.shape != (rows, 3):
+        _raise(InvalidArgument, "%s: M must be a %dx3 matrix, got shape %s" % (what, rows,
+                                                                             m.shape))
+    return [float(v) for v in m.ravel()]
+
+
+def _warp(name, rows, src, M, dsize, dst, flags, borderMode, borderValue, device):
+    f = _int(flags, "flags")
+    inter = f & 7
+    if f & ~(7 | WARP_INVERSE_MAP) or inter not in (INTER_NEAREST, INTER_LINEAR, INTER_AREA):
+        _raise(InvalidArgument, "flags %r: INTER_NEAREST or INTER_LINEAR (INTER_AREA is linear), "
+               "optionally | WARP_INVERSE_MAP" % (flags,))
+    b = _int(borderMode, "borderMode") & ~16
+    if b not in _WARP_BORDER:
+        _raise(InvalidArgument, "borderMode %r: BORDER_CONSTANT, REPLICATE, REFLECT, WRAP, "
+               "REFLECT_101 or TRANSPARENT" % (borderMode,))
+    w, h = _dsize(dsize)
+    if w < 0 or h < 0:
+        _raise(InvalidArgument, "dsize (%d, %d) must not be negative" % (w, h))
+    params = {"m": _matrix(M, rows, name), "dsize": (w, h) if w * h > 0 else (0, 0),
+              "interpolation": _INTER_NAME[inter], "inverse_map": bool(f & WARP_INVERSE_MAP),
+              "border": _WARP_BORDER[b]}
+    if b == BORDER_CONSTANT:
+        params["border_value"] = _scalar4(borderValue, "borderValue")
+    if b == BORDER_TRANSPARENT and dst is None:
+        _raise(InvalidArgument, "%s: BORDER_TRANSPARENT keeps dst's pixels: give dst" % name)
+    return _run(name, src, dst, device, params)
+
+
+@_image_out
+def warp_affine(src, M, dsize, dst=None, flags=INTER_LINEAR, borderMode=BORDER_CONSTANT,
+                borderValue=0, *, device=None):
+    """cv2.warpAffine: dst(x, y) = src(M^-1 (x, y)) (M itself with WARP_INVERSE_MAP) into a
+    dsize=(width, height) image; INTER_NEAREST or INTER_LINEAR; every borderMode incl.
+    BORDER_TRANSPARENT (give dst); borderValue a Scalar. OpenCV 5's arithmetic: uint8 results
+    equal cv2's."""
+    return _warp("warp_affine", 2, src, M, dsize, dst, flags, borderMode, borderValue, device)
+
+
+@_image_out
+def warp_perspective(src, M, dsize, dst=None, flags=INTER_LINEAR, borderMode=BORDER_CONSTANT,
+                     borderValue=0, *, device=None):
+    """cv2.warpPerspective with a 3x3 M, as warp_affine."""
+    return _warp("warp_perspective", 3, src, M, dsize, dst, flags, borderMode, borderValue,
+                 device)
+
+
+def _point(p, what):
+    if not hasattr(p, "__len__") or len(p) != 2:
+        _raise(InvalidArgument, "%s must be a point (x, y), got %r" % (what, p))
+    return float(_np.float32(_real(p[0], what))), float(_np.float32(_real(p[1], what)))
+
+
+def get_rotation_matrix_2d(center, angle, scale):
+    """cv2.getRotationMatrix2D: the 2x3 float64 matrix rotating by angle degrees
+    (counter-clockwise on screen) about center (rounded to float32, as cv2's Point2f) and
+    scaling by scale."""
+    cx, cy = _point(center, "center")
+    a = _real(angle, "angle") * _math.pi / 180
+    s = _real(scale, "scale")
+    alpha, beta = _math.cos(a) * s, _math.sin(a) * s
+    return _np.array([[alpha, beta, (1 - alpha) * cx - beta * cy],
+                      [-beta, alpha, beta * cx + (1 - alpha) * cy]], dtype=_np.float64)
+
+
+def _points(p, n, what):
+    a = _np.asarray(p, dtype=_np.float64)
+    if a.size != 2 * n:
+        _raise(InvalidArgument, "%s must hold %d points (x, y), got shape %s" % (what, n, a.shape))
+    return a.reshape(n, 2).astype(_np.float32)
+
+
+def _solve(a, b, what):
+    """LU with partial pivoting in double, as OpenCV's solve(DECOMP_LU)."""
+    a = a.copy()
+    b = b.copy()
+    n = len(b)
+    for i in range(n):
+        k = i + int(_np.argmax(_np.abs(a[i:, i])))
+        if abs(a[k, i]) < 2.220446049250313e-15:
+            _raise(InvalidArgument, "%s: the points are degenerate" % what)
+        if k != i:
+            a[[i, k], i:] = a[[k, i], i:]
+            b[[i, k]] = b[[k, i]]
+        d = -1 / a[i, i]
+        for j in range(i + 1, n):
+            alpha = a[j, i] * d
+            a[j, i + 1:] += alpha * a[i, i + 1:]
+            b[j] += alpha * b[i]
+    for i in range(n - 1, -1, -1):
+        b[i] = (b[i] - _np.dot(a[i, i + 1:], b[i + 1:])) / a[i, i]
+    return b
+
+
+def get_affine_transform(src, dst):
+    """cv2.getAffineTransform: the 2x3 matrix mapping 3 points onto 3 (float32 points)."""
+    s, d = _points(src, 3, "src"), _points(dst, 3, "dst")
+    a = _np.zeros((6, 6))
+    b = _np.zeros(6)
+    for i in range(3):
+        a[2 * i, 0:3] = (s[i, 0], s[i, 1], 1)
+        a[2 * i + 1, 3:6] = (s[i, 0], s[i, 1], 1)
+        b[2 * i], b[2 * i + 1] = d[i, 0], d[i, 1]
+    return _solve(a, b, "get_affine_transform").reshape(2, 3)
+
+
+def get_perspective_transform(src, dst, solveMethod=0):
+    """cv2.getPerspectiveTransform: the 3x3 matrix mapping 4 points onto 4 (float32 points,
+    LU)."""
+    if _int(solveMethod, "solveMethod") != 0:
+        _raise(InvalidArgument, "solveMethod: only DECOMP_LU (0) is supported")
+    s, d = _points(src, 4, "src"), _points(dst, 4, "dst")
+    a = _np.zeros((8, 8))
+    b = _np.zeros(8)
+    for i in range(4):
+        a[i, 0:3] = (s[i, 0], s[i, 1], 1)
+        a[i + 4, 3:6] = (s[i, 0], s[i, 1], 1)
+        a[i, 6], a[i, 7] = -s[i, 0] * d[i, 0], -s[i, 1] * d[i, 0]  # float32 products
+        a[i + 4, 6], a[i + 4, 7] = -s[i, 0] * d[i, 1], -s[i, 1] * d[i, 1]
+        b[i], b[i + 4] = d[i, 0], d[i, 1]
+    return _np.append(_solve(a, b, "get_perspective_transform"), 1.0).reshape(3, 3)
+
+
+def invert_affine_transform(M):
+    """cv2.invertAffineTransform of a 2x3 matrix (float64)."""
+    m = _matrix(M, 2, "invert_affine_transform")
+    d = m[0] * m[4] - m[1] * m[3]
+    d = 1.0 / d if d != 0 else 0.0
+    a11, a22, a12, a21 = m[4] * d, m[0] * d, -m[1] * d, -m[3] * d
+    return _np.array([[a11, a12, -a11 * m[2] - a12 * m[5]],
+                      [a21, a22, -a21 * m[2] - a22 * m[5]]], dtype=_np.float64)
