@@ -301,3 +301,137 @@ def test_moves_cuda_equal_cpu():
                                              device="cpu"))
                 dev = gip.upload(a)
                 assert np.array_equal(gip.apply("crop", dev, x=0, y=0, w=w, h=h).download(), a)
+
+
+# ---- warps -----------------------------------------------------------------------------------
+WARP_SIZES = [((37, 53), (41, 45)), ((1, 1), (5, 3)), ((1, 17), (9, 9)), ((64, 48), (64, 48)),
+              ((120, 97), (131, 77)), ((13, 300), (287, 31))]
+WARP_BORDERS = BORDERS + [gip.BORDER_TRANSPARENT]
+
+
+def affine_mats(w, h):
+    return [cv2.getRotationMatrix2D((w / 2, h / 2), 33, 0.9), np.array([[1.3, 0.2, -3.5],
+                                                                        [-0.1, 0.8, 2.25]])]
+
+
+PERSP = [np.array([[0.9, 0.1, 3], [-0.05, 1.1, -2], [0.001, -0.002, 1.0]]),
+         np.array([[1.1, -0.2, 5], [0.1, 0.95, -4], [-0.0007, 0.0011, 1.02]])]
+
+
+@pytest.mark.parametrize("dt", [np.uint8, np.uint16, np.float32])
+@pytest.mark.parametrize("c", [1, 3, 4])
+def test_warps_vs_opencv(dt, c):
+    """Every size, matrix, border (transparent into a given dst), nearest and linear, with and
+    without WARP_INVERSE_MAP: equal to OpenCV's code bit for bit, every dtype."""
+    rng = np.random.default_rng(c)
+    for (h, w), (dw, dh) in WARP_SIZES:
+        a = image(shape_of(w, h, c), dt, w + h)
+        for kind, mats in (("affine", affine_mats(w, h)), ("perspective", PERSP)):
+            f = cv2.warpAffine if kind == "affine" else cv2.warpPerspective
+            g = gip.warp_affine if kind == "affine" else gip.warp_perspective
+            for M in mats:
+                for bt in WARP_BORDERS:
+                    for fl in (cv2.INTER_NEAREST, cv2.INTER_LINEAR,
+                               cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, cv2.INTER_AREA):
+                        init = image(shape_of(dw, dh, c), dt, int(rng.integers(1000)))
+                        with no_ipp():
+                            ref = f(a, M, (dw, dh), dst=init.copy(), flags=fl, borderMode=bt,
+                                    borderValue=(7, 8, 9, 10))
+                        got = g(a, M, (dw, dh), dst=init.copy(), flags=fl, borderMode=bt,
+                                borderValue=(7, 8, 9, 10), device="cpu")
+                        check(got, ref, dt, "%s %s c%d %dx%d->%dx%d border %d flags %d"
+                              % (kind, np.dtype(dt).name, c, w, h, dw, dh, bt, fl))
+
+
+def test_warp_identity_and_shipped_cv2():
+    """The identity warps copy; a shift by whole pixels moves pixels; cv2 as shipped (which
+    hands some warps to Intel IPP, with its own rounding) is within a level on linear uint8."""
+    a = image((40, 50, 3), np.uint8, 4)
+    for fl in (cv2.INTER_NEAREST, cv2.INTER_LINEAR):
+        assert np.array_equal(gip.warp_affine(a, np.eye(2, 3), (50, 40), flags=fl), a)
+        assert np.array_equal(gip.warp_perspective(a, np.eye(3), (50, 40), flags=fl), a)
+        shifted = gip.warp_affine(a, np.array([[1, 0, 3], [0, 1, -2]], float), (50, 40),
+                                  flags=fl, borderMode=cv2.BORDER_REPLICATE)
+        assert np.array_equal(shifted[:38, 3:], a[2:, :47])
+    for bt in BORDERS:
+        for M in PERSP:
+            ref = cv2.warpPerspective(a, M, (45, 41), borderMode=bt, borderValue=(1, 2, 3))
+            got = gip.warp_perspective(a, M, (45, 41), borderMode=bt, borderValue=(1, 2, 3))
+            assert np.abs(got.astype(int) - ref).max() <= 1
+        for M in affine_mats(50, 40):
+            ref = cv2.warpAffine(a, M, (45, 41), borderMode=bt, borderValue=(1, 2, 3))
+            got = gip.warp_affine(a, M, (45, 41), borderMode=bt, borderValue=(1, 2, 3))
+            assert np.abs(got.astype(int) - ref).max() <= 1
+
+
+def test_transform_matrices():
+    """The matrices against cv2's to 1e-9."""
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        c = tuple(rng.random(2) * 500)
+        ang, sc = rng.random() * 720 - 360, rng.random() * 3
+        np.testing.assert_allclose(gip.get_rotation_matrix_2d(c, ang, sc),
+                                   cv2.getRotationMatrix2D(c, ang, sc), rtol=0, atol=1e-9)
+        s3 = (rng.random((3, 2)) * 400).astype(np.float32)
+        d3 = (rng.random((3, 2)) * 400).astype(np.float32)
+        np.testing.assert_allclose(gip.get_affine_transform(s3, d3),
+                                   cv2.getAffineTransform(s3, d3), rtol=1e-9, atol=1e-9)
+        s4 = np.array([[0, 0], [300, 10], [310, 240], [5, 250]], np.float32) + \
+            (rng.random((4, 2)) * 20).astype(np.float32)
+        d4 = (rng.random((4, 2)) * 30).astype(np.float32) + \
+            np.array([[10, 20], [290, 0], [280, 260], [0, 230]], np.float32)
+        np.testing.assert_allclose(gip.get_perspective_transform(s4, d4),
+                                   cv2.getPerspectiveTransform(s4, d4), rtol=1e-9, atol=1e-9)
+        M = cv2.getRotationMatrix2D(c, ang, sc)
+        np.testing.assert_allclose(gip.invert_affine_transform(M),
+                                   cv2.invertAffineTransform(M), rtol=0, atol=1e-9)
+    with pytest.raises(gip.InvalidArgument):
+        gip.get_affine_transform([[0, 0], [1, 1], [2, 2]], [[0, 0], [1, 0], [0, 1]])
+
+
+def test_warp_bad_input():
+    a = image((10, 12, 3), np.uint8, 1)
+    M = np.eye(2, 3)
+    with pytest.raises(gip.InvalidArgument):
+        gip.warp_affine(a, np.eye(3), (5, 5))  # wrong shape
+    with pytest.raises(gip.InvalidArgument):
+        gip.warp_affine(a, M, (5, 5), flags=cv2.INTER_CUBIC)
+    with pytest.raises(gip.InvalidArgument):
+        gip.warp_affine(a, M, (5, 5), borderMode=cv2.BORDER_TRANSPARENT)  # needs dst
+    with pytest.raises(gip.InvalidArgument):
+        gip.warp_affine(a, np.array([[np.nan, 0, 0], [0, 1, 0]]), (5, 5))
+    with pytest.raises(gip.InvalidArgument):
+        gip.warp_perspective(a, np.eye(2, 3), (5, 5))
+    with pytest.raises(gip.Unsupported):
+        gip.warp_affine(a.astype(np.int16), M, (5, 5))
+    dst = np.full((5, 5, 3), 9, np.uint8)
+    with pytest.raises(gip.ShapeMismatch):
+        gip.warp_affine(a, M, (6, 5), dst=dst)
+    assert (dst == 9).all()
+    assert np.array_equal(gip.warp_affine(a, M, None), a)  # dsize None: the source's size
+    out = gip.Pipeline("warp_affine 1,0,2,0,1,1 border=replicate interpolation=nearest",
+                       device="cpu")(a)
+    with no_ipp():
+        assert np.array_equal(out, cv2.warpAffine(a, np.array([[1, 0, 2], [0, 1, 1]], float),
+                                                  (12, 10), flags=cv2.INTER_NEAREST,
+                                                  borderMode=cv2.BORDER_REPLICATE))
+
+
+@requires_cuda
+@pytest.mark.parametrize("dt", [np.uint8, np.uint16, np.float32])
+def test_warps_cuda_equal_cpu(dt):
+    for (h, w), (dw, dh) in WARP_SIZES:
+        for c in (1, 3, 4):
+            a = image(shape_of(w, h, c), dt, w * c)
+            for kind, mats in (("affine", affine_mats(w, h)), ("perspective", PERSP)):
+                g = gip.warp_affine if kind == "affine" else gip.warp_perspective
+                for M in mats:
+                    for bt in WARP_BORDERS:
+                        for fl in (cv2.INTER_NEAREST, cv2.INTER_LINEAR):
+                            init = image(shape_of(dw, dh, c), dt, 5)
+                            cpu = g(a, M, (dw, dh), dst=init.copy(), flags=fl, borderMode=bt,
+                                    borderValue=(7, 8, 9, 10), device="cpu")
+                            gpu = g(a, M, (dw, dh), dst=init.copy(), flags=fl, borderMode=bt,
+                                    borderValue=(7, 8, 9, 10), device="cuda")
+                            assert np.array_equal(cpu, gpu), (kind, np.dtype(dt).name, c, w, h,
+                                                              bt, fl)
