@@ -168,6 +168,24 @@ GIP_API gip_status gip_get_perspective_transform(const double src[8], const doub
 /** cv2.invertAffineTransform: the inverse of the 2x3 m (zeros in its 2x2 part when singular). */
 GIP_API void gip_invert_affine_transform(const double m[6], double out[6]);
 
+/* ---- pyramids ------------------------------------------------------------------------------ */
+
+/**
+ * cv2.pyrDown: the 5x5 Gaussian ([1 4 6 4 1] / 16 each way) at every second pixel into a
+ * ((w + 1) / 2) x ((h + 1) / 2) dst; border reflect101 (OpenCV's default), reflect, replicate or
+ * wrap. u8 and u16 results equal OpenCV's ((v + 128) >> 8 of the exact sum); f32 in OpenCV's
+ * order. dtypes u8, u16, f32; 1, 3 or 4 channels; both backends with identical results.
+ * @return GIP_OK; GIP_ERR_INVALID_ARGUMENT (NULL, bad views, border constant or unknown);
+ *         GIP_ERR_UNSUPPORTED (dtype); GIP_ERR_SHAPE_MISMATCH (dst size, dtype or channels);
+ *         GIP_ERR_ALIASING; GIP_ERR_NOT_BUILT.
+ */
+GIP_API gip_status gip_pyr_down(gip_context *ctx, const gip_image *src, gip_image *dst,
+                                gip_border border);
+
+/** cv2.pyrUp: a 2w x 2h dst, the zero-inserted source filtered by the 5x5 Gaussian times 4
+ *  (reflect101); u8 and u16 equal OpenCV's ((v + 32) >> 6). As gip_pyr_down() otherwise. */
+GIP_API gip_status gip_pyr_up(gip_context *ctx, const gip_image *src, gip_image *dst);
+
 #ifdef __cplusplus
 }
 #endif

@@ -34,7 +34,7 @@ __all__ = ["INTER_NEAREST", "INTER_LINEAR", "INTER_CUBIC", "INTER_AREA", "INTER_
            "ROTATE_90_COUNTERCLOCKWISE", "WARP_INVERSE_MAP", "BORDER_TRANSPARENT", "resize", "rotate",
            "transpose", "copy_make_border", "warp_affine", "warp_perspective",
            "get_rotation_matrix_2d", "get_affine_transform", "get_perspective_transform",
-           "invert_affine_transform"]
+           "invert_affine_transform", "pyr_down", "pyr_up"]
 
 
 def _inter_name(interpolation, allowed=None):
@@ -259,3 +259,37 @@ def invert_affine_transform(M):
     a11, a22, a12, a21 = m[4] * d, m[0] * d, -m[1] * d, -m[3] * d
     return _np.array([[a11, a12, -a11 * m[2] - a12 * m[5]],
                       [a21, a22, -a21 * m[2] - a22 * m[5]]], dtype=_np.float64)
+
+
+# ---- pyramids --------------------------------------------------------------------------------
+def _pyr_dstsize(dstsize, want, what):
+    if dstsize is None:
+        return
+    w, h = _dsize(dstsize)
+    if (w, h) != (0, 0) and (w, h) != want:
+        _raise(InvalidArgument, "%s: dstsize %r: only the default %r is supported"
+               % (what, dstsize, want))
+
+
+@_image_out
+def pyr_down(src, dst=None, dstsize=None, borderType=4, *, device=None):
+    """cv2.pyrDown: the 5x5 Gaussian at every second pixel, a ((w+1)//2, (h+1)//2) image;
+    borderType BORDER_REFLECT_101 (default), REFLECT, REPLICATE or WRAP (not CONSTANT, as cv2).
+    uint8 and uint16 results equal cv2's."""
+    shape = _np.shape(src) if not hasattr(src, "width") else (src.height, src.width)
+    _pyr_dstsize(dstsize, ((shape[1] + 1) // 2, (shape[0] + 1) // 2), "pyr_down")
+    b = _int(borderType, "borderType") & ~16
+    if b == BORDER_CONSTANT:
+        _raise(InvalidArgument, "pyr_down: BORDER_CONSTANT is not supported (as in cv2)")
+    return _run("pyr_down", src, dst, device, {"border": _border_name(b)})
+
+
+@_image_out
+def pyr_up(src, dst=None, dstsize=None, borderType=4, *, device=None):
+    """cv2.pyrUp: a (2w, 2h) image, the zero-inserted source blurred by the 5x5 Gaussian times 4
+    (BORDER_REFLECT_101 only, as cv2). uint8 and uint16 results equal cv2's."""
+    shape = _np.shape(src) if not hasattr(src, "width") else (src.height, src.width)
+    _pyr_dstsize(dstsize, (2 * shape[1], 2 * shape[0]), "pyr_up")
+    if _int(borderType, "borderType") & ~16 != 4:
+        _raise(InvalidArgument, "pyr_up: only BORDER_DEFAULT (BORDER_REFLECT_101) is supported")
+    return _run("pyr_up", src, dst, device, {})
