@@ -435,3 +435,53 @@ def test_warps_cuda_equal_cpu(dt):
                                     borderValue=(7, 8, 9, 10), device="cuda")
                             assert np.array_equal(cpu, gpu), (kind, np.dtype(dt).name, c, w, h,
                                                               bt, fl)
+
+
+# ---- pyramids --------------------------------------------------------------------------------
+PYR_SIZES = [(1, 1), (1, 2), (2, 1), (1, 7), (9, 1), (2, 2), (3, 3), (5, 4), (13, 42), (37, 23),
+             (64, 48), (101, 77)]
+
+
+@pytest.mark.parametrize("dt", [np.uint8, np.uint16, np.float32])
+@pytest.mark.parametrize("c", [1, 3, 4])
+def test_pyramids_vs_opencv(dt, c):
+    """cv2.pyrDown (every border it takes) and cv2.pyrUp: bit for bit on uint8 and uint16 (cv2
+    as shipped), float32 within 1e-6."""
+    for i, (h, w) in enumerate(PYR_SIZES):
+        a = image(shape_of(w, h, c), dt, i + c)
+        for bt in (cv2.BORDER_REFLECT_101, cv2.BORDER_REPLICATE, cv2.BORDER_REFLECT,
+                   cv2.BORDER_WRAP):
+            check(gip.pyr_down(a, borderType=bt, device="cpu"), cv2.pyrDown(a, borderType=bt), dt,
+                  "pyr_down %dx%d border %d" % (w, h, bt))
+        check(gip.pyr_up(a, device="cpu"), cv2.pyrUp(a), dt, "pyr_up %dx%d" % (w, h))
+    view = image((50, 70, 3), np.uint8, 3)[::2, 5:]
+    check(gip.pyr_down(view), cv2.pyrDown(np.ascontiguousarray(view)), np.uint8, "strided")
+
+
+def test_pyramids_bad_input_and_pipeline():
+    a = image((20, 30, 3), np.uint8, 1)
+    with pytest.raises(gip.InvalidArgument):
+        gip.pyr_down(a, borderType=cv2.BORDER_CONSTANT)
+    with pytest.raises(gip.InvalidArgument):
+        gip.pyr_down(a, dstsize=(14, 10))
+    with pytest.raises(gip.InvalidArgument):
+        gip.pyr_up(a, borderType=cv2.BORDER_REPLICATE)
+    dst = np.zeros((9, 15, 3), np.uint8)
+    with pytest.raises(gip.ShapeMismatch):
+        gip.pyr_down(a, dst=dst)
+    assert not dst.any()
+    got = gip.Pipeline("pyr_down | pyr_up | pyr_down border=replicate", device="cpu")(a)
+    assert np.array_equal(got, cv2.pyrDown(cv2.pyrUp(cv2.pyrDown(a)),
+                                           borderType=cv2.BORDER_REPLICATE))
+
+
+@requires_cuda
+@pytest.mark.parametrize("dt", [np.uint8, np.uint16, np.float32])
+def test_pyramids_cuda_equal_cpu(dt):
+    for i, (h, w) in enumerate(PYR_SIZES):
+        for c in (1, 3, 4):
+            a = image(shape_of(w, h, c), dt, i)
+            for bt in (cv2.BORDER_REFLECT_101, cv2.BORDER_WRAP):
+                assert np.array_equal(gip.pyr_down(a, borderType=bt, device="cuda"),
+                                      gip.pyr_down(a, borderType=bt, device="cpu"))
+            assert np.array_equal(gip.pyr_up(a, device="cuda"), gip.pyr_up(a, device="cpu"))
