@@ -418,8 +418,12 @@ static void pool_halo_custom(gip_context *ctx)
     int64_t w, h;
     int32_t ch;
     gip_dtype dt;
+    gip_clear_error();
     GT_STATUS(gip_pipeline_output_shape(p, 9, 4, 1, GIP_F32, &w, &h, &ch, &dt),
               GIP_ERR_UNSUPPORTED);
+    /* The callback set no message: the pipeline's names the step and what it refused. */
+    GT_CHECK(strstr(gip_last_error(), "add_one") && strstr(gip_last_error(), "f32"),
+             "custom step refusal message: '%s'", gip_last_error());
     gt_free(&f32src);
     gt_free(&src);
     gt_free(&dst);

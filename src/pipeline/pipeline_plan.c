@@ -50,10 +50,22 @@ gip_status gip__step_shape(gip_pipeline *p, const gip__step *s, int32_t index, s
     probe.stride = in.w * in.c * (int64_t)gip_dtype_size(in.dt);
     probe.memory =
         p->ctx && gip_context_backend(p->ctx) == GIP_BACKEND_CUDA ? GIP_MEM_CUDA : GIP_MEM_HOST;
+    gip_clear_error();
     gip_status st =
         s->custom->step.shape(s->custom->step.user, &probe, &out->w, &out->h, &out->c, &out->dt);
-    if (st)
-        return st;
+    if (st) {
+        /* The callback's own message, or one saying what it refused: never a bare status. */
+        char msg[GIP__MSG_SIZE];
+        snprintf(msg, sizeof msg, "%s", gip_last_error());
+        if (!*msg)
+            return gip__error(p->ctx, st,
+                              "pipeline step %d (%s): the custom step refuses a %lldx%lld "
+                              "%d-channel %s input (%s)",
+                              (int)index + 1, s->custom->name, (long long)in.w, (long long)in.h,
+                              (int)in.c, gip_dtype_name(in.dt), gip_status_name(st));
+        return gip__error(p->ctx, st, "pipeline step %d (%s): %s", (int)index + 1, s->custom->name,
+                          msg);
+    }
     int64_t rb;
     if (gip_image_size(out->w, out->h, out->c, out->dt, &rb, NULL))
         return gip__error(p->ctx, GIP_ERR_INTERNAL,
