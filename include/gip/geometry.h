@@ -151,6 +151,18 @@ GIP_API gip_status gip_warp_affine(gip_context *ctx, const gip_image *src, gip_i
 GIP_API gip_status gip_warp_perspective(gip_context *ctx, const gip_image *src, gip_image *dst,
                                         const double m[9], const gip_warp_params *params);
 
+/**
+ * dst(x, y) = src(mapx(x, y), mapy(x, y)), as cv2.remap with float maps (a 2-channel map is
+ * given split): nearest (rounded half to even) or bilinear with OpenCV 5's fused
+ * single-precision weights (u8 results equal cv2's), every border of params incl. transparent.
+ * mapx and mapy are one-channel f32 images of dst's size, where dst lives. params->flags takes
+ * no GIP_WARP_INVERSE_MAP. Returns as gip_warp_affine(); GIP_ERR_UNSUPPORTED for maps that are
+ * not 1-channel f32, GIP_ERR_SHAPE_MISMATCH for maps not of dst's size.
+ */
+GIP_API gip_status gip_remap(gip_context *ctx, const gip_image *src, gip_image *dst,
+                             const gip_image *mapx, const gip_image *mapy,
+                             const gip_warp_params *params);
+
 /* ---- transform matrices (pure math, as OpenCV computes them) ------------------------------- */
 
 /** cv2.getRotationMatrix2D: a rotation by angle degrees (counter-clockwise, y down) about

@@ -34,7 +34,7 @@ __all__ = ["INTER_NEAREST", "INTER_LINEAR", "INTER_CUBIC", "INTER_AREA", "INTER_
            "ROTATE_90_COUNTERCLOCKWISE", "WARP_INVERSE_MAP", "BORDER_TRANSPARENT", "resize", "rotate",
            "transpose", "copy_make_border", "warp_affine", "warp_perspective",
            "get_rotation_matrix_2d", "get_affine_transform", "get_perspective_transform",
-           "invert_affine_transform", "pyr_down", "pyr_up"]
+           "invert_affine_transform", "pyr_down", "pyr_up", "remap"]
 
 
 def _inter_name(interpolation, allowed=None):
@@ -293,3 +293,47 @@ def pyr_up(src, dst=None, dstsize=None, borderType=4, *, device=None):
     if _int(borderType, "borderType") & ~16 != 4:
         _raise(InvalidArgument, "pyr_up: only BORDER_DEFAULT (BORDER_REFLECT_101) is supported")
     return _run("pyr_up", src, dst, device, {})
+
+
+# ---- remap -----------------------------------------------------------------------------------
+def _map_array(m, what):
+    if isinstance(m, _np.ndarray) or not hasattr(m, "__cuda_array_interface__") and \
+            not hasattr(m, "__dlpack__"):
+        return _np.asarray(m)
+    return m
+
+
+@_image_out
+def remap(src, map1, map2, interpolation, dst=None, borderMode=BORDER_CONSTANT, borderValue=0, *,
+          device=None):
+    """cv2.remap with float maps: map1 (H, W, 2) float32 of (x, y) with map2 None, or map1 and
+    map2 (H, W) float32 of x and y. INTER_NEAREST or INTER_LINEAR; every borderMode incl.
+    BORDER_TRANSPARENT (give dst). uint8 results equal cv2's. (cv2.convertMaps' fixed-point
+    maps are not taken.)"""
+    m1 = _map_array(map1, "map1")
+    if map2 is None:
+        m1 = _np.asarray(m1)
+        if m1.ndim != 3 or m1.shape[2] != 2 or m1.dtype != _np.float32:
+            _raise(InvalidArgument, "remap: with map2 None, map1 must be (H, W, 2) float32, got "
+                   "%s %s" % (m1.dtype, m1.shape))
+        mx, my = _np.ascontiguousarray(m1[:, :, 0]), _np.ascontiguousarray(m1[:, :, 1])
+    else:
+        mx, my = m1, _map_array(map2, "map2")
+    shp = getattr(mx, "shape", None)
+    if shp is None or len(shp) != 2:
+        _raise(InvalidArgument, "remap: the maps must be (H, W) float32 (or map1 (H, W, 2))")
+    f = _int(interpolation, "interpolation")
+    if f not in (INTER_NEAREST, INTER_LINEAR, INTER_AREA):
+        _raise(InvalidArgument, "interpolation %r: INTER_NEAREST or INTER_LINEAR" % (
+            interpolation,))
+    b = _int(borderMode, "borderMode") & ~16
+    if b not in _WARP_BORDER:
+        _raise(InvalidArgument, "borderMode %r: BORDER_CONSTANT, REPLICATE, REFLECT, WRAP, "
+               "REFLECT_101 or TRANSPARENT" % (borderMode,))
+    if b == BORDER_TRANSPARENT and dst is None:
+        _raise(InvalidArgument, "remap: BORDER_TRANSPARENT keeps dst's pixels: give dst")
+    params = {"dsize": (int(shp[1]), int(shp[0])), "interpolation": _INTER_NAME[f],
+              "border": _WARP_BORDER[b], "map1": mx, "map2": my}
+    if b == BORDER_CONSTANT:
+        params["border_value"] = _scalar4(borderValue, "borderValue")
+    return _run("remap", src, dst, device, params)

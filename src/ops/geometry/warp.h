@@ -100,27 +100,11 @@ GIP__WP_HD int64_t gip__wp_wrap(int64_t p, int64_t n, int32_t border)
     return gip__border_index(p, n, n <= 1 ? GIP_BORDER_REPLICATE : (gip_border)border);
 }
 
-/* Output pixel (x, y) of row drow. */
-GIP__WP_HD void gip__warp_px(const gip__warp *w, const uint8_t *src, int64_t sstride, uint8_t *drow,
-                             int64_t x, int64_t y)
+/* Output pixel x of row drow from source position (sx, sy): nearest or bilinear with the
+ * border (the arithmetic of OpenCV 5's warps and remap). */
+GIP__WP_HD void gip__warp_sample(const gip__warp *w, const uint8_t *src, int64_t sstride,
+                                 uint8_t *drow, int64_t x, float sx, float sy)
 {
-    const float fxd = (float)x, fyd = (float)y;
-    float sx, sy, ww = 1.f;
-    if (x < w->vec_end) { /* OpenCV's vector lanes: x * m0 fused into (y * m1 + m2) */
-        sx = GIP__WP_FMA(w->m[0], fxd, GIP__WP_ADD(GIP__WP_MUL(fyd, w->m[1]), w->m[2]));
-        sy = GIP__WP_FMA(w->m[3], fxd, GIP__WP_ADD(GIP__WP_MUL(fyd, w->m[4]), w->m[5]));
-        if (w->persp)
-            ww = GIP__WP_FMA(w->m[6], fxd, GIP__WP_ADD(GIP__WP_MUL(fyd, w->m[7]), w->m[8]));
-    } else { /* its scalar tail: (x * m0 fused into y * m1) + m2 */
-        sx = GIP__WP_ADD(GIP__WP_FMA(fxd, w->m[0], GIP__WP_MUL(fyd, w->m[1])), w->m[2]);
-        sy = GIP__WP_ADD(GIP__WP_FMA(fxd, w->m[3], GIP__WP_MUL(fyd, w->m[4])), w->m[5]);
-        if (w->persp)
-            ww = GIP__WP_ADD(GIP__WP_FMA(fxd, w->m[6], GIP__WP_MUL(fyd, w->m[7])), w->m[8]);
-    }
-    if (w->persp) {
-        sx = GIP__WP_DIV(sx, ww);
-        sy = GIP__WP_DIV(sy, ww);
-    }
     const int32_t cn = w->cn;
     const gip_dtype dt = w->dtype;
     const int64_t sw = w->sw, sh = w->sh;
@@ -170,6 +154,30 @@ GIP__WP_HD void gip__warp_px(const gip__warp *w, const uint8_t *src, int64_t sst
         const float v1 = GIP__WP_FMA(fx, GIP__WP_SUB(p[3], p[2]), p[2]);
         gip__wp_store(drow, x * cn + c, dt, GIP__WP_FMA(fy, GIP__WP_SUB(v1, v0), v0));
     }
+}
+
+/* Output pixel (x, y) of row drow. */
+GIP__WP_HD void gip__warp_px(const gip__warp *w, const uint8_t *src, int64_t sstride, uint8_t *drow,
+                             int64_t x, int64_t y)
+{
+    const float fxd = (float)x, fyd = (float)y;
+    float sx, sy, ww = 1.f;
+    if (x < w->vec_end) { /* OpenCV's vector lanes: x * m0 fused into (y * m1 + m2) */
+        sx = GIP__WP_FMA(w->m[0], fxd, GIP__WP_ADD(GIP__WP_MUL(fyd, w->m[1]), w->m[2]));
+        sy = GIP__WP_FMA(w->m[3], fxd, GIP__WP_ADD(GIP__WP_MUL(fyd, w->m[4]), w->m[5]));
+        if (w->persp)
+            ww = GIP__WP_FMA(w->m[6], fxd, GIP__WP_ADD(GIP__WP_MUL(fyd, w->m[7]), w->m[8]));
+    } else { /* its scalar tail: (x * m0 fused into y * m1) + m2 */
+        sx = GIP__WP_ADD(GIP__WP_FMA(fxd, w->m[0], GIP__WP_MUL(fyd, w->m[1])), w->m[2]);
+        sy = GIP__WP_ADD(GIP__WP_FMA(fxd, w->m[3], GIP__WP_MUL(fyd, w->m[4])), w->m[5]);
+        if (w->persp)
+            ww = GIP__WP_ADD(GIP__WP_FMA(fxd, w->m[6], GIP__WP_MUL(fyd, w->m[7])), w->m[8]);
+    }
+    if (w->persp) {
+        sx = GIP__WP_DIV(sx, ww);
+        sy = GIP__WP_DIV(sy, ww);
+    }
+    gip__warp_sample(w, src, sstride, drow, x, sx, sy);
 }
 
 #ifdef __cplusplus
