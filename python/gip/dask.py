@@ -225,6 +225,8 @@ def apply(name, arr, /, *, device="auto", threads=None, single_chunk=False, **pa
     checked here, by the registry (gip.InvalidArgument with its message). device and threads as
     for map_pipeline. Returns a lazy dask array."""
     a = _registry._args(name, params)
+    # the step refuses operations that read more images first
+    p = gip.Pipeline(device="cpu").step(name, **params)
     hx, hy = a.halo()
     if hx < 0 or hy < 0:
         if not single_chunk:
@@ -233,7 +235,6 @@ def apply(name, arr, /, *, device="auto", threads=None, single_chunk=False, **pa
         if arr.ndim in (2, 3):
             arr = arr.rechunk({0: -1, 1: -1})
         hx = hy = 0
-    p = gip.Pipeline(device="cpu").step(name, **params)
     return _map(arr, p, (int(hy), int(hx)), device, threads, "gip.dask.apply")
 
 

@@ -485,3 +485,72 @@ def test_pyramids_cuda_equal_cpu(dt):
                 assert np.array_equal(gip.pyr_down(a, borderType=bt, device="cuda"),
                                       gip.pyr_down(a, borderType=bt, device="cpu"))
             assert np.array_equal(gip.pyr_up(a, device="cuda"), gip.pyr_up(a, device="cpu"))
+
+
+# ---- remap -----------------------------------------------------------------------------------
+def remap_maps(h, w, dh, dw, seed):
+    rng = np.random.default_rng(seed)
+    mx = (rng.random((dh, dw)) * (w + 6) - 3).astype(np.float32)
+    my = (rng.random((dh, dw)) * (h + 6) - 3).astype(np.float32)
+    mx[0, :3] = [0.5, 1.5, -0.5][:dw]  # ties round half to even
+    return mx, my
+
+
+@pytest.mark.parametrize("dt", [np.uint8, np.uint16, np.float32])
+@pytest.mark.parametrize("c", [1, 3, 4])
+def test_remap_vs_opencv(dt, c):
+    """Split and 2-channel float maps, nearest and linear, every border (transparent into a given
+    dst): equal to cv2.remap bit for bit, every dtype (cv2 as shipped)."""
+    for (h, w), (dh, dw) in [((37, 53), (29, 41)), ((1, 1), (3, 5)), ((64, 48), (64, 48)),
+                             ((13, 300), (31, 287))]:
+        a = image(shape_of(w, h, c), dt, w)
+        mx, my = remap_maps(h, w, dh, dw, h)
+        for bt in WARP_BORDERS:
+            for inter in (cv2.INTER_NEAREST, cv2.INTER_LINEAR):
+                init = image(shape_of(dw, dh, c), dt, 9)
+                ref = cv2.remap(a, mx, my, inter, dst=init.copy(), borderMode=bt,
+                                borderValue=(7, 8, 9, 10))
+                got = gip.remap(a, mx, my, inter, dst=init.copy(), borderMode=bt,
+                                borderValue=(7, 8, 9, 10), device="cpu")
+                check(got, ref, dt, "remap %dx%d border %d inter %d" % (w, h, bt, inter))
+                two = gip.remap(a, np.dstack([mx, my]), None, inter, dst=init.copy(),
+                                borderMode=bt, borderValue=(7, 8, 9, 10), device="cpu")
+                assert np.array_equal(two, got)
+
+
+def test_remap_identity_registry_and_bad_input():
+    a = image((20, 30, 3), np.uint8, 2)
+    ys, xs = np.mgrid[0:20, 0:30].astype(np.float32)
+    for inter in (cv2.INTER_NEAREST, cv2.INTER_LINEAR):
+        assert np.array_equal(gip.remap(a, xs, ys, inter), a)
+    got = gip.apply("remap", a, dsize=(30, 20), map1=xs + 0.25, map2=ys, device="cpu")
+    assert np.array_equal(got, cv2.remap(a, xs + 0.25, ys, cv2.INTER_LINEAR))
+    with pytest.raises(gip.InvalidArgument):
+        gip.remap(a, xs, ys, cv2.INTER_CUBIC)
+    with pytest.raises(gip.InvalidArgument):
+        gip.remap(a, xs, None, cv2.INTER_LINEAR)
+    with pytest.raises(gip.InvalidArgument):
+        gip.remap(a, xs, ys, cv2.INTER_LINEAR, borderMode=gip.BORDER_TRANSPARENT)
+    with pytest.raises((gip.Unsupported, gip.InvalidArgument)):
+        gip.remap(a, xs.astype(np.float64), ys, cv2.INTER_LINEAR)
+    with pytest.raises((gip.ShapeMismatch, gip.InvalidArgument)):
+        gip.remap(a, xs, ys[:10], cv2.INTER_LINEAR)
+    with pytest.raises(gip.InvalidArgument):
+        gip.Pipeline("remap", device="cpu")  # its maps cannot be given in a pipeline
+
+
+@requires_cuda
+@pytest.mark.parametrize("dt", [np.uint8, np.uint16, np.float32])
+def test_remap_cuda_equal_cpu(dt):
+    for (h, w), (dh, dw) in [((37, 53), (29, 41)), ((1, 1), (3, 5)), ((13, 300), (31, 287))]:
+        for c in (1, 3, 4):
+            a = image(shape_of(w, h, c), dt, w)
+            mx, my = remap_maps(h, w, dh, dw, c)
+            for bt in WARP_BORDERS:
+                for inter in (cv2.INTER_NEAREST, cv2.INTER_LINEAR):
+                    init = image(shape_of(dw, dh, c), dt, 9)
+                    cpu = gip.remap(a, mx, my, inter, dst=init.copy(), borderMode=bt,
+                                    borderValue=(7, 8, 9, 10), device="cpu")
+                    gpu = gip.remap(a, mx, my, inter, dst=init.copy(), borderMode=bt,
+                                    borderValue=(7, 8, 9, 10), device="cuda")
+                    assert np.array_equal(cpu, gpu)

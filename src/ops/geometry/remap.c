@@ -96,8 +96,8 @@ gip_status gip_remap(gip_context *ctx, const gip_image *src, gip_image *dst, con
 }
 
 static const gip_param decl[] = {
-    GIP__PARAM_EX("dsize", GIP_PARAM_SIZE, GIP_PARAM_POSITIONAL, 0, 2147483647, 0, NULL, "0",
-                  "the output size WxH, the maps' size; 0: the source's", "29x31"),
+    GIP__PARAM("dsize", GIP_PARAM_SIZE, GIP_PARAM_POSITIONAL, 0, 2147483647, 0, NULL, "0",
+               "the output size WxH, the maps' size; 0: the source's"),
     GIP__PARAM("interpolation", GIP_PARAM_CHOICE, 0, 0, 0, 0, gip__warp_interps, "linear",
                "nearest or linear (area is linear)"),
     GIP__PARAM("border", GIP_PARAM_CHOICE, 0, 0, 0, 0, gip__warp_borders, "constant",
