@@ -190,7 +190,7 @@ static void identity_registry_and_bad_input(gip_context *ctx)
         GT_STATUS(gip_remap(ctx, &src, &dst, &src, &my, &p), GIP_ERR_UNSUPPORTED);
         p.flags = GIP_INTER_LINEAR | GIP_WARP_INVERSE_MAP;
         GT_STATUS(gip_remap(ctx, &src, &dst, &mx, &my, &p), GIP_ERR_INVALID_ARGUMENT);
-        p.flags = GIP_INTER_CUBIC;
+        p.flags = GIP_INTER_LANCZOS4;
         GT_STATUS(gip_remap(ctx, &src, &dst, &mx, &my, &p), GIP_ERR_INVALID_ARGUMENT);
         for (int64_t i = 0; i < 21 * 3; i++)
             GT_CHECK(((uint8_t *)dst.data)[i] == 0x77, "dst written by a refusal at %lld",

@@ -54,8 +54,20 @@ static double tap(const gip_image *src, int64_t x, int64_t y, int32_t c, const g
 
 /* The reference; *skip marks pixels whose nearest source is ambiguous (a coordinate within 1e-3
  * of a half) and are not compared. */
+/* Keys' cubic weights (a = -0.75) of the taps at -1, 0, 1, 2 for fraction t. */
+static void keys(double t, double *w)
+{
+    const double A = -0.75;
+    for (int k = 0; k < 4; k++) {
+        const double x = fabs(t + 1 - k);
+        w[k] = x < 1   ? ((A + 2) * x - (A + 3)) * x * x + 1
+               : x < 2 ? ((A * x - 5 * A) * x + 8 * A) * x - 4 * A
+                       : 0;
+    }
+}
+
 static void reference(const gip_image *src, gip_image *exp, const double *inv, int persp,
-                      int nearest, const gip_border_spec *b, uint8_t *skip)
+                      int nearest, int cubic, const gip_border_spec *b, uint8_t *skip)
 {
     for (int64_t y = 0; y < exp->height; y++)
         for (int64_t x = 0; x < exp->width; x++) {
@@ -70,6 +82,15 @@ static void reference(const gip_image *src, gip_image *exp, const double *inv, i
                     if (fabs(fx - 0.5) < 1e-3 || fabs(fy - 0.5) < 1e-3)
                         skip[y * exp->width + x] = 1;
                     v = tap(src, (int64_t)nearbyint(sx), (int64_t)nearbyint(sy), c, b);
+                } else if (cubic) {
+                    const int64_t ix = (int64_t)floor(sx), iy = (int64_t)floor(sy);
+                    double wx[4], wy[4];
+                    keys(sx - ix, wx);
+                    keys(sy - iy, wy);
+                    v = 0;
+                    for (int i = 0; i < 4; i++)
+                        for (int j = 0; j < 4; j++)
+                            v += wy[i] * wx[j] * tap(src, ix - 1 + j, iy - 1 + i, c, b);
                 } else {
                     const int64_t ix = (int64_t)floor(sx), iy = (int64_t)floor(sy);
                     const double fx = sx - ix, fy = sy - iy;
@@ -126,7 +147,8 @@ static void cases(gip_context *ctx)
             for (size_t d = 0; d < sizeof dtypes / sizeof dtypes[0]; d++)
                 for (size_t c = 0; c < sizeof chans / sizeof chans[0]; c++)
                     for (size_t b = 0; b < sizeof borders / sizeof borders[0]; b++)
-                        for (int nearest = 0; nearest < 2; nearest++, seed++) {
+                        for (int nearest = 0; nearest < 3;
+                             nearest++, seed++) { /* linear, nearest, cubic */
                             if (!gt_case())
                                 continue;
                             warp_case w = {0};
@@ -140,7 +162,12 @@ static void cases(gip_context *ctx)
                                 const double m[9] = {0.9, 0.1, 3, -0.05, 1.1, -2, 0.001, -0.002, 1};
                                 memcpy(w.m, m, sizeof m);
                             }
-                            w.p.flags = nearest ? GIP_INTER_NEAREST : GIP_INTER_LINEAR;
+                            if (nearest == 2 && borders[b] != GIP_BORDER_CONSTANT &&
+                                borders[b] != GIP_BORDER_REPLICATE)
+                                continue; /* cubic takes these two borders */
+                            w.p.flags = nearest == 2 ? GIP_INTER_CUBIC
+                                        : nearest    ? GIP_INTER_NEAREST
+                                                     : GIP_INTER_LINEAR;
                             w.p.border.mode = borders[b];
                             for (int k = 0; k < 4; k++)
                                 w.p.border.value[k] = (float)(7 + k);
@@ -156,7 +183,9 @@ static void cases(gip_context *ctx)
                                                  : "perspective",
                                      (long long)sz.w, (long long)sz.h, gip_dtype_name(dtypes[d]),
                                      (int)chans[c], gip_border_name(borders[b]),
-                                     nearest ? "nearest" : "linear");
+                                     nearest == 2 ? "cubic"
+                                     : nearest    ? "nearest"
+                                                  : "linear");
                             if (GT_OK(gt_run_unary(ctx, run_warp, &src, &dst, &w, 0x5A))) {
                                 GT_CHECK(gt_padding_intact(&dst), "%s: padding written", label);
                                 if (cpu) {
@@ -166,13 +195,15 @@ static void cases(gip_context *ctx)
                                     double inv[9];
                                     invert(&w, inv);
                                     uint8_t *skip = malloc((size_t)(dw * dh));
-                                    reference(&src, &exp, inv, w.persp, nearest, &w.p.border, skip);
+                                    reference(&src, &exp, inv, w.persp, nearest == 1, nearest == 2,
+                                              &w.p.border, skip);
                                     /* single-precision coordinates: about 2^-22 of their
                                      * size, times the gradient (values 0..255, u16 full) */
-                                    const double tol = nearest                ? 0
+                                    const double tol = nearest == 1           ? 0
                                                        : dtypes[d] == GIP_F32 ? 0.01
-                                                       : dtypes[d] == GIP_U16 ? 2
-                                                                              : 1;
+                                                       : dtypes[d] == GIP_U16
+                                                           ? 2 + 2 * (nearest == 2)
+                                                           : 1;
                                     int64_t bad = 0;
                                     for (int64_t y = 0; y < dh; y++)
                                         for (int64_t x = 0; x < dw; x++)
@@ -216,7 +247,7 @@ static void identity_and_bad_input(gip_context *ctx)
     gt_poison(&dst, 0x77);
     GT_STATUS(gip_warp_affine(ctx, &src, &dst, NULL, &p), GIP_ERR_INVALID_ARGUMENT);
     GT_STATUS(gip_warp_affine(ctx, NULL, &dst, m, &p), GIP_ERR_INVALID_ARGUMENT);
-    p.flags = GIP_INTER_CUBIC;
+    p.flags = GIP_INTER_LANCZOS4;
     GT_STATUS(gip_warp_affine(ctx, &src, &dst, m, &p), GIP_ERR_INVALID_ARGUMENT);
     p.flags = GIP_INTER_LINEAR | 64;
     GT_STATUS(gip_warp_affine(ctx, &src, &dst, m, &p), GIP_ERR_INVALID_ARGUMENT);

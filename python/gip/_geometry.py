@@ -137,9 +137,10 @@ def _matrix(M, rows, what):
 def _warp(name, rows, src, M, dsize, dst, flags, borderMode, borderValue, device):
     f = _int(flags, "flags")
     inter = f & 7
-    if f & ~(7 | WARP_INVERSE_MAP) or inter not in (INTER_NEAREST, INTER_LINEAR, INTER_AREA):
-        _raise(InvalidArgument, "flags %r: INTER_NEAREST or INTER_LINEAR (INTER_AREA is linear), "
-               "optionally | WARP_INVERSE_MAP" % (flags,))
+    if f & ~(7 | WARP_INVERSE_MAP) or inter not in (INTER_NEAREST, INTER_LINEAR, INTER_CUBIC,
+                                                    INTER_AREA):
+        _raise(InvalidArgument, "flags %r: INTER_NEAREST, INTER_LINEAR or INTER_CUBIC "
+               "(INTER_AREA is linear), optionally | WARP_INVERSE_MAP" % (flags,))
     b = _int(borderMode, "borderMode") & ~16
     if b not in _WARP_BORDER:
         _raise(InvalidArgument, "borderMode %r: BORDER_CONSTANT, REPLICATE, REFLECT, WRAP, "
@@ -161,9 +162,10 @@ def _warp(name, rows, src, M, dsize, dst, flags, borderMode, borderValue, device
 def warp_affine(src, M, dsize, dst=None, flags=INTER_LINEAR, borderMode=BORDER_CONSTANT,
                 borderValue=0, *, device=None):
     """cv2.warpAffine: dst(x, y) = src(M^-1 (x, y)) (M itself with WARP_INVERSE_MAP) into a
-    dsize=(width, height) image; INTER_NEAREST or INTER_LINEAR; every borderMode incl.
-    BORDER_TRANSPARENT (give dst); borderValue a Scalar. OpenCV 5's arithmetic: uint8 results
-    equal cv2's."""
+    dsize=(width, height) image; INTER_NEAREST or INTER_LINEAR (uint8 results equal cv2's:
+    OpenCV 5's arithmetic) with every borderMode incl. BORDER_TRANSPARENT (give dst), or
+    INTER_CUBIC with BORDER_CONSTANT or BORDER_REPLICATE (within a level of cv2's);
+    borderValue a Scalar."""
     return _warp("warp_affine", 2, src, M, dsize, dst, flags, borderMode, borderValue, device)
 
 
@@ -307,9 +309,9 @@ def _map_array(m, what):
 def remap(src, map1, map2, interpolation, dst=None, borderMode=BORDER_CONSTANT, borderValue=0, *,
           device=None):
     """cv2.remap with float maps: map1 (H, W, 2) float32 of (x, y) with map2 None, or map1 and
-    map2 (H, W) float32 of x and y. INTER_NEAREST or INTER_LINEAR; every borderMode incl.
-    BORDER_TRANSPARENT (give dst). uint8 results equal cv2's. (cv2.convertMaps' fixed-point
-    maps are not taken.)"""
+    map2 (H, W) float32 of x and y. INTER_NEAREST or INTER_LINEAR with every borderMode incl.
+    BORDER_TRANSPARENT (give dst): uint8 results equal cv2's; INTER_CUBIC with BORDER_CONSTANT
+    or BORDER_REPLICATE: within a level. (cv2.convertMaps' fixed-point maps are not taken.)"""
     m1 = _map_array(map1, "map1")
     if map2 is None:
         m1 = _np.asarray(m1)
@@ -323,9 +325,9 @@ def remap(src, map1, map2, interpolation, dst=None, borderMode=BORDER_CONSTANT, 
     if shp is None or len(shp) != 2:
         _raise(InvalidArgument, "remap: the maps must be (H, W) float32 (or map1 (H, W, 2))")
     f = _int(interpolation, "interpolation")
-    if f not in (INTER_NEAREST, INTER_LINEAR, INTER_AREA):
-        _raise(InvalidArgument, "interpolation %r: INTER_NEAREST or INTER_LINEAR" % (
-            interpolation,))
+    if f not in (INTER_NEAREST, INTER_LINEAR, INTER_CUBIC, INTER_AREA):
+        _raise(InvalidArgument, "interpolation %r: INTER_NEAREST, INTER_LINEAR or INTER_CUBIC"
+               % (interpolation,))
     b = _int(borderMode, "borderMode") & ~16
     if b not in _WARP_BORDER:
         _raise(InvalidArgument, "borderMode %r: BORDER_CONSTANT, REPLICATE, REFLECT, WRAP, "

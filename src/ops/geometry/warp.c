@@ -64,21 +64,27 @@ gip_status gip__warp_setup(gip_context *ctx, gip__warp *w, const double *mat, in
     int32_t interp = flags & 7;
     if (flags & ~(7 | GIP_WARP_INVERSE_MAP))
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
-                          "%s: flags 0x%x: an interpolation (nearest, linear) with "
+                          "%s: flags 0x%x: an interpolation (nearest, linear, cubic) with "
                           "GIP_WARP_INVERSE_MAP or not",
                           op, (unsigned)flags);
     if (interp == GIP_INTER_AREA) /* as OpenCV */
         interp = GIP_INTER_LINEAR;
-    if (interp != GIP_INTER_NEAREST && interp != GIP_INTER_LINEAR)
+    if (interp != GIP_INTER_NEAREST && interp != GIP_INTER_LINEAR && interp != GIP_INTER_CUBIC)
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
-                          "%s: interpolation %d is not supported: nearest (0) or linear (1; area "
-                          "is linear)",
+                          "%s: interpolation %d is not supported: nearest (0), linear (1; area "
+                          "is linear) or cubic (2)",
                           op, (int)interp);
     if (!border)
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "%s: border must not be NULL", op);
     if ((unsigned)border->mode > GIP_BORDER_WRAP)
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "%s: border mode %d is unknown", op,
                           (int)border->mode);
+    if (interp == GIP_INTER_CUBIC && (transparent || (border->mode != GIP_BORDER_CONSTANT &&
+                                                      border->mode != GIP_BORDER_REPLICATE)))
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: cubic interpolation takes border constant or replicate only (%s "
+                          "is not supported with cubic)",
+                          op, transparent ? "transparent" : gip_border_name(border->mode));
     double inv[9] = {0, 0, 0, 0, 0, 0, 0, 0, 1};
     if (flags & GIP_WARP_INVERSE_MAP)
         memcpy(inv, mat, (persp ? 9 : 6) * sizeof *inv);

@@ -100,6 +100,65 @@ GIP__WP_HD int64_t gip__wp_wrap(int64_t p, int64_t n, int32_t border)
     return gip__border_index(p, n, n <= 1 ? GIP_BORDER_REPLICATE : (gip_border)border);
 }
 
+/* OpenCV's interpolateCubic (a = -0.75) in single precision. */
+GIP__WP_HD void gip__wp_cubic_coeffs(float x, float *c)
+{
+    const float A = -0.75f, x1 = GIP__WP_ADD(x, 1.f), y = GIP__WP_SUB(1.f, x);
+    c[0] = GIP__WP_SUB(
+        GIP__WP_MUL(GIP__WP_ADD(GIP__WP_MUL(GIP__WP_SUB(GIP__WP_MUL(A, x1), 5 * A), x1), 8 * A),
+                    x1),
+        4 * A);
+    c[1] =
+        GIP__WP_ADD(GIP__WP_MUL(GIP__WP_MUL(GIP__WP_SUB(GIP__WP_MUL(A + 2, x), A + 3), x), x), 1.f);
+    c[2] =
+        GIP__WP_ADD(GIP__WP_MUL(GIP__WP_MUL(GIP__WP_SUB(GIP__WP_MUL(A + 2, y), A + 3), y), y), 1.f);
+    c[3] = GIP__WP_SUB(GIP__WP_SUB(GIP__WP_SUB(1.f, c[0]), c[1]), c[2]);
+}
+
+/* Bicubic: rows of 4 taps weighted left to right, then the 4 row sums (OpenCV 5's warps;
+ * single precision, unfused). */
+GIP__WP_HD void gip__wp_cubic(const gip__warp *w, const uint8_t *src, int64_t sstride,
+                              uint8_t *drow, int64_t x, int64_t ix, int64_t iy, float fx, float fy)
+{
+    const int32_t cn = w->cn, border = w->border;
+    const gip_dtype dt = w->dtype;
+    const int64_t sw = w->sw, sh = w->sh;
+    if ((border == GIP_BORDER_CONSTANT || border == GIP__BORDER_TRANSPARENT) &&
+        (ix + 2 < 0 || ix - 1 >= sw || iy + 2 < 0 || iy - 1 >= sh)) {
+        if (border == GIP_BORDER_CONSTANT)
+            for (int32_t c = 0; c < cn; c++)
+                gip__wp_store(drow, x * cn + c, dt, w->bval[c]);
+        return;
+    }
+    float wx[4], wy[4];
+    gip__wp_cubic_coeffs(fx, wx);
+    gip__wp_cubic_coeffs(fy, wy);
+    for (int32_t c = 0; c < cn; c++) {
+        const float keep = gip__wp_load(drow, x * cn + c, dt);
+        float v = 0.f;
+        for (int i = 0; i < 4; i++) {
+            const int64_t ty = iy - 1 + i;
+            float r = 0.f;
+            for (int j = 0; j < 4; j++) {
+                const int64_t tx = ix - 1 + j;
+                float p;
+                if (tx >= 0 && tx < sw && ty >= 0 && ty < sh)
+                    p = gip__wp_load(src + ty * sstride, tx * cn + c, dt);
+                else if (border == GIP_BORDER_CONSTANT)
+                    p = w->bval[c];
+                else if (border == GIP__BORDER_TRANSPARENT)
+                    p = keep;
+                else
+                    p = gip__wp_load(src + gip__wp_wrap(ty, sh, border) * sstride,
+                                     gip__wp_wrap(tx, sw, border) * cn + c, dt);
+                r = j ? GIP__WP_ADD(r, GIP__WP_MUL(wx[j], p)) : GIP__WP_MUL(wx[j], p);
+            }
+            v = i ? GIP__WP_ADD(v, GIP__WP_MUL(wy[i], r)) : GIP__WP_MUL(wy[i], r);
+        }
+        gip__wp_store(drow, x * cn + c, dt, v);
+    }
+}
+
 /* Output pixel x of row drow from source position (sx, sy): nearest or bilinear with the
  * border (the arithmetic of OpenCV 5's warps and remap). */
 GIP__WP_HD void gip__warp_sample(const gip__warp *w, const uint8_t *src, int64_t sstride,
@@ -128,6 +187,10 @@ GIP__WP_HD void gip__warp_sample(const gip__warp *w, const uint8_t *src, int64_t
     }
     const int64_t ix = gip__wp_int(sx, 0), iy = gip__wp_int(sy, 0);
     const float fx = GIP__WP_SUB(sx, (float)ix), fy = GIP__WP_SUB(sy, (float)iy);
+    if (w->interp == GIP_INTER_CUBIC) {
+        gip__wp_cubic(w, src, sstride, drow, x, ix, iy, fx, fy);
+        return;
+    }
     const int inside = ix >= 0 && ix < sw - 1 && iy >= 0 && iy < sh - 1;
     if (!inside && (border == GIP_BORDER_CONSTANT || border == GIP__BORDER_TRANSPARENT) &&
         (ix < -1 || ix >= sw || iy < -1 || iy >= sh)) {

@@ -7,6 +7,7 @@
 
 const gip_choice gip__warp_interps[] = {{"nearest", GIP_INTER_NEAREST},
                                         {"linear", GIP_INTER_LINEAR},
+                                        {"cubic", GIP_INTER_CUBIC},
                                         {"area", GIP_INTER_AREA},
                                         {NULL, 0}};
 

@@ -43,8 +43,9 @@ const gip_op gip__op_warp_perspective = {
            "coordinates (divided by the third one), fused bilinear weights, nearest rounded half "
            "to even, so u8 results "
            "equal cv2.warpPerspective's; border modes constant (border_value), replicate, reflect, "
-           "wrap, reflect101 and transparent (outside pixels keep dst's value). CPU and CUDA "
-           "give identical results. Reads the whole image (not tiled).",
+           "wrap, reflect101 and transparent (outside pixels keep dst's value). cubic (borders "
+           "constant and replicate): single-precision bicubic, u8 within a level of cv2's. CPU "
+           "and CUDA give identical results. Reads the whole image (not tiled).",
     .cv_name = "cv2.warpPerspective",
     .params = decl,
     .nparams = GIP__COUNT(decl),
