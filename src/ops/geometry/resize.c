@@ -490,6 +490,71 @@ typedef struct resize_job {
     gip_image *dst;
 } resize_job;
 
+/* The separable case a row at a time: the horizontal sums of each source row are made once into
+ * a cache of ky rows (a row r lives in slot r % ky: the rows of one output row are consecutive)
+ * and combined by the same functions as the CUDA backend's. */
+static int sep_rows(const resize_job *j, int64_t y0, int64_t y1)
+{
+    const gip__resize_plan *p = j->p;
+    const int64_t width = p->dw * p->cn, K = p->ky;
+    const size_t esz = p->hfloat ? sizeof(float) : sizeof(int64_t);
+    void *buf = malloc((size_t)(K * width) * esz + (size_t)K * sizeof(int64_t));
+    float *hf = NULL;
+    if (!buf)
+        return 0;
+    int64_t *tag = (int64_t *)((uint8_t *)buf + (size_t)(K * width) * esz);
+    if (p->hfloat && (hf = malloc(sizeof(float) * (size_t)K)) == NULL) {
+        free(buf);
+        return 0;
+    }
+    for (int64_t k = 0; k < K; k++)
+        tag[k] = -1;
+    const uint8_t *src = j->src->data;
+    const int64_t ss = j->src->stride;
+    for (int64_t y = y0; y < y1; y++) {
+        const int32_t n = p->yn ? p->yn[y] : p->ky;
+        const int32_t *yi = p->yi + y * p->ky;
+        for (int32_t k = 0; k < n; k++) {
+            const int64_t r = yi[k], slot = r % K;
+            if (tag[slot] == r)
+                continue;
+            tag[slot] = r;
+            const uint8_t *row = src + r * ss;
+            if (p->hfloat) {
+                float *h = (float *)buf + slot * width;
+                for (int64_t x = 0; x < p->dw; x++)
+                    for (int32_t c = 0; c < p->cn; c++)
+                        h[x * p->cn + c] = gip__rs_hfloat(p, row, x, c);
+            } else {
+                int64_t *h = (int64_t *)buf + slot * width;
+                for (int64_t x = 0; x < p->dw; x++)
+                    for (int32_t c = 0; c < p->cn; c++)
+                        h[x * p->cn + c] = gip__rs_hint(p, row, x, c);
+            }
+        }
+        uint8_t *d = (uint8_t *)j->dst->data + y * j->dst->stride;
+        if (p->hfloat) {
+            const float *rows = buf;
+            for (int64_t e = 0; e < width; e++) {
+                for (int32_t k = 0; k < n; k++)
+                    hf[k] = rows[(yi[k] % K) * width + e];
+                gip__rs_vflt(p, y, e, hf, d);
+            }
+        } else {
+            const int64_t *rows = buf;
+            int64_t h[8] = {0};
+            for (int64_t e = 0; e < width; e++) {
+                for (int32_t k = 0; k < n && k < 8; k++)
+                    h[k] = rows[(yi[k] % K) * width + e];
+                gip__rs_vint(p, y, e, h, d);
+            }
+        }
+    }
+    free(hf);
+    free(buf);
+    return 1;
+}
+
 static void resize_rows(void *arg, int64_t y0, int64_t y1)
 {
     const resize_job *j = arg;
@@ -514,6 +579,13 @@ static void resize_rows(void *arg, int64_t y0, int64_t y1)
                     gip__rs_sep(p, src, ss, d, y, x, c);
         }
     }
+}
+
+static void resize_rows_sep(void *arg, int64_t y0, int64_t y1)
+{
+    resize_job *j = arg;
+    if (!sep_rows(j, y0, y1))
+        resize_rows(arg, y0, y1); /* no memory for the row cache: element by element */
 }
 
 /* Checks and runs: inv_x, inv_y are OpenCV's inv_scale_x/y. */
@@ -561,7 +633,8 @@ static gip_status resize_run(gip_context *ctx, const gip_image *src, gip_image *
 #endif
     } else {
         resize_job j = {&plan, src, dst};
-        gip__parallel_for(ctx, dst->height, 4, resize_rows, &j);
+        gip__parallel_for(ctx, dst->height, 4,
+                          plan.kind == GIP__RS_SEP ? resize_rows_sep : resize_rows, &j);
     }
     free(block);
     return st;

@@ -147,7 +147,80 @@ GIP__RS_HD float gip__rs_hfloat(const gip__resize_plan *p, const uint8_t *row, i
     return s;
 }
 
-/* Separable case: element (dx, c) of output row dy. */
+/* The vertical combination, for element e of output row dy, of the horizontal sums h[k] of its
+ * n source rows (OpenCV's VResize* of each case). */
+GIP__RS_HD void gip__rs_vint(const gip__resize_plan *p, int64_t dy, int64_t e, const int64_t *h,
+                             uint8_t *drow)
+{
+    const int32_t n = p->yn ? p->yn[dy] : p->ky;
+    const int32_t *yc = p->yci + dy * p->ky;
+    switch (p->final) {
+    case GIP__RS_LIN8: {
+        const int32_t h0 = (int32_t)h[0], h1 = (int32_t)h[1];
+        drow[e] = (uint8_t)((((yc[0] * (h0 >> 4)) >> 16) + ((yc[1] * (h1 >> 4)) >> 16) + 2) >> 2);
+        return;
+    }
+    case GIP__RS_CUBIC8: {
+        if (e < p->simd_end) {
+            /* OpenCV's vector lanes: float, coefficients scaled by 2^-22, nested sums. */
+            const float sc = 1.f / (2048 * 2048);
+            float t = GIP__RS_MUL((float)(int32_t)h[3], (float)yc[3] * sc);
+            t = GIP__RS_ADD(GIP__RS_MUL((float)(int32_t)h[2], (float)yc[2] * sc), t);
+            t = GIP__RS_ADD(GIP__RS_MUL((float)(int32_t)h[1], (float)yc[1] * sc), t);
+            t = GIP__RS_ADD(GIP__RS_MUL((float)(int32_t)h[0], (float)yc[0] * sc), t);
+            drow[e] = gip__sat_u8_f32(t);
+            return;
+        }
+        const int32_t s = (int32_t)h[0] * yc[0] + (int32_t)h[1] * yc[1] + (int32_t)h[2] * yc[2] +
+                          (int32_t)h[3] * yc[3];
+        gip__rs_storei(drow, e, GIP_U8, (s + (1 << 21)) >> 22);
+        return;
+    }
+    case GIP__RS_SHIFT22: {
+        int32_t s = 0;
+        for (int32_t k = 0; k < n; k++)
+            s += (int32_t)h[k] * yc[k];
+        gip__rs_storei(drow, e, GIP_U8, (s + (1 << 21)) >> 22);
+        return;
+    }
+    case GIP__RS_FIX8: {
+        uint32_t s = 0;
+        for (int32_t k = 0; k < n; k++)
+            s += (uint32_t)h[k] * (uint32_t)yc[k];
+        gip__rs_storei(drow, e, GIP_U8, (int64_t)((s + (1u << 15)) >> 16));
+        return;
+    }
+    default: { /* GIP__RS_FIX16 */
+        uint64_t s = 0;
+        for (int32_t k = 0; k < n; k++)
+            s += (uint64_t)h[k] * (uint32_t)yc[k];
+        gip__rs_storei(drow, e, GIP_U16, (int64_t)((s + (1ull << 31)) >> 32));
+        return;
+    }
+    }
+}
+
+GIP__RS_HD void gip__rs_vflt(const gip__resize_plan *p, int64_t dy, int64_t e, const float *h,
+                             uint8_t *drow)
+{
+    const int32_t n = p->yn ? p->yn[dy] : p->ky;
+    const float *yc = p->ycf + dy * p->ky;
+    if (p->final == GIP__RS_FCUBIC && e < p->simd_end) {
+        float t = GIP__RS_MUL(h[3], yc[3]);
+        t = GIP__RS_ADD(GIP__RS_MUL(h[2], yc[2]), t);
+        t = GIP__RS_ADD(GIP__RS_MUL(h[1], yc[1]), t);
+        t = GIP__RS_ADD(GIP__RS_MUL(h[0], yc[0]), t);
+        gip__rs_storef(drow, e, p->dtype, t);
+        return;
+    }
+    float s = GIP__RS_MUL(h[0], yc[0]);
+    for (int32_t k = 1; k < n; k++)
+        s = GIP__RS_ADD(s, GIP__RS_MUL(h[k], yc[k]));
+    gip__rs_storef(drow, e, p->dtype, s);
+}
+
+/* Separable case: element (dx, c) of output row dy, the horizontal sums made here (the CUDA
+ * backend; the CPU makes whole rows of them once and calls gip__rs_vint/gip__rs_vflt). */
 GIP__RS_HD void gip__rs_sep(const gip__resize_plan *p, const uint8_t *src, int64_t sstride,
                             uint8_t *drow, int64_t dy, int64_t dx, int32_t c)
 {
@@ -155,72 +228,25 @@ GIP__RS_HD void gip__rs_sep(const gip__resize_plan *p, const uint8_t *src, int64
     const int32_t *yi = p->yi + dy * p->ky;
     const int64_t e = dx * p->cn + c;
     if (p->hfloat) {
-        const float *yc = p->ycf + dy * p->ky;
-        float h[4];
-        if (p->final == GIP__RS_FCUBIC && e < p->simd_end) {
-            for (int k = 0; k < 4; k++)
+        if (n <= 8) {
+            float h[8] = {0};
+            for (int32_t k = 0; k < n; k++)
                 h[k] = gip__rs_hfloat(p, src + yi[k] * sstride, dx, c);
-            float t = GIP__RS_MUL(h[3], yc[3]);
-            t = GIP__RS_ADD(GIP__RS_MUL(h[2], yc[2]), t);
-            t = GIP__RS_ADD(GIP__RS_MUL(h[1], yc[1]), t);
-            t = GIP__RS_ADD(GIP__RS_MUL(h[0], yc[0]), t);
-            gip__rs_storef(drow, e, p->dtype, t);
+            gip__rs_vflt(p, dy, e, h, drow);
             return;
         }
+        /* many rows (area): the same sum as gip__rs_vflt, streamed */
+        const float *yc = p->ycf + dy * p->ky;
         float s = GIP__RS_MUL(gip__rs_hfloat(p, src + yi[0] * sstride, dx, c), yc[0]);
         for (int32_t k = 1; k < n; k++)
             s = GIP__RS_ADD(s, GIP__RS_MUL(gip__rs_hfloat(p, src + yi[k] * sstride, dx, c), yc[k]));
         gip__rs_storef(drow, e, p->dtype, s);
         return;
     }
-    const int32_t *yc = p->yci + dy * p->ky;
-    switch (p->final) {
-    case GIP__RS_LIN8: {
-        const int32_t h0 = (int32_t)gip__rs_hint(p, src + yi[0] * sstride, dx, c);
-        const int32_t h1 = (int32_t)gip__rs_hint(p, src + yi[1] * sstride, dx, c);
-        drow[e] = (uint8_t)((((yc[0] * (h0 >> 4)) >> 16) + ((yc[1] * (h1 >> 4)) >> 16) + 2) >> 2);
-        return;
-    }
-    case GIP__RS_CUBIC8: {
-        int32_t h[4];
-        for (int k = 0; k < 4; k++)
-            h[k] = (int32_t)gip__rs_hint(p, src + yi[k] * sstride, dx, c);
-        if (e < p->simd_end) {
-            /* OpenCV's vector lanes: float, coefficients scaled by 2^-22, nested sums. */
-            const float sc = 1.f / (2048 * 2048);
-            float t = GIP__RS_MUL((float)h[3], (float)yc[3] * sc);
-            t = GIP__RS_ADD(GIP__RS_MUL((float)h[2], (float)yc[2] * sc), t);
-            t = GIP__RS_ADD(GIP__RS_MUL((float)h[1], (float)yc[1] * sc), t);
-            t = GIP__RS_ADD(GIP__RS_MUL((float)h[0], (float)yc[0] * sc), t);
-            drow[e] = gip__sat_u8_f32(t);
-            return;
-        }
-        const int32_t s = h[0] * yc[0] + h[1] * yc[1] + h[2] * yc[2] + h[3] * yc[3];
-        gip__rs_storei(drow, e, GIP_U8, (s + (1 << 21)) >> 22);
-        return;
-    }
-    case GIP__RS_SHIFT22: {
-        int32_t s = 0;
-        for (int32_t k = 0; k < n; k++)
-            s += (int32_t)gip__rs_hint(p, src + yi[k] * sstride, dx, c) * yc[k];
-        gip__rs_storei(drow, e, GIP_U8, (s + (1 << 21)) >> 22);
-        return;
-    }
-    case GIP__RS_FIX8: {
-        uint32_t s = 0;
-        for (int32_t k = 0; k < n; k++)
-            s += (uint32_t)gip__rs_hint(p, src + yi[k] * sstride, dx, c) * (uint32_t)yc[k];
-        gip__rs_storei(drow, e, GIP_U8, (int64_t)((s + (1u << 15)) >> 16));
-        return;
-    }
-    default: { /* GIP__RS_FIX16 */
-        uint64_t s = 0;
-        for (int32_t k = 0; k < n; k++)
-            s += (uint64_t)gip__rs_hint(p, src + yi[k] * sstride, dx, c) * (uint32_t)yc[k];
-        gip__rs_storei(drow, e, GIP_U16, (int64_t)((s + (1ull << 31)) >> 32));
-        return;
-    }
-    }
+    int64_t h[8] = {0};
+    for (int32_t k = 0; k < n && k < 8; k++)
+        h[k] = gip__rs_hint(p, src + yi[k] * sstride, dx, c);
+    gip__rs_vint(p, dy, e, h, drow);
 }
 
 /* Integer-factor shrink (OpenCV's resizeAreaFast): element (dx, c) of output row dy. */
