@@ -3,6 +3,7 @@
 gip.resize ...). They translate cv2's arguments into the registry's and run the registered
 operation, so that the checks and messages are the registry's."""
 import math as _math
+import os as _os
 
 import numpy as _np
 
@@ -34,7 +35,7 @@ __all__ = ["INTER_NEAREST", "INTER_LINEAR", "INTER_CUBIC", "INTER_AREA", "INTER_
            "ROTATE_90_COUNTERCLOCKWISE", "WARP_INVERSE_MAP", "BORDER_TRANSPARENT", "resize", "rotate",
            "transpose", "copy_make_border", "warp_affine", "warp_perspective",
            "get_rotation_matrix_2d", "get_affine_transform", "get_perspective_transform",
-           "invert_affine_transform", "pyr_down", "pyr_up", "remap"]
+           "invert_affine_transform", "pyr_down", "pyr_up", "remap", "thumbnail"]
 
 
 def _inter_name(interpolation, allowed=None):
@@ -339,3 +340,32 @@ def remap(src, map1, map2, interpolation, dst=None, borderMode=BORDER_CONSTANT, 
     if b == BORDER_CONSTANT:
         params["border_value"] = _scalar4(borderValue, "borderValue")
     return _run("remap", src, dst, device, params)
+
+
+# ---- thumbnail -------------------------------------------------------------------------------
+@_image_out
+def thumbnail(src, size, dst=None, interpolation=INTER_AREA, *, antialias=False,
+              shrink_only=False, device=None):
+    """The image (an array, a gip.Image, or a file path, loaded as gip.imread loads it) scaled to
+    fit the box size=N or (width, height), its aspect ratio kept (as vipsthumbnail): round(w * s)
+    x round(h * s) with s = min(W / w, H / h). interpolation as resize's (INTER_AREA by default:
+    equal to cv2.resize with INTER_AREA to that size); shrink_only=True keeps an image that
+    already fits. For a folder: gip.run_batch / `gip run 'thumbnail 256' -i DIR -o DIR`."""
+    if isinstance(src, (str, bytes, _os.PathLike)):
+        from ._io import imread
+        src = imread(src)
+    if hasattr(size, "__len__") and not isinstance(size, (str, bytes)):
+        if len(size) != 2:
+            _raise(InvalidArgument, "size must be N or (width, height), got %r" % (size,))
+        bw, bh = _int(size[0], "size[0]"), _int(size[1], "size[1]")
+    else:
+        bw = bh = _int(size, "size")
+    if bw < 1 or bh < 1:
+        _raise(InvalidArgument, "size (%d, %d): each side must be at least 1" % (bw, bh))
+    i = _int(interpolation, "interpolation")
+    if i not in (INTER_NEAREST, INTER_LINEAR, INTER_CUBIC, INTER_AREA, INTER_LANCZOS4):
+        _raise(InvalidArgument, "interpolation %r: INTER_NEAREST, INTER_LINEAR, INTER_CUBIC, "
+               "INTER_AREA or INTER_LANCZOS4" % (interpolation,))
+    return _run("thumbnail", src, dst, device,
+                {"size": (bw, bh), "interpolation": _INTER_NAME[i], "antialias": bool(antialias),
+                 "shrink_only": bool(shrink_only)})

@@ -619,3 +619,41 @@ def test_cubic_warps_cuda_equal_cpu():
                                         device="cpu"),
                         gip.warp_affine(a, M, (dw, dh), flags=cv2.INTER_CUBIC, borderMode=bt,
                                         device="cuda"))
+
+
+# ---- thumbnail -------------------------------------------------------------------------------
+def test_thumbnail(tmp_path):
+    """Fits the box keeping the aspect ratio; equal to cv2.resize to that size; from a file; a
+    folder through the batch engine; shrink_only."""
+    a = image((300, 451, 3), np.uint8, 8)
+    t = gip.thumbnail(a, 100)
+    assert t.shape == (67, 100, 3)  # 451 x 300 * (100 / 451)
+    assert np.array_equal(t, cv2.resize(a, (100, 67), interpolation=cv2.INTER_AREA))
+    t = gip.thumbnail(a, (200, 50))
+    assert t.shape == (50, 75, 3)
+    with no_ipp():
+        ref = cv2.resize(a, (75, 50), interpolation=cv2.INTER_CUBIC)
+    assert np.array_equal(gip.thumbnail(a, (200, 50), interpolation=gip.INTER_CUBIC), ref)
+    assert gip.thumbnail(a, 1000).shape == (665, 1000, 3)
+    assert gip.thumbnail(a, 1000, shrink_only=True).shape == a.shape
+    assert gip.thumbnail(image((1, 500), np.uint8, 1), 10).shape == (1, 10)
+    p = tmp_path / "in.png"
+    cv2.imwrite(str(p), a)
+    assert np.array_equal(gip.thumbnail(str(p), 64), gip.thumbnail(gip.imread(str(p)), 64))
+    src = tmp_path / "src"
+    out = tmp_path / "out"
+    src.mkdir()
+    for k, (h, w) in enumerate([(40, 90), (120, 30), (64, 64)]):
+        cv2.imwrite(str(src / ("%d.png" % k)), image((h, w, 3), np.uint8, k))
+    gip.run_batch("thumbnail 32", str(src), str(out))
+    for k, (h, w) in enumerate([(40, 90), (120, 30), (64, 64)]):
+        got = cv2.imread(str(out / ("%d.png" % k)))
+        s = min(32 / w, 32 / h)
+        want = (max(1, round(w * s)), max(1, round(h * s)))
+        assert got.shape[:2] == (want[1], want[0])
+        assert np.array_equal(got, cv2.resize(cv2.imread(str(src / ("%d.png" % k))), want,
+                                              interpolation=cv2.INTER_AREA))
+    with pytest.raises(gip.InvalidArgument):
+        gip.thumbnail(a, 0)
+    with pytest.raises(gip.InvalidArgument):
+        gip.thumbnail(a, 10, antialias=True)  # area has no antialias

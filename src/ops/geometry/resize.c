@@ -589,8 +589,8 @@ static void resize_rows_sep(void *arg, int64_t y0, int64_t y1)
 }
 
 /* Checks and runs: inv_x, inv_y are OpenCV's inv_scale_x/y. */
-static gip_status resize_run(gip_context *ctx, const gip_image *src, gip_image *dst, int32_t interp,
-                             int32_t antialias, double inv_x, double inv_y)
+gip_status gip__resize_run(gip_context *ctx, const gip_image *src, gip_image *dst, int32_t interp,
+                           int32_t antialias, double inv_x, double inv_y)
 {
     static const char op[] = "resize";
     bool on_device = false;
@@ -666,7 +666,7 @@ gip_status gip_resize(gip_context *ctx, const gip_image *src, gip_image *dst,
         inv_x = p->fx;
         inv_y = p->fy;
     }
-    return resize_run(ctx, src, dst, p->interpolation, p->antialias, inv_x, inv_y);
+    return gip__resize_run(ctx, src, dst, p->interpolation, p->antialias, inv_x, inv_y);
 }
 
 /* ---- the registry's description ------------------------------------------------------------ */
@@ -739,7 +739,7 @@ static gip_status run(gip_context *ctx, const gip_image *src, gip_image *dst, co
     const resize_step *p = params;
     const int given = (int64_t)p->dw * p->dh > 0;
     if (!src || !dst || !src->width || !src->height)
-        return resize_run(ctx, src, dst, p->interpolation, p->antialias, 1, 1);
+        return gip__resize_run(ctx, src, dst, p->interpolation, p->antialias, 1, 1);
     const double inv_x = given ? (double)p->dw / (double)src->width : p->fx;
     const double inv_y = given ? (double)p->dh / (double)src->height : p->fy;
     if (!given) {
@@ -756,7 +756,7 @@ static gip_status run(gip_context *ctx, const gip_image *src, gip_image *dst, co
     if (given && (dst->width != p->dw || dst->height != p->dh))
         return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH, "resize: dst is %lldx%lld; dsize is %dx%d",
                           (long long)dst->width, (long long)dst->height, (int)p->dw, (int)p->dh);
-    return resize_run(ctx, src, dst, p->interpolation, p->antialias, inv_x, inv_y);
+    return gip__resize_run(ctx, src, dst, p->interpolation, p->antialias, inv_x, inv_y);
 }
 
 const gip_op gip__op_resize = {

@@ -77,6 +77,11 @@ gip_status gip__resize_plan_build(gip_context *ctx, gip__resize_plan *plan, void
                                   gip_dtype dtype, int64_t dw, int64_t dh, double inv_x,
                                   double inv_y, int32_t interpolation, int32_t antialias);
 
+/* Checks the views and the interpolation and resizes src into dst with OpenCV's scale factors
+ * inv_x, inv_y (dst / src sizes, or fx and fy); `antialias` as gip_resize_params'. */
+gip_status gip__resize_run(gip_context *ctx, const gip_image *src, gip_image *dst, int32_t interp,
+                           int32_t antialias, double inv_x, double inv_y);
+
 /* Runs a plan on device views (its tables in host memory: copied to the device here). */
 gip_status gip__resize_cuda(gip_context *ctx, const gip_image *src, gip_image *dst,
                             const gip__resize_plan *plan, const void *block, size_t bytes);
