@@ -369,3 +369,18 @@ def thumbnail(src, size, dst=None, interpolation=INTER_AREA, *, antialias=False,
     return _run("thumbnail", src, dst, device,
                 {"size": (bw, bh), "interpolation": _INTER_NAME[i], "antialias": bool(antialias),
                  "shrink_only": bool(shrink_only)})
+
+
+# cv2's own spellings
+warpAffine = warp_affine
+warpPerspective = warp_perspective
+copyMakeBorder = copy_make_border
+getRotationMatrix2D = get_rotation_matrix_2d
+getAffineTransform = get_affine_transform
+getPerspectiveTransform = get_perspective_transform
+invertAffineTransform = invert_affine_transform
+pyrDown = pyr_down
+pyrUp = pyr_up
+__all__ += ["warpAffine", "warpPerspective", "copyMakeBorder", "getRotationMatrix2D",
+            "getAffineTransform", "getPerspectiveTransform", "invertAffineTransform", "pyrDown",
+            "pyrUp"]
