@@ -32,8 +32,8 @@ ROTATE_90_COUNTERCLOCKWISE = 2
 
 __all__ = ["INTER_NEAREST", "INTER_LINEAR", "INTER_CUBIC", "INTER_AREA", "INTER_LANCZOS4",
            "INTER_LINEAR_EXACT", "INTER_NEAREST_EXACT", "ROTATE_90_CLOCKWISE", "ROTATE_180",
-           "ROTATE_90_COUNTERCLOCKWISE", "WARP_INVERSE_MAP", "BORDER_TRANSPARENT", "resize", "rotate",
-           "transpose", "copy_make_border", "warp_affine", "warp_perspective",
+           "ROTATE_90_COUNTERCLOCKWISE", "WARP_INVERSE_MAP", "BORDER_TRANSPARENT", "resize",
+           "rotate", "transpose", "copy_make_border", "warp_affine", "warp_perspective",
            "get_rotation_matrix_2d", "get_affine_transform", "get_perspective_transform",
            "invert_affine_transform", "pyr_down", "pyr_up", "remap", "thumbnail"]
 
