@@ -525,6 +525,22 @@ static int sep_rows(const resize_job *j, int64_t y0, int64_t y1)
                 for (int64_t x = 0; x < p->dw; x++)
                     for (int32_t c = 0; c < p->cn; c++)
                         h[x * p->cn + c] = gip__rs_hfloat(p, row, x, c);
+            } else if (p->dtype == GIP_U8 && !p->h64 && !p->xn) {
+                /* gip__rs_hint for u8 with kx taps each, the loads typed once */
+                int64_t *restrict h = (int64_t *)buf + slot * width;
+                const int32_t cn = p->cn, kx = p->kx;
+                const int64_t dw = p->dw;
+                const int32_t *restrict xis = p->xi, *restrict xcs = p->xci;
+                const uint8_t *restrict rw = row;
+                for (int64_t x = 0; x < dw; x++) {
+                    const int32_t *xi = xis + x * kx, *xc = xcs + x * kx;
+                    for (int32_t c = 0; c < cn; c++) {
+                        int32_t acc = 0;
+                        for (int32_t t = 0; t < kx; t++)
+                            acc += rw[(int64_t)xi[t] * cn + c] * xc[t];
+                        h[x * cn + c] = acc;
+                    }
+                }
             } else {
                 int64_t *h = (int64_t *)buf + slot * width;
                 for (int64_t x = 0; x < p->dw; x++)
@@ -540,6 +556,15 @@ static int sep_rows(const resize_job *j, int64_t y0, int64_t y1)
                     hf[k] = rows[(yi[k] % K) * width + e];
                 gip__rs_vflt(p, y, e, hf, d);
             }
+        } else if (p->final == GIP__RS_LIN8) {
+            /* gip__rs_vint's LIN8 over the row */
+            const int64_t *r0 = (const int64_t *)buf + (yi[0] % K) * width;
+            const int64_t *r1 = (const int64_t *)buf + (yi[1] % K) * width;
+            const int32_t b0 = p->yci[y * p->ky], b1 = p->yci[y * p->ky + 1];
+            for (int64_t e = 0; e < width; e++)
+                d[e] = (uint8_t)((((b0 * ((int32_t)r0[e] >> 4)) >> 16) +
+                                  ((b1 * ((int32_t)r1[e] >> 4)) >> 16) + 2) >>
+                                 2);
         } else {
             const int64_t *rows = buf;
             int64_t h[8] = {0};
