@@ -20,6 +20,8 @@ static gip_args *thumb_args(const char *size, const char *interp, int shrink_onl
     return a;
 }
 
+static void reduced_loads(void);
+
 static gip_status run_step(gip_context *ctx, const gip_image *src, gip_image *dst, const void *a)
 {
     return gip_op_apply(ctx, a, src, dst);
@@ -71,6 +73,8 @@ static void body(gip_context *ctx)
                 gt_free(&exp);
                 gip_args_free(a);
             }
+    if (gt_case() && gip_context_backend(ctx) == GIP_BACKEND_CPU)
+        reduced_loads();
     const gip_op *op = gip_op_find("thumbnail");
     gip_args *a = NULL;
     if (gt_case() && op && GT_OK(gip_args_create(op, &a))) {
@@ -83,6 +87,45 @@ static void body(gip_context *ctx)
         GT_STATUS(gip_op_output_shape(a, &in, &out), GIP_ERR_INVALID_ARGUMENT);
         gip_args_free(a);
     }
+}
+
+/* gip_load_params.reduce (cv2's IMREAD_REDUCED_*): JPEG at ceil(w / n) x ceil(h / n) by
+ * libjpeg's scaling, PNG resized to (w / n) x (h / n); other values refused. */
+static void reduced_loads(void)
+{
+    gip_image img;
+    gt_alloc(&img, 61, 37, 3, GIP_U8, 0);
+    gt_fill_random(&img, 7, 0, 0);
+    static const gip_format fmts[] = {GIP_FORMAT_JPEG, GIP_FORMAT_PNG};
+    for (int f = 0; f < 2; f++) {
+        gip_save_params sp = {0};
+        sp.format = fmts[f];
+        void *buf = NULL;
+        size_t n = 0;
+        if (!GT_OK(gip_image_encode(&img, &sp, &buf, &n)))
+            continue;
+        for (int32_t r = 1; r <= 8; r *= 2) {
+            gip_load_params lp = {0};
+            lp.mode = GIP_LOAD_COLOR;
+            lp.reduce = r;
+            gip_image out;
+            if (GT_OK(gip_image_decode(buf, n, &lp, &out))) {
+                const int64_t w = f == 0 ? (61 + r - 1) / r : 61 / r;
+                const int64_t h = f == 0 ? (37 + r - 1) / r : 37 / r;
+                GT_CHECK(out.width == w && out.height == h,
+                         "%s reduce %d: %lldx%lld, expected %lldx%lld", f == 0 ? "jpeg" : "png",
+                         (int)r, (long long)out.width, (long long)out.height, (long long)w,
+                         (long long)h);
+                gip_image_free(NULL, &out);
+            }
+        }
+        gip_load_params lp = {0};
+        lp.reduce = 3;
+        gip_image out;
+        GT_STATUS(gip_image_decode(buf, n, &lp, &out), GIP_ERR_INVALID_ARGUMENT);
+        gip_free(buf);
+    }
+    gt_free(&img);
 }
 
 int main(int argc, char **argv)

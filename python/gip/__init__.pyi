@@ -332,6 +332,12 @@ ROTATE_180: int
 ROTATE_90_COUNTERCLOCKWISE: int
 WARP_INVERSE_MAP: int
 BORDER_TRANSPARENT: int
+IMREAD_REDUCED_GRAYSCALE_2: int
+IMREAD_REDUCED_COLOR_2: int
+IMREAD_REDUCED_GRAYSCALE_4: int
+IMREAD_REDUCED_COLOR_4: int
+IMREAD_REDUCED_GRAYSCALE_8: int
+IMREAD_REDUCED_COLOR_8: int
 
 def resize(src: ArrayLike, dsize: Optional[Tuple[int, int]], dst: Any = ..., fx: float = ...,
            fy: float = ..., interpolation: int = ..., *, antialias: bool = ...,
@@ -357,7 +363,7 @@ def pyr_up(src: ArrayLike, dst: Any = ..., dstsize: Optional[Tuple[int, int]] = 
            borderType: int = ..., *, device: DeviceSpec = ...) -> Result: ...
 def thumbnail(src: Any, size: Union[int, Tuple[int, int]], dst: Any = ...,
               interpolation: int = ..., *, antialias: bool = ..., shrink_only: bool = ...,
-              device: DeviceSpec = ...) -> Result: ...
+              shrink_on_load: bool = ..., device: DeviceSpec = ...) -> Result: ...
 def get_rotation_matrix_2d(center: Tuple[float, float], angle: float,
                            scale: float) -> np.ndarray: ...
 def get_affine_transform(src: Any, dst: Any) -> np.ndarray: ...

@@ -343,17 +343,55 @@ def remap(src, map1, map2, interpolation, dst=None, borderMode=BORDER_CONSTANT, 
 
 
 # ---- thumbnail -------------------------------------------------------------------------------
+def _jpeg_size(path):
+    """(width, height) from a JPEG's frame header, or None (not a JPEG, or unreadable)."""
+    try:
+        with open(path, "rb") as f:
+            d = f.read(1 << 20)
+    except OSError:
+        return None
+    if d[:2] != b"\xff\xd8":
+        return None
+    i = 2
+    while i + 9 < len(d):
+        if d[i] != 0xFF:
+            return None
+        m = d[i + 1]
+        if m == 0xFF:
+            i += 1
+            continue
+        n = (d[i + 2] << 8) | d[i + 3]
+        if 0xC0 <= m <= 0xCF and m not in (0xC4, 0xC8, 0xCC):  # a start of frame
+            return (d[i + 7] << 8) | d[i + 8], (d[i + 5] << 8) | d[i + 6]
+        i += 2 + n
+    return None
+
+
+def _shrink_on_load(path, bw, bh):
+    """The largest of 8, 4, 2 that decodes a JPEG still at least as large as its thumbnail in
+    the box bw x bh (either way round, for an EXIF turn); 1 otherwise."""
+    wh = _jpeg_size(path)
+    if wh is None:
+        return 1
+    w, h = wh
+    s = max(min(bw / w, bh / h), min(bh / w, bw / h))
+    tw, th = w * s, h * s
+    for n in (8, 4, 2):
+        if -(-w // n) >= tw and -(-h // n) >= th:
+            return n
+    return 1
+
+
 @_image_out
 def thumbnail(src, size, dst=None, interpolation=INTER_AREA, *, antialias=False,
-              shrink_only=False, device=None):
+              shrink_only=False, shrink_on_load=True, device=None):
     """The image (an array, a gip.Image, or a file path, loaded as gip.imread loads it) scaled to
     fit the box size=N or (width, height), its aspect ratio kept (as vipsthumbnail): round(w * s)
     x round(h * s) with s = min(W / w, H / h). interpolation as resize's (INTER_AREA by default:
     equal to cv2.resize with INTER_AREA to that size); shrink_only=True keeps an image that
-    already fits. For a folder: gip.run_batch / `gip run 'thumbnail 256' -i DIR -o DIR`."""
-    if isinstance(src, (str, bytes, _os.PathLike)):
-        from ._io import imread
-        src = imread(src)
+    already fits. A JPEG file is first decoded at 1/2, 1/4 or 1/8 of its size by libjpeg's DCT
+    scaling where that still leaves at least the thumbnail's size (shrink_on_load=False: decoded
+    whole). For a folder: gip.run_batch / `gip run 'thumbnail 256' -i DIR -o DIR`."""
     if hasattr(size, "__len__") and not isinstance(size, (str, bytes)):
         if len(size) != 2:
             _raise(InvalidArgument, "size must be N or (width, height), got %r" % (size,))
@@ -362,6 +400,10 @@ def thumbnail(src, size, dst=None, interpolation=INTER_AREA, *, antialias=False,
         bw = bh = _int(size, "size")
     if bw < 1 or bh < 1:
         _raise(InvalidArgument, "size (%d, %d): each side must be at least 1" % (bw, bh))
+    if isinstance(src, (str, bytes, _os.PathLike)):
+        from ._io import imread
+        n = _shrink_on_load(src, bw, bh) if shrink_on_load else 1
+        src = imread(src, {1: 1, 2: 17, 4: 33, 8: 65}[n])
     i = _int(interpolation, "interpolation")
     if i not in (INTER_NEAREST, INTER_LINEAR, INTER_CUBIC, INTER_AREA, INTER_LANCZOS4):
         _raise(InvalidArgument, "interpolation %r: INTER_NEAREST, INTER_LINEAR, INTER_CUBIC, "

@@ -5,6 +5,7 @@ INTER_CUBIC, where cv2 hands uint8 to Intel IPP (within one level); float32 with
 sizes, fx/fy, strided views; antialias against a double-precision reference; CUDA equal to the
 CPU; bad input refused."""
 import contextlib
+import os
 
 import cv2
 import numpy as np
@@ -657,3 +658,42 @@ def test_thumbnail(tmp_path):
         gip.thumbnail(a, 0)
     with pytest.raises(gip.InvalidArgument):
         gip.thumbnail(a, 10, antialias=True)  # area has no antialias
+
+
+def test_imread_reduced_and_shrink_on_load(tmp_path):
+    """cv2's IMREAD_REDUCED_* flags (JPEG: libjpeg's DCT scaling; PNG: resized) equal cv2.imread
+    bit for bit; a JPEG thumbnail decodes at the largest reduction that keeps the size."""
+    rng = np.random.default_rng(4)
+    for h, w in [(101, 77), (17, 9), (640, 480), (33, 1000)]:
+        a = cv2.GaussianBlur(rng.integers(0, 256, (h, w, 3)).astype(np.uint8), (5, 5), 0)
+        for ext in ("png", "jpg"):
+            p = str(tmp_path / ("r." + ext))
+            cv2.imwrite(p, a)
+            for f in (gip.IMREAD_REDUCED_GRAYSCALE_2, gip.IMREAD_REDUCED_COLOR_2,
+                      gip.IMREAD_REDUCED_GRAYSCALE_4, gip.IMREAD_REDUCED_COLOR_4,
+                      gip.IMREAD_REDUCED_GRAYSCALE_8, gip.IMREAD_REDUCED_COLOR_8):
+                if min(h, w) < 8 and ext == "png":
+                    continue  # cv2 cannot resize to an empty side
+                ref = cv2.imread(p, f)
+                got = gip.imread(p, f)
+                assert got.shape == ref.shape and np.array_equal(got, ref), (h, w, ext, f)
+                with open(p, "rb") as fh:
+                    assert np.array_equal(gip.imdecode(fh.read(), f), ref)
+    with pytest.raises(gip.InvalidArgument):
+        gip.imread(p, gip.IMREAD_REDUCED_COLOR_2 | gip.IMREAD_ANYDEPTH)
+    photo = cv2.imread(os.path.join(os.path.dirname(__file__), "..", "..", "data",
+                                    "astronaut.png"))
+    big = cv2.resize(photo, (2048, 1536), interpolation=cv2.INTER_CUBIC)
+    p = str(tmp_path / "big.jpg")
+    cv2.imwrite(p, big)
+    t = gip.thumbnail(p, 200)  # 2048 x 1536 -> 200 x 150: decoded at 1/8 (256 x 192)
+    assert t.shape == (150, 200, 3)
+    assert np.array_equal(t, cv2.resize(cv2.imread(p, cv2.IMREAD_REDUCED_COLOR_8), (200, 150),
+                                        interpolation=cv2.INTER_AREA))
+    whole = gip.thumbnail(p, 200, shrink_on_load=False)
+    assert np.array_equal(whole, cv2.resize(cv2.imread(p), (200, 150),
+                                            interpolation=cv2.INTER_AREA))
+    assert np.abs(whole.astype(int) - t).mean() < 2
+    t = gip.thumbnail(p, 600)  # 1/2 leaves 1024 x 768 >= 600 x 450; 1/4 would not
+    assert np.array_equal(t, cv2.resize(cv2.imread(p, cv2.IMREAD_REDUCED_COLOR_2), (600, 450),
+                                        interpolation=cv2.INTER_AREA))
