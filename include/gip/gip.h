@@ -12,6 +12,7 @@
 #include "gip/edges.h"
 #include "gip/kernel.h"
 #include "gip/fft.h"
+#include "gip/geometry.h"
 #include "gip/interop.h"
 #include "gip/op.h"
 #include "gip/style.h"

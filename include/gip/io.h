@@ -59,6 +59,11 @@ typedef struct gip_load_params {
     /* non-zero: keep the stored pixel order; zero (the default) turns the image upright by its
      * EXIF Orientation, as cv2.imread does (cv2.IMREAD_IGNORE_ORIENTATION) */
     int32_t ignore_orientation;
+    /* 2, 4 or 8: load at 1/N of the size, as cv2.IMREAD_REDUCED_*: a JPEG by libjpeg's DCT
+     * scaling (each side rounded up: shrink-on-load, decoding 1/N^2 of the pixels), other formats
+     * resized to (w / N) x (h / N) with INTER_LINEAR_EXACT (each side at least 1). 0 or 1: full
+     * size. Applied before the EXIF orientation, as cv2 does. */
+    int32_t reduce;
 } gip_load_params;
 /* EXIF Orientation is read from a JPEG's APP1 "Exif" segment and a PNG's eXIf chunk; values 2..8
  * mirror, rotate or transpose the loaded image exactly as cv2.imread does (5..8 swap its width

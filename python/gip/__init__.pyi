@@ -363,3 +363,63 @@ bilateralFilter = bilateral_filter
 def unsharp_mask(src: ArrayLike, ksize: Any = ..., sigma: float = ..., amount: float = ...,
                  threshold: float = ..., dst: Any = ..., borderType: int = ..., *,
                  device: DeviceSpec = ...) -> Any: ...
+# ---- geometry (gip/_geometry.py) ----------------------------------------------------------------
+INTER_NEAREST: int
+INTER_LINEAR: int
+INTER_CUBIC: int
+INTER_AREA: int
+INTER_LANCZOS4: int
+INTER_LINEAR_EXACT: int
+INTER_NEAREST_EXACT: int
+ROTATE_90_CLOCKWISE: int
+ROTATE_180: int
+ROTATE_90_COUNTERCLOCKWISE: int
+WARP_INVERSE_MAP: int
+BORDER_TRANSPARENT: int
+IMREAD_REDUCED_GRAYSCALE_2: int
+IMREAD_REDUCED_COLOR_2: int
+IMREAD_REDUCED_GRAYSCALE_4: int
+IMREAD_REDUCED_COLOR_4: int
+IMREAD_REDUCED_GRAYSCALE_8: int
+IMREAD_REDUCED_COLOR_8: int
+
+def resize(src: ArrayLike, dsize: Optional[Tuple[int, int]], dst: Any = ..., fx: float = ...,
+           fy: float = ..., interpolation: int = ..., *, antialias: bool = ...,
+           device: DeviceSpec = ...) -> Result: ...
+def rotate(src: ArrayLike, rotateCode: int, dst: Any = ..., *,
+           device: DeviceSpec = ...) -> Result: ...
+def transpose(src: ArrayLike, dst: Any = ..., *, device: DeviceSpec = ...) -> Result: ...
+def copy_make_border(src: ArrayLike, top: int, bottom: int, left: int, right: int,
+                     borderType: int, dst: Any = ..., value: Any = ..., *,
+                     device: DeviceSpec = ...) -> Result: ...
+def warp_affine(src: ArrayLike, M: Any, dsize: Optional[Tuple[int, int]], dst: Any = ...,
+                flags: int = ..., borderMode: int = ..., borderValue: Any = ..., *,
+                device: DeviceSpec = ...) -> Result: ...
+def warp_perspective(src: ArrayLike, M: Any, dsize: Optional[Tuple[int, int]], dst: Any = ...,
+                     flags: int = ..., borderMode: int = ..., borderValue: Any = ..., *,
+                     device: DeviceSpec = ...) -> Result: ...
+def remap(src: ArrayLike, map1: ArrayLike, map2: Optional[ArrayLike], interpolation: int,
+          dst: Any = ..., borderMode: int = ..., borderValue: Any = ..., *,
+          device: DeviceSpec = ...) -> Result: ...
+def pyr_down(src: ArrayLike, dst: Any = ..., dstsize: Optional[Tuple[int, int]] = ...,
+             borderType: int = ..., *, device: DeviceSpec = ...) -> Result: ...
+def pyr_up(src: ArrayLike, dst: Any = ..., dstsize: Optional[Tuple[int, int]] = ...,
+           borderType: int = ..., *, device: DeviceSpec = ...) -> Result: ...
+def thumbnail(src: Any, size: Union[int, Tuple[int, int]], dst: Any = ...,
+              interpolation: int = ..., *, antialias: bool = ..., shrink_only: bool = ...,
+              shrink_on_load: bool = ..., device: DeviceSpec = ...) -> Result: ...
+def get_rotation_matrix_2d(center: Tuple[float, float], angle: float,
+                           scale: float) -> np.ndarray: ...
+def get_affine_transform(src: Any, dst: Any) -> np.ndarray: ...
+def get_perspective_transform(src: Any, dst: Any, solveMethod: int = ...) -> np.ndarray: ...
+def invert_affine_transform(M: Any) -> np.ndarray: ...
+
+warpAffine = warp_affine
+warpPerspective = warp_perspective
+copyMakeBorder = copy_make_border
+getRotationMatrix2D = get_rotation_matrix_2d
+getAffineTransform = get_affine_transform
+getPerspectiveTransform = get_perspective_transform
+invertAffineTransform = invert_affine_transform
+pyrDown = pyr_down
+pyrUp = pyr_up

@@ -172,8 +172,10 @@ def _map(arr, p, halo, device, threads, who):
     if arr.ndim == 3 and len(arr.chunks[2]) > 1:
         arr = arr.rechunk({2: -1})
     out_shape, out_dtype = p.output_shape(arr.shape, arr.dtype)
-    if tuple(out_shape[:2]) != tuple(arr.shape[:2]):
-        raise ValueError("%s: the pipeline changes the image size" % who)
+    resized = tuple(out_shape[:2]) != tuple(arr.shape[:2])
+    if resized and (len(arr.chunks[0]) > 1 or len(arr.chunks[1]) > 1):
+        raise ValueError("%s: the pipeline changes the image size; it runs on one chunk only "
+                         "(single_chunk=True)" % who)
     c0, d0 = _fit_chunks(arr.chunks[0], halo[0])
     c1, d1 = _fit_chunks(arr.chunks[1], halo[1])
     if (c0, c1) != tuple(arr.chunks[:2]):
@@ -200,6 +202,13 @@ def _map(arr, p, halo, device, threads, who):
             hosts = None
         if hosts is None:
             threads = 1
+    if resized:  # one chunk: the block is the whole image, its result another size
+        chunks = tuple((n,) for n in out_shape)
+        return arr.map_blocks(_run_block, chunks=chunks, dtype=out_dtype, meta=meta,
+                              recipe=p.recipe[0], device=device,
+                              threads=None if threads is None else gip._int(threads, "threads"),
+                              host_threads=hosts,
+                              **({"drop_axis": 2} if kw.get("drop_axis") == 2 else {}))
     return arr.map_overlap(_run_block, depth=depth, boundary="none", trim=True,
                            dtype=out_dtype, meta=meta, recipe=p.recipe[0], device=device,
                            threads=None if threads is None else gip._int(threads, "threads"),

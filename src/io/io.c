@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "exif.h"
+#include "gip/geometry.h"
 #include "internal.h"
 #include "io_internal.h"
 #include "color/cvt_color.h"
@@ -210,7 +211,8 @@ static gip_status load_req_from(const char *op, const gip_load_params *p, gip__l
     gip__load_req r = {.mode = GIP_LOAD_UNCHANGED,
                        .max_pixels = GIP_DEFAULT_MAX_PIXELS,
                        .max_dim = GIP_DEFAULT_MAX_DIM,
-                       .orient = !p || !p->ignore_orientation};
+                       .orient = !p || !p->ignore_orientation,
+                       .reduce = 1};
     if (p) {
         if (p->mode != GIP_LOAD_UNCHANGED && p->mode != GIP_LOAD_GRAY && p->mode != GIP_LOAD_COLOR)
             return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT,
@@ -229,6 +231,13 @@ static gip_status load_req_from(const char *op, const gip_load_params *p, gip__l
             r.max_pixels = p->max_pixels;
         if (p->max_dim)
             r.max_dim = p->max_dim;
+        if (p->reduce != 0 && p->reduce != 1 && p->reduce != 2 && p->reduce != 4 && p->reduce != 8)
+            return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT,
+                              "%s: params->reduce %d is invalid: 1, 2, 4 or 8 are accepted (0 = "
+                              "1)",
+                              op, (int)p->reduce);
+        if (p->reduce > 1)
+            r.reduce = p->reduce;
     }
     *req = r;
     return GIP_OK;
@@ -367,6 +376,34 @@ static gip_status probe_bytes(const uint8_t *d, size_t n, const char *what, gip_
     return GIP_OK;
 }
 
+/* img replaced by its (w / n) x (h / n) resize with INTER_LINEAR_EXACT (cv2.imread's
+ * IMREAD_REDUCED_* for the formats whose decoder does not scale). */
+static gip_status reduce_image(gip_image *img, int32_t n, const char *what)
+{
+    const int64_t w = img->width / n > 0 ? img->width / n : 1;
+    const int64_t h = img->height / n > 0 ? img->height / n : 1;
+    gip_image small;
+    gip_status st = gip_image_alloc(NULL, &small, w, h, img->channels, img->dtype, GIP_MEM_HOST, 0);
+    if (st)
+        return st;
+    gip_context_desc cd = {.backend = GIP_BACKEND_CPU};
+    gip_context *ctx = NULL;
+    if ((st = gip_context_create(&cd, &ctx))) {
+        gip_image_free(NULL, &small);
+        return st;
+    }
+    gip_resize_params rp = {GIP_INTER_LINEAR_EXACT, 0, 0, 0};
+    st = gip_resize(ctx, img, &small, &rp);
+    gip_context_destroy(ctx);
+    if (st) {
+        gip_image_free(NULL, &small);
+        return gip__error(NULL, st, "%s: reducing the image: %s", what, gip_last_error());
+    }
+    gip_image_free(NULL, img);
+    *img = small;
+    return GIP_OK;
+}
+
 static gip_status decode_bytes(const uint8_t *d, size_t n, const char *what,
                                const gip__load_req *req, gip_image *out)
 {
@@ -392,6 +429,11 @@ static gip_status decode_bytes(const uint8_t *d, size_t n, const char *what,
     gip_image img;
     if ((st = finish_load(&raw, req, &img)))
         return st;
+    /* The reduced size of the formats the codec cannot scale, as cv2 makes it. */
+    if (req->reduce > 1 && f != GIP_FORMAT_JPEG && (st = reduce_image(&img, req->reduce, what))) {
+        gip_image_free(NULL, &img);
+        return st;
+    }
     /* Upright last, on the fewest channels. */
     if (req->orient && (st = gip__exif_apply(&img, raw.orientation, what))) {
         gip_image_free(NULL, &img);
@@ -475,6 +517,10 @@ static gip_status check_memory(const uint8_t *d, size_t n, const char *what,
     if (probe_bytes(d, n, what, &info) != GIP_OK) {
         gip_clear_error();
         return GIP_OK;
+    }
+    if (req->reduce > 1 && info.format == GIP_FORMAT_JPEG) { /* decoded at that size */
+        info.width = (info.width + req->reduce - 1) / req->reduce;
+        info.height = (info.height + req->reduce - 1) / req->reduce;
     }
     gip_status st = gip__io_check_limits(what, info.width, info.height, req);
     if (st)
