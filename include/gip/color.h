@@ -32,8 +32,40 @@ typedef enum gip_color_code {
     GIP_COLOR_BGR2GRAY = 8,
     GIP_COLOR_RGBA2GRAY = 9,
     GIP_COLOR_BGRA2GRAY = 10,
-    GIP_COLOR_GRAY2RGB = 11, /* replicate; also GRAY2BGR */
-    GIP_COLOR_GRAY2RGBA = 12 /* replicate, alpha = max; also GRAY2BGRA */
+    GIP_COLOR_GRAY2RGB = 11,  /* replicate; also GRAY2BGR */
+    GIP_COLOR_GRAY2RGBA = 12, /* replicate, alpha = max; also GRAY2BGRA */
+    /* Colour spaces (u8 and f32; the RGB side 3 channels, or 4 going in with alpha ignored):
+     * u8 as OpenCV's fixed-point code, f32 with its formulas. HSV/HLS: hue 0..180 for u8 (0..255
+     * with _FULL) and 0..360 for f32, the other two 0..255 / 0..1. YCrCb and YUV: BT.601 full
+     * range, chroma offset 128 (0.5 for f32). XYZ: sRGB primaries, D65. */
+    GIP_COLOR_BGR2HSV = 13,
+    GIP_COLOR_RGB2HSV = 14,
+    GIP_COLOR_HSV2BGR = 15,
+    GIP_COLOR_HSV2RGB = 16,
+    GIP_COLOR_BGR2HSV_FULL = 17,
+    GIP_COLOR_RGB2HSV_FULL = 18,
+    GIP_COLOR_HSV_FULL2BGR = 19,
+    GIP_COLOR_HSV_FULL2RGB = 20,
+    GIP_COLOR_BGR2HLS = 21,
+    GIP_COLOR_RGB2HLS = 22,
+    GIP_COLOR_HLS2BGR = 23,
+    GIP_COLOR_HLS2RGB = 24,
+    GIP_COLOR_BGR2HLS_FULL = 25,
+    GIP_COLOR_RGB2HLS_FULL = 26,
+    GIP_COLOR_HLS_FULL2BGR = 27,
+    GIP_COLOR_HLS_FULL2RGB = 28,
+    GIP_COLOR_BGR2YCRCB = 29,
+    GIP_COLOR_RGB2YCRCB = 30,
+    GIP_COLOR_YCRCB2BGR = 31,
+    GIP_COLOR_YCRCB2RGB = 32,
+    GIP_COLOR_BGR2YUV = 33,
+    GIP_COLOR_RGB2YUV = 34,
+    GIP_COLOR_YUV2BGR = 35,
+    GIP_COLOR_YUV2RGB = 36,
+    GIP_COLOR_BGR2XYZ = 37,
+    GIP_COLOR_RGB2XYZ = 38,
+    GIP_COLOR_XYZ2BGR = 39,
+    GIP_COLOR_XYZ2RGB = 40
 } gip_color_code;
 
 /**
