@@ -10,7 +10,9 @@ import numbers as _numbers
 import numpy as _np
 
 from . import _gip
-from ._core import InvalidArgument, _dtype_of, _image_out, _int, _prep, _raise, _real
+from . import _cv2
+from ._core import (InvalidArgument, _alloc, _dtype_of, _finish, _image_out, _int, _prep,
+                    _raise, _real)
 from ._registry import _run
 
 THRESH_BINARY = 0
@@ -104,6 +106,91 @@ def inRange(src, lowerb, upperb, dst=None, *, device=None):
     cn = _channels(src)
     lo, hi = _scalar4(lowerb, "lowerb")[:cn], _scalar4(upperb, "upperb")[:cn]
     return _run("inrange", src, dst, device, {"lower": lo, "upper": hi})
+
+# cv2's colour-space codes (the channel-order and gray codes are gip._cv2's).
+COLOR_BGR2HSV = 40
+COLOR_RGB2HSV = 41
+COLOR_HSV2BGR = 54
+COLOR_HSV2RGB = 55
+COLOR_BGR2HSV_FULL = 66
+COLOR_RGB2HSV_FULL = 67
+COLOR_HSV2BGR_FULL = 70
+COLOR_HSV2RGB_FULL = 71
+COLOR_BGR2HLS = 52
+COLOR_RGB2HLS = 53
+COLOR_HLS2BGR = 60
+COLOR_HLS2RGB = 61
+COLOR_BGR2HLS_FULL = 68
+COLOR_RGB2HLS_FULL = 69
+COLOR_HLS2BGR_FULL = 72
+COLOR_HLS2RGB_FULL = 73
+COLOR_BGR2YCrCb = 36
+COLOR_RGB2YCrCb = 37
+COLOR_YCrCb2BGR = 38
+COLOR_YCrCb2RGB = 39
+COLOR_BGR2YUV = 82
+COLOR_RGB2YUV = 83
+COLOR_YUV2BGR = 84
+COLOR_YUV2RGB = 85
+COLOR_BGR2XYZ = 32
+COLOR_RGB2XYZ = 33
+COLOR_XYZ2BGR = 34
+COLOR_XYZ2RGB = 35
+# cv2 code -> (the registry's cvt code, gip_color_code, inverse: the RGB side is the output)
+_SPACE = {
+    40: ("bgr2hsv", 13, False),
+    41: ("rgb2hsv", 14, False),
+    54: ("hsv2bgr", 15, True),
+    55: ("hsv2rgb", 16, True),
+    66: ("bgr2hsv_full", 17, False),
+    67: ("rgb2hsv_full", 18, False),
+    70: ("hsv2bgr_full", 19, True),
+    71: ("hsv2rgb_full", 20, True),
+    52: ("bgr2hls", 21, False),
+    53: ("rgb2hls", 22, False),
+    60: ("hls2bgr", 23, True),
+    61: ("hls2rgb", 24, True),
+    68: ("bgr2hls_full", 25, False),
+    69: ("rgb2hls_full", 26, False),
+    72: ("hls2bgr_full", 27, True),
+    73: ("hls2rgb_full", 28, True),
+    36: ("bgr2ycrcb", 29, False),
+    37: ("rgb2ycrcb", 30, False),
+    38: ("ycrcb2bgr", 31, True),
+    39: ("ycrcb2rgb", 32, True),
+    82: ("bgr2yuv", 33, False),
+    83: ("rgb2yuv", 34, False),
+    84: ("yuv2bgr", 35, True),
+    85: ("yuv2rgb", 36, True),
+    32: ("bgr2xyz", 37, False),
+    33: ("rgb2xyz", 38, False),
+    34: ("xyz2bgr", 39, True),
+    35: ("xyz2rgb", 40, True)}
+
+
+@_image_out
+def cvtColor(src, code, dst=None, dstCn=0, *, device=None):
+    """cv2.cvtColor: channel order, alpha and gray (uint8, uint16, float32), and HSV, HLS,
+    YCrCb, YUV and XYZ both ways (uint8 and float32). uint8 results equal OpenCV's; HSV2BGR,
+    HSV2RGB (and _FULL), BGR2HLS, RGB2HLS and the HLS _FULL codes take float32 only. dstCn=4 adds
+    alpha to the results of the inverse space codes."""
+    c = _int(code, "cvtColor: code")
+    if c not in _SPACE:
+        return _cv2.cvt_color(src, c, dst, dstCn, device=device)
+    name, gcode, inverse = _SPACE[c]
+    cn = _int(dstCn, "cvtColor: dstCn")
+    if cn not in (0, 3, 4) or (cn == 4 and not inverse):
+        _raise(InvalidArgument, "cvtColor: dstCn %d: 0 or 3%s for this code"
+               % (cn, ", or 4 (alpha added)" if inverse else ""))
+    if cn != 4:
+        return _run("cvt", src, dst, device, {"code": name})
+    ctx, (s,), up = _prep(device, (src,))
+    out = _alloc(ctx, s, tuple(s.shape[:2]) + (4,), _dtype_of(s), dst, up)
+    _gip.cvt_color(ctx, s, out, gcode)
+    return _finish(ctx, out, up, dst)
+
+
+cvt_color = cvtColor
 
 
 __all__ = [n for n, v in list(globals().items())
