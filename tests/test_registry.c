@@ -47,8 +47,21 @@ static void declarations(void)
         GT_CHECK(gip_op_find(op->name) == op, "gip_op_find(%s)", op->name);
         GT_CHECK(op->summary && *op->summary && op->doc && *op->doc && op->family,
                  "%s lacks a summary, doc or family", op->name);
-        GT_CHECK(op->dtypes && op->channels && op->run && op->build,
+        GT_CHECK(op->dtypes && op->channels && (op->run || op->run_inputs) && op->build,
                  "%s lacks dtypes, channels, run or build", op->name);
+        GT_CHECK((op->ninputs > 0) == (op->run_inputs != NULL) && op->ninputs <= 8 &&
+                     (op->ninputs == 0) == (op->inputs == NULL),
+                 "%s: inputs, ninputs (at most 8) and run_inputs go together", op->name);
+        for (int32_t k = 0; k < op->ninputs; k++) {
+            const gip_input *in = &op->inputs[k];
+            bool name_ok = in->name && *in->name;
+            for (const char *q = in->name; name_ok && *q; q++)
+                name_ok = (*q >= 'a' && *q <= 'z') || (*q >= '0' && *q <= '9') || *q == '_';
+            GT_CHECK(name_ok && in->doc && *in->doc, "%s input %d: a bad name or no doc", op->name,
+                     (int)k);
+            GT_CHECK(!gip_op_param(op, in->name), "%s: input %s is also a parameter", op->name,
+                     in->name);
+        }
         for (int32_t k = 0; k < op->nparams; k++) {
             const gip_param *p = &op->params[k];
             bool name_ok = p->name && *p->name;
@@ -129,15 +142,42 @@ static void bad_arguments(void)
     gip_args_free(NULL);
 }
 
-/* Runs op on a host image through gip_op_apply on ctx (uploading on a CUDA context). */
+/* The extra input images of op for src, as declared (src's size; src's dtype and channels, or
+ * the first the input accepts), filled with random values. */
+static int32_t make_inputs(const gip_op *op, const gip_image *src, uint64_t seed, gip_image *in)
+{
+    for (int32_t k = 0; k < op->ninputs; k++) {
+        const gip_input *d = &op->inputs[k];
+        gip_dtype dt = src->dtype;
+        int32_t ch = src->channels;
+        if (!(d->flags & GIP_INPUT_SAME_TYPE)) {
+            if (d->dtypes && !(d->dtypes & GIP_DTYPE_BIT(dt)))
+                for (dt = GIP_U8; !(d->dtypes & GIP_DTYPE_BIT(dt)); dt = (gip_dtype)(dt + 1))
+                    ;
+            if (d->channels && !(d->channels & GIP_CHANNELS_BIT(ch)))
+                for (ch = 1; !(d->channels & GIP_CHANNELS_BIT(ch)); ch++)
+                    ;
+        }
+        gt_alloc(&in[k], src->width, src->height, ch, dt, 0);
+        gt_fill_random(&in[k], seed + (uint64_t)k * 17, 0, dt == GIP_F32 ? 1.0f : 0);
+    }
+    return op->ninputs;
+}
+
+/* Runs op on a host image (and its extra inputs) through gip_op_apply_inputs on ctx (uploading
+ * on a CUDA context). */
 static gip_status apply(gip_context *ctx, const gip_args *a, const gip_image *src,
-                        const gip_shape *os, gip_image *out)
+                        const gip_image *in, int32_t nin, const gip_shape *os, gip_image *out)
 {
     gt_alloc(out, os->width, os->height, os->channels, os->dtype, 0);
     gt_poison(out, 0xCD);
+    const gip_image *use[8];
+    for (int32_t k = 0; k < nin; k++)
+        use[k] = &in[k];
     if (gip_context_backend(ctx) != GIP_BACKEND_CUDA)
-        return gip_op_apply(ctx, a, src, out);
-    gip_image ds, dd;
+        return gip_op_apply_inputs(ctx, a, src, use, nin, out);
+    gip_image ds, dd, din[8];
+    int32_t up = 0;
     gip_status st = gip_image_alloc(ctx, &ds, src->width, src->height, src->channels, src->dtype,
                                     GIP_MEM_CUDA, 0);
     if (st)
@@ -147,13 +187,32 @@ static gip_status apply(gip_context *ctx, const gip_args *a, const gip_image *sr
         gip_image_free(ctx, &ds);
         return st;
     }
-    if (!(st = gip_upload(ctx, src, &ds)) && !(st = gip_op_apply(ctx, a, &ds, &dd)))
+    for (; !st && up < nin; up++) {
+        if ((st = gip_image_alloc(ctx, &din[up], in[up].width, in[up].height, in[up].channels,
+                                  in[up].dtype, GIP_MEM_CUDA, 0)))
+            break;
+        st = gip_upload(ctx, &in[up], &din[up]);
+        use[up] = &din[up];
+    }
+    if (!st && !(st = gip_upload(ctx, src, &ds)) &&
+        !(st = gip_op_apply_inputs(ctx, a, &ds, use, nin, &dd)))
         st = gip_download(ctx, &dd, out);
     if (!st)
         st = gip_context_sync(ctx);
+    for (int32_t k = 0; k < up; k++)
+        gip_image_free(ctx, &din[k]);
     gip_image_free(ctx, &dd);
     gip_image_free(ctx, &ds);
     return st;
+}
+
+/* Whether op reads an image a pipeline cannot give it. */
+static bool needs_inputs(const gip_op *op)
+{
+    for (int32_t k = 0; k < op->ninputs; k++)
+        if (!(op->inputs[k].flags & GIP_INPUT_OPTIONAL))
+            return true;
+    return false;
 }
 
 /* The same step through a parsed pipeline (text: the name and the examples). */
@@ -176,7 +235,7 @@ static gip_status through_pipeline(gip_context *ctx, const gip_op *op, const gip
         gt_alloc(out, os->width, os->height, os->channels, os->dtype, 0);
         st = gip_pipeline_run(p, src, out);
     } else {
-        GT_CHECK(0, "'%s' does not parse: %s", text, err.message);
+        GT_CHECK(needs_inputs(op), "'%s' does not parse: %s", text, err.message);
     }
     gip_pipeline_free(p);
     (void)ctx;
@@ -224,11 +283,21 @@ static void walk(gip_context *ctx)
                 char label[160];
                 snprintf(label, sizeof label, "%s %s c%d on %s", op->name, gip_dtype_name(dt),
                          (int)ch, cuda ? "cuda" : "cpu");
-                gip_image got, exp;
-                st = apply(ctx, a, &src, &os, &got);
-                if (GT_CHECK(st == GIP_OK, "%s: %s (%s)", label, gip_status_name(st),
-                             gip_last_error())) {
-                    gip_status se = cuda ? apply(cpu_ctx, a, &src, &os, &exp)
+                gip_image got, exp, more[8];
+                const int32_t nin = make_inputs(op, &src, seed * 31, more);
+                st = apply(ctx, a, &src, more, nin, &os, &got);
+                if (!cuda && needs_inputs(op)) {
+                    /* No pipeline reference: the step is refused, naming what it lacks. */
+                    GT_CHECK(st == GIP_OK, "%s: %s (%s)", label, gip_status_name(st),
+                             gip_last_error());
+                    gt_alloc(&exp, os.width, os.height, os.channels, os.dtype, 0);
+                    gip_status se = through_pipeline(ctx, op, &src, &os, &exp);
+                    GT_CHECK(se == GIP_ERR_INVALID_ARGUMENT, "%s: as a pipeline step: %s", label,
+                             gip_status_name(se));
+                    gt_free(&exp);
+                } else if (GT_CHECK(st == GIP_OK, "%s: %s (%s)", label, gip_status_name(st),
+                                    gip_last_error())) {
+                    gip_status se = cuda ? apply(cpu_ctx, a, &src, more, nin, &os, &exp)
                                          : through_pipeline(ctx, op, &src, &os, &exp);
                     if (GT_CHECK(se == GIP_OK, "%s: reference run: %s", label, gip_last_error())) {
                         /* f32 within 1e-4; integers equal, or within one level where the
@@ -242,6 +311,8 @@ static void walk(gip_context *ctx)
                 }
                 gt_free(&got);
                 gt_free(&src);
+                for (int32_t k = 0; k < nin; k++)
+                    gt_free(&more[k]);
             }
         /* Two channels is never declared. */
         gip_shape two = {8, 8, 2, GIP_U8}, o;

@@ -79,6 +79,25 @@ enum {
 
 typedef struct gip_args gip_args;
 
+/** Input flags. */
+enum {
+    GIP_INPUT_OPTIONAL = 1u << 0,  /**< may be left out (NULL) */
+    GIP_INPUT_SAME_SIZE = 1u << 1, /**< width and height equal src's */
+    GIP_INPUT_SAME_TYPE = 1u << 2, /**< dtype and channel count equal src's */
+};
+
+/**
+ * An image an operation reads besides src: a second operand, a mask, a map. Given to
+ * gip_op_apply_inputs() in declaration order; the Python keyword and the CLI option --NAME.
+ */
+typedef struct gip_input {
+    const char *name;  /**< lower case, digits and '_' ("src2", "mask", "map1") */
+    uint32_t flags;    /**< GIP_INPUT_* */
+    uint32_t dtypes;   /**< accepted dtypes (GIP_DTYPE_BIT) unless SAME_TYPE; 0: any */
+    uint32_t channels; /**< accepted channel counts (GIP_CHANNELS_BIT) unless SAME_TYPE; 0: any */
+    const char *doc;   /**< one sentence */
+} gip_input;
+
 /** The shape of an image: size, channels, dtype. */
 typedef struct gip_shape {
     int64_t width, height;
@@ -113,6 +132,13 @@ typedef struct gip_op {
     int32_t (*border)(const void *params);   /* its gip_border, or -1; NULL: -1 */
     int32_t (*position)(const void *params); /* reads x, y, width or height; NULL: 0 */
     gip_status (*run)(gip_context *ctx, const gip_image *src, gip_image *dst, const void *params);
+    /* The images it reads besides src (NULL, 0: none). Such an operation has run_inputs() in
+     * place of run(): `inputs` holds ninputs entries, NULL where an optional one is absent,
+     * checked against their declarations and to be where src is (host or the context's device). */
+    const gip_input *inputs;
+    int32_t ninputs;
+    gip_status (*run_inputs)(gip_context *ctx, const gip_image *src, const gip_image *const *inputs,
+                             gip_image *dst, const void *params);
 } gip_op;
 
 /** How many operations are registered. */
@@ -194,6 +220,20 @@ GIP_API const char *gip_args_scalar(const gip_args *args, int32_t i, double *val
  */
 GIP_API gip_status gip_op_apply(gip_context *ctx, const gip_args *args, const gip_image *src,
                                 gip_image *dst);
+/**
+ * Runs `op` with `args` from src and the extra input images `inputs` (op->ninputs of them, in
+ * declaration order; NULL for an absent optional one) into dst. gip_op_apply() is this with no
+ * extra inputs.
+ * @return as gip_op_apply(); GIP_ERR_INVALID_ARGUMENT when a required input is missing or
+ *         ninputs is not op->ninputs; GIP_ERR_SHAPE_MISMATCH, GIP_ERR_UNSUPPORTED or
+ *         GIP_ERR_LOCATION_MISMATCH when an input's size, dtype, channels or memory do not match
+ *         its declaration.
+ */
+GIP_API gip_status gip_op_apply_inputs(gip_context *ctx, const gip_args *args, const gip_image *src,
+                                       const gip_image *const *inputs, int32_t ninputs,
+                                       gip_image *dst);
+/** The extra input of `op` called `name` and its index, or NULL. */
+GIP_API const gip_input *gip_op_input(const gip_op *op, const char *name, int32_t *index);
 /** The output shape `op` gives for input `in`. */
 GIP_API gip_status gip_op_output_shape(const gip_args *args, const gip_shape *in, gip_shape *out);
 /** Pixels read around an output pixel in x and y (-1: the whole image). */

@@ -105,14 +105,32 @@ def _result(args, shape, dtype):
     return (h, w, oc), _CODE_DTYPE[odt]
 
 
+def _split_inputs(name, params):
+    """(params, inputs): the images an operation reads besides src (its declared inputs, given as
+    keywords by their names) taken out of the keywords, in declaration order, None where absent;
+    inputs is None for an operation that reads none."""
+    desc = _table().get(name) if isinstance(name, str) else None
+    if not desc or not desc["inputs"]:
+        return params, None
+    params = dict(params)
+    return params, [params.pop(i["name"], None) for i in desc["inputs"]]
+
+
 def _run(name, src, dst, device, params):
     """The generic call: arguments checked first (before any upload), the output made as every
-    gip function makes it, the operation run where the data lives."""
+    gip function makes it, the operation run where the data lives (with the extra images it
+    reads, moved where src goes)."""
+    params, inputs = _split_inputs(name, params)
     a = _args(name, params)
-    ctx, (s,), up = _prep(device, (src,))
+    given = [i for i in inputs if i is not None] if inputs else []
+    ctx, prepared, up = _prep(device, [src] + given)
+    s, rest = prepared[0], iter(prepared[1:])
     shape, dt = _result(a, s.shape, _dtype_of(s))
     out = _alloc(ctx, s, shape, dt, dst, up)
-    _gip.op_apply(ctx, a, s, out)
+    if inputs is None:
+        _gip.op_apply(ctx, a, s, out)
+    else:
+        _gip.op_apply(ctx, a, s, out, [None if i is None else next(rest) for i in inputs])
     return _finish(ctx, out, up, dst)
 
 
@@ -241,6 +259,11 @@ def _docstring(desc, call, first, extras_doc, returns):
         out.append(head)
         text = "%s. %s." % (p["doc"].rstrip("."), _range(p))
         out += _textwrap.wrap(text, w, initial_indent="    ", subsequent_indent="    ")
+    for i in desc["inputs"]:
+        out.append("%s : array, %s, keyword" % (i["name"], "optional" if i["optional"]
+                                                 else "required"))
+        out += _textwrap.wrap(i["doc"].rstrip(".") + ".", w, initial_indent="    ",
+                              subsequent_indent="    ")
     if desc["scalars"]:
         out.append("**scalars : float")
         out.append("    Named scalars of the expression: any other keyword, e.g. k=2.5.")
@@ -270,6 +293,8 @@ def _signature(desc, first, extras):
             d = _default(p)
             params.append(P(p["name"], P.KEYWORD_ONLY,
                             **({} if d is _REQUIRED else {"default": d})))
+    for i in desc["inputs"]:
+        params.append(P(i["name"], P.KEYWORD_ONLY, **({"default": None} if i["optional"] else {})))
     params += [P(n, P.KEYWORD_ONLY, default=d) for n, d in extras]
     if desc["scalars"]:
         params.append(P("scalars", P.VAR_KEYWORD))

@@ -105,11 +105,54 @@ out_fail_d:
     return NULL;
 }
 
+static PyObject *none(void)
+{
+    Py_INCREF(Py_None);
+    return Py_None;
+}
+
+/* The dtype names (dtypes) or channel counts (!dtypes) whose bits `mask` holds, as a list. */
+static PyObject *bit_list(uint32_t mask, int dtypes)
+{
+    PyObject *list = PyList_New(0);
+    for (int k = dtypes ? 0 : 1; list && k < 32; k++) {
+        if (!(mask & (1u << k)))
+            continue;
+        PyObject *v =
+            dtypes ? PyUnicode_FromString(gip_dtype_name((gip_dtype)k)) : PyLong_FromLong(k);
+        if (!v || PyList_Append(list, v) < 0)
+            Py_CLEAR(list);
+        Py_XDECREF(v);
+    }
+    return list;
+}
+
+/* One extra input as a dict: name, optional, same_size, same_type, dtypes and channels (None:
+ * src's, or any), doc. */
+static PyObject *input_dict(const gip_input *in)
+{
+    PyObject *d = PyDict_New();
+    if (!d)
+        return NULL;
+    const int same = (in->flags & GIP_INPUT_SAME_TYPE) != 0;
+    if (put(d, "name", PyUnicode_FromString(in->name)) ||
+        put(d, "optional", PyBool_FromLong(in->flags & GIP_INPUT_OPTIONAL)) ||
+        put(d, "same_size", PyBool_FromLong(in->flags & GIP_INPUT_SAME_SIZE)) ||
+        put(d, "same_type", PyBool_FromLong(same)) ||
+        put(d, "dtypes", same || !in->dtypes ? none() : bit_list(in->dtypes, 1)) ||
+        put(d, "channels", same || !in->channels ? none() : bit_list(in->channels, 0)) ||
+        put(d, "doc", str_or_none(in->doc))) {
+        Py_DECREF(d);
+        return NULL;
+    }
+    return d;
+}
+
 static PyObject *op_dict(const gip_op *op)
 {
-    PyObject *d = PyDict_New(), *params = PyList_New(0), *dtypes = PyList_New(0),
-             *channels = PyList_New(0);
-    if (!d || !params || !dtypes || !channels)
+    PyObject *d = PyDict_New(), *params = PyList_New(0), *inputs = PyList_New(0),
+             *dtypes = bit_list(op->dtypes, 1), *channels = bit_list(op->channels, 0);
+    if (!d || !params || !inputs || !dtypes || !channels)
         goto out_fail;
     for (int32_t i = 0; i < op->nparams; i++) {
         PyObject *p = param_dict(&op->params[i]);
@@ -119,28 +162,19 @@ static PyObject *op_dict(const gip_op *op)
         }
         Py_DECREF(p);
     }
-    for (int dt = 0; dt < 32; dt++)
-        if (op->dtypes & GIP_DTYPE_BIT(dt)) {
-            PyObject *s = PyUnicode_FromString(gip_dtype_name((gip_dtype)dt));
-            if (!s || PyList_Append(dtypes, s) < 0) {
-                Py_XDECREF(s);
-                goto out_fail;
-            }
-            Py_DECREF(s);
+    for (int32_t i = 0; i < op->ninputs; i++) {
+        PyObject *p = input_dict(&op->inputs[i]);
+        if (!p || PyList_Append(inputs, p) < 0) {
+            Py_XDECREF(p);
+            goto out_fail;
         }
-    for (int c = 1; c < 32; c++)
-        if (op->channels & GIP_CHANNELS_BIT(c)) {
-            PyObject *n = PyLong_FromLong(c);
-            if (!n || PyList_Append(channels, n) < 0) {
-                Py_XDECREF(n);
-                goto out_fail;
-            }
-            Py_DECREF(n);
-        }
+        Py_DECREF(p);
+    }
     if (put(d, "name", PyUnicode_FromString(op->name)) ||
         put(d, "family", str_or_none(op->family)) || put(d, "summary", str_or_none(op->summary)) ||
         put(d, "doc", str_or_none(op->doc)) || put(d, "cv_name", str_or_none(op->cv_name)) ||
-        PyDict_SetItemString(d, "params", params) || PyDict_SetItemString(d, "dtypes", dtypes) ||
+        PyDict_SetItemString(d, "params", params) || PyDict_SetItemString(d, "inputs", inputs) ||
+        PyDict_SetItemString(d, "dtypes", dtypes) ||
         PyDict_SetItemString(d, "channels", channels) ||
         put(d, "pointwise", PyBool_FromLong(op->flags & GIP_OP_POINTWISE)) ||
         put(d, "scalars", PyBool_FromLong(op->flags & GIP_OP_SCALARS)) ||
@@ -149,12 +183,14 @@ static PyObject *op_dict(const gip_op *op)
         put(d, "involution", PyBool_FromLong(op->flags & GIP_OP_INVOLUTION)))
         goto out_fail;
     Py_DECREF(params);
+    Py_DECREF(inputs);
     Py_DECREF(dtypes);
     Py_DECREF(channels);
     return d;
 out_fail:
     Py_XDECREF(d);
     Py_XDECREF(params);
+    Py_XDECREF(inputs);
     Py_XDECREF(dtypes);
     Py_XDECREF(channels);
     return NULL;
@@ -678,34 +714,75 @@ static PyTypeObject ArgsType = {
 
 /* ---- running ------------------------------------------------------------------------------- */
 
-/* op_apply(ctx, args, src, dst): runs the operation (gip_op_apply) from src into dst, host views
- * on the CPU, device views on the context's GPU. */
+/* op_apply(ctx, args, src, dst[, inputs]): runs the operation (gip_op_apply_inputs) from src
+ * and the extra input images (a sequence in declaration order, None for an absent optional one)
+ * into dst, host views on the CPU, device views on the context's GPU. */
 static PyObject *py_op_apply(PyObject *m, PyObject *args)
 {
-    PyObject *co, *ao, *src, *dst;
-    if (!PyArg_ParseTuple(args, "O!OOO", &gpy_ContextType, &co, &ao, &src, &dst))
+    PyObject *co, *ao, *src, *dst, *more = NULL;
+    if (!PyArg_ParseTuple(args, "O!OOO|O", &gpy_ContextType, &co, &ao, &src, &dst, &more))
         return NULL;
     const gip_args *a = gpy_args_of(ao);
     if (!a)
         return NULL;
+    const gip_op *op = gip_args_op(a);
+    enum { MAX_INPUTS = 8 };
+    PyObject *seq = NULL;
+    Py_ssize_t n = 0;
+    if (more && more != Py_None) {
+        if (!(seq = PySequence_Fast(more, "inputs must be a sequence of images")))
+            return NULL;
+        n = PySequence_Fast_GET_SIZE(seq);
+        if (n != op->ninputs || n > MAX_INPUTS) {
+            Py_DECREF(seq);
+            PyErr_Format(PyExc_TypeError, "%s reads %d extra input%s, %zd given", op->name,
+                         (int)op->ninputs, op->ninputs == 1 ? "" : "s", n);
+            return NULL;
+        }
+    }
     ContextObject *c = (ContextObject *)co;
-    View s, d;
-    if (gpy_resolve(c, src, 0, "src", &s))
+    View s, d, in[MAX_INPUTS];
+    const gip_image *use[MAX_INPUTS] = {NULL};
+    Py_ssize_t resolved = 0;
+    PyObject *result = NULL;
+    if (gpy_resolve(c, src, 0, "src", &s)) {
+        Py_XDECREF(seq);
         return NULL;
-    if (gpy_resolve(c, dst, 1, "dst", &d)) {
-        gpy_view_release(&s);
-        return NULL;
+    }
+    if (gpy_resolve(c, dst, 1, "dst", &d))
+        goto out_src;
+    for (; resolved < n; resolved++) {
+        PyObject *o = PySequence_Fast_GET_ITEM(seq, resolved);
+        if (o == Py_None) {
+            memset(&in[resolved], 0, sizeof in[resolved]);
+            continue;
+        }
+        if (gpy_resolve(c, o, 0, op->inputs[resolved].name, &in[resolved]))
+            goto out_inputs;
+        use[resolved] = &in[resolved].img;
     }
     gip_status st;
     char msg[1024];
-    GIP_PY_RUN(c, st, msg, gip_op_apply(c->ctx, a, &s.img, &d.img));
-    if (!st)
+    GIP_PY_RUN(c, st, msg, gip_op_apply_inputs(c->ctx, a, &s.img, use, (int32_t)n, &d.img));
+    if (!st) {
         gpy_keep_alive(dst, src, &s);
-    gpy_view_release(&s);
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (use[i])
+                gpy_keep_alive(dst, PySequence_Fast_GET_ITEM(seq, i), &in[i]);
+        Py_INCREF(Py_None);
+        result = Py_None;
+    } else {
+        gpy_raise_status(st, msg);
+    }
+out_inputs:
+    for (Py_ssize_t i = 0; i < resolved; i++)
+        if (use[i])
+            gpy_view_release(&in[i]);
     gpy_view_release(&d);
-    if (st)
-        return gpy_raise_status(st, msg);
-    Py_RETURN_NONE;
+out_src:
+    gpy_view_release(&s);
+    Py_XDECREF(seq);
+    return result;
 }
 
 PyMethodDef gpy_registry_methods[] = {{"ops", py_ops, METH_NOARGS, NULL},

@@ -56,6 +56,25 @@ def example(desc):
     return text, py
 
 
+def more_images(desc, a, seed):
+    """{name: array} for the images an operation reads besides src, as declared: a's size, a's
+    dtype and channels or the first the input accepts; random values."""
+    out = {}
+    for k, i in enumerate(desc["inputs"]):
+        dt = a.dtype if i["same_type"] or not i["dtypes"] or \
+            any(DTYPES.get(n) == a.dtype for n in i["dtypes"]) else DTYPES[i["dtypes"][0]]
+        c = a.shape[2] if a.ndim == 3 else 1
+        if not i["same_type"] and i["channels"] and c not in i["channels"]:
+            c = i["channels"][0]
+        out[i["name"]] = rand(a.shape[:2] + ((c,) if c != 1 else ()), dt, seed=seed + 7 * k)
+    return out
+
+
+def pipeline_free(desc):
+    """Whether a pipeline can run the operation: it reads no required image besides src."""
+    return all(i["optional"] for i in desc["inputs"])
+
+
 def quoted(v):
     return "'%s'" % v if "'" not in v else '"%s"' % v
 
@@ -109,6 +128,7 @@ CV2 = {
     "cv2.cvtColor": lambda a, p: a if a.ndim == 2 else cv2.cvtColor(
         a, cv2.COLOR_RGB2GRAY if a.shape[2] == 3 else cv2.COLOR_RGBA2GRAY),
     "cv2.flip": lambda a, p: cv2.flip(a, int(p["code"])),
+    "cv2.copyTo": lambda a, p: cv2.copyTo(a, p["mask"]),
 }
 
 
@@ -118,12 +138,23 @@ def test_apply_cpu(desc, dt, c):
     name = desc["name"]
     text, params = example(desc)
     a = image(dt, c, seed=len(name) + c)
+    params.update(more_images(desc, a, seed=c))
     got = gip.apply(name, a, device="cpu", **params)
-    pipe = gip.Pipeline(step_text(desc, text), device="cpu")
-    same(got, pipe(a), dt, "%s %s %dch: apply vs pipeline %r" % (name, dt, c, step_text(desc, text)))
     same(getattr(gip.op, name)(a, device="cpu", **params), got, dt, "%s: gip.op" % name)
-    shape, odt = pipe.output_shape(a.shape, a.dtype)
-    assert np.asarray(got).shape == shape and np.asarray(got).dtype == odt
+    if pipeline_free(desc):
+        pipe = gip.Pipeline(step_text(desc, text), device="cpu")
+        same(got, pipe(a), dt,
+             "%s %s %dch: apply vs pipeline %r" % (name, dt, c, step_text(desc, text)))
+        shape, odt = pipe.output_shape(a.shape, a.dtype)
+        assert np.asarray(got).shape == shape and np.asarray(got).dtype == odt
+    else:
+        required = [i["name"] for i in desc["inputs"] if not i["optional"]]
+        with pytest.raises(gip.InvalidArgument, match="reads a second image \\(%s\\)"
+                           % required[0]):
+            gip.Pipeline(step_text(desc, text), device="cpu")
+        with pytest.raises(gip.InvalidArgument, match="input %s is required" % required[0]):
+            gip.apply(name, a, device="cpu",
+                      **{k: v for k, v in params.items() if k != required[0]})
     ref = CV2.get(desc["cv_name"])
     if dt == "u8" and ref is not None:
         same(got, ref(a, params), dt, "%s %dch vs %s" % (name, c, desc["cv_name"]))
@@ -137,16 +168,20 @@ def test_apply_cuda(desc, dt, c):
     name = desc["name"]
     text, params = example(desc)
     a = image(dt, c, seed=len(name) + c)
+    more = more_images(desc, a, seed=c)
+    params.update(more)
     cpu = np.asarray(gip.apply(name, a, device="cpu", **params))
     got = gip.apply(name, a, device="cuda", **params)
     assert isinstance(got, np.ndarray)
     levels = 1 if desc["family"] == "fft" else 0
     same(got, cpu, dt, "%s %s %dch: cuda vs cpu" % (name, dt, c), levels, rtol=1e-4)
-    dev = gip.apply(name, gip.upload(a), **params)
+    dev_params = dict(params, **{k: gip.upload(v) for k, v in more.items()})
+    dev = gip.apply(name, gip.upload(a), **dev_params)
     assert isinstance(dev, gip.Image) and dev.is_cuda
     same(dev.download(), got, dt, "%s: device in" % name)
-    pipe = gip.Pipeline(step_text(desc, text), device="cuda")
-    same(pipe(a), got, dt, "%s: cuda pipeline" % name, rtol=1e-6)
+    if pipeline_free(desc):
+        pipe = gip.Pipeline(step_text(desc, text), device="cuda")
+        same(pipe(a), got, dt, "%s: cuda pipeline" % name, rtol=1e-6)
 
 
 def test_cuda_skip_reason():
@@ -289,8 +324,14 @@ def test_generated(desc):
         for p in desc["params"]:
             assert "\n%s : %s" % (p["name"], p["pytype"]) in doc, (name, p["name"])
     sig = inspect.signature(fn)
+    inputs = [i["name"] for i in desc["inputs"]]
     assert [p["name"] for p in desc["params"]] == [
-        n for n in sig.parameters if n not in ("src", "dst", "device", "scalars")]
+        n for n in sig.parameters if n not in ["src", "dst", "device", "scalars"] + inputs]
+    for i in desc["inputs"]:
+        q = sig.parameters[i["name"]]
+        assert q.kind is inspect.Parameter.KEYWORD_ONLY
+        assert (q.default is inspect.Parameter.empty) != i["optional"], i["name"]
+        assert "\n%s : array" % i["name"] in fn.__doc__
     for p in desc["params"]:
         q = sig.parameters[p["name"]]
         assert (q.default is inspect.Parameter.empty) == p["required"], p["name"]
@@ -306,6 +347,7 @@ def test_positional_parameters():
         pos = [p for p in d["params"] if p["positional"]]
         _, params = example(d)
         a = image(d["dtypes"][0], d["channels"][0], 1)
+        params.update(more_images(d, a, seed=2))
         fn = getattr(gip.op, d["name"])
         args = [params.pop(p["name"]) if p["name"] in params else from_text(p, p["default"])
                 for p in pos]
@@ -328,8 +370,11 @@ def test_ops_descriptors():
     with pytest.raises(gip.InvalidArgument):
         gip.op_info("no_such_op")
     for d in OPS:
-        assert set(d) >= {"name", "family", "summary", "doc", "cv_name", "params", "dtypes",
-                          "channels", "pointwise", "whole", "scalars"}
+        assert set(d) >= {"name", "family", "summary", "doc", "cv_name", "params", "inputs",
+                          "dtypes", "channels", "pointwise", "whole", "scalars"}
+        for i in d["inputs"]:
+            assert set(i) == {"name", "optional", "same_size", "same_type", "dtypes",
+                              "channels", "doc"} and i["doc"]
         for p in d["params"]:
             assert p["type"] in ("int", "double", "bool", "choice", "size", "list", "string",
                                  "matrix") and p["accepts"] and p["doc"]
@@ -365,6 +410,10 @@ def test_dask_apply(desc):
     dt, c = desc["dtypes"][0], 3 if 3 in desc["channels"] else desc["channels"][0]
     a = rand((61, 47) if c == 1 else (61, 47, c), DTYPES[dt], seed=3)
     d = da.from_array(a, chunks=(17, 12) + ((c,) if c != 1 else ()))
+    if not pipeline_free(desc):
+        with pytest.raises(gip.InvalidArgument, match="reads a second image"):
+            gd.apply(name, d, device="cpu", **params)
+        return
     want = gip.apply(name, a, device="cpu", **params)
     if desc["whole"]:
         with pytest.raises(ValueError, match="reads the whole image"):

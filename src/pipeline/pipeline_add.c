@@ -28,6 +28,14 @@ gip_status gip_pipeline_add_op(gip_pipeline *p, const gip_args *args)
     if (!args)
         return gip__error(p->ctx, GIP_ERR_INVALID_ARGUMENT, "%s: args is NULL", api);
     const gip_op *op = gip_args_op(args);
+    for (int32_t i = 0; i < op->ninputs; i++)
+        if (!(op->inputs[i].flags & GIP_INPUT_OPTIONAL))
+            return gip__error(p->ctx, GIP_ERR_INVALID_ARGUMENT,
+                              "%s: %s reads a second image (%s), which a pipeline step cannot be "
+                              "given; run it alone (gip_op_apply_inputs(), --%s FILE on the "
+                              "command line, %s=array in Python)",
+                              api, op->name, op->inputs[i].name, op->inputs[i].name,
+                              op->inputs[i].name);
     gip__step s = {.op = op};
     if (!(s.params = calloc(1, op->params_size ? op->params_size : 1)))
         return gip__error(p->ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of memory", api);

@@ -145,7 +145,10 @@ gip_status gip__step_run(gip_pipeline *p, const gip__step *s, int32_t index, con
 {
     gip_context *ctx = p->ctx;
     gip_status st = GIP_OK;
-    if (s->op)
+    static const gip_image *const none[8] = {NULL}; /* optional inputs a step goes without */
+    if (s->op && s->op->run_inputs)
+        st = s->op->run_inputs(ctx, src, none, dst, s->params);
+    else if (s->op)
         st = s->op->run(ctx, src, dst, s->params);
     else
         st = s->custom->step.run(s->custom->step.user, ctx, src, dst);

@@ -203,8 +203,67 @@ static gip_status on_ctx(gip_context *ctx, gip_status st)
     return gip__error(ctx, st, "%s", msg);
 }
 
-gip_status gip_op_apply(gip_context *ctx, const gip_args *args, const gip_image *src,
-                        gip_image *dst)
+const gip_input *gip_op_input(const gip_op *op, const char *name, int32_t *index)
+{
+    if (op && name)
+        for (int32_t i = 0; i < op->ninputs; i++)
+            if (strcmp(op->inputs[i].name, name) == 0) {
+                if (index)
+                    *index = i;
+                return &op->inputs[i];
+            }
+    return NULL;
+}
+
+/* An extra input against its declaration and src: present unless optional, its size, dtype,
+ * channels, and in src's memory. */
+static gip_status check_input(gip_context *ctx, const gip_op *op, const gip_input *in,
+                              const gip_image *img, const gip_image *src)
+{
+    if (!img) {
+        if (in->flags & GIP_INPUT_OPTIONAL)
+            return GIP_OK;
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "%s: input %s is required (%s)", op->name,
+                          in->name, in->doc);
+    }
+    gip_status st = gip__image_check_ctx(ctx, img, op->name, in->name);
+    if (st)
+        return st;
+    if ((img->memory == GIP_MEM_CUDA) != (src->memory == GIP_MEM_CUDA))
+        return gip__error(ctx, GIP_ERR_LOCATION_MISMATCH,
+                          "%s: src is in %s memory and %s in %s memory; both must be on the host "
+                          "or both on the device",
+                          op->name, src->memory == GIP_MEM_CUDA ? "device" : "host", in->name,
+                          img->memory == GIP_MEM_CUDA ? "device" : "host");
+    if ((in->flags & GIP_INPUT_SAME_SIZE) &&
+        (img->width != src->width || img->height != src->height))
+        return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
+                          "%s: src is %lldx%lld but %s is %lldx%lld; they must be equal", op->name,
+                          (long long)src->width, (long long)src->height, in->name,
+                          (long long)img->width, (long long)img->height);
+    if ((in->flags & GIP_INPUT_SAME_TYPE) &&
+        (img->dtype != src->dtype || img->channels != src->channels))
+        return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
+                          "%s: src is %d-channel %s but %s is %d-channel %s; they must be equal",
+                          op->name, (int)src->channels, gip_dtype_name(src->dtype), in->name,
+                          (int)img->channels, gip_dtype_name(img->dtype));
+    if (!(in->flags & GIP_INPUT_SAME_TYPE) &&
+        ((in->dtypes &&
+          ((unsigned)img->dtype >= 32 || !(in->dtypes & GIP_DTYPE_BIT(img->dtype)))) ||
+         (in->channels && (img->channels <= 0 || img->channels >= 32 ||
+                           !(in->channels & GIP_CHANNELS_BIT(img->channels)))))) {
+        char who[96];
+        snprintf(who, sizeof who, "%s (%s)", op->name, in->name);
+        gip_op decl = *op;
+        decl.dtypes = in->dtypes ? in->dtypes : ~0u;
+        decl.channels = in->channels ? in->channels : ~0u;
+        return gip__op_refuse_input(ctx, &decl, img->dtype, img->channels, who);
+    }
+    return GIP_OK;
+}
+
+gip_status gip_op_apply_inputs(gip_context *ctx, const gip_args *args, const gip_image *src,
+                               const gip_image *const *inputs, int32_t ninputs, gip_image *dst)
 {
     if (!ctx || !args || !src || !dst)
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "gip_op_apply: %s is NULL",
@@ -213,18 +272,41 @@ gip_status gip_op_apply(gip_context *ctx, const gip_args *args, const gip_image 
                           : !src  ? "src"
                                   : "dst");
     const gip_op *op = gip_args_op(args);
+    if (ninputs != 0 && ninputs != op->ninputs)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: %d extra input%s given but it reads %d", op->name, (int)ninputs,
+                          ninputs == 1 ? "" : "s", (int)op->ninputs);
+    if (ninputs && !inputs)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "gip_op_apply_inputs: inputs is NULL");
     if (!gip_op_accepts(op, src->dtype, src->channels))
         return on_ctx(ctx, refuse_input(op, src->dtype, src->channels));
+    const gip_image *given[8] = {NULL};
+    if (op->ninputs > (int32_t)(sizeof given / sizeof given[0]))
+        return gip__error(ctx, GIP_ERR_INTERNAL, "%s: too many inputs declared", op->name);
+    for (int32_t i = 0; i < op->ninputs; i++) {
+        given[i] = ninputs ? inputs[i] : NULL;
+        gip_status st = check_input(ctx, op, &op->inputs[i], given[i], src);
+        if (st)
+            return st;
+    }
     void *params = calloc(1, op->params_size ? op->params_size : 1);
     if (!params)
         return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of memory", op->name);
     gip_status st = gip__op_build(args, params);
     if (st)
         st = on_ctx(ctx, st);
+    else if (op->run_inputs)
+        st = op->run_inputs(ctx, src, given, dst, params);
     else
         st = op->run(ctx, src, dst, params);
     if (op->release)
         op->release(params);
     free(params);
     return st;
+}
+
+gip_status gip_op_apply(gip_context *ctx, const gip_args *args, const gip_image *src,
+                        gip_image *dst)
+{
+    return gip_op_apply_inputs(ctx, args, src, NULL, 0, dst);
 }

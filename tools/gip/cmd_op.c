@@ -136,10 +136,12 @@ void cli_op_message(const gip_op *op, const char *msg, char *buf, size_t size)
 /* ---- the options of one operation ---------------------------------------------------------- */
 
 /* The option table of an operation's command: its parameters in declaration order, then the
- * CLI's aliases, then --scalar for operations that take named scalars. */
+ * CLI's aliases, then --scalar for operations that take named scalars, then --NAME FILE for
+ * each image it reads besides IN. */
 typedef struct op_options {
     cli_opt *v;
     int n, nparams, naliases, scalar; /* scalar: the index of --scalar, or -1 */
+    int input;                        /* the index of the first input's option */
     char (*names)[NAME_MAX_LEN];
     char (*metavars)[NAME_MAX_LEN];
 } op_options;
@@ -159,6 +161,8 @@ static int op_options_make(const gip_op *op, const cli_op_extra *extra, op_optio
         oo->naliases++;
     oo->n = oo->nparams + oo->naliases + (op->flags & GIP_OP_SCALARS ? 1 : 0);
     oo->scalar = op->flags & GIP_OP_SCALARS ? oo->n - 1 : -1;
+    oo->input = oo->n;
+    oo->n += op->ninputs;
     size_t n = (size_t)(oo->n ? oo->n : 1);
     oo->v = calloc(n, sizeof *oo->v);
     oo->names = calloc(n, sizeof *oo->names);
@@ -180,6 +184,11 @@ static int op_options_make(const gip_op *op, const cli_op_extra *extra, op_optio
     if (oo->scalar >= 0) {
         oo->v[oo->scalar].name = SCALAR_OPTION;
         oo->v[oo->scalar].metavar = "NAME=V[,...]";
+    }
+    for (int k = 0; k < op->ninputs; k++) {
+        option_name(op->inputs[k].name, oo->names[oo->input + k], NAME_MAX_LEN);
+        oo->v[oo->input + k].name = oo->names[oo->input + k];
+        oo->v[oo->input + k].metavar = "FILE";
     }
     return 0;
 }
@@ -321,6 +330,12 @@ static void write_help(FILE *f, const gip_op *op, const cli_op_extra *extra, con
     if (oo->scalar >= 0)
         cli_print_opt(f, NULL, SCALAR_OPTION, "NAME=V[,...]",
                       "named constants of the expression, comma-separated, at most 16");
+    for (int k = 0; k < op->ninputs; k++) {
+        const gip_input *in = &op->inputs[k];
+        snprintf(help, sizeof help, "%s%s (loaded as stored)", in->doc,
+                 in->flags & GIP_INPUT_OPTIONAL ? "; optional" : "");
+        cli_print_opt(f, NULL, oo->v[oo->input + k].name, "FILE", help);
+    }
 }
 
 /* ---- running ------------------------------------------------------------------------------ */
@@ -404,6 +419,59 @@ static gip_status op_run(gip_context *ctx, const gip_image *src, gip_image *dst,
     return gip_op_apply(ctx, data, src, dst);
 }
 
+/* An operation that reads more images (--NAME FILE): they are loaded as stored into IN's memory
+ * once IN is, and given to gip_op_apply_inputs(). */
+#define MAX_OP_INPUTS 8
+typedef struct inputs_job {
+    gip_args *args;
+    int32_t n;
+    const char *paths[MAX_OP_INPUTS]; /* NULL: not given */
+    gip_image host[MAX_OP_INPUTS], dev[MAX_OP_INPUTS];
+    const gip_image *use[MAX_OP_INPUTS];
+} inputs_job;
+
+static gip_status inputs_prepare(gip_context *ctx, const gip_image *src, void *data)
+{
+    inputs_job *j = data;
+    gip_load_params lp = {0};
+    lp.mode = GIP_LOAD_UNCHANGED;
+    for (int32_t i = 0; i < j->n; i++) {
+        if (!j->paths[i])
+            continue;
+        gip_status st = gip_image_load(j->paths[i], &lp, &j->host[i]);
+        if (st)
+            return st;
+        j->use[i] = &j->host[i];
+        if (gip_image_on_host(src))
+            continue;
+        double secs;
+        if ((st = cli_upload(ctx, &j->host[i], &j->dev[i], &secs)))
+            return st;
+        j->use[i] = &j->dev[i];
+    }
+    return GIP_OK;
+}
+
+static gip_status inputs_shape(const gip_shape *in, gip_shape *out, void *data)
+{
+    return gip_op_output_shape(((inputs_job *)data)->args, in, out);
+}
+
+static gip_status inputs_run(gip_context *ctx, const gip_image *src, gip_image *dst, void *data)
+{
+    inputs_job *j = data;
+    return gip_op_apply_inputs(ctx, j->args, src, j->use, j->n, dst);
+}
+
+static void inputs_release(gip_context *ctx, void *data)
+{
+    inputs_job *j = data;
+    for (int32_t i = 0; i < j->n; i++) {
+        gip_image_free(ctx, &j->dev[i]);
+        gip_image_free(NULL, &j->host[i]);
+    }
+}
+
 static int run_op(const cli_command *cmd, int argc, char **argv)
 {
     const gip_op *op = cmd->op;
@@ -470,6 +538,26 @@ static int run_op(const cli_command *cmd, int argc, char **argv)
         goto out_free;
     }
     cli_op run = {GIP_LOAD_COLOR, op_shape, NULL, op_run, NULL, args, extra ? extra->flags : 0};
+    inputs_job ij = {.args = args, .n = op->ninputs};
+    if (op->ninputs > MAX_OP_INPUTS) {
+        rc = cli_runtime_error(cmd, "reads %d images; the command line takes at most %d",
+                               (int)op->ninputs, MAX_OP_INPUTS);
+        goto out_free;
+    }
+    for (int32_t k = 0; k < op->ninputs; k++) {
+        ij.paths[k] = oo.v[oo.input + k].value;
+        if (!ij.paths[k] && !(op->inputs[k].flags & GIP_INPUT_OPTIONAL)) {
+            rc = cli_usage(cmd, "missing %s FILE: %s", oo.v[oo.input + k].name, op->inputs[k].doc);
+            goto out_free;
+        }
+    }
+    if (op->ninputs) {
+        run.shape = inputs_shape;
+        run.prepare = inputs_prepare;
+        run.run = inputs_run;
+        run.release = inputs_release;
+        run.data = &ij;
+    }
     if (extra && extra->setup &&
         (rc = extra->setup(cmd, &common, args, pos + first, n_inputs, &run)))
         goto out_free;

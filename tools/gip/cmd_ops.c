@@ -19,6 +19,10 @@ static void print_text(const gip_op *op)
     printf("  input: %s; %s channel(s)%s%s\n", line, a,
            op->flags & GIP_OP_POINTWISE ? "; point-wise" : "",
            op->flags & GIP_OP_WHOLE ? "; reads the whole image" : "");
+    for (int32_t k = 0; k < op->ninputs; k++)
+        printf("  %-13s image, %s (--%s FILE; not a pipeline step's): %s\n", op->inputs[k].name,
+               op->inputs[k].flags & GIP_INPUT_OPTIONAL ? "optional" : "required",
+               op->inputs[k].name, op->inputs[k].doc);
     for (int32_t k = 0; k < op->nparams; k++) {
         const gip_param *p = &op->params[k];
         cli_param_accepts(p, a, sizeof a);
@@ -73,6 +77,15 @@ static void print_markdown(void)
         if (op->flags & GIP_OP_INEXACT)
             printf("- integer results come from single-precision transforms: the CPU and CUDA "
                    "results may differ by one level\n");
+        for (int32_t k = 0; k < op->ninputs; k++) {
+            const gip_input *in = &op->inputs[k];
+            printf("- reads the image `%s` too (%s; `--%s FILE` on the command line, `%s=` in "
+                   "Python, `gip_op_apply_inputs()` in C): ",
+                   in->name, in->flags & GIP_INPUT_OPTIONAL ? "optional" : "required", in->name,
+                   in->name);
+            md_cell(in->doc);
+            printf("\n");
+        }
         if (!op->nparams) {
             printf("\nNo parameters.\n");
             continue;
