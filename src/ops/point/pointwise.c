@@ -6,20 +6,20 @@
 #include "pointwise.h"
 
 /* Rounds and saturates v into an element of dtype dt at d (OpenCV's saturate_cast). */
-static inline void store(gip_dtype dt, void *d, float v)
+static inline void store(gip_dtype dt, void *d, double v)
 {
     switch (dt) {
     case GIP_U8:
-        *(uint8_t *)d = gip__sat_u8_f32(v);
+        *(uint8_t *)d = gip__pw_u8(v);
         return;
     case GIP_U16:
-        *(uint16_t *)d = gip__sat_u16_f32(v);
+        *(uint16_t *)d = gip__pw_u16(v);
         return;
     case GIP_S16:
-        *(int16_t *)d = gip__sat_s16_f32(v);
+        *(int16_t *)d = gip__pw_s16(v);
         return;
     default:
-        *(float *)d = v;
+        *(float *)d = (float)v;
         return;
     }
 }
@@ -73,23 +73,23 @@ gip_status gip__pw_check(gip_context *ctx, const gip_image *src, const gip_image
     return GIP_OK;
 }
 
-gip_status gip__pw_run(gip_context *ctx, const gip_image *src, gip_image *dst, gip__pw *p,
-                       bool on_device)
+gip_status gip__pw_run(gip_context *ctx, const gip_image *src, const gip_image *mask,
+                       gip_image *dst, gip__pw *p, bool on_device)
 {
     if (src->dtype == GIP_U8 && dst->dtype == GIP_U8 && p->kind != GIP__PW_LUT) {
         for (int c = 0; c < src->channels; c++)
             for (int v = 0; v < 256; v++)
-                p->table[c][v] = gip__sat_u8_f32(gip__pw_eval(p, c, (float)v));
+                p->table[c][v] = gip__pw_u8(gip__pw_eval(p, c, (float)v));
         p->kind = GIP__PW_LUT;
     }
     if (on_device) {
 #ifdef GIP_HAVE_CUDA
-        return gip__pw_cuda(ctx, src, dst, p);
+        return gip__pw_cuda(ctx, src, mask, dst, p);
 #else
         return gip__error(ctx, GIP_ERR_NOT_BUILT, "gip was built without CUDA");
 #endif
     }
-    gip__pw_cpu(ctx, src, dst, p);
+    gip__pw_cpu(ctx, src, mask, dst, p);
     return GIP_OK;
 }
 
@@ -141,6 +141,21 @@ static void unary_rows(void *arg, int64_t y0, int64_t y1)
     for (int64_t y = y0; y < y1; y++) {
         const char *sr = (const char *)s->data + y * s->stride;
         char *dr = (char *)d->data + y * d->stride;
+        const uint8_t *mr = j->mask ? (const uint8_t *)j->mask->data + y * j->mask->stride : NULL;
+        if (mr) {
+            for (int64_t x = 0; x < s->width; x++)
+                for (int c = 0; c < cn; c++) {
+                    size_t i = (size_t)(x * cn + c);
+                    if (!mr[x])
+                        memset(dr + i * des, 0, des);
+                    else if (j->p->kind == GIP__PW_LUT)
+                        ((uint8_t *)dr)[i] = j->p->table[c][((const uint8_t *)sr)[i]];
+                    else
+                        store(d->dtype, dr + i * des,
+                              gip__pw_eval(j->p, c, load(s->dtype, sr + i * ses)));
+                }
+            continue;
+        }
         if (j->p->kind == GIP__PW_LUT) { /* u8 into u8 */
             const uint8_t *si = (const uint8_t *)sr;
             uint8_t *di = (uint8_t *)dr;
@@ -162,9 +177,10 @@ static void unary_rows(void *arg, int64_t y0, int64_t y1)
     }
 }
 
-void gip__pw_cpu(gip_context *ctx, const gip_image *src, gip_image *dst, const gip__pw *p)
+void gip__pw_cpu(gip_context *ctx, const gip_image *src, const gip_image *mask, gip_image *dst,
+                 const gip__pw *p)
 {
-    pw_job j = {src, NULL, NULL, dst, p, NULL, NULL};
+    pw_job j = {src, NULL, mask, dst, p, NULL, NULL};
     gip__parallel_for(ctx, src->height, 8, unary_rows, &j);
 }
 
@@ -184,9 +200,9 @@ static void binary_rows(void *arg, int64_t y0, int64_t y1)
         for (int64_t x = 0; x < w; x++)
             for (int c = 0; c < cn; c++) {
                 size_t i = (size_t)(x * cn + c);
-                float v = mr && !mr[x] ? 0.0f
-                                       : gip__pw_eval2(j->p, load(s->dtype, a + i * es),
-                                                       load(s->dtype, b + i * es));
+                double v = mr && !mr[x] ? 0.0
+                                        : gip__pw_eval2(j->p, load(s->dtype, a + i * es),
+                                                        load(s->dtype, b + i * es));
                 store(d->dtype, dr + i * des, v);
             }
     }

@@ -21,10 +21,9 @@ extern "C" {
 typedef enum gip__pw_kind {
     GIP__PW_THRESH = 0,    /* sub: gip_thresh_type; v: threshold, w: maxval (per channel) */
     GIP__PW_ARITH = 1,     /* sub: gip__pw_op; v: the scalar (per channel); a: scale */
-    GIP__PW_SCALE_ABS = 2, /* |x * a + b| */
-    GIP__PW_AFFINE = 3,    /* x * a + b (convertTo) */
-    GIP__PW_GAMMA = 4,     /* range * (x / range) ^ a, range = b */
-    GIP__PW_LUT = 5,       /* table (u8 sources only) */
+    GIP__PW_SCALE_ABS = 2, /* |fma(x, a, b)| (convertScaleAbs) */
+    GIP__PW_GAMMA = 3,     /* range * (x / range) ^ a, range = b */
+    GIP__PW_LUT = 4,       /* table (u8 sources only) */
 } gip__pw_kind;
 
 /* Arithmetic with a scalar s (per channel) or with a second image's element s. */
@@ -33,8 +32,9 @@ typedef enum gip__pw_op {
     GIP__OP_SUB = 1,     /* x - s */
     GIP__OP_RSUB = 2,    /* s - x */
     GIP__OP_MUL = 3,     /* (x * scale) * s */
-    GIP__OP_DIV = 4,     /* (x * scale) / s, 0 where s is 0 */
-    GIP__OP_RDIV = 5,    /* s * scale / x (cv2.divide(scalar, image)): IEEE division */
+    GIP__OP_DIV = 4,     /* (x * scale) / s; 0 where s is 0 when zero_div */
+    GIP__OP_RDIV = 5,    /* (s * scale) / x (cv2.divide(scalar, image)); 0 where x is 0 when
+                            zero_div */
     GIP__OP_ABSDIFF = 6, /* |x - s| */
     GIP__OP_MIN = 7,
     GIP__OP_MAX = 8,
@@ -44,14 +44,19 @@ typedef enum gip__pw_op {
     GIP__OP_WEIGHTED = 12, /* x * a + s * b + c (two images, addWeighted) */
     GIP__OP_ADAPT = 13,    /* adaptiveThreshold: s is the local mean; sub2: binary or inverse;
                               v[0]: -idelta, w[0]: maxval */
-    GIP__OP_COUNT = 14
+    GIP__OP_MUL_D = 14,    /* with a scalar, in double precision as OpenCV: (x * da) * dv */
+    GIP__OP_DIV_D = 15,    /* (x * da) / dv */
+    GIP__OP_RDIV_D = 16,   /* (dv * da) / x */
+    GIP__OP_COUNT = 17
 } gip__pw_op;
 
 typedef struct gip__pw {
     int32_t kind, sub;
     float v[4], w[4]; /* per channel */
     float a, b, c;
-    int32_t inv; /* GIP__OP_ADAPT: binary inverse */
+    double dv[4], da; /* the double-precision scalar operations */
+    int32_t inv;      /* GIP__OP_ADAPT: binary inverse */
+    int32_t zero_div; /* DIV, RDIV: a zero divisor gives 0 (OpenCV's integer rule), else IEEE */
     uint8_t table[4][256];
 } gip__pw;
 
@@ -121,7 +126,7 @@ GIP__PWF float gip__pw_thresh(int type, float x, float t, float m)
 
 /* Arithmetic in single precision, as OpenCV computes it for u8, u16 and f32 with a scalar and for
  * two images of u8 (the caller saturates). Bitwise operations take integer-valued elements. */
-GIP__PWF float gip__pw_arith(int op, float x, float s, float scale)
+GIP__PWF float gip__pw_arith(int op, float x, float s, float scale, int zero_div)
 {
     switch (op) {
     case GIP__OP_ADD:
@@ -133,42 +138,79 @@ GIP__PWF float gip__pw_arith(int op, float x, float s, float scale)
     case GIP__OP_MUL:
         return gip__pw_mul(gip__pw_mul(x, scale), s);
     case GIP__OP_DIV:
-        return s == 0.0f ? 0.0f : gip__pw_div(gip__pw_mul(x, scale), s);
+        return zero_div && s == 0.0f ? 0.0f : gip__pw_div(gip__pw_mul(x, scale), s);
     case GIP__OP_RDIV:
-        return gip__pw_div(gip__pw_mul(s, scale), x);
+        return zero_div && x == 0.0f ? 0.0f : gip__pw_div(gip__pw_mul(s, scale), x);
     case GIP__OP_ABSDIFF:
         return gip__pw_abs(gip__pw_add(x, -s));
     case GIP__OP_MIN:
         return x < s ? x : s;
     case GIP__OP_MAX:
         return x > s ? x : s;
-    case GIP__OP_AND:
-        return (float)((uint32_t)(int32_t)x & (uint32_t)(int32_t)s & 0xFFFFu);
+    case GIP__OP_AND: /* two's complement in 32 bits: u8, u16 and s16 values come back as such */
+        return (float)((int32_t)x & (int32_t)s);
     case GIP__OP_OR:
-        return (float)(((uint32_t)(int32_t)x | (uint32_t)(int32_t)s) & 0xFFFFu);
+        return (float)((int32_t)x | (int32_t)s);
     default:
-        return (float)(((uint32_t)(int32_t)x ^ (uint32_t)(int32_t)s) & 0xFFFFu);
+        return (float)((int32_t)x ^ (int32_t)s);
     }
+}
+
+GIP__PWF double gip__pw_dmul(double x, double y)
+{
+#if defined(__CUDA_ARCH__)
+    return __dmul_rn(x, y);
+#else
+    return x * y;
+#endif
+}
+
+/* Multiplication and division by a scalar in double precision (OpenCV 5 computes them so). */
+GIP__PWF double gip__pw_arith_d(int op, double x, double s, double scale, int zero_div)
+{
+    if (op == GIP__OP_MUL_D)
+        return gip__pw_dmul(gip__pw_dmul(x, scale), s);
+    if (op == GIP__OP_DIV_D)
+        return zero_div && s == 0.0 ? 0.0 : gip__pw_dmul(x, scale) / s;
+    return zero_div && x == 0.0 ? 0.0 : gip__pw_dmul(s, scale) / x;
 }
 
 /* The value of a unary point operation for element x of channel c, before the destination's
  * rounding and saturation. */
-GIP__PWF float gip__pw_eval(const gip__pw *p, int c, float x)
+GIP__PWF double gip__pw_eval(const gip__pw *p, int c, float x)
 {
     switch (p->kind) {
     case GIP__PW_THRESH:
         return gip__pw_thresh(p->sub, x, p->v[c], p->w[c]);
     case GIP__PW_ARITH:
-        return gip__pw_arith(p->sub, x, p->v[c], p->a);
+        if (p->sub >= GIP__OP_MUL_D)
+            return gip__pw_arith_d(p->sub, x, p->dv[c], p->da, p->zero_div);
+        return gip__pw_arith(p->sub, x, p->v[c], p->a, p->zero_div);
     case GIP__PW_SCALE_ABS:
-        return gip__pw_abs(gip__pw_add(gip__pw_mul(x, p->a), p->b));
-    case GIP__PW_AFFINE:
-        return gip__pw_add(gip__pw_mul(x, p->a), p->b);
+        return gip__pw_abs(gip__pw_fma(x, p->a, p->b));
     case GIP__PW_GAMMA:
         return (float)((double)p->b * pow((double)x / (double)p->b, (double)p->a));
     default:
         return x;
     }
+}
+
+/* Rounding half to even and saturation of a result (NaN gives 0), as OpenCV's saturate_cast. */
+GIP__PWF double gip__pw_clampd(double v, double lo, double hi)
+{
+    return v != v ? 0.0 : v < lo ? lo : v > hi ? hi : v;
+}
+GIP__PWF uint8_t gip__pw_u8(double v)
+{
+    return (uint8_t)gip__round_f64(gip__pw_clampd(v, 0.0, 255.0));
+}
+GIP__PWF uint16_t gip__pw_u16(double v)
+{
+    return (uint16_t)gip__round_f64(gip__pw_clampd(v, 0.0, 65535.0));
+}
+GIP__PWF int16_t gip__pw_s16(double v)
+{
+    return (int16_t)gip__round_f64(gip__pw_clampd(v, -32768.0, 32767.0));
 }
 
 /* The value of a two-image operation for elements x (src) and s (src2) of channel c. addWeighted
@@ -181,16 +223,16 @@ GIP__PWF float gip__pw_eval2(const gip__pw *p, float x, float s)
         float d = gip__pw_add(x, -s);
         return p->inv ? (d <= p->v[0] ? p->w[0] : 0.0f) : (d > p->v[0] ? p->w[0] : 0.0f);
     }
-    return gip__pw_arith(p->sub, x, s, p->a);
+    return gip__pw_arith(p->sub, x, s, p->a, p->zero_div);
 }
 
 /* Runs p from src into dst (same size and channels; dst's dtype may differ: convertScaleAbs).
  * u8 sources into u8 go through p->table, which gip__pw_run fills for the kinds other than LUT.
- * Arguments are checked by the caller (sizes, location, aliasing: the same view or disjoint). */
-gip_status gip__pw_run(gip_context *ctx, const gip_image *src, gip_image *dst, gip__pw *p,
-                       bool on_device);
-/* Two-image form: src2 has src's shape and dtype; mask (may be NULL) is u8 with one channel
- * (elements where it is 0 keep dst's value). */
+ * mask (may be NULL): u8 with one channel; elements where it is 0 become 0. Arguments are
+ * checked by the caller (sizes, location, aliasing: the same view or disjoint). */
+gip_status gip__pw_run(gip_context *ctx, const gip_image *src, const gip_image *mask,
+                       gip_image *dst, gip__pw *p, bool on_device);
+/* Two-image form: src2 has src's shape and dtype; mask as gip__pw_run's. */
 gip_status gip__pw_run2(gip_context *ctx, const gip_image *src, const gip_image *src2,
                         const gip_image *mask, gip_image *dst, const gip__pw *p, bool on_device);
 /* inRange: dst (u8, one channel) is 255 where every channel c has lo[c] <= x <= hi[c]. */
@@ -205,12 +247,14 @@ gip_status gip__pw_check(gip_context *ctx, const gip_image *src, const gip_image
                          bool *on_device);
 
 /* The backends (arguments checked, tables built). */
-void gip__pw_cpu(gip_context *ctx, const gip_image *src, gip_image *dst, const gip__pw *p);
+void gip__pw_cpu(gip_context *ctx, const gip_image *src, const gip_image *mask, gip_image *dst,
+                 const gip__pw *p);
 void gip__pw2_cpu(gip_context *ctx, const gip_image *src, const gip_image *src2,
                   const gip_image *mask, gip_image *dst, const gip__pw *p);
 void gip__pw_in_range_cpu(gip_context *ctx, const gip_image *src, gip_image *dst, const float *lo,
                           const float *hi);
-gip_status gip__pw_cuda(gip_context *ctx, const gip_image *src, gip_image *dst, const gip__pw *p);
+gip_status gip__pw_cuda(gip_context *ctx, const gip_image *src, const gip_image *mask,
+                        gip_image *dst, const gip__pw *p);
 gip_status gip__pw2_cuda(gip_context *ctx, const gip_image *src, const gip_image *src2,
                          const gip_image *mask, gip_image *dst, const gip__pw *p);
 gip_status gip__pw_in_range_cuda(gip_context *ctx, const gip_image *src, gip_image *dst,

@@ -11,22 +11,22 @@ template <typename T> __device__ __forceinline__ float pw_load(const char *p)
     return (float)*reinterpret_cast<const T *>(p);
 }
 
-template <typename T> __device__ __forceinline__ void pw_store(char *p, float v);
-template <> __device__ __forceinline__ void pw_store<uint8_t>(char *p, float v)
+template <typename T> __device__ __forceinline__ void pw_store(char *p, double v);
+template <> __device__ __forceinline__ void pw_store<uint8_t>(char *p, double v)
 {
-    *reinterpret_cast<uint8_t *>(p) = gip__sat_u8_f32(v);
+    *reinterpret_cast<uint8_t *>(p) = gip__pw_u8(v);
 }
-template <> __device__ __forceinline__ void pw_store<uint16_t>(char *p, float v)
+template <> __device__ __forceinline__ void pw_store<uint16_t>(char *p, double v)
 {
-    *reinterpret_cast<uint16_t *>(p) = gip__sat_u16_f32(v);
+    *reinterpret_cast<uint16_t *>(p) = gip__pw_u16(v);
 }
-template <> __device__ __forceinline__ void pw_store<int16_t>(char *p, float v)
+template <> __device__ __forceinline__ void pw_store<int16_t>(char *p, double v)
 {
-    *reinterpret_cast<int16_t *>(p) = gip__sat_s16_f32(v);
+    *reinterpret_cast<int16_t *>(p) = gip__pw_s16(v);
 }
-template <> __device__ __forceinline__ void pw_store<float>(char *p, float v)
+template <> __device__ __forceinline__ void pw_store<float>(char *p, double v)
 {
-    *reinterpret_cast<float *>(p) = v;
+    *reinterpret_cast<float *>(p) = (float)v;
 }
 
 static dim3 pw_grid(int64_t units, int64_t rows)
@@ -39,15 +39,16 @@ static dim3 pw_grid(int64_t units, int64_t rows)
     return dim3((unsigned)bx, (unsigned)(rows < 65535 ? rows : 65535));
 }
 
-__global__ void pw_lut_kernel(const uint8_t *src, int64_t ss, uint8_t *dst, int64_t ds, int64_t n,
-                              int64_t rows, int cn, gip__pw p)
+__global__ void pw_lut_kernel(const uint8_t *src, int64_t ss, const uint8_t *mask, int64_t ms,
+                              uint8_t *dst, int64_t ds, int64_t n, int64_t rows, int cn, gip__pw p)
 {
     for (int64_t y = blockIdx.y; y < rows; y += gridDim.y) {
         const uint8_t *s = src + y * ss;
+        const uint8_t *m = mask ? mask + y * ms : nullptr;
         uint8_t *d = dst + y * ds;
         for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
              i += (int64_t)gridDim.x * blockDim.x)
-            d[i] = p.table[cn == 1 ? 0 : (int)(i % cn)][s[i]];
+            d[i] = m && !m[i / cn] ? 0 : p.table[cn == 1 ? 0 : (int)(i % cn)][s[i]];
     }
 }
 
@@ -95,29 +96,30 @@ static bool dispatch_out(const gip_image *s, gip_image *d, const gip__pw *p, cud
     }
 }
 
-extern "C" gip_status gip__pw_cuda(gip_context *ctx, const gip_image *src, gip_image *dst,
-                                   const gip__pw *p)
+extern "C" gip_status gip__pw_cuda(gip_context *ctx, const gip_image *src, const gip_image *mask,
+                                   gip_image *dst, const gip__pw *p)
 {
     cudaStream_t st = gip__stream(ctx);
     bool ok = true;
     if (p->kind == GIP__PW_LUT) {
         const int64_t n = src->width * src->channels;
         pw_lut_kernel<<<pw_grid(n, src->height), PW_THREADS, 0, st>>>(
-            (const uint8_t *)src->data, src->stride, (uint8_t *)dst->data, dst->stride, n,
-            src->height, src->channels, *p);
+            (const uint8_t *)src->data, src->stride, mask ? (const uint8_t *)mask->data : nullptr,
+            mask ? mask->stride : 0, (uint8_t *)dst->data, dst->stride, n, src->height,
+            src->channels, *p);
     } else {
         switch (src->dtype) {
         case GIP_U8:
-            ok = dispatch_out<uint8_t>(src, dst, p, st);
+            ok = dispatch_out<uint8_t>(src, mask, dst, p, st);
             break;
         case GIP_U16:
-            ok = dispatch_out<uint16_t>(src, dst, p, st);
+            ok = dispatch_out<uint16_t>(src, mask, dst, p, st);
             break;
         case GIP_S16:
-            ok = dispatch_out<int16_t>(src, dst, p, st);
+            ok = dispatch_out<int16_t>(src, mask, dst, p, st);
             break;
         case GIP_F32:
-            ok = dispatch_out<float>(src, dst, p, st);
+            ok = dispatch_out<float>(src, mask, dst, p, st);
             break;
         default:
             ok = false;

@@ -194,7 +194,7 @@ gip_status gip_threshold(gip_context *ctx, const gip_image *src, gip_image *dst,
         p.v[c] = t, p.w[c] = m;
     if (computed)
         *computed = thresh;
-    return gip__pw_run(ctx, src, dst, &p, on_device);
+    return gip__pw_run(ctx, src, NULL, dst, &p, on_device);
 }
 
 /* ---- the registry's threshold ---------------------------------------------------------------- */
