@@ -80,6 +80,24 @@ typedef enum gip_color_code {
 GIP_API gip_status gip_cvt_color(gip_context *ctx, const gip_image *src, gip_image *dst,
                                  gip_color_code code);
 
+/**
+ * cv2.extractChannel: dst (one channel, src's size and dtype) = channel `channel` of src.
+ * Any dtype but c32; host or device. dst must not overlap src.
+ * @return GIP_OK; GIP_ERR_INVALID_ARGUMENT (NULL, channel out of range);
+ *         GIP_ERR_SHAPE_MISMATCH; GIP_ERR_ALIASING; GIP_ERR_LOCATION_MISMATCH;
+ *         GIP_ERR_NO_DEVICE; GIP_ERR_DEVICE; GIP_ERR_BAD_STATE.
+ */
+GIP_API gip_status gip_extract_channel(gip_context *ctx, const gip_image *src, gip_image *dst,
+                                       int32_t channel);
+
+/**
+ * cv2.insertChannel: dst = src with channel `channel` replaced by src2 (one channel, src's size
+ * and dtype). dst: src's shape; may be src itself; must not overlap src2.
+ * @return as gip_extract_channel().
+ */
+GIP_API gip_status gip_insert_channel(gip_context *ctx, const gip_image *src, const gip_image *src2,
+                                      gip_image *dst, int32_t channel);
+
 #ifdef __cplusplus
 }
 #endif
