@@ -165,15 +165,17 @@ static int32_t make_inputs(const gip_op *op, const gip_image *src, uint64_t seed
 }
 
 /* Runs op on a host image (and its extra inputs) through gip_op_apply_inputs on ctx (uploading
- * on a CUDA context). */
-static gip_status apply(gip_context *ctx, const gip_args *a, const gip_image *src,
-                        const gip_image *in, int32_t nin, const gip_shape *os, gip_image *out)
+ * on a CUDA context). With bare, optional inputs are left out, as a pipeline step runs. */
+static gip_status apply_inputs(gip_context *ctx, const gip_args *a, const gip_image *src,
+                               const gip_image *in, int32_t nin, const gip_shape *os,
+                               gip_image *out, bool bare)
 {
     gt_alloc(out, os->width, os->height, os->channels, os->dtype, 0);
     gt_poison(out, 0xCD);
+    const gip_op *op = gip_args_op(a);
     const gip_image *use[8];
     for (int32_t k = 0; k < nin; k++)
-        use[k] = &in[k];
+        use[k] = bare && (op->inputs[k].flags & GIP_INPUT_OPTIONAL) ? NULL : &in[k];
     if (gip_context_backend(ctx) != GIP_BACKEND_CUDA)
         return gip_op_apply_inputs(ctx, a, src, use, nin, out);
     gip_image ds, dd, din[8];
@@ -188,6 +190,10 @@ static gip_status apply(gip_context *ctx, const gip_args *a, const gip_image *sr
         return st;
     }
     for (; !st && up < nin; up++) {
+        if (!use[up]) {
+            memset(&din[up], 0, sizeof din[up]);
+            continue;
+        }
         if ((st = gip_image_alloc(ctx, &din[up], in[up].width, in[up].height, in[up].channels,
                                   in[up].dtype, GIP_MEM_CUDA, 0)))
             break;
@@ -206,6 +212,12 @@ static gip_status apply(gip_context *ctx, const gip_args *a, const gip_image *sr
     return st;
 }
 
+static gip_status apply(gip_context *ctx, const gip_args *a, const gip_image *src,
+                        const gip_image *in, int32_t nin, const gip_shape *os, gip_image *out)
+{
+    return apply_inputs(ctx, a, src, in, nin, os, out, false);
+}
+
 /* Whether op reads an image a pipeline cannot give it. */
 static bool needs_inputs(const gip_op *op)
 {
@@ -219,7 +231,7 @@ static bool needs_inputs(const gip_op *op)
 static gip_status through_pipeline(gip_context *ctx, const gip_op *op, const gip_image *src,
                                    const gip_shape *os, gip_image *out)
 {
-    char text[512];
+    char text[4096]; /* lut's example table is 256 numbers */
     size_t len = (size_t)snprintf(text, sizeof text, "%s", op->name);
     for (int32_t k = 0; k < op->nparams; k++)
         if (op->params[k].example)
@@ -285,7 +297,9 @@ static void walk(gip_context *ctx)
                          (int)ch, cuda ? "cuda" : "cpu");
                 gip_image got, exp, more[8];
                 const int32_t nin = make_inputs(op, &src, seed * 31, more);
-                st = apply(ctx, a, &src, more, nin, &os, &got);
+                /* Against the pipeline step, optional inputs (a second operand, a mask) are
+                 * left out as the step leaves them out; CUDA against the CPU takes them all. */
+                st = apply_inputs(ctx, a, &src, more, nin, &os, &got, !cuda && !needs_inputs(op));
                 if (!cuda && needs_inputs(op)) {
                     /* No pipeline reference: the step is refused, naming what it lacks. */
                     GT_CHECK(st == GIP_OK, "%s: %s (%s)", label, gip_status_name(st),
