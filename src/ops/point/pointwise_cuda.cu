@@ -53,43 +53,48 @@ __global__ void pw_lut_kernel(const uint8_t *src, int64_t ss, const uint8_t *mas
 }
 
 template <typename Ti, typename To>
-__global__ void pw_kernel(const char *src, int64_t ss, char *dst, int64_t ds, int64_t n,
-                          int64_t rows, int cn, gip__pw p)
+__global__ void pw_kernel(const char *src, int64_t ss, const uint8_t *mask, int64_t ms, char *dst,
+                          int64_t ds, int64_t n, int64_t rows, int cn, gip__pw p)
 {
     for (int64_t y = blockIdx.y; y < rows; y += gridDim.y) {
         const char *s = src + y * ss;
+        const uint8_t *m = mask ? mask + y * ms : nullptr;
         char *d = dst + y * ds;
         for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
              i += (int64_t)gridDim.x * blockDim.x)
             pw_store<To>(d + i * sizeof(To),
-                         gip__pw_eval(&p, (int)(i % cn), pw_load<Ti>(s + i * sizeof(Ti))));
+                         m && !m[i / cn]
+                             ? 0.0
+                             : gip__pw_eval(&p, (int)(i % cn), pw_load<Ti>(s + i * sizeof(Ti))));
     }
 }
 
 template <typename Ti, typename To>
-static void launch_unary(const gip_image *src, gip_image *dst, const gip__pw *p, cudaStream_t st)
+static void launch_unary(const gip_image *src, const gip_image *m, gip_image *dst, const gip__pw *p,
+                         cudaStream_t st)
 {
     const int64_t n = src->width * src->channels;
     pw_kernel<Ti, To><<<pw_grid(n, src->height), PW_THREADS, 0, st>>>(
-        (const char *)src->data, src->stride, (char *)dst->data, dst->stride, n, src->height,
-        src->channels, *p);
+        (const char *)src->data, src->stride, m ? (const uint8_t *)m->data : nullptr,
+        m ? m->stride : 0, (char *)dst->data, dst->stride, n, src->height, src->channels, *p);
 }
 
 template <typename Ti>
-static bool dispatch_out(const gip_image *s, gip_image *d, const gip__pw *p, cudaStream_t st)
+static bool dispatch_out(const gip_image *s, const gip_image *m, gip_image *d, const gip__pw *p,
+                         cudaStream_t st)
 {
     switch (d->dtype) {
     case GIP_U8:
-        launch_unary<Ti, uint8_t>(s, d, p, st);
+        launch_unary<Ti, uint8_t>(s, m, d, p, st);
         return true;
     case GIP_U16:
-        launch_unary<Ti, uint16_t>(s, d, p, st);
+        launch_unary<Ti, uint16_t>(s, m, d, p, st);
         return true;
     case GIP_S16:
-        launch_unary<Ti, int16_t>(s, d, p, st);
+        launch_unary<Ti, int16_t>(s, m, d, p, st);
         return true;
     case GIP_F32:
-        launch_unary<Ti, float>(s, d, p, st);
+        launch_unary<Ti, float>(s, m, d, p, st);
         return true;
     default:
         return false;
