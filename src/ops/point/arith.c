@@ -230,7 +230,10 @@ gip_status gip__arith_build(const gip_args *a, gip__arith_step *s, gip_arith_op 
     const gip_op *o = gip_args_op(a);
     s->op = op;
     s->nvalue = gip_args_list(a, "value", s->value, 4);
-    s->value_set = gip_args_is_set(a, "value");
+    /* A value other than the default 0 next to src2 is an error at run time. */
+    s->value_set = 0;
+    for (int32_t c = 0; c < s->nvalue; c++)
+        s->value_set |= s->value[c] != 0;
     if (gip_op_param(o, "scale")) {
         s->scaled = 1;
         s->scale = gip_args_double(a, "scale");
@@ -246,8 +249,8 @@ gip_status gip__arith_run(gip_context *ctx, const gip_image *src, const gip_imag
     const gip__arith_step *s = params;
     if (in[0] && (s->value_set || s->reverse))
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
-                          "the second operand is src2 or value=%s, not both",
-                          s->reverse ? " (with reverse)" : "");
+                          "the second operand is src2 or value%s, not both",
+                          s->reverse ? " with reverse" : "");
     if (!in[0] && s->nvalue != 1 && s->nvalue != src->channels)
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
                           "value takes one number or one per channel (%d), got %d",
