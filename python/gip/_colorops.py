@@ -13,7 +13,7 @@ from . import _gip
 from . import _cv2
 from ._core import (InvalidArgument, _alloc, _dtype_of, _finish, _image_out, _int, _prep,
                     _raise, _real)
-from ._registry import _run
+from ._registry import _args, _run
 
 THRESH_BINARY = 0
 THRESH_BINARY_INV = 1
@@ -191,6 +191,244 @@ def cvtColor(src, code, dst=None, dstCn=0, *, device=None):
 
 
 cvt_color = cvtColor
+
+
+# ---- arithmetic --------------------------------------------------------------------------------
+NORM_INF = 1
+NORM_L1 = 2
+NORM_L2 = 4
+NORM_MINMAX = 32
+_NORM_NAME = {1: "inf", 2: "l1", 4: "l2", 32: "minmax"}
+
+
+def _is_image_like(v):
+    return not isinstance(v, (_numbers.Number, _np.generic, tuple, list)) and v is not None
+
+
+def _operand(src, other, broadcast, what):
+    """cv2's second operand: an image of src's shape (returned as ('image', other)), or a scalar:
+    a number is every channel's value for add, subtract, multiply, divide and absdiff (cv2 5.x),
+    the first channel's (the others 0) for min, max and the bitwise operations; a sequence or a
+    small array is padded with zeros."""
+    cn = _channels(src)
+    if isinstance(other, _np.ndarray) and other.shape == getattr(src, "shape", None):
+        return "image", other
+    if _is_image_like(other) and not (isinstance(other, _np.ndarray) and other.size <= 4):
+        return "image", other
+    if isinstance(other, (_numbers.Real, _np.number)) and not isinstance(other, (bool,
+                                                                                 _np.bool_)):
+        v = float(other)
+        return "value", [v] * cn if broadcast else ([v] + [0.0] * 3)[:cn]
+    return "value", _scalar4(other, what)[:cn]
+
+
+def _dtype_arg(dtype, what):
+    if dtype is None or (isinstance(dtype, int) and not isinstance(dtype, bool) and dtype == -1):
+        return
+    _raise(Unsupported, "%s: dtype %r: only -1 (the sources' dtype) is supported" % (what, dtype))
+
+
+def _binary(name, src1, src2, dst, mask, device, broadcast, commutes, params=None):
+    params = dict(params or {})
+    if not _is_image_like(src1) and _is_image_like(src2):
+        if commutes:
+            src1, src2 = src2, src1
+        else:
+            kind, v = _operand(src2, src1, broadcast, "src1")
+            params.update(value=v, reverse=True)
+            return _run(name, src2, dst, device, dict(params, mask=mask))
+    kind, v = _operand(src1, src2, broadcast, "src2")
+    if kind == "image":
+        params["src2"] = v
+    else:
+        params["value"] = v
+    if mask is not None:
+        params["mask"] = mask
+    return _run(name, src1, dst, device, params)
+
+
+@_image_out
+def add(src1, src2, dst=None, mask=None, dtype=-1, *, device=None):
+    """cv2.add: saturating src1 + src2 (an image, a number or a tuple), 0 outside the mask."""
+    _dtype_arg(dtype, "add")
+    return _binary("add", src1, src2, dst, mask, device, True, True)
+
+
+@_image_out
+def subtract(src1, src2, dst=None, mask=None, dtype=-1, *, device=None):
+    """cv2.subtract: saturating src1 - src2 (either may be a number or a tuple)."""
+    _dtype_arg(dtype, "subtract")
+    return _binary("subtract", src1, src2, dst, mask, device, True, False)
+
+
+@_image_out
+def multiply(src1, src2, dst=None, scale=1, dtype=-1, *, device=None):
+    """cv2.multiply: saturating (src1 * scale) * src2."""
+    _dtype_arg(dtype, "multiply")
+    return _binary("multiply", src1, src2, dst, None, device, True, True,
+                   {"scale": _real(scale, "scale")})
+
+
+@_image_out
+def divide(src1, src2, dst=None, scale=1, dtype=-1, *, device=None):
+    """cv2.divide: saturating (src1 * scale) / src2; src1 may be a number (scale * src1 / src2).
+    Integer images: a zero divisor gives 0."""
+    _dtype_arg(dtype, "divide")
+    return _binary("divide", src1, src2, dst, None, device, True, False,
+                   {"scale": _real(scale, "scale")})
+
+
+@_image_out
+def absdiff(src1, src2, dst=None, *, device=None):
+    """cv2.absdiff: saturating |src1 - src2|."""
+    return _binary("absdiff", src1, src2, dst, None, device, True, True)
+
+
+@_image_out
+def min(src1, src2, dst=None, *, device=None):  # noqa: A001 - cv2's name
+    """cv2.min: element-wise minimum (a number applies to the first channel, as cv2)."""
+    return _binary("min", src1, src2, dst, None, device, False, True)
+
+
+@_image_out
+def max(src1, src2, dst=None, *, device=None):  # noqa: A001 - cv2's name
+    """cv2.max: element-wise maximum (a number applies to the first channel, as cv2)."""
+    return _binary("max", src1, src2, dst, None, device, False, True)
+
+
+@_image_out
+def bitwise_and(src1, src2, dst=None, mask=None, *, device=None):
+    """cv2.bitwise_and of integer images (0 outside the mask)."""
+    return _binary("bitwise_and", src1, src2, dst, mask, device, False, True)
+
+
+@_image_out
+def bitwise_or(src1, src2, dst=None, mask=None, *, device=None):
+    """cv2.bitwise_or of integer images (0 outside the mask)."""
+    return _binary("bitwise_or", src1, src2, dst, mask, device, False, True)
+
+
+@_image_out
+def bitwise_xor(src1, src2, dst=None, mask=None, *, device=None):
+    """cv2.bitwise_xor of integer images (0 outside the mask)."""
+    return _binary("bitwise_xor", src1, src2, dst, mask, device, False, True)
+
+
+_ALL_ONES = {_np.dtype(_np.uint8): 255.0, _np.dtype(_np.uint16): 65535.0,
+             _np.dtype(_np.int16): -1.0}
+
+
+@_image_out
+def bitwise_not(src, dst=None, mask=None, *, device=None):
+    """cv2.bitwise_not of an integer image (0 outside the mask)."""
+    ones = _ALL_ONES.get(_np.dtype(_dtype_of(src)) if hasattr(src, "dtype") or
+                         hasattr(src, "typestr") else None)
+    if ones is None:
+        _raise(Unsupported, "bitwise_not: uint8, uint16 or int16 images")
+    params = {"value": [ones] * _channels(src)}
+    if mask is not None:
+        params["mask"] = mask
+    return _run("bitwise_xor", src, dst, device, params)
+
+
+@_image_out
+def addWeighted(src1, alpha, src2, beta, gamma, dst=None, dtype=-1, *, device=None):
+    """cv2.addWeighted: saturate(src1 * alpha + src2 * beta + gamma), computed as OpenCV's
+    vector code (fused multiply-adds in single precision)."""
+    _dtype_arg(dtype, "addWeighted")
+    return _run("add_weighted", src1, dst, device,
+                {"alpha": _real(alpha, "alpha"), "beta": _real(beta, "beta"),
+                 "gamma": _real(gamma, "gamma"), "src2": src2})
+
+
+@_image_out
+def scaleAdd(src1, alpha, src2, dst=None, *, device=None):
+    """cv2.scaleAdd: src1 * alpha + src2 (as fma(src1, alpha, src2))."""
+    return _run("add_weighted", src1, dst, device,
+                {"alpha": _real(alpha, "alpha"), "beta": 1.0, "gamma": 0.0, "src2": src2})
+
+
+@_image_out
+def convertScaleAbs(src, dst=None, alpha=1, beta=0, *, device=None):
+    """cv2.convertScaleAbs: uint8 saturate(|src * alpha + beta|)."""
+    return _run("convert_scale_abs", src, dst, device,
+                {"alpha": _real(alpha, "alpha"), "beta": _real(beta, "beta")})
+
+
+@_image_out
+def LUT(src, lut, dst=None, *, device=None):
+    """cv2.LUT for uint8 images and uint8 tables of 256 entries (one for every channel, or one
+    per channel: shape (256,), (1, 256), (256, 1) or (1, 256, C))."""
+    t = _np.asarray(lut)
+    if t.dtype != _np.uint8:
+        _raise(Unsupported, "LUT: the table must be uint8, got %s" % t.dtype)
+    if t.size == 256:
+        rows = t.reshape(1, 256)
+    elif t.ndim == 3 and t.shape[:2] in ((1, 256), (256, 1)) and t.shape[2] in (3, 4):
+        rows = t.reshape(256, t.shape[2]).T
+    else:
+        _raise(InvalidArgument, "LUT: the table must have 256 entries (per channel), got shape %s"
+               % (t.shape,))
+    return _run("lut", src, dst, device,
+                {"table": _np.ascontiguousarray(rows, dtype=_np.float32)})
+
+
+@_image_out
+def normalize(src, dst=None, alpha=1, beta=0, norm_type=NORM_L2, dtype=-1, mask=None, *,
+              device=None):
+    """cv2.normalize: NORM_MINMAX onto [alpha, beta], or NORM_INF, NORM_L1, NORM_L2 to norm
+    alpha; dtype -1 or CV_8U, CV_16U, CV_16S, CV_32F; 0 outside the mask."""
+    n = _int(norm_type, "norm_type")
+    if n not in _NORM_NAME:
+        _raise(InvalidArgument, "normalize: norm_type %d: NORM_INF, NORM_L1, NORM_L2 or "
+               "NORM_MINMAX" % n)
+    params = {"alpha": _real(alpha, "alpha"), "beta": _real(beta, "beta"),
+              "norm": _NORM_NAME[n], "dtype": _cv2._ddepth_name(dtype)}
+    if dst is not None and hasattr(dst, "dtype") and params["dtype"] == "same":
+        params["dtype"] = _cv2._ddepth_name(dst.dtype)
+    if mask is not None:
+        params["mask"] = mask
+    return _run("normalize", src, dst, device, params)
+
+
+# ---- channels ----------------------------------------------------------------------------------
+@_image_out
+def extractChannel(src, coi, dst=None, *, device=None):
+    """cv2.extractChannel: channel coi as an (H, W) array."""
+    return _run("extract_channel", src, dst, device, {"channel": _int(coi, "coi")})
+
+
+@_image_out
+def insertChannel(src, dst, coi, *, device=None):
+    """cv2.insertChannel: dst's channel coi replaced by src (one channel); dst is written in
+    place and returned."""
+    return _run("insert_channel", dst, dst, device, {"channel": _int(coi, "coi"), "src2": src})
+
+
+def split(m, *, device=None):
+    """cv2.split: the channels as a tuple of (H, W) arrays."""
+    n = _channels(m)
+    return tuple(extractChannel(m, c, device=device) for c in range(n))
+
+
+@_image_out
+def merge(mv, dst=None, *, device=None):
+    """cv2.merge of 1, 3 or 4 one-channel images of the same size and dtype."""
+    mv = list(mv)
+    if len(mv) not in (1, 3, 4):
+        _raise(Unsupported, "merge: 1, 3 or 4 images (gip images have 1, 3 or 4 channels), got %d"
+               % len(mv))
+    if len(mv) == 1:
+        return _run("extract_channel", mv[0], dst, device, {"channel": 0})
+    ctx, ins, up = _prep(device, mv)
+    first = ins[0]
+    h, w = first.shape[:2]
+    out = _alloc(ctx, first, (h, w, len(mv)), _dtype_of(first), dst, up)
+    # channel 0 everywhere (GRAY2RGB / GRAY2RGBA), then the others in place
+    _gip.cvt_color(ctx, first, out, 11 if len(mv) == 3 else 12)
+    for c in range(1, len(mv)):
+        _gip.op_apply(ctx, _args("insert_channel", {"channel": c}), out, out, [ins[c]])
+    return _finish(ctx, out, up, dst)
 
 
 __all__ = [n for n, v in list(globals().items())
