@@ -11,8 +11,8 @@ import numpy as _np
 
 from . import _gip
 from . import _cv2
-from ._core import (InvalidArgument, _alloc, _dtype_of, _finish, _image_out, _int, _prep,
-                    _raise, _real)
+from ._core import (InvalidArgument, Unsupported, _alloc, _dtype_of, _finish, _image_out, _int,
+                    _prep, _raise, _real)
 from ._registry import _args, _run
 
 THRESH_BINARY = 0

@@ -201,3 +201,194 @@ def test_cuda_matches_cpu():
                                       gip.adaptiveThreshold(g, 255, m, 0, 11, 2, device="cpu"))
     np.testing.assert_allclose(gip.cvtColor(f, cv2.COLOR_BGR2HSV, device="cuda"),
                                gip.cvtColor(f, cv2.COLOR_BGR2HSV, device="cpu"), rtol=0, atol=0)
+
+
+# ---- arithmetic ----------------------------------------------------------------------------------
+INT_DTYPES = [np.uint8, np.uint16, np.int16]
+
+
+def pair(size, cn, dtype, seed):
+    shape = size + ((cn,) if cn > 1 else ())
+    a, b = rand(shape, dtype, seed), rand(shape, dtype, seed + 1)
+    b.reshape(-1)[::7] = 0  # zero divisors
+    m = (np.random.default_rng(seed).random(size) < 0.5).astype(np.uint8)
+    return a, b, m
+
+
+ARITH_SIZES = [(1, 17), (13, 42), (37, 91), (5, 3)]
+
+
+@pytest.mark.parametrize("size", ARITH_SIZES)
+@pytest.mark.parametrize("cn", [1, 3, 4])
+@pytest.mark.parametrize("dtype", INT_DTYPES + [np.float32])
+def test_two_images(size, cn, dtype):
+    a, b, m = pair(size, cn, dtype, seed=cn + size[1])
+    fns = ["add", "subtract", "multiply", "divide", "absdiff", "min", "max"]
+    if dtype != np.float32:
+        fns += ["bitwise_and", "bitwise_or", "bitwise_xor"]
+    for name in fns:
+        np.testing.assert_array_equal(getattr(gip, name)(a, b), getattr(cv2, name)(a, b),
+                                      err_msg=name)
+    for name in ("add", "subtract") + (("bitwise_and", "bitwise_or", "bitwise_xor")
+                                       if dtype != np.float32 else ()):
+        np.testing.assert_array_equal(getattr(gip, name)(a, b, mask=m),
+                                      getattr(cv2, name)(a, b, mask=m), err_msg=name)
+    for scale in (0.5, 1.7, 0.01):
+        np.testing.assert_array_equal(gip.multiply(a, b, scale=scale),
+                                      cv2.multiply(a, b, scale=scale))
+        np.testing.assert_array_equal(gip.divide(a, b, scale=scale),
+                                      cv2.divide(a, b, scale=scale))
+    if dtype != np.float32:
+        np.testing.assert_array_equal(gip.bitwise_not(a), cv2.bitwise_not(a))
+        np.testing.assert_array_equal(gip.bitwise_not(a, mask=m), cv2.bitwise_not(a, mask=m))
+    for al, be, ga in ((0.3, 0.7, 0.5), (1.3, -0.4, 10.25), (0.5, 0.5, 0)):
+        e, g = cv2.addWeighted(a, al, b, be, ga), gip.addWeighted(a, al, b, be, ga)
+        if dtype == np.float32:  # OpenCV's scalar tail rounds otherwise: 1 ulp
+            np.testing.assert_allclose(g, e, rtol=2e-7, atol=0)
+        else:
+            np.testing.assert_array_equal(g, e)
+
+
+@pytest.mark.parametrize("size", ARITH_SIZES)
+@pytest.mark.parametrize("cn", [1, 3, 4])
+@pytest.mark.parametrize("dtype", INT_DTYPES + [np.float32])
+def test_scalars(size, cn, dtype):
+    a, _, m = pair(size, cn, dtype, seed=3 * cn + size[0])
+    values = (2.5, 7, 0.3, 0.7, -1.5, 1 / 3, 300.5)
+    for v in values:
+        # a number: every channel for these (cv2 5.x); a tuple: per channel
+        for name in ("add", "subtract", "multiply", "divide", "absdiff"):
+            e = getattr(cv2, name)(a, v)
+            if e.shape == a.shape:  # cv2 gives (4, 1) for some tiny arrays
+                np.testing.assert_array_equal(getattr(gip, name)(a, v), e, err_msg=(name, v))
+        if cn > 1:
+            t = tuple(v * (k + 1) for k in range(cn)) + (0,) * (4 - cn)
+            for name in ("add", "subtract", "multiply", "divide", "absdiff", "min", "max"):
+                np.testing.assert_array_equal(getattr(gip, name)(a, t), getattr(cv2, name)(a, t),
+                                              err_msg=(name, t))
+        for name in ("min", "max"):  # a number: the first channel only, as cv2
+            e = getattr(cv2, name)(a, v)
+            if e.shape == a.shape:
+                np.testing.assert_array_equal(getattr(gip, name)(a, v), e, err_msg=(name, v))
+        for name in ("subtract", "divide"):  # the scalar on the left
+            e = getattr(cv2, name)(v, a)
+            if e.shape == a.shape:
+                np.testing.assert_array_equal(getattr(gip, name)(v, a), e, err_msg=(name, v))
+        e = cv2.add(a, v, mask=m)
+        if e.shape == a.shape:
+            np.testing.assert_array_equal(gip.add(a, v, mask=m), e)
+    if dtype != np.float32:
+        for name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
+            e = getattr(cv2, name)(a, 77)
+            if e.shape == a.shape:
+                np.testing.assert_array_equal(getattr(gip, name)(a, 77), e, err_msg=name)
+
+
+@pytest.mark.parametrize("dtype", INT_DTYPES + [np.float32])
+@pytest.mark.parametrize("cn", [1, 3, 4])
+def test_convert_scale_abs_normalize(dtype, cn):
+    a, _, m = pair((29, 61), cn, dtype, seed=cn)
+    for al, be in ((1.7, -10.5), (0.3, 0.5), (-1.1, 7.25)):
+        np.testing.assert_array_equal(gip.convertScaleAbs(a, alpha=al, beta=be),
+                                      cv2.convertScaleAbs(a, alpha=al, beta=be))
+    for nt, al, be in ((cv2.NORM_MINMAX, 250, 10), (cv2.NORM_INF, 1000, 0),
+                       (cv2.NORM_L1, 1e6, 0), (cv2.NORM_L2, 5000, 0)):
+        for ddepth in (-1, cv2.CV_8U, cv2.CV_32F):
+            e = cv2.normalize(a, None, al, be, nt, ddepth)
+            g = gip.normalize(a, None, al, be, nt, ddepth)
+            if e.dtype == np.float32:
+                np.testing.assert_allclose(g, e, rtol=1e-6, atol=1e-6 * abs(al))
+            else:
+                np.testing.assert_array_equal(g, e, err_msg=(nt, ddepth))
+        if cn == 1:
+            e = cv2.normalize(a, None, al, be, nt, cv2.CV_8U, mask=m)
+            np.testing.assert_array_equal(gip.normalize(a, None, al, be, nt, cv2.CV_8U, mask=m),
+                                          e)
+
+
+def test_lut_and_gamma():
+    a = rand((37, 91, 3), seed=4)
+    rng = np.random.default_rng(5)
+    for t in (rng.integers(0, 256, 256, dtype=np.uint8),
+              rng.integers(0, 256, (1, 256, 3), dtype=np.uint8)):
+        np.testing.assert_array_equal(gip.LUT(a, t), cv2.LUT(a, t))
+        np.testing.assert_array_equal(gip.LUT(a[..., 0].copy(), t[..., 0] if t.ndim == 3 else t),
+                                      cv2.LUT(a[..., 0], t[..., 0] if t.ndim == 3 else t))
+    for g in (0.45, 1.0, 2.2):
+        ref = np.clip(np.rint(255 * (np.arange(256) / 255.0) ** g), 0, 255).astype(np.uint8)
+        np.testing.assert_array_equal(gip.op.gamma(a, g), ref[a])
+    p = gip.Pipeline("gamma 2.2 | add 10 | threshold 128")
+    assert "lut[" in p.describe(3, np.uint8)
+    ref = np.clip(np.rint(255 * (np.arange(256) / 255.0) ** 2.2), 0, 255).astype(np.uint8)
+    np.testing.assert_array_equal(p(a), cv2.threshold(cv2.add(ref[a], 10), 128, 255, 0)[1])
+
+
+def test_channels():
+    a = rand((13, 42, 4), seed=6)
+    for c in range(4):
+        np.testing.assert_array_equal(gip.extractChannel(a, c), cv2.extractChannel(a, c))
+    parts = cv2.split(a)
+    assert all(np.array_equal(x, y) for x, y in zip(gip.split(a), parts))
+    np.testing.assert_array_equal(gip.merge(parts), cv2.merge(parts))
+    np.testing.assert_array_equal(gip.merge(parts[:3]), cv2.merge(parts[:3]))
+    d1, d2 = a.copy(), a.copy()
+    gip.insertChannel(parts[0], d1, 2)
+    cv2.insertChannel(parts[0], d2, 2)
+    np.testing.assert_array_equal(d1, d2)
+    with pytest.raises(gip.Unsupported):
+        gip.merge(parts[:2])
+    with pytest.raises(gip.InvalidArgument):
+        gip.extractChannel(a[..., :3].copy(), 3)
+
+
+def test_arith_bad_input():
+    a = rand((10, 12, 3))
+    with pytest.raises(gip.Error):
+        gip.add(a, rand((10, 13, 3)))
+    with pytest.raises(gip.Error):
+        gip.add(a, rand((10, 12, 3), np.uint16))
+    with pytest.raises(gip.Error):
+        gip.add(a, a, mask=rand((10, 12, 3)))
+    with pytest.raises(gip.Unsupported):
+        gip.bitwise_and(a.astype(np.float32), 3)
+    with pytest.raises(gip.InvalidArgument):
+        gip.add(a, (1, 2, 3, 4, 5))
+    with pytest.raises(gip.Unsupported):
+        gip.add(a, a, dtype=cv2.CV_16U)
+    with pytest.raises(gip.InvalidArgument):
+        gip.normalize(a, None, 1, 0, 3)
+    with pytest.raises(gip.Unsupported):
+        gip.LUT(a, np.arange(256, dtype=np.uint16))
+    with pytest.raises(gip.InvalidArgument):
+        gip.LUT(a, np.arange(100, dtype=np.uint8))
+    with pytest.raises(gip.InvalidArgument):
+        gip.apply("add", a, src2=a, value=3)
+    dst = np.full_like(a, 7)
+    with pytest.raises(gip.Error):
+        gip.add(a, rand((10, 13, 3)), dst)
+    assert np.all(dst == 7)
+
+
+@requires_cuda
+def test_arith_cuda_matches_cpu():
+    for dtype in INT_DTYPES + [np.float32]:
+        a, b, m = pair((301, 257), 3, dtype, seed=21)
+        for fn in (lambda d: gip.add(a, b, mask=m, device=d),
+                   lambda d: gip.multiply(a, b, scale=0.3, device=d),
+                   lambda d: gip.divide(a, b, scale=7, device=d),
+                   lambda d: gip.divide(2.5, a, device=d),
+                   lambda d: gip.multiply(a, 0.3, device=d),
+                   lambda d: gip.absdiff(a, (3, 4, 5), device=d),
+                   lambda d: gip.addWeighted(a, 0.3, b, 0.7, 0.5, device=d),
+                   lambda d: gip.convertScaleAbs(a, alpha=1.3, beta=-5, device=d),
+                   lambda d: gip.normalize(a, None, 255, 0, gip.NORM_MINMAX, cv2.CV_8U,
+                                           device=d),
+                   lambda d: gip.normalize(a[..., 0].copy(), None, 1000, 0, gip.NORM_L2,
+                                           cv2.CV_8U, mask=m, device=d),
+                   lambda d: gip.merge(gip.split(a, device=d), device=d)):
+            np.testing.assert_array_equal(np.asarray(fn("cuda")), np.asarray(fn("cpu")))
+    a = rand((301, 257, 3), seed=22)
+    t = np.random.default_rng(1).integers(0, 256, 256, dtype=np.uint8)
+    np.testing.assert_array_equal(gip.LUT(a, t, device="cuda"), gip.LUT(a, t, device="cpu"))
+    np.testing.assert_array_equal(gip.op.gamma(a, 2.2, device="cuda"),
+                                  gip.op.gamma(a, 2.2, device="cpu"))
