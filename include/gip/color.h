@@ -98,6 +98,33 @@ GIP_API gip_status gip_extract_channel(gip_context *ctx, const gip_image *src, g
 GIP_API gip_status gip_insert_channel(gip_context *ctx, const gip_image *src, const gip_image *src2,
                                       gip_image *dst, int32_t channel);
 
+/** Layouts of YUV camera frames (cv2.COLOR_YUV2*_<layout>). */
+typedef enum gip_yuv_layout {
+    GIP_YUV_NV12 = 0, /* 4:2:0: the Y plane, then interleaved U, V at half resolution */
+    GIP_YUV_NV21 = 1, /* 4:2:0: the Y plane, then interleaved V, U */
+    GIP_YUV_I420 = 2, /* 4:2:0: the Y plane, the U plane, the V plane (also IYUV) */
+    GIP_YUV_YV12 = 3, /* 4:2:0: the Y plane, the V plane, the U plane */
+    GIP_YUV_YUY2 = 4, /* 4:2:2 packed: Y0 U Y1 V (also YUYV, YUNV) */
+    GIP_YUV_UYVY = 5, /* 4:2:2 packed: U Y0 V Y1 (also UYNV) */
+    GIP_YUV_YVYU = 6  /* 4:2:2 packed: Y0 V Y1 U */
+} gip_yuv_layout;
+
+/**
+ * Converts a YUV frame to RGB as cv2.cvtColor(COLOR_YUV2BGR_NV12, ...): BT.601 limited range
+ * (Y 16..235) with OpenCV's fixed-point coefficients and rounding, u8 results equal to OpenCV's.
+ * src: u8 with one channel holding the frame's bytes as cv2 takes them: for 4:2:0 layouts
+ * width W and height H * 3 / 2 (W and H even); for 4:2:2 width 2 * W (the Y/U/V bytes of W
+ * pixels) and height H. dst: u8, W x H, 3 or 4 channels (alpha 255), in BGR order when bgr is
+ * non-zero, else RGB; or 1 channel: the Y plane (COLOR_YUV2GRAY_*). Host or device; dst must not
+ * overlap src.
+ * @return GIP_OK; GIP_ERR_INVALID_ARGUMENT (NULL, bad layout); GIP_ERR_SHAPE_MISMATCH (sizes
+ *         that do not make a frame of dst's size, odd sizes); GIP_ERR_UNSUPPORTED (dtype,
+ *         channels); GIP_ERR_ALIASING; GIP_ERR_LOCATION_MISMATCH; GIP_ERR_NO_DEVICE;
+ *         GIP_ERR_DEVICE; GIP_ERR_BAD_STATE.
+ */
+GIP_API gip_status gip_yuv_to_rgb(gip_context *ctx, const gip_image *src, gip_image *dst,
+                                  gip_yuv_layout layout, int32_t bgr);
+
 #ifdef __cplusplus
 }
 #endif

@@ -168,13 +168,119 @@ _SPACE = {
     35: ("xyz2rgb", 40, True)}
 
 
+# cv2's YUV frame codes: code -> (the registry's yuv layout, output)
+COLOR_YUV2BGR_NV12 = 91
+COLOR_YUV2BGR_NV21 = 93
+COLOR_YUV2BGR_I420 = 101
+COLOR_YUV2BGR_IYUV = 101
+COLOR_YUV2BGR_YV12 = 99
+COLOR_YUV2BGR_YUY2 = 116
+COLOR_YUV2BGR_YUYV = 116
+COLOR_YUV2BGR_YUNV = 116
+COLOR_YUV2BGR_UYVY = 108
+COLOR_YUV2BGR_UYNV = 108
+COLOR_YUV2BGR_Y422 = 108
+COLOR_YUV2BGR_YVYU = 118
+COLOR_YUV2RGB_NV12 = 90
+COLOR_YUV2RGB_NV21 = 92
+COLOR_YUV2RGB_I420 = 100
+COLOR_YUV2RGB_IYUV = 100
+COLOR_YUV2RGB_YV12 = 98
+COLOR_YUV2RGB_YUY2 = 115
+COLOR_YUV2RGB_YUYV = 115
+COLOR_YUV2RGB_YUNV = 115
+COLOR_YUV2RGB_UYVY = 107
+COLOR_YUV2RGB_UYNV = 107
+COLOR_YUV2RGB_Y422 = 107
+COLOR_YUV2RGB_YVYU = 117
+COLOR_YUV2BGRA_NV12 = 95
+COLOR_YUV2BGRA_NV21 = 97
+COLOR_YUV2BGRA_I420 = 105
+COLOR_YUV2BGRA_IYUV = 105
+COLOR_YUV2BGRA_YV12 = 103
+COLOR_YUV2BGRA_YUY2 = 120
+COLOR_YUV2BGRA_YUYV = 120
+COLOR_YUV2BGRA_YUNV = 120
+COLOR_YUV2BGRA_UYVY = 112
+COLOR_YUV2BGRA_UYNV = 112
+COLOR_YUV2BGRA_Y422 = 112
+COLOR_YUV2BGRA_YVYU = 122
+COLOR_YUV2RGBA_NV12 = 94
+COLOR_YUV2RGBA_NV21 = 96
+COLOR_YUV2RGBA_I420 = 104
+COLOR_YUV2RGBA_IYUV = 104
+COLOR_YUV2RGBA_YV12 = 102
+COLOR_YUV2RGBA_YUY2 = 119
+COLOR_YUV2RGBA_YUYV = 119
+COLOR_YUV2RGBA_YUNV = 119
+COLOR_YUV2RGBA_UYVY = 111
+COLOR_YUV2RGBA_UYNV = 111
+COLOR_YUV2RGBA_Y422 = 111
+COLOR_YUV2RGBA_YVYU = 121
+COLOR_YUV2GRAY_NV12 = 106
+COLOR_YUV2GRAY_NV21 = 106
+COLOR_YUV2GRAY_I420 = 106
+COLOR_YUV2GRAY_IYUV = 106
+COLOR_YUV2GRAY_YV12 = 106
+COLOR_YUV2GRAY_420 = 106
+COLOR_YUV2GRAY_YUY2 = 124
+COLOR_YUV2GRAY_YUYV = 124
+COLOR_YUV2GRAY_YUNV = 124
+COLOR_YUV2GRAY_UYVY = 123
+COLOR_YUV2GRAY_UYNV = 123
+COLOR_YUV2GRAY_Y422 = 123
+COLOR_YUV2GRAY_YVYU = 124
+_YUV = {
+    91: ("nv12", "bgr"),
+    93: ("nv21", "bgr"),
+    101: ("i420", "bgr"),
+    99: ("yv12", "bgr"),
+    116: ("yuy2", "bgr"),
+    108: ("uyvy", "bgr"),
+    118: ("yvyu", "bgr"),
+    90: ("nv12", "rgb"),
+    92: ("nv21", "rgb"),
+    100: ("i420", "rgb"),
+    98: ("yv12", "rgb"),
+    115: ("yuy2", "rgb"),
+    107: ("uyvy", "rgb"),
+    117: ("yvyu", "rgb"),
+    95: ("nv12", "bgra"),
+    97: ("nv21", "bgra"),
+    105: ("i420", "bgra"),
+    103: ("yv12", "bgra"),
+    120: ("yuy2", "bgra"),
+    112: ("uyvy", "bgra"),
+    122: ("yvyu", "bgra"),
+    94: ("nv12", "rgba"),
+    96: ("nv21", "rgba"),
+    104: ("i420", "rgba"),
+    102: ("yv12", "rgba"),
+    119: ("yuy2", "rgba"),
+    111: ("uyvy", "rgba"),
+    121: ("yvyu", "rgba"),
+    106: ("nv12", "gray"),
+    124: ("yuy2", "gray"),
+    123: ("uyvy", "gray")}
+
+
 @_image_out
 def cvtColor(src, code, dst=None, dstCn=0, *, device=None):
-    """cv2.cvtColor: channel order, alpha and gray (uint8, uint16, float32), and HSV, HLS,
-    YCrCb, YUV and XYZ both ways (uint8 and float32). uint8 results equal OpenCV's; HSV2BGR,
+    """cv2.cvtColor: channel order, alpha and gray (uint8, uint16, float32), HSV, HLS, YCrCb,
+    YUV and XYZ both ways (uint8 and float32), and YUV camera frames (COLOR_YUV2*_NV12, NV21,
+    I420, YV12, YUY2, UYVY, YVYU: a 4:2:2 frame as cv2's (H, W, 2) or its (H, 2 W) bytes). uint8 results equal OpenCV's; HSV2BGR,
     HSV2RGB (and _FULL), BGR2HLS, RGB2HLS and the HLS _FULL codes take float32 only. dstCn=4 adds
     alpha to the results of the inverse space codes."""
     c = _int(code, "cvtColor: code")
+    if c in _YUV:
+        layout, to = _YUV[c]
+        shape = getattr(src, "shape", ())
+        if layout in ("yuy2", "uyvy", "yvyu") and len(shape) == 3 and shape[2] == 2:
+            # cv2's (H, W, 2) packed frame: gip reads it as its (H, 2 W) bytes
+            if not isinstance(src, _np.ndarray):
+                _raise(Unsupported, "cvtColor: pass a 4:2:2 device frame as its (H, 2 W) bytes")
+            src = src.reshape(shape[0], shape[1] * 2)
+        return _run("yuv", src, dst, device, {"layout": layout, "to": to})
     if c not in _SPACE:
         return _cv2.cvt_color(src, c, dst, dstCn, device=device)
     name, gcode, inverse = _SPACE[c]
