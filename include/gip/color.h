@@ -125,6 +125,29 @@ typedef enum gip_yuv_layout {
 GIP_API gip_status gip_yuv_to_rgb(gip_context *ctx, const gip_image *src, gip_image *dst,
                                   gip_yuv_layout layout, int32_t bgr);
 
+/** Bayer mosaics by the colours of the second row's second and third pixels, as OpenCV names
+ * them (cv2.COLOR_Bayer<pattern>2BGR). */
+typedef enum gip_bayer_pattern {
+    GIP_BAYER_BG = 0,
+    GIP_BAYER_GB = 1,
+    GIP_BAYER_RG = 2,
+    GIP_BAYER_GR = 3
+} gip_bayer_pattern;
+
+/**
+ * Demosaics a Bayer image as cv2.cvtColor(COLOR_Bayer<pattern>2BGR) (bilinear, OpenCV's integer
+ * rounding, its outer rows and columns copied from their inner neighbours; images of 2 or fewer
+ * rows or columns give zeros): u8 and u16 results equal OpenCV's. src: one channel, u8 or u16.
+ * dst: src's size and dtype; 3 channels (BGR order when bgr is non-zero, else RGB), 4 (alpha the
+ * dtype's maximum), or 1 (COLOR_Bayer<pattern>2GRAY: OpenCV's 14-bit weights). Host or device;
+ * dst must not overlap src.
+ * @return GIP_OK; GIP_ERR_INVALID_ARGUMENT (NULL, bad pattern); GIP_ERR_SHAPE_MISMATCH;
+ *         GIP_ERR_UNSUPPORTED (dtype, channels); GIP_ERR_ALIASING; GIP_ERR_LOCATION_MISMATCH;
+ *         GIP_ERR_NO_DEVICE; GIP_ERR_DEVICE; GIP_ERR_BAD_STATE.
+ */
+GIP_API gip_status gip_bayer_to_rgb(gip_context *ctx, const gip_image *src, gip_image *dst,
+                                    gip_bayer_pattern pattern, int32_t bgr);
+
 #ifdef __cplusplus
 }
 #endif

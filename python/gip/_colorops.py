@@ -264,14 +264,54 @@ _YUV = {
     123: ("uyvy", "gray")}
 
 
+# cv2's Bayer codes: code -> (the registry's bayer pattern, output)
+COLOR_BayerBG2BGR = 46
+COLOR_BayerBG2RGB = 48
+COLOR_BayerBG2BGRA = 139
+COLOR_BayerBG2RGBA = 141
+COLOR_BayerBG2GRAY = 86
+COLOR_BayerGB2BGR = 47
+COLOR_BayerGB2RGB = 49
+COLOR_BayerGB2BGRA = 140
+COLOR_BayerGB2RGBA = 142
+COLOR_BayerGB2GRAY = 87
+COLOR_BayerRG2BGR = 48
+COLOR_BayerRG2RGB = 46
+COLOR_BayerRG2BGRA = 141
+COLOR_BayerRG2RGBA = 139
+COLOR_BayerRG2GRAY = 88
+COLOR_BayerGR2BGR = 49
+COLOR_BayerGR2RGB = 47
+COLOR_BayerGR2BGRA = 142
+COLOR_BayerGR2RGBA = 140
+COLOR_BayerGR2GRAY = 89
+_BAYER = {
+    46: ("bg", "bgr"),
+    48: ("bg", "rgb"),
+    139: ("bg", "bgra"),
+    141: ("bg", "rgba"),
+    86: ("bg", "gray"),
+    47: ("gb", "bgr"),
+    49: ("gb", "rgb"),
+    140: ("gb", "bgra"),
+    142: ("gb", "rgba"),
+    87: ("gb", "gray"),
+    88: ("rg", "gray"),
+    89: ("gr", "gray")}
+
+
 @_image_out
 def cvtColor(src, code, dst=None, dstCn=0, *, device=None):
     """cv2.cvtColor: channel order, alpha and gray (uint8, uint16, float32), HSV, HLS, YCrCb,
     YUV and XYZ both ways (uint8 and float32), and YUV camera frames (COLOR_YUV2*_NV12, NV21,
-    I420, YV12, YUY2, UYVY, YVYU: a 4:2:2 frame as cv2's (H, W, 2) or its (H, 2 W) bytes). uint8 results equal OpenCV's; HSV2BGR,
+    I420, YV12, YUY2, UYVY, YVYU: a 4:2:2 frame as cv2's (H, W, 2) or its (H, 2 W) bytes), and
+    Bayer mosaics (COLOR_Bayer*2BGR, RGB, BGRA, RGBA, GRAY; uint8 and uint16). uint8 results equal OpenCV's; HSV2BGR,
     HSV2RGB (and _FULL), BGR2HLS, RGB2HLS and the HLS _FULL codes take float32 only. dstCn=4 adds
     alpha to the results of the inverse space codes."""
     c = _int(code, "cvtColor: code")
+    if c in _BAYER:
+        pattern, to = _BAYER[c]
+        return _run("bayer", src, dst, device, {"pattern": pattern, "to": to})
     if c in _YUV:
         layout, to = _YUV[c]
         shape = getattr(src, "shape", ())
