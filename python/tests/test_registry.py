@@ -124,6 +124,9 @@ def _ksize(v, default):
 
 def _cvt(a, p):
     """gray (RGB order) or cvt's code, by its cv2 name."""
+    if "pattern" in p:  # bayer: a mosaic
+        return cv2.cvtColor(a, getattr(cv2, "COLOR_Bayer%s2%s" % (p["pattern"].upper(),
+                                                                  p.get("to", "bgr").upper())))
     if "layout" in p:  # yuv: a frame
         return cv2.cvtColor(a, getattr(cv2, "COLOR_YUV2%s_%s" % (p.get("to", "bgr").upper(),
                                                                  p["layout"].upper())))
