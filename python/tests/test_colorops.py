@@ -392,3 +392,67 @@ def test_arith_cuda_matches_cpu():
     np.testing.assert_array_equal(gip.LUT(a, t, device="cuda"), gip.LUT(a, t, device="cpu"))
     np.testing.assert_array_equal(gip.op.gamma(a, 2.2, device="cuda"),
                                   gip.op.gamma(a, 2.2, device="cpu"))
+
+
+# ---- camera formats ------------------------------------------------------------------------------
+YUV420 = ["NV12", "NV21", "I420", "IYUV", "YV12"]
+YUV422 = ["YUY2", "YUYV", "UYVY", "YVYU"]
+OUTS = ["BGR", "RGB", "BGRA", "RGBA", "GRAY"]
+
+
+@pytest.mark.parametrize("wh", [(2, 2), (36, 24), (98, 6), (640, 482)])
+def test_yuv_frames(wh):
+    w, h = wh
+    rng = np.random.default_rng(w + h)
+    frame = rng.integers(0, 256, (h * 3 // 2, w), dtype=np.uint8)
+    strided = rng.integers(0, 256, (h * 3 // 2, w + 10), dtype=np.uint8)[:, :w]
+    packed = rng.integers(0, 256, (h, w, 2), dtype=np.uint8)
+    for lay in YUV420:
+        for out in OUTS:
+            code = getattr(cv2, "COLOR_YUV2%s_%s" % (out, lay))
+            for f in (frame, strided):
+                np.testing.assert_array_equal(gip.cvtColor(f, code), cv2.cvtColor(f, code),
+                                              err_msg=(lay, out))
+    for lay in YUV422:
+        for out in OUTS:
+            code = getattr(cv2, "COLOR_YUV2%s_%s" % (out, lay))
+            e = cv2.cvtColor(packed, code)
+            np.testing.assert_array_equal(gip.cvtColor(packed, code), e, err_msg=(lay, out))
+            np.testing.assert_array_equal(gip.cvtColor(packed.reshape(h, 2 * w), code), e)
+
+
+def test_yuv_bad_frames():
+    with pytest.raises(gip.ShapeMismatch):
+        gip.cvtColor(rand((25, 36)), cv2.COLOR_YUV2BGR_NV12)  # 25 rows: not 3k
+    with pytest.raises(gip.ShapeMismatch):
+        gip.cvtColor(rand((24, 35)), cv2.COLOR_YUV2BGR_I420)  # odd width
+    with pytest.raises(gip.ShapeMismatch):
+        gip.apply("yuv", rand((24, 38)), layout="yuy2")  # 19 pixels
+    with pytest.raises(gip.Unsupported):
+        gip.apply("yuv", rand((24, 36), np.uint16))
+
+
+@pytest.mark.parametrize("wh", [(1, 5), (2, 7), (3, 3), (13, 42), (100, 3), (333, 77),
+                                (1920, 1080)])
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
+def test_bayer(wh, dtype):
+    w, h = wh
+    m = rand((h, w), dtype, seed=w * h)
+    for pat in ("BG", "GB", "RG", "GR"):
+        for out in OUTS:
+            code = getattr(cv2, "COLOR_Bayer%s2%s" % (pat, out))
+            np.testing.assert_array_equal(gip.cvtColor(m, code), cv2.cvtColor(m, code),
+                                          err_msg=(pat, out))
+
+
+@requires_cuda
+def test_camera_formats_cuda():
+    frame = rand((720, 640), seed=3)
+    packed = rand((480, 640, 2), seed=4)
+    mosaic = rand((481, 639), seed=5)
+    for code, src in ((cv2.COLOR_YUV2BGR_NV12, frame), (cv2.COLOR_YUV2RGBA_I420, frame),
+                      (cv2.COLOR_YUV2BGR_YV12, frame), (cv2.COLOR_YUV2BGR_YUY2, packed),
+                      (cv2.COLOR_BayerBG2BGR, mosaic), (cv2.COLOR_BayerGR2GRAY, mosaic),
+                      (cv2.COLOR_BayerRG2RGBA, mosaic.astype(np.uint16) * 200)):
+        np.testing.assert_array_equal(gip.cvtColor(src, code, device="cuda"),
+                                      gip.cvtColor(src, code, device="cpu"))
