@@ -305,8 +305,9 @@ def cvtColor(src, code, dst=None, dstCn=0, *, device=None):
     """cv2.cvtColor: channel order, alpha and gray (uint8, uint16, float32), HSV, HLS, YCrCb,
     YUV and XYZ both ways (uint8 and float32), and YUV camera frames (COLOR_YUV2*_NV12, NV21,
     I420, YV12, YUY2, UYVY, YVYU: a 4:2:2 frame as cv2's (H, W, 2) or its (H, 2 W) bytes), and
-    Bayer mosaics (COLOR_Bayer*2BGR, RGB, BGRA, RGBA, GRAY; uint8 and uint16). uint8 results equal OpenCV's; HSV2BGR,
-    HSV2RGB (and _FULL), BGR2HLS, RGB2HLS and the HLS _FULL codes take float32 only. dstCn=4 adds
+    Bayer mosaics (COLOR_Bayer*2BGR, RGB, BGRA, RGBA, GRAY; uint8 and uint16). uint8 results
+    equal OpenCV's (HSV2BGR and BGR2HLS as its AVX-512 code rounds them); the HSV _FULL inverse
+    and the HLS _FULL codes take float32 only (cv2 computes them with Intel IPP). dstCn=4 adds
     alpha to the results of the inverse space codes."""
     c = _int(code, "cvtColor: code")
     if c in _BAYER:

@@ -83,14 +83,14 @@ gip_status gip_cvt_color(gip_context *ctx, const gip_image *src, gip_image *dst,
                           "%s: src is %s but dst is %s; cvt_color keeps the dtype (change it with "
                           "gip_convert)",
                           op, gip_dtype_name(src->dtype), gip_dtype_name(dst->dtype));
-    /* OpenCV's vectorised u8 code for these rounds otherwise than its scalar formulas (its own
-     * results depend on the pixel's place in the row): they are offered for f32 only. */
+    /* cv2 runs Intel IPP for these on x86 (the full hue range of u8), whose rounding gip does
+     * not reproduce: they are offered for f32 only. */
     if (space && src->dtype == GIP_U8 &&
-        (p.cs.space == GIP__CS_HLS_FULL || (p.cs.space == GIP__CS_HLS && !p.cs.inverse) ||
-         (p.cs.space <= GIP__CS_HSV_FULL && p.cs.inverse)))
+        (p.cs.space == GIP__CS_HLS_FULL || (p.cs.space == GIP__CS_HSV_FULL && p.cs.inverse)))
         return gip__error(ctx, GIP_ERR_UNSUPPORTED,
-                          "%s: %s is offered for f32 images only (u8 results could not be made "
-                          "equal to OpenCV's): convert to f32 (scaled by 1/255) first",
+                          "%s: %s is offered for f32 images only (OpenCV computes u8 with Intel "
+                          "IPP, whose rounding gip does not reproduce): convert to f32 (scaled by "
+                          "1/255) first",
                           op, name);
     if (space) {
         /* The RGB side may carry alpha: ignored going in, the dtype's maximum going out. */

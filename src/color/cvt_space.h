@@ -69,6 +69,15 @@ GIP__CSF float gip__cs_div(float x, float y)
     return x / y;
 #endif
 }
+GIP__CSF float gip__cs_fma(float x, float y, float z)
+{
+#if defined(__CUDA_ARCH__)
+    return __fmaf_rn(x, y, z);
+#else
+    return fmaf(x, y, z);
+#endif
+}
+
 GIP__CSF int32_t gip__cs_floor(float x)
 {
 #if defined(__CUDA_ARCH__)
@@ -121,9 +130,9 @@ GIP__CSF void gip__hsv_from_rgb_f32(float r, float g, float b, float hscale, flo
     if (v == r)
         h = gip__cs_mul(gip__cs_sub(g, b), k);
     else if (v == g)
-        h = gip__cs_add(gip__cs_mul(gip__cs_sub(b, r), k), 120.0f);
+        h = gip__cs_fma(gip__cs_sub(b, r), k, 120.0f); /* contracted, as OpenCV's */
     else
-        h = gip__cs_add(gip__cs_mul(gip__cs_sub(r, g), k), 240.0f);
+        h = gip__cs_fma(gip__cs_sub(r, g), k, 240.0f);
     if (h < 0)
         h = gip__cs_add(h, 360.0f);
     out[0] = gip__cs_mul(h, hscale);
@@ -158,8 +167,9 @@ GIP__CSF void gip__rgb_from_hsv_f32(float h, float s, float v, float hscale, flo
         }
         tab[0] = v;
         tab[1] = gip__cs_mul(v, gip__cs_sub(1.0f, s));
-        tab[2] = gip__cs_mul(v, gip__cs_sub(1.0f, gip__cs_mul(s, h)));
-        tab[3] = gip__cs_mul(v, gip__cs_sub(1.0f, gip__cs_mul(s, gip__cs_sub(1.0f, h))));
+        /* 1 - s * h fused, as OpenCV's compiler contracts it */
+        tab[2] = gip__cs_mul(v, gip__cs_fma(-s, h, 1.0f));
+        tab[3] = gip__cs_mul(v, gip__cs_fma(-s, gip__cs_sub(1.0f, h), 1.0f));
         b = tab[sector_data[sector][0]];
         g = tab[sector_data[sector][1]];
         r = tab[sector_data[sector][2]];
@@ -183,14 +193,15 @@ GIP__CSF void gip__hls_from_rgb_f32(float r, float g, float b, float hscale, flo
     float sum = gip__cs_add(vmax, vmin);
     l = gip__cs_mul(sum, 0.5f);
     if (diff > GIP__CS_EPS) {
-        s = l < 0.5f ? gip__cs_div(diff, sum) : gip__cs_div(diff, gip__cs_sub(2.0f, sum));
+        s = l < 0.5f ? gip__cs_div(diff, sum)
+                     : gip__cs_div(diff, gip__cs_sub(gip__cs_sub(2.0f, vmax), vmin));
         diff = gip__cs_div(60.0f, diff);
         if (vmax == r)
             h = gip__cs_mul(gip__cs_sub(g, b), diff);
         else if (vmax == g)
-            h = gip__cs_add(gip__cs_mul(gip__cs_sub(b, r), diff), 120.0f);
+            h = gip__cs_fma(gip__cs_sub(b, r), diff, 120.0f); /* contracted, as OpenCV's */
         else
-            h = gip__cs_add(gip__cs_mul(gip__cs_sub(r, g), diff), 240.0f);
+            h = gip__cs_fma(gip__cs_sub(r, g), diff, 240.0f);
         if (h < 0.0f)
             h = gip__cs_add(h, 360.0f);
     }
@@ -348,10 +359,131 @@ GIP__CSF void gip__rgb_from_xyz_f32(float x, float y, float z, float *rgb)
                              gip__cs_mul(z, c[3 * i + 2]));
 }
 
+/* ---- OpenCV's vectorised u8 paths ----------------------------------------------------------- */
+
+/* OpenCV 5 converts u8 HSV to RGB in blocks of four float vectors with this formula (its
+ * compiler fusing 1 - s * h into one multiply-add) and truncates the results, and the rest of a
+ * row with HSV2RGB_native, rounding them; RGB to HLS runs one float vector at a time (a fused
+ * multiply-add, 360 added inside it) in chunks of 256 pixels and the rest of each chunk with the
+ * scalar formula. Its results thus depend on a pixel's place in the row and on the vector width
+ * of the CPU it dispatches to: these widths are those of its AVX-512 code (16 floats), which
+ * x86-64 CPUs with AVX-512 run (cv2 5.1 on such a CPU matches gip on every pixel); on CPUs with
+ * AVX2 only, cv2 runs 8-float vectors and its results differ from these by a level in some
+ * pixels. */
+#define GIP__CS_HSV_BLOCK 64
+#define GIP__CS_HLS_CHUNK 256
+#define GIP__CS_HLS_VEC 16
+
+GIP__CSF float gip__cs_trunc(float x)
+{
+    return truncf(x);
+}
+
+/* HSV2RGB_simd: writes r, g, b. */
+GIP__CSF void gip__rgb_from_hsv_vec(float h, float s, float v, float hscale, float *rgb)
+{
+    h = gip__cs_mul(h, hscale);
+    float pre = gip__cs_trunc(h);
+    h = gip__cs_sub(h, pre);
+    float tab0 = v;
+    float tab1 = gip__cs_mul(v, gip__cs_sub(1.0f, s));
+    /* 1 - s * h as one fused multiply-add: the compiler contracts OpenCV's vector expression */
+    float tab2 = gip__cs_mul(v, gip__cs_fma(-s, h, 1.0f));
+    float tab3 = gip__cs_mul(v, gip__cs_fma(-s, gip__cs_sub(1.0f, h), 1.0f));
+    float sector = gip__cs_trunc(gip__cs_mul(pre, 1.0f / 6.0f));
+    sector = gip__cs_sub(pre, gip__cs_mul(sector, 6.0f));
+    float b = sector < 2 ? tab1 : sector == 2 ? tab3 : sector <= 4 ? tab0 : tab2;
+    float g = sector < 1 ? tab3 : sector <= 2 ? tab0 : sector == 3 ? tab2 : tab1;
+    float r = sector < 1    ? tab0
+              : sector == 1 ? tab2
+              : sector <= 3 ? tab1
+              : sector == 4 ? tab3
+                            : tab0;
+    rgb[0] = r;
+    rgb[1] = g;
+    rgb[2] = b;
+}
+
+/* RGB2HLS_f's vector process: hue (times hscale), l, s. */
+GIP__CSF void gip__hls_from_rgb_vec(float r, float g, float b, float hscale, float *out)
+{
+    float mx = r > g ? r : g;
+    mx = mx > b ? mx : b;
+    float mn = r < g ? r : g;
+    mn = mn < b ? mn : b;
+    float diff = gip__cs_sub(mx, mn), sum = gip__cs_add(mx, mn);
+    float l = gip__cs_mul(sum, 0.5f);
+    float s = gip__cs_div(diff, l < 0.5f ? sum : gip__cs_sub(2.0f, sum));
+    float h, part;
+    if (mx == r) {
+        h = gip__cs_sub(g, b);
+        part = g < b ? 360.0f : 0.0f;
+    } else if (mx == g) {
+        h = gip__cs_sub(b, r);
+        part = 120.0f;
+    } else {
+        h = gip__cs_sub(r, g);
+        part = 240.0f;
+    }
+    h = gip__cs_mul(gip__cs_fma(h, gip__cs_div(60.0f, diff), part), hscale);
+    if (!(diff > GIP__CS_EPS))
+        h = 0.0f, s = 0.0f;
+    out[0] = h;
+    out[1] = l;
+    out[2] = s;
+}
+
+/* RGB2HSV_f's vector process: hue (times hscale), s, v. */
+GIP__CSF void gip__hsv_from_rgb_vec(float r, float g, float b, float hscale, float *out)
+{
+    float mx = r > g ? r : g;
+    mx = mx > b ? mx : b;
+    float mn = r < g ? r : g;
+    mn = mn < b ? mn : b;
+    float diff = gip__cs_sub(mx, mn);
+    float s = gip__cs_div(diff, gip__cs_add(mx < 0 ? -mx : mx, GIP__CS_EPS));
+    float h, part;
+    if (r == mx) {
+        h = gip__cs_sub(g, b);
+        part = g < b ? 360.0f : 0.0f;
+    } else if (g == mx) {
+        h = gip__cs_sub(b, r);
+        part = 120.0f;
+    } else {
+        h = gip__cs_sub(r, g);
+        part = 240.0f;
+    }
+    float k = gip__cs_div(60.0f, gip__cs_add(diff, GIP__CS_EPS));
+    out[0] = gip__cs_mul(gip__cs_fma(h, k, part), hscale);
+    out[1] = s;
+    out[2] = mx;
+}
+
+/* HLS2RGB_f's vector process: writes r, g, b. */
+GIP__CSF void gip__rgb_from_hls_vec(float h, float l, float s, float hscale, float *rgb)
+{
+    float ls = gip__cs_mul(l, s);
+    float e0 = l <= 0.5f ? ls : gip__cs_sub(s, ls);
+    float raw = gip__cs_mul(h, hscale);
+    float pre = gip__cs_trunc(raw);
+    float hs = gip__cs_sub(raw, pre);
+    float sector =
+        gip__cs_sub(pre, gip__cs_mul(6.0f, gip__cs_trunc(gip__cs_mul(raw, 1.0f / 6.0f))));
+    float e1 = gip__cs_add(hs, hs);
+    float t0 = gip__cs_add(l, e0), t1 = gip__cs_sub(l, e0);
+    float t2 = gip__cs_fma(-e0, e1, t0); /* contracted, as OpenCV's compiler does */
+    float t3 = gip__cs_fma(e0, e1, t1);
+    rgb[2] = sector < 2 ? t1 : sector <= 2 ? t3 : sector <= 4 ? t0 : t2;
+    rgb[1] = sector < 1 ? t3 : sector <= 2 ? t0 : sector < 4 ? t2 : t1;
+    rgb[0] = sector < 1 ? t0 : sector < 2 ? t2 : sector < 4 ? t1 : sector <= 4 ? t3 : t0;
+}
+
 /* ---- one pixel of a space code ------------------------------------------------------------- */
 
-/* s: the source pixel (rgb_cn or 3 elements), d: the destination's. */
-GIP__CSF void gip__cs_pixel_u8(const gip__cs_params *p, const uint8_t *s, uint8_t *d)
+/* s: the source pixel (rgb_cn or 3 elements), d: the destination's; x: its column in a row of
+ * width w (OpenCV's u8 HSV2RGB and RGB2HLS depend on it). */
+GIP__CSF void gip__cs_pixel_u8(const gip__cs_params *p, const uint8_t *s, uint8_t *d, int64_t x,
+                               int64_t w)
 {
     const int bi = p->bidx;
     if (!p->inverse) {
@@ -364,10 +496,16 @@ GIP__CSF void gip__cs_pixel_u8(const gip__cs_params *p, const uint8_t *s, uint8_
         case GIP__CS_HLS:
         case GIP__CS_HLS_FULL: {
             const float k = 1.0f / 255.0f;
+            const float hs = p->space == GIP__CS_HLS ? 180.0f / 360.0f : 256.0f / 360.0f;
+            const int64_t start = x / GIP__CS_HLS_CHUNK * GIP__CS_HLS_CHUNK;
+            const int64_t dn = w - start < GIP__CS_HLS_CHUNK ? w - start : GIP__CS_HLS_CHUNK;
             float o[3];
-            gip__hls_from_rgb_f32(gip__cs_mul((float)r, k), gip__cs_mul((float)g, k),
-                                  gip__cs_mul((float)b, k),
-                                  p->space == GIP__CS_HLS ? 0.5f : 256.0f / 360.0f, o);
+            if (x - start < dn / GIP__CS_HLS_VEC * GIP__CS_HLS_VEC)
+                gip__hls_from_rgb_vec(gip__cs_mul((float)r, k), gip__cs_mul((float)g, k),
+                                      gip__cs_mul((float)b, k), hs, o);
+            else
+                gip__hls_from_rgb_f32(gip__cs_mul((float)r, k), gip__cs_mul((float)g, k),
+                                      gip__cs_mul((float)b, k), hs, o);
             d[0] = gip__sat_u8_f32(o[0]);
             d[1] = gip__sat_u8_f32(gip__cs_mul(o[1], 255.0f));
             d[2] = gip__sat_u8_f32(gip__cs_mul(o[2], 255.0f));
@@ -390,9 +528,18 @@ GIP__CSF void gip__cs_pixel_u8(const gip__cs_params *p, const uint8_t *s, uint8_
     case GIP__CS_HLS_FULL: {
         const float k = 1.0f / 255.0f;
         float o[3];
+        /* OpenCV's inverse takes the full hue range as 255, not 256 */
         float hs =
-            p->space == GIP__CS_HSV || p->space == GIP__CS_HLS ? 6.0f / 180.0f : 6.0f / 256.0f;
-        if (p->space <= GIP__CS_HSV_FULL)
+            p->space == GIP__CS_HSV || p->space == GIP__CS_HLS ? 6.0f / 180.0f : 6.0f / 255.0f;
+        const bool hsv = p->space <= GIP__CS_HSV_FULL;
+        if (hsv && x < w / GIP__CS_HSV_BLOCK * GIP__CS_HSV_BLOCK) {
+            gip__rgb_from_hsv_vec((float)s[0], gip__cs_mul((float)s[1], k),
+                                  gip__cs_mul((float)s[2], k), hs, o);
+            for (int i = 0; i < 3; i++) /* truncated, saturated */
+                rgb[i] = gip__sat_u8_i32((int32_t)gip__cs_trunc(gip__cs_mul(o[i], 255.0f)));
+            break;
+        }
+        if (hsv)
             gip__rgb_from_hsv_f32((float)s[0], gip__cs_mul((float)s[1], k),
                                   gip__cs_mul((float)s[2], k), hs, o);
         else
@@ -417,19 +564,30 @@ GIP__CSF void gip__cs_pixel_u8(const gip__cs_params *p, const uint8_t *s, uint8_
         d[3] = 255;
 }
 
-GIP__CSF void gip__cs_pixel_f32(const gip__cs_params *p, const float *s, float *d)
+GIP__CSF void gip__cs_pixel_f32(const gip__cs_params *p, const float *s, float *d, int64_t x,
+                                int64_t w)
 {
     const int bi = p->bidx;
+    /* OpenCV's f32 HSV and HLS code runs vectors of 16 floats over a row, then its scalar
+     * formula over the rest (where it converts several rows of a contiguous image as one, its
+     * rows' ends fall elsewhere: f32 results then differ from it by an ulp or so) */
+    const bool vec = x < w / GIP__CS_HLS_VEC * GIP__CS_HLS_VEC;
     if (!p->inverse) {
         float r = s[bi ^ 2], g = s[1], b = s[bi];
         switch (p->space) {
         case GIP__CS_HSV:
         case GIP__CS_HSV_FULL:
-            gip__hsv_from_rgb_f32(r, g, b, 1.0f, d);
+            if (vec)
+                gip__hsv_from_rgb_vec(r, g, b, 1.0f, d);
+            else
+                gip__hsv_from_rgb_f32(r, g, b, 1.0f, d);
             return;
         case GIP__CS_HLS:
         case GIP__CS_HLS_FULL:
-            gip__hls_from_rgb_f32(r, g, b, 1.0f, d);
+            if (vec)
+                gip__hls_from_rgb_vec(r, g, b, 1.0f, d);
+            else
+                gip__hls_from_rgb_f32(r, g, b, 1.0f, d);
             return;
         case GIP__CS_YCRCB:
         case GIP__CS_YUV:
@@ -444,11 +602,17 @@ GIP__CSF void gip__cs_pixel_f32(const gip__cs_params *p, const float *s, float *
     switch (p->space) {
     case GIP__CS_HSV:
     case GIP__CS_HSV_FULL:
-        gip__rgb_from_hsv_f32(s[0], s[1], s[2], 6.0f / 360.0f, rgb);
+        if (vec)
+            gip__rgb_from_hsv_vec(s[0], s[1], s[2], 6.0f / 360.0f, rgb);
+        else
+            gip__rgb_from_hsv_f32(s[0], s[1], s[2], 6.0f / 360.0f, rgb);
         break;
     case GIP__CS_HLS:
     case GIP__CS_HLS_FULL:
-        gip__rgb_from_hls_f32(s[0], s[1], s[2], 6.0f / 360.0f, rgb);
+        if (vec)
+            gip__rgb_from_hls_vec(s[0], s[1], s[2], 6.0f / 360.0f, rgb);
+        else
+            gip__rgb_from_hls_f32(s[0], s[1], s[2], 6.0f / 360.0f, rgb);
         break;
     case GIP__CS_YCRCB:
     case GIP__CS_YUV:

@@ -19,10 +19,11 @@ static void space_rows(void *arg, int64_t y0, int64_t y1)
         char *d = (char *)j->dst->data + y * j->dst->stride;
         if (j->src->dtype == GIP_U8) {
             for (int64_t x = 0; x < w; x++)
-                gip__cs_pixel_u8(&j->cs, (const uint8_t *)s + x * scn, (uint8_t *)d + x * dcn);
+                gip__cs_pixel_u8(&j->cs, (const uint8_t *)s + x * scn, (uint8_t *)d + x * dcn, x,
+                                 w);
         } else {
             for (int64_t x = 0; x < w; x++)
-                gip__cs_pixel_f32(&j->cs, (const float *)s + x * scn, (float *)d + x * dcn);
+                gip__cs_pixel_f32(&j->cs, (const float *)s + x * scn, (float *)d + x * dcn, x, w);
         }
     }
 }

@@ -14,9 +14,9 @@ __global__ void space_kernel(const char *src, int64_t ss, char *dst, int64_t ds,
         for (int64_t x = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; x < w;
              x += (int64_t)gridDim.x * blockDim.x) {
             if constexpr (sizeof(T) == 1)
-                gip__cs_pixel_u8(&cs, s + x * scn, d + x * dcn);
+                gip__cs_pixel_u8(&cs, s + x * scn, d + x * dcn, x, w);
             else
-                gip__cs_pixel_f32(&cs, s + x * scn, d + x * dcn);
+                gip__cs_pixel_f32(&cs, s + x * scn, d + x * dcn, x, w);
         }
     }
 }

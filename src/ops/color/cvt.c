@@ -86,12 +86,13 @@ const gip_op gip__op_cvt = {
     .family = "color",
     .summary = "Converts between colour layouts and spaces, as cv2.cvtColor.",
     .doc = "u8 and f32 images of 3 or 4 channels (gip_cvt_color() also takes u16 and gray "
-           "sources). Channel order, alpha and gray; HSV, HLS (hue 0..180 for u8, "
-           "0..255 with _full, 0..360 for f32), YCrCb, YUV (BT.601) and XYZ (sRGB, D65) for u8 "
-           "and f32. u8 results equal OpenCV's (its fixed-point coefficients and rounding); "
-           "hsv2bgr/hsv2rgb (and _full), bgr2hls/rgb2hls and the hls _full codes are f32 only, "
-           "as OpenCV's vectorised u8 rounding of those is not reproduced. f32 within 4e-5 of "
-           "OpenCV in hue degrees and 2e-7 in the other channels.",
+           "sources). Channel order, alpha and gray; HSV, HLS (hue 0..180 for u8, 0..255 with "
+           "_full, 0..360 for f32), YCrCb, YUV (BT.601) and XYZ (sRGB, D65) both ways. u8 "
+           "results equal OpenCV's (its fixed-point coefficients and rounding; for hsv2bgr and "
+           "bgr2hls the vectorised rounding of its AVX-512 code, which differs by a level in "
+           "some pixels on AVX2-only CPUs); the hsv_full inverse and the hls_full codes are f32 "
+           "only (OpenCV computes them with Intel IPP). f32 within 4e-5 of OpenCV in hue degrees "
+           "and 5e-7 in the other channels.",
     .cv_name = "cv2.cvtColor",
     .params = decl,
     .nparams = GIP__COUNT(decl),
