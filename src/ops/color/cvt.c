@@ -92,7 +92,7 @@ const gip_op gip__op_cvt = {
            "bgr2hls the vectorised rounding of its AVX-512 code, which differs by a level in "
            "some pixels on AVX2-only CPUs); the hsv_full inverse and the hls_full codes are f32 "
            "only (OpenCV computes them with Intel IPP). f32 within 4e-5 of OpenCV in hue degrees "
-           "and 5e-7 in the other channels.",
+           "and 1e-6 in the other channels.",
     .cv_name = "cv2.cvtColor",
     .params = decl,
     .nparams = GIP__COUNT(decl),
