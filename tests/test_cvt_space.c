@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Tests of gip_cvt_color's colour spaces (HSV, HLS, YCrCb, YUV, XYZ both ways), gip_yuv_to_rgb
+/* Tests of gip_cvt_color's colour spaces (HSV, HLS, YCrCb, YUV, XYZ both ways, Lab), gip_yuv_to_rgb
  * and gip_bayer_to_rgb: against double-precision references of the formulas (u8 within the one
  * level OpenCV's fixed point rounds away, f32 within 2e-6 relative; cv2 itself is the bit-exact
  * reference of python/tests/test_colorops.py), round trips, the camera formats against their
@@ -417,6 +417,60 @@ static void bayer(gip_context *ctx)
             }
 }
 
+/* u8 BGR/RGB to Lab against the CIE formulas in double precision (sRGB gamma, D65): within 2.5
+ * levels of L * 255 / 100 and a + 128, b + 128 (OpenCV quantises linear light to 2040 levels
+ * before the cube-root table; cv2 itself is the bit-exact reference, in test_colorops.py). */
+static double lab_f(double t)
+{
+    return t > 216.0 / 24389 ? cbrt(t) : t * 841.0 / 108 + 16.0 / 116;
+}
+
+static double srgb_lin(double c)
+{
+    return c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4);
+}
+
+static void lab(gip_context *ctx)
+{
+    for (int rgb_order = 0; rgb_order < 2; rgb_order++) {
+        gip_image src, dst;
+        gt_alloc(&src, 257, 131, 3, GIP_U8, 7);
+        gt_alloc(&dst, 257, 131, 3, GIP_U8, 1);
+        gt_fill_random(&src, 91 + (uint64_t)rgb_order, 0, 0);
+        const char *label = rgb_order ? "RGB2Lab" : "BGR2Lab";
+        if (!GT_OK(run_both(ctx, &src, &dst, rgb_order ? GIP_COLOR_RGB2LAB : GIP_COLOR_BGR2LAB,
+                            label))) {
+            gt_free(&src);
+            gt_free(&dst);
+            continue;
+        }
+        double worst = 0;
+        for (int64_t y = 0; y < 131; y++)
+            for (int64_t x = 0; x < 257; x++) {
+                double r = srgb_lin(gt_get(&src, x, y, rgb_order ? 0 : 2) / 255);
+                double g = srgb_lin(gt_get(&src, x, y, 1) / 255);
+                double b = srgb_lin(gt_get(&src, x, y, rgb_order ? 2 : 0) / 255);
+                double X = (0.412453 * r + 0.357580 * g + 0.180423 * b) / 0.950456;
+                double Y = 0.212671 * r + 0.715160 * g + 0.072169 * b;
+                double Z = (0.019334 * r + 0.119193 * g + 0.950227 * b) / 1.088754;
+                double want[3] = {(116 * lab_f(Y) - 16) * 255 / 100,
+                                  500 * (lab_f(X) - lab_f(Y)) + 128,
+                                  200 * (lab_f(Y) - lab_f(Z)) + 128};
+                for (int c = 0; c < 3; c++) {
+                    double w = fmin(255, fmax(0, want[c]));
+                    worst = fmax(worst, fabs(gt_get(&dst, x, y, c) - w));
+                }
+            }
+        GT_CHECK(worst <= 2.5, "%s: %g levels off the CIE formulas", label, worst);
+        gt_free(&src);
+        gt_free(&dst);
+    }
+    gip_image f;
+    gt_alloc(&f, 8, 8, 3, GIP_F32, 0);
+    GT_STATUS(gip_cvt_color(ctx, &f, &f, GIP_COLOR_BGR2LAB), GIP_ERR_UNSUPPORTED);
+    gt_free(&f);
+}
+
 static void bad_inputs(gip_context *ctx)
 {
     gip_image u8, f32, u16, one, dst, frame;
@@ -432,7 +486,7 @@ static void bad_inputs(gip_context *ctx)
     GT_STATUS(gip_cvt_color(ctx, &u8, &dst, GIP_COLOR_HLS_FULL2RGB), GIP_ERR_UNSUPPORTED);
     GT_STATUS(gip_cvt_color(ctx, &u16, &u16, GIP_COLOR_BGR2HSV), GIP_ERR_UNSUPPORTED);
     GT_STATUS(gip_cvt_color(ctx, &one, &dst, GIP_COLOR_BGR2YCRCB), GIP_ERR_SHAPE_MISMATCH);
-    GT_STATUS(gip_cvt_color(ctx, &u8, &dst, (gip_color_code)41), GIP_ERR_INVALID_ARGUMENT);
+    GT_STATUS(gip_cvt_color(ctx, &u8, &dst, (gip_color_code)43), GIP_ERR_INVALID_ARGUMENT);
     GT_STATUS(gip_yuv_to_rgb(ctx, &frame, &dst, (gip_yuv_layout)7, 1), GIP_ERR_INVALID_ARGUMENT);
     GT_STATUS(gip_yuv_to_rgb(ctx, &u8, &dst, GIP_YUV_NV12, 1), GIP_ERR_UNSUPPORTED);
     GT_STATUS(gip_yuv_to_rgb(ctx, &one, &dst, GIP_YUV_NV12, 1), GIP_ERR_SHAPE_MISMATCH);
@@ -463,6 +517,7 @@ static void body(gip_context *ctx)
     }
     spaces(ctx);
     round_trips(ctx);
+    lab(ctx);
     yuv_frames(ctx);
     bayer(ctx);
     bad_inputs(ctx);

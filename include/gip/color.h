@@ -65,7 +65,11 @@ typedef enum gip_color_code {
     GIP_COLOR_BGR2XYZ = 37,
     GIP_COLOR_RGB2XYZ = 38,
     GIP_COLOR_XYZ2BGR = 39,
-    GIP_COLOR_XYZ2RGB = 40
+    GIP_COLOR_XYZ2RGB = 40,
+    /* CIE Lab (D65), sRGB gamma: u8 only, from RGB only; L scaled to 0..255, a and b offset by
+     * 128, as OpenCV's u8 code gives them */
+    GIP_COLOR_BGR2LAB = 41,
+    GIP_COLOR_RGB2LAB = 42
 } gip_color_code;
 
 /**

@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+#include "color/cvt_lab_tables.h"
 #include "saturate.h"
 
 #if defined(__CUDACC__)
@@ -29,6 +30,7 @@ typedef enum gip__cs_space {
     GIP__CS_YCRCB = 4,
     GIP__CS_YUV = 5,
     GIP__CS_XYZ = 6,
+    GIP__CS_LAB = 7, /* u8, RGB to Lab only */
 } gip__cs_space;
 
 /* What a space code does: the space, the direction, where blue is in the RGB side (0: BGR,
@@ -359,6 +361,24 @@ GIP__CSF void gip__rgb_from_xyz_f32(float x, float y, float z, float *rgb)
                              gip__cs_mul(z, c[3 * i + 2]));
 }
 
+/* ---- Lab (D65), OpenCV's integer RGB2Lab_b ----------------------------------------------------
+ */
+
+GIP__CSF void gip__lab_from_rgb_u8(int r, int g, int b, uint8_t *out)
+{
+    const int R = gip__lab_gamma[r], G = gip__lab_gamma[g], B = gip__lab_gamma[b];
+    const int32_t *c = gip__lab_coeffs;
+    const int fx = gip__lab_cbrt[gip__cs_descale(R * c[0] + G * c[1] + B * c[2], 12)];
+    const int fy = gip__lab_cbrt[gip__cs_descale(R * c[3] + G * c[4] + B * c[5], 12)];
+    const int fz = gip__lab_cbrt[gip__cs_descale(R * c[6] + G * c[7] + B * c[8], 12)];
+    /* L = 116 f(Y) - 16, a = 500 (f(X) - f(Y)), b = 200 (f(Y) - f(Z)) in 15-bit fixed point,
+     * scaled to 0..255 (L) and offset by 128 (a, b) */
+    const int lscale = (116 * 255 + 50) / 100, lshift = -((16 * 255 * (1 << 15) + 50) / 100);
+    out[0] = gip__sat_u8_i32(gip__cs_descale(lscale * fy + lshift, 15));
+    out[1] = gip__sat_u8_i32(gip__cs_descale(500 * (fx - fy) + 128 * (1 << 15), 15));
+    out[2] = gip__sat_u8_i32(gip__cs_descale(200 * (fy - fz) + 128 * (1 << 15), 15));
+}
+
 /* ---- OpenCV's vectorised u8 paths ----------------------------------------------------------- */
 
 /* OpenCV 5 converts u8 HSV to RGB in blocks of four float vectors with this formula (its
@@ -514,6 +534,9 @@ GIP__CSF void gip__cs_pixel_u8(const gip__cs_params *p, const uint8_t *s, uint8_
         case GIP__CS_YCRCB:
         case GIP__CS_YUV:
             gip__ycc_from_rgb_u8(r, g, b, p->space == GIP__CS_YUV, d);
+            return;
+        case GIP__CS_LAB:
+            gip__lab_from_rgb_u8(r, g, b, d);
             return;
         default:
             gip__xyz_from_rgb_u8(r, g, b, d);

@@ -7,21 +7,53 @@
 
 /* cv2's code names in lower case, as written in pipelines ("cvt bgr2hsv"). */
 static const gip_choice codes[] = {
-    {"rgb2bgr", 1},       {"bgr2rgb", 1},       {"rgba2bgra", 2},
-    {"bgra2rgba", 2},     {"rgb2rgba", 3},      {"bgr2bgra", 3},
-    {"rgba2rgb", 4},      {"bgra2bgr", 4},      {"rgb2bgra", 5},
-    {"bgr2rgba", 5},      {"rgba2bgr", 6},      {"bgra2rgb", 6},
-    {"rgb2gray", 7},      {"bgr2gray", 8},      {"rgba2gray", 9},
-    {"bgra2gray", 10},    {"bgr2hsv", 13},      {"rgb2hsv", 14},
-    {"hsv2bgr", 15},      {"hsv2rgb", 16},      {"bgr2hsv_full", 17},
-    {"rgb2hsv_full", 18}, {"hsv2bgr_full", 19}, {"hsv2rgb_full", 20},
-    {"bgr2hls", 21},      {"rgb2hls", 22},      {"hls2bgr", 23},
-    {"hls2rgb", 24},      {"bgr2hls_full", 25}, {"rgb2hls_full", 26},
-    {"hls2bgr_full", 27}, {"hls2rgb_full", 28}, {"bgr2ycrcb", 29},
-    {"rgb2ycrcb", 30},    {"ycrcb2bgr", 31},    {"ycrcb2rgb", 32},
-    {"bgr2yuv", 33},      {"rgb2yuv", 34},      {"yuv2bgr", 35},
-    {"yuv2rgb", 36},      {"bgr2xyz", 37},      {"rgb2xyz", 38},
-    {"xyz2bgr", 39},      {"xyz2rgb", 40},      {NULL, 0},
+    {"rgb2bgr", 1},
+    {"bgr2rgb", 1},
+    {"rgba2bgra", 2},
+    {"bgra2rgba", 2},
+    {"rgb2rgba", 3},
+    {"bgr2bgra", 3},
+    {"rgba2rgb", 4},
+    {"bgra2bgr", 4},
+    {"rgb2bgra", 5},
+    {"bgr2rgba", 5},
+    {"rgba2bgr", 6},
+    {"bgra2rgb", 6},
+    {"rgb2gray", 7},
+    {"bgr2gray", 8},
+    {"rgba2gray", 9},
+    {"bgra2gray", 10},
+    {"bgr2hsv", 13},
+    {"rgb2hsv", 14},
+    {"hsv2bgr", 15},
+    {"hsv2rgb", 16},
+    {"bgr2hsv_full", 17},
+    {"rgb2hsv_full", 18},
+    {"hsv2bgr_full", 19},
+    {"hsv2rgb_full", 20},
+    {"bgr2hls", 21},
+    {"rgb2hls", 22},
+    {"hls2bgr", 23},
+    {"hls2rgb", 24},
+    {"bgr2hls_full", 25},
+    {"rgb2hls_full", 26},
+    {"hls2bgr_full", 27},
+    {"hls2rgb_full", 28},
+    {"bgr2ycrcb", 29},
+    {"rgb2ycrcb", 30},
+    {"ycrcb2bgr", 31},
+    {"ycrcb2rgb", 32},
+    {"bgr2yuv", 33},
+    {"rgb2yuv", 34},
+    {"yuv2bgr", 35},
+    {"yuv2rgb", 36},
+    {"bgr2xyz", 37},
+    {"rgb2xyz", 38},
+    {"xyz2bgr", 39},
+    {"xyz2rgb", 40},
+    {"bgr2lab", 41},
+    {"rgb2lab", 42},
+    {NULL, 0},
 };
 
 /* Per code: the source channels (0: 3 or 4, alpha ignored) and the result's. */
@@ -34,7 +66,7 @@ static const struct {
     [19] = {3, 3}, [20] = {3, 3}, [21] = {0, 3}, [22] = {0, 3}, [23] = {3, 3}, [24] = {3, 3},
     [25] = {0, 3}, [26] = {0, 3}, [27] = {3, 3}, [28] = {3, 3}, [29] = {0, 3}, [30] = {0, 3},
     [31] = {3, 3}, [32] = {3, 3}, [33] = {0, 3}, [34] = {0, 3}, [35] = {3, 3}, [36] = {3, 3},
-    [37] = {0, 3}, [38] = {0, 3}, [39] = {3, 3}, [40] = {3, 3},
+    [37] = {0, 3}, [38] = {0, 3}, [39] = {3, 3}, [40] = {3, 3}, [41] = {0, 3}, [42] = {0, 3},
 };
 
 static const gip_param decl[] = {
@@ -91,7 +123,9 @@ const gip_op gip__op_cvt = {
            "results equal OpenCV's (its fixed-point coefficients and rounding; for hsv2bgr and "
            "bgr2hls the vectorised rounding of its AVX-512 code, which differs by a level in "
            "some pixels on AVX2-only CPUs); the hsv_full inverse and the hls_full codes are f32 "
-           "only (OpenCV computes them with Intel IPP). f32 within 4e-5 of OpenCV in hue degrees "
+           "only (OpenCV computes them with Intel IPP); bgr2lab and rgb2lab (CIE Lab, D65, L "
+           "scaled to 0..255, a and b offset by 128) are u8 only, from OpenCV's integer "
+           "tables. f32 within 4e-5 of OpenCV in hue degrees "
            "and 1e-6 in the other channels.",
     .cv_name = "cv2.cvtColor",
     .params = decl,
