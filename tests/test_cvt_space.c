@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Tests of gip_cvt_color's colour spaces (HSV, HLS, YCrCb, YUV, XYZ both ways, Lab), gip_yuv_to_rgb
- * and gip_bayer_to_rgb: against double-precision references of the formulas (u8 within the one
- * level OpenCV's fixed point rounds away, f32 within 2e-6 relative; cv2 itself is the bit-exact
- * reference of python/tests/test_colorops.py), round trips, the camera formats against their
- * integer rules written here, CUDA equal to the CPU bit for bit, and bad input. */
+ * gip_rgb_to_yuv and gip_bayer_to_rgb: against double-precision references of the formulas (u8
+ * within the one level OpenCV's fixed point rounds away, f32 within 2e-6 relative; cv2 itself is
+ * the bit-exact reference of python/tests/test_colorops.py), round trips, the camera formats
+ * against their integer rules written here, CUDA equal to the CPU bit for bit, and bad input. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -339,6 +339,69 @@ static void yuv_frames(gip_context *ctx)
             }
 }
 
+typedef struct enc_args {
+    int32_t layout, bgr;
+} enc_args;
+
+static gip_status run_enc(gip_context *ctx, const gip_image *s, gip_image *d, const void *p)
+{
+    const enc_args *a = p;
+    return gip_rgb_to_yuv(ctx, s, d, (gip_yuv_layout)a->layout, a->bgr);
+}
+
+/* RGB to planar 4:2:0: BT.601 limited range, coefficients 0.257, 0.504, 0.098 (Y), -0.148,
+ * -0.291, 0.439 (U), 0.439, -0.368, -0.071 (V) in 20 bits (truncated), chroma from each block's
+ * top-left pixel; the U and V planes as half rows after Y. */
+static void yuv_encode(gip_context *ctx)
+{
+    static const int64_t sizes[][2] = {{2, 2}, {36, 24}, {98, 6}, {64, 482}};
+    /* OpenCV's ITUR_BT_601_C* constants (0.257 .. 0.071 times 2^20, as it rounds them) */
+    const int cy[3] = {269484, 528482, 102760};
+    const int cu[3] = {-155188, -305135, 460324};
+    const int cv[3] = {460324, -385875, -74448};
+    for (int s = 0; s < 4; s++)
+        for (int lay = GIP_YUV_I420; lay <= GIP_YUV_YV12; lay++)
+            for (int cn = 3; cn <= 4; cn++) {
+                const int64_t w = sizes[s][0], h = sizes[s][1];
+                gip_image src, dst, exp;
+                gt_alloc(&src, w, h, cn, GIP_U8, 5);
+                gt_alloc(&dst, w, h * 3 / 2, 1, GIP_U8, 3);
+                gt_alloc(&exp, w, h * 3 / 2, 1, GIP_U8, 0);
+                gt_fill_random(&src, (uint64_t)(s * 5 + lay + cn), 0, 0);
+                uint8_t *e = exp.data; /* tight: the chroma planes are contiguous after Y */
+                for (int64_t y = 0; y < h; y++)
+                    for (int64_t x = 0; x < w; x++) {
+                        int b = (int)gt_get(&src, x, y, 0), g = (int)gt_get(&src, x, y, 1),
+                            r = (int)gt_get(&src, x, y, 2);
+                        int Y = (cy[0] * r + cy[1] * g + cy[2] * b + (1 << 19) + (16 << 20)) >> 20;
+                        e[y * w + x] = (uint8_t)sat8(Y);
+                        if (x % 2 || y % 2)
+                            continue;
+                        int U = (cu[0] * r + cu[1] * g + cu[2] * b + (1 << 19) + (128 << 20)) >> 20;
+                        int V = (cv[0] * r + cv[1] * g + cv[2] * b + (1 << 19) + (128 << 20)) >> 20;
+                        int64_t i = (y / 2) * (w / 2) + x / 2, plane = (w / 2) * (h / 2);
+                        e[w * h + i + (lay == GIP_YUV_I420 ? 0 : plane)] = (uint8_t)sat8(U);
+                        e[w * h + i + (lay == GIP_YUV_I420 ? plane : 0)] = (uint8_t)sat8(V);
+                    }
+                enc_args a = {lay, 1};
+                char label[96];
+                snprintf(label, sizeof label, "yuv encode layout %d %lldx%lld c%d", lay,
+                         (long long)w, (long long)h, cn);
+                if (GT_OK(gt_run_unary(ctx, run_enc, &src, &dst, &a, 0x3C)))
+                    gt_compare(&dst, &exp, 0, 0, label);
+                gt_free(&src);
+                gt_free(&dst);
+                gt_free(&exp);
+            }
+    gip_image odd, f;
+    gt_alloc(&odd, 35, 24, 3, GIP_U8, 0);
+    gt_alloc(&f, 35, 36, 1, GIP_U8, 0);
+    GT_STATUS(gip_rgb_to_yuv(ctx, &odd, &f, GIP_YUV_I420, 1), GIP_ERR_SHAPE_MISMATCH);
+    GT_STATUS(gip_rgb_to_yuv(ctx, &odd, &f, GIP_YUV_NV12, 1), GIP_ERR_INVALID_ARGUMENT);
+    gt_free(&odd);
+    gt_free(&f);
+}
+
 /* Bilinear demosaicing from the pattern's colours, written per site. */
 static void bayer(gip_context *ctx)
 {
@@ -519,6 +582,7 @@ static void body(gip_context *ctx)
     round_trips(ctx);
     lab(ctx);
     yuv_frames(ctx);
+    yuv_encode(ctx);
     bayer(ctx);
     bad_inputs(ctx);
     gip_context_destroy(cpu_ctx);

@@ -152,6 +152,18 @@ typedef enum gip_bayer_pattern {
 GIP_API gip_status gip_bayer_to_rgb(gip_context *ctx, const gip_image *src, gip_image *dst,
                                     gip_bayer_pattern pattern, int32_t bgr);
 
+/**
+ * Encodes an RGB image as a planar YUV 4:2:0 frame as cv2.cvtColor(COLOR_BGR2YUV_I420 or
+ * COLOR_BGR2YUV_YV12): BT.601 limited range with OpenCV's fixed-point coefficients and rounding,
+ * each 2x2 block's U and V taken from its top-left pixel; u8 results equal OpenCV's. src: u8,
+ * 3 or 4 channels (alpha ignored), width and height even; BGR order when bgr is non-zero, else
+ * RGB. dst: u8 with one channel, src's width and 3/2 of its height. layout: GIP_YUV_I420 or
+ * GIP_YUV_YV12. Host or device; dst must not overlap src.
+ * @return as gip_yuv_to_rgb().
+ */
+GIP_API gip_status gip_rgb_to_yuv(gip_context *ctx, const gip_image *src, gip_image *dst,
+                                  gip_yuv_layout layout, int32_t bgr);
+
 #ifdef __cplusplus
 }
 #endif

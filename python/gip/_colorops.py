@@ -304,16 +304,48 @@ _BAYER = {
     89: ("gr", "gray")}
 
 
+# cv2's YUV 4:2:0 encoding codes: code -> (the registry's yuv420 layout, source order)
+COLOR_BGR2YUV_I420 = 128
+COLOR_BGR2YUV_IYUV = 128
+COLOR_BGR2YUV_YV12 = 132
+COLOR_RGB2YUV_I420 = 127
+COLOR_RGB2YUV_IYUV = 127
+COLOR_RGB2YUV_YV12 = 131
+COLOR_BGRA2YUV_I420 = 130
+COLOR_BGRA2YUV_IYUV = 130
+COLOR_BGRA2YUV_YV12 = 134
+COLOR_RGBA2YUV_I420 = 129
+COLOR_RGBA2YUV_IYUV = 129
+COLOR_RGBA2YUV_YV12 = 133
+_YUV_ENC = {
+    128: ("i420", "bgr"),
+    128: ("i420", "bgr"),
+    132: ("yv12", "bgr"),
+    127: ("i420", "rgb"),
+    127: ("i420", "rgb"),
+    131: ("yv12", "rgb"),
+    130: ("i420", "bgr"),
+    130: ("i420", "bgr"),
+    134: ("yv12", "bgr"),
+    129: ("i420", "rgb"),
+    129: ("i420", "rgb"),
+    133: ("yv12", "rgb")}
+
+
 @_image_out
 def cvtColor(src, code, dst=None, dstCn=0, *, device=None):
     """cv2.cvtColor: channel order, alpha and gray (uint8, uint16, float32), HSV, HLS, YCrCb,
     YUV and XYZ both ways (uint8 and float32), and YUV camera frames (COLOR_YUV2*_NV12, NV21,
     I420, YV12, YUY2, UYVY, YVYU: a 4:2:2 frame as cv2's (H, W, 2) or its (H, 2 W) bytes), and
-    Bayer mosaics (COLOR_Bayer*2BGR, RGB, BGRA, RGBA, GRAY; uint8 and uint16). uint8 results
+    Bayer mosaics (COLOR_Bayer*2BGR, RGB, BGRA, RGBA, GRAY; uint8 and uint16), and BGR/RGB(A)
+    to planar 4:2:0 frames (COLOR_BGR2YUV_I420, IYUV, YV12). uint8 results
     equal OpenCV's (HSV2BGR and BGR2HLS as its AVX-512 code rounds them); the HSV _FULL inverse
     and the HLS _FULL codes take float32 only (cv2 computes them with Intel IPP). dstCn=4 adds
     alpha to the results of the inverse space codes."""
     c = _int(code, "cvtColor: code")
+    if c in _YUV_ENC:
+        layout, order = _YUV_ENC[c]
+        return _run("yuv420", src, dst, device, {"layout": layout, "order": order})
     if c in _BAYER:
         pattern, to = _BAYER[c]
         return _run("bayer", src, dst, device, {"pattern": pattern, "to": to})

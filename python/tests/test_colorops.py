@@ -426,6 +426,22 @@ def test_yuv_frames(wh):
             np.testing.assert_array_equal(gip.cvtColor(packed.reshape(h, 2 * w), code), e)
 
 
+@pytest.mark.parametrize("wh", [(2, 2), (36, 24), (98, 6), (640, 482)])
+def test_yuv420_encoding(wh):
+    w, h = wh
+    rng = np.random.default_rng(w * h)
+    for cn, pre in ((3, ""), (4, "A")):
+        a = rng.integers(0, 256, (h, w, cn), dtype=np.uint8)
+        strided = rng.integers(0, 256, (h, w + 6, cn), dtype=np.uint8)[:, :w]
+        for order in ("BGR", "RGB"):
+            for lay in ("I420", "IYUV", "YV12"):
+                code = getattr(cv2, "COLOR_%s%s2YUV_%s" % (order, pre, lay))
+                for src in (a, strided):
+                    np.testing.assert_array_equal(gip.cvtColor(src, code), cv2.cvtColor(src, code))
+    with pytest.raises(gip.ShapeMismatch):
+        gip.cvtColor(rand((25, 36, 3)), cv2.COLOR_BGR2YUV_I420)
+
+
 def test_yuv_bad_frames():
     with pytest.raises(gip.ShapeMismatch):
         gip.cvtColor(rand((25, 36)), cv2.COLOR_YUV2BGR_NV12)  # 25 rows: not 3k

@@ -92,8 +92,9 @@ def cases():
                 yield pytest.param(d, dt, c, id="%s-%s-%dch" % (d["name"], dt, c))
 
 
-# operations whose frame layout refuses SHAPE: yuv takes even sizes and heights of 3k
-FRAME_SHAPE = {"yuv": (24, 36)}
+# operations whose frame layout refuses SHAPE: yuv takes even sizes and heights of 3k, yuv420
+# even sizes
+FRAME_SHAPE = {"yuv": (24, 36), "yuv420": (24, 36)}
 
 
 def image(dt, c, seed, name=None):
@@ -127,6 +128,9 @@ def _cvt(a, p):
     if "pattern" in p:  # bayer: a mosaic
         return cv2.cvtColor(a, getattr(cv2, "COLOR_Bayer%s2%s" % (p["pattern"].upper(),
                                                                   p.get("to", "bgr").upper())))
+    if "order" in p:  # yuv420: a frame from BGR/RGB(A)
+        return cv2.cvtColor(a, getattr(cv2, "COLOR_%s%s2YUV_%s" % (
+            p["order"].upper(), "A" if a.shape[2] == 4 else "", p["layout"].upper())))
     if "layout" in p:  # yuv: a frame
         return cv2.cvtColor(a, getattr(cv2, "COLOR_YUV2%s_%s" % (p.get("to", "bgr").upper(),
                                                                  p["layout"].upper())))

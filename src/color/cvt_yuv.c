@@ -5,6 +5,7 @@
 #include "internal.h"
 
 gip_status gip__yuv_to_rgb_cuda(gip_context *ctx, const gip__yuv_frame *f, gip_image *dst);
+gip_status gip__rgb_to_yuv_cuda(gip_context *ctx, const gip__yuv_enc *e, gip_image *dst);
 
 typedef struct yuv_job {
     gip__yuv_frame f;
@@ -66,5 +67,61 @@ gip_status gip_yuv_to_rgb(gip_context *ctx, const gip_image *src, gip_image *dst
 #endif
     }
     gip__parallel_for(ctx, h, w >= 8192 ? 1 : 8192 / w, yuv_rows, &j);
+    return GIP_OK;
+}
+
+typedef struct enc_job {
+    gip__yuv_enc e;
+    gip_image *dst;
+} enc_job;
+
+static void enc_rows(void *arg, int64_t y0, int64_t y1)
+{
+    const enc_job *j = arg;
+    for (int64_t y = y0; y < y1; y++) {
+        uint8_t *d = (uint8_t *)j->dst->data + y * j->dst->stride;
+        for (int64_t x = 0; x < j->dst->width; x++)
+            d[x] = gip__yuv_enc_byte(&j->e, x, y);
+    }
+}
+
+gip_status gip_rgb_to_yuv(gip_context *ctx, const gip_image *src, gip_image *dst,
+                          gip_yuv_layout layout, int32_t bgr)
+{
+    static const char op[] = "gip_rgb_to_yuv";
+    bool on_device = false;
+    gip_status st = gip__check_pair(ctx, src, dst, op, &on_device);
+    if (st)
+        return st;
+    if (layout != GIP_YUV_I420 && layout != GIP_YUV_YV12)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: layout %d: GIP_YUV_I420 (2) or GIP_YUV_YV12 (3) are encoded", op,
+                          (int)layout);
+    if (src->dtype != GIP_U8 || src->channels < 3 || dst->dtype != GIP_U8 || dst->channels != 1)
+        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
+                          "%s: src must be u8 with 3 or 4 channels and dst u8 with one, got "
+                          "%d-channel %s and %d-channel %s",
+                          op, (int)src->channels, gip_dtype_name(src->dtype), (int)dst->channels,
+                          gip_dtype_name(dst->dtype));
+    const int64_t w = src->width, h = src->height;
+    if (w % 2 || h % 2 || dst->width != w || dst->height * 2 != h * 3)
+        return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
+                          "%s: a %lldx%lld image (even sizes) makes a %lldx%lld frame, got dst "
+                          "%lldx%lld",
+                          op, (long long)w, (long long)h, (long long)w, (long long)(h * 3 / 2),
+                          (long long)dst->width, (long long)dst->height);
+    if (gip__images_overlap(src, dst))
+        return gip__error(ctx, GIP_ERR_ALIASING, "%s: src and dst overlap", op);
+    enc_job j = {{(const uint8_t *)src->data, src->stride, w, h, src->channels, bgr ? 0 : 2,
+                  layout == GIP_YUV_YV12},
+                 dst};
+    if (on_device) {
+#ifdef GIP_HAVE_CUDA
+        return gip__rgb_to_yuv_cuda(ctx, &j.e, dst);
+#else
+        return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
+#endif
+    }
+    gip__parallel_for(ctx, dst->height, w >= 8192 ? 1 : 8192 / w, enc_rows, &j);
     return GIP_OK;
 }

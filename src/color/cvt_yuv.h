@@ -5,6 +5,7 @@
 #ifndef GIP_COLOR_CVT_YUV_H
 #define GIP_COLOR_CVT_YUV_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "gip/color.h"
@@ -98,6 +99,46 @@ GIP__YUVF void gip__yuv_pixel(const gip__yuv_frame *f, int64_t x, int64_t y, uin
     o[f->bidx] = gip__yuv_sat((yv + buv) >> shift);
     if (f->dcn == 4)
         o[3] = 255;
+}
+
+/* The RGB to YUV 4:2:0 encoder (OpenCV's RGB888toYUV420pInvoker): BT.601 limited range, 20-bit
+ * fixed point; each 2x2 block's U and V from its top-left pixel. */
+typedef struct gip__yuv_enc {
+    const uint8_t *data; /* the RGB image */
+    int64_t stride;
+    int64_t width, height; /* of the RGB image */
+    int32_t scn;           /* 3 or 4 */
+    int32_t bidx;          /* 0: BGR order, 2: RGB */
+    int32_t yv12;          /* V plane before U */
+} gip__yuv_enc;
+
+GIP__YUVF int gip__yuv_enc_comp(const gip__yuv_enc *e, int64_t x, int64_t y, int comp)
+{
+    const uint8_t *p = e->data + y * e->stride + x * e->scn;
+    const int r = p[e->bidx ^ 2], g = p[1], b = p[e->bidx];
+    const int shift = 20, half = 1 << (shift - 1);
+    int v;
+    if (comp == 0)
+        v = 269484 * r + 528482 * g + 102760 * b + half + (16 << shift);
+    else if (comp == 1)
+        v = -155188 * r - 305135 * g + 460324 * b + half + (128 << shift);
+    else
+        v = 460324 * r - 385875 * g - 74448 * b + half + (128 << shift);
+    return gip__yuv_sat(v >> shift);
+}
+
+/* Byte (fx, fy) of the W x (H * 3 / 2) planar frame. */
+GIP__YUVF uint8_t gip__yuv_enc_byte(const gip__yuv_enc *e, int64_t fx, int64_t fy)
+{
+    const int64_t w = e->width, h = e->height;
+    if (fy < h)
+        return (uint8_t)gip__yuv_enc_comp(e, fx, fy, 0);
+    /* half rows of w / 2 bytes, two per frame row: U's h / 2, then V's (YV12: V first) */
+    const int64_t k = 2 * (fy - h) + (fx >= w / 2), px = fx % (w / 2);
+    const bool first = k < h / 2;
+    const int64_t row = first ? k : k - h / 2;
+    const int comp = first != (e->yv12 != 0) ? 1 : 2;
+    return (uint8_t)gip__yuv_enc_comp(e, 2 * px, 2 * row, comp);
 }
 
 #ifdef __cplusplus
