@@ -53,7 +53,7 @@ if ! cmake --build "$BUILD" -j "$(nproc)" --target gip_bench $TESTS >"$DEST/buil
 fi
 log "build: ok ($(($(date +%s) - T0)) s)"
 
-# REV's library: built in place from REV's files, the tree's files put back after (and touched, so
+# REV's library: built in place from REV's files (src, include and the CMake files that list them), the tree's files put back after (and touched, so
 # that the next build compiles them again) and the tree's library too (the tests below and the
 # sanitizer runs load the build folder's).
 LIB_TREE=/tmp/gip-ab-tree LIB_REV=/tmp/gip-ab-rev
@@ -61,7 +61,11 @@ if [ -n "${REV:-}" ]; then
     rm -rf "$LIB_TREE" "$LIB_REV" /tmp/gip-ab-keep && mkdir -p "$LIB_TREE" "$LIB_REV" /tmp/gip-ab-keep
     cp -P "$BUILD"/libgip.so* "$LIB_TREE/"
     git rev-parse -q --verify "$REV^{commit}" >/dev/null || { log "REV $REV: not in this history"; exit 1; }
-    files=$(git diff --name-only "$REV" -- src include) || { log "REV $REV: git diff failed"; exit 1; }
+    # Files git does not track here (the machine may hold an older history than the tree it was
+    # sent) are not in REV either: they are set aside too.
+    files=$({ git diff --no-renames --name-only "$REV" -- src include CMakeLists.txt cmake &&
+        git ls-files --others --exclude-standard -- src include CMakeLists.txt cmake; } | sort -u) ||
+        { log "REV $REV: git diff failed"; exit 1; }
     # The differing files as REV has them: those REV lacks (added since) are set aside, those the
     # tree lacks (removed since) are written too; the sources are globbed, so the build follows.
     ours=$(for f in $files; do [ -e "$f" ] && echo "$f"; done)

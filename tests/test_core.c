@@ -280,8 +280,49 @@ static void test_alloc_and_copy(gip_context *ctx)
     gt_free(&d1);
 }
 
+/* The number grammar every text reader shares: decimal numbers and byte counts. */
+static void test_numbers(void)
+{
+    static const struct {
+        const char *s;
+        double v;
+        int used; /* characters read; 0: not a number */
+    } nums[] = {{"1.5", 1.5, 3}, {"-2", -2, 2},  {"+.25e1x", 2.5, 6}, {"3.", 3, 2},
+                {"1e", 1, 1},    {"0x10", 0, 1}, {"inf", 0, 0},       {" 1", 0, 0},
+                {"nan", 0, 0},   {".", 0, 0},    {"-", 0, 0},         {"7e-1,", 0.7, 4}};
+    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
+        char *end;
+        double v = gip_strtod(nums[i].s, &end);
+        GT_CHECK(end - nums[i].s == nums[i].used && (!nums[i].used || v == nums[i].v),
+                 "gip_strtod('%s'): %g after %d characters, expected %g after %d", nums[i].s, v,
+                 (int)(end - nums[i].s), nums[i].v, nums[i].used);
+    }
+    static const struct {
+        const char *s;
+        int64_t v; /* 0: refused */
+    } bytes[] = {{"4096", 4096},
+                 {"256M", 256LL << 20},
+                 {"1GiB", 1LL << 30},
+                 {"2tb", 2LL << 40},
+                 {"0", 0},
+                 {"-1", 0},
+                 {"1X", 0},
+                 {"1Gx", 0},
+                 {"", 0},
+                 {"9223372036854775807k", 0}};
+    for (size_t i = 0; i < sizeof bytes / sizeof bytes[0]; i++) {
+        int64_t v = -7;
+        int32_t ok = gip_parse_bytes(bytes[i].s, &v);
+        GT_CHECK(bytes[i].v ? ok && v == bytes[i].v : !ok && v == -7,
+                 "gip_parse_bytes('%s'): %d, %lld", bytes[i].s, (int)ok, (long long)v);
+    }
+    GT_CHECK(!gip_parse_bytes(NULL, NULL), "gip_parse_bytes(NULL)");
+}
+
 static void body(gip_context *ctx)
 {
+    if (gt_case())
+        test_numbers();
     test_version_and_status();
     test_sizes();
     test_views();

@@ -221,31 +221,12 @@ static void mean3x3(gip_context *ctx)
     gt_free(&exp);
 }
 
-/* Reads a whole binary file; NULL when missing. */
-static void *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    void *p = malloc((size_t)n);
-    if (p && fread(p, 1, (size_t)n, f) != (size_t)n) {
-        free(p);
-        p = NULL;
-    }
-    fclose(f);
-    *len = (size_t)n;
-    return p;
-}
-
 /* Stored cv2.filter2D outputs (tests/data/filter2d/README.md says how they were made). */
 static void stored_cv2(gip_context *ctx)
 {
     size_t n_in = 0, n_out = 0;
-    uint8_t *in = read_file(GIP_TEST_DATA_DIR "/filter2d/brick_crop_gray_64x48.u8", &n_in);
-    uint8_t *out = read_file(GIP_TEST_DATA_DIR "/filter2d/brick_filter2d_float3x3.u8", &n_out);
+    uint8_t *in = gt_read_file(GIP_TEST_DATA_DIR "/filter2d/brick_crop_gray_64x48.u8", &n_in);
+    uint8_t *out = gt_read_file(GIP_TEST_DATA_DIR "/filter2d/brick_filter2d_float3x3.u8", &n_out);
     if (GT_CHECK(in && out && n_in == 64 * 48 && n_out == 64 * 48, "stored cv2 filter2d data")) {
         static const float k[9] = {0.0625f, -0.3f, 0.11f, 0.2f, 0.5f, 0.2f, -0.05f, 0.17f, 0.1f};
         gip_image src, dst, exp;

@@ -23,29 +23,6 @@ static gip_args *flip_args(const char *code)
     return a;
 }
 
-/* Runs flip on ctx's backend from and to host images. */
-static gip_status run(gip_context *ctx, const gip_args *a, const gip_image *src, gip_image *dst)
-{
-    if (gip_context_backend(ctx) != GIP_BACKEND_CUDA)
-        return gip_op_apply(ctx, a, src, dst);
-    gip_image ds, dd;
-    gip_status st = gip_image_alloc(ctx, &ds, src->width, src->height, src->channels, src->dtype,
-                                    GIP_MEM_CUDA, 0);
-    if (st)
-        return st;
-    if ((st = gip_image_alloc(ctx, &dd, dst->width, dst->height, dst->channels, dst->dtype,
-                              GIP_MEM_CUDA, 0))) {
-        gip_image_free(ctx, &ds);
-        return st;
-    }
-    if (!(st = gip_upload(ctx, src, &ds)) && !(st = gip_upload(ctx, dst, &dd)) &&
-        !(st = gip_op_apply(ctx, a, &ds, &dd)) && !(st = gip_download(ctx, &dd, dst)))
-        st = gip_context_sync(ctx);
-    gip_image_free(ctx, &dd);
-    gip_image_free(ctx, &ds);
-    return st;
-}
-
 static void cases(gip_context *ctx)
 {
     uint64_t seed = 5;
@@ -64,7 +41,6 @@ static void cases(gip_context *ctx)
                     gt_alloc(&dst, sz.w, sz.h, chans[c], dtypes[d], seed % 2 ? 0 : 5);
                     gt_alloc(&exp, sz.w, sz.h, chans[c], dtypes[d], 0);
                     gt_fill_random(&src, seed, 0, 0);
-                    gt_poison(&dst, 0x5A);
                     const int fx = strcmp(codes[k], "0") != 0, fy = strcmp(codes[k], "1") != 0;
                     for (int64_t y = 0; y < sz.h; y++)
                         for (int64_t x = 0; x < sz.w; x++)
@@ -76,7 +52,7 @@ static void cases(gip_context *ctx)
                     snprintf(label, sizeof label, "flip %s %lldx%lld %s c%d", codes[k],
                              (long long)sz.w, (long long)sz.h, gip_dtype_name(dtypes[d]),
                              (int)chans[c]);
-                    if (GT_OK(run(ctx, a, &src, &dst))) {
+                    if (GT_OK(gt_run_op(ctx, a, &src, NULL, 0, &dst, 0x5A))) {
                         gt_compare(&dst, &exp, 0, 0, label);
                         GT_CHECK(gt_padding_intact(&dst), "%s: padding written", label);
                     }

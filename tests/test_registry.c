@@ -171,45 +171,11 @@ static gip_status apply_inputs(gip_context *ctx, const gip_args *a, const gip_im
                                gip_image *out, bool bare)
 {
     gt_alloc(out, os->width, os->height, os->channels, os->dtype, 0);
-    gt_poison(out, 0xCD);
     const gip_op *op = gip_args_op(a);
     const gip_image *use[8];
-    for (int32_t k = 0; k < nin; k++)
+    for (int32_t k = 0; k < nin && k < 8; k++)
         use[k] = bare && (op->inputs[k].flags & GIP_INPUT_OPTIONAL) ? NULL : &in[k];
-    if (gip_context_backend(ctx) != GIP_BACKEND_CUDA)
-        return gip_op_apply_inputs(ctx, a, src, use, nin, out);
-    gip_image ds, dd, din[8];
-    int32_t up = 0;
-    gip_status st = gip_image_alloc(ctx, &ds, src->width, src->height, src->channels, src->dtype,
-                                    GIP_MEM_CUDA, 0);
-    if (st)
-        return st;
-    if ((st = gip_image_alloc(ctx, &dd, os->width, os->height, os->channels, os->dtype,
-                              GIP_MEM_CUDA, 0))) {
-        gip_image_free(ctx, &ds);
-        return st;
-    }
-    for (; !st && up < nin; up++) {
-        if (!use[up]) {
-            memset(&din[up], 0, sizeof din[up]);
-            continue;
-        }
-        if ((st = gip_image_alloc(ctx, &din[up], in[up].width, in[up].height, in[up].channels,
-                                  in[up].dtype, GIP_MEM_CUDA, 0)))
-            break;
-        st = gip_upload(ctx, &in[up], &din[up]);
-        use[up] = &din[up];
-    }
-    if (!st && !(st = gip_upload(ctx, src, &ds)) &&
-        !(st = gip_op_apply_inputs(ctx, a, &ds, use, nin, &dd)))
-        st = gip_download(ctx, &dd, out);
-    if (!st)
-        st = gip_context_sync(ctx);
-    for (int32_t k = 0; k < up; k++)
-        gip_image_free(ctx, &din[k]);
-    gip_image_free(ctx, &dd);
-    gip_image_free(ctx, &ds);
-    return st;
+    return gt_run_op(ctx, a, src, use, nin, out, 0xCD);
 }
 
 static gip_status apply(gip_context *ctx, const gip_args *a, const gip_image *src,

@@ -301,24 +301,6 @@ static void tile_edges(gip_context *ctx)
         }
 }
 
-static void *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    void *p = malloc((size_t)n);
-    if (p && fread(p, 1, (size_t)n, f) != (size_t)n) {
-        free(p);
-        p = NULL;
-    }
-    fclose(f);
-    *len = (size_t)n;
-    return p;
-}
-
 /* Stored cv2.Sobel outputs (tests/data/filter2d/README.md says how they were made). Little-endian
  * s16 files, read on a little-endian host. */
 static void stored_cv2(gip_context *ctx)
@@ -332,12 +314,12 @@ static void stored_cv2(gip_context *ctx)
         {"brick_sobel_dx1_dy1_k5_replicate.s16le", 1, 1, 5, GIP_BORDER_REPLICATE},
     };
     size_t n_in = 0;
-    uint8_t *in = read_file(GIP_TEST_DATA_DIR "/filter2d/brick_crop_gray_64x48.u8", &n_in);
+    uint8_t *in = gt_read_file(GIP_TEST_DATA_DIR "/filter2d/brick_crop_gray_64x48.u8", &n_in);
     for (int i = 0; i < 2; i++) {
         char path[512];
         snprintf(path, sizeof path, "%s/filter2d/%s", GIP_TEST_DATA_DIR, cases[i].file);
         size_t n_out = 0;
-        int16_t *out = read_file(path, &n_out);
+        int16_t *out = gt_read_file(path, &n_out);
         if (GT_CHECK(in && out && n_in == 64 * 48 && n_out == 64 * 48 * 2, "stored %s",
                      cases[i].file)) {
             gip_image src, exp, dst;

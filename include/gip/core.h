@@ -100,6 +100,20 @@ GIP_API size_t gip_dtype_size(gip_dtype dtype);
 /** Name of a dtype: "u8", "u16", "s16", "f32", "c32", or "?". */
 GIP_API const char *gip_dtype_name(gip_dtype dtype);
 
+/**
+ * strtod restricted to decimal numbers, the grammar of every number gip reads as text (pipeline
+ * arguments, parameters, expressions, the command line): [+|-] digits [. [digits]]
+ * [e|E [+|-] digits], or [+|-] . digits [exponent]. Hex floats, inf, nan and leading spaces are
+ * not numbers: *end == s then. Out-of-range values come back as strtod gives them (HUGE_VAL, 0).
+ */
+GIP_API double gip_strtod(const char *s, char **end);
+/**
+ * Reads a byte count: a positive decimal integer with an optional K, M, G or T suffix (powers of
+ * 1024), optionally followed by "i" and "B" ("256M", "1GiB", "4096"), as GIP_MAX_MEMORY and
+ * --max-memory take it. @return 1 and *out set, or 0 for anything else (*out unchanged).
+ */
+GIP_API int32_t gip_parse_bytes(const char *s, int64_t *out);
+
 typedef enum gip_memory {
     GIP_MEM_HOST = 0,   /* ordinary host memory */
     GIP_MEM_PINNED = 1, /* page-locked host memory (cudaMallocHost); host for dispatch */

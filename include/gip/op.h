@@ -8,6 +8,8 @@
 #ifndef GIP_OP_H
 #define GIP_OP_H
 
+#include <stddef.h>
+
 #include "gip/core.h"
 
 #ifdef __cplusplus
@@ -139,7 +141,14 @@ typedef struct gip_op {
     int32_t ninputs;
     gip_status (*run_inputs)(gip_context *ctx, const gip_image *src, const gip_image *const *inputs,
                              gip_image *dst, const void *params);
+    /* Shorthands for the common callbacks, read where the callback is NULL: where a field sits
+     * in the typed parameters, as GIP_OP_AT(type, field); 0 for none. */
+    size_t border_at; /* a gip_border_spec: its mode is border() */
+    size_t dtype_at;  /* an int32_t output dtype, -1 for the input's: the output shape */
 } gip_op;
+
+/** The place of `field` in the parameter block `type`, for gip_op.border_at and dtype_at. */
+#define GIP_OP_AT(type, field) (offsetof(type, field) + 1)
 
 /** How many operations are registered. */
 GIP_API int32_t gip_op_count(void);

@@ -12,34 +12,6 @@
 #include "internal.h"
 #include "gip/io.h"
 
-/* A byte count: a positive decimal integer with an optional K, M, G or T suffix (powers of 1024),
- * optionally followed by "i" and "B" ("256M", "1GiB", "4096"); false for anything else. */
-static bool parse_bytes(const char *s, int64_t *out)
-{
-    if (!s || *s < '0' || *s > '9')
-        return false;
-    char *end = NULL;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    int shift = 0;
-    if (*end) {
-        static const char units[] = "kmgt";
-        const char *u = strchr(units, *end | 0x20);
-        const char *rest = end + 1;
-        shift = u ? 10 * (int)(u - units + 1) : -1;
-        if (*rest == 'i')
-            rest++;
-        if (*rest == 'B' || *rest == 'b')
-            rest++;
-        if (*rest)
-            shift = -1;
-    }
-    if (errno || shift < 0 || v <= 0 || v > (INT64_MAX >> shift))
-        return false;
-    *out = (int64_t)v << shift;
-    return true;
-}
-
 /* A limit from a cgroup file ("max" or a byte count); 0 when there is none. */
 static int64_t cgroup_limit(const char *path)
 {
@@ -50,7 +22,7 @@ static int64_t cgroup_limit(const char *path)
     int64_t v = 0;
     if (fgets(buf, sizeof buf, f)) {
         buf[strcspn(buf, "\n")] = '\0';
-        if (!parse_bytes(buf, &v))
+        if (!gip_parse_bytes(buf, &v))
             v = 0;
     }
     fclose(f);
@@ -82,7 +54,7 @@ int64_t gip_default_max_memory(void)
     const char *env = gip__max_memory_env();
     if (env && *env) {
         int64_t v;
-        return parse_bytes(env, &v) ? v : -1;
+        return gip_parse_bytes(env, &v) ? v : -1;
     }
     int64_t m = usable_memory();
     return m > 0 ? m / 4 : (int64_t)1 << 30;

@@ -109,12 +109,6 @@ gip_status gip__expr_parse(gip_context *ctx, const gip__expr_env *env, const cha
 /* Number of operands of an operator. */
 int gip__expr_arity(int op);
 
-/* strtod restricted to the decimal numbers of the expression grammar (docs/expressions.md):
- * [+|-] digits [. [digits]] [e|E [+|-] digits], or [+|-] . digits [exponent]. Hex floats, inf,
- * nan and leading spaces are not numbers: *end == s then. Out of range values come back as
- * strtod gives them (HUGE_VAL, 0); the caller checks its own range. */
-double gip__strtod_decimal(const char *s, char **end);
-
 /* Non-zero when an expression names x, y, width or height: its value then depends on the pixel's
  * position (a table indexed by the value cannot replace it; a tile sees other values). */
 bool gip__expr_uses_position(const char *e);

@@ -59,48 +59,6 @@ static const struct {
     {"height", GIP__V_HEIGHT}, {"c", GIP__V_C}, {"channels", GIP__V_CHANNELS},
 };
 
-double gip__strtod_decimal(const char *s, char **end)
-{
-    const char *p = s;
-    if (*p == '+' || *p == '-')
-        p++;
-    const char *digits = p;
-    while (isdigit((unsigned char)*p))
-        p++;
-    bool whole = p > digits;
-    if (*p == '.') {
-        const char *frac = ++p;
-        while (isdigit((unsigned char)*p))
-            p++;
-        if (!whole && p == frac) {
-            *end = (char *)s;
-            return 0.0;
-        }
-    } else if (!whole) {
-        *end = (char *)s;
-        return 0.0;
-    }
-    if (*p == 'e' || *p == 'E') {
-        const char *q = p + 1;
-        if (*q == '+' || *q == '-')
-            q++;
-        if (isdigit((unsigned char)*q)) {
-            while (isdigit((unsigned char)*q))
-                q++;
-            p = q;
-        }
-    }
-    *end = (char *)p;
-    /* "0x..." would make strtod read a hex float past the scanned "0". */
-    if (*p == 'x' || *p == 'X')
-        return *s == '-' ? -0.0 : 0.0;
-    char *stop;
-    double v = strtod(s, &stop);
-    if (stop != p)
-        *end = (char *)s;
-    return v;
-}
-
 int gip__expr_arity(int op)
 {
     if (op <= GIP__OP_COS)
@@ -162,7 +120,7 @@ static void lex(parser *p)
     if (isdigit((unsigned char)s[i]) || (s[i] == '.' && isdigit((unsigned char)s[i + 1]))) {
         char *end = NULL;
         t->kind = T_NUM;
-        double v = gip__strtod_decimal(s + i, &end);
+        double v = gip_strtod(s + i, &end);
         int j = (int)(end - s);
         if (s[j] == 'f' || s[j] == 'F')
             j++;

@@ -181,7 +181,7 @@ static gip_status build_step(parser *ps, gip_pipeline *p, const gip_op *op, int3
         } else if (!(prm = gip_op_param(op, a->key))) {
             if (op->flags & GIP_OP_SCALARS) {
                 char *end;
-                double v = gip__strtod_decimal(a->val, &end);
+                double v = gip_strtod(a->val, &end);
                 if (end == a->val || *end)
                     st = fail(ps, a->vpos, "expected scalar '%s' as a decimal number, got '%s'",
                               a->key, a->val);

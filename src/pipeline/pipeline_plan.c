@@ -31,11 +31,9 @@ gip_status gip__step_shape(gip_pipeline *p, const gip__step *s, int32_t index, s
             snprintf(who, sizeof who, "pipeline step %d (%s)", (int)index + 1, op->name);
             return gip__op_refuse_input(p->ctx, op, in.dt, in.c, who);
         }
-        if (!op->shape)
-            return GIP_OK;
         gip_shape i = {in.w, in.h, in.c, in.dt}, o = i;
         int32_t ident = 0;
-        gip_status st = op->shape(s->params, &i, &o, &ident);
+        gip_status st = gip__op_shape(op, s->params, &i, &o, &ident);
         if (st)
             return st;
         out->w = o.width, out->h = o.height, out->c = o.channels, out->dt = o.dtype;
@@ -50,10 +48,22 @@ gip_status gip__step_shape(gip_pipeline *p, const gip__step *s, int32_t index, s
     probe.stride = in.w * in.c * (int64_t)gip_dtype_size(in.dt);
     probe.memory =
         p->ctx && gip_context_backend(p->ctx) == GIP_BACKEND_CUDA ? GIP_MEM_CUDA : GIP_MEM_HOST;
+    gip_clear_error();
     gip_status st =
         s->custom->step.shape(s->custom->step.user, &probe, &out->w, &out->h, &out->c, &out->dt);
-    if (st)
-        return st;
+    if (st) {
+        /* The callback's own message, or one saying what it refused: never a bare status. */
+        char msg[GIP__MSG_SIZE];
+        snprintf(msg, sizeof msg, "%s", gip_last_error());
+        if (!*msg)
+            return gip__error(p->ctx, st,
+                              "pipeline step %d (%s): the custom step refuses a %lldx%lld "
+                              "%d-channel %s input (%s)",
+                              (int)index + 1, s->custom->name, (long long)in.w, (long long)in.h,
+                              (int)in.c, gip_dtype_name(in.dt), gip_status_name(st));
+        return gip__error(p->ctx, st, "pipeline step %d (%s): %s", (int)index + 1, s->custom->name,
+                          msg);
+    }
     int64_t rb;
     if (gip_image_size(out->w, out->h, out->c, out->dt, &rb, NULL))
         return gip__error(p->ctx, GIP_ERR_INTERNAL,
@@ -232,4 +242,26 @@ gip_status gip_pipeline_describe(gip_pipeline *p, int32_t channels, gip_dtype dt
     if (p->nplan == 0)
         snprintf(buf, size, "copy");
     return GIP_OK;
+}
+
+gip_status gip_pipeline_try(gip_pipeline *p, int64_t w, int64_t h, int32_t c, gip_dtype dt,
+                            int32_t *oc, gip_dtype *odt)
+{
+    if (!p || !oc || !odt)
+        return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT, "gip_pipeline_try: %s is NULL",
+                          !p ? "p" : "an output pointer");
+    w = w < 64 ? w : 64;
+    h = h < 64 ? h : 64;
+    int64_t ow, oh;
+    gip_image src = {0}, dst = {0};
+    gip_status st = gip_pipeline_output_shape(p, w, h, c, dt, &ow, &oh, oc, odt);
+    if (!st && !(st = gip_image_alloc(NULL, &src, w, h, c, dt, GIP_MEM_HOST, 0)) &&
+        !(st = gip_image_alloc(NULL, &dst, ow, oh, *oc, *odt, GIP_MEM_HOST, 0))) {
+        for (int64_t y = 0; y < h; y++)
+            memset((uint8_t *)src.data + y * src.stride, 0, (size_t)gip_image_row_bytes(&src));
+        st = gip_pipeline_run(p, &src, &dst);
+    }
+    gip_image_free(NULL, &dst);
+    gip_image_free(NULL, &src);
+    return st;
 }

@@ -13,11 +13,12 @@
 #include "internal.h"
 #include "pipeline_internal.h"
 #include "pipeline_steps.h"
+#include "registry/registry.h"
 
 /* The border mode a filter step uses, or -1 for steps without one. */
 static int step_border(const gip__step *s)
 {
-    return s->op && s->op->border ? (int)s->op->border(s->params) : -1;
+    return s->op ? (int)gip__op_border(s->op, s->params) : -1;
 }
 
 gip_status gip__pipeline_tileable(gip_pipeline *p, int64_t w, int64_t h, int32_t c, gip_dtype dt,

@@ -204,12 +204,12 @@ static gip_status parse_matrix(gip_args *a, int32_t k, const char *t)
             char *end;
             while (*q == ' ' || *q == '\t')
                 q++;
-            double num = gip__strtod_decimal(q, &end), den = 1;
+            double num = gip_strtod(q, &end), den = 1;
             if (end != q && *end == '/') {
                 const char *d = end + 1;
                 while (*d == ' ' || *d == '\t')
                     d++;
-                den = gip__strtod_decimal(d, &end);
+                den = gip_strtod(d, &end);
                 if (end == d || den == 0)
                     end = (char *)q;
             }
@@ -235,7 +235,7 @@ static gip_status parse_number(const char *t, double *out)
     char *end;
     while (*t == ' ' || *t == '\t')
         t++;
-    double v = gip__strtod_decimal(t, &end);
+    double v = gip_strtod(t, &end);
     if (end == t)
         return GIP_ERR_INVALID_ARGUMENT;
     while (*end == ' ' || *end == '\t')
@@ -323,7 +323,7 @@ gip_status gip_args_set_text(gip_args *a, const char *name, const char *t)
             char *end;
             while (*s == ' ' || *s == '\t')
                 s++;
-            double x = gip__strtod_decimal(s, &end);
+            double x = gip_strtod(s, &end);
             while (end != s && (*end == ' ' || *end == '\t'))
                 end++;
             if (end == s || (*end && *end != ',') || n == p->count || n == LIST_MAX)

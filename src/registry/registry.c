@@ -121,6 +121,31 @@ gip_status gip__op_build(const gip_args *args, void *params)
     return op->build(args, params);
 }
 
+int32_t gip__op_border(const gip_op *op, const void *params)
+{
+    if (op->border)
+        return op->border(params);
+    if (op->border_at)
+        return (int32_t)((const gip_border_spec *)((const char *)params + op->border_at - 1))->mode;
+    return -1;
+}
+
+gip_status gip__op_shape(const gip_op *op, const void *params, const gip_shape *in, gip_shape *out,
+                         int32_t *identity)
+{
+    *out = *in;
+    *identity = 0;
+    if (op->shape)
+        return op->shape(params, in, out, identity);
+    if (op->dtype_at) {
+        int32_t dt;
+        memcpy(&dt, (const char *)params + op->dtype_at - 1, sizeof dt);
+        if (dt >= 0)
+            out->dtype = (gip_dtype)dt;
+    }
+    return GIP_OK;
+}
+
 gip_status gip__op_refuse_input(gip_context *ctx, const gip_op *op, gip_dtype dt, int32_t c,
                                 const char *who)
 {
@@ -160,9 +185,9 @@ gip_status gip_op_output_shape(const gip_args *args, const gip_shape *in, gip_sh
         return gip__error(NULL, GIP_ERR_OUT_OF_MEMORY, "%s: out of memory", op->name);
     gip_status st = gip__op_build(args, params);
     *out = *in;
-    if (!st && op->shape) {
+    if (!st) {
         int32_t identity = 0;
-        st = op->shape(params, in, out, &identity);
+        st = gip__op_shape(op, params, in, out, &identity);
     }
     if (op->release)
         op->release(params);

@@ -66,6 +66,12 @@ void gip__param_accepts(const gip_param *p, char *buf, size_t size);
 gip_status gip__op_refuse_input(gip_context *ctx, const gip_op *op, gip_dtype dt, int32_t c,
                                 const char *who);
 
+/* op's border mode for its built params (border() or border_at), or -1. */
+int32_t gip__op_border(const gip_op *op, const void *params);
+/* op's output shape for its built params and input `in` (shape() or dtype_at; else in's). */
+gip_status gip__op_shape(const gip_op *op, const void *params, const gip_shape *in, gip_shape *out,
+                         int32_t *identity);
+
 /* Builds op's typed parameters from args into params (op->params_size bytes, zeroed first),
  * after the checks every operation shares. */
 gip_status gip__op_build(const gip_args *args, void *params);

@@ -373,3 +373,60 @@ out_free_src:
     gip_image_free(ctx, &rs);
     return st;
 }
+
+/* gt_run_op's call: the registry's arguments and the extra inputs, uploaded when src is. */
+typedef struct op_call {
+    const gip_args *args;
+    const gip_image *const *inputs;
+    int32_t n;
+} op_call;
+
+static gip_status run_op_call(gip_context *ctx, const gip_image *src, gip_image *dst,
+                              const void *params)
+{
+    const op_call *c = params;
+    if (src->memory != GIP_MEM_CUDA)
+        return gip_op_apply_inputs(ctx, c->args, src, c->inputs, c->n, dst);
+    gip_image raw[8] = {{0}}, dev[8];
+    const gip_image *use[8] = {NULL};
+    gip_status st = c->n > 8 ? GIP_ERR_INVALID_ARGUMENT : GIP_OK;
+    int32_t up = 0;
+    for (; !st && up < c->n; up++) {
+        if (!c->inputs[up])
+            continue;
+        if ((st = device_like(ctx, c->inputs[up], &raw[up], &dev[up])))
+            break;
+        st = gip_upload(ctx, c->inputs[up], &dev[up]);
+        use[up] = &dev[up];
+    }
+    if (!st)
+        st = gip_op_apply_inputs(ctx, c->args, src, use, c->n, dst);
+    gip_status ss = gip_context_sync(ctx); /* the inputs are freed below */
+    for (int32_t k = 0; k < up; k++)
+        gip_image_free(ctx, &raw[k]);
+    return st ? st : ss;
+}
+
+gip_status gt_run_op(gip_context *ctx, const gip_args *args, const gip_image *src,
+                     const gip_image *const *inputs, int32_t n, gip_image *dst, uint8_t poison)
+{
+    op_call c = {args, inputs, n};
+    return gt_run_unary(ctx, run_op_call, src, dst, &c, poison);
+}
+
+void *gt_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    void *p = NULL;
+    long n = -1;
+    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (p = malloc(n ? (size_t)n : 1)) && fread(p, 1, (size_t)n, f) != (size_t)n) {
+        free(p);
+        p = NULL;
+    }
+    fclose(f);
+    *len = n > 0 ? (size_t)n : 0;
+    return p;
+}

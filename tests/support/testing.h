@@ -112,6 +112,14 @@ typedef gip_status (*gt_unary_fn)(gip_context *ctx, const gip_image *src, gip_im
 gip_status gt_run_unary(gip_context *ctx, gt_unary_fn fn, const gip_image *src, gip_image *dst,
                         const void *params, uint8_t poison);
 
+/* Runs a registered operation (gip_op_apply_inputs) as gt_run_unary runs fn: on CUDA the extra
+ * inputs (n of them, NULL where absent) are uploaded with src. */
+gip_status gt_run_op(gip_context *ctx, const gip_args *args, const gip_image *src,
+                     const gip_image *const *inputs, int32_t n, gip_image *dst, uint8_t poison);
+
+/* A file's bytes (malloc'd; *len set), or NULL when it cannot be read. */
+void *gt_read_file(const char *path, size_t *len);
+
 #ifdef __cplusplus
 }
 #endif

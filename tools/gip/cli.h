@@ -125,14 +125,8 @@ int cli_parse_double(const cli_command *cmd, const char *opt, const char *s, dou
 /** Parses "A,B" (two integers in [min, max]). */
 int cli_parse_pair(const cli_command *cmd, const char *opt, const char *s, int64_t min, int64_t max,
                    const char *accepted, int32_t *a, int32_t *b);
-/** Parses a byte count: a positive integer with an optional K, M, G or T suffix (powers of 1024)
- *  and an optional "i" and "B" (256M, 4GiB), as GIP_MAX_MEMORY. */
+/** Parses a byte count (gip_parse_bytes: 256M, 4GiB), as GIP_MAX_MEMORY. */
 int cli_parse_bytes(const cli_command *cmd, const char *opt, const char *s, int64_t *out);
-
-/** strtod for the decimal numbers the CLI accepts: [+|-] digits [. [digits]] [e[+|-]digits] or
- *  [+|-] . digits [exponent]; hex floats, inf, nan and leading spaces are not numbers (*end == s
- *  then), as in the expression language (docs/expressions.md). */
-double cli_strtod(const char *s, char **end);
 
 /** Seconds on CLOCK_MONOTONIC. */
 double cli_now(void);
@@ -170,6 +164,9 @@ int cli_context(const cli_command *cmd, const cli_common *common, gip_context **
 /** Copies a host image into a new image on the context's device, waiting for the copy;
  *  *seconds receives how long it took. */
 gip_status cli_upload(gip_context *ctx, const gip_image *host, gip_image *dev, double *seconds);
+/** Copies a device image into a new host image, waiting for the copy; *seconds receives how long
+ *  it took. On failure nothing is left allocated. */
+gip_status cli_download(gip_context *ctx, const gip_image *dev, gip_image *host, double *seconds);
 
 /** The times of one command, printed by --time. runs holds `repeat` compute times. */
 typedef struct cli_timings {

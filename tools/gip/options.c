@@ -169,48 +169,6 @@ static int to_ll(const char *s, size_t len, long long *out)
     return 1;
 }
 
-double cli_strtod(const char *s, char **end)
-{
-    const char *p = s;
-    if (*p == '+' || *p == '-')
-        p++;
-    const char *digits = p;
-    while (isdigit((unsigned char)*p))
-        p++;
-    int whole = p > digits;
-    if (*p == '.') {
-        const char *frac = ++p;
-        while (isdigit((unsigned char)*p))
-            p++;
-        if (!whole && p == frac) {
-            *end = (char *)s;
-            return 0.0;
-        }
-    } else if (!whole) {
-        *end = (char *)s;
-        return 0.0;
-    }
-    if (*p == 'e' || *p == 'E') {
-        const char *q = p + 1;
-        if (*q == '+' || *q == '-')
-            q++;
-        if (isdigit((unsigned char)*q)) {
-            while (isdigit((unsigned char)*q))
-                q++;
-            p = q;
-        }
-    }
-    *end = (char *)p;
-    /* "0x..." would make strtod read a hex float past the scanned "0". */
-    if (*p == 'x' || *p == 'X')
-        return *s == '-' ? -0.0 : 0.0;
-    char *stop;
-    double v = strtod(s, &stop);
-    if (stop != p)
-        *end = (char *)s;
-    return v;
-}
-
 /* Converts s[0..len) to a finite double; false unless all of them form one. */
 static int to_double(const char *s, size_t len, double *out)
 {
@@ -221,7 +179,7 @@ static int to_double(const char *s, size_t len, double *out)
     buf[len] = '\0';
     char *end;
     errno = 0;
-    double v = cli_strtod(buf, &end);
+    double v = gip_strtod(buf, &end);
     if (errno || end == buf || *end != '\0' || !isfinite(v))
         return 0;
     *out = v;
@@ -276,28 +234,11 @@ double cli_now(void)
 
 int cli_parse_bytes(const cli_command *cmd, const char *opt, const char *text, int64_t *out)
 {
-    char *end = NULL;
-    errno = 0;
-    long long v = isdigit((unsigned char)text[0]) ? strtoll(text, &end, 10) : 0;
-    int shift = end ? 0 : -1;
-    if (end && *end) {
-        static const char units[] = "kmgt";
-        const char *u = strchr(units, *end | 0x20);
-        const char *rest = end + 1;
-        shift = u ? 10 * (int)(u - units + 1) : -1;
-        if (*rest == 'i')
-            rest++;
-        if (*rest == 'B' || *rest == 'b')
-            rest++;
-        if (*rest)
-            shift = -1;
-    }
-    if (errno || shift < 0 || v <= 0 || v > (INT64_MAX >> shift))
+    if (!gip_parse_bytes(text, out))
         return cli_usage(cmd,
                          "%s: '%s' is not a byte count; accepted: a positive integer with an "
                          "optional K, M, G or T suffix (e.g. 512M)",
                          opt, text);
-    *out = (int64_t)v << shift;
     return 0;
 }
 
@@ -379,7 +320,7 @@ static int bool_value(const char *s)
     char *end;
     if (!strcmp(s, "true") || !strcmp(s, "false"))
         return 1;
-    cli_strtod(s, &end);
+    gip_strtod(s, &end);
     return end != s && *end == '\0';
 }
 

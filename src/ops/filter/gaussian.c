@@ -226,11 +226,6 @@ static void halo(const void *params, int64_t *hx, int64_t *hy)
     *hy = g->ksize_h ? g->ksize_h / 2 : (int64_t)(sy * 4 + 1);
 }
 
-static int32_t border(const void *params)
-{
-    return (int32_t)((const gip_gaussian_params *)params)->border.mode;
-}
-
 static gip_status run(gip_context *ctx, const gip_image *src, gip_image *dst, const void *p)
 {
     return gip_gaussian_blur(ctx, src, dst, p);
@@ -251,6 +246,6 @@ const gip_op gip__op_gaussian = {
     .params_size = sizeof(gip_gaussian_params),
     .build = build,
     .halo = halo,
-    .border = border,
+    .border_at = GIP_OP_AT(gip_gaussian_params, border),
     .run = run,
 };

@@ -277,7 +277,7 @@ static const gip_param sobel_params[] = {
 
 typedef struct sobel_step {
     gip_sobel_params p;
-    gip_dtype dtype;
+    int32_t dtype;
 } sobel_step;
 
 static gip_status common(const gip_args *a, gip_sobel_params *p)
@@ -303,7 +303,7 @@ static gip_status sobel_build(const gip_args *a, void *out)
     if (!gip_args_is_set(a, "dx") && gip_args_is_set(a, "dy"))
         s->p.dx = 0;
     s->p.unsigned_out = gip_args_int(a, "saturate") ? GIP_SOBEL_SATURATE : GIP_SOBEL_ABS;
-    s->dtype = (gip_dtype)gip_args_int(a, "dtype");
+    s->dtype = (int32_t)gip_args_int(a, "dtype");
     const int32_t kmax = s->p.ksize == GIP_SCHARR || s->p.ksize == 1 ? 3 : s->p.ksize;
     if (s->p.dx + s->p.dy == 0)
         return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT, "sobel: dx or dy must be above 0");
@@ -317,24 +317,10 @@ static gip_status sobel_build(const gip_args *a, void *out)
     return GIP_OK;
 }
 
-static gip_status sobel_shape(const void *params, const gip_shape *in, gip_shape *out,
-                              int32_t *identity)
-{
-    (void)in;
-    (void)identity;
-    out->dtype = ((const sobel_step *)params)->dtype;
-    return GIP_OK;
-}
-
 static void halo(const void *params, int64_t *hx, int64_t *hy)
 {
     int32_t k = ((const gip_sobel_params *)params)->ksize;
     *hx = *hy = k == GIP_SCHARR || k <= 3 ? 1 : k / 2;
-}
-
-static int32_t border(const void *params)
-{
-    return (int32_t)((const gip_sobel_params *)params)->border.mode;
 }
 
 static gip_status sobel_run(gip_context *ctx, const gip_image *src, gip_image *dst, const void *p)
@@ -359,9 +345,9 @@ const gip_op gip__op_sobel = {
     .channels = ALL_CHANNELS,
     .params_size = sizeof(sobel_step),
     .build = sobel_build,
-    .shape = sobel_shape,
+    .dtype_at = GIP_OP_AT(sobel_step, dtype),
     .halo = halo,
-    .border = border,
+    .border_at = GIP_OP_AT(sobel_step, p.border),
     .run = sobel_run,
 };
 
@@ -421,6 +407,6 @@ const gip_op gip__op_edges = {
     .build = edges_build,
     .shape = edges_shape,
     .halo = halo,
-    .border = border,
+    .border_at = GIP_OP_AT(gip_sobel_params, border),
     .run = edges_run,
 };

@@ -30,11 +30,6 @@ static void halo(const void *params, int64_t *hx, int64_t *hy)
     *hx = *hy = s->sten.radius ? s->sten.radius : GIP_STENCIL_MAX_RADIUS;
 }
 
-static int32_t border(const void *params)
-{
-    return (int32_t)((const gip__expr_step *)params)->sten.border.mode;
-}
-
 static gip_status run(gip_context *ctx, const gip_image *src, gip_image *dst, const void *p)
 {
     const gip__expr_step *s = p;
@@ -59,7 +54,7 @@ const gip_op gip__op_stencil = {
     .release = gip__expr_step_release,
     .copy = gip__expr_step_copy,
     .halo = halo,
-    .border = border,
+    .border_at = GIP_OP_AT(gip__expr_step, sten.border),
     .position = gip__expr_step_position,
     .run = run,
 };
