@@ -366,6 +366,12 @@ GIP__CSF void gip__rgb_from_xyz_f32(float x, float y, float z, float *rgb)
 
 GIP__CSF void gip__lab_from_rgb_u8(int r, int g, int b, uint8_t *out)
 {
+#if defined(__CUDACC__) && !defined(__CUDA_ARCH__)
+    /* nvcc's host pass: the tables are device arrays there, and CUDA files run this on the
+     * device only (the CPU backend is C, with host tables) */
+    (void)r, (void)g, (void)b;
+    out[0] = out[1] = out[2] = 0;
+#else
     const int R = gip__lab_gamma[r], G = gip__lab_gamma[g], B = gip__lab_gamma[b];
     const int32_t *c = gip__lab_coeffs;
     const int fx = gip__lab_cbrt[gip__cs_descale(R * c[0] + G * c[1] + B * c[2], 12)];
@@ -377,6 +383,7 @@ GIP__CSF void gip__lab_from_rgb_u8(int r, int g, int b, uint8_t *out)
     out[0] = gip__sat_u8_i32(gip__cs_descale(lscale * fy + lshift, 15));
     out[1] = gip__sat_u8_i32(gip__cs_descale(500 * (fx - fy) + 128 * (1 << 15), 15));
     out[2] = gip__sat_u8_i32(gip__cs_descale(200 * (fy - fz) + 128 * (1 << 15), 15));
+#endif
 }
 
 /* ---- OpenCV's vectorised u8 paths ----------------------------------------------------------- */
