@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+#include "color/cvt_hsv_tables.h"
 #include "color/cvt_lab_tables.h"
 #include "saturate.h"
 
@@ -107,8 +108,14 @@ GIP__CSF void gip__hsv_from_rgb_u8(int r, int g, int b, int full, uint8_t *out)
     vmin = vmin < b ? vmin : b;
     int diff = v - vmin;
     int vr = v == r ? -1 : 0, vg = v == g ? -1 : 0;
+#if defined(__CUDACC__) && !defined(__CUDA_ARCH__)
+    /* nvcc's host pass (the tables are device arrays there; CUDA files run this on the device) */
     int sdiv = v ? gip__round_f64((double)(255 << shift) / (double)v) : 0;
     int hdiv = diff ? gip__round_f64((double)((full ? 256 : 180) << shift) / (6.0 * diff)) : 0;
+#else
+    int sdiv = gip__hsv_sdiv[v];
+    int hdiv = full ? gip__hsv_hdiv256[diff] : gip__hsv_hdiv180[diff];
+#endif
     int s = (diff * sdiv + (1 << (shift - 1))) >> shift;
     int h = (vr & (g - b)) + (~vr & ((vg & (b - r + 2 * diff)) + ((~vg) & (r - g + 4 * diff))));
     h = (h * hdiv + (1 << (shift - 1))) >> shift;
