@@ -114,8 +114,9 @@ gip_status gip_arith(gip_context *ctx, const gip_image *src, gip_image *dst,
     /* OpenCV 5 multiplies and divides integer images by a scalar in double precision (f32 in
      * single precision). */
     if (ints && (p.sub == GIP__OP_MUL || p.sub == GIP__OP_DIV || p.sub == GIP__OP_RDIV)) {
-        p.sub = p.sub == GIP__OP_MUL ? GIP__OP_MUL_D : p.sub == GIP__OP_DIV ? GIP__OP_DIV_D
-                                                                            : GIP__OP_RDIV_D;
+        p.sub = p.sub == GIP__OP_MUL   ? GIP__OP_MUL_D
+                : p.sub == GIP__OP_DIV ? GIP__OP_DIV_D
+                                       : GIP__OP_RDIV_D;
         p.da = scale;
         for (int c = 0; c < src->channels; c++)
             p.dv[c] = ap->value[c];
