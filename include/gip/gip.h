@@ -6,6 +6,7 @@
 #include "gip/core.h"
 #include "gip/io.h"
 #include "gip/color.h"
+#include "gip/point.h"
 #include "gip/filter.h"
 #include "gip/morphology.h"
 #include "gip/smoothing.h"

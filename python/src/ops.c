@@ -323,6 +323,28 @@ static PyObject *py_real_to_complex(PyObject *m, PyObject *args)
     return gpy_finish_pair(st, msg, src, dst, &s, &d);
 }
 
+/* threshold_value(ctx, src, method) -> float: the level of cv2's THRESH_OTSU (8) or
+ * THRESH_TRIANGLE (16) for a u8 one-channel image (gip_threshold_value()). */
+static PyObject *py_threshold_value(PyObject *m, PyObject *args)
+{
+    PyObject *co, *src;
+    int method;
+    if (!PyArg_ParseTuple(args, "O!Oi", &gpy_ContextType, &co, &src, &method))
+        return NULL;
+    ContextObject *c = (ContextObject *)co;
+    View s;
+    if (gpy_resolve(c, src, 0, "src", &s))
+        return NULL;
+    gip_status st;
+    char msg[1024];
+    double t = 0;
+    GIP_PY_RUN(c, st, msg, gip_threshold_value(c->ctx, &s.img, method, &t));
+    gpy_view_release(&s);
+    if (st)
+        return gpy_raise_status(st, msg);
+    return PyFloat_FromDouble(t);
+}
+
 PyMethodDef gpy_ops_methods[] = {{"real_to_complex", py_real_to_complex, METH_VARARGS, NULL},
                                  {"conv2d", py_conv2d, METH_VARARGS, NULL},
                                  {"sobel_magnitude", py_sobel_magnitude, METH_VARARGS, NULL},
@@ -333,4 +355,5 @@ PyMethodDef gpy_ops_methods[] = {{"real_to_complex", py_real_to_complex, METH_VA
                                  {"normalize_minmax", py_normalize_minmax, METH_VARARGS, NULL},
                                  {"map", py_map, METH_VARARGS, NULL},
                                  {"stencil", py_stencil, METH_VARARGS, NULL},
+                                 {"threshold_value", py_threshold_value, METH_VARARGS, NULL},
                                  {NULL}};
