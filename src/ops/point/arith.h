@@ -22,6 +22,29 @@ typedef struct gip__arith_step {
     int32_t reverse;
 } gip__arith_step;
 
+/* The dtypes of the arithmetic: every image dtype; the bitwise operations leave out f32. */
+#define GIP__ARITH_DTYPES                                                                          \
+    (GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_U16) | GIP_DTYPE_BIT(GIP_S16) |                     \
+     GIP_DTYPE_BIT(GIP_F32))
+#define GIP__BITWISE_DTYPES                                                                        \
+    (GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_U16) | GIP_DTYPE_BIT(GIP_S16))
+
+/* The parameters (value= alone) and build() of an arithmetic operation of kind `op`. */
+#define GIP__ARITH_DECL(op)                                                                        \
+    static const gip_param decl[] = {GIP__ARITH_VALUE_PARAM};                                      \
+    static gip_status build(const gip_args *a, void *out)                                          \
+    {                                                                                              \
+        return gip__arith_build(a, out, (op));                                                     \
+    }
+
+/* What an arithmetic entry holds beside its name and words: its file's `decl` and `build`, the
+ * dtypes it takes, and what they all share (point-wise, in place, src2 and mask inputs). */
+#define GIP__ARITH_ENTRY(dtypes_)                                                                  \
+    .family = "point", .params = decl, .nparams = GIP__COUNT(decl), .dtypes = (dtypes_),           \
+    .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),                   \
+    .flags = GIP_OP_POINTWISE | GIP_OP_IN_PLACE, .params_size = sizeof(gip__arith_step),           \
+    .build = build, .inputs = gip__arith_inputs, .ninputs = 2, .run_inputs = gip__arith_run
+
 /* src2 (optional, src's shape and dtype) and mask (optional, u8 with one channel). */
 extern const gip_input gip__arith_inputs[2];
 
