@@ -17,7 +17,6 @@ static gip_status run(gip_context *ctx, const gip_image *src, gip_image *dst, co
 
 const gip_op gip__op_erode = {
     .name = "erode",
-    .family = "morphology",
     .summary = "Erosion: the minimum over a structuring element, as cv2.erode.",
     .doc = "dst(x, y) = the minimum of src(x + i - anchor_x, y + j - anchor_y) over the element's "
            "(i, j): a shape of ksize (rect, cross, ellipse, diamond as "
@@ -26,16 +25,5 @@ const gip_op gip__op_erode = {
            "and identical on CPU and CUDA; rectangles cost the same at every size (van Herk / "
            "Gil-Werman).",
     .cv_name = "cv2.erode",
-    .params = decl,
-    .nparams = GIP__COUNT(decl),
-    .dtypes = GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_U16) | GIP_DTYPE_BIT(GIP_S16) |
-              GIP_DTYPE_BIT(GIP_F32),
-    .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
-    .params_size = sizeof(gip__morph_step),
-    .build = build,
-    .release = gip__morph_release,
-    .copy = gip__morph_copy,
-    .halo = gip__morph_halo,
-    .border = gip__morph_border,
-    .run = run,
+    GIP__MORPH_ENTRY,
 };

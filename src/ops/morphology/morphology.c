@@ -37,23 +37,11 @@ static gip_status run(gip_context *ctx, const gip_image *src, gip_image *dst, co
 
 const gip_op gip__op_morphology = {
     .name = "morphology",
-    .family = "morphology",
     .summary = "Open, close, gradient, top hat, black hat and hit-or-miss, as cv2.morphologyEx.",
     .doc = "Erosions and dilations by one structuring element (shape and ksize, or kernel=), "
            "iterations times each, composed as cv2.morphologyEx composes them; differences "
            "saturate. Exact on every dtype, equal to OpenCV's and identical on CPU and CUDA. "
            "hitmiss takes 1-channel u8 only.",
     .cv_name = "cv2.morphologyEx",
-    .params = decl,
-    .nparams = GIP__COUNT(decl),
-    .dtypes = GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_U16) | GIP_DTYPE_BIT(GIP_S16) |
-              GIP_DTYPE_BIT(GIP_F32),
-    .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
-    .params_size = sizeof(gip__morph_step),
-    .build = build,
-    .release = gip__morph_release,
-    .copy = gip__morph_copy,
-    .halo = gip__morph_halo,
-    .border = gip__morph_border,
-    .run = run,
+    GIP__MORPH_ENTRY,
 };
