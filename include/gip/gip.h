@@ -9,6 +9,7 @@
 #include "gip/filter.h"
 #include "gip/kernel.h"
 #include "gip/fft.h"
+#include "gip/stats.h"
 #include "gip/interop.h"
 #include "gip/op.h"
 #include "gip/style.h"

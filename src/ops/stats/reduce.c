@@ -1,0 +1,397 @@
+/* SPDX-License-Identifier: MIT */
+/* The reductions (gip_min_max_loc, gip_mean, gip_mean_std_dev, gip_sum, gip_count_non_zero,
+ * gip_norm, gip_psnr): their argument checks, the finishing arithmetic from one per-channel
+ * reduction, and its CPU backend. The CPU reduces fixed blocks of rows and combines them in
+ * order, so a result does not depend on the thread count. */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ops/stats/stats.h"
+
+void gip__red_init(gip__red *r)
+{
+    memset(r, 0, sizeof *r);
+    for (int c = 0; c < 4; c++) {
+        r->ch[c].mn = HUGE_VAL;
+        r->ch[c].mx = -HUGE_VAL;
+        r->ch[c].imn = r->ch[c].imx = -1;
+    }
+}
+
+void gip__red_combine(gip__red *a, const gip__red *b, int32_t channels)
+{
+    a->count += b->count;
+    for (int32_t c = 0; c < channels; c++) {
+        gip__red_ch *x = &a->ch[c];
+        const gip__red_ch *y = &b->ch[c];
+        x->is += y->is;
+        x->iq += y->iq;
+        x->ia += y->ia;
+        x->fs += y->fs;
+        x->fq += y->fq;
+        x->fa += y->fa;
+        x->nz += y->nz;
+        if (y->imn >= 0 && (x->imn < 0 || y->mn < x->mn || (y->mn == x->mn && y->imn < x->imn))) {
+            x->mn = y->mn;
+            x->imn = y->imn;
+        }
+        if (y->imx >= 0 && (x->imx < 0 || y->mx > x->mx || (y->mx == x->mx && y->imx < x->imx))) {
+            x->mx = y->mx;
+            x->imx = y->imx;
+        }
+    }
+}
+
+/* ---- CPU backend ------------------------------------------------------------------------- */
+
+#define ROWS_PER_BLOCK 16
+
+typedef struct red_job {
+    const gip_image *a, *b, *mask;
+    gip__red *parts;
+} red_job;
+
+static inline double load(const unsigned char *row, gip_dtype dt, int64_t i)
+{
+    switch (dt) {
+    case GIP_U8:
+        return row[i];
+    case GIP_U16:
+        return ((const uint16_t *)row)[i];
+    case GIP_S16:
+        return ((const int16_t *)row)[i];
+    default:
+        return ((const float *)row)[i];
+    }
+}
+
+static void red_rows(const red_job *j, int64_t y0, int64_t y1, gip__red *r)
+{
+    const gip_image *a = j->a, *b = j->b, *m = j->mask;
+    const int32_t cn = a->channels;
+    const int64_t w = a->width;
+    const bool fl = a->dtype == GIP_F32;
+    for (int64_t y = y0; y < y1; y++) {
+        const unsigned char *ra = (const unsigned char *)a->data + y * a->stride;
+        const unsigned char *rb = b ? (const unsigned char *)b->data + y * b->stride : NULL;
+        const unsigned char *rm = m ? (const unsigned char *)m->data + y * m->stride : NULL;
+        for (int64_t x = 0; x < w; x++) {
+            if (rm && !rm[x])
+                continue;
+            r->count++;
+            const int64_t idx = y * w + x;
+            for (int32_t c = 0; c < cn; c++) {
+                gip__red_ch *s = &r->ch[c];
+                double v;
+                if (fl) {
+                    float f = ((const float *)ra)[x * cn + c];
+                    if (rb)
+                        f = f - ((const float *)rb)[x * cn + c];
+                    v = f;
+                    s->fs += v;
+                    s->fq += v * v;
+                    s->fa += fabs(v);
+                } else {
+                    int64_t iv = (int64_t)load(ra, a->dtype, x * cn + c);
+                    if (rb)
+                        iv -= (int64_t)load(rb, a->dtype, x * cn + c);
+                    s->is += iv;
+                    s->iq += iv * iv;
+                    s->ia += iv < 0 ? -iv : iv;
+                    v = (double)iv;
+                }
+                s->nz += v != 0;
+                if (v < s->mn) {
+                    s->mn = v;
+                    s->imn = idx;
+                }
+                if (v > s->mx) {
+                    s->mx = v;
+                    s->imx = idx;
+                }
+            }
+        }
+    }
+}
+
+static void red_blocks(void *arg, int64_t b0, int64_t b1)
+{
+    const red_job *j = arg;
+    for (int64_t k = b0; k < b1; k++) {
+        gip__red *r = &j->parts[k];
+        gip__red_init(r);
+        int64_t y0 = k * ROWS_PER_BLOCK, y1 = y0 + ROWS_PER_BLOCK;
+        red_rows(j, y0, y1 < j->a->height ? y1 : j->a->height, r);
+    }
+}
+
+gip_status gip__reduce_cpu(gip_context *ctx, const gip_image *a, const gip_image *b,
+                           const gip_image *mask, gip__red *r)
+{
+    int64_t nb = (a->height + ROWS_PER_BLOCK - 1) / ROWS_PER_BLOCK;
+    red_job j = {.a = a, .b = b, .mask = mask, .parts = malloc((size_t)nb * sizeof(gip__red))};
+    if (!j.parts)
+        return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "reduction: out of host memory");
+    gip__parallel_for(ctx, nb, 1, red_blocks, &j);
+    gip__red_init(r);
+    for (int64_t k = 0; k < nb; k++)
+        gip__red_combine(r, &j.parts[k], a->channels);
+    free(j.parts);
+    return GIP_OK;
+}
+
+/* ---- checks and dispatch ---------------------------------------------------------------- */
+
+#define STATS_DTYPES (GIP__DT(GIP_U8) | GIP__DT(GIP_U16) | GIP__DT(GIP_S16) | GIP__DT(GIP_F32))
+
+/* Checks src (and src2, mask where given) for a reduction named op, and reduces them. one_channel:
+ * src must have one channel. */
+static gip_status reduce(gip_context *ctx, const char *op, const gip_image *a, const gip_image *b,
+                         const gip_image *mask, bool one_channel, gip__red *r)
+{
+    gip_status st = gip__ctx_check(ctx, op);
+    if (st)
+        return st;
+    if ((st = gip__image_check_ctx(ctx, a, op, b ? "src1" : "src")))
+        return st;
+    if ((st = gip__check_dtype(ctx, a, STATS_DTYPES, op, b ? "src1" : "src")))
+        return st;
+    if (a->channels < 1 || a->channels > 4 || (one_channel && a->channels != 1))
+        return gip__error(ctx, GIP_ERR_UNSUPPORTED, "%s: src has %d channels; %s accepted", op,
+                          (int)a->channels, one_channel ? "only 1 is" : "1 to 4 are");
+    const bool dev = a->memory == GIP_MEM_CUDA;
+    if (b) {
+        if ((st = gip__image_check_ctx(ctx, b, op, "src2")))
+            return st;
+        if (b->width != a->width || b->height != a->height || b->channels != a->channels ||
+            b->dtype != a->dtype)
+            return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
+                              "%s: src2 is %lldx%lld %d-channel %s but src1 is %lldx%lld "
+                              "%d-channel %s; they must be equal",
+                              op, (long long)b->width, (long long)b->height, (int)b->channels,
+                              gip_dtype_name(b->dtype), (long long)a->width, (long long)a->height,
+                              (int)a->channels, gip_dtype_name(a->dtype));
+        if ((b->memory == GIP_MEM_CUDA) != dev)
+            return gip__error(ctx, GIP_ERR_LOCATION_MISMATCH,
+                              "%s: src1 and src2 must both be on the host or both on the device",
+                              op);
+    }
+    if (mask) {
+        if ((st = gip__image_check_ctx(ctx, mask, op, "mask")))
+            return st;
+        if (mask->dtype != GIP_U8 || mask->channels != 1)
+            return gip__error(ctx, GIP_ERR_UNSUPPORTED,
+                              "%s: mask is %d-channel %s; a one-channel u8 mask is accepted", op,
+                              (int)mask->channels, gip_dtype_name(mask->dtype));
+        if (mask->width != a->width || mask->height != a->height)
+            return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
+                              "%s: mask is %lldx%lld but src is %lldx%lld; they must be equal", op,
+                              (long long)mask->width, (long long)mask->height, (long long)a->width,
+                              (long long)a->height);
+        if ((mask->memory == GIP_MEM_CUDA) != dev)
+            return gip__error(ctx, GIP_ERR_LOCATION_MISMATCH,
+                              "%s: src and mask must both be on the host or both on the device",
+                              op);
+    }
+    if (dev) {
+#ifdef GIP_HAVE_CUDA
+        if ((st = gip__cuda_enter(ctx)))
+            return st;
+        size_t es = gip_dtype_size(a->dtype);
+        if ((uintptr_t)a->data % es || a->stride % (int64_t)es ||
+            (b && ((uintptr_t)b->data % es || b->stride % (int64_t)es)))
+            return gip__error(ctx, GIP_ERR_UNSUPPORTED,
+                              "%s: device images need data and stride aligned to the element "
+                              "size (%zu bytes)",
+                              op, es);
+        return gip__reduce_cuda(ctx, a, b, mask, r);
+#else
+        return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
+#endif
+    }
+    return gip__reduce_cpu(ctx, a, b, mask, r);
+}
+
+static double ch_sum(const gip_image *a, const gip__red_ch *c)
+{
+    return a->dtype == GIP_F32 ? c->fs : (double)c->is;
+}
+static double ch_sq(const gip_image *a, const gip__red_ch *c)
+{
+    return a->dtype == GIP_F32 ? c->fq : (double)c->iq;
+}
+static double ch_abs(const gip_image *a, const gip__red_ch *c)
+{
+    return a->dtype == GIP_F32 ? c->fa : (double)c->ia;
+}
+
+static gip_status need(gip_context *ctx, const char *op, const void *p, const char *what)
+{
+    if (!p)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "%s: %s is NULL", op, what);
+    return GIP_OK;
+}
+
+gip_status gip_min_max_loc(gip_context *ctx, const gip_image *src, const gip_image *mask,
+                           double *min_val, double *max_val, int64_t min_loc[2], int64_t max_loc[2])
+{
+    gip__red r;
+    gip_status st = reduce(ctx, "gip_min_max_loc", src, NULL, mask, true, &r);
+    if (st)
+        return st;
+    const gip__red_ch *c = &r.ch[0];
+    const bool none = c->imn < 0;
+    if (min_val)
+        *min_val = none ? 0.0 : c->mn;
+    if (max_val)
+        *max_val = none ? 0.0 : c->mx;
+    if (min_loc) {
+        min_loc[0] = none ? -1 : c->imn % src->width;
+        min_loc[1] = none ? -1 : c->imn / src->width;
+    }
+    if (max_loc) {
+        max_loc[0] = none ? -1 : c->imx % src->width;
+        max_loc[1] = none ? -1 : c->imx / src->width;
+    }
+    return GIP_OK;
+}
+
+gip_status gip_mean_std_dev(gip_context *ctx, const gip_image *src, const gip_image *mask,
+                            double mean[4], double stddev[4])
+{
+    static const char op[] = "gip_mean_std_dev";
+    gip_status st = need(ctx, op, mean, "mean");
+    if (st || (st = need(ctx, op, stddev, "stddev")))
+        return st;
+    gip__red r;
+    if ((st = reduce(ctx, op, src, NULL, mask, false, &r)))
+        return st;
+    const double scale = r.count ? 1.0 / (double)r.count : 0.0;
+    for (int c = 0; c < 4; c++) {
+        if (c >= src->channels) {
+            mean[c] = stddev[c] = 0.0;
+            continue;
+        }
+        double s = ch_sum(src, &r.ch[c]) * scale;
+        double q = ch_sq(src, &r.ch[c]) * scale;
+        mean[c] = s;
+        stddev[c] = sqrt(fmax(q - s * s, 0.0));
+    }
+    return GIP_OK;
+}
+
+gip_status gip_mean(gip_context *ctx, const gip_image *src, const gip_image *mask, double mean[4])
+{
+    static const char op[] = "gip_mean";
+    gip_status st = need(ctx, op, mean, "mean");
+    if (st)
+        return st;
+    gip__red r;
+    if ((st = reduce(ctx, op, src, NULL, mask, false, &r)))
+        return st;
+    for (int c = 0; c < 4; c++)
+        mean[c] = c < src->channels && r.count ? ch_sum(src, &r.ch[c]) / (double)r.count : 0.0;
+    return GIP_OK;
+}
+
+gip_status gip_sum(gip_context *ctx, const gip_image *src, double sum[4])
+{
+    static const char op[] = "gip_sum";
+    gip_status st = need(ctx, op, sum, "sum");
+    if (st)
+        return st;
+    gip__red r;
+    if ((st = reduce(ctx, op, src, NULL, NULL, false, &r)))
+        return st;
+    for (int c = 0; c < 4; c++)
+        sum[c] = c < src->channels ? ch_sum(src, &r.ch[c]) : 0.0;
+    return GIP_OK;
+}
+
+gip_status gip_count_non_zero(gip_context *ctx, const gip_image *src, int64_t *count)
+{
+    static const char op[] = "gip_count_non_zero";
+    gip_status st = need(ctx, op, count, "count");
+    if (st)
+        return st;
+    gip__red r;
+    if ((st = reduce(ctx, op, src, NULL, NULL, true, &r)))
+        return st;
+    *count = r.ch[0].nz;
+    return GIP_OK;
+}
+
+/* The INF, L1 or L2 norm over all channels of a reduction. */
+static double norm_of(const gip_image *a, const gip__red *r, int32_t type)
+{
+    double v = 0.0;
+    for (int32_t c = 0; c < a->channels; c++) {
+        const gip__red_ch *s = &r->ch[c];
+        if (type == GIP_NORM_INF) {
+            if (s->imn >= 0)
+                v = fmax(v, fmax(fabs(s->mn), fabs(s->mx)));
+        } else if (type == GIP_NORM_L1) {
+            v += ch_abs(a, s);
+        } else {
+            v += ch_sq(a, s);
+        }
+    }
+    return type == GIP_NORM_L2 ? sqrt(v) : v;
+}
+
+gip_status gip_norm(gip_context *ctx, const gip_image *src1, const gip_image *src2,
+                    int32_t norm_type, const gip_image *mask, double *result)
+{
+    static const char op[] = "gip_norm";
+    gip_status st = need(ctx, op, result, "result");
+    if (st)
+        return st;
+    const int32_t type = norm_type & ~GIP_NORM_RELATIVE;
+    const bool relative = (norm_type & GIP_NORM_RELATIVE) != 0;
+    if (type != GIP_NORM_INF && type != GIP_NORM_L1 && type != GIP_NORM_L2)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: norm type %d is not supported: NORM_INF (1), NORM_L1 (2) or "
+                          "NORM_L2 (4) are accepted, or-ed with NORM_RELATIVE (8) when src2 is "
+                          "given",
+                          op, (int)norm_type);
+    if (relative && !src2)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: NORM_RELATIVE needs src2 (the norm is divided by src2's)", op);
+    gip__red r;
+    if ((st = reduce(ctx, op, src1, src2, mask, false, &r)))
+        return st;
+    double v = norm_of(src1, &r, type);
+    if (relative) {
+        gip__red r2;
+        if ((st = reduce(ctx, op, src2, NULL, mask, false, &r2)))
+            return st;
+        v /= norm_of(src2, &r2, type) + DBL_EPSILON;
+    }
+    *result = v;
+    return GIP_OK;
+}
+
+gip_status gip_psnr(gip_context *ctx, const gip_image *src1, const gip_image *src2, double r,
+                    double *result)
+{
+    static const char op[] = "gip_psnr";
+    gip_status st = need(ctx, op, result, "result");
+    if (st || (st = need(ctx, op, src2, "src2")))
+        return st;
+    if (r == 0.0)
+        r = 255.0;
+    if (!(r > 0.0) || !isfinite(r))
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: R must be a positive finite number (0 means 255), got %g", op, r);
+    gip__red red;
+    if ((st = reduce(ctx, op, src1, src2, NULL, false, &red)))
+        return st;
+    double sq = 0.0;
+    for (int32_t c = 0; c < src1->channels; c++)
+        sq += ch_sq(src1, &red.ch[c]);
+    double diff = sqrt(sq / ((double)src1->width * (double)src1->height * src1->channels));
+    *result = 20.0 * log10(r / (diff + DBL_EPSILON));
+    return GIP_OK;
+}
