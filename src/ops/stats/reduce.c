@@ -291,8 +291,9 @@ gip_status gip_mean(gip_context *ctx, const gip_image *src, const gip_image *mas
     gip__red r;
     if ((st = reduce(ctx, op, src, NULL, mask, false, &r)))
         return st;
+    const double scale = r.count ? 1.0 / (double)r.count : 0.0; /* OpenCV's rounding */
     for (int c = 0; c < 4; c++)
-        mean[c] = c < src->channels && r.count ? ch_sum(src, &r.ch[c]) / (double)r.count : 0.0;
+        mean[c] = c < src->channels ? ch_sum(src, &r.ch[c]) * scale : 0.0;
     return GIP_OK;
 }
 
