@@ -546,10 +546,10 @@ static void bad_input(gip_context *ctx)
     GT_STATUS(gip_psnr(ctx, &a, &s16, 255, &r), GIP_ERR_SHAPE_MISMATCH);
     GT_STATUS(gip_psnr(ctx, &a, &a, -1, &r), GIP_ERR_INVALID_ARGUMENT);
     GT_STATUS(gip_psnr(ctx, &a, NULL, 255, &r), GIP_ERR_INVALID_ARGUMENT);
-    gip_image c32 = a;
-    c32.dtype = GIP_C32;
-    c32.width = 1; /* 8 bytes: within a's 9-byte rows */
+    gip_image c32;
+    gt_alloc(&c32, 4, 5, 1, GIP_C32, 0);
     GT_STATUS(gip_sum(ctx, &c32, v), GIP_ERR_UNSUPPORTED);
+    gt_free(&c32);
     GT_CHECK(v[0] == 7 && sd[0] == 7 && r == 7 && mn == 7 && n == 7 && loc[0] == 7,
              "an output changed on a refused call");
     if (on_cuda(ctx)) { /* host views on a CUDA context are fine; mixing is not */
