@@ -9,7 +9,8 @@ import numbers as _numbers
 import numpy as _np
 
 from . import _gip
-from ._core import InvalidArgument, InvalidType, Unsupported, _image_out, _prep, _raise
+from ._core import (InvalidArgument, InvalidType, _check_image_like, _image_out, _prep,
+                    _raise)
 from ._registry import _run
 
 NORM_INF = 1
@@ -90,6 +91,7 @@ create_clahe = createCLAHE
 
 
 def _prepared(device, src, src2=None, mask=None):
+    _check_image_like(src, "src")
     given = [x for x in (src, src2, mask) if x is not None]
     ctx, prep, _ = _prep(device, given)
     it = iter(prep)
@@ -176,7 +178,7 @@ def calc_hist(images, channels, mask, histSize, ranges, hist=None, accumulate=Fa
               uniform=True, device=None):
     """cv2.calcHist([image], channels, mask, histSize, ranges, hist, accumulate): the histogram
     of one image (uint8, uint16 or float32, 1 to 4 channels) over 1 to 3 of its channels, as a
-    float32 array of shape (histSize[0], 1) for one dimension and tuple(histSize) otherwise.
+    float32 array of shape tuple(histSize), as cv2 5 gives it.
     ranges: [low0, high0, low1, high1, ...] (cv2's flat form); with uniform=False (cv2's C++
     argument) one sequence of histSize[i] + 1 edges per dimension. accumulate adds to hist."""
     if isinstance(images, (list, tuple)):
@@ -200,7 +202,7 @@ def calc_hist(images, channels, mask, histSize, ranges, hist=None, accumulate=Fa
         rs = [flat[2 * d:2 * d + 2] for d in range(dims)]
     else:
         rs = [[_number(v, "ranges") for v in r] for r in ranges]
-    shape = (int(bins[0]), 1) if dims == 1 else tuple(int(b) for b in bins)
+    shape = tuple(int(b) for b in bins)  # cv2 5: (bins,) for one dimension
     for b in bins:
         if not 1 <= b <= 1 << 24:
             _raise(InvalidArgument, "calcHist: histSize %d is out of range 1..16777216" % b)
