@@ -20,9 +20,10 @@ NORM_RELATIVE = 8
 
 
 @_image_out
-def equalize_hist(src, dst=None, *, device=None):
+def equalizeHist(src, dst=None, *, device=None):  # noqa: N802 - cv2's name
     """cv2.equalizeHist(src): a one-channel uint8 image equalised through its cumulative
-    histogram, bit for bit OpenCV's."""
+    histogram, bit for bit OpenCV's (gip.equalize_hist is the registered operation's own
+    function, the same computation)."""
     return _run("equalize_hist", src, dst, device, {})
 
 
@@ -223,7 +224,6 @@ def calc_hist(images, channels, mask, histSize, ranges, hist=None, accumulate=Fa
 
 
 # cv2's names
-equalizeHist = equalize_hist
 minMaxLoc = min_max_loc
 meanStdDev = mean_std_dev
 sumElems = sum_elems
@@ -231,6 +231,6 @@ countNonZero = count_non_zero
 calcHist = calc_hist
 
 __all__ = ["NORM_INF", "NORM_L1", "NORM_L2", "NORM_RELATIVE", "CLAHE", "createCLAHE",
-           "create_clahe", "equalize_hist", "equalizeHist", "min_max_loc", "minMaxLoc", "mean",
+           "create_clahe", "equalizeHist", "min_max_loc", "minMaxLoc", "mean",
            "mean_std_dev", "meanStdDev", "sum_elems", "sumElems", "count_non_zero",
            "countNonZero", "norm", "PSNR", "psnr", "calc_hist", "calcHist"]

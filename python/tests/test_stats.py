@@ -50,7 +50,8 @@ def test_equalize_hist_bit_exact():
         np.testing.assert_array_equal(got, cv2.equalizeHist(a))
     # padded strides
     base = rng.integers(0, 256, (40, 70), dtype=np.uint8)
-    np.testing.assert_array_equal(gip.equalize_hist(base[:, 3:60]), cv2.equalizeHist(base[:, 3:60]))
+    np.testing.assert_array_equal(gip.equalize_hist(base[:, 3:60]),
+                                  cv2.equalizeHist(base[:, 3:60]))
 
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
