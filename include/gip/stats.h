@@ -88,6 +88,11 @@ GIP_API gip_status gip_min_max_loc(gip_context *ctx, const gip_image *src, const
                                    double *min_val, double *max_val, int64_t min_loc[2],
                                    int64_t max_loc[2]);
 
+/** The smallest and largest value of each channel (min[c], max[c] for c < channels, 0 after
+ *  and for an empty mask): cv2.minMaxLoc of each channel plane. 1 to 4 channels; NaNs skipped. */
+GIP_API gip_status gip_channel_min_max(gip_context *ctx, const gip_image *src,
+                                       const gip_image *mask, double min_val[4], double max_val[4]);
+
 /** cv2.mean: the mean of each channel (mean[c] for c < channels, 0 after; 0 for an empty mask).
  *  1 to 4 channels. */
 GIP_API gip_status gip_mean(gip_context *ctx, const gip_image *src, const gip_image *mask,

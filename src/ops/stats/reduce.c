@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The reductions (gip_min_max_loc, gip_mean, gip_mean_std_dev, gip_sum, gip_count_non_zero,
- * gip_norm, gip_psnr): their argument checks, the finishing arithmetic from one per-channel
- * reduction, and its CPU backend. The CPU reduces fixed blocks of rows and combines them in
- * order, so a result does not depend on the thread count. */
+/* The reductions (gip_min_max_loc, gip_channel_min_max, gip_mean, gip_mean_std_dev, gip_sum,
+ * gip_count_non_zero, gip_norm, gip_psnr): their argument checks, the finishing arithmetic from one
+ * per-channel reduction, and its CPU backend. The CPU reduces fixed blocks of rows and combines
+ * them in order, so a result does not depend on the thread count. */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -254,6 +254,24 @@ gip_status gip_min_max_loc(gip_context *ctx, const gip_image *src, const gip_ima
     if (max_loc) {
         max_loc[0] = none ? -1 : c->imx % src->width;
         max_loc[1] = none ? -1 : c->imx / src->width;
+    }
+    return GIP_OK;
+}
+
+gip_status gip_channel_min_max(gip_context *ctx, const gip_image *src, const gip_image *mask,
+                               double min_val[4], double max_val[4])
+{
+    static const char op[] = "gip_channel_min_max";
+    gip_status st = need(ctx, op, min_val, "min_val");
+    if (st || (st = need(ctx, op, max_val, "max_val")))
+        return st;
+    gip__red r;
+    if ((st = reduce(ctx, op, src, NULL, mask, false, &r)))
+        return st;
+    for (int c = 0; c < 4; c++) {
+        const bool none = c >= src->channels || r.ch[c].imn < 0;
+        min_val[c] = none ? 0.0 : r.ch[c].mn;
+        max_val[c] = none ? 0.0 : r.ch[c].mx;
     }
     return GIP_OK;
 }
