@@ -311,6 +311,14 @@ def test_cuda_image_ops_equal_cpu():
     assert isinstance(out, gip.Image) and out.is_cuda
 
 
+def flat(results):
+    """The numbers of a list of reduction results (tuples, arrays, floats) as Python floats."""
+    out = []
+    for r in results:
+        out.extend(float(v) for v in np.ravel(np.asarray(r, dtype=np.float64)))
+    return out
+
+
 @requires_cuda
 @pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.int16, np.float32])
 def test_cuda_reductions_equal_cpu_and_deterministic(dtype):
@@ -319,27 +327,32 @@ def test_cuda_reductions_equal_cpu_and_deterministic(dtype):
         for k, a in enumerate(images(dtype, channels, 90)):
             h, w = a.shape[:2]
             b = rand(a.shape, dtype, 5 + k)
+
+            def run(m):
+                mean, std = gip.meanStdDev(a, mask=m)
+                return flat([gip.mean(a, m), mean, std, gip.sumElems(a),
+                             gip.norm(a, b, gip.NORM_L2, m), gip.norm(a, gip.NORM_L1, m),
+                             gip.norm(a, b, gip.NORM_INF, m), gip.PSNR(a, b)])
+
             for m in masks(h, w, k):
-                cpu = [gip.mean(a, m), gip.meanStdDev(a, mask=m),
-                       gip.norm(a, b, gip.NORM_L2, m), gip.norm(a, gip.NORM_L1, m)]
+                cpu = run(m)
                 with gip.Device("cuda"):
-                    gpu = [gip.mean(a, m), gip.meanStdDev(a, mask=m),
-                           gip.norm(a, b, gip.NORM_L2, m), gip.norm(a, gip.NORM_L1, m)]
-                    again = [gip.mean(a, m), gip.meanStdDev(a, mask=m),
-                             gip.norm(a, b, gip.NORM_L2, m), gip.norm(a, gip.NORM_L1, m)]
-                assert repr(gpu) == repr(again)  # the same every run, bit for bit
+                    gpu, again = run(m), run(m)
+                assert gpu == again  # the same every run, bit for bit
                 if integer:
-                    assert repr(gpu) == repr(cpu)
-                else:
-                    np.testing.assert_allclose(np.hstack([np.ravel(x) for x in gpu[1]]),
-                                               np.hstack([np.ravel(x) for x in cpu[1]]),
-                                               rtol=1e-12, atol=1e-12)
-                    assert abs(gpu[2] - cpu[2]) <= 1e-12 * (cpu[2] + 1)
+                    assert gpu == cpu
+                else:  # both sum in double, in different orders
+                    np.testing.assert_allclose(gpu, cpu, rtol=1e-12, atol=1e-12)
                 if channels == 1:
                     with gip.Device("cuda"):
                         gmm = gip.minMaxLoc(a, m)
-                    assert gmm == gip.minMaxLoc(a, m)
-                with gip.Device("cuda"):
-                    gh = gip.calcHist([a], [0], m, [64], [0, 256] if integer else [-2, 3])
-                np.testing.assert_array_equal(
-                    gh, gip.calcHist([a], [0], m, [64], [0, 256] if integer else [-2, 3]))
+                        gnz = gip.countNonZero(a)
+                    assert gmm == gip.minMaxLoc(a, m) and gnz == gip.countNonZero(a)
+                rng = [0, 256] if dtype == np.uint8 else [0, 65536] if integer else [-2, 3]
+                if dtype != np.int16:
+                    with gip.Device("cuda"):
+                        gh = gip.calcHist([a], [0], m, [64], rng)
+                        g3 = gip.calcHist([a], [0, channels - 1], m, [200, 90], rng + rng)
+                    np.testing.assert_array_equal(gh, gip.calcHist([a], [0], m, [64], rng))
+                    np.testing.assert_array_equal(
+                        g3, gip.calcHist([a], [0, channels - 1], m, [200, 90], rng + rng))

@@ -14,18 +14,6 @@ typedef struct hist_job {
     gip_status st;
 } hist_job;
 
-static inline float value_at(const unsigned char *row, gip_dtype dt, int64_t i)
-{
-    switch (dt) {
-    case GIP_U8:
-        return row[i];
-    case GIP_U16:
-        return ((const uint16_t *)row)[i];
-    default:
-        return ((const float *)row)[i];
-    }
-}
-
 static void hist_rows(void *arg, int64_t y0, int64_t y1)
 {
     hist_job *j = arg;
@@ -67,7 +55,6 @@ static void hist_rows(void *arg, int64_t y0, int64_t y1)
         if (local[i])
             __atomic_fetch_add(&j->counts[i], local[i], __ATOMIC_RELAXED);
     free(local);
-    (void)value_at;
 }
 
 gip_status gip__hist_count_cpu(gip_context *ctx, const gip_image *src, const gip_image *mask,
