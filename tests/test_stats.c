@@ -420,7 +420,7 @@ static void hist_cases(gip_context *ctx)
     uint64_t seed = 300;
     for (int s = 0; s < gt_nsizes; s++)
         for (int d = 0; d < 3; d++)
-            for (int kind = 0; kind < 4; kind++, seed++) {
+            for (int kind = 0; kind < 5; kind++, seed++) {
                 if (!gt_case())
                     continue;
                 const gt_size sz = gt_sizes[s];
@@ -431,7 +431,7 @@ static void hist_cases(gip_context *ctx)
                 gt_fill_random(&m, seed + 1, 0, 0);
                 const double top = hd[d] == GIP_U16 ? 65536 : 256;
                 /* kind 0: 1-D full range; 1: 2-D partial ranges, masked; 2: 3-D;
-                 * 3: non-uniform 1-D, masked, accumulated */
+                 * 3: non-uniform 1-D, masked, accumulated; 4: 2-D of 20000 bins */
                 gip_calc_hist_params p = {0};
                 float r0[2] = {0, (float)top}, r1[2] = {(float)(top / 8), (float)(top * 0.7)};
                 float r2[2] = {-5.5f, 200.25f};
@@ -447,9 +447,12 @@ static void hist_cases(gip_context *ctx)
                     p.dims = 3;
                     for (int k = 0; k < 3; k++)
                         p.bins[k] = 8 + k, p.channels[k] = 2 - k, p.ranges[k] = r0;
-                } else {
+                } else if (kind == 3) {
                     p.dims = 1, p.bins[0] = 5, p.non_uniform = 1, p.accumulate = 1;
                     p.ranges[0] = edges;
+                } else { /* more bins than the CUDA counter keeps in shared memory */
+                    p.dims = 2, p.bins[0] = 200, p.bins[1] = 100, p.channels[1] = 1;
+                    p.ranges[0] = p.ranges[1] = r0;
                 }
                 int64_t total = 1;
                 for (int k = 0; k < p.dims; k++)
