@@ -56,8 +56,8 @@ typedef struct clahe_job {
     const gip_image *src;
     gip_image *dst;
     const gip__clahe_plan *p;
-    void *luts; /* tiles_y * tiles_x tables of hist_size entries */
-    int32_t *hists;
+    void *luts;                 /* tiles_y * tiles_x tables of hist_size entries */
+    int oom;                    /* set when a chunk could not get its histogram */
     const int32_t *ind1, *ind2; /* per x: the left and right tile columns' table offsets */
     const float *xa;            /* per x: the weight of the right column */
 } clahe_job;
@@ -70,8 +70,12 @@ static void clahe_tiles(void *arg, int64_t t0, int64_t t1)
     const gip__clahe_plan *p = j->p;
     const gip_image *s = j->src;
     const size_t es = gip_dtype_size(s->dtype);
+    int32_t *h = malloc((size_t)p->hist_size * sizeof *h);
+    if (!h) {
+        __atomic_store_n(&((clahe_job *)arg)->oom, 1, __ATOMIC_RELAXED);
+        return;
+    }
     for (int64_t t = t0; t < t1; t++) {
-        int32_t *h = j->hists + t * p->hist_size;
         memset(h, 0, (size_t)p->hist_size * sizeof *h);
         int64_t ty = t / p->tiles_x, tx = t % p->tiles_x;
         for (int64_t y = ty * p->tile_h; y < (ty + 1) * p->tile_h; y++) {
@@ -84,6 +88,7 @@ static void clahe_tiles(void *arg, int64_t t0, int64_t t1)
         }
         gip__clahe_lut(p, h, (unsigned char *)j->luts + (size_t)t * p->hist_size * es, s->dtype);
     }
+    free(h);
 }
 
 static void clahe_rows(void *arg, int64_t y0, int64_t y1)
@@ -132,11 +137,10 @@ static gip_status clahe_cpu(gip_context *ctx, const gip_image *src, gip_image *d
     const size_t es = gip_dtype_size(src->dtype);
     clahe_job j = {.src = src, .dst = dst, .p = p};
     j.luts = malloc((size_t)ntiles * p->hist_size * es);
-    j.hists = malloc((size_t)ntiles * p->hist_size * sizeof(int32_t));
     int32_t *ind = malloc((size_t)src->width * 2 * sizeof(int32_t));
     float *xa = malloc((size_t)src->width * sizeof(float));
     gip_status st = GIP_OK;
-    if (!j.luts || !j.hists || !ind || !xa) {
+    if (!j.luts || !ind || !xa) {
         st = gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "gip_clahe: out of host memory");
         goto out_free;
     }
@@ -154,10 +158,13 @@ static gip_status clahe_cpu(gip_context *ctx, const gip_image *src, gip_image *d
     j.ind2 = ind + src->width;
     j.xa = xa;
     gip__parallel_for(ctx, ntiles, 1, clahe_tiles, &j);
+    if (j.oom) {
+        st = gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "gip_clahe: out of host memory");
+        goto out_free;
+    }
     gip__parallel_for(ctx, src->height, 8, clahe_rows, &j);
 out_free:
     free(j.luts);
-    free(j.hists);
     free(ind);
     free(xa);
     return st;

@@ -31,7 +31,7 @@ __global__ void tile_hist_kernel(const char *src, int64_t ss, int64_t w, int64_t
     }
     const int64_t n = tile_w * tile_h;
     for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
-        int64_t y = blockIdx.y * tile_h + i / tile_w, x = blockIdx.x * tile_w + i % tile_w;
+        int64_t y = ty * tile_h + i / tile_w, x = blockIdx.x * tile_w + i % tile_w;
         const T *row = reinterpret_cast<const T *>(src + reflect101(y, h) * ss);
         int v = row[x < w ? x : reflect101(x, w)];
         if (SHARED)
@@ -83,7 +83,11 @@ extern "C" gip_status gip__clahe_cuda(gip_context *ctx, const gip_image *src, gi
     cudaStream_t s = gip__stream(ctx);
     const int64_t ntiles = (int64_t)p->tiles_x * p->tiles_y;
     const size_t es = gip_dtype_size(src->dtype);
-    const size_t hist_bytes = (size_t)ntiles * p->hist_size * sizeof(int32_t);
+    /* Histograms of a batch of tile rows at a time: u16's are 256 KiB a tile. */
+    const size_t row_hist = (size_t)p->tiles_x * p->hist_size * sizeof(int32_t);
+    const size_t fit = ((size_t)64 << 20) / row_hist;
+    const int batch = fit < 1 ? 1 : fit > (size_t)p->tiles_y ? p->tiles_y : (int)fit;
+    const size_t hist_bytes = row_hist * (size_t)batch;
     const size_t lut_bytes = (size_t)ntiles * p->hist_size * es;
     char *dmem = nullptr;
     gip_status st = gip__cuda_malloc(ctx, hist_bytes + lut_bytes, (void **)&dmem);
@@ -97,28 +101,33 @@ extern "C" gip_status gip__clahe_cuda(gip_context *ctx, const gip_image *src, gi
         st = gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "gip_clahe: out of host memory");
         goto out_free;
     }
-    {
-        dim3 tg((unsigned)p->tiles_x, (unsigned)p->tiles_y);
+    for (int ty0 = 0; ty0 < p->tiles_y; ty0 += batch) {
+        const int rows = p->tiles_y - ty0 < batch ? p->tiles_y - ty0 : batch;
+        dim3 tg((unsigned)p->tiles_x, (unsigned)rows);
         if (src->dtype == GIP_U8) {
             tile_hist_kernel<uint8_t, true><<<tg, 256, 0, s>>>((const char *)src->data, src->stride,
                                                                src->width, src->height, p->tile_w,
-                                                               p->tile_h, p->hist_size, dh);
+                                                               p->tile_h, p->hist_size, ty0, dh);
         } else {
-            st = gip__cuda_status(ctx, cudaMemsetAsync(dh, 0, hist_bytes, s), "cudaMemsetAsync");
-            if (st)
+            if ((st = gip__cuda_status(ctx, cudaMemsetAsync(dh, 0, row_hist * rows, s),
+                                       "cudaMemsetAsync")))
                 goto out_free;
             tile_hist_kernel<uint16_t, false>
                 <<<tg, 256, 0, s>>>((const char *)src->data, src->stride, src->width, src->height,
-                                    p->tile_w, p->tile_h, p->hist_size, dh);
+                                    p->tile_w, p->tile_h, p->hist_size, ty0, dh);
+        }
+        if ((st = GIP__LAUNCH_CHECK(ctx, "CLAHE histogram kernel")) ||
+            (st = gip__cuda_status(
+                 ctx, cudaMemcpyAsync(hh, dh, row_hist * rows, cudaMemcpyDeviceToHost, s),
+                 "cudaMemcpyAsync (CLAHE histograms)")) ||
+            (st = gip__cuda_status(ctx, cudaStreamSynchronize(s), "cudaStreamSynchronize (CLAHE)")))
+            goto out_free;
+        for (int64_t k = 0; k < (int64_t)rows * p->tiles_x; k++) {
+            const int64_t t = (int64_t)ty0 * p->tiles_x + k;
+            gip__clahe_lut(p, hh + k * p->hist_size, hl + (size_t)t * p->hist_size * es,
+                           src->dtype);
         }
     }
-    if ((st = GIP__LAUNCH_CHECK(ctx, "CLAHE histogram kernel")) ||
-        (st = gip__cuda_status(ctx, cudaMemcpyAsync(hh, dh, hist_bytes, cudaMemcpyDeviceToHost, s),
-                               "cudaMemcpyAsync (CLAHE histograms)")) ||
-        (st = gip__cuda_status(ctx, cudaStreamSynchronize(s), "cudaStreamSynchronize (CLAHE)")))
-        goto out_free;
-    for (int64_t t = 0; t < ntiles; t++)
-        gip__clahe_lut(p, hh + t * p->hist_size, hl + (size_t)t * p->hist_size * es, src->dtype);
     if ((st = gip__cuda_status(ctx, cudaMemcpyAsync(dl, hl, lut_bytes, cudaMemcpyHostToDevice, s),
                                "cudaMemcpyAsync (CLAHE tables)")))
         goto out_free;
