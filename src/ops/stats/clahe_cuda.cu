@@ -20,10 +20,11 @@ __device__ __forceinline__ int64_t reflect101(int64_t p, int64_t n)
 
 template <typename T, bool SHARED>
 __global__ void tile_hist_kernel(const char *src, int64_t ss, int64_t w, int64_t h, int64_t tile_w,
-                                 int64_t tile_h, int hist_size, int32_t *hists)
+                                 int64_t tile_h, int hist_size, int ty0, int32_t *hists)
 {
     __shared__ int32_t sh[SHARED ? 256 : 1];
-    const int tile = blockIdx.y * gridDim.x + blockIdx.x;
+    const int tile = blockIdx.y * gridDim.x + blockIdx.x; /* within the batch of tile rows */
+    const int64_t ty = ty0 + (int64_t)blockIdx.y;
     int32_t *g = hists + (int64_t)tile * hist_size;
     if (SHARED) {
         sh[threadIdx.x] = 0;
