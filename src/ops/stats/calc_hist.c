@@ -29,6 +29,16 @@ static void hist_rows(void *arg, int64_t y0, int64_t y1)
         const unsigned char *row = (const unsigned char *)s->data + y * s->stride;
         const unsigned char *m =
             j->mask ? (const unsigned char *)j->mask->data + y * j->mask->stride : NULL;
+        if (p->dims == 1 && s->dtype == GIP_U8) { /* the common case: a table per value */
+            const int32_t *lut = p->lut[0];
+            const unsigned char *e = row + p->channel[0];
+            for (int64_t x = 0; x < s->width; x++) {
+                int32_t b = lut[e[x * cn]];
+                if (b >= 0 && (!m || m[x]))
+                    local[b]++;
+            }
+            continue;
+        }
         for (int64_t x = 0; x < s->width; x++) {
             if (m && !m[x])
                 continue;

@@ -53,64 +53,84 @@ typedef struct red_job {
     gip__red *parts;
 } red_job;
 
-static inline double load(const unsigned char *row, gip_dtype dt, int64_t i)
-{
-    switch (dt) {
-    case GIP_U8:
-        return row[i];
-    case GIP_U16:
-        return ((const uint16_t *)row)[i];
-    case GIP_S16:
-        return ((const int16_t *)row)[i];
-    default:
-        return ((const float *)row)[i];
+/* One row of one channel: a (minus b where given) at elements c, c + cn, ... of w pixels, where
+ * the mask row m (NULL: all) is not zero, folded into ch. Integer dtypes sum in int64 (ACC
+ * int64_t), f32 in double; extremes compare in the element type and keep the first position. */
+#define RED_ROW(NAME, T, V, ACC, ABS, SUMS)                                                        \
+    static void NAME(const T *pa, const T *pb, const unsigned char *m, int64_t w, int32_t cn,      \
+                     int32_t c, int64_t base, gip__red_ch *ch)                                     \
+    {                                                                                              \
+        ACC s = 0, q = 0, a = 0;                                                                   \
+        int64_t nz = 0, imn = -1, imx = -1;                                                        \
+        V mn = 0, mx = 0;                                                                          \
+        for (int64_t x = 0; x < w; x++) {                                                          \
+            if (m && !m[x])                                                                        \
+                continue;                                                                          \
+            V v = (V)pa[x * cn + c];                                                               \
+            if (pb)                                                                                \
+                v = (V)(v - (V)pb[x * cn + c]);                                                    \
+            s += (ACC)v;                                                                           \
+            q += (ACC)v * (ACC)v;                                                                  \
+            a += (ACC)ABS(v);                                                                      \
+            nz += v != 0;                                                                          \
+            if (imn < 0 || v < mn) {                                                               \
+                if (v == v)                                                                        \
+                    mn = v, imn = x;                                                               \
+            }                                                                                      \
+            if (imx < 0 || v > mx) {                                                               \
+                if (v == v)                                                                        \
+                    mx = v, imx = x;                                                               \
+            }                                                                                      \
+        }                                                                                          \
+        SUMS;                                                                                      \
+        ch->nz += nz;                                                                              \
+        /* rows come in order: a later row's extreme replaces only a strictly better one */        \
+        if (imn >= 0 && (ch->imn < 0 || (double)mn < ch->mn)) {                                    \
+            ch->mn = (double)mn;                                                                   \
+            ch->imn = base + imn;                                                                  \
+        }                                                                                          \
+        if (imx >= 0 && (ch->imx < 0 || (double)mx > ch->mx)) {                                    \
+            ch->mx = (double)mx;                                                                   \
+            ch->imx = base + imx;                                                                  \
+        }                                                                                          \
     }
-}
+
+#define IABS(v) ((v) < 0 ? -(int64_t)(v) : (int64_t)(v))
+#define INT_SUMS ch->is += s, ch->iq += q, ch->ia += a
+#define FLT_SUMS ch->fs += s, ch->fq += q, ch->fa += a
+RED_ROW(row_u8, uint8_t, int32_t, int64_t, IABS, INT_SUMS)
+RED_ROW(row_u16, uint16_t, int32_t, int64_t, IABS, INT_SUMS)
+RED_ROW(row_s16, int16_t, int32_t, int64_t, IABS, INT_SUMS)
+RED_ROW(row_f32, float, float, double, fabsf, FLT_SUMS)
 
 static void red_rows(const red_job *j, int64_t y0, int64_t y1, gip__red *r)
 {
     const gip_image *a = j->a, *b = j->b, *m = j->mask;
     const int32_t cn = a->channels;
     const int64_t w = a->width;
-    const bool fl = a->dtype == GIP_F32;
     for (int64_t y = y0; y < y1; y++) {
-        const unsigned char *ra = (const unsigned char *)a->data + y * a->stride;
-        const unsigned char *rb = b ? (const unsigned char *)b->data + y * b->stride : NULL;
+        const void *ra = (const unsigned char *)a->data + y * a->stride;
+        const void *rb = b ? (const unsigned char *)b->data + y * b->stride : NULL;
         const unsigned char *rm = m ? (const unsigned char *)m->data + y * m->stride : NULL;
-        for (int64_t x = 0; x < w; x++) {
-            if (rm && !rm[x])
-                continue;
-            r->count++;
-            const int64_t idx = y * w + x;
-            for (int32_t c = 0; c < cn; c++) {
-                gip__red_ch *s = &r->ch[c];
-                double v;
-                if (fl) {
-                    float f = ((const float *)ra)[x * cn + c];
-                    if (rb)
-                        f = f - ((const float *)rb)[x * cn + c];
-                    v = f;
-                    s->fs += v;
-                    s->fq += v * v;
-                    s->fa += fabs(v);
-                } else {
-                    int64_t iv = (int64_t)load(ra, a->dtype, x * cn + c);
-                    if (rb)
-                        iv -= (int64_t)load(rb, a->dtype, x * cn + c);
-                    s->is += iv;
-                    s->iq += iv * iv;
-                    s->ia += iv < 0 ? -iv : iv;
-                    v = (double)iv;
-                }
-                s->nz += v != 0;
-                if (v < s->mn) {
-                    s->mn = v;
-                    s->imn = idx;
-                }
-                if (v > s->mx) {
-                    s->mx = v;
-                    s->imx = idx;
-                }
+        if (rm) {
+            for (int64_t x = 0; x < w; x++)
+                r->count += rm[x] != 0;
+        } else {
+            r->count += w;
+        }
+        for (int32_t c = 0; c < cn; c++) {
+            switch (a->dtype) {
+            case GIP_U8:
+                row_u8(ra, rb, rm, w, cn, c, y * w, &r->ch[c]);
+                break;
+            case GIP_U16:
+                row_u16(ra, rb, rm, w, cn, c, y * w, &r->ch[c]);
+                break;
+            case GIP_S16:
+                row_s16(ra, rb, rm, w, cn, c, y * w, &r->ch[c]);
+                break;
+            default:
+                row_f32(ra, rb, rm, w, cn, c, y * w, &r->ch[c]);
             }
         }
     }
