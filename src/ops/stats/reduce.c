@@ -50,6 +50,7 @@ void gip__red_combine(gip__red *a, const gip__red *b, int32_t channels)
 
 typedef struct red_job {
     const gip_image *a, *b, *mask;
+    uint32_t want;
     gip__red *parts;
 } red_job;
 
@@ -103,6 +104,86 @@ RED_ROW(row_u16, uint16_t, int32_t, int64_t, IABS, INT_SUMS)
 RED_ROW(row_s16, int16_t, int32_t, int64_t, IABS, INT_SUMS)
 RED_ROW(row_f32, float, float, double, fabsf, FLT_SUMS)
 
+/* Unmasked rows, one quantity at a time so that the loops vectorise: the sums, then the
+ * extremes (the row's smallest and largest value first, their first position only where they
+ * improve on the earlier rows'). */
+#define SUM_ROW(NAME, T, V, ACC, ABS, SUMS)                                                        \
+    static void NAME(const T *pa, const T *pb, int64_t w, int32_t cn, int32_t c, gip__red_ch *ch)  \
+    {                                                                                              \
+        ACC s = 0, q = 0, a = 0;                                                                   \
+        int64_t nz = 0;                                                                            \
+        if (pb) {                                                                                  \
+            for (int64_t x = 0; x < w; x++) {                                                      \
+                V v = (V)((V)pa[x * cn + c] - (V)pb[x * cn + c]);                                  \
+                s += (ACC)v;                                                                       \
+                q += (ACC)v * (ACC)v;                                                              \
+                a += (ACC)ABS(v);                                                                  \
+                nz += v != 0;                                                                      \
+            }                                                                                      \
+        } else {                                                                                   \
+            for (int64_t x = 0; x < w; x++) {                                                      \
+                V v = (V)pa[x * cn + c];                                                           \
+                s += (ACC)v;                                                                       \
+                q += (ACC)v * (ACC)v;                                                              \
+                a += (ACC)ABS(v);                                                                  \
+                nz += v != 0;                                                                      \
+            }                                                                                      \
+        }                                                                                          \
+        SUMS;                                                                                      \
+        ch->nz += nz;                                                                              \
+    }
+#define EXT_ROW(NAME, T, V, LO, HI)                                                                \
+    static void NAME(const T *pa, const T *pb, int64_t w, int32_t cn, int32_t c, int64_t base,     \
+                     gip__red_ch *ch)                                                              \
+    {                                                                                              \
+        V mn = HI, mx = LO;                                                                        \
+        if (pb) {                                                                                  \
+            for (int64_t x = 0; x < w; x++) {                                                      \
+                V v = (V)((V)pa[x * cn + c] - (V)pb[x * cn + c]);                                  \
+                mn = v < mn ? v : mn;                                                              \
+                mx = v > mx ? v : mx;                                                              \
+            }                                                                                      \
+        } else {                                                                                   \
+            for (int64_t x = 0; x < w; x++) {                                                      \
+                V v = (V)pa[x * cn + c];                                                           \
+                mn = v < mn ? v : mn;                                                              \
+                mx = v > mx ? v : mx;                                                              \
+            }                                                                                      \
+        }                                                                                          \
+        if (!(mn <= mx)) /* nothing but NaNs */                                                    \
+            return;                                                                                \
+        if (ch->imn < 0 || (double)mn < ch->mn)                                                    \
+            for (int64_t x = 0; x < w; x++) {                                                      \
+                V v = (V)pa[x * cn + c];                                                           \
+                if (pb)                                                                            \
+                    v = (V)(v - (V)pb[x * cn + c]);                                                \
+                if (v == mn) {                                                                     \
+                    ch->mn = (double)mn;                                                           \
+                    ch->imn = base + x;                                                            \
+                    break;                                                                         \
+                }                                                                                  \
+            }                                                                                      \
+        if (ch->imx < 0 || (double)mx > ch->mx)                                                    \
+            for (int64_t x = 0; x < w; x++) {                                                      \
+                V v = (V)pa[x * cn + c];                                                           \
+                if (pb)                                                                            \
+                    v = (V)(v - (V)pb[x * cn + c]);                                                \
+                if (v == mx) {                                                                     \
+                    ch->mx = (double)mx;                                                           \
+                    ch->imx = base + x;                                                            \
+                    break;                                                                         \
+                }                                                                                  \
+            }                                                                                      \
+    }
+SUM_ROW(sum_u8, uint8_t, int32_t, int64_t, IABS, INT_SUMS)
+SUM_ROW(sum_u16, uint16_t, int32_t, int64_t, IABS, INT_SUMS)
+SUM_ROW(sum_s16, int16_t, int32_t, int64_t, IABS, INT_SUMS)
+SUM_ROW(sum_f32, float, float, double, fabsf, FLT_SUMS)
+EXT_ROW(ext_u8, uint8_t, int32_t, INT32_MIN, INT32_MAX)
+EXT_ROW(ext_u16, uint16_t, int32_t, INT32_MIN, INT32_MAX)
+EXT_ROW(ext_s16, int16_t, int32_t, INT32_MIN, INT32_MAX)
+EXT_ROW(ext_f32, float, float, -INFINITY, INFINITY)
+
 static void red_rows(const red_job *j, int64_t y0, int64_t y1, gip__red *r)
 {
     const gip_image *a = j->a, *b = j->b, *m = j->mask;
@@ -117,6 +198,35 @@ static void red_rows(const red_job *j, int64_t y0, int64_t y1, gip__red *r)
                 r->count += rm[x] != 0;
         } else {
             r->count += w;
+            for (int32_t c = 0; c < cn; c++) {
+                gip__red_ch *ch = &r->ch[c];
+                switch (a->dtype) {
+                case GIP_U8:
+                    if (j->want & GIP__RED_SUMS)
+                        sum_u8(ra, rb, w, cn, c, ch);
+                    if (j->want & GIP__RED_EXTREMES)
+                        ext_u8(ra, rb, w, cn, c, y * w, ch);
+                    break;
+                case GIP_U16:
+                    if (j->want & GIP__RED_SUMS)
+                        sum_u16(ra, rb, w, cn, c, ch);
+                    if (j->want & GIP__RED_EXTREMES)
+                        ext_u16(ra, rb, w, cn, c, y * w, ch);
+                    break;
+                case GIP_S16:
+                    if (j->want & GIP__RED_SUMS)
+                        sum_s16(ra, rb, w, cn, c, ch);
+                    if (j->want & GIP__RED_EXTREMES)
+                        ext_s16(ra, rb, w, cn, c, y * w, ch);
+                    break;
+                default:
+                    if (j->want & GIP__RED_SUMS)
+                        sum_f32(ra, rb, w, cn, c, ch);
+                    if (j->want & GIP__RED_EXTREMES)
+                        ext_f32(ra, rb, w, cn, c, y * w, ch);
+                }
+            }
+            continue;
         }
         for (int32_t c = 0; c < cn; c++) {
             switch (a->dtype) {
@@ -148,10 +258,11 @@ static void red_blocks(void *arg, int64_t b0, int64_t b1)
 }
 
 gip_status gip__reduce_cpu(gip_context *ctx, const gip_image *a, const gip_image *b,
-                           const gip_image *mask, gip__red *r)
+                           const gip_image *mask, uint32_t want, gip__red *r)
 {
     int64_t nb = (a->height + ROWS_PER_BLOCK - 1) / ROWS_PER_BLOCK;
-    red_job j = {.a = a, .b = b, .mask = mask, .parts = malloc((size_t)nb * sizeof(gip__red))};
+    red_job j = {
+        .a = a, .b = b, .mask = mask, .want = want, .parts = malloc((size_t)nb * sizeof(gip__red))};
     if (!j.parts)
         return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "reduction: out of host memory");
     gip__parallel_for(ctx, nb, 1, red_blocks, &j);
@@ -169,7 +280,7 @@ gip_status gip__reduce_cpu(gip_context *ctx, const gip_image *a, const gip_image
 /* Checks src (and src2, mask where given) for a reduction named op, and reduces them. one_channel:
  * src must have one channel. */
 static gip_status reduce(gip_context *ctx, const char *op, const gip_image *a, const gip_image *b,
-                         const gip_image *mask, bool one_channel, gip__red *r)
+                         const gip_image *mask, bool one_channel, uint32_t want, gip__red *r)
 {
     gip_status st = gip__ctx_check(ctx, op);
     if (st)
@@ -231,7 +342,7 @@ static gip_status reduce(gip_context *ctx, const char *op, const gip_image *a, c
         return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
 #endif
     }
-    return gip__reduce_cpu(ctx, a, b, mask, r);
+    return gip__reduce_cpu(ctx, a, b, mask, want, r);
 }
 
 static double ch_sum(const gip_image *a, const gip__red_ch *c)
@@ -258,7 +369,7 @@ gip_status gip_min_max_loc(gip_context *ctx, const gip_image *src, const gip_ima
                            double *min_val, double *max_val, int64_t min_loc[2], int64_t max_loc[2])
 {
     gip__red r;
-    gip_status st = reduce(ctx, "gip_min_max_loc", src, NULL, mask, true, &r);
+    gip_status st = reduce(ctx, "gip_min_max_loc", src, NULL, mask, true, GIP__RED_EXTREMES, &r);
     if (st)
         return st;
     const gip__red_ch *c = &r.ch[0];
@@ -286,7 +397,7 @@ gip_status gip_channel_min_max(gip_context *ctx, const gip_image *src, const gip
     if (st || (st = need(ctx, op, max_val, "max_val")))
         return st;
     gip__red r;
-    if ((st = reduce(ctx, op, src, NULL, mask, false, &r)))
+    if ((st = reduce(ctx, op, src, NULL, mask, false, GIP__RED_EXTREMES, &r)))
         return st;
     for (int c = 0; c < 4; c++) {
         const bool none = c >= src->channels || r.ch[c].imn < 0;
@@ -304,7 +415,7 @@ gip_status gip_mean_std_dev(gip_context *ctx, const gip_image *src, const gip_im
     if (st || (st = need(ctx, op, stddev, "stddev")))
         return st;
     gip__red r;
-    if ((st = reduce(ctx, op, src, NULL, mask, false, &r)))
+    if ((st = reduce(ctx, op, src, NULL, mask, false, GIP__RED_SUMS, &r)))
         return st;
     const double scale = r.count ? 1.0 / (double)r.count : 0.0;
     for (int c = 0; c < 4; c++) {
@@ -327,7 +438,7 @@ gip_status gip_mean(gip_context *ctx, const gip_image *src, const gip_image *mas
     if (st)
         return st;
     gip__red r;
-    if ((st = reduce(ctx, op, src, NULL, mask, false, &r)))
+    if ((st = reduce(ctx, op, src, NULL, mask, false, GIP__RED_SUMS, &r)))
         return st;
     const double scale = r.count ? 1.0 / (double)r.count : 0.0; /* OpenCV's rounding */
     for (int c = 0; c < 4; c++)
@@ -342,7 +453,7 @@ gip_status gip_sum(gip_context *ctx, const gip_image *src, double sum[4])
     if (st)
         return st;
     gip__red r;
-    if ((st = reduce(ctx, op, src, NULL, NULL, false, &r)))
+    if ((st = reduce(ctx, op, src, NULL, NULL, false, GIP__RED_SUMS, &r)))
         return st;
     for (int c = 0; c < 4; c++)
         sum[c] = c < src->channels ? ch_sum(src, &r.ch[c]) : 0.0;
@@ -356,7 +467,7 @@ gip_status gip_count_non_zero(gip_context *ctx, const gip_image *src, int64_t *c
     if (st)
         return st;
     gip__red r;
-    if ((st = reduce(ctx, op, src, NULL, NULL, true, &r)))
+    if ((st = reduce(ctx, op, src, NULL, NULL, true, GIP__RED_SUMS, &r)))
         return st;
     *count = r.ch[0].nz;
     return GIP_OK;
@@ -398,13 +509,14 @@ gip_status gip_norm(gip_context *ctx, const gip_image *src1, const gip_image *sr
     if (relative && !src2)
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
                           "%s: NORM_RELATIVE needs src2 (the norm is divided by src2's)", op);
+    const uint32_t want = type == GIP_NORM_INF ? GIP__RED_EXTREMES : GIP__RED_SUMS;
     gip__red r;
-    if ((st = reduce(ctx, op, src1, src2, mask, false, &r)))
+    if ((st = reduce(ctx, op, src1, src2, mask, false, want, &r)))
         return st;
     double v = norm_of(src1, &r, type);
     if (relative) {
         gip__red r2;
-        if ((st = reduce(ctx, op, src2, NULL, mask, false, &r2)))
+        if ((st = reduce(ctx, op, src2, NULL, mask, false, want, &r2)))
             return st;
         v /= norm_of(src2, &r2, type) + DBL_EPSILON;
     }
@@ -425,7 +537,7 @@ gip_status gip_psnr(gip_context *ctx, const gip_image *src1, const gip_image *sr
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
                           "%s: R must be a positive finite number (0 means 255), got %g", op, r);
     gip__red red;
-    if ((st = reduce(ctx, op, src1, src2, NULL, false, &red)))
+    if ((st = reduce(ctx, op, src1, src2, NULL, false, GIP__RED_SUMS, &red)))
         return st;
     double sq = 0.0;
     for (int32_t c = 0; c < src1->channels; c++)

@@ -34,11 +34,15 @@ void gip__red_init(gip__red *r);
 /* Folds b into a; b covers pixels after a's in row order (ties keep a's position). */
 void gip__red_combine(gip__red *a, const gip__red *b, int32_t channels);
 
+/* What a caller needs of a reduction (the CPU skips the rest; CUDA computes all). */
+#define GIP__RED_SUMS 1u     /* count, is/iq/ia or fs/fq/fa, nz */
+#define GIP__RED_EXTREMES 2u /* mn, mx, imn, imx */
+
 /* Reduces a (or a - b where b is not NULL; same shape) where mask (NULL or u8 c1) is not zero,
  * into r. The views are checked by the caller and are all on the host or all on the context's
  * device; the CUDA form is synchronous. */
 gip_status gip__reduce_cpu(gip_context *ctx, const gip_image *a, const gip_image *b,
-                           const gip_image *mask, gip__red *r);
+                           const gip_image *mask, uint32_t want, gip__red *r);
 gip_status gip__reduce_cuda(gip_context *ctx, const gip_image *a, const gip_image *b,
                             const gip_image *mask, gip__red *r);
 
