@@ -309,6 +309,14 @@ def test_cuda_image_ops_equal_cpu():
     d = gip.upload(rand((64, 48), np.uint8, 5))
     out = gip.equalizeHist(d)
     assert isinstance(out, gip.Image) and out.is_cuda
+    np.testing.assert_array_equal(out.download(), cv2.equalizeHist(rand((64, 48), np.uint8, 5)))
+    # reductions of device images: numbers on the host, equal to the CPU's
+    a3 = rand((61, 47, 3), np.uint16, 6)
+    d3 = gip.upload(a3)
+    assert gip.mean(d3) == gip.mean(a3) and gip.sumElems(d3) == gip.sumElems(a3)
+    assert gip.minMaxLoc(d) == gip.minMaxLoc(rand((64, 48), np.uint8, 5))
+    np.testing.assert_array_equal(gip.calcHist([d3], [0, 2], None, [16, 8], [0, 65536] * 2),
+                                  cv2.calcHist([a3], [0, 2], None, [16, 8], [0, 65536] * 2))
 
 
 def flat(results):
