@@ -22,6 +22,12 @@
 #pragma weak gip_fft2
 #pragma weak gip_map
 #pragma weak gip_stencil
+#pragma weak gip_erode
+#pragma weak gip_morphology
+#pragma weak gip_median_blur
+#pragma weak gip_bilateral_filter
+#pragma weak gip_laplacian
+#pragma weak gip_canny
 
 const float bench_filter2d_kernel[9] = {0.05f, 0.1f, 0.05f, 0.1f, 0.4f, 0.1f, 0.05f, 0.1f, 0.05f};
 const int bench_filter2d_kernel_int[9] = {1, 2, 1, 2, 8, 2, 1, 2, 1};
@@ -244,6 +250,75 @@ static int have_map(void)
     return gip_map != NULL;
 }
 
+/* Issue 41's rows: morphology, median, bilateral, Laplacian, Canny (OpenCV's defaults). */
+static gip_status op_erode3(gip_context *ctx, const gip_image *src, gip_image *dst)
+{
+    gip_morph_params p = {.ksize_w = 3, .ksize_h = 3};
+    return gip_erode(ctx, src, dst, &p);
+}
+static gip_status op_erode15(gip_context *ctx, const gip_image *src, gip_image *dst)
+{
+    gip_morph_params p = {.ksize_w = 15, .ksize_h = 15};
+    return gip_erode(ctx, src, dst, &p);
+}
+static gip_status op_open5_ellipse(gip_context *ctx, const gip_image *src, gip_image *dst)
+{
+    gip_morph_params p = {
+        .op = GIP_MORPH_OPEN, .ksize_w = 5, .ksize_h = 5, .shape = GIP_MORPH_ELLIPSE};
+    return gip_morphology(ctx, src, dst, &p);
+}
+static gip_status op_median3(gip_context *ctx, const gip_image *src, gip_image *dst)
+{
+    return gip_median_blur(ctx, src, dst, 3);
+}
+static gip_status op_median5(gip_context *ctx, const gip_image *src, gip_image *dst)
+{
+    return gip_median_blur(ctx, src, dst, 5);
+}
+static gip_status op_median15(gip_context *ctx, const gip_image *src, gip_image *dst)
+{
+    return gip_median_blur(ctx, src, dst, 15);
+}
+static gip_status op_bilateral9(gip_context *ctx, const gip_image *src, gip_image *dst)
+{
+    gip_bilateral_params p = {.d = 9, .sigma_color = 75, .sigma_space = 75};
+    return gip_bilateral_filter(ctx, src, dst, &p);
+}
+static gip_status op_laplacian3(gip_context *ctx, const gip_image *src, gip_image *dst)
+{
+    gip_laplacian_params p = {.ksize = 3};
+    return gip_laplacian(ctx, src, dst, &p);
+}
+static gip_status op_canny3_l2(gip_context *ctx, const gip_image *src, gip_image *dst)
+{
+    gip_canny_params p = {.threshold1 = 50, .threshold2 = 150, .aperture = 3, .l2_gradient = 1};
+    return gip_canny(ctx, src, dst, &p);
+}
+static int have_erode(void)
+{
+    return gip_erode != NULL;
+}
+static int have_morphology(void)
+{
+    return gip_morphology != NULL;
+}
+static int have_median(void)
+{
+    return gip_median_blur != NULL;
+}
+static int have_bilateral(void)
+{
+    return gip_bilateral_filter != NULL;
+}
+static int have_laplacian(void)
+{
+    return gip_laplacian != NULL;
+}
+static int have_canny(void)
+{
+    return gip_canny != NULL;
+}
+
 #define COMMON "u8c1,u8c3,f32c1"
 #define ALL "u8c1,u8c3,u8c4,u16c1,f32c1,f32c3"
 
@@ -287,6 +362,25 @@ const bench_op bench_ops[] = {
      "gip_stencil", COMMON, ALL, BENCH_DST_SAME, 0, op_stencil_mean3, have_stencil},
     {"map_invert", "map expression max - in (compare invert)", "gip_map",
      COMMON, ALL, BENCH_DST_SAME, 0, op_map_invert, have_map},
+    {"erode3", "erode 3x3 rectangle, OpenCV's default border", "gip_erode",
+     "u8c1,u8c3", "u8c1,u8c3,u8c4,u16c1,f32c1", BENCH_DST_SAME, 0, op_erode3, have_erode},
+    {"erode15", "erode 15x15 rectangle, OpenCV's default border", "gip_erode",
+     "u8c1,u8c3", "u8c1,u8c3,u8c4,u16c1,f32c1", BENCH_DST_SAME, 0, op_erode15, have_erode},
+    {"open5_ellipse", "morphologyEx open, 5x5 ellipse", "gip_morphology",
+     "u8c1,u8c3", "u8c1,u8c3,u8c4,u16c1,f32c1", BENCH_DST_SAME, 0, op_open5_ellipse,
+     have_morphology},
+    {"median3", "medianBlur 3", "gip_median_blur",
+     "u8c1,u8c3", "u8c1,u8c3,u8c4,u16c1,f32c1", BENCH_DST_SAME, 0, op_median3, have_median},
+    {"median5", "medianBlur 5", "gip_median_blur",
+     "u8c1,u8c3", "u8c1,u8c3,u8c4,u16c1,f32c1", BENCH_DST_SAME, 0, op_median5, have_median},
+    {"median15", "medianBlur 15 (u8: sliding histograms)", "gip_median_blur",
+     "u8c1,u8c3", "u8c1,u8c3,u8c4", BENCH_DST_SAME, 0, op_median15, have_median},
+    {"bilateral9", "bilateralFilter d=9, sigmas 75, reflect101", "gip_bilateral_filter",
+     "u8c1,u8c3", "u8c1,u8c3,f32c1,f32c3", BENCH_DST_SAME, 0, op_bilateral9, have_bilateral},
+    {"laplacian3", "Laplacian ksize 3, same dtype, reflect101", "gip_laplacian",
+     "u8c1,u8c3", "u8c1,u8c3,u8c4,u16c1,f32c1", BENCH_DST_SAME, 0, op_laplacian3, have_laplacian},
+    {"canny3_l2", "Canny 50, 150, aperture 3, L2 gradient -> u8c1", "gip_canny",
+     "u8c1,u8c3", "u8c1,u8c3,u8c4", BENCH_DST_U8, 1, op_canny3_l2, have_canny},
 };
 /* clang-format on */
 const int bench_nops = (int)(sizeof bench_ops / sizeof bench_ops[0]);

@@ -49,6 +49,15 @@ OPS = {
     "fft2_r2c": (["f32c1"], "complex64", 1),
     "stencil_mean3": (["u8c1", "u8c3"], None, None),
     "map_invert": (["u8c1", "u8c3", "f32c1"], None, None),
+    "erode3": (["u8c1", "u8c3"], None, None),
+    "erode15": (["u8c1", "u8c3"], None, None),
+    "open5_ellipse": (["u8c1", "u8c3"], None, None),
+    "median3": (["u8c1", "u8c3"], None, None),
+    "median5": (["u8c1", "u8c3"], None, None),
+    "median15": (["u8c1", "u8c3"], None, None),
+    "bilateral9": (["u8c1", "u8c3"], None, None),
+    "laplacian3": (["u8c1", "u8c3"], None, None),
+    "canny3_l2": (["u8c1", "u8c3"], "uint8", 1),
 }
 # Rows whose destination is the half spectrum of a real image: (W/2 + 1) x H.
 HALF_WIDTH = {"fft2_r2c"}
@@ -254,6 +263,21 @@ class OpenCVPeer:
             return run, "cv2.Sobel x2 + cv2.magnitude"
         if op == "gaussian15":
             return (lambda i: cv2.GaussianBlur(src, (15, 15), 0, dst=dst)), "cv2.GaussianBlur"
+        if op in ("erode3", "erode15"):
+            k = np.ones((3, 3) if op == "erode3" else (15, 15), np.uint8)
+            return (lambda i: cv2.erode(src, k, dst=dst)), "cv2.erode"
+        if op == "open5_ellipse":
+            k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+            return (lambda i: cv2.morphologyEx(src, cv2.MORPH_OPEN, k, dst=dst)), "cv2.morphologyEx"
+        if op in ("median3", "median5", "median15"):
+            ks = int(op[6:])
+            return (lambda i: cv2.medianBlur(src, ks, dst=dst)), "cv2.medianBlur"
+        if op == "bilateral9":
+            return (lambda i: cv2.bilateralFilter(src, 9, 75, 75, dst=dst)), "cv2.bilateralFilter"
+        if op == "laplacian3":
+            return (lambda i: cv2.Laplacian(src, -1, dst=dst, ksize=3)), "cv2.Laplacian"
+        if op == "canny3_l2":
+            return (lambda i: cv2.Canny(src, 50, 150, edges=dst, L2gradient=True)), "cv2.Canny"
         raise Unsupported(op)
 
     def row(self, op, fmt, w, h, cfg):

@@ -54,10 +54,11 @@ ext=$(ls "$BUILD"/python/_gip*.so 2>/dev/null | head -1)
 if [ -n "$ext" ] && [ "${SKIP_PYTHON:-0}" != 1 ]; then
     pkg=$(mktemp -d /tmp/gip-py.XXXXXX)
     mkdir -p "$pkg/gip" && cp python/gip/*.py python/gip/py.typed "$pkg/gip/" && cp "$ext" "$pkg/gip/"
-    # PYTEST_ARGS narrows the run (files or -k); PYTEST_TIMEOUT caps it (180 s).
+    # PYTEST_ARGS narrows the run (files); PYTEST_TIMEOUT caps it (180 s).
     # shellcheck disable=SC2086 # PYTEST_ARGS is a list of arguments
-    PYTHONPATH="$pkg" timeout "${PYTEST_TIMEOUT:-180}" python3 -m pytest -q -p no:cacheprovider \
-        ${PYTEST_ARGS:-python/tests} \
+    # PYTEST_K selects tests by keyword expression (e.g. "cuda or lifetime"); skips are listed.
+    PYTHONPATH="$pkg" timeout "${PYTEST_TIMEOUT:-180}" python3 -m pytest -q -rs -p no:cacheprovider \
+        ${PYTEST_K:+-k "$PYTEST_K"} ${PYTEST_ARGS:-python/tests} \
         >"$OUT/pytest.log" 2>&1
     prc=$?
     say "pytest: $(tail -1 "$OUT/pytest.log") (rc $prc)"

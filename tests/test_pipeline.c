@@ -424,6 +424,13 @@ static void pool_halo_custom(gip_context *ctx)
     /* The callback set no message: the pipeline's names the step and what it refused. */
     GT_CHECK(strstr(gip_last_error(), "add_one") && strstr(gip_last_error(), "f32"),
              "custom step refusal message: '%s'", gip_last_error());
+    /* gip_pipeline_try: the same refusal from a trial run, the result's type where accepted. */
+    GT_STATUS(gip_pipeline_try(p, 9, 4, 1, GIP_F32, &ch, &dt), GIP_ERR_UNSUPPORTED);
+    if (GT_OK(gip_pipeline_try(p, 9000, 4, 3, GIP_U8, &ch, &dt)))
+        GT_CHECK(ch == 3 && dt == GIP_U8, "gip_pipeline_try: %d-channel %s", (int)ch,
+                 gip_dtype_name(dt));
+    GT_STATUS(gip_pipeline_try(NULL, 9, 4, 3, GIP_U8, &ch, &dt), GIP_ERR_INVALID_ARGUMENT);
+    GT_STATUS(gip_pipeline_try(p, 9, 4, 3, GIP_U8, NULL, &dt), GIP_ERR_INVALID_ARGUMENT);
     gt_free(&f32src);
     gt_free(&src);
     gt_free(&dst);

@@ -32,8 +32,44 @@ typedef enum gip_color_code {
     GIP_COLOR_BGR2GRAY = 8,
     GIP_COLOR_RGBA2GRAY = 9,
     GIP_COLOR_BGRA2GRAY = 10,
-    GIP_COLOR_GRAY2RGB = 11, /* replicate; also GRAY2BGR */
-    GIP_COLOR_GRAY2RGBA = 12 /* replicate, alpha = max; also GRAY2BGRA */
+    GIP_COLOR_GRAY2RGB = 11,  /* replicate; also GRAY2BGR */
+    GIP_COLOR_GRAY2RGBA = 12, /* replicate, alpha = max; also GRAY2BGRA */
+    /* Colour spaces (u8 and f32; the RGB side 3 channels, or 4 going in with alpha ignored):
+     * u8 as OpenCV's fixed-point code, f32 with its formulas. HSV/HLS: hue 0..180 for u8 (0..255
+     * with _FULL) and 0..360 for f32, the other two 0..255 / 0..1. YCrCb and YUV: BT.601 full
+     * range, chroma offset 128 (0.5 for f32). XYZ: sRGB primaries, D65. */
+    GIP_COLOR_BGR2HSV = 13,
+    GIP_COLOR_RGB2HSV = 14,
+    GIP_COLOR_HSV2BGR = 15,
+    GIP_COLOR_HSV2RGB = 16,
+    GIP_COLOR_BGR2HSV_FULL = 17,
+    GIP_COLOR_RGB2HSV_FULL = 18,
+    GIP_COLOR_HSV_FULL2BGR = 19,
+    GIP_COLOR_HSV_FULL2RGB = 20,
+    GIP_COLOR_BGR2HLS = 21,
+    GIP_COLOR_RGB2HLS = 22,
+    GIP_COLOR_HLS2BGR = 23,
+    GIP_COLOR_HLS2RGB = 24,
+    GIP_COLOR_BGR2HLS_FULL = 25,
+    GIP_COLOR_RGB2HLS_FULL = 26,
+    GIP_COLOR_HLS_FULL2BGR = 27,
+    GIP_COLOR_HLS_FULL2RGB = 28,
+    GIP_COLOR_BGR2YCRCB = 29,
+    GIP_COLOR_RGB2YCRCB = 30,
+    GIP_COLOR_YCRCB2BGR = 31,
+    GIP_COLOR_YCRCB2RGB = 32,
+    GIP_COLOR_BGR2YUV = 33,
+    GIP_COLOR_RGB2YUV = 34,
+    GIP_COLOR_YUV2BGR = 35,
+    GIP_COLOR_YUV2RGB = 36,
+    GIP_COLOR_BGR2XYZ = 37,
+    GIP_COLOR_RGB2XYZ = 38,
+    GIP_COLOR_XYZ2BGR = 39,
+    GIP_COLOR_XYZ2RGB = 40,
+    /* CIE Lab (D65), sRGB gamma: u8 only, from RGB only; L scaled to 0..255, a and b offset by
+     * 128, as OpenCV's u8 code gives them */
+    GIP_COLOR_BGR2LAB = 41,
+    GIP_COLOR_RGB2LAB = 42
 } gip_color_code;
 
 /**
@@ -47,6 +83,86 @@ typedef enum gip_color_code {
  */
 GIP_API gip_status gip_cvt_color(gip_context *ctx, const gip_image *src, gip_image *dst,
                                  gip_color_code code);
+
+/**
+ * cv2.extractChannel: dst (one channel, src's size and dtype) = channel `channel` of src.
+ * Any dtype but c32; host or device. dst must not overlap src.
+ * @return GIP_OK; GIP_ERR_INVALID_ARGUMENT (NULL, channel out of range);
+ *         GIP_ERR_SHAPE_MISMATCH; GIP_ERR_ALIASING; GIP_ERR_LOCATION_MISMATCH;
+ *         GIP_ERR_NO_DEVICE; GIP_ERR_DEVICE; GIP_ERR_BAD_STATE.
+ */
+GIP_API gip_status gip_extract_channel(gip_context *ctx, const gip_image *src, gip_image *dst,
+                                       int32_t channel);
+
+/**
+ * cv2.insertChannel: dst = src with channel `channel` replaced by src2 (one channel, src's size
+ * and dtype). dst: src's shape; may be src itself; must not overlap src2.
+ * @return as gip_extract_channel().
+ */
+GIP_API gip_status gip_insert_channel(gip_context *ctx, const gip_image *src, const gip_image *src2,
+                                      gip_image *dst, int32_t channel);
+
+/** Layouts of YUV camera frames (cv2.COLOR_YUV2*_<layout>). */
+typedef enum gip_yuv_layout {
+    GIP_YUV_NV12 = 0, /* 4:2:0: the Y plane, then interleaved U, V at half resolution */
+    GIP_YUV_NV21 = 1, /* 4:2:0: the Y plane, then interleaved V, U */
+    GIP_YUV_I420 = 2, /* 4:2:0: the Y plane, the U plane, the V plane (also IYUV) */
+    GIP_YUV_YV12 = 3, /* 4:2:0: the Y plane, the V plane, the U plane */
+    GIP_YUV_YUY2 = 4, /* 4:2:2 packed: Y0 U Y1 V (also YUYV, YUNV) */
+    GIP_YUV_UYVY = 5, /* 4:2:2 packed: U Y0 V Y1 (also UYNV) */
+    GIP_YUV_YVYU = 6  /* 4:2:2 packed: Y0 V Y1 U */
+} gip_yuv_layout;
+
+/**
+ * Converts a YUV frame to RGB as cv2.cvtColor(COLOR_YUV2BGR_NV12, ...): BT.601 limited range
+ * (Y 16..235) with OpenCV's fixed-point coefficients and rounding, u8 results equal to OpenCV's.
+ * src: u8 with one channel holding the frame's bytes as cv2 takes them: for 4:2:0 layouts
+ * width W and height H * 3 / 2 (W and H even); for 4:2:2 width 2 * W (the Y/U/V bytes of W
+ * pixels) and height H. dst: u8, W x H, 3 or 4 channels (alpha 255), in BGR order when bgr is
+ * non-zero, else RGB; or 1 channel: the Y plane (COLOR_YUV2GRAY_*). Host or device; dst must not
+ * overlap src.
+ * @return GIP_OK; GIP_ERR_INVALID_ARGUMENT (NULL, bad layout); GIP_ERR_SHAPE_MISMATCH (sizes
+ *         that do not make a frame of dst's size, odd sizes); GIP_ERR_UNSUPPORTED (dtype,
+ *         channels); GIP_ERR_ALIASING; GIP_ERR_LOCATION_MISMATCH; GIP_ERR_NO_DEVICE;
+ *         GIP_ERR_DEVICE; GIP_ERR_BAD_STATE.
+ */
+GIP_API gip_status gip_yuv_to_rgb(gip_context *ctx, const gip_image *src, gip_image *dst,
+                                  gip_yuv_layout layout, int32_t bgr);
+
+/** Bayer mosaics by the colours of the second row's second and third pixels, as OpenCV names
+ * them (cv2.COLOR_Bayer<pattern>2BGR). */
+typedef enum gip_bayer_pattern {
+    GIP_BAYER_BG = 0,
+    GIP_BAYER_GB = 1,
+    GIP_BAYER_RG = 2,
+    GIP_BAYER_GR = 3
+} gip_bayer_pattern;
+
+/**
+ * Demosaics a Bayer image as cv2.cvtColor(COLOR_Bayer<pattern>2BGR) (bilinear, OpenCV's integer
+ * rounding, its outer rows and columns copied from their inner neighbours; images of 2 or fewer
+ * rows or columns give zeros): u8 and u16 results equal OpenCV's. src: one channel, u8 or u16.
+ * dst: src's size and dtype; 3 channels (BGR order when bgr is non-zero, else RGB), 4 (alpha the
+ * dtype's maximum), or 1 (COLOR_Bayer<pattern>2GRAY: OpenCV's 14-bit weights). Host or device;
+ * dst must not overlap src.
+ * @return GIP_OK; GIP_ERR_INVALID_ARGUMENT (NULL, bad pattern); GIP_ERR_SHAPE_MISMATCH;
+ *         GIP_ERR_UNSUPPORTED (dtype, channels); GIP_ERR_ALIASING; GIP_ERR_LOCATION_MISMATCH;
+ *         GIP_ERR_NO_DEVICE; GIP_ERR_DEVICE; GIP_ERR_BAD_STATE.
+ */
+GIP_API gip_status gip_bayer_to_rgb(gip_context *ctx, const gip_image *src, gip_image *dst,
+                                    gip_bayer_pattern pattern, int32_t bgr);
+
+/**
+ * Encodes an RGB image as a planar YUV 4:2:0 frame as cv2.cvtColor(COLOR_BGR2YUV_I420 or
+ * COLOR_BGR2YUV_YV12): BT.601 limited range with OpenCV's fixed-point coefficients and rounding,
+ * each 2x2 block's U and V taken from its top-left pixel; u8 results equal OpenCV's. src: u8,
+ * 3 or 4 channels (alpha ignored), width and height even; BGR order when bgr is non-zero, else
+ * RGB. dst: u8 with one channel, src's width and 3/2 of its height. layout: GIP_YUV_I420 or
+ * GIP_YUV_YV12. Host or device; dst must not overlap src.
+ * @return as gip_yuv_to_rgb().
+ */
+GIP_API gip_status gip_rgb_to_yuv(gip_context *ctx, const gip_image *src, gip_image *dst,
+                                  gip_yuv_layout layout, int32_t bgr);
 
 #ifdef __cplusplus
 }

@@ -16,6 +16,12 @@ typedef enum gip_format {
     GIP_FORMAT_PNM = 3 /* binary PGM (P5, gray) and PPM (P6, RGB), 8 or 16 bits */
 } gip_format;
 
+/**
+ * The format a file name's extension names, as gip_image_save() chooses it: .jpg/.jpeg, .png,
+ * .pgm/.ppm/.pnm; GIP_FORMAT_AUTO for any other or none. *pnm_kind (may be NULL) is 1 for .pgm,
+ * 3 for .ppm and 0 otherwise.
+ */
+GIP_API gip_format gip_format_from_path(const char *path, int32_t *pnm_kind);
 /** Name of a format: "jpeg", "png", "pnm", or "?". */
 GIP_API const char *gip_format_name(gip_format format);
 
@@ -53,6 +59,11 @@ typedef struct gip_load_params {
     /* non-zero: keep the stored pixel order; zero (the default) turns the image upright by its
      * EXIF Orientation, as cv2.imread does (cv2.IMREAD_IGNORE_ORIENTATION) */
     int32_t ignore_orientation;
+    /* 2, 4 or 8: load at 1/N of the size, as cv2.IMREAD_REDUCED_*: a JPEG by libjpeg's DCT
+     * scaling (each side rounded up: shrink-on-load, decoding 1/N^2 of the pixels), other formats
+     * resized to (w / N) x (h / N) with INTER_LINEAR_EXACT (each side at least 1). 0 or 1: full
+     * size. Applied before the EXIF orientation, as cv2 does. */
+    int32_t reduce;
 } gip_load_params;
 /* EXIF Orientation is read from a JPEG's APP1 "Exif" segment and a PNG's eXIf chunk; values 2..8
  * mirror, rotate or transpose the loaded image exactly as cv2.imread does (5..8 swap its width

@@ -151,6 +151,17 @@ GIP_API gip_status gip_pipeline_parse(gip_pipeline *p, const char *text, gip_par
 GIP_API gip_status gip_pipeline_describe(gip_pipeline *p, int32_t channels, gip_dtype dtype,
                                          char *buf, size_t size);
 
+/**
+ * Runs the pipeline on a blank host image of the given shape (at most 64x64 of it) to learn
+ * whether every step accepts such an input (some steps check dtypes and channels only when they
+ * run, not when the shape is asked) and the result's channels and dtype (*out_channels,
+ * *out_dtype): how the batch engine and the CLI check a file's shape before loading it.
+ * @return GIP_OK; the refusing step's status with its message; GIP_ERR_INVALID_ARGUMENT (NULL).
+ */
+GIP_API gip_status gip_pipeline_try(gip_pipeline *p, int64_t width, int64_t height,
+                                    int32_t channels, gip_dtype dtype, int32_t *out_channels,
+                                    gip_dtype *out_dtype);
+
 /** Pipeline flags (gip_pipeline_set_flags()). */
 #define GIP_PIPELINE_NO_FUSION 1u /* run every step as added (for tests and comparisons) */
 GIP_API gip_status gip_pipeline_set_flags(gip_pipeline *p, uint32_t flags);

@@ -6,6 +6,7 @@
 #define GIP_STATS_H
 
 #include "gip/core.h"
+#include "gip/point.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -108,13 +109,9 @@ GIP_API gip_status gip_sum(gip_context *ctx, const gip_image *src, double sum[4]
 /** cv2.countNonZero: the number of non-zero elements of a one-channel src. */
 GIP_API gip_status gip_count_non_zero(gip_context *ctx, const gip_image *src, int64_t *count);
 
-/** Norm types, OpenCV's values. */
-typedef enum gip_norm_type {
-    GIP_NORM_INF = 1,
-    GIP_NORM_L1 = 2,
-    GIP_NORM_L2 = 4,
-    GIP_NORM_RELATIVE = 8, /* or-ed with one of the above, with src2 */
-} gip_norm_type;
+/** Or-ed with a gip_norm_type (GIP_NORM_INF, GIP_NORM_L1, GIP_NORM_L2 of gip/point.h, OpenCV's
+ *  values) in gip_norm(): the norm of src1 - src2 divided by src2's, as cv2.NORM_RELATIVE. */
+enum { GIP_NORM_RELATIVE = 8 };
 
 /**
  * cv2.norm(src1[, src2], norm_type, mask): the INF, L1 or L2 norm of src1, or of src1 - src2

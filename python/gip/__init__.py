@@ -68,9 +68,15 @@ from ._core import __all__ as _core_all
 from ._core import _int, _raise, _real  # noqa: F401 - used by gip.dask
 from ._cv2 import *  # noqa: F401,F403 - the cv2-named functions
 from ._cv2 import __all__ as _cv2_all
+from ._colorops import *  # noqa: F401,F403 - cv2's colour and per-pixel functions
+from ._colorops import __all__ as _colorops_all
 from ._errors import *  # noqa: F401,F403
+from ._geometry import *  # noqa: F401,F403 - resize, warps ... with cv2's names
+from ._geometry import __all__ as _geometry_all
 from ._errors import __all__ as _errors_all
 from ._io import imdecode, imencode, imread, imwrite
+from ._morph import *  # noqa: F401,F403 - morphology with cv2's names
+from ._morph import __all__ as _morph_all
 from ._kernels import Kernel, Module, Pointer, cache_dir, compile  # noqa: A004
 from ._pipeline import BatchResult, Pipeline, list_inputs, run_batch
 from ._pipeline import _pipeline_from_recipe  # noqa: F401 - used by gip.dask
@@ -88,7 +94,7 @@ for _name in op.__all__:
         globals()[_name] = getattr(op, _name)
 del _name
 
-__all__ = sorted(set(_core_all + _cv2_all + _stats_all + list(_errors_all) + [
+__all__ = sorted(set(_core_all + _cv2_all + _morph_all + _geometry_all + _colorops_all + _stats_all + list(_errors_all) + [
     "imdecode", "imencode", "imread", "imwrite", "Kernel", "Module", "Pointer", "cache_dir",
     "compile", "BatchResult", "Pipeline", "list_inputs", "run_batch", "apply", "op_info", "ops",
     "style_transfer", "op"] + [n for n in op.__all__ if globals().get(n) is getattr(op, n)

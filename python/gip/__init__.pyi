@@ -319,10 +319,259 @@ def run_batch(pipeline: Union[str, Pipeline], inputs: Union[str, Sequence[Any]],
               progress: bool = ..., decoder: str = ..., decode_batch: int = ...) -> BatchResult: ...
 
 
-# ---- statistics (gip._stats) -------------------------------------------------------------------
+# ---- morphology (gip._morph) --------------------------------------------------------------------
+MORPH_RECT: int
+MORPH_CROSS: int
+MORPH_ELLIPSE: int
+MORPH_DIAMOND: int
+MORPH_ERODE: int
+MORPH_DILATE: int
+MORPH_OPEN: int
+MORPH_CLOSE: int
+MORPH_GRADIENT: int
+MORPH_TOPHAT: int
+MORPH_BLACKHAT: int
+MORPH_HITMISS: int
+def get_structuring_element(shape: int, ksize: Union[int, Tuple[int, int]],
+                            anchor: Tuple[int, int] = ...) -> np.ndarray: ...
+getStructuringElement = get_structuring_element
+def erode(src: ArrayLike, kernel: Any, dst: Any = ..., anchor: Tuple[int, int] = ...,
+          iterations: int = ..., borderType: int = ..., borderValue: Any = ..., *,
+          device: DeviceSpec = ...) -> Any: ...
+def dilate(src: ArrayLike, kernel: Any, dst: Any = ..., anchor: Tuple[int, int] = ...,
+           iterations: int = ..., borderType: int = ..., borderValue: Any = ..., *,
+           device: DeviceSpec = ...) -> Any: ...
+def morphology_ex(src: ArrayLike, op: int, kernel: Any, dst: Any = ...,
+                  anchor: Tuple[int, int] = ..., iterations: int = ..., borderType: int = ...,
+                  borderValue: Any = ..., *, device: DeviceSpec = ...) -> Any: ...
+morphologyEx = morphology_ex
+def median_blur(src: ArrayLike, ksize: int, dst: Any = ..., *, device: DeviceSpec = ...) -> Any: ...
+medianBlur = median_blur
+def laplacian(src: ArrayLike, ddepth: Any, dst: Any = ..., ksize: int = ..., scale: float = ...,
+              delta: float = ..., borderType: int = ..., *, device: DeviceSpec = ...) -> Any: ...
+Laplacian = laplacian
+def sep_filter2d(src: ArrayLike, ddepth: Any, kernelX: Any, kernelY: Any, dst: Any = ...,
+                 anchor: Tuple[int, int] = ..., delta: float = ..., borderType: int = ..., *,
+                 device: DeviceSpec = ...) -> Any: ...
+sepFilter2D = sep_filter2d
+def canny(image: ArrayLike, threshold1: Any, threshold2: Any, edges: Any = ...,
+          apertureSize: Any = ..., L2gradient: bool = ..., *, device: DeviceSpec = ...) -> Any: ...
+Canny = canny
+def bilateral_filter(src: ArrayLike, d: int, sigmaColor: float, sigmaSpace: float, dst: Any = ...,
+                     borderType: int = ..., *, device: DeviceSpec = ...) -> Any: ...
+bilateralFilter = bilateral_filter
+def unsharp_mask(src: ArrayLike, ksize: Any = ..., sigma: float = ..., amount: float = ...,
+                 threshold: float = ..., dst: Any = ..., borderType: int = ..., *,
+                 device: DeviceSpec = ...) -> Any: ...
+# ---- geometry (gip/_geometry.py) ----------------------------------------------------------------
+INTER_NEAREST: int
+INTER_LINEAR: int
+INTER_CUBIC: int
+INTER_AREA: int
+INTER_LANCZOS4: int
+INTER_LINEAR_EXACT: int
+INTER_NEAREST_EXACT: int
+ROTATE_90_CLOCKWISE: int
+ROTATE_180: int
+ROTATE_90_COUNTERCLOCKWISE: int
+WARP_INVERSE_MAP: int
+BORDER_TRANSPARENT: int
+IMREAD_REDUCED_GRAYSCALE_2: int
+IMREAD_REDUCED_COLOR_2: int
+IMREAD_REDUCED_GRAYSCALE_4: int
+IMREAD_REDUCED_COLOR_4: int
+IMREAD_REDUCED_GRAYSCALE_8: int
+IMREAD_REDUCED_COLOR_8: int
+
+def resize(src: ArrayLike, dsize: Optional[Tuple[int, int]], dst: Any = ..., fx: float = ...,
+           fy: float = ..., interpolation: int = ..., *, antialias: bool = ...,
+           device: DeviceSpec = ...) -> Result: ...
+def rotate(src: ArrayLike, rotateCode: int, dst: Any = ..., *,
+           device: DeviceSpec = ...) -> Result: ...
+def transpose(src: ArrayLike, dst: Any = ..., *, device: DeviceSpec = ...) -> Result: ...
+def copy_make_border(src: ArrayLike, top: int, bottom: int, left: int, right: int,
+                     borderType: int, dst: Any = ..., value: Any = ..., *,
+                     device: DeviceSpec = ...) -> Result: ...
+def warp_affine(src: ArrayLike, M: Any, dsize: Optional[Tuple[int, int]], dst: Any = ...,
+                flags: int = ..., borderMode: int = ..., borderValue: Any = ..., *,
+                device: DeviceSpec = ...) -> Result: ...
+def warp_perspective(src: ArrayLike, M: Any, dsize: Optional[Tuple[int, int]], dst: Any = ...,
+                     flags: int = ..., borderMode: int = ..., borderValue: Any = ..., *,
+                     device: DeviceSpec = ...) -> Result: ...
+def remap(src: ArrayLike, map1: ArrayLike, map2: Optional[ArrayLike], interpolation: int,
+          dst: Any = ..., borderMode: int = ..., borderValue: Any = ..., *,
+          device: DeviceSpec = ...) -> Result: ...
+def pyr_down(src: ArrayLike, dst: Any = ..., dstsize: Optional[Tuple[int, int]] = ...,
+             borderType: int = ..., *, device: DeviceSpec = ...) -> Result: ...
+def pyr_up(src: ArrayLike, dst: Any = ..., dstsize: Optional[Tuple[int, int]] = ...,
+           borderType: int = ..., *, device: DeviceSpec = ...) -> Result: ...
+def thumbnail(src: Any, size: Union[int, Tuple[int, int]], dst: Any = ...,
+              interpolation: int = ..., *, antialias: bool = ..., shrink_only: bool = ...,
+              shrink_on_load: bool = ..., device: DeviceSpec = ...) -> Result: ...
+def get_rotation_matrix_2d(center: Tuple[float, float], angle: float,
+                           scale: float) -> np.ndarray: ...
+def get_affine_transform(src: Any, dst: Any) -> np.ndarray: ...
+def get_perspective_transform(src: Any, dst: Any, solveMethod: int = ...) -> np.ndarray: ...
+def invert_affine_transform(M: Any) -> np.ndarray: ...
+
+warpAffine = warp_affine
+warpPerspective = warp_perspective
+copyMakeBorder = copy_make_border
+getRotationMatrix2D = get_rotation_matrix_2d
+getAffineTransform = get_affine_transform
+getPerspectiveTransform = get_perspective_transform
+invertAffineTransform = invert_affine_transform
+pyrDown = pyr_down
+pyrUp = pyr_up
+# ---- colour and per-pixel functions (gip._colorops) ----
+THRESH_BINARY: int
+THRESH_BINARY_INV: int
+THRESH_TRUNC: int
+THRESH_TOZERO: int
+THRESH_TOZERO_INV: int
+THRESH_MASK: int
+THRESH_OTSU: int
+THRESH_TRIANGLE: int
+ADAPTIVE_THRESH_MEAN_C: int
+ADAPTIVE_THRESH_GAUSSIAN_C: int
+COLOR_BGR2HSV: int
+COLOR_RGB2HSV: int
+COLOR_HSV2BGR: int
+COLOR_HSV2RGB: int
+COLOR_BGR2HSV_FULL: int
+COLOR_RGB2HSV_FULL: int
+COLOR_HSV2BGR_FULL: int
+COLOR_HSV2RGB_FULL: int
+COLOR_BGR2HLS: int
+COLOR_RGB2HLS: int
+COLOR_HLS2BGR: int
+COLOR_HLS2RGB: int
+COLOR_BGR2HLS_FULL: int
+COLOR_RGB2HLS_FULL: int
+COLOR_HLS2BGR_FULL: int
+COLOR_HLS2RGB_FULL: int
+COLOR_BGR2YUV: int
+COLOR_RGB2YUV: int
+COLOR_YUV2BGR: int
+COLOR_YUV2RGB: int
+COLOR_BGR2XYZ: int
+COLOR_RGB2XYZ: int
+COLOR_XYZ2BGR: int
+COLOR_XYZ2RGB: int
+COLOR_YUV2BGR_NV12: int
+COLOR_YUV2BGR_NV21: int
+COLOR_YUV2BGR_I420: int
+COLOR_YUV2BGR_IYUV: int
+COLOR_YUV2BGR_YV12: int
+COLOR_YUV2BGR_YUY2: int
+COLOR_YUV2BGR_YUYV: int
+COLOR_YUV2BGR_YUNV: int
+COLOR_YUV2BGR_UYVY: int
+COLOR_YUV2BGR_UYNV: int
+COLOR_YUV2BGR_Y422: int
+COLOR_YUV2BGR_YVYU: int
+COLOR_YUV2RGB_NV12: int
+COLOR_YUV2RGB_NV21: int
+COLOR_YUV2RGB_I420: int
+COLOR_YUV2RGB_IYUV: int
+COLOR_YUV2RGB_YV12: int
+COLOR_YUV2RGB_YUY2: int
+COLOR_YUV2RGB_YUYV: int
+COLOR_YUV2RGB_YUNV: int
+COLOR_YUV2RGB_UYVY: int
+COLOR_YUV2RGB_UYNV: int
+COLOR_YUV2RGB_Y422: int
+COLOR_YUV2RGB_YVYU: int
+COLOR_YUV2BGRA_NV12: int
+COLOR_YUV2BGRA_NV21: int
+COLOR_YUV2BGRA_I420: int
+COLOR_YUV2BGRA_IYUV: int
+COLOR_YUV2BGRA_YV12: int
+COLOR_YUV2BGRA_YUY2: int
+COLOR_YUV2BGRA_YUYV: int
+COLOR_YUV2BGRA_YUNV: int
+COLOR_YUV2BGRA_UYVY: int
+COLOR_YUV2BGRA_UYNV: int
+COLOR_YUV2BGRA_Y422: int
+COLOR_YUV2BGRA_YVYU: int
+COLOR_YUV2RGBA_NV12: int
+COLOR_YUV2RGBA_NV21: int
+COLOR_YUV2RGBA_I420: int
+COLOR_YUV2RGBA_IYUV: int
+COLOR_YUV2RGBA_YV12: int
+COLOR_YUV2RGBA_YUY2: int
+COLOR_YUV2RGBA_YUYV: int
+COLOR_YUV2RGBA_YUNV: int
+COLOR_YUV2RGBA_UYVY: int
+COLOR_YUV2RGBA_UYNV: int
+COLOR_YUV2RGBA_Y422: int
+COLOR_YUV2RGBA_YVYU: int
+COLOR_YUV2GRAY_NV12: int
+COLOR_YUV2GRAY_NV21: int
+COLOR_YUV2GRAY_I420: int
+COLOR_YUV2GRAY_IYUV: int
+COLOR_YUV2GRAY_YV12: int
+COLOR_YUV2GRAY_420: int
+COLOR_YUV2GRAY_YUY2: int
+COLOR_YUV2GRAY_YUYV: int
+COLOR_YUV2GRAY_YUNV: int
+COLOR_YUV2GRAY_UYVY: int
+COLOR_YUV2GRAY_UYNV: int
+COLOR_YUV2GRAY_Y422: int
+COLOR_YUV2GRAY_YVYU: int
 NORM_INF: int
 NORM_L1: int
 NORM_L2: int
+NORM_MINMAX: int
+LUT: int
+Scalar = Union[float, Sequence[float]]
+Operand = Union[ArrayLike, float, Sequence[float]]
+
+
+def threshold(src: ArrayLike, thresh: float, maxval: float, type: int, dst: Any = ..., *,
+              device: DeviceSpec = ...) -> Tuple[float, Result]: ...
+def adaptiveThreshold(src: ArrayLike, maxValue: float, adaptiveMethod: int, thresholdType: int,
+                      blockSize: int, C: float, dst: Any = ..., *,
+                      device: DeviceSpec = ...) -> Result: ...
+def inRange(src: ArrayLike, lowerb: Scalar, upperb: Scalar, dst: Any = ..., *,
+            device: DeviceSpec = ...) -> Result: ...
+def add(src1: Operand, src2: Operand, dst: Any = ..., mask: Optional[ArrayLike] = ...,
+        dtype: int = ..., *, device: DeviceSpec = ...) -> Result: ...
+def subtract(src1: Operand, src2: Operand, dst: Any = ..., mask: Optional[ArrayLike] = ...,
+             dtype: int = ..., *, device: DeviceSpec = ...) -> Result: ...
+def multiply(src1: Operand, src2: Operand, dst: Any = ..., scale: float = ..., dtype: int = ...,
+             *, device: DeviceSpec = ...) -> Result: ...
+def divide(src1: Operand, src2: Operand, dst: Any = ..., scale: float = ..., dtype: int = ...,
+           *, device: DeviceSpec = ...) -> Result: ...
+def absdiff(src1: Operand, src2: Operand, dst: Any = ..., *,
+            device: DeviceSpec = ...) -> Result: ...
+def min(src1: Operand, src2: Operand, dst: Any = ..., *, device: DeviceSpec = ...) -> Result: ...
+def max(src1: Operand, src2: Operand, dst: Any = ..., *, device: DeviceSpec = ...) -> Result: ...
+def bitwise_and(src1: Operand, src2: Operand, dst: Any = ..., mask: Optional[ArrayLike] = ...,
+                *, device: DeviceSpec = ...) -> Result: ...
+def bitwise_or(src1: Operand, src2: Operand, dst: Any = ..., mask: Optional[ArrayLike] = ...,
+               *, device: DeviceSpec = ...) -> Result: ...
+def bitwise_xor(src1: Operand, src2: Operand, dst: Any = ..., mask: Optional[ArrayLike] = ...,
+                *, device: DeviceSpec = ...) -> Result: ...
+def bitwise_not(src: ArrayLike, dst: Any = ..., mask: Optional[ArrayLike] = ..., *,
+                device: DeviceSpec = ...) -> Result: ...
+def addWeighted(src1: ArrayLike, alpha: float, src2: ArrayLike, beta: float, gamma: float,
+                dst: Any = ..., dtype: int = ..., *, device: DeviceSpec = ...) -> Result: ...
+def scaleAdd(src1: ArrayLike, alpha: float, src2: ArrayLike, dst: Any = ..., *,
+             device: DeviceSpec = ...) -> Result: ...
+def convertScaleAbs(src: ArrayLike, dst: Any = ..., alpha: float = ..., beta: float = ..., *,
+                    device: DeviceSpec = ...) -> Result: ...
+def LUT(src: ArrayLike, lut: Any, dst: Any = ..., *, device: DeviceSpec = ...) -> Result: ...
+def normalize(src: ArrayLike, dst: Any = ..., alpha: float = ..., beta: float = ...,
+              norm_type: int = ..., dtype: Any = ..., mask: Optional[ArrayLike] = ..., *,
+              device: DeviceSpec = ...) -> Result: ...
+def extractChannel(src: ArrayLike, coi: int, dst: Any = ..., *,
+                   device: DeviceSpec = ...) -> Result: ...
+def insertChannel(src: ArrayLike, dst: Any, coi: int, *, device: DeviceSpec = ...) -> Result: ...
+def split(m: ArrayLike, *, device: DeviceSpec = ...) -> Tuple[Result, ...]: ...
+def merge(mv: Sequence[ArrayLike], dst: Any = ..., *, device: DeviceSpec = ...) -> Result: ...
+
+# ---- statistics (gip._stats) -------------------------------------------------------------------
 NORM_RELATIVE: int
 
 def equalize_hist(src: ArrayLike, /, *, dst: Any = ..., device: DeviceSpec = ...) -> Result: ...

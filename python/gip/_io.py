@@ -20,31 +20,37 @@ def _load_mode(flags):
     table = {-1: (0, False), 0: (1, False), 1: (2, False), 2: (1, True), 3: (2, True)}
     flags = _int(flags, "imread flags")
     base = flags if flags == IMREAD_UNCHANGED else flags & ~IMREAD_IGNORE_ORIENTATION
-    if base not in table:
+    # IMREAD_REDUCED_{GRAYSCALE,COLOR}_{2,4,8}: 16/17, 32/33, 64/65
+    reduce = {16: 2, 32: 4, 64: 8}.get(base & 0x70, 1) if base >= 0 else 1
+    if reduce > 1:
+        base &= ~0x70
+    if base not in table or (reduce > 1 and base not in (0, 1)):
         _raise(InvalidArgument, "imread flags %r: IMREAD_UNCHANGED, IMREAD_GRAYSCALE, "
-               "IMREAD_COLOR, optionally | IMREAD_ANYDEPTH and | IMREAD_IGNORE_ORIENTATION"
-               % (flags,))
+               "IMREAD_COLOR, optionally | IMREAD_ANYDEPTH and | IMREAD_IGNORE_ORIENTATION; or "
+               "IMREAD_REDUCED_GRAYSCALE_2/4/8, IMREAD_REDUCED_COLOR_2/4/8" % (flags,))
     mode, keep = table[base]
     ignore = flags == IMREAD_UNCHANGED or bool(flags & IMREAD_IGNORE_ORIENTATION)
-    return mode, keep, ignore
+    return mode, keep, ignore, reduce
 
 
 def imread(filename, flags=IMREAD_COLOR, *, bgr=True):
     """Reads an image file (JPEG, PNG, PPM/PGM) into a numpy array, as cv2.imread: BGR(A)
     channel order by default (bgr=False gives RGB(A)); gray images are (H, W); IMREAD_GRAYSCALE
     gives cv2's gray (libjpeg's luma, libpng's RGB-to-gray); the EXIF orientation of JPEG and PNG
-    files is applied unless flags has IMREAD_IGNORE_ORIENTATION or is IMREAD_UNCHANGED. Raises
+    files is applied unless flags has IMREAD_IGNORE_ORIENTATION or is IMREAD_UNCHANGED.
+    IMREAD_REDUCED_COLOR_2/4/8 and IMREAD_REDUCED_GRAYSCALE_2/4/8 load at 1/N size as cv2 does
+    (JPEG shrink-on-load by libjpeg's DCT scaling; other formats resized). Raises
     gip.NotFound / gip.CorruptData / gip.UnknownFormat instead of returning None."""
-    mode, keep, ignore = _load_mode(flags)
-    return _np.asarray(_gip.imread(_os.fspath(filename), mode, bgr, keep, ignore))
+    mode, keep, ignore, reduce = _load_mode(flags)
+    return _np.asarray(_gip.imread(_os.fspath(filename), mode, bgr, keep, ignore, reduce))
 
 
 def imdecode(buf, flags=IMREAD_COLOR, *, bgr=True):
     """Decodes an encoded image held in memory (bytes or a uint8 array), as cv2.imdecode."""
-    mode, keep, ignore = _load_mode(flags)
+    mode, keep, ignore, reduce = _load_mode(flags)
     if isinstance(buf, _ndarray):
         buf = _np.ascontiguousarray(buf).tobytes()
-    return _np.asarray(_gip.imdecode(buf, mode, bgr, keep, ignore))
+    return _np.asarray(_gip.imdecode(buf, mode, bgr, keep, ignore, reduce))
 
 
 _EXT = {".jpg": 1, ".jpeg": 1, ".jpe": 1, ".png": 2, ".ppm": 3, ".pgm": 3, ".pnm": 3}

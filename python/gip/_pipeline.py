@@ -248,7 +248,10 @@ class Pipeline:
         least two bands is decoded on a second thread while the chain and the encoder work.
         Returns how the file ran: "whole", "streamed" or "decoded ahead" (the output is the same
         either way)."""
-        mode, keep, ignore = _load_mode(flags)
+        mode, keep, ignore, reduce = _load_mode(flags)
+        if reduce > 1:
+            _raise(InvalidArgument, "run_file: the IMREAD_REDUCED_* flags are not taken here; "
+                   "put a resize or thumbnail step in the chain")
         how = _gip.pipeline_run_file(self._h, _os.fspath(input), _os.fspath(output),
                                      (mode, False, keep, ignore),
                                      (0, _int(quality, "quality"), 0, 0, 0, 0),

@@ -172,8 +172,10 @@ def _map(arr, p, halo, device, threads, who):
     if arr.ndim == 3 and len(arr.chunks[2]) > 1:
         arr = arr.rechunk({2: -1})
     out_shape, out_dtype = p.output_shape(arr.shape, arr.dtype)
-    if tuple(out_shape[:2]) != tuple(arr.shape[:2]):
-        raise ValueError("%s: the pipeline changes the image size" % who)
+    resized = tuple(out_shape[:2]) != tuple(arr.shape[:2])
+    if resized and (len(arr.chunks[0]) > 1 or len(arr.chunks[1]) > 1):
+        raise ValueError("%s: the pipeline changes the image size; it runs on one chunk only "
+                         "(single_chunk=True)" % who)
     c0, d0 = _fit_chunks(arr.chunks[0], halo[0])
     c1, d1 = _fit_chunks(arr.chunks[1], halo[1])
     if (c0, c1) != tuple(arr.chunks[:2]):
@@ -200,6 +202,13 @@ def _map(arr, p, halo, device, threads, who):
             hosts = None
         if hosts is None:
             threads = 1
+    if resized:  # one chunk: the block is the whole image, its result another size
+        chunks = tuple((n,) for n in out_shape)
+        return arr.map_blocks(_run_block, chunks=chunks, dtype=out_dtype, meta=meta,
+                              recipe=p.recipe[0], device=device,
+                              threads=None if threads is None else gip._int(threads, "threads"),
+                              host_threads=hosts,
+                              **({"drop_axis": 2} if kw.get("drop_axis") == 2 else {}))
     return arr.map_overlap(_run_block, depth=depth, boundary="none", trim=True,
                            dtype=out_dtype, meta=meta, recipe=p.recipe[0], device=device,
                            threads=None if threads is None else gip._int(threads, "threads"),
@@ -216,6 +225,8 @@ def apply(name, arr, /, *, device="auto", threads=None, single_chunk=False, **pa
     checked here, by the registry (gip.InvalidArgument with its message). device and threads as
     for map_pipeline. Returns a lazy dask array."""
     a = _registry._args(name, params)
+    # The step first: an operation that reads other images is refused as a step, whole or not.
+    p = gip.Pipeline(device="cpu").step(name, **params)
     hx, hy = a.halo()
     if hx < 0 or hy < 0:
         if not single_chunk:
@@ -224,7 +235,6 @@ def apply(name, arr, /, *, device="auto", threads=None, single_chunk=False, **pa
         if arr.ndim in (2, 3):
             arr = arr.rechunk({0: -1, 1: -1})
         hx = hy = 0
-    p = gip.Pipeline(device="cpu").step(name, **params)
     return _map(arr, p, (int(hy), int(hx)), device, threads, "gip.dask.apply")
 
 

@@ -127,6 +127,12 @@ void gpy_view_release(View *v);
 /* Keeps src (and what its view holds) alive as long as dst when dst is a device image: queued
  * GPU work may still read it after the call returns. */
 void gpy_keep_alive(PyObject *dst, PyObject *src, View *sv);
+/* The views of one call: src read, dst written. 0, or -1 with an exception set and nothing held. */
+int gpy_resolve_pair(ContextObject *c, PyObject *src, PyObject *dst, View *s, View *d);
+/* Ends a call on the views of gpy_resolve_pair(): src kept alive with dst when the call (status
+ * st, message msg) succeeded, both released; None, or NULL with st's exception raised. */
+PyObject *gpy_finish_pair(gip_status st, const char *msg, PyObject *src, PyObject *dst, View *s,
+                          View *d);
 /* where(obj) -> ('cuda', device) for device arrays, ('cpu', 0) otherwise. */
 PyObject *gpy_where(PyObject *m, PyObject *obj);
 

@@ -654,12 +654,8 @@ static PyObject *py_copy(PyObject *m, PyObject *args)
     if (!c && PyErr_Occurred())
         return NULL;
     View s, d;
-    if (gpy_resolve(c, src, 0, "src", &s))
+    if (gpy_resolve_pair(c, src, dst, &s, &d))
         return NULL;
-    if (gpy_resolve(c, dst, 1, "dst", &d)) {
-        gpy_view_release(&s);
-        return NULL;
-    }
     gip_status st;
     char msg[1024];
     gip_context *tmp = NULL;
@@ -673,14 +669,8 @@ static PyObject *py_copy(PyObject *m, PyObject *args)
     }
     GIP_PY_RUN(c, st, msg, gip_copy(c ? c->ctx : tmp, &s.img, &d.img));
     gip_context_destroy(tmp);
-    if (!st)
-        gpy_keep_alive(dst, src, &s);
 out_release:
-    gpy_view_release(&s);
-    gpy_view_release(&d);
-    if (st)
-        return gpy_raise_status(st, msg);
-    Py_RETURN_NONE;
+    return gpy_finish_pair(st, msg, src, dst, &s, &d);
 }
 
 /* where(obj) -> ('cuda', device) for device arrays, ('cpu', 0) otherwise; no copy, no sync. */
@@ -731,3 +721,26 @@ PyMethodDef gpy_interop_methods[] = {{"where", gpy_where, METH_O, NULL},
                                      {"asimage", py_asimage, METH_VARARGS, NULL},
                                      {"copy", py_copy, METH_VARARGS, NULL},
                                      {NULL}};
+
+int gpy_resolve_pair(ContextObject *c, PyObject *src, PyObject *dst, View *s, View *d)
+{
+    if (gpy_resolve(c, src, 0, "src", s))
+        return -1;
+    if (gpy_resolve(c, dst, 1, "dst", d)) {
+        gpy_view_release(s);
+        return -1;
+    }
+    return 0;
+}
+
+PyObject *gpy_finish_pair(gip_status st, const char *msg, PyObject *src, PyObject *dst, View *s,
+                          View *d)
+{
+    if (!st)
+        gpy_keep_alive(dst, src, s);
+    gpy_view_release(s);
+    gpy_view_release(d);
+    if (st)
+        return gpy_raise_status(st, msg);
+    Py_RETURN_NONE;
+}

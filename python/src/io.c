@@ -12,20 +12,21 @@ static PyObject *image_from_loaded(gip_image *img)
     return (PyObject *)im;
 }
 
-/* imread(path, mode, bgr, keep_depth, ignore_orientation=False) -> host Image owning the
- * pixels. */
+/* imread(path, mode, bgr, keep_depth, ignore_orientation=False, reduce=0) -> host Image owning
+ * the pixels. */
 static PyObject *py_imread(PyObject *m, PyObject *args)
 {
     PyObject *path_obj;
-    int mode, bgr, keep_depth, ignore_orientation = 0;
-    if (!PyArg_ParseTuple(args, "O&ipp|p", PyUnicode_FSConverter, &path_obj, &mode, &bgr,
-                          &keep_depth, &ignore_orientation))
+    int mode, bgr, keep_depth, ignore_orientation = 0, reduce = 0;
+    if (!PyArg_ParseTuple(args, "O&ipp|pi", PyUnicode_FSConverter, &path_obj, &mode, &bgr,
+                          &keep_depth, &ignore_orientation, &reduce))
         return NULL;
     gip_load_params p = {0};
     p.mode = (gip_load_mode)mode;
     p.bgr = bgr;
     p.keep_depth = keep_depth;
     p.ignore_orientation = ignore_orientation;
+    p.reduce = reduce;
     gip_image img = {0};
     gip_status st;
     char msg[1024];
@@ -37,18 +38,21 @@ static PyObject *py_imread(PyObject *m, PyObject *args)
     return image_from_loaded(&img);
 }
 
-/* imdecode(bytes-like, mode, bgr, keep_depth, ignore_orientation=False) -> host Image. */
+/* imdecode(bytes-like, mode, bgr, keep_depth, ignore_orientation=False, reduce=0) -> host
+ * Image. */
 static PyObject *py_imdecode(PyObject *m, PyObject *args)
 {
     Py_buffer b;
-    int mode, bgr, keep_depth, ignore_orientation = 0;
-    if (!PyArg_ParseTuple(args, "y*ipp|p", &b, &mode, &bgr, &keep_depth, &ignore_orientation))
+    int mode, bgr, keep_depth, ignore_orientation = 0, reduce = 0;
+    if (!PyArg_ParseTuple(args, "y*ipp|pi", &b, &mode, &bgr, &keep_depth, &ignore_orientation,
+                          &reduce))
         return NULL;
     gip_load_params p = {0};
     p.mode = (gip_load_mode)mode;
     p.bgr = bgr;
     p.keep_depth = keep_depth;
     p.ignore_orientation = ignore_orientation;
+    p.reduce = reduce;
     gip_image img = {0};
     gip_status st;
     char msg[1024];

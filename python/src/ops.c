@@ -18,22 +18,12 @@ static PyObject *run_unary(PyObject *co, PyObject *src, PyObject *dst, unary_fn 
     }
     ContextObject *c = (ContextObject *)co;
     View s, d;
-    if (gpy_resolve(c, src, 0, "src", &s))
+    if (gpy_resolve_pair(c, src, dst, &s, &d))
         return NULL;
-    if (gpy_resolve(c, dst, 1, "dst", &d)) {
-        gpy_view_release(&s);
-        return NULL;
-    }
     gip_status st;
     char msg[1024];
     GIP_PY_RUN(c, st, msg, fn(c->ctx, &s.img, &d.img, params));
-    if (!st)
-        gpy_keep_alive(dst, src, &s);
-    gpy_view_release(&s);
-    gpy_view_release(&d);
-    if (st)
-        return gpy_raise_status(st, msg);
-    Py_RETURN_NONE;
+    return gpy_finish_pair(st, msg, src, dst, &s, &d);
 }
 
 static gip_status f_conv2d(gip_context *x, const gip_image *s, gip_image *d, const void *p)
@@ -293,22 +283,12 @@ static PyObject *py_stencil(PyObject *m, PyObject *args)
     p.scalars = ns ? sc : NULL;
     p.n_scalars = ns;
     View s, d;
-    if (gpy_resolve(c, src, 0, "src", &s))
+    if (gpy_resolve_pair(c, src, dst, &s, &d))
         return NULL;
-    if (gpy_resolve(c, dst, 1, "dst", &d)) {
-        gpy_view_release(&s);
-        return NULL;
-    }
     gip_status st;
     char msg[1024];
     GIP_PY_RUN(c, st, msg, gip_stencil(c->ctx, expr, &s.img, &d.img, &p));
-    if (!st)
-        gpy_keep_alive(dst, src, &s);
-    gpy_view_release(&s);
-    gpy_view_release(&d);
-    if (st)
-        return gpy_raise_status(st, msg);
-    Py_RETURN_NONE;
+    return gpy_finish_pair(st, msg, src, dst, &s, &d);
 }
 
 /* real_to_complex(ctx, src f32, dst c32): dst = src + 0j (numpy.fft.fft2's real input). */
@@ -319,12 +299,8 @@ static PyObject *py_real_to_complex(PyObject *m, PyObject *args)
         return NULL;
     ContextObject *c = (ContextObject *)co;
     View s, d;
-    if (gpy_resolve(c, src, 0, "src", &s))
+    if (gpy_resolve_pair(c, src, dst, &s, &d))
         return NULL;
-    if (gpy_resolve(c, dst, 1, "dst", &d)) {
-        gpy_view_release(&s);
-        return NULL;
-    }
     gip_status st;
     char msg[1024];
     if (s.img.dtype != GIP_F32 || s.img.channels != 1 || d.img.dtype != GIP_C32 ||
@@ -344,13 +320,29 @@ static PyObject *py_real_to_complex(PyObject *m, PyObject *args)
     GIP_PY_RUN(c, st, msg, gip_image_fill_bytes(c->ctx, &d.img, 0));
     if (!st)
         GIP_PY_RUN(c, st, msg, gip_copy_strided(c->ctx, &sv, &dv));
-    if (!st)
-        gpy_keep_alive(dst, src, &s);
+    return gpy_finish_pair(st, msg, src, dst, &s, &d);
+}
+
+/* threshold_value(ctx, src, method) -> float: the level of cv2's THRESH_OTSU (8) or
+ * THRESH_TRIANGLE (16) for a u8 one-channel image (gip_threshold_value()). */
+static PyObject *py_threshold_value(PyObject *m, PyObject *args)
+{
+    PyObject *co, *src;
+    int method;
+    if (!PyArg_ParseTuple(args, "O!Oi", &gpy_ContextType, &co, &src, &method))
+        return NULL;
+    ContextObject *c = (ContextObject *)co;
+    View s;
+    if (gpy_resolve(c, src, 0, "src", &s))
+        return NULL;
+    gip_status st;
+    char msg[1024];
+    double t = 0;
+    GIP_PY_RUN(c, st, msg, gip_threshold_value(c->ctx, &s.img, method, &t));
     gpy_view_release(&s);
-    gpy_view_release(&d);
     if (st)
         return gpy_raise_status(st, msg);
-    Py_RETURN_NONE;
+    return PyFloat_FromDouble(t);
 }
 
 PyMethodDef gpy_ops_methods[] = {{"real_to_complex", py_real_to_complex, METH_VARARGS, NULL},
@@ -363,4 +355,5 @@ PyMethodDef gpy_ops_methods[] = {{"real_to_complex", py_real_to_complex, METH_VA
                                  {"normalize_minmax", py_normalize_minmax, METH_VARARGS, NULL},
                                  {"map", py_map, METH_VARARGS, NULL},
                                  {"stencil", py_stencil, METH_VARARGS, NULL},
+                                 {"threshold_value", py_threshold_value, METH_VARARGS, NULL},
                                  {NULL}};

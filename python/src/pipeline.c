@@ -200,12 +200,8 @@ static PyObject *py_pipeline_run(PyObject *m, PyObject *args)
         return NULL;
     ContextObject *c = &po->base;
     View s, d;
-    if (gpy_resolve(c, src, 0, "src", &s))
+    if (gpy_resolve_pair(c, src, dst, &s, &d))
         return NULL;
-    if (gpy_resolve(c, dst, 1, "dst", &d)) {
-        gpy_view_release(&s);
-        return NULL;
-    }
     gip_context *other = NULL;
     if (PyObject_TypeCheck(src, &gpy_ImageType)) {
         ImageObject *si = (ImageObject *)src;
@@ -221,13 +217,7 @@ static PyObject *py_pipeline_run(PyObject *m, PyObject *args)
         GIP_PY_RUN(c, st, msg, gip_pipeline_run(po->p, &s.img, &d.img));
     if (!st && other)
         GIP_PY_RUN(c, st, msg, gip_context_signal_stream(c->ctx, gip_context_stream(other)));
-    if (!st)
-        gpy_keep_alive(dst, src, &s);
-    gpy_view_release(&s);
-    gpy_view_release(&d);
-    if (st)
-        return gpy_raise_status(st, msg);
-    Py_RETURN_NONE;
+    return gpy_finish_pair(st, msg, src, dst, &s, &d);
 }
 
 /* pipeline_run_file(handle, in, out, (load mode, bgr, keep_depth, ignore_orientation), save

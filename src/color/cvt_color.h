@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 
+#include "color/cvt_space.h"
 #include "gip/color.h"
 #include "internal.h"
 
@@ -31,23 +32,29 @@ extern "C" {
 #define GIP__GRAY_BF 0.114f
 
 typedef enum gip__cc_kind {
-    GIP__CC_REORDER = 0,  /* copy, swap channels 0 and 2, add or drop alpha */
-    GIP__CC_TO_GRAY = 1,  /* weighted sum of channels 0..2 */
-    GIP__CC_FROM_GRAY = 2 /* replicate, maybe add alpha */
+    GIP__CC_REORDER = 0,   /* copy, swap channels 0 and 2, add or drop alpha */
+    GIP__CC_TO_GRAY = 1,   /* weighted sum of channels 0..2 */
+    GIP__CC_FROM_GRAY = 2, /* replicate, maybe add alpha */
+    GIP__CC_SPACE = 3      /* a colour space (cvt_space.h), u8 and f32 */
 } gip__cc_kind;
 
 /* What a code does, filled by the entry once. */
 typedef struct gip__cc_params {
     gip_color_code code;
     gip__cc_kind kind;
-    int scn, dcn; /* source and destination channels */
-    bool swap;    /* REORDER: exchange channels 0 and 2; TO_GRAY: channel 0 is red */
+    int scn, dcn;      /* source and destination channels */
+    bool swap;         /* REORDER: exchange channels 0 and 2; TO_GRAY: channel 0 is red */
+    gip__cs_params cs; /* SPACE: the space, the direction, blue's index, the RGB side's channels */
 } gip__cc_params;
 
 /* Backends: arguments already checked (dtype u8/u16/f32 on both sides, channels as the code
  * says, aligned, src and dst the same view or disjoint). */
 gip_status gip__cvt_color_cpu(gip_context *ctx, const gip_image *src, gip_image *dst,
                               const gip__cc_params *p);
+gip_status gip__cvt_space_cpu(gip_context *ctx, const gip_image *src, gip_image *dst,
+                              const gip__cc_params *p);
+gip_status gip__cvt_space_cuda(gip_context *ctx, const gip_image *src, gip_image *dst,
+                               const gip__cc_params *p);
 gip_status gip__cvt_color_cuda(gip_context *ctx, const gip_image *src, gip_image *dst,
                                const gip__cc_params *p);
 

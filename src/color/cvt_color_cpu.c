@@ -118,6 +118,8 @@ GIP__INLINE float gray_f32(float s0, float s1, float s2, float c0, float c2)
         case GIP_COLOR_GRAY2RGBA:                                                                  \
             from_gray_##TN(s, d, w, 4);                                                            \
             break;                                                                                 \
+        default: /* the colour spaces: cvt_space_cpu.c */                                          \
+            break;                                                                                 \
         }                                                                                          \
     }
 

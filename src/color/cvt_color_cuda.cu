@@ -183,6 +183,8 @@ extern "C" gip_status gip__cvt_color_cuda(gip_context *ctx, const gip_image *src
             return launch<T, GIP__CC_FROM_GRAY, 1, 3, false>(ctx, src, dst);
         case GIP_COLOR_GRAY2RGBA:
             return launch<T, GIP__CC_FROM_GRAY, 1, 4, false>(ctx, src, dst);
+        default: /* the colour spaces: cvt_space_cuda.cu */
+            break;
         }
         return gip__error(ctx, GIP_ERR_INTERNAL, "gip_cvt_color: code %d reached the CUDA backend",
                           (int)code);

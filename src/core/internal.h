@@ -67,6 +67,11 @@ gip_status gip__image_check_ctx(gip_context *ctx, const gip_image *img, const ch
 gip_status gip__check_unary(gip_context *ctx, const gip_image *src, const gip_image *dst,
                             const char *op, bool *on_device);
 
+/* gip__check_unary() and equal dtypes and channel counts: an operation whose dst has src's type
+ * (flip, invert, mask, fftshift). */
+gip_status gip__check_same(gip_context *ctx, const gip_image *src, const gip_image *dst,
+                           const char *op, bool *on_device);
+
 /* Checks a pair of views for an operation whose output size may differ from its input's (FFT
  * half spectra, Conv2d): context usable, both views well formed, same location. Sets *on_device
  * and makes the context's device current for device views. gip__check_unary() adds equal sizes. */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "exif.h"
+#include "gip/geometry.h"
 #include "internal.h"
 #include "io_internal.h"
 #include "color/cvt_color.h"
@@ -210,7 +211,8 @@ static gip_status load_req_from(const char *op, const gip_load_params *p, gip__l
     gip__load_req r = {.mode = GIP_LOAD_UNCHANGED,
                        .max_pixels = GIP_DEFAULT_MAX_PIXELS,
                        .max_dim = GIP_DEFAULT_MAX_DIM,
-                       .orient = !p || !p->ignore_orientation};
+                       .orient = !p || !p->ignore_orientation,
+                       .reduce = 1};
     if (p) {
         if (p->mode != GIP_LOAD_UNCHANGED && p->mode != GIP_LOAD_GRAY && p->mode != GIP_LOAD_COLOR)
             return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT,
@@ -229,6 +231,13 @@ static gip_status load_req_from(const char *op, const gip_load_params *p, gip__l
             r.max_pixels = p->max_pixels;
         if (p->max_dim)
             r.max_dim = p->max_dim;
+        if (p->reduce != 0 && p->reduce != 1 && p->reduce != 2 && p->reduce != 4 && p->reduce != 8)
+            return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT,
+                              "%s: params->reduce %d is invalid: 1, 2, 4 or 8 are accepted (0 = "
+                              "1)",
+                              op, (int)p->reduce);
+        if (p->reduce > 1)
+            r.reduce = p->reduce;
     }
     *req = r;
     return GIP_OK;
@@ -367,6 +376,34 @@ static gip_status probe_bytes(const uint8_t *d, size_t n, const char *what, gip_
     return GIP_OK;
 }
 
+/* img replaced by its (w / n) x (h / n) resize with INTER_LINEAR_EXACT (cv2.imread's
+ * IMREAD_REDUCED_* for the formats whose decoder does not scale). */
+static gip_status reduce_image(gip_image *img, int32_t n, const char *what)
+{
+    const int64_t w = img->width / n > 0 ? img->width / n : 1;
+    const int64_t h = img->height / n > 0 ? img->height / n : 1;
+    gip_image small;
+    gip_status st = gip_image_alloc(NULL, &small, w, h, img->channels, img->dtype, GIP_MEM_HOST, 0);
+    if (st)
+        return st;
+    gip_context_desc cd = {.backend = GIP_BACKEND_CPU};
+    gip_context *ctx = NULL;
+    if ((st = gip_context_create(&cd, &ctx))) {
+        gip_image_free(NULL, &small);
+        return st;
+    }
+    gip_resize_params rp = {GIP_INTER_LINEAR_EXACT, 0, 0, 0};
+    st = gip_resize(ctx, img, &small, &rp);
+    gip_context_destroy(ctx);
+    if (st) {
+        gip_image_free(NULL, &small);
+        return gip__error(NULL, st, "%s: reducing the image: %s", what, gip_last_error());
+    }
+    gip_image_free(NULL, img);
+    *img = small;
+    return GIP_OK;
+}
+
 static gip_status decode_bytes(const uint8_t *d, size_t n, const char *what,
                                const gip__load_req *req, gip_image *out)
 {
@@ -392,6 +429,11 @@ static gip_status decode_bytes(const uint8_t *d, size_t n, const char *what,
     gip_image img;
     if ((st = finish_load(&raw, req, &img)))
         return st;
+    /* The reduced size of the formats the codec cannot scale, as cv2 makes it. */
+    if (req->reduce > 1 && f != GIP_FORMAT_JPEG && (st = reduce_image(&img, req->reduce, what))) {
+        gip_image_free(NULL, &img);
+        return st;
+    }
     /* Upright last, on the fewest channels. */
     if (req->orient && (st = gip__exif_apply(&img, raw.orientation, what))) {
         gip_image_free(NULL, &img);
@@ -476,6 +518,10 @@ static gip_status check_memory(const uint8_t *d, size_t n, const char *what,
         gip_clear_error();
         return GIP_OK;
     }
+    if (req->reduce > 1 && info.format == GIP_FORMAT_JPEG) { /* decoded at that size */
+        info.width = (info.width + req->reduce - 1) / req->reduce;
+        info.height = (info.height + req->reduce - 1) / req->reduce;
+    }
     gip_status st = gip__io_check_limits(what, info.width, info.height, req);
     if (st)
         return st;
@@ -550,11 +596,14 @@ gip_status gip_image_decode(const void *data, size_t size, const gip_load_params
 
 /* ---- save and encode ------------------------------------------------------------------------ */
 
-/* Format named by the extension of `path`, GIP_FORMAT_AUTO when none is known. *pnm_kind is
- * 1 for .pgm, 3 for .ppm, 0 otherwise. */
-static gip_format format_from_path(const char *path, int *pnm_kind)
+gip_format gip_format_from_path(const char *path, int32_t *pnm_kind)
 {
+    int32_t unused;
+    if (!pnm_kind)
+        pnm_kind = &unused;
     *pnm_kind = 0;
+    if (!path)
+        return GIP_FORMAT_AUTO;
     const char *slash = strrchr(path, '/');
     const char *dot = strrchr(path, '.');
     if (!dot || (slash && dot < slash))
@@ -700,8 +749,8 @@ gip_status gip_image_save(const char *path, const gip_image *img, const gip_save
                           !path ? "path" : "img");
     if (!path[0])
         return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT, "%s: path is empty", op);
-    int pnm_kind = 0;
-    gip_format f = format_from_path(path, &pnm_kind);
+    int32_t pnm_kind = 0;
+    gip_format f = gip_format_from_path(path, &pnm_kind);
     if (params && params->format != GIP_FORMAT_AUTO) {
         if (!format_valid(params->format))
             return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT,
@@ -763,8 +812,9 @@ void gip__io_convert(const gip_image *src, bool src_bgr, const gip__load_req *re
 gip_status gip__io_save_req(const char *op, const char *path, const gip_image *img,
                             const gip_save_params *params, gip__save_req *req)
 {
-    int pnm_kind = 0;
-    gip_format f = params && params->format ? params->format : format_from_path(path, &pnm_kind);
+    int32_t pnm_kind = 0;
+    gip_format f =
+        params && params->format ? params->format : gip_format_from_path(path, &pnm_kind);
     if (!format_valid(f))
         return gip__error(NULL, GIP_ERR_UNSUPPORTED,
                           "%s: cannot tell the format of '%s' from its extension; accepted: .jpg "

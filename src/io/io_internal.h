@@ -20,7 +20,8 @@ typedef struct gip__load_req {
     bool keep_depth;
     int64_t max_pixels;
     int64_t max_dim;
-    bool orient; /* turn the image upright by its EXIF Orientation (not ignore_orientation) */
+    bool orient;    /* turn the image upright by its EXIF Orientation (not ignore_orientation) */
+    int32_t reduce; /* 1, 2, 4 or 8: gip_load_params.reduce */
 } gip__load_req;
 
 /* What a codec decoded: a host image from gip_image_alloc(NULL, ...) with 1 to 4 channels as the

@@ -176,7 +176,12 @@ static gip_status dec_run(dec_job *j, const uint8_t *data, size_t size, const ch
         return GIP_OK;
     }
     j->raw.orientation = orientation;
-    gip_status st = gip__io_check_limits(what, ci->image_width, ci->image_height, req);
+    if (req->reduce > 1) { /* shrink-on-load: libjpeg's scaled inverse DCT */
+        ci->scale_num = 1;
+        ci->scale_denom = (unsigned)req->reduce;
+    }
+    jpeg_calc_output_dimensions(ci);
+    gip_status st = gip__io_check_limits(what, ci->output_width, ci->output_height, req);
     if (st)
         return st;
 

@@ -57,28 +57,6 @@ static gip_status reduce_image(gip_image *img, bool no_alpha, bool to_u8)
     return GIP_OK;
 }
 
-/* Runs the pipeline on a blank host image of the shape (at most 64x64: steps check dtypes and
- * channels when they run, not all when the shape is asked), giving the result's channels and
- * dtype; the status of a step that refuses. */
-static gip_status trial_run(gip_pipeline *p, int64_t w, int64_t h, int32_t c, gip_dtype dt,
-                            int32_t *oc, gip_dtype *odt)
-{
-    w = w < 64 ? w : 64;
-    h = h < 64 ? h : 64;
-    int64_t ow, oh;
-    gip_image src = {0}, dst = {0};
-    gip_status st = gip_pipeline_output_shape(p, w, h, c, dt, &ow, &oh, oc, odt);
-    if (!st && !(st = gip_image_alloc(NULL, &src, w, h, c, dt, GIP_MEM_HOST, 0)) &&
-        !(st = gip_image_alloc(NULL, &dst, ow, oh, *oc, *odt, GIP_MEM_HOST, 0))) {
-        for (int64_t y = 0; y < h; y++)
-            memset((uint8_t *)src.data + y * src.stride, 0, (size_t)gip_image_row_bytes(&src));
-        st = gip_pipeline_run(p, &src, &dst);
-    }
-    gip_image_free(NULL, &dst);
-    gip_image_free(NULL, &src);
-    return st;
-}
-
 /* With inputs decoded as stored (load_unchanged): where the pipeline refuses a file so, or makes
  * of it what the output's format cannot hold (JPEG: 8-bit gray or RGB; PPM/PGM: no alpha), the
  * decoded image loses its alpha, then its 16 bits, as `gip run` does for one file; it->note
@@ -97,8 +75,8 @@ static void fit_item(engine *e, gip_pipeline *p, item *it)
             continue;
         int32_t c = 0;
         gip_dtype dt = GIP_U8;
-        gip_status st = trial_run(p, img->width, img->height, no_alpha ? 3 : img->channels,
-                                  to_u8 ? GIP_U8 : img->dtype, &c, &dt);
+        gip_status st = gip_pipeline_try(p, img->width, img->height, no_alpha ? 3 : img->channels,
+                                         to_u8 ? GIP_U8 : img->dtype, &c, &dt);
         bool ok = !st && format_holds(f, c, dt);
         if (k == 0 && !ok)
             snprintf(why, sizeof why,

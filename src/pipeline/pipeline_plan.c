@@ -243,3 +243,25 @@ gip_status gip_pipeline_describe(gip_pipeline *p, int32_t channels, gip_dtype dt
         snprintf(buf, size, "copy");
     return GIP_OK;
 }
+
+gip_status gip_pipeline_try(gip_pipeline *p, int64_t w, int64_t h, int32_t c, gip_dtype dt,
+                            int32_t *oc, gip_dtype *odt)
+{
+    if (!p || !oc || !odt)
+        return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT, "gip_pipeline_try: %s is NULL",
+                          !p ? "p" : "an output pointer");
+    w = w < 64 ? w : 64;
+    h = h < 64 ? h : 64;
+    int64_t ow, oh;
+    gip_image src = {0}, dst = {0};
+    gip_status st = gip_pipeline_output_shape(p, w, h, c, dt, &ow, &oh, oc, odt);
+    if (!st && !(st = gip_image_alloc(NULL, &src, w, h, c, dt, GIP_MEM_HOST, 0)) &&
+        !(st = gip_image_alloc(NULL, &dst, ow, oh, *oc, *odt, GIP_MEM_HOST, 0))) {
+        for (int64_t y = 0; y < h; y++)
+            memset((uint8_t *)src.data + y * src.stride, 0, (size_t)gip_image_row_bytes(&src));
+        st = gip_pipeline_run(p, &src, &dst);
+    }
+    gip_image_free(NULL, &dst);
+    gip_image_free(NULL, &src);
+    return st;
+}

@@ -164,6 +164,9 @@ int cli_context(const cli_command *cmd, const cli_common *common, gip_context **
 /** Copies a host image into a new image on the context's device, waiting for the copy;
  *  *seconds receives how long it took. */
 gip_status cli_upload(gip_context *ctx, const gip_image *host, gip_image *dev, double *seconds);
+/** Copies a device image into a new host image, waiting for the copy; *seconds receives how long
+ *  it took. On failure nothing is left allocated. */
+gip_status cli_download(gip_context *ctx, const gip_image *dev, gip_image *host, double *seconds);
 
 /** The times of one command, printed by --time. runs holds `repeat` compute times. */
 typedef struct cli_timings {
@@ -195,11 +198,8 @@ int cli_check_output(const cli_command *cmd, const cli_common *common, const cha
 int cli_save(const cli_command *cmd, const cli_common *common, const char *out,
              const gip_image *img, const gip_save_params *extra);
 
-/** The format gip_image_save() gives `path` from its extension (*pnm_kind 1 for .pgm, 3 for .ppm,
- *  else 0), GIP_FORMAT_AUTO when none. */
-gip_format cli_path_format(const char *path, int *pnm_kind);
-
-/** Non-zero when a file of format f (pnm_kind as cli_path_format) can hold channels x dtype. */
+/** Non-zero when a file of format f (pnm_kind as gip_format_from_path) can hold channels x
+ *  dtype. */
 int cli_format_holds(gip_format f, int pnm_kind, int32_t channels, gip_dtype dtype);
 
 /** Reduces a host u16 image to u8 (x >> 8) into a new host image (in place of *img). */

@@ -435,6 +435,39 @@ static gip_status run_timed(gip_context *ctx, transform_fn fn, const gip_image *
     return GIP_OK;
 }
 
+/* Runs fn from the host image `in` into a new host image *out, `width` x in's height, one
+ * channel of `dtype`: on the context's device when it has one (uploaded, downloaded), the times
+ * in t. 0, or the exit status once the message is printed; *out holds nothing then. */
+static int transform(const cli_command *cmd, gip_context *ctx, transform_fn fn,
+                     const gip_fft_params *params, const gip_image *in, int64_t width,
+                     gip_dtype dtype, cli_timings *t, gip_image *out)
+{
+    const int on_device = gip_context_backend(ctx) == GIP_BACKEND_CUDA;
+    gip_image dev_in = {0}, dst = {0};
+    const gip_image *src = in;
+    gip_status st;
+    int rc = 0;
+    if (on_device) {
+        if ((st = cli_upload(ctx, in, &dev_in, &t->upload)))
+            return cli_lib_error(cmd->name, st);
+        src = &dev_in;
+    }
+    if ((st = gip_image_alloc(ctx, &dst, width, in->height, 1, dtype,
+                              on_device ? GIP_MEM_CUDA : GIP_MEM_HOST, 0))) {
+        rc = cli_lib_error(cmd->name, st);
+    } else if ((st = run_timed(ctx, fn, src, &dst, params, t))) {
+        rc = cli_op_error(cmd, st);
+    } else if (!on_device) {
+        *out = dst;
+        dst = (gip_image){0};
+    } else if ((st = cli_download(ctx, &dst, out, &t->download))) {
+        rc = cli_lib_error(cmd->name, st);
+    }
+    gip_image_free(ctx, &dst);
+    gip_image_free(ctx, &dev_in);
+    return rc;
+}
+
 /* ---- fft ------------------------------------------------------------------------------------ */
 
 /* Rebuilds the full W x H spectrum of a real image from its half spectrum (Hermitian symmetry:
@@ -483,8 +516,7 @@ static int run_fft(const cli_command *cmd, int argc, char **argv)
     gip_context *ctx = NULL;
     if ((rc = cli_check_output(cmd, &common, out)) || (rc = cli_context(cmd, &common, &ctx)))
         return rc;
-    int on_device = gip_context_backend(ctx) == GIP_BACKEND_CUDA;
-    gip_image host_in = {0}, dev_in = {0}, spec = {0}, host_spec = {0}, host_full = {0};
+    gip_image host_in = {0}, host_spec = {0}, host_full = {0};
     cli_timings t = {0};
     gip_status st;
     double t0;
@@ -506,42 +538,15 @@ static int run_fft(const cli_command *cmd, int argc, char **argv)
         goto out_free_runs;
     }
     t.load = cli_now() - t0;
-    const gip_image *src = &host_in;
-    if (on_device) {
-        if ((st = cli_upload(ctx, &host_in, &dev_in, &t.upload))) {
-            cli_lib_error(cmd->name, st);
-            goto out_free_in;
-        }
-        src = &dev_in;
+    if ((rc = transform(cmd, ctx, gip_fft2, &params, &host_in, host_in.width / 2 + 1, GIP_C32, &t,
+                        &host_spec))) {
+        goto out_free_host;
     }
-    int64_t hw = src->width / 2 + 1;
-    if ((st = gip_image_alloc(ctx, &spec, hw, src->height, 1, GIP_C32,
-                              on_device ? GIP_MEM_CUDA : GIP_MEM_HOST, 0))) {
-        cli_lib_error(cmd->name, st);
-        goto out_free_in;
-    }
-    if ((st = run_timed(ctx, gip_fft2, src, &spec, &params, &t))) {
-        rc = cli_op_error(cmd, st);
-        goto out_free_spec;
-    }
-    const gip_image *result = &spec;
-    if (on_device) {
-        if ((st =
-                 gip_image_alloc(NULL, &host_spec, hw, src->height, 1, GIP_C32, GIP_MEM_HOST, 0))) {
-            cli_lib_error(cmd->name, st);
-            goto out_free_spec;
-        }
-        t0 = cli_now();
-        if ((st = gip_download(ctx, &spec, &host_spec)) || (st = gip_context_sync(ctx))) {
-            cli_lib_error(cmd->name, st);
-            goto out_free_host;
-        }
-        t.download = cli_now() - t0;
-        result = &host_spec;
-    }
+    rc = CLI_EXIT_RUNTIME;
+    const gip_image *result = &host_spec;
     t0 = cli_now();
     if (full) {
-        if ((st = full_from_half(result, src->width, &host_full))) {
+        if ((st = full_from_half(result, host_in.width, &host_full))) {
             cli_lib_error(cmd->name, st);
             goto out_free_host;
         }
@@ -562,10 +567,6 @@ static int run_fft(const cli_command *cmd, int argc, char **argv)
 out_free_host:
     gip_image_free(NULL, &host_full);
     gip_image_free(NULL, &host_spec);
-out_free_spec:
-    gip_image_free(ctx, &spec);
-out_free_in:
-    gip_image_free(ctx, &dev_in);
     gip_image_free(NULL, &host_in);
 out_free_runs:
     free(t.runs);
@@ -677,9 +678,7 @@ static int run_ifft(const cli_command *cmd, int argc, char **argv)
         gip_image_free(NULL, &host_spec);
         return rc;
     }
-    int on_device = gip_context_backend(ctx) == GIP_BACKEND_CUDA;
-    gip_memory mem = on_device ? GIP_MEM_CUDA : GIP_MEM_HOST;
-    gip_image dev_spec = {0}, dst = {0}, host_dst = {0}, real = {0}, pixels = {0};
+    gip_image host_dst = {0}, real = {0}, pixels = {0};
     gip_status st;
     rc = CLI_EXIT_RUNTIME;
     t.repeat = common.repeat;
@@ -688,39 +687,12 @@ static int run_ifft(const cli_command *cmd, int argc, char **argv)
         cli_runtime_error(cmd, "out of memory for %lld timings", (long long)t.repeat);
         goto out_destroy;
     }
-    const gip_image *src = &host_spec;
-    if (on_device) {
-        if ((st = cli_upload(ctx, &host_spec, &dev_spec, &t.upload))) {
-            cli_lib_error(cmd->name, st);
-            goto out_free_src;
-        }
-        src = &dev_spec;
-    }
     /* Half: complex to real straight into f32. Full: complex to complex, then the real part. */
-    if ((st =
-             gip_image_alloc(ctx, &dst, width, src->height, 1, half ? GIP_F32 : GIP_C32, mem, 0))) {
-        cli_lib_error(cmd->name, st);
-        goto out_free_src;
-    }
-    if ((st = run_timed(ctx, gip_ifft2, src, &dst, &params, &t))) {
-        rc = cli_op_error(cmd, st);
-        goto out_free_dst;
-    }
-    const gip_image *result = &dst;
-    if (on_device) {
-        if ((st = gip_image_alloc(NULL, &host_dst, dst.width, dst.height, 1, dst.dtype,
-                                  GIP_MEM_HOST, 0))) {
-            cli_lib_error(cmd->name, st);
-            goto out_free_dst;
-        }
-        t0 = cli_now();
-        if ((st = gip_download(ctx, &dst, &host_dst)) || (st = gip_context_sync(ctx))) {
-            cli_lib_error(cmd->name, st);
-            goto out_free_host;
-        }
-        t.download = cli_now() - t0;
-        result = &host_dst;
-    }
+    if ((rc = transform(cmd, ctx, gip_ifft2, &params, &host_spec, width, half ? GIP_F32 : GIP_C32,
+                        &t, &host_dst)))
+        goto out_free_host;
+    rc = CLI_EXIT_RUNTIME;
+    const gip_image *result = &host_dst;
     t0 = cli_now();
     if (!half) {
         if ((st = real_part(result, &real))) {
@@ -757,10 +729,6 @@ out_free_host:
     gip_image_free(NULL, &pixels);
     gip_image_free(NULL, &real);
     gip_image_free(NULL, &host_dst);
-out_free_dst:
-    gip_image_free(ctx, &dst);
-out_free_src:
-    gip_image_free(ctx, &dev_spec);
     free(t.runs);
 out_destroy:
     gip_context_destroy(ctx);

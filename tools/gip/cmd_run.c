@@ -390,28 +390,6 @@ static void describe_layout(int32_t channels, int32_t bits, char *buf, size_t si
              (int)bits);
 }
 
-/* Runs the pipeline on a blank image of the candidate shape (at most 64x64: steps check dtypes
- * and channels when they run, not all when the shape is asked), giving the result's channels and
- * dtype; a status with the step's message when it refuses. */
-static gip_status trial_run(gip_pipeline *p, int64_t w, int64_t h, int32_t c, gip_dtype dt,
-                            int32_t *oc, gip_dtype *odt)
-{
-    w = w < 64 ? w : 64;
-    h = h < 64 ? h : 64;
-    int64_t ow, oh;
-    gip_image src = {0}, dst = {0};
-    gip_status st = gip_pipeline_output_shape(p, w, h, c, dt, &ow, &oh, oc, odt);
-    if (!st && !(st = gip_image_alloc(NULL, &src, w, h, c, dt, GIP_MEM_HOST, 0)) &&
-        !(st = gip_image_alloc(NULL, &dst, ow, oh, *oc, *odt, GIP_MEM_HOST, 0))) {
-        for (int64_t y = 0; y < h; y++)
-            memset((char *)src.data + y * src.stride, 0, (size_t)gip_image_row_bytes(&src));
-        st = gip_pipeline_run(p, &src, &dst);
-    }
-    gip_image_free(NULL, &dst);
-    gip_image_free(NULL, &src);
-    return st;
-}
-
 /* How `in` is loaded for a one-file run: as stored (gray, RGB or RGBA, 8 or 16 bits) unless
  * --color, or unless the pipeline refuses that or makes of it what OUT's format cannot hold (JPEG:
  * 8-bit gray or RGB; PPM/PGM: no alpha): then without alpha, then also in 8 bits, then as 8-bit
@@ -427,8 +405,8 @@ static void choose_load(const cli_command *cmd, gip_pipeline *p, const char *in,
         gip_clear_error();
         return;
     }
-    int pnm_kind;
-    gip_format f = cli_path_format(out, &pnm_kind);
+    int32_t pnm_kind;
+    gip_format f = gip_format_from_path(out, &pnm_kind);
     int gray = info.channels <= 2;
     gip_dtype deep = info.bit_depth == 16 ? GIP_U16 : GIP_U8;
     const struct {
@@ -443,8 +421,8 @@ static void choose_load(const cli_command *cmd, gip_pipeline *p, const char *in,
     for (size_t k = 0; k < sizeof cands / sizeof cands[0]; k++) {
         int32_t oc = 0;
         gip_dtype odt = GIP_U8;
-        gip_status st =
-            trial_run(p, info.width, info.height, cands[k].channels, cands[k].dtype, &oc, &odt);
+        gip_status st = gip_pipeline_try(p, info.width, info.height, cands[k].channels,
+                                         cands[k].dtype, &oc, &odt);
         int ok = !st && cli_format_holds(f, pnm_kind, oc, odt);
         if (k == 0 && !ok) {
             if (st)

@@ -34,6 +34,21 @@ gip_status cli_upload(gip_context *ctx, const gip_image *host, gip_image *dev, d
     return st;
 }
 
+gip_status cli_download(gip_context *ctx, const gip_image *dev, gip_image *host, double *seconds)
+{
+    gip_status st = gip_image_alloc(NULL, host, dev->width, dev->height, dev->channels, dev->dtype,
+                                    GIP_MEM_HOST, 0);
+    if (st)
+        return st;
+    double t0 = cli_now();
+    if (!(st = gip_download(ctx, dev, host)))
+        st = gip_context_sync(ctx);
+    *seconds = cli_now() - t0;
+    if (st)
+        gip_image_free(NULL, host);
+    return st;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -180,17 +195,10 @@ int cli_run_image(const cli_command *cmd, const cli_common *common, const cli_op
 
     const gip_image *result = &dst;
     if (on_device) {
-        if ((st = gip_image_alloc(NULL, &host_out, dst.width, dst.height, dst.channels, dst.dtype,
-                                  GIP_MEM_HOST, 0))) {
+        if ((st = cli_download(ctx, &dst, &host_out, &t.download))) {
             cli_lib_error(cmd->name, st);
             goto out_free_runs;
         }
-        t0 = cli_now();
-        if ((st = gip_download(ctx, &dst, &host_out)) || (st = gip_context_sync(ctx))) {
-            cli_lib_error(cmd->name, st);
-            goto out_free_host_out;
-        }
-        t.download = cli_now() - t0;
         result = &host_out;
     }
 

@@ -14,27 +14,6 @@
 
 #include "cli.h"
 
-gip_format cli_path_format(const char *path, int *pnm_kind)
-{
-    *pnm_kind = 0;
-    const char *slash = strrchr(path, '/');
-    const char *dot = strrchr(path, '.');
-    if (!dot || (slash && dot < slash))
-        return GIP_FORMAT_AUTO;
-    const char *e = dot + 1;
-    if (!strcasecmp(e, "jpg") || !strcasecmp(e, "jpeg"))
-        return GIP_FORMAT_JPEG;
-    if (!strcasecmp(e, "png"))
-        return GIP_FORMAT_PNG;
-    if (!strcasecmp(e, "pgm"))
-        *pnm_kind = 1;
-    else if (!strcasecmp(e, "ppm"))
-        *pnm_kind = 3;
-    else if (strcasecmp(e, "pnm"))
-        return GIP_FORMAT_AUTO;
-    return GIP_FORMAT_PNM;
-}
-
 int cli_format_holds(gip_format f, int pnm_kind, int32_t channels, gip_dtype dtype)
 {
     switch (f) {
@@ -135,8 +114,8 @@ int cli_save(const cli_command *cmd, const cli_common *common, const char *out,
         sp = *extra;
     sp.quality = common->quality;
     sp.overwrite = common->overwrite;
-    int pnm_kind;
-    gip_format f = sp.format ? sp.format : cli_path_format(out, &pnm_kind);
+    int32_t pnm_kind;
+    gip_format f = sp.format ? sp.format : gip_format_from_path(out, &pnm_kind);
     const char *fname = f == GIP_FORMAT_JPEG ? "JPEG" : pnm_kind == 1 ? "PGM" : "PPM";
     bool alpha = img->channels == 4 && (f == GIP_FORMAT_JPEG || f == GIP_FORMAT_PNM);
     bool deep = img->dtype == GIP_U16 && f == GIP_FORMAT_JPEG;

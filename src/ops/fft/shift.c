@@ -6,17 +6,12 @@ static gip_status shift(gip_context *ctx, const gip_image *src, gip_image *dst, 
                         const char *op)
 {
     bool on_device = false;
-    gip_status st = gip__check_unary(ctx, src, dst, op, &on_device);
+    gip_status st = gip__check_same(ctx, src, dst, op, &on_device);
     if (st)
         return st;
     if (src->dtype != GIP_F32 && src->dtype != GIP_C32)
         return gip__error(ctx, GIP_ERR_UNSUPPORTED, "%s: dtype %s is not supported: f32 or c32", op,
                           gip_dtype_name(src->dtype));
-    if (dst->dtype != src->dtype || dst->channels != src->channels)
-        return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
-                          "%s: src is %d-channel %s but dst is %d-channel %s; they must be equal",
-                          op, (int)src->channels, gip_dtype_name(src->dtype), (int)dst->channels,
-                          gip_dtype_name(dst->dtype));
     if (gip__images_overlap(src, dst))
         return gip__error(ctx, GIP_ERR_ALIASING,
                           "%s: src and dst overlap; shifting needs a separate dst", op);

@@ -13,16 +13,11 @@ gip_status gip_invert(gip_context *ctx, const gip_image *src, gip_image *dst,
 {
     static const char op[] = "gip_invert";
     bool on_device = false;
-    gip_status st = gip__check_unary(ctx, src, dst, op, &on_device);
+    gip_status st = gip__check_same(ctx, src, dst, op, &on_device);
     if (st)
         return st;
     if ((st = gip__check_dtype(ctx, src, GIP__DT_IMAGE, op, "src")))
         return st;
-    if (dst->dtype != src->dtype || dst->channels != src->channels)
-        return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
-                          "%s: dst is %d-channel %s but src is %d-channel %s; they must be equal",
-                          op, (int)dst->channels, gip_dtype_name(dst->dtype), (int)src->channels,
-                          gip_dtype_name(src->dtype));
     float max = params ? params->max : 0.0f;
     if (!isfinite(max))
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,

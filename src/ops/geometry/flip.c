@@ -71,14 +71,9 @@ static gip_status run(gip_context *ctx, const gip_image *src, gip_image *dst, co
     static const char op[] = "flip";
     const int32_t code = ((const flip_step *)params)->code;
     bool on_device = false;
-    gip_status st = gip__check_unary(ctx, src, dst, op, &on_device);
+    gip_status st = gip__check_same(ctx, src, dst, op, &on_device);
     if (st)
         return st;
-    if (dst->dtype != src->dtype || dst->channels != src->channels)
-        return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
-                          "%s: dst is %d-channel %s but src is %d-channel %s; they must be equal",
-                          op, (int)dst->channels, gip_dtype_name(dst->dtype), (int)src->channels,
-                          gip_dtype_name(src->dtype));
     if (gip__images_overlap(src, dst))
         return gip__error(ctx, GIP_ERR_ALIASING,
                           "%s: src and dst overlap; flip needs a separate dst", op);

@@ -1,0 +1,672 @@
+/* SPDX-License-Identifier: MIT */
+/* The colour spaces of gip_cvt_color (HSV, HLS, YCrCb, YUV, XYZ, both ways) for one pixel, written
+ * once for the CPU and CUDA backends: u8 with OpenCV's fixed-point coefficients and rounding
+ * (imgproc color_hsv, color_yuv, color_lab), f32 with its formulas. Floating-point steps use
+ * explicitly rounded operations so that the device computes what the host computes. */
+#ifndef GIP_COLOR_CVT_SPACE_H
+#define GIP_COLOR_CVT_SPACE_H
+
+#include <stdint.h>
+
+#include "color/cvt_hsv_tables.h"
+#include "color/cvt_lab_tables.h"
+#include "saturate.h"
+
+#if defined(__CUDACC__)
+#define GIP__CSF __host__ __device__ __forceinline__
+#else
+#include <math.h>
+#define GIP__CSF static inline
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum gip__cs_space {
+    GIP__CS_HSV = 0,      /* hue 0..180 for u8, 0..360 for f32 */
+    GIP__CS_HSV_FULL = 1, /* hue 0..255 for u8 */
+    GIP__CS_HLS = 2,
+    GIP__CS_HLS_FULL = 3,
+    GIP__CS_YCRCB = 4,
+    GIP__CS_YUV = 5,
+    GIP__CS_XYZ = 6,
+    GIP__CS_LAB = 7, /* u8, RGB to Lab only */
+} gip__cs_space;
+
+/* What a space code does: the space, the direction, where blue is in the RGB side (0: BGR,
+ * 2: RGB) and the RGB side's channel count (3 or 4; alpha ignored going in, max going out). */
+typedef struct gip__cs_params {
+    int32_t space, inverse, bidx, rgb_cn;
+} gip__cs_params;
+
+GIP__CSF float gip__cs_mul(float x, float y)
+{
+#if defined(__CUDA_ARCH__)
+    return __fmul_rn(x, y);
+#else
+    return x * y;
+#endif
+}
+GIP__CSF float gip__cs_add(float x, float y)
+{
+#if defined(__CUDA_ARCH__)
+    return __fadd_rn(x, y);
+#else
+    return x + y;
+#endif
+}
+GIP__CSF float gip__cs_sub(float x, float y)
+{
+#if defined(__CUDA_ARCH__)
+    return __fsub_rn(x, y);
+#else
+    return x - y;
+#endif
+}
+GIP__CSF float gip__cs_div(float x, float y)
+{
+#if defined(__CUDA_ARCH__)
+    return __fdiv_rn(x, y);
+#else
+    return x / y;
+#endif
+}
+GIP__CSF float gip__cs_fma(float x, float y, float z)
+{
+#if defined(__CUDA_ARCH__)
+    return __fmaf_rn(x, y, z);
+#else
+    return fmaf(x, y, z);
+#endif
+}
+
+GIP__CSF int32_t gip__cs_floor(float x)
+{
+#if defined(__CUDA_ARCH__)
+    return __float2int_rd(x);
+#else
+    return (int32_t)floorf(x);
+#endif
+}
+GIP__CSF int32_t gip__cs_descale(int32_t x, int n)
+{
+    return (x + (1 << (n - 1))) >> n;
+}
+
+#define GIP__CS_EPS 1.1920928955078125e-07f /* FLT_EPSILON */
+
+/* ---- HSV ------------------------------------------------------------------------------------- */
+
+/* OpenCV's RGB2HSV_b: 12-bit fixed point, divisions by tables of rounded reciprocals. */
+GIP__CSF void gip__hsv_from_rgb_u8(int r, int g, int b, int full, uint8_t *out)
+{
+    const int shift = 12;
+    int v = r > g ? r : g;
+    v = v > b ? v : b;
+    int vmin = r < g ? r : g;
+    vmin = vmin < b ? vmin : b;
+    int diff = v - vmin;
+    int vr = v == r ? -1 : 0, vg = v == g ? -1 : 0;
+#if defined(__CUDACC__) && !defined(__CUDA_ARCH__)
+    /* nvcc's host pass (the tables are device arrays there; CUDA files run this on the device) */
+    int sdiv = v ? gip__round_f64((double)(255 << shift) / (double)v) : 0;
+    int hdiv = diff ? gip__round_f64((double)((full ? 256 : 180) << shift) / (6.0 * diff)) : 0;
+#else
+    int sdiv = gip__hsv_sdiv[v];
+    int hdiv = full ? gip__hsv_hdiv256[diff] : gip__hsv_hdiv180[diff];
+#endif
+    int s = (diff * sdiv + (1 << (shift - 1))) >> shift;
+    int h = (vr & (g - b)) + (~vr & ((vg & (b - r + 2 * diff)) + ((~vg) & (r - g + 4 * diff))));
+    h = (h * hdiv + (1 << (shift - 1))) >> shift;
+    h += h < 0 ? (full ? 256 : 180) : 0;
+    out[0] = gip__sat_u8_i32(h);
+    out[1] = (uint8_t)s;
+    out[2] = (uint8_t)v;
+}
+
+/* OpenCV's RGB2HSV_f: hue in degrees times hrange / 360. */
+GIP__CSF void gip__hsv_from_rgb_f32(float r, float g, float b, float hscale, float *out)
+{
+    float v = r > g ? r : g;
+    v = v > b ? v : b;
+    float vmin = r < g ? r : g;
+    vmin = vmin < b ? vmin : b;
+    float diff = gip__cs_sub(v, vmin);
+    float s = gip__cs_div(diff, gip__cs_add(v < 0 ? -v : v, GIP__CS_EPS));
+    float k = (float)(60.0 / (double)gip__cs_add(diff, GIP__CS_EPS));
+    float h;
+    if (v == r)
+        h = gip__cs_mul(gip__cs_sub(g, b), k);
+    else if (v == g)
+        h = gip__cs_fma(gip__cs_sub(b, r), k, 120.0f); /* contracted, as OpenCV's */
+    else
+        h = gip__cs_fma(gip__cs_sub(r, g), k, 240.0f);
+    if (h < 0)
+        h = gip__cs_add(h, 360.0f);
+    out[0] = gip__cs_mul(h, hscale);
+    out[1] = s;
+    out[2] = v;
+}
+
+/* OpenCV's HSV2RGB_native: hue in sixths, s and v in 0..1; writes r, g, b. */
+GIP__CSF void gip__rgb_from_hsv_f32(float h, float s, float v, float hscale, float *rgb)
+{
+    float r, g, b;
+    if (s == 0) {
+        r = g = b = v;
+    } else {
+        const int sector_data[6][3] = {{1, 3, 0}, {1, 0, 2}, {3, 0, 1},
+                                       {0, 2, 1}, {0, 1, 3}, {2, 1, 0}};
+        float tab[4];
+        h = gip__cs_mul(h, hscale);
+        if (h < 0)
+            do
+                h = gip__cs_add(h, 6.0f);
+            while (h < 0);
+        else if (h >= 6)
+            do
+                h = gip__cs_sub(h, 6.0f);
+            while (h >= 6);
+        int sector = gip__cs_floor(h);
+        h = gip__cs_sub(h, (float)sector);
+        if ((unsigned)sector >= 6u) {
+            sector = 0;
+            h = 0.0f;
+        }
+        tab[0] = v;
+        tab[1] = gip__cs_mul(v, gip__cs_sub(1.0f, s));
+        /* 1 - s * h fused, as OpenCV's compiler contracts it */
+        tab[2] = gip__cs_mul(v, gip__cs_fma(-s, h, 1.0f));
+        tab[3] = gip__cs_mul(v, gip__cs_fma(-s, gip__cs_sub(1.0f, h), 1.0f));
+        b = tab[sector_data[sector][0]];
+        g = tab[sector_data[sector][1]];
+        r = tab[sector_data[sector][2]];
+    }
+    rgb[0] = r;
+    rgb[1] = g;
+    rgb[2] = b;
+}
+
+/* ---- HLS ------------------------------------------------------------------------------------- */
+
+/* OpenCV's RGB2HLS_f (u8 goes through it with inputs divided by 255). */
+GIP__CSF void gip__hls_from_rgb_f32(float r, float g, float b, float hscale, float *out)
+{
+    float h = 0.0f, s = 0.0f, l;
+    float vmax = r > g ? r : g;
+    vmax = vmax > b ? vmax : b;
+    float vmin = r < g ? r : g;
+    vmin = vmin < b ? vmin : b;
+    float diff = gip__cs_sub(vmax, vmin);
+    float sum = gip__cs_add(vmax, vmin);
+    l = gip__cs_mul(sum, 0.5f);
+    if (diff > GIP__CS_EPS) {
+        s = l < 0.5f ? gip__cs_div(diff, sum)
+                     : gip__cs_div(diff, gip__cs_sub(gip__cs_sub(2.0f, vmax), vmin));
+        diff = gip__cs_div(60.0f, diff);
+        if (vmax == r)
+            h = gip__cs_mul(gip__cs_sub(g, b), diff);
+        else if (vmax == g)
+            h = gip__cs_fma(gip__cs_sub(b, r), diff, 120.0f); /* contracted, as OpenCV's */
+        else
+            h = gip__cs_fma(gip__cs_sub(r, g), diff, 240.0f);
+        if (h < 0.0f)
+            h = gip__cs_add(h, 360.0f);
+    }
+    out[0] = gip__cs_mul(h, hscale);
+    out[1] = l;
+    out[2] = s;
+}
+
+/* OpenCV's HLS2RGB_f: writes r, g, b. */
+GIP__CSF void gip__rgb_from_hls_f32(float h, float l, float s, float hscale, float *rgb)
+{
+    float r, g, b;
+    if (s == 0) {
+        r = g = b = l;
+    } else {
+        const int sector_data[6][3] = {{1, 3, 0}, {1, 0, 2}, {3, 0, 1},
+                                       {0, 2, 1}, {0, 1, 3}, {2, 1, 0}};
+        float tab[4];
+        float p2 = l <= 0.5f ? gip__cs_mul(l, gip__cs_add(1.0f, s))
+                             : gip__cs_sub(gip__cs_add(l, s), gip__cs_mul(l, s));
+        float p1 = gip__cs_sub(gip__cs_mul(2.0f, l), p2);
+        h = gip__cs_mul(h, hscale);
+        if (h < 0)
+            do
+                h = gip__cs_add(h, 6.0f);
+            while (h < 0);
+        else if (h >= 6)
+            do
+                h = gip__cs_sub(h, 6.0f);
+            while (h >= 6);
+        int sector = gip__cs_floor(h);
+        h = gip__cs_sub(h, (float)sector);
+        tab[0] = p2;
+        tab[1] = p1;
+        tab[2] = gip__cs_add(p1, gip__cs_mul(gip__cs_sub(p2, p1), gip__cs_sub(1.0f, h)));
+        tab[3] = gip__cs_add(p1, gip__cs_mul(gip__cs_sub(p2, p1), h));
+        b = tab[sector_data[sector][0]];
+        g = tab[sector_data[sector][1]];
+        r = tab[sector_data[sector][2]];
+    }
+    rgb[0] = r;
+    rgb[1] = g;
+    rgb[2] = b;
+}
+
+/* ---- YCrCb and YUV (BT.601), 14-bit fixed point for u8 --------------------------------------- */
+
+#define GIP__YUV_SHIFT 14
+
+/* Y, then the two colour differences: YCrCb gives Y, Cr, Cb; YUV gives Y, U, V. */
+GIP__CSF void gip__ycc_from_rgb_u8(int r, int g, int b, int yuv, uint8_t *out)
+{
+    const int sh = GIP__YUV_SHIFT, delta = 128 << sh;
+    int y = gip__cs_descale(r * 4899 + g * 9617 + b * 1868, sh);
+    if (yuv) {
+        int u = gip__cs_descale((b - y) * 8061 + delta, sh);
+        int v = gip__cs_descale((r - y) * 14369 + delta, sh);
+        out[1] = gip__sat_u8_i32(u);
+        out[2] = gip__sat_u8_i32(v);
+    } else {
+        int cr = gip__cs_descale((r - y) * 11682 + delta, sh);
+        int cb = gip__cs_descale((b - y) * 9241 + delta, sh);
+        out[1] = gip__sat_u8_i32(cr);
+        out[2] = gip__sat_u8_i32(cb);
+    }
+    out[0] = gip__sat_u8_i32(y);
+}
+
+/* Writes r, g, b from Y, Cr, Cb (YCrCb) or Y, U, V (YUV). */
+GIP__CSF void gip__rgb_from_ycc_u8(int y, int c1, int c2, int yuv, uint8_t *rgb)
+{
+    const int sh = GIP__YUV_SHIFT;
+    int r, g, b;
+    if (yuv) {
+        int u = c1 - 128, v = c2 - 128;
+        b = y + gip__cs_descale(u * 33292, sh);
+        g = y + gip__cs_descale(v * -9519 + u * -6472, sh);
+        r = y + gip__cs_descale(v * 18678, sh);
+    } else {
+        int cr = c1 - 128, cb = c2 - 128;
+        b = y + gip__cs_descale(cb * 29049, sh);
+        g = y + gip__cs_descale(cb * -5636 + cr * -11698, sh);
+        r = y + gip__cs_descale(cr * 22987, sh);
+    }
+    rgb[0] = gip__sat_u8_i32(r);
+    rgb[1] = gip__sat_u8_i32(g);
+    rgb[2] = gip__sat_u8_i32(b);
+}
+
+GIP__CSF void gip__ycc_from_rgb_f32(float r, float g, float b, int yuv, float *out)
+{
+    float y = gip__cs_add(gip__cs_add(gip__cs_mul(b, 0.114f), gip__cs_mul(g, 0.587f)),
+                          gip__cs_mul(r, 0.299f));
+    if (yuv) {
+        out[1] = gip__cs_add(gip__cs_mul(gip__cs_sub(b, y), 0.492f), 0.5f);
+        out[2] = gip__cs_add(gip__cs_mul(gip__cs_sub(r, y), 0.877f), 0.5f);
+    } else {
+        out[1] = gip__cs_add(gip__cs_mul(gip__cs_sub(r, y), 0.713f), 0.5f);
+        out[2] = gip__cs_add(gip__cs_mul(gip__cs_sub(b, y), 0.564f), 0.5f);
+    }
+    out[0] = y;
+}
+
+GIP__CSF void gip__rgb_from_ycc_f32(float y, float c1, float c2, int yuv, float *rgb)
+{
+    float d1 = gip__cs_sub(c1, 0.5f), d2 = gip__cs_sub(c2, 0.5f);
+    if (yuv) { /* c1 = U, c2 = V */
+        rgb[2] = gip__cs_add(y, gip__cs_mul(d1, 2.032f));
+        rgb[1] = gip__cs_add(gip__cs_add(y, gip__cs_mul(d2, -0.581f)), gip__cs_mul(d1, -0.395f));
+        rgb[0] = gip__cs_add(y, gip__cs_mul(d2, 1.140f));
+    } else { /* c1 = Cr, c2 = Cb */
+        rgb[2] = gip__cs_add(y, gip__cs_mul(d2, 1.773f));
+        rgb[1] = gip__cs_add(gip__cs_add(y, gip__cs_mul(d2, -0.344f)), gip__cs_mul(d1, -0.714f));
+        rgb[0] = gip__cs_add(y, gip__cs_mul(d1, 1.403f));
+    }
+}
+
+/* ---- XYZ (sRGB primaries, D65), 12-bit fixed point for u8 ------------------------------------ */
+
+/* cvRound(4096 * sRGB2XYZ_D65) and cvRound(4096 * XYZ2sRGB_D65), rows X, Y, Z / R, G, B and
+ * columns R, G, B / X, Y, Z. */
+#define GIP__XYZ_SHIFT 12
+
+GIP__CSF void gip__xyz_from_rgb_u8(int r, int g, int b, uint8_t *out)
+{
+    const int c[9] = {1689, 1465, 739, 871, 2929, 296, 79, 488, 3892};
+    for (int i = 0; i < 3; i++)
+        out[i] = gip__sat_u8_i32(
+            gip__cs_descale(r * c[3 * i] + g * c[3 * i + 1] + b * c[3 * i + 2], GIP__XYZ_SHIFT));
+}
+
+GIP__CSF void gip__rgb_from_xyz_u8(int x, int y, int z, uint8_t *rgb)
+{
+    const int c[9] = {13273, -6296, -2042, -3970, 7684, 170, 228, -836, 4331};
+    for (int i = 0; i < 3; i++)
+        rgb[i] = gip__sat_u8_i32(
+            gip__cs_descale(x * c[3 * i] + y * c[3 * i + 1] + z * c[3 * i + 2], GIP__XYZ_SHIFT));
+}
+
+GIP__CSF void gip__xyz_from_rgb_f32(float r, float g, float b, float *out)
+{
+    const float c[9] = {0.412453f, 0.357580f, 0.180423f, 0.212671f, 0.715160f,
+                        0.072169f, 0.019334f, 0.119193f, 0.950227f};
+    for (int i = 0; i < 3; i++)
+        out[i] = gip__cs_add(gip__cs_add(gip__cs_mul(r, c[3 * i]), gip__cs_mul(g, c[3 * i + 1])),
+                             gip__cs_mul(b, c[3 * i + 2]));
+}
+
+GIP__CSF void gip__rgb_from_xyz_f32(float x, float y, float z, float *rgb)
+{
+    const float c[9] = {3.240479f, -1.53715f, -0.498535f, -0.969256f, 1.875991f,
+                        0.041556f, 0.055648f, -0.204043f, 1.057311f};
+    for (int i = 0; i < 3; i++)
+        rgb[i] = gip__cs_add(gip__cs_add(gip__cs_mul(x, c[3 * i]), gip__cs_mul(y, c[3 * i + 1])),
+                             gip__cs_mul(z, c[3 * i + 2]));
+}
+
+/* ---- Lab (D65), OpenCV's integer RGB2Lab_b ----------------------------------------------------
+ */
+
+GIP__CSF void gip__lab_from_rgb_u8(int r, int g, int b, uint8_t *out)
+{
+#if defined(__CUDACC__) && !defined(__CUDA_ARCH__)
+    /* nvcc's host pass: the tables are device arrays there, and CUDA files run this on the
+     * device only (the CPU backend is C, with host tables) */
+    (void)r, (void)g, (void)b;
+    out[0] = out[1] = out[2] = 0;
+#else
+    const int R = gip__lab_gamma[r], G = gip__lab_gamma[g], B = gip__lab_gamma[b];
+    const int32_t *c = gip__lab_coeffs;
+    const int fx = gip__lab_cbrt[gip__cs_descale(R * c[0] + G * c[1] + B * c[2], 12)];
+    const int fy = gip__lab_cbrt[gip__cs_descale(R * c[3] + G * c[4] + B * c[5], 12)];
+    const int fz = gip__lab_cbrt[gip__cs_descale(R * c[6] + G * c[7] + B * c[8], 12)];
+    /* L = 116 f(Y) - 16, a = 500 (f(X) - f(Y)), b = 200 (f(Y) - f(Z)) in 15-bit fixed point,
+     * scaled to 0..255 (L) and offset by 128 (a, b) */
+    const int lscale = (116 * 255 + 50) / 100, lshift = -((16 * 255 * (1 << 15) + 50) / 100);
+    out[0] = gip__sat_u8_i32(gip__cs_descale(lscale * fy + lshift, 15));
+    out[1] = gip__sat_u8_i32(gip__cs_descale(500 * (fx - fy) + 128 * (1 << 15), 15));
+    out[2] = gip__sat_u8_i32(gip__cs_descale(200 * (fy - fz) + 128 * (1 << 15), 15));
+#endif
+}
+
+/* ---- OpenCV's vectorised u8 paths ----------------------------------------------------------- */
+
+/* OpenCV 5 converts u8 HSV to RGB in blocks of four float vectors with this formula (its
+ * compiler fusing 1 - s * h into one multiply-add) and truncates the results, and the rest of a
+ * row with HSV2RGB_native, rounding them; RGB to HLS runs one float vector at a time (a fused
+ * multiply-add, 360 added inside it) in chunks of 256 pixels and the rest of each chunk with the
+ * scalar formula. Its results thus depend on a pixel's place in the row and on the vector width
+ * of the CPU it dispatches to: these widths are those of its AVX-512 code (16 floats), which
+ * x86-64 CPUs with AVX-512 run (cv2 5.1 on such a CPU matches gip on every pixel); on CPUs with
+ * AVX2 only, cv2 runs 8-float vectors and its results differ from these by a level in some
+ * pixels. */
+#define GIP__CS_HSV_BLOCK 64
+#define GIP__CS_HLS_CHUNK 256
+#define GIP__CS_HLS_VEC 16
+
+GIP__CSF float gip__cs_trunc(float x)
+{
+    return truncf(x);
+}
+
+/* HSV2RGB_simd: writes r, g, b. */
+GIP__CSF void gip__rgb_from_hsv_vec(float h, float s, float v, float hscale, float *rgb)
+{
+    h = gip__cs_mul(h, hscale);
+    float pre = gip__cs_trunc(h);
+    h = gip__cs_sub(h, pre);
+    float tab0 = v;
+    float tab1 = gip__cs_mul(v, gip__cs_sub(1.0f, s));
+    /* 1 - s * h as one fused multiply-add: the compiler contracts OpenCV's vector expression */
+    float tab2 = gip__cs_mul(v, gip__cs_fma(-s, h, 1.0f));
+    float tab3 = gip__cs_mul(v, gip__cs_fma(-s, gip__cs_sub(1.0f, h), 1.0f));
+    float sector = gip__cs_trunc(gip__cs_mul(pre, 1.0f / 6.0f));
+    sector = gip__cs_sub(pre, gip__cs_mul(sector, 6.0f));
+    float b = sector < 2 ? tab1 : sector == 2 ? tab3 : sector <= 4 ? tab0 : tab2;
+    float g = sector < 1 ? tab3 : sector <= 2 ? tab0 : sector == 3 ? tab2 : tab1;
+    float r = sector < 1    ? tab0
+              : sector == 1 ? tab2
+              : sector <= 3 ? tab1
+              : sector == 4 ? tab3
+                            : tab0;
+    rgb[0] = r;
+    rgb[1] = g;
+    rgb[2] = b;
+}
+
+/* RGB2HLS_f's vector process: hue (times hscale), l, s. */
+GIP__CSF void gip__hls_from_rgb_vec(float r, float g, float b, float hscale, float *out)
+{
+    float mx = r > g ? r : g;
+    mx = mx > b ? mx : b;
+    float mn = r < g ? r : g;
+    mn = mn < b ? mn : b;
+    float diff = gip__cs_sub(mx, mn), sum = gip__cs_add(mx, mn);
+    float l = gip__cs_mul(sum, 0.5f);
+    float s = gip__cs_div(diff, l < 0.5f ? sum : gip__cs_sub(2.0f, sum));
+    float h, part;
+    if (mx == r) {
+        h = gip__cs_sub(g, b);
+        part = g < b ? 360.0f : 0.0f;
+    } else if (mx == g) {
+        h = gip__cs_sub(b, r);
+        part = 120.0f;
+    } else {
+        h = gip__cs_sub(r, g);
+        part = 240.0f;
+    }
+    h = gip__cs_mul(gip__cs_fma(h, gip__cs_div(60.0f, diff), part), hscale);
+    if (!(diff > GIP__CS_EPS))
+        h = 0.0f, s = 0.0f;
+    out[0] = h;
+    out[1] = l;
+    out[2] = s;
+}
+
+/* RGB2HSV_f's vector process: hue (times hscale), s, v. */
+GIP__CSF void gip__hsv_from_rgb_vec(float r, float g, float b, float hscale, float *out)
+{
+    float mx = r > g ? r : g;
+    mx = mx > b ? mx : b;
+    float mn = r < g ? r : g;
+    mn = mn < b ? mn : b;
+    float diff = gip__cs_sub(mx, mn);
+    float s = gip__cs_div(diff, gip__cs_add(mx < 0 ? -mx : mx, GIP__CS_EPS));
+    float h, part;
+    if (r == mx) {
+        h = gip__cs_sub(g, b);
+        part = g < b ? 360.0f : 0.0f;
+    } else if (g == mx) {
+        h = gip__cs_sub(b, r);
+        part = 120.0f;
+    } else {
+        h = gip__cs_sub(r, g);
+        part = 240.0f;
+    }
+    float k = gip__cs_div(60.0f, gip__cs_add(diff, GIP__CS_EPS));
+    out[0] = gip__cs_mul(gip__cs_fma(h, k, part), hscale);
+    out[1] = s;
+    out[2] = mx;
+}
+
+/* HLS2RGB_f's vector process: writes r, g, b. */
+GIP__CSF void gip__rgb_from_hls_vec(float h, float l, float s, float hscale, float *rgb)
+{
+    float ls = gip__cs_mul(l, s);
+    float e0 = l <= 0.5f ? ls : gip__cs_sub(s, ls);
+    float raw = gip__cs_mul(h, hscale);
+    float pre = gip__cs_trunc(raw);
+    float hs = gip__cs_sub(raw, pre);
+    float sector =
+        gip__cs_sub(pre, gip__cs_mul(6.0f, gip__cs_trunc(gip__cs_mul(raw, 1.0f / 6.0f))));
+    float e1 = gip__cs_add(hs, hs);
+    float t0 = gip__cs_add(l, e0), t1 = gip__cs_sub(l, e0);
+    float t2 = gip__cs_fma(-e0, e1, t0); /* contracted, as OpenCV's compiler does */
+    float t3 = gip__cs_fma(e0, e1, t1);
+    rgb[2] = sector < 2 ? t1 : sector <= 2 ? t3 : sector <= 4 ? t0 : t2;
+    rgb[1] = sector < 1 ? t3 : sector <= 2 ? t0 : sector < 4 ? t2 : t1;
+    rgb[0] = sector < 1 ? t0 : sector < 2 ? t2 : sector < 4 ? t1 : sector <= 4 ? t3 : t0;
+}
+
+/* ---- one pixel of a space code ------------------------------------------------------------- */
+
+/* s: the source pixel (rgb_cn or 3 elements), d: the destination's; x: its column in a row of
+ * width w (OpenCV's u8 HSV2RGB and RGB2HLS depend on it). */
+GIP__CSF void gip__cs_pixel_u8(const gip__cs_params *p, const uint8_t *s, uint8_t *d, int64_t x,
+                               int64_t w)
+{
+    const int bi = p->bidx;
+    if (!p->inverse) {
+        int r = s[bi ^ 2], g = s[1], b = s[bi];
+        switch (p->space) {
+        case GIP__CS_HSV:
+        case GIP__CS_HSV_FULL:
+            gip__hsv_from_rgb_u8(r, g, b, p->space == GIP__CS_HSV_FULL, d);
+            return;
+        case GIP__CS_HLS:
+        case GIP__CS_HLS_FULL: {
+            const float k = 1.0f / 255.0f;
+            const float hs = p->space == GIP__CS_HLS ? 180.0f / 360.0f : 256.0f / 360.0f;
+            const int64_t start = x / GIP__CS_HLS_CHUNK * GIP__CS_HLS_CHUNK;
+            const int64_t dn = w - start < GIP__CS_HLS_CHUNK ? w - start : GIP__CS_HLS_CHUNK;
+            float o[3];
+            if (x - start < dn / GIP__CS_HLS_VEC * GIP__CS_HLS_VEC)
+                gip__hls_from_rgb_vec(gip__cs_mul((float)r, k), gip__cs_mul((float)g, k),
+                                      gip__cs_mul((float)b, k), hs, o);
+            else
+                gip__hls_from_rgb_f32(gip__cs_mul((float)r, k), gip__cs_mul((float)g, k),
+                                      gip__cs_mul((float)b, k), hs, o);
+            d[0] = gip__sat_u8_f32(o[0]);
+            d[1] = gip__sat_u8_f32(gip__cs_mul(o[1], 255.0f));
+            d[2] = gip__sat_u8_f32(gip__cs_mul(o[2], 255.0f));
+            return;
+        }
+        case GIP__CS_YCRCB:
+        case GIP__CS_YUV:
+            gip__ycc_from_rgb_u8(r, g, b, p->space == GIP__CS_YUV, d);
+            return;
+        case GIP__CS_LAB:
+            gip__lab_from_rgb_u8(r, g, b, d);
+            return;
+        default:
+            gip__xyz_from_rgb_u8(r, g, b, d);
+            return;
+        }
+    }
+    uint8_t rgb[3];
+    switch (p->space) {
+    case GIP__CS_HSV:
+    case GIP__CS_HSV_FULL:
+    case GIP__CS_HLS:
+    case GIP__CS_HLS_FULL: {
+        const float k = 1.0f / 255.0f;
+        float o[3];
+        /* OpenCV's inverse takes the full hue range as 255, not 256 */
+        float hs =
+            p->space == GIP__CS_HSV || p->space == GIP__CS_HLS ? 6.0f / 180.0f : 6.0f / 255.0f;
+        const bool hsv = p->space <= GIP__CS_HSV_FULL;
+        if (hsv && x < w / GIP__CS_HSV_BLOCK * GIP__CS_HSV_BLOCK) {
+            gip__rgb_from_hsv_vec((float)s[0], gip__cs_mul((float)s[1], k),
+                                  gip__cs_mul((float)s[2], k), hs, o);
+            for (int i = 0; i < 3; i++) /* truncated, saturated */
+                rgb[i] = gip__sat_u8_i32((int32_t)gip__cs_trunc(gip__cs_mul(o[i], 255.0f)));
+            break;
+        }
+        if (hsv)
+            gip__rgb_from_hsv_f32((float)s[0], gip__cs_mul((float)s[1], k),
+                                  gip__cs_mul((float)s[2], k), hs, o);
+        else
+            gip__rgb_from_hls_f32((float)s[0], gip__cs_mul((float)s[1], k),
+                                  gip__cs_mul((float)s[2], k), hs, o);
+        for (int i = 0; i < 3; i++)
+            rgb[i] = gip__sat_u8_f32(gip__cs_mul(o[i], 255.0f));
+        break;
+    }
+    case GIP__CS_YCRCB:
+    case GIP__CS_YUV:
+        gip__rgb_from_ycc_u8(s[0], s[1], s[2], p->space == GIP__CS_YUV, rgb);
+        break;
+    default:
+        gip__rgb_from_xyz_u8(s[0], s[1], s[2], rgb);
+        break;
+    }
+    d[bi ^ 2] = rgb[0];
+    d[1] = rgb[1];
+    d[bi] = rgb[2];
+    if (p->rgb_cn == 4)
+        d[3] = 255;
+}
+
+GIP__CSF void gip__cs_pixel_f32(const gip__cs_params *p, const float *s, float *d, int64_t x,
+                                int64_t w)
+{
+    const int bi = p->bidx;
+    /* OpenCV's f32 HSV and HLS code runs vectors of 16 floats over a row, then its scalar
+     * formula over the rest (where it converts several rows of a contiguous image as one, its
+     * rows' ends fall elsewhere: f32 results then differ from it by an ulp or so) */
+    const bool vec = x < w / GIP__CS_HLS_VEC * GIP__CS_HLS_VEC;
+    if (!p->inverse) {
+        float r = s[bi ^ 2], g = s[1], b = s[bi];
+        switch (p->space) {
+        case GIP__CS_HSV:
+        case GIP__CS_HSV_FULL:
+            if (vec)
+                gip__hsv_from_rgb_vec(r, g, b, 1.0f, d);
+            else
+                gip__hsv_from_rgb_f32(r, g, b, 1.0f, d);
+            return;
+        case GIP__CS_HLS:
+        case GIP__CS_HLS_FULL:
+            if (vec)
+                gip__hls_from_rgb_vec(r, g, b, 1.0f, d);
+            else
+                gip__hls_from_rgb_f32(r, g, b, 1.0f, d);
+            return;
+        case GIP__CS_YCRCB:
+        case GIP__CS_YUV:
+            gip__ycc_from_rgb_f32(r, g, b, p->space == GIP__CS_YUV, d);
+            return;
+        default:
+            gip__xyz_from_rgb_f32(r, g, b, d);
+            return;
+        }
+    }
+    float rgb[3];
+    switch (p->space) {
+    case GIP__CS_HSV:
+    case GIP__CS_HSV_FULL:
+        if (vec)
+            gip__rgb_from_hsv_vec(s[0], s[1], s[2], 6.0f / 360.0f, rgb);
+        else
+            gip__rgb_from_hsv_f32(s[0], s[1], s[2], 6.0f / 360.0f, rgb);
+        break;
+    case GIP__CS_HLS:
+    case GIP__CS_HLS_FULL:
+        if (vec)
+            gip__rgb_from_hls_vec(s[0], s[1], s[2], 6.0f / 360.0f, rgb);
+        else
+            gip__rgb_from_hls_f32(s[0], s[1], s[2], 6.0f / 360.0f, rgb);
+        break;
+    case GIP__CS_YCRCB:
+    case GIP__CS_YUV:
+        gip__rgb_from_ycc_f32(s[0], s[1], s[2], p->space == GIP__CS_YUV, rgb);
+        break;
+    default:
+        gip__rgb_from_xyz_f32(s[0], s[1], s[2], rgb);
+        break;
+    }
+    d[bi ^ 2] = rgb[0];
+    d[1] = rgb[1];
+    d[bi] = rgb[2];
+    if (p->rgb_cn == 4)
+        d[3] = 1.0f;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif

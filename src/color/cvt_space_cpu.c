@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/* The colour spaces of gip_cvt_color on the CPU: the per-pixel functions of cvt_space.h over row
+ * bands on gip's thread pool. */
+#include "color/cvt_color.h"
+
+typedef struct space_job {
+    const gip_image *src;
+    gip_image *dst;
+    gip__cs_params cs;
+} space_job;
+
+static void space_rows(void *arg, int64_t y0, int64_t y1)
+{
+    const space_job *j = arg;
+    const int scn = j->src->channels, dcn = j->dst->channels;
+    const int64_t w = j->src->width;
+    for (int64_t y = y0; y < y1; y++) {
+        const char *s = (const char *)j->src->data + y * j->src->stride;
+        char *d = (char *)j->dst->data + y * j->dst->stride;
+        if (j->src->dtype == GIP_U8) {
+            for (int64_t x = 0; x < w; x++)
+                gip__cs_pixel_u8(&j->cs, (const uint8_t *)s + x * scn, (uint8_t *)d + x * dcn, x,
+                                 w);
+        } else {
+            for (int64_t x = 0; x < w; x++)
+                gip__cs_pixel_f32(&j->cs, (const float *)s + x * scn, (float *)d + x * dcn, x, w);
+        }
+    }
+}
+
+gip_status gip__cvt_space_cpu(gip_context *ctx, const gip_image *src, gip_image *dst,
+                              const gip__cc_params *p)
+{
+    space_job j = {src, dst, p->cs};
+    int64_t grain = src->width >= 8192 ? 1 : 8192 / src->width;
+    gip__parallel_for(ctx, src->height, grain, space_rows, &j);
+    return GIP_OK;
+}

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+/* gip_yuv_to_rgb: the frame's geometry checked against the output, and the CPU backend (rows on
+ * gip's thread pool); cvt_yuv_cuda.cu is the CUDA one. */
+#include "color/cvt_yuv.h"
+#include "internal.h"
+
+gip_status gip__yuv_to_rgb_cuda(gip_context *ctx, const gip__yuv_frame *f, gip_image *dst);
+gip_status gip__rgb_to_yuv_cuda(gip_context *ctx, const gip__yuv_enc *e, gip_image *dst);
+
+typedef struct yuv_job {
+    gip__yuv_frame f;
+    gip_image *dst;
+} yuv_job;
+
+static void yuv_rows(void *arg, int64_t y0, int64_t y1)
+{
+    const yuv_job *j = arg;
+    const int cn = j->f.dcn;
+    for (int64_t y = y0; y < y1; y++) {
+        uint8_t *d = (uint8_t *)j->dst->data + y * j->dst->stride;
+        for (int64_t x = 0; x < j->f.width; x++)
+            gip__yuv_pixel(&j->f, x, y, d + x * cn);
+    }
+}
+
+gip_status gip_yuv_to_rgb(gip_context *ctx, const gip_image *src, gip_image *dst,
+                          gip_yuv_layout layout, int32_t bgr)
+{
+    static const char op[] = "gip_yuv_to_rgb";
+    bool on_device = false;
+    gip_status st = gip__check_pair(ctx, src, dst, op, &on_device);
+    if (st)
+        return st;
+    if ((int)layout < GIP_YUV_NV12 || (int)layout > GIP_YUV_YVYU)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: layout %d is not a gip_yuv_layout (GIP_YUV_NV12 0 .. GIP_YUV_YVYU "
+                          "6)",
+                          op, (int)layout);
+    if (src->dtype != GIP_U8 || src->channels != 1 || dst->dtype != GIP_U8)
+        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
+                          "%s: src must be a 1-channel u8 frame and dst u8, got %d-channel %s and "
+                          "%s",
+                          op, (int)src->channels, gip_dtype_name(src->dtype),
+                          gip_dtype_name(dst->dtype));
+    const bool packed = layout >= GIP_YUV_YUY2;
+    const int64_t w = dst->width, h = dst->height;
+    const bool fits = packed
+                          ? src->width == 2 * w && src->height == h && w % 2 == 0
+                          : src->width == w && src->height * 2 == h * 3 && w % 2 == 0 && h % 2 == 0;
+    if (!fits)
+        return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
+                          "%s: a %s frame of %lldx%lld pixels (even sizes) is a %s u8 image, got "
+                          "src %lldx%lld for dst %lldx%lld",
+                          op, packed ? "4:2:2" : "4:2:0", (long long)w, (long long)h,
+                          packed ? "(2 * W) x H" : "W x (H * 3 / 2)", (long long)src->width,
+                          (long long)src->height, (long long)w, (long long)h);
+    if (gip__images_overlap(src, dst))
+        return gip__error(ctx, GIP_ERR_ALIASING, "%s: src and dst overlap", op);
+    yuv_job j = {{(const uint8_t *)src->data, src->stride, w, h, (int32_t)layout, dst->channels,
+                  bgr ? 0 : 2},
+                 dst};
+    if (on_device) {
+#ifdef GIP_HAVE_CUDA
+        return gip__yuv_to_rgb_cuda(ctx, &j.f, dst);
+#else
+        return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
+#endif
+    }
+    gip__parallel_for(ctx, h, w >= 8192 ? 1 : 8192 / w, yuv_rows, &j);
+    return GIP_OK;
+}
+
+typedef struct enc_job {
+    gip__yuv_enc e;
+    gip_image *dst;
+} enc_job;
+
+static void enc_rows(void *arg, int64_t y0, int64_t y1)
+{
+    const enc_job *j = arg;
+    for (int64_t y = y0; y < y1; y++) {
+        uint8_t *d = (uint8_t *)j->dst->data + y * j->dst->stride;
+        for (int64_t x = 0; x < j->dst->width; x++)
+            d[x] = gip__yuv_enc_byte(&j->e, x, y);
+    }
+}
+
+gip_status gip_rgb_to_yuv(gip_context *ctx, const gip_image *src, gip_image *dst,
+                          gip_yuv_layout layout, int32_t bgr)
+{
+    static const char op[] = "gip_rgb_to_yuv";
+    bool on_device = false;
+    gip_status st = gip__check_pair(ctx, src, dst, op, &on_device);
+    if (st)
+        return st;
+    if (layout != GIP_YUV_I420 && layout != GIP_YUV_YV12)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: layout %d: GIP_YUV_I420 (2) or GIP_YUV_YV12 (3) are encoded", op,
+                          (int)layout);
+    if (src->dtype != GIP_U8 || src->channels < 3 || dst->dtype != GIP_U8 || dst->channels != 1)
+        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
+                          "%s: src must be u8 with 3 or 4 channels and dst u8 with one, got "
+                          "%d-channel %s and %d-channel %s",
+                          op, (int)src->channels, gip_dtype_name(src->dtype), (int)dst->channels,
+                          gip_dtype_name(dst->dtype));
+    const int64_t w = src->width, h = src->height;
+    if (w % 2 || h % 2 || dst->width != w || dst->height * 2 != h * 3)
+        return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
+                          "%s: a %lldx%lld image (even sizes) makes a %lldx%lld frame, got dst "
+                          "%lldx%lld",
+                          op, (long long)w, (long long)h, (long long)w, (long long)(h * 3 / 2),
+                          (long long)dst->width, (long long)dst->height);
+    if (gip__images_overlap(src, dst))
+        return gip__error(ctx, GIP_ERR_ALIASING, "%s: src and dst overlap", op);
+    enc_job j = {{(const uint8_t *)src->data, src->stride, w, h, src->channels, bgr ? 0 : 2,
+                  layout == GIP_YUV_YV12},
+                 dst};
+    if (on_device) {
+#ifdef GIP_HAVE_CUDA
+        return gip__rgb_to_yuv_cuda(ctx, &j.e, dst);
+#else
+        return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
+#endif
+    }
+    gip__parallel_for(ctx, dst->height, w >= 8192 ? 1 : 8192 / w, enc_rows, &j);
+    return GIP_OK;
+}

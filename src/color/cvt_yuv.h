@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: MIT */
+/* YUV 4:2:0 (NV12, NV21, I420, YV12) and 4:2:2 (YUY2, UYVY, YVYU) frames to RGB for one output
+ * pixel, shared by the CPU and CUDA backends of gip_yuv_to_rgb: OpenCV's BT.601 limited-range
+ * 20-bit fixed point (color_yuv: ITUR_BT_601_*), Y below 16 taken as 16. */
+#ifndef GIP_COLOR_CVT_YUV_H
+#define GIP_COLOR_CVT_YUV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "gip/color.h"
+
+#if defined(__CUDACC__)
+#define GIP__YUVF __host__ __device__ __forceinline__
+#else
+#define GIP__YUVF static inline
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The frame: src's data and stride, the output size, the layout, the output's order. */
+typedef struct gip__yuv_frame {
+    const uint8_t *data;
+    int64_t stride;
+    int64_t width, height; /* of the output */
+    int32_t layout;        /* gip_yuv_layout */
+    int32_t dcn;           /* 1 (gray: Y), 3 or 4 */
+    int32_t bidx;          /* 0: BGR order, 2: RGB */
+} gip__yuv_frame;
+
+GIP__YUVF uint8_t gip__yuv_sat(int v)
+{
+    return (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+}
+
+/* Y, U and V of output pixel (x, y). */
+GIP__YUVF void gip__yuv_sample(const gip__yuv_frame *f, int64_t x, int64_t y, int *py, int *pu,
+                               int *pv)
+{
+    const uint8_t *d = f->data;
+    const int64_t s = f->stride, w = f->width, h = f->height;
+    switch (f->layout) {
+    case GIP_YUV_NV12:
+    case GIP_YUV_NV21: {
+        const uint8_t *uv = d + (h + y / 2) * s + (x & ~(int64_t)1);
+        *py = d[y * s + x];
+        *pu = uv[f->layout == GIP_YUV_NV12 ? 0 : 1];
+        *pv = uv[f->layout == GIP_YUV_NV12 ? 1 : 0];
+        return;
+    }
+    case GIP_YUV_I420:
+    case GIP_YUV_YV12: {
+        /* The chroma planes follow Y as half rows of w / 2 bytes, two in each row of the frame:
+         * half row k at (k / 2) * stride + (k % 2) * (w / 2); U takes h / 2 of them, V the next
+         * h / 2 (swapped for YV12), as OpenCV reads them. */
+        const uint8_t *base = d + h * s;
+        int64_t k = y / 2, half = h / 2;
+        int64_t ku = f->layout == GIP_YUV_I420 ? k : k + half;
+        int64_t kv = f->layout == GIP_YUV_I420 ? k + half : k;
+        *py = d[y * s + x];
+        *pu = base[(ku >> 1) * s + (ku & 1) * (w / 2) + x / 2];
+        *pv = base[(kv >> 1) * s + (kv & 1) * (w / 2) + x / 2];
+        return;
+    }
+    default: { /* 4:2:2: two pixels in four bytes */
+        const uint8_t *q = d + y * s + (x & ~(int64_t)1) * 2;
+        const int odd = (int)(x & 1);
+        if (f->layout == GIP_YUV_UYVY) {
+            *py = q[1 + 2 * odd], *pu = q[0], *pv = q[2];
+        } else if (f->layout == GIP_YUV_YUY2) {
+            *py = q[2 * odd], *pu = q[1], *pv = q[3];
+        } else { /* YVYU */
+            *py = q[2 * odd], *pu = q[3], *pv = q[1];
+        }
+        return;
+    }
+    }
+}
+
+/* Output pixel (x, y) into o (dcn elements). */
+GIP__YUVF void gip__yuv_pixel(const gip__yuv_frame *f, int64_t x, int64_t y, uint8_t *o)
+{
+    int yy, u, v;
+    gip__yuv_sample(f, x, y, &yy, &u, &v);
+    if (f->dcn == 1) {
+        o[0] = (uint8_t)yy;
+        return;
+    }
+    const int shift = 20, cy = 1220542, cub = 2116026, cug = -409993, cvg = -852492, cvr = 1673527;
+    const int uu = u - 128, vv = v - 128;
+    const int ruv = (1 << (shift - 1)) + cvr * vv;
+    const int guv = (1 << (shift - 1)) + cvg * vv + cug * uu;
+    const int buv = (1 << (shift - 1)) + cub * uu;
+    const int yv = (yy - 16 > 0 ? yy - 16 : 0) * cy;
+    o[f->bidx ^ 2] = gip__yuv_sat((yv + ruv) >> shift);
+    o[1] = gip__yuv_sat((yv + guv) >> shift);
+    o[f->bidx] = gip__yuv_sat((yv + buv) >> shift);
+    if (f->dcn == 4)
+        o[3] = 255;
+}
+
+/* The RGB to YUV 4:2:0 encoder (OpenCV's RGB888toYUV420pInvoker): BT.601 limited range, 20-bit
+ * fixed point; each 2x2 block's U and V from its top-left pixel. */
+typedef struct gip__yuv_enc {
+    const uint8_t *data; /* the RGB image */
+    int64_t stride;
+    int64_t width, height; /* of the RGB image */
+    int32_t scn;           /* 3 or 4 */
+    int32_t bidx;          /* 0: BGR order, 2: RGB */
+    int32_t yv12;          /* V plane before U */
+} gip__yuv_enc;
+
+GIP__YUVF int gip__yuv_enc_comp(const gip__yuv_enc *e, int64_t x, int64_t y, int comp)
+{
+    const uint8_t *p = e->data + y * e->stride + x * e->scn;
+    const int r = p[e->bidx ^ 2], g = p[1], b = p[e->bidx];
+    const int shift = 20, half = 1 << (shift - 1);
+    int v;
+    if (comp == 0)
+        v = 269484 * r + 528482 * g + 102760 * b + half + (16 << shift);
+    else if (comp == 1)
+        v = -155188 * r - 305135 * g + 460324 * b + half + (128 << shift);
+    else
+        v = 460324 * r - 385875 * g - 74448 * b + half + (128 << shift);
+    return gip__yuv_sat(v >> shift);
+}
+
+/* Byte (fx, fy) of the W x (H * 3 / 2) planar frame. */
+GIP__YUVF uint8_t gip__yuv_enc_byte(const gip__yuv_enc *e, int64_t fx, int64_t fy)
+{
+    const int64_t w = e->width, h = e->height;
+    if (fy < h)
+        return (uint8_t)gip__yuv_enc_comp(e, fx, fy, 0);
+    /* half rows of w / 2 bytes, two per frame row: U's h / 2, then V's (YV12: V first) */
+    const int64_t k = 2 * (fy - h) + (fx >= w / 2), px = fx % (w / 2);
+    const bool first = k < h / 2;
+    const int64_t row = first ? k : k - h / 2;
+    const int comp = first != (e->yv12 != 0) ? 1 : 2;
+    return (uint8_t)gip__yuv_enc_comp(e, 2 * px, 2 * row, comp);
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif

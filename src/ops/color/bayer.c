@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/* The registry's bayer: Bayer mosaics to BGR, RGB, BGRA, RGBA or gray through
+ * gip_bayer_to_rgb(). */
+#include "gip/color.h"
+#include "registry/registry.h"
+
+static const gip_choice patterns[] = {{"bg", GIP_BAYER_BG},
+                                      {"gb", GIP_BAYER_GB},
+                                      {"rg", GIP_BAYER_RG},
+                                      {"gr", GIP_BAYER_GR},
+                                      {NULL, 0}};
+
+/* The output: channels * 10 + (1 for BGR order). */
+static const gip_choice outputs[] = {{"bgr", 31},  {"rgb", 30},  {"bgra", 41},
+                                     {"rgba", 40}, {"gray", 10}, {NULL, 0}};
+
+static const gip_param decl[] = {
+    GIP__PARAM_EX("pattern", GIP_PARAM_CHOICE, GIP_PARAM_POSITIONAL, 0, 0, 0, patterns, "bg",
+                  "the colours of the second row's second and third pixels "
+                  "(cv2.COLOR_Bayer<pattern>2BGR)",
+                  "gr"),
+    GIP__PARAM_EX("to", GIP_PARAM_CHOICE, GIP_PARAM_POSITIONAL, 0, 0, 0, outputs, "bgr",
+                  "the result: BGR, RGB, with alpha, or gray", "bgr"),
+};
+
+typedef struct bayer_step {
+    int32_t pattern, to;
+} bayer_step;
+
+static gip_status build(const gip_args *a, void *out)
+{
+    bayer_step *s = out;
+    s->pattern = (int32_t)gip_args_int(a, "pattern");
+    s->to = (int32_t)gip_args_int(a, "to");
+    return GIP_OK;
+}
+
+static gip_status shape(const void *params, const gip_shape *in, gip_shape *out, int32_t *identity)
+{
+    (void)in;
+    (void)identity;
+    out->channels = ((const bayer_step *)params)->to / 10;
+    return GIP_OK;
+}
+
+static gip_status run(gip_context *ctx, const gip_image *src, gip_image *dst, const void *p)
+{
+    const bayer_step *s = p;
+    return gip_bayer_to_rgb(ctx, src, dst, (gip_bayer_pattern)s->pattern, s->to % 10);
+}
+
+const gip_op gip__op_bayer = {
+    .name = "bayer",
+    .family = "color",
+    .summary = "Demosaics a Bayer image (bilinear) to BGR, RGB or gray, as cv2.cvtColor's "
+               "COLOR_Bayer*.",
+    .doc = "OpenCV's bilinear demosaicing with its integer rounding (gray with its 14-bit "
+           "weights); the outer rows and columns repeat their inner neighbours. u8 and u16 "
+           "results equal OpenCV's. The pattern names the second row's second and third pixels, "
+           "as OpenCV's codes do.",
+    .cv_name = "cv2.cvtColor",
+    .params = decl,
+    .nparams = GIP__COUNT(decl),
+    .dtypes = GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_U16),
+    .channels = GIP_CHANNELS_BIT(1),
+    .flags = GIP_OP_WHOLE,
+    .params_size = sizeof(bayer_step),
+    .build = build,
+    .shape = shape,
+    .run = run,
+};

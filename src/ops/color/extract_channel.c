@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+/* extract_channel and the channel copy it shares with insert_channel (gip_extract_channel,
+ * gip_insert_channel): one channel seen as a strided view and copied by gip_copy_strided() on
+ * the CPU threads or a device kernel; and extract_channel's registry entry. */
+#include "gip/color.h"
+#include "gip/interop.h"
+#include "internal.h"
+#include "registry/registry.h"
+
+static gip_strided channel_view(const gip_image *img, int32_t c)
+{
+    const int64_t es = (int64_t)gip_dtype_size(img->dtype);
+    gip_strided v = {(char *)img->data + c * es,
+                     {img->height, img->width, 1},
+                     {img->stride, img->channels * es, es},
+                     img->dtype,
+                     img->memory,
+                     img->device};
+    return v;
+}
+
+static gip_status check_channel(gip_context *ctx, const gip_image *multi, const gip_image *one,
+                                int32_t channel, const char *op, bool *on_device)
+{
+    gip_status st = gip__check_unary(ctx, multi, one, op, on_device);
+    if (st)
+        return st;
+    if (multi->dtype == GIP_C32)
+        return gip__error(ctx, GIP_ERR_UNSUPPORTED, "%s: c32 images are not accepted", op);
+    if (one->dtype != multi->dtype || one->channels != 1)
+        return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
+                          "%s: the one-channel image is %d-channel %s but must be 1-channel %s", op,
+                          (int)one->channels, gip_dtype_name(one->dtype),
+                          gip_dtype_name(multi->dtype));
+    if (channel < 0 || channel >= multi->channels)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: channel %d is outside the image's 0..%d", op, (int)channel,
+                          (int)multi->channels - 1);
+    return GIP_OK;
+}
+
+gip_status gip_extract_channel(gip_context *ctx, const gip_image *src, gip_image *dst,
+                               int32_t channel)
+{
+    static const char op[] = "gip_extract_channel";
+    bool on_device = false;
+    gip_status st = check_channel(ctx, src, dst, channel, op, &on_device);
+    if (st)
+        return st;
+    if (gip__images_overlap(src, dst))
+        return gip__error(ctx, GIP_ERR_ALIASING, "%s: src and dst overlap", op);
+    gip_strided s = channel_view(src, channel), d = channel_view(dst, 0);
+    return gip_copy_strided(ctx, &s, &d);
+}
+
+gip_status gip_insert_channel(gip_context *ctx, const gip_image *src, const gip_image *src2,
+                              gip_image *dst, int32_t channel)
+{
+    static const char op[] = "gip_insert_channel";
+    bool on_device = false;
+    gip_status st = check_channel(ctx, dst, src2, channel, op, &on_device);
+    if (st || (st = gip__check_unary(ctx, src, dst, op, &on_device)))
+        return st;
+    if (src->dtype != dst->dtype || src->channels != dst->channels)
+        return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
+                          "%s: dst is %d-channel %s but src is %d-channel %s; they must be equal",
+                          op, (int)dst->channels, gip_dtype_name(dst->dtype), (int)src->channels,
+                          gip_dtype_name(src->dtype));
+    if (gip__images_overlap(src2, dst))
+        return gip__error(ctx, GIP_ERR_ALIASING, "%s: src2 and dst overlap", op);
+    if (!gip__images_same(src, dst)) {
+        if (gip__images_overlap(src, dst))
+            return gip__error(ctx, GIP_ERR_ALIASING,
+                              "%s: src and dst overlap; pass the same view for in-place, or "
+                              "disjoint images",
+                              op);
+        if ((st = gip_copy(ctx, src, dst)))
+            return st;
+    }
+    gip_strided s = channel_view(src2, 0), d = channel_view(dst, channel);
+    return gip_copy_strided(ctx, &s, &d);
+}
+
+static const gip_param decl[] = {
+    GIP__PARAM("channel", GIP_PARAM_INT, GIP_PARAM_POSITIONAL, 0, 3, 0, NULL, "0",
+               "the channel taken (0 is the first)"),
+};
+
+static gip_status build(const gip_args *a, void *out)
+{
+    *(int32_t *)out = (int32_t)gip_args_int(a, "channel");
+    return GIP_OK;
+}
+
+static gip_status shape(const void *params, const gip_shape *in, gip_shape *out, int32_t *identity)
+{
+    const int32_t c = *(const int32_t *)params;
+    if (c >= in->channels)
+        return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT,
+                          "extract_channel: channel %d is outside the image's 0..%d", (int)c,
+                          (int)in->channels - 1);
+    *identity = in->channels == 1;
+    out->channels = 1;
+    return GIP_OK;
+}
+
+static gip_status run(gip_context *ctx, const gip_image *src, gip_image *dst, const void *p)
+{
+    return gip_extract_channel(ctx, src, dst, *(const int32_t *)p);
+}
+
+const gip_op gip__op_extract_channel = {
+    .name = "extract_channel",
+    .family = "color",
+    .summary = "One channel of the image, as cv2.extractChannel.",
+    .doc = "dst (one channel) = channel `channel` of src; a one-channel image passes unchanged.",
+    .cv_name = "cv2.extractChannel",
+    .params = decl,
+    .nparams = GIP__COUNT(decl),
+    .dtypes = GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_U16) | GIP_DTYPE_BIT(GIP_S16) |
+              GIP_DTYPE_BIT(GIP_F32),
+    .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
+    .params_size = sizeof(int32_t),
+    .build = build,
+    .shape = shape,
+    .run = run,
+};

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/* The registry's yuv420: a BGR or RGB image encoded as a planar YUV 4:2:0 frame (I420, YV12)
+ * through gip_rgb_to_yuv(). */
+#include "gip/color.h"
+#include "internal.h"
+#include "registry/registry.h"
+
+static const gip_choice layouts[] = {
+    {"i420", GIP_YUV_I420}, {"iyuv", GIP_YUV_I420}, {"yv12", GIP_YUV_YV12}, {NULL, 0}};
+static const gip_choice orders[] = {{"bgr", 1}, {"rgb", 0}, {NULL, 0}};
+
+static const gip_param decl[] = {
+    GIP__PARAM_EX("layout", GIP_PARAM_CHOICE, GIP_PARAM_POSITIONAL, 0, 0, 0, layouts, "i420",
+                  "the planes' order: Y, U, V (i420) or Y, V, U (yv12)", "yv12"),
+    GIP__PARAM_EX("order", GIP_PARAM_CHOICE, GIP_PARAM_POSITIONAL, 0, 0, 0, orders, "bgr",
+                  "the source's channel order (alpha ignored)", "bgr"),
+};
+
+typedef struct yuv420_step {
+    int32_t layout, bgr;
+} yuv420_step;
+
+static gip_status build(const gip_args *a, void *out)
+{
+    yuv420_step *s = out;
+    s->layout = (int32_t)gip_args_int(a, "layout");
+    s->bgr = (int32_t)gip_args_int(a, "order");
+    return GIP_OK;
+}
+
+static gip_status shape(const void *params, const gip_shape *in, gip_shape *out, int32_t *identity)
+{
+    (void)params;
+    (void)identity;
+    if (in->width % 2 || in->height % 2)
+        return gip__error(NULL, GIP_ERR_SHAPE_MISMATCH,
+                          "yuv420: a 4:2:0 frame needs an even width and height, got %lldx%lld",
+                          (long long)in->width, (long long)in->height);
+    out->height = in->height * 3 / 2;
+    out->channels = 1;
+    return GIP_OK;
+}
+
+static gip_status run(gip_context *ctx, const gip_image *src, gip_image *dst, const void *p)
+{
+    const yuv420_step *s = p;
+    return gip_rgb_to_yuv(ctx, src, dst, (gip_yuv_layout)s->layout, s->bgr);
+}
+
+const gip_op gip__op_yuv420 = {
+    .name = "yuv420",
+    .family = "color",
+    .summary = "Encodes a BGR or RGB image as a planar YUV 4:2:0 frame (I420, YV12), as "
+               "cv2.cvtColor's COLOR_BGR2YUV_I420.",
+    .doc = "The result is a one-channel u8 frame of the image's width and 3/2 of its height "
+           "(width and height even): the Y plane, then the U and V planes at half resolution as "
+           "half rows. BT.601 limited range with OpenCV's fixed-point coefficients and rounding, "
+           "each 2x2 block's U and V from its top-left pixel: results equal OpenCV's.",
+    .cv_name = "cv2.cvtColor",
+    .params = decl,
+    .nparams = GIP__COUNT(decl),
+    .dtypes = GIP_DTYPE_BIT(GIP_U8),
+    .channels = GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
+    .flags = GIP_OP_WHOLE,
+    .params_size = sizeof(yuv420_step),
+    .build = build,
+    .shape = shape,
+    .run = run,
+};

@@ -1,0 +1,287 @@
+/* SPDX-License-Identifier: MIT */
+/* bilateral (gip_bilateral_filter, as cv2.bilateralFilter): OpenCV's disc of taps and float
+ * weight tables built once, the CPU backend (float sums tap by tap in the plan's order, the
+ * operations the CUDA kernel repeats, so that u8 results are identical), and the registry's
+ * description. */
+#include <math.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "border.h"
+#include "gip/smoothing.h"
+#include "ops/filter/bilateral.h"
+#include "registry/registry.h"
+
+static const char OP[] = "gip_bilateral_filter";
+
+typedef struct bil_job {
+    const gip__bilateral_plan *p;
+    const gip_image *src;
+    gip_image *dst;
+    const int32_t *xmap; /* padded column (x + r) -> source column, -1 outside (constant) */
+    atomic_int failed;
+} bil_job;
+
+/* u8: for each output row, the 2r + 1 bordered source rows padded by r pixels each side, then
+ * tap by tap over the whole row (each pixel's sums still in tap order, as on CUDA). */
+static void rows_u8(void *arg, int64_t y0, int64_t y1)
+{
+    bil_job *j = arg;
+    const gip__bilateral_plan *p = j->p;
+    const int64_t w = j->src->width, h = j->src->height;
+    const int32_t c = j->src->channels, r = p->radius, nr = 2 * r + 1;
+    const int64_t pw = (w + 2 * r) * c;
+    uint8_t *pad = malloc((size_t)(pw * nr));
+    float *sum = malloc((size_t)(w * c) * sizeof *sum), *wsum = malloc((size_t)w * sizeof *wsum);
+    if (!pad || !sum || !wsum) {
+        free(pad);
+        free(sum);
+        free(wsum);
+        atomic_store(&j->failed, 1);
+        return;
+    }
+    for (int64_t y = y0; y < y1; y++) {
+        for (int32_t i = 0; i < nr; i++) {
+            const int64_t sy = gip__border_index(y + i - r, h, p->border);
+            const uint8_t *s = sy < 0 ? NULL : (const uint8_t *)j->src->data + sy * j->src->stride;
+            uint8_t *q = pad + i * pw;
+            for (int64_t x = 0; x < w + 2 * r; x++) {
+                const int32_t sx = j->xmap[x];
+                for (int32_t ch = 0; ch < c; ch++)
+                    q[x * c + ch] = s && sx >= 0 ? s[(int64_t)sx * c + ch] : 0;
+            }
+        }
+        memset(sum, 0, (size_t)(w * c) * sizeof *sum);
+        memset(wsum, 0, (size_t)w * sizeof *wsum);
+        const uint8_t *s0 = pad + r * pw + (int64_t)r * c;
+        for (int32_t k = 0; k < p->ntaps; k++) {
+            const uint8_t *q = pad + (p->dy[k] + r) * pw + (int64_t)(p->dx[k] + r) * c;
+            const float sw = p->space[k];
+            if (c == 1) {
+                for (int64_t x = 0; x < w; x++) {
+                    const float wk = sw * p->color[abs((int32_t)q[x] - (int32_t)s0[x])];
+                    sum[x] += (float)q[x] * wk;
+                    wsum[x] += wk;
+                }
+            } else {
+                for (int64_t x = 0; x < w; x++) {
+                    const uint8_t *a = q + x * 3, *b = s0 + x * 3;
+                    const int32_t diff = abs((int32_t)a[0] - (int32_t)b[0]) +
+                                         abs((int32_t)a[1] - (int32_t)b[1]) +
+                                         abs((int32_t)a[2] - (int32_t)b[2]);
+                    const float wk = sw * p->color[diff];
+                    sum[x * 3] += (float)a[0] * wk;
+                    sum[x * 3 + 1] += (float)a[1] * wk;
+                    sum[x * 3 + 2] += (float)a[2] * wk;
+                    wsum[x] += wk;
+                }
+            }
+        }
+        uint8_t *d = (uint8_t *)j->dst->data + y * j->dst->stride;
+        for (int64_t x = 0; x < w; x++) {
+            const float inv = 1.0f / wsum[x];
+            for (int32_t ch = 0; ch < c; ch++)
+                d[x * c + ch] = gip__sat_u8_i32(gip__round_f32(sum[x * c + ch] * inv));
+        }
+    }
+    free(pad);
+    free(sum);
+    free(wsum);
+}
+
+static void rows_f32(void *arg, int64_t y0, int64_t y1)
+{
+    bil_job *j = arg;
+    const gip__bilateral_plan *p = j->p;
+    const int64_t w = j->src->width, h = j->src->height;
+    const int32_t c = j->src->channels, r = p->radius;
+    const float **rows = malloc((size_t)(2 * r + 1) * sizeof *rows);
+    float *zero = calloc((size_t)(w + 2 * r) * (size_t)c, sizeof *zero);
+    if (!rows || !zero) {
+        free(rows);
+        free(zero);
+        atomic_store(&j->failed, 1);
+        return;
+    }
+    for (int64_t y = y0; y < y1; y++) {
+        for (int32_t i = -r; i <= r; i++) {
+            const int64_t sy = gip__border_index(y + i, h, p->border);
+            rows[i + r] =
+                sy < 0 ? NULL
+                       : (const float *)((const uint8_t *)j->src->data + sy * j->src->stride);
+        }
+        float *d = (float *)((uint8_t *)j->dst->data + y * j->dst->stride);
+        const float *s0 = rows[r];
+        for (int64_t x = 0; x < w; x++) {
+            float sum[3] = {0, 0, 0}, wsum = 0;
+            for (int32_t k = 0; k < p->ntaps; k++) {
+                const float *row = rows[p->dy[k] + r];
+                const int32_t sx = j->xmap[x + p->dx[k] + r];
+                const float *px = row && sx >= 0 ? row + (int64_t)sx * c : zero;
+                float diff = 0;
+                for (int32_t ch = 0; ch < c; ch++)
+                    diff += fabsf(px[ch] - s0[x * c + ch]);
+                const float wk = p->space[k] * expf(diff * diff * p->color_coeff);
+                for (int32_t ch = 0; ch < c; ch++)
+                    sum[ch] += px[ch] * wk;
+                wsum += wk;
+            }
+            const float inv = 1.0f / wsum;
+            for (int32_t ch = 0; ch < c; ch++)
+                d[x * c + ch] = sum[ch] * inv;
+        }
+    }
+    free(rows);
+    free(zero);
+}
+
+gip_status gip_bilateral_filter(gip_context *ctx, const gip_image *src, gip_image *dst,
+                                const gip_bilateral_params *params)
+{
+    bool on_device = false;
+    gip_status st = gip__check_unary(ctx, src, dst, OP, &on_device);
+    if (st)
+        return st;
+    if ((st = gip__check_dtype(ctx, src, GIP__DT(GIP_U8) | GIP__DT(GIP_F32), OP, "src")))
+        return st;
+    if (src->channels != 1 && src->channels != 3)
+        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
+                          "%s: src has %d channels; 1 or 3 are accepted (as cv2)", OP,
+                          (int)src->channels);
+    if (dst->dtype != src->dtype || dst->channels != src->channels)
+        return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
+                          "%s: dst is %d-channel %s but src is %d-channel %s; they must be equal",
+                          OP, (int)dst->channels, gip_dtype_name(dst->dtype), (int)src->channels,
+                          gip_dtype_name(src->dtype));
+    if (!params)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "%s: params is NULL", OP);
+    if (!isfinite(params->sigma_color) || !isfinite(params->sigma_space))
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "%s: sigmas must be finite numbers", OP);
+    if ((unsigned)params->border > GIP_BORDER_WRAP)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: unknown border mode %d: reflect101, reflect, replicate, constant "
+                          "or wrap",
+                          OP, (int)params->border);
+    if (gip__images_overlap(src, dst))
+        return gip__error(ctx, GIP_ERR_ALIASING, "%s: dst overlaps src; use separate buffers", OP);
+    const double sc = params->sigma_color > 0 ? params->sigma_color : 1;
+    const double ss = params->sigma_space > 0 ? params->sigma_space : 1;
+    const double rd = params->d > 0 ? params->d / 2 : nearbyint(ss * 1.5);
+    if (rd > 127)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: radius %.0f (d %d, sigma_space %g) is too large: 127 at most", OP,
+                          rd, (int)params->d, ss);
+    gip__bilateral_plan p = {.radius = rd < 1 ? 1 : (int32_t)rd, .border = params->border};
+    const int32_t r = p.radius, n = (2 * r + 1) * (2 * r + 1);
+    p.dx = malloc((size_t)n * sizeof *p.dx);
+    p.dy = malloc((size_t)n * sizeof *p.dy);
+    p.space = malloc((size_t)n * sizeof *p.space);
+    int32_t *xmap = NULL;
+    if (!p.dx || !p.dy || !p.space) {
+        st = gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of memory", OP);
+        goto out_free;
+    }
+    const double gc = -0.5 / (sc * sc), gs = -0.5 / (ss * ss);
+    for (int32_t i = 0; i < 256 * src->channels; i++)
+        p.color[i] = (float)exp((double)i * i * gc);
+    p.color_coeff = (float)gc;
+    for (int32_t i = -r; i <= r; i++)
+        for (int32_t k = -r; k <= r; k++) {
+            const double dist = sqrt((double)i * i + (double)k * k);
+            if (dist > r)
+                continue;
+            p.space[p.ntaps] = (float)exp(dist * dist * gs);
+            p.dx[p.ntaps] = k;
+            p.dy[p.ntaps] = i;
+            p.ntaps++;
+        }
+    if (on_device) {
+#ifdef GIP_HAVE_CUDA
+        st = gip__bilateral_cuda(ctx, &p, src, dst);
+#else
+        st = gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", OP);
+#endif
+        goto out_free;
+    }
+    if (!(xmap = gip__border_map(src->width + 2 * r, r, src->width, p.border))) {
+        st = gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of memory", OP);
+        goto out_free;
+    }
+    bil_job j = {.p = &p, .src = src, .dst = dst, .xmap = xmap};
+    atomic_init(&j.failed, 0);
+    gip__parallel_for(ctx, src->height, 2, src->dtype == GIP_U8 ? rows_u8 : rows_f32, &j);
+    if (atomic_load(&j.failed))
+        st = gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of memory for row buffers", OP);
+out_free:
+    free(p.dx);
+    free(p.dy);
+    free(p.space);
+    free(xmap);
+    return st;
+}
+
+static const gip_param decl[] = {
+    GIP__PARAM_EX(
+        "d", GIP_PARAM_INT, GIP_PARAM_POSITIONAL | GIP_PARAM_REQUIRED, -1, 255, 0, NULL, NULL,
+        "the window's diameter (its radius d/2, at least 1); <= 0: from sigma_space", "9"),
+    GIP__PARAM_EX("sigma_color", GIP_PARAM_DOUBLE, GIP_PARAM_POSITIONAL | GIP_PARAM_REQUIRED, -1e30,
+                  1e30, 0, NULL, NULL, "the value difference of half weight, about (<= 0 means 1)",
+                  "75"),
+    GIP__PARAM_EX("sigma_space", GIP_PARAM_DOUBLE, GIP_PARAM_POSITIONAL | GIP_PARAM_REQUIRED, -1e30,
+                  1e30, 0, NULL, NULL, "the spatial Gaussian's sigma (<= 0 means 1)", "75"),
+    GIP__PARAM("border", GIP_PARAM_CHOICE, 0, 0, 0, 0, gip__border_choices, "reflect101",
+               "how pixels outside the image are made (constant: 0, as cv2)"),
+};
+
+static gip_status build(const gip_args *a, void *out)
+{
+    gip_bilateral_params *p = out;
+    p->d = (int32_t)gip_args_int(a, "d");
+    p->sigma_color = gip_args_double(a, "sigma_color");
+    p->sigma_space = gip_args_double(a, "sigma_space");
+    p->border = (gip_border)gip_args_int(a, "border");
+    const double ss = p->sigma_space > 0 ? p->sigma_space : 1;
+    if (p->d <= 0 && nearbyint(ss * 1.5) > 127)
+        return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT,
+                          "bilateral: sigma_space %g makes a radius above 127; give d", ss);
+    return GIP_OK;
+}
+
+static void halo(const void *params, int64_t *hx, int64_t *hy)
+{
+    const gip_bilateral_params *p = params;
+    const double ss = p->sigma_space > 0 ? p->sigma_space : 1;
+    const int64_t r = p->d > 0 ? p->d / 2 : (int64_t)nearbyint(ss * 1.5);
+    *hx = *hy = r < 1 ? 1 : r;
+}
+
+static int32_t border(const void *params)
+{
+    return (int32_t)((const gip_bilateral_params *)params)->border;
+}
+
+static gip_status run(gip_context *ctx, const gip_image *src, gip_image *dst, const void *p)
+{
+    return gip_bilateral_filter(ctx, src, dst, p);
+}
+
+const gip_op gip__op_bilateral = {
+    .name = "bilateral",
+    .family = "filter",
+    .summary = "Edge-preserving bilateral filter, as cv2.bilateralFilter.",
+    .doc = "The mean over a disc weighted by distance (sigma_space) and by value difference "
+           "(sigma_color), with OpenCV's taps and weight tables: u8 results identical on CPU "
+           "and CUDA and within one level of cv2.bilateralFilter's; f32 within 1e-3 of the "
+           "value range. 1 or 3 channels, as cv2.",
+    .cv_name = "cv2.bilateralFilter",
+    .params = decl,
+    .nparams = GIP__COUNT(decl),
+    .dtypes = GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_F32),
+    .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3),
+    .params_size = sizeof(gip_bilateral_params),
+    .build = build,
+    .halo = halo,
+    .border = border,
+    .run = run,
+};

@@ -1,0 +1,328 @@
+/* SPDX-License-Identifier: MIT */
+/* canny (gip_canny and gip_canny_dxdy, as cv2.Canny): OpenCV's thresholds, the derivatives
+ * through gip_sobel() with a replicated border, then magnitudes, non-maximum suppression and
+ * hysteresis (on the CPU a stack walk from the strong pixels; on CUDA canny_cuda.cu); the
+ * registry entry of the image form (canny_dxdy.c has the other). */
+#include <math.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gip/edges.h"
+#include "gip/filter.h"
+#include "ops/filter/canny.h"
+#include "registry/registry.h"
+
+/* ---- CPU ---------------------------------------------------------------------------------- */
+
+/* Map values: 0 not an edge, 1 a weak candidate, 2 an edge. */
+typedef struct canny_job {
+    const gip_image *dx, *dy;
+    int32_t *mag; /* w x h, the magnitude of the channel chosen at each pixel */
+    int16_t *sdx; /* that channel's derivatives */
+    int16_t *sdy;
+    uint8_t *map; /* w x h */
+    int32_t low, high;
+    bool l2;
+} canny_job;
+
+static void mag_rows(void *arg, int64_t y0, int64_t y1)
+{
+    const canny_job *j = arg;
+    const int64_t w = j->dx->width;
+    const int32_t c = j->dx->channels;
+    for (int64_t y = y0; y < y1; y++) {
+        const int16_t *gx = (const int16_t *)((const uint8_t *)j->dx->data + y * j->dx->stride);
+        const int16_t *gy = (const int16_t *)((const uint8_t *)j->dy->data + y * j->dy->stride);
+        for (int64_t x = 0; x < w; x++) {
+            /* OpenCV: the first channel of the largest magnitude */
+            int32_t best = gip__canny_mag(gx[x * c], gy[x * c], j->l2), bi = 0;
+            for (int32_t k = 1; k < c; k++) {
+                const int32_t m = gip__canny_mag(gx[x * c + k], gy[x * c + k], j->l2);
+                if (m > best) {
+                    best = m;
+                    bi = k;
+                }
+            }
+            j->mag[(y + 1) * (w + 2) + x + 1] = best;
+            j->sdx[y * w + x] = gx[x * c + bi];
+            j->sdy[y * w + x] = gy[x * c + bi];
+        }
+    }
+}
+
+static void nms_rows(void *arg, int64_t y0, int64_t y1)
+{
+    const canny_job *j = arg;
+    const int64_t w = j->dx->width;
+#define MAG(yy, xx) j->mag[((yy) + 1) * (w + 2) + (xx) + 1]
+    for (int64_t y = y0; y < y1; y++)
+        for (int64_t x = 0; x < w; x++) {
+            const int32_t m = MAG(y, x);
+            uint8_t v = 0;
+            if (m > j->low) {
+                int32_t s = 1;
+                bool keep;
+                switch (gip__canny_dir(j->sdx[y * w + x], j->sdy[y * w + x], &s)) {
+                case 0:
+                    keep = m > MAG(y, x - 1) && m >= MAG(y, x + 1);
+                    break;
+                case 1:
+                    keep = m > MAG(y - 1, x) && m >= MAG(y + 1, x);
+                    break;
+                default:
+                    keep = m > MAG(y - 1, x - s) && m > MAG(y + 1, x + s);
+                }
+                if (keep)
+                    v = m > j->high ? 2 : 1;
+            }
+            j->map[y * w + x] = v;
+        }
+#undef MAG
+}
+
+gip_status gip__canny_cpu(gip_context *ctx, const gip_image *dx, const gip_image *dy,
+                          gip_image *dst, int32_t low, int32_t high, bool l2)
+{
+    const int64_t w = dx->width, h = dx->height, n = w * h;
+    canny_job j = {.dx = dx, .dy = dy, .low = low, .high = high, .l2 = l2};
+    j.mag = calloc((size_t)((w + 2) * (h + 2)), sizeof *j.mag);
+    j.sdx = malloc((size_t)n * sizeof *j.sdx);
+    j.sdy = malloc((size_t)n * sizeof *j.sdy);
+    j.map = malloc((size_t)n);
+    int64_t *stack = malloc((size_t)n * sizeof *stack);
+    gip_status st = GIP_OK;
+    if (!j.mag || !j.sdx || !j.sdy || !j.map || !stack) {
+        st = gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "canny: out of memory for %lldx%lld buffers",
+                        (long long)w, (long long)h);
+        goto out_free;
+    }
+    gip__parallel_for(ctx, h, 16, mag_rows, &j);
+    gip__parallel_for(ctx, h, 16, nms_rows, &j);
+    /* Hysteresis: every candidate 8-connected to an edge becomes one. */
+    int64_t top = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (j.map[i] == 2)
+            stack[top++] = i;
+    while (top > 0) {
+        const int64_t i = stack[--top], y = i / w, x = i - y * w;
+        for (int64_t yy = y - 1; yy <= y + 1; yy++)
+            for (int64_t xx = x - 1; xx <= x + 1; xx++)
+                if (yy >= 0 && yy < h && xx >= 0 && xx < w && j.map[yy * w + xx] == 1) {
+                    j.map[yy * w + xx] = 2;
+                    stack[top++] = yy * w + xx;
+                }
+    }
+    for (int64_t y = 0; y < h; y++) {
+        uint8_t *d = (uint8_t *)dst->data + y * dst->stride;
+        for (int64_t x = 0; x < w; x++)
+            d[x] = j.map[y * w + x] == 2 ? 255 : 0;
+    }
+out_free:
+    free(j.mag);
+    free(j.sdx);
+    free(j.sdy);
+    free(j.map);
+    free(stack);
+    return st;
+}
+
+/* ---- the typed functions ------------------------------------------------------------------ */
+
+/* OpenCV's integer thresholds. */
+static gip_status thresholds(gip_context *ctx, const gip_canny_params *p, int32_t aperture,
+                             const char *op, int32_t *low, int32_t *high)
+{
+    double lo = p->threshold1, hi = p->threshold2;
+    if (!isfinite(lo) || !isfinite(hi))
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "%s: thresholds must be finite numbers",
+                          op);
+    if (aperture == 7) { /* OpenCV scales the 7x7 derivatives by 1/16 to keep them in s16 */
+        lo /= 16.0;
+        hi /= 16.0;
+    }
+    if (lo > hi) {
+        const double t = lo;
+        lo = hi;
+        hi = t;
+    }
+    if (p->l2_gradient) {
+        lo = lo < 32767.0 ? lo : 32767.0;
+        hi = hi < 32767.0 ? hi : 32767.0;
+        if (lo > 0)
+            lo *= lo;
+        if (hi > 0)
+            hi *= hi;
+    }
+    /* cvFloor, clamped to int32 as the comparisons with int32 magnitudes need */
+    lo = floor(lo);
+    hi = floor(hi);
+    *low = lo < -2147483648.0 ? INT32_MIN : lo > 2147483647.0 ? INT32_MAX : (int32_t)lo;
+    *high = hi < -2147483648.0 ? INT32_MIN : hi > 2147483647.0 ? INT32_MAX : (int32_t)hi;
+    return GIP_OK;
+}
+
+static gip_status check_dst(gip_context *ctx, const gip_image *dst, const char *op)
+{
+    if (dst->dtype != GIP_U8 || dst->channels != 1)
+        return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
+                          "%s: dst must be 1-channel u8, got %d-channel %s", op, (int)dst->channels,
+                          gip_dtype_name(dst->dtype));
+    return GIP_OK;
+}
+
+static gip_status stages(gip_context *ctx, const gip_image *dx, const gip_image *dy, gip_image *dst,
+                         int32_t low, int32_t high, bool l2, bool on_device, const char *op)
+{
+    if (on_device) {
+#ifdef GIP_HAVE_CUDA
+        return gip__canny_cuda(ctx, dx, dy, dst, low, high, l2);
+#else
+        (void)op;
+        return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
+#endif
+    }
+    return gip__canny_cpu(ctx, dx, dy, dst, low, high, l2);
+}
+
+gip_status gip_canny(gip_context *ctx, const gip_image *src, gip_image *dst,
+                     const gip_canny_params *params)
+{
+    static const char OP[] = "gip_canny";
+    bool on_device = false;
+    gip_status st = gip__check_unary(ctx, src, dst, OP, &on_device);
+    if (st)
+        return st;
+    if ((st = gip__check_dtype(ctx, src, GIP__DT(GIP_U8), OP, "src")))
+        return st;
+    if (src->channels != 1 && src->channels != 3 && src->channels != 4)
+        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
+                          "%s: src has %d channels; 1, 3 or 4 are accepted", OP,
+                          (int)src->channels);
+    if ((st = check_dst(ctx, dst, OP)))
+        return st;
+    if (!params)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "%s: params is NULL", OP);
+    const int32_t ap = params->aperture ? params->aperture : 3;
+    if (ap != 3 && ap != 5 && ap != 7)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: aperture %d is invalid: 3, 5 or 7 are accepted", OP,
+                          (int)params->aperture);
+    if (gip__images_overlap(src, dst))
+        return gip__error(ctx, GIP_ERR_ALIASING, "%s: dst overlaps src; use separate buffers", OP);
+    int32_t low, high;
+    if ((st = thresholds(ctx, params, ap, OP, &low, &high)))
+        return st;
+    gip_image gx = {0}, gy = {0};
+    const gip_memory mem = on_device ? GIP_MEM_CUDA : GIP_MEM_HOST;
+    if ((st = gip_image_alloc(ctx, &gx, src->width, src->height, src->channels, GIP_S16, mem, 0)))
+        return st;
+    if ((st = gip_image_alloc(ctx, &gy, src->width, src->height, src->channels, GIP_S16, mem, 0)))
+        goto out_free;
+    gip_sobel_params sp = {.dx = 1,
+                           .ksize = ap,
+                           .scale = ap == 7 ? 1.0f / 16 : 1.0f,
+                           .border = {GIP_BORDER_REPLICATE, {0}}};
+    if ((st = gip_sobel(ctx, src, &gx, &sp)))
+        goto out_free;
+    sp.dx = 0;
+    sp.dy = 1;
+    if ((st = gip_sobel(ctx, src, &gy, &sp)))
+        goto out_free;
+    st = stages(ctx, &gx, &gy, dst, low, high, params->l2_gradient != 0, on_device, OP);
+out_free:
+    gip_image_free(ctx, &gx);
+    gip_image_free(ctx, &gy);
+    return st;
+}
+
+gip_status gip_canny_dxdy(gip_context *ctx, const gip_image *dx, const gip_image *dy,
+                          gip_image *dst, const gip_canny_params *params)
+{
+    static const char OP[] = "gip_canny_dxdy";
+    bool on_device = false, dev2 = false;
+    gip_status st = gip__check_unary(ctx, dx, dst, OP, &on_device);
+    if (st || (st = gip__check_unary(ctx, dy, dst, OP, &dev2)))
+        return st;
+    if (dx->dtype != GIP_S16 || dy->dtype != GIP_S16 || dx->channels != dy->channels)
+        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
+                          "%s: dx and dy must be s16 with the same channels, got %d-channel %s and "
+                          "%d-channel %s",
+                          OP, (int)dx->channels, gip_dtype_name(dx->dtype), (int)dy->channels,
+                          gip_dtype_name(dy->dtype));
+    if (dx->channels != 1 && dx->channels != 3 && dx->channels != 4)
+        return gip__error(ctx, GIP_ERR_UNSUPPORTED, "%s: %d channels; 1, 3 or 4 are accepted", OP,
+                          (int)dx->channels);
+    if ((st = check_dst(ctx, dst, OP)))
+        return st;
+    if (!params)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "%s: params is NULL", OP);
+    if (gip__images_overlap(dx, dst) || gip__images_overlap(dy, dst))
+        return gip__error(ctx, GIP_ERR_ALIASING, "%s: dst overlaps dx or dy", OP);
+    int32_t low, high;
+    if ((st = thresholds(ctx, params, 3, OP, &low, &high)))
+        return st;
+    return stages(ctx, dx, dy, dst, low, high, params->l2_gradient != 0, on_device, OP);
+}
+
+/* ---- the registry entry ------------------------------------------------------------------- */
+
+static const gip_choice apertures[] = {{"3", 3}, {"5", 5}, {"7", 7}, {NULL, 0}};
+
+static const gip_param decl[] = {
+    GIP__PARAM_EX("threshold1", GIP_PARAM_DOUBLE, GIP_PARAM_POSITIONAL | GIP_PARAM_REQUIRED, -1e9,
+                  1e9, 0, NULL, NULL, "one hysteresis threshold (the lower of the two is low)",
+                  "50"),
+    GIP__PARAM_EX("threshold2", GIP_PARAM_DOUBLE, GIP_PARAM_POSITIONAL | GIP_PARAM_REQUIRED, -1e9,
+                  1e9, 0, NULL, NULL, "the other hysteresis threshold", "150"),
+    GIP__PARAM("aperture", GIP_PARAM_CHOICE, 0, 0, 0, 0, apertures, "3",
+               "the Sobel aperture (cv2's apertureSize)"),
+    GIP__PARAM("l2", GIP_PARAM_BOOL, 0, 0, 1, 0, NULL, "0",
+               "1: the L2 gradient magnitude (cv2's L2gradient), 0: |dx| + |dy|"),
+};
+
+static gip_status build(const gip_args *a, void *out)
+{
+    gip_canny_params *p = out;
+    p->threshold1 = gip_args_double(a, "threshold1");
+    p->threshold2 = gip_args_double(a, "threshold2");
+    p->aperture = (int32_t)gip_args_int(a, "aperture");
+    p->l2_gradient = (int32_t)gip_args_int(a, "l2");
+    return GIP_OK;
+}
+
+static gip_status shape(const void *params, const gip_shape *in, gip_shape *out, int32_t *identity)
+{
+    (void)params;
+    (void)in;
+    (void)identity;
+    out->channels = 1;
+    out->dtype = GIP_U8;
+    return GIP_OK;
+}
+
+static gip_status run(gip_context *ctx, const gip_image *src, gip_image *dst, const void *p)
+{
+    return gip_canny(ctx, src, dst, p);
+}
+
+const gip_op gip__op_canny = {
+    .name = "canny",
+    .family = "filter",
+    .summary = "Canny edges (0 or 255), as cv2.Canny.",
+    .doc = "Sobel derivatives (replicated border), integer magnitudes (|dx| + |dy|, or dx^2 + dy^2 "
+           "with l2=1), non-maximum suppression and hysteresis between the two thresholds, as "
+           "OpenCV: bit-exact with cv2.Canny on CPU and CUDA (the hysteresis runs on the GPU "
+           "there). Colour images take the channel of largest gradient at each pixel. Edges "
+           "connect across the whole image, so it is never tiled.",
+    .cv_name = "cv2.Canny",
+    .params = decl,
+    .nparams = GIP__COUNT(decl),
+    .dtypes = GIP_DTYPE_BIT(GIP_U8),
+    .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
+    .flags = GIP_OP_WHOLE,
+    .params_size = sizeof(gip_canny_params),
+    .build = build,
+    .shape = shape,
+    .run = run,
+};

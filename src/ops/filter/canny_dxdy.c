@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/* canny_dxdy, as cv2.Canny(dx, dy, ...): Canny edges from given s16 derivatives, src being dx
+ * and the input dy (gip_canny_dxdy in canny.c); its registry entry. */
+#include "gip/edges.h"
+#include "registry/registry.h"
+
+static const gip_param decl[] = {
+    GIP__PARAM_EX("threshold1", GIP_PARAM_DOUBLE, GIP_PARAM_POSITIONAL | GIP_PARAM_REQUIRED, -1e9,
+                  1e9, 0, NULL, NULL, "one hysteresis threshold (the lower of the two is low)",
+                  "50"),
+    GIP__PARAM_EX("threshold2", GIP_PARAM_DOUBLE, GIP_PARAM_POSITIONAL | GIP_PARAM_REQUIRED, -1e9,
+                  1e9, 0, NULL, NULL, "the other hysteresis threshold", "150"),
+    GIP__PARAM("l2", GIP_PARAM_BOOL, 0, 0, 1, 0, NULL, "0",
+               "1: the L2 gradient magnitude (cv2's L2gradient), 0: |dx| + |dy|"),
+};
+
+static const gip_input inputs[] = {
+    {.name = "dy",
+     .flags = GIP_INPUT_SAME_SIZE | GIP_INPUT_SAME_TYPE,
+     .doc = "the y derivative (s16, as src, the x derivative)"},
+};
+
+static gip_status build(const gip_args *a, void *out)
+{
+    gip_canny_params *p = out;
+    p->threshold1 = gip_args_double(a, "threshold1");
+    p->threshold2 = gip_args_double(a, "threshold2");
+    p->l2_gradient = (int32_t)gip_args_int(a, "l2");
+    return GIP_OK;
+}
+
+static gip_status shape(const void *params, const gip_shape *in, gip_shape *out, int32_t *identity)
+{
+    (void)params;
+    (void)in;
+    (void)identity;
+    out->channels = 1;
+    out->dtype = GIP_U8;
+    return GIP_OK;
+}
+
+static gip_status run_inputs(gip_context *ctx, const gip_image *src, const gip_image *const *in,
+                             gip_image *dst, const void *params)
+{
+    return gip_canny_dxdy(ctx, src, in[0], dst, params);
+}
+
+const gip_op gip__op_canny_dxdy = {
+    .name = "canny_dxdy",
+    .family = "filter",
+    .summary = "Canny edges from given derivatives (src = dx, input dy), as cv2.Canny(dx, dy).",
+    .doc = "The stages of canny after the derivatives: integer magnitudes, non-maximum "
+           "suppression and hysteresis between the thresholds, as OpenCV, on s16 dx (src) and dy "
+           "(--dy FILE, dy= in Python) of the same size and channels; bit-exact with cv2.Canny.",
+    .cv_name = "cv2.Canny",
+    .params = decl,
+    .nparams = GIP__COUNT(decl),
+    .dtypes = GIP_DTYPE_BIT(GIP_S16),
+    .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
+    .flags = GIP_OP_WHOLE,
+    .params_size = sizeof(gip_canny_params),
+    .build = build,
+    .shape = shape,
+    .inputs = inputs,
+    .ninputs = GIP__COUNT(inputs),
+    .run_inputs = run_inputs,
+};

@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: MIT */
+/* remap, as cv2.remap with float maps: dst(x, y) = src(mapx(x, y), mapy(x, y)), nearest or
+ * bilinear with every border (the sampling of the warps, warp.h); gip_remap(), the CPU backend
+ * and the registry's description (an operation that reads two more images). */
+#include <string.h>
+
+#include "ops/geometry/remap.h"
+#include "ops/geometry/warp_params.h"
+#include "registry/registry.h"
+
+typedef struct remap_job {
+    const gip__warp *w;
+    const gip_image *src, *mx, *my;
+    gip_image *dst;
+} remap_job;
+
+#define REMAP_ROWS_BODY                                                                            \
+    const remap_job *j = arg;                                                                      \
+    for (int64_t y = y0; y < y1; y++) {                                                            \
+        uint8_t *d = (uint8_t *)j->dst->data + y * j->dst->stride;                                 \
+        const float *mx = (const float *)((const uint8_t *)j->mx->data + y * j->mx->stride);       \
+        const float *my = (const float *)((const uint8_t *)j->my->data + y * j->my->stride);       \
+        for (int64_t x = 0; x < j->dst->width; x++)                                                \
+            gip__warp_sample(j->w, j->src->data, j->src->stride, d, x, mx[x], my[x]);              \
+    }
+
+static void remap_rows(void *arg, int64_t y0, int64_t y1)
+{
+    REMAP_ROWS_BODY
+}
+
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+/* With the FMA instructions where the CPU has them: the same bits as the library's fmaf(). */
+__attribute__((target("fma"))) static void remap_rows_fma(void *arg, int64_t y0, int64_t y1)
+{
+    REMAP_ROWS_BODY
+}
+#define REMAP_HAVE_FMA_PATH 1
+#endif
+
+static gip_status check_map(gip_context *ctx, const gip_image *m, const gip_image *dst,
+                            const char *what, const char *op)
+{
+    gip_status st = gip__image_check_ctx(ctx, m, op, what);
+    if (st)
+        return st;
+    if (m->dtype != GIP_F32 || m->channels != 1)
+        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
+                          "%s: %s is %d-channel %s; it must be 1-channel f32 (a 2-channel map is "
+                          "given as map1 = x, map2 = y)",
+                          op, what, (int)m->channels, gip_dtype_name(m->dtype));
+    if (m->width != dst->width || m->height != dst->height)
+        return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
+                          "%s: %s is %lldx%lld but dst is %lldx%lld; they must be equal", op, what,
+                          (long long)m->width, (long long)m->height, (long long)dst->width,
+                          (long long)dst->height);
+    if ((m->memory == GIP_MEM_CUDA) != (dst->memory == GIP_MEM_CUDA))
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: %s and dst must both be host or both device memory", op, what);
+    if (gip__images_overlap(m, dst))
+        return gip__error(ctx, GIP_ERR_ALIASING, "%s: %s and dst overlap", op, what);
+    return GIP_OK;
+}
+
+gip_status gip_remap(gip_context *ctx, const gip_image *src, gip_image *dst, const gip_image *mapx,
+                     const gip_image *mapy, const gip_warp_params *params)
+{
+    static const char op[] = "gip_remap";
+    const gip_warp_params def = GIP_WARP_PARAMS_DEFAULT;
+    const gip_warp_params *p = params ? params : &def;
+    if (p->flags & GIP_WARP_INVERSE_MAP)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: GIP_WARP_INVERSE_MAP has no meaning for a map", op);
+    const double identity[6] = {1, 0, 0, 0, 1, 0};
+    gip__warp w;
+    gip_status st = gip__warp_setup(ctx, &w, identity, 0, p->flags | GIP_WARP_INVERSE_MAP,
+                                    &p->border, p->transparent, src, op);
+    if (st)
+        return st;
+    bool on_device = false;
+    if ((st = gip__check_pair(ctx, src, dst, op, &on_device)))
+        return st;
+    if ((st = check_map(ctx, mapx, dst, "map1", op)) ||
+        (st = check_map(ctx, mapy, dst, "map2", op)))
+        return st;
+    if ((st = gip__check_dtype(ctx, src, GIP__DT_IMAGE, op, "src")))
+        return st;
+    if (dst->dtype != src->dtype || dst->channels != src->channels)
+        return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
+                          "%s: dst is %d-channel %s but src is %d-channel %s; they must be equal",
+                          op, (int)dst->channels, gip_dtype_name(dst->dtype), (int)src->channels,
+                          gip_dtype_name(src->dtype));
+    if (gip__images_overlap(src, dst))
+        return gip__error(ctx, GIP_ERR_ALIASING, "%s: src and dst overlap", op);
+    if (src->width >= (1 << 30) || src->height >= (1 << 30))
+        return gip__error(ctx, GIP_ERR_TOO_LARGE, "%s: sides of 2^30 pixels and more are refused",
+                          op);
+    if (on_device) {
+#ifdef GIP_HAVE_CUDA
+        return gip__remap_cuda(ctx, src, mapx, mapy, dst, &w);
+#else
+        return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
+#endif
+    }
+    remap_job j = {&w, src, mapx, mapy, dst};
+#ifdef REMAP_HAVE_FMA_PATH
+    if (__builtin_cpu_supports("fma")) {
+        gip__parallel_for(ctx, dst->height, 8, remap_rows_fma, &j);
+        return GIP_OK;
+    }
+#endif
+    gip__parallel_for(ctx, dst->height, 8, remap_rows, &j);
+    return GIP_OK;
+}
+
+static const gip_param decl[] = {
+    GIP__PARAM("dsize", GIP_PARAM_SIZE, GIP_PARAM_POSITIONAL, 0, 2147483647, 0, NULL, "0",
+               "the output size WxH, the maps' size; 0: the source's"),
+    GIP__PARAM("interpolation", GIP_PARAM_CHOICE, 0, 0, 0, 0, gip__warp_interps, "linear",
+               "nearest, linear or cubic (cubic with border constant or replicate; area is "
+               "linear)"),
+    GIP__PARAM("border", GIP_PARAM_CHOICE, 0, 0, 0, 0, gip__warp_borders, "constant",
+               "cv2's borderMode: constant, replicate, reflect, wrap, reflect101, or transparent "
+               "(outside pixels keep dst's value)"),
+    GIP__PARAM("border_value", GIP_PARAM_LIST, 0, -3.4e38, 3.4e38, 4, NULL, "0",
+               "the value outside the image with border=constant: one number, or one per "
+               "channel"),
+};
+
+static const gip_input inputs[] = {
+    {.name = "map1",
+     .flags = 0,
+     .dtypes = GIP_DTYPE_BIT(GIP_F32),
+     .channels = GIP_CHANNELS_BIT(1),
+     .doc = "the source x of each output pixel: one-channel f32 of the output's size"},
+    {.name = "map2",
+     .flags = 0,
+     .dtypes = GIP_DTYPE_BIT(GIP_F32),
+     .channels = GIP_CHANNELS_BIT(1),
+     .doc = "the source y of each output pixel: one-channel f32 of the output's size"},
+};
+
+typedef struct remap_step {
+    int32_t dw, dh;
+    gip_warp_params w;
+} remap_step;
+
+static gip_status build(const gip_args *a, void *out)
+{
+    remap_step *p = out;
+    gip_args_size(a, "dsize", &p->dw, &p->dh);
+    if ((p->dw == 0) != (p->dh == 0))
+        return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT,
+                          "remap: dsize %dx%d: both sides > 0, or 0 for the source's size",
+                          (int)p->dw, (int)p->dh);
+    p->w.flags = (int32_t)gip_args_int(a, "interpolation");
+    const int32_t b = (int32_t)gip_args_int(a, "border");
+    p->w.transparent = b == GIP__BORDER_TRANSPARENT;
+    p->w.border.mode = b == GIP__BORDER_TRANSPARENT ? GIP_BORDER_CONSTANT : (gip_border)b;
+    double bv[4] = {0, 0, 0, 0};
+    const int32_t nb = gip_args_list(a, "border_value", bv, 4);
+    if (gip_args_is_set(a, "border_value") && b != GIP_BORDER_CONSTANT)
+        return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT,
+                          "remap: border_value needs border=constant");
+    for (int c = 0; c < 4; c++)
+        p->w.border.value[c] = (float)(nb <= 1 ? bv[0] : c < nb ? bv[c] : 0);
+    return GIP_OK;
+}
+
+static gip_status shape(const void *params, const gip_shape *in, gip_shape *out, int32_t *identity)
+{
+    const remap_step *p = params;
+    (void)identity;
+    out->width = p->dw > 0 ? p->dw : in->width;
+    out->height = p->dh > 0 ? p->dh : in->height;
+    return GIP_OK;
+}
+
+static gip_status run_inputs(gip_context *ctx, const gip_image *src, const gip_image *const *in,
+                             gip_image *dst, const void *params)
+{
+    return gip_remap(ctx, src, dst, in[0], in[1], &((const remap_step *)params)->w);
+}
+
+const gip_op gip__op_remap = {
+    .name = "remap",
+    .family = "geometry",
+    .summary = "Samples the image at the positions two float maps give, as cv2.remap.",
+    .doc = "dst(x, y) = src(map1(x, y), map2(x, y)), nearest (rounded half to even) or "
+           "bilinear with fused single-precision weights as OpenCV 5 computes them, so u8 "
+           "results equal cv2.remap's; every border incl. transparent. The maps are one-channel "
+           "f32 images of the output's size (dsize); a 2-channel map is given split. CPU and "
+           "CUDA give identical results. Reads the whole image (not tiled).",
+    .cv_name = "cv2.remap",
+    .params = decl,
+    .nparams = GIP__COUNT(decl),
+    .dtypes = GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_U16) | GIP_DTYPE_BIT(GIP_F32),
+    .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
+    .flags = GIP_OP_WHOLE,
+    .params_size = sizeof(remap_step),
+    .build = build,
+    .shape = shape,
+    .inputs = inputs,
+    .ninputs = GIP__COUNT(inputs),
+    .run_inputs = run_inputs,
+};

@@ -1,0 +1,810 @@
+/* SPDX-License-Identifier: MIT */
+/* resize, as cv2.resize: OpenCV's rules for the output size and the scale factors, its
+ * coordinate tables for every interpolation (built here, on the host, for both backends), the
+ * CPU backend, gip_resize() and the registry's description. */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ops/geometry/resize.h"
+#include "registry/registry.h"
+
+/* Single-precision arithmetic must not be fused into multiply-adds: OpenCV's is not. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("fp-contract=off")
+#endif
+
+#define COEF_BITS 11
+#define COEF_SCALE (1 << COEF_BITS)
+
+/* OpenCV's saturate_cast<int>(double) and cvFloor. */
+static int64_t round_even(double v)
+{
+    return (int64_t)nearbyint(v);
+}
+
+static int32_t sat_short(float v)
+{
+    const long r = lrintf(v);
+    return (int32_t)(r < -32768 ? -32768 : r > 32767 ? 32767 : r);
+}
+
+gip_status gip_resize_size(int64_t sw, int64_t sh, int64_t dw, int64_t dh, double fx, double fy,
+                           int64_t *out_w, int64_t *out_h)
+{
+    static const char op[] = "gip_resize_size";
+    if (!out_w || !out_h)
+        return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT, "%s: out_w and out_h must not be NULL",
+                          op);
+    if (sw < 1 || sh < 1 || sw > GIP_MAX_DIM || sh > GIP_MAX_DIM)
+        return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: the source is %lldx%lld; each side must be in 1..%lld", op,
+                          (long long)sw, (long long)sh, (long long)GIP_MAX_DIM);
+    if (dw < 0 || dh < 0 || dw > GIP_MAX_DIM || dh > GIP_MAX_DIM)
+        return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT,
+                          "resize: dsize %lldx%lld is out of range (0..%lld each)", (long long)dw,
+                          (long long)dh, (long long)GIP_MAX_DIM);
+    if (dw > 0 && dh > 0) {
+        *out_w = dw;
+        *out_h = dh;
+        return GIP_OK;
+    }
+    if (!(fx > 0) || !(fy > 0) || !isfinite(fx) || !isfinite(fy))
+        return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT,
+                          "resize: give dsize (both sides > 0) or both fx and fy > 0 "
+                          "(got dsize %lldx%lld, fx %g, fy %g)",
+                          (long long)dw, (long long)dh, fx, fy);
+    const double w = nearbyint((double)sw * fx), h = nearbyint((double)sh * fy);
+    if (w < 1 || h < 1 || w > (double)GIP_MAX_DIM || h > (double)GIP_MAX_DIM)
+        return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT,
+                          "resize: fx %g, fy %g make a %.0fx%.0f image from %lldx%lld; each side "
+                          "must be in 1..%lld",
+                          fx, fy, w, h, (long long)sw, (long long)sh, (long long)GIP_MAX_DIM);
+    *out_w = (int64_t)w;
+    *out_h = (int64_t)h;
+    return GIP_OK;
+}
+
+/* ---- coefficient tables ------------------------------------------------------------------- */
+
+static void cubic_coeffs(float x, float *c)
+{
+    const float A = -0.75f;
+    c[0] = ((A * (x + 1) - 5 * A) * (x + 1) + 8 * A) * (x + 1) - 4 * A;
+    c[1] = ((A + 2) * x - (A + 3)) * x * x + 1;
+    c[2] = ((A + 2) * (1 - x) - (A + 3)) * (1 - x) * (1 - x) + 1;
+    c[3] = 1.f - c[0] - c[1] - c[2];
+}
+
+static void lanczos4_coeffs(float x, float *c)
+{
+    static const double s45 = 0.70710678118654752440084436210485;
+    static const double cs[][2] = {{1, 0},  {-s45, -s45}, {0, 1},  {s45, -s45},
+                                   {-1, 0}, {s45, s45},   {0, -1}, {-s45, s45}};
+    const double pi = 3.1415926535897932384626433832795;
+    if (x < FLT_EPSILON) {
+        for (int i = 0; i < 8; i++)
+            c[i] = 0;
+        c[3] = 1;
+        return;
+    }
+    float sum = 0;
+    const double y0 = -(x + 3) * pi * 0.25, s0 = sin(y0), c0 = cos(y0);
+    for (int i = 0; i < 8; i++) {
+        const double y = -(x + 3 - i) * pi * 0.25;
+        c[i] = (float)((cs[i][0] * s0 + cs[i][1] * c0) / (y * y));
+        sum += c[i];
+    }
+    sum = 1.f / sum;
+    for (int i = 0; i < 8; i++)
+        c[i] *= sum;
+}
+
+/* One axis of OpenCV's generic resize (linear, cubic, Lanczos, and area when enlarging): the
+ * first source index and the coefficients of each output index, taps clamped into the image.
+ * `clamp_lin` is OpenCV's horizontal rule that pulls linear taps outside the image back to its
+ * edge (the vertical axis does not have it). */
+static void generic_axis(int64_t sn, int64_t dn, double scale, double inv, int32_t interp,
+                         int area_mode, int fixpt, int clamp_lin, int32_t k, int32_t *idx,
+                         int32_t *ci, float *cf)
+{
+    const int32_t k2 = k / 2;
+    const int lin = interp != GIP_INTER_CUBIC && interp != GIP_INTER_LANCZOS4;
+    for (int64_t d = 0; d < dn; d++) {
+        float f;
+        int64_t s;
+        if (!area_mode) {
+            f = (float)((d + 0.5) * scale - 0.5);
+            s = (int64_t)floorf(f);
+            f -= (float)s;
+        } else {
+            s = (int64_t)floor(d * scale);
+            f = (float)((d + 1) - (s + 1) * inv);
+            f = f <= 0 ? 0.f : f - floorf(f);
+        }
+        if (clamp_lin && lin) {
+            if (s < 0)
+                f = 0, s = 0;
+            if (s >= sn - 1)
+                f = 0, s = sn - 1;
+        }
+        float cb[8];
+        if (interp == GIP_INTER_CUBIC)
+            cubic_coeffs(f, cb);
+        else if (interp == GIP_INTER_LANCZOS4)
+            lanczos4_coeffs(f, cb);
+        else {
+            cb[0] = 1.f - f;
+            cb[1] = f;
+        }
+        for (int32_t j = 0; j < k; j++) {
+            int64_t t = s - k2 + 1 + j;
+            t = t < 0 ? 0 : t >= sn ? sn - 1 : t;
+            idx[d * k + j] = (int32_t)t;
+            if (fixpt)
+                ci[d * k + j] = sat_short(cb[j] * COEF_SCALE);
+            else
+                cf[d * k + j] = cb[j];
+        }
+    }
+}
+
+/* One axis of OpenCV's bit-exact linear resize (resize_bitExact with interpolationLinear):
+ * `one` is 256 (u8) or 65536 (u16) fixed-point. */
+static void exact_axis(int64_t sn, int64_t dn, double inv, int32_t one, int32_t *idx, int32_t *ci)
+{
+    const double scale = 1.0 / inv;
+    int64_t minofs = 0, maxofs = dn;
+    for (int64_t d = 0; d < dn; d++) {
+        const double fv = scale * ((double)d + 0.5) - 0.5;
+        const int64_t iv = (int64_t)floor(fv);
+        idx[2 * d] = idx[2 * d + 1] = 0;
+        ci[2 * d] = one;
+        ci[2 * d + 1] = 0;
+        if (iv >= 0 && sn > 1) {
+            if (iv < sn - 1) {
+                const int32_t c1 = (int32_t)round_even((fv - (double)iv) * one);
+                idx[2 * d] = (int32_t)iv;
+                idx[2 * d + 1] = (int32_t)iv + 1;
+                ci[2 * d] = one - c1;
+                ci[2 * d + 1] = c1;
+            } else {
+                if (d < maxofs)
+                    maxofs = d;
+            }
+        } else if (d + 1 > minofs) {
+            minofs = d + 1;
+        }
+    }
+    /* Left of the image: its first pixel; right: the last offset, whole. */
+    for (int64_t d = 0; d < dn; d++) {
+        if (d < minofs || d >= maxofs) {
+            const int32_t at = d < minofs ? 0 : (int32_t)(sn - 1);
+            idx[2 * d] = idx[2 * d + 1] = at;
+            ci[2 * d] = one;
+            ci[2 * d + 1] = 0;
+        }
+    }
+}
+
+/* OpenCV's computeResizeAreaTab: (source index, weight) entries in output order; returns how many.
+ */
+typedef struct area_entry {
+    int32_t di, si;
+    float alpha;
+} area_entry;
+
+static int64_t area_tab(int64_t ssize, int64_t dsize, double scale, area_entry *tab)
+{
+    int64_t k = 0;
+    for (int64_t dx = 0; dx < dsize; dx++) {
+        const double fsx1 = dx * scale, fsx2 = fsx1 + scale;
+        const double cell = fmin(scale, (double)ssize - fsx1);
+        int64_t sx1 = (int64_t)ceil(fsx1), sx2 = (int64_t)floor(fsx2);
+        sx2 = sx2 < ssize - 1 ? sx2 : ssize - 1;
+        sx1 = sx1 < sx2 ? sx1 : sx2;
+        if (sx1 - fsx1 > 1e-3)
+            tab[k++] = (area_entry){(int32_t)dx, (int32_t)(sx1 - 1), (float)((sx1 - fsx1) / cell)};
+        for (int64_t sx = sx1; sx < sx2; sx++)
+            tab[k++] = (area_entry){(int32_t)dx, (int32_t)sx, (float)(1.0 / cell)};
+        if (fsx2 - sx2 > 1e-3)
+            tab[k++] = (area_entry){(int32_t)dx, (int32_t)sx2,
+                                    (float)(fmin(fmin(fsx2 - sx2, 1.), cell) / cell)};
+    }
+    return k;
+}
+
+/* Pillow's and torchvision's antialiased filters. */
+static double aa_filter(double x, int cubic)
+{
+    x = fabs(x);
+    if (!cubic)
+        return x < 1.0 ? 1.0 - x : 0.0;
+    const double a = -0.5;
+    if (x < 1.0)
+        return ((a + 2.0) * x - (a + 3.0)) * x * x + 1;
+    if (x < 2.0)
+        return (((x - 5) * x + 8) * x - 4) * a;
+    return 0.0;
+}
+
+/* ---- the plan ----------------------------------------------------------------------------- */
+
+typedef struct axis_tab {
+    int32_t k;        /* taps stride */
+    int32_t variable; /* counts per output index */
+} axis_tab;
+
+/* Lays out the tables of plan p in one block: xi, xc, yi, yc, then the counts. */
+static gip_status plan_alloc(gip_context *ctx, gip__resize_plan *p, void **block, size_t *bytes,
+                             axis_tab ax, axis_tab ay, int hfloat, int vfloat)
+{
+    const size_t nx = (size_t)p->dw * (size_t)ax.k, ny = (size_t)p->dh * (size_t)ay.k;
+    const size_t n =
+        2 * nx + 2 * ny + (ax.variable ? (size_t)p->dw : 0) + (ay.variable ? (size_t)p->dh : 0);
+    int32_t *b = calloc(n ? n : 1, sizeof(int32_t));
+    if (!b)
+        return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "resize: out of memory for %zu-byte tables",
+                          n * sizeof(int32_t));
+    int32_t *q = b;
+    p->kx = ax.k;
+    p->ky = ay.k;
+    p->xi = q;
+    if (hfloat)
+        p->xcf = (float *)(q + nx);
+    else
+        p->xci = q + nx;
+    q += 2 * nx;
+    p->yi = q;
+    if (vfloat)
+        p->ycf = (float *)(q + ny);
+    else
+        p->yci = q + ny;
+    q += 2 * ny;
+    if (ax.variable) {
+        p->xn = q;
+        q += p->dw;
+    }
+    if (ay.variable)
+        p->yn = q;
+    *block = b;
+    *bytes = n * sizeof(int32_t);
+    return GIP_OK;
+}
+
+static gip_status plan_nearest(gip_context *ctx, gip__resize_plan *p, void **block, size_t *bytes,
+                               double inv_x, double inv_y, int exact, int copy)
+{
+    p->kind = GIP__RS_NEAREST;
+    gip_status st = plan_alloc(ctx, p, block, bytes, (axis_tab){1, 0}, (axis_tab){1, 0}, 0, 0);
+    if (st)
+        return st;
+    int32_t *xi = (int32_t *)p->xi, *yi = (int32_t *)p->yi;
+    for (int a = 0; a < 2; a++) {
+        const int64_t sn = a ? p->sh : p->sw, dn = a ? p->dh : p->dw;
+        int32_t *t = a ? yi : xi;
+        const double ifx = 1. / (a ? inv_y : inv_x);
+        /* nearest-exact: pixel centres, the position accumulated in double as OpenCV 5 does */
+        const double step = (double)sn / (double)dn;
+        double f = step * 0.5;
+        for (int64_t d = 0; d < dn; d++, f += step) {
+            int64_t s = copy ? d : exact ? (int64_t)floor(f) : (int64_t)floor((double)d * ifx);
+            t[d] = (int32_t)(s < sn - 1 ? s : sn - 1);
+        }
+    }
+    return GIP_OK;
+}
+
+static gip_status plan_antialias(gip_context *ctx, gip__resize_plan *p, void **block, size_t *bytes,
+                                 int cubic)
+{
+    p->kind = GIP__RS_SEP;
+    p->hfloat = 1;
+    p->final = GIP__RS_FSEQ;
+    axis_tab t[2];
+    double scale[2], support[2];
+    for (int a = 0; a < 2; a++) {
+        const int64_t sn = a ? p->sh : p->sw, dn = a ? p->dh : p->dw;
+        scale[a] = (double)sn / (double)dn;
+        support[a] = (cubic ? 2.0 : 1.0) * (scale[a] > 1.0 ? scale[a] : 1.0);
+        t[a] = (axis_tab){(int32_t)ceil(support[a]) * 2 + 1, 1};
+    }
+    gip_status st = plan_alloc(ctx, p, block, bytes, t[0], t[1], 1, 1);
+    if (st)
+        return st;
+    double *w = malloc(sizeof(double) * (size_t)(t[0].k > t[1].k ? t[0].k : t[1].k));
+    if (!w) {
+        free(*block);
+        return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "resize: out of memory");
+    }
+    for (int a = 0; a < 2; a++) {
+        const int64_t sn = a ? p->sh : p->sw, dn = a ? p->dh : p->dw;
+        const int32_t k = t[a].k;
+        int32_t *idx = (int32_t *)(a ? p->yi : p->xi), *cnt = (int32_t *)(a ? p->yn : p->xn);
+        float *cf = (float *)(a ? p->ycf : p->xcf);
+        const double ss = scale[a] > 1.0 ? scale[a] : 1.0;
+        for (int64_t d = 0; d < dn; d++) {
+            const double center = ((double)d + 0.5) * scale[a];
+            int64_t lo = (int64_t)floor(center - support[a] + 0.5);
+            int64_t hi = (int64_t)floor(center + support[a] + 0.5);
+            lo = lo < 0 ? 0 : lo;
+            hi = hi > sn ? sn : hi;
+            int32_t n = (int32_t)(hi - lo);
+            if (n > k)
+                n = k;
+            if (n < 1) { /* cannot happen for sn >= 1; keeps the table well formed */
+                n = 1;
+                lo = lo < sn ? lo : sn - 1;
+            }
+            double total = 0;
+            for (int32_t j = 0; j < n; j++) {
+                w[j] = aa_filter(((double)(j + lo) - center + 0.5) / ss, cubic);
+                total += w[j];
+            }
+            for (int32_t j = 0; j < n; j++) {
+                idx[d * k + j] = (int32_t)(lo + j);
+                cf[d * k + j] = (float)(total != 0 ? w[j] / total : (j == 0));
+            }
+            cnt[d] = n;
+        }
+    }
+    free(w);
+    return GIP_OK;
+}
+
+static gip_status plan_area(gip_context *ctx, gip__resize_plan *p, void **block, size_t *bytes,
+                            double scale_x, double scale_y)
+{
+    p->kind = GIP__RS_SEP;
+    p->hfloat = 1;
+    p->final = GIP__RS_FSEQ;
+    area_entry *tab = malloc(sizeof(area_entry) * (size_t)(2 * (p->sw + p->sh) + 4));
+    if (!tab)
+        return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "resize: out of memory");
+    area_entry *xt = tab, *yt = tab + 2 * p->sw + 2;
+    const int64_t nxt = area_tab(p->sw, p->dw, scale_x, xt);
+    const int64_t nyt = area_tab(p->sh, p->dh, scale_y, yt);
+    int32_t kmax[2] = {1, 1};
+    for (int a = 0; a < 2; a++) {
+        const area_entry *e = a ? yt : xt;
+        const int64_t n = a ? nyt : nxt;
+        for (int64_t i = 0, run = 0; i < n; i++) {
+            run = i && e[i].di == e[i - 1].di ? run + 1 : 1;
+            if (run > kmax[a])
+                kmax[a] = (int32_t)run;
+        }
+    }
+    gip_status st =
+        plan_alloc(ctx, p, block, bytes, (axis_tab){kmax[0], 1}, (axis_tab){kmax[1], 1}, 1, 1);
+    if (st) {
+        free(tab);
+        return st;
+    }
+    for (int a = 0; a < 2; a++) {
+        const area_entry *e = a ? yt : xt;
+        const int64_t n = a ? nyt : nxt;
+        const int32_t k = kmax[a];
+        int32_t *idx = (int32_t *)(a ? p->yi : p->xi), *cnt = (int32_t *)(a ? p->yn : p->xn);
+        float *cf = (float *)(a ? p->ycf : p->xcf);
+        for (int64_t i = 0; i < n; i++) {
+            const int64_t d = e[i].di;
+            const int32_t j = cnt[d]++;
+            idx[d * k + j] = e[i].si;
+            cf[d * k + j] = e[i].alpha;
+        }
+        /* An output index without entries (not made by OpenCV's tables) reads its neighbour. */
+        const int64_t dn = a ? p->dh : p->dw, sn = a ? p->sh : p->sw;
+        for (int64_t d = 0; d < dn; d++)
+            if (!cnt[d]) {
+                idx[d * k] = (int32_t)(d < sn ? d : sn - 1);
+                cf[d * k] = 1.f;
+                cnt[d] = 1;
+            }
+    }
+    free(tab);
+    return GIP_OK;
+}
+
+gip_status gip__resize_plan_build(gip_context *ctx, gip__resize_plan *p, void **block,
+                                  size_t *bytes, int64_t sw, int64_t sh, int32_t cn, gip_dtype dt,
+                                  int64_t dw, int64_t dh, double inv_x, double inv_y,
+                                  int32_t interp, int32_t antialias)
+{
+    memset(p, 0, sizeof *p);
+    *block = NULL;
+    *bytes = 0;
+    p->sw = sw;
+    p->sh = sh;
+    p->dw = dw;
+    p->dh = dh;
+    p->cn = cn;
+    p->dtype = dt;
+    if (dw == sw && dh == sh) /* OpenCV copies */
+        return plan_nearest(ctx, p, block, bytes, 1, 1, 0, 1);
+    if (antialias && (dw < sw || dh < sh))
+        return plan_antialias(ctx, p, block, bytes, interp == GIP_INTER_CUBIC);
+    if (interp == GIP_INTER_LINEAR_EXACT && dt == GIP_F32)
+        interp = GIP_INTER_LINEAR;
+    const double scale_x = 1. / inv_x, scale_y = 1. / inv_y;
+    const int64_t isx = round_even(scale_x), isy = round_even(scale_y);
+    const int area_fast =
+        fabs(scale_x - (double)isx) < DBL_EPSILON && fabs(scale_y - (double)isy) < DBL_EPSILON;
+    if ((interp == GIP_INTER_LINEAR_EXACT || interp == GIP_INTER_LINEAR) && area_fast && isx == 2 &&
+        isy == 2)
+        interp = GIP_INTER_AREA;
+    if (interp == GIP_INTER_LINEAR_EXACT) {
+        p->kind = GIP__RS_SEP;
+        p->final = dt == GIP_U8 ? GIP__RS_FIX8 : GIP__RS_FIX16;
+        p->h64 = dt != GIP_U8;
+        gip_status st = plan_alloc(ctx, p, block, bytes, (axis_tab){2, 0}, (axis_tab){2, 0}, 0, 0);
+        if (st)
+            return st;
+        const int32_t one = dt == GIP_U8 ? 256 : 65536;
+        exact_axis(sw, dw, inv_x, one, (int32_t *)p->xi, (int32_t *)p->xci);
+        exact_axis(sh, dh, inv_y, one, (int32_t *)p->yi, (int32_t *)p->yci);
+        return GIP_OK;
+    }
+    if (interp == GIP_INTER_NEAREST || interp == GIP_INTER_NEAREST_EXACT)
+        return plan_nearest(ctx, p, block, bytes, inv_x, inv_y, interp == GIP_INTER_NEAREST_EXACT,
+                            0);
+    if (interp == GIP_INTER_AREA && scale_x >= 1 && scale_y >= 1) {
+        if (!area_fast)
+            return plan_area(ctx, p, block, bytes, scale_x, scale_y);
+        p->kind = GIP__RS_AREA_FAST;
+        p->isx = (int32_t)isx;
+        p->isy = (int32_t)isy;
+        p->area2x2 = isx == 2 && isy == 2 && dt != GIP_F32;
+        return GIP_OK;
+    }
+    /* The generic separable resize: linear, cubic, Lanczos, and area when enlarging. */
+    const int fixpt = dt == GIP_U8;
+    const int32_t k = interp == GIP_INTER_CUBIC ? 4 : interp == GIP_INTER_LANCZOS4 ? 8 : 2;
+    p->kind = GIP__RS_SEP;
+    p->hfloat = !fixpt;
+    if (fixpt)
+        p->final = k == 2 ? GIP__RS_LIN8 : k == 4 ? GIP__RS_CUBIC8 : GIP__RS_SHIFT22;
+    else
+        p->final = k == 4 ? GIP__RS_FCUBIC : GIP__RS_FSEQ;
+    if (k == 4) { /* the elements of a row OpenCV's 128-bit vector loop computes */
+        const int64_t width = dw * cn, lanes = dt == GIP_F32 ? 4 : 8;
+        p->simd_end = width / lanes * lanes;
+    }
+    gip_status st =
+        plan_alloc(ctx, p, block, bytes, (axis_tab){k, 0}, (axis_tab){k, 0}, !fixpt, !fixpt);
+    if (st)
+        return st;
+    const int area_mode = interp == GIP_INTER_AREA;
+    generic_axis(sw, dw, scale_x, inv_x, interp, area_mode, fixpt, 1, k, (int32_t *)p->xi,
+                 (int32_t *)p->xci, (float *)p->xcf);
+    generic_axis(sh, dh, scale_y, inv_y, interp, area_mode, fixpt, 0, k, (int32_t *)p->yi,
+                 (int32_t *)p->yci, (float *)p->ycf);
+    return GIP_OK;
+}
+
+/* ---- the CPU backend ---------------------------------------------------------------------- */
+
+typedef struct resize_job {
+    const gip__resize_plan *p;
+    const gip_image *src;
+    gip_image *dst;
+} resize_job;
+
+/* The separable case a row at a time: the horizontal sums of each source row are made once into
+ * a cache of ky rows (a row r lives in slot r % ky: the rows of one output row are consecutive)
+ * and combined by the same functions as the CUDA backend's. */
+static int sep_rows(const resize_job *j, int64_t y0, int64_t y1)
+{
+    const gip__resize_plan *p = j->p;
+    const int64_t width = p->dw * p->cn, K = p->ky;
+    const size_t esz = p->hfloat ? sizeof(float) : sizeof(int64_t);
+    void *buf = malloc((size_t)(K * width) * esz + (size_t)K * sizeof(int64_t));
+    float *hf = NULL;
+    if (!buf)
+        return 0;
+    int64_t *tag = (int64_t *)((uint8_t *)buf + (size_t)(K * width) * esz);
+    if (p->hfloat && (hf = malloc(sizeof(float) * (size_t)K)) == NULL) {
+        free(buf);
+        return 0;
+    }
+    for (int64_t k = 0; k < K; k++)
+        tag[k] = -1;
+    const uint8_t *src = j->src->data;
+    const int64_t ss = j->src->stride;
+    for (int64_t y = y0; y < y1; y++) {
+        const int32_t n = p->yn ? p->yn[y] : p->ky;
+        const int32_t *yi = p->yi + y * p->ky;
+        for (int32_t k = 0; k < n; k++) {
+            const int64_t r = yi[k], slot = r % K;
+            if (tag[slot] == r)
+                continue;
+            tag[slot] = r;
+            const uint8_t *row = src + r * ss;
+            if (p->hfloat) {
+                float *h = (float *)buf + slot * width;
+                for (int64_t x = 0; x < p->dw; x++)
+                    for (int32_t c = 0; c < p->cn; c++)
+                        h[x * p->cn + c] = gip__rs_hfloat(p, row, x, c);
+            } else if (p->dtype == GIP_U8 && !p->h64 && !p->xn) {
+                /* gip__rs_hint for u8 with kx taps each, the loads typed once */
+                int64_t *restrict h = (int64_t *)buf + slot * width;
+                const int32_t cn = p->cn, kx = p->kx;
+                const int64_t dw = p->dw;
+                const int32_t *restrict xis = p->xi, *restrict xcs = p->xci;
+                const uint8_t *restrict rw = row;
+                for (int64_t x = 0; x < dw; x++) {
+                    const int32_t *xi = xis + x * kx, *xc = xcs + x * kx;
+                    for (int32_t c = 0; c < cn; c++) {
+                        int32_t acc = 0;
+                        for (int32_t t = 0; t < kx; t++)
+                            acc += rw[(int64_t)xi[t] * cn + c] * xc[t];
+                        h[x * cn + c] = acc;
+                    }
+                }
+            } else {
+                int64_t *h = (int64_t *)buf + slot * width;
+                for (int64_t x = 0; x < p->dw; x++)
+                    for (int32_t c = 0; c < p->cn; c++)
+                        h[x * p->cn + c] = gip__rs_hint(p, row, x, c);
+            }
+        }
+        uint8_t *d = (uint8_t *)j->dst->data + y * j->dst->stride;
+        if (p->hfloat) {
+            const float *rows = buf;
+            for (int64_t e = 0; e < width; e++) {
+                for (int32_t k = 0; k < n; k++)
+                    hf[k] = rows[(yi[k] % K) * width + e];
+                gip__rs_vflt(p, y, e, hf, d);
+            }
+        } else if (p->final == GIP__RS_LIN8) {
+            /* gip__rs_vint's LIN8 over the row */
+            const int64_t *r0 = (const int64_t *)buf + (yi[0] % K) * width;
+            const int64_t *r1 = (const int64_t *)buf + (yi[1] % K) * width;
+            const int32_t b0 = p->yci[y * p->ky], b1 = p->yci[y * p->ky + 1];
+            for (int64_t e = 0; e < width; e++)
+                d[e] = (uint8_t)((((b0 * ((int32_t)r0[e] >> 4)) >> 16) +
+                                  ((b1 * ((int32_t)r1[e] >> 4)) >> 16) + 2) >>
+                                 2);
+        } else {
+            const int64_t *rows = buf;
+            int64_t h[8] = {0};
+            for (int64_t e = 0; e < width; e++) {
+                for (int32_t k = 0; k < n && k < 8; k++)
+                    h[k] = rows[(yi[k] % K) * width + e];
+                gip__rs_vint(p, y, e, h, d);
+            }
+        }
+    }
+    free(hf);
+    free(buf);
+    return 1;
+}
+
+static void resize_rows(void *arg, int64_t y0, int64_t y1)
+{
+    const resize_job *j = arg;
+    const gip__resize_plan *p = j->p;
+    const uint8_t *src = j->src->data;
+    const int64_t ss = j->src->stride;
+    for (int64_t y = y0; y < y1; y++) {
+        uint8_t *d = (uint8_t *)j->dst->data + y * j->dst->stride;
+        switch (p->kind) {
+        case GIP__RS_NEAREST:
+            for (int64_t x = 0; x < p->dw; x++)
+                gip__rs_nearest(p, src, ss, d, y, x);
+            break;
+        case GIP__RS_AREA_FAST:
+            for (int64_t x = 0; x < p->dw; x++)
+                for (int32_t c = 0; c < p->cn; c++)
+                    gip__rs_area_fast(p, src, ss, d, y, x, c);
+            break;
+        default:
+            for (int64_t x = 0; x < p->dw; x++)
+                for (int32_t c = 0; c < p->cn; c++)
+                    gip__rs_sep(p, src, ss, d, y, x, c);
+        }
+    }
+}
+
+static void resize_rows_sep(void *arg, int64_t y0, int64_t y1)
+{
+    resize_job *j = arg;
+    if (!sep_rows(j, y0, y1))
+        resize_rows(arg, y0, y1); /* no memory for the row cache: element by element */
+}
+
+/* Checks and runs: inv_x, inv_y are OpenCV's inv_scale_x/y. */
+gip_status gip__resize_run(gip_context *ctx, const gip_image *src, gip_image *dst, int32_t interp,
+                           int32_t antialias, double inv_x, double inv_y)
+{
+    static const char op[] = "resize";
+    bool on_device = false;
+    gip_status st = gip__check_pair(ctx, src, dst, op, &on_device);
+    if (st)
+        return st;
+    if ((st = gip__check_dtype(ctx, src, GIP__DT_IMAGE, op, "src")))
+        return st;
+    if (src->channels != 1 && src->channels != 3 && src->channels != 4)
+        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
+                          "%s: src has %d channels; 1, 3 or 4 are accepted", op,
+                          (int)src->channels);
+    if (dst->dtype != src->dtype || dst->channels != src->channels)
+        return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
+                          "%s: dst is %d-channel %s but src is %d-channel %s; they must be equal",
+                          op, (int)dst->channels, gip_dtype_name(dst->dtype), (int)src->channels,
+                          gip_dtype_name(src->dtype));
+    if (interp < GIP_INTER_NEAREST || interp > GIP_INTER_NEAREST_EXACT)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: interpolation %d is unknown (0..6: nearest, linear, cubic, area, "
+                          "lanczos4, linear_exact, nearest_exact)",
+                          op, (int)interp);
+    if (antialias && interp != GIP_INTER_LINEAR && interp != GIP_INTER_CUBIC)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: antialias works with linear and cubic interpolation only", op);
+    if (gip__images_overlap(src, dst))
+        return gip__error(ctx, GIP_ERR_ALIASING, "%s: src and dst overlap", op);
+    gip__resize_plan plan;
+    void *block;
+    size_t bytes;
+    if ((st = gip__resize_plan_build(ctx, &plan, &block, &bytes, src->width, src->height,
+                                     src->channels, src->dtype, dst->width, dst->height, inv_x,
+                                     inv_y, interp, antialias)))
+        return st;
+    if (on_device) {
+#ifdef GIP_HAVE_CUDA
+        st = gip__resize_cuda(ctx, src, dst, &plan, block, bytes);
+#else
+        st = gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
+#endif
+    } else {
+        resize_job j = {&plan, src, dst};
+        gip__parallel_for(ctx, dst->height, 4,
+                          plan.kind == GIP__RS_SEP ? resize_rows_sep : resize_rows, &j);
+    }
+    free(block);
+    return st;
+}
+
+gip_status gip_resize(gip_context *ctx, const gip_image *src, gip_image *dst,
+                      const gip_resize_params *params)
+{
+    static const char op[] = "gip_resize";
+    const gip_resize_params def = GIP_RESIZE_PARAMS_DEFAULT;
+    const gip_resize_params *p = params ? params : &def;
+    bool on_device = false;
+    gip_status st = gip__check_pair(ctx, src, dst, op, &on_device);
+    if (st)
+        return st;
+    double inv_x = (double)dst->width / (double)src->width;
+    double inv_y = (double)dst->height / (double)src->height;
+    if (p->fx > 0 || p->fy > 0) {
+        int64_t w, h;
+        if ((st = gip_resize_size(src->width, src->height, 0, 0, p->fx, p->fy, &w, &h)))
+            return gip__error(ctx, st, "%s", gip_last_error());
+        if (w != dst->width || h != dst->height)
+            return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                              "%s: fx %g, fy %g make %lldx%lld from %lldx%lld, but dst is "
+                              "%lldx%lld",
+                              op, p->fx, p->fy, (long long)w, (long long)h, (long long)src->width,
+                              (long long)src->height, (long long)dst->width,
+                              (long long)dst->height);
+        inv_x = p->fx;
+        inv_y = p->fy;
+    }
+    return gip__resize_run(ctx, src, dst, p->interpolation, p->antialias, inv_x, inv_y);
+}
+
+/* ---- the registry's description ------------------------------------------------------------ */
+
+static const gip_choice interps[] = {{"nearest", GIP_INTER_NEAREST},
+                                     {"linear", GIP_INTER_LINEAR},
+                                     {"cubic", GIP_INTER_CUBIC},
+                                     {"area", GIP_INTER_AREA},
+                                     {"lanczos4", GIP_INTER_LANCZOS4},
+                                     {"linear_exact", GIP_INTER_LINEAR_EXACT},
+                                     {"nearest_exact", GIP_INTER_NEAREST_EXACT},
+                                     {NULL, 0}};
+
+static const gip_param decl[] = {
+    GIP__PARAM_EX("dsize", GIP_PARAM_SIZE, GIP_PARAM_POSITIONAL, 0, 2147483647, 0, NULL, "0",
+                  "the output size WxH; 0 (or a side 0): round(fx * width) x round(fy * height)",
+                  "7x5"),
+    GIP__PARAM("fx", GIP_PARAM_DOUBLE, 0, 0, 1e6, 0, NULL, "0",
+               "the horizontal scale factor when dsize is 0"),
+    GIP__PARAM("fy", GIP_PARAM_DOUBLE, 0, 0, 1e6, 0, NULL, "0",
+               "the vertical scale factor when dsize is 0"),
+    GIP__PARAM("interpolation", GIP_PARAM_CHOICE, 0, 0, 0, 0, interps, "linear",
+               "cv2.INTER_*: nearest, linear, cubic, area, lanczos4, linear_exact, "
+               "nearest_exact"),
+    GIP__PARAM("antialias", GIP_PARAM_BOOL, 0, 0, 1, 0, NULL, "0",
+               "1: when shrinking with linear or cubic, widen the filter by the factor (as "
+               "Pillow and torchvision's antialias=True)"),
+};
+
+typedef struct resize_step {
+    int32_t dw, dh;
+    double fx, fy;
+    int32_t interpolation, antialias;
+} resize_step;
+
+static gip_status build(const gip_args *a, void *out)
+{
+    resize_step *p = out;
+    gip_args_size(a, "dsize", &p->dw, &p->dh);
+    p->fx = gip_args_double(a, "fx");
+    p->fy = gip_args_double(a, "fy");
+    p->interpolation = (int32_t)gip_args_int(a, "interpolation");
+    p->antialias = (int32_t)gip_args_int(a, "antialias");
+    if ((int64_t)p->dw * p->dh == 0 && !(p->fx > 0 && p->fy > 0))
+        return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT,
+                          "resize: dsize %dx%d is empty, so both fx and fy must be > 0 (got %g "
+                          "and %g)",
+                          (int)p->dw, (int)p->dh, p->fx, p->fy);
+    if (p->antialias && p->interpolation != GIP_INTER_LINEAR && p->interpolation != GIP_INTER_CUBIC)
+        return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT,
+                          "resize: antialias works with interpolation linear or cubic only");
+    return GIP_OK;
+}
+
+static gip_status shape(const void *params, const gip_shape *in, gip_shape *out, int32_t *identity)
+{
+    const resize_step *p = params;
+    int64_t w, h;
+    gip_status st = gip_resize_size(in->width, in->height, p->dw, p->dh, p->fx, p->fy, &w, &h);
+    if (st)
+        return st;
+    out->width = w;
+    out->height = h;
+    *identity = w == in->width && h == in->height;
+    return GIP_OK;
+}
+
+static gip_status run(gip_context *ctx, const gip_image *src, gip_image *dst, const void *params)
+{
+    const resize_step *p = params;
+    const int given = (int64_t)p->dw * p->dh > 0;
+    if (!src || !dst || !src->width || !src->height)
+        return gip__resize_run(ctx, src, dst, p->interpolation, p->antialias, 1, 1);
+    const double inv_x = given ? (double)p->dw / (double)src->width : p->fx;
+    const double inv_y = given ? (double)p->dh / (double)src->height : p->fy;
+    if (!given) {
+        int64_t w, h;
+        gip_status st = gip_resize_size(src->width, src->height, 0, 0, p->fx, p->fy, &w, &h);
+        if (st)
+            return gip__error(ctx, st, "%s", gip_last_error());
+        if (w != dst->width || h != dst->height)
+            return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
+                              "resize: dst is %lldx%lld; fx %g, fy %g make %lldx%lld",
+                              (long long)dst->width, (long long)dst->height, p->fx, p->fy,
+                              (long long)w, (long long)h);
+    }
+    if (given && (dst->width != p->dw || dst->height != p->dh))
+        return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH, "resize: dst is %lldx%lld; dsize is %dx%d",
+                          (long long)dst->width, (long long)dst->height, (int)p->dw, (int)p->dh);
+    return gip__resize_run(ctx, src, dst, p->interpolation, p->antialias, inv_x, inv_y);
+}
+
+const gip_op gip__op_resize = {
+    .name = "resize",
+    .family = "geometry",
+    .summary = "Resizes the image, as cv2.resize (every interpolation), with an antialias option.",
+    .doc = "The output is dsize, or round(fx * width) x round(fy * height) when dsize is 0. "
+           "OpenCV's coordinate mapping and arithmetic for nearest, nearest_exact, linear (11-bit "
+           "fixed point for u8; a 2x shrink is the area mean), linear_exact (8/16-bit fixed "
+           "point), cubic (a = -0.75), area (block means for integer factors, OpenCV's "
+           "weighted cells otherwise, linear-like when enlarging) and lanczos4: u8 results equal "
+           "cv2.resize's; CPU and CUDA give identical results for every dtype. antialias=1 "
+           "widens linear and cubic filters when shrinking (Pillow's and torchvision's "
+           "antialiased resampling, a = -0.5 for cubic), in single precision. Changes the image "
+           "size, so it reads the whole image (not tiled).",
+    .cv_name = "cv2.resize",
+    .params = decl,
+    .nparams = GIP__COUNT(decl),
+    .dtypes = GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_U16) | GIP_DTYPE_BIT(GIP_F32),
+    .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
+    .flags = GIP_OP_WHOLE,
+    .params_size = sizeof(resize_step),
+    .build = build,
+    .shape = shape,
+    .run = run,
+};

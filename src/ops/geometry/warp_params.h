@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/* The registry parameters warp_affine and warp_perspective share: the matrix, dsize,
+ * interpolation, inverse_map, border (with transparent) and border_value. */
+#ifndef GIP_OPS_WARP_PARAMS_H
+#define GIP_OPS_WARP_PARAMS_H
+
+#include "gip/geometry.h"
+#include "registry/registry.h"
+
+extern const gip_choice gip__warp_interps[];
+extern const gip_choice gip__warp_borders[];
+
+#define GIP__WARP_PARAMS(n, example, doc)                                                          \
+    GIP__PARAM_EX("m", GIP_PARAM_LIST, GIP_PARAM_POSITIONAL | GIP_PARAM_REQUIRED, -1e12, 1e12, n,  \
+                  NULL, NULL, doc, example),                                                       \
+        GIP__PARAM_EX("dsize", GIP_PARAM_SIZE, GIP_PARAM_POSITIONAL, 0, 2147483647, 0, NULL, "0",  \
+                      "the output size WxH; 0: the source's", "29x31"),                            \
+        GIP__PARAM("interpolation", GIP_PARAM_CHOICE, 0, 0, 0, 0, gip__warp_interps, "linear",     \
+                   "nearest, linear or cubic (cubic with border constant or replicate; area is "   \
+                   "linear, as in OpenCV)"),                                                       \
+        GIP__PARAM("inverse_map", GIP_PARAM_BOOL, 0, 0, 1, 0, NULL, "0",                           \
+                   "1: m maps dst to src (cv2.WARP_INVERSE_MAP); 0: it is inverted first"),        \
+        GIP__PARAM("border", GIP_PARAM_CHOICE, 0, 0, 0, 0, gip__warp_borders, "constant",          \
+                   "cv2's borderMode: constant, replicate, reflect, wrap, reflect101, or "         \
+                   "transparent (outside pixels keep dst's value)"),                               \
+        GIP__PARAM("border_value", GIP_PARAM_LIST, 0, -3.4e38, 3.4e38, 4, NULL, "0",               \
+                   "the value outside the image with border=constant: one number, or one per "     \
+                   "channel")
+
+typedef struct gip__warp_step {
+    double m[9];
+    int32_t dw, dh;
+    gip_warp_params w;
+} gip__warp_step;
+
+/* Builds the step from the arguments (n = 6 or 9 matrix numbers). */
+gip_status gip__warp_args(const gip_args *a, gip__warp_step *p, int n);
+
+/* dsize, or the input's size. */
+gip_status gip__warp_shape(const void *params, const gip_shape *in, gip_shape *out,
+                           int32_t *identity);
+
+#endif

@@ -1,0 +1,358 @@
+/* SPDX-License-Identifier: MIT */
+/* Morphology on the CPU: one erosion or dilation pass (an all-ones element as a row pass then a
+ * column pass, each direct for short lines and van Herk / Gil-Werman for long ones, so that the
+ * cost does not grow with the size; other elements tap by tap over bordered rows), and the
+ * element-wise steps of the compositions. Loops run over a row's contiguous elements so that the
+ * compiler vectorises the min/max. */
+#include <float.h>
+#include <math.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "border.h"
+#include "ops/morphology/morph.h"
+
+/* Column strip of the column pass's van Herk buffers, in elements. */
+#define STRIP 1024
+
+typedef struct pass_job {
+    const gip__morph_pass *p;
+    const gip_image *src; /* the pass's input */
+    const gip_image *tmp; /* rect: the row pass's output, the column pass's input */
+    gip_image *dst;
+    const int32_t *xmap; /* padded column -> source column, -1 outside (constant) */
+    atomic_int failed;
+} pass_job;
+
+#define ROW(img, T, y) ((T *)((uint8_t *)(img)->data + (int64_t)(y) * (img)->stride))
+
+/* Everything below is written once per element type and operation. */
+#define MORPH_IMPL(SFX, T, OP)                                                                     \
+    /* The padded row of source row `y` (-1: a constant row): (w + kw - 1) pixels. */              \
+    static void pad_row_##SFX(const pass_job *j, int64_t y, T *pr)                                 \
+    {                                                                                              \
+        const gip__morph_pass *p = j->p;                                                           \
+        const int c = j->src->channels;                                                            \
+        const int64_t w = j->src->width, n = w + p->kw - 1;                                        \
+        T bv[4];                                                                                   \
+        for (int ch = 0; ch < 4; ch++)                                                             \
+            bv[ch] = (T)p->border_value[ch];                                                       \
+        if (y < 0) {                                                                               \
+            for (int64_t x = 0; x < n; x++)                                                        \
+                for (int ch = 0; ch < c; ch++)                                                     \
+                    pr[x * c + ch] = bv[ch];                                                       \
+            return;                                                                                \
+        }                                                                                          \
+        const T *s = ROW(j->src, const T, y);                                                      \
+        for (int64_t x = 0; x < p->ax; x++)                                                        \
+            for (int ch = 0; ch < c; ch++)                                                         \
+                pr[x * c + ch] = j->xmap[x] < 0 ? bv[ch] : s[(int64_t)j->xmap[x] * c + ch];        \
+        memcpy(pr + (int64_t)p->ax * c, s, (size_t)(w * c) * sizeof(T));                           \
+        for (int64_t x = p->ax + w; x < n; x++)                                                    \
+            for (int ch = 0; ch < c; ch++)                                                         \
+                pr[x * c + ch] = j->xmap[x] < 0 ? bv[ch] : s[(int64_t)j->xmap[x] * c + ch];        \
+    }                                                                                              \
+                                                                                                   \
+    /* out[e] = OP over i < k of in[e + i * step], e < n; g, h: n + (k - 1) * step elements. */    \
+    static void line_##SFX(const T *in, T *out, int64_t n, int64_t step, int32_t k, T *g, T *h)    \
+    {                                                                                              \
+        if (k < GIP__MORPH_VHGW_CPU_ROW) {                                                         \
+            if (k == 1) {                                                                          \
+                memcpy(out, in, (size_t)n * sizeof(T));                                            \
+                return;                                                                            \
+            }                                                                                      \
+            for (int64_t e = 0; e < n; e++)                                                        \
+                out[e] = OP(in[e], in[e + step]);                                                  \
+            for (int32_t i = 2; i < k; i++) {                                                      \
+                const T *q = in + i * step;                                                        \
+                for (int64_t e = 0; e < n; e++)                                                    \
+                    out[e] = OP(out[e], q[e]);                                                     \
+            }                                                                                      \
+            return;                                                                                \
+        }                                                                                          \
+        /* Blocks of k positions: g is the running OP from a block's start, h from its end; the    \
+         * window [x, x + k) spans at most two blocks, so out = OP(h[x], g[x + k - 1]). */         \
+        const int64_t m = n / step + k - 1; /* padded positions */                                 \
+        for (int64_t b = 0; b < m; b += k) {                                                       \
+            /* the block's elements [e0, e1) as one run: each reads the element a step back */     \
+            const int64_t e0 = b * step, e1 = (b + k < m ? b + k : m) * step;                      \
+            for (int64_t i = e0; i < e0 + step; i++)                                               \
+                g[i] = in[i];                                                                      \
+            for (int64_t i = e0 + step; i < e1; i++)                                               \
+                g[i] = OP(g[i - step], in[i]);                                                     \
+            for (int64_t i = e1 - step; i < e1; i++)                                               \
+                h[i] = in[i];                                                                      \
+            for (int64_t i = e1 - step - 1; i >= e0; i--)                                          \
+                h[i] = OP(h[i + step], in[i]);                                                     \
+        }                                                                                          \
+        const T *gk = g + (int64_t)(k - 1) * step;                                                 \
+        for (int64_t e = 0; e < n; e++)                                                            \
+            out[e] = OP(h[e], gk[e]);                                                              \
+    }                                                                                              \
+                                                                                                   \
+    /* Rect, first half: tmp row y = OP over the kw columns of padded source row y. */             \
+    static void rows_##SFX(void *arg, int64_t y0, int64_t y1)                                      \
+    {                                                                                              \
+        pass_job *j = arg;                                                                         \
+        const int c = j->src->channels;                                                            \
+        const int64_t w = j->src->width, np = (w + j->p->kw - 1) * c;                              \
+        T *buf = malloc((size_t)np * 3 * sizeof(T));                                               \
+        if (!buf) {                                                                                \
+            atomic_store(&j->failed, 1);                                                           \
+            return;                                                                                \
+        }                                                                                          \
+        for (int64_t y = y0; y < y1; y++) {                                                        \
+            pad_row_##SFX(j, y, buf);                                                              \
+            line_##SFX(buf, ROW(j->tmp, T, y), w *c, c, j->p->kw, buf + np, buf + 2 * np);         \
+        }                                                                                          \
+        free(buf);                                                                                 \
+    }                                                                                              \
+                                                                                                   \
+    /* Rect, second half: dst row y = OP over the kh bordered tmp rows around it. */               \
+    static void cols_##SFX(void *arg, int64_t y0, int64_t y1)                                      \
+    {                                                                                              \
+        pass_job *j = arg;                                                                         \
+        const gip__morph_pass *p = j->p;                                                           \
+        const int c = j->src->channels;                                                            \
+        const int64_t w = j->src->width, h = j->src->height, rl = w * c;                           \
+        const int32_t k = p->kh;                                                                   \
+        T *crow = malloc((size_t)rl * sizeof(T)); /* the constant row */                           \
+        if (!crow) {                                                                               \
+            atomic_store(&j->failed, 1);                                                           \
+            return;                                                                                \
+        }                                                                                          \
+        for (int64_t e = 0; e < rl; e++)                                                           \
+            crow[e] = (T)p->border_value[e % c];                                                   \
+        if (k < GIP__MORPH_VHGW_CPU) {                                                             \
+            for (int64_t y = y0; y < y1; y++) {                                                    \
+                T *d = ROW(j->dst, T, y);                                                          \
+                const T *prev = NULL;                                                              \
+                for (int32_t i = 0; i < k; i++) {                                                  \
+                    int64_t sy = gip__border_index(y - p->ay + i, h, p->border);                   \
+                    const T *s = sy < 0 ? crow : ROW(j->tmp, const T, sy);                         \
+                    if (k == 1)                                                                    \
+                        memcpy(d, s, (size_t)rl * sizeof(T));                                      \
+                    else if (i == 1)                                                               \
+                        for (int64_t e = 0; e < rl; e++)                                           \
+                            d[e] = OP(prev[e], s[e]);                                              \
+                    else if (i > 1)                                                                \
+                        for (int64_t e = 0; e < rl; e++)                                           \
+                            d[e] = OP(d[e], s[e]);                                                 \
+                    prev = s;                                                                      \
+                }                                                                                  \
+            }                                                                                      \
+            free(crow);                                                                            \
+            return;                                                                                \
+        }                                                                                          \
+        /* Van Herk over the padded rows [y0 - ay, y1 - ay + k - 1), a strip of columns at a       \
+         * time: the window of output row y is padded rows [y - y0, y - y0 + k). */                \
+        const int64_t m = y1 - y0 + k - 1;                                                         \
+        const int64_t sw = rl < STRIP ? rl : STRIP;                                                \
+        T *g = malloc((size_t)(m * sw) * 2 * sizeof(T)), *hb = g + m * sw;                         \
+        if (!g) {                                                                                  \
+            free(crow);                                                                            \
+            atomic_store(&j->failed, 1);                                                           \
+            return;                                                                                \
+        }                                                                                          \
+        for (int64_t x0 = 0; x0 < rl; x0 += sw) {                                                  \
+            const int64_t n = rl - x0 < sw ? rl - x0 : sw;                                         \
+            for (int64_t b = 0; b < m; b += k) {                                                   \
+                const int64_t e = b + k < m ? b + k : m;                                           \
+                for (int64_t q = b; q < e; q++) {                                                  \
+                    int64_t sy = gip__border_index(y0 - p->ay + q, h, p->border);                  \
+                    const T *s = (sy < 0 ? crow : ROW(j->tmp, const T, sy)) + x0;                  \
+                    T *gq = g + q * sw;                                                            \
+                    if (q == b)                                                                    \
+                        memcpy(gq, s, (size_t)n * sizeof(T));                                      \
+                    else                                                                           \
+                        for (int64_t s2 = 0; s2 < n; s2++)                                         \
+                            gq[s2] = OP(gq[s2 - sw], s[s2]);                                       \
+                }                                                                                  \
+                for (int64_t q = e - 1; q >= b; q--) {                                             \
+                    int64_t sy = gip__border_index(y0 - p->ay + q, h, p->border);                  \
+                    const T *s = (sy < 0 ? crow : ROW(j->tmp, const T, sy)) + x0;                  \
+                    T *hq = hb + q * sw;                                                           \
+                    if (q == e - 1)                                                                \
+                        memcpy(hq, s, (size_t)n * sizeof(T));                                      \
+                    else                                                                           \
+                        for (int64_t s2 = 0; s2 < n; s2++)                                         \
+                            hq[s2] = OP(hq[s2 + sw], s[s2]);                                       \
+                }                                                                                  \
+            }                                                                                      \
+            for (int64_t y = y0; y < y1; y++) {                                                    \
+                T *d = ROW(j->dst, T, y) + x0;                                                     \
+                const T *hq = hb + (y - y0) * sw, *gq = g + (y - y0 + k - 1) * sw;                 \
+                for (int64_t s2 = 0; s2 < n; s2++)                                                 \
+                    d[s2] = OP(hq[s2], gq[s2]);                                                    \
+            }                                                                                      \
+        }                                                                                          \
+        free(g);                                                                                   \
+        free(crow);                                                                                \
+    }                                                                                              \
+                                                                                                   \
+    /* Any element: dst row y = OP over the taps of the padded rows around it. */                  \
+    static void taps_##SFX(void *arg, int64_t y0, int64_t y1)                                      \
+    {                                                                                              \
+        pass_job *j = arg;                                                                         \
+        const gip__morph_pass *p = j->p;                                                           \
+        const int c = j->src->channels;                                                            \
+        const int64_t w = j->src->width, h = j->src->height, rl = w * c;                           \
+        const int64_t pw = (w + p->kw - 1) * c;                                                    \
+        /* a ring of kh padded rows: slot (y + dy) mod kh holds row y + dy once padded */          \
+        T *ring = malloc((size_t)(pw * p->kh) * sizeof(T));                                        \
+        int64_t *held = malloc((size_t)p->kh * sizeof *held);                                      \
+        if (!ring || !held) {                                                                      \
+            free(ring);                                                                            \
+            free(held);                                                                            \
+            atomic_store(&j->failed, 1);                                                           \
+            return;                                                                                \
+        }                                                                                          \
+        for (int32_t i = 0; i < p->kh; i++)                                                        \
+            held[i] = INT64_MIN;                                                                   \
+        for (int64_t y = y0; y < y1; y++) {                                                        \
+            T *d = ROW(j->dst, T, y);                                                              \
+            for (int32_t t = 0; t < p->ntaps; t++) {                                               \
+                const gip__morph_tap tp = p->taps[t];                                              \
+                const int64_t sy = y + tp.dy, slot = ((sy % p->kh) + p->kh) % p->kh;               \
+                T *pr = ring + slot * pw;                                                          \
+                if (held[slot] != sy) {                                                            \
+                    pad_row_##SFX(j, gip__border_index(sy, h, p->border), pr);                     \
+                    held[slot] = sy;                                                               \
+                }                                                                                  \
+                const T *s = pr + (int64_t)(tp.dx + p->ax) * c;                                    \
+                if (!t)                                                                            \
+                    memcpy(d, s, (size_t)rl * sizeof(T));                                          \
+                else                                                                               \
+                    for (int64_t e = 0; e < rl; e++)                                               \
+                        d[e] = OP(d[e], s[e]);                                                     \
+            }                                                                                      \
+        }                                                                                          \
+        free(ring);                                                                                \
+        free(held);                                                                                \
+    }
+
+#define MIN_OP(a, b) ((b) < (a) ? (b) : (a))
+#define MAX_OP(a, b) ((a) < (b) ? (b) : (a))
+
+MORPH_IMPL(u8_min, uint8_t, MIN_OP)
+MORPH_IMPL(u8_max, uint8_t, MAX_OP)
+MORPH_IMPL(u16_min, uint16_t, MIN_OP)
+MORPH_IMPL(u16_max, uint16_t, MAX_OP)
+MORPH_IMPL(s16_min, int16_t, MIN_OP)
+MORPH_IMPL(s16_max, int16_t, MAX_OP)
+MORPH_IMPL(f32_min, float, MIN_OP)
+MORPH_IMPL(f32_max, float, MAX_OP)
+
+typedef struct pass_fns {
+    gip__range_fn rows, cols, taps;
+} pass_fns;
+
+static pass_fns fns_of(gip_dtype dt, bool dilate)
+{
+#define FNS(SFX)                                                                                   \
+    {                                                                                              \
+        rows_##SFX, cols_##SFX, taps_##SFX                                                         \
+    }
+    static const pass_fns table[4][2] = {
+        {FNS(u8_min), FNS(u8_max)},
+        {FNS(u16_min), FNS(u16_max)},
+        {FNS(s16_min), FNS(s16_max)},
+        {FNS(f32_min), FNS(f32_max)},
+    };
+#undef FNS
+    const int i = dt == GIP_U8 ? 0 : dt == GIP_U16 ? 1 : dt == GIP_S16 ? 2 : 3;
+    return table[i][dilate ? 1 : 0];
+}
+
+gip_status gip__morph_pass_cpu(gip_context *ctx, const gip__morph_pass *p, const gip_image *src,
+                               gip_image *dst)
+{
+    pass_job j = {.p = p, .src = src, .dst = dst};
+    atomic_init(&j.failed, 0);
+    int32_t *xmap = gip__border_map(src->width + p->kw - 1, p->ax, src->width, p->border);
+    if (!xmap)
+        return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "morphology: out of memory");
+    j.xmap = xmap;
+    const pass_fns f = fns_of(src->dtype, p->dilate);
+    gip_status st = GIP_OK;
+    if (p->rect) {
+        gip_image tmp = {0};
+        st = gip_image_alloc(ctx, &tmp, src->width, src->height, src->channels, src->dtype,
+                             GIP_MEM_HOST, 0);
+        if (!st) {
+            j.tmp = &tmp;
+            gip__parallel_for(ctx, src->height, 8, f.rows, &j);
+            if (!atomic_load(&j.failed))
+                gip__parallel_for(ctx, src->height, p->kh < 64 ? 8 : 4 * (int64_t)p->kh, f.cols,
+                                  &j);
+            gip_image_free(ctx, &tmp);
+        }
+    } else {
+        gip__parallel_for(ctx, src->height, 4, f.taps, &j);
+    }
+    free(xmap);
+    if (!st && atomic_load(&j.failed))
+        st = gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "morphology: out of memory for row buffers");
+    return st;
+}
+
+/* ---- element-wise steps ------------------------------------------------------------------ */
+
+typedef struct ew_job {
+    gip__morph_ew op;
+    const gip_image *a, *b;
+    gip_image *dst;
+} ew_job;
+
+#define SUB_LOOP(T, SAT)                                                                           \
+    for (int64_t e = 0; e < n; e++)                                                                \
+        ((T *)d)[e] = SAT((int32_t)((const T *)a)[e] - (int32_t)((const T *)b)[e]);
+
+static void ew_rows(void *arg, int64_t y0, int64_t y1)
+{
+    const ew_job *j = arg;
+    const int64_t n = j->a->width * j->a->channels;
+    for (int64_t y = y0; y < y1; y++) {
+        const uint8_t *a = (const uint8_t *)j->a->data + y * j->a->stride;
+        const uint8_t *b = j->b ? (const uint8_t *)j->b->data + y * j->b->stride : NULL;
+        uint8_t *d = (uint8_t *)j->dst->data + y * j->dst->stride;
+        switch (j->op) {
+        case GIP__MORPH_SUB:
+            switch (j->a->dtype) {
+            case GIP_U8:
+                SUB_LOOP(uint8_t, gip__sat_u8_i32);
+                break;
+            case GIP_U16:
+                SUB_LOOP(uint16_t, gip__sat_u16_i32);
+                break;
+            case GIP_S16:
+                SUB_LOOP(int16_t, gip__sat_s16_i32);
+                break;
+            default:
+                for (int64_t e = 0; e < n; e++)
+                    ((float *)d)[e] = ((const float *)a)[e] - ((const float *)b)[e];
+            }
+            break;
+        case GIP__MORPH_AND:
+            for (int64_t e = 0; e < n; e++)
+                d[e] = a[e] & b[e];
+            break;
+        case GIP__MORPH_NOT:
+            for (int64_t e = 0; e < n; e++)
+                d[e] = (uint8_t)(255 - a[e]);
+            break;
+        case GIP__MORPH_COPY:
+            memmove(d, a, (size_t)n * gip_dtype_size(j->a->dtype));
+            break;
+        }
+    }
+}
+
+gip_status gip__morph_ew_cpu(gip_context *ctx, gip__morph_ew op, const gip_image *a,
+                             const gip_image *b, gip_image *dst)
+{
+    ew_job j = {op, a, b, dst};
+    gip__parallel_for(ctx, a->height, 16, ew_rows, &j);
+    return GIP_OK;
+}

@@ -1,0 +1,390 @@
+/* SPDX-License-Identifier: MIT */
+/* Morphology on CUDA: one erosion or dilation pass (an all-ones element up to 15x15 in one pass
+ * through shared memory; larger ones as a row pass into a temporary then a column pass, each
+ * direct for short lines and van Herk / Gil-Werman for long ones; other elements tap by tap from
+ * a device tap list) and the element-wise steps of the compositions. Threads cover a row's elements
+ * (x * channels + channel); min and max are exact, so the results are the CPU's. */
+#include "border.h"
+#include "cuda_util.cuh"
+#include "ops/morphology/morph.h"
+
+namespace
+{
+
+template <typename T, bool DIL> __device__ __forceinline__ T op(T a, T b)
+{
+    if (DIL)
+        return a < b ? b : a;
+    return b < a ? b : a;
+}
+
+__device__ __forceinline__ float pick(float4 v, int ch)
+{
+    return ch == 0 ? v.x : ch == 1 ? v.y : ch == 2 ? v.z : v.w;
+}
+
+/* Launch geometry: x over a row's elements, y over rows (grid-stride). */
+struct geom {
+    dim3 grid, block;
+};
+
+geom geom_of(int64_t n, int64_t rows)
+{
+    geom g;
+    g.block = dim3(256);
+    g.grid = dim3(gip__div_up(n, 256), (unsigned)(rows < 65535 ? rows : 65535));
+    return g;
+}
+
+/* Any element: dst = OP over the taps, read through the border. */
+template <typename T, bool DIL>
+__global__ void taps_kernel(const char *src, int64_t ss, char *dst, int64_t ds, int32_t w,
+                            int32_t h, int32_t c, const int2 *taps, int32_t ntaps,
+                            gip_border border, float4 bv)
+{
+    const int32_t e = blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= w * c)
+        return;
+    const int32_t x = e / c, ch = e - x * c;
+    const T b = (T)pick(bv, ch);
+    for (int32_t y = blockIdx.y; y < h; y += gridDim.y) {
+        T acc = b;
+        for (int32_t t = 0; t < ntaps; t++) {
+            const int2 tp = taps[t];
+            const int32_t sx = gip__border_index32(x + tp.x, w, border);
+            const int32_t sy = gip__border_index32(y + tp.y, h, border);
+            const T v = (sx < 0 || sy < 0) ? b : gip__row<T>(src, ss, sy)[sx * c + ch];
+            acc = t ? op<T, DIL>(acc, v) : v;
+        }
+        gip__row<T>(dst, ds, y)[e] = acc;
+    }
+}
+
+/* Rect row pass, direct: tmp(x) = OP over i < k of src(x - ax + i). */
+template <typename T, bool DIL>
+__global__ void row_direct(const char *src, int64_t ss, char *dst, int64_t ds, int32_t w, int32_t h,
+                           int32_t c, int32_t k, int32_t ax, gip_border border, float4 bv)
+{
+    const int32_t e = blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= w * c)
+        return;
+    const int32_t x = e / c, ch = e - x * c;
+    const T b = (T)pick(bv, ch);
+    for (int32_t y = blockIdx.y; y < h; y += gridDim.y) {
+        const T *s = gip__row<T>(src, ss, y);
+        T acc = b;
+        for (int32_t i = 0; i < k; i++) {
+            const int32_t sx = gip__border_index32(x - ax + i, w, border);
+            const T v = sx < 0 ? b : s[sx * c + ch];
+            acc = i ? op<T, DIL>(acc, v) : v;
+        }
+        gip__row<T>(dst, ds, y)[e] = acc;
+    }
+}
+
+/* Rect row pass, van Herk: per block of k padded positions and channel, the running OP from the
+ * block's start (g) and from its end (hb); m padded positions a row, pitch m * c elements. */
+template <typename T, bool DIL>
+__global__ void row_gh(const char *src, int64_t ss, T *g, T *hb, int32_t w, int32_t h, int32_t c,
+                       int32_t k, int32_t ax, int32_t m, gip_border border, float4 bv)
+{
+    const int32_t nb = (m + k - 1) / k;
+    const int32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= nb * c)
+        return;
+    const int32_t blk = i / c, ch = i - blk * c;
+    const int32_t q0 = blk * k, q1 = q0 + k < m ? q0 + k : m;
+    const T b = (T)pick(bv, ch);
+    for (int32_t y = blockIdx.y; y < h; y += gridDim.y) {
+        const T *s = gip__row<T>(src, ss, y);
+        T *gr = g + (int64_t)y * m * c, *hr = hb + (int64_t)y * m * c;
+        T acc = b;
+        for (int32_t q = q0; q < q1; q++) {
+            const int32_t sx = gip__border_index32(q - ax, w, border);
+            const T v = sx < 0 ? b : s[sx * c + ch];
+            acc = q == q0 ? v : op<T, DIL>(acc, v);
+            gr[q * c + ch] = acc;
+        }
+        for (int32_t q = q1 - 1; q >= q0; q--) {
+            const int32_t sx = gip__border_index32(q - ax, w, border);
+            const T v = sx < 0 ? b : s[sx * c + ch];
+            acc = q == q1 - 1 ? v : op<T, DIL>(acc, v);
+            hr[q * c + ch] = acc;
+        }
+    }
+}
+
+template <typename T, bool DIL>
+__global__ void row_combine(const T *g, const T *hb, char *dst, int64_t ds, int32_t w, int32_t h,
+                            int32_t c, int32_t k, int32_t m)
+{
+    const int32_t e = blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= w * c)
+        return;
+    for (int32_t y = blockIdx.y; y < h; y += gridDim.y) {
+        const int64_t r = (int64_t)y * m * c;
+        gip__row<T>(dst, ds, y)[e] = op<T, DIL>(hb[r + e], g[r + e + (int64_t)(k - 1) * c]);
+    }
+}
+
+/* Rect column pass, direct: dst(y) = OP over i < k of tmp(y - ay + i). */
+template <typename T, bool DIL>
+__global__ void col_direct(const char *src, int64_t ss, char *dst, int64_t ds, int32_t w, int32_t h,
+                           int32_t c, int32_t k, int32_t ay, gip_border border, float4 bv)
+{
+    const int32_t e = blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= w * c)
+        return;
+    const T b = (T)pick(bv, e % c);
+    for (int32_t y = blockIdx.y; y < h; y += gridDim.y) {
+        T acc = b;
+        for (int32_t i = 0; i < k; i++) {
+            const int32_t sy = gip__border_index32(y - ay + i, h, border);
+            const T v = sy < 0 ? b : gip__row<T>(src, ss, sy)[e];
+            acc = i ? op<T, DIL>(acc, v) : v;
+        }
+        gip__row<T>(dst, ds, y)[e] = acc;
+    }
+}
+
+/* Rect column pass, van Herk: per block of k padded rows and element; m padded rows, pitch
+ * w * c elements. */
+template <typename T, bool DIL>
+__global__ void col_gh(const char *src, int64_t ss, T *g, T *hb, int32_t w, int32_t h, int32_t c,
+                       int32_t k, int32_t ay, int32_t m, gip_border border, float4 bv)
+{
+    const int32_t e = blockIdx.x * blockDim.x + threadIdx.x;
+    const int64_t rl = (int64_t)w * c;
+    if (e >= rl)
+        return;
+    const T b = (T)pick(bv, e % c);
+    const int32_t nb = (m + k - 1) / k;
+    for (int32_t blk = blockIdx.y; blk < nb; blk += gridDim.y) {
+        const int32_t q0 = blk * k, q1 = q0 + k < m ? q0 + k : m;
+        T acc = b;
+        for (int32_t q = q0; q < q1; q++) {
+            const int32_t sy = gip__border_index32(q - ay, h, border);
+            const T v = sy < 0 ? b : gip__row<T>(src, ss, sy)[e];
+            acc = q == q0 ? v : op<T, DIL>(acc, v);
+            g[q * rl + e] = acc;
+        }
+        for (int32_t q = q1 - 1; q >= q0; q--) {
+            const int32_t sy = gip__border_index32(q - ay, h, border);
+            const T v = sy < 0 ? b : gip__row<T>(src, ss, sy)[e];
+            acc = q == q1 - 1 ? v : op<T, DIL>(acc, v);
+            hb[q * rl + e] = acc;
+        }
+    }
+}
+
+template <typename T, bool DIL>
+__global__ void col_combine(const T *g, const T *hb, char *dst, int64_t ds, int32_t w, int32_t h,
+                            int32_t c, int32_t k)
+{
+    const int32_t e = blockIdx.x * blockDim.x + threadIdx.x;
+    const int64_t rl = (int64_t)w * c;
+    if (e >= rl)
+        return;
+    for (int32_t y = blockIdx.y; y < h; y += gridDim.y)
+        gip__row<T>(dst, ds, y)[e] = op<T, DIL>(hb[y * rl + e], g[(y + k - 1) * rl + e]);
+}
+
+/* Small rectangles in one pass: a block loads its bordered tile of the source into shared memory
+ * once, takes the row OP into a second shared array and the column OP from it: one read and one
+ * write of the image. Element coordinates along x (x * c + channel), so a pixel's neighbours are
+ * c elements apart. */
+constexpr int TILE_W = 64, TILE_H = 16, TILE_MAX_K = 15;
+
+template <typename T, bool DIL>
+__global__ void rect_tile(const char *src, int64_t ss, char *dst, int64_t ds, int32_t w, int32_t h,
+                          int32_t c, int32_t kw, int32_t kh, int32_t ax, int32_t ay,
+                          gip_border border, float4 bv)
+{
+    extern __shared__ unsigned char smem[];
+    const int32_t tw = TILE_W + (kw - 1) * c, th = TILE_H + kh - 1;
+    T *tile = reinterpret_cast<T *>(smem), *rows = tile + tw * th;
+    const int32_t ex0 = blockIdx.x * TILE_W, y0 = blockIdx.y * TILE_H;
+    const int32_t nt = blockDim.x * blockDim.y, t0 = threadIdx.y * blockDim.x + threadIdx.x;
+    for (int32_t i = t0; i < tw * th; i += nt) {
+        const int32_t ty = i / tw, tx = i - ty * tw;
+        const int32_t ch = (ex0 + tx) % c;
+        const int32_t px = (ex0 + tx - ch) / c - ax; /* ex0 + tx - ax c, in pixels */
+        const int32_t sx = gip__border_index32(px, w, border);
+        const int32_t sy = gip__border_index32(y0 - ay + ty, h, border);
+        tile[i] = (sx < 0 || sy < 0) ? (T)pick(bv, ch) : gip__row<T>(src, ss, sy)[sx * c + ch];
+    }
+    __syncthreads();
+    for (int32_t i = t0; i < TILE_W * th; i += nt) {
+        const int32_t ty = i / TILE_W, tx = i - ty * TILE_W;
+        const T *p = tile + ty * tw + tx;
+        T acc = p[0];
+        for (int32_t k = 1; k < kw; k++)
+            acc = op<T, DIL>(acc, p[k * c]);
+        rows[i] = acc;
+    }
+    __syncthreads();
+    for (int32_t i = t0; i < TILE_W * TILE_H; i += nt) {
+        const int32_t oy = i / TILE_W, ox = i - oy * TILE_W;
+        if (ex0 + ox >= w * c || y0 + oy >= h)
+            continue;
+        const T *p = rows + oy * TILE_W + ox;
+        T acc = p[0];
+        for (int32_t k = 1; k < kh; k++)
+            acc = op<T, DIL>(acc, p[k * TILE_W]);
+        gip__row<T>(dst, ds, y0 + oy)[ex0 + ox] = acc;
+    }
+}
+
+/* The row pass (src -> out) or the column pass, direct or van Herk by k. */
+template <typename T, bool DIL>
+gip_status line_pass(gip_context *ctx, const gip__morph_pass *p, bool rows, const gip_image *src,
+                     gip_image *out)
+{
+    const int32_t w = (int32_t)src->width, h = (int32_t)src->height, c = src->channels;
+    const int32_t k = rows ? p->kw : p->kh, a = rows ? p->ax : p->ay;
+    const float4 bv =
+        make_float4(p->border_value[0], p->border_value[1], p->border_value[2], p->border_value[3]);
+    const geom gm = geom_of((int64_t)w * c, h);
+    cudaStream_t s = gip__stream(ctx);
+    if (k < GIP__MORPH_VHGW_CUDA) {
+        if (rows)
+            row_direct<T, DIL><<<gm.grid, gm.block, 0, s>>>((const char *)src->data, src->stride,
+                                                            (char *)out->data, out->stride, w, h, c,
+                                                            k, a, p->border, bv);
+        else
+            col_direct<T, DIL><<<gm.grid, gm.block, 0, s>>>((const char *)src->data, src->stride,
+                                                            (char *)out->data, out->stride, w, h, c,
+                                                            k, a, p->border, bv);
+        return GIP__LAUNCH_CHECK(ctx, "morphology line kernel");
+    }
+    const int32_t m = (rows ? w : h) + k - 1;
+    const size_t n = (size_t)m * (size_t)(rows ? (int64_t)h * c : (int64_t)w * c);
+    void *buf = NULL;
+    gip_status st = gip__cuda_malloc(ctx, 2 * n * sizeof(T), &buf);
+    if (st)
+        return st;
+    T *g = (T *)buf, *hb = g + n;
+    if (rows) {
+        const int32_t nb = (m + k - 1) / k;
+        dim3 grid(gip__div_up((int64_t)nb * c, 128), (unsigned)(h < 65535 ? h : 65535));
+        row_gh<T, DIL><<<grid, 128, 0, s>>>((const char *)src->data, src->stride, g, hb, w, h, c, k,
+                                            a, m, p->border, bv);
+        if (!(st = GIP__LAUNCH_CHECK(ctx, "morphology van Herk rows"))) {
+            row_combine<T, DIL>
+                <<<gm.grid, gm.block, 0, s>>>(g, hb, (char *)out->data, out->stride, w, h, c, k, m);
+            st = GIP__LAUNCH_CHECK(ctx, "morphology van Herk rows");
+        }
+    } else {
+        const int32_t nb = (m + k - 1) / k;
+        dim3 grid(gip__div_up((int64_t)w * c, 256), (unsigned)(nb < 65535 ? nb : 65535));
+        col_gh<T, DIL><<<grid, 256, 0, s>>>((const char *)src->data, src->stride, g, hb, w, h, c, k,
+                                            a, m, p->border, bv);
+        if (!(st = GIP__LAUNCH_CHECK(ctx, "morphology van Herk columns"))) {
+            col_combine<T, DIL>
+                <<<gm.grid, gm.block, 0, s>>>(g, hb, (char *)out->data, out->stride, w, h, c, k);
+            st = GIP__LAUNCH_CHECK(ctx, "morphology van Herk columns");
+        }
+    }
+    gip__cuda_free(ctx, buf);
+    return st;
+}
+
+template <typename T, bool DIL>
+gip_status pass(gip_context *ctx, const gip__morph_pass *p, const gip_image *src, gip_image *dst)
+{
+    gip_status st;
+    /* (images over 65535 tiles tall take the two passes, whose grids stride) */
+    if (p->rect && p->kw <= TILE_MAX_K && p->kh <= TILE_MAX_K &&
+        (src->height + TILE_H - 1) / TILE_H <= 65535) {
+        const int32_t w = (int32_t)src->width, h = (int32_t)src->height, c = src->channels;
+        const float4 bv = make_float4(p->border_value[0], p->border_value[1], p->border_value[2],
+                                      p->border_value[3]);
+        const int32_t tw = TILE_W + (p->kw - 1) * c, th = TILE_H + p->kh - 1;
+        const size_t shm = (size_t)(tw * th + TILE_W * th) * sizeof(T);
+        const dim3 grid(gip__div_up((int64_t)w * c, TILE_W), gip__div_up(h, TILE_H)), block(64, 4);
+        rect_tile<T, DIL><<<grid, block, shm, gip__stream(ctx)>>>(
+            (const char *)src->data, src->stride, (char *)dst->data, dst->stride, w, h, c, p->kw,
+            p->kh, p->ax, p->ay, p->border, bv);
+        return GIP__LAUNCH_CHECK(ctx, "morphology tile kernel");
+    }
+    if (p->rect) {
+        gip_image tmp = {0};
+        if ((st = gip_image_alloc(ctx, &tmp, src->width, src->height, src->channels, src->dtype,
+                                  GIP_MEM_CUDA, 0)))
+            return st;
+        if (!(st = line_pass<T, DIL>(ctx, p, true, src, &tmp)))
+            st = line_pass<T, DIL>(ctx, p, false, &tmp, dst);
+        gip_image_free(ctx, &tmp);
+        return st;
+    }
+    const size_t bytes = (size_t)p->ntaps * sizeof(int2);
+    void *dtaps = NULL;
+    if ((st = gip__cuda_malloc(ctx, bytes, &dtaps)))
+        return st;
+    st = gip__cuda_copy2d(ctx, dtaps, (int64_t)bytes, GIP_MEM_CUDA, p->taps, (int64_t)bytes,
+                          GIP_MEM_HOST, (int64_t)bytes, 1);
+    if (!st) {
+        const int32_t w = (int32_t)src->width, h = (int32_t)src->height, c = src->channels;
+        const float4 bv = make_float4(p->border_value[0], p->border_value[1], p->border_value[2],
+                                      p->border_value[3]);
+        const geom gm = geom_of((int64_t)w * c, h);
+        taps_kernel<T, DIL><<<gm.grid, gm.block, 0, gip__stream(ctx)>>>(
+            (const char *)src->data, src->stride, (char *)dst->data, dst->stride, w, h, c,
+            (const int2 *)dtaps, p->ntaps, p->border, bv);
+        st = GIP__LAUNCH_CHECK(ctx, "morphology taps kernel");
+    }
+    gip__cuda_free(ctx, dtaps);
+    return st;
+}
+
+template <typename T>
+__global__ void ew_kernel(int op, const char *a, int64_t as, const char *b, int64_t bs, char *d,
+                          int64_t dss, int32_t n, int32_t h)
+{
+    const int32_t e = blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= n)
+        return;
+    for (int32_t y = blockIdx.y; y < h; y += gridDim.y) {
+        const T x = gip__row<T>(a, as, y)[e];
+        T r;
+        if (op == GIP__MORPH_SUB) {
+            const T z = gip__row<T>(b, bs, y)[e];
+            if (sizeof(T) == 4)
+                r = (T)((float)x - (float)z);
+            else
+                r = gip__saturate<T>((float)((int32_t)x - (int32_t)z));
+        } else if (op == GIP__MORPH_AND) {
+            r = (T)((int32_t)x & (int32_t)gip__row<T>(b, bs, y)[e]);
+        } else if (op == GIP__MORPH_NOT) {
+            r = (T)(255 - (int32_t)x);
+        } else {
+            r = x;
+        }
+        gip__row<T>(d, dss, y)[e] = r;
+    }
+}
+
+} // namespace
+
+extern "C" gip_status gip__morph_pass_cuda(gip_context *ctx, const gip__morph_pass *p,
+                                           const gip_image *src, gip_image *dst)
+{
+    return gip__dispatch_dtype(src->dtype, [&](auto t) {
+        using T = decltype(t);
+        return p->dilate ? pass<T, true>(ctx, p, src, dst) : pass<T, false>(ctx, p, src, dst);
+    });
+}
+
+extern "C" gip_status gip__morph_ew_cuda(gip_context *ctx, gip__morph_ew op, const gip_image *a,
+                                         const gip_image *b, gip_image *dst)
+{
+    return gip__dispatch_dtype(a->dtype, [&](auto t) {
+        using T = decltype(t);
+        const int32_t n = (int32_t)(a->width * a->channels), h = (int32_t)a->height;
+        const geom gm = geom_of(n, h);
+        ew_kernel<T><<<gm.grid, gm.block, 0, gip__stream(ctx)>>>(
+            (int)op, (const char *)a->data, a->stride, b ? (const char *)b->data : NULL,
+            b ? b->stride : 0, (char *)dst->data, dst->stride, n, h);
+        return GIP__LAUNCH_CHECK(ctx, "morphology element-wise kernel");
+    });
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/* The registry's add (cv2.add): gip_arith() with GIP_ARITH_ADD. */
+#include "arith.h"
+
+static const gip_param decl[] = {
+    GIP__ARITH_VALUE_PARAM,
+};
+
+static gip_status build(const gip_args *a, void *out)
+{
+    return gip__arith_build(a, out, GIP_ARITH_ADD);
+}
+
+const gip_op gip__op_add = {
+    .name = "add",
+    .family = "point",
+    .summary = "Adds a second image or a scalar, saturating, as cv2.add.",
+    .doc = "dst = saturate(src + b), b = src2 or value; computed in single precision for a scalar "
+           "(OpenCV 5), exactly for two integer images. The second image (src2) and a mask are "
+           "optional inputs; where the mask is 0 "
+           "the result is 0.",
+    .cv_name = "cv2.add",
+    .params = decl,
+    .nparams = GIP__COUNT(decl),
+    .dtypes = GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_U16) | GIP_DTYPE_BIT(GIP_S16) |
+              GIP_DTYPE_BIT(GIP_F32),
+    .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
+    .flags = GIP_OP_POINTWISE | GIP_OP_IN_PLACE,
+    .params_size = sizeof(gip__arith_step),
+    .build = build,
+    .inputs = gip__arith_inputs,
+    .ninputs = 2,
+    .run_inputs = gip__arith_run,
+};

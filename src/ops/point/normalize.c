@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT */
+/* normalize (gip_normalize): the reduction on the CPU, the scale and shift as OpenCV computes
+ * them, the conversion by gip_convert(), and its registry entry. */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "gip/color.h"
+#include "gip/point.h"
+#include "normalize.h"
+#include "pointwise.h"
+#include "registry/registry.h"
+
+static void reduce_cpu(const gip_image *src, const gip_image *mask, gip__reduce *r)
+{
+    r->min = DBL_MAX, r->max = -DBL_MAX, r->l1 = 0, r->l2 = 0;
+    const int cn = src->channels;
+    for (int64_t y = 0; y < src->height; y++) {
+        const char *row = (const char *)src->data + y * src->stride;
+        const uint8_t *m = mask ? (const uint8_t *)mask->data + y * mask->stride : NULL;
+        for (int64_t x = 0; x < src->width; x++) {
+            if (m && !m[x])
+                continue;
+            for (int c = 0; c < cn; c++) {
+                int64_t i = x * cn + c;
+                double v = src->dtype == GIP_U8    ? ((const uint8_t *)row)[i]
+                           : src->dtype == GIP_U16 ? ((const uint16_t *)row)[i]
+                           : src->dtype == GIP_S16 ? ((const int16_t *)row)[i]
+                                                   : ((const float *)row)[i];
+                r->min = v < r->min ? v : r->min;
+                r->max = v > r->max ? v : r->max;
+                r->l1 += fabs(v);
+                r->l2 += v * v;
+            }
+        }
+    }
+}
+
+gip_status gip_normalize(gip_context *ctx, const gip_image *src, gip_image *dst, double alpha,
+                         double beta, gip_norm_type norm, const gip_image *mask)
+{
+    static const char op[] = "gip_normalize";
+    bool on_device = false;
+    gip_status st = gip__check_unary(ctx, src, dst, op, &on_device);
+    if (st)
+        return st;
+    const unsigned dts = GIP__DT(GIP_U8) | GIP__DT(GIP_U16) | GIP__DT(GIP_S16) | GIP__DT(GIP_F32);
+    if ((st = gip__check_dtype(ctx, src, dts, op, "src")) ||
+        (st = gip__check_dtype(ctx, dst, dts, op, "dst")))
+        return st;
+    if (dst->channels != src->channels)
+        return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH, "%s: dst has %d channels, src %d", op,
+                          (int)dst->channels, (int)src->channels);
+    if (norm != GIP_NORM_INF && norm != GIP_NORM_L1 && norm != GIP_NORM_L2 &&
+        norm != GIP_NORM_MINMAX)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: norm %d: GIP_NORM_INF (1), GIP_NORM_L1 (2), GIP_NORM_L2 (4) or "
+                          "GIP_NORM_MINMAX (32)",
+                          op, (int)norm);
+    if (!isfinite(alpha) || !isfinite(beta))
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "%s: alpha and beta must be finite", op);
+    if (gip__images_overlap(src, dst) && !gip__images_same(src, dst))
+        return gip__error(ctx, GIP_ERR_ALIASING, "%s: src and dst overlap", op);
+    if (mask) {
+        bool md = false;
+        if ((st = gip__check_unary(ctx, src, mask, op, &md)))
+            return st;
+        if (mask->dtype != GIP_U8 || mask->channels != 1)
+            return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
+                              "%s: mask is %d-channel %s but must be 1-channel u8", op,
+                              (int)mask->channels, gip_dtype_name(mask->dtype));
+        if (gip__images_overlap(mask, dst))
+            return gip__error(ctx, GIP_ERR_ALIASING, "%s: mask and dst overlap", op);
+    }
+    gip__reduce r;
+    if (on_device) {
+#ifdef GIP_HAVE_CUDA
+        if ((st = gip__reduce_cuda(ctx, src, mask, &r)))
+            return st;
+#else
+        return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
+#endif
+    } else {
+        reduce_cpu(src, mask, &r);
+    }
+    double scale, shift;
+    if (r.min > r.max) { /* no pixel under the mask */
+        scale = 0;
+        shift = norm == GIP_NORM_MINMAX ? fmin(alpha, beta) : 0;
+    } else if (norm == GIP_NORM_MINMAX) {
+        /* OpenCV: the range of the source onto [min(a, b), max(a, b)]. */
+        double dmin = fmin(alpha, beta), dmax = fmax(alpha, beta);
+        scale = (dmax - dmin) * (r.max - r.min > DBL_EPSILON ? 1.0 / (r.max - r.min) : 0);
+        shift = dmin - r.min * scale;
+    } else {
+        double n = norm == GIP_NORM_INF  ? fmax(fabs(r.min), fabs(r.max))
+                   : norm == GIP_NORM_L1 ? r.l1
+                                         : sqrt(r.l2);
+        scale = n > DBL_EPSILON ? alpha / n : 0.0;
+        shift = 0;
+    }
+    if ((st = gip_convert(ctx, src, dst, scale, shift)) || !mask)
+        return st;
+    /* Zero where the mask is 0: dst + 0 under the mask, in place. */
+    gip__pw p;
+    memset(&p, 0, sizeof p);
+    p.kind = GIP__PW_ARITH;
+    p.sub = GIP__OP_ADD;
+    return gip__pw_run(ctx, dst, mask, dst, &p, on_device);
+}
+
+static const gip_choice norms[] = {{"minmax", GIP_NORM_MINMAX},
+                                   {"inf", GIP_NORM_INF},
+                                   {"l1", GIP_NORM_L1},
+                                   {"l2", GIP_NORM_L2},
+                                   {NULL, 0}};
+
+static const gip_param decl[] = {
+    GIP__PARAM("alpha", GIP_PARAM_DOUBLE, GIP_PARAM_POSITIONAL, -1e30, 1e30, 0, NULL, "1",
+               "minmax: one end of the range; inf, l1, l2: the norm of the result"),
+    GIP__PARAM("beta", GIP_PARAM_DOUBLE, GIP_PARAM_POSITIONAL, -1e30, 1e30, 0, NULL, "0",
+               "minmax: the other end of the range"),
+    GIP__PARAM("norm", GIP_PARAM_CHOICE, GIP_PARAM_POSITIONAL, 0, 0, 0, norms, "minmax",
+               "cv2.NORM_MINMAX, NORM_INF, NORM_L1 or NORM_L2"),
+    GIP__PARAM("dtype", GIP_PARAM_CHOICE, 0, 0, 0, 0, gip__ddepth_choices, "same",
+               "the result's dtype"),
+};
+
+static const gip_input inputs[] = {
+    {"mask", GIP_INPUT_OPTIONAL | GIP_INPUT_SAME_SIZE, GIP_DTYPE_BIT(GIP_U8), GIP_CHANNELS_BIT(1),
+     "u8, one channel: only these pixels count, and the result is 0 elsewhere"},
+};
+
+typedef struct normalize_step {
+    double alpha, beta;
+    int32_t norm, dtype;
+} normalize_step;
+
+static gip_status build(const gip_args *a, void *out)
+{
+    normalize_step *s = out;
+    s->alpha = gip_args_double(a, "alpha");
+    s->beta = gip_args_double(a, "beta");
+    s->norm = (int32_t)gip_args_int(a, "norm");
+    s->dtype = (int32_t)gip_args_int(a, "dtype");
+    return GIP_OK;
+}
+
+static gip_status shape(const void *params, const gip_shape *in, gip_shape *out, int32_t *identity)
+{
+    (void)in;
+    (void)identity;
+    const int32_t dt = ((const normalize_step *)params)->dtype;
+    if (dt >= 0)
+        out->dtype = (gip_dtype)dt;
+    return GIP_OK;
+}
+
+static gip_status run_inputs(gip_context *ctx, const gip_image *src, const gip_image *const *in,
+                             gip_image *dst, const void *p)
+{
+    const normalize_step *s = p;
+    return gip_normalize(ctx, src, dst, s->alpha, s->beta, (gip_norm_type)s->norm, in[0]);
+}
+
+const gip_op gip__op_normalize = {
+    .name = "normalize",
+    .family = "point",
+    .summary = "Scales to a range or a norm, as cv2.normalize.",
+    .doc = "minmax maps [min, max] of the image onto [min(alpha, beta), max(alpha, beta)]; inf, "
+           "l1 and l2 scale it so that its norm is alpha. The scale and shift are OpenCV's (in "
+           "double precision), applied as convert applies them (single precision, rounded half "
+           "to even). With a mask, only its pixels count and the result is 0 elsewhere.",
+    .cv_name = "cv2.normalize",
+    .params = decl,
+    .nparams = GIP__COUNT(decl),
+    .dtypes = GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_U16) | GIP_DTYPE_BIT(GIP_S16) |
+              GIP_DTYPE_BIT(GIP_F32),
+    .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
+    .flags = GIP_OP_WHOLE | GIP_OP_IN_PLACE,
+    .params_size = sizeof(normalize_step),
+    .build = build,
+    .shape = shape,
+    .inputs = inputs,
+    .ninputs = GIP__COUNT(inputs),
+    .run_inputs = run_inputs,
+};

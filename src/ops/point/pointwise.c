@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: MIT */
+/* The point operations' shared machinery on the host: the u8 tables, the dispatch to a backend,
+ * and the CPU loops (row bands on gip's thread pool). */
+#include <string.h>
+
+#include "pointwise.h"
+
+/* Rounds and saturates v into an element of dtype dt at d (OpenCV's saturate_cast). */
+static inline void store(gip_dtype dt, void *d, double v)
+{
+    switch (dt) {
+    case GIP_U8:
+        *(uint8_t *)d = gip__pw_u8(v);
+        return;
+    case GIP_U16:
+        *(uint16_t *)d = gip__pw_u16(v);
+        return;
+    case GIP_S16:
+        *(int16_t *)d = gip__pw_s16(v);
+        return;
+    default:
+        *(float *)d = (float)v;
+        return;
+    }
+}
+
+static inline float load(gip_dtype dt, const void *s)
+{
+    switch (dt) {
+    case GIP_U8:
+        return (float)*(const uint8_t *)s;
+    case GIP_U16:
+        return (float)*(const uint16_t *)s;
+    case GIP_S16:
+        return (float)*(const int16_t *)s;
+    default:
+        return *(const float *)s;
+    }
+}
+
+gip_status gip__pw_check(gip_context *ctx, const gip_image *src, const gip_image *dst,
+                         const char *op, unsigned dtypes, int ddt, bool one_channel, bool in_place,
+                         bool *on_device)
+{
+    gip_status st = gip__check_unary(ctx, src, dst, op, on_device);
+    if (st)
+        return st;
+    if ((st = gip__check_dtype(ctx, src, dtypes, op, "src")))
+        return st;
+    gip_dtype want = ddt < 0 ? src->dtype : (gip_dtype)ddt;
+    int32_t wc = one_channel ? 1 : src->channels;
+    if (dst->dtype != want || dst->channels != wc)
+        return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
+                          "%s: dst is %d-channel %s but must be %d-channel %s for this src", op,
+                          (int)dst->channels, gip_dtype_name(dst->dtype), (int)wc,
+                          gip_dtype_name(want));
+    bool same = gip__images_same(src, dst);
+    if (gip__images_overlap(src, dst) && !(same && in_place))
+        return gip__error(ctx, GIP_ERR_ALIASING,
+                          in_place ? "%s: src and dst overlap; pass the same view for in-place, "
+                                     "or disjoint images"
+                                   : "%s: dst must not overlap src",
+                          op);
+    if (*on_device) {
+        size_t es = gip_dtype_size(src->dtype), ds = gip_dtype_size(dst->dtype);
+        if ((uintptr_t)src->data % es || src->stride % (int64_t)es || (uintptr_t)dst->data % ds ||
+            dst->stride % (int64_t)ds)
+            return gip__error(ctx, GIP_ERR_UNSUPPORTED,
+                              "%s: device images need data and stride aligned to the element "
+                              "size",
+                              op);
+    }
+    return GIP_OK;
+}
+
+gip_status gip__pw_run(gip_context *ctx, const gip_image *src, const gip_image *mask,
+                       gip_image *dst, gip__pw *p, bool on_device)
+{
+    if (src->dtype == GIP_U8 && dst->dtype == GIP_U8 && p->kind != GIP__PW_LUT) {
+        for (int c = 0; c < src->channels; c++)
+            for (int v = 0; v < 256; v++)
+                p->table[c][v] = gip__pw_u8(gip__pw_eval(p, c, (float)v));
+        p->kind = GIP__PW_LUT;
+    }
+    if (on_device) {
+#ifdef GIP_HAVE_CUDA
+        return gip__pw_cuda(ctx, src, mask, dst, p);
+#else
+        return gip__error(ctx, GIP_ERR_NOT_BUILT, "gip was built without CUDA");
+#endif
+    }
+    gip__pw_cpu(ctx, src, mask, dst, p);
+    return GIP_OK;
+}
+
+gip_status gip__pw_run2(gip_context *ctx, const gip_image *src, const gip_image *src2,
+                        const gip_image *mask, gip_image *dst, const gip__pw *p, bool on_device)
+{
+    if (on_device) {
+#ifdef GIP_HAVE_CUDA
+        return gip__pw2_cuda(ctx, src, src2, mask, dst, p);
+#else
+        return gip__error(ctx, GIP_ERR_NOT_BUILT, "gip was built without CUDA");
+#endif
+    }
+    gip__pw2_cpu(ctx, src, src2, mask, dst, p);
+    return GIP_OK;
+}
+
+gip_status gip__pw_in_range(gip_context *ctx, const gip_image *src, gip_image *dst, const float *lo,
+                            const float *hi, bool on_device)
+{
+    if (on_device) {
+#ifdef GIP_HAVE_CUDA
+        return gip__pw_in_range_cuda(ctx, src, dst, lo, hi);
+#else
+        return gip__error(ctx, GIP_ERR_NOT_BUILT, "gip was built without CUDA");
+#endif
+    }
+    gip__pw_in_range_cpu(ctx, src, dst, lo, hi);
+    return GIP_OK;
+}
+
+/* ---- CPU loops ----------------------------------------------------------------------------- */
+
+typedef struct pw_job {
+    const gip_image *src, *src2, *mask;
+    gip_image *dst;
+    const gip__pw *p;
+    const float *lo, *hi;
+} pw_job;
+
+static void unary_rows(void *arg, int64_t y0, int64_t y1)
+{
+    const pw_job *j = arg;
+    const gip_image *s = j->src;
+    gip_image *d = j->dst;
+    const int cn = s->channels;
+    const int64_t n = s->width * cn;
+    const size_t ses = gip_dtype_size(s->dtype), des = gip_dtype_size(d->dtype);
+    for (int64_t y = y0; y < y1; y++) {
+        const char *sr = (const char *)s->data + y * s->stride;
+        char *dr = (char *)d->data + y * d->stride;
+        const uint8_t *mr = j->mask ? (const uint8_t *)j->mask->data + y * j->mask->stride : NULL;
+        if (mr) {
+            for (int64_t x = 0; x < s->width; x++)
+                for (int c = 0; c < cn; c++) {
+                    size_t i = (size_t)(x * cn + c);
+                    if (!mr[x])
+                        memset(dr + i * des, 0, des);
+                    else if (j->p->kind == GIP__PW_LUT)
+                        ((uint8_t *)dr)[i] = j->p->table[c][((const uint8_t *)sr)[i]];
+                    else
+                        store(d->dtype, dr + i * des,
+                              gip__pw_eval(j->p, c, load(s->dtype, sr + i * ses)));
+                }
+            continue;
+        }
+        if (j->p->kind == GIP__PW_LUT) { /* u8 into u8 */
+            const uint8_t *si = (const uint8_t *)sr;
+            uint8_t *di = (uint8_t *)dr;
+            if (cn == 1) {
+                const uint8_t *t = j->p->table[0];
+                for (int64_t i = 0; i < n; i++)
+                    di[i] = t[si[i]];
+            } else if (cn == 3) {
+                const uint8_t *t0 = j->p->table[0], *t1 = j->p->table[1], *t2 = j->p->table[2];
+                for (int64_t i = 0; i < n; i += 3) {
+                    uint8_t v0 = t0[si[i]], v1 = t1[si[i + 1]], v2 = t2[si[i + 2]];
+                    di[i] = v0, di[i + 1] = v1, di[i + 2] = v2;
+                }
+            } else {
+                for (int64_t i = 0; i < n; i += cn)
+                    for (int c = 0; c < cn; c++)
+                        di[i + c] = j->p->table[c][si[i + c]];
+            }
+            continue;
+        }
+        for (int64_t i = 0; i < n; i += cn)
+            for (int c = 0; c < cn; c++)
+                store(d->dtype, dr + (size_t)(i + c) * des,
+                      gip__pw_eval(j->p, c, load(s->dtype, sr + (size_t)(i + c) * ses)));
+    }
+}
+
+void gip__pw_cpu(gip_context *ctx, const gip_image *src, const gip_image *mask, gip_image *dst,
+                 const gip__pw *p)
+{
+    pw_job j = {src, NULL, mask, dst, p, NULL, NULL};
+    gip__parallel_for(ctx, src->height, 8, unary_rows, &j);
+}
+
+/* u8 rows of the integer-exact operations, one loop per operation so that the compiler
+ * vectorises them; false where the operation has no such loop. */
+static bool binary_u8_fast(int op, const uint8_t *restrict a, const uint8_t *restrict b,
+                           uint8_t *restrict d, int64_t n)
+{
+    switch (op) {
+    case GIP__OP_ADD:
+        for (int64_t i = 0; i < n; i++) {
+            int v = a[i] + b[i];
+            d[i] = (uint8_t)(v > 255 ? 255 : v);
+        }
+        return true;
+    case GIP__OP_SUB:
+        for (int64_t i = 0; i < n; i++) {
+            int v = a[i] - b[i];
+            d[i] = (uint8_t)(v < 0 ? 0 : v);
+        }
+        return true;
+    case GIP__OP_ABSDIFF:
+        for (int64_t i = 0; i < n; i++)
+            d[i] = (uint8_t)(a[i] > b[i] ? a[i] - b[i] : b[i] - a[i]);
+        return true;
+    case GIP__OP_MIN:
+        for (int64_t i = 0; i < n; i++)
+            d[i] = a[i] < b[i] ? a[i] : b[i];
+        return true;
+    case GIP__OP_MAX:
+        for (int64_t i = 0; i < n; i++)
+            d[i] = a[i] > b[i] ? a[i] : b[i];
+        return true;
+    case GIP__OP_AND:
+        for (int64_t i = 0; i < n; i++)
+            d[i] = a[i] & b[i];
+        return true;
+    case GIP__OP_OR:
+        for (int64_t i = 0; i < n; i++)
+            d[i] = a[i] | b[i];
+        return true;
+    case GIP__OP_XOR:
+        for (int64_t i = 0; i < n; i++)
+            d[i] = a[i] ^ b[i];
+        return true;
+    default:
+        return false;
+    }
+}
+
+static void binary_rows(void *arg, int64_t y0, int64_t y1)
+{
+    const pw_job *j = arg;
+    const gip_image *s = j->src, *s2 = j->src2, *m = j->mask;
+    gip_image *d = j->dst;
+    const int cn = s->channels;
+    const int64_t w = s->width;
+    const size_t es = gip_dtype_size(s->dtype), des = gip_dtype_size(d->dtype);
+    for (int64_t y = y0; y < y1; y++) {
+        const char *a = (const char *)s->data + y * s->stride;
+        const char *b = (const char *)s2->data + y * s2->stride;
+        const uint8_t *mr = m ? (const uint8_t *)m->data + y * m->stride : NULL;
+        char *dr = (char *)d->data + y * d->stride;
+        /* dst may be src or src2 itself: the element loops read each element before writing
+         * it, and so do these (restrict holds per element). */
+        if (!mr && s->dtype == GIP_U8 && a != dr && b != dr &&
+            binary_u8_fast(j->p->sub, (const uint8_t *)a, (const uint8_t *)b, (uint8_t *)dr,
+                           w * cn))
+            continue;
+        for (int64_t x = 0; x < w; x++)
+            for (int c = 0; c < cn; c++) {
+                size_t i = (size_t)(x * cn + c);
+                double v = mr && !mr[x] ? 0.0
+                                        : gip__pw_eval2(j->p, load(s->dtype, a + i * es),
+                                                        load(s->dtype, b + i * es));
+                store(d->dtype, dr + i * des, v);
+            }
+    }
+}
+
+void gip__pw2_cpu(gip_context *ctx, const gip_image *src, const gip_image *src2,
+                  const gip_image *mask, gip_image *dst, const gip__pw *p)
+{
+    pw_job j = {src, src2, mask, dst, p, NULL, NULL};
+    gip__parallel_for(ctx, src->height, 8, binary_rows, &j);
+}
+
+static void in_range_rows(void *arg, int64_t y0, int64_t y1)
+{
+    const pw_job *j = arg;
+    const gip_image *s = j->src;
+    const int cn = s->channels;
+    const size_t es = gip_dtype_size(s->dtype);
+    for (int64_t y = y0; y < y1; y++) {
+        const char *sr = (const char *)s->data + y * s->stride;
+        uint8_t *dr = (uint8_t *)j->dst->data + y * j->dst->stride;
+        for (int64_t x = 0; x < s->width; x++) {
+            int in = 1;
+            for (int c = 0; c < cn; c++) {
+                float v = load(s->dtype, sr + (size_t)(x * cn + c) * es);
+                in &= j->lo[c] <= v && v <= j->hi[c];
+            }
+            dr[x] = in ? 255 : 0;
+        }
+    }
+}
+
+void gip__pw_in_range_cpu(gip_context *ctx, const gip_image *src, gip_image *dst, const float *lo,
+                          const float *hi)
+{
+    pw_job j = {src, NULL, NULL, dst, NULL, lo, hi};
+    gip__parallel_for(ctx, src->height, 8, in_range_rows, &j);
+}

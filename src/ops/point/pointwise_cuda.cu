@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: MIT */
+/* The point operations' shared machinery on CUDA: one thread per element (grid-stride over rows
+ * and columns), the element function of pointwise.h, the u8 tables passed by value. */
+#include "cuda_util.cuh"
+#include "pointwise.h"
+
+static constexpr int PW_THREADS = 256;
+
+template <typename T> __device__ __forceinline__ float pw_load(const char *p)
+{
+    return (float)*reinterpret_cast<const T *>(p);
+}
+
+template <typename T> __device__ __forceinline__ void pw_store(char *p, double v);
+template <> __device__ __forceinline__ void pw_store<uint8_t>(char *p, double v)
+{
+    *reinterpret_cast<uint8_t *>(p) = gip__pw_u8(v);
+}
+template <> __device__ __forceinline__ void pw_store<uint16_t>(char *p, double v)
+{
+    *reinterpret_cast<uint16_t *>(p) = gip__pw_u16(v);
+}
+template <> __device__ __forceinline__ void pw_store<int16_t>(char *p, double v)
+{
+    *reinterpret_cast<int16_t *>(p) = gip__pw_s16(v);
+}
+template <> __device__ __forceinline__ void pw_store<float>(char *p, double v)
+{
+    *reinterpret_cast<float *>(p) = (float)v;
+}
+
+static dim3 pw_grid(int64_t units, int64_t rows)
+{
+    int64_t bx = (units + PW_THREADS - 1) / PW_THREADS;
+    if (bx < 1)
+        bx = 1;
+    if (bx > 65535)
+        bx = 65535;
+    return dim3((unsigned)bx, (unsigned)(rows < 65535 ? rows : 65535));
+}
+
+__global__ void pw_lut_kernel(const uint8_t *src, int64_t ss, const uint8_t *mask, int64_t ms,
+                              uint8_t *dst, int64_t ds, int64_t n, int64_t rows, int cn, gip__pw p)
+{
+    for (int64_t y = blockIdx.y; y < rows; y += gridDim.y) {
+        const uint8_t *s = src + y * ss;
+        const uint8_t *m = mask ? mask + y * ms : nullptr;
+        uint8_t *d = dst + y * ds;
+        for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+             i += (int64_t)gridDim.x * blockDim.x)
+            d[i] = m && !m[i / cn] ? 0 : p.table[cn == 1 ? 0 : (int)(i % cn)][s[i]];
+    }
+}
+
+template <typename Ti, typename To>
+__global__ void pw_kernel(const char *src, int64_t ss, const uint8_t *mask, int64_t ms, char *dst,
+                          int64_t ds, int64_t n, int64_t rows, int cn, gip__pw p)
+{
+    for (int64_t y = blockIdx.y; y < rows; y += gridDim.y) {
+        const char *s = src + y * ss;
+        const uint8_t *m = mask ? mask + y * ms : nullptr;
+        char *d = dst + y * ds;
+        for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+             i += (int64_t)gridDim.x * blockDim.x)
+            pw_store<To>(d + i * sizeof(To),
+                         m && !m[i / cn]
+                             ? 0.0
+                             : gip__pw_eval(&p, (int)(i % cn), pw_load<Ti>(s + i * sizeof(Ti))));
+    }
+}
+
+template <typename Ti, typename To>
+static void launch_unary(const gip_image *src, const gip_image *m, gip_image *dst, const gip__pw *p,
+                         cudaStream_t st)
+{
+    const int64_t n = src->width * src->channels;
+    pw_kernel<Ti, To><<<pw_grid(n, src->height), PW_THREADS, 0, st>>>(
+        (const char *)src->data, src->stride, m ? (const uint8_t *)m->data : nullptr,
+        m ? m->stride : 0, (char *)dst->data, dst->stride, n, src->height, src->channels, *p);
+}
+
+template <typename Ti>
+static bool dispatch_out(const gip_image *s, const gip_image *m, gip_image *d, const gip__pw *p,
+                         cudaStream_t st)
+{
+    switch (d->dtype) {
+    case GIP_U8:
+        launch_unary<Ti, uint8_t>(s, m, d, p, st);
+        return true;
+    case GIP_U16:
+        launch_unary<Ti, uint16_t>(s, m, d, p, st);
+        return true;
+    case GIP_S16:
+        launch_unary<Ti, int16_t>(s, m, d, p, st);
+        return true;
+    case GIP_F32:
+        launch_unary<Ti, float>(s, m, d, p, st);
+        return true;
+    default:
+        return false;
+    }
+}
+
+extern "C" gip_status gip__pw_cuda(gip_context *ctx, const gip_image *src, const gip_image *mask,
+                                   gip_image *dst, const gip__pw *p)
+{
+    cudaStream_t st = gip__stream(ctx);
+    bool ok = true;
+    if (p->kind == GIP__PW_LUT) {
+        const int64_t n = src->width * src->channels;
+        pw_lut_kernel<<<pw_grid(n, src->height), PW_THREADS, 0, st>>>(
+            (const uint8_t *)src->data, src->stride, mask ? (const uint8_t *)mask->data : nullptr,
+            mask ? mask->stride : 0, (uint8_t *)dst->data, dst->stride, n, src->height,
+            src->channels, *p);
+    } else {
+        switch (src->dtype) {
+        case GIP_U8:
+            ok = dispatch_out<uint8_t>(src, mask, dst, p, st);
+            break;
+        case GIP_U16:
+            ok = dispatch_out<uint16_t>(src, mask, dst, p, st);
+            break;
+        case GIP_S16:
+            ok = dispatch_out<int16_t>(src, mask, dst, p, st);
+            break;
+        case GIP_F32:
+            ok = dispatch_out<float>(src, mask, dst, p, st);
+            break;
+        default:
+            ok = false;
+        }
+    }
+    if (!ok)
+        return gip__error(ctx, GIP_ERR_UNSUPPORTED, "point operation: %s into %s is not built",
+                          gip_dtype_name(src->dtype), gip_dtype_name(dst->dtype));
+    return GIP__LAUNCH_CHECK(ctx, "point operation kernel");
+}
+
+template <typename T>
+__global__ void pw2_kernel(const char *a, int64_t as, const char *b, int64_t bs,
+                           const uint8_t *mask, int64_t ms, char *dst, int64_t ds, int64_t w,
+                           int64_t rows, int cn, gip__pw p)
+{
+    const int64_t n = w * cn;
+    for (int64_t y = blockIdx.y; y < rows; y += gridDim.y) {
+        const char *ar = a + y * as, *br = b + y * bs;
+        const uint8_t *mr = mask ? mask + y * ms : nullptr;
+        char *d = dst + y * ds;
+        for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+             i += (int64_t)gridDim.x * blockDim.x) {
+            float v = mr && !mr[i / cn] ? 0.0f
+                                        : gip__pw_eval2(&p, pw_load<T>(ar + i * sizeof(T)),
+                                                        pw_load<T>(br + i * sizeof(T)));
+            pw_store<T>(d + i * sizeof(T), v);
+        }
+    }
+}
+
+template <typename T>
+static void launch_binary(const gip_image *s, const gip_image *s2, const gip_image *m, gip_image *d,
+                          const gip__pw *p, cudaStream_t st)
+{
+    const int64_t n = s->width * s->channels;
+    pw2_kernel<T><<<pw_grid(n, s->height), PW_THREADS, 0, st>>>(
+        (const char *)s->data, s->stride, (const char *)s2->data, s2->stride,
+        m ? (const uint8_t *)m->data : nullptr, m ? m->stride : 0, (char *)d->data, d->stride,
+        s->width, s->height, s->channels, *p);
+}
+
+extern "C" gip_status gip__pw2_cuda(gip_context *ctx, const gip_image *src, const gip_image *src2,
+                                    const gip_image *mask, gip_image *dst, const gip__pw *p)
+{
+    cudaStream_t st = gip__stream(ctx);
+    switch (src->dtype) {
+    case GIP_U8:
+        launch_binary<uint8_t>(src, src2, mask, dst, p, st);
+        break;
+    case GIP_U16:
+        launch_binary<uint16_t>(src, src2, mask, dst, p, st);
+        break;
+    case GIP_S16:
+        launch_binary<int16_t>(src, src2, mask, dst, p, st);
+        break;
+    case GIP_F32:
+        launch_binary<float>(src, src2, mask, dst, p, st);
+        break;
+    default:
+        return gip__error(ctx, GIP_ERR_UNSUPPORTED, "point operation: %s is not built",
+                          gip_dtype_name(src->dtype));
+    }
+    return GIP__LAUNCH_CHECK(ctx, "two-image point operation kernel");
+}
+
+struct pw_bounds {
+    float lo[4], hi[4];
+};
+
+template <typename T>
+__global__ void in_range_kernel(const char *src, int64_t ss, uint8_t *dst, int64_t ds, int64_t w,
+                                int64_t rows, int cn, pw_bounds b)
+{
+    for (int64_t y = blockIdx.y; y < rows; y += gridDim.y) {
+        const T *s = reinterpret_cast<const T *>(src + y * ss);
+        uint8_t *d = dst + y * ds;
+        for (int64_t x = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; x < w;
+             x += (int64_t)gridDim.x * blockDim.x) {
+            bool in = true;
+            for (int c = 0; c < cn; c++) {
+                float v = (float)s[x * cn + c];
+                in &= b.lo[c] <= v && v <= b.hi[c];
+            }
+            d[x] = in ? 255 : 0;
+        }
+    }
+}
+
+extern "C" gip_status gip__pw_in_range_cuda(gip_context *ctx, const gip_image *src, gip_image *dst,
+                                            const float *lo, const float *hi)
+{
+    pw_bounds b;
+    for (int c = 0; c < 4; c++)
+        b.lo[c] = lo[c], b.hi[c] = hi[c];
+    cudaStream_t st = gip__stream(ctx);
+    dim3 g = pw_grid(src->width, src->height);
+    const char *s = (const char *)src->data;
+    uint8_t *d = (uint8_t *)dst->data;
+    switch (src->dtype) {
+    case GIP_U8:
+        in_range_kernel<uint8_t><<<g, PW_THREADS, 0, st>>>(
+            s, src->stride, d, dst->stride, src->width, src->height, src->channels, b);
+        break;
+    case GIP_U16:
+        in_range_kernel<uint16_t><<<g, PW_THREADS, 0, st>>>(
+            s, src->stride, d, dst->stride, src->width, src->height, src->channels, b);
+        break;
+    case GIP_S16:
+        in_range_kernel<int16_t><<<g, PW_THREADS, 0, st>>>(
+            s, src->stride, d, dst->stride, src->width, src->height, src->channels, b);
+        break;
+    default:
+        in_range_kernel<float><<<g, PW_THREADS, 0, st>>>(s, src->stride, d, dst->stride, src->width,
+                                                         src->height, src->channels, b);
+        break;
+    }
+    return GIP__LAUNCH_CHECK(ctx, "inRange kernel");
+}

@@ -1,0 +1,595 @@
+/* SPDX-License-Identifier: MIT */
+/* Tests of gip_cvt_color's colour spaces (HSV, HLS, YCrCb, YUV, XYZ both ways, Lab), gip_yuv_to_rgb
+ * gip_rgb_to_yuv and gip_bayer_to_rgb: against double-precision references of the formulas (u8
+ * within the one level OpenCV's fixed point rounds away, f32 within 2e-6 relative; cv2 itself is
+ * the bit-exact reference of python/tests/test_colorops.py), round trips, the camera formats
+ * against their integer rules written here, CUDA equal to the CPU bit for bit, and bad input. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testing.h"
+
+static gip_context *cpu_ctx; /* the CUDA run's reference */
+
+/* Double-precision colour spaces of r, g, b in 0..1 (hue in degrees), and back. */
+static void ref_forward(int space, double r, double g, double b, double *o)
+{
+    /* OpenCV adds FLT_EPSILON to the divisors of its f32 HSV (a u8 input has no such term to
+     * speak of at the test's tolerance) */
+    const double eps = 1.1920928955078125e-07;
+    double v = fmax(r, fmax(g, b)), m = fmin(r, fmin(g, b)), d = v - m, h = 0;
+    double k = 60 / (d + (space == 0 ? eps : 0));
+    if (d > 0)
+        h = v == r ? (g - b) * k : v == g ? 120 + (b - r) * k : 240 + (r - g) * k;
+    if (h < 0)
+        h += 360;
+    double y = 0.299 * r + 0.587 * g + 0.114 * b;
+    switch (space) {
+    case 0: /* HSV */
+        o[0] = h, o[1] = d / (fabs(v) + eps), o[2] = v;
+        return;
+    case 1: { /* HLS */
+        double l = (v + m) / 2;
+        o[0] = h, o[1] = l, o[2] = d > 0 ? (l < 0.5 ? d / (v + m) : d / (2 - v - m)) : 0;
+        return;
+    }
+    case 2: /* YCrCb */
+        o[0] = y, o[1] = (r - y) * 0.713 + 0.5, o[2] = (b - y) * 0.564 + 0.5;
+        return;
+    case 3: /* YUV */
+        o[0] = y, o[1] = (b - y) * 0.492 + 0.5, o[2] = (r - y) * 0.877 + 0.5;
+        return;
+    default:
+        o[0] = 0.412453 * r + 0.357580 * g + 0.180423 * b;
+        o[1] = 0.212671 * r + 0.715160 * g + 0.072169 * b;
+        o[2] = 0.019334 * r + 0.119193 * g + 0.950227 * b;
+        return;
+    }
+}
+
+static void ref_inverse(int space, const double *s, double *rgb)
+{
+    switch (space) {
+    case 0:
+    case 1: {
+        double h = fmod(s[0], 360) / 60, c, x, m;
+        if (space == 0) {
+            c = s[2] * s[1];
+            m = s[2] - c;
+        } else {
+            c = (1 - fabs(2 * s[1] - 1)) * s[2];
+            m = s[1] - c / 2;
+        }
+        x = c * (1 - fabs(fmod(h, 2) - 1));
+        int k = (int)floor(h) % 6;
+        double r[6] = {c, x, 0, 0, x, c}, g[6] = {x, c, c, x, 0, 0}, b[6] = {0, 0, x, c, c, x};
+        rgb[0] = r[k] + m, rgb[1] = g[k] + m, rgb[2] = b[k] + m;
+        return;
+    }
+    case 2:
+        rgb[0] = s[0] + 1.403 * (s[1] - 0.5);
+        rgb[1] = s[0] - 0.714 * (s[1] - 0.5) - 0.344 * (s[2] - 0.5);
+        rgb[2] = s[0] + 1.773 * (s[2] - 0.5);
+        return;
+    case 3:
+        rgb[0] = s[0] + 1.140 * (s[2] - 0.5);
+        rgb[1] = s[0] - 0.395 * (s[1] - 0.5) - 0.581 * (s[2] - 0.5);
+        rgb[2] = s[0] + 2.032 * (s[1] - 0.5);
+        return;
+    default:
+        rgb[0] = 3.240479 * s[0] - 1.53715 * s[1] - 0.498535 * s[2];
+        rgb[1] = -0.969256 * s[0] + 1.875991 * s[1] + 0.041556 * s[2];
+        rgb[2] = 0.055648 * s[0] - 0.204043 * s[1] + 1.057311 * s[2];
+        return;
+    }
+}
+
+/* The codes of space k (0 HSV, 1 HLS, 2 YCrCb, 3 YUV, 4 XYZ): BGR2X, RGB2X, X2BGR, X2RGB. */
+static gip_color_code code_of(int space, int form)
+{
+    static const int base[5] = {GIP_COLOR_BGR2HSV, GIP_COLOR_BGR2HLS, GIP_COLOR_BGR2YCRCB,
+                                GIP_COLOR_BGR2YUV, GIP_COLOR_BGR2XYZ};
+    return (gip_color_code)(base[space] + form);
+}
+
+/* Runs the conversion on ctx; on a CUDA context, also on the CPU, and requires equal bits. */
+static gip_status run_both(gip_context *ctx, const gip_image *src, gip_image *dst,
+                           gip_color_code code, const char *label)
+{
+    gip_status st = GIP_OK;
+    if (gip_context_backend(ctx) != GIP_BACKEND_CUDA)
+        return gip_cvt_color(ctx, src, dst, code);
+    gip_image ds = {0}, dd = {0}, ref;
+    gt_alloc(&ref, dst->width, dst->height, dst->channels, dst->dtype, 0);
+    if ((st = gip_image_alloc(ctx, &ds, src->width, src->height, src->channels, src->dtype,
+                              GIP_MEM_CUDA, 0)) ||
+        (st = gip_image_alloc(ctx, &dd, dst->width, dst->height, dst->channels, dst->dtype,
+                              GIP_MEM_CUDA, 0)) ||
+        (st = gip_upload(ctx, src, &ds)) || (st = gip_cvt_color(ctx, &ds, &dd, code)) ||
+        (st = gip_download(ctx, &dd, dst)) || (st = gip_context_sync(ctx)))
+        goto out;
+    if (GT_OK(gip_cvt_color(cpu_ctx, src, &ref, code)))
+        gt_compare(dst, &ref, 0, 0, label); /* CUDA equals the CPU bit for bit */
+out:
+    gip_image_free(ctx, &ds);
+    gip_image_free(ctx, &dd);
+    gt_free(&ref);
+    return st;
+}
+
+static double hue_diff(double a, double b, double period)
+{
+    double d = fabs(a - b);
+    return fmin(d, period - d);
+}
+
+static void spaces(gip_context *ctx)
+{
+    uint64_t seed = 70;
+    for (int si = 0; si < gt_nsizes; si++)
+        for (int sp = 0; sp < 5; sp++)
+            for (int f32 = 0; f32 < 2; f32++)
+                for (int form = 0; form < 4; form++) {
+                    gt_size sz = gt_sizes[si];
+                    const bool inverse = form >= 2, rgb_order = form & 1;
+                    const gip_dtype dt = f32 ? GIP_F32 : GIP_U8;
+                    const int32_t cn = !inverse && form == 1 && sp == 2 ? 4 : 3;
+                    gip_image src, dst;
+                    gt_alloc(&src, sz.w, sz.h, cn, dt, 5);
+                    gt_alloc(&dst, sz.w, sz.h, 3, dt, 3);
+                    gt_fill_random(&src, seed++, 0, 1);
+                    if (inverse && (sp == 0 || sp == 1)) /* a valid hue */
+                        for (int64_t y = 0; y < sz.h; y++)
+                            for (int64_t x = 0; x < sz.w; x++)
+                                gt_set(&src, x, y, 0,
+                                       f32 ? gt_get(&src, x, y, 0) * 360
+                                           : fmod(gt_get(&src, x, y, 0), 180));
+                    char label[128];
+                    snprintf(label, sizeof label, "space %d form %d %s %lldx%lld", sp, form,
+                             f32 ? "f32" : "u8", (long long)sz.w, (long long)sz.h);
+                    if (!GT_OK(run_both(ctx, &src, &dst, code_of(sp, form), label))) {
+                        gt_free(&src);
+                        gt_free(&dst);
+                        continue;
+                    }
+                    const double k = f32 ? 1 : 255; /* u8 scale of the 0..1 channels */
+                    double worst = 0;
+                    int64_t wx = 0, wy = 0;
+                    for (int64_t y = 0; y < sz.h; y++)
+                        for (int64_t x = 0; x < sz.w; x++) {
+                            double in[3], want[3], got[3];
+                            for (int c = 0; c < 3; c++) {
+                                in[c] = gt_get(&src, x, y, c);
+                                got[c] = gt_get(&dst, x, y, c);
+                            }
+                            double err = 0;
+                            if (!inverse) {
+                                double r = in[rgb_order ? 0 : 2] / k, g = in[1] / k,
+                                       b = in[rgb_order ? 2 : 0] / k;
+                                ref_forward(sp, r, g, b, want);
+                                for (int c = 0; c < 3; c++) {
+                                    bool hue = c == 0 && sp < 2;
+                                    double w = hue ? (f32 ? want[0] : want[0] / 2) : want[c] * k;
+                                    if (!f32 && c > 0 && (sp == 2 || sp == 3))
+                                        w += 0.5; /* the chroma offset is 128, not 127.5 */
+                                    if (!f32 && !hue)
+                                        w = fmin(255, fmax(0, w)); /* saturated */
+                                    double e = hue ? hue_diff(got[0], w, f32 ? 360 : 180)
+                                                   : fabs(got[c] - w);
+                                    /* f32 hue: times the colour's span max - min, its
+                                     * conditioning (grays have no hue to speak of) */
+                                    if (hue && f32)
+                                        e *= fmax(r, fmax(g, b)) - fmin(r, fmin(g, b));
+                                    /* f32: relative, hue in degrees; u8: levels */
+                                    err = fmax(err, f32 ? e / fmax(1, fabs(w)) : e);
+                                }
+                            } else {
+                                double s[3] = {sp < 2 ? (f32 ? in[0] : in[0] * 2) : in[0] / k,
+                                               in[1] / k, in[2] / k};
+                                if (!f32 && (sp == 2 || sp == 3)) /* chroma offset 128 */
+                                    s[1] = (in[1] - 128) / k + 0.5, s[2] = (in[2] - 128) / k + 0.5;
+                                ref_inverse(sp, s, want);
+                                for (int c = 0; c < 3; c++) {
+                                    double w = want[rgb_order ? c : 2 - c] * k;
+                                    if (!f32)
+                                        w = fmin(255, fmax(0, w));
+                                    err = fmax(err, f32 ? fabs(got[c] - w) / fmax(1, fabs(w))
+                                                        : fabs(got[c] - w));
+                                }
+                            }
+                            if (err > worst)
+                                worst = err, wx = x, wy = y;
+                        }
+                    /* u8: 1 level (the rounding itself, OpenCV's 12- and 14-bit coefficients,
+                     * and the rounded Y that Cr/Cb and U/V are taken from), 1.5 for HSV to RGB,
+                     * which OpenCV's vector code truncates; f32: 1e-5 relative (single-precision
+                     * steps; hue in degrees, where it is well defined). */
+                    double tol = f32 ? 1e-5 : sp == 0 && inverse ? 1.5 : 1.0;
+                    GT_CHECK(worst <= tol,
+                             "%s: %g off the double-precision formula at (%lld, %lld)", label,
+                             worst, (long long)wx, (long long)wy);
+                    GT_CHECK(gt_padding_intact(&dst), "%s: padding written", label);
+                    gt_free(&src);
+                    gt_free(&dst);
+                }
+}
+
+/* BGR -> space -> BGR on u8: back within OpenCV's own error (YCrCb, YUV: 2 levels; XYZ: 3). */
+static void round_trips(gip_context *ctx)
+{
+    gip_image src, mid, back;
+    gt_alloc(&src, 301, 97, 3, GIP_U8, 0);
+    gt_alloc(&mid, 301, 97, 3, GIP_U8, 0);
+    gt_alloc(&back, 301, 97, 3, GIP_U8, 0);
+    gt_fill_random(&src, 5, 0, 0);
+    static const int sp[3] = {2, 3, 4};
+    static const double tol[3] = {2, 2, 3};
+    for (int k = 0; k < 3; k++) {
+        /* YUV and XYZ cannot hold every RGB colour in 8 bits: keep to mid-range colours */
+        for (int64_t y = 0; y < 97; y++)
+            for (int64_t x = 0; x < 301; x++)
+                for (int c = 0; c < 3; c++)
+                    gt_set(&src, x, y, c, 64 + fmod(gt_get(&src, x, y, c), 128));
+        if (GT_OK(run_both(ctx, &src, &mid, code_of(sp[k], 0), "round trip there")) &&
+            GT_OK(run_both(ctx, &mid, &back, code_of(sp[k], 2), "round trip back"))) {
+            double worst = 0;
+            for (int64_t y = 0; y < 97; y++)
+                for (int64_t x = 0; x < 301; x++)
+                    for (int c = 0; c < 3; c++)
+                        worst = fmax(worst, fabs(gt_get(&back, x, y, c) - gt_get(&src, x, y, c)));
+            GT_CHECK(worst <= tol[k], "round trip through space %d: %g levels off", sp[k], worst);
+        }
+    }
+    gt_free(&src);
+    gt_free(&mid);
+    gt_free(&back);
+}
+
+typedef struct cam_args {
+    int yuv;
+    int32_t layout, bgr;
+} cam_args;
+
+static gip_status run_cam(gip_context *ctx, const gip_image *s, gip_image *d, const void *p)
+{
+    const cam_args *a = p;
+    return a->yuv ? gip_yuv_to_rgb(ctx, s, d, (gip_yuv_layout)a->layout, a->bgr)
+                  : gip_bayer_to_rgb(ctx, s, d, (gip_bayer_pattern)a->layout, a->bgr);
+}
+
+static int sat8(int v)
+{
+    return v < 0 ? 0 : v > 255 ? 255 : v;
+}
+
+/* The frames' BT.601 integer rule, written from the formula: 20-bit coefficients of 1.164,
+ * 1.596, 0.391, 0.813 and 2.018. */
+static void yuv_frames(gip_context *ctx)
+{
+    static const int64_t sizes[][2] = {{2, 2}, {36, 24}, {98, 6}, {640, 482}};
+    const double k = 1 << 20;
+    const int cy = (int)lround(1.164 * k), cvr = (int)lround(1.596 * k),
+              cug = -(int)lround(0.391 * k), cvg = -(int)lround(0.813 * k),
+              cub = (int)lround(2.018 * k);
+    for (int s = 0; s < 4; s++)
+        for (int lay = GIP_YUV_NV12; lay <= GIP_YUV_YVYU; lay++)
+            for (int dcn = 1; dcn <= 4; dcn += (dcn == 1 ? 2 : 1)) {
+                const int64_t w = sizes[s][0], h = sizes[s][1];
+                const bool packed = lay >= GIP_YUV_YUY2;
+                gip_image src, dst, exp;
+                gt_alloc(&src, packed ? 2 * w : w, packed ? h : h * 3 / 2, 1, GIP_U8, 4);
+                gt_alloc(&dst, w, h, dcn, GIP_U8, 2);
+                gt_alloc(&exp, w, h, dcn, GIP_U8, 0);
+                gt_fill_random(&src, (uint64_t)(s * 10 + lay), 0, 0);
+                for (int64_t y = 0; y < h; y++)
+                    for (int64_t x = 0; x < w; x++) {
+                        int Y, U, V;
+                        if (packed) {
+                            int64_t b0 = (x & ~1) * 2;
+                            int q[4];
+                            for (int i = 0; i < 4; i++)
+                                q[i] = (int)gt_get(&src, b0 + i, y, 0);
+                            Y = lay == GIP_YUV_UYVY ? q[1 + 2 * (x & 1)] : q[2 * (x & 1)];
+                            U = lay == GIP_YUV_UYVY ? q[0] : lay == GIP_YUV_YUY2 ? q[1] : q[3];
+                            V = lay == GIP_YUV_UYVY ? q[2] : lay == GIP_YUV_YUY2 ? q[3] : q[1];
+                        } else {
+                            Y = (int)gt_get(&src, x, y, 0);
+                            if (lay <= GIP_YUV_NV21) {
+                                int a = (int)gt_get(&src, x & ~1, h + y / 2, 0);
+                                int b = (int)gt_get(&src, (x & ~1) + 1, h + y / 2, 0);
+                                U = lay == GIP_YUV_NV12 ? a : b;
+                                V = lay == GIP_YUV_NV12 ? b : a;
+                            } else {
+                                /* planar: the chroma planes as contiguous w/2-wide rows */
+                                int64_t iu = (y / 2) * (w / 2) + x / 2, iv = iu + (w / 2) * (h / 2);
+                                if (lay == GIP_YUV_YV12) {
+                                    int64_t t = iu;
+                                    iu = iv, iv = t;
+                                }
+                                U = (int)gt_get(&src, iu % w, h + iu / w, 0);
+                                V = (int)gt_get(&src, iv % w, h + iv / w, 0);
+                            }
+                        }
+                        int yy = (Y > 16 ? Y - 16 : 0) * cy, half = 1 << 19;
+                        int r = sat8((yy + half + cvr * (V - 128)) >> 20);
+                        int g = sat8((yy + half + cvg * (V - 128) + cug * (U - 128)) >> 20);
+                        int b = sat8((yy + half + cub * (U - 128)) >> 20);
+                        if (dcn == 1) {
+                            gt_set(&exp, x, y, 0, Y);
+                        } else {
+                            gt_set(&exp, x, y, 0, b), gt_set(&exp, x, y, 1, g);
+                            gt_set(&exp, x, y, 2, r);
+                            if (dcn == 4)
+                                gt_set(&exp, x, y, 3, 255);
+                        }
+                    }
+                cam_args a = {1, lay, 1};
+                char label[96];
+                snprintf(label, sizeof label, "yuv layout %d %lldx%lld c%d", lay, (long long)w,
+                         (long long)h, dcn);
+                if (GT_OK(gt_run_unary(ctx, run_cam, &src, &dst, &a, 0x3C))) {
+                    gt_compare(&dst, &exp, 0, 0, label);
+                    GT_CHECK(gt_padding_intact(&dst), "%s: padding written", label);
+                }
+                gt_free(&src);
+                gt_free(&dst);
+                gt_free(&exp);
+            }
+}
+
+typedef struct enc_args {
+    int32_t layout, bgr;
+} enc_args;
+
+static gip_status run_enc(gip_context *ctx, const gip_image *s, gip_image *d, const void *p)
+{
+    const enc_args *a = p;
+    return gip_rgb_to_yuv(ctx, s, d, (gip_yuv_layout)a->layout, a->bgr);
+}
+
+/* RGB to planar 4:2:0: BT.601 limited range, coefficients 0.257, 0.504, 0.098 (Y), -0.148,
+ * -0.291, 0.439 (U), 0.439, -0.368, -0.071 (V) in 20 bits (truncated), chroma from each block's
+ * top-left pixel; the U and V planes as half rows after Y. */
+static void yuv_encode(gip_context *ctx)
+{
+    static const int64_t sizes[][2] = {{2, 2}, {36, 24}, {98, 6}, {64, 482}};
+    /* OpenCV's ITUR_BT_601_C* constants (0.257 .. 0.071 times 2^20, as it rounds them) */
+    const int cy[3] = {269484, 528482, 102760};
+    const int cu[3] = {-155188, -305135, 460324};
+    const int cv[3] = {460324, -385875, -74448};
+    for (int s = 0; s < 4; s++)
+        for (int lay = GIP_YUV_I420; lay <= GIP_YUV_YV12; lay++)
+            for (int cn = 3; cn <= 4; cn++) {
+                const int64_t w = sizes[s][0], h = sizes[s][1];
+                gip_image src, dst, exp;
+                gt_alloc(&src, w, h, cn, GIP_U8, 5);
+                gt_alloc(&dst, w, h * 3 / 2, 1, GIP_U8, 3);
+                gt_alloc(&exp, w, h * 3 / 2, 1, GIP_U8, 0);
+                gt_fill_random(&src, (uint64_t)(s * 5 + lay + cn), 0, 0);
+                uint8_t *e = exp.data; /* tight: the chroma planes are contiguous after Y */
+                for (int64_t y = 0; y < h; y++)
+                    for (int64_t x = 0; x < w; x++) {
+                        int b = (int)gt_get(&src, x, y, 0), g = (int)gt_get(&src, x, y, 1),
+                            r = (int)gt_get(&src, x, y, 2);
+                        int Y = (cy[0] * r + cy[1] * g + cy[2] * b + (1 << 19) + (16 << 20)) >> 20;
+                        e[y * w + x] = (uint8_t)sat8(Y);
+                        if (x % 2 || y % 2)
+                            continue;
+                        int U = (cu[0] * r + cu[1] * g + cu[2] * b + (1 << 19) + (128 << 20)) >> 20;
+                        int V = (cv[0] * r + cv[1] * g + cv[2] * b + (1 << 19) + (128 << 20)) >> 20;
+                        int64_t i = (y / 2) * (w / 2) + x / 2, plane = (w / 2) * (h / 2);
+                        e[w * h + i + (lay == GIP_YUV_I420 ? 0 : plane)] = (uint8_t)sat8(U);
+                        e[w * h + i + (lay == GIP_YUV_I420 ? plane : 0)] = (uint8_t)sat8(V);
+                    }
+                enc_args a = {lay, 1};
+                char label[96];
+                snprintf(label, sizeof label, "yuv encode layout %d %lldx%lld c%d", lay,
+                         (long long)w, (long long)h, cn);
+                if (GT_OK(gt_run_unary(ctx, run_enc, &src, &dst, &a, 0x3C)))
+                    gt_compare(&dst, &exp, 0, 0, label);
+                gt_free(&src);
+                gt_free(&dst);
+                gt_free(&exp);
+            }
+    gip_image odd, f;
+    gt_alloc(&odd, 35, 24, 3, GIP_U8, 0);
+    gt_alloc(&f, 35, 36, 1, GIP_U8, 0);
+    GT_STATUS(gip_rgb_to_yuv(ctx, &odd, &f, GIP_YUV_I420, 1), GIP_ERR_SHAPE_MISMATCH);
+    GT_STATUS(gip_rgb_to_yuv(ctx, &odd, &f, GIP_YUV_NV12, 1), GIP_ERR_INVALID_ARGUMENT);
+    gt_free(&odd);
+    gt_free(&f);
+}
+
+/* Bilinear demosaicing from the pattern's colours, written per site. */
+static void bayer(gip_context *ctx)
+{
+    static const int64_t sizes[][2] = {{13, 42}, {3, 3}, {2, 7}, {100, 3}, {333, 77}};
+    for (int s = 0; s < 5; s++)
+        for (int pat = GIP_BAYER_BG; pat <= GIP_BAYER_GR; pat++)
+            for (int u16 = 0; u16 < 2; u16++) {
+                const int64_t w = sizes[s][0], h = sizes[s][1];
+                const gip_dtype dt = u16 ? GIP_U16 : GIP_U8;
+                gip_image src, dst, exp;
+                gt_alloc(&src, w, h, 1, dt, 6);
+                gt_alloc(&dst, w, h, 3, dt, 2);
+                gt_alloc(&exp, w, h, 3, dt, 0);
+                gt_fill_random(&src, (uint64_t)(s * 7 + pat + u16), 0, 0);
+                /* The colour of site (x, y): the pattern names sites (1, 1) and (2, 1). */
+                static const char names[4][2] = {{'B', 'G'}, {'G', 'B'}, {'R', 'G'}, {'G', 'R'}};
+                for (int64_t y = 0; y < h; y++)
+                    for (int64_t x = 0; x < w; x++) {
+                        if (w <= 2 || h <= 2) {
+                            for (int c = 0; c < 3; c++)
+                                gt_set(&exp, x, y, c, 0);
+                            continue;
+                        }
+                        int64_t cx = x < 1 ? 1 : x > w - 2 ? w - 2 : x;
+                        int64_t cyy = y < 1 ? 1 : y > h - 2 ? h - 2 : y;
+                        /* site colour: row parity flips B/R, column parity G */
+                        char first = names[pat][(cx - 1) & 1];
+                        if ((cyy - 1) & 1)
+                            first = first == 'G'
+                                        ? (names[pat][0] == 'G' ? names[pat][1] : names[pat][0])
+                                        : 'G';
+                        if (((cyy - 1) & 1) && first != 'G') /* the other colour row */
+                            first = (names[pat][0] == 'G' ? names[pat][1] : names[pat][0]) == 'B'
+                                        ? 'R'
+                                        : 'B';
+                        double c0 = gt_get(&src, cx, cyy, 0);
+                        double nsum = gt_get(&src, cx, cyy - 1, 0) + gt_get(&src, cx, cyy + 1, 0);
+                        double wsum = gt_get(&src, cx - 1, cyy, 0) + gt_get(&src, cx + 1, cyy, 0);
+                        double dsum =
+                            gt_get(&src, cx - 1, cyy - 1, 0) + gt_get(&src, cx + 1, cyy - 1, 0) +
+                            gt_get(&src, cx - 1, cyy + 1, 0) + gt_get(&src, cx + 1, cyy + 1, 0);
+                        double B, G, R;
+                        if (first == 'G') {
+                            /* the row's other colour is horizontal */
+                            char rowc = 0;
+                            int64_t nx = cx + 1;
+                            char site = names[pat][(nx - 1) & 1];
+                            if ((cyy - 1) & 1)
+                                site = site == 'G' ? 'X' : 'G';
+                            (void)site;
+                            /* horizontal neighbours: the colour of this row's non-green sites */
+                            char r0 = names[pat][0] == 'G' ? names[pat][1] : names[pat][0];
+                            rowc = ((cyy - 1) & 1) ? (r0 == 'B' ? 'R' : 'B') : r0;
+                            double hv = floor((wsum + 1) / 2), vv = floor((nsum + 1) / 2);
+                            G = c0;
+                            B = rowc == 'B' ? hv : vv;
+                            R = rowc == 'R' ? hv : vv;
+                        } else {
+                            double dv = floor((dsum + 2) / 4), cv = floor((nsum + wsum + 2) / 4);
+                            G = cv;
+                            B = first == 'B' ? c0 : dv;
+                            R = first == 'R' ? c0 : dv;
+                        }
+                        gt_set(&exp, x, y, 0, B), gt_set(&exp, x, y, 1, G);
+                        gt_set(&exp, x, y, 2, R);
+                    }
+                cam_args a = {0, pat, 1};
+                char label[96];
+                snprintf(label, sizeof label, "bayer %d %lldx%lld %s", pat, (long long)w,
+                         (long long)h, gip_dtype_name(dt));
+                if (GT_OK(gt_run_unary(ctx, run_cam, &src, &dst, &a, 0x3C)))
+                    gt_compare(&dst, &exp, 0, 0, label);
+                gt_free(&src);
+                gt_free(&dst);
+                gt_free(&exp);
+            }
+}
+
+/* u8 BGR/RGB to Lab against the CIE formulas in double precision (sRGB gamma, D65): within 2.5
+ * levels of L * 255 / 100 and a + 128, b + 128 (OpenCV quantises linear light to 2040 levels
+ * before the cube-root table; cv2 itself is the bit-exact reference, in test_colorops.py). */
+static double lab_f(double t)
+{
+    return t > 216.0 / 24389 ? cbrt(t) : t * 841.0 / 108 + 16.0 / 116;
+}
+
+static double srgb_lin(double c)
+{
+    return c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4);
+}
+
+static void lab(gip_context *ctx)
+{
+    for (int rgb_order = 0; rgb_order < 2; rgb_order++) {
+        gip_image src, dst;
+        gt_alloc(&src, 257, 131, 3, GIP_U8, 7);
+        gt_alloc(&dst, 257, 131, 3, GIP_U8, 1);
+        gt_fill_random(&src, 91 + (uint64_t)rgb_order, 0, 0);
+        const char *label = rgb_order ? "RGB2Lab" : "BGR2Lab";
+        if (!GT_OK(run_both(ctx, &src, &dst, rgb_order ? GIP_COLOR_RGB2LAB : GIP_COLOR_BGR2LAB,
+                            label))) {
+            gt_free(&src);
+            gt_free(&dst);
+            continue;
+        }
+        double worst = 0;
+        for (int64_t y = 0; y < 131; y++)
+            for (int64_t x = 0; x < 257; x++) {
+                double r = srgb_lin(gt_get(&src, x, y, rgb_order ? 0 : 2) / 255);
+                double g = srgb_lin(gt_get(&src, x, y, 1) / 255);
+                double b = srgb_lin(gt_get(&src, x, y, rgb_order ? 2 : 0) / 255);
+                double X = (0.412453 * r + 0.357580 * g + 0.180423 * b) / 0.950456;
+                double Y = 0.212671 * r + 0.715160 * g + 0.072169 * b;
+                double Z = (0.019334 * r + 0.119193 * g + 0.950227 * b) / 1.088754;
+                double want[3] = {(116 * lab_f(Y) - 16) * 255 / 100,
+                                  500 * (lab_f(X) - lab_f(Y)) + 128,
+                                  200 * (lab_f(Y) - lab_f(Z)) + 128};
+                for (int c = 0; c < 3; c++) {
+                    double w = fmin(255, fmax(0, want[c]));
+                    worst = fmax(worst, fabs(gt_get(&dst, x, y, c) - w));
+                }
+            }
+        GT_CHECK(worst <= 2.5, "%s: %g levels off the CIE formulas", label, worst);
+        gt_free(&src);
+        gt_free(&dst);
+    }
+    gip_image f;
+    gt_alloc(&f, 8, 8, 3, GIP_F32, 0);
+    GT_STATUS(gip_cvt_color(ctx, &f, &f, GIP_COLOR_BGR2LAB), GIP_ERR_UNSUPPORTED);
+    gt_free(&f);
+}
+
+static void bad_inputs(gip_context *ctx)
+{
+    gip_image u8, f32, u16, one, dst, frame;
+    gt_alloc(&u8, 20, 10, 3, GIP_U8, 0);
+    gt_alloc(&f32, 20, 10, 3, GIP_F32, 0);
+    gt_alloc(&u16, 20, 10, 3, GIP_U16, 0);
+    gt_alloc(&one, 20, 10, 1, GIP_U8, 0);
+    gt_alloc(&dst, 20, 10, 3, GIP_U8, 0);
+    gt_alloc(&frame, 20, 15, 1, GIP_U8, 0);
+    gt_poison(&dst, 0x5A);
+    GT_STATUS(gip_cvt_color(ctx, &u8, &dst, GIP_COLOR_HSV_FULL2BGR), GIP_ERR_UNSUPPORTED);
+    GT_STATUS(gip_cvt_color(ctx, &u8, &dst, GIP_COLOR_BGR2HLS_FULL), GIP_ERR_UNSUPPORTED);
+    GT_STATUS(gip_cvt_color(ctx, &u8, &dst, GIP_COLOR_HLS_FULL2RGB), GIP_ERR_UNSUPPORTED);
+    GT_STATUS(gip_cvt_color(ctx, &u16, &u16, GIP_COLOR_BGR2HSV), GIP_ERR_UNSUPPORTED);
+    GT_STATUS(gip_cvt_color(ctx, &one, &dst, GIP_COLOR_BGR2YCRCB), GIP_ERR_SHAPE_MISMATCH);
+    GT_STATUS(gip_cvt_color(ctx, &u8, &dst, (gip_color_code)43), GIP_ERR_INVALID_ARGUMENT);
+    GT_STATUS(gip_yuv_to_rgb(ctx, &frame, &dst, (gip_yuv_layout)7, 1), GIP_ERR_INVALID_ARGUMENT);
+    GT_STATUS(gip_yuv_to_rgb(ctx, &u8, &dst, GIP_YUV_NV12, 1), GIP_ERR_UNSUPPORTED);
+    GT_STATUS(gip_yuv_to_rgb(ctx, &one, &dst, GIP_YUV_NV12, 1), GIP_ERR_SHAPE_MISMATCH);
+    GT_STATUS(gip_yuv_to_rgb(ctx, &frame, &dst, GIP_YUV_YUY2, 1), GIP_ERR_SHAPE_MISMATCH);
+    GT_STATUS(gip_bayer_to_rgb(ctx, &one, &dst, (gip_bayer_pattern)4, 1), GIP_ERR_INVALID_ARGUMENT);
+    GT_STATUS(gip_bayer_to_rgb(ctx, &u8, &dst, GIP_BAYER_BG, 1), GIP_ERR_UNSUPPORTED);
+    GT_STATUS(gip_bayer_to_rgb(ctx, &one, &f32, GIP_BAYER_BG, 1), GIP_ERR_UNSUPPORTED);
+    GT_STATUS(gip_bayer_to_rgb(ctx, &one, &one, GIP_BAYER_BG, 1), GIP_ERR_ALIASING);
+    GT_STATUS(gip_bayer_to_rgb(NULL, &one, &dst, GIP_BAYER_BG, 1), GIP_ERR_INVALID_ARGUMENT);
+    bool untouched = true;
+    for (int64_t i = 0; i < 600; i++)
+        untouched &= ((uint8_t *)dst.data)[i] == 0x5A;
+    GT_CHECK(untouched, "cvt_space: a refused call wrote into dst");
+    gt_free(&u8);
+    gt_free(&f32);
+    gt_free(&u16);
+    gt_free(&one);
+    gt_free(&dst);
+    gt_free(&frame);
+}
+
+static void body(gip_context *ctx)
+{
+    if (gip_context_backend(ctx) == GIP_BACKEND_CUDA) {
+        gip_context_desc d = {.backend = GIP_BACKEND_CPU};
+        if (!GT_OK(gip_context_create(&d, &cpu_ctx)))
+            return;
+    }
+    spaces(ctx);
+    round_trips(ctx);
+    lab(ctx);
+    yuv_frames(ctx);
+    yuv_encode(ctx);
+    bayer(ctx);
+    bad_inputs(ctx);
+    gip_context_destroy(cpu_ctx);
+    cpu_ctx = NULL;
+}
+
+int main(int argc, char **argv)
+{
+    return gt_main(argc, argv, "cvt_space", body);
+}

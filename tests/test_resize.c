@@ -1,0 +1,388 @@
+/* SPDX-License-Identifier: MIT */
+/* gip_resize and the resize step against a double-precision reference written here (OpenCV's
+ * coordinate mapping with exact weights) on every dtype, channel count, interpolation, awkward
+ * size and padded stride, within the levels the fixed-point arithmetic allows; the same size is
+ * an exact copy; on CUDA equal to the CPU bit for bit for every dtype; bad input refused with
+ * the output untouched. (Bit-exactness against cv2.resize itself is python/tests/test_geometry.py.)
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gip/geometry.h"
+#include "testing.h"
+
+static const gip_dtype dtypes[] = {GIP_U8, GIP_U16, GIP_F32};
+static const int32_t chans[] = {1, 3, 4};
+static const int32_t interps[] = {
+    GIP_INTER_NEAREST,  GIP_INTER_LINEAR,       GIP_INTER_CUBIC,        GIP_INTER_AREA,
+    GIP_INTER_LANCZOS4, GIP_INTER_LINEAR_EXACT, GIP_INTER_NEAREST_EXACT};
+
+static double kernel(int32_t interp, int32_t k, double t)
+{
+    if (interp == GIP_INTER_CUBIC) {
+        const double A = -0.75, x = t + 1 - k; /* distance of tap k (k = 0..3 at -1..2) */
+        const double ax = fabs(x);
+        if (ax < 1)
+            return ((A + 2) * ax - (A + 3)) * ax * ax + 1;
+        if (ax < 2)
+            return ((A * ax - 5 * A) * ax + 8 * A) * ax - 4 * A;
+        return 0;
+    }
+    if (interp == GIP_INTER_LANCZOS4) {
+        const double pi = 3.14159265358979323846, x = t + 3 - k;
+        if (fabs(x) < 1e-12)
+            return 1;
+        return 4 * sin(pi * x) * sin(pi * x / 4) / (pi * pi * x * x);
+    }
+    return k == 0 ? 1 - t : t;
+}
+
+/* The weights of output index d on one axis: n taps at idx[] with w[] (normalised). */
+static int axis_weights(int32_t interp, int64_t sn, int64_t dn, int64_t d, int64_t *idx, double *w,
+                        int exact)
+{
+    const double scale = (double)sn / (double)dn;
+    if (interp == GIP_INTER_AREA && scale >= 1) {
+        const double a = d * scale, b = fmin(a + scale, (double)sn);
+        int n = 0;
+        double total = 0;
+        for (int64_t s = (int64_t)floor(a); s < b; s++) {
+            const double o = fmin(b, s + 1.0) - fmax(a, (double)s);
+            if (o <= 1e-9)
+                continue;
+            idx[n] = s;
+            w[n++] = o;
+            total += o;
+        }
+        for (int i = 0; i < n; i++)
+            w[i] /= total;
+        return n;
+    }
+    double f, t;
+    int64_t s;
+    if (interp == GIP_INTER_AREA) { /* enlarging: OpenCV's area-mode linear weights */
+        s = (int64_t)floor(d * scale);
+        f = (float)((d + 1) - (s + 1) / scale);
+        t = f <= 0 ? 0 : f - floor(f);
+    } else {
+        /* OpenCV's coordinates are single precision (double for linear-exact) */
+        f = exact ? (d + 0.5) * scale - 0.5 : (float)((d + 0.5) * scale - 0.5);
+        s = (int64_t)floor(f);
+        t = f - s;
+    }
+    const int k = interp == GIP_INTER_CUBIC ? 4 : interp == GIP_INTER_LANCZOS4 ? 8 : 2;
+    double total = 0;
+    for (int j = 0; j < k; j++) {
+        int64_t q = s - k / 2 + 1 + j;
+        idx[j] = q < 0 ? 0 : q >= sn ? sn - 1 : q;
+        w[j] = kernel(interp, j, t);
+        total += w[j];
+    }
+    for (int j = 0; j < k; j++)
+        w[j] /= total;
+    return k;
+}
+
+static void reference(const gip_image *src, gip_image *exp, int32_t interp)
+{
+    const int64_t sw = src->width, sh = src->height, dw = exp->width, dh = exp->height;
+    const int64_t nmax = (sw > sh ? sw : sh) + 16;
+    int64_t *ix = malloc(sizeof(int64_t) * 2 * nmax), *iy = ix + nmax;
+    double *wx = malloc(sizeof(double) * 2 * nmax), *wy = wx + nmax;
+    for (int64_t y = 0; y < dh; y++) {
+        for (int64_t x = 0; x < dw; x++) {
+            if (interp == GIP_INTER_NEAREST || interp == GIP_INTER_NEAREST_EXACT) {
+                int64_t sx, sy;
+                if (interp == GIP_INTER_NEAREST) {
+                    sx = (int64_t)floor((double)x * (1. / ((double)dw / (double)sw)));
+                    sy = (int64_t)floor((double)y * (1. / ((double)dh / (double)sh)));
+                } else { /* pixel centres, the position accumulated in double (OpenCV 5) */
+                    double fx = 0.5 * sw / dw, fy = 0.5 * sh / dh;
+                    for (int64_t i = 0; i < x; i++)
+                        fx += (double)sw / dw;
+                    for (int64_t i = 0; i < y; i++)
+                        fy += (double)sh / dh;
+                    sx = (int64_t)floor(fx);
+                    sy = (int64_t)floor(fy);
+                }
+                sx = sx < sw - 1 ? sx : sw - 1;
+                sy = sy < sh - 1 ? sy : sh - 1;
+                for (int32_t c = 0; c < src->channels; c++)
+                    gt_set(exp, x, y, c, gt_get(src, sx, sy, c));
+                continue;
+            }
+            const int32_t lin = interp == GIP_INTER_LINEAR_EXACT ? GIP_INTER_LINEAR : interp;
+            const int ex = interp == GIP_INTER_LINEAR_EXACT && src->dtype != GIP_F32;
+            const int nx = axis_weights(lin, sw, dw, x, ix, wx, ex);
+            const int ny = axis_weights(lin, sh, dh, y, iy, wy, ex);
+            for (int32_t c = 0; c < src->channels; c++) {
+                double v = 0;
+                for (int j = 0; j < ny; j++)
+                    for (int i = 0; i < nx; i++)
+                        v += wy[j] * wx[i] * gt_get(src, ix[i], iy[j], c);
+                gt_set(exp, x, y, c, v);
+            }
+        }
+    }
+    free(ix);
+    free(wx);
+}
+
+/* The levels the fixed-point and single-precision arithmetic may differ from the exact weights. */
+static double tolerance(gip_dtype dt, int32_t interp)
+{
+    if (interp == GIP_INTER_NEAREST || interp == GIP_INTER_NEAREST_EXACT)
+        return 0;
+    if (dt == GIP_F32)
+        return interp == GIP_INTER_LINEAR || interp == GIP_INTER_LINEAR_EXACT ? 2e-3 : 0.05;
+    if (interp == GIP_INTER_CUBIC || interp == GIP_INTER_LANCZOS4)
+        return dt == GIP_U8 ? 2 : 2;
+    return 1;
+}
+
+/* got within tol of exp on every element (integer dtypes too); prints the first miss and the
+ * largest difference. */
+static void compare_within(const gip_image *got, const gip_image *exp, double tol,
+                           const char *label)
+{
+    double worst = 0;
+    int64_t bad = 0, fx = -1, fy = -1;
+    int32_t fc = -1;
+    for (int64_t y = 0; y < got->height; y++)
+        for (int64_t x = 0; x < got->width; x++)
+            for (int32_t c = 0; c < got->channels; c++) {
+                const double d = fabs(gt_get(got, x, y, c) - gt_get(exp, x, y, c));
+                if (!(d <= tol)) {
+                    if (!bad++)
+                        fx = x, fy = y, fc = c;
+                }
+                if (d > worst)
+                    worst = d;
+            }
+    GT_CHECK(!bad,
+             "%s: %lld elements beyond %g, largest difference %g; first at x=%lld y=%lld c=%d: "
+             "got %g, expected %g",
+             label, (long long)bad, tol, worst, (long long)fx, (long long)fy, (int)fc,
+             bad ? gt_get(got, fx, fy, fc) : 0.0, bad ? gt_get(exp, fx, fy, fc) : 0.0);
+}
+
+static gip_status run_resize(gip_context *ctx, const gip_image *src, gip_image *dst,
+                             const void *params)
+{
+    return gip_resize(ctx, src, dst, params);
+}
+
+static void cases(gip_context *ctx)
+{
+    gip_context *cpu = NULL;
+    if (gip_context_backend(ctx) == GIP_BACKEND_CUDA) {
+        gip_context_desc d = {.backend = GIP_BACKEND_CPU};
+        if (!GT_OK(gip_context_create(&d, &cpu)))
+            return;
+    }
+    uint64_t seed = 11;
+    for (int s = 0; s < gt_nsizes; s++) {
+        const gt_size sz = gt_sizes[s];
+        const int big = sz.w * sz.h > 100000;
+        /* smaller by non-integer factors, larger, by two, to one pixel, the same */
+        const int64_t outs[][2] = {{sz.w * 2 / 3 + 1, sz.h * 3 / 5 + 1},
+                                   {big ? 97 : sz.w * 7 / 3 + 2, big ? 61 : sz.h * 5 / 2 + 1},
+                                   {(sz.w + 1) / 2, (sz.h + 1) / 2},
+                                   {1, 1},
+                                   {sz.w, sz.h}};
+        for (size_t o = 0; o < sizeof outs / sizeof outs[0]; o++)
+            for (size_t d = 0; d < sizeof dtypes / sizeof dtypes[0]; d++)
+                for (size_t c = 0; c < sizeof chans / sizeof chans[0]; c++)
+                    for (size_t k = 0; k < sizeof interps / sizeof interps[0]; k++, seed++) {
+                        if (!gt_case())
+                            continue;
+                        if (big && (interps[k] == GIP_INTER_LANCZOS4 || o == 4) && c != 1)
+                            continue; /* kept short: the big size once per dtype there */
+                        const int64_t dw = outs[o][0], dh = outs[o][1];
+                        gip_image src, dst, exp;
+                        gt_alloc(&src, sz.w, sz.h, chans[c], dtypes[d], seed % 3 ? 0 : 7);
+                        gt_alloc(&dst, dw, dh, chans[c], dtypes[d], seed % 2 ? 0 : 5);
+                        gt_alloc(&exp, dw, dh, chans[c], dtypes[d], 0);
+                        gt_fill_random(&src, seed, 0, 0);
+                        gip_resize_params p = {interps[k], 0, 0, 0};
+                        char label[128];
+                        snprintf(label, sizeof label,
+                                 "resize %lldx%lld -> %lldx%lld %s c%d inter %d", (long long)sz.w,
+                                 (long long)sz.h, (long long)dw, (long long)dh,
+                                 gip_dtype_name(dtypes[d]), (int)chans[c], (int)interps[k]);
+                        if (GT_OK(gt_run_unary(ctx, run_resize, &src, &dst, &p, 0x5A))) {
+                            GT_CHECK(gt_padding_intact(&dst), "%s: padding written", label);
+                            if (o == 4)
+                                gt_compare(&dst, &src, 0, 0, label); /* the same size: a copy */
+                            else if (!cpu) {
+                                reference(&src, &exp, interps[k]);
+                                compare_within(&dst, &exp, tolerance(dtypes[d], interps[k]), label);
+                            } else {
+                                /* CUDA: the CPU's bits, every dtype */
+                                if (GT_OK(gip_resize(cpu, &src, &exp, &p)))
+                                    gt_compare(&dst, &exp, 0, 0, label);
+                            }
+                        }
+                        gt_free(&src);
+                        gt_free(&dst);
+                        gt_free(&exp);
+                    }
+    }
+    /* antialias: on CUDA the CPU's bits; on the CPU shrinking a constant image keeps it */
+    for (size_t d = 0; d < sizeof dtypes / sizeof dtypes[0] && gt_case(); d++)
+        for (int cubic = 0; cubic < 2; cubic++) {
+            gip_image src, dst, exp;
+            gt_alloc(&src, 101, 67, 3, dtypes[d], 3);
+            gt_alloc(&dst, 29, 40, 3, dtypes[d], 0);
+            gt_alloc(&exp, 29, 40, 3, dtypes[d], 0);
+            gip_resize_params p = {cubic ? GIP_INTER_CUBIC : GIP_INTER_LINEAR, 1, 0, 0};
+            if (cpu) {
+                gt_fill_random(&src, 99 + d, 0, 0);
+                if (GT_OK(gt_run_unary(ctx, run_resize, &src, &dst, &p, 0x11)) &&
+                    GT_OK(gip_resize(cpu, &src, &exp, &p)))
+                    gt_compare(&dst, &exp, 0, 0, "antialias cuda vs cpu");
+            } else {
+                for (int64_t y = 0; y < 67; y++)
+                    for (int64_t x = 0; x < 101; x++)
+                        for (int32_t c = 0; c < 3; c++)
+                            gt_set(&src, x, y, c, 100 + 7 * c);
+                for (int64_t y = 0; y < 40; y++)
+                    for (int64_t x = 0; x < 29; x++)
+                        for (int32_t c = 0; c < 3; c++)
+                            gt_set(&exp, x, y, c, 100 + 7 * c);
+                if (GT_OK(gt_run_unary(ctx, run_resize, &src, &dst, &p, 0x11)))
+                    gt_compare(&dst, &exp, dtypes[d] == GIP_F32 ? 1e-4 : 0, 0,
+                               "antialias of a constant");
+            }
+            gt_free(&src);
+            gt_free(&dst);
+            gt_free(&exp);
+        }
+    gip_context_destroy(cpu);
+}
+
+static void sizes_and_factors(gip_context *ctx)
+{
+    int64_t w = 0, h = 0;
+    GT_OK(gip_resize_size(10, 7, 0, 0, 0.25, 0.5, &w, &h));
+    GT_CHECK(w == 2 && h == 4, "round(2.5) = 2, round(3.5) = 4 (half to even): got %lldx%lld",
+             (long long)w, (long long)h);
+    GT_OK(gip_resize_size(10, 7, 3, 9, 0.25, 0.5, &w, &h));
+    GT_CHECK(w == 3 && h == 9, "dsize wins over fx, fy: got %lldx%lld", (long long)w, (long long)h);
+    GT_STATUS(gip_resize_size(10, 7, 0, 5, 0, 0, &w, &h), GIP_ERR_INVALID_ARGUMENT);
+    GT_STATUS(gip_resize_size(10, 7, 0, 0, 0.01, 0.5, &w, &h), GIP_ERR_INVALID_ARGUMENT);
+    GT_STATUS(gip_resize_size(10, 7, 0, 0, NAN, 0.5, &w, &h), GIP_ERR_INVALID_ARGUMENT);
+    /* fx, fy as the factors: nearest maps x to floor(x / fx), not floor(x * sw / dw) */
+    gip_image src, dst;
+    gt_alloc(&src, 10, 1, 1, GIP_U8, 0);
+    gt_alloc(&dst, 3, 1, 1, GIP_U8, 0);
+    for (int x = 0; x < 10; x++)
+        gt_set(&src, x, 0, 0, x);
+    gip_resize_params p = {GIP_INTER_NEAREST, 0, 0.34, 1.0};
+    if (GT_OK(gt_run_unary(ctx, run_resize, &src, &dst, &p, 0))) {
+        const int want[3] = {0, 2, 5}; /* floor(x / 0.34) */
+        for (int x = 0; x < 3; x++)
+            GT_CHECK(gt_get(&dst, x, 0, 0) == want[x], "fx nearest x=%d: got %g want %d", x,
+                     gt_get(&dst, x, 0, 0), want[x]);
+    }
+    gt_free(&src);
+    gt_free(&dst);
+}
+
+static void bad_input(gip_context *ctx)
+{
+    gip_image src, dst, d16;
+    gt_alloc(&src, 9, 5, 3, GIP_U8, 0);
+    gt_alloc(&dst, 4, 3, 3, GIP_U8, 0);
+    gt_alloc(&d16, 4, 3, 3, GIP_U16, 0);
+    gt_fill_random(&src, 1, 0, 0);
+    gt_poison(&dst, 0x77);
+    gip_resize_params p = GIP_RESIZE_PARAMS_DEFAULT;
+    GT_STATUS(gip_resize(ctx, NULL, &dst, &p), GIP_ERR_INVALID_ARGUMENT);
+    GT_STATUS(gip_resize(ctx, &src, NULL, &p), GIP_ERR_INVALID_ARGUMENT);
+    GT_STATUS(gip_resize(ctx, &src, &d16, &p), GIP_ERR_SHAPE_MISMATCH);
+    gip_image two = src;
+    two.channels = 2;
+    gip_image two_d = dst;
+    two_d.channels = 2;
+    GT_STATUS(gip_resize(ctx, &two, &two_d, &p), GIP_ERR_INVALID_ARGUMENT);
+    gip_image s16, s16d;
+    gt_alloc(&s16, 9, 5, 3, GIP_S16, 0);
+    gt_alloc(&s16d, 4, 3, 3, GIP_S16, 0);
+    GT_STATUS(gip_resize(ctx, &s16, &s16d, &p), GIP_ERR_UNSUPPORTED);
+    gt_free(&s16);
+    gt_free(&s16d);
+    p.interpolation = 9;
+    GT_STATUS(gip_resize(ctx, &src, &dst, &p), GIP_ERR_INVALID_ARGUMENT);
+    p = (gip_resize_params){GIP_INTER_AREA, 1, 0, 0};
+    GT_STATUS(gip_resize(ctx, &src, &dst, &p), GIP_ERR_INVALID_ARGUMENT);
+    GT_CHECK(strstr(gip_last_error(), "antialias") != NULL, "message: %s", gip_last_error());
+    p = (gip_resize_params){GIP_INTER_LINEAR, 0, 0.5, 0.5}; /* 9x5 * 0.5 = 4x2, dst is 4x3 */
+    GT_STATUS(gip_resize(ctx, &src, &dst, &p), GIP_ERR_INVALID_ARGUMENT);
+    gip_image part = src;
+    part.width = 4;
+    part.height = 3;
+    p = (gip_resize_params)GIP_RESIZE_PARAMS_DEFAULT;
+    GT_STATUS(gip_resize(ctx, &src, &part, &p), GIP_ERR_ALIASING);
+    for (int64_t i = 0; i < 4 * 3 * 3; i++)
+        GT_CHECK(((uint8_t *)dst.data)[i] == 0x77, "dst written by a refusal at %lld",
+                 (long long)i);
+    /* The registry: the step's output shape, its checks, and a pipeline. */
+    const gip_op *op = gip_op_find("resize");
+    gip_args *a = NULL;
+    if (GT_CHECK(op != NULL, "resize is not registered") && GT_OK(gip_args_create(op, &a))) {
+        gip_shape in = {9, 5, 3, GIP_U8}, out;
+        GT_STATUS(gip_op_output_shape(a, &in, &out), GIP_ERR_INVALID_ARGUMENT); /* no size */
+        GT_OK(gip_args_set_text(a, "fx", "0.5"));
+        GT_OK(gip_args_set_text(a, "fy", "1.5"));
+        if (GT_OK(gip_op_output_shape(a, &in, &out)))
+            GT_CHECK(out.width == 4 && out.height == 8 && out.channels == 3,
+                     "fx 0.5 fy 1.5 of 9x5: %lldx%lld", (long long)out.width,
+                     (long long)out.height);
+        GT_OK(gip_args_set_text(a, "dsize", "4x3"));
+        GT_STATUS(gip_args_set_text(a, "interpolation", "bogus"), GIP_ERR_INVALID_ARGUMENT);
+        GT_OK(gip_args_set_text(a, "interpolation", "cubic"));
+        if (GT_OK(gip_op_output_shape(a, &in, &out)))
+            GT_CHECK(out.width == 4 && out.height == 3, "dsize 4x3: %lldx%lld",
+                     (long long)out.width, (long long)out.height);
+        gip_image ref;
+        gt_alloc(&ref, 4, 3, 3, GIP_U8, 0);
+        gip_resize_params q = {GIP_INTER_CUBIC, 0, 0, 0};
+        if (GT_OK(gt_run_unary(ctx, run_resize, &src, &ref, &q, 0)) &&
+            gip_context_backend(ctx) == GIP_BACKEND_CPU && GT_OK(gip_op_apply(ctx, a, &src, &dst)))
+            gt_compare(&dst, &ref, 0, 0, "registry vs gip_resize");
+        gt_free(&ref);
+        gip_args_free(a);
+    }
+    gip_context_desc d = {.backend = GIP_BACKEND_CPU};
+    gip_pipeline *pl = NULL;
+    if (GT_OK(gip_pipeline_create(&d, &pl))) {
+        GT_OK(gip_pipeline_parse(pl, "resize 7x5 interpolation=area | invert", NULL));
+        int64_t hx, hy;
+        GT_OK(gip_pipeline_halo(pl, &hx, &hy));
+        GT_CHECK(hx == -1 && hy == -1, "halo %lld,%lld, expected the whole image", (long long)hx,
+                 (long long)hy);
+        GT_STATUS(gip_pipeline_parse(pl, "resize", NULL), GIP_ERR_INVALID_ARGUMENT);
+        GT_STATUS(gip_pipeline_parse(pl, "resize 7x5 antialias=1 interpolation=nearest", NULL),
+                  GIP_ERR_INVALID_ARGUMENT);
+        gip_pipeline_free(pl);
+    }
+    gt_free(&src);
+    gt_free(&dst);
+    gt_free(&d16);
+}
+
+static void body(gip_context *ctx)
+{
+    cases(ctx);
+    if (gt_case())
+        sizes_and_factors(ctx);
+    if (gt_case())
+        bad_input(ctx);
+}
+
+int main(int argc, char **argv)
+{
+    return gt_main(argc, argv, "resize", body);
+}
