@@ -606,10 +606,21 @@ def merge(mv, dst=None, *, device=None):
     ctx, ins, up = _prep(device, mv)
     first = ins[0]
     h, w = first.shape[:2]
-    out = _alloc(ctx, first, (h, w, len(mv)), _dtype_of(first), dst, up)
-    # channel 0 everywhere (GRAY2RGB / GRAY2RGBA), then the others in place
-    _gip.cvt_color(ctx, first, out, 11 if len(mv) == 3 else 12)
-    for c in range(1, len(mv)):
+    dt = _dtype_of(first)
+    out = _alloc(ctx, first, (h, w, len(mv)), dt, dst, up)
+    start = 1
+    if dt == _np.dtype(_np.int16):
+        # gray-to-colour copies have no int16: every channel is inserted into zeros
+        zeros = _np.zeros((h, w, len(mv)), dt)
+        if isinstance(out, _np.ndarray):
+            out[...] = 0
+        else:
+            _gip.copy(ctx, zeros, out)
+        start = 0
+    else:
+        # channel 0 everywhere (GRAY2RGB / GRAY2RGBA), then the others in place
+        _gip.cvt_color(ctx, first, out, 11 if len(mv) == 3 else 12)
+    for c in range(start, len(mv)):
         _gip.op_apply(ctx, _args("insert_channel", {"channel": c}), out, out, [ins[c]])
     return _finish(ctx, out, up, dst)
 

@@ -365,7 +365,7 @@ def _alloc(ctx, like, shape, dtype, dst, uploaded):
     otherwise (dst if given and the inputs were device arrays)."""
     dtype = _np.dtype(dtype)
     on_device = isinstance(like, Image) and like.is_cuda
-    if not on_device:
+    if not on_device or (dst is not None and uploaded):
         if dst is None:
             return _np.empty(shape, dtype)
         host_image = isinstance(dst, Image) and not dst.is_cuda and not dst.closed
@@ -373,8 +373,12 @@ def _alloc(ctx, like, shape, dtype, dst, uploaded):
                 dst.dtype != dtype:
             _raise(ShapeMismatch, "dst must be a numpy array or host gip.Image of shape %s and "
                    "dtype %s" % (tuple(shape), dtype))
-        return dst
-    if dst is not None and not uploaded:
+        if not on_device:
+            return dst
+        # A host dst of a GPU run goes up with its pixels: an operation may keep some of them
+        # (BORDER_TRANSPARENT, masks), as it does on the host.
+        return _upload(ctx, _np.asarray(dst))
+    if dst is not None:
         return dst
     h, w = shape[:2]
     c = shape[2] if len(shape) == 3 else 1

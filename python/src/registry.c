@@ -64,7 +64,7 @@ static PyObject *param_dict(const gip_param *p)
     PyObject *d = PyDict_New();
     if (!d)
         return NULL;
-    char acc[400];
+    char acc[2048];
     gip_param_accepts(p, acc, sizeof acc);
     PyObject *choices = Py_None;
     Py_INCREF(Py_None);

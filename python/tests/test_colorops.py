@@ -344,6 +344,14 @@ def test_channels():
         gip.merge(parts[:2])
     with pytest.raises(gip.InvalidArgument):
         gip.extractChannel(a[..., :3].copy(), 3)
+    for dt in (np.int16, np.uint16, np.float32):  # every dtype, int16 too (no gray-to-colour copy)
+        b = rand((7, 11, 4), seed=7).astype(dt) * 3 - 100
+        for n in (3, 4):
+            parts = cv2.split(b[..., :n].copy())
+            np.testing.assert_array_equal(gip.merge(parts), cv2.merge(parts))
+            out = np.full((7, 11, n), 5, dt)
+            gip.merge(parts, dst=out)
+            np.testing.assert_array_equal(out, cv2.merge(parts))
 
 
 def test_arith_bad_input():

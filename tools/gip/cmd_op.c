@@ -227,7 +227,7 @@ static void put_wrapped(FILE *f, const char *text, int width)
 /* Prints one parameter's option line: its doc, what it accepts and its default. */
 static void print_param_option(FILE *f, const gip_param *p, const cli_opt *o)
 {
-    char acc[400], text[1600], upper[NAME_MAX_LEN];
+    char acc[2048], text[3200], upper[NAME_MAX_LEN];
     gip_param_accepts(p, acc, sizeof acc); /* in the words of the registry's messages */
     upper_name(p->name, upper, sizeof upper);
     char required[200];

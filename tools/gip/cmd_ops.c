@@ -8,7 +8,7 @@
 
 static void print_text(const gip_op *op)
 {
-    char line[1024], a[400];
+    char line[1024], a[2048];
     cli_op_step_usage(op, line, sizeof line);
     printf("%s: %s\n  pipeline step: %s\n", op->name, op->summary, line);
     printf("  %s\n", op->doc);
@@ -60,7 +60,7 @@ static void print_markdown(void)
     }
     for (int32_t i = 0; i < gip_op_count(); i++) {
         const gip_op *op = gip_op_at(i);
-        char line[1024], a[400];
+        char line[1024], a[2048];
         (void)family;
         cli_op_step_usage(op, line, sizeof line);
         printf("\n## %s\n\n%s\n\n%s\n\n", op->name, op->summary, op->doc);
