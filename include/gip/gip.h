@@ -14,6 +14,7 @@
 #include "gip/kernel.h"
 #include "gip/fft.h"
 #include "gip/geometry.h"
+#include "gip/stats.h"
 #include "gip/interop.h"
 #include "gip/op.h"
 #include "gip/style.h"

@@ -159,7 +159,7 @@ const gip_args *gpy_args_of(PyObject *o);
 
 extern PyMethodDef gpy_module_methods[], gpy_image_module_methods[], gpy_interop_methods[],
     gpy_ops_methods[], gpy_registry_methods[], gpy_io_methods[], gpy_kernel_methods[],
-    gpy_pipeline_methods[], gpy_batch_methods[], gpy_style_methods[];
+    gpy_pipeline_methods[], gpy_batch_methods[], gpy_style_methods[], gpy_stats_methods[];
 
 /* Readies the types a file defines and adds those the module shows. 0 or -1. */
 int gpy_registry_init(PyObject *m);

@@ -198,7 +198,7 @@ PyMODINIT_FUNC PyInit__gip(void)
     PyMethodDef *tables[] = {gpy_module_methods, gpy_image_module_methods, gpy_interop_methods,
                              gpy_ops_methods,    gpy_registry_methods,     gpy_io_methods,
                              gpy_kernel_methods, gpy_pipeline_methods,     gpy_batch_methods,
-                             gpy_style_methods};
+                             gpy_style_methods,  gpy_stats_methods};
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
         if (PyModule_AddFunctions(m, tables[i]) < 0)
             goto out_fail;

@@ -281,5 +281,7 @@ extern const cli_command cli_cmd_kernel;  /* cmd_kernel.c */
 extern const cli_command cli_cmd_style;   /* cmd_style.c */
 extern const cli_command cli_cmd_run;     /* cmd_run.c */
 extern const cli_command cli_cmd_ops;     /* cmd_ops.c */
+extern const cli_command cli_cmd_stats;   /* cmd_stats.c */
+extern const cli_command cli_cmd_hist;    /* cmd_stats.c */
 
 #endif

@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: MIT */
+/* calcHist (gip_calc_hist): argument checks, the bin plan (OpenCV's uniform and non-uniform
+ * rules, as lookup tables for integer dtypes), and the CPU counter. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ops/stats/stats.h"
+
+typedef struct hist_job {
+    const gip_image *src, *mask;
+    const gip__hist_plan *plan;
+    uint32_t *counts;
+    gip_status st;
+} hist_job;
+
+static void hist_rows(void *arg, int64_t y0, int64_t y1)
+{
+    hist_job *j = arg;
+    const gip__hist_plan *p = j->plan;
+    const gip_image *s = j->src;
+    uint32_t *local = calloc((size_t)p->total, sizeof *local);
+    if (!local) {
+        __atomic_store_n(&j->st, GIP_ERR_OUT_OF_MEMORY, __ATOMIC_RELAXED);
+        return;
+    }
+    const int32_t cn = s->channels;
+    for (int64_t y = y0; y < y1; y++) {
+        const unsigned char *row = (const unsigned char *)s->data + y * s->stride;
+        const unsigned char *m =
+            j->mask ? (const unsigned char *)j->mask->data + y * j->mask->stride : NULL;
+        if (p->dims == 1 && s->dtype == GIP_U8) { /* the common case: a table per value */
+            const int32_t *lut = p->lut[0];
+            const unsigned char *e = row + p->channel[0];
+            for (int64_t x = 0; x < s->width; x++) {
+                int32_t b = lut[e[x * cn]];
+                if (b >= 0 && (!m || m[x]))
+                    local[b]++;
+            }
+            continue;
+        }
+        for (int64_t x = 0; x < s->width; x++) {
+            if (m && !m[x])
+                continue;
+            int64_t idx = 0;
+            int d = 0;
+            for (; d < p->dims; d++) {
+                int64_t e = x * cn + p->channel[d];
+                int32_t b;
+                if (s->dtype == GIP_U8)
+                    b = p->lut[d][row[e]];
+                else if (s->dtype == GIP_U16)
+                    b = p->lut[d][((const uint16_t *)row)[e]];
+                else
+                    b = gip__hist_bin_f32(p, d, ((const float *)row)[e]);
+                if (b < 0)
+                    break;
+                idx += b * p->stride[d];
+            }
+            if (d == p->dims)
+                local[idx]++;
+        }
+    }
+    for (int64_t i = 0; i < p->total; i++)
+        if (local[i])
+            __atomic_fetch_add(&j->counts[i], local[i], __ATOMIC_RELAXED);
+    free(local);
+}
+
+gip_status gip__hist_count_cpu(gip_context *ctx, const gip_image *src, const gip_image *mask,
+                               const gip__hist_plan *plan, uint32_t *counts)
+{
+    hist_job j = {.src = src, .mask = mask, .plan = plan, .counts = counts};
+    /* Rows per chunk so that a chunk's private histogram is small against its pixels. */
+    int64_t grain = 1 + plan->total / (src->width > 0 ? src->width : 1);
+    gip__parallel_for(ctx, src->height, grain < 64 ? 64 : grain, hist_rows, &j);
+    if (j.st)
+        return gip__error(ctx, j.st, "calcHist: out of host memory");
+    return GIP_OK;
+}
+
+/* The bin of integer value v along dimension d, as OpenCV's tables give it. */
+static int32_t int_bin(const gip__hist_plan *p, int d, int32_t v)
+{
+    return gip__hist_bin_f32(p, d, (float)v);
+}
+
+static void plan_free(gip__hist_plan *p)
+{
+    for (int d = 0; d < 3; d++) {
+        free(p->lut[d]);
+        p->lut[d] = NULL;
+    }
+}
+
+gip_status gip_calc_hist(gip_context *ctx, const gip_image *src, const gip_image *mask,
+                         const gip_calc_hist_params *params, float *hist)
+{
+    static const char op[] = "gip_calc_hist";
+    gip_status st = gip__ctx_check(ctx, op);
+    if (st)
+        return st;
+    if (!params || !hist)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "%s: %s is NULL", op,
+                          params ? "hist" : "params");
+    if ((st = gip__image_check_ctx(ctx, src, op, "src")))
+        return st;
+    if ((st = gip__check_dtype(ctx, src, GIP__DT(GIP_U8) | GIP__DT(GIP_U16) | GIP__DT(GIP_F32), op,
+                               "src")))
+        return st;
+    const bool dev = src->memory == GIP_MEM_CUDA;
+    if (mask) {
+        if ((st = gip__image_check_ctx(ctx, mask, op, "mask")))
+            return st;
+        if (mask->dtype != GIP_U8 || mask->channels != 1)
+            return gip__error(ctx, GIP_ERR_UNSUPPORTED,
+                              "%s: mask is %d-channel %s; a one-channel u8 mask is accepted", op,
+                              (int)mask->channels, gip_dtype_name(mask->dtype));
+        if (mask->width != src->width || mask->height != src->height)
+            return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
+                              "%s: mask is %lldx%lld but src is %lldx%lld; they must be equal", op,
+                              (long long)mask->width, (long long)mask->height,
+                              (long long)src->width, (long long)src->height);
+        if ((mask->memory == GIP_MEM_CUDA) != dev)
+            return gip__error(ctx, GIP_ERR_LOCATION_MISMATCH,
+                              "%s: src and mask must both be on the host or both on the device",
+                              op);
+    }
+    const int32_t dims = params->dims;
+    if (dims < 1 || dims > 3)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "%s: dims is %d; 1, 2 or 3 are accepted",
+                          op, (int)dims);
+    gip__hist_plan p;
+    memset(&p, 0, sizeof p);
+    p.dims = dims;
+    p.non_uniform = params->non_uniform != 0;
+    p.total = 1;
+    for (int d = 0; d < dims; d++) {
+        int32_t ch = params->channels[d], bins = params->bins[d];
+        if (ch < 0 || ch >= src->channels)
+            return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                              "%s: channel %d of dimension %d is out of range: src has %d "
+                              "channels",
+                              op, (int)ch, d, (int)src->channels);
+        if (bins < 1 || bins > (1 << 24))
+            return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                              "%s: bins of dimension %d is %d; 1 to 16777216 are accepted", op, d,
+                              (int)bins);
+        p.total *= bins;
+        if (p.total > (1 << 24))
+            return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                              "%s: the histogram has more than 16777216 bins", op);
+        p.channel[d] = ch;
+        p.bins[d] = bins;
+        const float *r = params->ranges[d];
+        if (p.non_uniform) {
+            if (!r)
+                return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                                  "%s: a non-uniform histogram needs %d edges for dimension %d", op,
+                                  (int)bins + 1, d);
+            for (int32_t k = 0; k <= bins; k++)
+                if (!isfinite(r[k]) || (k && !(r[k] > r[k - 1])))
+                    return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                                      "%s: the edges of dimension %d must be finite and "
+                                      "ascending (edge %d is %g)",
+                                      op, d, (int)k, (double)r[k]);
+            p.edges[d] = r;
+        } else {
+            double lo = r ? r[0] : 0.0, hi = r ? r[1] : 256.0;
+            if (!isfinite(lo) || !isfinite(hi) || !(hi > lo))
+                return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                                  "%s: the range of dimension %d is [%g, %g); it needs low < "
+                                  "high, both finite",
+                                  op, d, lo, hi);
+            p.lo[d] = lo;
+            p.hi[d] = hi;
+            p.a[d] = bins / (hi - lo);
+            p.b[d] = -p.a[d] * lo;
+        }
+    }
+    for (int d = dims - 1, s = 1; d >= 0; s *= p.bins[d], d--)
+        p.stride[d] = s;
+    if (src->dtype != GIP_F32) {
+        int32_t n = src->dtype == GIP_U8 ? 256 : 65536;
+        for (int d = 0; d < dims; d++) {
+            if (!(p.lut[d] = malloc((size_t)n * sizeof(int32_t)))) {
+                plan_free(&p);
+                return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of host memory", op);
+            }
+            for (int32_t v = 0; v < n; v++)
+                p.lut[d][v] = int_bin(&p, d, v);
+        }
+    }
+    uint32_t *counts = calloc((size_t)p.total, sizeof *counts);
+    if (!counts) {
+        plan_free(&p);
+        return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of host memory", op);
+    }
+    if (dev) {
+#ifdef GIP_HAVE_CUDA
+        st = gip__cuda_enter(ctx);
+        size_t es = gip_dtype_size(src->dtype);
+        if (!st && ((uintptr_t)src->data % es || src->stride % (int64_t)es))
+            st = gip__error(ctx, GIP_ERR_UNSUPPORTED,
+                            "%s: device images need data and stride aligned to the element size "
+                            "(%zu bytes)",
+                            op, es);
+        if (!st)
+            st = gip__hist_count_cuda(ctx, src, mask, &p, counts);
+#else
+        st = gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
+#endif
+    } else {
+        st = gip__hist_count_cpu(ctx, src, mask, &p, counts);
+    }
+    if (!st)
+        for (int64_t i = 0; i < p.total; i++) {
+            /* OpenCV accumulates in int: the previous counts rounded half to even. */
+            double prev = params->accumulate ? nearbyint((double)hist[i]) : 0.0;
+            hist[i] = (float)(prev + (double)counts[i]);
+        }
+    free(counts);
+    plan_free(&p);
+    return st;
+}

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: MIT */
+/* Private interface of the statistics family: the per-channel reduction (sums, extremes and
+ * their positions, non-zero counts) and the histogram counter shared by the public reductions,
+ * calcHist, equalizeHist and CLAHE, with their CPU and CUDA backends. */
+#ifndef GIP_OPS_STATS_H
+#define GIP_OPS_STATS_H
+
+#include "gip/stats.h"
+#include "internal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What one channel reduces to. Integer dtypes sum into is/iq/ia exactly, f32 into fs/fq/fa in
+ * double. mn/mx skip NaNs; imn/imx are the pixel index y * width + x of their first occurrence
+ * in row order, -1 while none was seen. */
+typedef struct gip__red_ch {
+    int64_t is, iq, ia;
+    double fs, fq, fa;
+    double mn, mx;
+    int64_t imn, imx;
+    int64_t nz;
+} gip__red_ch;
+
+/* The reduction of a whole image: `count` pixels taken (where the mask is not zero). */
+typedef struct gip__red {
+    int64_t count;
+    gip__red_ch ch[4];
+} gip__red;
+
+/* An empty reduction (no pixel seen). */
+void gip__red_init(gip__red *r);
+/* Folds b into a; b covers pixels after a's in row order (ties keep a's position). */
+void gip__red_combine(gip__red *a, const gip__red *b, int32_t channels);
+
+/* What a caller needs of a reduction (the CPU skips the rest; CUDA computes all). */
+#define GIP__RED_SUMS 1u     /* count, is/iq/ia or fs/fq/fa, nz */
+#define GIP__RED_EXTREMES 2u /* mn, mx, imn, imx */
+
+/* Reduces a (or a - b where b is not NULL; same shape) where mask (NULL or u8 c1) is not zero,
+ * into r. The views are checked by the caller and are all on the host or all on the context's
+ * device; the CUDA form is synchronous. */
+gip_status gip__reduce_cpu(gip_context *ctx, const gip_image *a, const gip_image *b,
+                           const gip_image *mask, uint32_t want, gip__red *r);
+gip_status gip__reduce_cuda(gip_context *ctx, const gip_image *a, const gip_image *b,
+                            const gip_image *mask, gip__red *r);
+
+/* How calcHist finds a value's bin along each dimension: integer dtypes through a table indexed
+ * by the value (-1: not counted), f32 by the uniform rule or the edges. */
+typedef struct gip__hist_plan {
+    int32_t dims;
+    int32_t channel[3];
+    int32_t bins[3];
+    int64_t stride[3]; /* of each dimension in the flat histogram */
+    int64_t total;     /* bins of the flat histogram */
+    int32_t *lut[3];   /* u8, u16: 256 or 65536 entries per dimension (host memory) */
+    int32_t non_uniform;
+    double a[3], b[3];     /* uniform: bin = floor(v * a + b) */
+    double lo[3], hi[3];   /* uniform: counted when lo <= v < hi */
+    const float *edges[3]; /* non-uniform: bins + 1 edges */
+} gip__hist_plan;
+
+/* The bin of f32 value v along dimension d, or -1 (OpenCV's rules, NaN in bin 0 when uniform). */
+static inline int32_t gip__hist_bin_f32(const gip__hist_plan *p, int d, float v)
+{
+    if (p->non_uniform) {
+        const float *r = p->edges[d];
+        int32_t idx = -1, sz = p->bins[d];
+        while (v >= r[idx + 1] && ++idx < sz)
+            ;
+        return idx >= 0 && idx < sz ? idx : -1;
+    }
+    double v0 = (double)v;
+    if (v0 < p->lo[d] || v0 >= p->hi[d])
+        return -1;
+    double t = v0 * p->a[d] + p->b[d];
+    int32_t idx;
+    if (!(t > -2147483648.0 && t < 2147483647.0)) /* NaN and beyond int: cvFloor's INT_MIN */
+        idx = t >= 2147483647.0 ? p->bins[d] - 1 : 0;
+    else {
+        idx = (int32_t)t;
+        idx -= (double)idx > t;
+    }
+    return idx < 0 ? 0 : idx >= p->bins[d] ? p->bins[d] - 1 : idx;
+}
+
+/* Adds the counts of src (where mask is not zero) to counts (plan->total entries). */
+gip_status gip__hist_count_cpu(gip_context *ctx, const gip_image *src, const gip_image *mask,
+                               const gip__hist_plan *plan, uint32_t *counts);
+gip_status gip__hist_count_cuda(gip_context *ctx, const gip_image *src, const gip_image *mask,
+                                const gip__hist_plan *plan, uint32_t *counts);
+
+/* dst = lut[src] for u8 one-channel device images (lut: 256 host bytes). Queued. */
+gip_status gip__lut_u8_cuda(gip_context *ctx, const gip_image *src, gip_image *dst,
+                            const uint8_t *lut);
+
+/* CLAHE's geometry and tables (clahe.c), shared by both backends. */
+typedef struct gip__clahe_plan {
+    int32_t tiles_x, tiles_y;
+    int64_t tile_w, tile_h; /* of the image extended to a multiple of the grid */
+    int32_t hist_size;      /* 256 or 65536 */
+    int32_t clip;           /* per-bin limit, 0: none */
+    float lut_scale;
+} gip__clahe_plan;
+
+/* Turns a tile's histogram (hist_size counts, changed) into its lookup table. */
+void gip__clahe_lut(const gip__clahe_plan *p, int32_t *hist, void *lut, gip_dtype dt);
+/* CLAHE on device views: per-tile histograms on the GPU, tables on the host, interpolation on
+ * the GPU. Synchronous for the tables, the last pass queued. */
+gip_status gip__clahe_cuda(gip_context *ctx, const gip_image *src, gip_image *dst,
+                           const gip__clahe_plan *p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
