@@ -36,7 +36,6 @@ static gip_status run(gip_context *ctx, const gip_image *src, gip_image *dst, co
 
 const gip_op gip__op_warp_perspective = {
     .name = "warp_perspective",
-    .family = "geometry",
     .summary = "Perspective warp with a 3x3 matrix, as cv2.warpPerspective.",
     .doc = "dst(x, y) = src(M^-1 (x, y)) (M itself with inverse_map=1) into a dsize image (0: "
            "the source's size). OpenCV 5's arithmetic: the inverse in double, single-precision "
@@ -47,13 +46,5 @@ const gip_op gip__op_warp_perspective = {
            "constant and replicate): single-precision bicubic, u8 within a level of cv2's. CPU "
            "and CUDA give identical results. Reads the whole image (not tiled).",
     .cv_name = "cv2.warpPerspective",
-    .params = decl,
-    .nparams = GIP__COUNT(decl),
-    .dtypes = GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_U16) | GIP_DTYPE_BIT(GIP_F32),
-    .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
-    .flags = GIP_OP_WHOLE,
-    .params_size = sizeof(gip__warp_step),
-    .build = build,
-    .shape = gip__warp_shape,
-    .run = run,
+    GIP__WARP_ENTRY,
 };
