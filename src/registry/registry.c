@@ -121,6 +121,17 @@ gip_status gip__op_build(const gip_args *args, void *params)
     return op->build(args, params);
 }
 
+gip_status gip__shape_u8c1(const void *params, const gip_shape *in, gip_shape *out,
+                           int32_t *identity)
+{
+    (void)params;
+    (void)in;
+    (void)identity;
+    out->channels = 1;
+    out->dtype = GIP_U8;
+    return GIP_OK;
+}
+
 int32_t gip__op_border(const gip_op *op, const void *params)
 {
     if (op->border)

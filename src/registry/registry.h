@@ -72,6 +72,11 @@ int32_t gip__op_border(const gip_op *op, const void *params);
 gip_status gip__op_shape(const gip_op *op, const void *params, const gip_shape *in, gip_shape *out,
                          int32_t *identity);
 
+/* shape() of an operation whose result is one-channel u8 of the input's size (edges, canny,
+ * spectrum). */
+gip_status gip__shape_u8c1(const void *params, const gip_shape *in, gip_shape *out,
+                           int32_t *identity);
+
 /* Builds op's typed parameters from args into params (op->params_size bytes, zeroed first),
  * after the checks every operation shares. */
 gip_status gip__op_build(const gip_args *args, void *params);

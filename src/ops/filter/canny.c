@@ -291,16 +291,6 @@ static gip_status build(const gip_args *a, void *out)
     return GIP_OK;
 }
 
-static gip_status shape(const void *params, const gip_shape *in, gip_shape *out, int32_t *identity)
-{
-    (void)params;
-    (void)in;
-    (void)identity;
-    out->channels = 1;
-    out->dtype = GIP_U8;
-    return GIP_OK;
-}
-
 static gip_status run(gip_context *ctx, const gip_image *src, gip_image *dst, const void *p)
 {
     return gip_canny(ctx, src, dst, p);
@@ -323,6 +313,6 @@ const gip_op gip__op_canny = {
     .flags = GIP_OP_WHOLE,
     .params_size = sizeof(gip_canny_params),
     .build = build,
-    .shape = shape,
+    .shape = gip__shape_u8c1,
     .run = run,
 };

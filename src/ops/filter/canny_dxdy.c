@@ -29,16 +29,6 @@ static gip_status build(const gip_args *a, void *out)
     return GIP_OK;
 }
 
-static gip_status shape(const void *params, const gip_shape *in, gip_shape *out, int32_t *identity)
-{
-    (void)params;
-    (void)in;
-    (void)identity;
-    out->channels = 1;
-    out->dtype = GIP_U8;
-    return GIP_OK;
-}
-
 static gip_status run_inputs(gip_context *ctx, const gip_image *src, const gip_image *const *in,
                              gip_image *dst, const void *params)
 {
@@ -60,7 +50,7 @@ const gip_op gip__op_canny_dxdy = {
     .flags = GIP_OP_WHOLE,
     .params_size = sizeof(gip_canny_params),
     .build = build,
-    .shape = shape,
+    .shape = gip__shape_u8c1,
     .inputs = inputs,
     .ninputs = GIP__COUNT(inputs),
     .run_inputs = run_inputs,

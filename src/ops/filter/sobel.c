@@ -361,17 +361,6 @@ static gip_status edges_build(const gip_args *a, void *out)
     return common(a, out);
 }
 
-static gip_status edges_shape(const void *params, const gip_shape *in, gip_shape *out,
-                              int32_t *identity)
-{
-    (void)params;
-    (void)in;
-    (void)identity;
-    out->channels = 1;
-    out->dtype = GIP_U8;
-    return GIP_OK;
-}
-
 static gip_status edges_run(gip_context *ctx, const gip_image *src, gip_image *dst,
                             const void *params)
 {
@@ -405,7 +394,7 @@ const gip_op gip__op_edges = {
     .channels = ALL_CHANNELS,
     .params_size = sizeof(gip_sobel_params),
     .build = edges_build,
-    .shape = edges_shape,
+    .shape = gip__shape_u8c1,
     .halo = halo,
     .border_at = GIP_OP_AT(gip_sobel_params, border),
     .run = edges_run,
