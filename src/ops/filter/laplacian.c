@@ -128,21 +128,6 @@ static void halo(const void *params, int64_t *hx, int64_t *hy)
     *hx = *hy = k <= 3 ? 1 : k / 2;
 }
 
-static int32_t border(const void *params)
-{
-    return (int32_t)((const step *)params)->p.border.mode;
-}
-
-static gip_status shape(const void *params, const gip_shape *in, gip_shape *out, int32_t *identity)
-{
-    (void)in;
-    (void)identity;
-    const int32_t dt = ((const step *)params)->dtype;
-    if (dt >= 0)
-        out->dtype = (gip_dtype)dt;
-    return GIP_OK;
-}
-
 static gip_status run(gip_context *ctx, const gip_image *src, gip_image *dst, const void *p)
 {
     return gip_laplacian(ctx, src, dst, &((const step *)p)->p);
@@ -162,9 +147,9 @@ const gip_op gip__op_laplacian = {
     .dtypes = GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_U16) | GIP_DTYPE_BIT(GIP_F32),
     .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
     .params_size = sizeof(step),
-    .shape = shape,
+    .dtype_at = GIP_OP_AT(step, dtype),
     .build = build,
     .halo = halo,
-    .border = border,
+    .border_at = GIP_OP_AT(step, p.border),
     .run = run,
 };

@@ -62,11 +62,6 @@ static void halo(const void *params, int64_t *hx, int64_t *hy)
     *hx = *hy = 1;
 }
 
-static int32_t border(const void *params)
-{
-    return (int32_t)((const step *)params)->p.border.mode;
-}
-
 static gip_status run(gip_context *ctx, const gip_image *src, gip_image *dst, const void *p)
 {
     return gip_sobel(ctx, src, dst, &((const step *)p)->p);
@@ -89,6 +84,6 @@ const gip_op gip__op_scharr = {
     .shape = shape,
     .build = build,
     .halo = halo,
-    .border = border,
+    .border_at = GIP_OP_AT(step, p.border),
     .run = run,
 };

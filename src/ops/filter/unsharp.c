@@ -140,11 +140,6 @@ static void halo(const void *params, int64_t *hx, int64_t *hy)
     *hy = p->ksize_h ? p->ksize_h / 2 : (int64_t)(p->sigma * 4 + 1);
 }
 
-static int32_t border(const void *params)
-{
-    return (int32_t)((const gip_unsharp_params *)params)->border.mode;
-}
-
 static gip_status run(gip_context *ctx, const gip_image *src, gip_image *dst, const void *p)
 {
     return gip_unsharp_mask(ctx, src, dst, p);
@@ -166,6 +161,6 @@ const gip_op gip__op_unsharp = {
     .params_size = sizeof(gip_unsharp_params),
     .build = build,
     .halo = halo,
-    .border = border,
+    .border_at = GIP_OP_AT(gip_unsharp_params, border),
     .run = run,
 };

@@ -146,16 +146,6 @@ static gip_status build(const gip_args *a, void *out)
     return GIP_OK;
 }
 
-static gip_status shape(const void *params, const gip_shape *in, gip_shape *out, int32_t *identity)
-{
-    (void)in;
-    (void)identity;
-    const int32_t dt = ((const normalize_step *)params)->dtype;
-    if (dt >= 0)
-        out->dtype = (gip_dtype)dt;
-    return GIP_OK;
-}
-
 static gip_status run_inputs(gip_context *ctx, const gip_image *src, const gip_image *const *in,
                              gip_image *dst, const void *p)
 {
@@ -180,7 +170,7 @@ const gip_op gip__op_normalize = {
     .flags = GIP_OP_WHOLE | GIP_OP_IN_PLACE,
     .params_size = sizeof(normalize_step),
     .build = build,
-    .shape = shape,
+    .dtype_at = GIP_OP_AT(normalize_step, dtype),
     .inputs = inputs,
     .ninputs = GIP__COUNT(inputs),
     .run_inputs = run_inputs,
