@@ -47,14 +47,21 @@ static void print_main_help(void)
            "\n"
            "Operations (gip NAME [--PARAM V ...] IN OUT; the same as gip run 'NAME ...'):\n",
            gip_build_info());
+    int width = 10; /* the names' column: as wide as the longest name */
+    for (int32_t i = 0; i < gip_op_count(); i++)
+        if ((int)strlen(gip_op_at(i)->name) > width)
+            width = (int)strlen(gip_op_at(i)->name);
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if ((int)strlen(commands[i]->name) > width)
+            width = (int)strlen(commands[i]->name);
     for (int32_t i = 0; i < gip_op_count(); i++) {
         const gip_op *op = gip_op_at(i);
         if (!find_command(op->name))
-            printf("  %-10s %s\n", op->name, op->summary);
+            printf("  %-*s %s\n", width, op->name, op->summary);
     }
     printf("\nOther commands:\n");
     for (size_t i = 0; i < NCOMMANDS; i++)
-        printf("  %-10s %s\n", commands[i]->name, commands[i]->summary);
+        printf("  %-*s %s\n", width, commands[i]->name, commands[i]->summary);
     printf("\n"
            "Options:\n"
            "  -h, --help   show this help and exit\n"
