@@ -498,11 +498,14 @@ static int sep_rows(const resize_job *j, int64_t y0, int64_t y1)
     const gip__resize_plan *p = j->p;
     const int64_t width = p->dw * p->cn, K = p->ky;
     const size_t esz = p->hfloat ? sizeof(float) : sizeof(int64_t);
-    void *buf = malloc((size_t)(K * width) * esz + (size_t)K * sizeof(int64_t));
+    /* The rows' sums, then the slots' tags at the next 8-byte boundary (float sums of an odd
+     * count would leave them misaligned). */
+    const size_t sums = ((size_t)(K * width) * esz + 7) & ~(size_t)7;
+    void *buf = malloc(sums + (size_t)K * sizeof(int64_t));
     float *hf = NULL;
     if (!buf)
         return 0;
-    int64_t *tag = (int64_t *)((uint8_t *)buf + (size_t)(K * width) * esz);
+    int64_t *tag = (int64_t *)((uint8_t *)buf + sums);
     if (p->hfloat && (hf = malloc(sizeof(float) * (size_t)K)) == NULL) {
         free(buf);
         return 0;
