@@ -490,26 +490,198 @@ typedef struct resize_job {
     gip_image *dst;
 } resize_job;
 
+#if defined(__GNUC__)
+#define RS_INLINE static inline __attribute__((always_inline))
+#else
+#define RS_INLINE static inline
+#endif
+
+/* Horizontal integer sums of one u8 source row with kx taps per column (gip__rs_hint's sums:
+ * integer, so their order does not matter), cn and kx constants after inlining. */
+RS_INLINE void hint_u8(const uint8_t *restrict row, int32_t *restrict h, const int32_t *restrict xi,
+                       const int32_t *restrict xc, int64_t dw, int32_t cn, int32_t kx)
+{
+    for (int64_t x = 0; x < dw; x++) {
+        const int32_t *ix = xi + x * kx, *cx = xc + x * kx;
+        int32_t acc[4] = {0, 0, 0, 0};
+        for (int32_t t = 0; t < kx; t++) {
+            const uint8_t *s = row + (int64_t)ix[t] * cn;
+            for (int32_t c = 0; c < cn; c++)
+                acc[c] += s[c] * cx[t];
+        }
+        for (int32_t c = 0; c < cn; c++)
+            h[x * cn + c] = acc[c];
+    }
+}
+
+static void hint_u8_row(const gip__resize_plan *p, const uint8_t *row, int32_t *h)
+{
+    const int32_t *xi = p->xi, *xc = p->xci;
+    const int64_t dw = p->dw;
+#define RS_HINT_K(K)                                                                               \
+    switch (p->cn) {                                                                               \
+    case 1:                                                                                        \
+        hint_u8(row, h, xi, xc, dw, 1, K);                                                         \
+        return;                                                                                    \
+    case 3:                                                                                        \
+        hint_u8(row, h, xi, xc, dw, 3, K);                                                         \
+        return;                                                                                    \
+    default:                                                                                       \
+        hint_u8(row, h, xi, xc, dw, 4, K);                                                         \
+        return;                                                                                    \
+    }
+    switch (p->kx) {
+    case 2:
+        RS_HINT_K(2)
+    case 4:
+        RS_HINT_K(4)
+    default:
+        RS_HINT_K(8)
+    }
+#undef RS_HINT_K
+}
+
+/* Horizontal float sums of one u8 source row (gip__rs_hfloat's, in its order for each channel),
+ * taps per column from xn or kx each. */
+RS_INLINE void hflt_u8(const uint8_t *restrict row, float *restrict h, const int32_t *restrict xi,
+                       const float *restrict xc, const int32_t *restrict xn, int32_t kx, int64_t dw,
+                       int32_t cn)
+{
+    for (int64_t x = 0; x < dw; x++) {
+        const int32_t n = xn ? xn[x] : kx;
+        const int32_t *ix = xi + x * kx;
+        const float *cx = xc + x * kx;
+        float acc[4];
+        const uint8_t *s = row + (int64_t)ix[0] * cn;
+        for (int32_t c = 0; c < cn; c++)
+            acc[c] = GIP__RS_MUL((float)s[c], cx[0]);
+        for (int32_t t = 1; t < n; t++) {
+            s = row + (int64_t)ix[t] * cn;
+            for (int32_t c = 0; c < cn; c++)
+                acc[c] = GIP__RS_ADD(acc[c], GIP__RS_MUL((float)s[c], cx[t]));
+        }
+        for (int32_t c = 0; c < cn; c++)
+            h[x * cn + c] = acc[c];
+    }
+}
+
+static void hflt_row(const gip__resize_plan *p, const uint8_t *row, float *h)
+{
+    if (p->dtype != GIP_U8) {
+        for (int64_t x = 0; x < p->dw; x++)
+            for (int32_t c = 0; c < p->cn; c++)
+                h[x * p->cn + c] = gip__rs_hfloat(p, row, x, c);
+        return;
+    }
+    switch (p->cn) {
+    case 1:
+        hflt_u8(row, h, p->xi, p->xcf, p->xn, p->kx, p->dw, 1);
+        return;
+    case 3:
+        hflt_u8(row, h, p->xi, p->xcf, p->xn, p->kx, p->dw, 3);
+        return;
+    default:
+        hflt_u8(row, h, p->xi, p->xcf, p->xn, p->kx, p->dw, 4);
+        return;
+    }
+}
+
+/* gip__rs_vflt over a row: acc holds the running sums, element by element in its order. */
+static void vflt_row(const gip__resize_plan *p, int64_t y, const float *const *rows, float *acc,
+                     uint8_t *d)
+{
+    const int32_t n = p->yn ? p->yn[y] : p->ky;
+    const float *yc = p->ycf + y * p->ky;
+    const int64_t width = p->dw * p->cn;
+    int64_t e0 = 0;
+    if (p->final == GIP__RS_FCUBIC) {
+        const float *restrict r0 = rows[0], *restrict r1 = rows[1], *restrict r2 = rows[2],
+                              *restrict r3 = rows[3];
+        const float c0 = yc[0], c1 = yc[1], c2 = yc[2], c3 = yc[3];
+        float *restrict a = acc;
+        e0 = p->simd_end;
+        for (int64_t e = 0; e < e0; e++) {
+            float t = GIP__RS_MUL(r3[e], c3);
+            t = GIP__RS_ADD(GIP__RS_MUL(r2[e], c2), t);
+            t = GIP__RS_ADD(GIP__RS_MUL(r1[e], c1), t);
+            a[e] = GIP__RS_ADD(GIP__RS_MUL(r0[e], c0), t);
+        }
+    }
+    {
+        float *restrict a = acc;
+        const float *restrict r = rows[0];
+        const float c = yc[0];
+        for (int64_t e = e0; e < width; e++)
+            a[e] = GIP__RS_MUL(r[e], c);
+    }
+    for (int32_t k = 1; k < n; k++) {
+        float *restrict a = acc;
+        const float *restrict r = rows[k];
+        const float c = yc[k];
+        for (int64_t e = e0; e < width; e++)
+            a[e] = GIP__RS_ADD(a[e], GIP__RS_MUL(r[e], c));
+    }
+    if (p->dtype == GIP_U8) {
+        for (int64_t e = 0; e < width; e++)
+            d[e] = gip__sat_u8_f32(acc[e]);
+    } else {
+        for (int64_t e = 0; e < width; e++)
+            gip__rs_storef(d, e, p->dtype, acc[e]);
+    }
+}
+
+/* gip__rs_vint's LIN8 and CUBIC8 over a row of int32 horizontal sums. */
+static void vlin8_row(const int32_t *restrict r0, const int32_t *restrict r1, int32_t b0,
+                      int32_t b1, int64_t width, uint8_t *restrict d)
+{
+    for (int64_t e = 0; e < width; e++)
+        d[e] = (uint8_t)((((b0 * (r0[e] >> 4)) >> 16) + ((b1 * (r1[e] >> 4)) >> 16) + 2) >> 2);
+}
+
+static void vcubic8_row(const gip__resize_plan *p, int64_t y, const int32_t *const *rows,
+                        uint8_t *restrict d)
+{
+    const int32_t *yc = p->yci + y * p->ky;
+    const int32_t *restrict r0 = rows[0], *restrict r1 = rows[1], *restrict r2 = rows[2],
+                            *restrict r3 = rows[3];
+    const float sc = 1.f / (2048 * 2048);
+    const float f0 = (float)yc[0] * sc, f1 = (float)yc[1] * sc, f2 = (float)yc[2] * sc,
+                f3 = (float)yc[3] * sc;
+    const int64_t width = p->dw * p->cn, e0 = p->simd_end;
+    for (int64_t e = 0; e < e0; e++) {
+        float t = GIP__RS_MUL((float)r3[e], f3);
+        t = GIP__RS_ADD(GIP__RS_MUL((float)r2[e], f2), t);
+        t = GIP__RS_ADD(GIP__RS_MUL((float)r1[e], f1), t);
+        t = GIP__RS_ADD(GIP__RS_MUL((float)r0[e], f0), t);
+        d[e] = gip__sat_u8_f32(t);
+    }
+    for (int64_t e = e0; e < width; e++) {
+        const int32_t s = r0[e] * yc[0] + r1[e] * yc[1] + r2[e] * yc[2] + r3[e] * yc[3];
+        gip__rs_storei(d, e, GIP_U8, (s + (1 << 21)) >> 22);
+    }
+}
+
 /* The separable case a row at a time: the horizontal sums of each source row are made once into
- * a cache of ky rows (a row r lives in slot r % ky: the rows of one output row are consecutive)
- * and combined by the same functions as the CUDA backend's. */
+ * a ring of ky rows (a row r lives in slot r % ky: the rows of one output row are consecutive),
+ * int32 for u8 integer sums (their exact values), and combined as the CUDA backend's functions
+ * combine them, a whole row per loop. */
 static int sep_rows(const resize_job *j, int64_t y0, int64_t y1)
 {
     const gip__resize_plan *p = j->p;
     const int64_t width = p->dw * p->cn, K = p->ky;
-    const size_t esz = p->hfloat ? sizeof(float) : sizeof(int64_t);
-    /* The rows' sums, then the slots' tags at the next 8-byte boundary (float sums of an odd
-     * count would leave them misaligned). */
-    const size_t sums = ((size_t)(K * width) * esz + 7) & ~(size_t)7;
-    void *buf = malloc(sums + (size_t)K * sizeof(int64_t));
-    float *hf = NULL;
+    const int i32 = !p->hfloat && p->dtype == GIP_U8 && !p->h64 && !p->xn &&
+                    (p->kx == 2 || p->kx == 4 || p->kx == 8);
+    const size_t esz = p->hfloat ? sizeof(float) : i32 ? sizeof(int32_t) : sizeof(int64_t);
+    /* the ring, its tags, row pointers, and a float row of running sums */
+    /* (its end rounded to 8 bytes: the tags' alignment whatever the rows' sizes) */
+    const size_t ring = ((size_t)(K * width) * esz + 7) & ~(size_t)7;
+    void *buf = malloc(ring + (size_t)K * (sizeof(int64_t) + sizeof(void *)) +
+                       (p->hfloat ? (size_t)width * sizeof(float) : 0));
     if (!buf)
         return 0;
-    int64_t *tag = (int64_t *)((uint8_t *)buf + sums);
-    if (p->hfloat && (hf = malloc(sizeof(float) * (size_t)K)) == NULL) {
-        free(buf);
-        return 0;
-    }
+    int64_t *tag = (int64_t *)((uint8_t *)buf + ring);
+    const void **rp = (const void **)(tag + K);
+    float *acc = (float *)(rp + K);
     for (int64_t k = 0; k < K; k++)
         tag[k] = -1;
     const uint8_t *src = j->src->data;
@@ -519,68 +691,95 @@ static int sep_rows(const resize_job *j, int64_t y0, int64_t y1)
         const int32_t *yi = p->yi + y * p->ky;
         for (int32_t k = 0; k < n; k++) {
             const int64_t r = yi[k], slot = r % K;
+            void *h = (uint8_t *)buf + (size_t)(slot * width) * esz;
+            rp[k] = h;
             if (tag[slot] == r)
                 continue;
             tag[slot] = r;
             const uint8_t *row = src + r * ss;
-            if (p->hfloat) {
-                float *h = (float *)buf + slot * width;
+            if (p->hfloat)
+                hflt_row(p, row, h);
+            else if (i32)
+                hint_u8_row(p, row, h);
+            else {
+                int64_t *hh = h;
                 for (int64_t x = 0; x < p->dw; x++)
                     for (int32_t c = 0; c < p->cn; c++)
-                        h[x * p->cn + c] = gip__rs_hfloat(p, row, x, c);
-            } else if (p->dtype == GIP_U8 && !p->h64 && !p->xn) {
-                /* gip__rs_hint for u8 with kx taps each, the loads typed once */
-                int64_t *restrict h = (int64_t *)buf + slot * width;
-                const int32_t cn = p->cn, kx = p->kx;
-                const int64_t dw = p->dw;
-                const int32_t *restrict xis = p->xi, *restrict xcs = p->xci;
-                const uint8_t *restrict rw = row;
-                for (int64_t x = 0; x < dw; x++) {
-                    const int32_t *xi = xis + x * kx, *xc = xcs + x * kx;
-                    for (int32_t c = 0; c < cn; c++) {
-                        int32_t acc = 0;
-                        for (int32_t t = 0; t < kx; t++)
-                            acc += rw[(int64_t)xi[t] * cn + c] * xc[t];
-                        h[x * cn + c] = acc;
-                    }
-                }
-            } else {
-                int64_t *h = (int64_t *)buf + slot * width;
-                for (int64_t x = 0; x < p->dw; x++)
-                    for (int32_t c = 0; c < p->cn; c++)
-                        h[x * p->cn + c] = gip__rs_hint(p, row, x, c);
+                        hh[x * p->cn + c] = gip__rs_hint(p, row, x, c);
             }
         }
         uint8_t *d = (uint8_t *)j->dst->data + y * j->dst->stride;
-        if (p->hfloat) {
-            const float *rows = buf;
-            for (int64_t e = 0; e < width; e++) {
-                for (int32_t k = 0; k < n; k++)
-                    hf[k] = rows[(yi[k] % K) * width + e];
-                gip__rs_vflt(p, y, e, hf, d);
-            }
-        } else if (p->final == GIP__RS_LIN8) {
-            /* gip__rs_vint's LIN8 over the row */
-            const int64_t *r0 = (const int64_t *)buf + (yi[0] % K) * width;
-            const int64_t *r1 = (const int64_t *)buf + (yi[1] % K) * width;
-            const int32_t b0 = p->yci[y * p->ky], b1 = p->yci[y * p->ky + 1];
-            for (int64_t e = 0; e < width; e++)
-                d[e] = (uint8_t)((((b0 * ((int32_t)r0[e] >> 4)) >> 16) +
-                                  ((b1 * ((int32_t)r1[e] >> 4)) >> 16) + 2) >>
-                                 2);
-        } else {
-            const int64_t *rows = buf;
+        if (p->hfloat)
+            vflt_row(p, y, (const float *const *)rp, acc, d);
+        else if (i32 && p->final == GIP__RS_LIN8)
+            vlin8_row(rp[0], rp[1], p->yci[y * p->ky], p->yci[y * p->ky + 1], width, d);
+        else if (i32 && p->final == GIP__RS_CUBIC8)
+            vcubic8_row(p, y, (const int32_t *const *)rp, d);
+        else {
             int64_t h[8] = {0};
             for (int64_t e = 0; e < width; e++) {
                 for (int32_t k = 0; k < n && k < 8; k++)
-                    h[k] = rows[(yi[k] % K) * width + e];
+                    h[k] = i32 ? ((const int32_t *)rp[k])[e] : ((const int64_t *)rp[k])[e];
                 gip__rs_vint(p, y, e, h, d);
             }
         }
     }
-    free(hf);
     free(buf);
     return 1;
+}
+
+/* AREA_FAST for u8, a row at a time: whole blocks in typed loops (integer sums: any order), the
+ * blocks cut by the image's edge by gip__rs_area_fast. */
+RS_INLINE void area_fast_u8_row(const gip__resize_plan *p, const uint8_t *restrict r0, int64_t ss,
+                                uint8_t *restrict d, int64_t nx, int32_t cn)
+{
+    if (p->area2x2) {
+        const uint8_t *restrict r1 = r0 + ss;
+        for (int64_t x = 0; x < nx; x++)
+            for (int32_t c = 0; c < cn; c++) {
+                const int64_t a = 2 * x * cn + c;
+                const int32_t s = r0[a] + r0[a + cn] + r1[a] + r1[a + cn];
+                d[x * cn + c] = (uint8_t)((s + 2) >> 2);
+            }
+        return;
+    }
+    const int32_t isx = p->isx, isy = p->isy;
+    const float scale = 1.f / (float)(isx * isy);
+    for (int64_t x = 0; x < nx; x++) {
+        int32_t s[4] = {0, 0, 0, 0};
+        for (int32_t ry = 0; ry < isy; ry++) {
+            const uint8_t *q = r0 + ry * ss + x * isx * cn;
+            for (int32_t rx = 0; rx < isx; rx++)
+                for (int32_t c = 0; c < cn; c++)
+                    s[c] += q[rx * cn + c];
+        }
+        for (int32_t c = 0; c < cn; c++)
+            d[x * cn + c] = gip__sat_u8_f32(GIP__RS_MUL((float)s[c], scale));
+    }
+}
+
+static void area_fast_u8_rows(const resize_job *j, int64_t y0, int64_t y1)
+{
+    const gip__resize_plan *p = j->p;
+    const uint8_t *src = j->src->data;
+    const int64_t ss = j->src->stride, nx = p->sw / p->isx < p->dw ? p->sw / p->isx : p->dw;
+    for (int64_t y = y0; y < y1; y++) {
+        uint8_t *d = (uint8_t *)j->dst->data + y * j->dst->stride;
+        int64_t x0 = 0;
+        if (y * p->isy + p->isy <= p->sh) {
+            const uint8_t *r0 = src + y * p->isy * ss;
+            if (p->cn == 1)
+                area_fast_u8_row(p, r0, ss, d, nx, 1);
+            else if (p->cn == 3)
+                area_fast_u8_row(p, r0, ss, d, nx, 3);
+            else
+                area_fast_u8_row(p, r0, ss, d, nx, 4);
+            x0 = nx;
+        }
+        for (int64_t x = x0; x < p->dw; x++)
+            for (int32_t c = 0; c < p->cn; c++)
+                gip__rs_area_fast(p, src, ss, d, y, x, c);
+    }
 }
 
 static void resize_rows(void *arg, int64_t y0, int64_t y1)
@@ -597,6 +796,10 @@ static void resize_rows(void *arg, int64_t y0, int64_t y1)
                 gip__rs_nearest(p, src, ss, d, y, x);
             break;
         case GIP__RS_AREA_FAST:
+            if (p->dtype == GIP_U8) {
+                area_fast_u8_rows(j, y, y + 1);
+                break;
+            }
             for (int64_t x = 0; x < p->dw; x++)
                 for (int32_t c = 0; c < p->cn; c++)
                     gip__rs_area_fast(p, src, ss, d, y, x, c);
