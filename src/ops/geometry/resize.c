@@ -10,6 +10,10 @@
 #include "ops/geometry/resize.h"
 #include "registry/registry.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 /* Single-precision arithmetic must not be fused into multiply-adds: OpenCV's is not. */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("fp-contract=off")
@@ -630,6 +634,95 @@ static void vflt_row(const gip__resize_plan *p, int64_t y, const float *const *r
     }
 }
 
+/* u8 linear with 16-bit rows: each horizontal sum h is kept as h >> 4, which is all that LIN8
+ * reads of it, and which fits 16 bits when |c0| + |c1| <= 2056 (sat_short's coefficients always
+ * fit); (b * (h >> 4)) >> 16 is then the high half of a 16-bit product. */
+static int lin8_s16_ok(const gip__resize_plan *p, int64_t y0, int64_t y1)
+{
+    if (p->dtype != GIP_U8 || p->final != GIP__RS_LIN8 || p->hfloat || p->xn || p->kx != 2)
+        return 0;
+    for (int64_t x = 0; x < p->dw; x++)
+        if (abs(p->xci[2 * x]) + abs(p->xci[2 * x + 1]) > 2056)
+            return 0;
+    for (int64_t y = y0; y < y1; y++)
+        if (abs(p->yci[2 * y]) > 2048 || abs(p->yci[2 * y + 1]) > 2048)
+            return 0;
+    return 1;
+}
+
+RS_INLINE void hlin8_s16_px(const uint8_t *row, int16_t *h, int64_t ia, int64_t ib, int32_t ca,
+                            int32_t cb, int32_t cn)
+{
+    for (int32_t c = 0; c < cn; c++)
+        h[c] = (int16_t)((row[ia + c] * ca + row[ib + c] * cb) >> 4);
+}
+
+/* Horizontal pass of one u8 row into 16-bit rows (h may be written one element past the row:
+ * its rows are padded). */
+static void hlin8_s16_row(const gip__resize_plan *p, const uint8_t *restrict row,
+                          int16_t *restrict h)
+{
+    const int32_t *xi = p->xi, *xc = p->xci;
+    const int32_t cn = p->cn;
+    const int64_t dw = p->dw;
+    if (cn == 1) {
+        for (int64_t x = 0; x < dw; x++)
+            h[x] =
+                (int16_t)((row[xi[2 * x]] * xc[2 * x] + row[xi[2 * x + 1]] * xc[2 * x + 1]) >> 4);
+        return;
+    }
+#if defined(__SSE2__)
+    /* a pixel's channels (4 bytes read) of both taps interleaved as 16-bit pairs: one madd */
+    const int64_t last = p->sw - 1; /* a tap there would read past the row (3 channels) */
+    const __m128i z = _mm_setzero_si128();
+    for (int64_t x = 0; x < dw; x++) {
+        const int64_t ia = xi[2 * x], ib = xi[2 * x + 1];
+        const int32_t ca = xc[2 * x], cb = xc[2 * x + 1];
+        if (cn == 3 && (ia >= last || ib >= last)) {
+            hlin8_s16_px(row, h + x * cn, ia * cn, ib * cn, ca, cb, cn);
+            continue;
+        }
+        int32_t va, vb;
+        memcpy(&va, row + ia * cn, 4);
+        memcpy(&vb, row + ib * cn, 4);
+        const __m128i ab =
+            _mm_unpacklo_epi8(_mm_unpacklo_epi8(_mm_cvtsi32_si128(va), _mm_cvtsi32_si128(vb)), z);
+        const __m128i cc = _mm_set1_epi32((int32_t)((uint32_t)cb << 16 | (uint16_t)ca));
+        const __m128i r = _mm_srai_epi32(_mm_madd_epi16(ab, cc), 4);
+        _mm_storel_epi64((__m128i *)(h + x * cn), _mm_packs_epi32(r, r));
+    }
+#else
+    for (int64_t x = 0; x < dw; x++)
+        hlin8_s16_px(row, h + x * cn, (int64_t)xi[2 * x] * cn, (int64_t)xi[2 * x + 1] * cn,
+                     xc[2 * x], xc[2 * x + 1], cn);
+#endif
+}
+
+static void vlin8_s16_row(const int16_t *restrict r0, const int16_t *restrict r1, int32_t b0,
+                          int32_t b1, int64_t width, uint8_t *restrict d)
+{
+    int64_t e = 0;
+#if defined(__SSE2__)
+    const __m128i vb0 = _mm_set1_epi16((int16_t)b0), vb1 = _mm_set1_epi16((int16_t)b1);
+    const __m128i two = _mm_set1_epi16(2), lo = _mm_set1_epi16(0xff);
+    for (; e + 16 <= width; e += 16) {
+        __m128i s0 = _mm_add_epi16(
+            _mm_add_epi16(_mm_mulhi_epi16(vb0, _mm_loadu_si128((const __m128i *)(r0 + e))),
+                          _mm_mulhi_epi16(vb1, _mm_loadu_si128((const __m128i *)(r1 + e)))),
+            two);
+        __m128i s1 = _mm_add_epi16(
+            _mm_add_epi16(_mm_mulhi_epi16(vb0, _mm_loadu_si128((const __m128i *)(r0 + e + 8))),
+                          _mm_mulhi_epi16(vb1, _mm_loadu_si128((const __m128i *)(r1 + e + 8)))),
+            two);
+        s0 = _mm_and_si128(_mm_srai_epi16(s0, 2), lo);
+        s1 = _mm_and_si128(_mm_srai_epi16(s1, 2), lo);
+        _mm_storeu_si128((__m128i *)(d + e), _mm_packus_epi16(s0, s1));
+    }
+#endif
+    for (; e < width; e++)
+        d[e] = (uint8_t)((((b0 * r0[e]) >> 16) + ((b1 * r1[e]) >> 16) + 2) >> 2);
+}
+
 /* gip__rs_vint's LIN8 and CUBIC8 over a row of int32 horizontal sums. */
 static void vlin8_row(const int32_t *restrict r0, const int32_t *restrict r1, int32_t b0,
                       int32_t b1, int64_t width, uint8_t *restrict d)
@@ -671,10 +764,14 @@ static int sep_rows(const resize_job *j, int64_t y0, int64_t y1)
     const int64_t width = p->dw * p->cn, K = p->ky;
     const int i32 = !p->hfloat && p->dtype == GIP_U8 && !p->h64 && !p->xn &&
                     (p->kx == 2 || p->kx == 4 || p->kx == 8);
-    const size_t esz = p->hfloat ? sizeof(float) : i32 ? sizeof(int32_t) : sizeof(int64_t);
-    /* the ring, its tags, row pointers, and a float row of running sums */
-    /* (its end rounded to 8 bytes: the tags' alignment whatever the rows' sizes) */
-    const size_t ring = ((size_t)(K * width) * esz + 7) & ~(size_t)7;
+    const int s16 = lin8_s16_ok(p, y0, y1);
+    const size_t esz = p->hfloat ? sizeof(float)
+                       : s16     ? sizeof(int16_t)
+                       : i32     ? sizeof(int32_t)
+                                 : sizeof(int64_t);
+    /* the ring (rows padded by 8 elements), its tags, row pointers, a float row of sums */
+    const int64_t rs = width + 8;
+    const size_t ring = ((size_t)(K * rs) * esz + 63) & ~(size_t)63;
     void *buf = malloc(ring + (size_t)K * (sizeof(int64_t) + sizeof(void *)) +
                        (p->hfloat ? (size_t)width * sizeof(float) : 0));
     if (!buf)
@@ -691,7 +788,7 @@ static int sep_rows(const resize_job *j, int64_t y0, int64_t y1)
         const int32_t *yi = p->yi + y * p->ky;
         for (int32_t k = 0; k < n; k++) {
             const int64_t r = yi[k], slot = r % K;
-            void *h = (uint8_t *)buf + (size_t)(slot * width) * esz;
+            void *h = (uint8_t *)buf + (size_t)(slot * rs) * esz;
             rp[k] = h;
             if (tag[slot] == r)
                 continue;
@@ -699,6 +796,8 @@ static int sep_rows(const resize_job *j, int64_t y0, int64_t y1)
             const uint8_t *row = src + r * ss;
             if (p->hfloat)
                 hflt_row(p, row, h);
+            else if (s16)
+                hlin8_s16_row(p, row, h);
             else if (i32)
                 hint_u8_row(p, row, h);
             else {
@@ -711,6 +810,8 @@ static int sep_rows(const resize_job *j, int64_t y0, int64_t y1)
         uint8_t *d = (uint8_t *)j->dst->data + y * j->dst->stride;
         if (p->hfloat)
             vflt_row(p, y, (const float *const *)rp, acc, d);
+        else if (s16)
+            vlin8_s16_row(rp[0], rp[1], p->yci[y * p->ky], p->yci[y * p->ky + 1], width, d);
         else if (i32 && p->final == GIP__RS_LIN8)
             vlin8_row(rp[0], rp[1], p->yci[y * p->ky], p->yci[y * p->ky + 1], width, d);
         else if (i32 && p->final == GIP__RS_CUBIC8)
