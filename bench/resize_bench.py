@@ -35,10 +35,12 @@ if mode in ("--save", "--check"):
     os.makedirs(d, exist_ok=True)
     small = {c: rng.integers(0, 256, (217, 331, c) if c > 1 else (217, 331), dtype=np.uint8)
              for c in (1, 3, 4)}
+    even = {20 + c: rng.integers(0, 256, (218, 332, c) if c > 1 else (218, 332), dtype=np.uint8)
+            for c in (1, 3, 4)}
     bad = 0
-    for c, im in list(small.items()) + [(10 + c, v) for c, v in imgs.items()]:
+    for c, im in list(small.items()) + list(even.items()) + [(10 + c, v) for c, v in imgs.items()]:
         for s in (0.5, 1 / 1.7, 2.0, 1 / 3, 0.77, 1.3, 1 / 4):
-            for it in range(5 + (c < 10)):
+            for it in range(7 if c < 10 or c > 20 else 5):
                 dw, dh = max(1, round(im.shape[1] * s)), max(1, round(im.shape[0] * s))
                 out = gip.resize(im, (dw, dh), interpolation=it)
                 name = "%s/c%d_%g_%d.npy" % (d, c, s, it)

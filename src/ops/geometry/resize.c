@@ -836,7 +836,38 @@ RS_INLINE void area_fast_u8_row(const gip__resize_plan *p, const uint8_t *restri
 {
     if (p->area2x2) {
         const uint8_t *restrict r1 = r0 + ss;
-        for (int64_t x = 0; x < nx; x++)
+        int64_t x = 0;
+#if defined(__SSE2__)
+        const __m128i two = _mm_set1_epi16(2), z = _mm_setzero_si128();
+        if (cn == 1) {
+            /* 16 outputs from 32 bytes of each row: even + odd bytes as 16-bit lanes */
+            const __m128i lo = _mm_set1_epi16(0xff);
+            for (; x + 16 <= nx; x += 16) {
+                __m128i o[2];
+                for (int h = 0; h < 2; h++) {
+                    const __m128i a = _mm_loadu_si128((const __m128i *)(r0 + 2 * x + 16 * h));
+                    const __m128i b = _mm_loadu_si128((const __m128i *)(r1 + 2 * x + 16 * h));
+                    __m128i t =
+                        _mm_add_epi16(_mm_add_epi16(_mm_and_si128(a, lo), _mm_srli_epi16(a, 8)),
+                                      _mm_add_epi16(_mm_and_si128(b, lo), _mm_srli_epi16(b, 8)));
+                    o[h] = _mm_srli_epi16(_mm_add_epi16(t, two), 2);
+                }
+                _mm_storeu_si128((__m128i *)(d + x), _mm_packus_epi16(o[0], o[1]));
+            }
+        } else if (cn == 4) {
+            /* 2 output pixels from 4 source pixels of each row */
+            for (; x + 2 <= nx; x += 2) {
+                const __m128i a = _mm_loadu_si128((const __m128i *)(r0 + 8 * x));
+                const __m128i b = _mm_loadu_si128((const __m128i *)(r1 + 8 * x));
+                const __m128i l = _mm_add_epi16(_mm_unpacklo_epi8(a, z), _mm_unpacklo_epi8(b, z));
+                const __m128i h = _mm_add_epi16(_mm_unpackhi_epi8(a, z), _mm_unpackhi_epi8(b, z));
+                __m128i t = _mm_add_epi16(_mm_unpacklo_epi64(l, h), _mm_unpackhi_epi64(l, h));
+                t = _mm_srli_epi16(_mm_add_epi16(t, two), 2);
+                _mm_storel_epi64((__m128i *)(d + 4 * x), _mm_packus_epi16(t, t));
+            }
+        }
+#endif
+        for (; x < nx; x++)
             for (int32_t c = 0; c < cn; c++) {
                 const int64_t a = 2 * x * cn + c;
                 const int32_t s = r0[a] + r0[a + cn] + r1[a] + r1[a + cn];
