@@ -660,13 +660,37 @@ RS_INLINE void hlin8_s16_px(const uint8_t *row, int16_t *h, int64_t ia, int64_t 
 /* Horizontal pass of one u8 row into 16-bit rows (h may be written one element past the row:
  * its rows are padded). */
 static void hlin8_s16_row(const gip__resize_plan *p, const uint8_t *restrict row,
-                          int16_t *restrict h)
+                          int16_t *restrict h, const int32_t *restrict ct)
 {
     const int32_t *xi = p->xi, *xc = p->xci;
     const int32_t cn = p->cn;
     const int64_t dw = p->dw;
     if (cn == 1) {
-        for (int64_t x = 0; x < dw; x++)
+        int64_t x = 0;
+#if defined(__SSE2__)
+        /* 4 outputs whose taps are neighbours: their byte pairs as 16-bit loads, one madd with
+         * the coefficient pairs (ct: cb << 16 | ca each) */
+        const __m128i z = _mm_setzero_si128();
+        for (; x + 4 <= dw; x += 4) {
+            const int32_t *ix = xi + 2 * x;
+            if (ix[1] != ix[0] + 1 || ix[3] != ix[2] + 1 || ix[5] != ix[4] + 1 ||
+                ix[7] != ix[6] + 1) {
+                for (int64_t k = x; k < x + 4; k++)
+                    h[k] = (int16_t)((row[xi[2 * k]] * xc[2 * k] +
+                                      row[xi[2 * k + 1]] * xc[2 * k + 1]) >>
+                                     4);
+                continue;
+            }
+            uint16_t q[4];
+            for (int k = 0; k < 4; k++)
+                memcpy(&q[k], row + ix[2 * k], 2);
+            const __m128i ab = _mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)q), z);
+            const __m128i r =
+                _mm_srai_epi32(_mm_madd_epi16(ab, _mm_loadu_si128((const __m128i *)(ct + x))), 4);
+            _mm_storel_epi64((__m128i *)(h + x), _mm_packs_epi32(r, r));
+        }
+#endif
+        for (; x < dw; x++)
             h[x] =
                 (int16_t)((row[xi[2 * x]] * xc[2 * x] + row[xi[2 * x + 1]] * xc[2 * x + 1]) >> 4);
         return;
@@ -687,7 +711,7 @@ static void hlin8_s16_row(const gip__resize_plan *p, const uint8_t *restrict row
         memcpy(&vb, row + ib * cn, 4);
         const __m128i ab =
             _mm_unpacklo_epi8(_mm_unpacklo_epi8(_mm_cvtsi32_si128(va), _mm_cvtsi32_si128(vb)), z);
-        const __m128i cc = _mm_set1_epi32((int32_t)((uint32_t)cb << 16 | (uint16_t)ca));
+        const __m128i cc = _mm_set1_epi32(ct[x]);
         const __m128i r = _mm_srai_epi32(_mm_madd_epi16(ab, cc), 4);
         _mm_storel_epi64((__m128i *)(h + x * cn), _mm_packs_epi32(r, r));
     }
@@ -781,6 +805,15 @@ static int sep_rows(const resize_job *j, int64_t y0, int64_t y1)
     float *acc = (float *)(rp + K);
     for (int64_t k = 0; k < K; k++)
         tag[k] = -1;
+    int32_t *ct = NULL; /* s16: each column's coefficients as two 16-bit halves */
+    if (s16) {
+        if (!(ct = malloc(sizeof(int32_t) * (size_t)p->dw))) {
+            free(buf);
+            return 0;
+        }
+        for (int64_t x = 0; x < p->dw; x++)
+            ct[x] = (int32_t)((uint32_t)p->xci[2 * x + 1] << 16 | (uint16_t)p->xci[2 * x]);
+    }
     const uint8_t *src = j->src->data;
     const int64_t ss = j->src->stride;
     for (int64_t y = y0; y < y1; y++) {
@@ -797,7 +830,7 @@ static int sep_rows(const resize_job *j, int64_t y0, int64_t y1)
             if (p->hfloat)
                 hflt_row(p, row, h);
             else if (s16)
-                hlin8_s16_row(p, row, h);
+                hlin8_s16_row(p, row, h, ct);
             else if (i32)
                 hint_u8_row(p, row, h);
             else {
@@ -825,6 +858,7 @@ static int sep_rows(const resize_job *j, int64_t y0, int64_t y1)
             }
         }
     }
+    free(ct);
     free(buf);
     return 1;
 }
