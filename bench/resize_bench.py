@@ -1,6 +1,7 @@
 """Times gip.resize against cv2.resize (IPP off and default) on 3840x2160 u8 images.
 
-PYTHONPATH=<gip package dir> python3 bench/resize_bench.py [--save DIR | --check DIR]
+PYTHONPATH=<gip package dir> python3 bench/resize_bench.py [--cubic | --save DIR | --check DIR]
+--cubic times INTER_CUBIC instead of INTER_LINEAR and INTER_AREA;
 --save writes every gip output (plus cubic/lanczos/linear_exact/nearest and odd sizes) to DIR;
 --check compares the outputs with those saved, bit for bit."""
 import sys
@@ -27,8 +28,10 @@ imgs = {c: rng.integers(0, 256, (2160, 3840, c) if c > 1 else (2160, 3840), dtyp
         for c in (1, 3)}
 scales = {"down2": 0.5, "down1.7": 1 / 1.7, "up2": 2.0}
 inters = {"linear": cv2.INTER_LINEAR, "area": cv2.INTER_AREA}
+if "--cubic" in sys.argv:
+    inters = {"cubic": cv2.INTER_CUBIC}
 
-mode = sys.argv[1] if len(sys.argv) > 1 else None
+mode = sys.argv[1] if len(sys.argv) > 1 and sys.argv[1] != "--cubic" else None
 if mode in ("--save", "--check"):
     import os
     d = sys.argv[2]

@@ -590,6 +590,19 @@ static void hflt_row(const gip__resize_plan *p, const uint8_t *row, float *h)
     }
 }
 
+#if defined(__SSE2__)
+/* gip__sat_u8_f32 of 8 floats (finite): clamp to [-1, 256], round to nearest even (lrintf's
+ * rounding, the default mode), saturate to 0..255. */
+static inline __m128i sat_u8_f32x8(__m128 a, __m128 b)
+{
+    const __m128 lo = _mm_set1_ps(-1.f), hi = _mm_set1_ps(256.f);
+    const __m128i ia = _mm_cvtps_epi32(_mm_min_ps(_mm_max_ps(a, lo), hi));
+    const __m128i ib = _mm_cvtps_epi32(_mm_min_ps(_mm_max_ps(b, lo), hi));
+    const __m128i w = _mm_packs_epi32(ia, ib);
+    return _mm_packus_epi16(w, w);
+}
+#endif
+
 /* gip__rs_vflt over a row: acc holds the running sums, element by element in its order. */
 static void vflt_row(const gip__resize_plan *p, int64_t y, const float *const *rows, float *acc,
                      uint8_t *d)
@@ -626,7 +639,13 @@ static void vflt_row(const gip__resize_plan *p, int64_t y, const float *const *r
             a[e] = GIP__RS_ADD(a[e], GIP__RS_MUL(r[e], c));
     }
     if (p->dtype == GIP_U8) {
-        for (int64_t e = 0; e < width; e++)
+        int64_t e = 0;
+#if defined(__SSE2__)
+        for (; e + 8 <= width; e += 8)
+            _mm_storel_epi64((__m128i *)(d + e),
+                             sat_u8_f32x8(_mm_loadu_ps(acc + e), _mm_loadu_ps(acc + e + 4)));
+#endif
+        for (; e < width; e++)
             d[e] = gip__sat_u8_f32(acc[e]);
     } else {
         for (int64_t e = 0; e < width; e++)
@@ -765,14 +784,32 @@ static void vcubic8_row(const gip__resize_plan *p, int64_t y, const int32_t *con
     const float f0 = (float)yc[0] * sc, f1 = (float)yc[1] * sc, f2 = (float)yc[2] * sc,
                 f3 = (float)yc[3] * sc;
     const int64_t width = p->dw * p->cn, e0 = p->simd_end;
-    for (int64_t e = 0; e < e0; e++) {
+    int64_t e = 0;
+#if defined(__SSE2__)
+    const __m128 v0 = _mm_set1_ps(f0), v1 = _mm_set1_ps(f1), v2 = _mm_set1_ps(f2),
+                 v3 = _mm_set1_ps(f3);
+    for (; e + 8 <= e0; e += 8) {
+        __m128 t[2];
+        for (int k = 0; k < 2; k++) {
+            const int64_t i = e + 4 * k;
+#define RS_LD(r) _mm_cvtepi32_ps(_mm_loadu_si128((const __m128i *)((r) + i)))
+            __m128 u = _mm_mul_ps(RS_LD(r3), v3);
+            u = _mm_add_ps(_mm_mul_ps(RS_LD(r2), v2), u);
+            u = _mm_add_ps(_mm_mul_ps(RS_LD(r1), v1), u);
+            t[k] = _mm_add_ps(_mm_mul_ps(RS_LD(r0), v0), u);
+#undef RS_LD
+        }
+        _mm_storel_epi64((__m128i *)(d + e), sat_u8_f32x8(t[0], t[1]));
+    }
+#endif
+    for (; e < e0; e++) {
         float t = GIP__RS_MUL((float)r3[e], f3);
         t = GIP__RS_ADD(GIP__RS_MUL((float)r2[e], f2), t);
         t = GIP__RS_ADD(GIP__RS_MUL((float)r1[e], f1), t);
         t = GIP__RS_ADD(GIP__RS_MUL((float)r0[e], f0), t);
         d[e] = gip__sat_u8_f32(t);
     }
-    for (int64_t e = e0; e < width; e++) {
+    for (e = e0; e < width; e++) {
         const int32_t s = r0[e] * yc[0] + r1[e] * yc[1] + r2[e] * yc[2] + r3[e] * yc[3];
         gip__rs_storei(d, e, GIP_U8, (s + (1 << 21)) >> 22);
     }
