@@ -925,6 +925,24 @@ RS_INLINE void area_fast_u8_row(const gip__resize_plan *p, const uint8_t *restri
                 }
                 _mm_storeu_si128((__m128i *)(d + x), _mm_packus_epi16(o[0], o[1]));
             }
+        } else if (cn == 3) {
+            /* 2 output pixels from 12 bytes of each row (16 read, within the row while
+             * 6 x + 16 <= 3 sw); 8 bytes stored, the last 2 rewritten by the next pixels */
+            const __m128i m3 = _mm_setr_epi16(-1, -1, -1, 0, 0, 0, 0, 0);
+            const __m128i m6 = _mm_setr_epi16(0, 0, 0, -1, -1, -1, 0, 0);
+            for (; x + 3 <= nx && 6 * x + 16 <= 3 * p->sw; x += 2) {
+                const __m128i a = _mm_loadu_si128((const __m128i *)(r0 + 6 * x));
+                const __m128i b = _mm_loadu_si128((const __m128i *)(r1 + 6 * x));
+                const __m128i l = _mm_add_epi16(_mm_unpacklo_epi8(a, z), _mm_unpacklo_epi8(b, z));
+                const __m128i h = _mm_add_epi16(_mm_unpackhi_epi8(a, z), _mm_unpackhi_epi8(b, z));
+                const __m128i s0 = _mm_add_epi16(l, _mm_srli_si128(l, 6));
+                const __m128i u = _mm_or_si128(_mm_srli_si128(l, 12), _mm_slli_si128(h, 4));
+                const __m128i s1 = _mm_add_epi16(u, _mm_srli_si128(u, 6));
+                __m128i t =
+                    _mm_or_si128(_mm_and_si128(s0, m3), _mm_and_si128(_mm_slli_si128(s1, 6), m6));
+                t = _mm_srli_epi16(_mm_add_epi16(t, two), 2);
+                _mm_storel_epi64((__m128i *)(d + 3 * x), _mm_packus_epi16(t, t));
+            }
         } else if (cn == 4) {
             /* 2 output pixels from 4 source pixels of each row */
             for (; x + 2 <= nx; x += 2) {
