@@ -40,18 +40,27 @@ if mode in ("--save", "--check"):
              for c in (1, 3, 4)}
     even = {20 + c: rng.integers(0, 256, (218, 332, c) if c > 1 else (218, 332), dtype=np.uint8)
             for c in (1, 3, 4)}
+    u16 = {30 + c: rng.integers(0, 65536, (217, 331, c), dtype=np.uint16) for c in (1, 3, 4)}
+    f32 = {40 + c: rng.standard_normal((218, 332, c), dtype=np.float32) * 100 for c in (1, 3, 4)}
+    even.update(u16)
+    even.update(f32)
     bad = 0
     for c, im in list(small.items()) + list(even.items()) + [(10 + c, v) for c, v in imgs.items()]:
         for s in (0.5, 1 / 1.7, 2.0, 1 / 3, 0.77, 1.3, 1 / 4):
-            for it in range(7 if c < 10 or c > 20 else 5):
+            for it in range(5 if 10 < c < 20 else 7):
                 dw, dh = max(1, round(im.shape[1] * s)), max(1, round(im.shape[0] * s))
                 out = gip.resize(im, (dw, dh), interpolation=it)
                 name = "%s/c%d_%g_%d.npy" % (d, c, s, it)
-                if mode == "--save":
-                    np.save(name, out)
-                elif not np.array_equal(np.load(name), out):
-                    print("DIFF", name)
-                    bad += 1
+                outs = [(name, out)]
+                if it in (1, 2) and c < 50:
+                    outs.append((name[:-4] + "_aa.npy",
+                                 gip.resize(im, (dw, dh), interpolation=it, antialias=True)))
+                for name, out in outs:
+                    if mode == "--save":
+                        np.save(name, out)
+                    elif not np.array_equal(np.load(name), out, equal_nan=True):
+                        print("DIFF", name)
+                        bad += 1
     print("bad", bad)
     sys.exit(1 if bad else 0)
 
