@@ -545,6 +545,74 @@ static void hint_u8_row(const gip__resize_plan *p, const uint8_t *row, int32_t *
 #undef RS_HINT_K
 }
 
+/* Horizontal pass of u8 cubic (4 taps) into int32 rows (h may be written one element past the
+ * row: its rows are padded); c16: the coefficients as int16 (sat_short's always fit), so that
+ * taps 0, 1 and 2, 3 are each one madd of 16-bit pairs. */
+static void hcubic8_row(const gip__resize_plan *p, const uint8_t *restrict row, int32_t *restrict h,
+                        const int16_t *restrict c16)
+{
+    const int32_t *xi = p->xi;
+    const int32_t cn = p->cn;
+    const int64_t dw = p->dw;
+    int64_t x = 0;
+#if defined(__SSE2__)
+    const __m128i z = _mm_setzero_si128();
+    if (cn == 1) {
+        for (; x + 4 <= dw; x += 4) {
+            const int32_t *ix = xi + 4 * x;
+            int adj = 1;
+            for (int k = 0; k < 16; k += 4)
+                adj &= ix[k + 1] == ix[k] + 1 && ix[k + 2] == ix[k] + 2 && ix[k + 3] == ix[k] + 3;
+            if (!adj) {
+                hint_u8(row, h + x, xi + 4 * x, p->xci + 4 * x, 4, 1, 4);
+                continue;
+            }
+            int32_t q[4];
+            for (int k = 0; k < 4; k++)
+                memcpy(&q[k], row + ix[4 * k], 4);
+            const __m128i v = _mm_loadu_si128((const __m128i *)q);
+            const __m128i lo = _mm_madd_epi16(_mm_unpacklo_epi8(v, z),
+                                              _mm_loadu_si128((const __m128i *)(c16 + 4 * x)));
+            const __m128i hi = _mm_madd_epi16(_mm_unpackhi_epi8(v, z),
+                                              _mm_loadu_si128((const __m128i *)(c16 + 4 * x + 8)));
+            const __m128 l = _mm_castsi128_ps(lo), r = _mm_castsi128_ps(hi);
+            const __m128i ev = _mm_castps_si128(_mm_shuffle_ps(l, r, _MM_SHUFFLE(2, 0, 2, 0)));
+            const __m128i od = _mm_castps_si128(_mm_shuffle_ps(l, r, _MM_SHUFFLE(3, 1, 3, 1)));
+            _mm_storeu_si128((__m128i *)(h + x), _mm_add_epi32(ev, od));
+        }
+    } else {
+        /* a pixel's channels (4 bytes read) of taps 0, 1 and 2, 3 interleaved: two madds */
+        const int64_t last = p->sw - 1; /* a tap there would read past the row (3 channels) */
+        for (; x < dw; x++) {
+            const int32_t *ix = xi + 4 * x;
+            if (cn == 3 && (ix[0] >= last || ix[1] >= last || ix[2] >= last || ix[3] >= last)) {
+                hint_u8(row, h + x * cn, ix, p->xci + 4 * x, 1, 3, 4);
+                continue;
+            }
+            int32_t v[4], cc[2];
+            for (int k = 0; k < 4; k++)
+                memcpy(&v[k], row + (int64_t)ix[k] * cn, 4);
+            memcpy(cc, c16 + 4 * x, 8);
+            const __m128i a = _mm_unpacklo_epi8(
+                _mm_unpacklo_epi8(_mm_cvtsi32_si128(v[0]), _mm_cvtsi32_si128(v[1])), z);
+            const __m128i b = _mm_unpacklo_epi8(
+                _mm_unpacklo_epi8(_mm_cvtsi32_si128(v[2]), _mm_cvtsi32_si128(v[3])), z);
+            const __m128i r = _mm_add_epi32(_mm_madd_epi16(a, _mm_set1_epi32(cc[0])),
+                                            _mm_madd_epi16(b, _mm_set1_epi32(cc[1])));
+            _mm_storeu_si128((__m128i *)(h + x * cn), r);
+        }
+    }
+#endif
+    if (x < dw) {
+        if (cn == 1)
+            hint_u8(row, h + x, xi + 4 * x, p->xci + 4 * x, dw - x, 1, 4);
+        else if (cn == 3)
+            hint_u8(row, h + x * 3, xi + 4 * x, p->xci + 4 * x, dw - x, 3, 4);
+        else
+            hint_u8(row, h + x * 4, xi + 4 * x, p->xci + 4 * x, dw - x, 4, 4);
+    }
+}
+
 /* Horizontal float sums of one u8 source row (gip__rs_hfloat's, in its order for each channel),
  * taps per column from xn or kx each. */
 RS_INLINE void hflt_u8(const uint8_t *restrict row, float *restrict h, const int32_t *restrict xi,
@@ -851,6 +919,16 @@ static int sep_rows(const resize_job *j, int64_t y0, int64_t y1)
         for (int64_t x = 0; x < p->dw; x++)
             ct[x] = (int32_t)((uint32_t)p->xci[2 * x + 1] << 16 | (uint16_t)p->xci[2 * x]);
     }
+    int16_t *c16 = NULL; /* u8 cubic: the column coefficients as int16 */
+    if (i32 && p->kx == 4) {
+        if (!(c16 = malloc(sizeof(int16_t) * 4 * (size_t)p->dw))) {
+            free(ct);
+            free(buf);
+            return 0;
+        }
+        for (int64_t i = 0; i < 4 * p->dw; i++)
+            c16[i] = (int16_t)p->xci[i];
+    }
     const uint8_t *src = j->src->data;
     const int64_t ss = j->src->stride;
     for (int64_t y = y0; y < y1; y++) {
@@ -868,6 +946,8 @@ static int sep_rows(const resize_job *j, int64_t y0, int64_t y1)
                 hflt_row(p, row, h);
             else if (s16)
                 hlin8_s16_row(p, row, h, ct);
+            else if (c16)
+                hcubic8_row(p, row, h, c16);
             else if (i32)
                 hint_u8_row(p, row, h);
             else {
@@ -895,6 +975,7 @@ static int sep_rows(const resize_job *j, int64_t y0, int64_t y1)
             }
         }
     }
+    free(c16);
     free(ct);
     free(buf);
     return 1;
