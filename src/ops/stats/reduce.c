@@ -48,9 +48,18 @@ void gip__red_combine(gip__red *a, const gip__red *b, int32_t channels)
 
 #define ROWS_PER_BLOCK 16
 
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#include <immintrin.h>
+#define RED_X86 1
+#endif
+
 typedef struct red_job {
     const gip_image *a, *b, *mask;
     uint32_t want;
+    int avx2;      /* the flat loops' AVX2 build */
+    int saturate;  /* extremes only: a block stops once every channel reaches lo and hi */
+    double lo, hi; /* the dtype's range */
+    int64_t stop;  /* the first block that saturated (atomic), INT64_MAX while none */
     gip__red *parts;
 } red_job;
 
@@ -184,12 +193,388 @@ EXT_ROW(ext_u16, uint16_t, int32_t, INT32_MIN, INT32_MAX)
 EXT_ROW(ext_s16, int16_t, int32_t, INT32_MIN, INT32_MAX)
 EXT_ROW(ext_f32, float, float, -INFINITY, INFINITY)
 
-static void red_rows(const red_job *j, int64_t y0, int64_t y1, gip__red *r)
+/* ---- one-channel rows without a mask: flat loops, one quantity at a time ---------------- */
+
+/* Integer sums go in 32-bit lanes over spans of FLAT_SPAN elements (|v| <= 65535, so a span's
+ * sum, sum of magnitudes and count fit; squares of u8 fit too, the others' go to 64 bits), then
+ * into int64. f32 sums go into 8 double lanes per row (element x in lane x % 8), added in a fixed
+ * tree at the row's end: the order depends on the row only, never on the thread count. */
+#define FLAT_SPAN 16384
+
+#define FLAT_INT(NAME, ATTR, T, QACC)                                                              \
+    ATTR static void NAME(const T *pa, const T *pb, int64_t n, uint32_t want, gip__red_ch *ch)     \
+    {                                                                                              \
+        for (int64_t x0 = 0; x0 < n; x0 += FLAT_SPAN) {                                            \
+            const int64_t m = n - x0 < FLAT_SPAN ? n - x0 : FLAT_SPAN;                             \
+            const T *a = pa + x0, *b = pb ? pb + x0 : NULL;                                        \
+            if (want & GIP__RED_SUM) {                                                             \
+                int32_t s = 0;                                                                     \
+                if (b)                                                                             \
+                    for (int64_t x = 0; x < m; x++)                                                \
+                        s += (int32_t)a[x] - (int32_t)b[x];                                        \
+                else                                                                               \
+                    for (int64_t x = 0; x < m; x++)                                                \
+                        s += (int32_t)a[x];                                                        \
+                ch->is += s;                                                                       \
+            }                                                                                      \
+            if (want & GIP__RED_SQ) {                                                              \
+                QACC q = 0;                                                                        \
+                if (b)                                                                             \
+                    for (int64_t x = 0; x < m; x++) {                                              \
+                        int32_t v = (int32_t)a[x] - (int32_t)b[x];                                 \
+                        uint32_t u = (uint32_t)(v < 0 ? -v : v);                                   \
+                        q += (QACC)(u * u);                                                        \
+                    }                                                                              \
+                else                                                                               \
+                    for (int64_t x = 0; x < m; x++) {                                              \
+                        int32_t v = (int32_t)a[x];                                                 \
+                        uint32_t u = (uint32_t)(v < 0 ? -v : v);                                   \
+                        q += (QACC)(u * u);                                                        \
+                    }                                                                              \
+                ch->iq += (int64_t)q;                                                              \
+            }                                                                                      \
+            if (want & GIP__RED_ABS) {                                                             \
+                uint32_t s = 0;                                                                    \
+                if (b)                                                                             \
+                    for (int64_t x = 0; x < m; x++) {                                              \
+                        int32_t v = (int32_t)a[x] - (int32_t)b[x];                                 \
+                        s += (uint32_t)(v < 0 ? -v : v);                                           \
+                    }                                                                              \
+                else                                                                               \
+                    for (int64_t x = 0; x < m; x++) {                                              \
+                        int32_t v = (int32_t)a[x];                                                 \
+                        s += (uint32_t)(v < 0 ? -v : v);                                           \
+                    }                                                                              \
+                ch->ia += s;                                                                       \
+            }                                                                                      \
+            if (want & GIP__RED_NZ) {                                                              \
+                int32_t s = 0;                                                                     \
+                if (b)                                                                             \
+                    for (int64_t x = 0; x < m; x++)                                                \
+                        s += a[x] != b[x];                                                         \
+                else                                                                               \
+                    for (int64_t x = 0; x < m; x++)                                                \
+                        s += a[x] != 0;                                                            \
+                ch->nz += s;                                                                       \
+            }                                                                                      \
+        }                                                                                          \
+    }
+
+#define LANES8_SUM(acc)                                                                            \
+    (((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7])))
+
+/* The f32 value of element x: a[x], or a[x] - b[x] rounded to float as the CUDA kernel does. */
+#define FLAT_F32_LOOP(ACC, EXPR)                                                                   \
+    do {                                                                                           \
+        double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};                                                  \
+        int64_t x = 0;                                                                             \
+        if (b)                                                                                     \
+            for (; x + 8 <= n; x += 8)                                                             \
+                for (int l = 0; l < 8; l++) {                                                      \
+                    double v = (double)(float)(a[x + l] - b[x + l]);                               \
+                    acc[l] += EXPR;                                                                \
+                }                                                                                  \
+        else                                                                                       \
+            for (; x + 8 <= n; x += 8)                                                             \
+                for (int l = 0; l < 8; l++) {                                                      \
+                    double v = (double)a[x + l];                                                   \
+                    acc[l] += EXPR;                                                                \
+                }                                                                                  \
+        for (int l = 0; x < n; x++, l++) {                                                         \
+            double v = (double)(b ? (float)(a[x] - b[x]) : a[x]);                                  \
+            acc[l] += EXPR;                                                                        \
+        }                                                                                          \
+        ACC += LANES8_SUM(acc);                                                                    \
+    } while (0)
+
+#define FLAT_F32(NAME, ATTR)                                                                       \
+    ATTR static void NAME(const float *a, const float *b, int64_t n, uint32_t want,                \
+                          gip__red_ch *ch)                                                         \
+    {                                                                                              \
+        if (want & GIP__RED_SUM)                                                                   \
+            FLAT_F32_LOOP(ch->fs, v);                                                              \
+        if (want & GIP__RED_SQ)                                                                    \
+            FLAT_F32_LOOP(ch->fq, v *v);                                                           \
+        if (want & GIP__RED_ABS)                                                                   \
+            FLAT_F32_LOOP(ch->fa, fabs(v));                                                        \
+        if (want & GIP__RED_NZ) {                                                                  \
+            int64_t s = 0;                                                                         \
+            if (b)                                                                                 \
+                for (int64_t x = 0; x < n; x++)                                                    \
+                    s += (float)(a[x] - b[x]) != 0.0f;                                             \
+            else                                                                                   \
+                for (int64_t x = 0; x < n; x++)                                                    \
+                    s += a[x] != 0.0f;                                                             \
+            ch->nz += s;                                                                           \
+        }                                                                                          \
+    }
+
+/* The row's extremes in the element type (V for differences), then their first positions only
+ * where they improve on the earlier rows'. NaNs are skipped: v < mn is false for them. */
+/* The extremes of a row in L lanes (element x in lane x % L), folded at the end: the compiler
+ * vectorises the lanes where it will not reorder a plain float min/max reduction. */
+#define ROW_MINMAX(U, L, LO, HI, GET, OUT_MN, OUT_MX)                                              \
+    do {                                                                                           \
+        U lo[L], hi[L];                                                                            \
+        for (int l = 0; l < L; l++)                                                                \
+            lo[l] = HI, hi[l] = LO;                                                                \
+        int64_t x = 0;                                                                             \
+        for (; x + L <= n; x += L)                                                                 \
+            for (int l = 0; l < L; l++) {                                                          \
+                U v = GET(x + l);                                                                  \
+                lo[l] = v < lo[l] ? v : lo[l];                                                     \
+                hi[l] = v > hi[l] ? v : hi[l];                                                     \
+            }                                                                                      \
+        for (; x < n; x++) {                                                                       \
+            U v = GET(x);                                                                          \
+            lo[0] = v < lo[0] ? v : lo[0];                                                         \
+            hi[0] = v > hi[0] ? v : hi[0];                                                         \
+        }                                                                                          \
+        for (int l = 1; l < L; l++) {                                                              \
+            lo[0] = lo[l] < lo[0] ? lo[l] : lo[0];                                                 \
+            hi[0] = hi[l] > hi[0] ? hi[l] : hi[0];                                                 \
+        }                                                                                          \
+        OUT_MN = (vt)lo[0], OUT_MX = (vt)hi[0];                                                    \
+    } while (0)
+
+#define GET_DIFF(x) ((vt)((vt)a[x] - (vt)b[x]))
+#define GET_A(x) (a[x])
+
+/* Integer extremes: plain loops, which the compiler vectorises. */
+#define MM_PLAIN(T, V, TLO, THI, VLO, VHI, MN, MX)                                                 \
+    do {                                                                                           \
+        if (b)                                                                                     \
+            ROW_MINMAX(V, 1, VLO, VHI, GET_DIFF, MN, MX);                                          \
+        else                                                                                       \
+            ROW_MINMAX(T, 1, TLO, THI, GET_A, MN, MX);                                             \
+    } while (0)
+
+/* f32 extremes in vectors of W floats, four of each at a time (min_ps(v, lo) is v < lo ? v : lo,
+ * which skips NaNs as the scalar rule does); the differences are the same float subtraction. */
+#define MM_F32_VEC(VT, W, P, MN, MX)                                                               \
+    do {                                                                                           \
+        VT lo[4], hi[4];                                                                           \
+        for (int l = 0; l < 4; l++)                                                                \
+            lo[l] = P##_set1_ps(INFINITY), hi[l] = P##_set1_ps(-INFINITY);                         \
+        int64_t x = 0;                                                                             \
+        if (b)                                                                                     \
+            for (; x + 4 * W <= n; x += 4 * W)                                                     \
+                for (int l = 0; l < 4; l++) {                                                      \
+                    VT v = P##_sub_ps(P##_loadu_ps(a + x + l * W), P##_loadu_ps(b + x + l * W));   \
+                    lo[l] = P##_min_ps(v, lo[l]);                                                  \
+                    hi[l] = P##_max_ps(v, hi[l]);                                                  \
+                }                                                                                  \
+        else                                                                                       \
+            for (; x + 4 * W <= n; x += 4 * W)                                                     \
+                for (int l = 0; l < 4; l++) {                                                      \
+                    VT v = P##_loadu_ps(a + x + l * W);                                            \
+                    lo[l] = P##_min_ps(v, lo[l]);                                                  \
+                    hi[l] = P##_max_ps(v, hi[l]);                                                  \
+                }                                                                                  \
+        float tl[4 * W], th[4 * W];                                                                \
+        for (int l = 0; l < 4; l++)                                                                \
+            P##_storeu_ps(tl + l * W, lo[l]), P##_storeu_ps(th + l * W, hi[l]);                    \
+        float fl = INFINITY, fh = -INFINITY;                                                       \
+        for (int l = 0; l < 4 * W; l++) {                                                          \
+            fl = tl[l] < fl ? tl[l] : fl;                                                          \
+            fh = th[l] > fh ? th[l] : fh;                                                          \
+        }                                                                                          \
+        for (; x < n; x++) {                                                                       \
+            float v = b ? a[x] - b[x] : a[x];                                                      \
+            fl = v < fl ? v : fl;                                                                  \
+            fh = v > fh ? v : fh;                                                                  \
+        }                                                                                          \
+        MN = fl, MX = fh;                                                                          \
+    } while (0)
+#define MM_F32_SSE(T, V, TLO, THI, VLO, VHI, MN, MX) MM_F32_VEC(__m128, 4, _mm, MN, MX)
+#define MM_F32_AVX(T, V, TLO, THI, VLO, VHI, MN, MX) MM_F32_VEC(__m256, 8, _mm256, MN, MX)
+
+/* The extremes of a row (as doubles, exact for every dtype); 0 where it holds nothing but NaNs. */
+#define FLAT_EXT(NAME, ATTR, T, V, MINMAX, TLO, THI, VLO, VHI)                                     \
+    ATTR static int NAME(const T *a, const T *b, int64_t n, double *omn, double *omx)              \
+    {                                                                                              \
+        typedef V vt __attribute__((unused));                                                      \
+        V mn, mx;                                                                                  \
+        MINMAX(T, V, TLO, THI, VLO, VHI, mn, mx);                                                  \
+        if (!(mn <= mx))                                                                           \
+            return 0;                                                                              \
+        *omn = (double)mn, *omx = (double)mx;                                                      \
+        return 1;                                                                                  \
+    }
+
+/* The first position in a row of a value equal to val, and that value (-0 or +0: the first). */
+#define FLAT_LOC(NAME, T, V)                                                                       \
+    static int64_t NAME(const T *a, const T *b, int64_t n, double val, double *got)                \
+    {                                                                                              \
+        for (int64_t x = 0; x < n; x++) {                                                          \
+            V v = b ? (V)((V)a[x] - (V)b[x]) : (V)a[x];                                            \
+            if ((double)v == val) {                                                                \
+                *got = (double)v;                                                                  \
+                return x;                                                                          \
+            }                                                                                      \
+        }                                                                                          \
+        return -1;                                                                                 \
+    }
+FLAT_LOC(loc_u8, uint8_t, int32_t)
+FLAT_LOC(loc_u16, uint16_t, int32_t)
+FLAT_LOC(loc_s16, int16_t, int32_t)
+FLAT_LOC(loc_f32, float, float)
+
+#define FLAT_ALL(SFX, ATTR, F32MM)                                                                 \
+    FLAT_INT(flat_u8##SFX, ATTR, uint8_t, uint32_t)                                                \
+    FLAT_INT(flat_u16##SFX, ATTR, uint16_t, uint64_t)                                              \
+    FLAT_INT(flat_s16##SFX, ATTR, int16_t, uint64_t)                                               \
+    FLAT_F32(flat_f32##SFX, ATTR)                                                                  \
+    FLAT_EXT(fext_u8##SFX, ATTR, uint8_t, int32_t, MM_PLAIN, 0, UINT8_MAX, INT32_MIN, INT32_MAX)   \
+    FLAT_EXT(fext_u16##SFX, ATTR, uint16_t, int32_t, MM_PLAIN, 0, UINT16_MAX, INT32_MIN,           \
+             INT32_MAX)                                                                            \
+    FLAT_EXT(fext_s16##SFX, ATTR, int16_t, int32_t, MM_PLAIN, INT16_MIN, INT16_MAX, INT32_MIN,     \
+             INT32_MAX)                                                                            \
+    FLAT_EXT(fext_f32##SFX, ATTR, float, float, F32MM, -INFINITY, INFINITY, -INFINITY, INFINITY)
+
+#ifdef RED_X86
+FLAT_ALL(, , MM_F32_SSE)
+/* AVX2 without FMA: the f32 squares round before they are added, as in the plain build. */
+FLAT_ALL(_avx2, __attribute__((target("avx2"))), MM_F32_AVX)
+#else
+#define MM_F32_ROW(T, V, TLO, THI, VLO, VHI, MN, MX)                                               \
+    do {                                                                                           \
+        if (b)                                                                                     \
+            ROW_MINMAX(V, 16, VLO, VHI, GET_DIFF, MN, MX);                                         \
+        else                                                                                       \
+            ROW_MINMAX(T, 16, TLO, THI, GET_A, MN, MX);                                            \
+    } while (0)
+FLAT_ALL(, , MM_F32_ROW)
+#endif
+
+/* The extremes of a one-channel unmasked run of rows: each row's smallest and largest value,
+ * the first row that holds the run's, and their positions, looked for in that row only. */
+typedef struct flat_pending {
+    double mn, mx;
+    int64_t ymn, ymx;
+} flat_pending;
+
+/* One unmasked one-channel row through the flat loops: its sums into ch, its extremes into p. */
+static void flat_row(const red_job *j, const void *ra, const void *rb, int64_t w, int64_t y,
+                     gip__red_ch *ch, flat_pending *p)
+{
+    const uint32_t sums = j->want & ~GIP__RED_EXTREMES;
+    const bool ext = (j->want & GIP__RED_EXTREMES) != 0;
+    double mn = 0, mx = 0;
+    int got = 0;
+#define FLAT_CALL(SFX)                                                                             \
+    switch (j->a->dtype) {                                                                         \
+    case GIP_U8:                                                                                   \
+        if (sums)                                                                                  \
+            flat_u8##SFX(ra, rb, w, sums, ch);                                                     \
+        if (ext)                                                                                   \
+            got = fext_u8##SFX(ra, rb, w, &mn, &mx);                                               \
+        break;                                                                                     \
+    case GIP_U16:                                                                                  \
+        if (sums)                                                                                  \
+            flat_u16##SFX(ra, rb, w, sums, ch);                                                    \
+        if (ext)                                                                                   \
+            got = fext_u16##SFX(ra, rb, w, &mn, &mx);                                              \
+        break;                                                                                     \
+    case GIP_S16:                                                                                  \
+        if (sums)                                                                                  \
+            flat_s16##SFX(ra, rb, w, sums, ch);                                                    \
+        if (ext)                                                                                   \
+            got = fext_s16##SFX(ra, rb, w, &mn, &mx);                                              \
+        break;                                                                                     \
+    default:                                                                                       \
+        if (sums)                                                                                  \
+            flat_f32##SFX(ra, rb, w, sums, ch);                                                    \
+        if (ext)                                                                                   \
+            got = fext_f32##SFX(ra, rb, w, &mn, &mx);                                              \
+    }
+#ifdef RED_X86
+    if (j->avx2) {
+        FLAT_CALL(_avx2)
+    } else
+#endif
+    {
+        FLAT_CALL()
+    }
+#undef FLAT_CALL
+    if (got) {
+        if (p->ymn < 0 || mn < p->mn)
+            p->mn = mn, p->ymn = y;
+        if (p->ymx < 0 || mx > p->mx)
+            p->mx = mx, p->ymx = y;
+    }
+}
+
+/* Folds the run's extremes into ch (which holds only earlier rows'): positions where they
+ * improve on it. */
+static void flat_resolve(const red_job *j, const flat_pending *p, gip__red_ch *ch)
+{
+    const gip_image *a = j->a, *b = j->b;
+    const int64_t w = a->width;
+    for (int e = 0; e < 2; e++) {
+        const int64_t y = e ? p->ymx : p->ymn;
+        const double val = e ? p->mx : p->mn;
+        if (y < 0 || (e ? (ch->imx >= 0 && !(val > ch->mx)) : (ch->imn >= 0 && !(val < ch->mn))))
+            continue;
+        const void *ra = (const unsigned char *)a->data + y * a->stride;
+        const void *rb = b ? (const unsigned char *)b->data + y * b->stride : NULL;
+        double v = val;
+        int64_t x;
+        switch (a->dtype) {
+        case GIP_U8:
+            x = loc_u8(ra, rb, w, val, &v);
+            break;
+        case GIP_U16:
+            x = loc_u16(ra, rb, w, val, &v);
+            break;
+        case GIP_S16:
+            x = loc_s16(ra, rb, w, val, &v);
+            break;
+        default:
+            x = loc_f32(ra, rb, w, val, &v);
+        }
+        if (e)
+            ch->mx = v, ch->imx = y * w + x;
+        else
+            ch->mn = v, ch->imn = y * w + x;
+    }
+}
+
+/* Whether every channel of r holds the dtype's lowest and highest value: no later pixel can
+ * replace its extremes or their positions. */
+static bool saturated(const red_job *j, const gip__red *r)
+{
+    for (int32_t c = 0; c < j->a->channels; c++)
+        if (r->ch[c].imn < 0 || r->ch[c].mn != j->lo || r->ch[c].mx != j->hi)
+            return false;
+    return true;
+}
+
+/* Rows y0 to y1 of block k into r. With j->saturate (extremes only), stops after the row where
+ * every channel reaches the dtype's range, or once an earlier block has (the later rows cannot
+ * change the result). */
+static void red_rows(red_job *j, int64_t k, int64_t y0, int64_t y1, gip__red *r)
 {
     const gip_image *a = j->a, *b = j->b, *m = j->mask;
     const int32_t cn = a->channels;
     const int64_t w = a->width;
+    if (!m && cn == 1) {
+        flat_pending p = {0, 0, -1, -1};
+        for (int64_t y = y0; y < y1; y++) {
+            const void *ra = (const unsigned char *)a->data + y * a->stride;
+            const void *rb = b ? (const unsigned char *)b->data + y * b->stride : NULL;
+            r->count += w;
+            flat_row(j, ra, rb, w, y, &r->ch[0], &p);
+            if (j->saturate && ((p.ymn >= 0 && p.mn == j->lo && p.mx == j->hi) ||
+                                k > __atomic_load_n(&j->stop, __ATOMIC_RELAXED)))
+                break;
+        }
+        flat_resolve(j, &p, &r->ch[0]);
+        return;
+    }
     for (int64_t y = y0; y < y1; y++) {
+        if (j->saturate && (saturated(j, r) || k > __atomic_load_n(&j->stop, __ATOMIC_RELAXED)))
+            break;
         const void *ra = (const unsigned char *)a->data + y * a->stride;
         const void *rb = b ? (const unsigned char *)b->data + y * b->stride : NULL;
         const unsigned char *rm = m ? (const unsigned char *)m->data + y * m->stride : NULL;
@@ -248,12 +633,20 @@ static void red_rows(const red_job *j, int64_t y0, int64_t y1, gip__red *r)
 
 static void red_blocks(void *arg, int64_t b0, int64_t b1)
 {
-    const red_job *j = arg;
+    red_job *j = arg;
     for (int64_t k = b0; k < b1; k++) {
         gip__red *r = &j->parts[k];
         gip__red_init(r);
+        if (j->saturate && k > __atomic_load_n(&j->stop, __ATOMIC_RELAXED))
+            continue;
         int64_t y0 = k * ROWS_PER_BLOCK, y1 = y0 + ROWS_PER_BLOCK;
-        red_rows(j, y0, y1 < j->a->height ? y1 : j->a->height, r);
+        red_rows(j, k, y0, y1 < j->a->height ? y1 : j->a->height, r);
+        if (j->saturate && saturated(j, r)) {
+            int64_t cur = __atomic_load_n(&j->stop, __ATOMIC_RELAXED);
+            while (k < cur && !__atomic_compare_exchange_n(&j->stop, &cur, k, false,
+                                                           __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+                ;
+        }
     }
 }
 
@@ -261,8 +654,25 @@ gip_status gip__reduce_cpu(gip_context *ctx, const gip_image *a, const gip_image
                            const gip_image *mask, uint32_t want, gip__red *r)
 {
     int64_t nb = (a->height + ROWS_PER_BLOCK - 1) / ROWS_PER_BLOCK;
-    red_job j = {
-        .a = a, .b = b, .mask = mask, .want = want, .parts = malloc((size_t)nb * sizeof(gip__red))};
+    red_job j = {.a = a,
+                 .b = b,
+                 .mask = mask,
+                 .want = want,
+                 .stop = INT64_MAX,
+                 .parts = malloc((size_t)nb * sizeof(gip__red))};
+#ifdef RED_X86
+    j.avx2 = __builtin_cpu_supports("avx2");
+#endif
+    if (want == GIP__RED_EXTREMES && !b) {
+        j.saturate = 1;
+        j.lo = a->dtype == GIP_U8 || a->dtype == GIP_U16 ? 0.0
+               : a->dtype == GIP_S16                     ? (double)INT16_MIN
+                                                         : -HUGE_VAL;
+        j.hi = a->dtype == GIP_U8    ? (double)UINT8_MAX
+               : a->dtype == GIP_U16 ? (double)UINT16_MAX
+               : a->dtype == GIP_S16 ? (double)INT16_MAX
+                                     : HUGE_VAL;
+    }
     if (!j.parts)
         return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "reduction: out of host memory");
     gip__parallel_for(ctx, nb, 1, red_blocks, &j);
@@ -415,7 +825,7 @@ gip_status gip_mean_std_dev(gip_context *ctx, const gip_image *src, const gip_im
     if (st || (st = need(ctx, op, stddev, "stddev")))
         return st;
     gip__red r;
-    if ((st = reduce(ctx, op, src, NULL, mask, false, GIP__RED_SUMS, &r)))
+    if ((st = reduce(ctx, op, src, NULL, mask, false, GIP__RED_SUM | GIP__RED_SQ, &r)))
         return st;
     const double scale = r.count ? 1.0 / (double)r.count : 0.0;
     for (int c = 0; c < 4; c++) {
@@ -438,7 +848,7 @@ gip_status gip_mean(gip_context *ctx, const gip_image *src, const gip_image *mas
     if (st)
         return st;
     gip__red r;
-    if ((st = reduce(ctx, op, src, NULL, mask, false, GIP__RED_SUMS, &r)))
+    if ((st = reduce(ctx, op, src, NULL, mask, false, GIP__RED_SUM, &r)))
         return st;
     const double scale = r.count ? 1.0 / (double)r.count : 0.0; /* OpenCV's rounding */
     for (int c = 0; c < 4; c++)
@@ -453,7 +863,7 @@ gip_status gip_sum(gip_context *ctx, const gip_image *src, double sum[4])
     if (st)
         return st;
     gip__red r;
-    if ((st = reduce(ctx, op, src, NULL, NULL, false, GIP__RED_SUMS, &r)))
+    if ((st = reduce(ctx, op, src, NULL, NULL, false, GIP__RED_SUM, &r)))
         return st;
     for (int c = 0; c < 4; c++)
         sum[c] = c < src->channels ? ch_sum(src, &r.ch[c]) : 0.0;
@@ -467,7 +877,7 @@ gip_status gip_count_non_zero(gip_context *ctx, const gip_image *src, int64_t *c
     if (st)
         return st;
     gip__red r;
-    if ((st = reduce(ctx, op, src, NULL, NULL, true, GIP__RED_SUMS, &r)))
+    if ((st = reduce(ctx, op, src, NULL, NULL, true, GIP__RED_NZ, &r)))
         return st;
     *count = r.ch[0].nz;
     return GIP_OK;
@@ -509,7 +919,9 @@ gip_status gip_norm(gip_context *ctx, const gip_image *src1, const gip_image *sr
     if (relative && !src2)
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
                           "%s: NORM_RELATIVE needs src2 (the norm is divided by src2's)", op);
-    const uint32_t want = type == GIP_NORM_INF ? GIP__RED_EXTREMES : GIP__RED_SUMS;
+    const uint32_t want = type == GIP_NORM_INF  ? GIP__RED_EXTREMES
+                          : type == GIP_NORM_L1 ? GIP__RED_ABS
+                                                : GIP__RED_SQ;
     gip__red r;
     if ((st = reduce(ctx, op, src1, src2, mask, false, want, &r)))
         return st;
@@ -537,7 +949,7 @@ gip_status gip_psnr(gip_context *ctx, const gip_image *src1, const gip_image *sr
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
                           "%s: R must be a positive finite number (0 means 255), got %g", op, r);
     gip__red red;
-    if ((st = reduce(ctx, op, src1, src2, NULL, false, GIP__RED_SUMS, &red)))
+    if ((st = reduce(ctx, op, src1, src2, NULL, false, GIP__RED_SQ, &red)))
         return st;
     double sq = 0.0;
     for (int32_t c = 0; c < src1->channels; c++)
