@@ -56,7 +56,7 @@ void gip__red_combine(gip__red *a, const gip__red *b, int32_t channels)
 typedef struct red_job {
     const gip_image *a, *b, *mask;
     uint32_t want;
-    int avx2;      /* the flat loops' AVX2 build */
+    int avx2;      /* the flat loops' build: 0 plain, 1 AVX2, 2 AVX-512 */
     int saturate;  /* extremes only: a block stops once every channel reaches lo and hi */
     double lo, hi; /* the dtype's range */
     int64_t stop;  /* the first block that saturated (atomic), INT64_MAX while none */
@@ -388,6 +388,7 @@ EXT_ROW(ext_f32, float, float, -INFINITY, INFINITY)
     } while (0)
 #define MM_F32_SSE(T, V, TLO, THI, VLO, VHI, MN, MX) MM_F32_VEC(__m128, 4, _mm, MN, MX)
 #define MM_F32_AVX(T, V, TLO, THI, VLO, VHI, MN, MX) MM_F32_VEC(__m256, 8, _mm256, MN, MX)
+#define MM_F32_AVX512(T, V, TLO, THI, VLO, VHI, MN, MX) MM_F32_VEC(__m512, 16, _mm512, MN, MX)
 
 /* The extremes of a row (as doubles, exact for every dtype); 0 where it holds nothing but NaNs. */
 #define FLAT_EXT(NAME, ATTR, T, V, MINMAX, TLO, THI, VLO, VHI)                                     \
@@ -402,23 +403,39 @@ EXT_ROW(ext_f32, float, float, -INFINITY, INFINITY)
         return 1;                                                                                  \
     }
 
-/* The first position in a row of a value equal to val, and that value (-0 or +0: the first). */
+/* The first position in a row of a value equal to val (a value of the row's), and that value
+ * (-0 or +0: the first). Compared in the element type; u8 rows through memchr. */
 #define FLAT_LOC(NAME, T, V)                                                                       \
     static int64_t NAME(const T *a, const T *b, int64_t n, double val, double *got)                \
     {                                                                                              \
-        for (int64_t x = 0; x < n; x++) {                                                          \
-            V v = b ? (V)((V)a[x] - (V)b[x]) : (V)a[x];                                            \
-            if ((double)v == val) {                                                                \
-                *got = (double)v;                                                                  \
-                return x;                                                                          \
-            }                                                                                      \
+        const V t = (V)val;                                                                        \
+        int64_t x = 0;                                                                             \
+        if (b) {                                                                                   \
+            while (x < n && (V)((V)a[x] - (V)b[x]) != t)                                           \
+                x++;                                                                               \
+            if (x < n)                                                                             \
+                *got = (double)(V)((V)a[x] - (V)b[x]);                                             \
+        } else {                                                                                   \
+            while (x < n && (V)a[x] != t)                                                          \
+                x++;                                                                               \
+            if (x < n)                                                                             \
+                *got = (double)a[x];                                                               \
         }                                                                                          \
-        return -1;                                                                                 \
+        return x < n ? x : -1;                                                                     \
     }
-FLAT_LOC(loc_u8, uint8_t, int32_t)
+FLAT_LOC(loc_u8_diff, uint8_t, int32_t)
 FLAT_LOC(loc_u16, uint16_t, int32_t)
 FLAT_LOC(loc_s16, int16_t, int32_t)
 FLAT_LOC(loc_f32, float, float)
+
+static int64_t loc_u8(const uint8_t *a, const uint8_t *b, int64_t n, double val, double *got)
+{
+    if (b)
+        return loc_u8_diff(a, b, n, val, got);
+    const uint8_t *p = memchr(a, (int)val, (size_t)n);
+    *got = val;
+    return p ? p - a : -1;
+}
 
 #define FLAT_ALL(SFX, ATTR, F32MM)                                                                 \
     FLAT_INT(flat_u8##SFX, ATTR, uint8_t, uint32_t)                                                \
@@ -436,6 +453,7 @@ FLAT_LOC(loc_f32, float, float)
 FLAT_ALL(, , MM_F32_SSE)
 /* AVX2 without FMA: the f32 squares round before they are added, as in the plain build. */
 FLAT_ALL(_avx2, __attribute__((target("avx2"))), MM_F32_AVX)
+FLAT_ALL(_avx512, __attribute__((target("avx2,avx512f,avx512bw,avx512vl"))), MM_F32_AVX512)
 #else
 #define MM_F32_ROW(T, V, TLO, THI, VLO, VHI, MN, MX)                                               \
     do {                                                                                           \
@@ -445,6 +463,88 @@ FLAT_ALL(_avx2, __attribute__((target("avx2"))), MM_F32_AVX)
             ROW_MINMAX(T, 16, TLO, THI, GET_A, MN, MX);                                            \
     } while (0)
 FLAT_ALL(, , MM_F32_ROW)
+#endif
+
+#ifdef RED_X86
+/* u8 sums with AVX2: sums and sums of magnitudes through SAD against zero (or the other row),
+ * squares through 16-bit multiply-adds into 32-bit lanes (at most FLAT_SPAN elements per lane
+ * set, so they cannot overflow), non-zeros by counting equal bytes. Exact, as the plain loops. */
+__attribute__((target("avx2,popcnt"))) static void
+u8_sums_avx2(const uint8_t *a, const uint8_t *b, int64_t n, uint32_t want, gip__red_ch *ch)
+{
+    const int64_t nv = n & ~(int64_t)31;
+    const __m256i z = _mm256_setzero_si256();
+    if (want & (GIP__RED_SUM | (b ? 0 : GIP__RED_ABS))) {
+        __m256i sa = z, sb = z;
+        for (int64_t x = 0; x < nv; x += 32) {
+            sa = _mm256_add_epi64(sa,
+                                  _mm256_sad_epu8(_mm256_loadu_si256((const __m256i *)(a + x)), z));
+            if (b)
+                sb = _mm256_add_epi64(
+                    sb, _mm256_sad_epu8(_mm256_loadu_si256((const __m256i *)(b + x)), z));
+        }
+        int64_t t[4], u[4];
+        _mm256_storeu_si256((__m256i *)t, sa);
+        _mm256_storeu_si256((__m256i *)u, sb);
+        int64_t s = (t[0] + t[1]) + (t[2] + t[3]) - ((u[0] + u[1]) + (u[2] + u[3]));
+        for (int64_t x = nv; x < n; x++)
+            s += (int64_t)a[x] - (b ? (int64_t)b[x] : 0);
+        if (want & GIP__RED_SUM)
+            ch->is += s;
+        if (!b && (want & GIP__RED_ABS))
+            ch->ia += s;
+    }
+    if (b && (want & GIP__RED_ABS)) {
+        __m256i sa = z;
+        for (int64_t x = 0; x < nv; x += 32)
+            sa =
+                _mm256_add_epi64(sa, _mm256_sad_epu8(_mm256_loadu_si256((const __m256i *)(a + x)),
+                                                     _mm256_loadu_si256((const __m256i *)(b + x))));
+        int64_t t[4];
+        _mm256_storeu_si256((__m256i *)t, sa);
+        int64_t s = (t[0] + t[1]) + (t[2] + t[3]);
+        for (int64_t x = nv; x < n; x++)
+            s += a[x] > b[x] ? a[x] - b[x] : b[x] - a[x];
+        ch->ia += s;
+    }
+    if (want & GIP__RED_SQ) {
+        int64_t s = 0;
+        for (int64_t x0 = 0; x0 < nv; x0 += FLAT_SPAN) {
+            const int64_t x1 = nv - x0 < FLAT_SPAN ? nv : x0 + FLAT_SPAN;
+            __m256i q = z;
+            for (int64_t x = x0; x < x1; x += 32) {
+                __m256i v = _mm256_loadu_si256((const __m256i *)(a + x));
+                if (b) {
+                    __m256i u = _mm256_loadu_si256((const __m256i *)(b + x));
+                    v = _mm256_or_si256(_mm256_subs_epu8(v, u), _mm256_subs_epu8(u, v));
+                }
+                __m256i lo = _mm256_unpacklo_epi8(v, z), hi = _mm256_unpackhi_epi8(v, z);
+                q = _mm256_add_epi32(
+                    q, _mm256_add_epi32(_mm256_madd_epi16(lo, lo), _mm256_madd_epi16(hi, hi)));
+            }
+            uint32_t t[8];
+            _mm256_storeu_si256((__m256i *)t, q);
+            for (int l = 0; l < 8; l++)
+                s += t[l];
+        }
+        for (int64_t x = nv; x < n; x++) {
+            int32_t d = (int32_t)a[x] - (b ? (int32_t)b[x] : 0);
+            s += d * d;
+        }
+        ch->iq += s;
+    }
+    if (want & GIP__RED_NZ) {
+        int64_t eq = 0;
+        for (int64_t x = 0; x < nv; x += 32) {
+            __m256i v = _mm256_loadu_si256((const __m256i *)(a + x));
+            __m256i u = b ? _mm256_loadu_si256((const __m256i *)(b + x)) : z;
+            eq += __builtin_popcount((unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, u)));
+        }
+        for (int64_t x = nv; x < n; x++)
+            eq += a[x] == (b ? b[x] : 0);
+        ch->nz += n - eq;
+    }
+}
 #endif
 
 /* The extremes of a one-channel unmasked run of rows: each row's smallest and largest value,
@@ -458,7 +558,7 @@ typedef struct flat_pending {
 static void flat_row(const red_job *j, const void *ra, const void *rb, int64_t w, int64_t y,
                      gip__red_ch *ch, flat_pending *p)
 {
-    const uint32_t sums = j->want & ~GIP__RED_EXTREMES;
+    uint32_t sums = j->want & ~GIP__RED_EXTREMES;
     const bool ext = (j->want & GIP__RED_EXTREMES) != 0;
     double mn = 0, mx = 0;
     int got = 0;
@@ -489,7 +589,13 @@ static void flat_row(const red_job *j, const void *ra, const void *rb, int64_t w
             got = fext_f32##SFX(ra, rb, w, &mn, &mx);                                              \
     }
 #ifdef RED_X86
-    if (j->avx2) {
+    if (j->avx2 && sums && j->a->dtype == GIP_U8) {
+        u8_sums_avx2(ra, rb, w, sums, ch);
+        sums = 0;
+    }
+    if (j->avx2 > 1) {
+        FLAT_CALL(_avx512)
+    } else if (j->avx2) {
         FLAT_CALL(_avx2)
     } else
 #endif
@@ -661,7 +767,9 @@ gip_status gip__reduce_cpu(gip_context *ctx, const gip_image *a, const gip_image
                  .stop = INT64_MAX,
                  .parts = malloc((size_t)nb * sizeof(gip__red))};
 #ifdef RED_X86
-    j.avx2 = __builtin_cpu_supports("avx2");
+    j.avx2 = !__builtin_cpu_supports("avx2")                                           ? 0
+             : __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") ? 2
+                                                                                       : 1;
 #endif
     if (want == GIP__RED_EXTREMES && !b) {
         j.saturate = 1;
