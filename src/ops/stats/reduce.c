@@ -197,7 +197,7 @@ EXT_ROW(ext_f32, float, float, -INFINITY, INFINITY)
 
 /* Integer sums go in 32-bit lanes over spans of FLAT_SPAN elements (|v| <= 65535, so a span's
  * sum, sum of magnitudes and count fit; squares of u8 fit too, the others' go to 64 bits), then
- * into int64. f32 sums go into 8 double lanes per row (element x in lane x % 8), added in a fixed
+ * into int64. f32 sums go into 16 double lanes per row (element x in lane x % 16), added in a fixed
  * tree at the row's end: the order depends on the row only, never on the thread count. */
 #define FLAT_SPAN 16384
 
@@ -260,23 +260,31 @@ EXT_ROW(ext_f32, float, float, -INFINITY, INFINITY)
         }                                                                                          \
     }
 
-#define LANES8_SUM(acc)                                                                            \
-    (((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7])))
+/* The f32 sums' lanes: element x of a row goes to lane x % F32_LANES, the lanes are added in a
+ * fixed tree at the row's end (lane l with lane l + 8, then l + 4, ...). */
+#define F32_LANES 16
+static inline double lanes_sum(double *acc)
+{
+    for (int h = F32_LANES / 2; h >= 1; h /= 2)
+        for (int l = 0; l < h; l++)
+            acc[l] = acc[l] + acc[l + h];
+    return acc[0];
+}
 
 /* The f32 value of element x: a[x], or a[x] - b[x] rounded to float as the CUDA kernel does. */
 #define FLAT_F32_LOOP(ACC, EXPR)                                                                   \
     do {                                                                                           \
-        double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};                                                  \
+        double acc[F32_LANES] = {0};                                                               \
         int64_t x = 0;                                                                             \
         if (b)                                                                                     \
-            for (; x + 8 <= n; x += 8)                                                             \
-                for (int l = 0; l < 8; l++) {                                                      \
+            for (; x + F32_LANES <= n; x += F32_LANES)                                             \
+                for (int l = 0; l < F32_LANES; l++) {                                              \
                     double v = (double)(float)(a[x + l] - b[x + l]);                               \
                     acc[l] += EXPR;                                                                \
                 }                                                                                  \
         else                                                                                       \
-            for (; x + 8 <= n; x += 8)                                                             \
-                for (int l = 0; l < 8; l++) {                                                      \
+            for (; x + F32_LANES <= n; x += F32_LANES)                                             \
+                for (int l = 0; l < F32_LANES; l++) {                                              \
                     double v = (double)a[x + l];                                                   \
                     acc[l] += EXPR;                                                                \
                 }                                                                                  \
@@ -284,7 +292,7 @@ EXT_ROW(ext_f32, float, float, -INFINITY, INFINITY)
             double v = (double)(b ? (float)(a[x] - b[x]) : a[x]);                                  \
             acc[l] += EXPR;                                                                        \
         }                                                                                          \
-        ACC += LANES8_SUM(acc);                                                                    \
+        ACC += lanes_sum(acc);                                                                     \
     } while (0)
 
 #define FLAT_F32(NAME, ATTR)                                                                       \
@@ -547,6 +555,96 @@ u8_sums_avx2(const uint8_t *a, const uint8_t *b, int64_t n, uint32_t want, gip__
 }
 #endif
 
+#ifdef RED_X86
+/* f32 sums with AVX2 (no FMA: each square rounds before it is added): the same 16 lanes, in
+ * four vectors of four doubles, and the same tail and tree as FLAT_F32_LOOP, so the result is
+ * the plain loop's bit for bit. */
+#define F32_AVX2_PASS(ACC, OP)                                                                     \
+    do {                                                                                           \
+        __m256d s0 = _mm256_setzero_pd(), s1 = s0, s2 = s0, s3 = s0;                               \
+        int64_t x = 0;                                                                             \
+        for (; x + F32_LANES <= n; x += F32_LANES) {                                               \
+            __m256 f0 = _mm256_loadu_ps(a + x), f1 = _mm256_loadu_ps(a + x + 8);                   \
+            if (b) {                                                                               \
+                f0 = _mm256_sub_ps(f0, _mm256_loadu_ps(b + x));                                    \
+                f1 = _mm256_sub_ps(f1, _mm256_loadu_ps(b + x + 8));                                \
+            }                                                                                      \
+            __m256d d0 = _mm256_cvtps_pd(_mm256_castps256_ps128(f0));                              \
+            __m256d d1 = _mm256_cvtps_pd(_mm256_extractf128_ps(f0, 1));                            \
+            __m256d d2 = _mm256_cvtps_pd(_mm256_castps256_ps128(f1));                              \
+            __m256d d3 = _mm256_cvtps_pd(_mm256_extractf128_ps(f1, 1));                            \
+            s0 = _mm256_add_pd(s0, OP(d0));                                                        \
+            s1 = _mm256_add_pd(s1, OP(d1));                                                        \
+            s2 = _mm256_add_pd(s2, OP(d2));                                                        \
+            s3 = _mm256_add_pd(s3, OP(d3));                                                        \
+        }                                                                                          \
+        double acc[F32_LANES];                                                                     \
+        _mm256_storeu_pd(acc, s0);                                                                 \
+        _mm256_storeu_pd(acc + 4, s1);                                                             \
+        _mm256_storeu_pd(acc + 8, s2);                                                             \
+        _mm256_storeu_pd(acc + 12, s3);                                                            \
+        for (int l = 0; x < n; x++, l++) {                                                         \
+            __m256d v = _mm256_set1_pd((double)(b ? (float)(a[x] - b[x]) : a[x]));                 \
+            acc[l] += _mm256_cvtsd_f64(OP(v));                                                     \
+        }                                                                                          \
+        ACC += lanes_sum(acc);                                                                     \
+    } while (0)
+#define F32_ID(d) (d)
+#define F32_SQ(d) _mm256_mul_pd(d, d)
+#define F32_ABS(d) _mm256_andnot_pd(_mm256_set1_pd(-0.0), d)
+
+__attribute__((target("avx2"))) static void f32_sums_avx2(const float *a, const float *b, int64_t n,
+                                                          uint32_t want, gip__red_ch *ch)
+{
+    if ((want & (GIP__RED_SUM | GIP__RED_SQ)) == (GIP__RED_SUM | GIP__RED_SQ)) {
+        /* both in one pass over the row (the same lanes, tail and tree as two passes) */
+        __m256d s[4], q[4];
+        for (int k = 0; k < 4; k++)
+            s[k] = q[k] = _mm256_setzero_pd();
+        int64_t x = 0;
+        for (; x + F32_LANES <= n; x += F32_LANES) {
+            __m256 f0 = _mm256_loadu_ps(a + x), f1 = _mm256_loadu_ps(a + x + 8);
+            if (b) {
+                f0 = _mm256_sub_ps(f0, _mm256_loadu_ps(b + x));
+                f1 = _mm256_sub_ps(f1, _mm256_loadu_ps(b + x + 8));
+            }
+            __m256d d[4] = {_mm256_cvtps_pd(_mm256_castps256_ps128(f0)),
+                            _mm256_cvtps_pd(_mm256_extractf128_ps(f0, 1)),
+                            _mm256_cvtps_pd(_mm256_castps256_ps128(f1)),
+                            _mm256_cvtps_pd(_mm256_extractf128_ps(f1, 1))};
+            for (int k = 0; k < 4; k++) {
+                s[k] = _mm256_add_pd(s[k], d[k]);
+                q[k] = _mm256_add_pd(q[k], _mm256_mul_pd(d[k], d[k]));
+            }
+        }
+        double as[F32_LANES], aq[F32_LANES];
+        for (int k = 0; k < 4; k++) {
+            _mm256_storeu_pd(as + 4 * k, s[k]);
+            _mm256_storeu_pd(aq + 4 * k, q[k]);
+        }
+        for (int l = 0; x < n; x++, l++) {
+            double v = (double)(b ? (float)(a[x] - b[x]) : a[x]);
+            as[l] += v;
+            aq[l] += _mm256_cvtsd_f64(F32_SQ(_mm256_set1_pd(v)));
+        }
+        ch->fs += lanes_sum(as);
+        ch->fq += lanes_sum(aq);
+    } else if (want & GIP__RED_SUM) {
+        F32_AVX2_PASS(ch->fs, F32_ID);
+    } else if (want & GIP__RED_SQ) {
+        F32_AVX2_PASS(ch->fq, F32_SQ);
+    }
+    if (want & GIP__RED_ABS)
+        F32_AVX2_PASS(ch->fa, F32_ABS);
+    if (want & GIP__RED_NZ) {
+        int64_t s = 0;
+        for (int64_t x = 0; x < n; x++)
+            s += (b ? a[x] - b[x] : a[x]) != 0.0f;
+        ch->nz += s;
+    }
+}
+#endif
+
 /* The extremes of a one-channel unmasked run of rows: each row's smallest and largest value,
  * the first row that holds the run's, and their positions, looked for in that row only. */
 typedef struct flat_pending {
@@ -591,6 +689,10 @@ static void flat_row(const red_job *j, const void *ra, const void *rb, int64_t w
 #ifdef RED_X86
     if (j->avx2 && sums && j->a->dtype == GIP_U8) {
         u8_sums_avx2(ra, rb, w, sums, ch);
+        sums = 0;
+    }
+    if (j->avx2 && sums && j->a->dtype == GIP_F32) {
+        f32_sums_avx2(ra, rb, w, sums, ch);
         sums = 0;
     }
     if (j->avx2 > 1) {
