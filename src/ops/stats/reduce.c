@@ -649,15 +649,16 @@ __attribute__((target("avx2"))) static void f32_sums_avx2(const float *a, const 
  * the first row that holds the run's, and their positions, looked for in that row only. */
 typedef struct flat_pending {
     double mn, mx;
-    int64_t ymn, ymx;
+    int64_t ymn, ymx; /* the first row of the run of rows that holds them */
+    int64_t nmn, nmx; /* that run's elements */
 } flat_pending;
 
 /* One unmasked one-channel row through the flat loops: its sums into ch, its extremes into p. */
 static void flat_row(const red_job *j, const void *ra, const void *rb, int64_t w, int64_t y,
-                     gip__red_ch *ch, flat_pending *p)
+                     gip__red_ch *ch, flat_pending *p, uint32_t want)
 {
-    uint32_t sums = j->want & ~GIP__RED_EXTREMES;
-    const bool ext = (j->want & GIP__RED_EXTREMES) != 0;
+    uint32_t sums = want & ~GIP__RED_EXTREMES;
+    const bool ext = (want & GIP__RED_EXTREMES) != 0;
     double mn = 0, mx = 0;
     int got = 0;
 #define FLAT_CALL(SFX)                                                                             \
@@ -707,9 +708,9 @@ static void flat_row(const red_job *j, const void *ra, const void *rb, int64_t w
 #undef FLAT_CALL
     if (got) {
         if (p->ymn < 0 || mn < p->mn)
-            p->mn = mn, p->ymn = y;
+            p->mn = mn, p->ymn = y, p->nmn = w;
         if (p->ymx < 0 || mx > p->mx)
-            p->mx = mx, p->ymx = y;
+            p->mx = mx, p->ymx = y, p->nmx = w;
     }
 }
 
@@ -720,7 +721,7 @@ static void flat_resolve(const red_job *j, const flat_pending *p, gip__red_ch *c
     const gip_image *a = j->a, *b = j->b;
     const int64_t w = a->width;
     for (int e = 0; e < 2; e++) {
-        const int64_t y = e ? p->ymx : p->ymn;
+        const int64_t y = e ? p->ymx : p->ymn, n = e ? p->nmx : p->nmn;
         const double val = e ? p->mx : p->mn;
         if (y < 0 || (e ? (ch->imx >= 0 && !(val > ch->mx)) : (ch->imn >= 0 && !(val < ch->mn))))
             continue;
@@ -730,16 +731,16 @@ static void flat_resolve(const red_job *j, const flat_pending *p, gip__red_ch *c
         int64_t x;
         switch (a->dtype) {
         case GIP_U8:
-            x = loc_u8(ra, rb, w, val, &v);
+            x = loc_u8(ra, rb, n, val, &v);
             break;
         case GIP_U16:
-            x = loc_u16(ra, rb, w, val, &v);
+            x = loc_u16(ra, rb, n, val, &v);
             break;
         case GIP_S16:
-            x = loc_s16(ra, rb, w, val, &v);
+            x = loc_s16(ra, rb, n, val, &v);
             break;
         default:
-            x = loc_f32(ra, rb, w, val, &v);
+            x = loc_f32(ra, rb, n, val, &v);
         }
         if (e)
             ch->mx = v, ch->imx = y * w + x;
@@ -767,12 +768,30 @@ static void red_rows(red_job *j, int64_t k, int64_t y0, int64_t y1, gip__red *r)
     const int32_t cn = a->channels;
     const int64_t w = a->width;
     if (!m && cn == 1) {
-        flat_pending p = {0, 0, -1, -1};
+        flat_pending p = {0, 0, -1, -1, 0, 0};
+        const int64_t rs = w * (int64_t)gip_dtype_size(a->dtype);
+        if (y1 - y0 > 1 && a->stride == rs && (!b || b->stride == rs)) {
+            /* Contiguous rows: the extremes and the integer sums (exact in any grouping) over
+             * the run at once; f32 sums row by row, their lanes restarting at each row. */
+            const bool f32 = a->dtype == GIP_F32;
+            const void *ra = (const unsigned char *)a->data + y0 * a->stride;
+            const void *rb = b ? (const unsigned char *)b->data + y0 * b->stride : NULL;
+            r->count += (y1 - y0) * w;
+            flat_row(j, ra, rb, (y1 - y0) * w, y0, &r->ch[0], &p,
+                     f32 ? j->want & GIP__RED_EXTREMES : j->want);
+            if (f32 && (j->want & ~GIP__RED_EXTREMES))
+                for (int64_t y = y0; y < y1; y++)
+                    flat_row(j, (const unsigned char *)ra + (y - y0) * rs,
+                             rb ? (const unsigned char *)rb + (y - y0) * rs : NULL, w, y, &r->ch[0],
+                             &p, j->want & ~GIP__RED_EXTREMES);
+            flat_resolve(j, &p, &r->ch[0]);
+            return;
+        }
         for (int64_t y = y0; y < y1; y++) {
             const void *ra = (const unsigned char *)a->data + y * a->stride;
             const void *rb = b ? (const unsigned char *)b->data + y * b->stride : NULL;
             r->count += w;
-            flat_row(j, ra, rb, w, y, &r->ch[0], &p);
+            flat_row(j, ra, rb, w, y, &r->ch[0], &p, j->want);
             if (j->saturate && ((p.ymn >= 0 && p.mn == j->lo && p.mx == j->hi) ||
                                 k > __atomic_load_n(&j->stop, __ATOMIC_RELAXED)))
                 break;
