@@ -474,85 +474,138 @@ FLAT_ALL(, , MM_F32_ROW)
 #endif
 
 #ifdef RED_X86
-/* u8 sums with AVX2: sums and sums of magnitudes through SAD against zero (or the other row),
- * squares through 16-bit multiply-adds into 32-bit lanes (at most FLAT_SPAN elements per lane
- * set, so they cannot overflow), non-zeros by counting equal bytes. Exact, as the plain loops. */
+/* u8 sums with AVX2, 64 bytes a step in two independent accumulators: sums and sums of
+ * magnitudes through SAD against zero (or the other row), squares through 16-bit multiply-adds
+ * into 32-bit lanes (at most FLAT_SPAN elements per lane set, so they cannot overflow; the sum
+ * rides along when both are wanted), non-zeros by counting equal bytes. Exact, as the plain
+ * loops. */
+#define LD(p) _mm256_loadu_si256((const __m256i *)(p))
+__attribute__((target("avx2"))) static inline int64_t hsum64(__m256i v)
+{
+    int64_t t[4];
+    _mm256_storeu_si256((__m256i *)t, v);
+    return (t[0] + t[1]) + (t[2] + t[3]);
+}
+
 __attribute__((target("avx2,popcnt"))) static void
 u8_sums_avx2(const uint8_t *a, const uint8_t *b, int64_t n, uint32_t want, gip__red_ch *ch)
 {
-    const int64_t nv = n & ~(int64_t)31;
+    const int64_t nv = n & ~(int64_t)63;
     const __m256i z = _mm256_setzero_si256();
-    if (want & (GIP__RED_SUM | (b ? 0 : GIP__RED_ABS))) {
-        __m256i sa = z, sb = z;
-        for (int64_t x = 0; x < nv; x += 32) {
-            sa = _mm256_add_epi64(sa,
-                                  _mm256_sad_epu8(_mm256_loadu_si256((const __m256i *)(a + x)), z));
-            if (b)
-                sb = _mm256_add_epi64(
-                    sb, _mm256_sad_epu8(_mm256_loadu_si256((const __m256i *)(b + x)), z));
+    const bool sq = (want & GIP__RED_SQ) != 0;
+    /* the signed sum: with the squares when both are wanted */
+    const bool sum = (want & GIP__RED_SUM) || (!b && (want & GIP__RED_ABS));
+    if (sum || sq) {
+        __m256i sa0 = z, sa1 = z, sb0 = z, sb1 = z;
+        int64_t qs = 0;
+        for (int64_t x0 = 0; x0 < nv; x0 += FLAT_SPAN) {
+            const int64_t x1 = nv - x0 < FLAT_SPAN ? nv : x0 + FLAT_SPAN;
+            __m256i q0 = z, q1 = z;
+            for (int64_t x = x0; x < x1; x += 64) {
+                __m256i v0 = LD(a + x), v1 = LD(a + x + 32);
+                __m256i u0 = z, u1 = z;
+                if (b)
+                    u0 = LD(b + x), u1 = LD(b + x + 32);
+                if (sum) {
+                    sa0 = _mm256_add_epi64(sa0, _mm256_sad_epu8(v0, z));
+                    sa1 = _mm256_add_epi64(sa1, _mm256_sad_epu8(v1, z));
+                    if (b) {
+                        sb0 = _mm256_add_epi64(sb0, _mm256_sad_epu8(u0, z));
+                        sb1 = _mm256_add_epi64(sb1, _mm256_sad_epu8(u1, z));
+                    }
+                }
+                if (sq) {
+                    if (b) {
+                        v0 = _mm256_or_si256(_mm256_subs_epu8(v0, u0), _mm256_subs_epu8(u0, v0));
+                        v1 = _mm256_or_si256(_mm256_subs_epu8(v1, u1), _mm256_subs_epu8(u1, v1));
+                    }
+                    __m256i l0 = _mm256_unpacklo_epi8(v0, z), h0 = _mm256_unpackhi_epi8(v0, z);
+                    __m256i l1 = _mm256_unpacklo_epi8(v1, z), h1 = _mm256_unpackhi_epi8(v1, z);
+                    q0 = _mm256_add_epi32(
+                        q0, _mm256_add_epi32(_mm256_madd_epi16(l0, l0), _mm256_madd_epi16(h0, h0)));
+                    q1 = _mm256_add_epi32(
+                        q1, _mm256_add_epi32(_mm256_madd_epi16(l1, l1), _mm256_madd_epi16(h1, h1)));
+                }
+            }
+            if (sq) {
+                uint32_t t[16];
+                _mm256_storeu_si256((__m256i *)t, q0);
+                _mm256_storeu_si256((__m256i *)(t + 8), q1);
+                for (int l = 0; l < 16; l++)
+                    qs += t[l];
+            }
         }
-        int64_t t[4], u[4];
-        _mm256_storeu_si256((__m256i *)t, sa);
-        _mm256_storeu_si256((__m256i *)u, sb);
-        int64_t s = (t[0] + t[1]) + (t[2] + t[3]) - ((u[0] + u[1]) + (u[2] + u[3]));
-        for (int64_t x = nv; x < n; x++)
-            s += (int64_t)a[x] - (b ? (int64_t)b[x] : 0);
+        int64_t ss = hsum64(_mm256_add_epi64(sa0, sa1)) - hsum64(_mm256_add_epi64(sb0, sb1));
+        for (int64_t x = nv; x < n; x++) {
+            int32_t d = (int32_t)a[x] - (b ? (int32_t)b[x] : 0);
+            ss += d;
+            qs += d * d;
+        }
         if (want & GIP__RED_SUM)
-            ch->is += s;
+            ch->is += ss;
         if (!b && (want & GIP__RED_ABS))
-            ch->ia += s;
+            ch->ia += ss;
+        if (sq)
+            ch->iq += qs;
     }
     if (b && (want & GIP__RED_ABS)) {
-        __m256i sa = z;
-        for (int64_t x = 0; x < nv; x += 32)
-            sa =
-                _mm256_add_epi64(sa, _mm256_sad_epu8(_mm256_loadu_si256((const __m256i *)(a + x)),
-                                                     _mm256_loadu_si256((const __m256i *)(b + x))));
-        int64_t t[4];
-        _mm256_storeu_si256((__m256i *)t, sa);
-        int64_t s = (t[0] + t[1]) + (t[2] + t[3]);
+        __m256i s0 = z, s1 = z;
+        for (int64_t x = 0; x < nv; x += 64) {
+            s0 = _mm256_add_epi64(s0, _mm256_sad_epu8(LD(a + x), LD(b + x)));
+            s1 = _mm256_add_epi64(s1, _mm256_sad_epu8(LD(a + x + 32), LD(b + x + 32)));
+        }
+        int64_t s = hsum64(_mm256_add_epi64(s0, s1));
         for (int64_t x = nv; x < n; x++)
             s += a[x] > b[x] ? a[x] - b[x] : b[x] - a[x];
         ch->ia += s;
     }
-    if (want & GIP__RED_SQ) {
-        int64_t s = 0;
-        for (int64_t x0 = 0; x0 < nv; x0 += FLAT_SPAN) {
-            const int64_t x1 = nv - x0 < FLAT_SPAN ? nv : x0 + FLAT_SPAN;
-            __m256i q = z;
-            for (int64_t x = x0; x < x1; x += 32) {
-                __m256i v = _mm256_loadu_si256((const __m256i *)(a + x));
-                if (b) {
-                    __m256i u = _mm256_loadu_si256((const __m256i *)(b + x));
-                    v = _mm256_or_si256(_mm256_subs_epu8(v, u), _mm256_subs_epu8(u, v));
-                }
-                __m256i lo = _mm256_unpacklo_epi8(v, z), hi = _mm256_unpackhi_epi8(v, z);
-                q = _mm256_add_epi32(
-                    q, _mm256_add_epi32(_mm256_madd_epi16(lo, lo), _mm256_madd_epi16(hi, hi)));
-            }
-            uint32_t t[8];
-            _mm256_storeu_si256((__m256i *)t, q);
-            for (int l = 0; l < 8; l++)
-                s += t[l];
-        }
-        for (int64_t x = nv; x < n; x++) {
-            int32_t d = (int32_t)a[x] - (b ? (int32_t)b[x] : 0);
-            s += d * d;
-        }
-        ch->iq += s;
-    }
     if (want & GIP__RED_NZ) {
-        int64_t eq = 0;
-        for (int64_t x = 0; x < nv; x += 32) {
-            __m256i v = _mm256_loadu_si256((const __m256i *)(a + x));
-            __m256i u = b ? _mm256_loadu_si256((const __m256i *)(b + x)) : z;
-            eq += __builtin_popcount((unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, u)));
+        int64_t e0 = 0, e1 = 0;
+        for (int64_t x = 0; x < nv; x += 64) {
+            __m256i u0 = b ? LD(b + x) : z, u1 = b ? LD(b + x + 32) : z;
+            e0 += __builtin_popcount(
+                (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(LD(a + x), u0)));
+            e1 += __builtin_popcount(
+                (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(LD(a + x + 32), u1)));
         }
+        int64_t eq = e0 + e1;
         for (int64_t x = nv; x < n; x++)
             eq += a[x] == (b ? b[x] : 0);
         ch->nz += n - eq;
     }
 }
+
+/* u8 extremes with AVX2, 64 bytes a step in two pairs of accumulators. */
+__attribute__((target("avx2"))) static int u8_ext_avx2(const uint8_t *a, const uint8_t *b,
+                                                       int64_t n, double *omn, double *omx)
+{
+    if (b)
+        return 0; /* differences: the plain loops */
+    const int64_t nv = n & ~(int64_t)63;
+    __m256i lo0 = _mm256_set1_epi8(-1), lo1 = lo0, hi0 = _mm256_setzero_si256(), hi1 = hi0;
+    for (int64_t x = 0; x < nv; x += 64) {
+        __m256i v0 = LD(a + x), v1 = LD(a + x + 32);
+        lo0 = _mm256_min_epu8(lo0, v0);
+        lo1 = _mm256_min_epu8(lo1, v1);
+        hi0 = _mm256_max_epu8(hi0, v0);
+        hi1 = _mm256_max_epu8(hi1, v1);
+    }
+    uint8_t tl[32], th[32];
+    _mm256_storeu_si256((__m256i *)tl, _mm256_min_epu8(lo0, lo1));
+    _mm256_storeu_si256((__m256i *)th, _mm256_max_epu8(hi0, hi1));
+    uint8_t mn = 255, mx = 0;
+    for (int l = 0; l < 32; l++) {
+        mn = tl[l] < mn ? tl[l] : mn;
+        mx = th[l] > mx ? th[l] : mx;
+    }
+    for (int64_t x = nv; x < n; x++) {
+        mn = a[x] < mn ? a[x] : mn;
+        mx = a[x] > mx ? a[x] : mx;
+    }
+    *omn = mn, *omx = mx;
+    return 1;
+}
+#undef LD
 #endif
 
 #ifdef RED_X86
@@ -658,7 +711,7 @@ static void flat_row(const red_job *j, const void *ra, const void *rb, int64_t w
                      gip__red_ch *ch, flat_pending *p, uint32_t want)
 {
     uint32_t sums = want & ~GIP__RED_EXTREMES;
-    const bool ext = (want & GIP__RED_EXTREMES) != 0;
+    bool ext = (want & GIP__RED_EXTREMES) != 0;
     double mn = 0, mx = 0;
     int got = 0;
 #define FLAT_CALL(SFX)                                                                             \
@@ -688,9 +741,14 @@ static void flat_row(const red_job *j, const void *ra, const void *rb, int64_t w
             got = fext_f32##SFX(ra, rb, w, &mn, &mx);                                              \
     }
 #ifdef RED_X86
-    if (j->avx2 && sums && j->a->dtype == GIP_U8) {
-        u8_sums_avx2(ra, rb, w, sums, ch);
+    if (j->avx2 && j->a->dtype == GIP_U8) {
+        if (sums)
+            u8_sums_avx2(ra, rb, w, sums, ch);
         sums = 0;
+        if (ext && !rb && w > 0) {
+            got = u8_ext_avx2(ra, rb, w, &mn, &mx);
+            ext = false;
+        }
     }
     if (j->avx2 && sums && j->a->dtype == GIP_F32) {
         f32_sums_avx2(ra, rb, w, sums, ch);
