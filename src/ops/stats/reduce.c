@@ -487,14 +487,14 @@ __attribute__((target("avx2"))) static inline int64_t hsum64(__m256i v)
     return (t[0] + t[1]) + (t[2] + t[3]);
 }
 
-__attribute__((target("avx2,popcnt"))) static void
-u8_sums_avx2(const uint8_t *a, const uint8_t *b, int64_t n, uint32_t want, gip__red_ch *ch)
+/* The body, inlined once per combination of (b given, sum, squares) so that its loops hold no
+ * branches. */
+__attribute__((target("avx2,popcnt"), always_inline)) static inline void
+u8_sums_body(const uint8_t *a, const uint8_t *b, int64_t n, uint32_t want, gip__red_ch *ch,
+             const bool sum, const bool sq)
 {
     const int64_t nv = n & ~(int64_t)63;
     const __m256i z = _mm256_setzero_si256();
-    const bool sq = (want & GIP__RED_SQ) != 0;
-    /* the signed sum: with the squares when both are wanted */
-    const bool sum = (want & GIP__RED_SUM) || (!b && (want & GIP__RED_ABS));
     if (sum || sq) {
         __m256i sa0 = z, sa1 = z, sb0 = z, sb1 = z;
         int64_t qs = 0;
@@ -573,6 +573,30 @@ u8_sums_avx2(const uint8_t *a, const uint8_t *b, int64_t n, uint32_t want, gip__
             eq += a[x] == (b ? b[x] : 0);
         ch->nz += n - eq;
     }
+}
+
+__attribute__((target("avx2,popcnt"))) static void
+u8_sums_avx2(const uint8_t *a, const uint8_t *b, int64_t n, uint32_t want, gip__red_ch *ch)
+{
+    const bool sq = (want & GIP__RED_SQ) != 0;
+    /* the signed sum: with the squares when both are wanted */
+    const bool sum = (want & GIP__RED_SUM) || (!b && (want & GIP__RED_ABS));
+#define U8_SUMS(B)                                                                                 \
+    do {                                                                                           \
+        if (sum && sq)                                                                             \
+            u8_sums_body(a, B, n, want, ch, true, true);                                           \
+        else if (sum)                                                                              \
+            u8_sums_body(a, B, n, want, ch, true, false);                                          \
+        else if (sq)                                                                               \
+            u8_sums_body(a, B, n, want, ch, false, true);                                          \
+        else                                                                                       \
+            u8_sums_body(a, B, n, want, ch, false, false);                                         \
+    } while (0)
+    if (b)
+        U8_SUMS(b);
+    else
+        U8_SUMS((const uint8_t *)NULL);
+#undef U8_SUMS
 }
 
 /* u8 extremes with AVX2, 128 bytes a step in four pairs of accumulators. */
