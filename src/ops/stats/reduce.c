@@ -113,86 +113,6 @@ RED_ROW(row_u16, uint16_t, int32_t, int64_t, IABS, INT_SUMS)
 RED_ROW(row_s16, int16_t, int32_t, int64_t, IABS, INT_SUMS)
 RED_ROW(row_f32, float, float, double, fabsf, FLT_SUMS)
 
-/* Unmasked rows, one quantity at a time so that the loops vectorise: the sums, then the
- * extremes (the row's smallest and largest value first, their first position only where they
- * improve on the earlier rows'). */
-#define SUM_ROW(NAME, T, V, ACC, ABS, SUMS)                                                        \
-    static void NAME(const T *pa, const T *pb, int64_t w, int32_t cn, int32_t c, gip__red_ch *ch)  \
-    {                                                                                              \
-        ACC s = 0, q = 0, a = 0;                                                                   \
-        int64_t nz = 0;                                                                            \
-        if (pb) {                                                                                  \
-            for (int64_t x = 0; x < w; x++) {                                                      \
-                V v = (V)((V)pa[x * cn + c] - (V)pb[x * cn + c]);                                  \
-                s += (ACC)v;                                                                       \
-                q += (ACC)v * (ACC)v;                                                              \
-                a += (ACC)ABS(v);                                                                  \
-                nz += v != 0;                                                                      \
-            }                                                                                      \
-        } else {                                                                                   \
-            for (int64_t x = 0; x < w; x++) {                                                      \
-                V v = (V)pa[x * cn + c];                                                           \
-                s += (ACC)v;                                                                       \
-                q += (ACC)v * (ACC)v;                                                              \
-                a += (ACC)ABS(v);                                                                  \
-                nz += v != 0;                                                                      \
-            }                                                                                      \
-        }                                                                                          \
-        SUMS;                                                                                      \
-        ch->nz += nz;                                                                              \
-    }
-#define EXT_ROW(NAME, T, V, LO, HI)                                                                \
-    static void NAME(const T *pa, const T *pb, int64_t w, int32_t cn, int32_t c, int64_t base,     \
-                     gip__red_ch *ch)                                                              \
-    {                                                                                              \
-        V mn = HI, mx = LO;                                                                        \
-        if (pb) {                                                                                  \
-            for (int64_t x = 0; x < w; x++) {                                                      \
-                V v = (V)((V)pa[x * cn + c] - (V)pb[x * cn + c]);                                  \
-                mn = v < mn ? v : mn;                                                              \
-                mx = v > mx ? v : mx;                                                              \
-            }                                                                                      \
-        } else {                                                                                   \
-            for (int64_t x = 0; x < w; x++) {                                                      \
-                V v = (V)pa[x * cn + c];                                                           \
-                mn = v < mn ? v : mn;                                                              \
-                mx = v > mx ? v : mx;                                                              \
-            }                                                                                      \
-        }                                                                                          \
-        if (!(mn <= mx)) /* nothing but NaNs */                                                    \
-            return;                                                                                \
-        if (ch->imn < 0 || (double)mn < ch->mn)                                                    \
-            for (int64_t x = 0; x < w; x++) {                                                      \
-                V v = (V)pa[x * cn + c];                                                           \
-                if (pb)                                                                            \
-                    v = (V)(v - (V)pb[x * cn + c]);                                                \
-                if (v == mn) {                                                                     \
-                    ch->mn = (double)mn;                                                           \
-                    ch->imn = base + x;                                                            \
-                    break;                                                                         \
-                }                                                                                  \
-            }                                                                                      \
-        if (ch->imx < 0 || (double)mx > ch->mx)                                                    \
-            for (int64_t x = 0; x < w; x++) {                                                      \
-                V v = (V)pa[x * cn + c];                                                           \
-                if (pb)                                                                            \
-                    v = (V)(v - (V)pb[x * cn + c]);                                                \
-                if (v == mx) {                                                                     \
-                    ch->mx = (double)mx;                                                           \
-                    ch->imx = base + x;                                                            \
-                    break;                                                                         \
-                }                                                                                  \
-            }                                                                                      \
-    }
-SUM_ROW(sum_u8, uint8_t, int32_t, int64_t, IABS, INT_SUMS)
-SUM_ROW(sum_u16, uint16_t, int32_t, int64_t, IABS, INT_SUMS)
-SUM_ROW(sum_s16, int16_t, int32_t, int64_t, IABS, INT_SUMS)
-SUM_ROW(sum_f32, float, float, double, fabsf, FLT_SUMS)
-EXT_ROW(ext_u8, uint8_t, int32_t, INT32_MIN, INT32_MAX)
-EXT_ROW(ext_u16, uint16_t, int32_t, INT32_MIN, INT32_MAX)
-EXT_ROW(ext_s16, int16_t, int32_t, INT32_MIN, INT32_MAX)
-EXT_ROW(ext_f32, float, float, -INFINITY, INFINITY)
-
 /* ---- one-channel rows without a mask: flat loops, one quantity at a time ---------------- */
 
 /* Integer sums go in 32-bit lanes over spans of FLAT_SPAN elements (|v| <= 65535, so a span's
@@ -723,6 +643,140 @@ __attribute__((target("avx2"))) static void f32_sums_avx2(const float *a, const 
 }
 #endif
 
+/* ---- unmasked rows of 2 to 4 channels: every channel in one loop, CN a constant ---------- */
+
+/* Sums, one quantity at a time, every channel at once (integers exact in int64; f32 in double
+ * in the same order as one channel at a time: each channel's elements in turn, from 0 per row). */
+#define U32ABS(v) ((uint32_t)((v) < 0 ? -(v) : (v)))
+#define MC_PASS(V, CN, ACC, OUT, EXPR)                                                             \
+    do {                                                                                           \
+        for (int64_t x0 = 0; x0 < w; x0 += SPAN) {                                                 \
+            const int64_t x1 = w - x0 < SPAN ? w : x0 + SPAN;                                      \
+            ACC q[CN] = {0};                                                                       \
+            for (int64_t x = x0; x < x1; x++)                                                      \
+                for (int c = 0; c < CN; c++) {                                                     \
+                    V v = pb ? (V)((V)pa[x * CN + c] - (V)pb[x * CN + c]) : (V)pa[x * CN + c];     \
+                    q[c] += EXPR;                                                                  \
+                }                                                                                  \
+            for (int c = 0; c < CN; c++)                                                           \
+                r->ch[c].OUT += q[c];                                                              \
+        }                                                                                          \
+    } while (0)
+
+/* Integers go in 32-bit lanes (64 for squares of 16-bit values) over spans of FLAT_SPAN pixels;
+ * f32 in one double per channel over the whole row (SPAN: INT64_MAX). */
+#define MC_SUMS(NAME, T, V, SACC, QACC, AACC, ABS, CN, SUMF, SQF, ABSF, SPAN_)                     \
+    static void NAME(const T *pa, const T *pb, int64_t w, uint32_t want, gip__red *r)              \
+    {                                                                                              \
+        const int64_t SPAN = SPAN_;                                                                \
+        if (want & GIP__RED_SUM)                                                                   \
+            MC_PASS(V, CN, SACC, SUMF, (SACC)v);                                                   \
+        if (want & GIP__RED_SQ)                                                                    \
+            MC_PASS(V, CN, QACC, SQF, (QACC)v *(QACC)v);                                           \
+        if (want & GIP__RED_ABS)                                                                   \
+            MC_PASS(V, CN, AACC, ABSF, (AACC)ABS(v));                                              \
+        if (want & GIP__RED_NZ)                                                                    \
+            MC_PASS(V, CN, int32_t, nz, v != 0);                                                   \
+    }
+
+/* Extremes of every channel at once in the element type, then the first positions of those
+ * that improve on the earlier rows'. */
+#define MC_EXT(NAME, T, V, LO, HI, CN)                                                             \
+    static void NAME(const T *pa, const T *pb, int64_t w, int64_t base, gip__red *r)               \
+    {                                                                                              \
+        V mn[CN], mx[CN];                                                                          \
+        for (int c = 0; c < CN; c++)                                                               \
+            mn[c] = HI, mx[c] = LO;                                                                \
+        for (int64_t x = 0; x < w; x++)                                                            \
+            for (int c = 0; c < CN; c++) {                                                         \
+                V v = pb ? (V)((V)pa[x * CN + c] - (V)pb[x * CN + c]) : (V)pa[x * CN + c];         \
+                mn[c] = v < mn[c] ? v : mn[c];                                                     \
+                mx[c] = v > mx[c] ? v : mx[c];                                                     \
+            }                                                                                      \
+        for (int c = 0; c < CN; c++) {                                                             \
+            gip__red_ch *ch = &r->ch[c];                                                           \
+            if (!(mn[c] <= mx[c])) /* nothing but NaNs */                                          \
+                continue;                                                                          \
+            for (int e = 0; e < 2; e++) {                                                          \
+                const V t = e ? mx[c] : mn[c];                                                     \
+                if (e ? (ch->imx >= 0 && !((double)t > ch->mx))                                    \
+                      : (ch->imn >= 0 && !((double)t < ch->mn)))                                   \
+                    continue;                                                                      \
+                for (int64_t x = 0; x < w; x++) {                                                  \
+                    V v = pb ? (V)((V)pa[x * CN + c] - (V)pb[x * CN + c]) : (V)pa[x * CN + c];     \
+                    if (v == t) {                                                                  \
+                        if (e)                                                                     \
+                            ch->mx = (double)v, ch->imx = base + x;                                \
+                        else                                                                       \
+                            ch->mn = (double)v, ch->imn = base + x;                                \
+                        break;                                                                     \
+                    }                                                                              \
+                }                                                                                  \
+            }                                                                                      \
+        }                                                                                          \
+    }
+
+#define MC_ALL(CN)                                                                                 \
+    MC_SUMS(mcs_u8_##CN, uint8_t, int32_t, int32_t, uint32_t, uint32_t, U32ABS, CN, is, iq, ia,    \
+            FLAT_SPAN)                                                                             \
+    MC_SUMS(mcs_u16_##CN, uint16_t, int32_t, int32_t, uint64_t, uint32_t, U32ABS, CN, is, iq, ia,  \
+            FLAT_SPAN)                                                                             \
+    MC_SUMS(mcs_s16_##CN, int16_t, int32_t, int32_t, uint64_t, uint32_t, U32ABS, CN, is, iq, ia,   \
+            FLAT_SPAN)                                                                             \
+    MC_SUMS(mcs_f32_##CN, float, float, double, double, double, fabsf, CN, fs, fq, fa, INT64_MAX)  \
+    MC_EXT(mce_u8_##CN, uint8_t, int32_t, INT32_MIN, INT32_MAX, CN)                                \
+    MC_EXT(mce_u16_##CN, uint16_t, int32_t, INT32_MIN, INT32_MAX, CN)                              \
+    MC_EXT(mce_s16_##CN, int16_t, int32_t, INT32_MIN, INT32_MAX, CN)                               \
+    MC_EXT(mce_f32_##CN, float, float, -INFINITY, INFINITY, CN)
+MC_ALL(2)
+MC_ALL(3)
+MC_ALL(4)
+
+/* One unmasked row of 2 to 4 channels. */
+static void mc_row(const red_job *j, const void *ra, const void *rb, int64_t w, int64_t base,
+                   gip__red *r)
+{
+    const uint32_t sums = j->want & ~GIP__RED_EXTREMES;
+    const bool ext = (j->want & GIP__RED_EXTREMES) != 0;
+#define MC_CALL(CN)                                                                                \
+    switch (j->a->dtype) {                                                                         \
+    case GIP_U8:                                                                                   \
+        if (sums)                                                                                  \
+            mcs_u8_##CN(ra, rb, w, sums, r);                                                       \
+        if (ext)                                                                                   \
+            mce_u8_##CN(ra, rb, w, base, r);                                                       \
+        break;                                                                                     \
+    case GIP_U16:                                                                                  \
+        if (sums)                                                                                  \
+            mcs_u16_##CN(ra, rb, w, sums, r);                                                      \
+        if (ext)                                                                                   \
+            mce_u16_##CN(ra, rb, w, base, r);                                                      \
+        break;                                                                                     \
+    case GIP_S16:                                                                                  \
+        if (sums)                                                                                  \
+            mcs_s16_##CN(ra, rb, w, sums, r);                                                      \
+        if (ext)                                                                                   \
+            mce_s16_##CN(ra, rb, w, base, r);                                                      \
+        break;                                                                                     \
+    default:                                                                                       \
+        if (sums)                                                                                  \
+            mcs_f32_##CN(ra, rb, w, sums, r);                                                      \
+        if (ext)                                                                                   \
+            mce_f32_##CN(ra, rb, w, base, r);                                                      \
+    }
+    switch (j->a->channels) {
+    case 2:
+        MC_CALL(2)
+        break;
+    case 3:
+        MC_CALL(3)
+        break;
+    default:
+        MC_CALL(4)
+    }
+#undef MC_CALL
+}
+
 /* The extremes of a one-channel unmasked run of rows: each row's smallest and largest value,
  * the first row that holds the run's, and their positions, looked for in that row only. */
 typedef struct flat_pending {
@@ -893,34 +947,7 @@ static void red_rows(red_job *j, int64_t k, int64_t y0, int64_t y1, gip__red *r)
                 r->count += rm[x] != 0;
         } else {
             r->count += w;
-            for (int32_t c = 0; c < cn; c++) {
-                gip__red_ch *ch = &r->ch[c];
-                switch (a->dtype) {
-                case GIP_U8:
-                    if (j->want & GIP__RED_SUMS)
-                        sum_u8(ra, rb, w, cn, c, ch);
-                    if (j->want & GIP__RED_EXTREMES)
-                        ext_u8(ra, rb, w, cn, c, y * w, ch);
-                    break;
-                case GIP_U16:
-                    if (j->want & GIP__RED_SUMS)
-                        sum_u16(ra, rb, w, cn, c, ch);
-                    if (j->want & GIP__RED_EXTREMES)
-                        ext_u16(ra, rb, w, cn, c, y * w, ch);
-                    break;
-                case GIP_S16:
-                    if (j->want & GIP__RED_SUMS)
-                        sum_s16(ra, rb, w, cn, c, ch);
-                    if (j->want & GIP__RED_EXTREMES)
-                        ext_s16(ra, rb, w, cn, c, y * w, ch);
-                    break;
-                default:
-                    if (j->want & GIP__RED_SUMS)
-                        sum_f32(ra, rb, w, cn, c, ch);
-                    if (j->want & GIP__RED_EXTREMES)
-                        ext_f32(ra, rb, w, cn, c, y * w, ch);
-                }
-            }
+            mc_row(j, ra, rb, w, y * w, r);
             continue;
         }
         for (int32_t c = 0; c < cn; c++) {
