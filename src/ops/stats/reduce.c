@@ -643,6 +643,14 @@ __attribute__((target("avx2"))) static void f32_sums_avx2(const float *a, const 
 }
 #endif
 
+/* The extremes of an unmasked run of rows (of one channel): each row's smallest and largest value,
+ * the first row that holds the run's, and their positions, looked for in that row only. */
+typedef struct flat_pending {
+    double mn, mx;
+    int64_t ymn, ymx; /* the first row of the run of rows that holds them */
+    int64_t nmn, nmx; /* that run's elements */
+} flat_pending;
+
 /* ---- unmasked rows of 2 to 4 channels: every channel in one loop, CN a constant ---------- */
 
 /* Sums, one quantity at a time, every channel at once (integers exact in int64; f32 in double
@@ -679,40 +687,69 @@ __attribute__((target("avx2"))) static void f32_sums_avx2(const float *a, const 
             MC_PASS(V, CN, int32_t, nz, v != 0);                                                   \
     }
 
-/* Extremes of every channel at once in the element type, then the first positions of those
- * that improve on the earlier rows'. */
-#define MC_EXT(NAME, T, V, LO, HI, CN)                                                             \
-    static void NAME(const T *pa, const T *pb, int64_t w, int64_t base, gip__red *r)               \
+/* Extremes of every channel at once in the element type, into each channel's pending run
+ * (positions are found once per run, by mc_resolve). */
+/* f32 extremes of every channel of an interleaved row: CN vectors of four floats a step (lane i
+ * of the step holds channel i % CN), then folded per channel. min_ps(v, lo) is v < lo ? v : lo,
+ * skipping NaNs as the scalar rule does. */
+static void mc_f32_minmax(const float *a, const float *b, int64_t w, int cn, float *mn, float *mx)
+{
+    const int64_t n = w * cn, step = 4 * (int64_t)cn;
+    int64_t x = 0;
+    for (int c = 0; c < cn; c++)
+        mn[c] = INFINITY, mx[c] = -INFINITY;
+#ifdef RED_X86
+    __m128 lo[4], hi[4];
+    for (int k = 0; k < cn; k++)
+        lo[k] = _mm_set1_ps(INFINITY), hi[k] = _mm_set1_ps(-INFINITY);
+    for (; x + step <= n; x += step)
+        for (int k = 0; k < cn; k++) {
+            __m128 v = _mm_loadu_ps(a + x + 4 * k);
+            if (b)
+                v = _mm_sub_ps(v, _mm_loadu_ps(b + x + 4 * k));
+            lo[k] = _mm_min_ps(v, lo[k]);
+            hi[k] = _mm_max_ps(v, hi[k]);
+        }
+    float tl[16], th[16];
+    for (int k = 0; k < cn; k++)
+        _mm_storeu_ps(tl + 4 * k, lo[k]), _mm_storeu_ps(th + 4 * k, hi[k]);
+    for (int i = 0; i < step; i++) {
+        const int c = i % cn;
+        mn[c] = tl[i] < mn[c] ? tl[i] : mn[c];
+        mx[c] = th[i] > mx[c] ? th[i] : mx[c];
+    }
+#endif
+    for (; x < n; x++) {
+        const int c = (int)(x % cn);
+        const float v = b ? a[x] - b[x] : a[x];
+        mn[c] = v < mn[c] ? v : mn[c];
+        mx[c] = v > mx[c] ? v : mx[c];
+    }
+}
+
+#define MC_EXT(NAME, T, V, LO, HI, CN, FASTF)                                                      \
+    static void NAME(const T *pa, const T *pb, int64_t w, int64_t y, flat_pending *p)              \
     {                                                                                              \
         V mn[CN], mx[CN];                                                                          \
         for (int c = 0; c < CN; c++)                                                               \
             mn[c] = HI, mx[c] = LO;                                                                \
-        for (int64_t x = 0; x < w; x++)                                                            \
-            for (int c = 0; c < CN; c++) {                                                         \
-                V v = pb ? (V)((V)pa[x * CN + c] - (V)pb[x * CN + c]) : (V)pa[x * CN + c];         \
-                mn[c] = v < mn[c] ? v : mn[c];                                                     \
-                mx[c] = v > mx[c] ? v : mx[c];                                                     \
-            }                                                                                      \
+        if (FASTF)                                                                                 \
+            mc_f32_minmax((const float *)(const void *)pa, (const float *)(const void *)pb, w, CN, \
+                          (float *)(void *)mn, (float *)(void *)mx);                               \
+        else                                                                                       \
+            for (int64_t x = 0; x < w; x++)                                                        \
+                for (int c = 0; c < CN; c++) {                                                     \
+                    V v = pb ? (V)((V)pa[x * CN + c] - (V)pb[x * CN + c]) : (V)pa[x * CN + c];     \
+                    mn[c] = v < mn[c] ? v : mn[c];                                                 \
+                    mx[c] = v > mx[c] ? v : mx[c];                                                 \
+                }                                                                                  \
         for (int c = 0; c < CN; c++) {                                                             \
-            gip__red_ch *ch = &r->ch[c];                                                           \
             if (!(mn[c] <= mx[c])) /* nothing but NaNs */                                          \
                 continue;                                                                          \
-            for (int e = 0; e < 2; e++) {                                                          \
-                const V t = e ? mx[c] : mn[c];                                                     \
-                if (e ? (ch->imx >= 0 && !((double)t > ch->mx))                                    \
-                      : (ch->imn >= 0 && !((double)t < ch->mn)))                                   \
-                    continue;                                                                      \
-                for (int64_t x = 0; x < w; x++) {                                                  \
-                    V v = pb ? (V)((V)pa[x * CN + c] - (V)pb[x * CN + c]) : (V)pa[x * CN + c];     \
-                    if (v == t) {                                                                  \
-                        if (e)                                                                     \
-                            ch->mx = (double)v, ch->imx = base + x;                                \
-                        else                                                                       \
-                            ch->mn = (double)v, ch->imn = base + x;                                \
-                        break;                                                                     \
-                    }                                                                              \
-                }                                                                                  \
-            }                                                                                      \
+            if (p[c].ymn < 0 || (double)mn[c] < p[c].mn)                                           \
+                p[c].mn = (double)mn[c], p[c].ymn = y;                                             \
+            if (p[c].ymx < 0 || (double)mx[c] > p[c].mx)                                           \
+                p[c].mx = (double)mx[c], p[c].ymx = y;                                             \
         }                                                                                          \
     }
 
@@ -724,17 +761,17 @@ __attribute__((target("avx2"))) static void f32_sums_avx2(const float *a, const 
     MC_SUMS(mcs_s16_##CN, int16_t, int32_t, int32_t, uint64_t, uint32_t, U32ABS, CN, is, iq, ia,   \
             FLAT_SPAN)                                                                             \
     MC_SUMS(mcs_f32_##CN, float, float, double, double, double, fabsf, CN, fs, fq, fa, INT64_MAX)  \
-    MC_EXT(mce_u8_##CN, uint8_t, int32_t, INT32_MIN, INT32_MAX, CN)                                \
-    MC_EXT(mce_u16_##CN, uint16_t, int32_t, INT32_MIN, INT32_MAX, CN)                              \
-    MC_EXT(mce_s16_##CN, int16_t, int32_t, INT32_MIN, INT32_MAX, CN)                               \
-    MC_EXT(mce_f32_##CN, float, float, -INFINITY, INFINITY, CN)
+    MC_EXT(mce_u8_##CN, uint8_t, int32_t, INT32_MIN, INT32_MAX, CN, 0)                             \
+    MC_EXT(mce_u16_##CN, uint16_t, int32_t, INT32_MIN, INT32_MAX, CN, 0)                           \
+    MC_EXT(mce_s16_##CN, int16_t, int32_t, INT32_MIN, INT32_MAX, CN, 0)                            \
+    MC_EXT(mce_f32_##CN, float, float, -INFINITY, INFINITY, CN, 1)
 MC_ALL(2)
 MC_ALL(3)
 MC_ALL(4)
 
 /* One unmasked row of 2 to 4 channels. */
-static void mc_row(const red_job *j, const void *ra, const void *rb, int64_t w, int64_t base,
-                   gip__red *r)
+static void mc_row(const red_job *j, const void *ra, const void *rb, int64_t w, int64_t y,
+                   gip__red *r, flat_pending *p)
 {
     const uint32_t sums = j->want & ~GIP__RED_EXTREMES;
     const bool ext = (j->want & GIP__RED_EXTREMES) != 0;
@@ -744,25 +781,25 @@ static void mc_row(const red_job *j, const void *ra, const void *rb, int64_t w, 
         if (sums)                                                                                  \
             mcs_u8_##CN(ra, rb, w, sums, r);                                                       \
         if (ext)                                                                                   \
-            mce_u8_##CN(ra, rb, w, base, r);                                                       \
+            mce_u8_##CN(ra, rb, w, y, p);                                                          \
         break;                                                                                     \
     case GIP_U16:                                                                                  \
         if (sums)                                                                                  \
             mcs_u16_##CN(ra, rb, w, sums, r);                                                      \
         if (ext)                                                                                   \
-            mce_u16_##CN(ra, rb, w, base, r);                                                      \
+            mce_u16_##CN(ra, rb, w, y, p);                                                         \
         break;                                                                                     \
     case GIP_S16:                                                                                  \
         if (sums)                                                                                  \
             mcs_s16_##CN(ra, rb, w, sums, r);                                                      \
         if (ext)                                                                                   \
-            mce_s16_##CN(ra, rb, w, base, r);                                                      \
+            mce_s16_##CN(ra, rb, w, y, p);                                                         \
         break;                                                                                     \
     default:                                                                                       \
         if (sums)                                                                                  \
             mcs_f32_##CN(ra, rb, w, sums, r);                                                      \
         if (ext)                                                                                   \
-            mce_f32_##CN(ra, rb, w, base, r);                                                      \
+            mce_f32_##CN(ra, rb, w, y, p);                                                         \
     }
     switch (j->a->channels) {
     case 2:
@@ -777,13 +814,62 @@ static void mc_row(const red_job *j, const void *ra, const void *rb, int64_t w, 
 #undef MC_CALL
 }
 
-/* The extremes of a one-channel unmasked run of rows: each row's smallest and largest value,
- * the first row that holds the run's, and their positions, looked for in that row only. */
-typedef struct flat_pending {
-    double mn, mx;
-    int64_t ymn, ymx; /* the first row of the run of rows that holds them */
-    int64_t nmn, nmx; /* that run's elements */
-} flat_pending;
+/* Element i (pixel * channels + channel) of row y: a, or a - b, as the reduction takes it. */
+static double mc_elem(const red_job *j, int64_t y, int64_t i)
+{
+    const unsigned char *ra = (const unsigned char *)j->a->data + y * j->a->stride;
+    const unsigned char *rb = j->b ? (const unsigned char *)j->b->data + y * j->b->stride : NULL;
+    switch (j->a->dtype) {
+    case GIP_U8:
+        return (double)((int32_t)ra[i] - (rb ? (int32_t)rb[i] : 0));
+    case GIP_U16:
+        return (double)((int32_t)((const uint16_t *)ra)[i] -
+                        (rb ? (int32_t)((const uint16_t *)rb)[i] : 0));
+    case GIP_S16:
+        return (double)((int32_t)((const int16_t *)ra)[i] -
+                        (rb ? (int32_t)((const int16_t *)rb)[i] : 0));
+    default:
+        return rb ? (double)(((const float *)ra)[i] - ((const float *)rb)[i])
+                  : (double)((const float *)ra)[i];
+    }
+}
+
+/* Folds each channel's pending run into r (which holds only earlier rows'): the first position
+ * in the run's row, where it improves on r. */
+static void mc_resolve(const red_job *j, const flat_pending *p, gip__red *r)
+{
+    const int32_t cn = j->a->channels;
+    const int64_t w = j->a->width;
+    for (int32_t c = 0; c < cn; c++) {
+        gip__red_ch *ch = &r->ch[c];
+        for (int e = 0; e < 2; e++) {
+            const int64_t y = e ? p[c].ymx : p[c].ymn;
+            const double val = e ? p[c].mx : p[c].mn;
+            if (y < 0 ||
+                (e ? (ch->imx >= 0 && !(val > ch->mx)) : (ch->imn >= 0 && !(val < ch->mn))))
+                continue;
+            for (int64_t x = 0; x < w; x++) {
+                const double v = mc_elem(j, y, x * cn + c);
+                if (v == val) {
+                    if (e)
+                        ch->mx = v, ch->imx = y * w + x;
+                    else
+                        ch->mn = v, ch->imn = y * w + x;
+                    break;
+                }
+            }
+        }
+    }
+}
+
+/* Whether every channel's pending run holds the dtype's lowest and highest value. */
+static bool mc_saturated(const red_job *j, const flat_pending *p)
+{
+    for (int32_t c = 0; c < j->a->channels; c++)
+        if (p[c].ymn < 0 || p[c].mn != j->lo || p[c].mx != j->hi)
+            return false;
+    return true;
+}
 
 /* One unmasked one-channel row through the flat loops: its sums into ch, its extremes into p. */
 static void flat_row(const red_job *j, const void *ra, const void *rb, int64_t w, int64_t y,
@@ -936,20 +1022,30 @@ static void red_rows(red_job *j, int64_t k, int64_t y0, int64_t y1, gip__red *r)
         flat_resolve(j, &p, &r->ch[0]);
         return;
     }
+    if (!m) {
+        flat_pending p[4];
+        for (int c = 0; c < 4; c++)
+            p[c] = (flat_pending){0, 0, -1, -1, 0, 0};
+        for (int64_t y = y0; y < y1; y++) {
+            if (j->saturate &&
+                (mc_saturated(j, p) || k > __atomic_load_n(&j->stop, __ATOMIC_RELAXED)))
+                break;
+            const void *ra = (const unsigned char *)a->data + y * a->stride;
+            const void *rb = b ? (const unsigned char *)b->data + y * b->stride : NULL;
+            r->count += w;
+            mc_row(j, ra, rb, w, y, r, p);
+        }
+        mc_resolve(j, p, r);
+        return;
+    }
     for (int64_t y = y0; y < y1; y++) {
         if (j->saturate && (saturated(j, r) || k > __atomic_load_n(&j->stop, __ATOMIC_RELAXED)))
             break;
         const void *ra = (const unsigned char *)a->data + y * a->stride;
         const void *rb = b ? (const unsigned char *)b->data + y * b->stride : NULL;
         const unsigned char *rm = m ? (const unsigned char *)m->data + y * m->stride : NULL;
-        if (rm) {
-            for (int64_t x = 0; x < w; x++)
-                r->count += rm[x] != 0;
-        } else {
-            r->count += w;
-            mc_row(j, ra, rb, w, y * w, r);
-            continue;
-        }
+        for (int64_t x = 0; x < w; x++)
+            r->count += rm[x] != 0;
         for (int32_t c = 0; c < cn; c++) {
             switch (a->dtype) {
             case GIP_U8:
