@@ -994,19 +994,24 @@ static void red_rows(red_job *j, int64_t k, int64_t y0, int64_t y1, gip__red *r)
         flat_pending p = {0, 0, -1, -1, 0, 0};
         const int64_t rs = w * (int64_t)gip_dtype_size(a->dtype);
         if (y1 - y0 > 1 && a->stride == rs && (!b || b->stride == rs)) {
-            /* Contiguous rows: the extremes and the integer sums (exact in any grouping) over
-             * the run at once; f32 sums row by row, their lanes restarting at each row. */
-            const bool f32 = a->dtype == GIP_F32;
+            /* Contiguous rows: the integer sums (exact in any grouping) over the run at once,
+             * and u8 extremes (whose positions memchr finds fast in a run); f32 sums row by row,
+             * their lanes restarting at each row, and the other extremes row by row, so that
+             * their positions are looked for in one row. */
+            const bool f32 = a->dtype == GIP_F32, u8 = a->dtype == GIP_U8;
+            const uint32_t run =
+                (f32 ? 0 : j->want & ~GIP__RED_EXTREMES) | (u8 ? j->want & GIP__RED_EXTREMES : 0);
+            const uint32_t rows = j->want & ~run;
             const void *ra = (const unsigned char *)a->data + y0 * a->stride;
             const void *rb = b ? (const unsigned char *)b->data + y0 * b->stride : NULL;
             r->count += (y1 - y0) * w;
-            flat_row(j, ra, rb, (y1 - y0) * w, y0, &r->ch[0], &p,
-                     f32 ? j->want & GIP__RED_EXTREMES : j->want);
-            if (f32 && (j->want & ~GIP__RED_EXTREMES))
+            if (run)
+                flat_row(j, ra, rb, (y1 - y0) * w, y0, &r->ch[0], &p, run);
+            if (rows)
                 for (int64_t y = y0; y < y1; y++)
                     flat_row(j, (const unsigned char *)ra + (y - y0) * rs,
                              rb ? (const unsigned char *)rb + (y - y0) * rs : NULL, w, y, &r->ch[0],
-                             &p, j->want & ~GIP__RED_EXTREMES);
+                             &p, rows);
             flat_resolve(j, &p, &r->ch[0]);
             return;
         }
