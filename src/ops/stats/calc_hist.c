@@ -14,6 +14,88 @@ typedef struct hist_job {
     gip_status st;
 } hist_job;
 
+/* The common case, one dimension of u8: how often each value occurs, in four tables taken in
+ * turn (a run of equal values does not wait on one counter), then the values' bins. */
+static void u8_counts(const hist_job *j, int64_t y0, int64_t y1, uint32_t *local)
+{
+    const gip_image *s = j->src;
+    const int32_t cn = s->channels;
+    const int64_t w = s->width;
+    uint32_t t[4][256];
+    memset(t, 0, sizeof t);
+    for (int64_t y = y0; y < y1; y++) {
+        const unsigned char *e =
+            (const unsigned char *)s->data + y * s->stride + j->plan->channel[0];
+        const unsigned char *m =
+            j->mask ? (const unsigned char *)j->mask->data + y * j->mask->stride : NULL;
+        int64_t x = 0;
+        if (m) {
+            for (; x + 4 <= w; x += 4) {
+                t[0][e[x * cn]] += m[x] != 0;
+                t[1][e[(x + 1) * cn]] += m[x + 1] != 0;
+                t[2][e[(x + 2) * cn]] += m[x + 2] != 0;
+                t[3][e[(x + 3) * cn]] += m[x + 3] != 0;
+            }
+            for (; x < w; x++)
+                t[0][e[x * cn]] += m[x] != 0;
+        } else if (cn == 1) {
+            for (; x + 4 <= w; x += 4) {
+                t[0][e[x]]++;
+                t[1][e[x + 1]]++;
+                t[2][e[x + 2]]++;
+                t[3][e[x + 3]]++;
+            }
+            for (; x < w; x++)
+                t[0][e[x]]++;
+        } else {
+            for (; x + 4 <= w; x += 4) {
+                t[0][e[x * cn]]++;
+                t[1][e[(x + 1) * cn]]++;
+                t[2][e[(x + 2) * cn]]++;
+                t[3][e[(x + 3) * cn]]++;
+            }
+            for (; x < w; x++)
+                t[0][e[x * cn]]++;
+        }
+    }
+    const int32_t *lut = j->plan->lut[0];
+    for (int v = 0; v < 256; v++)
+        if (lut[v] >= 0)
+            local[lut[v]] += t[0][v] + t[1][v] + t[2][v] + t[3][v];
+}
+
+/* One dimension of f32 with uniform bins: gip__hist_bin_f32's uniform rule with the plan's
+ * numbers held in registers. */
+static void f32_uniform_counts(const hist_job *j, int64_t y0, int64_t y1, uint32_t *local)
+{
+    const gip_image *s = j->src;
+    const gip__hist_plan *p = j->plan;
+    const int32_t cn = s->channels, nb = p->bins[0];
+    const double lo = p->lo[0], hi = p->hi[0], ka = p->a[0], kb = p->b[0];
+    for (int64_t y = y0; y < y1; y++) {
+        const float *e =
+            (const float *)((const unsigned char *)s->data + y * s->stride) + p->channel[0];
+        const unsigned char *m =
+            j->mask ? (const unsigned char *)j->mask->data + y * j->mask->stride : NULL;
+        for (int64_t x = 0; x < s->width; x++) {
+            if (m && !m[x])
+                continue;
+            double v0 = (double)e[x * cn];
+            if (v0 < lo || v0 >= hi)
+                continue;
+            double t = v0 * ka + kb;
+            int32_t idx;
+            if (!(t > -2147483648.0 && t < 2147483647.0))
+                idx = t >= 2147483647.0 ? nb - 1 : 0;
+            else {
+                idx = (int32_t)t;
+                idx -= (double)idx > t;
+            }
+            local[idx < 0 ? 0 : idx >= nb ? nb - 1 : idx]++;
+        }
+    }
+}
+
 static void hist_rows(void *arg, int64_t y0, int64_t y1)
 {
     hist_job *j = arg;
@@ -25,20 +107,17 @@ static void hist_rows(void *arg, int64_t y0, int64_t y1)
         return;
     }
     const int32_t cn = s->channels;
+    if (p->dims == 1 && s->dtype == GIP_U8) {
+        u8_counts(j, y0, y1, local);
+        y1 = y0; /* done */
+    } else if (p->dims == 1 && s->dtype == GIP_F32 && !p->non_uniform) {
+        f32_uniform_counts(j, y0, y1, local);
+        y1 = y0;
+    }
     for (int64_t y = y0; y < y1; y++) {
         const unsigned char *row = (const unsigned char *)s->data + y * s->stride;
         const unsigned char *m =
             j->mask ? (const unsigned char *)j->mask->data + y * j->mask->stride : NULL;
-        if (p->dims == 1 && s->dtype == GIP_U8) { /* the common case: a table per value */
-            const int32_t *lut = p->lut[0];
-            const unsigned char *e = row + p->channel[0];
-            for (int64_t x = 0; x < s->width; x++) {
-                int32_t b = lut[e[x * cn]];
-                if (b >= 0 && (!m || m[x]))
-                    local[b]++;
-            }
-            continue;
-        }
         for (int64_t x = 0; x < s->width; x++) {
             if (m && !m[x])
                 continue;

@@ -48,9 +48,18 @@ void gip__red_combine(gip__red *a, const gip__red *b, int32_t channels)
 
 #define ROWS_PER_BLOCK 16
 
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#include <immintrin.h>
+#define RED_X86 1
+#endif
+
 typedef struct red_job {
     const gip_image *a, *b, *mask;
     uint32_t want;
+    int avx2;      /* the flat loops' build: 0 plain, 1 AVX2, 2 AVX-512 */
+    int saturate;  /* extremes only: a block stops once every channel reaches lo and hi */
+    double lo, hi; /* the dtype's range */
+    int64_t stop;  /* the first block that saturated (atomic), INT64_MAX while none */
     gip__red *parts;
 } red_job;
 
@@ -104,130 +113,944 @@ RED_ROW(row_u16, uint16_t, int32_t, int64_t, IABS, INT_SUMS)
 RED_ROW(row_s16, int16_t, int32_t, int64_t, IABS, INT_SUMS)
 RED_ROW(row_f32, float, float, double, fabsf, FLT_SUMS)
 
-/* Unmasked rows, one quantity at a time so that the loops vectorise: the sums, then the
- * extremes (the row's smallest and largest value first, their first position only where they
- * improve on the earlier rows'). */
-#define SUM_ROW(NAME, T, V, ACC, ABS, SUMS)                                                        \
-    static void NAME(const T *pa, const T *pb, int64_t w, int32_t cn, int32_t c, gip__red_ch *ch)  \
-    {                                                                                              \
-        ACC s = 0, q = 0, a = 0;                                                                   \
-        int64_t nz = 0;                                                                            \
-        if (pb) {                                                                                  \
-            for (int64_t x = 0; x < w; x++) {                                                      \
-                V v = (V)((V)pa[x * cn + c] - (V)pb[x * cn + c]);                                  \
-                s += (ACC)v;                                                                       \
-                q += (ACC)v * (ACC)v;                                                              \
-                a += (ACC)ABS(v);                                                                  \
-                nz += v != 0;                                                                      \
-            }                                                                                      \
-        } else {                                                                                   \
-            for (int64_t x = 0; x < w; x++) {                                                      \
-                V v = (V)pa[x * cn + c];                                                           \
-                s += (ACC)v;                                                                       \
-                q += (ACC)v * (ACC)v;                                                              \
-                a += (ACC)ABS(v);                                                                  \
-                nz += v != 0;                                                                      \
-            }                                                                                      \
-        }                                                                                          \
-        SUMS;                                                                                      \
-        ch->nz += nz;                                                                              \
-    }
-#define EXT_ROW(NAME, T, V, LO, HI)                                                                \
-    static void NAME(const T *pa, const T *pb, int64_t w, int32_t cn, int32_t c, int64_t base,     \
-                     gip__red_ch *ch)                                                              \
-    {                                                                                              \
-        V mn = HI, mx = LO;                                                                        \
-        if (pb) {                                                                                  \
-            for (int64_t x = 0; x < w; x++) {                                                      \
-                V v = (V)((V)pa[x * cn + c] - (V)pb[x * cn + c]);                                  \
-                mn = v < mn ? v : mn;                                                              \
-                mx = v > mx ? v : mx;                                                              \
-            }                                                                                      \
-        } else {                                                                                   \
-            for (int64_t x = 0; x < w; x++) {                                                      \
-                V v = (V)pa[x * cn + c];                                                           \
-                mn = v < mn ? v : mn;                                                              \
-                mx = v > mx ? v : mx;                                                              \
-            }                                                                                      \
-        }                                                                                          \
-        if (!(mn <= mx)) /* nothing but NaNs */                                                    \
-            return;                                                                                \
-        if (ch->imn < 0 || (double)mn < ch->mn)                                                    \
-            for (int64_t x = 0; x < w; x++) {                                                      \
-                V v = (V)pa[x * cn + c];                                                           \
-                if (pb)                                                                            \
-                    v = (V)(v - (V)pb[x * cn + c]);                                                \
-                if (v == mn) {                                                                     \
-                    ch->mn = (double)mn;                                                           \
-                    ch->imn = base + x;                                                            \
-                    break;                                                                         \
-                }                                                                                  \
-            }                                                                                      \
-        if (ch->imx < 0 || (double)mx > ch->mx)                                                    \
-            for (int64_t x = 0; x < w; x++) {                                                      \
-                V v = (V)pa[x * cn + c];                                                           \
-                if (pb)                                                                            \
-                    v = (V)(v - (V)pb[x * cn + c]);                                                \
-                if (v == mx) {                                                                     \
-                    ch->mx = (double)mx;                                                           \
-                    ch->imx = base + x;                                                            \
-                    break;                                                                         \
-                }                                                                                  \
-            }                                                                                      \
-    }
-SUM_ROW(sum_u8, uint8_t, int32_t, int64_t, IABS, INT_SUMS)
-SUM_ROW(sum_u16, uint16_t, int32_t, int64_t, IABS, INT_SUMS)
-SUM_ROW(sum_s16, int16_t, int32_t, int64_t, IABS, INT_SUMS)
-SUM_ROW(sum_f32, float, float, double, fabsf, FLT_SUMS)
-EXT_ROW(ext_u8, uint8_t, int32_t, INT32_MIN, INT32_MAX)
-EXT_ROW(ext_u16, uint16_t, int32_t, INT32_MIN, INT32_MAX)
-EXT_ROW(ext_s16, int16_t, int32_t, INT32_MIN, INT32_MAX)
-EXT_ROW(ext_f32, float, float, -INFINITY, INFINITY)
+/* ---- one-channel rows without a mask: flat loops, one quantity at a time ---------------- */
 
-static void red_rows(const red_job *j, int64_t y0, int64_t y1, gip__red *r)
+/* Integer sums go in 32-bit lanes over spans of FLAT_SPAN elements (|v| <= 65535, so a span's
+ * sum, sum of magnitudes and count fit; squares of u8 fit too, the others' go to 64 bits), then
+ * into int64. f32 sums go into 16 double lanes per row (element x in lane x % 16), added in a fixed
+ * tree at the row's end: the order depends on the row only, never on the thread count. */
+#define FLAT_SPAN 16384
+
+#define FLAT_INT(NAME, ATTR, T, QACC)                                                              \
+    ATTR static void NAME(const T *pa, const T *pb, int64_t n, uint32_t want, gip__red_ch *ch)     \
+    {                                                                                              \
+        for (int64_t x0 = 0; x0 < n; x0 += FLAT_SPAN) {                                            \
+            const int64_t m = n - x0 < FLAT_SPAN ? n - x0 : FLAT_SPAN;                             \
+            const T *a = pa + x0, *b = pb ? pb + x0 : NULL;                                        \
+            if (want & GIP__RED_SUM) {                                                             \
+                int32_t s = 0;                                                                     \
+                if (b)                                                                             \
+                    for (int64_t x = 0; x < m; x++)                                                \
+                        s += (int32_t)a[x] - (int32_t)b[x];                                        \
+                else                                                                               \
+                    for (int64_t x = 0; x < m; x++)                                                \
+                        s += (int32_t)a[x];                                                        \
+                ch->is += s;                                                                       \
+            }                                                                                      \
+            if (want & GIP__RED_SQ) {                                                              \
+                QACC q = 0;                                                                        \
+                if (b)                                                                             \
+                    for (int64_t x = 0; x < m; x++) {                                              \
+                        int32_t v = (int32_t)a[x] - (int32_t)b[x];                                 \
+                        uint32_t u = (uint32_t)(v < 0 ? -v : v);                                   \
+                        q += (QACC)(u * u);                                                        \
+                    }                                                                              \
+                else                                                                               \
+                    for (int64_t x = 0; x < m; x++) {                                              \
+                        int32_t v = (int32_t)a[x];                                                 \
+                        uint32_t u = (uint32_t)(v < 0 ? -v : v);                                   \
+                        q += (QACC)(u * u);                                                        \
+                    }                                                                              \
+                ch->iq += (int64_t)q;                                                              \
+            }                                                                                      \
+            if (want & GIP__RED_ABS) {                                                             \
+                uint32_t s = 0;                                                                    \
+                if (b)                                                                             \
+                    for (int64_t x = 0; x < m; x++) {                                              \
+                        int32_t v = (int32_t)a[x] - (int32_t)b[x];                                 \
+                        s += (uint32_t)(v < 0 ? -v : v);                                           \
+                    }                                                                              \
+                else                                                                               \
+                    for (int64_t x = 0; x < m; x++) {                                              \
+                        int32_t v = (int32_t)a[x];                                                 \
+                        s += (uint32_t)(v < 0 ? -v : v);                                           \
+                    }                                                                              \
+                ch->ia += s;                                                                       \
+            }                                                                                      \
+            if (want & GIP__RED_NZ) {                                                              \
+                int32_t s = 0;                                                                     \
+                if (b)                                                                             \
+                    for (int64_t x = 0; x < m; x++)                                                \
+                        s += a[x] != b[x];                                                         \
+                else                                                                               \
+                    for (int64_t x = 0; x < m; x++)                                                \
+                        s += a[x] != 0;                                                            \
+                ch->nz += s;                                                                       \
+            }                                                                                      \
+        }                                                                                          \
+    }
+
+/* The f32 sums' lanes: element x of a row goes to lane x % F32_LANES, the lanes are added in a
+ * fixed tree at the row's end (lane l with lane l + 8, then l + 4, ...). */
+#define F32_LANES 16
+static inline double lanes_sum(double *acc)
+{
+    for (int h = F32_LANES / 2; h >= 1; h /= 2)
+        for (int l = 0; l < h; l++)
+            acc[l] = acc[l] + acc[l + h];
+    return acc[0];
+}
+
+/* The f32 value of element x: a[x], or a[x] - b[x] rounded to float as the CUDA kernel does. */
+#define FLAT_F32_LOOP(ACC, EXPR)                                                                   \
+    do {                                                                                           \
+        double acc[F32_LANES] = {0};                                                               \
+        int64_t x = 0;                                                                             \
+        if (b)                                                                                     \
+            for (; x + F32_LANES <= n; x += F32_LANES)                                             \
+                for (int l = 0; l < F32_LANES; l++) {                                              \
+                    double v = (double)(float)(a[x + l] - b[x + l]);                               \
+                    acc[l] += EXPR;                                                                \
+                }                                                                                  \
+        else                                                                                       \
+            for (; x + F32_LANES <= n; x += F32_LANES)                                             \
+                for (int l = 0; l < F32_LANES; l++) {                                              \
+                    double v = (double)a[x + l];                                                   \
+                    acc[l] += EXPR;                                                                \
+                }                                                                                  \
+        for (int l = 0; x < n; x++, l++) {                                                         \
+            double v = (double)(b ? (float)(a[x] - b[x]) : a[x]);                                  \
+            acc[l] += EXPR;                                                                        \
+        }                                                                                          \
+        ACC += lanes_sum(acc);                                                                     \
+    } while (0)
+
+#define FLAT_F32(NAME, ATTR)                                                                       \
+    ATTR static void NAME(const float *a, const float *b, int64_t n, uint32_t want,                \
+                          gip__red_ch *ch)                                                         \
+    {                                                                                              \
+        if (want & GIP__RED_SUM)                                                                   \
+            FLAT_F32_LOOP(ch->fs, v);                                                              \
+        if (want & GIP__RED_SQ)                                                                    \
+            FLAT_F32_LOOP(ch->fq, v *v);                                                           \
+        if (want & GIP__RED_ABS)                                                                   \
+            FLAT_F32_LOOP(ch->fa, fabs(v));                                                        \
+        if (want & GIP__RED_NZ) {                                                                  \
+            int64_t s = 0;                                                                         \
+            if (b)                                                                                 \
+                for (int64_t x = 0; x < n; x++)                                                    \
+                    s += (float)(a[x] - b[x]) != 0.0f;                                             \
+            else                                                                                   \
+                for (int64_t x = 0; x < n; x++)                                                    \
+                    s += a[x] != 0.0f;                                                             \
+            ch->nz += s;                                                                           \
+        }                                                                                          \
+    }
+
+/* The row's extremes in the element type (V for differences), then their first positions only
+ * where they improve on the earlier rows'. NaNs are skipped: v < mn is false for them. */
+/* The extremes of a row in L lanes (element x in lane x % L), folded at the end: the compiler
+ * vectorises the lanes where it will not reorder a plain float min/max reduction. */
+#define ROW_MINMAX(U, L, LO, HI, GET, OUT_MN, OUT_MX)                                              \
+    do {                                                                                           \
+        U lo[L], hi[L];                                                                            \
+        for (int l = 0; l < L; l++)                                                                \
+            lo[l] = HI, hi[l] = LO;                                                                \
+        int64_t x = 0;                                                                             \
+        for (; x + L <= n; x += L)                                                                 \
+            for (int l = 0; l < L; l++) {                                                          \
+                U v = GET(x + l);                                                                  \
+                lo[l] = v < lo[l] ? v : lo[l];                                                     \
+                hi[l] = v > hi[l] ? v : hi[l];                                                     \
+            }                                                                                      \
+        for (; x < n; x++) {                                                                       \
+            U v = GET(x);                                                                          \
+            lo[0] = v < lo[0] ? v : lo[0];                                                         \
+            hi[0] = v > hi[0] ? v : hi[0];                                                         \
+        }                                                                                          \
+        for (int l = 1; l < L; l++) {                                                              \
+            lo[0] = lo[l] < lo[0] ? lo[l] : lo[0];                                                 \
+            hi[0] = hi[l] > hi[0] ? hi[l] : hi[0];                                                 \
+        }                                                                                          \
+        OUT_MN = (vt)lo[0], OUT_MX = (vt)hi[0];                                                    \
+    } while (0)
+
+#define GET_DIFF(x) ((vt)((vt)a[x] - (vt)b[x]))
+#define GET_A(x) (a[x])
+
+/* Integer extremes: plain loops, which the compiler vectorises. */
+#define MM_PLAIN(T, V, TLO, THI, VLO, VHI, MN, MX)                                                 \
+    do {                                                                                           \
+        if (b)                                                                                     \
+            ROW_MINMAX(V, 1, VLO, VHI, GET_DIFF, MN, MX);                                          \
+        else                                                                                       \
+            ROW_MINMAX(T, 1, TLO, THI, GET_A, MN, MX);                                             \
+    } while (0)
+
+/* f32 extremes in vectors of W floats, four of each at a time (min_ps(v, lo) is v < lo ? v : lo,
+ * which skips NaNs as the scalar rule does); the differences are the same float subtraction. */
+#define MM_F32_VEC(VT, W, P, MN, MX)                                                               \
+    do {                                                                                           \
+        VT lo[4], hi[4];                                                                           \
+        for (int l = 0; l < 4; l++)                                                                \
+            lo[l] = P##_set1_ps(INFINITY), hi[l] = P##_set1_ps(-INFINITY);                         \
+        int64_t x = 0;                                                                             \
+        if (b)                                                                                     \
+            for (; x + 4 * W <= n; x += 4 * W)                                                     \
+                for (int l = 0; l < 4; l++) {                                                      \
+                    VT v = P##_sub_ps(P##_loadu_ps(a + x + l * W), P##_loadu_ps(b + x + l * W));   \
+                    lo[l] = P##_min_ps(v, lo[l]);                                                  \
+                    hi[l] = P##_max_ps(v, hi[l]);                                                  \
+                }                                                                                  \
+        else                                                                                       \
+            for (; x + 4 * W <= n; x += 4 * W)                                                     \
+                for (int l = 0; l < 4; l++) {                                                      \
+                    VT v = P##_loadu_ps(a + x + l * W);                                            \
+                    lo[l] = P##_min_ps(v, lo[l]);                                                  \
+                    hi[l] = P##_max_ps(v, hi[l]);                                                  \
+                }                                                                                  \
+        float tl[4 * W], th[4 * W];                                                                \
+        for (int l = 0; l < 4; l++)                                                                \
+            P##_storeu_ps(tl + l * W, lo[l]), P##_storeu_ps(th + l * W, hi[l]);                    \
+        float fl = INFINITY, fh = -INFINITY;                                                       \
+        for (int l = 0; l < 4 * W; l++) {                                                          \
+            fl = tl[l] < fl ? tl[l] : fl;                                                          \
+            fh = th[l] > fh ? th[l] : fh;                                                          \
+        }                                                                                          \
+        for (; x < n; x++) {                                                                       \
+            float v = b ? a[x] - b[x] : a[x];                                                      \
+            fl = v < fl ? v : fl;                                                                  \
+            fh = v > fh ? v : fh;                                                                  \
+        }                                                                                          \
+        MN = fl, MX = fh;                                                                          \
+    } while (0)
+#define MM_F32_SSE(T, V, TLO, THI, VLO, VHI, MN, MX) MM_F32_VEC(__m128, 4, _mm, MN, MX)
+#define MM_F32_AVX(T, V, TLO, THI, VLO, VHI, MN, MX) MM_F32_VEC(__m256, 8, _mm256, MN, MX)
+#define MM_F32_AVX512(T, V, TLO, THI, VLO, VHI, MN, MX) MM_F32_VEC(__m512, 16, _mm512, MN, MX)
+
+/* The extremes of a row (as doubles, exact for every dtype); 0 where it holds nothing but NaNs. */
+#define FLAT_EXT(NAME, ATTR, T, V, MINMAX, TLO, THI, VLO, VHI)                                     \
+    ATTR static int NAME(const T *a, const T *b, int64_t n, double *omn, double *omx)              \
+    {                                                                                              \
+        typedef V vt __attribute__((unused));                                                      \
+        V mn, mx;                                                                                  \
+        MINMAX(T, V, TLO, THI, VLO, VHI, mn, mx);                                                  \
+        if (!(mn <= mx))                                                                           \
+            return 0;                                                                              \
+        *omn = (double)mn, *omx = (double)mx;                                                      \
+        return 1;                                                                                  \
+    }
+
+/* The first position in a row of a value equal to val (a value of the row's), and that value
+ * (-0 or +0: the first). Compared in the element type; u8 rows through memchr. */
+#define FLAT_LOC(NAME, T, V)                                                                       \
+    static int64_t NAME(const T *a, const T *b, int64_t n, double val, double *got)                \
+    {                                                                                              \
+        const V t = (V)val;                                                                        \
+        int64_t x = 0;                                                                             \
+        if (b) {                                                                                   \
+            while (x < n && (V)((V)a[x] - (V)b[x]) != t)                                           \
+                x++;                                                                               \
+            if (x < n)                                                                             \
+                *got = (double)(V)((V)a[x] - (V)b[x]);                                             \
+        } else {                                                                                   \
+            while (x < n && (V)a[x] != t)                                                          \
+                x++;                                                                               \
+            if (x < n)                                                                             \
+                *got = (double)a[x];                                                               \
+        }                                                                                          \
+        return x < n ? x : -1;                                                                     \
+    }
+FLAT_LOC(loc_u8_diff, uint8_t, int32_t)
+FLAT_LOC(loc_u16, uint16_t, int32_t)
+FLAT_LOC(loc_s16, int16_t, int32_t)
+FLAT_LOC(loc_f32, float, float)
+
+static int64_t loc_u8(const uint8_t *a, const uint8_t *b, int64_t n, double val, double *got)
+{
+    if (b)
+        return loc_u8_diff(a, b, n, val, got);
+    const uint8_t *p = memchr(a, (int)val, (size_t)n);
+    *got = val;
+    return p ? p - a : -1;
+}
+
+#define FLAT_ALL(SFX, ATTR, F32MM)                                                                 \
+    FLAT_INT(flat_u8##SFX, ATTR, uint8_t, uint32_t)                                                \
+    FLAT_INT(flat_u16##SFX, ATTR, uint16_t, uint64_t)                                              \
+    FLAT_INT(flat_s16##SFX, ATTR, int16_t, uint64_t)                                               \
+    FLAT_F32(flat_f32##SFX, ATTR)                                                                  \
+    FLAT_EXT(fext_u8##SFX, ATTR, uint8_t, int32_t, MM_PLAIN, 0, UINT8_MAX, INT32_MIN, INT32_MAX)   \
+    FLAT_EXT(fext_u16##SFX, ATTR, uint16_t, int32_t, MM_PLAIN, 0, UINT16_MAX, INT32_MIN,           \
+             INT32_MAX)                                                                            \
+    FLAT_EXT(fext_s16##SFX, ATTR, int16_t, int32_t, MM_PLAIN, INT16_MIN, INT16_MAX, INT32_MIN,     \
+             INT32_MAX)                                                                            \
+    FLAT_EXT(fext_f32##SFX, ATTR, float, float, F32MM, -INFINITY, INFINITY, -INFINITY, INFINITY)
+
+#ifdef RED_X86
+FLAT_ALL(, , MM_F32_SSE)
+/* AVX2 without FMA: the f32 squares round before they are added, as in the plain build. */
+FLAT_ALL(_avx2, __attribute__((target("avx2"))), MM_F32_AVX)
+FLAT_ALL(_avx512, __attribute__((target("avx2,avx512f,avx512bw,avx512vl"))), MM_F32_AVX512)
+#else
+#define MM_F32_ROW(T, V, TLO, THI, VLO, VHI, MN, MX)                                               \
+    do {                                                                                           \
+        if (b)                                                                                     \
+            ROW_MINMAX(V, 16, VLO, VHI, GET_DIFF, MN, MX);                                         \
+        else                                                                                       \
+            ROW_MINMAX(T, 16, TLO, THI, GET_A, MN, MX);                                            \
+    } while (0)
+FLAT_ALL(, , MM_F32_ROW)
+#endif
+
+#ifdef RED_X86
+/* u8 sums with AVX2, 64 bytes a step in two independent accumulators: sums and sums of
+ * magnitudes through SAD against zero (or the other row), squares through 16-bit multiply-adds
+ * into 32-bit lanes (at most FLAT_SPAN elements per lane set, so they cannot overflow; the sum
+ * rides along when both are wanted), non-zeros by counting equal bytes. Exact, as the plain
+ * loops. */
+#define LD(p) _mm256_loadu_si256((const __m256i *)(p))
+__attribute__((target("avx2"))) static inline int64_t hsum64(__m256i v)
+{
+    int64_t t[4];
+    _mm256_storeu_si256((__m256i *)t, v);
+    return (t[0] + t[1]) + (t[2] + t[3]);
+}
+
+/* The body, inlined once per combination of (b given, sum, squares) so that its loops hold no
+ * branches. */
+__attribute__((target("avx2,popcnt"), always_inline)) static inline void
+u8_sums_body(const uint8_t *a, const uint8_t *b, int64_t n, uint32_t want, gip__red_ch *ch,
+             const bool sum, const bool sq)
+{
+    const int64_t nv = n & ~(int64_t)63;
+    const __m256i z = _mm256_setzero_si256();
+    if (sum || sq) {
+        __m256i sa0 = z, sa1 = z, sb0 = z, sb1 = z;
+        int64_t qs = 0;
+        for (int64_t x0 = 0; x0 < nv; x0 += FLAT_SPAN) {
+            const int64_t x1 = nv - x0 < FLAT_SPAN ? nv : x0 + FLAT_SPAN;
+            __m256i q0 = z, q1 = z;
+            for (int64_t x = x0; x < x1; x += 64) {
+                __m256i v0 = LD(a + x), v1 = LD(a + x + 32);
+                __m256i u0 = z, u1 = z;
+                if (b)
+                    u0 = LD(b + x), u1 = LD(b + x + 32);
+                if (sum) {
+                    sa0 = _mm256_add_epi64(sa0, _mm256_sad_epu8(v0, z));
+                    sa1 = _mm256_add_epi64(sa1, _mm256_sad_epu8(v1, z));
+                    if (b) {
+                        sb0 = _mm256_add_epi64(sb0, _mm256_sad_epu8(u0, z));
+                        sb1 = _mm256_add_epi64(sb1, _mm256_sad_epu8(u1, z));
+                    }
+                }
+                if (sq) {
+                    if (b) {
+                        v0 = _mm256_or_si256(_mm256_subs_epu8(v0, u0), _mm256_subs_epu8(u0, v0));
+                        v1 = _mm256_or_si256(_mm256_subs_epu8(v1, u1), _mm256_subs_epu8(u1, v1));
+                    }
+                    __m256i l0 = _mm256_unpacklo_epi8(v0, z), h0 = _mm256_unpackhi_epi8(v0, z);
+                    __m256i l1 = _mm256_unpacklo_epi8(v1, z), h1 = _mm256_unpackhi_epi8(v1, z);
+                    q0 = _mm256_add_epi32(
+                        q0, _mm256_add_epi32(_mm256_madd_epi16(l0, l0), _mm256_madd_epi16(h0, h0)));
+                    q1 = _mm256_add_epi32(
+                        q1, _mm256_add_epi32(_mm256_madd_epi16(l1, l1), _mm256_madd_epi16(h1, h1)));
+                }
+            }
+            if (sq) {
+                uint32_t t[16];
+                _mm256_storeu_si256((__m256i *)t, q0);
+                _mm256_storeu_si256((__m256i *)(t + 8), q1);
+                for (int l = 0; l < 16; l++)
+                    qs += t[l];
+            }
+        }
+        int64_t ss = hsum64(_mm256_add_epi64(sa0, sa1)) - hsum64(_mm256_add_epi64(sb0, sb1));
+        for (int64_t x = nv; x < n; x++) {
+            int32_t d = (int32_t)a[x] - (b ? (int32_t)b[x] : 0);
+            ss += d;
+            qs += d * d;
+        }
+        if (want & GIP__RED_SUM)
+            ch->is += ss;
+        if (!b && (want & GIP__RED_ABS))
+            ch->ia += ss;
+        if (sq)
+            ch->iq += qs;
+    }
+    if (b && (want & GIP__RED_ABS)) {
+        __m256i s0 = z, s1 = z;
+        for (int64_t x = 0; x < nv; x += 64) {
+            s0 = _mm256_add_epi64(s0, _mm256_sad_epu8(LD(a + x), LD(b + x)));
+            s1 = _mm256_add_epi64(s1, _mm256_sad_epu8(LD(a + x + 32), LD(b + x + 32)));
+        }
+        int64_t s = hsum64(_mm256_add_epi64(s0, s1));
+        for (int64_t x = nv; x < n; x++)
+            s += a[x] > b[x] ? a[x] - b[x] : b[x] - a[x];
+        ch->ia += s;
+    }
+    if (want & GIP__RED_NZ) {
+        int64_t e0 = 0, e1 = 0;
+        for (int64_t x = 0; x < nv; x += 64) {
+            __m256i u0 = b ? LD(b + x) : z, u1 = b ? LD(b + x + 32) : z;
+            e0 += __builtin_popcount(
+                (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(LD(a + x), u0)));
+            e1 += __builtin_popcount(
+                (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(LD(a + x + 32), u1)));
+        }
+        int64_t eq = e0 + e1;
+        for (int64_t x = nv; x < n; x++)
+            eq += a[x] == (b ? b[x] : 0);
+        ch->nz += n - eq;
+    }
+}
+
+__attribute__((target("avx2,popcnt"))) static void
+u8_sums_avx2(const uint8_t *a, const uint8_t *b, int64_t n, uint32_t want, gip__red_ch *ch)
+{
+    const bool sq = (want & GIP__RED_SQ) != 0;
+    /* the signed sum: with the squares when both are wanted */
+    const bool sum = (want & GIP__RED_SUM) || (!b && (want & GIP__RED_ABS));
+#define U8_SUMS(B)                                                                                 \
+    do {                                                                                           \
+        if (sum && sq)                                                                             \
+            u8_sums_body(a, B, n, want, ch, true, true);                                           \
+        else if (sum)                                                                              \
+            u8_sums_body(a, B, n, want, ch, true, false);                                          \
+        else if (sq)                                                                               \
+            u8_sums_body(a, B, n, want, ch, false, true);                                          \
+        else                                                                                       \
+            u8_sums_body(a, B, n, want, ch, false, false);                                         \
+    } while (0)
+    if (b)
+        U8_SUMS(b);
+    else
+        U8_SUMS((const uint8_t *)NULL);
+#undef U8_SUMS
+}
+
+/* u8 extremes with AVX2, 128 bytes a step in four pairs of accumulators. */
+__attribute__((target("avx2"))) static int u8_ext_avx2(const uint8_t *a, int64_t n, double *omn,
+                                                       double *omx)
+{
+    const int64_t nv = n & ~(int64_t)127;
+    __m256i lo[4], hi[4];
+    for (int k = 0; k < 4; k++)
+        lo[k] = _mm256_set1_epi8(-1), hi[k] = _mm256_setzero_si256();
+    for (int64_t x = 0; x < nv; x += 128)
+        for (int k = 0; k < 4; k++) {
+            __m256i v = LD(a + x + 32 * k);
+            lo[k] = _mm256_min_epu8(lo[k], v);
+            hi[k] = _mm256_max_epu8(hi[k], v);
+        }
+    uint8_t tl[32], th[32];
+    _mm256_storeu_si256((__m256i *)tl, _mm256_min_epu8(_mm256_min_epu8(lo[0], lo[1]),
+                                                       _mm256_min_epu8(lo[2], lo[3])));
+    _mm256_storeu_si256((__m256i *)th, _mm256_max_epu8(_mm256_max_epu8(hi[0], hi[1]),
+                                                       _mm256_max_epu8(hi[2], hi[3])));
+    uint8_t mn = 255, mx = 0;
+    for (int l = 0; l < 32; l++) {
+        mn = tl[l] < mn ? tl[l] : mn;
+        mx = th[l] > mx ? th[l] : mx;
+    }
+    for (int64_t x = nv; x < n; x++) {
+        mn = a[x] < mn ? a[x] : mn;
+        mx = a[x] > mx ? a[x] : mx;
+    }
+    *omn = mn, *omx = mx;
+    return 1;
+}
+#undef LD
+#endif
+
+#ifdef RED_X86
+/* f32 sums with AVX2 (no FMA: each square rounds before it is added): the same 16 lanes, in
+ * four vectors of four doubles, and the same tail and tree as FLAT_F32_LOOP, so the result is
+ * the plain loop's bit for bit. */
+#define F32_AVX2_PASS(ACC, OP)                                                                     \
+    do {                                                                                           \
+        __m256d s0 = _mm256_setzero_pd(), s1 = s0, s2 = s0, s3 = s0;                               \
+        int64_t x = 0;                                                                             \
+        for (; x + F32_LANES <= n; x += F32_LANES) {                                               \
+            __m256 f0 = _mm256_loadu_ps(a + x), f1 = _mm256_loadu_ps(a + x + 8);                   \
+            if (b) {                                                                               \
+                f0 = _mm256_sub_ps(f0, _mm256_loadu_ps(b + x));                                    \
+                f1 = _mm256_sub_ps(f1, _mm256_loadu_ps(b + x + 8));                                \
+            }                                                                                      \
+            __m256d d0 = _mm256_cvtps_pd(_mm256_castps256_ps128(f0));                              \
+            __m256d d1 = _mm256_cvtps_pd(_mm256_extractf128_ps(f0, 1));                            \
+            __m256d d2 = _mm256_cvtps_pd(_mm256_castps256_ps128(f1));                              \
+            __m256d d3 = _mm256_cvtps_pd(_mm256_extractf128_ps(f1, 1));                            \
+            s0 = _mm256_add_pd(s0, OP(d0));                                                        \
+            s1 = _mm256_add_pd(s1, OP(d1));                                                        \
+            s2 = _mm256_add_pd(s2, OP(d2));                                                        \
+            s3 = _mm256_add_pd(s3, OP(d3));                                                        \
+        }                                                                                          \
+        double acc[F32_LANES];                                                                     \
+        _mm256_storeu_pd(acc, s0);                                                                 \
+        _mm256_storeu_pd(acc + 4, s1);                                                             \
+        _mm256_storeu_pd(acc + 8, s2);                                                             \
+        _mm256_storeu_pd(acc + 12, s3);                                                            \
+        for (int l = 0; x < n; x++, l++) {                                                         \
+            __m256d v = _mm256_set1_pd((double)(b ? (float)(a[x] - b[x]) : a[x]));                 \
+            acc[l] += _mm256_cvtsd_f64(OP(v));                                                     \
+        }                                                                                          \
+        ACC += lanes_sum(acc);                                                                     \
+    } while (0)
+#define F32_ID(d) (d)
+#define F32_SQ(d) _mm256_mul_pd(d, d)
+#define F32_ABS(d) _mm256_andnot_pd(_mm256_set1_pd(-0.0), d)
+
+__attribute__((target("avx2"))) static void f32_sums_avx2(const float *a, const float *b, int64_t n,
+                                                          uint32_t want, gip__red_ch *ch)
+{
+    if ((want & (GIP__RED_SUM | GIP__RED_SQ)) == (GIP__RED_SUM | GIP__RED_SQ)) {
+        /* both in one pass over the row (the same lanes, tail and tree as two passes) */
+        __m256d s[4], q[4];
+        for (int k = 0; k < 4; k++)
+            s[k] = q[k] = _mm256_setzero_pd();
+        int64_t x = 0;
+        for (; x + F32_LANES <= n; x += F32_LANES) {
+            __m256 f0 = _mm256_loadu_ps(a + x), f1 = _mm256_loadu_ps(a + x + 8);
+            if (b) {
+                f0 = _mm256_sub_ps(f0, _mm256_loadu_ps(b + x));
+                f1 = _mm256_sub_ps(f1, _mm256_loadu_ps(b + x + 8));
+            }
+            __m256d d[4] = {_mm256_cvtps_pd(_mm256_castps256_ps128(f0)),
+                            _mm256_cvtps_pd(_mm256_extractf128_ps(f0, 1)),
+                            _mm256_cvtps_pd(_mm256_castps256_ps128(f1)),
+                            _mm256_cvtps_pd(_mm256_extractf128_ps(f1, 1))};
+            for (int k = 0; k < 4; k++) {
+                s[k] = _mm256_add_pd(s[k], d[k]);
+                q[k] = _mm256_add_pd(q[k], _mm256_mul_pd(d[k], d[k]));
+            }
+        }
+        double as[F32_LANES], aq[F32_LANES];
+        for (int k = 0; k < 4; k++) {
+            _mm256_storeu_pd(as + 4 * k, s[k]);
+            _mm256_storeu_pd(aq + 4 * k, q[k]);
+        }
+        for (int l = 0; x < n; x++, l++) {
+            double v = (double)(b ? (float)(a[x] - b[x]) : a[x]);
+            as[l] += v;
+            aq[l] += _mm256_cvtsd_f64(F32_SQ(_mm256_set1_pd(v)));
+        }
+        ch->fs += lanes_sum(as);
+        ch->fq += lanes_sum(aq);
+    } else if (want & GIP__RED_SUM) {
+        F32_AVX2_PASS(ch->fs, F32_ID);
+    } else if (want & GIP__RED_SQ) {
+        F32_AVX2_PASS(ch->fq, F32_SQ);
+    }
+    if (want & GIP__RED_ABS)
+        F32_AVX2_PASS(ch->fa, F32_ABS);
+    if (want & GIP__RED_NZ) {
+        int64_t s = 0;
+        for (int64_t x = 0; x < n; x++)
+            s += (b ? a[x] - b[x] : a[x]) != 0.0f;
+        ch->nz += s;
+    }
+}
+#endif
+
+/* The extremes of an unmasked run of rows (of one channel): each row's smallest and largest value,
+ * the first row that holds the run's, and their positions, looked for in that row only. */
+typedef struct flat_pending {
+    double mn, mx;
+    int64_t ymn, ymx; /* the first row of the run of rows that holds them */
+    int64_t nmn, nmx; /* that run's elements */
+} flat_pending;
+
+/* ---- unmasked rows of 2 to 4 channels: every channel in one loop, CN a constant ---------- */
+
+/* Sums, one quantity at a time, every channel at once (integers exact in int64; f32 in double
+ * in the same order as one channel at a time: each channel's elements in turn, from 0 per row). */
+#define U32ABS(v) ((uint32_t)((v) < 0 ? -(v) : (v)))
+#define MC_PASS(V, CN, ACC, OUT, EXPR)                                                             \
+    do {                                                                                           \
+        for (int64_t x0 = 0; x0 < w; x0 += SPAN) {                                                 \
+            const int64_t x1 = w - x0 < SPAN ? w : x0 + SPAN;                                      \
+            ACC q[CN] = {0};                                                                       \
+            for (int64_t x = x0; x < x1; x++)                                                      \
+                for (int c = 0; c < CN; c++) {                                                     \
+                    V v = pb ? (V)((V)pa[x * CN + c] - (V)pb[x * CN + c]) : (V)pa[x * CN + c];     \
+                    q[c] += EXPR;                                                                  \
+                }                                                                                  \
+            for (int c = 0; c < CN; c++)                                                           \
+                r->ch[c].OUT += q[c];                                                              \
+        }                                                                                          \
+    } while (0)
+
+/* Integers go in 32-bit lanes (64 for squares of 16-bit values) over spans of FLAT_SPAN pixels;
+ * f32 in one double per channel over the whole row (SPAN: INT64_MAX). */
+#define MC_SUMS(NAME, T, V, SACC, QACC, AACC, ABS, CN, SUMF, SQF, ABSF, SPAN_)                     \
+    static void NAME(const T *pa, const T *pb, int64_t w, uint32_t want, gip__red *r)              \
+    {                                                                                              \
+        const int64_t SPAN = SPAN_;                                                                \
+        if (want & GIP__RED_SUM)                                                                   \
+            MC_PASS(V, CN, SACC, SUMF, (SACC)v);                                                   \
+        if (want & GIP__RED_SQ)                                                                    \
+            MC_PASS(V, CN, QACC, SQF, (QACC)v *(QACC)v);                                           \
+        if (want & GIP__RED_ABS)                                                                   \
+            MC_PASS(V, CN, AACC, ABSF, (AACC)ABS(v));                                              \
+        if (want & GIP__RED_NZ)                                                                    \
+            MC_PASS(V, CN, int32_t, nz, v != 0);                                                   \
+    }
+
+/* Extremes of every channel at once in the element type, into each channel's pending run
+ * (positions are found once per run, by mc_resolve). */
+/* f32 extremes of every channel of an interleaved row: CN vectors of four floats a step (lane i
+ * of the step holds channel i % CN), then folded per channel. min_ps(v, lo) is v < lo ? v : lo,
+ * skipping NaNs as the scalar rule does. */
+static void mc_f32_minmax(const float *a, const float *b, int64_t w, int cn, float *mn, float *mx)
+{
+    const int64_t n = w * cn, step = 4 * (int64_t)cn;
+    int64_t x = 0;
+    for (int c = 0; c < cn; c++)
+        mn[c] = INFINITY, mx[c] = -INFINITY;
+#ifdef RED_X86
+    __m128 lo[4], hi[4];
+    for (int k = 0; k < cn; k++)
+        lo[k] = _mm_set1_ps(INFINITY), hi[k] = _mm_set1_ps(-INFINITY);
+    for (; x + step <= n; x += step)
+        for (int k = 0; k < cn; k++) {
+            __m128 v = _mm_loadu_ps(a + x + 4 * k);
+            if (b)
+                v = _mm_sub_ps(v, _mm_loadu_ps(b + x + 4 * k));
+            lo[k] = _mm_min_ps(v, lo[k]);
+            hi[k] = _mm_max_ps(v, hi[k]);
+        }
+    float tl[16], th[16];
+    for (int k = 0; k < cn; k++)
+        _mm_storeu_ps(tl + 4 * k, lo[k]), _mm_storeu_ps(th + 4 * k, hi[k]);
+    for (int i = 0; i < step; i++) {
+        const int c = i % cn;
+        mn[c] = tl[i] < mn[c] ? tl[i] : mn[c];
+        mx[c] = th[i] > mx[c] ? th[i] : mx[c];
+    }
+#endif
+    for (; x < n; x++) {
+        const int c = (int)(x % cn);
+        const float v = b ? a[x] - b[x] : a[x];
+        mn[c] = v < mn[c] ? v : mn[c];
+        mx[c] = v > mx[c] ? v : mx[c];
+    }
+}
+
+#define MC_EXT(NAME, T, V, LO, HI, CN, FASTF)                                                      \
+    static void NAME(const T *pa, const T *pb, int64_t w, int64_t y, flat_pending *p)              \
+    {                                                                                              \
+        V mn[CN], mx[CN];                                                                          \
+        for (int c = 0; c < CN; c++)                                                               \
+            mn[c] = HI, mx[c] = LO;                                                                \
+        if (FASTF)                                                                                 \
+            mc_f32_minmax((const float *)(const void *)pa, (const float *)(const void *)pb, w, CN, \
+                          (float *)(void *)mn, (float *)(void *)mx);                               \
+        else                                                                                       \
+            for (int64_t x = 0; x < w; x++)                                                        \
+                for (int c = 0; c < CN; c++) {                                                     \
+                    V v = pb ? (V)((V)pa[x * CN + c] - (V)pb[x * CN + c]) : (V)pa[x * CN + c];     \
+                    mn[c] = v < mn[c] ? v : mn[c];                                                 \
+                    mx[c] = v > mx[c] ? v : mx[c];                                                 \
+                }                                                                                  \
+        for (int c = 0; c < CN; c++) {                                                             \
+            if (!(mn[c] <= mx[c])) /* nothing but NaNs */                                          \
+                continue;                                                                          \
+            if (p[c].ymn < 0 || (double)mn[c] < p[c].mn)                                           \
+                p[c].mn = (double)mn[c], p[c].ymn = y;                                             \
+            if (p[c].ymx < 0 || (double)mx[c] > p[c].mx)                                           \
+                p[c].mx = (double)mx[c], p[c].ymx = y;                                             \
+        }                                                                                          \
+    }
+
+#define MC_ALL(CN)                                                                                 \
+    MC_SUMS(mcs_u8_##CN, uint8_t, int32_t, int32_t, uint32_t, uint32_t, U32ABS, CN, is, iq, ia,    \
+            FLAT_SPAN)                                                                             \
+    MC_SUMS(mcs_u16_##CN, uint16_t, int32_t, int32_t, uint64_t, uint32_t, U32ABS, CN, is, iq, ia,  \
+            FLAT_SPAN)                                                                             \
+    MC_SUMS(mcs_s16_##CN, int16_t, int32_t, int32_t, uint64_t, uint32_t, U32ABS, CN, is, iq, ia,   \
+            FLAT_SPAN)                                                                             \
+    MC_SUMS(mcs_f32_##CN, float, float, double, double, double, fabsf, CN, fs, fq, fa, INT64_MAX)  \
+    MC_EXT(mce_u8_##CN, uint8_t, int32_t, INT32_MIN, INT32_MAX, CN, 0)                             \
+    MC_EXT(mce_u16_##CN, uint16_t, int32_t, INT32_MIN, INT32_MAX, CN, 0)                           \
+    MC_EXT(mce_s16_##CN, int16_t, int32_t, INT32_MIN, INT32_MAX, CN, 0)                            \
+    MC_EXT(mce_f32_##CN, float, float, -INFINITY, INFINITY, CN, 1)
+MC_ALL(2)
+MC_ALL(3)
+MC_ALL(4)
+
+/* One unmasked row of 2 to 4 channels. */
+static void mc_row(const red_job *j, const void *ra, const void *rb, int64_t w, int64_t y,
+                   gip__red *r, flat_pending *p)
+{
+    const uint32_t sums = j->want & ~GIP__RED_EXTREMES;
+    const bool ext = (j->want & GIP__RED_EXTREMES) != 0;
+#define MC_CALL(CN)                                                                                \
+    switch (j->a->dtype) {                                                                         \
+    case GIP_U8:                                                                                   \
+        if (sums)                                                                                  \
+            mcs_u8_##CN(ra, rb, w, sums, r);                                                       \
+        if (ext)                                                                                   \
+            mce_u8_##CN(ra, rb, w, y, p);                                                          \
+        break;                                                                                     \
+    case GIP_U16:                                                                                  \
+        if (sums)                                                                                  \
+            mcs_u16_##CN(ra, rb, w, sums, r);                                                      \
+        if (ext)                                                                                   \
+            mce_u16_##CN(ra, rb, w, y, p);                                                         \
+        break;                                                                                     \
+    case GIP_S16:                                                                                  \
+        if (sums)                                                                                  \
+            mcs_s16_##CN(ra, rb, w, sums, r);                                                      \
+        if (ext)                                                                                   \
+            mce_s16_##CN(ra, rb, w, y, p);                                                         \
+        break;                                                                                     \
+    default:                                                                                       \
+        if (sums)                                                                                  \
+            mcs_f32_##CN(ra, rb, w, sums, r);                                                      \
+        if (ext)                                                                                   \
+            mce_f32_##CN(ra, rb, w, y, p);                                                         \
+    }
+    switch (j->a->channels) {
+    case 2:
+        MC_CALL(2)
+        break;
+    case 3:
+        MC_CALL(3)
+        break;
+    default:
+        MC_CALL(4)
+    }
+#undef MC_CALL
+}
+
+/* Element i (pixel * channels + channel) of row y: a, or a - b, as the reduction takes it. */
+static double mc_elem(const red_job *j, int64_t y, int64_t i)
+{
+    const unsigned char *ra = (const unsigned char *)j->a->data + y * j->a->stride;
+    const unsigned char *rb = j->b ? (const unsigned char *)j->b->data + y * j->b->stride : NULL;
+    switch (j->a->dtype) {
+    case GIP_U8:
+        return (double)((int32_t)ra[i] - (rb ? (int32_t)rb[i] : 0));
+    case GIP_U16:
+        return (double)((int32_t)((const uint16_t *)ra)[i] -
+                        (rb ? (int32_t)((const uint16_t *)rb)[i] : 0));
+    case GIP_S16:
+        return (double)((int32_t)((const int16_t *)ra)[i] -
+                        (rb ? (int32_t)((const int16_t *)rb)[i] : 0));
+    default:
+        return rb ? (double)(((const float *)ra)[i] - ((const float *)rb)[i])
+                  : (double)((const float *)ra)[i];
+    }
+}
+
+/* Folds each channel's pending run into r (which holds only earlier rows'): the first position
+ * in the run's row, where it improves on r. */
+static void mc_resolve(const red_job *j, const flat_pending *p, gip__red *r)
+{
+    const int32_t cn = j->a->channels;
+    const int64_t w = j->a->width;
+    for (int32_t c = 0; c < cn; c++) {
+        gip__red_ch *ch = &r->ch[c];
+        for (int e = 0; e < 2; e++) {
+            const int64_t y = e ? p[c].ymx : p[c].ymn;
+            const double val = e ? p[c].mx : p[c].mn;
+            if (y < 0 ||
+                (e ? (ch->imx >= 0 && !(val > ch->mx)) : (ch->imn >= 0 && !(val < ch->mn))))
+                continue;
+            for (int64_t x = 0; x < w; x++) {
+                const double v = mc_elem(j, y, x * cn + c);
+                if (v == val) {
+                    if (e)
+                        ch->mx = v, ch->imx = y * w + x;
+                    else
+                        ch->mn = v, ch->imn = y * w + x;
+                    break;
+                }
+            }
+        }
+    }
+}
+
+/* Whether every channel's pending run holds the dtype's lowest and highest value. */
+static bool mc_saturated(const red_job *j, const flat_pending *p)
+{
+    for (int32_t c = 0; c < j->a->channels; c++)
+        if (p[c].ymn < 0 || p[c].mn != j->lo || p[c].mx != j->hi)
+            return false;
+    return true;
+}
+
+/* One unmasked one-channel row through the flat loops: its sums into ch, its extremes into p. */
+static void flat_row(const red_job *j, const void *ra, const void *rb, int64_t w, int64_t y,
+                     gip__red_ch *ch, flat_pending *p, uint32_t want)
+{
+    uint32_t sums = want & ~GIP__RED_EXTREMES;
+    bool ext = (want & GIP__RED_EXTREMES) != 0;
+    double mn = 0, mx = 0;
+    int got = 0;
+#define FLAT_CALL(SFX)                                                                             \
+    switch (j->a->dtype) {                                                                         \
+    case GIP_U8:                                                                                   \
+        if (sums)                                                                                  \
+            flat_u8##SFX(ra, rb, w, sums, ch);                                                     \
+        if (ext)                                                                                   \
+            got = fext_u8##SFX(ra, rb, w, &mn, &mx);                                               \
+        break;                                                                                     \
+    case GIP_U16:                                                                                  \
+        if (sums)                                                                                  \
+            flat_u16##SFX(ra, rb, w, sums, ch);                                                    \
+        if (ext)                                                                                   \
+            got = fext_u16##SFX(ra, rb, w, &mn, &mx);                                              \
+        break;                                                                                     \
+    case GIP_S16:                                                                                  \
+        if (sums)                                                                                  \
+            flat_s16##SFX(ra, rb, w, sums, ch);                                                    \
+        if (ext)                                                                                   \
+            got = fext_s16##SFX(ra, rb, w, &mn, &mx);                                              \
+        break;                                                                                     \
+    default:                                                                                       \
+        if (sums)                                                                                  \
+            flat_f32##SFX(ra, rb, w, sums, ch);                                                    \
+        if (ext)                                                                                   \
+            got = fext_f32##SFX(ra, rb, w, &mn, &mx);                                              \
+    }
+#ifdef RED_X86
+    if (j->avx2 && j->a->dtype == GIP_U8) {
+        if (sums)
+            u8_sums_avx2(ra, rb, w, sums, ch);
+        sums = 0;
+        if (ext && !rb && w > 0) {
+            got = u8_ext_avx2(ra, w, &mn, &mx);
+            ext = false;
+        }
+    }
+    if (j->avx2 && sums && j->a->dtype == GIP_F32) {
+        f32_sums_avx2(ra, rb, w, sums, ch);
+        sums = 0;
+    }
+    if (j->avx2 > 1) {
+        FLAT_CALL(_avx512)
+    } else if (j->avx2) {
+        FLAT_CALL(_avx2)
+    } else
+#endif
+    {
+        FLAT_CALL()
+    }
+#undef FLAT_CALL
+    if (got) {
+        if (p->ymn < 0 || mn < p->mn)
+            p->mn = mn, p->ymn = y, p->nmn = w;
+        if (p->ymx < 0 || mx > p->mx)
+            p->mx = mx, p->ymx = y, p->nmx = w;
+    }
+}
+
+/* Folds the run's extremes into ch (which holds only earlier rows'): positions where they
+ * improve on it. */
+static void flat_resolve(const red_job *j, const flat_pending *p, gip__red_ch *ch)
+{
+    const gip_image *a = j->a, *b = j->b;
+    const int64_t w = a->width;
+    for (int e = 0; e < 2; e++) {
+        const int64_t y = e ? p->ymx : p->ymn, n = e ? p->nmx : p->nmn;
+        const double val = e ? p->mx : p->mn;
+        if (y < 0 || (e ? (ch->imx >= 0 && !(val > ch->mx)) : (ch->imn >= 0 && !(val < ch->mn))))
+            continue;
+        const void *ra = (const unsigned char *)a->data + y * a->stride;
+        const void *rb = b ? (const unsigned char *)b->data + y * b->stride : NULL;
+        double v = val;
+        int64_t x;
+        switch (a->dtype) {
+        case GIP_U8:
+            x = loc_u8(ra, rb, n, val, &v);
+            break;
+        case GIP_U16:
+            x = loc_u16(ra, rb, n, val, &v);
+            break;
+        case GIP_S16:
+            x = loc_s16(ra, rb, n, val, &v);
+            break;
+        default:
+            x = loc_f32(ra, rb, n, val, &v);
+        }
+        if (e)
+            ch->mx = v, ch->imx = y * w + x;
+        else
+            ch->mn = v, ch->imn = y * w + x;
+    }
+}
+
+/* Whether every channel of r holds the dtype's lowest and highest value: no later pixel can
+ * replace its extremes or their positions. */
+static bool saturated(const red_job *j, const gip__red *r)
+{
+    for (int32_t c = 0; c < j->a->channels; c++)
+        if (r->ch[c].imn < 0 || r->ch[c].mn != j->lo || r->ch[c].mx != j->hi)
+            return false;
+    return true;
+}
+
+/* Rows y0 to y1 of block k into r. With j->saturate (extremes only), stops after the row where
+ * every channel reaches the dtype's range, or once an earlier block has (the later rows cannot
+ * change the result). */
+static void red_rows(red_job *j, int64_t k, int64_t y0, int64_t y1, gip__red *r)
 {
     const gip_image *a = j->a, *b = j->b, *m = j->mask;
     const int32_t cn = a->channels;
     const int64_t w = a->width;
+    if (!m && cn == 1) {
+        flat_pending p = {0, 0, -1, -1, 0, 0};
+        const int64_t rs = w * (int64_t)gip_dtype_size(a->dtype);
+        if (y1 - y0 > 1 && a->stride == rs && (!b || b->stride == rs)) {
+            /* Contiguous rows: the integer sums (exact in any grouping) over the run at once,
+             * and u8 extremes (whose positions memchr finds fast in a run); f32 sums row by row,
+             * their lanes restarting at each row, and the other extremes row by row, so that
+             * their positions are looked for in one row. */
+            const bool f32 = a->dtype == GIP_F32, u8 = a->dtype == GIP_U8;
+            const uint32_t run =
+                (f32 ? 0 : j->want & ~GIP__RED_EXTREMES) | (u8 ? j->want & GIP__RED_EXTREMES : 0);
+            const uint32_t rows = j->want & ~run;
+            const void *ra = (const unsigned char *)a->data + y0 * a->stride;
+            const void *rb = b ? (const unsigned char *)b->data + y0 * b->stride : NULL;
+            r->count += (y1 - y0) * w;
+            if (run)
+                flat_row(j, ra, rb, (y1 - y0) * w, y0, &r->ch[0], &p, run);
+            if (rows)
+                for (int64_t y = y0; y < y1; y++)
+                    flat_row(j, (const unsigned char *)ra + (y - y0) * rs,
+                             rb ? (const unsigned char *)rb + (y - y0) * rs : NULL, w, y, &r->ch[0],
+                             &p, rows);
+            flat_resolve(j, &p, &r->ch[0]);
+            return;
+        }
+        for (int64_t y = y0; y < y1; y++) {
+            const void *ra = (const unsigned char *)a->data + y * a->stride;
+            const void *rb = b ? (const unsigned char *)b->data + y * b->stride : NULL;
+            r->count += w;
+            flat_row(j, ra, rb, w, y, &r->ch[0], &p, j->want);
+            if (j->saturate && ((p.ymn >= 0 && p.mn == j->lo && p.mx == j->hi) ||
+                                k > __atomic_load_n(&j->stop, __ATOMIC_RELAXED)))
+                break;
+        }
+        flat_resolve(j, &p, &r->ch[0]);
+        return;
+    }
+    if (!m) {
+        flat_pending p[4];
+        for (int c = 0; c < 4; c++)
+            p[c] = (flat_pending){0, 0, -1, -1, 0, 0};
+        for (int64_t y = y0; y < y1; y++) {
+            if (j->saturate &&
+                (mc_saturated(j, p) || k > __atomic_load_n(&j->stop, __ATOMIC_RELAXED)))
+                break;
+            const void *ra = (const unsigned char *)a->data + y * a->stride;
+            const void *rb = b ? (const unsigned char *)b->data + y * b->stride : NULL;
+            r->count += w;
+            mc_row(j, ra, rb, w, y, r, p);
+        }
+        mc_resolve(j, p, r);
+        return;
+    }
     for (int64_t y = y0; y < y1; y++) {
+        if (j->saturate && (saturated(j, r) || k > __atomic_load_n(&j->stop, __ATOMIC_RELAXED)))
+            break;
         const void *ra = (const unsigned char *)a->data + y * a->stride;
         const void *rb = b ? (const unsigned char *)b->data + y * b->stride : NULL;
         const unsigned char *rm = m ? (const unsigned char *)m->data + y * m->stride : NULL;
-        if (rm) {
-            for (int64_t x = 0; x < w; x++)
-                r->count += rm[x] != 0;
-        } else {
-            r->count += w;
-            for (int32_t c = 0; c < cn; c++) {
-                gip__red_ch *ch = &r->ch[c];
-                switch (a->dtype) {
-                case GIP_U8:
-                    if (j->want & GIP__RED_SUMS)
-                        sum_u8(ra, rb, w, cn, c, ch);
-                    if (j->want & GIP__RED_EXTREMES)
-                        ext_u8(ra, rb, w, cn, c, y * w, ch);
-                    break;
-                case GIP_U16:
-                    if (j->want & GIP__RED_SUMS)
-                        sum_u16(ra, rb, w, cn, c, ch);
-                    if (j->want & GIP__RED_EXTREMES)
-                        ext_u16(ra, rb, w, cn, c, y * w, ch);
-                    break;
-                case GIP_S16:
-                    if (j->want & GIP__RED_SUMS)
-                        sum_s16(ra, rb, w, cn, c, ch);
-                    if (j->want & GIP__RED_EXTREMES)
-                        ext_s16(ra, rb, w, cn, c, y * w, ch);
-                    break;
-                default:
-                    if (j->want & GIP__RED_SUMS)
-                        sum_f32(ra, rb, w, cn, c, ch);
-                    if (j->want & GIP__RED_EXTREMES)
-                        ext_f32(ra, rb, w, cn, c, y * w, ch);
-                }
-            }
-            continue;
-        }
+        for (int64_t x = 0; x < w; x++)
+            r->count += rm[x] != 0;
         for (int32_t c = 0; c < cn; c++) {
             switch (a->dtype) {
             case GIP_U8:
@@ -248,12 +1071,20 @@ static void red_rows(const red_job *j, int64_t y0, int64_t y1, gip__red *r)
 
 static void red_blocks(void *arg, int64_t b0, int64_t b1)
 {
-    const red_job *j = arg;
+    red_job *j = arg;
     for (int64_t k = b0; k < b1; k++) {
         gip__red *r = &j->parts[k];
         gip__red_init(r);
+        if (j->saturate && k > __atomic_load_n(&j->stop, __ATOMIC_RELAXED))
+            continue;
         int64_t y0 = k * ROWS_PER_BLOCK, y1 = y0 + ROWS_PER_BLOCK;
-        red_rows(j, y0, y1 < j->a->height ? y1 : j->a->height, r);
+        red_rows(j, k, y0, y1 < j->a->height ? y1 : j->a->height, r);
+        if (j->saturate && saturated(j, r)) {
+            int64_t cur = __atomic_load_n(&j->stop, __ATOMIC_RELAXED);
+            while (k < cur && !__atomic_compare_exchange_n(&j->stop, &cur, k, false,
+                                                           __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+                ;
+        }
     }
 }
 
@@ -261,8 +1092,27 @@ gip_status gip__reduce_cpu(gip_context *ctx, const gip_image *a, const gip_image
                            const gip_image *mask, uint32_t want, gip__red *r)
 {
     int64_t nb = (a->height + ROWS_PER_BLOCK - 1) / ROWS_PER_BLOCK;
-    red_job j = {
-        .a = a, .b = b, .mask = mask, .want = want, .parts = malloc((size_t)nb * sizeof(gip__red))};
+    red_job j = {.a = a,
+                 .b = b,
+                 .mask = mask,
+                 .want = want,
+                 .stop = INT64_MAX,
+                 .parts = malloc((size_t)nb * sizeof(gip__red))};
+#ifdef RED_X86
+    j.avx2 = !__builtin_cpu_supports("avx2")                                           ? 0
+             : __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") ? 2
+                                                                                       : 1;
+#endif
+    if (want == GIP__RED_EXTREMES && !b) {
+        j.saturate = 1;
+        j.lo = a->dtype == GIP_U8 || a->dtype == GIP_U16 ? 0.0
+               : a->dtype == GIP_S16                     ? (double)INT16_MIN
+                                                         : -HUGE_VAL;
+        j.hi = a->dtype == GIP_U8    ? (double)UINT8_MAX
+               : a->dtype == GIP_U16 ? (double)UINT16_MAX
+               : a->dtype == GIP_S16 ? (double)INT16_MAX
+                                     : HUGE_VAL;
+    }
     if (!j.parts)
         return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "reduction: out of host memory");
     gip__parallel_for(ctx, nb, 1, red_blocks, &j);
@@ -415,7 +1265,7 @@ gip_status gip_mean_std_dev(gip_context *ctx, const gip_image *src, const gip_im
     if (st || (st = need(ctx, op, stddev, "stddev")))
         return st;
     gip__red r;
-    if ((st = reduce(ctx, op, src, NULL, mask, false, GIP__RED_SUMS, &r)))
+    if ((st = reduce(ctx, op, src, NULL, mask, false, GIP__RED_SUM | GIP__RED_SQ, &r)))
         return st;
     const double scale = r.count ? 1.0 / (double)r.count : 0.0;
     for (int c = 0; c < 4; c++) {
@@ -438,7 +1288,7 @@ gip_status gip_mean(gip_context *ctx, const gip_image *src, const gip_image *mas
     if (st)
         return st;
     gip__red r;
-    if ((st = reduce(ctx, op, src, NULL, mask, false, GIP__RED_SUMS, &r)))
+    if ((st = reduce(ctx, op, src, NULL, mask, false, GIP__RED_SUM, &r)))
         return st;
     const double scale = r.count ? 1.0 / (double)r.count : 0.0; /* OpenCV's rounding */
     for (int c = 0; c < 4; c++)
@@ -453,7 +1303,7 @@ gip_status gip_sum(gip_context *ctx, const gip_image *src, double sum[4])
     if (st)
         return st;
     gip__red r;
-    if ((st = reduce(ctx, op, src, NULL, NULL, false, GIP__RED_SUMS, &r)))
+    if ((st = reduce(ctx, op, src, NULL, NULL, false, GIP__RED_SUM, &r)))
         return st;
     for (int c = 0; c < 4; c++)
         sum[c] = c < src->channels ? ch_sum(src, &r.ch[c]) : 0.0;
@@ -467,7 +1317,7 @@ gip_status gip_count_non_zero(gip_context *ctx, const gip_image *src, int64_t *c
     if (st)
         return st;
     gip__red r;
-    if ((st = reduce(ctx, op, src, NULL, NULL, true, GIP__RED_SUMS, &r)))
+    if ((st = reduce(ctx, op, src, NULL, NULL, true, GIP__RED_NZ, &r)))
         return st;
     *count = r.ch[0].nz;
     return GIP_OK;
@@ -509,7 +1359,9 @@ gip_status gip_norm(gip_context *ctx, const gip_image *src1, const gip_image *sr
     if (relative && !src2)
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
                           "%s: NORM_RELATIVE needs src2 (the norm is divided by src2's)", op);
-    const uint32_t want = type == GIP_NORM_INF ? GIP__RED_EXTREMES : GIP__RED_SUMS;
+    const uint32_t want = type == GIP_NORM_INF  ? GIP__RED_EXTREMES
+                          : type == GIP_NORM_L1 ? GIP__RED_ABS
+                                                : GIP__RED_SQ;
     gip__red r;
     if ((st = reduce(ctx, op, src1, src2, mask, false, want, &r)))
         return st;
@@ -537,7 +1389,7 @@ gip_status gip_psnr(gip_context *ctx, const gip_image *src1, const gip_image *sr
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
                           "%s: R must be a positive finite number (0 means 255), got %g", op, r);
     gip__red red;
-    if ((st = reduce(ctx, op, src1, src2, NULL, false, GIP__RED_SUMS, &red)))
+    if ((st = reduce(ctx, op, src1, src2, NULL, false, GIP__RED_SQ, &red)))
         return st;
     double sq = 0.0;
     for (int32_t c = 0; c < src1->channels; c++)

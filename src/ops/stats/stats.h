@@ -35,8 +35,12 @@ void gip__red_init(gip__red *r);
 void gip__red_combine(gip__red *a, const gip__red *b, int32_t channels);
 
 /* What a caller needs of a reduction (the CPU skips the rest; CUDA computes all). */
-#define GIP__RED_SUMS 1u     /* count, is/iq/ia or fs/fq/fa, nz */
+#define GIP__RED_SUM 1u      /* count, is or fs */
 #define GIP__RED_EXTREMES 2u /* mn, mx, imn, imx */
+#define GIP__RED_SQ 4u       /* count, iq or fq */
+#define GIP__RED_ABS 8u      /* count, ia or fa */
+#define GIP__RED_NZ 16u      /* count, nz */
+#define GIP__RED_SUMS 29u    /* all of the sums and counts */
 
 /* Reduces a (or a - b where b is not NULL; same shape) where mask (NULL or u8 c1) is not zero,
  * into r. The views are checked by the caller and are all on the host or all on the context's
