@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Runs the gip CLI on the sample images of data/ and writes the results to out/: devices, info,
 # convert, gray, invert, box, filter, sobel, edges, the Fourier spectrum and an fft/ifft round trip,
-# map and stencil expressions, and the Gaussian 15x15 timing loop on the CPU and, when one is
+# map and stencil expressions, resize, thumbnail, a warp, colour spaces, thresholds, morphology,
+# Canny, median, CLAHE and statistics, and the Gaussian 15x15 timing loop on the CPU and, when one is
 # usable, on the GPU. Builds nothing (`make demo` builds first).
 # Usage: scripts/demo.sh [BUILD_DIR]   (default: build/ of the repository)
 set -eu
@@ -79,6 +80,19 @@ else
 fi
 step map 'out = clamp(a * k + b * (1 - k), 0, 255)' --scalar k=0.6 "$IN" "$DATA/brick.png" \
     "$OUT/astronaut_brick_blend.png"
+
+# The everyday vocabulary: geometry, colour and thresholds, morphology and edges, statistics.
+echo "== geometry, colour, morphology, edges and statistics on $(basename "$IN")"
+step resize --dsize 256x256 --interpolation area "$IN" "$OUT/astronaut_resize256_area.png"
+step thumbnail 128 "$BIG" "$OUT/hubble_thumb128.jpg"
+step warp_affine '0.98,-0.17,50,0.17,0.98,-40' "$IN" "$OUT/astronaut_rotated.png"
+step run 'cvt rgb2hsv' "$IN" "$OUT/astronaut_hsv.png"
+step run 'gray | threshold_auto otsu' "$IN" "$OUT/astronaut_otsu.png"
+step run 'gray | morphology open 5 ellipse | canny 50 150' "$IN" "$OUT/astronaut_canny.png"
+step median 5 "$IN" "$OUT/astronaut_median5.png"
+step run 'gray | clahe clip_limit=2' "$BIG" "$OUT/hubble_clahe.jpg"
+step stats "$IN"
+step hist "$IN" --plot "$OUT/astronaut_hist.png"
 
 # The seed's timing loop: Gaussian 15x15, 100 runs, compute timed apart from transfers.
 echo "== gaussian 15x15 x 100 on $(basename "$BIG"), CPU"
