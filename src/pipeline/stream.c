@@ -148,9 +148,8 @@ static gip_status run_ahead(gip_pipeline *p, gip__row_reader *rd, gip__row_write
                         strerror(e));
         goto out_free;
     }
-    /* The decoding thread keeps a core busy: the pipeline runs on one thread fewer (the context
-     * is this call's alone while it runs). On 2 cores, one 4K JPEG through gaussian 15 took 1.4
-     * times as long with 2 threads, whose idle spinning took the decoder's core, as with 1. */
+    /* The decoding thread keeps a core busy: the pipeline runs on one thread fewer, so that the
+     * two do not share a core (the context is this call's alone while it runs). */
     const int32_t threads = p->ctx->threads;
     if (threads > 1)
         p->ctx->threads = threads - 1;
