@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gip/geometry.h"
+#include "ref_filter.h"
 #include "testing.h"
 
 static const gip_dtype dtypes[] = {GIP_U8, GIP_U16, GIP_F32};
@@ -15,27 +16,14 @@ static const int32_t chans[] = {1, 3, 4};
 static const gip_border borders[] = {GIP_BORDER_CONSTANT, GIP_BORDER_REPLICATE, GIP_BORDER_REFLECT,
                                      GIP_BORDER_WRAP, GIP_BORDER_REFLECT_101};
 
-static int64_t wrap(int64_t p, int64_t n, gip_border b)
-{
-    if (p >= 0 && p < n)
-        return p;
-    if (b == GIP_BORDER_REPLICATE || n == 1)
-        return p < 0 ? 0 : n - 1;
-    if (b == GIP_BORDER_WRAP)
-        return ((p % n) + n) % n;
-    const int64_t d = b == GIP_BORDER_REFLECT_101;
-    while (p < 0 || p >= n)
-        p = p < 0 ? -p - 1 + d : n - 1 - (p - n) - d;
-    return p;
-}
-
 static double tap(const gip_image *s, int64_t x, int64_t y, int32_t c, const gip_border_spec *b)
 {
     if (x >= 0 && x < s->width && y >= 0 && y < s->height)
         return gt_get(s, x, y, c);
     if (b->mode == GIP_BORDER_CONSTANT)
         return b->value[c];
-    return gt_get(s, wrap(x, s->width, b->mode), wrap(y, s->height, b->mode), c);
+    return gt_get(s, ref_border_map(x, s->width, b->mode), ref_border_map(y, s->height, b->mode),
+                  c);
 }
 
 typedef struct remap_case {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gip/geometry.h"
+#include "ref_filter.h"
 #include "testing.h"
 
 static const gip_dtype dtypes[] = {GIP_U8, GIP_U16, GIP_F32};
@@ -29,27 +30,14 @@ static gip_status run_warp(gip_context *ctx, const gip_image *src, gip_image *ds
                     : gip_warp_affine(ctx, src, dst, w->m, &w->p);
 }
 
-static int64_t wrap(int64_t p, int64_t n, gip_border b)
-{
-    if (p >= 0 && p < n)
-        return p;
-    if (b == GIP_BORDER_REPLICATE || n == 1)
-        return p < 0 ? 0 : n - 1;
-    if (b == GIP_BORDER_WRAP)
-        return ((p % n) + n) % n;
-    const int64_t d = b == GIP_BORDER_REFLECT_101;
-    while (p < 0 || p >= n)
-        p = p < 0 ? -p - 1 + d : n - 1 - (p - n) - d;
-    return p;
-}
-
 static double tap(const gip_image *src, int64_t x, int64_t y, int32_t c, const gip_border_spec *b)
 {
     if (x >= 0 && x < src->width && y >= 0 && y < src->height)
         return gt_get(src, x, y, c);
     if (b->mode == GIP_BORDER_CONSTANT)
         return b->value[c];
-    return gt_get(src, wrap(x, src->width, b->mode), wrap(y, src->height, b->mode), c);
+    return gt_get(src, ref_border_map(x, src->width, b->mode),
+                  ref_border_map(y, src->height, b->mode), c);
 }
 
 /* The reference; *skip marks pixels whose nearest source is ambiguous (a coordinate within 1e-3
