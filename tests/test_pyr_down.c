@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "gip/geometry.h"
+#include "ref_filter.h"
 #include "testing.h"
 
 static const gip_dtype dtypes[] = {GIP_U8, GIP_U16, GIP_F32};
@@ -13,22 +14,6 @@ static const int32_t chans[] = {1, 3, 4};
 static const gip_border borders[] = {GIP_BORDER_REFLECT_101, GIP_BORDER_REFLECT,
                                      GIP_BORDER_REPLICATE, GIP_BORDER_WRAP};
 static const double k5[5] = {1, 4, 6, 4, 1};
-
-static int64_t bidx(int64_t p, int64_t n, gip_border b)
-{
-    if (p >= 0 && p < n)
-        return p;
-    if (b == GIP_BORDER_REPLICATE)
-        return p < 0 ? 0 : n - 1;
-    if (b == GIP_BORDER_WRAP)
-        return ((p % n) + n) % n;
-    if (n == 1)
-        return 0;
-    const int64_t d = b == GIP_BORDER_REFLECT_101;
-    while (p < 0 || p >= n)
-        p = p < 0 ? -p - 1 + d : n - 1 - (p - n) - d;
-    return p;
-}
 
 /* The exact sum, then OpenCV's rounding ((v + half) >> bits for integers). */
 static void store(gip_image *exp, int64_t x, int64_t y, int32_t c, double sum, int bits)
@@ -48,8 +33,8 @@ static void ref_down(const gip_image *s, gip_image *e, gip_border b)
                 for (int j = 0; j < 5; j++)
                     for (int i = 0; i < 5; i++)
                         v += k5[j] * k5[i] *
-                             gt_get(s, bidx(2 * x - 2 + i, s->width, b),
-                                    bidx(2 * y - 2 + j, s->height, b), c);
+                             gt_get(s, ref_border_map(2 * x - 2 + i, s->width, b),
+                                    ref_border_map(2 * y - 2 + j, s->height, b), c);
                 store(e, x, y, c, v, 8);
             }
 }
@@ -57,8 +42,8 @@ static void ref_down(const gip_image *s, gip_image *e, gip_border b)
 /* pyrUp: the zero-inserted 2w x 2h image, reflect101 in that space, times 4 each way. */
 static double up_sample(const gip_image *s, int64_t X, int64_t Y, int32_t c)
 {
-    X = bidx(X, 2 * s->width, GIP_BORDER_REFLECT_101);
-    Y = bidx(Y, 2 * s->height, GIP_BORDER_REFLECT_101);
+    X = ref_border_map(X, 2 * s->width, GIP_BORDER_REFLECT_101);
+    Y = ref_border_map(Y, 2 * s->height, GIP_BORDER_REFLECT_101);
     if ((X & 1) || (Y & 1))
         return 0;
     return gt_get(s, X / 2, Y / 2, c);
