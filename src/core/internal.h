@@ -82,6 +82,8 @@ gip_status gip__check_pair(gip_context *ctx, const gip_image *src, const gip_ima
 #define GIP__DT(dtype) (1u << (unsigned)(dtype))
 /* The image dtypes of most operations: u8, u16, f32. */
 #define GIP__DT_IMAGE (GIP__DT(GIP_U8) | GIP__DT(GIP_U16) | GIP__DT(GIP_F32))
+/* Every real dtype: the results a filter may be asked for (cv2's ddepth). */
+#define GIP__DT_DEPTHS (GIP__DT_IMAGE | GIP__DT(GIP_S16))
 
 /* GIP_ERR_UNSUPPORTED with a message listing the accepted dtypes when img's dtype is not among
  * `accepted`. `what` names the argument ("src"). */

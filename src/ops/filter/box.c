@@ -71,10 +71,8 @@ gip_status gip_box_filter(gip_context *ctx, const gip_image *src, gip_image *dst
                           (int)dst->channels, (int)src->channels);
     /* cv2.boxFilter converts its integer or double sums to any destination depth. */
     const gip_dtype dt = dst->dtype;
-    if (dt != GIP_U8 && dt != GIP_U16 && dt != GIP_S16 && dt != GIP_F32)
-        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
-                          "%s: dst dtype %s is not supported: u8, u16, s16 or f32 are accepted", OP,
-                          gip_dtype_name(dt));
+    if ((st = gip__check_dtype(ctx, dst, GIP__DT_DEPTHS, OP, "dst")))
+        return st;
     if (gip__images_overlap(src, dst))
         return gip__error(ctx, GIP_ERR_ALIASING, "%s: dst overlaps src; use separate buffers", OP);
     gip__sep_plan plan;

@@ -23,10 +23,8 @@ gip_status gip_filter2d(gip_context *ctx, const gip_image *src, gip_image *dst,
      * through the DFT (13x13 and larger), and a subset for smaller ones (getLinearFilter: u8 to
      * any, others to their own depth or f32); the 2-D engine gives every pair for every kernel. */
     const gip_dtype dt = dst->dtype;
-    if (dt != GIP_U8 && dt != GIP_U16 && dt != GIP_S16 && dt != GIP_F32)
-        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
-                          "%s: dst dtype %s is not supported: u8, u16, s16 or f32 are accepted", op,
-                          gip_dtype_name(dt));
+    if ((st = gip__check_dtype(ctx, dst, GIP__DT_DEPTHS, op, "dst")))
+        return st;
     if (!params)
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "%s: params is NULL", op);
     if (!params->kernel)

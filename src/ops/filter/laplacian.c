@@ -20,11 +20,8 @@ gip_status gip_laplacian(gip_context *ctx, const gip_image *src, gip_image *dst,
     gip_status st = gip__f2d_check_images(ctx, src, dst, OP, &on_device);
     if (st)
         return st;
-    const gip_dtype dt = dst->dtype;
-    if (dt != GIP_U8 && dt != GIP_U16 && dt != GIP_S16 && dt != GIP_F32)
-        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
-                          "%s: dst dtype %s is not supported: u8, u16, s16 or f32 are accepted", OP,
-                          gip_dtype_name(dt));
+    if ((st = gip__check_dtype(ctx, dst, GIP__DT_DEPTHS, OP, "dst")))
+        return st;
     if (!params)
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "%s: params is NULL", OP);
     const int32_t k = params->ksize ? params->ksize : 1;

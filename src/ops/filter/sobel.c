@@ -148,10 +148,8 @@ gip_status gip_sobel(gip_context *ctx, const gip_image *src, gip_image *dst,
     /* cv2.Sobel filters through float row and column buffers, which it converts to any
      * destination depth: every source gives every destination. */
     const gip_dtype dt = dst->dtype;
-    if (dt != GIP_U8 && dt != GIP_U16 && dt != GIP_S16 && dt != GIP_F32)
-        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
-                          "%s: dst dtype %s is not supported: u8, u16, s16 or f32 are accepted", op,
-                          gip_dtype_name(dt));
+    if ((st = gip__check_dtype(ctx, dst, GIP__DT_DEPTHS, op, "dst")))
+        return st;
     if (params->unsigned_out != GIP_SOBEL_ABS && params->unsigned_out != GIP_SOBEL_SATURATE)
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
                           "%s: unsigned_out %d is invalid: GIP_SOBEL_ABS (0) or GIP_SOBEL_SATURATE "
