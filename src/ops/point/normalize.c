@@ -75,7 +75,7 @@ gip_status gip_normalize(gip_context *ctx, const gip_image *src, gip_image *dst,
     gip__reduce r;
     if (on_device) {
 #ifdef GIP_HAVE_CUDA
-        if ((st = gip__reduce_cuda(ctx, src, mask, &r)))
+        if ((st = gip__normalize_reduce_cuda(ctx, src, mask, &r)))
             return st;
 #else
         return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);

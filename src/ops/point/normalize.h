@@ -16,8 +16,8 @@ typedef struct gip__reduce {
 
 /* Over every element of src (u8, u16, s16 or f32) of the pixels where mask (NULL: all) is not
  * 0; waits for the result. min > max when no pixel counts. */
-gip_status gip__reduce_cuda(gip_context *ctx, const gip_image *src, const gip_image *mask,
-                            gip__reduce *out);
+gip_status gip__normalize_reduce_cuda(gip_context *ctx, const gip_image *src, const gip_image *mask,
+                                      gip__reduce *out);
 
 #ifdef __cplusplus
 }

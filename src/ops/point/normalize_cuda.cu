@@ -48,8 +48,8 @@ __global__ void reduce_kernel(const char *src, int64_t ss, const uint8_t *mask, 
     }
 }
 
-extern "C" gip_status gip__reduce_cuda(gip_context *ctx, const gip_image *src,
-                                       const gip_image *mask, gip__reduce *out)
+extern "C" gip_status gip__normalize_reduce_cuda(gip_context *ctx, const gip_image *src,
+                                                 const gip_image *mask, gip__reduce *out)
 {
     gip_image buf = {0};
     /* RED_BLOCKS x 4 doubles: the bytes of a (RED_BLOCKS * 8) x 1 f32 image. */
