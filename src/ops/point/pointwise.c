@@ -3,6 +3,8 @@
  * and the CPU loops (row bands on gip's thread pool). */
 #include <string.h>
 
+#include "engine/lut/lut_u8.h"
+
 #include "pointwise.h"
 
 /* Rounds and saturates v into an element of dtype dt at d (OpenCV's saturate_cast). */
@@ -157,23 +159,9 @@ static void unary_rows(void *arg, int64_t y0, int64_t y1)
             continue;
         }
         if (j->p->kind == GIP__PW_LUT) { /* u8 into u8 */
-            const uint8_t *si = (const uint8_t *)sr;
-            uint8_t *di = (uint8_t *)dr;
-            if (cn == 1) {
-                const uint8_t *t = j->p->table[0];
-                for (int64_t i = 0; i < n; i++)
-                    di[i] = t[si[i]];
-            } else if (cn == 3) {
-                const uint8_t *t0 = j->p->table[0], *t1 = j->p->table[1], *t2 = j->p->table[2];
-                for (int64_t i = 0; i < n; i += 3) {
-                    uint8_t v0 = t0[si[i]], v1 = t1[si[i + 1]], v2 = t2[si[i + 2]];
-                    di[i] = v0, di[i + 1] = v1, di[i + 2] = v2;
-                }
-            } else {
-                for (int64_t i = 0; i < n; i += cn)
-                    for (int c = 0; c < cn; c++)
-                        di[i + c] = j->p->table[c][si[i + c]];
-            }
+            const uint8_t *tables[4] = {j->p->table[0], j->p->table[1], j->p->table[2],
+                                        j->p->table[3]};
+            gip__lut_u8_row_cn(tables, cn, (const uint8_t *)sr, (uint8_t *)dr, s->width);
             continue;
         }
         for (int64_t i = 0; i < n; i += cn)
