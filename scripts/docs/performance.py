@@ -201,6 +201,72 @@ def gpu_table(r):
     return out + [""]
 
 
+COLOURS = {"npp": "#4e79a7", "cupy": "#f28e2b", "torch": "#e15759", "opencv": "#59a14f",
+           "numpy": "#b07aa1"}
+
+
+def chart(r, backend, peers):
+    """An SVG bar chart of peer time / gip time (log scale, 1 = level) for every row at the
+    largest size, one bar per peer; None when the run has no such rows."""
+    import math
+    t = index(r["rows"], backend)
+    if not t:
+        return None
+    largest = max((k[1] for k in t), key=size_key)
+    keys = sorted((k for k in t if k[1] == largest and "gip" in t[k]),
+                  key=lambda k: (ORDER.index(k[0]) if k[0] in ORDER else 99,
+                                 FORMATS.index(k[2]) if k[2] in FORMATS else 99))
+    bars = []
+    for k in keys:
+        for fam, label in peers:
+            v, _ = best(t[k], fam)
+            if v is not None:
+                bars.append((f"{LABELS.get(k[0], k[0])}, {k[2]}", fam, label, v / t[k]["gip"]))
+    if not bars:
+        return None
+    lo = min(0.25, min(b[3] for b in bars))
+    hi = max(4.0, max(b[3] for b in bars))
+    l0, l1 = math.log10(lo), math.log10(hi)
+    left, width, bar, gap = 230, 440, 9, 6
+    rows = sorted({b[0] for b in bars}, key=[b[0] for b in bars].index)
+    height = 40 + sum(gap + bar * sum(1 for b in bars if b[0] == row) for row in rows) + 30
+
+    def x(v):
+        return left + (math.log10(v) - l0) / (l1 - l0) * width
+
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{left + width + 20}" height="{height}" '
+           f'font-family="sans-serif" font-size="11">',
+           f'<text x="{left}" y="14">peer time / gip time ({largest}; log scale; right of 1: gip '
+           'faster)</text>']
+    tick = 10.0 ** math.floor(l0)
+    while tick <= hi * 1.0001:
+        for m in (1, 2, 5):
+            v = tick * m
+            if lo <= v <= hi:
+                out.append(f'<line x1="{x(v):.1f}" y1="24" x2="{x(v):.1f}" y2="{height - 24}" '
+                           f'stroke="{"#333" if v == 1 else "#ddd"}"/>')
+                out.append(f'<text x="{x(v):.1f}" y="{height - 10}" text-anchor="middle">{v:g}</text>')
+        tick *= 10
+    y = 30
+    for row in rows:
+        y += gap
+        out.append(f'<text x="{left - 6}" y="{y + bar}" text-anchor="end">{row}</text>')
+        for _, fam, label, v in (b for b in bars if b[0] == row):
+            x0, x1 = sorted((x(1), x(v)))
+            out.append(f'<rect x="{x0:.1f}" y="{y}" width="{max(x1 - x0, 1):.1f}" height="{bar - 1}" '
+                       f'fill="{COLOURS.get(fam, "#999")}"><title>{label}: {v:.2f}x</title></rect>')
+            y += bar
+    legend_x = left
+    for fam, label in peers:
+        if any(b[1] == fam for b in bars):
+            out.append(f'<rect x="{legend_x}" y="{height - 22}" width="9" height="9" '
+                       f'fill="{COLOURS.get(fam, "#999")}"/>')
+            out.append(f'<text x="{legend_x + 12}" y="{height - 14}">{label}</text>')
+            legend_x += 70
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
 def cpu_table(r):
     t = index(r["rows"], "cpu")
     if not t:
@@ -236,26 +302,43 @@ def main():
     ap.add_argument("--check", action="store_true")
     a = ap.parse_args()
     runs = load_runs(a.data)
+    # Charts go beside the page: docs/performance/<run>-<backend>.svg.
+    chart_dir = os.path.join(os.path.dirname(a.out), os.path.splitext(os.path.basename(a.out))[0])
+    files = {}
     md = [METHOD]
     for r in runs:
         md += run_header(r)
-        md += gpu_table(r)
-        md += cpu_table(r)
+        for backend, table, peers in (("cuda", gpu_table, GPU_PEERS), ("cpu", cpu_table, CPU_PEERS)):
+            rows = table(r)
+            if not rows:
+                continue
+            md += rows
+            svg = chart(r, backend, peers)
+            if svg:
+                name = f"{r['_name'].replace('.json', '')}-{backend}.svg"
+                files[os.path.join(chart_dir, name)] = svg
+                rel = os.path.basename(chart_dir) + "/" + name
+                md += [f"![peer / gip, {backend}]({rel})", ""]
     md.append(REPRODUCE)
-    text = "\n".join(md).rstrip() + "\n"
+    files[a.out] = "\n".join(md).rstrip() + "\n"
     if a.check:
-        try:
-            cur = open(a.out).read()
-        except OSError:
-            cur = None
-        if cur != text:
-            sys.exit(f"performance.py: {a.out} is not what {a.data} gives; run "
+        stale = []
+        for path, text in files.items():
+            try:
+                cur = open(path).read()
+            except OSError:
+                cur = None
+            if cur != text:
+                stale.append(path)
+        if stale:
+            sys.exit(f"performance.py: not what {a.data} gives: {', '.join(stale)}; run "
                      f"scripts/docs/performance.py {a.data} {a.out}")
-        print(f"performance.py: {a.out} is current")
+        print(f"performance.py: {a.out} and its charts are current")
         return
-    with open(a.out, "w") as f:
-        f.write(text)
-    print(f"performance.py: {len(runs)} runs -> {a.out}")
+    for path, text in files.items():
+        with open(path, "w") as f:
+            f.write(text)
+    print(f"performance.py: {len(runs)} runs -> {a.out} and {len(files) - 1} charts")
 
 
 if __name__ == "__main__":
