@@ -110,7 +110,7 @@ void cli_clean_message(const char *in, char *out, size_t size)
 
 static void cli_vreport(const cli_command *cmd, const char *fmt, va_list ap)
 {
-    char raw[4096], msg[4096];
+    char raw[16384], msg[16384];
     vsnprintf(raw, sizeof raw, fmt, ap);
     cli_clean_message(raw, msg, sizeof msg);
     fprintf(stderr, "gip %s: %s\n", cmd->name, msg);
