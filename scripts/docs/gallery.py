@@ -54,10 +54,11 @@ PICTURE_ARGS = {
 GRAY = {"spectrum", "canny", "threshold", "inrange"}
 
 
-def run(cmd, **kw):
-    r = subprocess.run(cmd, capture_output=True, text=True, **kw)
+def run(cmd, hint=""):
+    r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode:
-        sys.exit(f"gallery: failed ({r.returncode}): {' '.join(map(shlex.quote, cmd))}\n{r.stderr}")
+        sys.exit(f"gallery: failed ({r.returncode}): {' '.join(map(shlex.quote, cmd))}\n{r.stderr}"
+                 + hint)
     return r.stdout
 
 
@@ -127,7 +128,9 @@ def make(gip, data, out, pics, work):
             for inp in op["inputs"]:
                 if inp["optional"] and name not in ("mask",):
                     continue
-                path = inputs[inp["name"]]
+                # A second operand or a mask from the samples; any other image the operation
+                # reads is given the sample itself (same size and type).
+                path = inputs.get(inp["name"], sample)
                 if inp["name"] == "src2" and (sample == gray or name == "insert_channel"):
                     path = src2_gray
                 files += ["--" + inp["name"].replace("_", "-"), path]
@@ -136,7 +139,8 @@ def make(gip, data, out, pics, work):
             if name == "bayer":
                 args = ["--pattern", "bg", "--to", "bgr"]
             cmd = [gip, name] + args + files + ["--quality", "90", sample, dst]
-            run(cmd)
+            run(cmd, f"(the example of gip {name} --help does not run on the sample: give the "
+                     "operation arguments that do in PICTURE_ARGS of scripts/docs/gallery.py)\n")
             shown = " ".join(["gip", name] + [shlex.quote(a) if len(a) <= 60 else "TABLE"
                                               for a in args + files]
                              + [os.path.basename(sample), "out.jpg"])
