@@ -3,7 +3,8 @@
 # Builds the documentation site (`make docs`): stages docs/ in build/docs-src with the pages
 # generated from the sources and the built binary (the command-line and C API references, the
 # gallery, the changelog), checks that the committed generated pages are current
-# (docs/operations.md from the registry, docs/performance.md from its data), then runs
+# (docs/operations.md from the registry, docs/performance.md and the README's table from the
+# benchmark data), then runs
 # `mkdocs build --strict` into build/docs-site: a warning, a broken link or anchor, or an
 # operation without its reference entry or gallery picture fails the build.
 # Usage: scripts/docs/build.sh [BUILD_DIR]   (default: build/; gip and libgip built there)
@@ -32,7 +33,8 @@ if ! "$GIP" ops --markdown | cmp -s - docs/operations.md; then
     echo "docs: docs/operations.md is not current: $GIP ops --markdown > docs/operations.md" >&2
     exit 1
 fi
-"$PYTHON" scripts/docs/performance.py docs/performance/data docs/performance.md --check
+"$PYTHON" scripts/docs/performance.py docs/performance/data docs/performance.md \
+    --readme README.md --check
 
 # The pages made from the binary and the headers.
 "$PYTHON" scripts/docs/cli_reference.py "$GIP" "$SRC/cli-reference.md"

@@ -5,8 +5,11 @@ bench/peers.py write it) kept under docs/performance/data/: one file, or one fol
 per run; files of one folder are merged (gip-bench's rows and peers.py's). The method and the
 way to reproduce are this script's text; every figure comes from the data.
 
-usage: performance.py DATA_DIR OUT.md [--check]
-  --check: fail (exit 1) when OUT.md differs from what the data gives.
+usage: performance.py DATA_DIR OUT.md [--readme README.md] [--check]
+  --readme: also the README's summary table, between its "<!-- performance summary -->" and
+            "<!-- end performance summary -->" lines: the headline rows (u8, three channels) of
+            the GPU run with the most rows (the whole harness) and of the newest CPU-only run.
+  --check: fail (exit 1) when a file differs from what the data gives.
 """
 import argparse
 import glob
@@ -74,8 +77,9 @@ REPRODUCE = """\
 - `scripts/ab.sh` times gip against itself (environment switches, or a commit with `REV=`) in
   alternating rounds, tests first.
 - To publish a run: copy its JSON files (`gip-*.json`, `peers-*.json`) into a new folder of
-  `docs/performance/data/`, drop the run it replaces, and run `make docs` (or
-  `scripts/docs/performance.py docs/performance/data docs/performance.md`).
+  `docs/performance/data/`, drop the run it replaces, and run `scripts/docs/performance.py
+  docs/performance/data docs/performance.md --readme README.md`, which rewrites this page, its
+  charts and the README's table (`make docs` and the tests check that they are current).
 """
 
 
@@ -295,10 +299,57 @@ def cpu_table(r):
     return out + [""]
 
 
+HEADLINE = ["invert", "box3", "sobel_u8", "gaussian15"]
+BEGIN, END = "<!-- performance summary -->", "<!-- end performance summary -->"
+
+
+def readme_summary(runs):
+    gpus = [r for r in runs if r.get("gpu")]
+    cpus = [r for r in runs if not r.get("gpu")]
+    if not gpus or not cpus:
+        sys.exit("performance.py: the README's summary needs a GPU run and a CPU-only run")
+    g = max(gpus, key=lambda r: len(r["rows"]))
+    c = cpus[0]
+    gt, ct = index(g["rows"], "cuda"), index(c["rows"], "cpu")
+    gsize = max((k[1] for k in gt), key=size_key)
+    csize = "3840x2160" if any(k[1] == "3840x2160" for k in ct) else max((k[1] for k in ct), key=size_key)
+    threads = f"{c['threads']} threads" if c.get("threads") else "every core"
+    opencv = (c.get("peers") or {}).get("opencv", "")
+    out = [BEGIN,
+           f"GPU: {g['gpu']['name']}, {gsize}, {g.get('date', '')[:10]} (ratio = peer / gip, above 1: "
+           f"gip faster).\nCPU: {c.get('title') or c['machine'].get('cpu')}, {csize}, "
+           f"OpenCV {opencv.split(' ')[0]}, {c.get('date', '')[:10]}. u8, three channels.", "",
+           "| operation | gip GPU ms | " + " | ".join(l for _, l in GPU_PEERS) + " | gip CPU / OpenCV ms |",
+           "|---|---|" + "---|" * len(GPU_PEERS) + "---|"]
+    for op in HEADLINE:
+        gi = gt.get((op, gsize, "u8c3"), {})
+        ci = ct.get((op, csize, "u8c3"), {})
+        if "gip" not in gi or "gip" not in ci:
+            sys.exit(f"performance.py: the README's summary needs {op} u8c3 in both runs")
+        cells = []
+        for fam, _ in GPU_PEERS:
+            v, _ = best(gi, fam)
+            cells.append("—" if v is None else f"{ms(v)}{ratio(v, gi['gip'])}")
+        o = ci.get("opencv")
+        cpu = ms(ci["gip"]) + ("" if o is None else f" / {ms(o)}{ratio(o, ci['gip'])}")
+        out.append(f"| {LABELS.get(op, op)} | {ms(gi['gip'])} | " + " | ".join(cells) + f" | {cpu} |")
+    out.append(END)
+    return "\n".join(out)
+
+
+def with_summary(path, summary):
+    text = open(path).read()
+    if BEGIN not in text or END not in text:
+        sys.exit(f"performance.py: {path} has no '{BEGIN}' ... '{END}' lines")
+    a, b = text.index(BEGIN), text.index(END) + len(END)
+    return text[:a] + summary + text[b:]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("data")
     ap.add_argument("out")
+    ap.add_argument("--readme")
     ap.add_argument("--check", action="store_true")
     a = ap.parse_args()
     runs = load_runs(a.data)
@@ -321,6 +372,8 @@ def main():
                 md += [f"![peer / gip, {backend}]({rel})", ""]
     md.append(REPRODUCE)
     files[a.out] = "\n".join(md).rstrip() + "\n"
+    if a.readme:
+        files[a.readme] = with_summary(a.readme, readme_summary(runs))
     if a.check:
         stale = []
         for path, text in files.items():
@@ -333,12 +386,14 @@ def main():
         if stale:
             sys.exit(f"performance.py: not what {a.data} gives: {', '.join(stale)}; run "
                      f"scripts/docs/performance.py {a.data} {a.out}")
-        print(f"performance.py: {a.out} and its charts are current")
+        print(f"performance.py: {', '.join(files)} current")
         return
     for path, text in files.items():
         with open(path, "w") as f:
             f.write(text)
-    print(f"performance.py: {len(runs)} runs -> {a.out} and {len(files) - 1} charts")
+    charts = sum(1 for p in files if p.endswith(".svg"))
+    print(f"performance.py: {len(runs)} runs -> {a.out}, {charts} charts"
+          + (f", the summary of {a.readme}" if a.readme else ""))
 
 
 if __name__ == "__main__":
