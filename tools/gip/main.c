@@ -73,7 +73,10 @@ static void print_main_help(void)
            "what was converted. Outputs appear only complete, even if gip is killed, keep the\n"
            "mode of a file they replace, and replace a read-only file only with --overwrite.\n"
            "Exit status: 0 success, 1 runtime error (missing or corrupt file, no GPU ...),\n"
-           "2 usage error.\n");
+           "2 usage error.\n"
+           "\n"
+           "Example:\n"
+           "  gip gaussian --ksize 15 in.jpg out.png\n");
 }
 
 int main(int argc, char **argv)
