@@ -282,6 +282,8 @@ static void in_range_rows(void *arg, int64_t y0, int64_t y1)
     for (int64_t y = y0; y < y1; y++) {
         const char *sr = (const char *)s->data + y * s->stride;
         uint8_t *dr = (uint8_t *)j->dst->data + y * j->dst->stride;
+        if (gip__pw_in_range_row_fast(s->dtype, cn, sr, dr, s->width, j->lo, j->hi))
+            continue;
         for (int64_t x = 0; x < s->width; x++) {
             int in = 1;
             for (int c = 0; c < cn; c++) {

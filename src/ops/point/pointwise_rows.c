@@ -8,8 +8,9 @@
  * for x86-64-v3 (AVX2, FMA) and the baseline, and chosen when first called. */
 #if defined(__GNUC__) && !defined(__clang__)
 /* Floating-point comparisons may then become vector selects: the values are the same, only the
- * exception flags (which gip never reads) may differ. */
-#pragma GCC optimize("no-trapping-math")
+ * exception flags (which gip never reads) may differ. No contraction into FMAs beyond the ones
+ * written, so that every clone computes the same bits. */
+#pragma GCC optimize("no-trapping-math", "fp-contract=off")
 #endif
 
 #include <math.h>
@@ -149,6 +150,16 @@ ALWAYS_INLINE static inline void apply2(const gip__pw *p, float *restrict b,
         for (int64_t i = 0; i < n; i++)
             b[i] = gip__pw_fma(b[i], p->a, gip__pw_fma(b2[i], p->b, p->c));
         return;
+    case GIP__OP_ADAPT: {
+        const float v0 = p->v[0], w0 = p->w[0];
+        if (p->inv)
+            for (int64_t i = 0; i < n; i++)
+                b[i] = gip__pw_add(b[i], -b2[i]) <= v0 ? w0 : 0.0f;
+        else
+            for (int64_t i = 0; i < n; i++)
+                b[i] = gip__pw_add(b[i], -b2[i]) > v0 ? w0 : 0.0f;
+        return;
+    }
         ARITH2_LOOP(GIP__OP_ADD)
         ARITH2_LOOP(GIP__OP_SUB)
         ARITH2_LOOP(GIP__OP_MUL)
@@ -199,8 +210,6 @@ ROWS_CLONES bool gip__pw_row_fast(const gip__pw *p, gip_dtype sdt, gip_dtype ddt
 ROWS_CLONES bool gip__pw2_row_fast(const gip__pw *p, gip_dtype sdt, gip_dtype ddt, const void *a,
                                    const void *a2, void *dst, int64_t n)
 {
-    if (p->sub == GIP__OP_ADAPT)
-        return false;
     float b[CHUNK], b2[CHUNK];
     const size_t ses = gip_dtype_size(sdt), des = gip_dtype_size(ddt);
     for (int64_t i0 = 0; i0 < n; i0 += CHUNK) {
@@ -211,4 +220,51 @@ ROWS_CLONES bool gip__pw2_row_fast(const gip__pw *p, gip_dtype sdt, gip_dtype dd
         store_float(ddt, b, (char *)dst + i0 * (int64_t)des, m);
     }
     return true;
+}
+
+/* inRange of integer elements: v >= lo and v <= hi are v >= ceil(lo) and v <= floor(hi), so the
+ * bounds become integers (an empty range where one is NaN) and the loops compare integers. */
+#define IN_RANGE_LOOP(T, CN)                                                                       \
+    for (int64_t x = 0; x < w; x++) {                                                              \
+        int32_t in = 1;                                                                            \
+        for (int32_t c = 0; c < CN; c++) {                                                         \
+            const int32_t v = ((const T *)src)[x * CN + c];                                        \
+            in &= (v >= ilo[c]) & (v <= ihi[c]);                                                   \
+        }                                                                                          \
+        dst[x] = (uint8_t)(in ? 255 : 0);                                                          \
+    }
+#define IN_RANGE_CN(T)                                                                             \
+    switch (cn) {                                                                                  \
+    case 1:                                                                                        \
+        IN_RANGE_LOOP(T, 1) return true;                                                           \
+    case 2:                                                                                        \
+        IN_RANGE_LOOP(T, 2) return true;                                                           \
+    case 3:                                                                                        \
+        IN_RANGE_LOOP(T, 3) return true;                                                           \
+    case 4:                                                                                        \
+        IN_RANGE_LOOP(T, 4) return true;                                                           \
+    default:                                                                                       \
+        return false;                                                                              \
+    }
+
+ROWS_CLONES bool gip__pw_in_range_row_fast(gip_dtype sdt, int32_t cn, const void *src, uint8_t *dst,
+                                           int64_t w, const float *lo, const float *hi)
+{
+    if (sdt == GIP_F32)
+        return false;
+    int32_t ilo[4], ihi[4];
+    for (int32_t c = 0; c < cn && c < 4; c++) {
+        const double l = ceil((double)lo[c]), h = floor((double)hi[c]);
+        const bool empty = l != l || h != h;
+        ilo[c] = empty ? 1 : l < -70000.0 ? -70000 : l > 70000.0 ? 70000 : (int32_t)l;
+        ihi[c] = empty ? 0 : h < -70000.0 ? -70000 : h > 70000.0 ? 70000 : (int32_t)h;
+    }
+    switch (sdt) {
+    case GIP_U8:
+        IN_RANGE_CN(uint8_t)
+    case GIP_U16:
+        IN_RANGE_CN(uint16_t)
+    default:
+        IN_RANGE_CN(int16_t)
+    }
 }
