@@ -115,6 +115,14 @@ void gip__clahe_lut(const gip__clahe_plan *p, int32_t *hist, void *lut, gip_dtyp
 gip_status gip__clahe_cuda(gip_context *ctx, const gip_image *src, gip_image *dst,
                            const gip__clahe_plan *p);
 
+/* The host arrays of gip/stats.h (integral images, labels): element size (0 for an unknown
+ * depth), name, checks of an output (data, depth, size, channels, stride) and its stride. */
+size_t gip__depth_size(int32_t depth);
+const char *gip__depth_name(int32_t depth);
+gip_status gip__array_check(gip_context *ctx, const gip_array *a, int64_t w, int64_t h,
+                            int32_t channels, const char *op, const char *what);
+int64_t gip__array_stride(const gip_array *a);
+
 #ifdef __cplusplus
 }
 #endif

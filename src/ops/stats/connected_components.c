@@ -1,0 +1,303 @@
+/* SPDX-License-Identifier: MIT */
+/* connectedComponents (gip_connected_components, gip_connected_components_stats) on the CPU: a
+ * two-pass labelling with a union-find whose roots are the smallest provisional label of their
+ * set. Provisional labels are made in the order OpenCV's scan makes them (pixels in row order for
+ * 4-connectivity, 2x2 blocks two rows at a time for 8-connectivity), so numbering the roots in
+ * order gives OpenCV's labels, not only the same partition. */
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ops/stats/stats.h"
+
+static inline int32_t uf_find(int32_t *p, int32_t i)
+{
+    while (p[i] < i)
+        i = p[i];
+    return i;
+}
+
+/* Joins the sets of i and j; the smaller root stays the root. Returns it. */
+static inline int32_t uf_union(int32_t *p, int32_t i, int32_t j)
+{
+    int32_t a = uf_find(p, i), b = uf_find(p, j);
+    if (a < b) {
+        p[b] = a;
+        return a;
+    }
+    p[a] = b;
+    return b;
+}
+
+typedef struct cc_scan {
+    const gip_image *src;
+    int32_t *lab; /* provisional labels, w per row, `ls` elements apart */
+    int64_t ls;
+    int32_t *p;   /* union-find parents */
+    int32_t next; /* the next provisional label */
+} cc_scan;
+
+#define SRC(s, x, y) (((const uint8_t *)(s)->src->data + (y) * (s)->src->stride)[x])
+#define LAB(s, x, y) ((s)->lab[(y) * (s)->ls + (x)])
+
+/* The label of pixel (x, y) from those of its already labelled neighbours (nb of them, 0 for
+ * background): a new one, the one, or the union of several. */
+static inline void label_px(cc_scan *s, int64_t x, int64_t y, const int32_t *nb, int n)
+{
+    int32_t l = 0;
+    for (int k = 0; k < n; k++)
+        if (nb[k])
+            l = l ? uf_union(s->p, l, nb[k]) : nb[k];
+    if (!l) {
+        l = s->next++;
+        s->p[l] = l;
+    }
+    LAB(s, x, y) = l;
+}
+
+static void scan4(cc_scan *s)
+{
+    const int64_t w = s->src->width, h = s->src->height;
+    for (int64_t y = 0; y < h; y++)
+        for (int64_t x = 0; x < w; x++) {
+            if (!SRC(s, x, y)) {
+                LAB(s, x, y) = 0;
+                continue;
+            }
+            int32_t up = y ? LAB(s, x, y - 1) : 0, left = x ? LAB(s, x - 1, y) : 0;
+            if (up && left) {
+                LAB(s, x, y) = up == left ? up : uf_union(s->p, up, left);
+            } else if (up | left) {
+                LAB(s, x, y) = up | left;
+            } else {
+                LAB(s, x, y) = s->next;
+                s->p[s->next] = s->next;
+                s->next++;
+            }
+        }
+}
+
+/* 8-connectivity in OpenCV's block order: rows 2k and 2k + 1 together, the 2x2 blocks from left
+ * to right, each block's pixels top-left, top-right, bottom-left, bottom-right. Each pixel joins
+ * its neighbours labelled before it in this order (a top-left pixel's include the one below-left
+ * of it, in the previous block). */
+static void scan8(cc_scan *s)
+{
+    const int64_t w = s->src->width, h = s->src->height;
+    for (int64_t y = 0; y < h; y += 2) {
+        const bool two = y + 1 < h;
+        for (int64_t x = 0; x < w; x += 2) {
+            const bool right = x + 1 < w;
+            int32_t nb[5];
+            /* top-left (x, y) */
+            if (SRC(s, x, y)) {
+                int n = 0;
+                if (y) {
+                    nb[n++] = x ? LAB(s, x - 1, y - 1) : 0;
+                    nb[n++] = LAB(s, x, y - 1);
+                    nb[n++] = right ? LAB(s, x + 1, y - 1) : 0;
+                }
+                if (x) {
+                    nb[n++] = LAB(s, x - 1, y);
+                    nb[n++] = two ? LAB(s, x - 1, y + 1) : 0;
+                }
+                label_px(s, x, y, nb, n);
+            } else
+                LAB(s, x, y) = 0;
+            /* top-right (x + 1, y) */
+            if (right) {
+                if (SRC(s, x + 1, y)) {
+                    int n = 0;
+                    if (y) {
+                        nb[n++] = LAB(s, x, y - 1);
+                        nb[n++] = LAB(s, x + 1, y - 1);
+                        nb[n++] = x + 2 < w ? LAB(s, x + 2, y - 1) : 0;
+                    }
+                    nb[n++] = LAB(s, x, y);
+                    label_px(s, x + 1, y, nb, n);
+                } else
+                    LAB(s, x + 1, y) = 0;
+            }
+            if (!two)
+                continue;
+            /* bottom-left (x, y + 1) */
+            if (SRC(s, x, y + 1)) {
+                int n = 0;
+                nb[n++] = x ? LAB(s, x - 1, y) : 0;
+                nb[n++] = LAB(s, x, y);
+                nb[n++] = right ? LAB(s, x + 1, y) : 0;
+                nb[n++] = x ? LAB(s, x - 1, y + 1) : 0;
+                label_px(s, x, y + 1, nb, n);
+            } else
+                LAB(s, x, y + 1) = 0;
+            /* bottom-right (x + 1, y + 1) */
+            if (right) {
+                if (SRC(s, x + 1, y + 1)) {
+                    nb[0] = LAB(s, x, y);
+                    nb[1] = LAB(s, x + 1, y);
+                    nb[2] = LAB(s, x, y + 1);
+                    label_px(s, x + 1, y + 1, nb, 3);
+                } else
+                    LAB(s, x + 1, y + 1) = 0;
+            }
+        }
+    }
+}
+
+gip_status gip_connected_components(gip_context *ctx, const gip_image *src, int32_t connectivity,
+                                    gip_array *labels, int32_t *n_labels)
+{
+    static const char op[] = "gip_connected_components";
+    gip_status st = gip__ctx_check(ctx, op);
+    if (st)
+        return st;
+    if ((st = gip__image_check_ctx(ctx, src, op, "src")))
+        return st;
+    if (!labels || !n_labels)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "%s: %s is NULL", op,
+                          !labels ? "labels" : "n_labels");
+    if (connectivity != 4 && connectivity != 8)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: connectivity is %d; 4 or 8 is accepted", op, (int)connectivity);
+    if (src->memory != GIP_MEM_HOST)
+        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
+                          "%s: src is in device memory; connected components are computed from "
+                          "host images (download it first)",
+                          op);
+    if ((st = gip__check_dtype(ctx, src, GIP__DT(GIP_U8), op, "src")))
+        return st;
+    if (src->channels != 1)
+        return gip__error(ctx, GIP_ERR_UNSUPPORTED, "%s: src has %d channels; one is accepted", op,
+                          (int)src->channels);
+    if ((st = gip__array_check(ctx, labels, src->width, src->height, 1, op, "labels")))
+        return st;
+    if (labels->depth != GIP_DEPTH_S32 && labels->depth != GIP_DEPTH_U16)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: labels are %s; s32 (4) or u16 (2) is accepted", op,
+                          gip__depth_name(labels->depth));
+    const int64_t w = src->width, h = src->height;
+    /* provisional labels: at most one per run of a row (4) or per 2x2 block (8), plus 0 */
+    const int64_t cap = connectivity == 4 ? (w + 1) / 2 * h + 1 : (w + 1) / 2 * ((h + 1) / 2) + 1;
+    if (cap > INT32_MAX)
+        return gip__error(ctx, GIP_ERR_TOO_LARGE, "%s: src is %lldx%lld; too large to label", op,
+                          (long long)w, (long long)h);
+    cc_scan s = {.src = src, .next = 1};
+    const bool direct = labels->depth == GIP_DEPTH_S32;
+    int32_t *tmp = NULL;
+    if (direct) {
+        s.lab = labels->data;
+        s.ls = gip__array_stride(labels) / 4;
+    } else {
+        tmp = malloc((size_t)(w * h) * sizeof *tmp + 1);
+        s.lab = tmp;
+        s.ls = w;
+    }
+    s.p = malloc((size_t)cap * sizeof *s.p);
+    if (!s.p || (!direct && !tmp)) {
+        free(s.p);
+        free(tmp);
+        return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of host memory", op);
+    }
+    s.p[0] = 0;
+    if (connectivity == 4)
+        scan4(&s);
+    else
+        scan8(&s);
+    /* number the roots in order: p[i] < i already holds its final number */
+    int32_t n = 1;
+    for (int32_t i = 1; i < s.next; i++)
+        s.p[i] = s.p[i] < i ? s.p[s.p[i]] : n++;
+    if (!direct && n > 65536) {
+        free(s.p);
+        free(tmp);
+        return gip__error(ctx, GIP_ERR_TOO_LARGE,
+                          "%s: %d labels do not fit u16 labels; ask for s32 labels", op, (int)n);
+    }
+    const int64_t os = gip__array_stride(labels);
+    for (int64_t y = 0; y < h; y++) {
+        const int32_t *l = s.lab + y * s.ls;
+        if (direct) {
+            int32_t *o = (int32_t *)((char *)labels->data + y * os);
+            for (int64_t x = 0; x < w; x++)
+                o[x] = s.p[l[x]];
+        } else {
+            uint16_t *o = (uint16_t *)((char *)labels->data + y * os);
+            for (int64_t x = 0; x < w; x++)
+                o[x] = (uint16_t)s.p[l[x]];
+        }
+    }
+    free(s.p);
+    free(tmp);
+    *n_labels = n;
+    return GIP_OK;
+}
+
+gip_status gip_connected_components_stats(gip_context *ctx, const gip_array *labels,
+                                          int32_t n_labels, int32_t *stats, double *centroids)
+{
+    static const char op[] = "gip_connected_components_stats";
+    if (!labels)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "%s: labels is NULL", op);
+    if (n_labels < 1)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "%s: n_labels is %d; at least 1", op,
+                          (int)n_labels);
+    if (labels->depth != GIP_DEPTH_S32 && labels->depth != GIP_DEPTH_U16)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: labels are %s; s32 (4) or u16 (2) is accepted", op,
+                          gip__depth_name(labels->depth));
+    gip_status st = gip__array_check(ctx, labels, labels->width, labels->height, 1, op, "labels");
+    if (st)
+        return st;
+    typedef struct acc {
+        int64_t l, t, r, b, area, sx, sy;
+    } acc;
+    acc *a = malloc((size_t)n_labels * sizeof *a);
+    if (!a)
+        return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of host memory", op);
+    for (int32_t i = 0; i < n_labels; i++)
+        a[i] = (acc){INT64_MAX, INT64_MAX, -1, -1, 0, 0, 0};
+    const int64_t w = labels->width, h = labels->height, ls = gip__array_stride(labels);
+    const bool s32 = labels->depth == GIP_DEPTH_S32;
+    for (int64_t y = 0; y < h; y++) {
+        const char *row = (const char *)labels->data + y * ls;
+        for (int64_t x = 0; x < w; x++) {
+            int64_t l = s32 ? ((const int32_t *)row)[x] : ((const uint16_t *)row)[x];
+            if (l < 0 || l >= n_labels) {
+                free(a);
+                return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                                  "%s: label %lld at (%lld, %lld) is not below n_labels %d", op,
+                                  (long long)l, (long long)x, (long long)y, (int)n_labels);
+            }
+            acc *c = &a[l];
+            c->l = x < c->l ? x : c->l;
+            c->r = x > c->r ? x : c->r;
+            c->t = y < c->t ? y : c->t;
+            c->b = y;
+            c->area++;
+            c->sx += x;
+            c->sy += y;
+        }
+    }
+    for (int32_t i = 0; i < n_labels; i++) {
+        const acc *c = &a[i];
+        if (stats) {
+            int32_t *o = stats + 5 * (int64_t)i;
+            if (c->area) {
+                o[GIP_CC_STAT_LEFT] = (int32_t)c->l;
+                o[GIP_CC_STAT_TOP] = (int32_t)c->t;
+                o[GIP_CC_STAT_WIDTH] = (int32_t)(c->r - c->l + 1);
+                o[GIP_CC_STAT_HEIGHT] = (int32_t)(c->b - c->t + 1);
+                o[GIP_CC_STAT_AREA] = (int32_t)c->area;
+            } else { /* what OpenCV reports for a label without pixels */
+                o[0] = -1, o[1] = INT32_MAX, o[2] = 0, o[3] = 0, o[4] = 0;
+            }
+        }
+        if (centroids) {
+            centroids[2 * i] = c->area ? (double)c->sx / (double)c->area : NAN;
+            centroids[2 * i + 1] = c->area ? (double)c->sy / (double)c->area : NAN;
+        }
+    }
+    free(a);
+    return GIP_OK;
+}

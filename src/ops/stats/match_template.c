@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: MIT */
+/* matchTemplate (gip_match_template) on the CPU: the correlation of the image with the template
+ * from filter2D's engines (direct for small templates, the FFT for large ones, by filter2D's
+ * measured crossover; the FFT alone past filter2D's largest kernel), the window sums from
+ * double-precision integral images, and OpenCV's normalisation of each method. */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gip/fft.h"
+#include "gip/filter.h"
+#include "ops/stats/stats.h"
+
+/* Largest kernel side gip_filter2d() takes (its engines' limit); larger templates go to the FFT. */
+#define TM_F2D_MAX 255
+
+/* Channel c of a host image as a one-channel image of its dtype (into buf). */
+static void extract_plane(const gip_image *src, int32_t c, gip_image *plane, void *buf)
+{
+    const size_t es = gip_dtype_size(src->dtype);
+    const int32_t cn = src->channels;
+    gip_image_wrap(plane, buf, src->width, src->height, 1, src->dtype, 0, GIP_MEM_HOST, 0);
+    for (int64_t y = 0; y < src->height; y++) {
+        const char *s = (const char *)src->data + y * src->stride;
+        char *d = (char *)buf + y * plane->stride;
+        if (es == 1)
+            for (int64_t x = 0; x < src->width; x++)
+                d[x] = s[x * cn + c];
+        else
+            for (int64_t x = 0; x < src->width; x++)
+                ((float *)d)[x] = ((const float *)s)[x * cn + c];
+    }
+}
+
+/* The correlation of one-channel `img` with kernel k (kw x kh) at every position, anchor (0, 0),
+ * into corr (f32, img's size); only positions where the kernel fits are used. */
+static gip_status correlate(gip_context *ctx, const gip_image *img, const float *k, int32_t kw,
+                            int32_t kh, gip_image *corr)
+{
+    gip_filter2d_params p;
+    memset(&p, 0, sizeof p);
+    p.kernel = k;
+    p.ksize_w = kw;
+    p.ksize_h = kh;
+    p.has_anchor = 1;
+    p.border.mode = GIP_BORDER_REFLECT_101;
+    p.method = GIP_CONV_AUTO;
+    if (kw > TM_F2D_MAX || kh > TM_F2D_MAX)
+        return gip_fft_convolve(ctx, img, corr, &p);
+    return gip_filter2d(ctx, img, corr, &p);
+}
+
+gip_status gip_match_template(gip_context *ctx, const gip_image *image, const gip_image *templ,
+                              int32_t method, gip_image *result)
+{
+    static const char op[] = "gip_match_template";
+    gip_status st = gip__ctx_check(ctx, op);
+    if (st)
+        return st;
+    if ((st = gip__image_check_ctx(ctx, image, op, "image")) ||
+        (st = gip__image_check_ctx(ctx, templ, op, "templ")) ||
+        (st = gip__image_check_ctx(ctx, result, op, "result")))
+        return st;
+    if (method < GIP_TM_SQDIFF || method > GIP_TM_CCOEFF_NORMED)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: method %d is not one of SQDIFF (0), SQDIFF_NORMED (1), CCORR (2), "
+                          "CCORR_NORMED (3), CCOEFF (4), CCOEFF_NORMED (5)",
+                          op, (int)method);
+    if (image->memory != GIP_MEM_HOST || templ->memory != GIP_MEM_HOST ||
+        result->memory != GIP_MEM_HOST)
+        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
+                          "%s: image, templ and result must be in host memory", op);
+    if ((st = gip__check_dtype(ctx, image, GIP__DT(GIP_U8) | GIP__DT(GIP_F32), op, "image")))
+        return st;
+    if (templ->dtype != image->dtype || templ->channels != image->channels)
+        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
+                          "%s: templ is %d-channel %s but image is %d-channel %s; they must be "
+                          "equal",
+                          op, (int)templ->channels, gip_dtype_name(templ->dtype),
+                          (int)image->channels, gip_dtype_name(image->dtype));
+    const int32_t cn = image->channels;
+    if (cn != 1 && cn != 3 && cn != 4)
+        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
+                          "%s: image has %d channels; 1, 3 or 4 are accepted", op, (int)cn);
+    const int64_t W = image->width, H = image->height, w = templ->width, h = templ->height;
+    if (w > W || h > H)
+        return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
+                          "%s: templ is %lldx%lld, larger than image %lldx%lld", op, (long long)w,
+                          (long long)h, (long long)W, (long long)H);
+    if (w > (1 << 20) || h > (1 << 20))
+        return gip__error(ctx, GIP_ERR_TOO_LARGE, "%s: templ is %lldx%lld; at most 2^20 a side", op,
+                          (long long)w, (long long)h);
+    const int64_t rw = W - w + 1, rh = H - h + 1;
+    if (result->dtype != GIP_F32 || result->channels != 1 || result->width != rw ||
+        result->height != rh)
+        return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
+                          "%s: result is %lldx%lld %d-channel %s; a %lldx%lld one-channel f32 "
+                          "image is needed",
+                          op, (long long)result->width, (long long)result->height,
+                          (int)result->channels, gip_dtype_name(result->dtype), (long long)rw,
+                          (long long)rh);
+    if (gip__images_overlap(result, image) || gip__images_overlap(result, templ))
+        return gip__error(ctx, GIP_ERR_ALIASING, "%s: result overlaps image or templ", op);
+
+    const bool coeff = method == GIP_TM_CCOEFF || method == GIP_TM_CCOEFF_NORMED;
+    const bool sqdiff = method == GIP_TM_SQDIFF || method == GIP_TM_SQDIFF_NORMED;
+    const bool normed = method & 1;
+    const double area = (double)w * (double)h, inv_area = 1.0 / area;
+
+    /* the template: its coefficients per channel (float) and its mean and variance (double) */
+    float *k = malloc((size_t)(w * h * cn) * sizeof *k);
+    double tmean[4] = {0}, tvar[4] = {0};
+    if (!k)
+        return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of host memory", op);
+    for (int32_t c = 0; c < cn; c++) {
+        double s = 0, q = 0;
+        for (int64_t y = 0; y < h; y++) {
+            const char *row = (const char *)templ->data + y * templ->stride;
+            for (int64_t x = 0; x < w; x++) {
+                double v = templ->dtype == GIP_U8 ? ((const uint8_t *)row)[x * cn + c]
+                                                  : ((const float *)row)[x * cn + c];
+                k[(c * h + y) * w + x] = (float)v;
+                s += v;
+                q += v * v;
+            }
+        }
+        tmean[c] = s * inv_area;
+        double var = q * inv_area - tmean[c] * tmean[c];
+        tvar[c] = var > 0 ? var : 0;
+    }
+    double tnorm = 0, tsum2 = 0;
+    for (int32_t c = 0; c < cn; c++)
+        tnorm += tvar[c];
+    if (method == GIP_TM_CCOEFF_NORMED && tnorm < DBL_EPSILON) {
+        /* OpenCV: a flat template matches every window equally */
+        for (int64_t y = 0; y < rh; y++) {
+            float *o = (float *)((char *)result->data + y * result->stride);
+            for (int64_t x = 0; x < rw; x++)
+                o[x] = 1.0f;
+        }
+        free(k);
+        return GIP_OK;
+    }
+    tsum2 = tnorm;
+    for (int32_t c = 0; c < cn; c++)
+        tsum2 += tmean[c] * tmean[c];
+    if (!coeff) {
+        memset(tmean, 0, sizeof tmean);
+        tnorm = tsum2;
+    }
+    tsum2 *= area;
+    tnorm = sqrt(tnorm) * sqrt(area);
+
+    /* the correlation, summed over the channels */
+    float *corr = malloc((size_t)(W * H) * sizeof *corr);
+    float *acc = cn > 1 ? malloc((size_t)(W * H) * sizeof *acc) : NULL;
+    void *planebuf = cn > 1 ? malloc((size_t)(W * H) * gip_dtype_size(image->dtype)) : NULL;
+    double *isum = NULL, *isq = NULL;
+    const int64_t iw = (W + 1) * cn;
+    if (coeff)
+        isum = malloc((size_t)(iw * (H + 1)) * sizeof *isum);
+    if (normed || sqdiff)
+        isq = malloc((size_t)(iw * (H + 1)) * sizeof *isq);
+    if (!corr || (cn > 1 && (!acc || !planebuf)) || (coeff && !isum) ||
+        ((normed || sqdiff) && !isq)) {
+        st = gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of host memory", op);
+        goto out_free;
+    }
+    gip_image cimg;
+    gip_image_wrap(&cimg, corr, W, H, 1, GIP_F32, 0, GIP_MEM_HOST, 0);
+    if (cn == 1) {
+        if ((st = correlate(ctx, image, k, (int32_t)w, (int32_t)h, &cimg)))
+            goto out_free;
+    } else {
+        gip_image plane;
+        for (int32_t c = 0; c < cn; c++) {
+            extract_plane(image, c, &plane, planebuf);
+            if ((st = correlate(ctx, &plane, k + c * w * h, (int32_t)w, (int32_t)h, &cimg)))
+                goto out_free;
+            for (int64_t y = 0; y < rh; y++)
+                for (int64_t x = 0; x < rw; x++)
+                    acc[y * W + x] = c ? acc[y * W + x] + corr[y * W + x] : corr[y * W + x];
+        }
+        float *t = corr;
+        corr = acc;
+        acc = t;
+    }
+    if (isum || isq) {
+        gip_array s = {isum, W + 1, H + 1, cn, GIP_DEPTH_F64, 0};
+        gip_array q = {isq, W + 1, H + 1, cn, GIP_DEPTH_F64, 0};
+        if ((st = gip_integral(ctx, image, isum ? &s : NULL, isq ? &q : NULL, NULL)))
+            goto out_free;
+    }
+    for (int64_t y = 0; y < rh; y++) {
+        float *o = (float *)((char *)result->data + y * result->stride);
+        const double *s0 = isum ? isum + y * iw : NULL, *s1 = isum ? isum + (y + h) * iw : NULL;
+        const double *q0 = isq ? isq + y * iw : NULL, *q1 = isq ? isq + (y + h) * iw : NULL;
+        for (int64_t x = 0; x < rw; x++) {
+            double num = corr[y * W + x], wmean2 = 0, wsum2 = 0;
+            if (coeff) {
+                for (int32_t c = 0; c < cn; c++) {
+                    int64_t a = x * cn + c, b = (x + w) * cn + c;
+                    double t = s1[b] - s1[a] - s0[b] + s0[a];
+                    wmean2 += t * t;
+                    num -= t * tmean[c];
+                }
+                wmean2 *= inv_area;
+            }
+            if (normed || sqdiff) {
+                for (int32_t c = 0; c < cn; c++) {
+                    int64_t a = x * cn + c, b = (x + w) * cn + c;
+                    wsum2 += q1[b] - q1[a] - q0[b] + q0[a];
+                }
+                if (sqdiff) {
+                    num = wsum2 - 2 * num + tsum2;
+                    num = num > 0 ? num : 0;
+                }
+            }
+            if (normed) {
+                double d = wsum2 - wmean2;
+                double t = sqrt(d > 0 ? d : 0) * tnorm;
+                if (fabs(num) < t)
+                    num /= t;
+                else if (fabs(num) < t * 1.125)
+                    num = num > 0 ? 1 : -1;
+                else
+                    num = method != GIP_TM_SQDIFF_NORMED ? 0 : 1;
+            }
+            o[x] = (float)num;
+        }
+    }
+    st = GIP_OK;
+out_free:
+    free(k);
+    free(corr);
+    free(acc);
+    free(planebuf);
+    free(isum);
+    free(isq);
+    return st;
+}
