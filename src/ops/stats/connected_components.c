@@ -41,21 +41,6 @@ typedef struct cc_scan {
 #define SRC(s, x, y) (((const uint8_t *)(s)->src->data + (y) * (s)->src->stride)[x])
 #define LAB(s, x, y) ((s)->lab[(y) * (s)->ls + (x)])
 
-/* The label of pixel (x, y) from those of its already labelled neighbours (nb of them, 0 for
- * background): a new one, the one, or the union of several. */
-static inline void label_px(cc_scan *s, int64_t x, int64_t y, const int32_t *nb, int n)
-{
-    int32_t l = 0;
-    for (int k = 0; k < n; k++)
-        if (nb[k])
-            l = l ? uf_union(s->p, l, nb[k]) : nb[k];
-    if (!l) {
-        l = s->next++;
-        s->p[l] = l;
-    }
-    LAB(s, x, y) = l;
-}
-
 static void scan4(cc_scan *s)
 {
     const int64_t w = s->src->width, h = s->src->height;
@@ -78,69 +63,47 @@ static void scan4(cc_scan *s)
         }
 }
 
-/* 8-connectivity in OpenCV's block order: rows 2k and 2k + 1 together, the 2x2 blocks from left
- * to right, each block's pixels top-left, top-right, bottom-left, bottom-right. Each pixel joins
- * its neighbours labelled before it in this order (a top-left pixel's include the one below-left
- * of it, in the previous block). */
-static void scan8(cc_scan *s)
+/* 8-connectivity by 2x2 blocks, as OpenCV's block-based scans: the foreground pixels of a block
+ * are 8-connected, so a block takes one label, joined with the blocks left, upper-left, above
+ * and upper-right of it where a foreground pixel of each touches one of its own. Labels are made
+ * in block order, OpenCV's. blab: one label per block, bw per block row. */
+static void scan8_blocks(cc_scan *s, int32_t *blab, int64_t bw)
 {
-    const int64_t w = s->src->width, h = s->src->height;
-    for (int64_t y = 0; y < h; y += 2) {
-        const bool two = y + 1 < h;
-        for (int64_t x = 0; x < w; x += 2) {
+    const gip_image *src = s->src;
+    const int64_t w = src->width, h = src->height;
+    for (int64_t y = 0, by = 0; y < h; y += 2, by++) {
+        const uint8_t *r0 = (const uint8_t *)src->data + y * src->stride;
+        const uint8_t *r1 = y + 1 < h ? r0 + src->stride : NULL;
+        const uint8_t *u = y ? r0 - src->stride : NULL; /* the row above the block row */
+        int32_t *bl = blab + by * bw, *bu = by ? bl - bw : NULL;
+        for (int64_t x = 0, bx = 0; x < w; x += 2, bx++) {
             const bool right = x + 1 < w;
-            int32_t nb[5];
-            /* top-left (x, y) */
-            if (SRC(s, x, y)) {
-                int n = 0;
-                if (y) {
-                    nb[n++] = x ? LAB(s, x - 1, y - 1) : 0;
-                    nb[n++] = LAB(s, x, y - 1);
-                    nb[n++] = right ? LAB(s, x + 1, y - 1) : 0;
-                }
-                if (x) {
-                    nb[n++] = LAB(s, x - 1, y);
-                    nb[n++] = two ? LAB(s, x - 1, y + 1) : 0;
-                }
-                label_px(s, x, y, nb, n);
-            } else
-                LAB(s, x, y) = 0;
-            /* top-right (x + 1, y) */
-            if (right) {
-                if (SRC(s, x + 1, y)) {
-                    int n = 0;
-                    if (y) {
-                        nb[n++] = LAB(s, x, y - 1);
-                        nb[n++] = LAB(s, x + 1, y - 1);
-                        nb[n++] = x + 2 < w ? LAB(s, x + 2, y - 1) : 0;
-                    }
-                    nb[n++] = LAB(s, x, y);
-                    label_px(s, x + 1, y, nb, n);
-                } else
-                    LAB(s, x + 1, y) = 0;
-            }
-            if (!two)
+            const bool a = r0[x] != 0, b = right && r0[x + 1] != 0;
+            const bool c = r1 && r1[x] != 0, d = r1 && right && r1[x + 1] != 0;
+            if (!(a | b | c | d)) {
+                bl[bx] = 0;
                 continue;
-            /* bottom-left (x, y + 1) */
-            if (SRC(s, x, y + 1)) {
-                int n = 0;
-                nb[n++] = x ? LAB(s, x - 1, y) : 0;
-                nb[n++] = LAB(s, x, y);
-                nb[n++] = right ? LAB(s, x + 1, y) : 0;
-                nb[n++] = x ? LAB(s, x - 1, y + 1) : 0;
-                label_px(s, x, y + 1, nb, n);
-            } else
-                LAB(s, x, y + 1) = 0;
-            /* bottom-right (x + 1, y + 1) */
-            if (right) {
-                if (SRC(s, x + 1, y + 1)) {
-                    nb[0] = LAB(s, x, y);
-                    nb[1] = LAB(s, x + 1, y);
-                    nb[2] = LAB(s, x, y + 1);
-                    label_px(s, x + 1, y + 1, nb, 3);
-                } else
-                    LAB(s, x + 1, y + 1) = 0;
             }
+            int32_t l = 0;
+            /* left block: its right column (x - 1) against a or c */
+            if (bx && (a | c) && (r0[x - 1] || (r1 && r1[x - 1])))
+                l = bl[bx - 1];
+            if (u) {
+                /* upper-left block through (x - 1, y - 1) and a */
+                if (a && bx && u[x - 1] && bu[bx - 1])
+                    l = l ? uf_union(s->p, l, bu[bx - 1]) : bu[bx - 1];
+                /* upper block through (x, y - 1) or (x + 1, y - 1) and a or b */
+                if ((a | b) && (u[x] || (right && u[x + 1])) && bu[bx])
+                    l = l ? uf_union(s->p, l, bu[bx]) : bu[bx];
+                /* upper-right block through (x + 2, y - 1) and b */
+                if (b && x + 2 < w && u[x + 2] && bu[bx + 1])
+                    l = l ? uf_union(s->p, l, bu[bx + 1]) : bu[bx + 1];
+            }
+            if (!l) {
+                l = s->next++;
+                s->p[l] = l;
+            }
+            bl[bx] = l;
         }
     }
 }
@@ -183,52 +146,81 @@ gip_status gip_connected_components(gip_context *ctx, const gip_image *src, int3
         return gip__error(ctx, GIP_ERR_TOO_LARGE, "%s: src is %lldx%lld; too large to label", op,
                           (long long)w, (long long)h);
     cc_scan s = {.src = src, .next = 1};
-    const bool direct = labels->depth == GIP_DEPTH_S32;
-    int32_t *tmp = NULL;
-    if (direct) {
+    const int64_t ostride = gip__array_stride(labels);
+    const bool direct =
+        labels->depth == GIP_DEPTH_S32 && ostride % 4 == 0 && (uintptr_t)labels->data % 4 == 0;
+    const int64_t bw = (w + 1) / 2;
+    int32_t *tmp = NULL, *blab = NULL;
+    if (connectivity == 8) {
+        blab = malloc((size_t)(bw * ((h + 1) / 2)) * sizeof *blab + 4);
+    } else if (direct) {
         s.lab = labels->data;
-        s.ls = gip__array_stride(labels) / 4;
+        s.ls = ostride / 4;
     } else {
-        tmp = malloc((size_t)(w * h) * sizeof *tmp + 1);
+        tmp = malloc((size_t)(w * h) * sizeof *tmp + 4);
         s.lab = tmp;
         s.ls = w;
     }
     s.p = malloc((size_t)cap * sizeof *s.p);
-    if (!s.p || (!direct && !tmp)) {
+    if (!s.p || (connectivity == 8 ? !blab : !direct && !tmp)) {
         free(s.p);
         free(tmp);
+        free(blab);
         return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of host memory", op);
     }
     s.p[0] = 0;
-    if (connectivity == 4)
-        scan4(&s);
+    if (connectivity == 8)
+        scan8_blocks(&s, blab, bw);
     else
-        scan8(&s);
+        scan4(&s);
     /* number the roots in order: p[i] < i already holds its final number */
     int32_t n = 1;
     for (int32_t i = 1; i < s.next; i++)
         s.p[i] = s.p[i] < i ? s.p[s.p[i]] : n++;
-    if (!direct && n > 65536) {
+    if (labels->depth == GIP_DEPTH_U16 && n > 65536) {
         free(s.p);
         free(tmp);
+        free(blab);
         return gip__error(ctx, GIP_ERR_TOO_LARGE,
                           "%s: %d labels do not fit u16 labels; ask for s32 labels", op, (int)n);
     }
-    const int64_t os = gip__array_stride(labels);
+    const int64_t os = ostride;
+    if (blab) { /* a block's label on its foreground pixels */
+        for (int64_t y = 0; y < h; y++) {
+            const uint8_t *r = (const uint8_t *)src->data + y * src->stride;
+            const int32_t *bl = blab + (y / 2) * bw;
+            if (labels->depth == GIP_DEPTH_S32) {
+                char *o = (char *)labels->data + y * os;
+                for (int64_t x = 0; x < w; x++) {
+                    int32_t v = r[x] ? s.p[bl[x >> 1]] : 0;
+                    memcpy(o + 4 * x, &v, 4);
+                }
+            } else {
+                uint16_t *o = (uint16_t *)((char *)labels->data + y * os);
+                for (int64_t x = 0; x < w; x++)
+                    o[x] = r[x] ? (uint16_t)s.p[bl[x >> 1]] : 0;
+            }
+        }
+        goto done;
+    }
     for (int64_t y = 0; y < h; y++) {
         const int32_t *l = s.lab + y * s.ls;
-        if (direct) {
-            int32_t *o = (int32_t *)((char *)labels->data + y * os);
-            for (int64_t x = 0; x < w; x++)
-                o[x] = s.p[l[x]];
+        if (labels->depth == GIP_DEPTH_S32) {
+            char *o = (char *)labels->data + y * os;
+            for (int64_t x = 0; x < w; x++) {
+                int32_t v = s.p[l[x]];
+                memcpy(o + 4 * x, &v, 4);
+            }
         } else {
             uint16_t *o = (uint16_t *)((char *)labels->data + y * os);
             for (int64_t x = 0; x < w; x++)
                 o[x] = (uint16_t)s.p[l[x]];
         }
     }
+done:
     free(s.p);
     free(tmp);
+    free(blab);
     *n_labels = n;
     return GIP_OK;
 }

@@ -51,6 +51,109 @@ static gip_status correlate(gip_context *ctx, const gip_image *img, const float 
     return gip_filter2d(ctx, img, corr, &p);
 }
 
+/* The normalisation of rows [y0, y1) of the result from the correlation: window sums of the
+ * image and of its squares come from column sums over the template's height, slid down a row at
+ * a time, and a running sum across them slid along the row. Integer images' sums are exact
+ * (integers in double); f32 sums are kept in double. */
+typedef struct tm_job {
+    const gip_image *image;
+    gip_image *result;
+    const float *corr; /* image-sized rows */
+    int64_t w, h;
+    int method;
+    double tmean[4], tsum2, tnorm, inv_area;
+    int oom;
+} tm_job;
+
+/* Element i of a row of u8 or f32 elements. */
+static inline double el(const void *row, bool u8, int64_t i)
+{
+    return u8 ? ((const uint8_t *)row)[i] : ((const float *)row)[i];
+}
+
+static void tm_rows(void *arg, int64_t y0, int64_t y1)
+{
+    tm_job *j = arg;
+    const gip_image *im = j->image;
+    const int32_t cn = im->channels;
+    const int64_t W = im->width, w = j->w, h = j->h, rw = W - w + 1;
+    const int method = j->method;
+    const bool coeff = method == GIP_TM_CCOEFF || method == GIP_TM_CCOEFF_NORMED;
+    const bool sqdiff = method == GIP_TM_SQDIFF || method == GIP_TM_SQDIFF_NORMED;
+    const bool normed = method & 1, need_q = normed || sqdiff;
+    if (!coeff && !need_q) { /* CCORR: the correlation itself */
+        for (int64_t y = y0; y < y1; y++)
+            memcpy((char *)j->result->data + y * j->result->stride, j->corr + y * W,
+                   (size_t)rw * sizeof(float));
+        return;
+    }
+    double *cs = malloc((size_t)(W * cn) * 2 * sizeof *cs);
+    if (!cs) {
+        __atomic_store_n(&j->oom, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    double *cq = cs + W * cn;
+    const bool u8 = im->dtype == GIP_U8;
+    const int64_t n = W * cn;
+#define ROW(y) ((const char *)im->data + (y)*im->stride)
+    memset(cs, 0, (size_t)n * 2 * sizeof *cs);
+    for (int64_t k = 0; k < h; k++) {
+        const void *r = ROW(y0 + k);
+        for (int64_t i = 0; i < n; i++) {
+            double v = el(r, u8, i);
+            cs[i] += v, cq[i] += v * v;
+        }
+    }
+    for (int64_t y = y0; y < y1; y++) {
+        if (y > y0) {
+            const void *ra = ROW(y + h - 1), *rs = ROW(y - 1);
+            for (int64_t i = 0; i < n; i++) {
+                double add = el(ra, u8, i), sub = el(rs, u8, i);
+                cs[i] += add - sub;
+                cq[i] += add * add - sub * sub;
+            }
+        }
+#undef ROW
+        double s[4] = {0}, q = 0;
+        for (int64_t i = 0; i < w * cn; i++)
+            s[i % cn] += cs[i], q += cq[i];
+        const float *cr = j->corr + y * W;
+        float *o = (float *)((char *)j->result->data + y * j->result->stride);
+        for (int64_t x = 0; x < rw; x++) {
+            if (x > 0)
+                for (int32_t c = 0; c < cn; c++) {
+                    int64_t in = (x + w - 1) * cn + c, out = (x - 1) * cn + c;
+                    s[c] += cs[in] - cs[out];
+                    q += cq[in] - cq[out];
+                }
+            double num = cr[x], wmean2 = 0, wsum2 = q;
+            if (coeff) {
+                for (int32_t c = 0; c < cn; c++) {
+                    wmean2 += s[c] * s[c];
+                    num -= s[c] * j->tmean[c];
+                }
+                wmean2 *= j->inv_area;
+            }
+            if (sqdiff) {
+                num = wsum2 - 2 * num + j->tsum2;
+                num = num > 0 ? num : 0;
+            }
+            if (normed) {
+                double d = wsum2 - wmean2;
+                double t = sqrt(d > 0 ? d : 0) * j->tnorm;
+                if (fabs(num) < t)
+                    num /= t;
+                else if (fabs(num) < t * 1.125)
+                    num = num > 0 ? 1 : -1;
+                else
+                    num = method != GIP_TM_SQDIFF_NORMED ? 0 : 1;
+            }
+            o[x] = (float)num;
+        }
+    }
+    free(cs);
+}
+
 gip_status gip_match_template(gip_context *ctx, const gip_image *image, const gip_image *templ,
                               int32_t method, gip_image *result)
 {
@@ -103,9 +206,6 @@ gip_status gip_match_template(gip_context *ctx, const gip_image *image, const gi
     if (gip__images_overlap(result, image) || gip__images_overlap(result, templ))
         return gip__error(ctx, GIP_ERR_ALIASING, "%s: result overlaps image or templ", op);
 
-    const bool coeff = method == GIP_TM_CCOEFF || method == GIP_TM_CCOEFF_NORMED;
-    const bool sqdiff = method == GIP_TM_SQDIFF || method == GIP_TM_SQDIFF_NORMED;
-    const bool normed = method & 1;
     const double area = (double)w * (double)h, inv_area = 1.0 / area;
 
     /* the template: its coefficients per channel (float) and its mean and variance (double) */
@@ -145,7 +245,7 @@ gip_status gip_match_template(gip_context *ctx, const gip_image *image, const gi
     tsum2 = tnorm;
     for (int32_t c = 0; c < cn; c++)
         tsum2 += tmean[c] * tmean[c];
-    if (!coeff) {
+    if (method != GIP_TM_CCOEFF && method != GIP_TM_CCOEFF_NORMED) {
         memset(tmean, 0, sizeof tmean);
         tnorm = tsum2;
     }
@@ -156,14 +256,7 @@ gip_status gip_match_template(gip_context *ctx, const gip_image *image, const gi
     float *corr = malloc((size_t)(W * H) * sizeof *corr);
     float *acc = cn > 1 ? malloc((size_t)(W * H) * sizeof *acc) : NULL;
     void *planebuf = cn > 1 ? malloc((size_t)(W * H) * gip_dtype_size(image->dtype)) : NULL;
-    double *isum = NULL, *isq = NULL;
-    const int64_t iw = (W + 1) * cn;
-    if (coeff)
-        isum = malloc((size_t)(iw * (H + 1)) * sizeof *isum);
-    if (normed || sqdiff)
-        isq = malloc((size_t)(iw * (H + 1)) * sizeof *isq);
-    if (!corr || (cn > 1 && (!acc || !planebuf)) || (coeff && !isum) ||
-        ((normed || sqdiff) && !isq)) {
+    if (!corr || (cn > 1 && (!acc || !planebuf))) {
         st = gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of host memory", op);
         goto out_free;
     }
@@ -186,49 +279,20 @@ gip_status gip_match_template(gip_context *ctx, const gip_image *image, const gi
         corr = acc;
         acc = t;
     }
-    if (isum || isq) {
-        gip_array s = {isum, W + 1, H + 1, cn, GIP_DEPTH_F64, 0};
-        gip_array q = {isq, W + 1, H + 1, cn, GIP_DEPTH_F64, 0};
-        if ((st = gip_integral(ctx, image, isum ? &s : NULL, isq ? &q : NULL, NULL)))
-            goto out_free;
-    }
-    for (int64_t y = 0; y < rh; y++) {
-        float *o = (float *)((char *)result->data + y * result->stride);
-        const double *s0 = isum ? isum + y * iw : NULL, *s1 = isum ? isum + (y + h) * iw : NULL;
-        const double *q0 = isq ? isq + y * iw : NULL, *q1 = isq ? isq + (y + h) * iw : NULL;
-        for (int64_t x = 0; x < rw; x++) {
-            double num = corr[y * W + x], wmean2 = 0, wsum2 = 0;
-            if (coeff) {
-                for (int32_t c = 0; c < cn; c++) {
-                    int64_t a = x * cn + c, b = (x + w) * cn + c;
-                    double t = s1[b] - s1[a] - s0[b] + s0[a];
-                    wmean2 += t * t;
-                    num -= t * tmean[c];
-                }
-                wmean2 *= inv_area;
-            }
-            if (normed || sqdiff) {
-                for (int32_t c = 0; c < cn; c++) {
-                    int64_t a = x * cn + c, b = (x + w) * cn + c;
-                    wsum2 += q1[b] - q1[a] - q0[b] + q0[a];
-                }
-                if (sqdiff) {
-                    num = wsum2 - 2 * num + tsum2;
-                    num = num > 0 ? num : 0;
-                }
-            }
-            if (normed) {
-                double d = wsum2 - wmean2;
-                double t = sqrt(d > 0 ? d : 0) * tnorm;
-                if (fabs(num) < t)
-                    num /= t;
-                else if (fabs(num) < t * 1.125)
-                    num = num > 0 ? 1 : -1;
-                else
-                    num = method != GIP_TM_SQDIFF_NORMED ? 0 : 1;
-            }
-            o[x] = (float)num;
-        }
+    tm_job j = {.image = image,
+                .result = result,
+                .corr = corr,
+                .w = w,
+                .h = h,
+                .method = method,
+                .tsum2 = tsum2,
+                .tnorm = tnorm,
+                .inv_area = inv_area};
+    memcpy(j.tmean, tmean, sizeof tmean);
+    gip__parallel_for(ctx, rh, 16, tm_rows, &j);
+    if (j.oom) {
+        st = gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of host memory", op);
+        goto out_free;
     }
     st = GIP_OK;
 out_free:
@@ -236,7 +300,5 @@ out_free:
     free(corr);
     free(acc);
     free(planebuf);
-    free(isum);
-    free(isq);
     return st;
 }
