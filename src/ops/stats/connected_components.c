@@ -108,6 +108,49 @@ static void scan8_blocks(cc_scan *s, int32_t *blab, int64_t bw)
     }
 }
 
+/* The final labels: each pixel's provisional label (a block's, on its foreground pixels, for
+ * 8-connectivity) through the numbering of the roots. */
+typedef struct relabel_job {
+    const gip_image *src;
+    gip_array *labels;
+    const cc_scan *s;
+    const int32_t *blab;
+    int64_t bw, os;
+} relabel_job;
+
+static void relabel_rows(void *arg, int64_t y0, int64_t y1)
+{
+    const relabel_job *j = arg;
+    const int32_t *p = j->s->p;
+    const int64_t w = j->src->width;
+    const bool s32 = j->labels->depth == GIP_DEPTH_S32;
+    for (int64_t y = y0; y < y1; y++) {
+        char *o = (char *)j->labels->data + y * j->os;
+        if (j->blab) {
+            const uint8_t *r = (const uint8_t *)j->src->data + y * j->src->stride;
+            const int32_t *bl = j->blab + (y / 2) * j->bw;
+            if (s32)
+                for (int64_t x = 0; x < w; x++) {
+                    int32_t v = r[x] ? p[bl[x >> 1]] : 0;
+                    memcpy(o + 4 * x, &v, 4);
+                }
+            else
+                for (int64_t x = 0; x < w; x++)
+                    ((uint16_t *)o)[x] = r[x] ? (uint16_t)p[bl[x >> 1]] : 0;
+        } else {
+            const int32_t *l = j->s->lab + y * j->s->ls;
+            if (s32)
+                for (int64_t x = 0; x < w; x++) {
+                    int32_t v = p[l[x]];
+                    memcpy(o + 4 * x, &v, 4);
+                }
+            else
+                for (int64_t x = 0; x < w; x++)
+                    ((uint16_t *)o)[x] = (uint16_t)p[l[x]];
+        }
+    }
+}
+
 gip_status gip_connected_components(gip_context *ctx, const gip_image *src, int32_t connectivity,
                                     gip_array *labels, int32_t *n_labels)
 {
@@ -184,40 +227,8 @@ gip_status gip_connected_components(gip_context *ctx, const gip_image *src, int3
         return gip__error(ctx, GIP_ERR_TOO_LARGE,
                           "%s: %d labels do not fit u16 labels; ask for s32 labels", op, (int)n);
     }
-    const int64_t os = ostride;
-    if (blab) { /* a block's label on its foreground pixels */
-        for (int64_t y = 0; y < h; y++) {
-            const uint8_t *r = (const uint8_t *)src->data + y * src->stride;
-            const int32_t *bl = blab + (y / 2) * bw;
-            if (labels->depth == GIP_DEPTH_S32) {
-                char *o = (char *)labels->data + y * os;
-                for (int64_t x = 0; x < w; x++) {
-                    int32_t v = r[x] ? s.p[bl[x >> 1]] : 0;
-                    memcpy(o + 4 * x, &v, 4);
-                }
-            } else {
-                uint16_t *o = (uint16_t *)((char *)labels->data + y * os);
-                for (int64_t x = 0; x < w; x++)
-                    o[x] = r[x] ? (uint16_t)s.p[bl[x >> 1]] : 0;
-            }
-        }
-        goto done;
-    }
-    for (int64_t y = 0; y < h; y++) {
-        const int32_t *l = s.lab + y * s.ls;
-        if (labels->depth == GIP_DEPTH_S32) {
-            char *o = (char *)labels->data + y * os;
-            for (int64_t x = 0; x < w; x++) {
-                int32_t v = s.p[l[x]];
-                memcpy(o + 4 * x, &v, 4);
-            }
-        } else {
-            uint16_t *o = (uint16_t *)((char *)labels->data + y * os);
-            for (int64_t x = 0; x < w; x++)
-                o[x] = (uint16_t)s.p[l[x]];
-        }
-    }
-done:
+    relabel_job rj = {src, labels, &s, blab, bw, ostride};
+    gip__parallel_for(ctx, h, 32, relabel_rows, &rj);
     free(s.p);
     free(tmp);
     free(blab);
