@@ -524,6 +524,13 @@ def connected_components_with_stats(image, labels=None, stats=None, centroids=No
     st = _np.empty((n, 5), _np.int32)
     ce = _np.empty((n, 2), _np.float64)
     _gip.cc_stats(lab, n, st, ce)
+    if isinstance(stats, _np.ndarray) and stats.shape == st.shape and stats.dtype == st.dtype:
+        stats[...] = st
+        st = stats
+    if isinstance(centroids, _np.ndarray) and centroids.shape == ce.shape and \
+            centroids.dtype == ce.dtype:
+        centroids[...] = ce
+        ce = centroids
     return n, lab, st, ce
 
 
