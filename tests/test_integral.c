@@ -129,6 +129,70 @@ static void run_case(gip_context *ctx, gip_dtype dt, int32_t cn, int64_t w, int6
     gt_free(&src);
 }
 
+/* On CUDA: device src and outputs against a CPU context on the same pixels. Integer sources into
+ * s32 or f64 and every tilted image are identical (exact, or the same order of additions); f32
+ * sums are scanned in another order: within (w + h + 2) units of f32 rounding of the largest
+ * value. */
+static void cuda_vs_cpu(gip_context *ctx, gip_dtype dt, int32_t cn, int64_t w, int64_t h,
+                        int32_t sd, int32_t qd, uint64_t seed)
+{
+    gip_context *cpu = NULL;
+    gip_context_desc desc = {.backend = GIP_BACKEND_CPU};
+    if (!GT_OK(gip_context_create(&desc, &cpu)))
+        return;
+    gip_image src, dsrc, dbuf[3], hbuf[3];
+    gt_alloc(&src, w, h, cn, dt, 0);
+    gt_fill_random(&src, seed, -2.0f, 3.0f);
+    const int32_t depth[3] = {sd, qd, sd};
+    arr ref[3];
+    gip_array dev[3];
+    bool ok = GT_OK(gip_image_alloc(ctx, &dsrc, w, h, cn, dt, GIP_MEM_CUDA, 0)) &&
+              GT_OK(gip_upload(ctx, &src, &dsrc));
+    for (int k = 0; k < 3; k++) {
+        arr_alloc(&ref[k], w + 1, h + 1, cn, depth[k], 0);
+        int64_t rb = (w + 1) * cn * (int64_t)esize(depth[k]);
+        ok = ok && GT_OK(gip_image_alloc(ctx, &dbuf[k], rb, h + 1, 1, GIP_U8, GIP_MEM_CUDA, 0));
+        gt_alloc(&hbuf[k], rb, h + 1, 1, GIP_U8, 0);
+        dev[k] = (gip_array){ok ? dbuf[k].data : NULL, w + 1,       h + 1, cn, depth[k],
+                             ok ? dbuf[k].stride : 0,  GIP_MEM_CUDA};
+    }
+    if (ok && GT_OK(gip_integral(cpu, &src, &ref[0].a, &ref[1].a, &ref[2].a)) &&
+        GT_OK(gip_integral(ctx, &dsrc, &dev[0], &dev[1], &dev[2])))
+        for (int k = 0; k < 3; k++) {
+            if (!GT_OK(gip_download(ctx, &dbuf[k], &hbuf[k])))
+                break;
+            arr got = {{hbuf[k].data, w + 1, h + 1, cn, depth[k], hbuf[k].stride, 0}, NULL};
+            const bool exact = k == 2 || (dt != GIP_F32 && depth[k] != GIP_DEPTH_F32);
+            double mx = 0;
+            for (int64_t y = 0; y <= h; y++)
+                for (int64_t x = 0; x <= w; x++)
+                    for (int32_t c = 0; c < cn; c++)
+                        mx = fmax(mx, fabs(arr_get(&ref[k], x, y, c)));
+            double tol = exact ? 0 : (double)(w + h + 2) * ldexp(1.0, -24) * mx;
+            bool same = true;
+            for (int64_t y = 0; y <= h && same; y++)
+                for (int64_t x = 0; x <= w && same; x++)
+                    for (int32_t c = 0; c < cn && same; c++) {
+                        double g = arr_get(&got, x, y, c), e = arr_get(&ref[k], x, y, c);
+                        same = GT_CHECK(fabs(g - e) <= tol,
+                                        "CUDA integral %s c%d %lldx%lld output %d at x=%lld "
+                                        "y=%lld: %.17g, CPU %.17g",
+                                        gip_dtype_name(dt), (int)cn, (long long)w, (long long)h, k,
+                                        (long long)x, (long long)y, g, e);
+                    }
+        }
+    for (int k = 0; k < 3; k++) {
+        if (ok)
+            gip_image_free(ctx, &dbuf[k]);
+        gt_free(&hbuf[k]);
+        free(ref[k].buf);
+    }
+    if (ok)
+        gip_image_free(ctx, &dsrc);
+    gt_free(&src);
+    gip_context_destroy(cpu);
+}
+
 static void bad_input(gip_context *ctx)
 {
     gip_image src;
@@ -203,6 +267,12 @@ static void body(gip_context *ctx)
         free(s.buf);
         gt_free(&big);
     }
+    if (gip_context_backend(ctx) == GIP_BACKEND_CUDA)
+        for (size_t k = 0; k < sizeof combos / sizeof combos[0]; k++)
+            for (int i = 0; i < gt_nsizes; i++)
+                if (gt_case())
+                    cuda_vs_cpu(ctx, combos[k].dt, i % 2 ? 1 : 3, gt_sizes[i].w, gt_sizes[i].h,
+                                combos[k].sd, combos[k].qd, seed++);
     bad_input(ctx);
 }
 

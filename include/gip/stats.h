@@ -170,14 +170,16 @@ typedef enum gip_depth {
     GIP_DEPTH_F64 = 6
 } gip_depth;
 
-/** A caller-owned array in host memory: height rows of width elements of `channels` interleaved
- *  channels of `depth`, rows `stride` bytes apart (0: tight). */
+/** A caller-owned array: height rows of width elements of `channels` interleaved channels of
+ *  `depth`, rows `stride` bytes apart (0: tight), in host memory or (memory GIP_MEM_CUDA) in the
+ *  context's device memory. Zero-initialised fields past stride mean host memory. */
 typedef struct gip_array {
     void *data;
     int64_t width, height;
     int32_t channels;
     int32_t depth; /* gip_depth */
     int64_t stride;
+    int32_t memory; /* gip_memory: GIP_MEM_HOST (0) or GIP_MEM_CUDA */
 } gip_array;
 
 /**
@@ -189,9 +191,13 @@ typedef struct gip_array {
  * an s32 sum), f32 (not with an f64 sum) or f64; f32 src: sum f32 or f64, sqsum f32 (only with
  * an f32 sum) or f64; u16 and s16 src: f64. s32 results wrap modulo 2^32 as OpenCV's; integer
  * sources give exact f64 results; f32 results accumulate a row's running sum in the result's
- * type and add the row above, as OpenCV. src: 1 to 4 channels, host memory; the outputs host.
+ * type and add the row above, as OpenCV. src: 1 to 4 channels, host or device; the outputs
+ * where src is. On CUDA (queued on the context's stream) rows are scanned in parallel and then
+ * the columns: integer sources give the CPU's numbers exactly, f32 results round differently
+ * (within the same bound).
  * @return GIP_OK; GIP_ERR_INVALID_ARGUMENT (NULL, all outputs NULL, bad depth or size of an
- *         output); GIP_ERR_UNSUPPORTED (dtype, channels, device src); GIP_ERR_BAD_STATE.
+ *         output); GIP_ERR_UNSUPPORTED (dtype, channels); GIP_ERR_LOCATION_MISMATCH;
+ *         GIP_ERR_NO_DEVICE; GIP_ERR_DEVICE; GIP_ERR_DEVICE_OUT_OF_MEMORY; GIP_ERR_BAD_STATE.
  */
 GIP_API gip_status gip_integral(gip_context *ctx, const gip_image *src, gip_array *sum,
                                 gip_array *sqsum, gip_array *tilted);
@@ -208,9 +214,10 @@ typedef struct gip_image_moments {
  * (x, y) weighted by its value, or by 1 where it is not zero when `binary` is non-zero). Integer
  * images are summed exactly per row (64-bit integers) and the rows combined in double; f32 in
  * double. The central and normalised moments follow from the spatial ones by OpenCV's formulas
- * (zero when m00 is 0). src: u8, u16, s16 or f32, one channel, host memory.
- * @return GIP_OK; GIP_ERR_INVALID_ARGUMENT (NULL); GIP_ERR_UNSUPPORTED (dtype, channels, device
- *         src); GIP_ERR_BAD_STATE.
+ * (zero when m00 is 0). src: u8, u16, s16 or f32, one channel, host or device (CUDA: rows summed
+ * on the GPU the same way, so integer images give the CPU's numbers; synchronous).
+ * @return GIP_OK; GIP_ERR_INVALID_ARGUMENT (NULL); GIP_ERR_UNSUPPORTED (dtype, channels);
+ *         GIP_ERR_NO_DEVICE; GIP_ERR_DEVICE; GIP_ERR_DEVICE_OUT_OF_MEMORY; GIP_ERR_BAD_STATE.
  */
 GIP_API gip_status gip_moments(gip_context *ctx, const gip_image *src, int32_t binary,
                                gip_image_moments *m);

@@ -54,6 +54,10 @@ gip_status gip__array_check(gip_context *ctx, const gip_array *a, int64_t w, int
                           "%s: %s is %lldx%lld with %d channels; %lldx%lld with %d is needed", op,
                           what, (long long)a->width, (long long)a->height, (int)a->channels,
                           (long long)w, (long long)h, (int)channels);
+    if (a->memory != GIP_MEM_HOST && a->memory != GIP_MEM_CUDA)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: %s's memory is %d; GIP_MEM_HOST or GIP_MEM_CUDA is accepted", op,
+                          what, (int)a->memory);
     int64_t row = w * channels * (int64_t)es;
     if (a->stride != 0 && a->stride < row)
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
@@ -358,11 +362,6 @@ gip_status gip_integral(gip_context *ctx, const gip_image *src, gip_array *sum, 
     if (!sum && !sqsum && !tilted)
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
                           "%s: sum, sqsum and tilted are all NULL; ask for at least one", op);
-    if (src->memory != GIP_MEM_HOST)
-        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
-                          "%s: src is in device memory; integral images are computed from host "
-                          "images (download it first)",
-                          op);
     if ((st = gip__check_dtype(
              ctx, src, GIP__DT(GIP_U8) | GIP__DT(GIP_U16) | GIP__DT(GIP_S16) | GIP__DT(GIP_F32), op,
              "src")))
@@ -397,6 +396,35 @@ gip_status gip_integral(gip_context *ctx, const gip_image *src, gip_array *sum, 
                           "with an s32 or f32 sum, or f64; f32: sum f32 or f64, sqsum f32 with an "
                           "f32 sum, or f64; u16, s16: f64)",
                           op, gip_dtype_name(src->dtype), gip__depth_name(sd), gip__depth_name(qd));
+    const bool dev = src->memory == GIP_MEM_CUDA;
+    gip_array *outs[3] = {sum, sqsum, tilted};
+    for (int k = 0; k < 3; k++)
+        if (outs[k] && (outs[k]->memory == GIP_MEM_CUDA) != dev)
+            return gip__error(ctx, GIP_ERR_LOCATION_MISMATCH,
+                              "%s: src and the outputs must all be in host memory or all in the "
+                              "context's device memory",
+                              op);
+    if (dev) {
+#ifdef GIP_HAVE_CUDA
+        size_t es = gip_dtype_size(src->dtype);
+        bool aligned = (uintptr_t)src->data % es == 0 && src->stride % (int64_t)es == 0;
+        for (int k = 0; k < 3; k++)
+            if (outs[k]) {
+                size_t os = gip__depth_size(outs[k]->depth);
+                aligned &= (uintptr_t)outs[k]->data % os == 0 && outs[k]->stride % (int64_t)os == 0;
+            }
+        if (!aligned)
+            return gip__error(ctx, GIP_ERR_UNSUPPORTED,
+                              "%s: device images and arrays need data and stride aligned to "
+                              "their element size",
+                              op);
+        if ((st = gip__cuda_enter(ctx)))
+            return st;
+        return gip__integral_cuda(ctx, src, sum, sqsum, tilted);
+#else
+        return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
+#endif
+    }
     sum_fn fn = NULL;
     tilted_fn tf = NULL;
     if (u8) {
