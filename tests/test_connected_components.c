@@ -138,6 +138,52 @@ out:
     gt_free(&src);
 }
 
+/* On CUDA: device src and labels against the CPU's labels (the same numbering, OpenCV's). */
+static void cuda_vs_cpu(gip_context *ctx, int64_t w, int64_t h, double density, int conn,
+                        int32_t depth, uint64_t seed)
+{
+    gip_context *cpu = NULL;
+    gip_context_desc desc = {.backend = GIP_BACKEND_CPU};
+    if (!GT_OK(gip_context_create(&desc, &cpu)))
+        return;
+    gip_image src, dsrc, dlab, hlab;
+    gt_alloc(&src, w, h, 1, GIP_U8, 0);
+    uint64_t st = seed;
+    for (int64_t y = 0; y < h; y++)
+        for (int64_t x = 0; x < w; x++)
+            gt_set(&src, x, y, 0, gt_rand_unit(&st) < density ? 1 : 0);
+    const size_t es = depth == GIP_DEPTH_S32 ? 4 : 2;
+    int32_t *ref = malloc((size_t)(w * h) * es + 8);
+    gt_alloc(&hlab, w * (int64_t)es, h, 1, GIP_U8, 0);
+    gip_array href = {ref, w, h, 1, depth, 0, GIP_MEM_HOST};
+    int32_t nref = -1, n = -2;
+    gip_status sref = gip_connected_components(cpu, &src, conn, &href, &nref);
+    if (GT_OK(gip_image_alloc(ctx, &dsrc, w, h, 1, GIP_U8, GIP_MEM_CUDA, 0))) {
+        if (GT_OK(gip_image_alloc(ctx, &dlab, w * (int64_t)es, h, 1, GIP_U8, GIP_MEM_CUDA, 0))) {
+            gip_array dl = {dlab.data, w, h, 1, depth, dlab.stride, GIP_MEM_CUDA};
+            GT_OK(gip_upload(ctx, &src, &dsrc));
+            gip_status sd = gip_connected_components(ctx, &dsrc, conn, &dl, &n);
+            GT_CHECK(sd == sref, "CUDA status %d, CPU %d", (int)sd, (int)sref);
+            if (!sd && !sref && GT_OK(gip_download(ctx, &dlab, &hlab))) {
+                GT_CHECK(n == nref, "CUDA %d labels, CPU %d", (int)n, (int)nref);
+                for (int64_t y = 0; y < h; y++)
+                    if (!GT_CHECK(!memcmp((char *)hlab.data + y * hlab.stride,
+                                          (char *)ref + y * w * (int64_t)es, (size_t)w * es),
+                                  "CUDA labels %lldx%lld %d-connected differ from the CPU's in "
+                                  "row %lld",
+                                  (long long)w, (long long)h, conn, (long long)y))
+                        break;
+            }
+            gip_image_free(ctx, &dlab);
+        }
+        gip_image_free(ctx, &dsrc);
+    }
+    free(ref);
+    gt_free(&hlab);
+    gt_free(&src);
+    gip_context_destroy(cpu);
+}
+
 static void bad_input(gip_context *ctx)
 {
     gip_image src, f32;
@@ -199,6 +245,13 @@ static void body(gip_context *ctx)
         for (int conn = 4; conn <= 8; conn += 4)
             if (gt_case())
                 check_one(ctx, odd[i].w, odd[i].h, 0.5, conn, GIP_DEPTH_S32, seed++);
+    if (gip_context_backend(ctx) == GIP_BACKEND_CUDA)
+        for (int i = 0; i < gt_nsizes; i++)
+            for (int d = 0; d < 5; d++)
+                for (int conn = 4; conn <= 8; conn += 4)
+                    if (gt_case())
+                        cuda_vs_cpu(ctx, gt_sizes[i].w, gt_sizes[i].h, dens[d], conn,
+                                    d % 2 ? GIP_DEPTH_U16 : GIP_DEPTH_S32, seed++);
     bad_input(ctx);
 }
 

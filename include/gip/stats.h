@@ -259,10 +259,14 @@ GIP_API gip_status gip_match_template(gip_context *ctx, const gip_image *image,
  * order (the order in which its scan first meets them: row-major for 4-connectivity, by 2x2
  * blocks, two rows at a time, for 8-connectivity), so the labels equal OpenCV's. labels: s32 or
  * u16 (n must then fit), src's width and height, one channel. *n_labels = components + 1.
- * src: u8, one channel, host memory.
+ * src: u8, one channel; src and labels both in host memory (CPU: a two-pass scan with a
+ * union-find) or both in the context's device memory (CUDA: a union-find labelling of pixels or
+ * 2x2 blocks with atomicMin links, roots numbered in OpenCV's order: the same labels;
+ * synchronous). On error the labels are unchanged.
  * @return GIP_OK; GIP_ERR_INVALID_ARGUMENT (NULL, connectivity not 4 or 8, labels' size, depth);
- *         GIP_ERR_UNSUPPORTED (dtype, channels, device src); GIP_ERR_TOO_LARGE (more labels than
- *         u16 holds); GIP_ERR_OUT_OF_MEMORY; GIP_ERR_BAD_STATE.
+ *         GIP_ERR_UNSUPPORTED (dtype, channels); GIP_ERR_LOCATION_MISMATCH; GIP_ERR_TOO_LARGE
+ *         (more labels than u16 holds); GIP_ERR_OUT_OF_MEMORY; GIP_ERR_NO_DEVICE; GIP_ERR_DEVICE;
+ *         GIP_ERR_DEVICE_OUT_OF_MEMORY; GIP_ERR_BAD_STATE.
  */
 GIP_API gip_status gip_connected_components(gip_context *ctx, const gip_image *src,
                                             int32_t connectivity, gip_array *labels,
@@ -282,8 +286,9 @@ enum {
  * gip_connected_components() wrote them) with n_labels labels: stats (n_labels rows of 5 int32:
  * left, top, width, height, area of each label, the background's included) and centroids
  * (n_labels rows of 2 doubles: mean x, mean y; NaN for a label with no pixel). Either may be
- * NULL. Host memory.
- * @return GIP_OK; GIP_ERR_INVALID_ARGUMENT (NULL, n_labels < 1, a label >= n_labels).
+ * NULL. Host memory (labels computed on the GPU are downloaded first).
+ * @return GIP_OK; GIP_ERR_INVALID_ARGUMENT (NULL, n_labels < 1, a label >= n_labels);
+ *         GIP_ERR_UNSUPPORTED (device labels); GIP_ERR_OUT_OF_MEMORY.
  */
 GIP_API gip_status gip_connected_components_stats(gip_context *ctx, const gip_array *labels,
                                                   int32_t n_labels, int32_t *stats,

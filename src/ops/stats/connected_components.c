@@ -166,11 +166,6 @@ gip_status gip_connected_components(gip_context *ctx, const gip_image *src, int3
     if (connectivity != 4 && connectivity != 8)
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
                           "%s: connectivity is %d; 4 or 8 is accepted", op, (int)connectivity);
-    if (src->memory != GIP_MEM_HOST)
-        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
-                          "%s: src is in device memory; connected components are computed from "
-                          "host images (download it first)",
-                          op);
     if ((st = gip__check_dtype(ctx, src, GIP__DT(GIP_U8), op, "src")))
         return st;
     if (src->channels != 1)
@@ -188,6 +183,26 @@ gip_status gip_connected_components(gip_context *ctx, const gip_image *src, int3
     if (cap > INT32_MAX)
         return gip__error(ctx, GIP_ERR_TOO_LARGE, "%s: src is %lldx%lld; too large to label", op,
                           (long long)w, (long long)h);
+    if ((labels->memory == GIP_MEM_CUDA) != (src->memory == GIP_MEM_CUDA))
+        return gip__error(ctx, GIP_ERR_LOCATION_MISMATCH,
+                          "%s: src and labels must both be in host memory or both in the "
+                          "context's device memory",
+                          op);
+    if (src->memory == GIP_MEM_CUDA) {
+#ifdef GIP_HAVE_CUDA
+        int64_t es = (int64_t)gip__depth_size(labels->depth);
+        if ((uintptr_t)labels->data % (uintptr_t)es || gip__array_stride(labels) % es)
+            return gip__error(ctx, GIP_ERR_UNSUPPORTED,
+                              "%s: device labels need data and stride aligned to their element "
+                              "size",
+                              op);
+        if ((st = gip__cuda_enter(ctx)))
+            return st;
+        return gip__connected_components_cuda(ctx, src, connectivity, labels, n_labels);
+#else
+        return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
+#endif
+    }
     cc_scan s = {.src = src, .next = 1};
     const int64_t ostride = gip__array_stride(labels);
     const bool direct =
@@ -252,6 +267,11 @@ gip_status gip_connected_components_stats(gip_context *ctx, const gip_array *lab
     gip_status st = gip__array_check(ctx, labels, labels->width, labels->height, 1, op, "labels");
     if (st)
         return st;
+    if (labels->memory != GIP_MEM_HOST)
+        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
+                          "%s: labels are in device memory; the statistics are computed from host "
+                          "labels (download them first)",
+                          op);
     typedef struct acc {
         int64_t l, t, r, b, area, sx, sy;
     } acc;
