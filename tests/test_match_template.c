@@ -5,7 +5,9 @@
  * reference of OpenCV's formulas. The correlation is single precision, as OpenCV's: results are
  * held to the exact value within TM_ULPS units of f32 rounding of the largest correlation a window
  * could give (area * channels * max|image| * max|templ|), divided by the normalising denominator
- * for the normed methods. Bad input is refused with the result untouched. */
+ * for the normed methods. On CUDA the same cases run on device copies (the correlation from
+ * filter2D's CUDA engines, window sums from device integral images). Bad input is refused with
+ * the result untouched. */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -14,6 +16,34 @@
 #include "testing.h"
 
 #define TM_ULPS 8.0
+
+/* Runs gip_match_template where the context computes: on CUDA with device copies of the images
+ * (the result downloaded into res), on the CPU directly. */
+static gip_status run_tm(gip_context *ctx, const gip_image *img, const gip_image *tpl, int method,
+                         gip_image *res)
+{
+    if (gip_context_backend(ctx) != GIP_BACKEND_CUDA)
+        return gip_match_template(ctx, img, tpl, method, res);
+    gip_image di, dt, dr;
+    gip_status st = gip_image_alloc(ctx, &di, img->width, img->height, img->channels, img->dtype,
+                                    GIP_MEM_CUDA, 0);
+    if (st)
+        return st;
+    if (!(st = gip_image_alloc(ctx, &dt, tpl->width, tpl->height, tpl->channels, tpl->dtype,
+                               GIP_MEM_CUDA, 0))) {
+        if (!(st = gip_image_alloc(ctx, &dr, res->width, res->height, 1, GIP_F32, GIP_MEM_CUDA,
+                                   0))) {
+            if (!(st = gip_upload(ctx, img, &di)) && !(st = gip_upload(ctx, tpl, &dt)) &&
+                !(st = gip_match_template(ctx, &di, &dt, method, &dr)) &&
+                !(st = gip_download(ctx, &dr, res)))
+                st = gip_context_sync(ctx);
+            gip_image_free(ctx, &dr);
+        }
+        gip_image_free(ctx, &dt);
+    }
+    gip_image_free(ctx, &di);
+    return st;
+}
 
 static void check_one(gip_context *ctx, gip_dtype dt, int32_t cn, int64_t W, int64_t H, int64_t w,
                       int64_t h, int method, bool cut, uint64_t seed)
@@ -35,7 +65,7 @@ static void check_one(gip_context *ctx, gip_dtype dt, int32_t cn, int64_t W, int
     char label[128];
     snprintf(label, sizeof label, "method %d %s c%d image %lldx%lld templ %lldx%lld", method,
              gip_dtype_name(dt), (int)cn, (long long)W, (long long)H, (long long)w, (long long)h);
-    if (!GT_OK(gip_match_template(ctx, &img, &tpl, method, &res)))
+    if (!GT_OK(run_tm(ctx, &img, &tpl, method, &res)))
         goto out;
     GT_CHECK(gt_padding_intact(&res), "%s: padding written", label);
     long double ts[4] = {0}, tq = 0, mi = 1, mt = 1;

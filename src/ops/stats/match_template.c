@@ -154,6 +154,63 @@ static void tm_rows(void *arg, int64_t y0, int64_t y1)
     free(cs);
 }
 
+#ifdef GIP_HAVE_CUDA
+/* matchTemplate of device images: the correlation from filter2D's CUDA engines (per channel
+ * plane for several channels), the window sums from f64 integral images on the device, the
+ * normalisation kernel. Queued; device buffers freed in stream order. */
+static gip_status match_template_cuda(gip_context *ctx, const gip_image *image, const float *k,
+                                      const gip__tm_terms *t, gip_image *result)
+{
+    const int64_t W = image->width, H = image->height, cn = image->channels;
+    const int64_t iw = (W + 1) * cn, isz = iw * (H + 1);
+    const bool coeff = t->method == GIP_TM_CCOEFF || t->method == GIP_TM_CCOEFF_NORMED;
+    const bool need_q = (t->method & 1) || t->method <= GIP_TM_SQDIFF_NORMED;
+    float *corr = NULL, *acc = NULL, *plane = NULL;
+    double *isum = NULL, *isq = NULL;
+    gip_status st = GIP_OK;
+    if (!t->flat) {
+        st = gip__cuda_malloc(ctx, (size_t)(W * H) * sizeof(float), (void **)&corr);
+        if (!st && cn > 1)
+            st = gip__cuda_malloc(ctx, (size_t)(W * H) * sizeof(float), (void **)&acc);
+        if (!st && cn > 1)
+            st = gip__cuda_malloc(ctx, (size_t)(W * H) * sizeof(float), (void **)&plane);
+        if (!st && coeff)
+            st = gip__cuda_malloc(ctx, (size_t)isz * sizeof(double), (void **)&isum);
+        if (!st && need_q)
+            st = gip__cuda_malloc(ctx, (size_t)isz * sizeof(double), (void **)&isq);
+    }
+    gip_image cimg;
+    if (!st && !t->flat) {
+        gip_image_wrap(&cimg, corr, W, H, 1, GIP_F32, 0, GIP_MEM_CUDA, ctx->device);
+        if (cn == 1)
+            st = correlate(ctx, image, k, (int32_t)t->w, (int32_t)t->h, &cimg);
+        else {
+            gip_image pimg;
+            gip_image_wrap(&pimg, plane, W, H, 1, GIP_F32, 0, GIP_MEM_CUDA, ctx->device);
+            for (int32_t c = 0; !st && c < cn; c++) {
+                if (!(st = gip__tm_plane_cuda(ctx, image, c, plane)) &&
+                    !(st = correlate(ctx, &pimg, k + c * t->w * t->h, (int32_t)t->w, (int32_t)t->h,
+                                     &cimg)))
+                    st = gip__tm_accumulate_cuda(ctx, corr, acc, W * H, c == 0);
+            }
+        }
+    }
+    if (!st && (isum || isq)) {
+        gip_array s = {isum, W + 1, H + 1, (int32_t)cn, GIP_DEPTH_F64, 0, GIP_MEM_CUDA};
+        gip_array q = {isq, W + 1, H + 1, (int32_t)cn, GIP_DEPTH_F64, 0, GIP_MEM_CUDA};
+        st = gip__integral_cuda(ctx, image, isum ? &s : NULL, isq ? &q : NULL, NULL);
+    }
+    if (!st)
+        st = gip__tm_normalise_cuda(ctx, cn > 1 ? acc : corr, W, isum, isq, iw, t, result);
+    gip__cuda_free(ctx, corr);
+    gip__cuda_free(ctx, acc);
+    gip__cuda_free(ctx, plane);
+    gip__cuda_free(ctx, isum);
+    gip__cuda_free(ctx, isq);
+    return st;
+}
+#endif
+
 gip_status gip_match_template(gip_context *ctx, const gip_image *image, const gip_image *templ,
                               int32_t method, gip_image *result)
 {
@@ -170,10 +227,16 @@ gip_status gip_match_template(gip_context *ctx, const gip_image *image, const gi
                           "%s: method %d is not one of SQDIFF (0), SQDIFF_NORMED (1), CCORR (2), "
                           "CCORR_NORMED (3), CCOEFF (4), CCOEFF_NORMED (5)",
                           op, (int)method);
-    if (image->memory != GIP_MEM_HOST || templ->memory != GIP_MEM_HOST ||
-        result->memory != GIP_MEM_HOST)
-        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
-                          "%s: image, templ and result must be in host memory", op);
+    const bool dev = image->memory == GIP_MEM_CUDA;
+    if ((templ->memory == GIP_MEM_CUDA) != dev || (result->memory == GIP_MEM_CUDA) != dev)
+        return gip__error(ctx, GIP_ERR_LOCATION_MISMATCH,
+                          "%s: image, templ and result must all be in host memory or all in the "
+                          "context's device memory",
+                          op);
+#ifndef GIP_HAVE_CUDA
+    if (dev)
+        return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
+#endif
     if ((st = gip__check_dtype(ctx, image, GIP__DT(GIP_U8) | GIP__DT(GIP_F32), op, "image")))
         return st;
     if (templ->dtype != image->dtype || templ->channels != image->channels)
@@ -207,12 +270,38 @@ gip_status gip_match_template(gip_context *ctx, const gip_image *image, const gi
         return gip__error(ctx, GIP_ERR_ALIASING, "%s: result overlaps image or templ", op);
 
     const double area = (double)w * (double)h, inv_area = 1.0 / area;
+    const bool coeff = method == GIP_TM_CCOEFF || method == GIP_TM_CCOEFF_NORMED;
 
-    /* the template: its coefficients per channel (float) and its mean and variance (double) */
+    /* the template: its coefficients per channel (float) and its mean and variance (double);
+     * a device template is read from a host copy */
     float *k = malloc((size_t)(w * h * cn) * sizeof *k);
     double tmean[4] = {0}, tvar[4] = {0};
     if (!k)
         return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of host memory", op);
+    gip_image htpl;
+    void *htbuf = NULL;
+    if (dev) {
+        const size_t es = gip_dtype_size(image->dtype);
+        if ((uintptr_t)image->data % es || image->stride % (int64_t)es ||
+            (uintptr_t)result->data % 4 || result->stride % 4) {
+            free(k);
+            return gip__error(ctx, GIP_ERR_UNSUPPORTED,
+                              "%s: device images need data and stride aligned to their element "
+                              "size",
+                              op);
+        }
+        if (!(htbuf = malloc((size_t)(w * h * cn) * es))) {
+            free(k);
+            return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of host memory", op);
+        }
+        gip_image_wrap(&htpl, htbuf, w, h, cn, templ->dtype, 0, GIP_MEM_HOST, 0);
+        if ((st = gip_download(ctx, templ, &htpl)) || (st = gip_context_sync(ctx))) {
+            free(k);
+            free(htbuf);
+            return st;
+        }
+        templ = &htpl;
+    }
     for (int32_t c = 0; c < cn; c++) {
         double s = 0, q = 0;
         for (int64_t y = 0; y < h; y++) {
@@ -232,7 +321,25 @@ gip_status gip_match_template(gip_context *ctx, const gip_image *image, const gi
     double tnorm = 0, tsum2 = 0;
     for (int32_t c = 0; c < cn; c++)
         tnorm += tvar[c];
-    if (method == GIP_TM_CCOEFF_NORMED && tnorm < DBL_EPSILON) {
+    free(htbuf);
+    const bool flat = method == GIP_TM_CCOEFF_NORMED && tnorm < DBL_EPSILON;
+#ifdef GIP_HAVE_CUDA
+    if (dev) {
+        gip__tm_terms t = {.method = method, .cn = cn, .w = w, .h = h, .flat = flat};
+        double ts2 = tnorm;
+        for (int32_t c = 0; c < cn; c++)
+            ts2 += tmean[c] * tmean[c];
+        t.tnorm = sqrt(coeff ? tnorm : ts2) * sqrt(area);
+        t.tsum2 = ts2 * area;
+        t.inv_area = inv_area;
+        for (int32_t c = 0; c < cn; c++)
+            t.tmean[c] = coeff ? tmean[c] : 0.0;
+        st = match_template_cuda(ctx, image, k, &t, result);
+        free(k);
+        return st;
+    }
+#endif
+    if (flat) {
         /* OpenCV: a flat template matches every window equally */
         for (int64_t y = 0; y < rh; y++) {
             float *o = (float *)((char *)result->data + y * result->stride);
@@ -245,7 +352,7 @@ gip_status gip_match_template(gip_context *ctx, const gip_image *image, const gi
     tsum2 = tnorm;
     for (int32_t c = 0; c < cn; c++)
         tsum2 += tmean[c] * tmean[c];
-    if (method != GIP_TM_CCOEFF && method != GIP_TM_CCOEFF_NORMED) {
+    if (!coeff) {
         memset(tmean, 0, sizeof tmean);
         tnorm = tsum2;
     }

@@ -148,6 +148,7 @@ gip_status gip__connected_components_cuda(gip_context *ctx, const gip_image *src
  * (H + 1) x cn; either NULL where the method needs none) and the template's terms. Queued. */
 typedef struct gip__tm_terms {
     int32_t method, cn;
+    int32_t flat; /* CCOEFF_NORMED of a flat template: 1 everywhere (corr may be NULL) */
     int64_t w, h; /* template */
     double tmean[4], tsum2, tnorm, inv_area;
 } gip__tm_terms;
