@@ -20,12 +20,12 @@ struct cc_geom {
     int conn;
 };
 
-__device__ __forceinline__ bool px(const cc_geom &g, int64_t x, int64_t y)
+static __device__ __forceinline__ bool px(const cc_geom &g, int64_t x, int64_t y)
 {
     return x >= 0 && y >= 0 && x < g.w && y < g.h && g.src[y * g.ss + x] != 0;
 }
 
-__device__ __forceinline__ bool node_fg(const cc_geom &g, int64_t nx, int64_t ny)
+static __device__ __forceinline__ bool node_fg(const cc_geom &g, int64_t nx, int64_t ny)
 {
     if (g.conn == 4)
         return px(g, nx, ny);
@@ -33,7 +33,7 @@ __device__ __forceinline__ bool node_fg(const cc_geom &g, int64_t nx, int64_t ny
     return px(g, x, y) || px(g, x + 1, y) || px(g, x, y + 1) || px(g, x + 1, y + 1);
 }
 
-__device__ __forceinline__ int find_root(const int *p, int i)
+static __device__ __forceinline__ int find_root(const int *p, int i)
 {
     const volatile int *vp = p;
     for (;;) {
@@ -44,7 +44,7 @@ __device__ __forceinline__ int find_root(const int *p, int i)
     }
 }
 
-__device__ void unite(int *p, int a, int b)
+static __device__ void unite(int *p, int a, int b)
 {
     for (;;) {
         a = find_root(p, a);
@@ -63,7 +63,7 @@ __device__ void unite(int *p, int a, int b)
     }
 }
 
-__global__ void cc_init(cc_geom g, int *p)
+static __global__ void cc_init(cc_geom g, int *p)
 {
     const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= g.bw * g.bh)
@@ -71,7 +71,7 @@ __global__ void cc_init(cc_geom g, int *p)
     p[i] = node_fg(g, i % g.bw, i / g.bw) ? (int)i : -1;
 }
 
-__global__ void cc_merge(cc_geom g, int *p)
+static __global__ void cc_merge(cc_geom g, int *p)
 {
     const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= g.bw * g.bh || p[i] < 0)
@@ -99,7 +99,7 @@ __global__ void cc_merge(cc_geom g, int *p)
     }
 }
 
-__global__ void cc_compress(int64_t n, int *p)
+static __global__ void cc_compress(int64_t n, int *p)
 {
     const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n && p[i] >= 0)
@@ -107,7 +107,7 @@ __global__ void cc_compress(int64_t n, int *p)
 }
 
 /* Roots per chunk of CC_CHUNK nodes. */
-__global__ void cc_count(int64_t n, const int *p, int *counts)
+static __global__ void cc_count(int64_t n, const int *p, int *counts)
 {
     __shared__ int sh[CC_THREADS];
     int k = 0;
@@ -130,7 +130,7 @@ __global__ void cc_count(int64_t n, const int *p, int *counts)
 /* rank[i] = 1 + the number of roots before root i (offsets: the chunks' exclusive sums). One
  * block per chunk; the chunk's roots are ranked in index order by a serial pass of one warp's
  * ballots. */
-__global__ void cc_rank(int64_t n, const int *p, const int *offsets, int *rank)
+static __global__ void cc_rank(int64_t n, const int *p, const int *offsets, int *rank)
 {
     const int64_t base = (int64_t)blockIdx.x * CC_CHUNK;
     if (threadIdx.x >= 32)
@@ -147,7 +147,7 @@ __global__ void cc_rank(int64_t n, const int *p, const int *offsets, int *rank)
 }
 
 template <typename L>
-__global__ void cc_write(cc_geom g, const int *p, const int *rank, char *out, int64_t os)
+static __global__ void cc_write(cc_geom g, const int *p, const int *rank, char *out, int64_t os)
 {
     const int64_t x = (int64_t)blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
     if (x >= g.w || y >= g.h)

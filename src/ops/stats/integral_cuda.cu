@@ -10,7 +10,7 @@
 #define SCAN_THREADS 256
 
 /* Inclusive scan of v over the block; total gets the block's sum. */
-template <typename A> __device__ A block_scan(A v, A *warp_sums, A &total)
+template <typename A> static __device__ A block_scan(A v, A *warp_sums, A &total)
 {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     for (int o = 1; o < 32; o <<= 1) {
@@ -41,7 +41,7 @@ template <typename A> __device__ A block_scan(A v, A *warp_sums, A &total)
 
 /* Row y of src into output row y + 1: running sums of v (SQ: v * v) in A, column 0 zero. */
 template <typename T, typename A, bool SQ>
-__global__ void __launch_bounds__(SCAN_THREADS)
+static __global__ void __launch_bounds__(SCAN_THREADS)
     integral_rows(const char *src, int64_t ss, int64_t w, int64_t h, int cn, char *out, int64_t os)
 {
     __shared__ A warp_sums[SCAN_THREADS / 32];
@@ -68,7 +68,8 @@ __global__ void __launch_bounds__(SCAN_THREADS)
 }
 
 /* Each column i of rows 1 .. h1 - 1 accumulated down (row 0 is zero). */
-template <typename A> __global__ void integral_cols(char *out, int64_t os, int64_t n, int64_t h1)
+template <typename A>
+static __global__ void integral_cols(char *out, int64_t os, int64_t n, int64_t h1)
 {
     const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n)
@@ -83,8 +84,9 @@ template <typename A> __global__ void integral_cols(char *out, int64_t os, int64
 
 /* The tilted image row after row in one block (the CPU's recurrence and order of additions). */
 template <typename T, typename A>
-__global__ void __launch_bounds__(1024) integral_tilted(const char *src, int64_t ss, int64_t w,
-                                                        int64_t h, int cn, char *out, int64_t os)
+static __global__ void __launch_bounds__(1024)
+    integral_tilted(const char *src, int64_t ss, int64_t w, int64_t h, int cn, char *out,
+                    int64_t os)
 {
     const int64_t n = (w + 1) * cn;
     for (int64_t i = threadIdx.x; i < n; i += blockDim.x)

@@ -7,24 +7,24 @@
 #include "ops/stats/stats.h"
 
 template <typename T>
-__global__ void tm_plane(const char *src, int64_t ss, int64_t w, int64_t h, int cn, int c,
-                         float *plane)
+static __global__ void tm_plane(const char *src, int64_t ss, int64_t w, int64_t h, int cn, int c,
+                                float *plane)
 {
     const int64_t x = (int64_t)blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
     if (x < w && y < h)
         plane[y * w + x] = (float)reinterpret_cast<const T *>(src + y * ss)[x * cn + c];
 }
 
-__global__ void tm_accumulate(const float *corr, float *acc, int64_t n, bool first)
+static __global__ void tm_accumulate(const float *corr, float *acc, int64_t n, bool first)
 {
     const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n)
         acc[i] = first ? corr[i] : acc[i] + corr[i];
 }
 
-__global__ void tm_normalise(const float *corr, int64_t cw, const double *isum, const double *isq,
-                             int64_t iw, gip__tm_terms t, float *out, int64_t os, int64_t rw,
-                             int64_t rh)
+static __global__ void tm_normalise(const float *corr, int64_t cw, const double *isum,
+                                    const double *isq, int64_t iw, gip__tm_terms t, float *out,
+                                    int64_t os, int64_t rw, int64_t rh)
 {
     const int64_t x = (int64_t)blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
     if (x >= rw || y >= rh)

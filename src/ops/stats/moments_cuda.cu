@@ -8,7 +8,7 @@
 #define MOM_THREADS 256
 
 template <typename T, typename A>
-__global__ void __launch_bounds__(MOM_THREADS)
+static __global__ void __launch_bounds__(MOM_THREADS)
     moments_rows_kernel(const char *src, int64_t stride, int64_t w, int64_t h, bool binary,
                         double *rows)
 {
