@@ -411,3 +411,43 @@ def test_connected_components_bad_input():
     big[::2, ::2] = 1
     with pytest.raises(gip.TooLarge, match="u16"):
         gip.connectedComponents(big, ltype=cv2.CV_16U)
+
+
+# ---- Dask: reductions combined across chunks -------------------------------------------------
+
+@pytest.mark.parametrize("chunks", [(64, 100), (301, 257), (5, 50), (17, 13)])
+def test_dask_reductions_equal_whole_image(chunks):
+    da = pytest.importorskip("dask.array")
+    import gip.dask as gd
+    a = rand((301, 257), np.uint8, 4)
+    a[::7] = 3  # repeated extremes in several chunks: the first in row order wins
+    a[200, 3] = 0
+    a[5, 250] = 255
+    d = da.from_array(a, chunks=chunks)
+    assert gd.minMaxLoc(d) == cv2.minMaxLoc(a)
+    assert gd.countNonZero(d) == cv2.countNonZero(a)
+    assert gd.sumElems(d) == cv2.sumElems(a)  # integer sums: exact
+    np.testing.assert_allclose(gd.mean(d), cv2.mean(a), rtol=1e-14)
+    m, s = gd.meanStdDev(d)
+    M, S = cv2.meanStdDev(a)
+    np.testing.assert_allclose(m, M, rtol=1e-12)
+    np.testing.assert_allclose(s, S, rtol=1e-10)
+    np.testing.assert_array_equal(gd.calcHist(d, [0], [32], [0, 256]),
+                                  cv2.calcHist([a], [0], None, [32], [0, 256]))
+    c = rand((99, 77, 3), np.uint8, 5)
+    dc = da.from_array(c, chunks=(chunks[0] % 40 + 1, chunks[1] % 30 + 1, 3))
+    assert gd.sumElems(dc) == cv2.sumElems(c)
+    np.testing.assert_allclose(gd.meanStdDev(dc)[1], cv2.meanStdDev(c)[1], rtol=1e-10)
+    np.testing.assert_array_equal(gd.calcHist(dc, [0, 2], [8, 4], [0, 256, 0, 256]),
+                                  cv2.calcHist([c], [0, 2], None, [8, 4], [0, 256, 0, 256]))
+    lazy = gd.mean(d, compute=False)
+    assert lazy.compute() == gd.mean(d)
+
+
+def test_dask_reductions_bad_input():
+    da = pytest.importorskip("dask.array")
+    import gip.dask as gd
+    with pytest.raises(gip.InvalidArgument, match="dask array"):
+        gd.mean(np.zeros((4, 4), np.uint8))
+    with pytest.raises(gip.Unsupported, match="one-channel"):
+        gd.minMaxLoc(da.zeros((4, 4, 3), np.uint8))
