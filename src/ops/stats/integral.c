@@ -197,29 +197,23 @@ TILTED_FN(tilted_f32_f64, float, double)
 TILTED_FN(tilted_u16_f64, uint16_t, double)
 TILTED_FN(tilted_s16_f64, int16_t, double)
 
-/* ---- one-channel u8 into s32 sums (cv2.integral's default), in bands of rows ----------------
- * Each band is integrated on its own (from a zero row above it), then the true last row of the
- * bands before it is added to its rows. Sums modulo 2^32 are associative, so the result is
- * exactly the sequential one. A row's running sum goes four lanes at a time (SSE2). */
+/* ---- one-channel u8 into s32 sums (cv2.integral's default) ---------------------------------
+ * A row's running sum goes four lanes at a time (SSE2), modulo 2^32 as the plain form. */
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
-/* o[1 .. w] = p[1 .. w] + running sums of s (p NULL: a zero row); o[0] = 0. Also the squares'
- * into oq from pq where oq is not NULL. */
-static void row_u8_s32(const uint8_t *s, int64_t w, const uint32_t *p, uint32_t *o,
-                       const uint32_t *pq, uint32_t *oq)
+/* o[x + 1] = p[x + 1] + r + the running sum of s from x0 to x, for x in [x0, x1) (p NULL: a zero
+ * row); the same of the squares into oq from pq, from rq, where oq is not NULL. */
+static void row_u8_s32(const uint8_t *s, int64_t x0, int64_t x1, const uint32_t *p, uint32_t *o,
+                       const uint32_t *pq, uint32_t *oq, uint32_t r, uint32_t rq)
 {
-    o[0] = 0;
-    if (oq)
-        oq[0] = 0;
-    int64_t x = 0;
-    uint32_t r = 0, rq = 0;
+    int64_t x = x0;
 #if defined(__SSE2__)
     const __m128i z = _mm_setzero_si128();
-    __m128i vr = z, vq = z;
-    for (; x + 16 <= w; x += 16) {
+    __m128i vr = _mm_set1_epi32((int)r), vq = _mm_set1_epi32((int)rq);
+    for (; x + 16 <= x1; x += 16) {
         __m128i v = _mm_loadu_si128((const __m128i *)(s + x));
         __m128i lo = _mm_unpacklo_epi8(v, z), hi = _mm_unpackhi_epi8(v, z);
         __m128i q16[2] = {_mm_mullo_epi16(lo, lo), _mm_mullo_epi16(hi, hi)};
@@ -248,7 +242,7 @@ static void row_u8_s32(const uint8_t *s, int64_t w, const uint32_t *p, uint32_t 
     r = (uint32_t)_mm_cvtsi128_si32(vr);
     rq = (uint32_t)_mm_cvtsi128_si32(vq);
 #endif
-    for (; x < w; x++) {
+    for (; x < x1; x++) {
         uint32_t v = s[x];
         r += v;
         o[x + 1] = (p ? p[x + 1] : 0) + r;
@@ -259,92 +253,25 @@ static void row_u8_s32(const uint8_t *s, int64_t w, const uint32_t *p, uint32_t 
     }
 }
 
-typedef struct band_job {
-    const gip_image *src;
-    char *sum, *sq;
-    int64_t ss, qs;
-    int64_t nb;         /* bands */
-    const uint32_t *cs; /* carries: band k's sum row in cs + k * (w + 1), squares' in cq */
-    const uint32_t *cq;
-} band_job;
-
-static int64_t band_start(const band_job *j, int64_t k)
+/* The s32 sum (and s32 squared sum where sq is not NULL) of a one-channel u8 image, row after
+ * row. One thread: the pass is bound by writing the output, and splitting it measured slower on
+ * the 2-core machine (another pass over the data, or threads waiting for a busy core). */
+static void integral_u8c1_s32(const gip_image *src, char *sum, int64_t ss, char *sq, int64_t qs)
 {
-    return j->src->height * k / j->nb;
-}
-
-static void bands_integrate(void *arg, int64_t k0, int64_t k1)
-{
-    const band_job *j = arg;
-    for (int64_t k = k0; k < k1; k++)
-        for (int64_t y = band_start(j, k); y < band_start(j, k + 1); y++) {
-            const uint8_t *s = (const uint8_t *)j->src->data + y * j->src->stride;
-            bool first = y == band_start(j, k);
-            uint32_t *o = (uint32_t *)(j->sum + (y + 1) * j->ss);
-            uint32_t *oq = j->sq ? (uint32_t *)(j->sq + (y + 1) * j->qs) : NULL;
-            row_u8_s32(s, j->src->width, first ? NULL : (const uint32_t *)(j->sum + y * j->ss), o,
-                       first || !oq ? NULL : (const uint32_t *)(j->sq + y * j->qs), oq);
-        }
-}
-
-static void bands_carry(void *arg, int64_t r0, int64_t r1)
-{
-    const band_job *j = arg;
-    const int64_t n = j->src->width + 1, h = j->src->height;
-    for (int64_t r = r0; r < r1; r++) { /* row r of the image, output row r + 1 */
-        int64_t k = r * j->nb / h;
-        while (band_start(j, k) > r)
-            k--;
-        while (band_start(j, k + 1) <= r)
-            k++;
-        if (!k)
-            continue;
-        uint32_t *o = (uint32_t *)(j->sum + (r + 1) * j->ss);
-        const uint32_t *c = j->cs + k * n;
-        for (int64_t x = 0; x < n; x++)
-            o[x] += c[x];
-        if (j->sq) {
-            uint32_t *oq = (uint32_t *)(j->sq + (r + 1) * j->qs);
-            const uint32_t *cq = j->cq + k * n;
-            for (int64_t x = 0; x < n; x++)
-                oq[x] += cq[x];
-        }
-    }
-}
-
-/* The s32 sum (and s32 squared sum where sq is not NULL) of a one-channel u8 image. false when
- * out of memory for the carries (the caller then runs the sequential form). */
-static bool integral_u8c1_s32_bands(gip_context *ctx, const gip_image *src, char *sum, int64_t ss,
-                                    char *sq, int64_t qs)
-{
-    const int64_t w = src->width, h = src->height, n = w + 1;
-    int64_t nb = gip_context_threads(ctx);
-    nb = nb < 1 ? 1 : nb;
-    if (h < 64 * nb)
-        nb = 1;
-    uint32_t *cs = calloc((size_t)(nb * n * (sq ? 2 : 1)), sizeof *cs);
-    if (!cs)
-        return false;
-    band_job j = {src, sum, sq, ss, qs, nb, cs, sq ? cs + nb * n : NULL};
-    memset(sum, 0, (size_t)n * 4);
+    const int64_t w = src->width;
+    memset(sum, 0, (size_t)(w + 1) * 4);
     if (sq)
-        memset(sq, 0, (size_t)n * 4);
-    gip__parallel_for(ctx, nb, 1, bands_integrate, &j);
-    for (int64_t k = 1; k < nb; k++) { /* carry k = carry k-1 + band k-1's own last row */
-        const uint32_t *last = (const uint32_t *)(sum + band_start(&j, k) * ss);
-        for (int64_t x = 0; x < n; x++)
-            cs[k * n + x] = cs[(k - 1) * n + x] + last[x];
-        if (sq) {
-            const uint32_t *lq = (const uint32_t *)(sq + band_start(&j, k) * qs);
-            uint32_t *cq = cs + nb * n;
-            for (int64_t x = 0; x < n; x++)
-                cq[k * n + x] = cq[(k - 1) * n + x] + lq[x];
-        }
+        memset(sq, 0, (size_t)(w + 1) * 4);
+    for (int64_t y = 0; y < src->height; y++) {
+        uint32_t *o = (uint32_t *)(sum + (y + 1) * ss);
+        uint32_t *oq = sq ? (uint32_t *)(sq + (y + 1) * qs) : NULL;
+        o[0] = 0;
+        if (oq)
+            oq[0] = 0;
+        row_u8_s32((const uint8_t *)src->data + y * src->stride, 0, w,
+                   (const uint32_t *)(sum + y * ss), o, oq ? (const uint32_t *)(sq + y * qs) : NULL,
+                   oq, 0, 0);
     }
-    if (nb > 1)
-        gip__parallel_for(ctx, h, 64, bands_carry, &j);
-    free(cs);
-    return true;
 }
 
 typedef void (*sum_fn)(const gip_image *, char *, int64_t, char *, int64_t);
@@ -457,11 +384,11 @@ gip_status gip_integral(gip_context *ctx, const gip_image *src, gip_array *sum, 
     }
     if (u8 && cn == 1 && sum && sd == GIP_DEPTH_S32 && (!sqsum || qd == GIP_DEPTH_S32) &&
         gip__array_stride(sum) % 4 == 0 && (uintptr_t)sum->data % 4 == 0 &&
-        (!sqsum || (gip__array_stride(sqsum) % 4 == 0 && (uintptr_t)sqsum->data % 4 == 0)) &&
-        integral_u8c1_s32_bands(ctx, src, (char *)sum->data, gip__array_stride(sum),
-                                sqsum ? (char *)sqsum->data : NULL,
-                                sqsum ? gip__array_stride(sqsum) : 0))
+        (!sqsum || (gip__array_stride(sqsum) % 4 == 0 && (uintptr_t)sqsum->data % 4 == 0))) {
+        integral_u8c1_s32(src, (char *)sum->data, gip__array_stride(sum),
+                          sqsum ? (char *)sqsum->data : NULL, sqsum ? gip__array_stride(sqsum) : 0);
         sum = sqsum = NULL; /* done */
+    }
     if (sum || sqsum)
         fn(src, sum ? (char *)sum->data : NULL, sum ? gip__array_stride(sum) : 0,
            sqsum ? (char *)sqsum->data : NULL, sqsum ? gip__array_stride(sqsum) : 0);
