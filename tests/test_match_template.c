@@ -162,6 +162,102 @@ static void bad_input(gip_context *ctx)
     gt_free(&img), gt_free(&tpl), gt_free(&res), gt_free(&u16);
 }
 
+/* gip_match_template_masked against OpenCV's masked formulas in long double, window by window,
+ * with the tolerance of single-precision correlations (TM_ULPS units of f32 rounding of
+ * area * channels * max(|I|, |T|)^2 * max|M|^2, divided by the denominator when normed). */
+static void masked_case(gip_context *ctx, gip_dtype dt, int32_t cn, int32_t mcn, gip_dtype mdt,
+                        int64_t W, int64_t H, int64_t w, int64_t h, int method, uint64_t seed)
+{
+    gip_image img, tpl, msk, res;
+    gt_alloc(&img, W, H, cn, dt, 3);
+    gt_alloc(&tpl, w, h, cn, dt, 0);
+    gt_alloc(&msk, w, h, mcn, mdt, 1);
+    gt_alloc(&res, W - w + 1, H - h + 1, 1, GIP_F32, 0);
+    gt_fill_random(&img, seed, -2.0f, 3.0f);
+    gt_fill_random(&tpl, seed + 1, -2.0f, 3.0f);
+    gt_fill_random(&msk, seed + 2, 0.0f, 1.0f);
+    gt_set(&msk, 0, 0, 0, 1.0);
+    char label[128];
+    snprintf(label, sizeof label, "masked method %d %s c%d mask %s c%d %lldx%lld templ %lldx%lld",
+             method, gip_dtype_name(dt), (int)cn, gip_dtype_name(mdt), (int)mcn, (long long)W,
+             (long long)H, (long long)w, (long long)h);
+    if (GT_OK(gip_match_template_masked(ctx, &img, &tpl, &msk, method, &res))) {
+        long double mi = 1, mm = 1, sm[4] = {0}, smt[4] = {0};
+#define MV(x, y, c)                                                                                \
+    (mdt == GIP_U8 ? (long double)(gt_get(&msk, x, y, mcn == 1 ? 0 : c) != 0)                      \
+                   : (long double)gt_get(&msk, x, y, mcn == 1 ? 0 : c))
+        for (int64_t y = 0; y < h; y++)
+            for (int64_t x = 0; x < w; x++)
+                for (int32_t c = 0; c < cn; c++) {
+                    sm[c] += MV(x, y, c);
+                    smt[c] += MV(x, y, c) * gt_get(&tpl, x, y, c);
+                    mi = fmaxl(mi, fabsl(gt_get(&tpl, x, y, c)));
+                    mm = fmaxl(mm, fabsl(MV(x, y, c)));
+                }
+        for (int64_t y = 0; y < H; y++)
+            for (int64_t x = 0; x < W; x++)
+                for (int32_t c = 0; c < cn; c++)
+                    mi = fmaxl(mi, fabsl(gt_get(&img, x, y, c)));
+        const long double unit = (long double)w * h * cn * mi * mi * mm * mm * ldexpl(1, -24);
+        for (int64_t ry = 0; ry <= H - h; ry++)
+            for (int64_t rx = 0; rx <= W - w; rx++) {
+                long double num = 0, a = 0, b = 0, im[4] = {0};
+                for (int64_t y = 0; y < h; y++)
+                    for (int64_t x = 0; x < w; x++)
+                        for (int32_t c = 0; c < cn; c++)
+                            im[c] += MV(x, y, c) * gt_get(&img, rx + x, ry + y, c) / sm[c];
+                for (int64_t y = 0; y < h; y++)
+                    for (int64_t x = 0; x < w; x++)
+                        for (int32_t c = 0; c < cn; c++) {
+                            long double m = MV(x, y, c), t = gt_get(&tpl, x, y, c),
+                                        i = gt_get(&img, rx + x, ry + y, c);
+                            if (method <= 1)
+                                num += (t - i) * m * (t - i) * m;
+                            else if (method <= 3)
+                                num += t * m * i * m;
+                            else
+                                num += m * (t - smt[c] / sm[c]) * m * (i - im[c]);
+                            if (method >= 4)
+                                a += m * m * (t - smt[c] / sm[c]) * (t - smt[c] / sm[c]),
+                                    b += m * m * (i - im[c]) * (i - im[c]);
+                            else
+                                a += t * m * t * m, b += i * m * i * m;
+                        }
+                long double want = num, tol = TM_ULPS * unit;
+                if (method & 1)
+                    want = num / sqrtl(a * b), tol /= sqrtl(a * b);
+                double g = gt_get(&res, rx, ry, 0);
+                if (!GT_CHECK(fabsl(g - want) <= tol,
+                              "%s at x=%lld y=%lld: got %.9g, expected "
+                              "%.9Lg (tolerance %.3Lg)",
+                              label, (long long)rx, (long long)ry, g, want, tol))
+                    goto out;
+            }
+#undef MV
+    }
+out:
+    gt_free(&img), gt_free(&tpl), gt_free(&msk), gt_free(&res);
+}
+
+static void masked_bad_input(gip_context *ctx)
+{
+    gip_image img, tpl, msk, m16, res;
+    gt_alloc(&img, 10, 8, 1, GIP_U8, 0);
+    gt_alloc(&tpl, 3, 3, 1, GIP_U8, 0);
+    gt_alloc(&msk, 3, 2, 1, GIP_U8, 0);
+    gt_alloc(&m16, 3, 3, 1, GIP_U16, 0);
+    gt_alloc(&res, 8, 6, 1, GIP_F32, 0);
+    gt_poison(&res, 0x5A);
+    GT_STATUS(gip_match_template_masked(ctx, &img, &tpl, &msk, 0, &res), GIP_ERR_SHAPE_MISMATCH);
+    GT_STATUS(gip_match_template_masked(ctx, &img, &tpl, &m16, 0, &res), GIP_ERR_UNSUPPORTED);
+    GT_STATUS(gip_match_template_masked(ctx, &img, &tpl, &m16, 9, &res), GIP_ERR_UNSUPPORTED);
+    bool same = true;
+    for (int64_t i = 0; i < 8 * 6 * 4; i++)
+        same &= ((uint8_t *)res.data)[i] == 0x5A;
+    GT_CHECK(same, "a refused masked call wrote its result");
+    gt_free(&img), gt_free(&tpl), gt_free(&msk), gt_free(&m16), gt_free(&res);
+}
+
 static void body(gip_context *ctx)
 {
     static const gip_dtype dts[] = {GIP_U8, GIP_F32};
@@ -191,7 +287,20 @@ static void body(gip_context *ctx)
         if (gt_case())
             check_one(ctx, GIP_U8, 1, 300, 290, 270, 260, method, true, seed++);
     }
+    for (int method = 0; method < 6; method++)
+        for (int d = 0; d < 2; d++)
+            for (int k = 0; k < 3; k++)
+                for (int md = 0; md < 2; md++) {
+                    if (!gt_case())
+                        continue;
+                    const int32_t cn = k ? 3 : 1, mcn = k == 2 ? 3 : 1;
+                    masked_case(ctx, dts[d], cn, mcn, md ? GIP_F32 : GIP_U8, 23, 20, 5, 4, method,
+                                seed++);
+                    masked_case(ctx, dts[d], cn, mcn, md ? GIP_F32 : GIP_U8, 9, 9, 9, 9, method,
+                                seed++);
+                }
     bad_input(ctx);
+    masked_bad_input(ctx);
 }
 
 int main(int argc, char **argv)

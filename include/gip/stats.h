@@ -254,6 +254,20 @@ GIP_API gip_status gip_match_template(gip_context *ctx, const gip_image *image,
                                       const gip_image *templ, int32_t method, gip_image *result);
 
 /**
+ * cv2.matchTemplate(image, templ, method, mask=mask): the masked forms. mask: templ's size, one
+ * channel (for every channel) or templ's channels; u8 as a binary mask (non-zero is 1), f32 as
+ * weights. OpenCV's formulas (see docs/statistics.md): every window sum is a correlation of the
+ * image or its squares with a kernel of the template and mask, through filter2D's engines; the
+ * normed ratios are not clamped (as OpenCV's masked forms). mask NULL: gip_match_template().
+ * Host memory only. Other arguments as gip_match_template().
+ * @return as gip_match_template(), plus GIP_ERR_UNSUPPORTED for a mask of another dtype or
+ *         channel count and for device images with a mask.
+ */
+GIP_API gip_status gip_match_template_masked(gip_context *ctx, const gip_image *image,
+                                             const gip_image *templ, const gip_image *mask,
+                                             int32_t method, gip_image *result);
+
+/**
  * cv2.connectedComponents(src, connectivity, ltype): labels of the 4- or 8-connected components
  * of the non-zero pixels of src, 0 for the background, 1 .. n - 1 for the components in OpenCV's
  * order (the order in which its scan first meets them: row-major for 4-connectivity, by 2x2

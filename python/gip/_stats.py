@@ -466,14 +466,20 @@ def hu_moments(m, hu=None):
     return out
 
 
-def match_template(image, templ, method, result=None, *, device=None):
-    """cv2.matchTemplate(image, templ, method): a float32 (H - h + 1, W - w + 1) map comparing
-    templ (same dtype and channels as image: uint8 or float32, 1, 3 or 4 channels) with every
-    window of image, by TM_SQDIFF, TM_SQDIFF_NORMED, TM_CCORR, TM_CCORR_NORMED, TM_CCOEFF or
-    TM_CCOEFF_NORMED. Agrees with cv2 within single-precision rounding (docs/statistics.md)."""
+def match_template(image, templ, method, result=None, mask=None, *, device=None):
+    """cv2.matchTemplate(image, templ, method, result, mask): a float32 (H - h + 1, W - w + 1)
+    map comparing templ (same dtype and channels as image: uint8 or float32, 1, 3 or 4 channels)
+    with every window of image, by TM_SQDIFF, TM_SQDIFF_NORMED, TM_CCORR, TM_CCORR_NORMED,
+    TM_CCOEFF or TM_CCOEFF_NORMED; mask (templ's size, one channel or templ's; uint8 binary or
+    float32 weights) gives OpenCV's masked forms. Agrees with cv2 within single-precision
+    rounding (docs/statistics.md)."""
     if not _is_int(method):
         _raise(InvalidType, "method must be an int, got %s %r" % (type(method).__name__, method))
-    ctx, (a, t) = _host_ctx([image, templ], device)
+    if mask is not None:
+        ctx, (a, t, mk) = _host_ctx([image, templ, mask], device)
+    else:
+        ctx, (a, t) = _host_ctx([image, templ], device)
+        mk = None
     if a.ndim < 2 or t.ndim < 2:
         _raise(InvalidArgument, "matchTemplate: image and templ must be 2-D or 3-D arrays")
     H, W = a.shape[:2]
@@ -484,7 +490,7 @@ def match_template(image, templ, method, result=None, *, device=None):
         out = result
     else:
         out = _np.empty(shape, _np.float32)
-    _gip.match_template(ctx, a, t, int(method), out)
+    _gip.match_template(ctx, a, t, int(method), out, mk)
     return out
 
 

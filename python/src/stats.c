@@ -367,20 +367,20 @@ static PyObject *py_moments(PyObject *m, PyObject *args)
     return t;
 }
 
-/* match_template(ctx, image, templ, method, result): result a float32 numpy array. */
+/* match_template(ctx, image, templ, method, result, mask|None): result a float32 numpy array. */
 static PyObject *py_match_template(PyObject *m, PyObject *args)
 {
-    PyObject *co, *img, *tpl, *res;
+    PyObject *co, *img, *tpl, *res, *mask = Py_None;
     int method;
-    if (!PyArg_ParseTuple(args, "OOOiO", &co, &img, &tpl, &method, &res))
+    if (!PyArg_ParseTuple(args, "OOOiO|O", &co, &img, &tpl, &method, &res, &mask))
         return NULL;
     ContextObject *c = ctx_of(co);
     if (!c)
         return NULL;
     Views vs;
-    PyObject *objs[3] = {img, tpl, NULL};
-    static const char *const sn[2] = {"image", "templ"};
-    if (resolve_all(c, objs, sn, 2, &vs))
+    PyObject *objs[3] = {img, tpl, mask};
+    static const char *const sn[3] = {"image", "templ", "mask"};
+    if (resolve_all(c, objs, sn, 3, &vs))
         return NULL;
     View rv;
     if (gpy_resolve(c, res, 1, "result", &rv)) {
@@ -389,7 +389,9 @@ static PyObject *py_match_template(PyObject *m, PyObject *args)
     }
     gip_status st;
     char msg[1024];
-    GIP_PY_RUN(c, st, msg, gip_match_template(c->ctx, VIEW(vs, 0), VIEW(vs, 1), method, &rv.img));
+    GIP_PY_RUN(
+        c, st, msg,
+        gip_match_template_masked(c->ctx, VIEW(vs, 0), VIEW(vs, 1), VIEW(vs, 2), method, &rv.img));
     gpy_view_release(&rv);
     views_release(&vs);
     if (st)

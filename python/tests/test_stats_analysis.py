@@ -451,3 +451,77 @@ def test_dask_reductions_bad_input():
         gd.mean(np.zeros((4, 4), np.uint8))
     with pytest.raises(gip.Unsupported, match="one-channel"):
         gd.minMaxLoc(da.zeros((4, 4, 3), np.uint8))
+
+
+# ---- matchTemplate with a mask ---------------------------------------------------------------
+
+def ref_match_masked(img, tpl, mask, method):
+    """OpenCV's masked formulas in double precision, window by window (u8 masks binary), and the
+    tolerance of single-precision correlations: TM_ULPS units of f32 rounding of
+    area * channels * max(|image|, |templ|)^2 * max|mask|^2, divided by the normalising
+    denominator for the normed methods."""
+    I = img.astype(np.float64)
+    T = tpl.astype(np.float64)
+    M = (mask != 0).astype(np.float64) if mask.dtype == np.uint8 else mask.astype(np.float64)
+    if I.ndim == 2:
+        I, T = I[..., None], T[..., None]
+    if M.ndim == 2:
+        M = np.repeat(M[..., None], I.shape[2], axis=2)
+    h, w, cn = T.shape
+    rh, rw = I.shape[0] - h + 1, I.shape[1] - w + 1
+    out = np.zeros((rh, rw))
+    den = np.ones((rh, rw))
+    sm = M.reshape(-1, cn).sum(0)
+    tm = (M * T).reshape(-1, cn).sum(0) / sm
+    for y in range(rh):
+        for x in range(rw):
+            win = I[y:y + h, x:x + w]
+            if method in (0, 1):
+                out[y, x] = (((T - win) * M) ** 2).sum()
+            elif method in (2, 3):
+                out[y, x] = (T * M * win * M).sum()
+            else:
+                im = (win * M).reshape(-1, cn).sum(0) / sm
+                tp, ip = M * (T - tm), M * (win - im)
+                out[y, x] = (tp * ip).sum()
+                den[y, x] = np.sqrt((tp ** 2).sum() * (ip ** 2).sum())
+            if method in (1, 3):
+                den[y, x] = np.sqrt(((T * M) ** 2).sum() * ((win * M) ** 2).sum())
+    unit = (h * w * cn * max(np.abs(I).max(), np.abs(T).max(), 1) ** 2 *
+            max(np.abs(M).max(), 1) ** 2 * 2.0 ** -24)
+    if method % 2:
+        return out / den, unit / den
+    return out, np.full(out.shape, unit)
+
+
+@pytest.mark.parametrize("method", range(6))
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32])
+@pytest.mark.parametrize("cn,mcn", [(1, 1), (3, 1), (3, 3)])
+@pytest.mark.parametrize("mdt", [np.uint8, np.float32])
+def test_match_template_masked_equals_cv2(method, dtype, cn, mcn, mdt):
+    rng = np.random.default_rng(method * 7 + cn)
+    for (H, W), (h, w) in [((20, 23), (5, 4)), ((13, 42), (3, 5)), ((9, 9), (9, 9))]:
+        img = rand((H, W) if cn == 1 else (H, W, cn), dtype, H)
+        tpl = rand((h, w) if cn == 1 else (h, w, cn), dtype, W)
+        ms = (h, w) if mcn == 1 else (h, w, mcn)
+        mask = ((rng.random(ms) < 0.6) * rng.integers(1, 256, ms)).astype(np.uint8) \
+            if mdt == np.uint8 else rng.random(ms).astype(np.float32)
+        mask.reshape(-1)[0] = 1  # at least one pixel counts
+        got = gip.matchTemplate(img, tpl, method, mask=mask)
+        want = cv2.matchTemplate(img, tpl, method, mask=mask)
+        assert got.dtype == np.float32 and got.shape == want.shape
+        ref, tol = ref_match_masked(img, tpl, mask, method)
+        for name, res in (("gip", got), ("cv2", want)):
+            bad = np.abs(res - ref) > TM_ULPS * tol
+            assert not bad.any(), (name, method, np.argwhere(bad)[0], res[bad][0], ref[bad][0])
+
+
+def test_match_template_masked_bad_input():
+    img = rand((20, 30), np.uint8, 1)
+    tpl = img[:4, :5].copy()
+    with pytest.raises(gip.ShapeMismatch, match="mask"):
+        gip.matchTemplate(img, tpl, 0, mask=np.ones((4, 4), np.uint8))
+    with pytest.raises(gip.Unsupported, match="mask"):
+        gip.matchTemplate(img, tpl, 0, mask=np.ones((4, 5), np.uint16))
+    with pytest.raises(gip.InvalidArgument, match="method 7"):
+        gip.matchTemplate(img, tpl, 7, mask=np.ones((4, 5), np.uint8))

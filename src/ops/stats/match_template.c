@@ -409,3 +409,199 @@ out_free:
     free(planebuf);
     return st;
 }
+
+/* ---- masked ---------------------------------------------------------------------------------
+ * OpenCV's masked forms, each window sum a correlation of the image (or of its squares) with a
+ * kernel made of the template T and mask M (per channel c):
+ *   A = corr(I^2, M^2), B = corr(I, T M^2), E = corr(I, M), F = corr(I, M^2),
+ *   D = corr(I, M^2 (T - tm)) with tm = sum(M T) / sum(M), im = E / sum(M) per window;
+ *   SQDIFF = A - 2 B + sum((T M)^2), CCORR = B, CCOEFF = D - im sum(M^2 (T - tm)),
+ *   the normed forms divided by sqrt(sum((T M)^2) A), or for CCOEFF by
+ *   sqrt(sum(M^2 (T - tm)^2) (A - 2 im F + im^2 sum(M^2))), numerators and denominators summed
+ *   over the channels. No clamping: OpenCV clamps only the unmasked ratios. */
+
+/* The value of element (x, y, c) of a host image as double. */
+static double elem(const gip_image *im, int64_t x, int64_t y, int32_t c)
+{
+    const char *row = (const char *)im->data + y * im->stride;
+    int64_t i = x * im->channels + c;
+    return im->dtype == GIP_U8 ? ((const uint8_t *)row)[i] : ((const float *)row)[i];
+}
+
+gip_status gip_match_template_masked(gip_context *ctx, const gip_image *image,
+                                     const gip_image *templ, const gip_image *mask, int32_t method,
+                                     gip_image *result)
+{
+    static const char op[] = "gip_match_template_masked";
+    gip_status st = gip__ctx_check(ctx, op);
+    if (st)
+        return st;
+    if (!mask)
+        return gip_match_template(ctx, image, templ, method, result);
+    if ((st = gip__image_check_ctx(ctx, mask, op, "mask")) ||
+        (st = gip__image_check_ctx(ctx, image, op, "image")) ||
+        (st = gip__image_check_ctx(ctx, templ, op, "templ")))
+        return st;
+    if (image->memory != GIP_MEM_HOST || templ->memory != GIP_MEM_HOST ||
+        mask->memory != GIP_MEM_HOST || (result && result->memory != GIP_MEM_HOST))
+        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
+                          "%s: the masked forms take host images (device images: without a mask)",
+                          op);
+    if ((mask->dtype != GIP_U8 && mask->dtype != GIP_F32) ||
+        (mask->channels != 1 && mask->channels != templ->channels))
+        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
+                          "%s: mask is %d-channel %s; u8 (binary) or f32 (weights), one channel "
+                          "or templ's are accepted",
+                          op, (int)mask->channels, gip_dtype_name(mask->dtype));
+    if (mask->width != templ->width || mask->height != templ->height)
+        return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
+                          "%s: mask is %lldx%lld but templ is %lldx%lld; they must be equal", op,
+                          (long long)mask->width, (long long)mask->height, (long long)templ->width,
+                          (long long)templ->height);
+    /* the unmasked checks of every other argument, on a one-pixel window: the same messages */
+    if (method < GIP_TM_SQDIFF || method > GIP_TM_CCOEFF_NORMED)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: method %d is not one of SQDIFF (0), SQDIFF_NORMED (1), CCORR (2), "
+                          "CCORR_NORMED (3), CCOEFF (4), CCOEFF_NORMED (5)",
+                          op, (int)method);
+    if ((st = gip__image_check_ctx(ctx, result, op, "result")))
+        return st;
+    if ((st = gip__check_dtype(ctx, image, GIP__DT(GIP_U8) | GIP__DT(GIP_F32), op, "image")))
+        return st;
+    const int32_t cn = image->channels;
+    if (templ->dtype != image->dtype || templ->channels != cn || (cn != 1 && cn != 3 && cn != 4))
+        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
+                          "%s: templ is %d-channel %s, image %d-channel %s; equal types of 1, 3 "
+                          "or 4 channels are accepted",
+                          op, (int)templ->channels, gip_dtype_name(templ->dtype), (int)cn,
+                          gip_dtype_name(image->dtype));
+    const int64_t W = image->width, H = image->height, w = templ->width, h = templ->height;
+    if (w > W || h > H)
+        return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
+                          "%s: templ is %lldx%lld, larger than image %lldx%lld", op, (long long)w,
+                          (long long)h, (long long)W, (long long)H);
+    const int64_t rw = W - w + 1, rh = H - h + 1;
+    if (result->dtype != GIP_F32 || result->channels != 1 || result->width != rw ||
+        result->height != rh)
+        return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
+                          "%s: result is %lldx%lld %d-channel %s; a %lldx%lld one-channel f32 "
+                          "image is needed",
+                          op, (long long)result->width, (long long)result->height,
+                          (int)result->channels, gip_dtype_name(result->dtype), (long long)rw,
+                          (long long)rh);
+    if (gip__images_overlap(result, image) || gip__images_overlap(result, templ) ||
+        gip__images_overlap(result, mask))
+        return gip__error(ctx, GIP_ERR_ALIASING, "%s: result overlaps an input", op);
+
+    const bool sqdiff = method <= GIP_TM_SQDIFF_NORMED, coeff = method >= GIP_TM_CCOEFF;
+    const bool normed = method & 1;
+    const int64_t n = w * h, N = W * H;
+    /* kernels (5 per channel at most) and their constant sums */
+    float *k = malloc((size_t)(n * 5) * sizeof *k);
+    float *plane = malloc((size_t)N * sizeof *plane), *sq = malloc((size_t)N * sizeof *sq);
+    float *corr = malloc((size_t)N * sizeof *corr);
+    double *num = calloc((size_t)(rw * rh), sizeof *num),
+           *da = calloc((size_t)(rw * rh), sizeof *da);
+    if (!k || !plane || !sq || !corr || !num || !da) {
+        st = gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of host memory", op);
+        goto out_free;
+    }
+    double tden = 0; /* sum((T M)^2), or sum(M^2 (T - tm)^2) for CCOEFF */
+    gip_image pimg, simg, cimg;
+    gip_image_wrap(&pimg, plane, W, H, 1, GIP_F32, 0, GIP_MEM_HOST, 0);
+    gip_image_wrap(&simg, sq, W, H, 1, GIP_F32, 0, GIP_MEM_HOST, 0);
+    gip_image_wrap(&cimg, corr, W, H, 1, GIP_F32, 0, GIP_MEM_HOST, 0);
+    for (int32_t c = 0; c < cn; c++) {
+        const int32_t mc = mask->channels == 1 ? 0 : c;
+        double sm = 0, smt = 0, sm2 = 0;
+        for (int64_t y = 0; y < h; y++)
+            for (int64_t x = 0; x < w; x++) {
+                double m =
+                    mask->dtype == GIP_U8 ? (elem(mask, x, y, mc) != 0) : elem(mask, x, y, mc);
+                double t = elem(templ, x, y, c);
+                sm += m, smt += m * t, sm2 += m * m;
+            }
+        const double tm = sm != 0 ? smt / sm : 0;
+        double ksum_d = 0; /* sum(M^2 (T - tm)) */
+        for (int64_t y = 0; y < h; y++)
+            for (int64_t x = 0; x < w; x++) {
+                double m =
+                    mask->dtype == GIP_U8 ? (elem(mask, x, y, mc) != 0) : elem(mask, x, y, mc);
+                double t = elem(templ, x, y, c);
+                int64_t i = y * w + x;
+                k[i] = (float)(m * m);                    /* M^2: A and F */
+                k[n + i] = (float)(t * m * m);            /* T M^2: B */
+                k[2 * n + i] = (float)m;                  /* M: E */
+                k[3 * n + i] = (float)(m * m * (t - tm)); /* D */
+                ksum_d += m * m * (t - tm);
+                tden += coeff ? m * m * (t - tm) * (t - tm) : t * m * t * m;
+            }
+        for (int64_t y = 0; y < H; y++)
+            for (int64_t x = 0; x < W; x++) {
+                double v = elem(image, x, y, c);
+                plane[y * W + x] = (float)v;
+                sq[y * W + x] = (float)(v * v);
+            }
+        /* A: the windows' sums of (I M)^2 */
+        if ((st = correlate(ctx, &simg, k, (int32_t)w, (int32_t)h, &cimg)))
+            goto out_free;
+        for (int64_t y = 0; y < rh; y++)
+            for (int64_t x = 0; x < rw; x++)
+                da[y * rw + x] += corr[y * W + x];
+        if (!coeff) {
+            if ((st = correlate(ctx, &pimg, k + n, (int32_t)w, (int32_t)h, &cimg)))
+                goto out_free;
+            for (int64_t y = 0; y < rh; y++)
+                for (int64_t x = 0; x < rw; x++)
+                    num[y * rw + x] += sqdiff ? -2.0 * corr[y * W + x] : corr[y * W + x];
+            continue;
+        }
+        /* CCOEFF: D, E (im), F; the window's sum of I'^2 goes into da (less A, added above) */
+        float *e = malloc((size_t)(rw * rh) * 2 * sizeof *e);
+        if (!e) {
+            st = gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of host memory", op);
+            goto out_free;
+        }
+        float *f = e + rw * rh;
+        if (!(st = correlate(ctx, &pimg, k + 2 * n, (int32_t)w, (int32_t)h, &cimg)))
+            for (int64_t y = 0; y < rh; y++)
+                for (int64_t x = 0; x < rw; x++)
+                    e[y * rw + x] = corr[y * W + x];
+        if (!st && !(st = correlate(ctx, &pimg, k, (int32_t)w, (int32_t)h, &cimg)))
+            for (int64_t y = 0; y < rh; y++)
+                for (int64_t x = 0; x < rw; x++)
+                    f[y * rw + x] = corr[y * W + x];
+        if (!st && !(st = correlate(ctx, &pimg, k + 3 * n, (int32_t)w, (int32_t)h, &cimg)))
+            for (int64_t y = 0; y < rh; y++)
+                for (int64_t x = 0; x < rw; x++) {
+                    int64_t i = y * rw + x;
+                    double im = sm != 0 ? e[i] / sm : 0;
+                    num[i] += corr[y * W + x] - im * ksum_d;
+                    da[i] += -2.0 * im * f[i] + im * im * sm2;
+                }
+        free(e);
+        if (st)
+            goto out_free;
+    }
+    for (int64_t y = 0; y < rh; y++) {
+        float *o = (float *)((char *)result->data + y * result->stride);
+        for (int64_t x = 0; x < rw; x++) {
+            int64_t i = y * rw + x;
+            double v = num[i];
+            if (sqdiff)
+                v += da[i] + tden;
+            if (normed)
+                v /= sqrt(tden * da[i]);
+            o[x] = (float)v;
+        }
+    }
+    st = GIP_OK;
+out_free:
+    free(k);
+    free(plane);
+    free(sq);
+    free(corr);
+    free(num);
+    free(da);
+    return st;
+}
