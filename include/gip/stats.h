@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* Statistics with OpenCV's semantics: histogram equalisation and CLAHE (image to image), and the
- * reductions calcHist, minMaxLoc, mean, meanStdDev, sum, countNonZero, norm and PSNR (image to
- * numbers in host memory). */
+/* Statistics with OpenCV's semantics: histogram equalisation and CLAHE (image to image), the
+ * reductions calcHist, minMaxLoc, minMaxIdx, mean, meanStdDev, sum, countNonZero, norm and PSNR
+ * (image to numbers in host memory), and the analysis functions compareHist, integral, moments
+ * and HuMoments, matchTemplate and connected components. */
 #ifndef GIP_STATS_H
 #define GIP_STATS_H
 
@@ -245,10 +246,13 @@ typedef enum gip_tm_method {
  * beyond +-1 by rounding are clamped as OpenCV does). The results agree with OpenCV's within
  * single-precision rounding of the correlation: see docs/statistics.md for the tolerance.
  * image: u8 or f32, 1, 3 or 4 channels; templ: same dtype and channels, no larger than image;
- * host memory. result must not overlap them.
+ * all three in host memory (CPU) or in the context's device memory (CUDA: filter2D's CUDA
+ * engines, device integral images and a normalisation kernel; queued, except that the template
+ * is first read to the host). result must not overlap them.
  * @return GIP_OK; GIP_ERR_INVALID_ARGUMENT (NULL, bad method); GIP_ERR_SHAPE_MISMATCH (templ
- *         larger, result size); GIP_ERR_UNSUPPORTED (dtype, channels, device images);
- *         GIP_ERR_ALIASING; GIP_ERR_OUT_OF_MEMORY; GIP_ERR_BAD_STATE.
+ *         larger, result size); GIP_ERR_UNSUPPORTED (dtype, channels, alignment of device
+ *         images); GIP_ERR_LOCATION_MISMATCH; GIP_ERR_ALIASING; GIP_ERR_OUT_OF_MEMORY;
+ *         GIP_ERR_NO_DEVICE; GIP_ERR_DEVICE; GIP_ERR_DEVICE_OUT_OF_MEMORY; GIP_ERR_BAD_STATE.
  */
 GIP_API gip_status gip_match_template(gip_context *ctx, const gip_image *image,
                                       const gip_image *templ, int32_t method, gip_image *result);
