@@ -30,6 +30,24 @@ static inline int32_t uf_union(int32_t *p, int32_t i, int32_t j)
     return b;
 }
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+/* Whether 16 bytes at p are all zero. */
+static inline bool zero16(const uint8_t *p)
+{
+#if defined(__SSE2__)
+    __m128i v = _mm_loadu_si128((const __m128i *)p);
+    return _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_setzero_si128())) == 0xFFFF;
+#else
+    uint64_t a, b;
+    memcpy(&a, p, 8);
+    memcpy(&b, p + 8, 8);
+    return !(a | b);
+#endif
+}
+
 typedef struct cc_scan {
     const gip_image *src;
     int32_t *lab; /* provisional labels, w per row, `ls` elements apart */
@@ -46,6 +64,13 @@ static void scan4(cc_scan *s)
     const int64_t w = s->src->width, h = s->src->height;
     for (int64_t y = 0; y < h; y++)
         for (int64_t x = 0; x < w; x++) {
+            const uint8_t *r = (const uint8_t *)s->src->data + y * s->src->stride;
+            while (x + 16 <= w && zero16(r + x)) { /* 16 background pixels at once */
+                memset(&LAB(s, x, y), 0, 16 * sizeof(int32_t));
+                x += 16;
+            }
+            if (x >= w)
+                break;
             if (!SRC(s, x, y)) {
                 LAB(s, x, y) = 0;
                 continue;
@@ -77,6 +102,13 @@ static void scan8_blocks(cc_scan *s, int32_t *blab, int64_t bw)
         const uint8_t *u = y ? r0 - src->stride : NULL; /* the row above the block row */
         int32_t *bl = blab + by * bw, *bu = by ? bl - bw : NULL;
         for (int64_t x = 0, bx = 0; x < w; x += 2, bx++) {
+            /* 8 blocks of background at once (text scans are mostly background) */
+            while (x + 16 <= w && zero16(r0 + x) && (!r1 || zero16(r1 + x))) {
+                memset(bl + bx, 0, 8 * sizeof *bl);
+                x += 16, bx += 8;
+            }
+            if (x >= w)
+                break;
             const bool right = x + 1 < w;
             const bool a = r0[x] != 0, b = right && r0[x + 1] != 0;
             const bool c = r1 && r1[x] != 0, d = r1 && right && r1[x + 1] != 0;
