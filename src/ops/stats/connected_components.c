@@ -158,17 +158,26 @@ static void relabel_rows(void *arg, int64_t y0, int64_t y1)
     const bool s32 = j->labels->depth == GIP_DEPTH_S32;
     for (int64_t y = y0; y < y1; y++) {
         char *o = (char *)j->labels->data + y * j->os;
-        if (j->blab) {
+        if (j->blab) { /* blab holds the blocks' final labels (block_final) */
             const uint8_t *r = (const uint8_t *)j->src->data + y * j->src->stride;
             const int32_t *bl = j->blab + (y / 2) * j->bw;
-            if (s32)
-                for (int64_t x = 0; x < w; x++) {
-                    int32_t v = r[x] ? p[bl[x >> 1]] : 0;
-                    memcpy(o + 4 * x, &v, 4);
+            int64_t x = 0;
+            while (x < w) {
+                if (x + 16 <= w && zero16(r + x)) {
+                    memset(o + x * (s32 ? 4 : 2), 0, s32 ? 64 : 32);
+                    x += 16;
+                    continue;
                 }
-            else
-                for (int64_t x = 0; x < w; x++)
-                    ((uint16_t *)o)[x] = r[x] ? (uint16_t)p[bl[x >> 1]] : 0;
+                const int64_t e = x + 16 < w ? x + 16 : w;
+                if (s32)
+                    for (; x < e; x++) {
+                        int32_t v = r[x] ? bl[x >> 1] : 0;
+                        memcpy(o + 4 * x, &v, 4);
+                    }
+                else
+                    for (; x < e; x++)
+                        ((uint16_t *)o)[x] = r[x] ? (uint16_t)bl[x >> 1] : 0;
+            }
         } else {
             const int32_t *l = j->s->lab + y * j->s->ls;
             if (s32)
@@ -274,6 +283,9 @@ gip_status gip_connected_components(gip_context *ctx, const gip_image *src, int3
         return gip__error(ctx, GIP_ERR_TOO_LARGE,
                           "%s: %d labels do not fit u16 labels; ask for s32 labels", op, (int)n);
     }
+    if (blab) /* each block's final label, once */
+        for (int64_t i = 0; i < bw * ((h + 1) / 2); i++)
+            blab[i] = s.p[blab[i]];
     relabel_job rj = {src, labels, &s, blab, bw, ostride};
     gip__parallel_for(ctx, h, 32, relabel_rows, &rj);
     free(s.p);
