@@ -290,4 +290,8 @@ extern const cli_command cli_cmd_ops;     /* cmd_ops.c */
 extern const cli_command cli_cmd_stats;   /* cmd_stats.c */
 extern const cli_command cli_cmd_hist;    /* cmd_stats.c */
 
+/* cmd_analysis.c */
+extern const cli_command cli_cmd_components;
+extern const cli_command cli_cmd_match;
+
 #endif
