@@ -153,8 +153,9 @@ const cli_command cli_cmd_components = {
             "  --json            one JSON object: width, height, connectivity, labels (the\n"
             "                    count, background included) and components, a list of\n"
             "                    {label, left, top, width, height, area, centroid}\n"
-            "  --labels OUT.png  also write the label image (16-bit, 0 for the background);\n"
-            "                    prints nothing else unless --json is given\n",
+            "  --labels OUT.png  optional: also write the label image (16-bit, 0 for the\n"
+            "                    background); prints nothing else unless --json is given\n",
+    .example = "gip components --connectivity 4 --json scan.png",
     .common = CLI_COMMON_DEVICE | CLI_COMMON_OUTPUT,
 };
 
@@ -266,5 +267,6 @@ const cli_command cli_cmd_match = {
             "  --method NAME  sqdiff, sqdiff_normed, ccorr, ccorr_normed, ccoeff or\n"
             "                 ccoeff_normed (the default)\n"
             "  --json         one JSON object: method, result_width, result_height, x, y, score\n",
+    .example = "gip match --method sqdiff_normed board.png piece.png",
     .common = CLI_COMMON_DEVICE,
 };
