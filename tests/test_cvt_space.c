@@ -397,9 +397,202 @@ static void yuv_encode(gip_context *ctx)
     gt_alloc(&odd, 35, 24, 3, GIP_U8, 0);
     gt_alloc(&f, 35, 36, 1, GIP_U8, 0);
     GT_STATUS(gip_rgb_to_yuv(ctx, &odd, &f, GIP_YUV_I420, 1), GIP_ERR_SHAPE_MISMATCH);
-    GT_STATUS(gip_rgb_to_yuv(ctx, &odd, &f, GIP_YUV_NV12, 1), GIP_ERR_INVALID_ARGUMENT);
+    GT_STATUS(gip_rgb_to_yuv(ctx, &odd, &f, GIP_YUV_NV12, 1), GIP_ERR_SHAPE_MISMATCH);
+    GT_STATUS(gip_rgb_to_yuv(ctx, &odd, &f, (gip_yuv_layout)7, 1), GIP_ERR_INVALID_ARGUMENT);
     gt_free(&odd);
     gt_free(&f);
+}
+
+/* RGB to NV12/NV21 (the I420 bytes, U and V interleaved) and to packed 4:2:2 (BT.601 limited
+ * range in 14 bits: Y from 0.257, 0.504, 0.098 scaled by 219/256 * 256 / 219 as OpenCV writes
+ * them, U and V from the sum of each pair with half of the 0.439, 0.291, 0.148, 0.368, 0.071
+ * coefficients), each layout's byte order written out here. */
+static void yuv_encode_more(gip_context *ctx)
+{
+    static const int64_t sizes[][2] = {{2, 2}, {36, 24}, {98, 6}, {64, 482}, {2, 1}, {14, 3}};
+    const int cy[3] = {269484, 528482, 102760};
+    const int cu[3] = {-155188, -305135, 460324};
+    const int cv[3] = {460324, -385875, -74448};
+    /* OpenCV's RGB2YUV422 constants: round(c * 2^14) of the Y weights scaled to 16..235 and
+     * round(c * 2^13) of the chroma weights (half: they apply to the sum of two pixels) */
+    const int y4[3] = {4211, 8258, 1606};
+    const int u4[3] = {(int)lround(-0.148 * 8192), (int)lround(-0.291 * 8192),
+                       (int)lround(0.439 * 8192)};
+    const int v4[3] = {(int)lround(0.439 * 8192), (int)lround(-0.368 * 8192),
+                       (int)lround(-0.071 * 8192)};
+    for (int s = 0; s < 6; s++)
+        for (int lay = GIP_YUV_NV12; lay <= GIP_YUV_YVYU; lay++)
+            for (int cn = 3; cn <= 4; cn++) {
+                if (lay == GIP_YUV_I420 || lay == GIP_YUV_YV12)
+                    continue; /* yuv_encode's */
+                const int64_t w = sizes[s][0], h = sizes[s][1];
+                const bool packed = lay >= GIP_YUV_YUY2;
+                if (!packed && h % 2)
+                    continue;
+                const int64_t fw = packed ? 2 * w : w, fh = packed ? h : h * 3 / 2;
+                const int bgr = cn == 3;
+                gip_image src, dst, exp;
+                gt_alloc(&src, w, h, cn, GIP_U8, 5);
+                gt_alloc(&dst, fw, fh, 1, GIP_U8, 3);
+                gt_alloc(&exp, fw, fh, 1, GIP_U8, 0);
+                gt_fill_random(&src, (uint64_t)(s * 11 + lay * 3 + cn), 0, 0);
+                for (int64_t y = 0; y < h; y++)
+                    for (int64_t x = 0; x < w; x++) {
+                        int b = (int)gt_get(&src, x, y, bgr ? 0 : 2),
+                            g = (int)gt_get(&src, x, y, 1),
+                            r = (int)gt_get(&src, x, y, bgr ? 2 : 0);
+                        if (packed) {
+                            int Y =
+                                (y4[0] * r + y4[1] * g + y4[2] * b + (1 << 13) + (16 << 14)) >> 14;
+                            /* Y0 at byte 0 (YUY2, YVYU) or 1 (UYVY) of the pair, Y1 two on */
+                            int64_t at = (x & ~1) * 2 + (lay == GIP_YUV_UYVY) + 2 * (x & 1);
+                            gt_set(&exp, at, y, 0, sat8(Y));
+                            if (x & 1) {
+                                int r0 = (int)gt_get(&src, x - 1, y, bgr ? 2 : 0),
+                                    g0 = (int)gt_get(&src, x - 1, y, 1),
+                                    b0 = (int)gt_get(&src, x - 1, y, bgr ? 0 : 2);
+                                int sr = r + r0, sg = g + g0, sb = b + b0;
+                                int U = (u4[0] * sr + u4[1] * sg + u4[2] * sb + (1 << 13) +
+                                         (128 << 14)) >>
+                                        14;
+                                int V = (v4[0] * sr + v4[1] * sg + v4[2] * sb + (1 << 13) +
+                                         (128 << 14)) >>
+                                        14;
+                                int64_t q = (x & ~1) * 2;
+                                int64_t ua = lay == GIP_YUV_UYVY ? 0 : lay == GIP_YUV_YUY2 ? 1 : 3;
+                                int64_t va = lay == GIP_YUV_UYVY ? 2 : lay == GIP_YUV_YUY2 ? 3 : 1;
+                                gt_set(&exp, q + ua, y, 0, sat8(U));
+                                gt_set(&exp, q + va, y, 0, sat8(V));
+                            }
+                            continue;
+                        }
+                        int Y = (cy[0] * r + cy[1] * g + cy[2] * b + (1 << 19) + (16 << 20)) >> 20;
+                        gt_set(&exp, x, y, 0, sat8(Y));
+                        if (x % 2 || y % 2)
+                            continue;
+                        int U = (cu[0] * r + cu[1] * g + cu[2] * b + (1 << 19) + (128 << 20)) >> 20;
+                        int V = (cv[0] * r + cv[1] * g + cv[2] * b + (1 << 19) + (128 << 20)) >> 20;
+                        const bool nv12 = lay == GIP_YUV_NV12;
+                        gt_set(&exp, x + (nv12 ? 0 : 1), h + y / 2, 0, sat8(U));
+                        gt_set(&exp, x + (nv12 ? 1 : 0), h + y / 2, 0, sat8(V));
+                    }
+                enc_args a = {lay, bgr};
+                char label[96];
+                snprintf(label, sizeof label, "yuv encode layout %d %lldx%lld c%d", lay,
+                         (long long)w, (long long)h, cn);
+                if (GT_OK(gt_run_unary(ctx, run_enc, &src, &dst, &a, 0x3C))) {
+                    gt_compare(&dst, &exp, 0, 0, label);
+                    GT_CHECK(gt_padding_intact(&dst), "%s: padding written", label);
+                }
+                gt_free(&src);
+                gt_free(&dst);
+                gt_free(&exp);
+            }
+    gip_image odd, f, g;
+    gt_alloc(&odd, 35, 4, 3, GIP_U8, 0);
+    gt_alloc(&f, 70, 4, 1, GIP_U8, 0);
+    gt_alloc(&g, 35, 4, 1, GIP_U8, 0);
+    GT_STATUS(gip_rgb_to_yuv(ctx, &odd, &f, GIP_YUV_YUY2, 1), GIP_ERR_SHAPE_MISMATCH);
+    GT_STATUS(gip_rgb_to_yuv(ctx, &odd, &g, GIP_YUV_UYVY, 1), GIP_ERR_SHAPE_MISMATCH);
+    GT_STATUS(gip_rgb_to_yuv(ctx, &f, &odd, GIP_YUV_YVYU, 1), GIP_ERR_UNSUPPORTED);
+    gt_free(&odd);
+    gt_free(&f);
+    gt_free(&g);
+}
+
+/* u16 YCrCb, YUV and XYZ both ways: OpenCV's integer rule with coefficients rounded here from the
+ * formulas' constants (14 bits for YCrCb and YUV, 12 for XYZ), chroma offset 32768. */
+static void spaces_u16(gip_context *ctx)
+{
+    static const double fy[3] = {0.299, 0.587, 0.114};
+    static const double fc[4] = {0.713, 0.564, 0.877, 0.492}; /* Cr, Cb, V, U */
+    static const double ic[2][5] = {{1.403, -0.714, -0.344, 1.773, 0},
+                                    {1.140, -0.581, -0.395, 2.032, 0}}; /* R, G(c1/c2), B */
+    static const double fx[9] = {0.412453, 0.357580, 0.180423, 0.212671, 0.715160,
+                                 0.072169, 0.019334, 0.119193, 0.950227};
+    static const double ix[9] = {3.240479, -1.53715, -0.498535, -0.969256, 1.875991,
+                                 0.041556, 0.055648, -0.204043, 1.057311};
+    uint64_t seed = 300;
+    for (int si = 0; si < gt_nsizes; si++)
+        for (int sp = 2; sp < 5; sp++)
+            for (int form = 0; form < 4; form++) {
+                gt_size sz = gt_sizes[si];
+                const bool inverse = form >= 2, rgb_order = form & 1;
+                const int32_t scn = !inverse && form == 1 ? 4 : 3, dcn = form == 3 ? 4 : 3;
+                gip_image src, dst, exp;
+                gt_alloc(&src, sz.w, sz.h, scn, GIP_U16, 6);
+                gt_alloc(&dst, sz.w, sz.h, dcn, GIP_U16, 2);
+                gt_alloc(&exp, sz.w, sz.h, dcn, GIP_U16, 0);
+                gt_fill_random(&src, seed++, 0, 0);
+                for (int64_t y = 0; y < sz.h; y++)
+                    for (int64_t x = 0; x < sz.w; x++) {
+                        long in[3], out[3];
+                        for (int c = 0; c < 3; c++)
+                            in[c] = (long)gt_get(&src, x, y, c);
+                        const int sh = sp == 4 ? 12 : 14;
+                        const long half = 1L << (sh - 1);
+                        if (sp == 4) {
+                            /* XYZ from R, G, B or R, G, B from X, Y, Z */
+                            long a0 = inverse ? in[0] : in[rgb_order ? 0 : 2], a1 = in[1],
+                                 a2 = inverse ? in[2] : in[rgb_order ? 2 : 0];
+                            const double *m = inverse ? ix : fx;
+                            for (int i = 0; i < 3; i++)
+                                out[i] = (a0 * lround(m[3 * i] * 4096) +
+                                          a1 * lround(m[3 * i + 1] * 4096) +
+                                          a2 * lround(m[3 * i + 2] * 4096) + half) >>
+                                         sh;
+                        } else if (!inverse) {
+                            long r = in[rgb_order ? 0 : 2], g = in[1], b = in[rgb_order ? 2 : 0];
+                            long Y = (r * lround(fy[0] * 16384) + g * lround(fy[1] * 16384) +
+                                      b * lround(fy[2] * 16384) + half) >>
+                                     sh;
+                            const bool yuv = sp == 3;
+                            long d1 = yuv ? b - Y : r - Y, d2 = yuv ? r - Y : b - Y;
+                            out[0] = Y;
+                            out[1] =
+                                (d1 * lround(fc[yuv ? 3 : 0] * 16384) + (32768L << sh) + half) >>
+                                sh;
+                            out[2] =
+                                (d2 * lround(fc[yuv ? 2 : 1] * 16384) + (32768L << sh) + half) >>
+                                sh;
+                        } else {
+                            /* YCrCb: c1 = Cr, c2 = Cb; YUV: c1 = U, c2 = V */
+                            const bool yuv = sp == 3;
+                            long cr = yuv ? in[2] - 32768 : in[1] - 32768;
+                            long cb = yuv ? in[1] - 32768 : in[2] - 32768;
+                            const double *k = ic[yuv];
+                            out[0] = in[0] + ((cr * lround(k[0] * 16384) + half) >> sh);
+                            out[1] =
+                                in[0] +
+                                ((cr * lround(k[1] * 16384) + cb * lround(k[2] * 16384) + half) >>
+                                 sh);
+                            out[2] = in[0] + ((cb * lround(k[3] * 16384) + half) >> sh);
+                        }
+                        for (int c = 0; c < 3; c++) {
+                            long v = out[c] < 0 ? 0 : out[c] > 65535 ? 65535 : out[c];
+                            /* inverse: R, G, B to the destination's order */
+                            int at = inverse ? (c == 1 ? 1 : (rgb_order ? c : 2 - c)) : c;
+                            gt_set(&exp, x, y, at, (double)v);
+                        }
+                        if (dcn == 4)
+                            gt_set(&exp, x, y, 3, 65535);
+                    }
+                char label[96];
+                snprintf(label, sizeof label, "u16 space %d form %d %lldx%lld", sp, form,
+                         (long long)sz.w, (long long)sz.h);
+                if (GT_OK(run_both(ctx, &src, &dst, code_of(sp, form), label))) {
+                    gt_compare(&dst, &exp, 0, 0, label);
+                    GT_CHECK(gt_padding_intact(&dst), "%s: padding written", label);
+                }
+                gt_free(&src);
+                gt_free(&dst);
+                gt_free(&exp);
+            }
+    gip_image u16;
+    gt_alloc(&u16, 9, 5, 3, GIP_U16, 0);
+    GT_STATUS(gip_cvt_color(ctx, &u16, &u16, GIP_COLOR_BGR2HLS), GIP_ERR_UNSUPPORTED);
+    GT_STATUS(gip_cvt_color(ctx, &u16, &u16, GIP_COLOR_BGR2LAB), GIP_ERR_UNSUPPORTED);
+    gt_free(&u16);
 }
 
 /* Bilinear demosaicing from the pattern's colours, written per site. */
@@ -583,6 +776,8 @@ static void body(gip_context *ctx)
     lab(ctx);
     yuv_frames(ctx);
     yuv_encode(ctx);
+    yuv_encode_more(ctx);
+    spaces_u16(ctx);
     bayer(ctx);
     bad_inputs(ctx);
     gip_context_destroy(cpu_ctx);

@@ -34,7 +34,8 @@ typedef enum gip_color_code {
     GIP_COLOR_BGRA2GRAY = 10,
     GIP_COLOR_GRAY2RGB = 11,  /* replicate; also GRAY2BGR */
     GIP_COLOR_GRAY2RGBA = 12, /* replicate, alpha = max; also GRAY2BGRA */
-    /* Colour spaces (u8 and f32; the RGB side 3 channels, or 4 going in with alpha ignored):
+    /* Colour spaces (u8 and f32, and u16 for YCrCb, YUV and XYZ as OpenCV; the RGB side 3
+     * channels, or 4 going in with alpha ignored):
      * u8 as OpenCV's fixed-point code, f32 with its formulas. HSV/HLS: hue 0..180 for u8 (0..255
      * with _FULL) and 0..360 for f32, the other two 0..255 / 0..1. YCrCb and YUV: BT.601 full
      * range, chroma offset 128 (0.5 for f32). XYZ: sRGB primaries, D65. */
@@ -153,12 +154,16 @@ GIP_API gip_status gip_bayer_to_rgb(gip_context *ctx, const gip_image *src, gip_
                                     gip_bayer_pattern pattern, int32_t bgr);
 
 /**
- * Encodes an RGB image as a planar YUV 4:2:0 frame as cv2.cvtColor(COLOR_BGR2YUV_I420 or
- * COLOR_BGR2YUV_YV12): BT.601 limited range with OpenCV's fixed-point coefficients and rounding,
- * each 2x2 block's U and V taken from its top-left pixel; u8 results equal OpenCV's. src: u8,
- * 3 or 4 channels (alpha ignored), width and height even; BGR order when bgr is non-zero, else
- * RGB. dst: u8 with one channel, src's width and 3/2 of its height. layout: GIP_YUV_I420 or
- * GIP_YUV_YV12. Host or device; dst must not overlap src.
+ * Encodes an RGB image as a YUV frame as cv2.cvtColor(COLOR_BGR2YUV_I420, COLOR_BGR2YUV_YV12,
+ * COLOR_BGR2YUV_YUY2, COLOR_BGR2YUV_UYVY or COLOR_BGR2YUV_YVYU): BT.601 limited range with
+ * OpenCV's fixed-point coefficients and rounding; u8 results equal OpenCV's. 4:2:0 layouts
+ * (I420, YV12, NV12, NV21): each 2x2 block's U and V from its top-left pixel (20-bit fixed
+ * point); dst is u8 with one channel, src's width and 3/2 of its height (both even). cv2 5.1 has
+ * no code for NV12 and NV21: they hold the I420 frame's bytes, U and V interleaved (OpenCV's own
+ * two-plane encoder). 4:2:2 layouts (YUY2, UYVY, YVYU): each pair's U and V from the sum of its
+ * two pixels (14-bit fixed point); dst is u8 with one channel, twice src's width (even) and its
+ * height. src: u8, 3 or 4 channels (alpha ignored); BGR order when bgr is non-zero, else RGB.
+ * Host or device; dst must not overlap src.
  * @return as gip_yuv_to_rgb().
  */
 GIP_API gip_status gip_rgb_to_yuv(gip_context *ctx, const gip_image *src, gip_image *dst,

@@ -332,17 +332,76 @@ _YUV_ENC = {
     133: ("yv12", "rgb")}
 
 
+# cv2's YUV 4:2:2 encoding codes: code -> (the registry's yuv422 layout, source order)
+COLOR_RGB2YUV_UYVY = 143
+COLOR_RGB2YUV_UYNV = 143
+COLOR_RGB2YUV_Y422 = 143
+COLOR_BGR2YUV_UYVY = 144
+COLOR_BGR2YUV_UYNV = 144
+COLOR_BGR2YUV_Y422 = 144
+COLOR_RGBA2YUV_UYVY = 145
+COLOR_RGBA2YUV_UYNV = 145
+COLOR_RGBA2YUV_Y422 = 145
+COLOR_BGRA2YUV_UYVY = 146
+COLOR_BGRA2YUV_UYNV = 146
+COLOR_BGRA2YUV_Y422 = 146
+COLOR_RGB2YUV_YUY2 = 147
+COLOR_RGB2YUV_YUYV = 147
+COLOR_RGB2YUV_YUNV = 147
+COLOR_BGR2YUV_YUY2 = 148
+COLOR_BGR2YUV_YUYV = 148
+COLOR_BGR2YUV_YUNV = 148
+COLOR_RGB2YUV_YVYU = 149
+COLOR_BGR2YUV_YVYU = 150
+COLOR_RGBA2YUV_YUY2 = 151
+COLOR_RGBA2YUV_YUYV = 151
+COLOR_RGBA2YUV_YUNV = 151
+COLOR_BGRA2YUV_YUY2 = 152
+COLOR_BGRA2YUV_YUYV = 152
+COLOR_BGRA2YUV_YUNV = 152
+COLOR_RGBA2YUV_YVYU = 153
+COLOR_BGRA2YUV_YVYU = 154
+_YUV422_ENC = {
+    143: ("uyvy", "rgb"),
+    144: ("uyvy", "bgr"),
+    145: ("uyvy", "rgb"),
+    146: ("uyvy", "bgr"),
+    147: ("yuy2", "rgb"),
+    148: ("yuy2", "bgr"),
+    149: ("yvyu", "rgb"),
+    150: ("yvyu", "bgr"),
+    151: ("yuy2", "rgb"),
+    152: ("yuy2", "bgr"),
+    153: ("yvyu", "rgb"),
+    154: ("yvyu", "bgr")}
+
+
 @_image_out
 def cvtColor(src, code, dst=None, dstCn=0, *, device=None):
     """cv2.cvtColor: channel order, alpha and gray (uint8, uint16, float32), HSV, HLS, YCrCb,
     YUV and XYZ both ways (uint8 and float32), and YUV camera frames (COLOR_YUV2*_NV12, NV21,
     I420, YV12, YUY2, UYVY, YVYU: a 4:2:2 frame as cv2's (H, W, 2) or its (H, 2 W) bytes), and
     Bayer mosaics (COLOR_Bayer*2BGR, RGB, BGRA, RGBA, GRAY; uint8 and uint16), and BGR/RGB(A)
-    to planar 4:2:0 frames (COLOR_BGR2YUV_I420, IYUV, YV12). uint8 results
+    to planar 4:2:0 frames (COLOR_BGR2YUV_I420, IYUV, YV12) and packed 4:2:2 frames
+    (COLOR_BGR2YUV_YUY2, UYVY, YVYU: cv2's (H, W, 2) for numpy inputs, else the (H, 2 W)
+    bytes). YCrCb, YUV and XYZ also take uint16. uint8 results
     equal OpenCV's (HSV2BGR and BGR2HLS as its AVX-512 code rounds them); the HSV _FULL inverse
     and the HLS _FULL codes take float32 only (cv2 computes them with Intel IPP). dstCn=4 adds
     alpha to the results of the inverse space codes."""
     c = _int(code, "cvtColor: code")
+    if c in _YUV422_ENC:
+        layout, order = _YUV422_ENC[c]
+        packed = dst
+        if isinstance(dst, _np.ndarray) and dst.ndim == 3 and dst.shape[2] == 2:
+            packed = dst.reshape(dst.shape[0], dst.shape[1] * 2)  # cv2's (H, W, 2): its bytes
+            if not _np.shares_memory(packed, dst):
+                _raise(InvalidArgument, "cvtColor: dst must be C-contiguous")
+        out = _run("yuv422", src, packed, device, {"layout": layout, "order": order})
+        if dst is not None:
+            return dst
+        if isinstance(out, _np.ndarray) and isinstance(src, _np.ndarray):  # cv2's (H, W, 2)
+            return out.reshape(out.shape[0], out.shape[1] // 2, 2)
+        return out
     if c in _YUV_ENC:
         layout, order = _YUV_ENC[c]
         return _run("yuv420", src, dst, device, {"layout": layout, "order": order})

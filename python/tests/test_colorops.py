@@ -485,3 +485,96 @@ def test_camera_formats_cuda():
                       (cv2.COLOR_BayerRG2RGBA, mosaic.astype(np.uint16) * 200)):
         np.testing.assert_array_equal(gip.cvtColor(src, code, device="cuda"),
                                       gip.cvtColor(src, code, device="cpu"))
+
+
+@pytest.mark.parametrize("wh", [(2, 1), (8, 5), (34, 13), (202, 101)])
+@pytest.mark.parametrize("cn", [3, 4])
+def test_yuv422_encoding(wh, cn):
+    w, h = wh
+    a = rand((h, w, cn), seed=w * 3 + cn)
+    codes = ([cv2.COLOR_BGR2YUV_YUY2, cv2.COLOR_RGB2YUV_YUY2, cv2.COLOR_BGR2YUV_UYVY,
+              cv2.COLOR_RGB2YUV_UYVY, cv2.COLOR_BGR2YUV_YVYU, cv2.COLOR_RGB2YUV_YVYU]
+             if cn == 3 else
+             [cv2.COLOR_BGRA2YUV_YUY2, cv2.COLOR_RGBA2YUV_YUY2, cv2.COLOR_BGRA2YUV_UYVY,
+              cv2.COLOR_RGBA2YUV_UYVY, cv2.COLOR_BGRA2YUV_YVYU, cv2.COLOR_RGBA2YUV_YVYU])
+    for code in codes:
+        e = cv2.cvtColor(a, code)
+        g = gip.cvtColor(a, code)
+        assert g.shape == e.shape == (h, w, 2) and g.dtype == e.dtype
+        np.testing.assert_array_equal(g, e)
+        out = np.zeros_like(e)
+        assert gip.cvtColor(a, code, out) is out
+        np.testing.assert_array_equal(out, e)
+
+
+@pytest.mark.parametrize("wh", [(2, 2), (36, 24), (202, 100)])
+def test_nv12_encoding(wh):
+    w, h = wh
+    a = rand((h, w, 3), seed=w)
+    i420 = cv2.cvtColor(a, cv2.COLOR_BGR2YUV_I420).ravel()
+    y, u, v = i420[:h * w], i420[h * w:h * w * 5 // 4], i420[h * w * 5 // 4:]
+    for layout, pairs in (("nv12", (u, v)), ("nv21", (v, u))):
+        g = gip.apply("yuv420", a, layout=layout)
+        e = np.concatenate([y, np.stack(pairs, 1).ravel()]).reshape(h * 3 // 2, w)
+        np.testing.assert_array_equal(g, e)
+    # cv2 decodes gip's NV12 to what it decodes from its own I420
+    np.testing.assert_array_equal(
+        cv2.cvtColor(gip.apply("yuv420", a, layout="nv12"), cv2.COLOR_YUV2BGR_NV12),
+        cv2.cvtColor(i420.reshape(h * 3 // 2, w), cv2.COLOR_YUV2BGR_I420))
+
+
+U16_CODES = [cv2.COLOR_BGR2YCrCb, cv2.COLOR_RGB2YCrCb, cv2.COLOR_YCrCb2BGR, cv2.COLOR_YCrCb2RGB,
+             cv2.COLOR_BGR2YUV, cv2.COLOR_RGB2YUV, cv2.COLOR_YUV2BGR, cv2.COLOR_YUV2RGB,
+             cv2.COLOR_BGR2XYZ, cv2.COLOR_RGB2XYZ, cv2.COLOR_XYZ2BGR, cv2.COLOR_XYZ2RGB]
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_cvt_color_u16(size):
+    for cn in (3, 4):
+        a = rand(size + (cn,), np.uint16, seed=size[1] + cn)
+        for code in U16_CODES:
+            inverse = code in (cv2.COLOR_YCrCb2BGR, cv2.COLOR_YCrCb2RGB, cv2.COLOR_YUV2BGR,
+                               cv2.COLOR_YUV2RGB, cv2.COLOR_XYZ2BGR, cv2.COLOR_XYZ2RGB)
+            if inverse and cn == 4:
+                e = cv2.cvtColor(a[..., :3], code, dstCn=4)
+                g = gip.cvtColor(a[..., :3], code, dstCn=4)
+            else:
+                e = cv2.cvtColor(a, code)
+                g = gip.cvtColor(a, code)
+            assert g.dtype == e.dtype == np.uint16
+            np.testing.assert_array_equal(g, e)
+    a = rand(size + (3,), np.uint16)
+    for code in (cv2.COLOR_BGR2HSV, cv2.COLOR_BGR2HLS, cv2.COLOR_BGR2Lab):
+        with pytest.raises(gip.Unsupported):
+            gip.cvtColor(a, code)
+
+
+def test_yuv_encode_bad_input():
+    with pytest.raises(gip.Error):
+        gip.cvtColor(rand((4, 7, 3)), cv2.COLOR_BGR2YUV_YUY2)  # odd width
+    with pytest.raises(gip.Error):
+        gip.cvtColor(rand((4, 8)), cv2.COLOR_BGR2YUV_UYVY)  # one channel
+    with pytest.raises(gip.Error):
+        gip.cvtColor(rand((4, 8, 3), np.float32), cv2.COLOR_BGR2YUV_YUY2)
+    with pytest.raises(gip.Error):
+        gip.apply("yuv420", rand((5, 8, 3)), layout="nv12")  # odd height
+    dst = np.full((4, 8, 2), 7, np.uint8)
+    with pytest.raises(gip.Error):
+        gip.cvtColor(rand((4, 6, 3)), cv2.COLOR_BGR2YUV_YUY2, dst)  # wrong size
+    assert (dst == 7).all()
+
+
+@requires_cuda
+def test_color2_cuda_matches_cpu():
+    a = rand((37, 90, 3), seed=5)
+    for code in (cv2.COLOR_BGR2YUV_YUY2, cv2.COLOR_RGB2YUV_UYVY, cv2.COLOR_BGR2YUV_YVYU):
+        np.testing.assert_array_equal(gip.cvtColor(a, code, device="cuda"),
+                                      cv2.cvtColor(a, code))
+    b = rand((36, 90, 3), seed=6)
+    for layout in ("nv12", "nv21"):
+        np.testing.assert_array_equal(gip.apply("yuv420", b, layout=layout, device="cuda"),
+                                      gip.apply("yuv420", b, layout=layout, device="cpu"))
+    c = rand((37, 91, 3), np.uint16, seed=7)
+    for code in U16_CODES:
+        np.testing.assert_array_equal(gip.cvtColor(c, code, device="cuda"),
+                                      cv2.cvtColor(c, code))

@@ -77,7 +77,9 @@ gip_status gip_cvt_color(gip_context *ctx, const gip_image *src, gip_image *dst,
                         {codes[code].space, codes[code].inverse, codes[code].bidx, 3}};
     const char *name = codes[code].name;
     const bool space = p.kind == GIP__CC_SPACE;
-    if ((st = gip__check_dtype(ctx, src, space ? GIP__DT(GIP_U8) | GIP__DT(GIP_F32) : GIP__DT_IMAGE,
+    if ((st = gip__check_dtype(ctx, src,
+                               space ? GIP__DT(GIP_U8) | GIP__DT(GIP_U16) | GIP__DT(GIP_F32)
+                                     : GIP__DT_IMAGE,
                                op, "src")))
         return st;
     if (dst->dtype != src->dtype)
@@ -85,6 +87,13 @@ gip_status gip_cvt_color(gip_context *ctx, const gip_image *src, gip_image *dst,
                           "%s: src is %s but dst is %s; cvt_color keeps the dtype (change it with "
                           "gip_convert)",
                           op, gip_dtype_name(src->dtype), gip_dtype_name(dst->dtype));
+    /* OpenCV offers u16 for its integer YCrCb, YUV and XYZ code only */
+    if (space && src->dtype == GIP_U16 && p.cs.space != GIP__CS_YCRCB &&
+        p.cs.space != GIP__CS_YUV && p.cs.space != GIP__CS_XYZ)
+        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
+                          "%s: %s takes u8 or f32 images; u16 is offered for YCrCb, YUV and XYZ "
+                          "(as OpenCV)",
+                          op, name);
     if (space && p.cs.space == GIP__CS_LAB && src->dtype != GIP_U8)
         return gip__error(ctx, GIP_ERR_UNSUPPORTED,
                           "%s: %s is offered for u8 images only (OpenCV's integer RGB2Lab_b)", op,

@@ -260,44 +260,55 @@ GIP__CSF void gip__rgb_from_hls_f32(float h, float l, float s, float hscale, flo
 
 #define GIP__YUV_SHIFT 14
 
-/* Y, then the two colour differences: YCrCb gives Y, Cr, Cb; YUV gives Y, U, V. */
-GIP__CSF void gip__ycc_from_rgb_u8(int r, int g, int b, int yuv, uint8_t *out)
+/* Y, then the two colour differences (YCrCb: Y, Cr, Cb; YUV: Y, U, V) before saturation, for
+ * u8 (half 128) and u16 (half 32768): OpenCV's RGB2YCrCb_i, whose products stay below 2^31 for
+ * u16. */
+GIP__CSF void gip__ycc_from_rgb_i(int r, int g, int b, int yuv, int half, int32_t *o)
 {
-    const int sh = GIP__YUV_SHIFT, delta = 128 << sh;
+    const int sh = GIP__YUV_SHIFT, delta = half * (1 << sh);
     int y = gip__cs_descale(r * 4899 + g * 9617 + b * 1868, sh);
     if (yuv) {
-        int u = gip__cs_descale((b - y) * 8061 + delta, sh);
-        int v = gip__cs_descale((r - y) * 14369 + delta, sh);
-        out[1] = gip__sat_u8_i32(u);
-        out[2] = gip__sat_u8_i32(v);
+        o[1] = gip__cs_descale((b - y) * 8061 + delta, sh);
+        o[2] = gip__cs_descale((r - y) * 14369 + delta, sh);
     } else {
-        int cr = gip__cs_descale((r - y) * 11682 + delta, sh);
-        int cb = gip__cs_descale((b - y) * 9241 + delta, sh);
-        out[1] = gip__sat_u8_i32(cr);
-        out[2] = gip__sat_u8_i32(cb);
+        o[1] = gip__cs_descale((r - y) * 11682 + delta, sh);
+        o[2] = gip__cs_descale((b - y) * 9241 + delta, sh);
     }
-    out[0] = gip__sat_u8_i32(y);
+    o[0] = y;
+}
+
+GIP__CSF void gip__ycc_from_rgb_u8(int r, int g, int b, int yuv, uint8_t *out)
+{
+    int32_t o[3];
+    gip__ycc_from_rgb_i(r, g, b, yuv, 128, o);
+    for (int i = 0; i < 3; i++)
+        out[i] = gip__sat_u8_i32(o[i]);
+}
+
+/* r, g, b from Y, Cr, Cb (YCrCb) or Y, U, V (YUV) before saturation (OpenCV's YCrCb2RGB_i). */
+GIP__CSF void gip__rgb_from_ycc_i(int y, int c1, int c2, int yuv, int half, int32_t *rgb)
+{
+    const int sh = GIP__YUV_SHIFT;
+    if (yuv) {
+        int u = c1 - half, v = c2 - half;
+        rgb[2] = y + gip__cs_descale(u * 33292, sh);
+        rgb[1] = y + gip__cs_descale(v * -9519 + u * -6472, sh);
+        rgb[0] = y + gip__cs_descale(v * 18678, sh);
+    } else {
+        int cr = c1 - half, cb = c2 - half;
+        rgb[2] = y + gip__cs_descale(cb * 29049, sh);
+        rgb[1] = y + gip__cs_descale(cb * -5636 + cr * -11698, sh);
+        rgb[0] = y + gip__cs_descale(cr * 22987, sh);
+    }
 }
 
 /* Writes r, g, b from Y, Cr, Cb (YCrCb) or Y, U, V (YUV). */
 GIP__CSF void gip__rgb_from_ycc_u8(int y, int c1, int c2, int yuv, uint8_t *rgb)
 {
-    const int sh = GIP__YUV_SHIFT;
-    int r, g, b;
-    if (yuv) {
-        int u = c1 - 128, v = c2 - 128;
-        b = y + gip__cs_descale(u * 33292, sh);
-        g = y + gip__cs_descale(v * -9519 + u * -6472, sh);
-        r = y + gip__cs_descale(v * 18678, sh);
-    } else {
-        int cr = c1 - 128, cb = c2 - 128;
-        b = y + gip__cs_descale(cb * 29049, sh);
-        g = y + gip__cs_descale(cb * -5636 + cr * -11698, sh);
-        r = y + gip__cs_descale(cr * 22987, sh);
-    }
-    rgb[0] = gip__sat_u8_i32(r);
-    rgb[1] = gip__sat_u8_i32(g);
-    rgb[2] = gip__sat_u8_i32(b);
+    int32_t o[3];
+    gip__rgb_from_ycc_i(y, c1, c2, yuv, 128, o);
+    for (int i = 0; i < 3; i++)
+        rgb[i] = gip__sat_u8_i32(o[i]);
 }
 
 GIP__CSF void gip__ycc_from_rgb_f32(float r, float g, float b, int yuv, float *out)
@@ -334,20 +345,32 @@ GIP__CSF void gip__rgb_from_ycc_f32(float y, float c1, float c2, int yuv, float 
  * columns R, G, B / X, Y, Z. */
 #define GIP__XYZ_SHIFT 12
 
+/* X, Y, Z (or r, g, b with inverse) before saturation: OpenCV's RGB2XYZ_i and XYZ2RGB_i, whose
+ * products stay below 2^31 for u16. */
+GIP__CSF void gip__xyz_mat_i(int c0, int c1, int c2, int inverse, int32_t *o)
+{
+    const int fw[9] = {1689, 1465, 739, 871, 2929, 296, 79, 488, 3892};
+    const int bw[9] = {13273, -6296, -2042, -3970, 7684, 170, 228, -836, 4331};
+    const int *c = inverse ? bw : fw;
+    for (int i = 0; i < 3; i++)
+        o[i] =
+            gip__cs_descale(c0 * c[3 * i] + c1 * c[3 * i + 1] + c2 * c[3 * i + 2], GIP__XYZ_SHIFT);
+}
+
 GIP__CSF void gip__xyz_from_rgb_u8(int r, int g, int b, uint8_t *out)
 {
-    const int c[9] = {1689, 1465, 739, 871, 2929, 296, 79, 488, 3892};
+    int32_t o[3];
+    gip__xyz_mat_i(r, g, b, 0, o);
     for (int i = 0; i < 3; i++)
-        out[i] = gip__sat_u8_i32(
-            gip__cs_descale(r * c[3 * i] + g * c[3 * i + 1] + b * c[3 * i + 2], GIP__XYZ_SHIFT));
+        out[i] = gip__sat_u8_i32(o[i]);
 }
 
 GIP__CSF void gip__rgb_from_xyz_u8(int x, int y, int z, uint8_t *rgb)
 {
-    const int c[9] = {13273, -6296, -2042, -3970, 7684, 170, 228, -836, 4331};
+    int32_t o[3];
+    gip__xyz_mat_i(x, y, z, 1, o);
     for (int i = 0; i < 3; i++)
-        rgb[i] = gip__sat_u8_i32(
-            gip__cs_descale(x * c[3 * i] + y * c[3 * i + 1] + z * c[3 * i + 2], GIP__XYZ_SHIFT));
+        rgb[i] = gip__sat_u8_i32(o[i]);
 }
 
 GIP__CSF void gip__xyz_from_rgb_f32(float r, float g, float b, float *out)
@@ -664,6 +687,34 @@ GIP__CSF void gip__cs_pixel_f32(const gip__cs_params *p, const float *s, float *
     d[bi] = rgb[2];
     if (p->rgb_cn == 4)
         d[3] = 1.0f;
+}
+
+/* u16: YCrCb, YUV and XYZ (the spaces OpenCV offers for u16), its integer code as for u8. */
+GIP__CSF void gip__cs_pixel_u16(const gip__cs_params *p, const uint16_t *s, uint16_t *d)
+{
+    const int bi = p->bidx;
+    const int ycc = p->space == GIP__CS_YCRCB || p->space == GIP__CS_YUV;
+    const int yuv = p->space == GIP__CS_YUV;
+    int32_t o[3];
+    if (!p->inverse) {
+        const int r = s[bi ^ 2], g = s[1], b = s[bi];
+        if (ycc)
+            gip__ycc_from_rgb_i(r, g, b, yuv, 32768, o);
+        else
+            gip__xyz_mat_i(r, g, b, 0, o);
+        for (int i = 0; i < 3; i++)
+            d[i] = gip__sat_u16_i32(o[i]);
+        return;
+    }
+    if (ycc)
+        gip__rgb_from_ycc_i(s[0], s[1], s[2], yuv, 32768, o);
+    else
+        gip__xyz_mat_i(s[0], s[1], s[2], 1, o);
+    d[bi ^ 2] = gip__sat_u16_i32(o[0]);
+    d[1] = gip__sat_u16_i32(o[1]);
+    d[bi] = gip__sat_u16_i32(o[2]);
+    if (p->rgb_cn == 4)
+        d[3] = 65535;
 }
 
 #ifdef __cplusplus

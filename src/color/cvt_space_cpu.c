@@ -21,6 +21,9 @@ static void space_rows(void *arg, int64_t y0, int64_t y1)
             for (int64_t x = 0; x < w; x++)
                 gip__cs_pixel_u8(&j->cs, (const uint8_t *)s + x * scn, (uint8_t *)d + x * dcn, x,
                                  w);
+        } else if (j->src->dtype == GIP_U16) {
+            for (int64_t x = 0; x < w; x++)
+                gip__cs_pixel_u16(&j->cs, (const uint16_t *)s + x * scn, (uint16_t *)d + x * dcn);
         } else {
             for (int64_t x = 0; x < w; x++)
                 gip__cs_pixel_f32(&j->cs, (const float *)s + x * scn, (float *)d + x * dcn, x, w);

@@ -93,10 +93,11 @@ gip_status gip_rgb_to_yuv(gip_context *ctx, const gip_image *src, gip_image *dst
     gip_status st = gip__check_pair(ctx, src, dst, op, &on_device);
     if (st)
         return st;
-    if (layout != GIP_YUV_I420 && layout != GIP_YUV_YV12)
+    if ((int)layout < GIP_YUV_NV12 || (int)layout > GIP_YUV_YVYU)
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
-                          "%s: layout %d: GIP_YUV_I420 (2) or GIP_YUV_YV12 (3) are encoded", op,
-                          (int)layout);
+                          "%s: layout %d is not a gip_yuv_layout (GIP_YUV_NV12 0 .. GIP_YUV_YVYU "
+                          "6)",
+                          op, (int)layout);
     if (src->dtype != GIP_U8 || src->channels < 3 || dst->dtype != GIP_U8 || dst->channels != 1)
         return gip__error(ctx, GIP_ERR_UNSUPPORTED,
                           "%s: src must be u8 with 3 or 4 channels and dst u8 with one, got "
@@ -104,16 +105,20 @@ gip_status gip_rgb_to_yuv(gip_context *ctx, const gip_image *src, gip_image *dst
                           op, (int)src->channels, gip_dtype_name(src->dtype), (int)dst->channels,
                           gip_dtype_name(dst->dtype));
     const int64_t w = src->width, h = src->height;
-    if (w % 2 || h % 2 || dst->width != w || dst->height * 2 != h * 3)
+    const bool packed = layout >= GIP_YUV_YUY2;
+    if (packed ? w % 2 || dst->width != 2 * w || dst->height != h
+               : w % 2 || h % 2 || dst->width != w || dst->height * 2 != h * 3)
         return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
-                          "%s: a %lldx%lld image (even sizes) makes a %lldx%lld frame, got dst "
+                          "%s: a %lldx%lld image (%s) makes a %lldx%lld %s frame, got dst "
                           "%lldx%lld",
-                          op, (long long)w, (long long)h, (long long)w, (long long)(h * 3 / 2),
-                          (long long)dst->width, (long long)dst->height);
+                          op, (long long)w, (long long)h, packed ? "even width" : "even sizes",
+                          (long long)(packed ? 2 * w : w), (long long)(packed ? h : h * 3 / 2),
+                          packed ? "4:2:2" : "4:2:0", (long long)dst->width,
+                          (long long)dst->height);
     if (gip__images_overlap(src, dst))
         return gip__error(ctx, GIP_ERR_ALIASING, "%s: src and dst overlap", op);
     enc_job j = {{(const uint8_t *)src->data, src->stride, w, h, src->channels, bgr ? 0 : 2,
-                  layout == GIP_YUV_YV12},
+                  (int32_t)layout},
                  dst};
     if (on_device) {
 #ifdef GIP_HAVE_CUDA
@@ -122,6 +127,6 @@ gip_status gip_rgb_to_yuv(gip_context *ctx, const gip_image *src, gip_image *dst
         return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
 #endif
     }
-    gip__parallel_for(ctx, dst->height, w >= 8192 ? 1 : 8192 / w, enc_rows, &j);
+    gip__parallel_for(ctx, dst->height, dst->width >= 8192 ? 1 : 8192 / dst->width, enc_rows, &j);
     return GIP_OK;
 }

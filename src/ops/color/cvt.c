@@ -71,7 +71,7 @@ static const struct {
 
 static const gip_param decl[] = {
     GIP__PARAM_EX("code", GIP_PARAM_CHOICE, GIP_PARAM_POSITIONAL | GIP_PARAM_REQUIRED, 0, 0, 0,
-                  codes, NULL, "the conversion, cv2.COLOR_* in lower case", "bgr2hsv"),
+                  codes, NULL, "the conversion, cv2.COLOR_* in lower case", "bgr2ycrcb"),
 };
 
 typedef struct cvt_step {
@@ -117,7 +117,7 @@ const gip_op gip__op_cvt = {
     .name = "cvt",
     .family = "color",
     .summary = "Converts between colour layouts and spaces, as cv2.cvtColor.",
-    .doc = "u8 and f32 images of 3 or 4 channels (gip_cvt_color() also takes u16 and gray "
+    .doc = "u8, u16 and f32 images of 3 or 4 channels (gip_cvt_color() also takes gray "
            "sources). Channel order, alpha and gray; HSV, HLS (hue 0..180 for u8, 0..255 with "
            "_full, 0..360 for f32), YCrCb, YUV (BT.601) and XYZ (sRGB, D65) both ways. u8 "
            "results equal OpenCV's (its fixed-point coefficients and rounding; for hsv2bgr and "
@@ -125,12 +125,14 @@ const gip_op gip__op_cvt = {
            "some pixels on AVX2-only CPUs); the hsv_full inverse and the hls_full codes are f32 "
            "only (OpenCV computes them with Intel IPP); bgr2lab and rgb2lab (CIE Lab, D65, L "
            "scaled to 0..255, a and b offset by 128) are u8 only, from OpenCV's integer "
-           "tables. f32 within 4e-5 of OpenCV in hue degrees "
+           "tables. u16: the channel-order codes, YCrCb, YUV and XYZ (as OpenCV), equal to "
+           "OpenCV's (its integer code, chroma offset 32768). f32 within 4e-5 of OpenCV in hue "
+           "degrees "
            "and 1e-6 in the other channels.",
     .cv_name = "cv2.cvtColor",
     .params = decl,
     .nparams = GIP__COUNT(decl),
-    .dtypes = GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_F32),
+    .dtypes = GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_U16) | GIP_DTYPE_BIT(GIP_F32),
     .channels = GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
     .params_size = sizeof(cvt_step),
     .build = build,
