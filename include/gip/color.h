@@ -67,10 +67,12 @@ typedef enum gip_color_code {
     GIP_COLOR_RGB2XYZ = 38,
     GIP_COLOR_XYZ2BGR = 39,
     GIP_COLOR_XYZ2RGB = 40,
-    /* CIE Lab (D65), sRGB gamma: u8 only, from RGB only; L scaled to 0..255, a and b offset by
-     * 128, as OpenCV's u8 code gives them */
+    /* CIE Lab (D65), sRGB gamma: u8, both ways; L scaled to 0..255, a and b offset by 128, as
+     * OpenCV's integer u8 code gives them */
     GIP_COLOR_BGR2LAB = 41,
-    GIP_COLOR_RGB2LAB = 42
+    GIP_COLOR_RGB2LAB = 42,
+    GIP_COLOR_LAB2BGR = 43,
+    GIP_COLOR_LAB2RGB = 44
 } gip_color_code;
 
 /**

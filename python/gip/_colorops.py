@@ -139,9 +139,13 @@ COLOR_XYZ2RGB = 35
 # cv2 code -> (the registry's cvt code, gip_color_code, inverse: the RGB side is the output)
 COLOR_BGR2Lab = 44
 COLOR_RGB2Lab = 45
+COLOR_Lab2BGR = 56
+COLOR_Lab2RGB = 57
 _SPACE = {
     44: ("bgr2lab", 41, False),
     45: ("rgb2lab", 42, False),
+    56: ("lab2bgr", 43, True),
+    57: ("lab2rgb", 44, True),
     40: ("bgr2hsv", 13, False),
     41: ("rgb2hsv", 14, False),
     54: ("hsv2bgr", 15, True),

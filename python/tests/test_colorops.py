@@ -94,7 +94,8 @@ def test_in_range(size, cn, dtype):
 SPACE_U8 = ["BGR2HSV", "RGB2HSV", "BGR2HSV_FULL", "RGB2HSV_FULL", "HSV2BGR", "HSV2RGB",
             "BGR2HLS", "RGB2HLS", "HLS2BGR", "HLS2RGB",
             "BGR2YCrCb", "RGB2YCrCb", "YCrCb2BGR", "YCrCb2RGB", "BGR2YUV", "RGB2YUV", "YUV2BGR",
-            "YUV2RGB", "BGR2XYZ", "RGB2XYZ", "XYZ2BGR", "XYZ2RGB", "BGR2Lab", "RGB2Lab"]
+            "YUV2RGB", "BGR2XYZ", "RGB2XYZ", "XYZ2BGR", "XYZ2RGB", "BGR2Lab", "RGB2Lab", "Lab2BGR",
+            "Lab2RGB"]
 F32_ONLY = ["HSV2BGR_FULL", "HSV2RGB_FULL", "BGR2HLS_FULL", "RGB2HLS_FULL", "HLS2BGR_FULL",
             "HLS2RGB_FULL"]
 

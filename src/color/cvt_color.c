@@ -54,6 +54,8 @@ static const struct {
     [GIP_COLOR_XYZ2RGB] = {"XYZ2RGB", GIP__CC_SPACE, 3, 3, false, 6, 1, 2},
     [GIP_COLOR_BGR2LAB] = {"BGR2Lab", GIP__CC_SPACE, 3, 3, false, 7, 0, 0},
     [GIP_COLOR_RGB2LAB] = {"RGB2Lab", GIP__CC_SPACE, 3, 3, false, 7, 0, 2},
+    [GIP_COLOR_LAB2BGR] = {"Lab2BGR", GIP__CC_SPACE, 3, 3, false, 7, 1, 0},
+    [GIP_COLOR_LAB2RGB] = {"Lab2RGB", GIP__CC_SPACE, 3, 3, false, 7, 1, 2},
 };
 
 gip_status gip_cvt_color(gip_context *ctx, const gip_image *src, gip_image *dst,
@@ -64,11 +66,11 @@ gip_status gip_cvt_color(gip_context *ctx, const gip_image *src, gip_image *dst,
     gip_status st = gip__check_unary(ctx, src, dst, op, &on_device);
     if (st)
         return st;
-    if ((int)code < GIP_COLOR_RGB2BGR || (int)code > GIP_COLOR_RGB2LAB)
+    if ((int)code < GIP_COLOR_RGB2BGR || (int)code > GIP_COLOR_LAB2RGB)
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
                           "%s: colour code %d is unknown: GIP_COLOR_RGB2BGR (1) to "
-                          "GIP_COLOR_RGB2LAB (%d) are accepted",
-                          op, (int)code, (int)GIP_COLOR_RGB2LAB);
+                          "GIP_COLOR_LAB2RGB (%d) are accepted",
+                          op, (int)code, (int)GIP_COLOR_LAB2RGB);
     gip__cc_params p = {code,
                         codes[code].kind,
                         codes[code].scn,
@@ -96,8 +98,7 @@ gip_status gip_cvt_color(gip_context *ctx, const gip_image *src, gip_image *dst,
                           op, name);
     if (space && p.cs.space == GIP__CS_LAB && src->dtype != GIP_U8)
         return gip__error(ctx, GIP_ERR_UNSUPPORTED,
-                          "%s: %s is offered for u8 images only (OpenCV's integer RGB2Lab_b)", op,
-                          name);
+                          "%s: %s is offered for u8 images only (OpenCV's integer code)", op, name);
     /* cv2 runs Intel IPP for these on x86 (the full hue range of u8), whose rounding gip does
      * not reproduce: they are offered for f32 only. */
     if (space && src->dtype == GIP_U8 &&

@@ -31,7 +31,7 @@ typedef enum gip__cs_space {
     GIP__CS_YCRCB = 4,
     GIP__CS_YUV = 5,
     GIP__CS_XYZ = 6,
-    GIP__CS_LAB = 7, /* u8, RGB to Lab only */
+    GIP__CS_LAB = 7, /* u8 (OpenCV's integer code) */
 } gip__cs_space;
 
 /* What a space code does: the space, the direction, where blue is in the RGB side (0: BGR,
@@ -416,6 +416,39 @@ GIP__CSF void gip__lab_from_rgb_u8(int r, int g, int b, uint8_t *out)
 #endif
 }
 
+/* OpenCV's integer Lab2RGBinteger: L to Y and f(Y) by table, a / 500 and b / 200 in 14 bits with
+ * its multiply-shift approximations, f^-1 of f(X) and f(Z) by its integer rule, the matrix in 12
+ * bits and the inverse gamma by table; writes r, g, b. */
+GIP__CSF int gip__lab_f_inv_i(int v)
+{
+    /* f^-1(t) = (t - 16/116) / 7.787 below 6/29, t^3 above; t and the result in 14 bits (C's
+     * truncating division, as OpenCV's table is built) */
+    const int base = 1 << 14;
+    if (v <= 3390)
+        return v * 108 / 841 - base * 16 / 116 * 108 / 841;
+    return v * v / base * v / base;
+}
+
+GIP__CSF void gip__rgb_from_lab_u8(int l, int a, int b, uint8_t *rgb)
+{
+#if defined(__CUDACC__) && !defined(__CUDA_ARCH__)
+    (void)l, (void)a, (void)b;
+    rgb[0] = rgb[1] = rgb[2] = 0;
+#else
+    const int base = 1 << 14, shift = 14;
+    const int y = gip__lab_yf[2 * l], ify = gip__lab_yf[2 * l + 1];
+    const int adiv = ((5 * a * 53687 + (1 << 7)) >> 13) - 128 * base / 500;
+    const int bdiv = ((b * 41943 + (1 << 4)) >> 9) - 128 * base / 200 + 1;
+    const int x = gip__lab_f_inv_i(ify + adiv), z = gip__lab_f_inv_i(ify - bdiv);
+    const int32_t *c = gip__lab_inv_coeffs;
+    for (int i = 0; i < 3; i++) {
+        int v = gip__cs_descale(c[3 * i] * x + c[3 * i + 1] * y + c[3 * i + 2] * z, shift);
+        v = v < 0 ? 0 : v > 4095 ? 4095 : v;
+        rgb[i] = (uint8_t)gip__lab_inv_gamma[v];
+    }
+#endif
+}
+
 /* ---- OpenCV's vectorised u8 paths ----------------------------------------------------------- */
 
 /* OpenCV 5 converts u8 HSV to RGB in blocks of four float vectors with this formula (its
@@ -612,6 +645,9 @@ GIP__CSF void gip__cs_pixel_u8(const gip__cs_params *p, const uint8_t *s, uint8_
     case GIP__CS_YCRCB:
     case GIP__CS_YUV:
         gip__rgb_from_ycc_u8(s[0], s[1], s[2], p->space == GIP__CS_YUV, rgb);
+        break;
+    case GIP__CS_LAB:
+        gip__rgb_from_lab_u8(s[0], s[1], s[2], rgb);
         break;
     default:
         gip__rgb_from_xyz_u8(s[0], s[1], s[2], rgb);

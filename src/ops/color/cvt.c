@@ -53,6 +53,8 @@ static const gip_choice codes[] = {
     {"xyz2rgb", 40},
     {"bgr2lab", 41},
     {"rgb2lab", 42},
+    {"lab2bgr", 43},
+    {"lab2rgb", 44},
     {NULL, 0},
 };
 
@@ -67,6 +69,7 @@ static const struct {
     [25] = {0, 3}, [26] = {0, 3}, [27] = {3, 3}, [28] = {3, 3}, [29] = {0, 3}, [30] = {0, 3},
     [31] = {3, 3}, [32] = {3, 3}, [33] = {0, 3}, [34] = {0, 3}, [35] = {3, 3}, [36] = {3, 3},
     [37] = {0, 3}, [38] = {0, 3}, [39] = {3, 3}, [40] = {3, 3}, [41] = {0, 3}, [42] = {0, 3},
+    [43] = {3, 3}, [44] = {3, 3},
 };
 
 static const gip_param decl[] = {
@@ -123,9 +126,10 @@ const gip_op gip__op_cvt = {
            "results equal OpenCV's (its fixed-point coefficients and rounding; for hsv2bgr and "
            "bgr2hls the vectorised rounding of its AVX-512 code, which differs by a level in "
            "some pixels on AVX2-only CPUs); the hsv_full inverse and the hls_full codes are f32 "
-           "only (OpenCV computes them with Intel IPP); bgr2lab and rgb2lab (CIE Lab, D65, L "
-           "scaled to 0..255, a and b offset by 128) are u8 only, from OpenCV's integer "
-           "tables. u16: the channel-order codes, YCrCb, YUV and XYZ (as OpenCV), equal to "
+           "only (OpenCV computes them with Intel IPP); bgr2lab, rgb2lab, lab2bgr and lab2rgb "
+           "(CIE Lab, D65, L scaled to 0..255, a and b offset by 128) are u8 only, from "
+           "OpenCV's integer tables. u16: the channel-order codes, YCrCb, YUV and XYZ (as OpenCV), "
+           "equal to "
            "OpenCV's (its integer code, chroma offset 32768). f32 within 4e-5 of OpenCV in hue "
            "degrees "
            "and 1e-6 in the other channels.",
