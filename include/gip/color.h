@@ -105,6 +105,24 @@ GIP_API gip_status gip_extract_channel(gip_context *ctx, const gip_image *src, g
 GIP_API gip_status gip_insert_channel(gip_context *ctx, const gip_image *src, const gip_image *src2,
                                       gip_image *dst, int32_t channel);
 
+/**
+ * cv2.mixChannels: copies channels of the sources into channels of the destinations. Channels
+ * are numbered across the images in order (the first source's 0..c0-1, then the second's ...;
+ * the same for the destinations); pair k of from_to is (from_to[2k], from_to[2k+1]): a source
+ * channel, or -1 for zeros, and the destination channel it is copied to. Pairs run in order; a
+ * destination channel no pair names keeps its pixels. Every image: the first source's size and
+ * dtype (not c32), any channel count, all on the host or all on the context's device;
+ * destinations must not overlap any other image. Nothing is written unless every argument is
+ * valid.
+ * @return GIP_OK; GIP_ERR_INVALID_ARGUMENT (NULL, no images or pairs, a channel out of range);
+ *         GIP_ERR_SHAPE_MISMATCH (sizes differ); GIP_ERR_UNSUPPORTED (dtypes differ, c32);
+ *         GIP_ERR_ALIASING; GIP_ERR_LOCATION_MISMATCH; GIP_ERR_NO_DEVICE; GIP_ERR_DEVICE;
+ *         GIP_ERR_BAD_STATE.
+ */
+GIP_API gip_status gip_mix_channels(gip_context *ctx, const gip_image *srcs, int32_t nsrcs,
+                                    gip_image *dsts, int32_t ndsts, const int32_t *from_to,
+                                    int32_t npairs);
+
 /** Layouts of YUV camera frames (cv2.COLOR_YUV2*_<layout>). */
 typedef enum gip_yuv_layout {
     GIP_YUV_NV12 = 0, /* 4:2:0: the Y plane, then interleaved U, V at half resolution */

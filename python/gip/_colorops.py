@@ -11,6 +11,7 @@ import numpy as _np
 
 from . import _gip
 from . import _cv2
+from ._errors import Aliasing, ShapeMismatch
 from ._core import (InvalidArgument, Unsupported, _alloc, _dtype_of, _finish, _image_out, _int,
                     _prep, _raise, _real)
 from ._registry import _args, _run
@@ -655,6 +656,71 @@ def split(m, *, device=None):
     """cv2.split: the channels as a tuple of (H, W) arrays."""
     n = _channels(m)
     return tuple(extractChannel(m, c, device=device) for c in range(n))
+
+
+def mixChannels(src, dst, fromTo, *, device=None):
+    """cv2.mixChannels: src and dst are an image or a list of images of one size and dtype (1, 3
+    or 4 channels each), their channels numbered across the list; fromTo holds pairs (source
+    channel or -1 for zeros, destination channel). Each destination is written in place and dst
+    is returned. Destinations must not share memory with any other image. (The C API's
+    gip_mix_channels() takes the same arguments; the registry's mix_channels step makes a new
+    image from one.)"""
+    srcs = list(src) if isinstance(src, (list, tuple)) else [src]
+    dsts = list(dst) if isinstance(dst, (list, tuple)) else [dst]
+    if not srcs or not dsts:
+        _raise(InvalidArgument, "mixChannels: at least one source and one destination")
+    pairs = [_int(v, "mixChannels: fromTo") for v in _np.asarray(fromTo).ravel().tolist()]
+    if not pairs or len(pairs) % 2:
+        _raise(InvalidArgument, "mixChannels: fromTo holds pairs (source, destination), got %d "
+               "numbers" % len(pairs))
+    first = srcs[0]
+    for i, img in enumerate(srcs + dsts):
+        if getattr(img, "shape", None) is None:
+            _raise(InvalidArgument, "mixChannels: image %d is not an array" % i)
+        if tuple(img.shape[:2]) != tuple(first.shape[:2]):
+            _raise(ShapeMismatch, "mixChannels: image %d is %s, the first source %s"
+                   % (i, tuple(img.shape[:2]), tuple(first.shape[:2])))
+        if _dtype_of(img) != _dtype_of(first):
+            _raise(Unsupported, "mixChannels: image %d is %s, the first source %s"
+                   % (i, _dtype_of(img), _dtype_of(first)))
+        if _channels(img) not in (1, 3, 4):
+            _raise(Unsupported, "mixChannels: image %d has %d channels; 1, 3 or 4 are accepted"
+                   % (i, _channels(img)))
+    for i, d in enumerate(dsts):
+        for j, o in enumerate(srcs + dsts):
+            if j != len(srcs) + i and isinstance(d, _np.ndarray) and \
+                    isinstance(o, _np.ndarray) and _np.shares_memory(d, o):
+                _raise(Aliasing, "mixChannels: destination %d shares memory with image %d"
+                       % (i, j))
+
+    def where(imgs, index):
+        for img in imgs:
+            if index < _channels(img):
+                return img, index
+            index -= _channels(img)
+
+    ns, nd = sum(_channels(x) for x in srcs), sum(_channels(x) for x in dsts)
+    for k in range(0, len(pairs), 2):
+        s, d = pairs[k], pairs[k + 1]
+        if not -1 <= s < ns or not 0 <= d < nd:
+            _raise(InvalidArgument, "mixChannels: pair %d (%d, %d): the source channel must be "
+                   "in -1..%d (-1: zeros), the destination in 0..%d"
+                   % (k // 2, s, d, ns - 1, nd - 1))
+    for k in range(0, len(pairs), 2):
+        out, oc = where(dsts, pairs[k + 1])
+        if pairs[k] < 0:  # zeros where out lives: the registry's mix_channels from nothing
+            chan = _run("mix_channels", out, None, device, {"from_to": [-1, 0]})
+        else:
+            img, ic = where(srcs, pairs[k])
+            chan = extractChannel(img, ic, device=device)
+        if _channels(out) == 1:
+            if isinstance(out, _np.ndarray) and isinstance(chan, _np.ndarray):
+                out[...] = chan.reshape(out.shape)
+            else:
+                extractChannel(chan, 0, out, device=device)
+        else:
+            insertChannel(chan, out, oc, device=device)
+    return dst
 
 
 @_image_out

@@ -579,3 +579,54 @@ def test_color2_cuda_matches_cpu():
     for code in U16_CODES:
         np.testing.assert_array_equal(gip.cvtColor(c, code, device="cuda"),
                                       cv2.cvtColor(c, code))
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.int16, np.float32])
+def test_mix_channels(size, dtype):
+    a, b = rand(size + (4,), dtype, seed=1), rand(size + (3,), dtype, seed=2)
+    one = rand(size, dtype, seed=3)
+    for srcs, shapes, pairs in (
+            ([a, b], [(3,), (4,)], [0, 2, 5, 0, -1, 1, 6, 3, 2, 4, 3, 5]),
+            ([a], [(3,)], [2, 0, 1, 1, 0, 2]),
+            ([one, b], [(), (4,)], [0, 3, 3, 0, 1, 1]),
+            ([a], [()], [3, 0])):
+        want = [rand(size + s, dtype, seed=9) for s in shapes]
+        got = [w.copy() for w in want]
+        cv2.mixChannels(srcs, want, pairs)
+        assert gip.mixChannels(srcs, got, pairs) is got
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w)
+    # the registry's step: a new image, unnamed channels zero
+    r = gip.apply("mix_channels", b, from_to=[2, 0, 0, 2, 1, 3])
+    np.testing.assert_array_equal(r, np.stack([b[..., 2], np.zeros_like(b[..., 0]), b[..., 0],
+                                               b[..., 1]], -1))
+    np.testing.assert_array_equal(gip.Pipeline("mix_channels 2,0,1,1,0,2")(b), b[..., ::-1])
+
+
+def test_mix_channels_bad_input():
+    a, d = rand((5, 6, 3)), np.full((5, 6, 3), 7, np.uint8)
+    for pairs in ([0], [0, 3], [3, 0], [-2, 0], [0, 0, 9, 1]):
+        with pytest.raises(gip.InvalidArgument):
+            gip.mixChannels(a, d, pairs)
+    with pytest.raises(gip.Error):
+        gip.mixChannels(a, np.zeros((5, 7, 3), np.uint8), [0, 0])
+    with pytest.raises(gip.Error):
+        gip.mixChannels(a, np.zeros((5, 6, 3), np.float32), [0, 0])
+    with pytest.raises(gip.Error):
+        gip.mixChannels(a, a, [0, 1])
+    with pytest.raises(gip.Error):
+        gip.mixChannels(a, [d[:, :3]], [0, 0])  # another shape
+    assert (d == 7).all()
+    with pytest.raises(gip.Error):
+        gip.apply("mix_channels", a, from_to=[0, 1])  # 2 channels
+    with pytest.raises(gip.Error):
+        gip.apply("mix_channels", a, from_to=[3, 0])
+
+
+@requires_cuda
+def test_mix_channels_cuda():
+    a, b = rand((37, 91, 4), seed=1), rand((37, 91, 3), np.float32, seed=2)
+    for src, pairs in ((a, [3, 0, -1, 1, 0, 2]), (b, [2, 0, 1, 1, 0, 2, -1, 3])):
+        np.testing.assert_array_equal(gip.apply("mix_channels", src, from_to=pairs, device="cuda"),
+                                      gip.apply("mix_channels", src, from_to=pairs, device="cpu"))
