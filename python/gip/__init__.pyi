@@ -612,3 +612,38 @@ minMaxLoc = min_max_loc
 meanStdDev = mean_std_dev
 sumElems = sum_elems
 countNonZero = count_non_zero
+
+# ---- colour, issue 40 continued (gip._colorops) ---------------------------------------------
+COLOR_RGB2YUV_UYVY: int
+COLOR_RGB2YUV_UYNV: int
+COLOR_RGB2YUV_Y422: int
+COLOR_BGR2YUV_UYVY: int
+COLOR_BGR2YUV_UYNV: int
+COLOR_BGR2YUV_Y422: int
+COLOR_RGBA2YUV_UYVY: int
+COLOR_RGBA2YUV_UYNV: int
+COLOR_RGBA2YUV_Y422: int
+COLOR_BGRA2YUV_UYVY: int
+COLOR_BGRA2YUV_UYNV: int
+COLOR_BGRA2YUV_Y422: int
+COLOR_RGB2YUV_YUY2: int
+COLOR_RGB2YUV_YUYV: int
+COLOR_RGB2YUV_YUNV: int
+COLOR_BGR2YUV_YUY2: int
+COLOR_BGR2YUV_YUYV: int
+COLOR_BGR2YUV_YUNV: int
+COLOR_RGB2YUV_YVYU: int
+COLOR_BGR2YUV_YVYU: int
+COLOR_RGBA2YUV_YUY2: int
+COLOR_RGBA2YUV_YUYV: int
+COLOR_RGBA2YUV_YUNV: int
+COLOR_BGRA2YUV_YUY2: int
+COLOR_BGRA2YUV_YUYV: int
+COLOR_BGRA2YUV_YUNV: int
+COLOR_RGBA2YUV_YVYU: int
+COLOR_BGRA2YUV_YVYU: int
+COLOR_Lab2BGR: int
+COLOR_Lab2RGB: int
+
+def mixChannels(src: Union[ArrayLike, Sequence[ArrayLike]], dst: Any, fromTo: Sequence[int], *,
+                device: DeviceSpec = ...) -> Any: ...
