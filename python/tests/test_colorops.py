@@ -630,3 +630,21 @@ def test_mix_channels_cuda():
     for src, pairs in ((a, [3, 0, -1, 1, 0, 2]), (b, [2, 0, 1, 1, 0, 2, -1, 3])):
         np.testing.assert_array_equal(gip.apply("mix_channels", src, from_to=pairs, device="cuda"),
                                       gip.apply("mix_channels", src, from_to=pairs, device="cpu"))
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.int16, np.float32])
+def test_scale_add(size, dtype):
+    for cn in (1, 3, 4):
+        shape = size + ((cn,) if cn > 1 else ())
+        a, b = rand(shape, dtype, seed=cn), rand(shape, dtype, seed=cn + 10)
+        for alpha in (0.37, -1.5, 2.0):
+            np.testing.assert_array_equal(gip.scaleAdd(a, alpha, b), cv2.scaleAdd(a, alpha, b))
+
+
+@requires_cuda
+def test_scale_add_cuda():
+    for dtype in (np.uint8, np.float32):
+        a, b = rand((37, 91, 3), dtype, seed=1), rand((37, 91, 3), dtype, seed=2)
+        np.testing.assert_array_equal(gip.scaleAdd(a, 0.37, b, device="cuda"),
+                                      gip.scaleAdd(a, 0.37, b, device="cpu"))
