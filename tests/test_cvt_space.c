@@ -255,6 +255,9 @@ typedef struct cam_args {
 static gip_status run_cam(gip_context *ctx, const gip_image *s, gip_image *d, const void *p)
 {
     const cam_args *a = p;
+    /* yuv: 1 a YUV frame, 0 a Bayer mosaic (bilinear), 2 a Bayer mosaic (edge-aware) */
+    if (a->yuv == 2)
+        return gip_bayer_to_rgb_ea(ctx, s, d, (gip_bayer_pattern)a->layout, a->bgr);
     return a->yuv ? gip_yuv_to_rgb(ctx, s, d, (gip_yuv_layout)a->layout, a->bgr)
                   : gip_bayer_to_rgb(ctx, s, d, (gip_bayer_pattern)a->layout, a->bgr);
 }
@@ -601,9 +604,11 @@ static void bayer(gip_context *ctx)
     static const int64_t sizes[][2] = {{13, 42}, {3, 3}, {2, 7}, {100, 3}, {333, 77}};
     for (int s = 0; s < 5; s++)
         for (int pat = GIP_BAYER_BG; pat <= GIP_BAYER_GR; pat++)
-            for (int u16 = 0; u16 < 2; u16++) {
+            for (int u16 = 0; u16 < 4; u16++) {
+                /* u16 & 1: u16; u16 & 2: edge-aware */
+                const int ea = u16 >> 1;
                 const int64_t w = sizes[s][0], h = sizes[s][1];
-                const gip_dtype dt = u16 ? GIP_U16 : GIP_U8;
+                const gip_dtype dt = (u16 & 1) ? GIP_U16 : GIP_U8;
                 gip_image src, dst, exp;
                 gt_alloc(&src, w, h, 1, dt, 6);
                 gt_alloc(&dst, w, h, 3, dt, 2);
@@ -654,6 +659,14 @@ static void bayer(gip_context *ctx)
                             R = rowc == 'R' ? hv : vv;
                         } else {
                             double dv = floor((dsum + 2) / 4), cv = floor((nsum + wsum + 2) / 4);
+                            if (ea) {
+                                /* green along the edge: the pair that differs less */
+                                double dh = fabs(gt_get(&src, cx - 1, cyy, 0) -
+                                                 gt_get(&src, cx + 1, cyy, 0));
+                                double dvv = fabs(gt_get(&src, cx, cyy - 1, 0) -
+                                                  gt_get(&src, cx, cyy + 1, 0));
+                                cv = dh > dvv ? floor((nsum + 1) / 2) : floor((wsum + 1) / 2);
+                            }
                             G = cv;
                             B = first == 'B' ? c0 : dv;
                             R = first == 'R' ? c0 : dv;
@@ -661,10 +674,10 @@ static void bayer(gip_context *ctx)
                         gt_set(&exp, x, y, 0, B), gt_set(&exp, x, y, 1, G);
                         gt_set(&exp, x, y, 2, R);
                     }
-                cam_args a = {0, pat, 1};
+                cam_args a = {ea ? 2 : 0, pat, 1};
                 char label[96];
-                snprintf(label, sizeof label, "bayer %d %lldx%lld %s", pat, (long long)w,
-                         (long long)h, gip_dtype_name(dt));
+                snprintf(label, sizeof label, "bayer%s %d %lldx%lld %s", ea ? " ea" : "", pat,
+                         (long long)w, (long long)h, gip_dtype_name(dt));
                 if (GT_OK(gt_run_unary(ctx, run_cam, &src, &dst, &a, 0x3C)))
                     gt_compare(&dst, &exp, 0, 0, label);
                 gt_free(&src);
@@ -800,6 +813,10 @@ static void bad_inputs(gip_context *ctx)
     GT_STATUS(gip_bayer_to_rgb(ctx, &one, &f32, GIP_BAYER_BG, 1), GIP_ERR_UNSUPPORTED);
     GT_STATUS(gip_bayer_to_rgb(ctx, &one, &one, GIP_BAYER_BG, 1), GIP_ERR_ALIASING);
     GT_STATUS(gip_bayer_to_rgb(NULL, &one, &dst, GIP_BAYER_BG, 1), GIP_ERR_INVALID_ARGUMENT);
+    GT_STATUS(gip_bayer_to_rgb_ea(ctx, &one, &one, GIP_BAYER_BG, 1), GIP_ERR_UNSUPPORTED);
+    GT_STATUS(gip_bayer_to_rgb_ea(ctx, &one, &dst, (gip_bayer_pattern)4, 1),
+              GIP_ERR_INVALID_ARGUMENT);
+    GT_STATUS(gip_bayer_to_rgb_ea(ctx, &one, &f32, GIP_BAYER_GR, 1), GIP_ERR_UNSUPPORTED);
     bool untouched = true;
     for (int64_t i = 0; i < 600; i++)
         untouched &= ((uint8_t *)dst.data)[i] == 0x5A;

@@ -174,6 +174,17 @@ GIP_API gip_status gip_bayer_to_rgb(gip_context *ctx, const gip_image *src, gip_
                                     gip_bayer_pattern pattern, int32_t bgr);
 
 /**
+ * Demosaics a Bayer image as cv2.cvtColor(COLOR_Bayer<pattern>2BGR_EA): OpenCV's edge-aware
+ * variant of gip_bayer_to_rgb(), which takes green at red and blue sites from the vertical or
+ * the horizontal pair of neighbours, whichever differs less; its integer rounding and borders;
+ * u8 and u16 results equal OpenCV's. src: one channel, u8 or u16. dst: src's size and dtype, 3
+ * channels (BGR order when bgr is non-zero, else RGB). Host or device; dst must not overlap src.
+ * @return as gip_bayer_to_rgb(); GIP_ERR_UNSUPPORTED for a dst of other than 3 channels.
+ */
+GIP_API gip_status gip_bayer_to_rgb_ea(gip_context *ctx, const gip_image *src, gip_image *dst,
+                                       gip_bayer_pattern pattern, int32_t bgr);
+
+/**
  * Encodes an RGB image as a YUV frame as cv2.cvtColor(COLOR_BGR2YUV_I420, COLOR_BGR2YUV_YV12,
  * COLOR_BGR2YUV_YUY2, COLOR_BGR2YUV_UYVY or COLOR_BGR2YUV_YVYU): BT.601 limited range with
  * OpenCV's fixed-point coefficients and rounding; u8 results equal OpenCV's. 4:2:0 layouts

@@ -308,6 +308,17 @@ _BAYER = {
     88: ("rg", "gray"),
     89: ("gr", "gray")}
 
+# cv2's edge-aware Bayer codes (BGR or RGB only): code -> the registry's bayer pattern
+COLOR_BayerBG2BGR_EA = 135
+COLOR_BayerGB2BGR_EA = 136
+COLOR_BayerRG2BGR_EA = 137
+COLOR_BayerGR2BGR_EA = 138
+COLOR_BayerBG2RGB_EA = 137
+COLOR_BayerGB2RGB_EA = 138
+COLOR_BayerRG2RGB_EA = 135
+COLOR_BayerGR2RGB_EA = 136
+_BAYER_EA = {135: "bg", 136: "gb", 137: "rg", 138: "gr"}
+
 
 # cv2's YUV 4:2:0 encoding codes: code -> (the registry's yuv420 layout, source order)
 COLOR_BGR2YUV_I420 = 128
@@ -386,7 +397,8 @@ def cvtColor(src, code, dst=None, dstCn=0, *, device=None):
     """cv2.cvtColor: channel order, alpha and gray (uint8, uint16, float32), HSV, HLS, YCrCb,
     YUV and XYZ both ways (uint8 and float32), and YUV camera frames (COLOR_YUV2*_NV12, NV21,
     I420, YV12, YUY2, UYVY, YVYU: a 4:2:2 frame as cv2's (H, W, 2) or its (H, 2 W) bytes), and
-    Bayer mosaics (COLOR_Bayer*2BGR, RGB, BGRA, RGBA, GRAY; uint8 and uint16), and BGR/RGB(A)
+    Bayer mosaics (COLOR_Bayer*2BGR, RGB, BGRA, RGBA, GRAY, and the edge-aware *2BGR_EA,
+    *2RGB_EA; uint8 and uint16), and BGR/RGB(A)
     to planar 4:2:0 frames (COLOR_BGR2YUV_I420, IYUV, YV12) and packed 4:2:2 frames
     (COLOR_BGR2YUV_YUY2, UYVY, YVYU: cv2's (H, W, 2) for numpy inputs, else the (H, 2 W)
     bytes). YCrCb, YUV and XYZ also take uint16. uint8 results
@@ -410,6 +422,9 @@ def cvtColor(src, code, dst=None, dstCn=0, *, device=None):
     if c in _YUV_ENC:
         layout, order = _YUV_ENC[c]
         return _run("yuv420", src, dst, device, {"layout": layout, "order": order})
+    if c in _BAYER_EA:
+        return _run("bayer", src, dst, device, {"pattern": _BAYER_EA[c], "to": "bgr",
+                                                "method": "ea"})
     if c in _BAYER:
         pattern, to = _BAYER[c]
         return _run("bayer", src, dst, device, {"pattern": pattern, "to": to})

@@ -648,3 +648,28 @@ def test_scale_add_cuda():
         a, b = rand((37, 91, 3), dtype, seed=1), rand((37, 91, 3), dtype, seed=2)
         np.testing.assert_array_equal(gip.scaleAdd(a, 0.37, b, device="cuda"),
                                       gip.scaleAdd(a, 0.37, b, device="cpu"))
+
+
+@pytest.mark.parametrize("wh", [(1, 1), (2, 7), (3, 3), (13, 42), (42, 13), (641, 480)])
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
+def test_bayer_edge_aware(wh, dtype):
+    w, h = wh
+    m = rand((h, w), dtype, seed=w + h)
+    for pat in ("BG", "GB", "RG", "GR"):
+        for out in ("BGR", "RGB"):
+            code = getattr(cv2, "COLOR_Bayer%s2%s_EA" % (pat, out))
+            np.testing.assert_array_equal(gip.cvtColor(m, code), cv2.cvtColor(m, code),
+                                          err_msg=(pat, out))
+    np.testing.assert_array_equal(gip.Pipeline("bayer gr bgr method=ea")(m),
+                                  cv2.cvtColor(m, cv2.COLOR_BayerGR2BGR_EA))
+    with pytest.raises(gip.InvalidArgument):
+        gip.apply("bayer", m, pattern="bg", to="gray", method="ea")
+
+
+@requires_cuda
+def test_bayer_edge_aware_cuda():
+    for dtype in (np.uint8, np.uint16):
+        m = rand((481, 639), dtype, seed=5)
+        for code in (cv2.COLOR_BayerBG2BGR_EA, cv2.COLOR_BayerGR2RGB_EA):
+            np.testing.assert_array_equal(gip.cvtColor(m, code, device="cuda"),
+                                          cv2.cvtColor(m, code))

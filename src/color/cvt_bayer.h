@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Bayer mosaics to BGR/RGB (bilinear) and gray for one output pixel, shared by the CPU and CUDA
- * backends of gip_bayer_to_rgb: OpenCV's Bayer2RGB_ and Bayer2Gray_ (demosaicing.cpp) rules,
+/* Bayer mosaics to BGR/RGB (bilinear or edge-aware) and gray for one output pixel, shared by the
+ * CPU and CUDA backends of gip_bayer_to_rgb: OpenCV's Bayer2RGB_, Bayer2RGB_EdgeAware_T and
+ * Bayer2Gray_ (demosaicing.cpp) rules,
  * with the outer rows and columns copied from their inner neighbours as OpenCV fills them. */
 #ifndef GIP_COLOR_CVT_BAYER_H
 #define GIP_COLOR_CVT_BAYER_H
@@ -29,6 +30,7 @@ typedef struct gip__bayer {
     int32_t green; /* the first row starts with a green site */
     int32_t dcn;   /* 1 (gray), 3 or 4 */
     int32_t swap;  /* RGB order out */
+    int32_t ea;    /* edge-aware green at red and blue sites (OpenCV's Bayer2RGB_EdgeAware_T) */
 } gip__bayer;
 
 GIP__BAYF uint32_t gip__bayer_at(const gip__bayer *b, int64_t x, int64_t y)
@@ -82,7 +84,13 @@ GIP__BAYF void gip__bayer_pixel(const gip__bayer *b, int64_t x, int64_t y, uint3
         const uint32_t d = gip__bayer_at(b, x - 1, y - 1) + gip__bayer_at(b, x + 1, y - 1) +
                            gip__bayer_at(b, x - 1, y + 1) + gip__bayer_at(b, x + 1, y + 1);
         o[1 - blue] = (d + 2) >> 2;
-        o[1] = (n + s + we + e + 2) >> 2;
+        if (b->ea) {
+            /* along the edge: the pair that differs less */
+            const int64_t dh = (int64_t)we - e, dv = (int64_t)s - n;
+            o[1] = (dh < 0 ? -dh : dh) > (dv < 0 ? -dv : dv) ? (n + s + 1) >> 1 : (we + e + 1) >> 1;
+        } else {
+            o[1] = (n + s + we + e + 2) >> 2;
+        }
         o[1 + blue] = c;
     }
     v[0] = o[b->swap ? 2 : 0];
