@@ -644,6 +644,14 @@ COLOR_RGBA2YUV_YVYU: int
 COLOR_BGRA2YUV_YVYU: int
 COLOR_Lab2BGR: int
 COLOR_Lab2RGB: int
+COLOR_BayerBG2BGR_EA: int
+COLOR_BayerGB2BGR_EA: int
+COLOR_BayerRG2BGR_EA: int
+COLOR_BayerGR2BGR_EA: int
+COLOR_BayerBG2RGB_EA: int
+COLOR_BayerGB2RGB_EA: int
+COLOR_BayerRG2RGB_EA: int
+COLOR_BayerGR2RGB_EA: int
 
 def mixChannels(src: Union[ArrayLike, Sequence[ArrayLike]], dst: Any, fromTo: Sequence[int], *,
                 device: DeviceSpec = ...) -> Any: ...
