@@ -342,6 +342,84 @@ static void yuv_frames(gip_context *ctx)
             }
 }
 
+typedef struct std_args {
+    int32_t layout;
+    gip_yuv_params yp;
+} std_args;
+
+static gip_status run_std(gip_context *ctx, const gip_image *s, gip_image *d, const void *p)
+{
+    const std_args *a = p;
+    return gip_yuv_to_rgb_ex(ctx, s, d, (gip_yuv_layout)a->layout, 1, &a->yp);
+}
+
+/* BT.709 and full range against the standards' matrices in double precision: within half a
+ * level plus the 20-bit coefficients' rounding (the fixed point rounds halves up). */
+static void yuv_standards(gip_context *ctx)
+{
+    static const double kr[2] = {0.299, 0.2126}, kb[2] = {0.114, 0.0722};
+    for (int std = 0; std < 2; std++)
+        for (int full = 0; full < 2; full++)
+            for (int li = 0; li < 2; li++) {
+                const int lay = li ? GIP_YUV_YUY2 : GIP_YUV_NV12;
+                if (std == 0 && !full)
+                    continue; /* cv2's: yuv_frames */
+                const int64_t w = 98, h = 36;
+                const bool packed = lay == GIP_YUV_YUY2;
+                gip_image src, dst;
+                gt_alloc(&src, packed ? 2 * w : w, packed ? h : h * 3 / 2, 1, GIP_U8, 4);
+                gt_alloc(&dst, w, h, 3, GIP_U8, 2);
+                gt_fill_random(&src, (uint64_t)(std * 4 + full * 2 + lay), 0, 0);
+                std_args a = {lay, {(gip_yuv_standard)std, full}};
+                char label[64];
+                snprintf(label, sizeof label, "yuv standard %d full %d layout %d", std, full, lay);
+                if (!GT_OK(gt_run_unary(ctx, run_std, &src, &dst, &a, 0x3C))) {
+                    gt_free(&src);
+                    gt_free(&dst);
+                    continue;
+                }
+                const double kg = 1 - kr[std] - kb[std];
+                const double sy = full ? 1 : 255.0 / 219, sc = full ? 1 : 255.0 / 224;
+                double worst = 0;
+                for (int64_t y = 0; y < h; y++)
+                    for (int64_t x = 0; x < w; x++) {
+                        double Y, U, V;
+                        if (packed) {
+                            const int64_t q = (x & ~1) * 2;
+                            Y = gt_get(&src, q + 2 * (x & 1), y, 0);
+                            U = gt_get(&src, q + 1, y, 0);
+                            V = gt_get(&src, q + 3, y, 0);
+                        } else {
+                            Y = gt_get(&src, x, y, 0);
+                            U = gt_get(&src, x & ~1, h + y / 2, 0);
+                            V = gt_get(&src, (x & ~1) + 1, h + y / 2, 0);
+                        }
+                        const double yy = full ? Y : fmax(Y - 16, 0);
+                        const double u = (U - 128) * sc, v = (V - 128) * sc;
+                        const double r = yy * sy + 2 * (1 - kr[std]) * v;
+                        const double b = yy * sy + 2 * (1 - kb[std]) * u;
+                        const double g = (yy * sy - kr[std] * r - kb[std] * b) / kg;
+                        const double want[3] = {b, g, r};
+                        for (int c = 0; c < 3; c++)
+                            worst = fmax(worst,
+                                         fabs(gt_get(&dst, x, y, c) - fmin(255, fmax(0, want[c]))));
+                    }
+                GT_CHECK(worst <= 0.5 + 1e-3, "%s: %g levels off the matrix", label, worst);
+                gt_free(&src);
+                gt_free(&dst);
+            }
+    gip_image frame, dst;
+    gt_alloc(&frame, 20, 15, 1, GIP_U8, 0);
+    gt_alloc(&dst, 20, 10, 3, GIP_U8, 0);
+    gip_yuv_params bad = {(gip_yuv_standard)2, 0}, badr = {GIP_YUV_BT709, 2};
+    GT_STATUS(gip_yuv_to_rgb_ex(ctx, &frame, &dst, GIP_YUV_NV12, 1, &bad),
+              GIP_ERR_INVALID_ARGUMENT);
+    GT_STATUS(gip_yuv_to_rgb_ex(ctx, &frame, &dst, GIP_YUV_NV12, 1, &badr),
+              GIP_ERR_INVALID_ARGUMENT);
+    gt_free(&frame);
+    gt_free(&dst);
+}
+
 typedef struct enc_args {
     int32_t layout, bgr;
 } enc_args;
@@ -840,6 +918,7 @@ static void body(gip_context *ctx)
     round_trips(ctx);
     lab(ctx);
     yuv_frames(ctx);
+    yuv_standards(ctx);
     yuv_encode(ctx);
     yuv_encode_more(ctx);
     spaces_u16(ctx);

@@ -150,6 +150,28 @@ typedef enum gip_yuv_layout {
 GIP_API gip_status gip_yuv_to_rgb(gip_context *ctx, const gip_image *src, gip_image *dst,
                                   gip_yuv_layout layout, int32_t bgr);
 
+/** The matrix and range of a YUV frame (gip_yuv_to_rgb_ex()); zero is cv2's BT.601 limited. */
+typedef enum gip_yuv_standard {
+    GIP_YUV_BT601 = 0, /* Kr 0.299, Kb 0.114 (SD video, JPEG) */
+    GIP_YUV_BT709 = 1  /* Kr 0.2126, Kb 0.0722 (HD video) */
+} gip_yuv_standard;
+
+typedef struct gip_yuv_params {
+    gip_yuv_standard standard;
+    int32_t full_range; /* 0: limited (Y 16..235, chroma 16..240), 1: full (0..255) */
+} gip_yuv_params;
+
+/**
+ * gip_yuv_to_rgb() with the frame's matrix and range: params NULL or zero is BT.601 limited
+ * range, equal to OpenCV; BT.709 and full range (which cv2 5.1 has no codes for) use the
+ * standards' matrices in the same 20-bit fixed point and rounding (limited range: Y scaled by
+ * 255/219 after taking 16 off, Y below 16 as 16; chroma scaled by 255/224).
+ * @return as gip_yuv_to_rgb(); GIP_ERR_INVALID_ARGUMENT for an unknown standard or range.
+ */
+GIP_API gip_status gip_yuv_to_rgb_ex(gip_context *ctx, const gip_image *src, gip_image *dst,
+                                     gip_yuv_layout layout, int32_t bgr,
+                                     const gip_yuv_params *params);
+
 /** Bayer mosaics by the colours of the second row's second and third pixels, as OpenCV names
  * them (cv2.COLOR_Bayer<pattern>2BGR). */
 typedef enum gip_bayer_pattern {

@@ -673,3 +673,38 @@ def test_bayer_edge_aware_cuda():
         for code in (cv2.COLOR_BayerBG2BGR_EA, cv2.COLOR_BayerGR2RGB_EA):
             np.testing.assert_array_equal(gip.cvtColor(m, code, device="cuda"),
                                           cv2.cvtColor(m, code))
+
+
+@pytest.mark.parametrize("standard", ["bt601", "bt709"])
+@pytest.mark.parametrize("rng_", ["limited", "full"])
+def test_yuv_standards(standard, rng_):
+    """BT.709 and full range (no cv2 codes): the standards' matrices in double precision, within
+    half a level (20-bit fixed point, halves rounded up); the default is cv2's BT.601 limited."""
+    w, h = 98, 36
+    frame = rand((h * 3 // 2, w), seed=7)
+    got = gip.apply("yuv", frame, layout="nv12", to="rgb", standard=standard, range=rng_)
+    if standard == "bt601" and rng_ == "limited":
+        np.testing.assert_array_equal(got, cv2.cvtColor(frame, cv2.COLOR_YUV2RGB_NV12))
+        return
+    kr, kb = (0.299, 0.114) if standard == "bt601" else (0.2126, 0.0722)
+    full = rng_ == "full"
+    y = frame[:h].astype(float)
+    uv = frame[h:].astype(float).reshape(h // 2, w // 2, 2).repeat(2, 0).repeat(2, 1)
+    sy, sc = (1.0, 1.0) if full else (255 / 219, 255 / 224)
+    yy = (y if full else np.maximum(y - 16, 0)) * sy
+    u, v = (uv[..., 0] - 128) * sc, (uv[..., 1] - 128) * sc
+    r = yy + 2 * (1 - kr) * v
+    b = yy + 2 * (1 - kb) * u
+    g = (yy - kr * r - kb * b) / (1 - kr - kb)
+    want = np.clip(np.stack([r, g, b], -1), 0, 255)
+    assert np.abs(got - want).max() <= 0.5 + 1e-3
+
+
+@requires_cuda
+def test_yuv_standards_cuda():
+    frame = rand((540, 640), seed=8)
+    for standard in ("bt601", "bt709"):
+        for r in ("limited", "full"):
+            np.testing.assert_array_equal(
+                gip.apply("yuv", frame, layout="i420", standard=standard, range=r, device="cuda"),
+                gip.apply("yuv", frame, layout="i420", standard=standard, range=r, device="cpu"))

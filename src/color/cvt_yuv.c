@@ -23,10 +23,20 @@ static void yuv_rows(void *arg, int64_t y0, int64_t y1)
     }
 }
 
-gip_status gip_yuv_to_rgb(gip_context *ctx, const gip_image *src, gip_image *dst,
-                          gip_yuv_layout layout, int32_t bgr)
+/* 20-bit coefficients (Y, V to R, U to G, V to G, U to B) by [standard][full range]. BT.601
+ * limited: OpenCV's (1.164, 1.596, -0.391, -0.813, 2.018); the others from the standards' Kr and
+ * Kb (BT.601 0.299, 0.114; BT.709 0.2126, 0.0722), rounded to 20 bits: Y scaled by 255/219 and
+ * chroma by 255/224 for limited range, R = Y + 2 (1 - Kr) V, B = Y + 2 (1 - Kb) U, and G from
+ * Y = Kr R + Kg G + Kb B. */
+static const int32_t yuv_coeffs[2][2][5] = {
+    {{1220542, 1673527, -409993, -852492, 2116026}, {1048576, 1470104, -360853, -748826, 1858077}},
+    {{1220945, 1879825, -223607, -558796, 2215014}, {1048576, 1651297, -196424, -490864, 1945738}},
+};
+
+static gip_status yuv_to_rgb(gip_context *ctx, const gip_image *src, gip_image *dst,
+                             gip_yuv_layout layout, int32_t bgr, const gip_yuv_params *params,
+                             const char *op)
 {
-    static const char op[] = "gip_yuv_to_rgb";
     bool on_device = false;
     gip_status st = gip__check_pair(ctx, src, dst, op, &on_device);
     if (st)
@@ -54,10 +64,19 @@ gip_status gip_yuv_to_rgb(gip_context *ctx, const gip_image *src, gip_image *dst
                           op, packed ? "4:2:2" : "4:2:0", (long long)w, (long long)h,
                           packed ? "(2 * W) x H" : "W x (H * 3 / 2)", (long long)src->width,
                           (long long)src->height, (long long)w, (long long)h);
+    const gip_yuv_params def = {GIP_YUV_BT601, 0};
+    const gip_yuv_params *yp = params ? params : &def;
+    if ((int)yp->standard < GIP_YUV_BT601 || (int)yp->standard > GIP_YUV_BT709 ||
+        (yp->full_range != 0 && yp->full_range != 1))
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: standard %d, full_range %d: GIP_YUV_BT601 (0) or GIP_YUV_BT709 "
+                          "(1), and 0 or 1",
+                          op, (int)yp->standard, (int)yp->full_range);
     if (gip__images_overlap(src, dst))
         return gip__error(ctx, GIP_ERR_ALIASING, "%s: src and dst overlap", op);
+    const int32_t *k = yuv_coeffs[yp->standard][yp->full_range];
     yuv_job j = {{(const uint8_t *)src->data, src->stride, w, h, (int32_t)layout, dst->channels,
-                  bgr ? 0 : 2},
+                  bgr ? 0 : 2, k[0], k[1], k[2], k[3], k[4], yp->full_range ? 0 : 16},
                  dst};
     if (on_device) {
 #ifdef GIP_HAVE_CUDA
@@ -68,6 +87,18 @@ gip_status gip_yuv_to_rgb(gip_context *ctx, const gip_image *src, gip_image *dst
     }
     gip__parallel_for(ctx, h, w >= 8192 ? 1 : 8192 / w, yuv_rows, &j);
     return GIP_OK;
+}
+
+gip_status gip_yuv_to_rgb(gip_context *ctx, const gip_image *src, gip_image *dst,
+                          gip_yuv_layout layout, int32_t bgr)
+{
+    return yuv_to_rgb(ctx, src, dst, layout, bgr, NULL, "gip_yuv_to_rgb");
+}
+
+gip_status gip_yuv_to_rgb_ex(gip_context *ctx, const gip_image *src, gip_image *dst,
+                             gip_yuv_layout layout, int32_t bgr, const gip_yuv_params *params)
+{
+    return yuv_to_rgb(ctx, src, dst, layout, bgr, params, "gip_yuv_to_rgb_ex");
 }
 
 typedef struct enc_job {

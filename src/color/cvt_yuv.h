@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* YUV 4:2:0 (NV12, NV21, I420, YV12) and 4:2:2 (YUY2, UYVY, YVYU) frames to RGB for one output
  * pixel, shared by the CPU and CUDA backends of gip_yuv_to_rgb: OpenCV's BT.601 limited-range
- * 20-bit fixed point (color_yuv: ITUR_BT_601_*), Y below 16 taken as 16. */
+ * 20-bit fixed point (color_yuv: ITUR_BT_601_*), Y below 16 taken as 16; BT.709 and full range
+ * with the standard matrices in the same fixed point. */
 #ifndef GIP_COLOR_CVT_YUV_H
 #define GIP_COLOR_CVT_YUV_H
 
@@ -28,6 +29,8 @@ typedef struct gip__yuv_frame {
     int32_t layout;        /* gip_yuv_layout */
     int32_t dcn;           /* 1 (gray: Y), 3 or 4 */
     int32_t bidx;          /* 0: BGR order, 2: RGB */
+    /* 20-bit coefficients of Y, V to R, U to G, V to G, U to B; Y's offset (16 limited, 0 full) */
+    int32_t cy, cvr, cug, cvg, cub, yoff;
 } gip__yuv_frame;
 
 GIP__YUVF uint8_t gip__yuv_sat(int v)
@@ -88,12 +91,12 @@ GIP__YUVF void gip__yuv_pixel(const gip__yuv_frame *f, int64_t x, int64_t y, uin
         o[0] = (uint8_t)yy;
         return;
     }
-    const int shift = 20, cy = 1220542, cub = 2116026, cug = -409993, cvg = -852492, cvr = 1673527;
+    const int shift = 20;
     const int uu = u - 128, vv = v - 128;
-    const int ruv = (1 << (shift - 1)) + cvr * vv;
-    const int guv = (1 << (shift - 1)) + cvg * vv + cug * uu;
-    const int buv = (1 << (shift - 1)) + cub * uu;
-    const int yv = (yy - 16 > 0 ? yy - 16 : 0) * cy;
+    const int ruv = (1 << (shift - 1)) + f->cvr * vv;
+    const int guv = (1 << (shift - 1)) + f->cvg * vv + f->cug * uu;
+    const int buv = (1 << (shift - 1)) + f->cub * uu;
+    const int yv = (yy - f->yoff > 0 ? yy - f->yoff : 0) * f->cy;
     o[f->bidx ^ 2] = gip__yuv_sat((yv + ruv) >> shift);
     o[1] = gip__yuv_sat((yv + guv) >> shift);
     o[f->bidx] = gip__yuv_sat((yv + buv) >> shift);
