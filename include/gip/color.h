@@ -67,12 +67,20 @@ typedef enum gip_color_code {
     GIP_COLOR_RGB2XYZ = 38,
     GIP_COLOR_XYZ2BGR = 39,
     GIP_COLOR_XYZ2RGB = 40,
-    /* CIE Lab (D65), sRGB gamma: u8, both ways; L scaled to 0..255, a and b offset by 128, as
-     * OpenCV's integer u8 code gives them */
+    /* CIE Lab (D65), sRGB gamma, both ways. u8: L scaled to 0..255, a and b offset by 128, as
+     * OpenCV's integer code gives them (equal to it). f32: RGB 0..1, L 0..100, a and b
+     * unscaled, by the CIE formulas (OpenCV's f32 RGB to Lab interpolates a table and is off
+     * them by up to 0.3 in L and 0.6 in a and b; its inverse follows them to 1e-4). */
     GIP_COLOR_BGR2LAB = 41,
     GIP_COLOR_RGB2LAB = 42,
     GIP_COLOR_LAB2BGR = 43,
-    GIP_COLOR_LAB2RGB = 44
+    GIP_COLOR_LAB2RGB = 44,
+    /* CIE Luv (D65), sRGB gamma, both ways: f32 only (RGB 0..1, L 0..100, u and v unscaled),
+     * by the CIE formulas */
+    GIP_COLOR_BGR2LUV = 45,
+    GIP_COLOR_RGB2LUV = 46,
+    GIP_COLOR_LUV2BGR = 47,
+    GIP_COLOR_LUV2RGB = 48
 } gip_color_code;
 
 /**

@@ -142,7 +142,15 @@ COLOR_BGR2Lab = 44
 COLOR_RGB2Lab = 45
 COLOR_Lab2BGR = 56
 COLOR_Lab2RGB = 57
+COLOR_BGR2Luv = 50
+COLOR_RGB2Luv = 51
+COLOR_Luv2BGR = 58
+COLOR_Luv2RGB = 59
 _SPACE = {
+    50: ("bgr2luv", 45, False),
+    51: ("rgb2luv", 46, False),
+    58: ("luv2bgr", 47, True),
+    59: ("luv2rgb", 48, True),
     44: ("bgr2lab", 41, False),
     45: ("rgb2lab", 42, False),
     56: ("lab2bgr", 43, True),
@@ -395,8 +403,8 @@ _YUV422_ENC = {
 @_image_out
 def cvtColor(src, code, dst=None, dstCn=0, *, device=None):
     """cv2.cvtColor: channel order, alpha and gray (uint8, uint16, float32), HSV, HLS, YCrCb,
-    YUV and XYZ both ways (uint8 and float32), and YUV camera frames (COLOR_YUV2*_NV12, NV21,
-    I420, YV12, YUY2, UYVY, YVYU: a 4:2:2 frame as cv2's (H, W, 2) or its (H, 2 W) bytes), and
+    YUV, XYZ and Lab both ways (uint8 and float32), Luv both ways (float32), and YUV camera
+    frames (COLOR_YUV2*_NV12, NV21, I420, YV12, YUY2, UYVY, YVYU: a 4:2:2 frame as cv2's (H, W, 2) or its (H, 2 W) bytes), and
     Bayer mosaics (COLOR_Bayer*2BGR, RGB, BGRA, RGBA, GRAY, and the edge-aware *2BGR_EA,
     *2RGB_EA; uint8 and uint16), and BGR/RGB(A)
     to planar 4:2:0 frames (COLOR_BGR2YUV_I420, IYUV, YV12) and packed 4:2:2 frames

@@ -31,7 +31,8 @@ typedef enum gip__cs_space {
     GIP__CS_YCRCB = 4,
     GIP__CS_YUV = 5,
     GIP__CS_XYZ = 6,
-    GIP__CS_LAB = 7, /* u8 (OpenCV's integer code) */
+    GIP__CS_LAB = 7, /* u8 (OpenCV's integer code) and f32 (the CIE formulas) */
+    GIP__CS_LUV = 8, /* f32 (the CIE formulas) */
 } gip__cs_space;
 
 /* What a space code does: the space, the direction, where blue is in the RGB side (0: BGR,
@@ -449,6 +450,83 @@ GIP__CSF void gip__rgb_from_lab_u8(int l, int a, int b, uint8_t *rgb)
 #endif
 }
 
+/* ---- Lab and Luv (D65, sRGB gamma) in single precision ----------------------------------------
+ * The CIE formulas themselves: L 0..100, a and b, u and v unscaled; RGB 0..1 (clamped going in,
+ * clipped coming out). OpenCV's f32 RGB to Lab and Luv interpolate a 33^3 table (its results
+ * are off these formulas by up to 0.3 in L and 0.6 in a and b), its inverses follow the
+ * formulas to 1e-4. */
+#define GIP__LAB_T (216.0f / 24389.0f) /* (6/29)^3 */
+#define GIP__LAB_K (24389.0f / 27.0f)  /* (29/3)^3 */
+
+GIP__CSF float gip__srgb_to_linear(float c)
+{
+    c = c < 0.0f ? 0.0f : c > 1.0f ? 1.0f : c;
+    return c <= 0.04045f ? c / 12.92f : powf((c + 0.055f) / 1.055f, 2.4f);
+}
+
+GIP__CSF float gip__linear_to_srgb(float c)
+{
+    c = c < 0.0f ? 0.0f : c > 1.0f ? 1.0f : c;
+    return c <= 0.0031308f ? c * 12.92f : 1.055f * powf(c, 1.0f / 2.4f) - 0.055f;
+}
+
+GIP__CSF float gip__lab_f(float t)
+{
+    return t > GIP__LAB_T ? cbrtf(t) : t * (841.0f / 108.0f) + 16.0f / 116.0f;
+}
+
+GIP__CSF float gip__lab_f_inv(float t)
+{
+    return t > 6.0f / 29.0f ? t * t * t : (t - 16.0f / 116.0f) * (108.0f / 841.0f);
+}
+
+/* D65 white: X, Z (Y is 1), and u', v' of the white. */
+#define GIP__D65_X 0.950456f
+#define GIP__D65_Z 1.088754f
+#define GIP__D65_U (4.0f * 0.950456f / (0.950456f + 15.0f + 3.0f * 1.088754f))
+#define GIP__D65_V (9.0f / (0.950456f + 15.0f + 3.0f * 1.088754f))
+
+GIP__CSF void gip__lab_from_rgb_f32(float r, float g, float b, int luv, float *out)
+{
+    float xyz[3];
+    gip__xyz_from_rgb_f32(gip__srgb_to_linear(r), gip__srgb_to_linear(g), gip__srgb_to_linear(b),
+                          xyz);
+    const float y = xyz[1], fy = gip__lab_f(y);
+    const float l = y > GIP__LAB_T ? 116.0f * fy - 16.0f : GIP__LAB_K * y;
+    out[0] = l;
+    if (!luv) {
+        out[1] = 500.0f * (gip__lab_f(xyz[0] / GIP__D65_X) - fy);
+        out[2] = 200.0f * (fy - gip__lab_f(xyz[2] / GIP__D65_Z));
+        return;
+    }
+    float d = xyz[0] + 15.0f * xyz[1] + 3.0f * xyz[2];
+    d = d > GIP__CS_EPS ? d : GIP__CS_EPS;
+    out[1] = 13.0f * l * (4.0f * xyz[0] / d - GIP__D65_U);
+    out[2] = 13.0f * l * (9.0f * xyz[1] / d - GIP__D65_V);
+}
+
+/* Writes r, g, b. */
+GIP__CSF void gip__rgb_from_lab_f32(float l, float c1, float c2, int luv, float *rgb)
+{
+    const float y = l <= 8.0f ? l / GIP__LAB_K : gip__lab_f_inv((l + 16.0f) / 116.0f);
+    float x, z;
+    if (!luv) {
+        const float fy = l <= 8.0f ? y * (841.0f / 108.0f) + 16.0f / 116.0f : (l + 16.0f) / 116.0f;
+        x = GIP__D65_X * gip__lab_f_inv(fy + c1 / 500.0f);
+        z = GIP__D65_Z * gip__lab_f_inv(fy - c2 / 200.0f);
+    } else if (l <= 0.0f) {
+        x = z = 0.0f;
+    } else {
+        const float up = c1 / (13.0f * l) + GIP__D65_U, vp = c2 / (13.0f * l) + GIP__D65_V;
+        const float k = vp != 0.0f ? y / (4.0f * vp) : 0.0f;
+        x = 9.0f * up * k;
+        z = (12.0f - 3.0f * up - 20.0f * vp) * k;
+    }
+    gip__rgb_from_xyz_f32(x, y, z, rgb);
+    for (int i = 0; i < 3; i++)
+        rgb[i] = gip__linear_to_srgb(rgb[i]);
+}
+
 /* ---- OpenCV's vectorised u8 paths ----------------------------------------------------------- */
 
 /* OpenCV 5 converts u8 HSV to RGB in blocks of four float vectors with this formula (its
@@ -689,6 +767,10 @@ GIP__CSF void gip__cs_pixel_f32(const gip__cs_params *p, const float *s, float *
         case GIP__CS_YUV:
             gip__ycc_from_rgb_f32(r, g, b, p->space == GIP__CS_YUV, d);
             return;
+        case GIP__CS_LAB:
+        case GIP__CS_LUV:
+            gip__lab_from_rgb_f32(r, g, b, p->space == GIP__CS_LUV, d);
+            return;
         default:
             gip__xyz_from_rgb_f32(r, g, b, d);
             return;
@@ -713,6 +795,10 @@ GIP__CSF void gip__cs_pixel_f32(const gip__cs_params *p, const float *s, float *
     case GIP__CS_YCRCB:
     case GIP__CS_YUV:
         gip__rgb_from_ycc_f32(s[0], s[1], s[2], p->space == GIP__CS_YUV, rgb);
+        break;
+    case GIP__CS_LAB:
+    case GIP__CS_LUV:
+        gip__rgb_from_lab_f32(s[0], s[1], s[2], p->space == GIP__CS_LUV, rgb);
         break;
     default:
         gip__rgb_from_xyz_f32(s[0], s[1], s[2], rgb);
