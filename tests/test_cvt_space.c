@@ -768,6 +768,74 @@ static void bayer(gip_context *ctx)
             }
 }
 
+static gip_status run_vng(gip_context *ctx, const gip_image *s, gip_image *d, const void *p)
+{
+    return gip_bayer_to_rgb_vng(ctx, s, d, *(const gip_bayer_pattern *)p, 1);
+}
+
+static gip_status run_bilinear(gip_context *ctx, const gip_image *s, gip_image *d, const void *p)
+{
+    return gip_bayer_to_rgb(ctx, s, d, *(const gip_bayer_pattern *)p, 1);
+}
+
+/* VNG (cv2 itself is its bit-exact reference, in test_colorops.py): a flat mosaic stays flat, a
+ * mosaic of one colour per site gives that colour back away from its edges' neighbours, images
+ * under 8 pixels are bilinear, CUDA equals the CPU, bad input is refused. */
+static void bayer_vng(gip_context *ctx)
+{
+    static const int64_t sizes[][2] = {{8, 8}, {13, 42}, {91, 37}, {640, 9}};
+    for (int s = 0; s < 4; s++)
+        for (int pat = GIP_BAYER_BG; pat <= GIP_BAYER_GR; pat++) {
+            const int64_t w = sizes[s][0], h = sizes[s][1];
+            gip_image src, dst, flat;
+            gt_alloc(&src, w, h, 1, GIP_U8, 3);
+            gt_alloc(&dst, w, h, 3, GIP_U8, 1);
+            gt_alloc(&flat, w, h, 3, GIP_U8, 0);
+            gip_bayer_pattern pp = (gip_bayer_pattern)pat;
+            char label[64];
+            /* flat: every site 77 */
+            for (int64_t y = 0; y < h; y++)
+                for (int64_t x = 0; x < w; x++) {
+                    gt_set(&src, x, y, 0, 77);
+                    for (int c = 0; c < 3; c++)
+                        gt_set(&flat, x, y, c, 77);
+                }
+            snprintf(label, sizeof label, "vng flat %d %lldx%lld", pat, (long long)w, (long long)h);
+            if (GT_OK(gt_run_unary(ctx, run_vng, &src, &dst, &pp, 0x3C)))
+                gt_compare(&dst, &flat, 0, 0, label);
+            /* random: CUDA equals the CPU (gt_run_unary compares them on a CUDA context) */
+            gt_fill_random(&src, (uint64_t)(s * 4 + pat), 0, 0);
+            snprintf(label, sizeof label, "vng %d %lldx%lld", pat, (long long)w, (long long)h);
+            GT_OK(gt_run_unary(ctx, run_vng, &src, &dst, &pp, 0x3C));
+            GT_CHECK(gt_padding_intact(&dst), "%s: padding written", label);
+            gt_free(&src);
+            gt_free(&dst);
+            gt_free(&flat);
+        }
+    /* under 8 pixels: bilinear */
+    gip_image small, a, b;
+    gt_alloc(&small, 7, 20, 1, GIP_U8, 0);
+    gt_alloc(&a, 7, 20, 3, GIP_U8, 0);
+    gt_alloc(&b, 7, 20, 3, GIP_U8, 0);
+    gt_fill_random(&small, 9, 0, 0);
+    gip_bayer_pattern gb = GIP_BAYER_GB;
+    if (GT_OK(gt_run_unary(ctx, run_vng, &small, &a, &gb, 0x3C)) &&
+        GT_OK(gt_run_unary(ctx, run_bilinear, &small, &b, &gb, 0x3C)))
+        gt_compare(&a, &b, 0, 0, "vng under 8 pixels");
+    gip_image u16, four;
+    gt_alloc(&u16, 20, 10, 1, GIP_U16, 0);
+    gt_alloc(&four, 7, 20, 4, GIP_U8, 0);
+    GT_STATUS(gip_bayer_to_rgb_vng(ctx, &u16, &u16, GIP_BAYER_BG, 1), GIP_ERR_UNSUPPORTED);
+    GT_STATUS(gip_bayer_to_rgb_vng(ctx, &small, &four, GIP_BAYER_BG, 1), GIP_ERR_UNSUPPORTED);
+    GT_STATUS(gip_bayer_to_rgb_vng(ctx, &small, &a, (gip_bayer_pattern)9, 1),
+              GIP_ERR_INVALID_ARGUMENT);
+    gt_free(&small);
+    gt_free(&a);
+    gt_free(&b);
+    gt_free(&u16);
+    gt_free(&four);
+}
+
 /* u8 BGR/RGB to Lab against the CIE formulas in double precision (sRGB gamma, D65): within 2.5
  * levels of L * 255 / 100 and a + 128, b + 128 (OpenCV quantises linear light to 2040 levels
  * before the cube-root table; cv2 itself is the bit-exact reference, in test_colorops.py). */
@@ -1017,6 +1085,7 @@ static void body(gip_context *ctx)
     yuv_encode_more(ctx);
     spaces_u16(ctx);
     bayer(ctx);
+    bayer_vng(ctx);
     bad_inputs(ctx);
     gip_context_destroy(cpu_ctx);
     cpu_ctx = NULL;

@@ -215,6 +215,19 @@ GIP_API gip_status gip_bayer_to_rgb_ea(gip_context *ctx, const gip_image *src, g
                                        gip_bayer_pattern pattern, int32_t bgr);
 
 /**
+ * Demosaics a u8 Bayer image as cv2.cvtColor(COLOR_Bayer<pattern>2BGR_VNG): OpenCV's Variable
+ * Number of Gradients (gradients in eight directions over a 5x5 neighbourhood, the colour
+ * differences of the directions below min + max / 2 averaged, its float scales and rounding)
+ * over the mosaic padded by reflection (BORDER_REFLECT_101), as cv2 5.1 computes it; images under
+ * 8 pixels wide or high are demosaiced bilinearly, as OpenCV does. u8 results equal cv2 5.1's. src:
+ * one channel, u8. dst: src's size, u8, 3 channels (BGR order when bgr is non-zero, else RGB). Host
+ * or device; dst must not overlap src.
+ * @return as gip_bayer_to_rgb(); GIP_ERR_UNSUPPORTED for u16 or a dst of other than 3 channels.
+ */
+GIP_API gip_status gip_bayer_to_rgb_vng(gip_context *ctx, const gip_image *src, gip_image *dst,
+                                        gip_bayer_pattern pattern, int32_t bgr);
+
+/**
  * Encodes an RGB image as a YUV frame as cv2.cvtColor(COLOR_BGR2YUV_I420, COLOR_BGR2YUV_YV12,
  * COLOR_BGR2YUV_YUY2, COLOR_BGR2YUV_UYVY or COLOR_BGR2YUV_YVYU): BT.601 limited range with
  * OpenCV's fixed-point coefficients and rounding; u8 results equal OpenCV's. 4:2:0 layouts

@@ -327,6 +327,17 @@ COLOR_BayerRG2RGB_EA = 135
 COLOR_BayerGR2RGB_EA = 136
 _BAYER_EA = {135: "bg", 136: "gb", 137: "rg", 138: "gr"}
 
+# cv2's VNG Bayer codes (uint8, BGR or RGB only): code -> the registry's bayer pattern
+COLOR_BayerBG2BGR_VNG = 62
+COLOR_BayerGB2BGR_VNG = 63
+COLOR_BayerRG2BGR_VNG = 64
+COLOR_BayerGR2BGR_VNG = 65
+COLOR_BayerBG2RGB_VNG = 64
+COLOR_BayerGB2RGB_VNG = 65
+COLOR_BayerRG2RGB_VNG = 62
+COLOR_BayerGR2RGB_VNG = 63
+_BAYER_VNG = {62: "bg", 63: "gb", 64: "rg", 65: "gr"}
+
 
 # cv2's YUV 4:2:0 encoding codes: code -> (the registry's yuv420 layout, source order)
 COLOR_BGR2YUV_I420 = 128
@@ -406,7 +417,7 @@ def cvtColor(src, code, dst=None, dstCn=0, *, device=None):
     YUV, XYZ and Lab both ways (uint8 and float32), Luv both ways (float32), and YUV camera
     frames (COLOR_YUV2*_NV12, NV21, I420, YV12, YUY2, UYVY, YVYU: a 4:2:2 frame as cv2's (H, W, 2) or its (H, 2 W) bytes), and
     Bayer mosaics (COLOR_Bayer*2BGR, RGB, BGRA, RGBA, GRAY, and the edge-aware *2BGR_EA,
-    *2RGB_EA; uint8 and uint16), and BGR/RGB(A)
+    *2RGB_EA; uint8 and uint16; the VNG *2BGR_VNG, *2RGB_VNG, uint8), and BGR/RGB(A)
     to planar 4:2:0 frames (COLOR_BGR2YUV_I420, IYUV, YV12) and packed 4:2:2 frames
     (COLOR_BGR2YUV_YUY2, UYVY, YVYU: cv2's (H, W, 2) for numpy inputs, else the (H, 2 W)
     bytes). YCrCb, YUV and XYZ also take uint16. uint8 results
@@ -430,6 +441,9 @@ def cvtColor(src, code, dst=None, dstCn=0, *, device=None):
     if c in _YUV_ENC:
         layout, order = _YUV_ENC[c]
         return _run("yuv420", src, dst, device, {"layout": layout, "order": order})
+    if c in _BAYER_VNG:
+        return _run("bayer", src, dst, device, {"pattern": _BAYER_VNG[c], "to": "bgr",
+                                                "method": "vng"})
     if c in _BAYER_EA:
         return _run("bayer", src, dst, device, {"pattern": _BAYER_EA[c], "to": "bgr",
                                                 "method": "ea"})

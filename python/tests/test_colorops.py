@@ -743,3 +743,28 @@ def test_lab_luv_f32_cuda():
         np.testing.assert_allclose(g, c, rtol=2e-6, atol=2e-6)  # CUDA's powf, cbrtf
         np.testing.assert_allclose(gip.cvtColor(c, inv, device="cuda"),
                                    gip.cvtColor(c, inv, device="cpu"), rtol=2e-6, atol=2e-6)
+
+
+@pytest.mark.parametrize("wh", [(5, 5), (7, 20), (8, 8), (13, 42), (42, 13), (91, 37), (639, 481)])
+def test_bayer_vng(wh):
+    w, h = wh
+    m = rand((h, w), seed=w * 3 + h)
+    for pat in ("BG", "GB", "RG", "GR"):
+        for out in ("BGR", "RGB"):
+            code = getattr(cv2, "COLOR_Bayer%s2%s_VNG" % (pat, out))
+            np.testing.assert_array_equal(gip.cvtColor(m, code), cv2.cvtColor(m, code),
+                                          err_msg=(pat, out))
+    np.testing.assert_array_equal(gip.Pipeline("bayer rg rgb method=vng")(m),
+                                  cv2.cvtColor(m, cv2.COLOR_BayerRG2RGB_VNG))
+    with pytest.raises(gip.Unsupported):
+        gip.cvtColor(m.astype(np.uint16), cv2.COLOR_BayerBG2BGR_VNG)
+    with pytest.raises(gip.InvalidArgument):
+        gip.apply("bayer", m, to="bgra", method="vng")
+
+
+@requires_cuda
+def test_bayer_vng_cuda():
+    m = rand((481, 639), seed=5)
+    for code in (cv2.COLOR_BayerBG2BGR_VNG, cv2.COLOR_BayerGR2RGB_VNG):
+        np.testing.assert_array_equal(gip.cvtColor(m, code, device="cuda"),
+                                      cv2.cvtColor(m, code))

@@ -109,10 +109,31 @@ typedef struct enc_job {
 static void enc_rows(void *arg, int64_t y0, int64_t y1)
 {
     const enc_job *j = arg;
+    const gip__yuv_enc *e = &j->e;
+    if (e->layout >= GIP_YUV_YUY2) {
+        /* 4:2:2: each pair of pixels once, its four bytes at their places */
+        const int yo = e->layout == GIP_YUV_UYVY;
+        const int uo = e->layout == GIP_YUV_UYVY ? 0 : e->layout == GIP_YUV_YUY2 ? 1 : 3;
+        const int vo = e->layout == GIP_YUV_UYVY ? 2 : e->layout == GIP_YUV_YUY2 ? 3 : 1;
+        for (int64_t y = y0; y < y1; y++) {
+            uint8_t *d = (uint8_t *)j->dst->data + y * j->dst->stride;
+            for (int64_t x = 0; x < e->width; x += 2, d += 4) {
+                d[yo] = gip__yuv422_enc_comp(e, x, y, 0);
+                d[yo + 2] = gip__yuv422_enc_comp(e, x + 1, y, 0);
+                d[uo] = gip__yuv422_enc_comp(e, x, y, 1);
+                d[vo] = gip__yuv422_enc_comp(e, x, y, 2);
+            }
+        }
+        return;
+    }
     for (int64_t y = y0; y < y1; y++) {
         uint8_t *d = (uint8_t *)j->dst->data + y * j->dst->stride;
-        for (int64_t x = 0; x < j->dst->width; x++)
-            d[x] = gip__yuv_enc_byte(&j->e, x, y);
+        if (y < e->height) /* the Y plane */
+            for (int64_t x = 0; x < e->width; x++)
+                d[x] = (uint8_t)gip__yuv_enc_comp(e, x, y, 0);
+        else
+            for (int64_t x = 0; x < j->dst->width; x++)
+                d[x] = gip__yuv_enc_byte(e, x, y);
     }
 }
 
