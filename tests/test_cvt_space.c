@@ -424,6 +424,92 @@ static void yuv_standards(gip_context *ctx)
     gt_free(&dst);
 }
 
+typedef struct std_enc_args {
+    int32_t layout;
+    gip_yuv_params yp;
+} std_enc_args;
+
+static gip_status run_std_enc(gip_context *ctx, const gip_image *s, gip_image *d, const void *p)
+{
+    const std_enc_args *a = p;
+    return gip_rgb_to_yuv_ex(ctx, s, d, (gip_yuv_layout)a->layout, 1, &a->yp);
+}
+
+/* Encoding with BT.709 and full range against the standards' matrices in double precision:
+ * within half a level plus the fixed-point coefficients' rounding (NV12: each 2x2 block's chroma
+ * from its top-left pixel; YUY2: from the mean of each pair). */
+static void yuv_encode_standards(gip_context *ctx)
+{
+    static const double kr[2] = {0.299, 0.2126}, kb[2] = {0.114, 0.0722};
+    for (int std = 0; std < 2; std++)
+        for (int full = 0; full < 2; full++)
+            for (int li = 0; li < 2; li++) {
+                if (std == 0 && !full)
+                    continue; /* cv2's: yuv_encode, yuv_encode_more */
+                const int lay = li ? GIP_YUV_YUY2 : GIP_YUV_NV12;
+                const int64_t w = 98, h = 36;
+                const bool packed = lay == GIP_YUV_YUY2;
+                gip_image src, dst;
+                gt_alloc(&src, w, h, 3, GIP_U8, 4);
+                gt_alloc(&dst, packed ? 2 * w : w, packed ? h : h * 3 / 2, 1, GIP_U8, 2);
+                gt_fill_random(&src, (uint64_t)(40 + std * 4 + full * 2 + li), 0, 0);
+                std_enc_args a = {lay, {(gip_yuv_standard)std, full}};
+                char label[64];
+                snprintf(label, sizeof label, "yuv encode standard %d full %d layout %d", std, full,
+                         lay);
+                if (!GT_OK(gt_run_unary(ctx, run_std_enc, &src, &dst, &a, 0x3C))) {
+                    gt_free(&src);
+                    gt_free(&dst);
+                    continue;
+                }
+                const double kg = 1 - kr[std] - kb[std];
+                const double sy = full ? 1 : 219.0 / 255, sc = full ? 1 : 224.0 / 255;
+                const double yo = full ? 0 : 16;
+                double worst = 0;
+                for (int64_t y = 0; y < h; y++)
+                    for (int64_t x = 0; x < w; x++) {
+                        double px[2][3]; /* b, g, r of x and of the pixel sharing its chroma */
+                        const int64_t x0 = x & ~1;
+                        for (int c = 0; c < 3; c++) {
+                            px[0][c] = gt_get(&src, x, y, c);
+                            px[1][c] =
+                                packed ? (gt_get(&src, x0, y, c) + gt_get(&src, x0 + 1, y, c)) / 2
+                                       : gt_get(&src, x0, y & ~1, c);
+                        }
+                        double Y = kr[std] * px[0][2] + kg * px[0][1] + kb[std] * px[0][0];
+                        double Yc = kr[std] * px[1][2] + kg * px[1][1] + kb[std] * px[1][0];
+                        double U = (px[1][0] - Yc) / (2 * (1 - kb[std])) * sc + 128;
+                        double V = (px[1][2] - Yc) / (2 * (1 - kr[std])) * sc + 128;
+                        double gy, gu, gv;
+                        if (packed) {
+                            gy = gt_get(&dst, x0 * 2 + 2 * (x & 1), y, 0);
+                            gu = gt_get(&dst, x0 * 2 + 1, y, 0);
+                            gv = gt_get(&dst, x0 * 2 + 3, y, 0);
+                        } else {
+                            gy = gt_get(&dst, x, y, 0);
+                            gu = gt_get(&dst, x0, h + y / 2, 0);
+                            gv = gt_get(&dst, x0 + 1, h + y / 2, 0);
+                        }
+                        const double want[3] = {Y * sy + yo, U, V}, got[3] = {gy, gu, gv};
+                        for (int c = 0; c < 3; c++)
+                            worst = fmax(worst, fabs(got[c] - fmin(255, fmax(0, want[c]))));
+                    }
+                /* half a level of rounding, plus the coefficients' own: 3 x 255 x 2^-21 in
+                 * 20 bits (4:2:0), 3 x 510 x 2^-14 in 4:2:2's 13-bit chroma */
+                const double tol = 0.5 + (packed ? 3 * 510.0 / 16384 : 3 * 255.0 / 2097152);
+                GT_CHECK(worst <= tol, "%s: %g levels off the matrix", label, worst);
+                gt_free(&src);
+                gt_free(&dst);
+            }
+    gip_image img, f;
+    gt_alloc(&img, 20, 10, 3, GIP_U8, 0);
+    gt_alloc(&f, 20, 15, 1, GIP_U8, 0);
+    gip_yuv_params bad = {(gip_yuv_standard)2, 0};
+    GT_STATUS(gip_rgb_to_yuv_ex(ctx, &img, &f, GIP_YUV_NV12, 1, &bad), GIP_ERR_INVALID_ARGUMENT);
+    gt_free(&img);
+    gt_free(&f);
+}
+
 typedef struct enc_args {
     int32_t layout, bgr;
 } enc_args;
@@ -1083,6 +1169,7 @@ static void body(gip_context *ctx)
     yuv_standards(ctx);
     yuv_encode(ctx);
     yuv_encode_more(ctx);
+    yuv_encode_standards(ctx);
     spaces_u16(ctx);
     bayer(ctx);
     bayer_vng(ctx);

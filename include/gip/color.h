@@ -180,6 +180,18 @@ GIP_API gip_status gip_yuv_to_rgb_ex(gip_context *ctx, const gip_image *src, gip
                                      gip_yuv_layout layout, int32_t bgr,
                                      const gip_yuv_params *params);
 
+/**
+ * gip_rgb_to_yuv() with the frame's matrix and range: params NULL or zero is BT.601 limited
+ * range, equal to OpenCV; BT.709 and full range (which cv2 5.1 has no codes for) use the
+ * standards' matrices (Y = Kr R + Kg G + Kb B, U = (B - Y) / 2 (1 - Kb), V = (R - Y) /
+ * 2 (1 - Kr); limited range scales Y by 219/255 and adds 16, and U and V by 224/255) in the same
+ * fixed point and rounding.
+ * @return as gip_rgb_to_yuv(); GIP_ERR_INVALID_ARGUMENT for an unknown standard or range.
+ */
+GIP_API gip_status gip_rgb_to_yuv_ex(gip_context *ctx, const gip_image *src, gip_image *dst,
+                                     gip_yuv_layout layout, int32_t bgr,
+                                     const gip_yuv_params *params);
+
 /** Bayer mosaics by the colours of the second row's second and third pixels, as OpenCV names
  * them (cv2.COLOR_Bayer<pattern>2BGR). */
 typedef enum gip_bayer_pattern {

@@ -768,3 +768,22 @@ def test_bayer_vng_cuda():
     for code in (cv2.COLOR_BayerBG2BGR_VNG, cv2.COLOR_BayerGR2RGB_VNG):
         np.testing.assert_array_equal(gip.cvtColor(m, code, device="cuda"),
                                       cv2.cvtColor(m, code))
+
+
+@pytest.mark.parametrize("standard", ["bt601", "bt709"])
+@pytest.mark.parametrize("rng_", ["limited", "full"])
+def test_yuv_encode_standards(standard, rng_):
+    """Encoding with a standard and range, decoded with the same: back within OpenCV's own error
+    for BT.601 limited (4:2:0 takes each block's chroma from one pixel, so flat 2x2 blocks are
+    used); the defaults are cv2's."""
+    a = rand((18, 32, 3), seed=11).repeat(2, 0).repeat(2, 1)  # flat 2x2 blocks
+    for enc, lay, dec in (("yuv420", "nv12", "nv12"), ("yuv422", "yuy2", "yuy2")):
+        f = gip.apply(enc, a, layout=lay, standard=standard, range=rng_)
+        if standard == "bt601" and rng_ == "limited":
+            e = cv2.cvtColor(a, cv2.COLOR_BGR2YUV_I420 if enc == "yuv420" else
+                             cv2.COLOR_BGR2YUV_YUY2)
+            if enc == "yuv422":
+                np.testing.assert_array_equal(f, e.reshape(f.shape))
+        back = gip.apply("yuv", f, layout=dec, standard=standard, range=rng_)
+        # limited range quantises to 219 (Y) and 224 (chroma) levels
+        assert np.abs(back.astype(int) - a).max() <= (3 if rng_ == "limited" else 2), (enc, lay)

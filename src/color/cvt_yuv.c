@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* gip_yuv_to_rgb: the frame's geometry checked against the output, and the CPU backend (rows on
  * gip's thread pool); cvt_yuv_cuda.cu is the CUDA one. */
+#include <string.h>
+
 #include "color/cvt_yuv.h"
 #include "internal.h"
 
@@ -137,10 +139,28 @@ static void enc_rows(void *arg, int64_t y0, int64_t y1)
     }
 }
 
-gip_status gip_rgb_to_yuv(gip_context *ctx, const gip_image *src, gip_image *dst,
-                          gip_yuv_layout layout, int32_t bgr)
+/* The encoders' coefficients by [standard][full range]: rows Y, U, V by columns R, G, B, 20-bit
+ * for 4:2:0 and 14-bit Y, 13-bit U and V for 4:2:2. BT.601 limited: OpenCV's (0.257, 0.504,
+ * 0.098; -0.148, -0.291, 0.439; 0.439, -0.368, -0.071, and its 4:2:2 constants); the others from
+ * the standards' Kr and Kb: Y = Kr R + Kg G + Kb B, U = (B - Y) / 2 (1 - Kb), V = (R - Y) /
+ * 2 (1 - Kr), scaled by 219/255 (Y) and 224/255 (U, V) for limited range. */
+static const int32_t enc20[2][2][9] = {
+    {{269484, 528482, 102760, -155188, -305135, 460324, 460324, -385875, -74448},
+     {313524, 615514, 119538, -176932, -347356, 524288, 524288, -439026, -85262}},
+    {{191455, 644067, 65019, -105533, -355018, 460551, 460551, -418321, -42230},
+     {222927, 749942, 75707, -120138, -404150, 524288, 524288, -476214, -48074}},
+};
+static const int32_t enc14[2][2][9] = {
+    {{4211, 8258, 1606, -1212, -2384, 3596, 3596, -3015, -582},
+     {4899, 9617, 1868, -1382, -2714, 4096, 4096, -3430, -666}},
+    {{2991, 10064, 1016, -824, -2774, 3598, 3598, -3268, -330},
+     {3483, 11718, 1183, -939, -3157, 4096, 4096, -3720, -376}},
+};
+
+static gip_status rgb_to_yuv(gip_context *ctx, const gip_image *src, gip_image *dst,
+                             gip_yuv_layout layout, int32_t bgr, const gip_yuv_params *params,
+                             const char *op)
 {
-    static const char op[] = "gip_rgb_to_yuv";
     bool on_device = false;
     gip_status st = gip__check_pair(ctx, src, dst, op, &on_device);
     if (st)
@@ -169,9 +189,25 @@ gip_status gip_rgb_to_yuv(gip_context *ctx, const gip_image *src, gip_image *dst
                           (long long)dst->height);
     if (gip__images_overlap(src, dst))
         return gip__error(ctx, GIP_ERR_ALIASING, "%s: src and dst overlap", op);
-    enc_job j = {{(const uint8_t *)src->data, src->stride, w, h, src->channels, bgr ? 0 : 2,
-                  (int32_t)layout},
-                 dst};
+    const gip_yuv_params def = {GIP_YUV_BT601, 0};
+    const gip_yuv_params *yp = params ? params : &def;
+    if ((int)yp->standard < GIP_YUV_BT601 || (int)yp->standard > GIP_YUV_BT709 ||
+        (yp->full_range != 0 && yp->full_range != 1))
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: standard %d, full_range %d: GIP_YUV_BT601 (0) or GIP_YUV_BT709 "
+                          "(1), and 0 or 1",
+                          op, (int)yp->standard, (int)yp->full_range);
+    enc_job j = {.e = {.data = (const uint8_t *)src->data,
+                       .stride = src->stride,
+                       .width = w,
+                       .height = h,
+                       .scn = src->channels,
+                       .bidx = bgr ? 0 : 2,
+                       .layout = (int32_t)layout,
+                       .yoff = yp->full_range ? 0 : 16},
+                 .dst = dst};
+    memcpy(j.e.k20, enc20[yp->standard][yp->full_range], sizeof j.e.k20);
+    memcpy(j.e.k14, enc14[yp->standard][yp->full_range], sizeof j.e.k14);
     if (on_device) {
 #ifdef GIP_HAVE_CUDA
         return gip__rgb_to_yuv_cuda(ctx, &j.e, dst);
@@ -181,4 +217,16 @@ gip_status gip_rgb_to_yuv(gip_context *ctx, const gip_image *src, gip_image *dst
     }
     gip__parallel_for(ctx, dst->height, dst->width >= 8192 ? 1 : 8192 / dst->width, enc_rows, &j);
     return GIP_OK;
+}
+
+gip_status gip_rgb_to_yuv(gip_context *ctx, const gip_image *src, gip_image *dst,
+                          gip_yuv_layout layout, int32_t bgr)
+{
+    return rgb_to_yuv(ctx, src, dst, layout, bgr, NULL, "gip_rgb_to_yuv");
+}
+
+gip_status gip_rgb_to_yuv_ex(gip_context *ctx, const gip_image *src, gip_image *dst,
+                             gip_yuv_layout layout, int32_t bgr, const gip_yuv_params *params)
+{
+    return rgb_to_yuv(ctx, src, dst, layout, bgr, params, "gip_rgb_to_yuv_ex");
 }

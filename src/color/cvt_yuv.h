@@ -114,6 +114,9 @@ typedef struct gip__yuv_enc {
     int32_t scn;           /* 3 or 4 */
     int32_t bidx;          /* 0: BGR order, 2: RGB */
     int32_t layout;        /* gip_yuv_layout */
+    /* rows Y, U, V by columns R, G, B: 20-bit (4:2:0), and 14-bit Y and 13-bit U, V (4:2:2,
+     * whose U and V weigh the sum of two pixels); Y's offset (16 limited, 0 full) */
+    int32_t k20[9], k14[9], yoff;
 } gip__yuv_enc;
 
 GIP__YUVF int gip__yuv_enc_comp(const gip__yuv_enc *e, int64_t x, int64_t y, int comp)
@@ -121,13 +124,8 @@ GIP__YUVF int gip__yuv_enc_comp(const gip__yuv_enc *e, int64_t x, int64_t y, int
     const uint8_t *p = e->data + y * e->stride + x * e->scn;
     const int r = p[e->bidx ^ 2], g = p[1], b = p[e->bidx];
     const int shift = 20, half = 1 << (shift - 1);
-    int v;
-    if (comp == 0)
-        v = 269484 * r + 528482 * g + 102760 * b + half + (16 << shift);
-    else if (comp == 1)
-        v = -155188 * r - 305135 * g + 460324 * b + half + (128 << shift);
-    else
-        v = 460324 * r - 385875 * g - 74448 * b + half + (128 << shift);
+    const int32_t *k = e->k20 + 3 * comp;
+    const int v = k[0] * r + k[1] * g + k[2] * b + half + ((comp ? 128 : e->yoff) << shift);
     return gip__yuv_sat(v >> shift);
 }
 
@@ -136,16 +134,15 @@ GIP__YUVF uint8_t gip__yuv422_enc_comp(const gip__yuv_enc *e, int64_t x, int64_t
 {
     const int shift = 14, half = 1 << (shift - 1);
     const uint8_t *p = e->data + y * e->stride + x * e->scn;
+    const int32_t *k = e->k14 + 3 * comp;
     if (comp == 0) {
         const int r = p[e->bidx ^ 2], g = p[1], b = p[e->bidx];
-        return gip__yuv_sat((half + r * 4211 + g * 8258 + b * 1606 + (16 << shift)) >> shift);
+        return gip__yuv_sat((half + r * k[0] + g * k[1] + b * k[2] + (e->yoff << shift)) >> shift);
     }
     const uint8_t *p0 = e->data + y * e->stride + (x & ~(int64_t)1) * e->scn, *p1 = p0 + e->scn;
     const int sr = p0[e->bidx ^ 2] + p1[e->bidx ^ 2], sg = p0[1] + p1[1],
               sb = p0[e->bidx] + p1[e->bidx];
-    const int v =
-        comp == 1 ? sr * -1212 + sg * -2384 + sb * 3596 : sr * 3596 + sg * -3015 + sb * -582;
-    return gip__yuv_sat((half + v + (128 << shift)) >> shift);
+    return gip__yuv_sat((half + sr * k[0] + sg * k[1] + sb * k[2] + (128 << shift)) >> shift);
 }
 
 /* Byte (fx, fy) of the frame: W x (H * 3 / 2) for 4:2:0, (2 * W) x H for 4:2:2. */

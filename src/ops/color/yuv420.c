@@ -10,6 +10,10 @@ static const gip_choice layouts[] = {{"i420", GIP_YUV_I420}, {"iyuv", GIP_YUV_I4
                                      {"nv21", GIP_YUV_NV21}, {NULL, 0}};
 static const gip_choice orders[] = {{"bgr", 1}, {"rgb", 0}, {NULL, 0}};
 
+static const gip_choice standards[] = {
+    {"bt601", GIP_YUV_BT601}, {"bt709", GIP_YUV_BT709}, {NULL, 0}};
+static const gip_choice ranges[] = {{"limited", 0}, {"full", 1}, {NULL, 0}};
+
 static const gip_param decl[] = {
     GIP__PARAM_EX(
         "layout", GIP_PARAM_CHOICE, GIP_PARAM_POSITIONAL, 0, 0, 0, layouts, "i420",
@@ -18,10 +22,15 @@ static const gip_param decl[] = {
         "yv12"),
     GIP__PARAM_EX("order", GIP_PARAM_CHOICE, GIP_PARAM_POSITIONAL, 0, 0, 0, orders, "bgr",
                   "the source's channel order (alpha ignored)", "bgr"),
+    GIP__PARAM("standard", GIP_PARAM_CHOICE, 0, 0, 0, 0, standards, "bt601",
+               "the matrix: bt601 (cv2's) or bt709"),
+    GIP__PARAM("range", GIP_PARAM_CHOICE, 0, 0, 0, 0, ranges, "limited",
+               "limited (Y 16..235, cv2's) or full (0..255)"),
 };
 
 typedef struct yuv420_step {
     int32_t layout, bgr;
+    gip_yuv_params yp;
 } yuv420_step;
 
 static gip_status build(const gip_args *a, void *out)
@@ -29,6 +38,8 @@ static gip_status build(const gip_args *a, void *out)
     yuv420_step *s = out;
     s->layout = (int32_t)gip_args_int(a, "layout");
     s->bgr = (int32_t)gip_args_int(a, "order");
+    s->yp.standard = (gip_yuv_standard)gip_args_int(a, "standard");
+    s->yp.full_range = (int32_t)gip_args_int(a, "range");
     return GIP_OK;
 }
 
@@ -48,7 +59,7 @@ static gip_status shape(const void *params, const gip_shape *in, gip_shape *out,
 static gip_status run(gip_context *ctx, const gip_image *src, gip_image *dst, const void *p)
 {
     const yuv420_step *s = p;
-    return gip_rgb_to_yuv(ctx, src, dst, (gip_yuv_layout)s->layout, s->bgr);
+    return gip_rgb_to_yuv_ex(ctx, src, dst, (gip_yuv_layout)s->layout, s->bgr, &s->yp);
 }
 
 const gip_op gip__op_yuv420 = {

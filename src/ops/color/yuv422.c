@@ -10,6 +10,10 @@ static const gip_choice layouts[] = {
     {"uynv", GIP_YUV_UYVY}, {"y422", GIP_YUV_UYVY}, {"yvyu", GIP_YUV_YVYU}, {NULL, 0}};
 static const gip_choice orders[] = {{"bgr", 1}, {"rgb", 0}, {NULL, 0}};
 
+static const gip_choice standards[] = {
+    {"bt601", GIP_YUV_BT601}, {"bt709", GIP_YUV_BT709}, {NULL, 0}};
+static const gip_choice ranges[] = {{"limited", 0}, {"full", 1}, {NULL, 0}};
+
 static const gip_param decl[] = {
     GIP__PARAM_EX("layout", GIP_PARAM_CHOICE, GIP_PARAM_POSITIONAL, 0, 0, 0, layouts, "yuy2",
                   "the bytes of each pair of pixels: Y0 U Y1 V (yuy2), U Y0 V Y1 (uyvy) or Y0 V "
@@ -17,10 +21,15 @@ static const gip_param decl[] = {
                   "uyvy"),
     GIP__PARAM_EX("order", GIP_PARAM_CHOICE, GIP_PARAM_POSITIONAL, 0, 0, 0, orders, "bgr",
                   "the source's channel order (alpha ignored)", "bgr"),
+    GIP__PARAM("standard", GIP_PARAM_CHOICE, 0, 0, 0, 0, standards, "bt601",
+               "the matrix: bt601 (cv2's) or bt709"),
+    GIP__PARAM("range", GIP_PARAM_CHOICE, 0, 0, 0, 0, ranges, "limited",
+               "limited (Y 16..235, cv2's) or full (0..255)"),
 };
 
 typedef struct yuv422_step {
     int32_t layout, bgr;
+    gip_yuv_params yp;
 } yuv422_step;
 
 static gip_status build(const gip_args *a, void *out)
@@ -28,6 +37,8 @@ static gip_status build(const gip_args *a, void *out)
     yuv422_step *s = out;
     s->layout = (int32_t)gip_args_int(a, "layout");
     s->bgr = (int32_t)gip_args_int(a, "order");
+    s->yp.standard = (gip_yuv_standard)gip_args_int(a, "standard");
+    s->yp.full_range = (int32_t)gip_args_int(a, "range");
     return GIP_OK;
 }
 
@@ -47,7 +58,7 @@ static gip_status shape(const void *params, const gip_shape *in, gip_shape *out,
 static gip_status run(gip_context *ctx, const gip_image *src, gip_image *dst, const void *p)
 {
     const yuv422_step *s = p;
-    return gip_rgb_to_yuv(ctx, src, dst, (gip_yuv_layout)s->layout, s->bgr);
+    return gip_rgb_to_yuv_ex(ctx, src, dst, (gip_yuv_layout)s->layout, s->bgr, &s->yp);
 }
 
 const gip_op gip__op_yuv422 = {
