@@ -110,8 +110,12 @@ static gip_status run_both(gip_context *ctx, const gip_image *src, gip_image *ds
         (st = gip_upload(ctx, src, &ds)) || (st = gip_cvt_color(ctx, &ds, &dd, code)) ||
         (st = gip_download(ctx, &dd, dst)) || (st = gip_context_sync(ctx)))
         goto out;
+    /* CUDA equals the CPU bit for bit; f32 Lab and Luv within 2e-6 relative (CUDA's powf and
+     * cbrtf are not glibc's: an ulp or two apart) */
+    const bool cie =
+        dst->dtype == GIP_F32 && code >= GIP_COLOR_BGR2LAB && code <= GIP_COLOR_LUV2RGB;
     if (GT_OK(gip_cvt_color(cpu_ctx, src, &ref, code)))
-        gt_compare(dst, &ref, 0, 0, label); /* CUDA equals the CPU bit for bit */
+        gt_compare(dst, &ref, cie ? 2e-6 : 0, cie ? 2e-6 : 0, label);
 out:
     gip_image_free(ctx, &ds);
     gip_image_free(ctx, &dd);
@@ -255,6 +259,9 @@ typedef struct cam_args {
 static gip_status run_cam(gip_context *ctx, const gip_image *s, gip_image *d, const void *p)
 {
     const cam_args *a = p;
+    /* yuv: 1 a YUV frame, 0 a Bayer mosaic (bilinear), 2 a Bayer mosaic (edge-aware) */
+    if (a->yuv == 2)
+        return gip_bayer_to_rgb_ea(ctx, s, d, (gip_bayer_pattern)a->layout, a->bgr);
     return a->yuv ? gip_yuv_to_rgb(ctx, s, d, (gip_yuv_layout)a->layout, a->bgr)
                   : gip_bayer_to_rgb(ctx, s, d, (gip_bayer_pattern)a->layout, a->bgr);
 }
@@ -339,6 +346,170 @@ static void yuv_frames(gip_context *ctx)
             }
 }
 
+typedef struct std_args {
+    int32_t layout;
+    gip_yuv_params yp;
+} std_args;
+
+static gip_status run_std(gip_context *ctx, const gip_image *s, gip_image *d, const void *p)
+{
+    const std_args *a = p;
+    return gip_yuv_to_rgb_ex(ctx, s, d, (gip_yuv_layout)a->layout, 1, &a->yp);
+}
+
+/* BT.709 and full range against the standards' matrices in double precision: within half a
+ * level plus the 20-bit coefficients' rounding (the fixed point rounds halves up). */
+static void yuv_standards(gip_context *ctx)
+{
+    static const double kr[2] = {0.299, 0.2126}, kb[2] = {0.114, 0.0722};
+    for (int std = 0; std < 2; std++)
+        for (int full = 0; full < 2; full++)
+            for (int li = 0; li < 2; li++) {
+                const int lay = li ? GIP_YUV_YUY2 : GIP_YUV_NV12;
+                if (std == 0 && !full)
+                    continue; /* cv2's: yuv_frames */
+                const int64_t w = 98, h = 36;
+                const bool packed = lay == GIP_YUV_YUY2;
+                gip_image src, dst;
+                gt_alloc(&src, packed ? 2 * w : w, packed ? h : h * 3 / 2, 1, GIP_U8, 4);
+                gt_alloc(&dst, w, h, 3, GIP_U8, 2);
+                gt_fill_random(&src, (uint64_t)(std * 4 + full * 2 + lay), 0, 0);
+                std_args a = {lay, {(gip_yuv_standard)std, full}};
+                char label[64];
+                snprintf(label, sizeof label, "yuv standard %d full %d layout %d", std, full, lay);
+                if (!GT_OK(gt_run_unary(ctx, run_std, &src, &dst, &a, 0x3C))) {
+                    gt_free(&src);
+                    gt_free(&dst);
+                    continue;
+                }
+                const double kg = 1 - kr[std] - kb[std];
+                const double sy = full ? 1 : 255.0 / 219, sc = full ? 1 : 255.0 / 224;
+                double worst = 0;
+                for (int64_t y = 0; y < h; y++)
+                    for (int64_t x = 0; x < w; x++) {
+                        double Y, U, V;
+                        if (packed) {
+                            const int64_t q = (x & ~1) * 2;
+                            Y = gt_get(&src, q + 2 * (x & 1), y, 0);
+                            U = gt_get(&src, q + 1, y, 0);
+                            V = gt_get(&src, q + 3, y, 0);
+                        } else {
+                            Y = gt_get(&src, x, y, 0);
+                            U = gt_get(&src, x & ~1, h + y / 2, 0);
+                            V = gt_get(&src, (x & ~1) + 1, h + y / 2, 0);
+                        }
+                        const double yy = full ? Y : fmax(Y - 16, 0);
+                        const double u = (U - 128) * sc, v = (V - 128) * sc;
+                        const double r = yy * sy + 2 * (1 - kr[std]) * v;
+                        const double b = yy * sy + 2 * (1 - kb[std]) * u;
+                        const double g = (yy * sy - kr[std] * r - kb[std] * b) / kg;
+                        const double want[3] = {b, g, r};
+                        for (int c = 0; c < 3; c++)
+                            worst = fmax(worst,
+                                         fabs(gt_get(&dst, x, y, c) - fmin(255, fmax(0, want[c]))));
+                    }
+                GT_CHECK(worst <= 0.5 + 1e-3, "%s: %g levels off the matrix", label, worst);
+                gt_free(&src);
+                gt_free(&dst);
+            }
+    gip_image frame, dst;
+    gt_alloc(&frame, 20, 15, 1, GIP_U8, 0);
+    gt_alloc(&dst, 20, 10, 3, GIP_U8, 0);
+    gip_yuv_params bad = {(gip_yuv_standard)2, 0}, badr = {GIP_YUV_BT709, 2};
+    GT_STATUS(gip_yuv_to_rgb_ex(ctx, &frame, &dst, GIP_YUV_NV12, 1, &bad),
+              GIP_ERR_INVALID_ARGUMENT);
+    GT_STATUS(gip_yuv_to_rgb_ex(ctx, &frame, &dst, GIP_YUV_NV12, 1, &badr),
+              GIP_ERR_INVALID_ARGUMENT);
+    gt_free(&frame);
+    gt_free(&dst);
+}
+
+typedef struct std_enc_args {
+    int32_t layout;
+    gip_yuv_params yp;
+} std_enc_args;
+
+static gip_status run_std_enc(gip_context *ctx, const gip_image *s, gip_image *d, const void *p)
+{
+    const std_enc_args *a = p;
+    return gip_rgb_to_yuv_ex(ctx, s, d, (gip_yuv_layout)a->layout, 1, &a->yp);
+}
+
+/* Encoding with BT.709 and full range against the standards' matrices in double precision:
+ * within half a level plus the fixed-point coefficients' rounding (NV12: each 2x2 block's chroma
+ * from its top-left pixel; YUY2: from the mean of each pair). */
+static void yuv_encode_standards(gip_context *ctx)
+{
+    static const double kr[2] = {0.299, 0.2126}, kb[2] = {0.114, 0.0722};
+    for (int std = 0; std < 2; std++)
+        for (int full = 0; full < 2; full++)
+            for (int li = 0; li < 2; li++) {
+                if (std == 0 && !full)
+                    continue; /* cv2's: yuv_encode, yuv_encode_more */
+                const int lay = li ? GIP_YUV_YUY2 : GIP_YUV_NV12;
+                const int64_t w = 98, h = 36;
+                const bool packed = lay == GIP_YUV_YUY2;
+                gip_image src, dst;
+                gt_alloc(&src, w, h, 3, GIP_U8, 4);
+                gt_alloc(&dst, packed ? 2 * w : w, packed ? h : h * 3 / 2, 1, GIP_U8, 2);
+                gt_fill_random(&src, (uint64_t)(40 + std * 4 + full * 2 + li), 0, 0);
+                std_enc_args a = {lay, {(gip_yuv_standard)std, full}};
+                char label[64];
+                snprintf(label, sizeof label, "yuv encode standard %d full %d layout %d", std, full,
+                         lay);
+                if (!GT_OK(gt_run_unary(ctx, run_std_enc, &src, &dst, &a, 0x3C))) {
+                    gt_free(&src);
+                    gt_free(&dst);
+                    continue;
+                }
+                const double kg = 1 - kr[std] - kb[std];
+                const double sy = full ? 1 : 219.0 / 255, sc = full ? 1 : 224.0 / 255;
+                const double yo = full ? 0 : 16;
+                double worst = 0;
+                for (int64_t y = 0; y < h; y++)
+                    for (int64_t x = 0; x < w; x++) {
+                        double px[2][3]; /* b, g, r of x and of the pixel sharing its chroma */
+                        const int64_t x0 = x & ~1;
+                        for (int c = 0; c < 3; c++) {
+                            px[0][c] = gt_get(&src, x, y, c);
+                            px[1][c] =
+                                packed ? (gt_get(&src, x0, y, c) + gt_get(&src, x0 + 1, y, c)) / 2
+                                       : gt_get(&src, x0, y & ~1, c);
+                        }
+                        double Y = kr[std] * px[0][2] + kg * px[0][1] + kb[std] * px[0][0];
+                        double Yc = kr[std] * px[1][2] + kg * px[1][1] + kb[std] * px[1][0];
+                        double U = (px[1][0] - Yc) / (2 * (1 - kb[std])) * sc + 128;
+                        double V = (px[1][2] - Yc) / (2 * (1 - kr[std])) * sc + 128;
+                        double gy, gu, gv;
+                        if (packed) {
+                            gy = gt_get(&dst, x0 * 2 + 2 * (x & 1), y, 0);
+                            gu = gt_get(&dst, x0 * 2 + 1, y, 0);
+                            gv = gt_get(&dst, x0 * 2 + 3, y, 0);
+                        } else {
+                            gy = gt_get(&dst, x, y, 0);
+                            gu = gt_get(&dst, x0, h + y / 2, 0);
+                            gv = gt_get(&dst, x0 + 1, h + y / 2, 0);
+                        }
+                        const double want[3] = {Y * sy + yo, U, V}, got[3] = {gy, gu, gv};
+                        for (int c = 0; c < 3; c++)
+                            worst = fmax(worst, fabs(got[c] - fmin(255, fmax(0, want[c]))));
+                    }
+                /* half a level of rounding, plus the coefficients' own: 3 x 255 x 2^-21 in
+                 * 20 bits (4:2:0), 3 x 510 x 2^-14 in 4:2:2's 13-bit chroma */
+                const double tol = 0.5 + (packed ? 3 * 510.0 / 16384 : 3 * 255.0 / 2097152);
+                GT_CHECK(worst <= tol, "%s: %g levels off the matrix", label, worst);
+                gt_free(&src);
+                gt_free(&dst);
+            }
+    gip_image img, f;
+    gt_alloc(&img, 20, 10, 3, GIP_U8, 0);
+    gt_alloc(&f, 20, 15, 1, GIP_U8, 0);
+    gip_yuv_params bad = {(gip_yuv_standard)2, 0};
+    GT_STATUS(gip_rgb_to_yuv_ex(ctx, &img, &f, GIP_YUV_NV12, 1, &bad), GIP_ERR_INVALID_ARGUMENT);
+    gt_free(&img);
+    gt_free(&f);
+}
+
 typedef struct enc_args {
     int32_t layout, bgr;
 } enc_args;
@@ -397,9 +568,202 @@ static void yuv_encode(gip_context *ctx)
     gt_alloc(&odd, 35, 24, 3, GIP_U8, 0);
     gt_alloc(&f, 35, 36, 1, GIP_U8, 0);
     GT_STATUS(gip_rgb_to_yuv(ctx, &odd, &f, GIP_YUV_I420, 1), GIP_ERR_SHAPE_MISMATCH);
-    GT_STATUS(gip_rgb_to_yuv(ctx, &odd, &f, GIP_YUV_NV12, 1), GIP_ERR_INVALID_ARGUMENT);
+    GT_STATUS(gip_rgb_to_yuv(ctx, &odd, &f, GIP_YUV_NV12, 1), GIP_ERR_SHAPE_MISMATCH);
+    GT_STATUS(gip_rgb_to_yuv(ctx, &odd, &f, (gip_yuv_layout)7, 1), GIP_ERR_INVALID_ARGUMENT);
     gt_free(&odd);
     gt_free(&f);
+}
+
+/* RGB to NV12/NV21 (the I420 bytes, U and V interleaved) and to packed 4:2:2 (BT.601 limited
+ * range in 14 bits: Y from 0.257, 0.504, 0.098 scaled by 219/256 * 256 / 219 as OpenCV writes
+ * them, U and V from the sum of each pair with half of the 0.439, 0.291, 0.148, 0.368, 0.071
+ * coefficients), each layout's byte order written out here. */
+static void yuv_encode_more(gip_context *ctx)
+{
+    static const int64_t sizes[][2] = {{2, 2}, {36, 24}, {98, 6}, {64, 482}, {2, 1}, {14, 3}};
+    const int cy[3] = {269484, 528482, 102760};
+    const int cu[3] = {-155188, -305135, 460324};
+    const int cv[3] = {460324, -385875, -74448};
+    /* OpenCV's RGB2YUV422 constants: round(c * 2^14) of the Y weights scaled to 16..235 and
+     * round(c * 2^13) of the chroma weights (half: they apply to the sum of two pixels) */
+    const int y4[3] = {4211, 8258, 1606};
+    const int u4[3] = {(int)lround(-0.148 * 8192), (int)lround(-0.291 * 8192),
+                       (int)lround(0.439 * 8192)};
+    const int v4[3] = {(int)lround(0.439 * 8192), (int)lround(-0.368 * 8192),
+                       (int)lround(-0.071 * 8192)};
+    for (int s = 0; s < 6; s++)
+        for (int lay = GIP_YUV_NV12; lay <= GIP_YUV_YVYU; lay++)
+            for (int cn = 3; cn <= 4; cn++) {
+                if (lay == GIP_YUV_I420 || lay == GIP_YUV_YV12)
+                    continue; /* yuv_encode's */
+                const int64_t w = sizes[s][0], h = sizes[s][1];
+                const bool packed = lay >= GIP_YUV_YUY2;
+                if (!packed && h % 2)
+                    continue;
+                const int64_t fw = packed ? 2 * w : w, fh = packed ? h : h * 3 / 2;
+                const int bgr = cn == 3;
+                gip_image src, dst, exp;
+                gt_alloc(&src, w, h, cn, GIP_U8, 5);
+                gt_alloc(&dst, fw, fh, 1, GIP_U8, 3);
+                gt_alloc(&exp, fw, fh, 1, GIP_U8, 0);
+                gt_fill_random(&src, (uint64_t)(s * 11 + lay * 3 + cn), 0, 0);
+                for (int64_t y = 0; y < h; y++)
+                    for (int64_t x = 0; x < w; x++) {
+                        int b = (int)gt_get(&src, x, y, bgr ? 0 : 2),
+                            g = (int)gt_get(&src, x, y, 1),
+                            r = (int)gt_get(&src, x, y, bgr ? 2 : 0);
+                        if (packed) {
+                            int Y =
+                                (y4[0] * r + y4[1] * g + y4[2] * b + (1 << 13) + (16 << 14)) >> 14;
+                            /* Y0 at byte 0 (YUY2, YVYU) or 1 (UYVY) of the pair, Y1 two on */
+                            int64_t at = (x & ~1) * 2 + (lay == GIP_YUV_UYVY) + 2 * (x & 1);
+                            gt_set(&exp, at, y, 0, sat8(Y));
+                            if (x & 1) {
+                                int r0 = (int)gt_get(&src, x - 1, y, bgr ? 2 : 0),
+                                    g0 = (int)gt_get(&src, x - 1, y, 1),
+                                    b0 = (int)gt_get(&src, x - 1, y, bgr ? 0 : 2);
+                                int sr = r + r0, sg = g + g0, sb = b + b0;
+                                int U = (u4[0] * sr + u4[1] * sg + u4[2] * sb + (1 << 13) +
+                                         (128 << 14)) >>
+                                        14;
+                                int V = (v4[0] * sr + v4[1] * sg + v4[2] * sb + (1 << 13) +
+                                         (128 << 14)) >>
+                                        14;
+                                int64_t q = (x & ~1) * 2;
+                                int64_t ua = lay == GIP_YUV_UYVY ? 0 : lay == GIP_YUV_YUY2 ? 1 : 3;
+                                int64_t va = lay == GIP_YUV_UYVY ? 2 : lay == GIP_YUV_YUY2 ? 3 : 1;
+                                gt_set(&exp, q + ua, y, 0, sat8(U));
+                                gt_set(&exp, q + va, y, 0, sat8(V));
+                            }
+                            continue;
+                        }
+                        int Y = (cy[0] * r + cy[1] * g + cy[2] * b + (1 << 19) + (16 << 20)) >> 20;
+                        gt_set(&exp, x, y, 0, sat8(Y));
+                        if (x % 2 || y % 2)
+                            continue;
+                        int U = (cu[0] * r + cu[1] * g + cu[2] * b + (1 << 19) + (128 << 20)) >> 20;
+                        int V = (cv[0] * r + cv[1] * g + cv[2] * b + (1 << 19) + (128 << 20)) >> 20;
+                        const bool nv12 = lay == GIP_YUV_NV12;
+                        gt_set(&exp, x + (nv12 ? 0 : 1), h + y / 2, 0, sat8(U));
+                        gt_set(&exp, x + (nv12 ? 1 : 0), h + y / 2, 0, sat8(V));
+                    }
+                enc_args a = {lay, bgr};
+                char label[96];
+                snprintf(label, sizeof label, "yuv encode layout %d %lldx%lld c%d", lay,
+                         (long long)w, (long long)h, cn);
+                if (GT_OK(gt_run_unary(ctx, run_enc, &src, &dst, &a, 0x3C))) {
+                    gt_compare(&dst, &exp, 0, 0, label);
+                    GT_CHECK(gt_padding_intact(&dst), "%s: padding written", label);
+                }
+                gt_free(&src);
+                gt_free(&dst);
+                gt_free(&exp);
+            }
+    gip_image odd, f, g;
+    gt_alloc(&odd, 35, 4, 3, GIP_U8, 0);
+    gt_alloc(&f, 70, 4, 1, GIP_U8, 0);
+    gt_alloc(&g, 35, 4, 1, GIP_U8, 0);
+    GT_STATUS(gip_rgb_to_yuv(ctx, &odd, &f, GIP_YUV_YUY2, 1), GIP_ERR_SHAPE_MISMATCH);
+    GT_STATUS(gip_rgb_to_yuv(ctx, &odd, &g, GIP_YUV_UYVY, 1), GIP_ERR_SHAPE_MISMATCH);
+    GT_STATUS(gip_rgb_to_yuv(ctx, &f, &odd, GIP_YUV_YVYU, 1), GIP_ERR_UNSUPPORTED);
+    gt_free(&odd);
+    gt_free(&f);
+    gt_free(&g);
+}
+
+/* u16 YCrCb, YUV and XYZ both ways: OpenCV's integer rule with coefficients rounded here from the
+ * formulas' constants (14 bits for YCrCb and YUV, 12 for XYZ), chroma offset 32768. */
+static void spaces_u16(gip_context *ctx)
+{
+    static const double fy[3] = {0.299, 0.587, 0.114};
+    static const double fc[4] = {0.713, 0.564, 0.877, 0.492}; /* Cr, Cb, V, U */
+    static const double ic[2][5] = {{1.403, -0.714, -0.344, 1.773, 0},
+                                    {1.140, -0.581, -0.395, 2.032, 0}}; /* R, G(c1/c2), B */
+    static const double fx[9] = {0.412453, 0.357580, 0.180423, 0.212671, 0.715160,
+                                 0.072169, 0.019334, 0.119193, 0.950227};
+    static const double ix[9] = {3.240479, -1.53715, -0.498535, -0.969256, 1.875991,
+                                 0.041556, 0.055648, -0.204043, 1.057311};
+    uint64_t seed = 300;
+    for (int si = 0; si < gt_nsizes; si++)
+        for (int sp = 2; sp < 5; sp++)
+            for (int form = 0; form < 4; form++) {
+                gt_size sz = gt_sizes[si];
+                const bool inverse = form >= 2, rgb_order = form & 1;
+                const int32_t scn = !inverse && form == 1 ? 4 : 3, dcn = form == 3 ? 4 : 3;
+                gip_image src, dst, exp;
+                gt_alloc(&src, sz.w, sz.h, scn, GIP_U16, 6);
+                gt_alloc(&dst, sz.w, sz.h, dcn, GIP_U16, 2);
+                gt_alloc(&exp, sz.w, sz.h, dcn, GIP_U16, 0);
+                gt_fill_random(&src, seed++, 0, 0);
+                for (int64_t y = 0; y < sz.h; y++)
+                    for (int64_t x = 0; x < sz.w; x++) {
+                        long in[3], out[3];
+                        for (int c = 0; c < 3; c++)
+                            in[c] = (long)gt_get(&src, x, y, c);
+                        const int sh = sp == 4 ? 12 : 14;
+                        const long half = 1L << (sh - 1);
+                        if (sp == 4) {
+                            /* XYZ from R, G, B or R, G, B from X, Y, Z */
+                            long a0 = inverse ? in[0] : in[rgb_order ? 0 : 2], a1 = in[1],
+                                 a2 = inverse ? in[2] : in[rgb_order ? 2 : 0];
+                            const double *m = inverse ? ix : fx;
+                            for (int i = 0; i < 3; i++)
+                                out[i] = (a0 * lround(m[3 * i] * 4096) +
+                                          a1 * lround(m[3 * i + 1] * 4096) +
+                                          a2 * lround(m[3 * i + 2] * 4096) + half) >>
+                                         sh;
+                        } else if (!inverse) {
+                            long r = in[rgb_order ? 0 : 2], g = in[1], b = in[rgb_order ? 2 : 0];
+                            long Y = (r * lround(fy[0] * 16384) + g * lround(fy[1] * 16384) +
+                                      b * lround(fy[2] * 16384) + half) >>
+                                     sh;
+                            const bool yuv = sp == 3;
+                            long d1 = yuv ? b - Y : r - Y, d2 = yuv ? r - Y : b - Y;
+                            out[0] = Y;
+                            out[1] =
+                                (d1 * lround(fc[yuv ? 3 : 0] * 16384) + (32768L << sh) + half) >>
+                                sh;
+                            out[2] =
+                                (d2 * lround(fc[yuv ? 2 : 1] * 16384) + (32768L << sh) + half) >>
+                                sh;
+                        } else {
+                            /* YCrCb: c1 = Cr, c2 = Cb; YUV: c1 = U, c2 = V */
+                            const bool yuv = sp == 3;
+                            long cr = yuv ? in[2] - 32768 : in[1] - 32768;
+                            long cb = yuv ? in[1] - 32768 : in[2] - 32768;
+                            const double *k = ic[yuv];
+                            out[0] = in[0] + ((cr * lround(k[0] * 16384) + half) >> sh);
+                            out[1] =
+                                in[0] +
+                                ((cr * lround(k[1] * 16384) + cb * lround(k[2] * 16384) + half) >>
+                                 sh);
+                            out[2] = in[0] + ((cb * lround(k[3] * 16384) + half) >> sh);
+                        }
+                        for (int c = 0; c < 3; c++) {
+                            long v = out[c] < 0 ? 0 : out[c] > 65535 ? 65535 : out[c];
+                            /* inverse: R, G, B to the destination's order */
+                            int at = inverse ? (c == 1 ? 1 : (rgb_order ? c : 2 - c)) : c;
+                            gt_set(&exp, x, y, at, (double)v);
+                        }
+                        if (dcn == 4)
+                            gt_set(&exp, x, y, 3, 65535);
+                    }
+                char label[96];
+                snprintf(label, sizeof label, "u16 space %d form %d %lldx%lld", sp, form,
+                         (long long)sz.w, (long long)sz.h);
+                if (GT_OK(run_both(ctx, &src, &dst, code_of(sp, form), label))) {
+                    gt_compare(&dst, &exp, 0, 0, label);
+                    GT_CHECK(gt_padding_intact(&dst), "%s: padding written", label);
+                }
+                gt_free(&src);
+                gt_free(&dst);
+                gt_free(&exp);
+            }
+    gip_image u16;
+    gt_alloc(&u16, 9, 5, 3, GIP_U16, 0);
+    GT_STATUS(gip_cvt_color(ctx, &u16, &u16, GIP_COLOR_BGR2HLS), GIP_ERR_UNSUPPORTED);
+    GT_STATUS(gip_cvt_color(ctx, &u16, &u16, GIP_COLOR_BGR2LAB), GIP_ERR_UNSUPPORTED);
+    gt_free(&u16);
 }
 
 /* Bilinear demosaicing from the pattern's colours, written per site. */
@@ -408,9 +772,11 @@ static void bayer(gip_context *ctx)
     static const int64_t sizes[][2] = {{13, 42}, {3, 3}, {2, 7}, {100, 3}, {333, 77}};
     for (int s = 0; s < 5; s++)
         for (int pat = GIP_BAYER_BG; pat <= GIP_BAYER_GR; pat++)
-            for (int u16 = 0; u16 < 2; u16++) {
+            for (int u16 = 0; u16 < 4; u16++) {
+                /* u16 & 1: u16; u16 & 2: edge-aware */
+                const int ea = u16 >> 1;
                 const int64_t w = sizes[s][0], h = sizes[s][1];
-                const gip_dtype dt = u16 ? GIP_U16 : GIP_U8;
+                const gip_dtype dt = (u16 & 1) ? GIP_U16 : GIP_U8;
                 gip_image src, dst, exp;
                 gt_alloc(&src, w, h, 1, dt, 6);
                 gt_alloc(&dst, w, h, 3, dt, 2);
@@ -461,6 +827,14 @@ static void bayer(gip_context *ctx)
                             R = rowc == 'R' ? hv : vv;
                         } else {
                             double dv = floor((dsum + 2) / 4), cv = floor((nsum + wsum + 2) / 4);
+                            if (ea) {
+                                /* green along the edge: the pair that differs less */
+                                double dh = fabs(gt_get(&src, cx - 1, cyy, 0) -
+                                                 gt_get(&src, cx + 1, cyy, 0));
+                                double dvv = fabs(gt_get(&src, cx, cyy - 1, 0) -
+                                                  gt_get(&src, cx, cyy + 1, 0));
+                                cv = dh > dvv ? floor((nsum + 1) / 2) : floor((wsum + 1) / 2);
+                            }
                             G = cv;
                             B = first == 'B' ? c0 : dv;
                             R = first == 'R' ? c0 : dv;
@@ -468,16 +842,84 @@ static void bayer(gip_context *ctx)
                         gt_set(&exp, x, y, 0, B), gt_set(&exp, x, y, 1, G);
                         gt_set(&exp, x, y, 2, R);
                     }
-                cam_args a = {0, pat, 1};
+                cam_args a = {ea ? 2 : 0, pat, 1};
                 char label[96];
-                snprintf(label, sizeof label, "bayer %d %lldx%lld %s", pat, (long long)w,
-                         (long long)h, gip_dtype_name(dt));
+                snprintf(label, sizeof label, "bayer%s %d %lldx%lld %s", ea ? " ea" : "", pat,
+                         (long long)w, (long long)h, gip_dtype_name(dt));
                 if (GT_OK(gt_run_unary(ctx, run_cam, &src, &dst, &a, 0x3C)))
                     gt_compare(&dst, &exp, 0, 0, label);
                 gt_free(&src);
                 gt_free(&dst);
                 gt_free(&exp);
             }
+}
+
+static gip_status run_vng(gip_context *ctx, const gip_image *s, gip_image *d, const void *p)
+{
+    return gip_bayer_to_rgb_vng(ctx, s, d, *(const gip_bayer_pattern *)p, 1);
+}
+
+static gip_status run_bilinear(gip_context *ctx, const gip_image *s, gip_image *d, const void *p)
+{
+    return gip_bayer_to_rgb(ctx, s, d, *(const gip_bayer_pattern *)p, 1);
+}
+
+/* VNG (cv2 itself is its bit-exact reference, in test_colorops.py): a flat mosaic stays flat, a
+ * mosaic of one colour per site gives that colour back away from its edges' neighbours, images
+ * under 8 pixels are bilinear, CUDA equals the CPU, bad input is refused. */
+static void bayer_vng(gip_context *ctx)
+{
+    static const int64_t sizes[][2] = {{8, 8}, {13, 42}, {91, 37}, {640, 9}};
+    for (int s = 0; s < 4; s++)
+        for (int pat = GIP_BAYER_BG; pat <= GIP_BAYER_GR; pat++) {
+            const int64_t w = sizes[s][0], h = sizes[s][1];
+            gip_image src, dst, flat;
+            gt_alloc(&src, w, h, 1, GIP_U8, 3);
+            gt_alloc(&dst, w, h, 3, GIP_U8, 1);
+            gt_alloc(&flat, w, h, 3, GIP_U8, 0);
+            gip_bayer_pattern pp = (gip_bayer_pattern)pat;
+            char label[64];
+            /* flat: every site 77 */
+            for (int64_t y = 0; y < h; y++)
+                for (int64_t x = 0; x < w; x++) {
+                    gt_set(&src, x, y, 0, 77);
+                    for (int c = 0; c < 3; c++)
+                        gt_set(&flat, x, y, c, 77);
+                }
+            snprintf(label, sizeof label, "vng flat %d %lldx%lld", pat, (long long)w, (long long)h);
+            if (GT_OK(gt_run_unary(ctx, run_vng, &src, &dst, &pp, 0x3C)))
+                gt_compare(&dst, &flat, 0, 0, label);
+            /* random: CUDA equals the CPU (gt_run_unary compares them on a CUDA context) */
+            gt_fill_random(&src, (uint64_t)(s * 4 + pat), 0, 0);
+            snprintf(label, sizeof label, "vng %d %lldx%lld", pat, (long long)w, (long long)h);
+            GT_OK(gt_run_unary(ctx, run_vng, &src, &dst, &pp, 0x3C));
+            GT_CHECK(gt_padding_intact(&dst), "%s: padding written", label);
+            gt_free(&src);
+            gt_free(&dst);
+            gt_free(&flat);
+        }
+    /* under 8 pixels: bilinear */
+    gip_image small, a, b;
+    gt_alloc(&small, 7, 20, 1, GIP_U8, 0);
+    gt_alloc(&a, 7, 20, 3, GIP_U8, 0);
+    gt_alloc(&b, 7, 20, 3, GIP_U8, 0);
+    gt_fill_random(&small, 9, 0, 0);
+    gip_bayer_pattern gb = GIP_BAYER_GB;
+    if (GT_OK(gt_run_unary(ctx, run_vng, &small, &a, &gb, 0x3C)) &&
+        GT_OK(gt_run_unary(ctx, run_bilinear, &small, &b, &gb, 0x3C)))
+        gt_compare(&a, &b, 0, 0, "vng under 8 pixels");
+    gip_image u16, four;
+    gt_alloc(&u16, 20, 10, 1, GIP_U16, 0);
+    gt_alloc(&four, 7, 20, 4, GIP_U8, 0);
+    GT_STATUS(gip_bayer_to_rgb_vng(ctx, &u16, &u16, GIP_BAYER_BG, 1), GIP_ERR_UNSUPPORTED);
+    GT_STATUS(gip_bayer_to_rgb_vng(ctx, &small, &four, GIP_BAYER_BG, 1), GIP_ERR_UNSUPPORTED);
+    GT_STATUS(gip_bayer_to_rgb_vng(ctx, &small, &a, (gip_bayer_pattern)9, 1),
+              GIP_ERR_INVALID_ARGUMENT);
+    gt_free(&small);
+    gt_free(&a);
+    gt_free(&b);
+    gt_free(&u16);
+    gt_free(&four);
 }
 
 /* u8 BGR/RGB to Lab against the CIE formulas in double precision (sRGB gamma, D65): within 2.5
@@ -528,10 +970,147 @@ static void lab(gip_context *ctx)
         gt_free(&src);
         gt_free(&dst);
     }
-    gip_image f;
-    gt_alloc(&f, 8, 8, 3, GIP_F32, 0);
-    GT_STATUS(gip_cvt_color(ctx, &f, &f, GIP_COLOR_BGR2LAB), GIP_ERR_UNSUPPORTED);
-    gt_free(&f);
+    /* u8 Lab to BGR/RGB(A) against the CIE inverse in double precision: within 3 levels
+     * (OpenCV quantises linear light to 4096 levels before its inverse-gamma table, which costs
+     * up to 2.6 levels in the darkest tones over all 2^24 Lab triples; cv2 itself is the
+     * bit-exact reference, in test_colorops.py) */
+    static const double m[9] = {3.240479, -1.53715, -0.498535, -0.969256, 1.875991,
+                                0.041556, 0.055648, -0.204043, 1.057311};
+    for (int form = 0; form < 4; form++) {
+        const int rgb_order = form & 1, dcn = form >= 2 ? 4 : 3;
+        gip_image src, dst;
+        gt_alloc(&src, 257, 131, 3, GIP_U8, 3);
+        gt_alloc(&dst, 257, 131, dcn, GIP_U8, 5);
+        gt_fill_random(&src, 191 + (uint64_t)form, 0, 0);
+        char label[64];
+        snprintf(label, sizeof label, "Lab2%s c%d", rgb_order ? "RGB" : "BGR", dcn);
+        if (!GT_OK(run_both(ctx, &src, &dst, rgb_order ? GIP_COLOR_LAB2RGB : GIP_COLOR_LAB2BGR,
+                            label))) {
+            gt_free(&src);
+            gt_free(&dst);
+            continue;
+        }
+        double worst = 0;
+        bool alpha = true;
+        for (int64_t y = 0; y < 131; y++)
+            for (int64_t x = 0; x < 257; x++) {
+                double L = gt_get(&src, x, y, 0) * 100 / 255, a = gt_get(&src, x, y, 1) - 128,
+                       b = gt_get(&src, x, y, 2) - 128;
+                double fy = (L + 16) / 116, f[2] = {fy + a / 500, fy - b / 200}, t[2];
+                for (int k = 0; k < 2; k++)
+                    t[k] = f[k] > 6.0 / 29 ? f[k] * f[k] * f[k] : (f[k] - 16.0 / 116) * 108 / 841;
+                double xyz[3] = {t[0] * 0.950456, L <= 8 ? L / 903.3 : fy * fy * fy,
+                                 t[1] * 1.088754};
+                for (int c = 0; c < 3; c++) {
+                    double v = m[3 * c] * xyz[0] + m[3 * c + 1] * xyz[1] + m[3 * c + 2] * xyz[2];
+                    v = fmin(1, fmax(0, v));
+                    v = (v <= 0.0031308 ? v * 12.92 : 1.055 * pow(v, 1 / 2.4) - 0.055) * 255;
+                    int at = rgb_order ? c : 2 - c;
+                    worst = fmax(worst, fabs(gt_get(&dst, x, y, at) - v));
+                }
+                if (dcn == 4)
+                    alpha &= gt_get(&dst, x, y, 3) == 255;
+            }
+        GT_CHECK(worst <= 3, "%s: %g levels off the CIE inverse", label, worst);
+        GT_CHECK(alpha, "%s: alpha is not 255", label);
+        GT_CHECK(gt_padding_intact(&dst), "%s: padding written", label);
+        gt_free(&src);
+        gt_free(&dst);
+    }
+}
+
+/* f32 Lab and Luv both ways against the CIE formulas in double precision (D65, sRGB gamma, the
+ * XYZ matrices of the other spaces): L, a, b within 5e-5 of max(1, |value|) and u, v of
+ * max(1, |value|, 13 L) (single-precision powf, cbrtf and matrix steps); RGB within 2e-5 (Lab)
+ * and 5e-5 (Luv, whose inverse divides by 4 v'). */
+static void ref_lab_luv(int luv, const double *rgb, double *o)
+{
+    double lin[3], xyz[3];
+    for (int c = 0; c < 3; c++)
+        lin[c] = srgb_lin(fmin(1, fmax(0, rgb[c])));
+    xyz[0] = 0.412453 * lin[0] + 0.357580 * lin[1] + 0.180423 * lin[2];
+    xyz[1] = 0.212671 * lin[0] + 0.715160 * lin[1] + 0.072169 * lin[2];
+    xyz[2] = 0.019334 * lin[0] + 0.119193 * lin[1] + 0.950227 * lin[2];
+    const double t = 216.0 / 24389, y = xyz[1];
+    o[0] = y > t ? 116 * cbrt(y) - 16 : 24389.0 / 27 * y;
+    if (!luv) {
+        o[1] = 500 * (lab_f(xyz[0] / 0.950456) - lab_f(y));
+        o[2] = 200 * (lab_f(y) - lab_f(xyz[2] / 1.088754));
+        return;
+    }
+    const double dn = 0.950456 + 15 + 3 * 1.088754, un = 4 * 0.950456 / dn, vn = 9 / dn;
+    const double d = fmax(xyz[0] + 15 * y + 3 * xyz[2], 1.1920928955078125e-07);
+    o[1] = 13 * o[0] * (4 * xyz[0] / d - un);
+    o[2] = 13 * o[0] * (9 * y / d - vn);
+}
+
+static void lab_luv_f32(gip_context *ctx)
+{
+    for (int luv = 0; luv < 2; luv++)
+        for (int form = 0; form < 4; form++) {
+            const bool inverse = form >= 2, rgb_order = form & 1;
+            const gip_color_code code =
+                (gip_color_code)((luv ? GIP_COLOR_BGR2LUV : GIP_COLOR_BGR2LAB) + form);
+            gip_image src, dst, rgb;
+            gt_alloc(&rgb, 131, 57, 3, GIP_F32, 3);
+            gt_alloc(&src, 131, 57, 3, GIP_F32, 5);
+            gt_alloc(&dst, 131, 57, 3, GIP_F32, 2);
+            gt_fill_random(&rgb, 400 + (uint64_t)(luv * 4 + form), 0, 1);
+            /* the inverse's input: the formula's Lab or Luv of random colours */
+            for (int64_t y = 0; y < 57; y++)
+                for (int64_t x = 0; x < 131; x++) {
+                    double c[3] = {gt_get(&rgb, x, y, 0), gt_get(&rgb, x, y, 1),
+                                   gt_get(&rgb, x, y, 2)},
+                           o[3];
+                    ref_lab_luv(luv, c, o);
+                    for (int k = 0; k < 3; k++)
+                        gt_set(&src, x, y, k, inverse ? o[k] : c[k]);
+                }
+            char label[64];
+            snprintf(label, sizeof label, "f32 %s form %d", luv ? "Luv" : "Lab", form);
+            if (!GT_OK(run_both(ctx, &src, &dst, code, label))) {
+                gt_free(&src);
+                gt_free(&dst);
+                gt_free(&rgb);
+                continue;
+            }
+            double worst = 0;
+            for (int64_t y = 0; y < 57; y++)
+                for (int64_t x = 0; x < 131; x++)
+                    for (int k = 0; k < 3; k++) {
+                        double want, got = gt_get(&dst, x, y, k);
+                        if (inverse) {
+                            /* back to the colour, in the destination's order */
+                            want = gt_get(&rgb, x, y, rgb_order ? k : 2 - k);
+                            worst = fmax(worst, fabs(got - want) / (luv ? 5e-5 : 2e-5));
+                        } else {
+                            double c[3] = {gt_get(&src, x, y, rgb_order ? 0 : 2),
+                                           gt_get(&src, x, y, 1),
+                                           gt_get(&src, x, y, rgb_order ? 2 : 0)},
+                                   o[3];
+                            ref_lab_luv(luv, c, o);
+                            want = o[k];
+                            /* u and v: 13 L (u' - u'n) cancels, so their error scales with
+                             * 13 L */
+                            double scale = fmax(1, fabs(want));
+                            if (luv && k)
+                                scale = fmax(scale, 13 * o[0]);
+                            worst = fmax(worst, fabs(got - want) / (5e-5 * scale));
+                        }
+                    }
+            GT_CHECK(worst <= 1, "%s: %g times the tolerance off the CIE formulas", label, worst);
+            gt_free(&src);
+            gt_free(&dst);
+            gt_free(&rgb);
+        }
+    gip_image u8, u16;
+    gt_alloc(&u8, 9, 5, 3, GIP_U8, 0);
+    gt_alloc(&u16, 9, 5, 3, GIP_U16, 0);
+    GT_STATUS(gip_cvt_color(ctx, &u8, &u8, GIP_COLOR_BGR2LUV), GIP_ERR_UNSUPPORTED);
+    GT_STATUS(gip_cvt_color(ctx, &u8, &u8, GIP_COLOR_LUV2RGB), GIP_ERR_UNSUPPORTED);
+    GT_STATUS(gip_cvt_color(ctx, &u16, &u16, GIP_COLOR_LAB2BGR), GIP_ERR_UNSUPPORTED);
+    gt_free(&u8);
+    gt_free(&u16);
 }
 
 static void bad_inputs(gip_context *ctx)
@@ -549,7 +1128,7 @@ static void bad_inputs(gip_context *ctx)
     GT_STATUS(gip_cvt_color(ctx, &u8, &dst, GIP_COLOR_HLS_FULL2RGB), GIP_ERR_UNSUPPORTED);
     GT_STATUS(gip_cvt_color(ctx, &u16, &u16, GIP_COLOR_BGR2HSV), GIP_ERR_UNSUPPORTED);
     GT_STATUS(gip_cvt_color(ctx, &one, &dst, GIP_COLOR_BGR2YCRCB), GIP_ERR_SHAPE_MISMATCH);
-    GT_STATUS(gip_cvt_color(ctx, &u8, &dst, (gip_color_code)43), GIP_ERR_INVALID_ARGUMENT);
+    GT_STATUS(gip_cvt_color(ctx, &u8, &dst, (gip_color_code)99), GIP_ERR_INVALID_ARGUMENT);
     GT_STATUS(gip_yuv_to_rgb(ctx, &frame, &dst, (gip_yuv_layout)7, 1), GIP_ERR_INVALID_ARGUMENT);
     GT_STATUS(gip_yuv_to_rgb(ctx, &u8, &dst, GIP_YUV_NV12, 1), GIP_ERR_UNSUPPORTED);
     GT_STATUS(gip_yuv_to_rgb(ctx, &one, &dst, GIP_YUV_NV12, 1), GIP_ERR_SHAPE_MISMATCH);
@@ -559,6 +1138,10 @@ static void bad_inputs(gip_context *ctx)
     GT_STATUS(gip_bayer_to_rgb(ctx, &one, &f32, GIP_BAYER_BG, 1), GIP_ERR_UNSUPPORTED);
     GT_STATUS(gip_bayer_to_rgb(ctx, &one, &one, GIP_BAYER_BG, 1), GIP_ERR_ALIASING);
     GT_STATUS(gip_bayer_to_rgb(NULL, &one, &dst, GIP_BAYER_BG, 1), GIP_ERR_INVALID_ARGUMENT);
+    GT_STATUS(gip_bayer_to_rgb_ea(ctx, &one, &one, GIP_BAYER_BG, 1), GIP_ERR_UNSUPPORTED);
+    GT_STATUS(gip_bayer_to_rgb_ea(ctx, &one, &dst, (gip_bayer_pattern)4, 1),
+              GIP_ERR_INVALID_ARGUMENT);
+    GT_STATUS(gip_bayer_to_rgb_ea(ctx, &one, &f32, GIP_BAYER_GR, 1), GIP_ERR_UNSUPPORTED);
     bool untouched = true;
     for (int64_t i = 0; i < 600; i++)
         untouched &= ((uint8_t *)dst.data)[i] == 0x5A;
@@ -581,9 +1164,15 @@ static void body(gip_context *ctx)
     spaces(ctx);
     round_trips(ctx);
     lab(ctx);
+    lab_luv_f32(ctx);
     yuv_frames(ctx);
+    yuv_standards(ctx);
     yuv_encode(ctx);
+    yuv_encode_more(ctx);
+    yuv_encode_standards(ctx);
+    spaces_u16(ctx);
     bayer(ctx);
+    bayer_vng(ctx);
     bad_inputs(ctx);
     gip_context_destroy(cpu_ctx);
     cpu_ctx = NULL;

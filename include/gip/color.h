@@ -34,7 +34,8 @@ typedef enum gip_color_code {
     GIP_COLOR_BGRA2GRAY = 10,
     GIP_COLOR_GRAY2RGB = 11,  /* replicate; also GRAY2BGR */
     GIP_COLOR_GRAY2RGBA = 12, /* replicate, alpha = max; also GRAY2BGRA */
-    /* Colour spaces (u8 and f32; the RGB side 3 channels, or 4 going in with alpha ignored):
+    /* Colour spaces (u8 and f32, and u16 for YCrCb, YUV and XYZ as OpenCV; the RGB side 3
+     * channels, or 4 going in with alpha ignored):
      * u8 as OpenCV's fixed-point code, f32 with its formulas. HSV/HLS: hue 0..180 for u8 (0..255
      * with _FULL) and 0..360 for f32, the other two 0..255 / 0..1. YCrCb and YUV: BT.601 full
      * range, chroma offset 128 (0.5 for f32). XYZ: sRGB primaries, D65. */
@@ -66,10 +67,20 @@ typedef enum gip_color_code {
     GIP_COLOR_RGB2XYZ = 38,
     GIP_COLOR_XYZ2BGR = 39,
     GIP_COLOR_XYZ2RGB = 40,
-    /* CIE Lab (D65), sRGB gamma: u8 only, from RGB only; L scaled to 0..255, a and b offset by
-     * 128, as OpenCV's u8 code gives them */
+    /* CIE Lab (D65), sRGB gamma, both ways. u8: L scaled to 0..255, a and b offset by 128, as
+     * OpenCV's integer code gives them (equal to it). f32: RGB 0..1, L 0..100, a and b
+     * unscaled, by the CIE formulas (OpenCV's f32 RGB to Lab interpolates a table and is off
+     * them by up to 0.3 in L and 0.6 in a and b; its inverse follows them to 1e-4). */
     GIP_COLOR_BGR2LAB = 41,
-    GIP_COLOR_RGB2LAB = 42
+    GIP_COLOR_RGB2LAB = 42,
+    GIP_COLOR_LAB2BGR = 43,
+    GIP_COLOR_LAB2RGB = 44,
+    /* CIE Luv (D65), sRGB gamma, both ways: f32 only (RGB 0..1, L 0..100, u and v unscaled),
+     * by the CIE formulas */
+    GIP_COLOR_BGR2LUV = 45,
+    GIP_COLOR_RGB2LUV = 46,
+    GIP_COLOR_LUV2BGR = 47,
+    GIP_COLOR_LUV2RGB = 48
 } gip_color_code;
 
 /**
@@ -102,6 +113,24 @@ GIP_API gip_status gip_extract_channel(gip_context *ctx, const gip_image *src, g
 GIP_API gip_status gip_insert_channel(gip_context *ctx, const gip_image *src, const gip_image *src2,
                                       gip_image *dst, int32_t channel);
 
+/**
+ * cv2.mixChannels: copies channels of the sources into channels of the destinations. Channels
+ * are numbered across the images in order (the first source's 0..c0-1, then the second's ...;
+ * the same for the destinations); pair k of from_to is (from_to[2k], from_to[2k+1]): a source
+ * channel, or -1 for zeros, and the destination channel it is copied to. Pairs run in order; a
+ * destination channel no pair names keeps its pixels. Every image: the first source's size and
+ * dtype (not c32), any channel count, all on the host or all on the context's device;
+ * destinations must not overlap any other image. Nothing is written unless every argument is
+ * valid.
+ * @return GIP_OK; GIP_ERR_INVALID_ARGUMENT (NULL, no images or pairs, a channel out of range);
+ *         GIP_ERR_SHAPE_MISMATCH (sizes differ); GIP_ERR_UNSUPPORTED (dtypes differ, c32);
+ *         GIP_ERR_ALIASING; GIP_ERR_LOCATION_MISMATCH; GIP_ERR_NO_DEVICE; GIP_ERR_DEVICE;
+ *         GIP_ERR_BAD_STATE.
+ */
+GIP_API gip_status gip_mix_channels(gip_context *ctx, const gip_image *srcs, int32_t nsrcs,
+                                    gip_image *dsts, int32_t ndsts, const int32_t *from_to,
+                                    int32_t npairs);
+
 /** Layouts of YUV camera frames (cv2.COLOR_YUV2*_<layout>). */
 typedef enum gip_yuv_layout {
     GIP_YUV_NV12 = 0, /* 4:2:0: the Y plane, then interleaved U, V at half resolution */
@@ -129,6 +158,40 @@ typedef enum gip_yuv_layout {
 GIP_API gip_status gip_yuv_to_rgb(gip_context *ctx, const gip_image *src, gip_image *dst,
                                   gip_yuv_layout layout, int32_t bgr);
 
+/** The matrix and range of a YUV frame (gip_yuv_to_rgb_ex()); zero is cv2's BT.601 limited. */
+typedef enum gip_yuv_standard {
+    GIP_YUV_BT601 = 0, /* Kr 0.299, Kb 0.114 (SD video, JPEG) */
+    GIP_YUV_BT709 = 1  /* Kr 0.2126, Kb 0.0722 (HD video) */
+} gip_yuv_standard;
+
+typedef struct gip_yuv_params {
+    gip_yuv_standard standard;
+    int32_t full_range; /* 0: limited (Y 16..235, chroma 16..240), 1: full (0..255) */
+} gip_yuv_params;
+
+/**
+ * gip_yuv_to_rgb() with the frame's matrix and range: params NULL or zero is BT.601 limited
+ * range, equal to OpenCV; BT.709 and full range (which cv2 5.1 has no codes for) use the
+ * standards' matrices in the same 20-bit fixed point and rounding (limited range: Y scaled by
+ * 255/219 after taking 16 off, Y below 16 as 16; chroma scaled by 255/224).
+ * @return as gip_yuv_to_rgb(); GIP_ERR_INVALID_ARGUMENT for an unknown standard or range.
+ */
+GIP_API gip_status gip_yuv_to_rgb_ex(gip_context *ctx, const gip_image *src, gip_image *dst,
+                                     gip_yuv_layout layout, int32_t bgr,
+                                     const gip_yuv_params *params);
+
+/**
+ * gip_rgb_to_yuv() with the frame's matrix and range: params NULL or zero is BT.601 limited
+ * range, equal to OpenCV; BT.709 and full range (which cv2 5.1 has no codes for) use the
+ * standards' matrices (Y = Kr R + Kg G + Kb B, U = (B - Y) / 2 (1 - Kb), V = (R - Y) /
+ * 2 (1 - Kr); limited range scales Y by 219/255 and adds 16, and U and V by 224/255) in the same
+ * fixed point and rounding.
+ * @return as gip_rgb_to_yuv(); GIP_ERR_INVALID_ARGUMENT for an unknown standard or range.
+ */
+GIP_API gip_status gip_rgb_to_yuv_ex(gip_context *ctx, const gip_image *src, gip_image *dst,
+                                     gip_yuv_layout layout, int32_t bgr,
+                                     const gip_yuv_params *params);
+
 /** Bayer mosaics by the colours of the second row's second and third pixels, as OpenCV names
  * them (cv2.COLOR_Bayer<pattern>2BGR). */
 typedef enum gip_bayer_pattern {
@@ -153,12 +216,40 @@ GIP_API gip_status gip_bayer_to_rgb(gip_context *ctx, const gip_image *src, gip_
                                     gip_bayer_pattern pattern, int32_t bgr);
 
 /**
- * Encodes an RGB image as a planar YUV 4:2:0 frame as cv2.cvtColor(COLOR_BGR2YUV_I420 or
- * COLOR_BGR2YUV_YV12): BT.601 limited range with OpenCV's fixed-point coefficients and rounding,
- * each 2x2 block's U and V taken from its top-left pixel; u8 results equal OpenCV's. src: u8,
- * 3 or 4 channels (alpha ignored), width and height even; BGR order when bgr is non-zero, else
- * RGB. dst: u8 with one channel, src's width and 3/2 of its height. layout: GIP_YUV_I420 or
- * GIP_YUV_YV12. Host or device; dst must not overlap src.
+ * Demosaics a Bayer image as cv2.cvtColor(COLOR_Bayer<pattern>2BGR_EA): OpenCV's edge-aware
+ * variant of gip_bayer_to_rgb(), which takes green at red and blue sites from the vertical or
+ * the horizontal pair of neighbours, whichever differs less; its integer rounding and borders;
+ * u8 and u16 results equal OpenCV's. src: one channel, u8 or u16. dst: src's size and dtype, 3
+ * channels (BGR order when bgr is non-zero, else RGB). Host or device; dst must not overlap src.
+ * @return as gip_bayer_to_rgb(); GIP_ERR_UNSUPPORTED for a dst of other than 3 channels.
+ */
+GIP_API gip_status gip_bayer_to_rgb_ea(gip_context *ctx, const gip_image *src, gip_image *dst,
+                                       gip_bayer_pattern pattern, int32_t bgr);
+
+/**
+ * Demosaics a u8 Bayer image as cv2.cvtColor(COLOR_Bayer<pattern>2BGR_VNG): OpenCV's Variable
+ * Number of Gradients (gradients in eight directions over a 5x5 neighbourhood, the colour
+ * differences of the directions below min + max / 2 averaged, its float scales and rounding)
+ * over the mosaic padded by reflection (BORDER_REFLECT_101), as cv2 5.1 computes it; images under
+ * 8 pixels wide or high are demosaiced bilinearly, as OpenCV does. u8 results equal cv2 5.1's. src:
+ * one channel, u8. dst: src's size, u8, 3 channels (BGR order when bgr is non-zero, else RGB). Host
+ * or device; dst must not overlap src.
+ * @return as gip_bayer_to_rgb(); GIP_ERR_UNSUPPORTED for u16 or a dst of other than 3 channels.
+ */
+GIP_API gip_status gip_bayer_to_rgb_vng(gip_context *ctx, const gip_image *src, gip_image *dst,
+                                        gip_bayer_pattern pattern, int32_t bgr);
+
+/**
+ * Encodes an RGB image as a YUV frame as cv2.cvtColor(COLOR_BGR2YUV_I420, COLOR_BGR2YUV_YV12,
+ * COLOR_BGR2YUV_YUY2, COLOR_BGR2YUV_UYVY or COLOR_BGR2YUV_YVYU): BT.601 limited range with
+ * OpenCV's fixed-point coefficients and rounding; u8 results equal OpenCV's. 4:2:0 layouts
+ * (I420, YV12, NV12, NV21): each 2x2 block's U and V from its top-left pixel (20-bit fixed
+ * point); dst is u8 with one channel, src's width and 3/2 of its height (both even). cv2 5.1 has
+ * no code for NV12 and NV21: they hold the I420 frame's bytes, U and V interleaved (OpenCV's own
+ * two-plane encoder). 4:2:2 layouts (YUY2, UYVY, YVYU): each pair's U and V from the sum of its
+ * two pixels (14-bit fixed point); dst is u8 with one channel, twice src's width (even) and its
+ * height. src: u8, 3 or 4 channels (alpha ignored); BGR order when bgr is non-zero, else RGB.
+ * Host or device; dst must not overlap src.
  * @return as gip_yuv_to_rgb().
  */
 GIP_API gip_status gip_rgb_to_yuv(gip_context *ctx, const gip_image *src, gip_image *dst,

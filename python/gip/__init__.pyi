@@ -665,3 +665,57 @@ HuMoments = hu_moments
 matchTemplate = match_template
 connectedComponents = connected_components
 connectedComponentsWithStats = connected_components_with_stats
+# ---- colour, issue 40 continued (gip._colorops) ---------------------------------------------
+COLOR_RGB2YUV_UYVY: int
+COLOR_RGB2YUV_UYNV: int
+COLOR_RGB2YUV_Y422: int
+COLOR_BGR2YUV_UYVY: int
+COLOR_BGR2YUV_UYNV: int
+COLOR_BGR2YUV_Y422: int
+COLOR_RGBA2YUV_UYVY: int
+COLOR_RGBA2YUV_UYNV: int
+COLOR_RGBA2YUV_Y422: int
+COLOR_BGRA2YUV_UYVY: int
+COLOR_BGRA2YUV_UYNV: int
+COLOR_BGRA2YUV_Y422: int
+COLOR_RGB2YUV_YUY2: int
+COLOR_RGB2YUV_YUYV: int
+COLOR_RGB2YUV_YUNV: int
+COLOR_BGR2YUV_YUY2: int
+COLOR_BGR2YUV_YUYV: int
+COLOR_BGR2YUV_YUNV: int
+COLOR_RGB2YUV_YVYU: int
+COLOR_BGR2YUV_YVYU: int
+COLOR_RGBA2YUV_YUY2: int
+COLOR_RGBA2YUV_YUYV: int
+COLOR_RGBA2YUV_YUNV: int
+COLOR_BGRA2YUV_YUY2: int
+COLOR_BGRA2YUV_YUYV: int
+COLOR_BGRA2YUV_YUNV: int
+COLOR_RGBA2YUV_YVYU: int
+COLOR_BGRA2YUV_YVYU: int
+COLOR_Lab2BGR: int
+COLOR_Lab2RGB: int
+COLOR_BayerBG2BGR_VNG: int
+COLOR_BayerGB2BGR_VNG: int
+COLOR_BayerRG2BGR_VNG: int
+COLOR_BayerGR2BGR_VNG: int
+COLOR_BayerBG2RGB_VNG: int
+COLOR_BayerGB2RGB_VNG: int
+COLOR_BayerRG2RGB_VNG: int
+COLOR_BayerGR2RGB_VNG: int
+COLOR_BGR2Luv: int
+COLOR_RGB2Luv: int
+COLOR_Luv2BGR: int
+COLOR_Luv2RGB: int
+COLOR_BayerBG2BGR_EA: int
+COLOR_BayerGB2BGR_EA: int
+COLOR_BayerRG2BGR_EA: int
+COLOR_BayerGR2BGR_EA: int
+COLOR_BayerBG2RGB_EA: int
+COLOR_BayerGB2RGB_EA: int
+COLOR_BayerRG2RGB_EA: int
+COLOR_BayerGR2RGB_EA: int
+
+def mixChannels(src: Union[ArrayLike, Sequence[ArrayLike]], dst: Any, fromTo: Sequence[int], *,
+                device: DeviceSpec = ...) -> Any: ...

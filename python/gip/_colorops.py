@@ -11,6 +11,7 @@ import numpy as _np
 
 from . import _gip
 from . import _cv2
+from ._errors import Aliasing, ShapeMismatch
 from ._core import (InvalidArgument, Unsupported, _alloc, _dtype_of, _finish, _image_out, _int,
                     _prep, _raise, _real)
 from ._registry import _args, _run
@@ -139,9 +140,21 @@ COLOR_XYZ2RGB = 35
 # cv2 code -> (the registry's cvt code, gip_color_code, inverse: the RGB side is the output)
 COLOR_BGR2Lab = 44
 COLOR_RGB2Lab = 45
+COLOR_Lab2BGR = 56
+COLOR_Lab2RGB = 57
+COLOR_BGR2Luv = 50
+COLOR_RGB2Luv = 51
+COLOR_Luv2BGR = 58
+COLOR_Luv2RGB = 59
 _SPACE = {
+    50: ("bgr2luv", 45, False),
+    51: ("rgb2luv", 46, False),
+    58: ("luv2bgr", 47, True),
+    59: ("luv2rgb", 48, True),
     44: ("bgr2lab", 41, False),
     45: ("rgb2lab", 42, False),
+    56: ("lab2bgr", 43, True),
+    57: ("lab2rgb", 44, True),
     40: ("bgr2hsv", 13, False),
     41: ("rgb2hsv", 14, False),
     54: ("hsv2bgr", 15, True),
@@ -303,6 +316,28 @@ _BAYER = {
     88: ("rg", "gray"),
     89: ("gr", "gray")}
 
+# cv2's edge-aware Bayer codes (BGR or RGB only): code -> the registry's bayer pattern
+COLOR_BayerBG2BGR_EA = 135
+COLOR_BayerGB2BGR_EA = 136
+COLOR_BayerRG2BGR_EA = 137
+COLOR_BayerGR2BGR_EA = 138
+COLOR_BayerBG2RGB_EA = 137
+COLOR_BayerGB2RGB_EA = 138
+COLOR_BayerRG2RGB_EA = 135
+COLOR_BayerGR2RGB_EA = 136
+_BAYER_EA = {135: "bg", 136: "gb", 137: "rg", 138: "gr"}
+
+# cv2's VNG Bayer codes (uint8, BGR or RGB only): code -> the registry's bayer pattern
+COLOR_BayerBG2BGR_VNG = 62
+COLOR_BayerGB2BGR_VNG = 63
+COLOR_BayerRG2BGR_VNG = 64
+COLOR_BayerGR2BGR_VNG = 65
+COLOR_BayerBG2RGB_VNG = 64
+COLOR_BayerGB2RGB_VNG = 65
+COLOR_BayerRG2RGB_VNG = 62
+COLOR_BayerGR2RGB_VNG = 63
+_BAYER_VNG = {62: "bg", 63: "gb", 64: "rg", 65: "gr"}
+
 
 # cv2's YUV 4:2:0 encoding codes: code -> (the registry's yuv420 layout, source order)
 COLOR_BGR2YUV_I420 = 128
@@ -332,20 +367,86 @@ _YUV_ENC = {
     133: ("yv12", "rgb")}
 
 
+# cv2's YUV 4:2:2 encoding codes: code -> (the registry's yuv422 layout, source order)
+COLOR_RGB2YUV_UYVY = 143
+COLOR_RGB2YUV_UYNV = 143
+COLOR_RGB2YUV_Y422 = 143
+COLOR_BGR2YUV_UYVY = 144
+COLOR_BGR2YUV_UYNV = 144
+COLOR_BGR2YUV_Y422 = 144
+COLOR_RGBA2YUV_UYVY = 145
+COLOR_RGBA2YUV_UYNV = 145
+COLOR_RGBA2YUV_Y422 = 145
+COLOR_BGRA2YUV_UYVY = 146
+COLOR_BGRA2YUV_UYNV = 146
+COLOR_BGRA2YUV_Y422 = 146
+COLOR_RGB2YUV_YUY2 = 147
+COLOR_RGB2YUV_YUYV = 147
+COLOR_RGB2YUV_YUNV = 147
+COLOR_BGR2YUV_YUY2 = 148
+COLOR_BGR2YUV_YUYV = 148
+COLOR_BGR2YUV_YUNV = 148
+COLOR_RGB2YUV_YVYU = 149
+COLOR_BGR2YUV_YVYU = 150
+COLOR_RGBA2YUV_YUY2 = 151
+COLOR_RGBA2YUV_YUYV = 151
+COLOR_RGBA2YUV_YUNV = 151
+COLOR_BGRA2YUV_YUY2 = 152
+COLOR_BGRA2YUV_YUYV = 152
+COLOR_BGRA2YUV_YUNV = 152
+COLOR_RGBA2YUV_YVYU = 153
+COLOR_BGRA2YUV_YVYU = 154
+_YUV422_ENC = {
+    143: ("uyvy", "rgb"),
+    144: ("uyvy", "bgr"),
+    145: ("uyvy", "rgb"),
+    146: ("uyvy", "bgr"),
+    147: ("yuy2", "rgb"),
+    148: ("yuy2", "bgr"),
+    149: ("yvyu", "rgb"),
+    150: ("yvyu", "bgr"),
+    151: ("yuy2", "rgb"),
+    152: ("yuy2", "bgr"),
+    153: ("yvyu", "rgb"),
+    154: ("yvyu", "bgr")}
+
+
 @_image_out
 def cvtColor(src, code, dst=None, dstCn=0, *, device=None):
     """cv2.cvtColor: channel order, alpha and gray (uint8, uint16, float32), HSV, HLS, YCrCb,
-    YUV and XYZ both ways (uint8 and float32), and YUV camera frames (COLOR_YUV2*_NV12, NV21,
-    I420, YV12, YUY2, UYVY, YVYU: a 4:2:2 frame as cv2's (H, W, 2) or its (H, 2 W) bytes), and
-    Bayer mosaics (COLOR_Bayer*2BGR, RGB, BGRA, RGBA, GRAY; uint8 and uint16), and BGR/RGB(A)
-    to planar 4:2:0 frames (COLOR_BGR2YUV_I420, IYUV, YV12). uint8 results
+    YUV, XYZ and Lab both ways (uint8 and float32), Luv both ways (float32), and YUV camera
+    frames (COLOR_YUV2*_NV12, NV21, I420, YV12, YUY2, UYVY, YVYU: a 4:2:2 frame as cv2's (H, W, 2) or its (H, 2 W) bytes), and
+    Bayer mosaics (COLOR_Bayer*2BGR, RGB, BGRA, RGBA, GRAY, and the edge-aware *2BGR_EA,
+    *2RGB_EA; uint8 and uint16; the VNG *2BGR_VNG, *2RGB_VNG, uint8), and BGR/RGB(A)
+    to planar 4:2:0 frames (COLOR_BGR2YUV_I420, IYUV, YV12) and packed 4:2:2 frames
+    (COLOR_BGR2YUV_YUY2, UYVY, YVYU: cv2's (H, W, 2) for numpy inputs, else the (H, 2 W)
+    bytes). YCrCb, YUV and XYZ also take uint16. uint8 results
     equal OpenCV's (HSV2BGR and BGR2HLS as its AVX-512 code rounds them); the HSV _FULL inverse
     and the HLS _FULL codes take float32 only (cv2 computes them with Intel IPP). dstCn=4 adds
     alpha to the results of the inverse space codes."""
     c = _int(code, "cvtColor: code")
+    if c in _YUV422_ENC:
+        layout, order = _YUV422_ENC[c]
+        packed = dst
+        if isinstance(dst, _np.ndarray) and dst.ndim == 3 and dst.shape[2] == 2:
+            packed = dst.reshape(dst.shape[0], dst.shape[1] * 2)  # cv2's (H, W, 2): its bytes
+            if not _np.shares_memory(packed, dst):
+                _raise(InvalidArgument, "cvtColor: dst must be C-contiguous")
+        out = _run("yuv422", src, packed, device, {"layout": layout, "order": order})
+        if dst is not None:
+            return dst
+        if isinstance(out, _np.ndarray) and isinstance(src, _np.ndarray):  # cv2's (H, W, 2)
+            return out.reshape(out.shape[0], out.shape[1] // 2, 2)
+        return out
     if c in _YUV_ENC:
         layout, order = _YUV_ENC[c]
         return _run("yuv420", src, dst, device, {"layout": layout, "order": order})
+    if c in _BAYER_VNG:
+        return _run("bayer", src, dst, device, {"pattern": _BAYER_VNG[c], "to": "bgr",
+                                                "method": "vng"})
+    if c in _BAYER_EA:
+        return _run("bayer", src, dst, device, {"pattern": _BAYER_EA[c], "to": "bgr",
+                                                "method": "ea"})
     if c in _BAYER:
         pattern, to = _BAYER[c]
         return _run("bayer", src, dst, device, {"pattern": pattern, "to": to})
@@ -592,6 +693,71 @@ def split(m, *, device=None):
     """cv2.split: the channels as a tuple of (H, W) arrays."""
     n = _channels(m)
     return tuple(extractChannel(m, c, device=device) for c in range(n))
+
+
+def mixChannels(src, dst, fromTo, *, device=None):
+    """cv2.mixChannels: src and dst are an image or a list of images of one size and dtype (1, 3
+    or 4 channels each), their channels numbered across the list; fromTo holds pairs (source
+    channel or -1 for zeros, destination channel). Each destination is written in place and dst
+    is returned. Destinations must not share memory with any other image. (The C API's
+    gip_mix_channels() takes the same arguments; the registry's mix_channels step makes a new
+    image from one.)"""
+    srcs = list(src) if isinstance(src, (list, tuple)) else [src]
+    dsts = list(dst) if isinstance(dst, (list, tuple)) else [dst]
+    if not srcs or not dsts:
+        _raise(InvalidArgument, "mixChannels: at least one source and one destination")
+    pairs = [_int(v, "mixChannels: fromTo") for v in _np.asarray(fromTo).ravel().tolist()]
+    if not pairs or len(pairs) % 2:
+        _raise(InvalidArgument, "mixChannels: fromTo holds pairs (source, destination), got %d "
+               "numbers" % len(pairs))
+    first = srcs[0]
+    for i, img in enumerate(srcs + dsts):
+        if getattr(img, "shape", None) is None:
+            _raise(InvalidArgument, "mixChannels: image %d is not an array" % i)
+        if tuple(img.shape[:2]) != tuple(first.shape[:2]):
+            _raise(ShapeMismatch, "mixChannels: image %d is %s, the first source %s"
+                   % (i, tuple(img.shape[:2]), tuple(first.shape[:2])))
+        if _dtype_of(img) != _dtype_of(first):
+            _raise(Unsupported, "mixChannels: image %d is %s, the first source %s"
+                   % (i, _dtype_of(img), _dtype_of(first)))
+        if _channels(img) not in (1, 3, 4):
+            _raise(Unsupported, "mixChannels: image %d has %d channels; 1, 3 or 4 are accepted"
+                   % (i, _channels(img)))
+    for i, d in enumerate(dsts):
+        for j, o in enumerate(srcs + dsts):
+            if j != len(srcs) + i and isinstance(d, _np.ndarray) and \
+                    isinstance(o, _np.ndarray) and _np.shares_memory(d, o):
+                _raise(Aliasing, "mixChannels: destination %d shares memory with image %d"
+                       % (i, j))
+
+    def where(imgs, index):
+        for img in imgs:
+            if index < _channels(img):
+                return img, index
+            index -= _channels(img)
+
+    ns, nd = sum(_channels(x) for x in srcs), sum(_channels(x) for x in dsts)
+    for k in range(0, len(pairs), 2):
+        s, d = pairs[k], pairs[k + 1]
+        if not -1 <= s < ns or not 0 <= d < nd:
+            _raise(InvalidArgument, "mixChannels: pair %d (%d, %d): the source channel must be "
+                   "in -1..%d (-1: zeros), the destination in 0..%d"
+                   % (k // 2, s, d, ns - 1, nd - 1))
+    for k in range(0, len(pairs), 2):
+        out, oc = where(dsts, pairs[k + 1])
+        if pairs[k] < 0:  # zeros where out lives: the registry's mix_channels from nothing
+            chan = _run("mix_channels", out, None, device, {"from_to": [-1, 0]})
+        else:
+            img, ic = where(srcs, pairs[k])
+            chan = extractChannel(img, ic, device=device)
+        if _channels(out) == 1:
+            if isinstance(out, _np.ndarray) and isinstance(chan, _np.ndarray):
+                out[...] = chan.reshape(out.shape)
+            else:
+                extractChannel(chan, 0, out, device=device)
+        else:
+            insertChannel(chan, out, oc, device=device)
+    return dst
 
 
 @_image_out

@@ -94,7 +94,8 @@ def test_in_range(size, cn, dtype):
 SPACE_U8 = ["BGR2HSV", "RGB2HSV", "BGR2HSV_FULL", "RGB2HSV_FULL", "HSV2BGR", "HSV2RGB",
             "BGR2HLS", "RGB2HLS", "HLS2BGR", "HLS2RGB",
             "BGR2YCrCb", "RGB2YCrCb", "YCrCb2BGR", "YCrCb2RGB", "BGR2YUV", "RGB2YUV", "YUV2BGR",
-            "YUV2RGB", "BGR2XYZ", "RGB2XYZ", "XYZ2BGR", "XYZ2RGB", "BGR2Lab", "RGB2Lab"]
+            "YUV2RGB", "BGR2XYZ", "RGB2XYZ", "XYZ2BGR", "XYZ2RGB", "BGR2Lab", "RGB2Lab", "Lab2BGR",
+            "Lab2RGB"]
 F32_ONLY = ["HSV2BGR_FULL", "HSV2RGB_FULL", "BGR2HLS_FULL", "RGB2HLS_FULL", "HLS2BGR_FULL",
             "HLS2RGB_FULL"]
 
@@ -178,7 +179,7 @@ def test_bad_input():
     with pytest.raises(gip.InvalidArgument):
         gip.cvtColor(a, cv2.COLOR_BGR2HSV, dstCn=4)
     with pytest.raises(gip.Unsupported):
-        gip.cvtColor(a.astype(np.float32), cv2.COLOR_BGR2Lab)  # u8 only
+        gip.cvtColor(a, cv2.COLOR_BGR2Luv)  # f32 only
     dst = np.full((10, 12, 3), 7, np.uint8)
     with pytest.raises(gip.Error):
         gip.threshold(a, 1, 2, 9, dst)
@@ -485,3 +486,304 @@ def test_camera_formats_cuda():
                       (cv2.COLOR_BayerRG2RGBA, mosaic.astype(np.uint16) * 200)):
         np.testing.assert_array_equal(gip.cvtColor(src, code, device="cuda"),
                                       gip.cvtColor(src, code, device="cpu"))
+
+
+@pytest.mark.parametrize("wh", [(2, 1), (8, 5), (34, 13), (202, 101)])
+@pytest.mark.parametrize("cn", [3, 4])
+def test_yuv422_encoding(wh, cn):
+    w, h = wh
+    a = rand((h, w, cn), seed=w * 3 + cn)
+    codes = ([cv2.COLOR_BGR2YUV_YUY2, cv2.COLOR_RGB2YUV_YUY2, cv2.COLOR_BGR2YUV_UYVY,
+              cv2.COLOR_RGB2YUV_UYVY, cv2.COLOR_BGR2YUV_YVYU, cv2.COLOR_RGB2YUV_YVYU]
+             if cn == 3 else
+             [cv2.COLOR_BGRA2YUV_YUY2, cv2.COLOR_RGBA2YUV_YUY2, cv2.COLOR_BGRA2YUV_UYVY,
+              cv2.COLOR_RGBA2YUV_UYVY, cv2.COLOR_BGRA2YUV_YVYU, cv2.COLOR_RGBA2YUV_YVYU])
+    for code in codes:
+        e = cv2.cvtColor(a, code)
+        g = gip.cvtColor(a, code)
+        assert g.shape == e.shape == (h, w, 2) and g.dtype == e.dtype
+        np.testing.assert_array_equal(g, e)
+        out = np.zeros_like(e)
+        assert gip.cvtColor(a, code, out) is out
+        np.testing.assert_array_equal(out, e)
+
+
+@pytest.mark.parametrize("wh", [(2, 2), (36, 24), (202, 100)])
+def test_nv12_encoding(wh):
+    w, h = wh
+    a = rand((h, w, 3), seed=w)
+    i420 = cv2.cvtColor(a, cv2.COLOR_BGR2YUV_I420).ravel()
+    y, u, v = i420[:h * w], i420[h * w:h * w * 5 // 4], i420[h * w * 5 // 4:]
+    for layout, pairs in (("nv12", (u, v)), ("nv21", (v, u))):
+        g = gip.apply("yuv420", a, layout=layout)
+        e = np.concatenate([y, np.stack(pairs, 1).ravel()]).reshape(h * 3 // 2, w)
+        np.testing.assert_array_equal(g, e)
+    # cv2 decodes gip's NV12 to what it decodes from its own I420
+    np.testing.assert_array_equal(
+        cv2.cvtColor(gip.apply("yuv420", a, layout="nv12"), cv2.COLOR_YUV2BGR_NV12),
+        cv2.cvtColor(i420.reshape(h * 3 // 2, w), cv2.COLOR_YUV2BGR_I420))
+
+
+U16_CODES = [cv2.COLOR_BGR2YCrCb, cv2.COLOR_RGB2YCrCb, cv2.COLOR_YCrCb2BGR, cv2.COLOR_YCrCb2RGB,
+             cv2.COLOR_BGR2YUV, cv2.COLOR_RGB2YUV, cv2.COLOR_YUV2BGR, cv2.COLOR_YUV2RGB,
+             cv2.COLOR_BGR2XYZ, cv2.COLOR_RGB2XYZ, cv2.COLOR_XYZ2BGR, cv2.COLOR_XYZ2RGB]
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_cvt_color_u16(size):
+    for cn in (3, 4):
+        a = rand(size + (cn,), np.uint16, seed=size[1] + cn)
+        for code in U16_CODES:
+            inverse = code in (cv2.COLOR_YCrCb2BGR, cv2.COLOR_YCrCb2RGB, cv2.COLOR_YUV2BGR,
+                               cv2.COLOR_YUV2RGB, cv2.COLOR_XYZ2BGR, cv2.COLOR_XYZ2RGB)
+            if inverse and cn == 4:
+                e = cv2.cvtColor(a[..., :3], code, dstCn=4)
+                g = gip.cvtColor(a[..., :3], code, dstCn=4)
+            else:
+                e = cv2.cvtColor(a, code)
+                g = gip.cvtColor(a, code)
+            assert g.dtype == e.dtype == np.uint16
+            np.testing.assert_array_equal(g, e)
+    a = rand(size + (3,), np.uint16)
+    for code in (cv2.COLOR_BGR2HSV, cv2.COLOR_BGR2HLS, cv2.COLOR_BGR2Lab):
+        with pytest.raises(gip.Unsupported):
+            gip.cvtColor(a, code)
+
+
+def test_yuv_encode_bad_input():
+    with pytest.raises(gip.Error):
+        gip.cvtColor(rand((4, 7, 3)), cv2.COLOR_BGR2YUV_YUY2)  # odd width
+    with pytest.raises(gip.Error):
+        gip.cvtColor(rand((4, 8)), cv2.COLOR_BGR2YUV_UYVY)  # one channel
+    with pytest.raises(gip.Error):
+        gip.cvtColor(rand((4, 8, 3), np.float32), cv2.COLOR_BGR2YUV_YUY2)
+    with pytest.raises(gip.Error):
+        gip.apply("yuv420", rand((5, 8, 3)), layout="nv12")  # odd height
+    dst = np.full((4, 8, 2), 7, np.uint8)
+    with pytest.raises(gip.Error):
+        gip.cvtColor(rand((4, 6, 3)), cv2.COLOR_BGR2YUV_YUY2, dst)  # wrong size
+    assert (dst == 7).all()
+
+
+@requires_cuda
+def test_color2_cuda_matches_cpu():
+    a = rand((37, 90, 3), seed=5)
+    for code in (cv2.COLOR_BGR2YUV_YUY2, cv2.COLOR_RGB2YUV_UYVY, cv2.COLOR_BGR2YUV_YVYU):
+        np.testing.assert_array_equal(gip.cvtColor(a, code, device="cuda"),
+                                      cv2.cvtColor(a, code))
+    b = rand((36, 90, 3), seed=6)
+    for layout in ("nv12", "nv21"):
+        np.testing.assert_array_equal(gip.apply("yuv420", b, layout=layout, device="cuda"),
+                                      gip.apply("yuv420", b, layout=layout, device="cpu"))
+    c = rand((37, 91, 3), np.uint16, seed=7)
+    for code in U16_CODES:
+        np.testing.assert_array_equal(gip.cvtColor(c, code, device="cuda"),
+                                      cv2.cvtColor(c, code))
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.int16, np.float32])
+def test_mix_channels(size, dtype):
+    a, b = rand(size + (4,), dtype, seed=1), rand(size + (3,), dtype, seed=2)
+    one = rand(size, dtype, seed=3)
+    for srcs, shapes, pairs in (
+            ([a, b], [(3,), (4,)], [0, 2, 5, 0, -1, 1, 6, 3, 2, 4, 3, 5]),
+            ([a], [(3,)], [2, 0, 1, 1, 0, 2]),
+            ([one, b], [(), (4,)], [0, 3, 3, 0, 1, 1]),
+            ([a], [()], [3, 0])):
+        want = [rand(size + s, dtype, seed=9) for s in shapes]
+        got = [w.copy() for w in want]
+        cv2.mixChannels(srcs, want, pairs)
+        assert gip.mixChannels(srcs, got, pairs) is got
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w)
+    # the registry's step: a new image, unnamed channels zero
+    r = gip.apply("mix_channels", b, from_to=[2, 0, 0, 2, 1, 3])
+    np.testing.assert_array_equal(r, np.stack([b[..., 2], np.zeros_like(b[..., 0]), b[..., 0],
+                                               b[..., 1]], -1))
+    np.testing.assert_array_equal(gip.Pipeline("mix_channels 2,0,1,1,0,2")(b), b[..., ::-1])
+
+
+def test_mix_channels_bad_input():
+    a, d = rand((5, 6, 3)), np.full((5, 6, 3), 7, np.uint8)
+    for pairs in ([0], [0, 3], [3, 0], [-2, 0], [0, 0, 9, 1]):
+        with pytest.raises(gip.InvalidArgument):
+            gip.mixChannels(a, d, pairs)
+    with pytest.raises(gip.Error):
+        gip.mixChannels(a, np.zeros((5, 7, 3), np.uint8), [0, 0])
+    with pytest.raises(gip.Error):
+        gip.mixChannels(a, np.zeros((5, 6, 3), np.float32), [0, 0])
+    with pytest.raises(gip.Error):
+        gip.mixChannels(a, a, [0, 1])
+    with pytest.raises(gip.Error):
+        gip.mixChannels(a, [d[:, :3]], [0, 0])  # another shape
+    assert (d == 7).all()
+    with pytest.raises(gip.Error):
+        gip.apply("mix_channels", a, from_to=[0, 1])  # 2 channels
+    with pytest.raises(gip.Error):
+        gip.apply("mix_channels", a, from_to=[3, 0])
+
+
+@requires_cuda
+def test_mix_channels_cuda():
+    a, b = rand((37, 91, 4), seed=1), rand((37, 91, 3), np.float32, seed=2)
+    for src, pairs in ((a, [3, 0, -1, 1, 0, 2]), (b, [2, 0, 1, 1, 0, 2, -1, 3])):
+        np.testing.assert_array_equal(gip.apply("mix_channels", src, from_to=pairs, device="cuda"),
+                                      gip.apply("mix_channels", src, from_to=pairs, device="cpu"))
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.int16, np.float32])
+def test_scale_add(size, dtype):
+    for cn in (1, 3, 4):
+        shape = size + ((cn,) if cn > 1 else ())
+        a, b = rand(shape, dtype, seed=cn), rand(shape, dtype, seed=cn + 10)
+        for alpha in (0.37, -1.5, 2.0):
+            np.testing.assert_array_equal(gip.scaleAdd(a, alpha, b), cv2.scaleAdd(a, alpha, b))
+
+
+@requires_cuda
+def test_scale_add_cuda():
+    for dtype in (np.uint8, np.float32):
+        a, b = rand((37, 91, 3), dtype, seed=1), rand((37, 91, 3), dtype, seed=2)
+        np.testing.assert_array_equal(gip.scaleAdd(a, 0.37, b, device="cuda"),
+                                      gip.scaleAdd(a, 0.37, b, device="cpu"))
+
+
+@pytest.mark.parametrize("wh", [(1, 1), (2, 7), (3, 3), (13, 42), (42, 13), (641, 480)])
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
+def test_bayer_edge_aware(wh, dtype):
+    w, h = wh
+    m = rand((h, w), dtype, seed=w + h)
+    for pat in ("BG", "GB", "RG", "GR"):
+        for out in ("BGR", "RGB"):
+            code = getattr(cv2, "COLOR_Bayer%s2%s_EA" % (pat, out))
+            np.testing.assert_array_equal(gip.cvtColor(m, code), cv2.cvtColor(m, code),
+                                          err_msg=(pat, out))
+    np.testing.assert_array_equal(gip.Pipeline("bayer gr bgr method=ea")(m),
+                                  cv2.cvtColor(m, cv2.COLOR_BayerGR2BGR_EA))
+    with pytest.raises(gip.InvalidArgument):
+        gip.apply("bayer", m, pattern="bg", to="gray", method="ea")
+
+
+@requires_cuda
+def test_bayer_edge_aware_cuda():
+    for dtype in (np.uint8, np.uint16):
+        m = rand((481, 639), dtype, seed=5)
+        for code in (cv2.COLOR_BayerBG2BGR_EA, cv2.COLOR_BayerGR2RGB_EA):
+            np.testing.assert_array_equal(gip.cvtColor(m, code, device="cuda"),
+                                          cv2.cvtColor(m, code))
+
+
+@pytest.mark.parametrize("standard", ["bt601", "bt709"])
+@pytest.mark.parametrize("rng_", ["limited", "full"])
+def test_yuv_standards(standard, rng_):
+    """BT.709 and full range (no cv2 codes): the standards' matrices in double precision, within
+    half a level (20-bit fixed point, halves rounded up); the default is cv2's BT.601 limited."""
+    w, h = 98, 36
+    frame = rand((h * 3 // 2, w), seed=7)
+    got = gip.apply("yuv", frame, layout="nv12", to="rgb", standard=standard, range=rng_)
+    if standard == "bt601" and rng_ == "limited":
+        np.testing.assert_array_equal(got, cv2.cvtColor(frame, cv2.COLOR_YUV2RGB_NV12))
+        return
+    kr, kb = (0.299, 0.114) if standard == "bt601" else (0.2126, 0.0722)
+    full = rng_ == "full"
+    y = frame[:h].astype(float)
+    uv = frame[h:].astype(float).reshape(h // 2, w // 2, 2).repeat(2, 0).repeat(2, 1)
+    sy, sc = (1.0, 1.0) if full else (255 / 219, 255 / 224)
+    yy = (y if full else np.maximum(y - 16, 0)) * sy
+    u, v = (uv[..., 0] - 128) * sc, (uv[..., 1] - 128) * sc
+    r = yy + 2 * (1 - kr) * v
+    b = yy + 2 * (1 - kb) * u
+    g = (yy - kr * r - kb * b) / (1 - kr - kb)
+    want = np.clip(np.stack([r, g, b], -1), 0, 255)
+    assert np.abs(got - want).max() <= 0.5 + 1e-3
+
+
+@requires_cuda
+def test_yuv_standards_cuda():
+    frame = rand((540, 640), seed=8)
+    for standard in ("bt601", "bt709"):
+        for r in ("limited", "full"):
+            np.testing.assert_array_equal(
+                gip.apply("yuv", frame, layout="i420", standard=standard, range=r, device="cuda"),
+                gip.apply("yuv", frame, layout="i420", standard=standard, range=r, device="cpu"))
+
+
+def test_lab_luv_f32():
+    """f32 Lab and Luv follow the CIE formulas (tested against them in tests/test_cvt_space.c).
+    cv2's inverses follow them too, to 1.5e-4 (measured 8.5e-5 over the u8 cube); its forward
+    codes interpolate a table: off by up to 0.25 in L and 0.6 in a and b (measured 0.19 and 0.47
+    over the u8 cube), 0.02 in Luv (measured 0.016)."""
+    cube = (np.stack(np.meshgrid(np.arange(0, 256, 3), np.arange(256), np.arange(256),
+                                 indexing="ij"), -1).reshape(-1, 1024, 3) / 255).astype(np.float32)
+    for fw, inv, tol in ((cv2.COLOR_BGR2Lab, cv2.COLOR_Lab2BGR, [0.25, 0.6, 0.6]),
+                         (cv2.COLOR_RGB2Lab, cv2.COLOR_Lab2RGB, [0.25, 0.6, 0.6]),
+                         (cv2.COLOR_BGR2Luv, cv2.COLOR_Luv2BGR, [0.02, 0.02, 0.02]),
+                         (cv2.COLOR_RGB2Luv, cv2.COLOR_Luv2RGB, [0.02, 0.02, 0.02])):
+        e, g = cv2.cvtColor(cube, fw), gip.cvtColor(cube, fw)
+        assert np.all(np.abs(g - e).reshape(-1, 3).max(0) <= tol), fw
+        ei, gi = cv2.cvtColor(e, inv), gip.cvtColor(e, inv)
+        # cv2's Luv inverse clamps 1 / (v + 13 L v'n) and loses dark saturated blues (L < 1),
+        # which gip takes back to their colours
+        keep = e[..., 0] >= 1 if inv in (cv2.COLOR_Luv2BGR, cv2.COLOR_Luv2RGB) else \
+            np.ones(e.shape[:2], bool)
+        assert np.abs(gi - ei)[keep].max() <= 1.5e-4, inv
+        assert np.abs(gip.cvtColor(g, inv) - cube).max() <= 1e-4  # gip's round trip
+    for code in (cv2.COLOR_BGR2Luv, cv2.COLOR_Luv2RGB):
+        with pytest.raises(gip.Unsupported):
+            gip.cvtColor(rand((5, 6, 3)), code)
+
+
+@requires_cuda
+def test_lab_luv_f32_cuda():
+    rgb = rand((37, 91, 3), np.float32, seed=3).clip(0, 1)
+    for fw, inv in ((cv2.COLOR_BGR2Lab, cv2.COLOR_Lab2BGR), (cv2.COLOR_RGB2Luv, cv2.COLOR_Luv2RGB)):
+        c, g = gip.cvtColor(rgb, fw, device="cpu"), gip.cvtColor(rgb, fw, device="cuda")
+        np.testing.assert_allclose(g, c, rtol=2e-6, atol=2e-6)  # CUDA's powf, cbrtf
+        np.testing.assert_allclose(gip.cvtColor(c, inv, device="cuda"),
+                                   gip.cvtColor(c, inv, device="cpu"), rtol=2e-6, atol=2e-6)
+
+
+@pytest.mark.parametrize("wh", [(5, 5), (7, 20), (8, 8), (13, 42), (42, 13), (91, 37), (639, 481)])
+def test_bayer_vng(wh):
+    w, h = wh
+    m = rand((h, w), seed=w * 3 + h)
+    for pat in ("BG", "GB", "RG", "GR"):
+        for out in ("BGR", "RGB"):
+            code = getattr(cv2, "COLOR_Bayer%s2%s_VNG" % (pat, out))
+            np.testing.assert_array_equal(gip.cvtColor(m, code), cv2.cvtColor(m, code),
+                                          err_msg=(pat, out))
+    np.testing.assert_array_equal(gip.Pipeline("bayer rg rgb method=vng")(m),
+                                  cv2.cvtColor(m, cv2.COLOR_BayerRG2RGB_VNG))
+    with pytest.raises(gip.Unsupported):
+        gip.cvtColor(m.astype(np.uint16), cv2.COLOR_BayerBG2BGR_VNG)
+    with pytest.raises(gip.InvalidArgument):
+        gip.apply("bayer", m, to="bgra", method="vng")
+
+
+@requires_cuda
+def test_bayer_vng_cuda():
+    m = rand((481, 639), seed=5)
+    for code in (cv2.COLOR_BayerBG2BGR_VNG, cv2.COLOR_BayerGR2RGB_VNG):
+        np.testing.assert_array_equal(gip.cvtColor(m, code, device="cuda"),
+                                      cv2.cvtColor(m, code))
+
+
+@pytest.mark.parametrize("standard", ["bt601", "bt709"])
+@pytest.mark.parametrize("rng_", ["limited", "full"])
+def test_yuv_encode_standards(standard, rng_):
+    """Encoding with a standard and range, decoded with the same: back within OpenCV's own error
+    for BT.601 limited (4:2:0 takes each block's chroma from one pixel, so flat 2x2 blocks are
+    used); the defaults are cv2's."""
+    a = rand((18, 32, 3), seed=11).repeat(2, 0).repeat(2, 1)  # flat 2x2 blocks
+    for enc, lay, dec in (("yuv420", "nv12", "nv12"), ("yuv422", "yuy2", "yuy2")):
+        f = gip.apply(enc, a, layout=lay, standard=standard, range=rng_)
+        if standard == "bt601" and rng_ == "limited":
+            e = cv2.cvtColor(a, cv2.COLOR_BGR2YUV_I420 if enc == "yuv420" else
+                             cv2.COLOR_BGR2YUV_YUY2)
+            if enc == "yuv422":
+                np.testing.assert_array_equal(f, e.reshape(f.shape))
+        back = gip.apply("yuv", f, layout=dec, standard=standard, range=rng_)
+        # limited range quantises to 219 (Y) and 224 (chroma) levels
+        assert np.abs(back.astype(int) - a).max() <= (3 if rng_ == "limited" else 2), (enc, lay)

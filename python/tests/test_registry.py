@@ -93,8 +93,8 @@ def cases():
 
 
 # operations whose frame layout refuses SHAPE: yuv takes even sizes and heights of 3k, yuv420
-# even sizes
-FRAME_SHAPE = {"yuv": (24, 36), "yuv420": (24, 36)}
+# even sizes, yuv422 an even width
+FRAME_SHAPE = {"yuv": (24, 36), "yuv420": (24, 36), "yuv422": (24, 36)}
 
 
 def image(dt, c, seed, name=None):
@@ -128,9 +128,10 @@ def _cvt(a, p):
     if "pattern" in p:  # bayer: a mosaic
         return cv2.cvtColor(a, getattr(cv2, "COLOR_Bayer%s2%s" % (p["pattern"].upper(),
                                                                   p.get("to", "bgr").upper())))
-    if "order" in p:  # yuv420: a frame from BGR/RGB(A)
-        return cv2.cvtColor(a, getattr(cv2, "COLOR_%s%s2YUV_%s" % (
+    if "order" in p:  # yuv420, yuv422: a frame from BGR/RGB(A)
+        f = cv2.cvtColor(a, getattr(cv2, "COLOR_%s%s2YUV_%s" % (
             p["order"].upper(), "A" if a.shape[2] == 4 else "", p["layout"].upper())))
+        return f.reshape(f.shape[0], -1)  # 4:2:2: cv2's (H, W, 2) as gip's (H, 2 W) bytes
     if "layout" in p:  # yuv: a frame
         return cv2.cvtColor(a, getattr(cv2, "COLOR_YUV2%s_%s" % (p.get("to", "bgr").upper(),
                                                                  p["layout"].upper())))

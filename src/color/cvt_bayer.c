@@ -32,10 +32,9 @@ static void bayer_rows(void *arg, int64_t y0, int64_t y1)
     }
 }
 
-gip_status gip_bayer_to_rgb(gip_context *ctx, const gip_image *src, gip_image *dst,
-                            gip_bayer_pattern pattern, int32_t bgr)
+static gip_status bayer_run(gip_context *ctx, const gip_image *src, gip_image *dst,
+                            gip_bayer_pattern pattern, int32_t bgr, int32_t method, const char *op)
 {
-    static const char op[] = "gip_bayer_to_rgb";
     bool on_device = false;
     gip_status st = gip__check_unary(ctx, src, dst, op, &on_device);
     if (st)
@@ -52,6 +51,16 @@ gip_status gip_bayer_to_rgb(gip_context *ctx, const gip_image *src, gip_image *d
                           "%d-channel %s into %s",
                           op, (int)src->channels, gip_dtype_name(src->dtype),
                           gip_dtype_name(dst->dtype));
+    if (method && dst->channels != 3)
+        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
+                          "%s: %s demosaicing gives 3 channels (as OpenCV's %s codes), got a "
+                          "%d-channel dst",
+                          op, method == 1 ? "edge-aware" : "VNG", method == 1 ? "_EA" : "_VNG",
+                          (int)dst->channels);
+    if (method == 2 && src->dtype != GIP_U8)
+        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
+                          "%s: VNG demosaicing takes u8 mosaics (as OpenCV), got %s", op,
+                          gip_dtype_name(src->dtype));
     if (gip__images_overlap(src, dst))
         return gip__error(ctx, GIP_ERR_ALIASING, "%s: src and dst overlap", op);
     if (on_device) {
@@ -65,7 +74,8 @@ gip_status gip_bayer_to_rgb(gip_context *ctx, const gip_image *src, gip_image *d
     }
     bayer_job j = {{src->data, src->stride, src->width, src->height, src->dtype == GIP_U16,
                     pattern == GIP_BAYER_BG || pattern == GIP_BAYER_GB ? -1 : 1,
-                    pattern == GIP_BAYER_GB || pattern == GIP_BAYER_GR, dst->channels, !bgr},
+                    pattern == GIP_BAYER_GB || pattern == GIP_BAYER_GR, dst->channels, !bgr,
+                    method},
                    dst};
     if (on_device) {
 #ifdef GIP_HAVE_CUDA
@@ -76,4 +86,22 @@ gip_status gip_bayer_to_rgb(gip_context *ctx, const gip_image *src, gip_image *d
     }
     gip__parallel_for(ctx, src->height, src->width >= 8192 ? 1 : 8192 / src->width, bayer_rows, &j);
     return GIP_OK;
+}
+
+gip_status gip_bayer_to_rgb(gip_context *ctx, const gip_image *src, gip_image *dst,
+                            gip_bayer_pattern pattern, int32_t bgr)
+{
+    return bayer_run(ctx, src, dst, pattern, bgr, 0, "gip_bayer_to_rgb");
+}
+
+gip_status gip_bayer_to_rgb_ea(gip_context *ctx, const gip_image *src, gip_image *dst,
+                               gip_bayer_pattern pattern, int32_t bgr)
+{
+    return bayer_run(ctx, src, dst, pattern, bgr, 1, "gip_bayer_to_rgb_ea");
+}
+
+gip_status gip_bayer_to_rgb_vng(gip_context *ctx, const gip_image *src, gip_image *dst,
+                                gip_bayer_pattern pattern, int32_t bgr)
+{
+    return bayer_run(ctx, src, dst, pattern, bgr, 2, "gip_bayer_to_rgb_vng");
 }

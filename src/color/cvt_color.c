@@ -54,6 +54,12 @@ static const struct {
     [GIP_COLOR_XYZ2RGB] = {"XYZ2RGB", GIP__CC_SPACE, 3, 3, false, 6, 1, 2},
     [GIP_COLOR_BGR2LAB] = {"BGR2Lab", GIP__CC_SPACE, 3, 3, false, 7, 0, 0},
     [GIP_COLOR_RGB2LAB] = {"RGB2Lab", GIP__CC_SPACE, 3, 3, false, 7, 0, 2},
+    [GIP_COLOR_LAB2BGR] = {"Lab2BGR", GIP__CC_SPACE, 3, 3, false, 7, 1, 0},
+    [GIP_COLOR_LAB2RGB] = {"Lab2RGB", GIP__CC_SPACE, 3, 3, false, 7, 1, 2},
+    [GIP_COLOR_BGR2LUV] = {"BGR2Luv", GIP__CC_SPACE, 3, 3, false, 8, 0, 0},
+    [GIP_COLOR_RGB2LUV] = {"RGB2Luv", GIP__CC_SPACE, 3, 3, false, 8, 0, 2},
+    [GIP_COLOR_LUV2BGR] = {"Luv2BGR", GIP__CC_SPACE, 3, 3, false, 8, 1, 0},
+    [GIP_COLOR_LUV2RGB] = {"Luv2RGB", GIP__CC_SPACE, 3, 3, false, 8, 1, 2},
 };
 
 gip_status gip_cvt_color(gip_context *ctx, const gip_image *src, gip_image *dst,
@@ -64,11 +70,11 @@ gip_status gip_cvt_color(gip_context *ctx, const gip_image *src, gip_image *dst,
     gip_status st = gip__check_unary(ctx, src, dst, op, &on_device);
     if (st)
         return st;
-    if ((int)code < GIP_COLOR_RGB2BGR || (int)code > GIP_COLOR_RGB2LAB)
+    if ((int)code < GIP_COLOR_RGB2BGR || (int)code > GIP_COLOR_LUV2RGB)
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
                           "%s: colour code %d is unknown: GIP_COLOR_RGB2BGR (1) to "
-                          "GIP_COLOR_RGB2LAB (%d) are accepted",
-                          op, (int)code, (int)GIP_COLOR_RGB2LAB);
+                          "GIP_COLOR_LUV2RGB (%d) are accepted",
+                          op, (int)code, (int)GIP_COLOR_LUV2RGB);
     gip__cc_params p = {code,
                         codes[code].kind,
                         codes[code].scn,
@@ -77,7 +83,9 @@ gip_status gip_cvt_color(gip_context *ctx, const gip_image *src, gip_image *dst,
                         {codes[code].space, codes[code].inverse, codes[code].bidx, 3}};
     const char *name = codes[code].name;
     const bool space = p.kind == GIP__CC_SPACE;
-    if ((st = gip__check_dtype(ctx, src, space ? GIP__DT(GIP_U8) | GIP__DT(GIP_F32) : GIP__DT_IMAGE,
+    if ((st = gip__check_dtype(ctx, src,
+                               space ? GIP__DT(GIP_U8) | GIP__DT(GIP_U16) | GIP__DT(GIP_F32)
+                                     : GIP__DT_IMAGE,
                                op, "src")))
         return st;
     if (dst->dtype != src->dtype)
@@ -85,10 +93,18 @@ gip_status gip_cvt_color(gip_context *ctx, const gip_image *src, gip_image *dst,
                           "%s: src is %s but dst is %s; cvt_color keeps the dtype (change it with "
                           "gip_convert)",
                           op, gip_dtype_name(src->dtype), gip_dtype_name(dst->dtype));
-    if (space && p.cs.space == GIP__CS_LAB && src->dtype != GIP_U8)
+    /* OpenCV offers u16 for its integer YCrCb, YUV and XYZ code only */
+    if (space && src->dtype == GIP_U16 && p.cs.space != GIP__CS_YCRCB &&
+        p.cs.space != GIP__CS_YUV && p.cs.space != GIP__CS_XYZ)
         return gip__error(ctx, GIP_ERR_UNSUPPORTED,
-                          "%s: %s is offered for u8 images only (OpenCV's integer RGB2Lab_b)", op,
-                          name);
+                          "%s: %s takes u8 or f32 images; u16 is offered for YCrCb, YUV and XYZ "
+                          "(as OpenCV)",
+                          op, name);
+    if (space && p.cs.space == GIP__CS_LUV && src->dtype != GIP_F32)
+        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
+                          "%s: %s is offered for f32 images only (OpenCV's u8 Luv interpolates a "
+                          "table gip does not reproduce): convert to f32 (scaled by 1/255) first",
+                          op, name);
     /* cv2 runs Intel IPP for these on x86 (the full hue range of u8), whose rounding gip does
      * not reproduce: they are offered for f32 only. */
     if (space && src->dtype == GIP_U8 &&

@@ -35,7 +35,7 @@ typedef enum gip__cc_kind {
     GIP__CC_REORDER = 0,   /* copy, swap channels 0 and 2, add or drop alpha */
     GIP__CC_TO_GRAY = 1,   /* weighted sum of channels 0..2 */
     GIP__CC_FROM_GRAY = 2, /* replicate, maybe add alpha */
-    GIP__CC_SPACE = 3      /* a colour space (cvt_space.h), u8 and f32 */
+    GIP__CC_SPACE = 3      /* a colour space (cvt_space.h), u8, u16 (some) and f32 */
 } gip__cc_kind;
 
 /* What a code does, filled by the entry once. */

@@ -31,7 +31,8 @@ typedef enum gip__cs_space {
     GIP__CS_YCRCB = 4,
     GIP__CS_YUV = 5,
     GIP__CS_XYZ = 6,
-    GIP__CS_LAB = 7, /* u8, RGB to Lab only */
+    GIP__CS_LAB = 7, /* u8 (OpenCV's integer code) and f32 (the CIE formulas) */
+    GIP__CS_LUV = 8, /* f32 (the CIE formulas) */
 } gip__cs_space;
 
 /* What a space code does: the space, the direction, where blue is in the RGB side (0: BGR,
@@ -260,44 +261,55 @@ GIP__CSF void gip__rgb_from_hls_f32(float h, float l, float s, float hscale, flo
 
 #define GIP__YUV_SHIFT 14
 
-/* Y, then the two colour differences: YCrCb gives Y, Cr, Cb; YUV gives Y, U, V. */
-GIP__CSF void gip__ycc_from_rgb_u8(int r, int g, int b, int yuv, uint8_t *out)
+/* Y, then the two colour differences (YCrCb: Y, Cr, Cb; YUV: Y, U, V) before saturation, for
+ * u8 (half 128) and u16 (half 32768): OpenCV's RGB2YCrCb_i, whose products stay below 2^31 for
+ * u16. */
+GIP__CSF void gip__ycc_from_rgb_i(int r, int g, int b, int yuv, int half, int32_t *o)
 {
-    const int sh = GIP__YUV_SHIFT, delta = 128 << sh;
+    const int sh = GIP__YUV_SHIFT, delta = half * (1 << sh);
     int y = gip__cs_descale(r * 4899 + g * 9617 + b * 1868, sh);
     if (yuv) {
-        int u = gip__cs_descale((b - y) * 8061 + delta, sh);
-        int v = gip__cs_descale((r - y) * 14369 + delta, sh);
-        out[1] = gip__sat_u8_i32(u);
-        out[2] = gip__sat_u8_i32(v);
+        o[1] = gip__cs_descale((b - y) * 8061 + delta, sh);
+        o[2] = gip__cs_descale((r - y) * 14369 + delta, sh);
     } else {
-        int cr = gip__cs_descale((r - y) * 11682 + delta, sh);
-        int cb = gip__cs_descale((b - y) * 9241 + delta, sh);
-        out[1] = gip__sat_u8_i32(cr);
-        out[2] = gip__sat_u8_i32(cb);
+        o[1] = gip__cs_descale((r - y) * 11682 + delta, sh);
+        o[2] = gip__cs_descale((b - y) * 9241 + delta, sh);
     }
-    out[0] = gip__sat_u8_i32(y);
+    o[0] = y;
+}
+
+GIP__CSF void gip__ycc_from_rgb_u8(int r, int g, int b, int yuv, uint8_t *out)
+{
+    int32_t o[3];
+    gip__ycc_from_rgb_i(r, g, b, yuv, 128, o);
+    for (int i = 0; i < 3; i++)
+        out[i] = gip__sat_u8_i32(o[i]);
+}
+
+/* r, g, b from Y, Cr, Cb (YCrCb) or Y, U, V (YUV) before saturation (OpenCV's YCrCb2RGB_i). */
+GIP__CSF void gip__rgb_from_ycc_i(int y, int c1, int c2, int yuv, int half, int32_t *rgb)
+{
+    const int sh = GIP__YUV_SHIFT;
+    if (yuv) {
+        int u = c1 - half, v = c2 - half;
+        rgb[2] = y + gip__cs_descale(u * 33292, sh);
+        rgb[1] = y + gip__cs_descale(v * -9519 + u * -6472, sh);
+        rgb[0] = y + gip__cs_descale(v * 18678, sh);
+    } else {
+        int cr = c1 - half, cb = c2 - half;
+        rgb[2] = y + gip__cs_descale(cb * 29049, sh);
+        rgb[1] = y + gip__cs_descale(cb * -5636 + cr * -11698, sh);
+        rgb[0] = y + gip__cs_descale(cr * 22987, sh);
+    }
 }
 
 /* Writes r, g, b from Y, Cr, Cb (YCrCb) or Y, U, V (YUV). */
 GIP__CSF void gip__rgb_from_ycc_u8(int y, int c1, int c2, int yuv, uint8_t *rgb)
 {
-    const int sh = GIP__YUV_SHIFT;
-    int r, g, b;
-    if (yuv) {
-        int u = c1 - 128, v = c2 - 128;
-        b = y + gip__cs_descale(u * 33292, sh);
-        g = y + gip__cs_descale(v * -9519 + u * -6472, sh);
-        r = y + gip__cs_descale(v * 18678, sh);
-    } else {
-        int cr = c1 - 128, cb = c2 - 128;
-        b = y + gip__cs_descale(cb * 29049, sh);
-        g = y + gip__cs_descale(cb * -5636 + cr * -11698, sh);
-        r = y + gip__cs_descale(cr * 22987, sh);
-    }
-    rgb[0] = gip__sat_u8_i32(r);
-    rgb[1] = gip__sat_u8_i32(g);
-    rgb[2] = gip__sat_u8_i32(b);
+    int32_t o[3];
+    gip__rgb_from_ycc_i(y, c1, c2, yuv, 128, o);
+    for (int i = 0; i < 3; i++)
+        rgb[i] = gip__sat_u8_i32(o[i]);
 }
 
 GIP__CSF void gip__ycc_from_rgb_f32(float r, float g, float b, int yuv, float *out)
@@ -334,20 +346,32 @@ GIP__CSF void gip__rgb_from_ycc_f32(float y, float c1, float c2, int yuv, float 
  * columns R, G, B / X, Y, Z. */
 #define GIP__XYZ_SHIFT 12
 
+/* X, Y, Z (or r, g, b with inverse) before saturation: OpenCV's RGB2XYZ_i and XYZ2RGB_i, whose
+ * products stay below 2^31 for u16. */
+GIP__CSF void gip__xyz_mat_i(int c0, int c1, int c2, int inverse, int32_t *o)
+{
+    const int fw[9] = {1689, 1465, 739, 871, 2929, 296, 79, 488, 3892};
+    const int bw[9] = {13273, -6296, -2042, -3970, 7684, 170, 228, -836, 4331};
+    const int *c = inverse ? bw : fw;
+    for (int i = 0; i < 3; i++)
+        o[i] =
+            gip__cs_descale(c0 * c[3 * i] + c1 * c[3 * i + 1] + c2 * c[3 * i + 2], GIP__XYZ_SHIFT);
+}
+
 GIP__CSF void gip__xyz_from_rgb_u8(int r, int g, int b, uint8_t *out)
 {
-    const int c[9] = {1689, 1465, 739, 871, 2929, 296, 79, 488, 3892};
+    int32_t o[3];
+    gip__xyz_mat_i(r, g, b, 0, o);
     for (int i = 0; i < 3; i++)
-        out[i] = gip__sat_u8_i32(
-            gip__cs_descale(r * c[3 * i] + g * c[3 * i + 1] + b * c[3 * i + 2], GIP__XYZ_SHIFT));
+        out[i] = gip__sat_u8_i32(o[i]);
 }
 
 GIP__CSF void gip__rgb_from_xyz_u8(int x, int y, int z, uint8_t *rgb)
 {
-    const int c[9] = {13273, -6296, -2042, -3970, 7684, 170, 228, -836, 4331};
+    int32_t o[3];
+    gip__xyz_mat_i(x, y, z, 1, o);
     for (int i = 0; i < 3; i++)
-        rgb[i] = gip__sat_u8_i32(
-            gip__cs_descale(x * c[3 * i] + y * c[3 * i + 1] + z * c[3 * i + 2], GIP__XYZ_SHIFT));
+        rgb[i] = gip__sat_u8_i32(o[i]);
 }
 
 GIP__CSF void gip__xyz_from_rgb_f32(float r, float g, float b, float *out)
@@ -391,6 +415,116 @@ GIP__CSF void gip__lab_from_rgb_u8(int r, int g, int b, uint8_t *out)
     out[1] = gip__sat_u8_i32(gip__cs_descale(500 * (fx - fy) + 128 * (1 << 15), 15));
     out[2] = gip__sat_u8_i32(gip__cs_descale(200 * (fy - fz) + 128 * (1 << 15), 15));
 #endif
+}
+
+/* OpenCV's integer Lab2RGBinteger: L to Y and f(Y) by table, a / 500 and b / 200 in 14 bits with
+ * its multiply-shift approximations, f^-1 of f(X) and f(Z) by its integer rule, the matrix in 12
+ * bits and the inverse gamma by table; writes r, g, b. */
+GIP__CSF int gip__lab_f_inv_i(int v)
+{
+    /* f^-1(t) = (t - 16/116) / 7.787 below 6/29, t^3 above; t and the result in 14 bits (C's
+     * truncating division, as OpenCV's table is built) */
+    const int base = 1 << 14;
+    if (v <= 3390)
+        return v * 108 / 841 - base * 16 / 116 * 108 / 841;
+    return v * v / base * v / base;
+}
+
+GIP__CSF void gip__rgb_from_lab_u8(int l, int a, int b, uint8_t *rgb)
+{
+#if defined(__CUDACC__) && !defined(__CUDA_ARCH__)
+    (void)l, (void)a, (void)b;
+    rgb[0] = rgb[1] = rgb[2] = 0;
+#else
+    const int base = 1 << 14, shift = 14;
+    const int y = gip__lab_yf[2 * l], ify = gip__lab_yf[2 * l + 1];
+    const int adiv = ((5 * a * 53687 + (1 << 7)) >> 13) - 128 * base / 500;
+    const int bdiv = ((b * 41943 + (1 << 4)) >> 9) - 128 * base / 200 + 1;
+    const int x = gip__lab_f_inv_i(ify + adiv), z = gip__lab_f_inv_i(ify - bdiv);
+    const int32_t *c = gip__lab_inv_coeffs;
+    for (int i = 0; i < 3; i++) {
+        int v = gip__cs_descale(c[3 * i] * x + c[3 * i + 1] * y + c[3 * i + 2] * z, shift);
+        v = v < 0 ? 0 : v > 4095 ? 4095 : v;
+        rgb[i] = (uint8_t)gip__lab_inv_gamma[v];
+    }
+#endif
+}
+
+/* ---- Lab and Luv (D65, sRGB gamma) in single precision ----------------------------------------
+ * The CIE formulas themselves: L 0..100, a and b, u and v unscaled; RGB 0..1 (clamped going in,
+ * clipped coming out). OpenCV's f32 RGB to Lab and Luv interpolate a 33^3 table (its results
+ * are off these formulas by up to 0.3 in L and 0.6 in a and b), its inverses follow the
+ * formulas to 1e-4. */
+#define GIP__LAB_T (216.0f / 24389.0f) /* (6/29)^3 */
+#define GIP__LAB_K (24389.0f / 27.0f)  /* (29/3)^3 */
+
+GIP__CSF float gip__srgb_to_linear(float c)
+{
+    c = c < 0.0f ? 0.0f : c > 1.0f ? 1.0f : c;
+    return c <= 0.04045f ? c / 12.92f : powf((c + 0.055f) / 1.055f, 2.4f);
+}
+
+GIP__CSF float gip__linear_to_srgb(float c)
+{
+    c = c < 0.0f ? 0.0f : c > 1.0f ? 1.0f : c;
+    return c <= 0.0031308f ? c * 12.92f : 1.055f * powf(c, 1.0f / 2.4f) - 0.055f;
+}
+
+GIP__CSF float gip__lab_f(float t)
+{
+    return t > GIP__LAB_T ? cbrtf(t) : t * (841.0f / 108.0f) + 16.0f / 116.0f;
+}
+
+GIP__CSF float gip__lab_f_inv(float t)
+{
+    return t > 6.0f / 29.0f ? t * t * t : (t - 16.0f / 116.0f) * (108.0f / 841.0f);
+}
+
+/* D65 white: X, Z (Y is 1), and u', v' of the white. */
+#define GIP__D65_X 0.950456f
+#define GIP__D65_Z 1.088754f
+#define GIP__D65_U (4.0f * 0.950456f / (0.950456f + 15.0f + 3.0f * 1.088754f))
+#define GIP__D65_V (9.0f / (0.950456f + 15.0f + 3.0f * 1.088754f))
+
+GIP__CSF void gip__lab_from_rgb_f32(float r, float g, float b, int luv, float *out)
+{
+    float xyz[3];
+    gip__xyz_from_rgb_f32(gip__srgb_to_linear(r), gip__srgb_to_linear(g), gip__srgb_to_linear(b),
+                          xyz);
+    const float y = xyz[1], fy = gip__lab_f(y);
+    const float l = y > GIP__LAB_T ? 116.0f * fy - 16.0f : GIP__LAB_K * y;
+    out[0] = l;
+    if (!luv) {
+        out[1] = 500.0f * (gip__lab_f(xyz[0] / GIP__D65_X) - fy);
+        out[2] = 200.0f * (fy - gip__lab_f(xyz[2] / GIP__D65_Z));
+        return;
+    }
+    float d = xyz[0] + 15.0f * xyz[1] + 3.0f * xyz[2];
+    d = d > GIP__CS_EPS ? d : GIP__CS_EPS;
+    out[1] = 13.0f * l * (4.0f * xyz[0] / d - GIP__D65_U);
+    out[2] = 13.0f * l * (9.0f * xyz[1] / d - GIP__D65_V);
+}
+
+/* Writes r, g, b. */
+GIP__CSF void gip__rgb_from_lab_f32(float l, float c1, float c2, int luv, float *rgb)
+{
+    const float y = l <= 8.0f ? l / GIP__LAB_K : gip__lab_f_inv((l + 16.0f) / 116.0f);
+    float x, z;
+    if (!luv) {
+        const float fy = l <= 8.0f ? y * (841.0f / 108.0f) + 16.0f / 116.0f : (l + 16.0f) / 116.0f;
+        x = GIP__D65_X * gip__lab_f_inv(fy + c1 / 500.0f);
+        z = GIP__D65_Z * gip__lab_f_inv(fy - c2 / 200.0f);
+    } else if (l <= 0.0f) {
+        x = z = 0.0f;
+    } else {
+        const float up = c1 / (13.0f * l) + GIP__D65_U, vp = c2 / (13.0f * l) + GIP__D65_V;
+        const float k = vp != 0.0f ? y / (4.0f * vp) : 0.0f;
+        x = 9.0f * up * k;
+        z = (12.0f - 3.0f * up - 20.0f * vp) * k;
+    }
+    gip__rgb_from_xyz_f32(x, y, z, rgb);
+    for (int i = 0; i < 3; i++)
+        rgb[i] = gip__linear_to_srgb(rgb[i]);
 }
 
 /* ---- OpenCV's vectorised u8 paths ----------------------------------------------------------- */
@@ -590,6 +724,9 @@ GIP__CSF void gip__cs_pixel_u8(const gip__cs_params *p, const uint8_t *s, uint8_
     case GIP__CS_YUV:
         gip__rgb_from_ycc_u8(s[0], s[1], s[2], p->space == GIP__CS_YUV, rgb);
         break;
+    case GIP__CS_LAB:
+        gip__rgb_from_lab_u8(s[0], s[1], s[2], rgb);
+        break;
     default:
         gip__rgb_from_xyz_u8(s[0], s[1], s[2], rgb);
         break;
@@ -630,6 +767,10 @@ GIP__CSF void gip__cs_pixel_f32(const gip__cs_params *p, const float *s, float *
         case GIP__CS_YUV:
             gip__ycc_from_rgb_f32(r, g, b, p->space == GIP__CS_YUV, d);
             return;
+        case GIP__CS_LAB:
+        case GIP__CS_LUV:
+            gip__lab_from_rgb_f32(r, g, b, p->space == GIP__CS_LUV, d);
+            return;
         default:
             gip__xyz_from_rgb_f32(r, g, b, d);
             return;
@@ -655,6 +796,10 @@ GIP__CSF void gip__cs_pixel_f32(const gip__cs_params *p, const float *s, float *
     case GIP__CS_YUV:
         gip__rgb_from_ycc_f32(s[0], s[1], s[2], p->space == GIP__CS_YUV, rgb);
         break;
+    case GIP__CS_LAB:
+    case GIP__CS_LUV:
+        gip__rgb_from_lab_f32(s[0], s[1], s[2], p->space == GIP__CS_LUV, rgb);
+        break;
     default:
         gip__rgb_from_xyz_f32(s[0], s[1], s[2], rgb);
         break;
@@ -664,6 +809,34 @@ GIP__CSF void gip__cs_pixel_f32(const gip__cs_params *p, const float *s, float *
     d[bi] = rgb[2];
     if (p->rgb_cn == 4)
         d[3] = 1.0f;
+}
+
+/* u16: YCrCb, YUV and XYZ (the spaces OpenCV offers for u16), its integer code as for u8. */
+GIP__CSF void gip__cs_pixel_u16(const gip__cs_params *p, const uint16_t *s, uint16_t *d)
+{
+    const int bi = p->bidx;
+    const int ycc = p->space == GIP__CS_YCRCB || p->space == GIP__CS_YUV;
+    const int yuv = p->space == GIP__CS_YUV;
+    int32_t o[3];
+    if (!p->inverse) {
+        const int r = s[bi ^ 2], g = s[1], b = s[bi];
+        if (ycc)
+            gip__ycc_from_rgb_i(r, g, b, yuv, 32768, o);
+        else
+            gip__xyz_mat_i(r, g, b, 0, o);
+        for (int i = 0; i < 3; i++)
+            d[i] = gip__sat_u16_i32(o[i]);
+        return;
+    }
+    if (ycc)
+        gip__rgb_from_ycc_i(s[0], s[1], s[2], yuv, 32768, o);
+    else
+        gip__xyz_mat_i(s[0], s[1], s[2], 1, o);
+    d[bi ^ 2] = gip__sat_u16_i32(o[0]);
+    d[1] = gip__sat_u16_i32(o[1]);
+    d[bi] = gip__sat_u16_i32(o[2]);
+    if (p->rgb_cn == 4)
+        d[3] = 65535;
 }
 
 #ifdef __cplusplus

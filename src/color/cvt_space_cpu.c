@@ -9,6 +9,40 @@ typedef struct space_job {
     gip__cs_params cs;
 } space_job;
 
+/* One u16 row, the space and direction fixed per loop so that the compiler specialises each. */
+static inline void u16_span(const gip__cs_params *cs, const uint16_t *s, uint16_t *d, int64_t w,
+                            int scn, int dcn, int space, int inverse)
+{
+    const gip__cs_params p = {space, inverse, cs->bidx, cs->rgb_cn};
+    for (int64_t x = 0; x < w; x++)
+        gip__cs_pixel_u16(&p, s + x * scn, d + x * dcn);
+}
+
+static void u16_row(const gip__cs_params *cs, const uint16_t *s, uint16_t *d, int64_t w, int scn,
+                    int dcn)
+{
+    switch (cs->space * 2 + cs->inverse) {
+    case GIP__CS_YCRCB * 2:
+        u16_span(cs, s, d, w, scn, dcn, GIP__CS_YCRCB, 0);
+        break;
+    case GIP__CS_YCRCB * 2 + 1:
+        u16_span(cs, s, d, w, scn, dcn, GIP__CS_YCRCB, 1);
+        break;
+    case GIP__CS_YUV * 2:
+        u16_span(cs, s, d, w, scn, dcn, GIP__CS_YUV, 0);
+        break;
+    case GIP__CS_YUV * 2 + 1:
+        u16_span(cs, s, d, w, scn, dcn, GIP__CS_YUV, 1);
+        break;
+    case GIP__CS_XYZ * 2:
+        u16_span(cs, s, d, w, scn, dcn, GIP__CS_XYZ, 0);
+        break;
+    default:
+        u16_span(cs, s, d, w, scn, dcn, GIP__CS_XYZ, 1);
+        break;
+    }
+}
+
 static void space_rows(void *arg, int64_t y0, int64_t y1)
 {
     const space_job *j = arg;
@@ -21,6 +55,8 @@ static void space_rows(void *arg, int64_t y0, int64_t y1)
             for (int64_t x = 0; x < w; x++)
                 gip__cs_pixel_u8(&j->cs, (const uint8_t *)s + x * scn, (uint8_t *)d + x * dcn, x,
                                  w);
+        } else if (j->src->dtype == GIP_U16) {
+            u16_row(&j->cs, (const uint16_t *)s, (uint16_t *)d, w, scn, dcn);
         } else {
             for (int64_t x = 0; x < w; x++)
                 gip__cs_pixel_f32(&j->cs, (const float *)s + x * scn, (float *)d + x * dcn, x, w);

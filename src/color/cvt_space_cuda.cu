@@ -15,6 +15,8 @@ __global__ void space_kernel(const char *src, int64_t ss, char *dst, int64_t ds,
              x += (int64_t)gridDim.x * blockDim.x) {
             if constexpr (sizeof(T) == 1)
                 gip__cs_pixel_u8(&cs, s + x * scn, d + x * dcn, x, w);
+            else if constexpr (sizeof(T) == 2)
+                gip__cs_pixel_u16(&cs, s + x * scn, d + x * dcn);
             else
                 gip__cs_pixel_f32(&cs, s + x * scn, d + x * dcn, x, w);
         }
@@ -38,6 +40,10 @@ extern "C" gip_status gip__cvt_space_cuda(gip_context *ctx, const gip_image *src
     cudaStream_t st = gip__stream(ctx);
     if (src->dtype == GIP_U8)
         space_kernel<uint8_t><<<grid, threads, 0, st>>>(
+            (const char *)src->data, src->stride, (char *)dst->data, dst->stride, src->width,
+            src->height, src->channels, dst->channels, p->cs);
+    else if (src->dtype == GIP_U16)
+        space_kernel<uint16_t><<<grid, threads, 0, st>>>(
             (const char *)src->data, src->stride, (char *)dst->data, dst->stride, src->width,
             src->height, src->channels, dst->channels, p->cs);
     else

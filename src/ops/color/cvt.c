@@ -53,6 +53,12 @@ static const gip_choice codes[] = {
     {"xyz2rgb", 40},
     {"bgr2lab", 41},
     {"rgb2lab", 42},
+    {"lab2bgr", 43},
+    {"lab2rgb", 44},
+    {"bgr2luv", 45},
+    {"rgb2luv", 46},
+    {"luv2bgr", 47},
+    {"luv2rgb", 48},
     {NULL, 0},
 };
 
@@ -67,11 +73,12 @@ static const struct {
     [25] = {0, 3}, [26] = {0, 3}, [27] = {3, 3}, [28] = {3, 3}, [29] = {0, 3}, [30] = {0, 3},
     [31] = {3, 3}, [32] = {3, 3}, [33] = {0, 3}, [34] = {0, 3}, [35] = {3, 3}, [36] = {3, 3},
     [37] = {0, 3}, [38] = {0, 3}, [39] = {3, 3}, [40] = {3, 3}, [41] = {0, 3}, [42] = {0, 3},
+    [43] = {3, 3}, [44] = {3, 3}, [45] = {0, 3}, [46] = {0, 3}, [47] = {3, 3}, [48] = {3, 3},
 };
 
 static const gip_param decl[] = {
     GIP__PARAM_EX("code", GIP_PARAM_CHOICE, GIP_PARAM_POSITIONAL | GIP_PARAM_REQUIRED, 0, 0, 0,
-                  codes, NULL, "the conversion, cv2.COLOR_* in lower case", "bgr2hsv"),
+                  codes, NULL, "the conversion, cv2.COLOR_* in lower case", "bgr2ycrcb"),
 };
 
 typedef struct cvt_step {
@@ -117,20 +124,23 @@ const gip_op gip__op_cvt = {
     .name = "cvt",
     .family = "color",
     .summary = "Converts between colour layouts and spaces, as cv2.cvtColor.",
-    .doc = "u8 and f32 images of 3 or 4 channels (gip_cvt_color() also takes u16 and gray "
+    .doc = "u8, u16 and f32 images of 3 or 4 channels (gip_cvt_color() also takes gray "
            "sources). Channel order, alpha and gray; HSV, HLS (hue 0..180 for u8, 0..255 with "
-           "_full, 0..360 for f32), YCrCb, YUV (BT.601) and XYZ (sRGB, D65) both ways. u8 "
-           "results equal OpenCV's (its fixed-point coefficients and rounding; for hsv2bgr and "
-           "bgr2hls the vectorised rounding of its AVX-512 code, which differs by a level in "
-           "some pixels on AVX2-only CPUs); the hsv_full inverse and the hls_full codes are f32 "
-           "only (OpenCV computes them with Intel IPP); bgr2lab and rgb2lab (CIE Lab, D65, L "
-           "scaled to 0..255, a and b offset by 128) are u8 only, from OpenCV's integer "
-           "tables. f32 within 4e-5 of OpenCV in hue degrees "
-           "and 1e-6 in the other channels.",
+           "_full, 0..360 for f32), YCrCb, YUV (BT.601), XYZ (sRGB, D65), Lab and Luv (D65, sRGB "
+           "gamma) both ways. u8 results equal OpenCV's (its fixed-point coefficients, tables "
+           "and rounding; for hsv2bgr and bgr2hls the vectorised rounding of its AVX-512 code, "
+           "which differs by a level in some pixels on AVX2-only CPUs); the hsv_full inverse, "
+           "the hls_full codes and Luv are f32 only (OpenCV computes the first with Intel IPP "
+           "and u8 Luv from an interpolated table). u8 Lab: L scaled to 0..255, a and b offset "
+           "by 128. u16: the channel-order codes, YCrCb, YUV and XYZ (as OpenCV), equal to "
+           "OpenCV's (its integer code, chroma offset 32768). f32 within 4e-5 of OpenCV in hue "
+           "degrees and 1e-6 in the other channels; f32 Lab and Luv (L 0..100) by the CIE "
+           "formulas, which OpenCV's inverses follow to 1e-4 while its forward codes, from an "
+           "interpolated table, are off them by up to 0.3 in L and 0.6 in a and b.",
     .cv_name = "cv2.cvtColor",
     .params = decl,
     .nparams = GIP__COUNT(decl),
-    .dtypes = GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_F32),
+    .dtypes = GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_U16) | GIP_DTYPE_BIT(GIP_F32),
     .channels = GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
     .params_size = sizeof(cvt_step),
     .build = build,

@@ -15,15 +15,24 @@ static const gip_choice layouts[] = {{"nv12", GIP_YUV_NV12}, {"nv21", GIP_YUV_NV
 static const gip_choice outputs[] = {{"bgr", 31},  {"rgb", 30},  {"bgra", 41},
                                      {"rgba", 40}, {"gray", 10}, {NULL, 0}};
 
+static const gip_choice standards[] = {
+    {"bt601", GIP_YUV_BT601}, {"bt709", GIP_YUV_BT709}, {NULL, 0}};
+static const gip_choice ranges[] = {{"limited", 0}, {"full", 1}, {NULL, 0}};
+
 static const gip_param decl[] = {
     GIP__PARAM_EX("layout", GIP_PARAM_CHOICE, GIP_PARAM_POSITIONAL, 0, 0, 0, layouts, "nv12",
                   "how the frame's bytes are laid out (cv2.COLOR_YUV2BGR_<layout>)", "i420"),
     GIP__PARAM_EX("to", GIP_PARAM_CHOICE, GIP_PARAM_POSITIONAL, 0, 0, 0, outputs, "bgr",
                   "the result: BGR, RGB, with alpha 255, or the Y plane as gray", "rgb"),
+    GIP__PARAM("standard", GIP_PARAM_CHOICE, 0, 0, 0, 0, standards, "bt601",
+               "the matrix: bt601 (cv2's) or bt709"),
+    GIP__PARAM("range", GIP_PARAM_CHOICE, 0, 0, 0, 0, ranges, "limited",
+               "limited (Y 16..235, cv2's) or full (0..255)"),
 };
 
 typedef struct yuv_step {
     int32_t layout, to;
+    gip_yuv_params yp;
 } yuv_step;
 
 static gip_status build(const gip_args *a, void *out)
@@ -31,6 +40,8 @@ static gip_status build(const gip_args *a, void *out)
     yuv_step *s = out;
     s->layout = (int32_t)gip_args_int(a, "layout");
     s->to = (int32_t)gip_args_int(a, "to");
+    s->yp.standard = (gip_yuv_standard)gip_args_int(a, "standard");
+    s->yp.full_range = (int32_t)gip_args_int(a, "range");
     return GIP_OK;
 }
 
@@ -61,7 +72,7 @@ static gip_status shape(const void *params, const gip_shape *in, gip_shape *out,
 static gip_status run(gip_context *ctx, const gip_image *src, gip_image *dst, const void *p)
 {
     const yuv_step *s = p;
-    return gip_yuv_to_rgb(ctx, src, dst, (gip_yuv_layout)s->layout, s->to % 10);
+    return gip_yuv_to_rgb_ex(ctx, src, dst, (gip_yuv_layout)s->layout, s->to % 10, &s->yp);
 }
 
 const gip_op gip__op_yuv = {
@@ -71,8 +82,11 @@ const gip_op gip__op_yuv = {
                "RGB or gray, as cv2.cvtColor's COLOR_YUV2*.",
     .doc = "The frame is a one-channel u8 image of its bytes as cv2 takes them: W x (H * 3 / 2) "
            "for the 4:2:0 layouts, (2 * W) x H for the packed 4:2:2 ones (W and H even). BT.601 "
-           "limited range with OpenCV's fixed-point coefficients and rounding: results equal "
-           "OpenCV's. Reads the chroma planes across the frame, so it is never tiled.",
+           "limited range (the default) with OpenCV's fixed-point coefficients and rounding: "
+           "results equal OpenCV's. standard=bt709 and range=full, which cv2 has no codes for, "
+           "use the standards' matrices (Kr, Kb of BT.601 0.299, 0.114; BT.709 0.2126, 0.0722) "
+           "in the same 20-bit fixed point. Reads the chroma planes across the frame, so it is "
+           "never tiled.",
     .cv_name = "cv2.cvtColor",
     .params = decl,
     .nparams = GIP__COUNT(decl),

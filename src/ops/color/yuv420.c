@@ -1,23 +1,36 @@
 /* SPDX-License-Identifier: MIT */
-/* The registry's yuv420: a BGR or RGB image encoded as a planar YUV 4:2:0 frame (I420, YV12)
- * through gip_rgb_to_yuv(). */
+/* The registry's yuv420: a BGR or RGB image encoded as a YUV 4:2:0 frame (I420, YV12, NV12,
+ * NV21) through gip_rgb_to_yuv(). */
 #include "gip/color.h"
 #include "internal.h"
 #include "registry/registry.h"
 
-static const gip_choice layouts[] = {
-    {"i420", GIP_YUV_I420}, {"iyuv", GIP_YUV_I420}, {"yv12", GIP_YUV_YV12}, {NULL, 0}};
+static const gip_choice layouts[] = {{"i420", GIP_YUV_I420}, {"iyuv", GIP_YUV_I420},
+                                     {"yv12", GIP_YUV_YV12}, {"nv12", GIP_YUV_NV12},
+                                     {"nv21", GIP_YUV_NV21}, {NULL, 0}};
 static const gip_choice orders[] = {{"bgr", 1}, {"rgb", 0}, {NULL, 0}};
 
+static const gip_choice standards[] = {
+    {"bt601", GIP_YUV_BT601}, {"bt709", GIP_YUV_BT709}, {NULL, 0}};
+static const gip_choice ranges[] = {{"limited", 0}, {"full", 1}, {NULL, 0}};
+
 static const gip_param decl[] = {
-    GIP__PARAM_EX("layout", GIP_PARAM_CHOICE, GIP_PARAM_POSITIONAL, 0, 0, 0, layouts, "i420",
-                  "the planes' order: Y, U, V (i420) or Y, V, U (yv12)", "yv12"),
+    GIP__PARAM_EX(
+        "layout", GIP_PARAM_CHOICE, GIP_PARAM_POSITIONAL, 0, 0, 0, layouts, "i420",
+        "the planes: Y, U, V (i420); Y, V, U (yv12); Y, then interleaved U, V (nv12) or V, U "
+        "(nv21)",
+        "yv12"),
     GIP__PARAM_EX("order", GIP_PARAM_CHOICE, GIP_PARAM_POSITIONAL, 0, 0, 0, orders, "bgr",
                   "the source's channel order (alpha ignored)", "bgr"),
+    GIP__PARAM("standard", GIP_PARAM_CHOICE, 0, 0, 0, 0, standards, "bt601",
+               "the matrix: bt601 (cv2's) or bt709"),
+    GIP__PARAM("range", GIP_PARAM_CHOICE, 0, 0, 0, 0, ranges, "limited",
+               "limited (Y 16..235, cv2's) or full (0..255)"),
 };
 
 typedef struct yuv420_step {
     int32_t layout, bgr;
+    gip_yuv_params yp;
 } yuv420_step;
 
 static gip_status build(const gip_args *a, void *out)
@@ -25,6 +38,8 @@ static gip_status build(const gip_args *a, void *out)
     yuv420_step *s = out;
     s->layout = (int32_t)gip_args_int(a, "layout");
     s->bgr = (int32_t)gip_args_int(a, "order");
+    s->yp.standard = (gip_yuv_standard)gip_args_int(a, "standard");
+    s->yp.full_range = (int32_t)gip_args_int(a, "range");
     return GIP_OK;
 }
 
@@ -44,18 +59,21 @@ static gip_status shape(const void *params, const gip_shape *in, gip_shape *out,
 static gip_status run(gip_context *ctx, const gip_image *src, gip_image *dst, const void *p)
 {
     const yuv420_step *s = p;
-    return gip_rgb_to_yuv(ctx, src, dst, (gip_yuv_layout)s->layout, s->bgr);
+    return gip_rgb_to_yuv_ex(ctx, src, dst, (gip_yuv_layout)s->layout, s->bgr, &s->yp);
 }
 
 const gip_op gip__op_yuv420 = {
     .name = "yuv420",
     .family = "color",
-    .summary = "Encodes a BGR or RGB image as a planar YUV 4:2:0 frame (I420, YV12), as "
+    .summary = "Encodes a BGR or RGB image as a YUV 4:2:0 frame (I420, YV12, NV12, NV21), as "
                "cv2.cvtColor's COLOR_BGR2YUV_I420.",
     .doc = "The result is a one-channel u8 frame of the image's width and 3/2 of its height "
            "(width and height even): the Y plane, then the U and V planes at half resolution as "
-           "half rows. BT.601 limited range with OpenCV's fixed-point coefficients and rounding, "
-           "each 2x2 block's U and V from its top-left pixel: results equal OpenCV's.",
+           "half rows (i420, yv12) or one plane of interleaved pairs (nv12, nv21). BT.601 "
+           "limited range with OpenCV's fixed-point coefficients and rounding, each 2x2 block's "
+           "U and V from its top-left pixel: results equal OpenCV's (cv2 5.1 has codes for "
+           "I420 and YV12; NV12 and NV21 carry the same bytes interleaved, as OpenCV's own "
+           "two-plane encoder writes them).",
     .cv_name = "cv2.cvtColor",
     .params = decl,
     .nparams = GIP__COUNT(decl),
