@@ -105,9 +105,10 @@ def main():
         # Copies of every library they need, relaxed, where auditwheel will look first.
         todo = list(elves)
         staged = {}
+        inside = {os.path.realpath(p) for p in elves}
         while todo:
             for name, target in needed_paths(todo.pop()):
-                if name in staged:
+                if name in staged or os.path.realpath(target) in inside:
                     continue
                 copy = os.path.join(stage, name)
                 shutil.copy2(target, copy)
