@@ -10,7 +10,7 @@ DEB_PACKAGES = cmake make gcc g++ pkg-config libjpeg62-turbo-dev libpng-dev zlib
 	clang libclang-rt-dev libomp-dev
 
 .PHONY: all deps pydeps configure build demo test test-sanitize fuzz-smoke tsan bench format clean \
-	wheel-deps wheel sdist test-wheel
+	test-c wheel-deps wheel sdist test-wheel
 
 all: build
 
@@ -45,10 +45,14 @@ demo: build
 # The C suite (ctest), then the Python package built and installed by pip and its tests.
 # PIP_CMAKE_ARGS reach the package's CMake (CI: -DGIP_CUDA=OFF, its CUDA code is built above).
 PIP_CMAKE_ARGS ?=
-test: build pydeps
-	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+test: test-c pydeps
 	$(NVJPEG_ENV) CMAKE_ARGS="$(PIP_CMAKE_ARGS)" $(PYTHON) -m pip install -q .
 	$(PYTHON) -m pytest -q python/tests
+
+# The C suite alone; CTEST_ARGS adds ctest options (CI: -E '^cli$$', run against the wheel instead).
+CTEST_ARGS ?=
+test-c: build
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) $(CTEST_ARGS)
 
 # The portable wheel (packaging/README.md): the $(BUILD) tree configured for glibc 2.28 and the
 # Python module, built with every core (tests and benchmarks too, so `make test` reuses it), packed
@@ -76,7 +80,7 @@ sdist: wheel-deps
 # The wheel as a user gets it: a fresh venv outside the source tree, `pip install` of the wheel in
 # $(DIST) for this Python, then the Python suite (python/tests copied out) and the CLI smoke tests
 # against it, and auditwheel's verdict (packaging/test-wheel.sh).
-test-wheel: pydeps
+test-wheel:
 	PYTHON=$(PYTHON) DIST=$(DIST) sh packaging/test-wheel.sh
 
 # Benchmarks here: gip's CPU rows, OpenCV (same threads) and numpy (the seed's spectrum) in the same

@@ -4,7 +4,7 @@
 # fresh venv in a temporary folder installs it with pip (timed); `import gip` must come from the
 # venv, not from the source tree; `gip --version` must print the package's version; then the
 # Python suite (python/tests, run from outside the tree) and the CLI smoke test (tests/cli) run
-# against what was installed.
+# against what was installed, and a C program built through the wheel's gip.pc.
 # Environment: PYTHON (python3), DIST (dist), WHEEL (a wheel file; default: the newest in DIST
 # for this Python), PYTEST_ARGS (extra pytest arguments).
 set -eu
@@ -75,3 +75,15 @@ echo "== pytest against the installed wheel"
 
 echo "== CLI smoke test against the installed gip"
 sh "$src/tests/cli/cli_test.sh" "$work/venv/bin/gip" "$src/data" "$work/cli"
+
+echo "== a C program through the wheel's gip.pc"
+if command -v pkg-config >/dev/null 2>&1 && command -v cc >/dev/null 2>&1; then
+    pc_dir=$("$venv_py" -c "import gip, os; print(os.path.join(os.path.dirname(gip.__file__), 'lib', 'pkgconfig'))")
+    flags=$(PKG_CONFIG_PATH="$pc_dir" pkg-config --cflags --libs gip)
+    # shellcheck disable=SC2086
+    cc "$src/tests/install/consumer/main.c" $flags -o "$work/consumer"
+    "$work/consumer"
+else
+    echo "skipped: pkg-config and cc are needed"
+fi
+echo "test-wheel: ok"
