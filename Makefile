@@ -10,7 +10,7 @@ DEB_PACKAGES = cmake make gcc g++ pkg-config libjpeg62-turbo-dev libpng-dev zlib
 	clang libclang-rt-dev libomp-dev
 
 .PHONY: all deps pydeps configure build demo test test-sanitize fuzz-smoke tsan bench format clean \
-	test-c wheel-deps wheel sdist test-wheel
+	test-c install-python wheel-deps wheel sdist test-wheel
 
 all: build
 
@@ -42,11 +42,24 @@ build: configure
 demo: build
 	sh scripts/demo.sh $(BUILD)
 
-# The C suite (ctest), then the Python package built and installed by pip and its tests.
-# PIP_CMAKE_ARGS reach the package's CMake (CI: -DGIP_CUDA=OFF, its CUDA code is built above).
-PIP_CMAKE_ARGS ?=
-test: test-c pydeps
-	$(NVJPEG_ENV) CMAKE_ARGS="$(PIP_CMAKE_ARGS)" $(PYTHON) -m pip install -q .
+# pip over the $(BUILD) tree, so that only the Python module is built: no build isolation, the
+# tree's own generator and options kept, and scikit-build-core's record of the last run removed
+# (.skbuild-info.json: a run from another scikit-build-core, another Python's or an isolated one,
+# would otherwise delete the tree's cache and objects and build everything again with its own
+# defaults). The build tools come from wheel-deps.
+cached = $$(sed -n 's/^$(1):BOOL=//p' $(BUILD)/CMakeCache.txt)
+PIP_REUSE = rm -f $(BUILD)/.skbuild-info.json && $(NVJPEG_ENV) CMAKE_GENERATOR="Unix Makefiles" \
+	CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) $(PYTHON) -m pip
+PIP_REUSE_ARGS = --no-deps --no-build-isolation -Cbuild-dir=$(BUILD) -Ccmake.define.GIP_BUILD_PYTHON=ON \
+	-Ccmake.define.GIP_BUILD_TESTS=$(call cached,GIP_BUILD_TESTS) \
+	-Ccmake.define.GIP_BUILD_BENCH=$(call cached,GIP_BUILD_BENCH)
+
+# The Python package from the $(BUILD) tree, installed for $(PYTHON).
+install-python: build wheel-deps
+	$(PIP_REUSE) install -q $(PIP_REUSE_ARGS) .
+
+# The C suite (ctest), then the Python package installed from the same tree and its tests.
+test: test-c pydeps install-python
 	$(PYTHON) -m pytest -q python/tests
 
 # The C suite alone; CTEST_ARGS adds ctest options (CI: -E '^cli$$', run against the wheel instead).
@@ -69,9 +82,7 @@ wheel: deps wheel-deps
 	  -DPython_EXECUTABLE=$$($(PYTHON) -c "import sys; print(sys.executable)") $(CMAKE_FLAGS)
 	cmake --build $(BUILD) -j $(JOBS)
 	rm -rf $(BUILD)/wheel-raw
-	$(NVJPEG_ENV) CMAKE_GENERATOR="Unix Makefiles" $(PYTHON) -m pip wheel -q --no-deps --no-build-isolation \
-	  -w $(BUILD)/wheel-raw -Cbuild-dir=$(BUILD) -Ccmake.define.GIP_BUILD_TESTS=ON \
-	  -Ccmake.define.GIP_BUILD_BENCH=ON -Ccmake.define.GIP_GLIBC_COMPAT=ON .
+	$(PIP_REUSE) wheel -q $(PIP_REUSE_ARGS) -w $(BUILD)/wheel-raw .
 	$(PYTHON) packaging/repair.py --plat $(WHEEL_PLAT) -w $(DIST) $(BUILD)/wheel-raw/*.whl
 
 sdist: wheel-deps
@@ -96,7 +107,7 @@ bench: build pydeps
 	$(BUILD)/gip-bench --backend cpu --threads $(BENCH_THREADS) --sizes $(BENCH_SIZES) --json $(BENCH_OUT)/gip-cpu.json
 	$(PYTHON) bench/peers.py --peers opencv,numpy --threads $(BENCH_THREADS) --sizes $(BENCH_SIZES) --json $(BENCH_OUT)/peers-cpu.json
 	$(PYTHON) bench/report $(BENCH_OUT)/gip-cpu.json $(BENCH_OUT)/peers-cpu.json --out $(BENCH_OUT)/bench-report
-	$(NVJPEG_ENV) $(PYTHON) -m pip install -q .
+	$(MAKE) install-python
 	$(PYTHON) bench/python_overhead.py --bench $(BUILD)/gip-bench --json $(BENCH_OUT)/python-overhead.json
 
 # The C suite again under AddressSanitizer and UndefinedBehaviorSanitizer (CPU build; any report
