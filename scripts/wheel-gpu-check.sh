@@ -10,9 +10,11 @@
 #   WHEELHOUSE  a folder holding the cuda13 extra's NVIDIA wheels, made where there is a network:
 #                 pip download -d WHEELHOUSE 'nvidia-cublas>=13,<14' 'nvidia-cufft>=12,<13' \
 #                   'nvidia-cuda-nvrtc>=13,<14' 'nvidia-cudnn-cu13>=9,<10' 'nvidia-nvjpeg>=13,<14'
-#               (about 1.2 GB: cuDNN 517 MB, cuBLAS 444 MB, cuFFT 165 MB, NVRTC 58 MB, nvJPEG
-#               4 MB). With it, `pip install --no-index 'WHEEL[cuda13]'` and gip must load its
-#               CUDA libraries from those wheels; without it, from the system CUDA.
+#               (1.2 GB: cuDNN 517 MB, cuBLAS 444 MB, cuFFT 165 MB, NVRTC 58 MB, nvJitLink
+#               47 MB (cuFFT's dependency), nvJPEG 4 MB; more than `run`'s carry allows, so it
+#               must already be on the GPU machine). With it, `pip install --no-index
+#               'WHEEL[cuda13]'` and gip must load its CUDA libraries from those wheels (the
+#               summary lists the files loaded); without it, from the system CUDA.
 # The machine needs python3 with venv, and numpy, pytest and OpenCV installed for the system's
 # Python (the venv sees them: --system-site-packages; nothing is downloaded).
 set -eu
