@@ -9,7 +9,7 @@ PYTHON ?= python3
 DEB_PACKAGES = cmake make gcc g++ pkg-config libjpeg62-turbo-dev libpng-dev zlib1g-dev libfftw3-dev libopenblas-dev \
 	clang libclang-rt-dev libomp-dev
 
-.PHONY: all deps pydeps configure build demo test test-sanitize fuzz-smoke tsan bench format clean \
+.PHONY: all deps pydeps configure build demo test test-sanitize fuzz-smoke tsan bench docs format clean \
 	test-c install-python wheel-deps wheel sdist test-wheel
 
 all: build
@@ -108,6 +108,17 @@ bench: build pydeps
 	$(PYTHON) bench/report $(BENCH_OUT)/gip-cpu.json $(BENCH_OUT)/peers-cpu.json --out $(BENCH_OUT)/bench-report
 	$(MAKE) install-python
 	$(PYTHON) bench/python_overhead.py --bench $(BUILD)/gip-bench --json $(BENCH_OUT)/python-overhead.json
+
+# The documentation site into build/docs-site (scripts/docs/build.sh): the pages generated from
+# the built gip and the headers, the gallery (remap and canny_dxdy through the Python package:
+# `make test` installs it), then mkdocs with warnings as errors. The generator's versions are
+# pinned here.
+DOCS_PACKAGES = mkdocs==1.6.1 mkdocs-autorefs==1.4.5 mkdocstrings==1.0.8 mkdocstrings-python==2.0.11 \
+	griffelib==2.4.1 Markdown==3.11.3 pymdown-extensions==13.1.2
+docs: build
+	@$(PYTHON) -c "import mkdocs, mkdocstrings, mkdocstrings_handlers.python" 2>/dev/null || \
+	  $(PYTHON) -m pip install -q $(DOCS_PACKAGES)
+	PYTHON=$(PYTHON) sh scripts/docs/build.sh $(BUILD)
 
 # The C suite again under AddressSanitizer and UndefinedBehaviorSanitizer (CPU build; any report
 # fails the run), on the awkward sizes without the largest (GIP_TEST_QUICK: make test runs it).

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* Statistics with OpenCV's semantics: histogram equalisation and CLAHE (image to image), and the
- * reductions calcHist, minMaxLoc, mean, meanStdDev, sum, countNonZero, norm and PSNR (image to
- * numbers in host memory). */
+/* Statistics with OpenCV's semantics: histogram equalisation and CLAHE (image to image), the
+ * reductions calcHist, minMaxLoc, minMaxIdx, mean, meanStdDev, sum, countNonZero, norm and PSNR
+ * (image to numbers in host memory), and the analysis functions compareHist, integral, moments
+ * and HuMoments, matchTemplate and connected components. */
 #ifndef GIP_STATS_H
 #define GIP_STATS_H
 
@@ -128,6 +129,188 @@ GIP_API gip_status gip_norm(gip_context *ctx, const gip_image *src1, const gip_i
  */
 GIP_API gip_status gip_psnr(gip_context *ctx, const gip_image *src1, const gip_image *src2,
                             double r, double *result);
+
+/* ---- analysis: minMaxIdx, compareHist, integral, moments, matchTemplate, connected components */
+
+/**
+ * cv2::minMaxIdx (C++; cv2 5's Python has no binding): as gip_min_max_loc(), with the positions as
+ * (row, column): min_idx[0] = y, min_idx[1] = x. A src of 2 to 4 channels (no mask, min_idx and
+ * max_idx NULL) gives the extremes over all its elements, as OpenCV. Statuses as the reductions'.
+ */
+GIP_API gip_status gip_min_max_idx(gip_context *ctx, const gip_image *src, const gip_image *mask,
+                                   double *min_val, double *max_val, int64_t min_idx[2],
+                                   int64_t max_idx[2]);
+
+/** cv2.compareHist methods (OpenCV's values). */
+typedef enum gip_histcmp {
+    GIP_HISTCMP_CORREL = 0,
+    GIP_HISTCMP_CHISQR = 1,
+    GIP_HISTCMP_INTERSECT = 2,
+    GIP_HISTCMP_BHATTACHARYYA = 3, /* also Hellinger */
+    GIP_HISTCMP_CHISQR_ALT = 4,
+    GIP_HISTCMP_KL_DIV = 5
+} gip_histcmp;
+
+/**
+ * cv2.compareHist(h1, h2, method) of two histograms of n float counts each (host memory, as
+ * gip_calc_hist() writes them), computed in double in index order as OpenCV: CORREL, CHISQR,
+ * INTERSECT, BHATTACHARYYA (Hellinger), CHISQR_ALT, KL_DIV (with OpenCV's 1e-10 floor of h1 and
+ * h2). Runs on the host whatever ctx is (ctx may be NULL: messages then go to the thread's
+ * buffer).
+ * @return GIP_OK; GIP_ERR_INVALID_ARGUMENT (NULL, n < 1, unknown method).
+ */
+GIP_API gip_status gip_compare_hist(gip_context *ctx, const float *h1, const float *h2, int64_t n,
+                                    int32_t method, double *result);
+
+/** Element types of the host arrays below (cv2's depth codes): what integral images and labels
+ *  need besides gip's image dtypes. */
+typedef enum gip_depth {
+    GIP_DEPTH_U16 = 2,
+    GIP_DEPTH_S32 = 4,
+    GIP_DEPTH_F32 = 5,
+    GIP_DEPTH_F64 = 6
+} gip_depth;
+
+/** A caller-owned array: height rows of width elements of `channels` interleaved channels of
+ *  `depth`, rows `stride` bytes apart (0: tight), in host memory or (memory GIP_MEM_CUDA) in the
+ *  context's device memory. Zero-initialised fields past stride mean host memory. */
+typedef struct gip_array {
+    void *data;
+    int64_t width, height;
+    int32_t channels;
+    int32_t depth; /* gip_depth */
+    int64_t stride;
+    int32_t memory; /* gip_memory: GIP_MEM_HOST (0) or GIP_MEM_CUDA */
+} gip_array;
+
+/**
+ * cv2.integral3(src, sdepth, sqdepth): the sum, squared-sum and 45-degree tilted integral images,
+ * each (width + 1) x (height + 1) with src's channels, row and column 0 zero:
+ * sum(X, Y) = sum of src(x, y) for x < X, y < Y; sqsum the same of squares; tilted(X, Y) = sum of
+ * src(x, y) for y < Y and |x - X + 1| <= Y - y - 1. Any of sum, sqsum, tilted may be NULL (not
+ * all). Depths as cv2 accepts them: u8 src: sum and tilted s32, f32 or f64, sqsum s32 (only with
+ * an s32 sum), f32 (not with an f64 sum) or f64; f32 src: sum f32 or f64, sqsum f32 (only with
+ * an f32 sum) or f64; u16 and s16 src: f64. s32 results wrap modulo 2^32 as OpenCV's; integer
+ * sources give exact f64 results; f32 results accumulate a row's running sum in the result's
+ * type and add the row above, as OpenCV. src: 1 to 4 channels, host or device; the outputs
+ * where src is. On CUDA (queued on the context's stream) rows are scanned in parallel and then
+ * the columns: integer sources give the CPU's numbers exactly, f32 results round differently
+ * (within the same bound).
+ * @return GIP_OK; GIP_ERR_INVALID_ARGUMENT (NULL, all outputs NULL, bad depth or size of an
+ *         output); GIP_ERR_UNSUPPORTED (dtype, channels); GIP_ERR_LOCATION_MISMATCH;
+ *         GIP_ERR_NO_DEVICE; GIP_ERR_DEVICE; GIP_ERR_DEVICE_OUT_OF_MEMORY; GIP_ERR_BAD_STATE.
+ */
+GIP_API gip_status gip_integral(gip_context *ctx, const gip_image *src, gip_array *sum,
+                                gip_array *sqsum, gip_array *tilted);
+
+/** Image moments as cv2.moments returns them: spatial, central and normalised central. */
+typedef struct gip_image_moments {
+    double m00, m10, m01, m20, m11, m02, m30, m21, m12, m03;
+    double mu20, mu11, mu02, mu30, mu21, mu12, mu03;
+    double nu20, nu11, nu02, nu30, nu21, nu12, nu03;
+} gip_image_moments;
+
+/**
+ * cv2.moments(src, binaryImage): the moments of a one-channel image up to the third order (pixel
+ * (x, y) weighted by its value, or by 1 where it is not zero when `binary` is non-zero). Integer
+ * images are summed exactly per row (64-bit integers) and the rows combined in double; f32 in
+ * double. The central and normalised moments follow from the spatial ones by OpenCV's formulas
+ * (zero when m00 is 0). src: u8, u16, s16 or f32, one channel, host or device (CUDA: rows summed
+ * on the GPU the same way, so integer images give the CPU's numbers; synchronous).
+ * @return GIP_OK; GIP_ERR_INVALID_ARGUMENT (NULL); GIP_ERR_UNSUPPORTED (dtype, channels);
+ *         GIP_ERR_NO_DEVICE; GIP_ERR_DEVICE; GIP_ERR_DEVICE_OUT_OF_MEMORY; GIP_ERR_BAD_STATE.
+ */
+GIP_API gip_status gip_moments(gip_context *ctx, const gip_image *src, int32_t binary,
+                               gip_image_moments *m);
+
+/** cv2.HuMoments: the seven Hu invariants of m (from its normalised central moments). */
+GIP_API gip_status gip_hu_moments(const gip_image_moments *m, double hu[7]);
+
+/** cv2.matchTemplate methods (OpenCV's values). */
+typedef enum gip_tm_method {
+    GIP_TM_SQDIFF = 0,
+    GIP_TM_SQDIFF_NORMED = 1,
+    GIP_TM_CCORR = 2,
+    GIP_TM_CCORR_NORMED = 3,
+    GIP_TM_CCOEFF = 4,
+    GIP_TM_CCOEFF_NORMED = 5
+} gip_tm_method;
+
+/**
+ * cv2.matchTemplate(image, templ, method): for each position (x, y) where templ fits inside image,
+ * the comparison of templ with the image window at (x, y), summed over the channels. result: f32,
+ * one channel, (W - w + 1) x (H - h + 1). The correlation term comes from gip_filter2d() with
+ * the template as the kernel (direct for small templates, through the FFT for large ones, by
+ * filter2D's measured crossover), the window sums from double-precision integral images, and
+ * the normalisation follows OpenCV's rules (a flat template gives 1 for CCOEFF_NORMED; ratios
+ * beyond +-1 by rounding are clamped as OpenCV does). The results agree with OpenCV's within
+ * single-precision rounding of the correlation: see docs/statistics.md for the tolerance.
+ * image: u8 or f32, 1, 3 or 4 channels; templ: same dtype and channels, no larger than image;
+ * all three in host memory (CPU) or in the context's device memory (CUDA: filter2D's CUDA
+ * engines, device integral images and a normalisation kernel; queued, except that the template
+ * is first read to the host). result must not overlap them.
+ * @return GIP_OK; GIP_ERR_INVALID_ARGUMENT (NULL, bad method); GIP_ERR_SHAPE_MISMATCH (templ
+ *         larger, result size); GIP_ERR_UNSUPPORTED (dtype, channels, alignment of device
+ *         images); GIP_ERR_LOCATION_MISMATCH; GIP_ERR_ALIASING; GIP_ERR_OUT_OF_MEMORY;
+ *         GIP_ERR_NO_DEVICE; GIP_ERR_DEVICE; GIP_ERR_DEVICE_OUT_OF_MEMORY; GIP_ERR_BAD_STATE.
+ */
+GIP_API gip_status gip_match_template(gip_context *ctx, const gip_image *image,
+                                      const gip_image *templ, int32_t method, gip_image *result);
+
+/**
+ * cv2.matchTemplate(image, templ, method, mask=mask): the masked forms. mask: templ's size, one
+ * channel (for every channel) or templ's channels; u8 as a binary mask (non-zero is 1), f32 as
+ * weights. OpenCV's formulas (see docs/statistics.md): every window sum is a correlation of the
+ * image or its squares with a kernel of the template and mask, through filter2D's engines; the
+ * normed ratios are not clamped (as OpenCV's masked forms). mask NULL: gip_match_template().
+ * Host memory only. Other arguments as gip_match_template().
+ * @return as gip_match_template(), plus GIP_ERR_UNSUPPORTED for a mask of another dtype or
+ *         channel count and for device images with a mask.
+ */
+GIP_API gip_status gip_match_template_masked(gip_context *ctx, const gip_image *image,
+                                             const gip_image *templ, const gip_image *mask,
+                                             int32_t method, gip_image *result);
+
+/**
+ * cv2.connectedComponents(src, connectivity, ltype): labels of the 4- or 8-connected components
+ * of the non-zero pixels of src, 0 for the background, 1 .. n - 1 for the components in OpenCV's
+ * order (the order in which its scan first meets them: row-major for 4-connectivity, by 2x2
+ * blocks, two rows at a time, for 8-connectivity), so the labels equal OpenCV's. labels: s32 or
+ * u16 (n must then fit), src's width and height, one channel. *n_labels = components + 1.
+ * src: u8, one channel; src and labels both in host memory (CPU: a two-pass scan with a
+ * union-find) or both in the context's device memory (CUDA: a union-find labelling of pixels or
+ * 2x2 blocks with atomicMin links, roots numbered in OpenCV's order: the same labels;
+ * synchronous). On error the labels are unchanged.
+ * @return GIP_OK; GIP_ERR_INVALID_ARGUMENT (NULL, connectivity not 4 or 8, labels' size, depth);
+ *         GIP_ERR_UNSUPPORTED (dtype, channels); GIP_ERR_LOCATION_MISMATCH; GIP_ERR_TOO_LARGE
+ *         (more labels than u16 holds); GIP_ERR_OUT_OF_MEMORY; GIP_ERR_NO_DEVICE; GIP_ERR_DEVICE;
+ *         GIP_ERR_DEVICE_OUT_OF_MEMORY; GIP_ERR_BAD_STATE.
+ */
+GIP_API gip_status gip_connected_components(gip_context *ctx, const gip_image *src,
+                                            int32_t connectivity, gip_array *labels,
+                                            int32_t *n_labels);
+
+/** Columns of the stats of gip_connected_components_stats() (cv2.CC_STAT_*). */
+enum {
+    GIP_CC_STAT_LEFT = 0,
+    GIP_CC_STAT_TOP = 1,
+    GIP_CC_STAT_WIDTH = 2,
+    GIP_CC_STAT_HEIGHT = 3,
+    GIP_CC_STAT_AREA = 4
+};
+
+/**
+ * The statistics cv2.connectedComponentsWithStats gives, from labels (s32 or u16, as
+ * gip_connected_components() wrote them) with n_labels labels: stats (n_labels rows of 5 int32:
+ * left, top, width, height, area of each label, the background's included) and centroids
+ * (n_labels rows of 2 doubles: mean x, mean y; NaN for a label with no pixel). Either may be
+ * NULL. Host memory (labels computed on the GPU are downloaded first).
+ * @return GIP_OK; GIP_ERR_INVALID_ARGUMENT (NULL, n_labels < 1, a label >= n_labels);
+ *         GIP_ERR_UNSUPPORTED (device labels); GIP_ERR_OUT_OF_MEMORY.
+ */
+GIP_API gip_status gip_connected_components_stats(gip_context *ctx, const gip_array *labels,
+                                                  int32_t n_labels, int32_t *stats,
+                                                  double *centroids);
 
 #ifdef __cplusplus
 }

@@ -612,3 +612,56 @@ minMaxLoc = min_max_loc
 meanStdDev = mean_std_dev
 sumElems = sum_elems
 countNonZero = count_non_zero
+
+# ---- statistics, analysis (gip._stats) -------------------------------------------------------
+CV_32S: int
+CV_64F: int
+HISTCMP_CORREL: int
+HISTCMP_CHISQR: int
+HISTCMP_INTERSECT: int
+HISTCMP_BHATTACHARYYA: int
+HISTCMP_HELLINGER: int
+HISTCMP_CHISQR_ALT: int
+HISTCMP_KL_DIV: int
+TM_SQDIFF: int
+TM_SQDIFF_NORMED: int
+TM_CCORR: int
+TM_CCORR_NORMED: int
+TM_CCOEFF: int
+TM_CCOEFF_NORMED: int
+CC_STAT_LEFT: int
+CC_STAT_TOP: int
+CC_STAT_WIDTH: int
+CC_STAT_HEIGHT: int
+CC_STAT_AREA: int
+
+def min_max_idx(src: ArrayLike, mask: Optional[ArrayLike] = ..., *, device: DeviceSpec = ...
+                ) -> Tuple[float, float, Optional[Tuple[int, int]], Optional[Tuple[int, int]]]: ...
+def compare_hist(H1: ArrayLike, H2: ArrayLike, method: int) -> float: ...
+def integral(src: ArrayLike, sum: Optional[np.ndarray] = ..., sdepth: int = ..., *,
+             device: DeviceSpec = ...) -> np.ndarray: ...
+def integral2(src: ArrayLike, sum: Optional[np.ndarray] = ..., sqsum: Optional[np.ndarray] = ...,
+              sdepth: int = ..., sqdepth: int = ..., *,
+              device: DeviceSpec = ...) -> Tuple[np.ndarray, np.ndarray]: ...
+def integral3(src: ArrayLike, sum: Optional[np.ndarray] = ..., sqsum: Optional[np.ndarray] = ...,
+              tilted: Optional[np.ndarray] = ..., sdepth: int = ..., sqdepth: int = ..., *,
+              device: DeviceSpec = ...) -> Tuple[np.ndarray, np.ndarray, np.ndarray]: ...
+def moments(array: ArrayLike, binaryImage: bool = ..., *,
+            device: DeviceSpec = ...) -> Dict[str, float]: ...
+def hu_moments(m: Dict[str, float], hu: Optional[np.ndarray] = ...) -> np.ndarray: ...
+def match_template(image: ArrayLike, templ: ArrayLike, method: int,
+                   result: Optional[np.ndarray] = ..., mask: Optional[ArrayLike] = ..., *,
+                   device: DeviceSpec = ...) -> np.ndarray: ...
+def connected_components(image: ArrayLike, labels: Optional[np.ndarray] = ...,
+                         connectivity: int = ..., ltype: int = ..., *,
+                         device: DeviceSpec = ...) -> Tuple[int, np.ndarray]: ...
+def connected_components_with_stats(
+    image: ArrayLike, labels: Optional[np.ndarray] = ..., stats: Optional[np.ndarray] = ...,
+    centroids: Optional[np.ndarray] = ..., connectivity: int = ..., ltype: int = ..., *,
+    device: DeviceSpec = ...) -> Tuple[int, np.ndarray, np.ndarray, np.ndarray]: ...
+minMaxIdx = min_max_idx
+compareHist = compare_hist
+HuMoments = hu_moments
+matchTemplate = match_template
+connectedComponents = connected_components
+connectedComponentsWithStats = connected_components_with_stats

@@ -530,6 +530,130 @@ def main(argv=None):
     return 0
 
 
+# ---- reductions combined across chunks -----------------------------------------------------------
+# Each chunk is reduced by gip where it lives (a worker), the chunks' partial results are combined
+# in one small task: sums and counts add, extremes keep the first position in the whole image's
+# row order, deviations combine by Chan's parallel formula, histograms add their counts.
+
+def _blocks(arr, what):
+    if not isinstance(arr, da.Array) or arr.ndim not in (2, 3):
+        raise gip.InvalidArgument("%s: expected an (H, W) or (H, W, C) dask array, got %r"
+                                  % (what, type(arr).__name__))
+    if arr.ndim == 3 and len(arr.chunks[2]) != 1:
+        arr = arr.rechunk({2: -1})
+    offs = [np.cumsum((0,) + c[:-1]) for c in arr.chunks[:2]]
+    blocks = arr.to_delayed()
+    if arr.ndim == 3:
+        blocks = blocks[:, :, 0]
+    return [(int(offs[0][i]), int(offs[1][j]), blocks[i, j])
+            for i in range(blocks.shape[0]) for j in range(blocks.shape[1])]
+
+
+def _reduce(arr, what, part, combine, compute):
+    parts = [dask.delayed(part)(b, y, x) for y, x, b in _blocks(arr, what)]
+    out = dask.delayed(combine)(parts)
+    return out.compute() if compute else out
+
+
+def _sum_part(b, y, x):
+    a = np.asarray(b)
+    return gip.sumElems(a, device="cpu"), a.shape[0] * a.shape[1]
+
+
+def sum_elems(arr, *, compute=True):
+    """cv2.sumElems of a dask array, combined across chunks: the sum of each channel (4-tuple).
+    compute=False gives a dask.delayed of the value."""
+    return _reduce(arr, "sumElems", _sum_part,
+                   lambda ps: tuple(float(sum(p[0][c] for p in ps)) for c in range(4)), compute)
+
+
+def mean(arr, *, compute=True):
+    """cv2.mean of a dask array, combined across chunks: the mean of each channel (4-tuple)."""
+    def combine(ps):
+        n = sum(p[1] for p in ps)
+        return tuple(float(sum(p[0][c] for p in ps)) / n if n else 0.0 for c in range(4))
+    return _reduce(arr, "mean", _sum_part, combine, compute)
+
+
+def _msd_part(b, y, x):
+    a = np.asarray(b)
+    m, sd = gip.meanStdDev(a, device="cpu")
+    return a.shape[0] * a.shape[1], m[:, 0], sd[:, 0]
+
+
+def mean_std_dev(arr, *, compute=True):
+    """cv2.meanStdDev of a dask array, combined across chunks (Chan's parallel formula): (mean,
+    stddev), float64 arrays of shape (channels, 1)."""
+    def combine(ps):
+        n, m, m2 = 0, None, None
+        for k, mk, sk in ps:
+            if not k:
+                continue
+            if m is None:
+                n, m, m2 = k, mk.copy(), sk * sk * k
+                continue
+            d = mk - m
+            t = n + k
+            m = m + d * (k / t)
+            m2 = m2 + sk * sk * k + d * d * (n * k / t)
+            n = t
+        if m is None:
+            c = arr.shape[2] if arr.ndim == 3 else 1
+            return np.zeros((c, 1)), np.zeros((c, 1))
+        return m.reshape(-1, 1), np.sqrt(m2 / n).reshape(-1, 1)
+    return _reduce(arr, "meanStdDev", _msd_part, combine, compute)
+
+
+def _mml_part(b, y, x):
+    mn, mx, lmn, lmx = gip.minMaxLoc(np.asarray(b), device="cpu")
+    ok = lmn[0] >= 0
+    return (mn, (lmn[1] + y, lmn[0] + x) if ok else None, mx,
+            (lmx[1] + y, lmx[0] + x) if ok else None)
+
+
+def min_max_loc(arr, *, compute=True):
+    """cv2.minMaxLoc of a one-channel dask array, combined across chunks: (minVal, maxVal,
+    minLoc, maxLoc), the locations (x, y) of the first extreme in the whole image's row order."""
+    if arr.ndim != 2:
+        raise gip.Unsupported("minMaxLoc: a one-channel (H, W) array is accepted, got shape %s"
+                              % (arr.shape,))
+
+    def combine(ps):
+        ps = [p for p in ps if p[1] is not None]
+        if not ps:
+            return 0.0, 0.0, (-1, -1), (-1, -1)
+        lo = min(ps, key=lambda p: (p[0], p[1]))
+        hi = min(ps, key=lambda p: (-p[2], p[3]))
+        return lo[0], hi[2], (lo[1][1], lo[1][0]), (hi[3][1], hi[3][0])
+    return _reduce(arr, "minMaxLoc", _mml_part, combine, compute)
+
+
+def count_non_zero(arr, *, compute=True):
+    """cv2.countNonZero of a one-channel dask array, combined across chunks."""
+    return _reduce(arr, "countNonZero",
+                   lambda b, y, x: gip.countNonZero(np.asarray(b), device="cpu"),
+                   lambda ps: int(sum(ps)), compute)
+
+
+def calc_hist(arr, channels, histSize, ranges, *, uniform=True, compute=True):  # noqa: N803
+    """cv2.calcHist([arr], channels, None, histSize, ranges) of a dask array, combined across
+    chunks: each chunk's counts added (exactly, in float64) and returned as float32, as cv2."""
+    def part(b, y, x):
+        return gip.calcHist([np.asarray(b)], channels, None, histSize, ranges, uniform=uniform,
+                            device="cpu").astype(np.float64)
+    return _reduce(arr, "calcHist", part,
+                   lambda ps: np.sum(ps, axis=0).astype(np.float32), compute)
+
+
+sumElems = sum_elems
+meanStdDev = mean_std_dev
+minMaxLoc = min_max_loc
+countNonZero = count_non_zero
+calcHist = calc_hist
+__all__ += ["sum_elems", "sumElems", "mean", "mean_std_dev", "meanStdDev", "min_max_loc",
+            "minMaxLoc", "count_non_zero", "countNonZero", "calc_hist", "calcHist"]
+
+
 if __name__ == "__main__":
     import gip.dask as _self  # functions sent to workers must be importable as gip.dask.*
 

@@ -3,6 +3,7 @@
  * of the destination's dtype. */
 #include <string.h>
 
+#include "engine/lut/lut_u8.h"
 #include "internal.h"
 #include "pipeline_internal.h"
 
@@ -11,6 +12,7 @@ typedef struct lut_job {
     gip_image *dst;
     const uint8_t *table;
     int32_t esize;
+    uint8_t split[4][256]; /* u8 to u8 with channels: the table of each channel */
 } lut_job;
 
 static void lut_rows(void *arg, int64_t y0, int64_t y1)
@@ -22,8 +24,12 @@ static void lut_rows(void *arg, int64_t y0, int64_t y1)
         const uint8_t *s = (const uint8_t *)j->src->data + y * j->src->stride;
         uint8_t *d = (uint8_t *)j->dst->data + y * j->dst->stride;
         if (es == 1 && c == 1) {
-            for (int64_t i = 0; i < n; i++)
-                d[i] = j->table[s[i]];
+            gip__lut_u8_row(j->table, s, d, n);
+            continue;
+        }
+        if (es == 1 && c <= 4) {
+            const uint8_t *t[4] = {j->split[0], j->split[1], j->split[2], j->split[3]};
+            gip__lut_u8_row_cn(t, (int32_t)c, s, d, j->src->width);
             continue;
         }
         for (int64_t i = 0, ch = 0; i < n; i++) {
@@ -38,6 +44,11 @@ static void lut_rows(void *arg, int64_t y0, int64_t y1)
 void gip__lut_apply_cpu(const gip_context *ctx, const gip_image *src, gip_image *dst,
                         const void *table, int32_t esize)
 {
-    lut_job j = {src, dst, table, esize};
+    lut_job j = {.src = src, .dst = dst, .table = table, .esize = esize};
+    const int32_t c = src->channels;
+    if (esize == 1 && c > 1 && c <= 4)
+        for (int32_t v = 0; v < 256; v++)
+            for (int32_t ch = 0; ch < c; ch++)
+                j.split[ch][v] = ((const uint8_t *)table)[v * c + ch];
     gip__parallel_for(ctx, src->height, 16, lut_rows, &j);
 }

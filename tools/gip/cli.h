@@ -29,6 +29,7 @@ typedef struct cli_command {
     unsigned common;         /* CLI_COMMON_* groups of common options it accepts */
     void (*more_help)(void); /* prints generated help after `help`; may be NULL */
     const gip_op *op;        /* the registered operation of a generated command, else NULL */
+    const char *example;     /* one typical command line, printed last by --help; may be NULL */
 } cli_command;
 
 /* Groups of common options, written once in options.c. */
@@ -99,6 +100,11 @@ int cli_runtime_error(const cli_command *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+
+/** Copies a library message to `out` in the command line's terms: without the C function's
+ *  "gip_xxx: " prefix and with C-level remedies ("set params->format") replaced by options.
+ *  cli_usage(), cli_runtime_error(), cli_lib_error() and cli_op_error() apply it. */
+void cli_clean_message(const char *in, char *out, size_t size);
 
 /** Prints "gip NAME: <gip_last_error()>" on stderr; returns CLI_EXIT_RUNTIME. */
 int cli_lib_error(const char *name, gip_status status);
@@ -283,5 +289,9 @@ extern const cli_command cli_cmd_run;     /* cmd_run.c */
 extern const cli_command cli_cmd_ops;     /* cmd_ops.c */
 extern const cli_command cli_cmd_stats;   /* cmd_stats.c */
 extern const cli_command cli_cmd_hist;    /* cmd_stats.c */
+
+/* cmd_analysis.c */
+extern const cli_command cli_cmd_components;
+extern const cli_command cli_cmd_match;
 
 #endif

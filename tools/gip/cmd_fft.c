@@ -579,6 +579,7 @@ const cli_command cli_cmd_fft = {
     .name = "fft",
     .summary = "2-D Fourier transform of an image into a NumPy .npy file",
     .run = run_fft,
+    .example = "gip fft --norm ortho in.png spectrum.npy",
     .help =
         "Usage: gip fft [--norm MODE] [--full] [options] IN OUT.npy\n"
         "\n"
@@ -740,6 +741,7 @@ const cli_command cli_cmd_ifft = {
     .name = "ifft",
     .summary = "inverse 2-D Fourier transform of a NumPy .npy spectrum",
     .run = run_ifft,
+    .example = "gip ifft --width 640 --norm ortho spectrum.npy out.png",
     .help =
         "Usage: gip ifft [--width W] [--norm MODE] [--depth 8|16] [options] IN.npy OUT\n"
         "\n"

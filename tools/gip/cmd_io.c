@@ -63,6 +63,7 @@ const cli_command cli_cmd_info = {
     .name = "info",
     .summary = "describe image files (format, size, channels, depth)",
     .run = run_info,
+    .example = "gip info data/*.png",
     .help = "Usage: gip info IMAGE...\n"
             "\n"
             "Prints, for each file, read from its header only: format, width x height, channels,\n"
@@ -153,6 +154,7 @@ const cli_command cli_cmd_convert = {
     .name = "convert",
     .summary = "convert between JPEG, PNG and PPM/PGM",
     .run = run_convert,
+    .example = "gip convert --quality 90 --subsampling 444 in.png out.jpg",
     .help =
         "Usage: gip convert [options] IN OUT\n"
         "\n"

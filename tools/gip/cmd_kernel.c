@@ -179,6 +179,7 @@ const cli_command cli_cmd_kernel = {
     .name = "kernel",
     .summary = "run a CUDA kernel from a source file (compiled at run time, cached)",
     .run = run_kernel,
+    .example = "gip kernel --source mean3.cu --name mean3 in.png out.png",
     .help =
         "Usage: gip kernel --source FILE.cu --name NAME [--grid X,Y] [--block X,Y] [options] IN "
         "OUT\n"

@@ -329,11 +329,12 @@ static void write_help(FILE *f, const gip_op *op, const cli_op_extra *extra, con
     }
     if (oo->scalar >= 0)
         cli_print_opt(f, NULL, SCALAR_OPTION, "NAME=V[,...]",
-                      "named constants of the expression, comma-separated, at most 16");
+                      "named constants of the expression, comma-separated, at most 16 "
+                      "(default: none)");
     for (int k = 0; k < op->ninputs; k++) {
         const gip_input *in = &op->inputs[k];
         snprintf(help, sizeof help, "%s%s (loaded as stored)", in->doc,
-                 in->flags & GIP_INPUT_OPTIONAL ? "; optional" : "");
+                 in->flags & GIP_INPUT_OPTIONAL ? "; optional" : "; required");
         cli_print_opt(f, NULL, oo->v[oo->input + k].name, "FILE", help);
     }
 }
@@ -572,6 +573,64 @@ out_free:
     return rc;
 }
 
+/* Appends one argument to f, in single quotes unless it is a plain word. */
+static void put_shell_word(FILE *f, const char *s)
+{
+    int plain = *s != '\0' && *s != '-';
+    for (const char *c = s; *c && plain; c++)
+        plain = isalnum((unsigned char)*c) || strchr("._,:+/=", *c);
+    if (plain) {
+        fputs(s, f);
+        return;
+    }
+    fputc('\'', f);
+    for (; *s; s++) {
+        if (*s == '\'')
+            fputs("'\\''", f);
+        else
+            fputc(*s, f);
+    }
+    fputc('\'', f);
+}
+
+/* One working command line from the declaration: required positional parameters from their
+ * examples, the other parameters that have an example as options, required images as files. */
+static char *make_example(const gip_op *op, const cli_op_extra *extra, const op_options *oo)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return NULL;
+    fprintf(f, "gip %s", op->name);
+    for (int32_t k = 0; k < op->nparams; k++) {
+        const gip_param *p = &op->params[k];
+        if (!p->example || required_positional(p))
+            continue;
+        fprintf(f, " %s ", oo->v[k].name);
+        put_shell_word(f, p->example);
+    }
+    for (int32_t k = 0; k < op->ninputs; k++)
+        if (!(op->inputs[k].flags & GIP_INPUT_OPTIONAL))
+            fprintf(f, " %s %s.png", oo->v[oo->input + k].name, op->inputs[k].name);
+    for (int32_t k = 0; k < op->nparams; k++)
+        if (required_positional(&op->params[k])) {
+            /* A long value (a 256-entry table) shows as its name in capitals. */
+            const char *ex = op->params[k].example;
+            char upper[NAME_MAX_LEN];
+            if (!ex || strlen(ex) > 60) {
+                upper_name(op->params[k].name, upper, sizeof upper);
+                ex = upper;
+            }
+            fputc(' ', f);
+            put_shell_word(f, ex);
+        }
+    (void)extra;
+    fputs(" in.png out.png", f);
+    fclose(f);
+    return text;
+}
+
 int cli_op_command(const gip_op *op, cli_command *cmd)
 {
     memset(cmd, 0, sizeof *cmd);
@@ -588,9 +647,14 @@ int cli_op_command(const gip_op *op, cli_command *cmd)
     }
     write_help(f, op, extra, &oo);
     fclose(f);
+    char *example = make_example(op, extra, &oo);
     op_options_free(&oo);
-    if (!text)
+    if (!text || !example) {
+        free(text);
+        free(example);
         return -1;
+    }
+    cmd->example = example;
     cmd->name = op->name;
     cmd->summary = op->summary;
     cmd->run = run_op;
@@ -603,5 +667,7 @@ int cli_op_command(const gip_op *op, cli_command *cmd)
 void cli_op_command_free(cli_command *cmd)
 {
     free((char *)cmd->help);
+    free((char *)cmd->example);
     cmd->help = NULL;
+    cmd->example = NULL;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* gip ops: the registered operations, one or all, as text or as the Markdown reference
- * (docs/operations.md is this command's output, checked current by the tests). */
+/* gip ops: the registered operations, one or all, as text, as the Markdown reference
+ * (docs/operations.md is this command's output, checked current by the tests) or as JSON for
+ * scripts (the documentation's gallery). */
 #include <stdio.h>
 #include <string.h>
 
@@ -105,9 +106,84 @@ static void print_markdown(void)
     }
 }
 
+/* A JSON string: quotes, backslashes and control characters escaped. */
+static void json_str(const char *s)
+{
+    if (!s) {
+        fputs("null", stdout);
+        return;
+    }
+    putchar('"');
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            printf("\\%c", c);
+        else if (c < 0x20)
+            printf("\\u%04x", c);
+        else
+            putchar(c);
+    }
+    putchar('"');
+}
+
+static void print_json(void)
+{
+    printf("[\n");
+    for (int32_t i = 0; i < gip_op_count(); i++) {
+        const gip_op *op = gip_op_at(i);
+        char line[1024], a[2048];
+        printf("  {\"name\": ");
+        json_str(op->name);
+        printf(", \"family\": ");
+        json_str(op->family);
+        printf(", \"summary\": ");
+        json_str(op->summary);
+        printf(", \"cv_name\": ");
+        json_str(op->cv_name);
+        cli_op_dtypes(op, line, sizeof line);
+        cli_op_channels(op, a, sizeof a);
+        printf(",\n   \"dtypes\": ");
+        json_str(line);
+        printf(", \"channels\": ");
+        json_str(a);
+        printf(", \"pointwise\": %s, \"whole\": %s,\n   \"inputs\": [",
+               op->flags & GIP_OP_POINTWISE ? "true" : "false",
+               op->flags & GIP_OP_WHOLE ? "true" : "false");
+        for (int32_t k = 0; k < op->ninputs; k++) {
+            printf("%s{\"name\": ", k ? ", " : "");
+            json_str(op->inputs[k].name);
+            printf(", \"optional\": %s, \"doc\": ",
+                   op->inputs[k].flags & GIP_INPUT_OPTIONAL ? "true" : "false");
+            json_str(op->inputs[k].doc);
+            printf("}");
+        }
+        printf("],\n   \"params\": [");
+        for (int32_t k = 0; k < op->nparams; k++) {
+            const gip_param *p = &op->params[k];
+            cli_param_accepts(p, a, sizeof a);
+            printf("%s\n    {\"name\": ", k ? "," : "");
+            json_str(p->name);
+            printf(", \"type\": ");
+            json_str(cli_param_type_name(p->type));
+            printf(", \"accepts\": ");
+            json_str(a);
+            printf(", \"positional\": %s, \"default\": ",
+                   p->flags & GIP_PARAM_POSITIONAL ? "true" : "false");
+            json_str(p->def);
+            printf(", \"example\": ");
+            json_str(p->example);
+            printf(", \"doc\": ");
+            json_str(p->doc);
+            printf("}");
+        }
+        printf("]}%s\n", i + 1 < gip_op_count() ? "," : "");
+    }
+    printf("]\n");
+}
+
 static int run_ops(const cli_command *cmd, int argc, char **argv)
 {
-    cli_opt table[] = {{"--markdown", NULL, NULL, 0}};
+    cli_opt table[] = {{"--markdown", NULL, NULL, 0}, {"--json", NULL, NULL, 0}};
     cli_opts opts = CLI_OPTS(table);
     cli_common common;
     const char *pos[1];
@@ -118,7 +194,15 @@ static int run_ops(const cli_command *cmd, int argc, char **argv)
     if (cli_opt_value(opts, "--markdown")) {
         if (npos)
             return cli_usage(cmd, "--markdown prints every operation; give no name");
+        if (cli_opt_value(opts, "--json"))
+            return cli_usage(cmd, "give --markdown or --json, not both");
         print_markdown();
+        return CLI_EXIT_OK;
+    }
+    if (cli_opt_value(opts, "--json")) {
+        if (npos)
+            return cli_usage(cmd, "--json prints every operation; give no name");
+        print_json();
         return CLI_EXIT_OK;
     }
     if (npos) {
@@ -137,10 +221,19 @@ const cli_command cli_cmd_ops = {
     .name = "ops",
     .summary = "list the operations (pipeline steps) and their parameters",
     .run = run_ops,
+    .example = "gip ops gaussian",
     .help =
-        "Usage: gip ops [NAME] [--markdown]\n"
+        "Usage: gip ops [NAME] [--markdown | --json]\n"
         "\n"
         "Without a name, lists every registered operation with its summary. With a name, prints\n"
         "its documentation, the dtypes and channels it takes and each parameter with its type,\n"
-        "accepted values and default. --markdown prints the whole reference "
-        "(docs/operations.md).\n"};
+        "accepted values and default.\n"
+        "\n"
+        "Options:\n"
+        "  --markdown   print the whole reference as Markdown (docs/operations.md); no NAME\n"
+        "  --json       print every operation and parameter as JSON (name, family, summary,\n"
+        "               dtypes, channels, inputs, params with type, accepts, default, example,\n"
+        "               doc); no NAME\n"
+        "\n"
+        "Example:\n"
+        "  gip ops gaussian\n"};

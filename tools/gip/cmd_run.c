@@ -189,6 +189,9 @@ static void on_file(void *user, const char *in, const char *out, gip_status stat
     run_ui *ui = user;
     if (!status && !skipped && !*message)
         return;
+    char clean[4096];
+    cli_clean_message(message, clean, sizeof clean);
+    message = clean;
     cli_progress_clear(&ui->bar);
     if (!status && !skipped)
         fprintf(stderr, "gip %s: note: %s\n", ui->cmd->name, message);
@@ -559,6 +562,7 @@ const cli_command cli_cmd_run = {
     .name = "run",
     .summary = "run a pipeline of operations on a file or a folder",
     .run = run_run,
+    .example = "gip run 'gaussian 15 | sobel dx=1 | invert' -i photos/ -o out/ --format jpg",
     .help =
         "Usage: gip run [options] PIPELINE IN OUT\n"
         "       gip run [options] PIPELINE -i DIR|GLOB -o DIR\n"
@@ -592,10 +596,13 @@ const cli_command cli_cmd_run = {
         "  --cpu-mode M         CPU: inline (each thread does every stage; default) or staged\n"
         "  --one-device         CUDA: only the device of --device, not every usable one\n"
         "  --devices LIST       CUDA: these devices (ordinals, e.g. 0,2), the first as --device\n"
+        "                       (default: every usable one)\n"
         "  --scheduler ADDRESS  run the batch on a Dask cluster: executes 'python3 -m gip.dask "
         "run'\n"
-        "                       with these arguments (pip install 'gip[dask]'; docs/dask.md)\n"
-        "  --decoder D          auto (nvJPEG on CUDA when built with it), cpu or nvjpeg\n"
+        "                       with these arguments (pip install 'gip[dask]'; docs/dask.md);\n"
+        "                       default: none, the batch runs here\n"
+        "  --decoder D          auto, cpu or nvjpeg (default auto: nvJPEG on CUDA when built\n"
+        "                       with it)\n"
         "  --decode-batch N     nvJPEG: files per batched decode, 1..64 (default 16)\n"
         "  --gpu-memory-limit B device memory a run may use (e.g. 2G): larger images run in tiles\n"
         "                       with halos, identical to the untiled result (default: 3/4 of it)\n"

@@ -119,6 +119,7 @@ const cli_command cli_cmd_stats = {
     .name = "stats",
     .summary = "print min, max, mean and standard deviation per channel",
     .run = run_stats,
+    .example = "gip stats --json in.png",
     .help = "Usage: gip stats [--json] IMAGE\n"
             "\n"
             "Loads IMAGE as stored (channels and depth) and prints, for each channel, the\n"
@@ -268,6 +269,7 @@ const cli_command cli_cmd_hist = {
     .name = "hist",
     .summary = "print or draw the histogram of each channel",
     .run = run_hist,
+    .example = "gip hist --bins 32 --plot hist.png in.png",
     .help = "Usage: gip hist [--bins N] [--range LO,HI] [--json] [--plot OUT.png] IMAGE\n"
             "\n"
             "Counts the values of each channel of IMAGE (loaded as stored) in N bins (256 by\n"
@@ -279,6 +281,6 @@ const cli_command cli_cmd_hist = {
             "                  range and hist, a list of one count list per channel\n"
             "  --plot OUT.png  draw the histograms as bars (red, green, blue, white; white for\n"
             "                  one channel), scaled to the largest count; prints nothing else\n"
-            "                  unless --json is given\n",
+            "                  unless --json is given (default: no picture)\n",
     .common = CLI_COMMON_DEVICE | CLI_COMMON_SAVE | CLI_COMMON_OUTPUT,
 };

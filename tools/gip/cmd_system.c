@@ -49,6 +49,7 @@ const cli_command cli_cmd_devices = {
     .name = "devices",
     .summary = "show what --device auto uses and every CUDA device",
     .run = run_devices,
+    .example = "gip devices",
     .help =
         "Usage: gip devices\n"
         "\n"

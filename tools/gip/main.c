@@ -9,9 +9,9 @@
 /* The subcommands that are not one registered operation on one image, in the order `gip --help`
  * lists them. Their names win over an operation of the same name (convert: files, not dtypes). */
 static const cli_command *const commands[] = {
-    &cli_cmd_devices, &cli_cmd_info,   &cli_cmd_convert, &cli_cmd_fft,
-    &cli_cmd_ifft,    &cli_cmd_kernel, &cli_cmd_style,   &cli_cmd_run,
-    &cli_cmd_ops,     &cli_cmd_stats,  &cli_cmd_hist,
+    &cli_cmd_devices, &cli_cmd_info,       &cli_cmd_convert, &cli_cmd_fft, &cli_cmd_ifft,
+    &cli_cmd_kernel,  &cli_cmd_style,      &cli_cmd_run,     &cli_cmd_ops, &cli_cmd_stats,
+    &cli_cmd_hist,    &cli_cmd_components, &cli_cmd_match,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
@@ -73,7 +73,10 @@ static void print_main_help(void)
            "what was converted. Outputs appear only complete, even if gip is killed, keep the\n"
            "mode of a file they replace, and replace a read-only file only with --overwrite.\n"
            "Exit status: 0 success, 1 runtime error (missing or corrupt file, no GPU ...),\n"
-           "2 usage error.\n");
+           "2 usage error.\n"
+           "\n"
+           "Example:\n"
+           "  gip gaussian --ksize 15 in.jpg out.png\n");
 }
 
 int main(int argc, char **argv)

@@ -65,34 +65,84 @@ static const struct common_opt {
                        "(without it a read-only output is refused)"},
 };
 
+/* Library messages name the C function that found the problem ("gip_image_load: ...") and
+ * sometimes a C-level remedy ("set params->format"); a command's user knows neither. These are
+ * the remedies written in the command's own terms. */
+static const struct {
+    const char *from, *to;
+} cli_phrases[] = {
+    {", or set params->format", ""},
+    {"GIP_MAX_MEMORY, which the CLI's --max-memory sets", "--max-memory or GIP_MAX_MEMORY"},
+    {"; set gip_load_params.max_memory, GIP_MAX_MEMORY or the CLI's --max-memory to raise it, or "
+     "stream the file by rows: gip run, gip_pipeline_run_file_bounded)",
+     "; raise it with --max-memory, or stream the file by rows with gip run)"},
+};
+
+/* Copies `in` to `out` without "gip_xxx: " function prefixes and with cli_phrases replaced. */
+void cli_clean_message(const char *in, char *out, size_t size)
+{
+    size_t o = 0;
+    while (*in && o + 1 < size) {
+        if (strncmp(in, "gip_", 4) == 0 && (o == 0 || out[o - 1] == ' ')) {
+            const char *e = in + 4;
+            while ((*e >= 'a' && *e <= 'z') || (*e >= '0' && *e <= '9') || *e == '_')
+                e++;
+            if (e[0] == ':' && e[1] == ' ') {
+                in = e + 2;
+                continue;
+            }
+        }
+        size_t k = 0;
+        for (; k < sizeof cli_phrases / sizeof cli_phrases[0]; k++) {
+            size_t n = strlen(cli_phrases[k].from);
+            if (strncmp(in, cli_phrases[k].from, n) == 0) {
+                for (const char *t = cli_phrases[k].to; *t && o + 1 < size; t++)
+                    out[o++] = *t;
+                in += n;
+                break;
+            }
+        }
+        if (k == sizeof cli_phrases / sizeof cli_phrases[0])
+            out[o++] = *in++;
+    }
+    out[o] = '\0';
+}
+
+static void cli_vreport(const cli_command *cmd, const char *fmt, va_list ap)
+{
+    char raw[16384], msg[16384];
+    vsnprintf(raw, sizeof raw, fmt, ap);
+    cli_clean_message(raw, msg, sizeof msg);
+    fprintf(stderr, "gip %s: %s\n", cmd->name, msg);
+}
+
 int cli_usage(const cli_command *cmd, const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, "gip %s: ", cmd->name);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    cli_vreport(cmd, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\nTry 'gip %s --help'.\n", cmd->name);
+    fprintf(stderr, "Try 'gip %s --help'.\n", cmd->name);
     return CLI_EXIT_USAGE;
 }
 
 int cli_runtime_error(const cli_command *cmd, const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, "gip %s: ", cmd->name);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    cli_vreport(cmd, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
     return CLI_EXIT_RUNTIME;
 }
 
 int cli_lib_error(const char *name, gip_status status)
 {
     const char *msg = gip_last_error();
+    char clean[4096];
     if (!msg || !*msg)
         msg = gip_status_string(status);
-    fprintf(stderr, "gip %s: %s\n", name, msg);
+    cli_clean_message(msg, clean, sizeof clean);
+    fprintf(stderr, "gip %s: %s\n", name, clean);
     return CLI_EXIT_RUNTIME;
 }
 
@@ -101,8 +151,10 @@ int cli_op_error(const cli_command *cmd, gip_status status)
     if (cmd->op) {
         char msg[1024];
         const char *m = gip_last_error();
+        char clean[1024];
         cli_op_message(cmd->op, m && *m ? m : gip_status_string(status), msg, sizeof msg);
-        fprintf(stderr, "gip %s: %s\n", cmd->name, msg);
+        cli_clean_message(msg, clean, sizeof clean);
+        fprintf(stderr, "gip %s: %s\n", cmd->name, clean);
     } else {
         cli_lib_error(cmd->name, status);
     }
@@ -150,6 +202,8 @@ void cli_print_help(const cli_command *cmd)
             cli_print_opt(stdout, common_opts[i].alias, common_opts[i].name, common_opts[i].metavar,
                           common_opts[i].help);
     cli_print_opt(stdout, "-h", "--help", NULL, "show this help and exit");
+    if (cmd->example)
+        printf("\nExample:\n  %s\n", cmd->example);
 }
 
 /* Converts the characters s[0..len) to an integer; false unless all of them form one. */

@@ -144,7 +144,7 @@ __global__ void __launch_bounds__(32 * UX_WARPS) f2d_ringf(const __grid_constant
  * of we elements across, times the height). Each band re-reads two halo rows, so longer bands
  * read less, but leave fewer warps to hide the loads. The rule comes from timing band lengths 1-16
  * (GIP_F2D_RING_ROWS) at 1920x1080, 3840x2160 and 7680x4320 on filter2D 3x3 with float taps and
- * the Sobel magnitude, u8c1, u8c3 and f32c1 (the runs are in docs/notes.md):
+ * the Sobel magnitude, u8c1, u8c3 and f32c1 (docs/design/filters.md):
  * - u8 sources: about w0 / 10000 rows, 3 to 8. At 7680x4320 8 rows made the magnitude of u8c3
  *   about 12% faster than ux_grid's 3, and 6 rows filter2D u8c1 7% faster; at 1920x1080 3 rows
  *   are within 3% of the best.

@@ -50,8 +50,8 @@
  *
  * Within a step the kernel is latency-bound (Nsight Compute: under half of the issue slots busy,
  * the tensor pipe less; the stalls on fixed-latency dependencies, shared-memory results and the
- * per-step barrier lead). Its timings against the issue's target and the earlier tilings are in
- * docs/notes.md. */
+ * per-step barrier lead). Its timings and the schedules that lost are in
+ * docs/design/gaussian.md. */
 #include <string.h>
 
 #include "cuda_util.cuh"

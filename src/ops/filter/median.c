@@ -12,6 +12,7 @@
 #include "ops/filter/median.h"
 #include "ops/filter/median_net.h"
 #include "registry/registry.h"
+#include "tuning.h"
 
 static const char OP[] = "gip_median_blur";
 
@@ -24,138 +25,270 @@ typedef struct median_job {
     atomic_int failed;
 } median_job;
 
-#define MIN_OP(x, y) ((y) < (x) ? (y) : (x))
-#define MAX_OP(x, y) ((x) < (y) ? (y) : (x))
-/* 16-byte vectors of each dtype (GCC's vector extensions): a window's values stay in vector
- * registers and every compare-exchange is a vector min and max. */
-typedef uint8_t vec_u8 __attribute__((vector_size(16)));
-typedef uint16_t vec_u16 __attribute__((vector_size(16)));
-typedef int16_t vec_s16 __attribute__((vector_size(16)));
-typedef float vec_f32 __attribute__((vector_size(16)));
+/* Vectors of 16, 32 and 64 bytes of each dtype (GCC's vector extensions): a window's values
+ * stay in vector registers and every compare-exchange is a lane-wise min and max. The wider
+ * ones are used only in functions compiled for AVX2 or AVX-512 and chosen at run time. */
+#define VEC_TYPES(ISA, W)                                                                          \
+    typedef uint8_t ISA##_u8 __attribute__((vector_size(W)));                                      \
+    typedef uint16_t ISA##_u16 __attribute__((vector_size(W)));                                    \
+    typedef int16_t ISA##_s16 __attribute__((vector_size(W)));                                     \
+    typedef float ISA##_f32 __attribute__((vector_size(W)));
+VEC_TYPES(v16, 16)
 
-/* Lane-wise min and max: SSE2's instructions where the target has them, else a mask select (the
- * comparison's lanes are all ones or zeros). */
-#define SELECT_MIN(a, b)                                                                           \
-    ({                                                                                             \
-        const __typeof__((a) < (b)) m_ = (a) < (b);                                                \
-        (__typeof__(a))(((__typeof__(m_))(a)&m_) | ((__typeof__(m_))(b) & ~m_));                   \
-    })
-#define SELECT_MAX(a, b) SELECT_MIN(b, a)
-#if defined(__SSE2__)
-#include <emmintrin.h>
-static inline vec_u8 min_u8(vec_u8 a, vec_u8 b)
-{
-    return (vec_u8)_mm_min_epu8((__m128i)a, (__m128i)b);
-}
-static inline vec_u8 max_u8(vec_u8 a, vec_u8 b)
-{
-    return (vec_u8)_mm_max_epu8((__m128i)a, (__m128i)b);
-}
-static inline vec_s16 min_s16(vec_s16 a, vec_s16 b)
-{
-    return (vec_s16)_mm_min_epi16((__m128i)a, (__m128i)b);
-}
-static inline vec_s16 max_s16(vec_s16 a, vec_s16 b)
-{
-    return (vec_s16)_mm_max_epi16((__m128i)a, (__m128i)b);
-}
-/* u16: a - (a -sat b) is the smaller, b + (a -sat b) the larger */
-static inline vec_u16 min_u16(vec_u16 a, vec_u16 b)
-{
-    return (vec_u16)_mm_subs_epu16((__m128i)a, _mm_subs_epu16((__m128i)a, (__m128i)b));
-}
-static inline vec_u16 max_u16(vec_u16 a, vec_u16 b)
-{
-    return (vec_u16)_mm_adds_epu16((__m128i)b, _mm_subs_epu16((__m128i)a, (__m128i)b));
-}
-/* f32: minps(b, a) is a where a < b is false, the scalar (b < a ? b : a) with NaN aside */
-static inline vec_f32 min_f32(vec_f32 a, vec_f32 b)
-{
-    return (vec_f32)_mm_min_ps((__m128)a, (__m128)b);
-}
-static inline vec_f32 max_f32(vec_f32 a, vec_f32 b)
-{
-    return (vec_f32)_mm_max_ps((__m128)a, (__m128)b);
-}
-#else
-#define VEC_MINMAX(SFX)                                                                            \
-    static inline vec_##SFX min_##SFX(vec_##SFX a, vec_##SFX b)                                    \
+#define INLINE __attribute__((always_inline)) static inline
+#if defined(__x86_64__) && defined(__GNUC__)
+#define MEDIAN_X86 1
+#include <immintrin.h>
+VEC_TYPES(v32, 32)
+VEC_TYPES(v64, 64)
+#define AVX2 __attribute__((target("avx2")))
+#define AVX512 __attribute__((target("avx512f,avx512bw")))
+/* lane-wise min and max through the ISA's instructions */
+#define MINMAX(ISA, SFX, ATTR, MIN, MAX, IT)                                                       \
+    ATTR INLINE ISA##_##SFX min_##ISA##_##SFX(ISA##_##SFX a, ISA##_##SFX b)                        \
     {                                                                                              \
-        return SELECT_MIN(a, b);                                                                   \
+        return (ISA##_##SFX)MIN((IT)a, (IT)b);                                                     \
     }                                                                                              \
-    static inline vec_##SFX max_##SFX(vec_##SFX a, vec_##SFX b)                                    \
+    ATTR INLINE ISA##_##SFX max_##ISA##_##SFX(ISA##_##SFX a, ISA##_##SFX b)                        \
     {                                                                                              \
-        return SELECT_MAX(a, b);                                                                   \
+        return (ISA##_##SFX)MAX((IT)a, (IT)b);                                                     \
     }
-VEC_MINMAX(u8)
-VEC_MINMAX(u16)
-VEC_MINMAX(s16)
-VEC_MINMAX(f32)
+/* SSE2 has no unsigned 16-bit min and max: a - (a -sat b) is the smaller, b + (a -sat b) the
+ * larger */
+#define SSE2_MINU16(a, b) _mm_subs_epu16(a, _mm_subs_epu16(a, b))
+#define SSE2_MAXU16(a, b) _mm_adds_epu16(b, _mm_subs_epu16(a, b))
+MINMAX(v16, u8, , _mm_min_epu8, _mm_max_epu8, __m128i)
+MINMAX(v16, u16, , SSE2_MINU16, SSE2_MAXU16, __m128i)
+MINMAX(v16, s16, , _mm_min_epi16, _mm_max_epi16, __m128i)
+MINMAX(v16, f32, , _mm_min_ps, _mm_max_ps, __m128)
+MINMAX(v32, u8, AVX2, _mm256_min_epu8, _mm256_max_epu8, __m256i)
+MINMAX(v32, u16, AVX2, _mm256_min_epu16, _mm256_max_epu16, __m256i)
+MINMAX(v32, s16, AVX2, _mm256_min_epi16, _mm256_max_epi16, __m256i)
+MINMAX(v32, f32, AVX2, _mm256_min_ps, _mm256_max_ps, __m256)
+MINMAX(v64, u8, AVX512, _mm512_min_epu8, _mm512_max_epu8, __m512i)
+MINMAX(v64, u16, AVX512, _mm512_min_epu16, _mm512_max_epu16, __m512i)
+MINMAX(v64, s16, AVX512, _mm512_min_epi16, _mm512_max_epi16, __m512i)
+MINMAX(v64, f32, AVX512, _mm512_min_ps, _mm512_max_ps, __m512)
+#define VSEL(x, OP)                                                                                \
+    _Generic((x), v16_u8                                                                           \
+             : OP##_v16_u8, v16_u16                                                                \
+             : OP##_v16_u16, v16_s16                                                               \
+             : OP##_v16_s16, v16_f32                                                               \
+             : OP##_v16_f32, v32_u8                                                                \
+             : OP##_v32_u8, v32_u16                                                                \
+             : OP##_v32_u16, v32_s16                                                               \
+             : OP##_v32_s16, v32_f32                                                               \
+             : OP##_v32_f32, v64_u8                                                                \
+             : OP##_v64_u8, v64_u16                                                                \
+             : OP##_v64_u16, v64_s16                                                               \
+             : OP##_v64_s16, v64_f32                                                               \
+             : OP##_v64_f32)
+#else
+/* Elsewhere a mask select (the comparison's lanes are all ones or zeros): min is (b < a ? b : a)
+ * lane by lane, as minps is. */
+#define MINMAX(ISA, SFX)                                                                           \
+    INLINE ISA##_##SFX min_##ISA##_##SFX(ISA##_##SFX a, ISA##_##SFX b)                             \
+    {                                                                                              \
+        const __typeof__(a < b) m = b < a;                                                         \
+        return (ISA##_##SFX)(((__typeof__(m))b & m) | ((__typeof__(m))a & ~m));                    \
+    }                                                                                              \
+    INLINE ISA##_##SFX max_##ISA##_##SFX(ISA##_##SFX a, ISA##_##SFX b)                             \
+    {                                                                                              \
+        const __typeof__(a < b) m = a < b;                                                         \
+        return (ISA##_##SFX)(((__typeof__(m))b & m) | ((__typeof__(m))a & ~m));                    \
+    }
+MINMAX(v16, u8)
+MINMAX(v16, u16)
+MINMAX(v16, s16)
+MINMAX(v16, f32)
+#define VSEL(x, OP)                                                                                \
+    _Generic((x), v16_u8                                                                           \
+             : OP##_v16_u8, v16_u16                                                                \
+             : OP##_v16_u16, v16_s16                                                               \
+             : OP##_v16_s16, v16_f32                                                               \
+             : OP##_v16_f32)
 #endif
-
-#define VMIN(x, y)                                                                                 \
-    _Generic((x), vec_u8 : min_u8, vec_u16 : min_u16, vec_s16 : min_s16, vec_f32 : min_f32)(x, y)
-#define VMAX(x, y)                                                                                 \
-    _Generic((x), vec_u8 : max_u8, vec_u16 : max_u16, vec_s16 : max_s16, vec_f32 : max_f32)(x, y)
-/* min to v[a], max to v[b] */
-#define CX(a, b)                                                                                   \
+#define VMIN(x, y) VSEL(x, min)(x, y)
+#define VMAX(x, y) VSEL(x, max)(x, y)
+#define MED3(a, b, c) VMAX(VMIN(a, b), VMIN(VMAX(a, b), c))
+/* min to a, max to b */
+#define CXV(a, b)                                                                                  \
     {                                                                                              \
-        const __typeof__(v[0]) lo_ = VMIN(v[a], v[b]), hi_ = VMAX(v[a], v[b]);                     \
-        v[a] = lo_;                                                                                \
-        v[b] = hi_;                                                                                \
+        const __typeof__(a) lo_ = VMIN(a, b), hi_ = VMAX(a, b);                                    \
+        a = lo_;                                                                                   \
+        b = hi_;                                                                                   \
     }
+#define CX(a, b) CXV(v[a], v[b])
+#define LOAD(v, p) memcpy(&(v), (p), sizeof(v))
 
-/* Network medians: K replicated padded rows of (w + K - 1) c elements (and 16 more, so that a
- * last vector reads defined memory), then a vector of elements at a time, their K x K windows
- * through the network side by side. */
-#define SMALL_IMPL(SFX, T, VT, K, NET)                                                             \
-    static void small##K##_##SFX(void *arg, int64_t y0, int64_t y1)                                \
+/* The padded rows of a band: the slot of source row u (unclamped; replicated at the top and
+ * bottom) holds it with k/2 pixels replicated on each side and a vector's width of slack after
+ * it, so that a last vector reads defined memory. A row is copied once per band while the
+ * window slides down. */
+typedef struct row_ring {
+    uint8_t *buf;
+    int64_t slot_bytes;
+    int64_t tag[5];
+} row_ring;
+
+static const void *ring_row(row_ring *g, const median_job *j, int64_t u, int32_t esize)
+{
+    const int32_t k = j->k, r = k / 2, px = j->src->channels * esize;
+    const int64_t w = j->src->width, h = j->src->height;
+    const int64_t s = ((u % k) + k) % k;
+    uint8_t *p = g->buf + s * g->slot_bytes;
+    if (g->tag[s] != u) {
+        const int64_t sy = u < 0 ? 0 : u >= h ? h - 1 : u;
+        const uint8_t *row = (const uint8_t *)j->src->data + sy * j->src->stride;
+        memcpy(p + (int64_t)r * px, row, (size_t)(w * px));
+        for (int32_t x = 0; x < r; x++) {
+            memcpy(p + (int64_t)x * px, row, (size_t)px);
+            memcpy(p + (r + w + x) * px, row + (w - 1) * px, (size_t)px);
+        }
+        g->tag[s] = u;
+    }
+    return p;
+}
+
+/* KERNELS(ISA, SFX, T, ATTR): the 3x3 and 5x5 medians of one dtype for one vector width, over
+ * rows y0..y1. 3x3: each padded column of three is sorted once (lo, mid, hi) and a window's
+ * median is med3(max of its lows, med3 of its mids, min of its highs) (Paeth's identity): 12
+ * min/max a vector after the shared sort, where a network takes 19 exchanges. 5x5: the 25 values
+ * of a vector of windows through NET25. tmp holds three padded rows. */
+#define KERNELS(ISA, SFX, T, ATTR)                                                                 \
+    ATTR static void band3_##ISA##_##SFX(median_job *j, row_ring *g, void *tmp, int64_t y0,        \
+                                         int64_t y1)                                               \
     {                                                                                              \
-        median_job *j = arg;                                                                       \
-        const int32_t r = K / 2, c = j->src->channels;                                             \
-        const int64_t w = j->src->width, h = j->src->height, pw = (w + K - 1) * c;                 \
-        T *rows = calloc((size_t)((pw + 16) * K), sizeof(T));                                      \
-        if (!rows) {                                                                               \
-            atomic_store(&j->failed, 1);                                                           \
-            return;                                                                                \
-        }                                                                                          \
+        typedef ISA##_##SFX V;                                                                     \
+        const int64_t L = (int64_t)(sizeof(V) / sizeof(T)), c = j->src->channels;                  \
+        const int64_t w = j->src->width, pw = (w + 2) * c, stride = pw + L;                        \
+        T *lo = tmp, *mid = lo + stride, *hi = mid + stride;                                       \
         for (int64_t y = y0; y < y1; y++) {                                                        \
-            for (int32_t i = 0; i < K; i++) {                                                      \
-                int64_t sy = y - r + i;                                                            \
-                sy = sy < 0 ? 0 : sy >= h ? h - 1 : sy;                                            \
-                const T *s = (const T *)((const uint8_t *)j->src->data + sy * j->src->stride);     \
-                T *p = rows + i * (pw + 16);                                                       \
-                /* the row in the middle, its first and last pixels replicated at the sides */     \
-                memcpy(p + (int64_t)r * c, s, (size_t)(w * c) * sizeof(T));                        \
-                for (int32_t x = 0; x < r; x++)                                                    \
-                    for (int32_t ch = 0; ch < c; ch++) {                                           \
-                        p[x * c + ch] = s[ch];                                                     \
-                        p[(r + w + x) * c + ch] = s[(w - 1) * c + ch];                             \
-                    }                                                                              \
+            const T *r0 = ring_row(g, j, y - 1, sizeof(T));                                        \
+            const T *r1 = ring_row(g, j, y, sizeof(T));                                            \
+            const T *r2 = ring_row(g, j, y + 1, sizeof(T));                                        \
+            for (int64_t p = 0; p < pw; p += L) {                                                  \
+                V a, b, e;                                                                         \
+                LOAD(a, r0 + p);                                                                   \
+                LOAD(b, r1 + p);                                                                   \
+                LOAD(e, r2 + p);                                                                   \
+                CXV(a, b)                                                                          \
+                CXV(b, e)                                                                          \
+                CXV(a, b)                                                                          \
+                memcpy(lo + p, &a, sizeof a);                                                      \
+                memcpy(mid + p, &b, sizeof b);                                                     \
+                memcpy(hi + p, &e, sizeof e);                                                      \
             }                                                                                      \
             T *d = (T *)((uint8_t *)j->dst->data + y * j->dst->stride);                            \
-            const int64_t L = (int64_t)(16 / sizeof(T));                                           \
             for (int64_t e0 = 0; e0 < w * c; e0 += L) {                                            \
-                VT v[K * K];                                                                       \
-                for (int32_t i = 0; i < K; i++)                                                    \
-                    for (int32_t jx = 0; jx < K; jx++)                                             \
-                        memcpy(&v[i * K + jx], rows + i * (pw + 16) + e0 + (int64_t)jx * c, 16);   \
-                NET(CX)                                                                            \
+                V l0, l1, l2, m0, m1, m2, h0, h1, h2;                                              \
+                LOAD(l0, lo + e0);                                                                 \
+                LOAD(l1, lo + e0 + c);                                                             \
+                LOAD(l2, lo + e0 + 2 * c);                                                         \
+                LOAD(m0, mid + e0);                                                                \
+                LOAD(m1, mid + e0 + c);                                                            \
+                LOAD(m2, mid + e0 + 2 * c);                                                        \
+                LOAD(h0, hi + e0);                                                                 \
+                LOAD(h1, hi + e0 + c);                                                             \
+                LOAD(h2, hi + e0 + 2 * c);                                                         \
+                const V lmax = VMAX(VMAX(l0, l1), l2), hmin = VMIN(VMIN(h0, h1), h2);              \
+                const V mm = MED3(m0, m1, m2), v = MED3(lmax, mm, hmin);                           \
                 const int64_t n = w * c - e0 < L ? w * c - e0 : L;                                 \
-                memcpy(d + e0, &v[K * K / 2], (size_t)n * sizeof(T));                              \
+                memcpy(d + e0, &v, (size_t)n * sizeof(T));                                         \
             }                                                                                      \
         }                                                                                          \
-        free(rows);                                                                                \
+    }                                                                                              \
+    ATTR static void band5_##ISA##_##SFX(median_job *j, row_ring *g, void *tmp, int64_t y0,        \
+                                         int64_t y1)                                               \
+    {                                                                                              \
+        typedef ISA##_##SFX V;                                                                     \
+        (void)tmp;                                                                                 \
+        const int64_t L = (int64_t)(sizeof(V) / sizeof(T)), c = j->src->channels;                  \
+        const int64_t w = j->src->width;                                                           \
+        for (int64_t y = y0; y < y1; y++) {                                                        \
+            const T *rows[5];                                                                      \
+            for (int32_t i = 0; i < 5; i++)                                                        \
+                rows[i] = ring_row(g, j, y - 2 + i, sizeof(T));                                    \
+            T *d = (T *)((uint8_t *)j->dst->data + y * j->dst->stride);                            \
+            for (int64_t e0 = 0; e0 < w * c; e0 += L) {                                            \
+                V v[25];                                                                           \
+                for (int32_t i = 0; i < 5; i++)                                                    \
+                    for (int32_t jx = 0; jx < 5; jx++)                                             \
+                        LOAD(v[i * 5 + jx], rows[i] + e0 + jx * c);                                \
+                NET25(CX)                                                                          \
+                const int64_t n = w * c - e0 < L ? w * c - e0 : L;                                 \
+                memcpy(d + e0, &v[12], (size_t)n * sizeof(T));                                     \
+            }                                                                                      \
+        }                                                                                          \
     }
+#define ALL_KERNELS(ISA, ATTR)                                                                     \
+    KERNELS(ISA, u8, uint8_t, ATTR)                                                                \
+    KERNELS(ISA, u16, uint16_t, ATTR)                                                              \
+    KERNELS(ISA, s16, int16_t, ATTR)                                                               \
+    KERNELS(ISA, f32, float, ATTR)
+ALL_KERNELS(v16, )
+#ifdef MEDIAN_X86
+ALL_KERNELS(v32, AVX2)
+ALL_KERNELS(v64, AVX512)
+#endif
 
-SMALL_IMPL(u8, uint8_t, vec_u8, 3, NET9)
-SMALL_IMPL(u16, uint16_t, vec_u16, 3, NET9)
-SMALL_IMPL(s16, int16_t, vec_s16, 3, NET9)
-SMALL_IMPL(f32, float, vec_f32, 3, NET9)
-SMALL_IMPL(u8, uint8_t, vec_u8, 5, NET25)
-SMALL_IMPL(u16, uint16_t, vec_u16, 5, NET25)
-SMALL_IMPL(s16, int16_t, vec_s16, 5, NET25)
-SMALL_IMPL(f32, float, vec_f32, 5, NET25)
+typedef void (*band_fn)(median_job *j, row_ring *g, void *tmp, int64_t y0, int64_t y1);
+#define BANDS(ISA)                                                                                 \
+    {                                                                                              \
+        {band3_##ISA##_u8, band3_##ISA##_u16, band3_##ISA##_s16, band3_##ISA##_f32},               \
+        {                                                                                          \
+            band5_##ISA##_u8, band5_##ISA##_u16, band5_##ISA##_s16, band5_##ISA##_f32              \
+        }                                                                                          \
+    }
+static const band_fn bands_v16[2][4] = BANDS(v16);
+#ifdef MEDIAN_X86
+static const band_fn bands_v32[2][4] = BANDS(v32);
+static const band_fn bands_v64[2][4] = BANDS(v64);
+#endif
+
+/* The widest vectors this CPU runs and the switches of core/tuning.h allow: 64, 32 or 16
+ * bytes (SSE2, the baseline of x86-64). */
+static int32_t vector_bytes(void)
+{
+#ifdef MEDIAN_X86
+    const gip__tuning *t = gip__tuning_get();
+    if (t->nosimd)
+        return 16;
+    if (!t->noavx512 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw"))
+        return 64;
+    if (__builtin_cpu_supports("avx2"))
+        return 32;
+#endif
+    return 16;
+}
+
+/* A band of rows through the network kernels: the ring of padded rows and the three sorted
+ * rows of the 3x3 kernel are the band's own. */
+static void small_band(void *arg, int64_t y0, int64_t y1)
+{
+    median_job *j = arg;
+    const int32_t k = j->k, vb = vector_bytes();
+    const int32_t es = (int32_t)gip_dtype_size(j->src->dtype);
+    const int64_t pw_bytes = (j->src->width + k - 1) * j->src->channels * es;
+    row_ring g = {.slot_bytes = (pw_bytes + vb + 63) / 64 * 64};
+    for (int32_t i = 0; i < 5; i++)
+        g.tag[i] = INT64_MIN;
+    g.buf = calloc((size_t)(k + 3), (size_t)g.slot_bytes);
+    if (!g.buf) {
+        atomic_store(&j->failed, 1);
+        return;
+    }
+    const int di = j->src->dtype == GIP_U8    ? 0
+                   : j->src->dtype == GIP_U16 ? 1
+                   : j->src->dtype == GIP_S16 ? 2
+                                              : 3;
+    const band_fn(*table)[4] = bands_v16;
+#ifdef MEDIAN_X86
+    table = vb == 64 ? bands_v64 : vb == 32 ? bands_v32 : bands_v16;
+#endif
+    table[k == 5][di](j, &g, g.buf + k * g.slot_bytes, y0, y1);
+    free(g.buf);
+}
 
 /* Huang's sliding histogram for u8: per row and channel, the window's histogram moves one column
  * at a time (k values out, k in) and the median moves with it: m is the smallest value with more
@@ -250,16 +383,7 @@ gip_status gip_median_blur(gip_context *ctx, const gip_image *src, gip_image *ds
     }
     median_job j = {.src = src, .dst = dst, .k = ksize};
     atomic_init(&j.failed, 0);
-    static const gip__range_fn small[2][4] = {
-        {small3_u8, small3_u16, small3_s16, small3_f32},
-        {small5_u8, small5_u16, small5_s16, small5_f32},
-    };
-    const int di = src->dtype == GIP_U8    ? 0
-                   : src->dtype == GIP_U16 ? 1
-                   : src->dtype == GIP_S16 ? 2
-                                           : 3;
-    gip__range_fn fn = ksize > 5 ? large_u8 : small[ksize == 5][di];
-    gip__parallel_for(ctx, src->height, 4, fn, &j);
+    gip__parallel_for(ctx, src->height, 4, ksize > 5 ? large_u8 : small_band, &j);
     if (atomic_load(&j.failed))
         return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of memory for row buffers", OP);
     return GIP_OK;

@@ -8,32 +8,31 @@
 #include "gip/color.h"
 #include "gip/point.h"
 #include "normalize.h"
+#include "ops/stats/stats.h"
 #include "pointwise.h"
 #include "registry/registry.h"
 
-static void reduce_cpu(const gip_image *src, const gip_image *mask, gip__reduce *r)
+/* min, max, sum of |x| and sum of x^2 over every element where mask is not 0, through the
+ * statistics family's per-channel reduction (exact integer sums, double for f32). */
+static gip_status reduce_cpu(gip_context *ctx, const gip_image *src, const gip_image *mask,
+                             gip__reduce *r)
 {
+    gip__red red;
+    gip_status st =
+        gip__reduce_cpu(ctx, src, NULL, mask, GIP__RED_EXTREMES | GIP__RED_SQ | GIP__RED_ABS, &red);
+    if (st)
+        return st;
     r->min = DBL_MAX, r->max = -DBL_MAX, r->l1 = 0, r->l2 = 0;
-    const int cn = src->channels;
-    for (int64_t y = 0; y < src->height; y++) {
-        const char *row = (const char *)src->data + y * src->stride;
-        const uint8_t *m = mask ? (const uint8_t *)mask->data + y * mask->stride : NULL;
-        for (int64_t x = 0; x < src->width; x++) {
-            if (m && !m[x])
-                continue;
-            for (int c = 0; c < cn; c++) {
-                int64_t i = x * cn + c;
-                double v = src->dtype == GIP_U8    ? ((const uint8_t *)row)[i]
-                           : src->dtype == GIP_U16 ? ((const uint16_t *)row)[i]
-                           : src->dtype == GIP_S16 ? ((const int16_t *)row)[i]
-                                                   : ((const float *)row)[i];
-                r->min = v < r->min ? v : r->min;
-                r->max = v > r->max ? v : r->max;
-                r->l1 += fabs(v);
-                r->l2 += v * v;
-            }
-        }
+    for (int32_t c = 0; c < src->channels; c++) {
+        const gip__red_ch *ch = &red.ch[c];
+        if (ch->imn >= 0 && ch->mn < r->min)
+            r->min = ch->mn;
+        if (ch->imx >= 0 && ch->mx > r->max)
+            r->max = ch->mx;
+        r->l1 += src->dtype == GIP_F32 ? ch->fa : (double)ch->ia;
+        r->l2 += src->dtype == GIP_F32 ? ch->fq : (double)ch->iq;
     }
+    return GIP_OK;
 }
 
 gip_status gip_normalize(gip_context *ctx, const gip_image *src, gip_image *dst, double alpha,
@@ -80,8 +79,8 @@ gip_status gip_normalize(gip_context *ctx, const gip_image *src, gip_image *dst,
 #else
         return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
 #endif
-    } else {
-        reduce_cpu(src, mask, &r);
+    } else if ((st = reduce_cpu(ctx, src, mask, &r))) {
+        return st;
     }
     double scale, shift;
     if (r.min > r.max) { /* no pixel under the mask */

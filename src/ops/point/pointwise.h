@@ -246,6 +246,18 @@ gip_status gip__pw_check(gip_context *ctx, const gip_image *src, const gip_image
                          const char *op, unsigned dtypes, int ddt, bool one_channel, bool in_place,
                          bool *on_device);
 
+/* A row of n elements (cn channels interleaved) of a unary operation without a mask, or of a
+ * two-image one, through the vectorised chunk loops (pointwise_rows.c); false where the kind
+ * has none (tables, gamma), and the caller's element loop runs. */
+bool gip__pw_row_fast(const gip__pw *p, gip_dtype sdt, gip_dtype ddt, int32_t cn, const void *src,
+                      void *dst, int64_t n);
+bool gip__pw2_row_fast(const gip__pw *p, gip_dtype sdt, gip_dtype ddt, const void *a,
+                       const void *a2, void *dst, int64_t n);
+
+/* inRange's row of w pixels of integer elements (false for f32: the element loop runs). */
+bool gip__pw_in_range_row_fast(gip_dtype sdt, int32_t cn, const void *src, uint8_t *dst, int64_t w,
+                               const float *lo, const float *hi);
+
 /* The backends (arguments checked, tables built). */
 void gip__pw_cpu(gip_context *ctx, const gip_image *src, const gip_image *mask, gip_image *dst,
                  const gip__pw *p);

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "engine/lut/lut_u8.h"
 #include "ops/stats/stats.h"
 #include "registry/registry.h"
 
@@ -41,8 +42,7 @@ static void lut_rows(void *arg, int64_t y0, int64_t y1)
     for (int64_t y = y0; y < y1; y++) {
         const uint8_t *s = (const uint8_t *)j->src->data + y * j->src->stride;
         uint8_t *d = (uint8_t *)j->dst->data + y * j->dst->stride;
-        for (int64_t x = 0; x < j->src->width; x++)
-            d[x] = j->lut[s[x]];
+        gip__lut_u8_row(j->lut, s, d, j->src->width);
     }
 }
 

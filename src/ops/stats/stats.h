@@ -115,6 +115,51 @@ void gip__clahe_lut(const gip__clahe_plan *p, int32_t *hist, void *lut, gip_dtyp
 gip_status gip__clahe_cuda(gip_context *ctx, const gip_image *src, gip_image *dst,
                            const gip__clahe_plan *p);
 
+/* The host arrays of gip/stats.h (integral images, labels): element size (0 for an unknown
+ * depth), name, checks of an output (data, depth, size, channels, stride) and its stride. */
+size_t gip__depth_size(int32_t depth);
+const char *gip__depth_name(int32_t depth);
+gip_status gip__array_check(gip_context *ctx, const gip_array *a, int64_t w, int64_t h,
+                            int32_t channels, const char *op, const char *what);
+int64_t gip__array_stride(const gip_array *a);
+
+/* moments on CUDA: per row y of a one-channel device image, the sums of v, x v, x^2 v, x^3 v
+ * (v = 1 for non-zero pixels when binary) into rows[4 y .. 4 y + 3] (host memory). Integer
+ * images sum in 64-bit integers where `exact` (the CPU's exact rows), otherwise in double with
+ * a fixed tree per row. Synchronous. */
+gip_status gip__moments_rows_cuda(gip_context *ctx, const gip_image *src, bool binary, bool exact,
+                                  double *rows);
+
+/* integral on CUDA: every image and array in the context's device memory, checked by the caller
+ * (depths as gip_integral accepts them). Queued on the context's stream. */
+gip_status gip__integral_cuda(gip_context *ctx, const gip_image *src, gip_array *sum,
+                              gip_array *sqsum, gip_array *tilted);
+
+/* connectedComponents on CUDA: a union-find over pixels (4-connectivity) or 2x2 blocks (8) whose
+ * roots are the smallest index, the roots numbered in index order (OpenCV's order). src, labels
+ * on the device, checked by the caller. *n_labels set; synchronous. GIP_ERR_TOO_LARGE for u16
+ * labels when the count does not fit (labels unchanged). */
+gip_status gip__connected_components_cuda(gip_context *ctx, const gip_image *src,
+                                          int32_t connectivity, gip_array *labels,
+                                          int32_t *n_labels);
+
+/* matchTemplate's normalisation on CUDA: result (device f32, rw x rh) from the correlation corr
+ * (device f32, W per row), the image's f64 integral images isum and isq (device, (W + 1) x
+ * (H + 1) x cn; either NULL where the method needs none) and the template's terms. Queued. */
+typedef struct gip__tm_terms {
+    int32_t method, cn;
+    int32_t flat; /* CCOEFF_NORMED of a flat template: 1 everywhere (corr may be NULL) */
+    int64_t w, h; /* template */
+    double tmean[4], tsum2, tnorm, inv_area;
+} gip__tm_terms;
+gip_status gip__tm_normalise_cuda(gip_context *ctx, const float *corr, int64_t corr_w,
+                                  const double *isum, const double *isq, int64_t iw,
+                                  const gip__tm_terms *t, gip_image *result);
+/* Adds (or with first, stores) channel c of a device image, as f32, into plane (W x H). */
+gip_status gip__tm_plane_cuda(gip_context *ctx, const gip_image *src, int32_t c, float *plane);
+gip_status gip__tm_accumulate_cuda(gip_context *ctx, const float *corr, float *acc, int64_t n,
+                                   bool first);
+
 #ifdef __cplusplus
 }
 #endif
