@@ -16,7 +16,8 @@
 #               'WHEEL[cuda13]'` and gip must load its CUDA libraries from those wheels (the
 #               summary lists the files loaded); without it, from the system CUDA.
 # The machine needs python3 with venv, and numpy, pytest and OpenCV installed for the system's
-# Python (the venv sees them: --system-site-packages; nothing is downloaded).
+# Python (the venv sees them: --system-site-packages; nothing is downloaded). PYTEST_ARGS adds
+# pytest arguments (e.g. -x, or -k cuda for the GPU tests alone).
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$src/out/wheel-gpu}
@@ -79,11 +80,13 @@ awk '!seen[$0]++' "$out/libraries.txt" | tee -a "$out/summary.txt"
 
 # The whole Python suite against the installed wheel: on this machine its GPU tests run.
 set +e
-"$py" -m pytest -q -p no:cacheprovider --rootdir "$work" -rs "$src/python/tests" \
+# shellcheck disable=SC2086
+"$py" -m pytest -q -p no:cacheprovider --rootdir "$work" -rs "$src/python/tests" ${PYTEST_ARGS:-} \
     >"$out/pytest.log" 2>&1
 rc=$?
 set -e
 tail -n 3 "$out/pytest.log" | tee -a "$out/summary.txt"
-skipped_cuda=$(grep -c "no usable CUDA device" "$out/pytest.log" || true)
+skipped_cuda=$(sed -n 's/^SKIPPED \[\([0-9]*\)\].*no usable CUDA device.*/\1/p' "$out/pytest.log" |
+    awk '{n += $1} END {print n + 0}')
 echo "tests skipped for want of a CUDA device: $skipped_cuda" | tee -a "$out/summary.txt"
 exit $rc
