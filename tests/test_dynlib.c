@@ -3,9 +3,14 @@
  * it: a library that loads fills every slot with the symbol's address; a missing library or
  * symbol gives GIP_ERR_NOT_BUILT naming it, the same on every later call; threads racing on the
  * first load all see it loaded. Runs the same on both backends (no device is involved). */
+#define _GNU_SOURCE /* dladdr */
+#include <dlfcn.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dynlib.h"
 #include "testing.h"
@@ -64,6 +69,32 @@ static void body(gip_context *ctx)
     GT_CHECK(strstr(gip_last_error(), "gip_no_such_symbol") != NULL,
              "the message names the symbol: %s", gip_last_error());
     GT_CHECK(a == NULL && b == NULL, "no slot written when a symbol is missing");
+
+    /* A library only in a folder of GIP_CUDA_LIBRARY_PATH (as the Python package lists the
+     * nvidia-* wheels' folders), after an empty entry and a missing folder: libm under another
+     * name. Without the variable the same name is not found. */
+    Dl_info where;
+    char dir[] = "/tmp/gip-dynlib-XXXXXX", link_path[64];
+    if (GT_CHECK(lib_cos && dladdr((void *)lib_cos, &where) && where.dli_fname,
+                 "libm's path from dladdr") &&
+        GT_CHECK(mkdtemp(dir) != NULL, "mkdtemp")) {
+        snprintf(link_path, sizeof link_path, "%s/libgip-envtest.so.3", dir);
+        GT_CHECK(symlink(where.dli_fname, link_path) == 0, "symlink %s", link_path);
+        fn1 via_env = NULL;
+        void *const env_slot[] = {&via_env};
+        gip__dynlib hidden = {"libgip-envtest.so.3", NULL, one, env_slot, 0, 0, ""};
+        unsetenv("GIP_CUDA_LIBRARY_PATH");
+        GT_STATUS(gip__dynlib_load(ctx, "gip_test_op", &hidden), GIP_ERR_NOT_BUILT);
+        char list[128];
+        snprintf(list, sizeof list, "::/nonexistent-gip-folder:%s", dir);
+        setenv("GIP_CUDA_LIBRARY_PATH", list, 1);
+        gip__dynlib found = {"libgip-envtest.so.3", NULL, one, env_slot, 0, 0, ""};
+        if (GT_OK(gip__dynlib_load(ctx, "gip_test_op", &found)))
+            GT_CHECK(via_env && via_env(0.0) == 1.0, "the function found through the folder");
+        unsetenv("GIP_CUDA_LIBRARY_PATH");
+        unlink(link_path);
+        rmdir(dir);
+    }
 }
 
 int main(int argc, char **argv)

@@ -62,6 +62,7 @@ batches), _kernels (runtime CUDA kernels), _style (style transfer).
 
 import builtins as _builtins
 
+from . import _cudalibs  # noqa: F401 - where the CUDA libraries of NVIDIA's wheels are
 from . import _gip, op
 from ._core import *  # noqa: F401,F403 - constants, devices, upload, asimage, Image
 from ._core import __all__ as _core_all

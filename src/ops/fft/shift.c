@@ -2,6 +2,8 @@
 /* Public entries of fftshift and ifftshift (numpy semantics over both axes). */
 #include "shift.h"
 
+#include "gip/fft.h"
+
 static gip_status shift(gip_context *ctx, const gip_image *src, gip_image *dst, bool inverse,
                         const char *op)
 {
