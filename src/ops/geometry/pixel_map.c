@@ -1,8 +1,169 @@
 /* SPDX-License-Identifier: MIT */
-/* The checks and the CPU backend of the geometry family's whole-pixel moves (pixel_map.h). */
+/* The checks and the CPU backend of the geometry family's whole-pixel moves (pixel_map.h). The
+ * pixels move as typed elements of their size (1, 2, 3, 4, 6, 8, 12 or 16 bytes), chosen once a
+ * call: quarter turns and the transpose in square tiles (a tile's source rows stay in cache while
+ * its destination rows are written), a half turn as reversed rows, the border's interior as one
+ * copy a row with only the margins looked up. Each destination pixel gets the bytes
+ * gip__pixmap_src() names, as the CUDA kernel gives it. */
 #include <string.h>
 
 #include "ops/geometry/pixel_map.h"
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define PM_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define PM_CLONES
+#endif
+
+/* Pixel types of 3, 6 and 12 bytes (copied as structures: fixed-size moves, no calls). */
+typedef struct {
+    uint8_t b[3];
+} pm_px3;
+typedef struct {
+    uint16_t b[3];
+} pm_px6;
+typedef struct {
+    uint32_t b[3];
+} pm_px12;
+typedef struct {
+    uint64_t b[2];
+} pm_px16;
+
+/* Rows [y0, y1) of a quarter turn or transpose: dst(x, y) = src column c0 + cs * y of source row
+ * r0 + rs * x, written in tiles of PM_TILE x PM_TILE pixels. */
+#define PM_TILE 32
+#define PM_TURN(T)                                                                                 \
+    static void pm_turn_##T(const uint8_t *s, int64_t sst, uint8_t *d, int64_t dst_, int64_t w,    \
+                            int64_t y0, int64_t y1, int64_t r0, int64_t rs, int64_t c0,            \
+                            int64_t cs)                                                            \
+    {                                                                                              \
+        for (int64_t yb = y0; yb < y1; yb += PM_TILE) {                                            \
+            const int64_t ye = yb + PM_TILE < y1 ? yb + PM_TILE : y1;                              \
+            for (int64_t xb = 0; xb < w; xb += PM_TILE) {                                          \
+                const int64_t xe = xb + PM_TILE < w ? xb + PM_TILE : w;                            \
+                const T *rows[PM_TILE];                                                            \
+                for (int64_t x = xb; x < xe; x++)                                                  \
+                    rows[x - xb] = (const T *)(s + (r0 + rs * x) * sst);                           \
+                for (int64_t y = yb; y < ye; y++) {                                                \
+                    T *restrict dr = (T *)(d + y * dst_) + xb;                                     \
+                    const int64_t c = c0 + cs * y;                                                 \
+                    for (int64_t i = 0; i < xe - xb; i++)                                          \
+                        dr[i] = rows[i][c];                                                        \
+                }                                                                                  \
+            }                                                                                      \
+        }                                                                                          \
+    }
+
+/* One row of w pixels in reversed order. */
+#define PM_REV(T)                                                                                  \
+    static void pm_rev_##T(const uint8_t *s, uint8_t *d, int64_t w)                                \
+    {                                                                                              \
+        const T *restrict sp = (const T *)s;                                                       \
+        T *restrict dp = (T *)d;                                                                   \
+        for (int64_t x = 0; x < w; x++)                                                            \
+            dp[x] = sp[w - 1 - x];                                                                 \
+    }
+
+#define PM_TYPES(X)                                                                                \
+    X(uint8_t) X(uint16_t) X(pm_px3) X(uint32_t) X(pm_px6) X(uint64_t) X(pm_px12) X(pm_px16)
+PM_TYPES(PM_TURN)
+PM_REV(uint16_t)
+PM_REV(pm_px3)
+PM_REV(uint32_t) PM_REV(pm_px6) PM_REV(uint64_t) PM_REV(pm_px12) PM_REV(pm_px16)
+
+    /* The 8-bit reversal, the commonest, compiled for AVX2 too (a byte shuffle a vector). */
+    PM_CLONES static void pm_rev_u8_fast(const uint8_t *restrict s, uint8_t *restrict d, int64_t w)
+{
+    for (int64_t x = 0; x < w; x++)
+        d[x] = s[w - 1 - x];
+}
+
+void gip__pixmap_reverse_row(const void *src, void *dst, int64_t w, int32_t px)
+{
+    const uint8_t *s = src;
+    uint8_t *d = dst;
+    switch (px) {
+    case 1:
+        pm_rev_u8_fast(s, d, w);
+        return;
+    case 2:
+        pm_rev_uint16_t(s, d, w);
+        return;
+    case 3:
+        pm_rev_pm_px3(s, d, w);
+        return;
+    case 4:
+        pm_rev_uint32_t(s, d, w);
+        return;
+    case 6:
+        pm_rev_pm_px6(s, d, w);
+        return;
+    case 8:
+        pm_rev_uint64_t(s, d, w);
+        return;
+    case 12:
+        pm_rev_pm_px12(s, d, w);
+        return;
+    case 16:
+        pm_rev_pm_px16(s, d, w);
+        return;
+    default:
+        for (int64_t x = 0; x < w; x++)
+            memcpy(d + x * px, s + (w - 1 - x) * px, (size_t)px);
+    }
+}
+
+static void pm_turn(int32_t px, const uint8_t *s, int64_t sst, uint8_t *d, int64_t dst_, int64_t w,
+                    int64_t y0, int64_t y1, int64_t r0, int64_t rs, int64_t c0, int64_t cs)
+{
+#define PM_CALL(T) pm_turn_##T(s, sst, d, dst_, w, y0, y1, r0, rs, c0, cs)
+    switch (px) {
+    case 1:
+        PM_CALL(uint8_t);
+        return;
+    case 2:
+        PM_CALL(uint16_t);
+        return;
+    case 3:
+        PM_CALL(pm_px3);
+        return;
+    case 4:
+        PM_CALL(uint32_t);
+        return;
+    case 6:
+        PM_CALL(pm_px6);
+        return;
+    case 8:
+        PM_CALL(uint64_t);
+        return;
+    case 12:
+        PM_CALL(pm_px12);
+        return;
+    case 16:
+        PM_CALL(pm_px16);
+        return;
+    default:
+        for (int64_t y = y0; y < y1; y++)
+            for (int64_t x = 0; x < w; x++)
+                memcpy(d + y * dst_ + x * px, s + (r0 + rs * x) * sst + (c0 + cs * y) * px,
+                       (size_t)px);
+    }
+#undef PM_CALL
+}
+
+/* n copies of the pixel v. */
+static void pm_fill(uint8_t *d, const uint8_t *v, int64_t n, size_t px)
+{
+    if (n <= 0)
+        return;
+    memcpy(d, v, px);
+    int64_t have = 1; /* doubling copies */
+    while (have < n) {
+        const int64_t k = have < n - have ? have : n - have;
+        memcpy(d + have * (int64_t)px, d, (size_t)k * px);
+        have += k;
+    }
+}
 
 typedef struct pm_job {
     const gip__pixmap *m;
@@ -10,26 +171,55 @@ typedef struct pm_job {
     gip_image *dst;
 } pm_job;
 
+/* Margin pixels [x0, x1) of a border row whose source row is s. */
+static void pm_margin(const gip__pixmap *m, const uint8_t *s, uint8_t *d, int64_t x0, int64_t x1)
+{
+    const size_t px = (size_t)m->px;
+    for (int64_t x = x0; x < x1; x++) {
+        const int64_t sx = gip__border_index(x - m->ox, m->sw, (gip_border)m->border);
+        memcpy(d + x * (int64_t)px, sx >= 0 ? s + sx * (int64_t)px : m->value, px);
+    }
+}
+
 static void pm_rows(void *arg, int64_t y0, int64_t y1)
 {
     const pm_job *j = arg;
     const gip__pixmap *m = j->m;
     const size_t px = (size_t)m->px;
-    for (int64_t y = y0; y < y1; y++) {
-        uint8_t *d = (uint8_t *)j->dst->data + y * j->dst->stride;
-        if (m->mode == GIP__PM_CROP) { /* rows of the source, whole */
-            memcpy(d, (const uint8_t *)j->src->data + (y + m->oy) * j->src->stride + m->ox * px,
-                   (size_t)j->dst->width * px);
-            continue;
+    const uint8_t *s = j->src->data;
+    uint8_t *d = j->dst->data;
+    const int64_t sst = j->src->stride, dst_ = j->dst->stride, w = j->dst->width;
+    switch (m->mode) {
+    case GIP__PM_TRANSPOSE: /* dst(x, y) = src(y, x) */
+        pm_turn(m->px, s, sst, d, dst_, w, y0, y1, 0, 1, 0, 1);
+        return;
+    case GIP__PM_ROT90CW: /* src(y, h-1-x) */
+        pm_turn(m->px, s, sst, d, dst_, w, y0, y1, m->sh - 1, -1, 0, 1);
+        return;
+    case GIP__PM_ROT90CCW: /* src(w-1-y, x) */
+        pm_turn(m->px, s, sst, d, dst_, w, y0, y1, 0, 1, m->sw - 1, -1);
+        return;
+    case GIP__PM_ROT180:
+        for (int64_t y = y0; y < y1; y++)
+            gip__pixmap_reverse_row(s + (m->sh - 1 - y) * sst, d + y * dst_, w, m->px);
+        return;
+    case GIP__PM_BORDER:
+        for (int64_t y = y0; y < y1; y++) {
+            uint8_t *dr = d + y * dst_;
+            const int64_t sy = gip__border_index(y - m->oy, m->sh, (gip_border)m->border);
+            if (sy < 0) { /* a constant row */
+                pm_fill(dr, m->value, w, px);
+                continue;
+            }
+            const uint8_t *sr = s + sy * sst;
+            pm_margin(m, sr, dr, 0, m->ox);
+            memcpy(dr + m->ox * (int64_t)px, sr, (size_t)m->sw * px);
+            pm_margin(m, sr, dr, m->ox + m->sw, w);
         }
-        for (int64_t x = 0; x < j->dst->width; x++) {
-            int64_t sx, sy;
-            if (gip__pixmap_src(m, x, y, &sx, &sy))
-                memcpy(d + x * (int64_t)px,
-                       (const uint8_t *)j->src->data + sy * j->src->stride + sx * (int64_t)px, px);
-            else
-                memcpy(d + x * (int64_t)px, m->value, px);
-        }
+        return;
+    default: /* GIP__PM_CROP: rows of the source, whole */
+        for (int64_t y = y0; y < y1; y++)
+            memcpy(d + y * dst_, s + (y + m->oy) * sst + m->ox * (int64_t)px, (size_t)w * px);
     }
 }
 
