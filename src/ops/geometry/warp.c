@@ -127,7 +127,7 @@ gip_status gip__warp_setup(gip_context *ctx, gip__warp *w, const double *mat, in
 #define WARP_CLONES
 #endif
 #define WARP_INLINE static inline __attribute__((always_inline))
-#define WARP_CHUNK 128 /* a multiple of 16: OpenCV's vector blocks do not straddle chunks */
+#define WARP_CHUNK 64 /* a multiple of 16: OpenCV's vector blocks do not straddle chunks */
 #define WARP_BAND 16
 
 typedef struct warp_job {
@@ -154,13 +154,13 @@ WARP_INLINE void warp_coords(const gip__warp *w, int64_t y, int64_t x0, int64_t 
     nv = nv < 0 ? 0 : nv > n ? n : nv;
     if (w->persp) {
         for (int64_t i = 0; i < nv; i++) {
-            const float fxd = (float)(x0 + i);
+            const float fxd = (float)(int32_t)(x0 + i);
             const float ww = GIP__WP_FMA(m6, fxd, bw);
             sx[i] = GIP__WP_DIV(GIP__WP_FMA(m0, fxd, bx), ww);
             sy[i] = GIP__WP_DIV(GIP__WP_FMA(m3, fxd, by), ww);
         }
         for (int64_t i = nv; i < n; i++) {
-            const float fxd = (float)(x0 + i);
+            const float fxd = (float)(int32_t)(x0 + i);
             const float ww = GIP__WP_ADD(GIP__WP_FMA(fxd, m6, tw), m8);
             sx[i] = GIP__WP_DIV(GIP__WP_ADD(GIP__WP_FMA(fxd, m0, tx), m2), ww);
             sy[i] = GIP__WP_DIV(GIP__WP_ADD(GIP__WP_FMA(fxd, m3, ty), m5), ww);
@@ -168,12 +168,12 @@ WARP_INLINE void warp_coords(const gip__warp *w, int64_t y, int64_t x0, int64_t 
         return;
     }
     for (int64_t i = 0; i < nv; i++) {
-        const float fxd = (float)(x0 + i);
+        const float fxd = (float)(int32_t)(x0 + i);
         sx[i] = GIP__WP_FMA(m0, fxd, bx);
         sy[i] = GIP__WP_FMA(m3, fxd, by);
     }
     for (int64_t i = nv; i < n; i++) {
-        const float fxd = (float)(x0 + i);
+        const float fxd = (float)(int32_t)(x0 + i);
         sx[i] = GIP__WP_ADD(GIP__WP_FMA(fxd, m0, tx), m2);
         sy[i] = GIP__WP_ADD(GIP__WP_FMA(fxd, m3, ty), m5);
     }
@@ -274,9 +274,9 @@ WARP_KERNELS(f32, float, 4, warp_f32)
     {                                                                                              \
         const float lx = (float)(w->sw - 1), ly = (float)(w->sh - 1);                              \
         const int32_t st = (int32_t)sst, ps = (int32_t)(CN * sizeof(T));                           \
-        int32_t off[WARP_CHUNK], in[WARP_CHUNK];                                                   \
-        float ax[WARP_CHUNK], ay[WARP_CHUNK];                                                      \
-        float p0[WARP_CHUNK * CN], p1[WARP_CHUNK * CN], p2[WARP_CHUNK * CN], p3[WARP_CHUNK * CN];  \
+        int32_t off[WARP_CHUNK], in[WARP_CHUNK], ine[WARP_CHUNK * CN];                             \
+        float ax[WARP_CHUNK * CN], ay[WARP_CHUNK * CN]; /* a pixel's weights, once a channel */    \
+        T q0[WARP_CHUNK * CN], q1[WARP_CHUNK * CN], q2[WARP_CHUNK * CN], q3[WARP_CHUNK * CN];      \
         T r[WARP_CHUNK * CN];                                                                      \
         T *d = (T *)drow + x0 * CN;                                                                \
         for (int64_t i = 0; i < n; i++) {                                                          \
@@ -284,28 +284,29 @@ WARP_KERNELS(f32, float, 4, warp_f32)
             const int32_t k = fx >= 0.f && fy >= 0.f && fx < lx && fy < ly;                        \
             in[i] = k;                                                                             \
             off[i] = k ? (int32_t)fy * st + (int32_t)fx * ps : 0;                                  \
-            ax[i] = GIP__WP_SUB(sx[i], fx);                                                        \
-            ay[i] = GIP__WP_SUB(sy[i], fy);                                                        \
-        }                                                                                          \
-        for (int64_t i = 0; i < n; i++) {                                                          \
-            const T *a = (const T *)(src + off[i]), *b = (const T *)(src + off[i] + st);           \
+            const float wx = GIP__WP_SUB(sx[i], fx), wy = GIP__WP_SUB(sy[i], fy);                  \
             for (int c = 0; c < CN; c++) {                                                         \
-                p0[i * CN + c] = (float)a[c];                                                      \
-                p1[i * CN + c] = (float)a[c + CN];                                                 \
-                p2[i * CN + c] = (float)b[c];                                                      \
-                p3[i * CN + c] = (float)b[c + CN];                                                 \
+                ax[i * CN + c] = wx;                                                               \
+                ay[i * CN + c] = wy;                                                               \
+                ine[i * CN + c] = k;                                                               \
             }                                                                                      \
         }                                                                                          \
-        for (int64_t i = 0; i < n; i++)                                                            \
-            for (int c = 0; c < CN; c++) {                                                         \
-                const int64_t e = i * CN + c;                                                      \
-                const float v0 = GIP__WP_FMA(ax[i], GIP__WP_SUB(p1[e], p0[e]), p0[e]);             \
-                const float v1 = GIP__WP_FMA(ax[i], GIP__WP_SUB(p3[e], p2[e]), p2[e]);             \
-                r[e] = STORE(GIP__WP_FMA(ay[i], GIP__WP_SUB(v1, v0), v0));                         \
-            }                                                                                      \
-        for (int64_t i = 0; i < n; i++)                                                            \
-            for (int c = 0; c < CN; c++)                                                           \
-                d[i * CN + c] = in[i] ? r[i * CN + c] : d[i * CN + c];                             \
+        for (int64_t i = 0; i < n; i++) { /* the taps: (x, y), (x+1, y), (x, y+1), (x+1, y+1) */   \
+            const uint8_t *a = src + off[i];                                                       \
+            memcpy(q0 + i * CN, a, CN * sizeof(T));                                                \
+            memcpy(q1 + i * CN, a + CN * sizeof(T), CN * sizeof(T));                               \
+            memcpy(q2 + i * CN, a + st, CN * sizeof(T));                                           \
+            memcpy(q3 + i * CN, a + st + CN * sizeof(T), CN * sizeof(T));                          \
+        }                                                                                          \
+        for (int64_t e = 0; e < n * CN; e++) {                                                     \
+            const float p0 = (float)q0[e], p1 = (float)q1[e], p2 = (float)q2[e],                   \
+                        p3 = (float)q3[e];                                                         \
+            const float v0 = GIP__WP_FMA(ax[e], GIP__WP_SUB(p1, p0), p0);                          \
+            const float v1 = GIP__WP_FMA(ax[e], GIP__WP_SUB(p3, p2), p2);                          \
+            r[e] = STORE(GIP__WP_FMA(ay[e], GIP__WP_SUB(v1, v0), v0));                             \
+        }                                                                                          \
+        for (int64_t e = 0; e < n * CN; e++)                                                       \
+            d[e] = ine[e] ? r[e] : d[e];                                                           \
         for (int64_t i = 0; i < n; i++)                                                            \
             if (!in[i])                                                                            \
                 warp_lin_##NAME##_##CN(w, src, sst, drow, x0 + i, 1, sx + i, sy + i);              \
