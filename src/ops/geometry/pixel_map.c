@@ -69,7 +69,8 @@ typedef struct {
 PM_TYPES(PM_TURN)
 PM_REV(uint16_t)
 PM_REV(pm_px3)
-PM_REV(uint32_t) PM_REV(pm_px6) PM_REV(uint64_t) PM_REV(pm_px12) PM_REV(pm_px16)
+PM_REV(uint32_t)
+PM_REV(pm_px6) PM_REV(uint64_t) PM_REV(pm_px12) PM_REV(pm_px16)
 
     /* The 8-bit reversal, the commonest, compiled for AVX2 too (a byte shuffle a vector). */
     PM_CLONES static void pm_rev_u8_fast(const uint8_t *restrict s, uint8_t *restrict d, int64_t w)
@@ -113,13 +114,87 @@ void gip__pixmap_reverse_row(const void *src, void *dst, int64_t w, int32_t px)
     }
 }
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+
+/* 1- and 4-byte pixels: the tiles' whole 8 x 8 (bytes) or 4 x 4 (4-byte) blocks transposed in
+ * registers, the rest of a tile as pm_turn_*. Block (xb, yb): dst(xb + i, yb + j) = source row
+ * r0 + rs (xb + i), column c0 + cs (yb + j); with cs = -1 the block's columns are read from the
+ * lowest one up and stored in reverse row order. */
+static void pm_turn_u8_sse(const uint8_t *s, int64_t sst, uint8_t *d, int64_t dst_, int64_t w,
+                           int64_t y0, int64_t y1, int64_t r0, int64_t rs, int64_t c0, int64_t cs)
+{
+    const int64_t w8 = w / 8 * 8;
+    int64_t y = y0;
+    for (; y + 8 <= y1; y += 8) {
+        const int64_t cmin = cs > 0 ? c0 + y : c0 - (y + 7); /* the block's first column */
+        for (int64_t x = 0; x < w8; x += 8) {
+            __m128i a[8];
+            for (int i = 0; i < 8; i++)
+                a[i] = _mm_loadl_epi64((const __m128i *)(s + (r0 + rs * (x + i)) * sst + cmin));
+            const __m128i t0 = _mm_unpacklo_epi8(a[0], a[1]), t1 = _mm_unpacklo_epi8(a[2], a[3]),
+                          t2 = _mm_unpacklo_epi8(a[4], a[5]), t3 = _mm_unpacklo_epi8(a[6], a[7]);
+            const __m128i u0 = _mm_unpacklo_epi16(t0, t1), u1 = _mm_unpackhi_epi16(t0, t1),
+                          u2 = _mm_unpacklo_epi16(t2, t3), u3 = _mm_unpackhi_epi16(t2, t3);
+            __m128i v[4] = {_mm_unpacklo_epi32(u0, u2), _mm_unpackhi_epi32(u0, u2),
+                            _mm_unpacklo_epi32(u1, u3), _mm_unpackhi_epi32(u1, u3)};
+            for (int k = 0; k < 8; k++) { /* block column k: 8 bytes of v[k / 2] */
+                const __m128i col = k & 1 ? _mm_srli_si128(v[k >> 1], 8) : v[k >> 1];
+                const int64_t j = cs > 0 ? k : 7 - k;
+                _mm_storel_epi64((__m128i *)(d + (y + j) * dst_ + x), col);
+            }
+        }
+        if (w8 < w) /* the last columns */
+            for (int64_t yy = y; yy < y + 8; yy++)
+                for (int64_t x = w8; x < w; x++)
+                    d[yy * dst_ + x] = s[(r0 + rs * x) * sst + c0 + cs * yy];
+    }
+    if (y < y1)
+        pm_turn_uint8_t(s, sst, d, dst_, w, y, y1, r0, rs, c0, cs);
+}
+
+static void pm_turn_u32_sse(const uint8_t *s, int64_t sst, uint8_t *d, int64_t dst_, int64_t w,
+                            int64_t y0, int64_t y1, int64_t r0, int64_t rs, int64_t c0, int64_t cs)
+{
+    const int64_t w4 = w / 4 * 4;
+    int64_t y = y0;
+    for (; y + 4 <= y1; y += 4) {
+        const int64_t cmin = cs > 0 ? c0 + y : c0 - (y + 3);
+        for (int64_t x = 0; x < w4; x += 4) {
+            __m128i a[4];
+            for (int i = 0; i < 4; i++)
+                a[i] = _mm_loadu_si128((const __m128i *)(s + (r0 + rs * (x + i)) * sst + cmin * 4));
+            const __m128i t0 = _mm_unpacklo_epi32(a[0], a[1]), t1 = _mm_unpacklo_epi32(a[2], a[3]),
+                          t2 = _mm_unpackhi_epi32(a[0], a[1]), t3 = _mm_unpackhi_epi32(a[2], a[3]);
+            const __m128i v[4] = {_mm_unpacklo_epi64(t0, t1), _mm_unpackhi_epi64(t0, t1),
+                                  _mm_unpacklo_epi64(t2, t3), _mm_unpackhi_epi64(t2, t3)};
+            for (int k = 0; k < 4; k++) {
+                const int64_t j = cs > 0 ? k : 3 - k;
+                _mm_storeu_si128((__m128i *)(d + (y + j) * dst_ + x * 4), v[k]);
+            }
+        }
+        if (w4 < w)
+            for (int64_t yy = y; yy < y + 4; yy++)
+                for (int64_t x = w4; x < w; x++)
+                    memcpy(d + yy * dst_ + x * 4, s + (r0 + rs * x) * sst + (c0 + cs * yy) * 4, 4);
+    }
+    if (y < y1)
+        pm_turn_uint32_t(s, sst, d, dst_, w, y, y1, r0, rs, c0, cs);
+}
+#define PM_HAVE_SSE 1
+#endif
+
 static void pm_turn(int32_t px, const uint8_t *s, int64_t sst, uint8_t *d, int64_t dst_, int64_t w,
                     int64_t y0, int64_t y1, int64_t r0, int64_t rs, int64_t c0, int64_t cs)
 {
 #define PM_CALL(T) pm_turn_##T(s, sst, d, dst_, w, y0, y1, r0, rs, c0, cs)
     switch (px) {
     case 1:
+#ifdef PM_HAVE_SSE
+        pm_turn_u8_sse(s, sst, d, dst_, w, y0, y1, r0, rs, c0, cs);
+#else
         PM_CALL(uint8_t);
+#endif
         return;
     case 2:
         PM_CALL(uint16_t);
@@ -128,7 +203,11 @@ static void pm_turn(int32_t px, const uint8_t *s, int64_t sst, uint8_t *d, int64
         PM_CALL(pm_px3);
         return;
     case 4:
+#ifdef PM_HAVE_SSE
+        pm_turn_u32_sse(s, sst, d, dst_, w, y0, y1, r0, rs, c0, cs);
+#else
         PM_CALL(uint32_t);
+#endif
         return;
     case 6:
         PM_CALL(pm_px6);
