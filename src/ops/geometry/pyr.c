@@ -24,15 +24,14 @@
 /* ---- horizontal passes: one source row into n = dst width x cn values ---------------------- */
 
 /* pyrDown, integers: h[x, c] = 6 s[2x] + 4 (s[2x-1] + s[2x+1]) + s[2x-2] + s[2x+2]. */
-#define PYD_HI(T, CN)                                                                              \
-    PYR_INLINE void pyd_hi_##T##_##CN(const T *restrict s, int32_t *restrict h, int64_t x0,        \
-                                      int64_t x1)                                                  \
+#define PYD_HI(T, CN, HT)                                                                          \
+    PYR_INLINE void pyd_hi_##T##_##CN(const T *restrict s, HT *restrict h, int64_t x0, int64_t x1) \
     {                                                                                              \
         for (int64_t x = x0; x < x1; x++)                                                          \
             for (int c = 0; c < CN; c++) {                                                         \
                 const T *e = s + 2 * x * CN + c;                                                   \
-                h[x * CN + c] = (int32_t)e[0] * 6 + ((int32_t)e[-CN] + (int32_t)e[CN]) * 4 +       \
-                                (int32_t)e[-2 * CN] + (int32_t)e[2 * CN];                          \
+                h[x * CN + c] = (HT)((int32_t)e[0] * 6 + ((int32_t)e[-CN] + (int32_t)e[CN]) * 4 +  \
+                                     (int32_t)e[-2 * CN] + (int32_t)e[2 * CN]);                    \
             }                                                                                      \
     }
 /* pyrDown, f32: ((6 v2 + 4 (v1 + v3)) + v0) + v4, as gip__pyd_hf(). */
@@ -49,12 +48,12 @@
                 h[x * CN + c] = v + e[2 * CN];                                                     \
             }                                                                                      \
     }
-PYD_HI(uint8_t, 1)
-PYD_HI(uint8_t, 3)
-PYD_HI(uint8_t, 4)
-PYD_HI(uint16_t, 1)
-PYD_HI(uint16_t, 3)
-PYD_HI(uint16_t, 4)
+PYD_HI(uint8_t, 1, uint16_t)
+PYD_HI(uint8_t, 3, uint16_t)
+PYD_HI(uint8_t, 4, uint16_t)
+PYD_HI(uint16_t, 1, int32_t)
+PYD_HI(uint16_t, 3, int32_t)
+PYD_HI(uint16_t, 4, int32_t)
 PYD_HF(1)
 PYD_HF(3)
 PYD_HF(4)
@@ -75,9 +74,9 @@ PYD_HF(4)
                 h[(2 * i + 1) * CN + c] = ((A)e[0] + (A)e[CN]) * 4;                                \
             }                                                                                      \
     }
-PYU_H(u8, uint8_t, int32_t, 1)
-PYU_H(u8, uint8_t, int32_t, 3)
-PYU_H(u8, uint8_t, int32_t, 4)
+PYU_H(u8, uint8_t, uint16_t, 1)
+PYU_H(u8, uint8_t, uint16_t, 3)
+PYU_H(u8, uint8_t, uint16_t, 4)
 PYU_H(u16, uint16_t, int32_t, 1)
 PYU_H(u16, uint16_t, int32_t, 3)
 PYU_H(u16, uint16_t, int32_t, 4)
@@ -85,13 +84,16 @@ PYU_H(f32, float, float, 1)
 PYU_H(f32, float, float, 3)
 PYU_H(f32, float, float, 4)
 
-/* One source row's horizontal values (int32_t or float by dtype) for every output column. */
+/* One source row's horizontal values for every output column: uint16_t for u8 (at most 16 x 255),
+ * int32_t for u16, float for f32. */
 PYR_CLONES static void pyr_hrow(const gip__pyr *p, const uint8_t *row, void *out, int64_t dw)
 {
     const int32_t cn = p->cn;
     const int flt = p->dtype == GIP_F32;
     int32_t *hi = out;
+    uint16_t *hs = out;
     float *hf = out;
+    const int u8 = p->dtype == GIP_U8;
     int64_t e0 = 0, e1 = 0; /* the output columns [e0, e1) done by the loops below */
     if (!p->up) {
         /* 2x - 2 >= 0 and 2x + 2 <= sw - 1 */
@@ -100,7 +102,7 @@ PYR_CLONES static void pyr_hrow(const gip__pyr *p, const uint8_t *row, void *out
         if (e1 > e0 && cn >= 1 && cn <= 4 && cn != 2) {
 #define PYD_CASE(T, CN)                                                                            \
     case CN:                                                                                       \
-        pyd_hi_##T##_##CN((const T *)row, hi, e0, e1);                                             \
+        pyd_hi_##T##_##CN((const T *)row, out, e0, e1);                                            \
         break;
             if (p->dtype == GIP_U8) {
                 switch (cn) {
@@ -134,6 +136,8 @@ PYR_CLONES static void pyr_hrow(const gip__pyr *p, const uint8_t *row, void *out
             for (int32_t c = 0; c < cn; c++) {
                 if (flt)
                     hf[x * cn + c] = gip__pyd_hf(p, row, x, c);
+                else if (u8)
+                    hs[x * cn + c] = (uint16_t)gip__pyd_hi(p, row, x, c);
                 else
                     hi[x * cn + c] = gip__pyd_hi(p, row, x, c);
             }
@@ -172,6 +176,8 @@ PYR_CLONES static void pyr_hrow(const gip__pyr *p, const uint8_t *row, void *out
         for (int32_t c = 0; c < cn; c++) {
             if (flt)
                 hf[x * cn + c] = gip__pyu_h(p, row, x, c, 1);
+            else if (u8)
+                hs[x * cn + c] = (uint16_t)(int32_t)gip__pyu_h(p, row, x, c, 0);
             else
                 hi[x * cn + c] = (int32_t)gip__pyu_h(p, row, x, c, 0);
         }
@@ -193,6 +199,16 @@ PYR_CLONES static void pyd_v_int(const int32_t *const *h, uint8_t *d, gip_dtype 
         for (int64_t i = 0; i < n; i++)
             o[i] = gip__sat_u16_i32((h2[i] * 6 + (h1[i] + h3[i]) * 4 + h0[i] + h4[i] + 128) >> 8);
     }
+}
+
+/* u8 from 16-bit sums: at most 16 x 16 x 255 + 128 = 65408, so the 16-bit result needs no
+ * saturation ((v + 128) >> 8 <= 255) and the loop runs in 16-bit lanes. */
+PYR_CLONES static void pyd_v_u8(const uint16_t *const *h, uint8_t *restrict o, int64_t n)
+{
+    const uint16_t *restrict h0 = h[0], *restrict h1 = h[1], *restrict h2 = h[2],
+                             *restrict h3 = h[3], *restrict h4 = h[4];
+    for (int64_t i = 0; i < n; i++)
+        o[i] = (uint8_t)((uint16_t)(h2[i] * 6 + (h1[i] + h3[i]) * 4 + h0[i] + h4[i] + 128) >> 8);
 }
 
 PYR_CLONES static void pyd_v_f32(const float *const *h, float *restrict o, int64_t n)
@@ -230,6 +246,18 @@ PYR_CLONES static void pyu_v_int(const int32_t *const *h, int odd, uint8_t *d, g
             for (int64_t i = 0; i < n; i++)
                 o[i] = gip__sat_u16_i32((h0[i] + h1[i] * 6 + h2[i] + 32) >> 6);
     }
+}
+
+/* u8 from 16-bit sums: at most 8 x 8 x 255 + 32 = 16352, (v + 32) >> 6 <= 255. */
+PYR_CLONES static void pyu_v_u8(const uint16_t *const *h, int odd, uint8_t *restrict o, int64_t n)
+{
+    const uint16_t *restrict h0 = h[0], *restrict h1 = h[1], *restrict h2 = h[2];
+    if (odd)
+        for (int64_t i = 0; i < n; i++)
+            o[i] = (uint8_t)((uint16_t)((h1[i] + h2[i]) * 4 + 32) >> 6);
+    else
+        for (int64_t i = 0; i < n; i++)
+            o[i] = (uint8_t)((uint16_t)(h0[i] + h1[i] * 6 + h2[i] + 32) >> 6);
 }
 
 PYR_CLONES static void pyu_v_f32(const float *const *h, int odd, float *restrict o, int64_t n)
@@ -274,7 +302,8 @@ static void pyr_rows(void *arg, int64_t y0, int64_t y1)
     const pyr_job *j = arg;
     const gip__pyr *p = j->p;
     const int64_t dw = j->dst->width, n = dw * p->cn;
-    void *buf = malloc((size_t)n * 4 * PYR_SLOTS);
+    const size_t esz = p->dtype == GIP_U8 ? 2 : 4; /* a horizontal value's bytes */
+    void *buf = malloc((size_t)n * esz * PYR_SLOTS);
     if (!buf) {
         pyr_rows_elementwise(j, y0, y1);
         return;
@@ -313,9 +342,9 @@ static void pyr_rows(void *arg, int64_t y0, int64_t y1)
                 }
                 tag[slot] = rows[k];
                 pyr_hrow(p, (const uint8_t *)j->src->data + rows[k] * j->src->stride,
-                         (uint8_t *)buf + (size_t)slot * (size_t)n * 4, dw);
+                         (uint8_t *)buf + (size_t)slot * (size_t)n * esz, dw);
             }
-            h[k] = (uint8_t *)buf + (size_t)slot * (size_t)n * 4;
+            h[k] = (uint8_t *)buf + (size_t)slot * (size_t)n * esz;
         }
         uint8_t *d = (uint8_t *)j->dst->data + y * j->dst->stride;
         if (p->dtype == GIP_F32) {
@@ -323,6 +352,11 @@ static void pyr_rows(void *arg, int64_t y0, int64_t y1)
                 pyu_v_f32((const float *const *)h, (int)(y & 1), (float *)d, n);
             else
                 pyd_v_f32((const float *const *)h, (float *)d, n);
+        } else if (p->dtype == GIP_U8) {
+            if (p->up)
+                pyu_v_u8((const uint16_t *const *)h, (int)(y & 1), d, n);
+            else
+                pyd_v_u8((const uint16_t *const *)h, d, n);
         } else {
             if (p->up)
                 pyu_v_int((const int32_t *const *)h, (int)(y & 1), d, p->dtype, n);
