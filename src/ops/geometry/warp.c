@@ -276,7 +276,8 @@ WARP_KERNELS(f32, float, 4, warp_f32)
         const int32_t st = (int32_t)sst, ps = (int32_t)(CN * sizeof(T));                           \
         int32_t off[WARP_CHUNK], in[WARP_CHUNK], ine[WARP_CHUNK * CN];                             \
         float ax[WARP_CHUNK * CN], ay[WARP_CHUNK * CN]; /* a pixel's weights, once a channel */    \
-        T q0[WARP_CHUNK * CN], q1[WARP_CHUNK * CN], q2[WARP_CHUNK * CN], q3[WARP_CHUNK * CN];      \
+        T qa[WARP_CHUNK * 2 * CN], qb[WARP_CHUNK * 2 * CN];                                        \
+        T *q0 = qa, *q1 = qa + WARP_CHUNK * CN, *q2 = qb, *q3 = qb + WARP_CHUNK * CN;              \
         T r[WARP_CHUNK * CN];                                                                      \
         T *d = (T *)drow + x0 * CN;                                                                \
         for (int64_t i = 0; i < n; i++) {                                                          \
@@ -291,19 +292,34 @@ WARP_KERNELS(f32, float, 4, warp_f32)
                 ine[i * CN + c] = k;                                                               \
             }                                                                                      \
         }                                                                                          \
-        for (int64_t i = 0; i < n; i++) { /* the taps: (x, y), (x+1, y), (x, y+1), (x+1, y+1) */   \
-            const uint8_t *a = src + off[i];                                                       \
-            memcpy(q0 + i * CN, a, CN * sizeof(T));                                                \
-            memcpy(q1 + i * CN, a + CN * sizeof(T), CN * sizeof(T));                               \
-            memcpy(q2 + i * CN, a + st, CN * sizeof(T));                                           \
-            memcpy(q3 + i * CN, a + st + CN * sizeof(T), CN * sizeof(T));                          \
-        }                                                                                          \
-        for (int64_t e = 0; e < n * CN; e++) {                                                     \
-            const float p0 = (float)q0[e], p1 = (float)q1[e], p2 = (float)q2[e],                   \
-                        p3 = (float)q3[e];                                                         \
-            const float v0 = GIP__WP_FMA(ax[e], GIP__WP_SUB(p1, p0), p0);                          \
-            const float v1 = GIP__WP_FMA(ax[e], GIP__WP_SUB(p3, p2), p2);                          \
-            r[e] = STORE(GIP__WP_FMA(ay[e], GIP__WP_SUB(v1, v0), v0));                             \
+        if (CN == 1) { /* a row's two taps in one move */                                          \
+            for (int64_t i = 0; i < n; i++) {                                                      \
+                memcpy(qa + 2 * i, src + off[i], 2 * sizeof(T));                                   \
+                memcpy(qb + 2 * i, src + off[i] + st, 2 * sizeof(T));                              \
+            }                                                                                      \
+            for (int64_t e = 0; e < n; e++) {                                                      \
+                const float p0 = (float)qa[2 * e], p1 = (float)qa[2 * e + 1],                      \
+                            p2 = (float)qb[2 * e], p3 = (float)qb[2 * e + 1];                      \
+                const float v0 = GIP__WP_FMA(ax[e], GIP__WP_SUB(p1, p0), p0);                      \
+                const float v1 = GIP__WP_FMA(ax[e], GIP__WP_SUB(p3, p2), p2);                      \
+                r[e] = STORE(GIP__WP_FMA(ay[e], GIP__WP_SUB(v1, v0), v0));                         \
+            }                                                                                      \
+        } else {                                                                                   \
+            for (int64_t i = 0; i < n;                                                             \
+                 i++) { /* the taps: (x, y), (x+1, y), (x, y+1), (x+1, y+1) */                     \
+                const uint8_t *a = src + off[i];                                                   \
+                memcpy(q0 + i * CN, a, CN * sizeof(T));                                            \
+                memcpy(q1 + i * CN, a + CN * sizeof(T), CN * sizeof(T));                           \
+                memcpy(q2 + i * CN, a + st, CN * sizeof(T));                                       \
+                memcpy(q3 + i * CN, a + st + CN * sizeof(T), CN * sizeof(T));                      \
+            }                                                                                      \
+            for (int64_t e = 0; e < n * CN; e++) {                                                 \
+                const float p0 = (float)q0[e], p1 = (float)q1[e], p2 = (float)q2[e],               \
+                            p3 = (float)q3[e];                                                     \
+                const float v0 = GIP__WP_FMA(ax[e], GIP__WP_SUB(p1, p0), p0);                      \
+                const float v1 = GIP__WP_FMA(ax[e], GIP__WP_SUB(p3, p2), p2);                      \
+                r[e] = STORE(GIP__WP_FMA(ay[e], GIP__WP_SUB(v1, v0), v0));                         \
+            }                                                                                      \
         }                                                                                          \
         for (int64_t e = 0; e < n * CN; e++)                                                       \
             d[e] = ine[e] ? r[e] : d[e];                                                           \
