@@ -70,7 +70,8 @@ PM_TYPES(PM_TURN)
 PM_REV(uint16_t)
 PM_REV(pm_px3)
 PM_REV(uint32_t)
-PM_REV(pm_px6) PM_REV(uint64_t) PM_REV(pm_px12) PM_REV(pm_px16)
+PM_REV(pm_px6)
+PM_REV(uint64_t) PM_REV(pm_px12) PM_REV(pm_px16)
 
     /* The 8-bit reversal, the commonest, compiled for AVX2 too (a byte shuffle a vector). */
     PM_CLONES static void pm_rev_u8_fast(const uint8_t *restrict s, uint8_t *restrict d, int64_t w)
@@ -78,6 +79,25 @@ PM_REV(pm_px6) PM_REV(uint64_t) PM_REV(pm_px12) PM_REV(pm_px16)
     for (int64_t x = 0; x < w; x++)
         d[x] = s[w - 1 - x];
 }
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#include <tmmintrin.h>
+#define PM_HAVE_SSSE3 1
+/* 3-byte pixels reversed 5 at a time: 16 bytes loaded from one byte before the 5 source pixels
+ * (so nothing past the row is read), shuffled, stored as 16 bytes whose last byte is the next
+ * pixel's first (written again by the next step or the tail). */
+__attribute__((target("ssse3"))) static void pm_rev3_ssse3(const uint8_t *s, uint8_t *d, int64_t w)
+{
+    const __m128i m = _mm_setr_epi8(13, 14, 15, 10, 11, 12, 7, 8, 9, 4, 5, 6, 1, 2, 3, 0);
+    int64_t x = 0;
+    for (; x + 5 < w; x += 5) /* source pixels w-5-x .. w-1-x, w-5-x >= 1 */
+        _mm_storeu_si128(
+            (__m128i *)(d + 3 * x),
+            _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(s + 3 * (w - 5 - x) - 1)), m));
+    for (; x < w; x++)
+        memcpy(d + 3 * x, s + 3 * (w - 1 - x), 3);
+}
+#endif
 
 void gip__pixmap_reverse_row(const void *src, void *dst, int64_t w, int32_t px)
 {
@@ -91,6 +111,12 @@ void gip__pixmap_reverse_row(const void *src, void *dst, int64_t w, int32_t px)
         pm_rev_uint16_t(s, d, w);
         return;
     case 3:
+#ifdef PM_HAVE_SSSE3
+        if (__builtin_cpu_supports("ssse3")) {
+            pm_rev3_ssse3(s, d, w);
+            return;
+        }
+#endif
         pm_rev_pm_px3(s, d, w);
         return;
     case 4:
