@@ -71,7 +71,8 @@ PM_REV(uint16_t)
 PM_REV(pm_px3)
 PM_REV(uint32_t)
 PM_REV(pm_px6)
-PM_REV(uint64_t) PM_REV(pm_px12) PM_REV(pm_px16)
+PM_REV(uint64_t)
+PM_REV(pm_px12) PM_REV(pm_px16)
 
     /* The 8-bit reversal, the commonest, compiled for AVX2 too (a byte shuffle a vector). */
     PM_CLONES static void pm_rev_u8_fast(const uint8_t *restrict s, uint8_t *restrict d, int64_t w)
@@ -143,75 +144,106 @@ void gip__pixmap_reverse_row(const void *src, void *dst, int64_t w, int32_t px)
 #if defined(__SSE2__)
 #include <emmintrin.h>
 
-/* 1- and 4-byte pixels: the tiles' whole 8 x 8 (bytes) or 4 x 4 (4-byte) blocks transposed in
- * registers, the rest of a tile as pm_turn_*. Block (xb, yb): dst(xb + i, yb + j) = source row
- * r0 + rs (xb + i), column c0 + cs (yb + j); with cs = -1 the block's columns are read from the
+/* 1-, 3- and 4-byte pixels: whole 8 x 8 (bytes) or 4 x 4 (3- and 4-byte pixels) blocks
+ * transposed in registers, the output in strips of PM_STRIP bytes of each row (a strip's source
+ * rows are read along, its destination rows written a cache line at a time), the blocks left at
+ * the strip's or the range's edge as pm_turn_*. Block (x, y): dst(x + i, y + j) = source row
+ * r0 + rs (x + i), column c0 + cs (y + j); with cs = -1 the block's columns are read from the
  * lowest one up and stored in reverse row order. */
-static void pm_turn_u8_sse(const uint8_t *s, int64_t sst, uint8_t *d, int64_t dst_, int64_t w,
-                           int64_t y0, int64_t y1, int64_t r0, int64_t rs, int64_t c0, int64_t cs)
-{
-    const int64_t w8 = w / 8 * 8;
-    int64_t y = y0;
-    for (; y + 8 <= y1; y += 8) {
-        const int64_t cmin = cs > 0 ? c0 + y : c0 - (y + 7); /* the block's first column */
-        for (int64_t x = 0; x < w8; x += 8) {
-            __m128i a[8];
-            for (int i = 0; i < 8; i++)
-                a[i] = _mm_loadl_epi64((const __m128i *)(s + (r0 + rs * (x + i)) * sst + cmin));
-            const __m128i t0 = _mm_unpacklo_epi8(a[0], a[1]), t1 = _mm_unpacklo_epi8(a[2], a[3]),
-                          t2 = _mm_unpacklo_epi8(a[4], a[5]), t3 = _mm_unpacklo_epi8(a[6], a[7]);
-            const __m128i u0 = _mm_unpacklo_epi16(t0, t1), u1 = _mm_unpackhi_epi16(t0, t1),
-                          u2 = _mm_unpacklo_epi16(t2, t3), u3 = _mm_unpackhi_epi16(t2, t3);
-            __m128i v[4] = {_mm_unpacklo_epi32(u0, u2), _mm_unpackhi_epi32(u0, u2),
-                            _mm_unpacklo_epi32(u1, u3), _mm_unpackhi_epi32(u1, u3)};
-            for (int k = 0; k < 8; k++) { /* block column k: 8 bytes of v[k / 2] */
-                const __m128i col = k & 1 ? _mm_srli_si128(v[k >> 1], 8) : v[k >> 1];
-                const int64_t j = cs > 0 ? k : 7 - k;
-                _mm_storel_epi64((__m128i *)(d + (y + j) * dst_ + x), col);
-            }
-        }
-        if (w8 < w) /* the last columns */
-            for (int64_t yy = y; yy < y + 8; yy++)
-                for (int64_t x = w8; x < w; x++)
-                    d[yy * dst_ + x] = s[(r0 + rs * x) * sst + c0 + cs * yy];
-    }
-    if (y < y1)
-        pm_turn_uint8_t(s, sst, d, dst_, w, y, y1, r0, rs, c0, cs);
-}
+#define PM_STRIP 64
 
-static void pm_turn_u32_sse(const uint8_t *s, int64_t sst, uint8_t *d, int64_t dst_, int64_t w,
-                            int64_t y0, int64_t y1, int64_t r0, int64_t rs, int64_t c0, int64_t cs)
-{
-    const int64_t w4 = w / 4 * 4;
-    int64_t y = y0;
-    for (; y + 4 <= y1; y += 4) {
-        const int64_t cmin = cs > 0 ? c0 + y : c0 - (y + 3);
-        for (int64_t x = 0; x < w4; x += 4) {
-            __m128i a[4];
-            for (int i = 0; i < 4; i++)
-                a[i] = _mm_loadu_si128((const __m128i *)(s + (r0 + rs * (x + i)) * sst + cmin * 4));
-            const __m128i t0 = _mm_unpacklo_epi32(a[0], a[1]), t1 = _mm_unpacklo_epi32(a[2], a[3]),
-                          t2 = _mm_unpackhi_epi32(a[0], a[1]), t3 = _mm_unpackhi_epi32(a[2], a[3]);
-            const __m128i v[4] = {_mm_unpacklo_epi64(t0, t1), _mm_unpackhi_epi64(t0, t1),
-                                  _mm_unpacklo_epi64(t2, t3), _mm_unpackhi_epi64(t2, t3)};
-            for (int k = 0; k < 4; k++) {
-                const int64_t j = cs > 0 ? k : 3 - k;
-                _mm_storeu_si128((__m128i *)(d + (y + j) * dst_ + x * 4), v[k]);
-            }
-        }
-        if (w4 < w)
-            for (int64_t yy = y; yy < y + 4; yy++)
-                for (int64_t x = w4; x < w; x++)
-                    memcpy(d + yy * dst_ + x * 4, s + (r0 + rs * x) * sst + (c0 + cs * yy) * 4, 4);
+/* B x B blocks of pixels of px bytes: LOAD(p) reads a block row, TRANSPOSE(a, v) transposes,
+ * STORE(p, v) writes a block row. */
+#define PM_TURN_BLOCKS(NAME, B, PX, ELEM, LOAD, TRANSPOSE, STORE)                                  \
+    static void NAME(const uint8_t *s, int64_t sst, uint8_t *d, int64_t dst_, int64_t w,           \
+                     int64_t y0, int64_t y1, int64_t r0, int64_t rs, int64_t c0, int64_t cs)       \
+    {                                                                                              \
+        const int64_t yb1 = y0 + (y1 - y0) / B * B; /* rows in whole blocks */                     \
+        for (int64_t xs = 0; xs < w; xs += PM_STRIP / PX) {                                        \
+            const int64_t xe = xs + PM_STRIP / PX < w ? xs + PM_STRIP / PX : w;                    \
+            const int64_t xb1 = xs + (xe - xs) / B * B;                                            \
+            for (int64_t y = y0; y < yb1; y += B) {                                                \
+                const int64_t cmin = cs > 0 ? c0 + y : c0 - (y + B - 1);                           \
+                for (int64_t x = xs; x < xb1; x += B) {                                            \
+                    __m128i a[B], v[B];                                                            \
+                    for (int i = 0; i < B; i++)                                                    \
+                        a[i] = LOAD(s + (r0 + rs * (x + i)) * sst + cmin * PX);                    \
+                    TRANSPOSE(a, v);                                                               \
+                    for (int k = 0; k < B; k++)                                                    \
+                        STORE(d + (y + (cs > 0 ? k : B - 1 - k)) * dst_ + x * PX, v[k]);           \
+                }                                                                                  \
+                for (int64_t yy = y; yy < y + B; yy++) /* the strip's last columns */              \
+                    for (int64_t x = xb1; x < xe; x++)                                             \
+                        memcpy(d + yy * dst_ + x * PX,                                             \
+                               s + (r0 + rs * x) * sst + (c0 + cs * yy) * PX, PX);                 \
+            }                                                                                      \
+        }                                                                                          \
+        if (yb1 < y1)                                                                              \
+            ELEM(s, sst, d, dst_, w, yb1, y1, r0, rs, c0, cs);                                     \
     }
-    if (y < y1)
-        pm_turn_uint32_t(s, sst, d, dst_, w, y, y1, r0, rs, c0, cs);
+
+#define PM_LOAD8(p) _mm_loadl_epi64((const __m128i *)(p))
+#define PM_STORE8(p, v) _mm_storel_epi64((__m128i *)(p), v)
+#define PM_T8(a, v)                                                                                \
+    do {                                                                                           \
+        const __m128i t0 = _mm_unpacklo_epi8(a[0], a[1]), t1 = _mm_unpacklo_epi8(a[2], a[3]),      \
+                      t2 = _mm_unpacklo_epi8(a[4], a[5]), t3 = _mm_unpacklo_epi8(a[6], a[7]);      \
+        const __m128i u0 = _mm_unpacklo_epi16(t0, t1), u1 = _mm_unpackhi_epi16(t0, t1),            \
+                      u2 = _mm_unpacklo_epi16(t2, t3), u3 = _mm_unpackhi_epi16(t2, t3);            \
+        const __m128i q[4] = {_mm_unpacklo_epi32(u0, u2), _mm_unpackhi_epi32(u0, u2),              \
+                              _mm_unpacklo_epi32(u1, u3), _mm_unpackhi_epi32(u1, u3)};             \
+        for (int k = 0; k < 8; k++) /* block column k: 8 bytes of q[k / 2] */                      \
+            v[k] = k & 1 ? _mm_srli_si128(q[k >> 1], 8) : q[k >> 1];                               \
+    } while (0)
+#define PM_LOAD16(p) _mm_loadu_si128((const __m128i *)(p))
+#define PM_STORE16(p, v) _mm_storeu_si128((__m128i *)(p), v)
+#define PM_T4(a, v)                                                                                \
+    do {                                                                                           \
+        const __m128i t0 = _mm_unpacklo_epi32(a[0], a[1]), t1 = _mm_unpacklo_epi32(a[2], a[3]),    \
+                      t2 = _mm_unpackhi_epi32(a[0], a[1]), t3 = _mm_unpackhi_epi32(a[2], a[3]);    \
+        v[0] = _mm_unpacklo_epi64(t0, t1);                                                         \
+        v[1] = _mm_unpackhi_epi64(t0, t1);                                                         \
+        v[2] = _mm_unpacklo_epi64(t2, t3);                                                         \
+        v[3] = _mm_unpackhi_epi64(t2, t3);                                                         \
+    } while (0)
+PM_TURN_BLOCKS(pm_turn_u8_sse, 8, 1, pm_turn_uint8_t, PM_LOAD8, PM_T8, PM_STORE8)
+PM_TURN_BLOCKS(pm_turn_u32_sse, 4, 4, pm_turn_uint32_t, PM_LOAD16, PM_T4, PM_STORE16)
+
+#if defined(__GNUC__) && !defined(__clang__)
+#include <tmmintrin.h>
+/* 3-byte pixels: a block row's 12 bytes read exactly (8 + 4), spread to 4-byte lanes, transposed
+ * as 4-byte pixels, packed back and written exactly. */
+#define PM_LOAD12(p)                                                                               \
+    _mm_shuffle_epi8(_mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)(p)),                     \
+                                        _mm_cvtsi32_si128(pm_load32((p) + 8))),                    \
+                     _mm_setr_epi8(0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1))
+#define PM_STORE12(p, v)                                                                           \
+    do {                                                                                           \
+        const __m128i c = _mm_shuffle_epi8(                                                        \
+            v, _mm_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1));             \
+        _mm_storel_epi64((__m128i *)(p), c);                                                       \
+        pm_store32((p) + 8, _mm_cvtsi128_si32(_mm_srli_si128(c, 8)));                              \
+    } while (0)
+static inline int32_t pm_load32(const uint8_t *p)
+{
+    int32_t v;
+    memcpy(&v, p, 4);
+    return v;
 }
+static inline void pm_store32(uint8_t *p, int32_t v)
+{
+    memcpy(p, &v, 4);
+}
+__attribute__((target("ssse3")))
+PM_TURN_BLOCKS(pm_turn_u24_ssse3, 4, 3, pm_turn_pm_px3, PM_LOAD12, PM_T4, PM_STORE12)
+#define PM_HAVE_SSSE3_TURN 1
+#endif
 #define PM_HAVE_SSE 1
 #endif
 
-static void pm_turn(int32_t px, const uint8_t *s, int64_t sst, uint8_t *d, int64_t dst_, int64_t w,
-                    int64_t y0, int64_t y1, int64_t r0, int64_t rs, int64_t c0, int64_t cs)
+    static void pm_turn(int32_t px, const uint8_t *s, int64_t sst, uint8_t *d, int64_t dst_,
+                        int64_t w, int64_t y0, int64_t y1, int64_t r0, int64_t rs, int64_t c0,
+                        int64_t cs)
 {
 #define PM_CALL(T) pm_turn_##T(s, sst, d, dst_, w, y0, y1, r0, rs, c0, cs)
     switch (px) {
@@ -226,6 +258,12 @@ static void pm_turn(int32_t px, const uint8_t *s, int64_t sst, uint8_t *d, int64
         PM_CALL(uint16_t);
         return;
     case 3:
+#ifdef PM_HAVE_SSSE3_TURN
+        if (__builtin_cpu_supports("ssse3")) {
+            pm_turn_u24_ssse3(s, sst, d, dst_, w, y0, y1, r0, rs, c0, cs);
+            return;
+        }
+#endif
         PM_CALL(pm_px3);
         return;
     case 4:
