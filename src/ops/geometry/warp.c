@@ -280,10 +280,12 @@ WARP_KERNELS(f32, float, 4, warp_f32)
         T *q0 = qa, *q1 = qa + WARP_CHUNK * CN, *q2 = qb, *q3 = qb + WARP_CHUNK * CN;              \
         T r[WARP_CHUNK * CN];                                                                      \
         T *d = (T *)drow + x0 * CN;                                                                \
+        int32_t nin = 0;                                                                           \
         for (int64_t i = 0; i < n; i++) {                                                          \
             const float fx = GIP__WP_FLOOR(sx[i]), fy = GIP__WP_FLOOR(sy[i]);                      \
             const int32_t k = fx >= 0.f && fy >= 0.f && fx < lx && fy < ly;                        \
             in[i] = k;                                                                             \
+            nin += k;                                                                              \
             off[i] = k ? (int32_t)fy * st + (int32_t)fx * ps : 0;                                  \
             const float wx = GIP__WP_SUB(sx[i], fx), wy = GIP__WP_SUB(sy[i], fy);                  \
             for (int c = 0; c < CN; c++) {                                                         \
@@ -292,6 +294,8 @@ WARP_KERNELS(f32, float, 4, warp_f32)
                 ine[i * CN + c] = k;                                                               \
             }                                                                                      \
         }                                                                                          \
+        /* all inside: the results go straight to the row */                                       \
+        T *restrict o = nin == n ? d : r;                                                          \
         if (CN == 1) { /* a row's two taps in one move */                                          \
             for (int64_t i = 0; i < n; i++) {                                                      \
                 memcpy(qa + 2 * i, src + off[i], 2 * sizeof(T));                                   \
@@ -302,7 +306,7 @@ WARP_KERNELS(f32, float, 4, warp_f32)
                             p2 = (float)qb[2 * e], p3 = (float)qb[2 * e + 1];                      \
                 const float v0 = GIP__WP_FMA(ax[e], GIP__WP_SUB(p1, p0), p0);                      \
                 const float v1 = GIP__WP_FMA(ax[e], GIP__WP_SUB(p3, p2), p2);                      \
-                r[e] = STORE(GIP__WP_FMA(ay[e], GIP__WP_SUB(v1, v0), v0));                         \
+                o[e] = STORE(GIP__WP_FMA(ay[e], GIP__WP_SUB(v1, v0), v0));                         \
             }                                                                                      \
         } else {                                                                                   \
             for (int64_t i = 0; i < n;                                                             \
@@ -318,9 +322,11 @@ WARP_KERNELS(f32, float, 4, warp_f32)
                             p3 = (float)q3[e];                                                     \
                 const float v0 = GIP__WP_FMA(ax[e], GIP__WP_SUB(p1, p0), p0);                      \
                 const float v1 = GIP__WP_FMA(ax[e], GIP__WP_SUB(p3, p2), p2);                      \
-                r[e] = STORE(GIP__WP_FMA(ay[e], GIP__WP_SUB(v1, v0), v0));                         \
+                o[e] = STORE(GIP__WP_FMA(ay[e], GIP__WP_SUB(v1, v0), v0));                         \
             }                                                                                      \
         }                                                                                          \
+        if (nin == n)                                                                              \
+            return;                                                                                \
         for (int64_t e = 0; e < n * CN; e++)                                                       \
             d[e] = ine[e] ? r[e] : d[e];                                                           \
         for (int64_t i = 0; i < n; i++)                                                            \
