@@ -63,16 +63,14 @@ PYD_HF(4)
 #define PYU_H(NAME, T, A, CN)                                                                      \
     PYR_INLINE void pyu_h_##NAME##_##CN(const T *restrict s, A *restrict h, int64_t w)             \
     {                                                                                              \
-        for (int64_t i = 1; i < w - 1; i++)                                                        \
+        for (int64_t i = 1; i < w - 1; i++) /* X = 2i and 2i + 1 together */                       \
             for (int c = 0; c < CN; c++) {                                                         \
                 const T *e = s + i * CN + c;                                                       \
                 h[2 * i * CN + c] = ((A)e[-CN] + (A)e[0] * 6) + (A)e[CN];                          \
-            }                                                                                      \
-        for (int64_t i = 0; i < w - 1; i++)                                                        \
-            for (int c = 0; c < CN; c++) {                                                         \
-                const T *e = s + i * CN + c;                                                       \
                 h[(2 * i + 1) * CN + c] = ((A)e[0] + (A)e[CN]) * 4;                                \
             }                                                                                      \
+        for (int c = 0; c < CN; c++) /* X = 1 */                                                   \
+            h[CN + c] = ((A)s[c] + (A)s[CN + c]) * 4;                                              \
     }
 PYU_H(u8, uint8_t, uint16_t, 1)
 PYU_H(u8, uint8_t, uint16_t, 3)
