@@ -72,7 +72,8 @@ PM_REV(pm_px3)
 PM_REV(uint32_t)
 PM_REV(pm_px6)
 PM_REV(uint64_t)
-PM_REV(pm_px12) PM_REV(pm_px16)
+PM_REV(pm_px12)
+PM_REV(pm_px16)
 
     /* The 8-bit reversal, the commonest, compiled for AVX2 too (a byte shuffle a vector). */
     PM_CLONES static void pm_rev_u8_fast(const uint8_t *restrict s, uint8_t *restrict d, int64_t w)
@@ -144,7 +145,7 @@ void gip__pixmap_reverse_row(const void *src, void *dst, int64_t w, int32_t px)
 #if defined(__SSE2__)
 #include <emmintrin.h>
 
-/* 1-, 3- and 4-byte pixels: whole 8 x 8 (bytes) or 4 x 4 (3- and 4-byte pixels) blocks
+/* 1-, 3- and 4-byte pixels: whole 16 x 16 (bytes) or 4 x 4 (3- and 4-byte pixels) blocks
  * transposed in registers, the output in strips of PM_STRIP bytes of each row (a strip's source
  * rows are read along, its destination rows written a cache line at a time), the blocks left at
  * the strip's or the range's edge as pm_turn_*. Block (x, y): dst(x + i, y + j) = source row
@@ -182,18 +183,23 @@ void gip__pixmap_reverse_row(const void *src, void *dst, int64_t w, int32_t px)
             ELEM(s, sst, d, dst_, w, yb1, y1, r0, rs, c0, cs);                                     \
     }
 
-#define PM_LOAD8(p) _mm_loadl_epi64((const __m128i *)(p))
-#define PM_STORE8(p, v) _mm_storel_epi64((__m128i *)(p), v)
-#define PM_T8(a, v)                                                                                \
+/* 16 x 16 bytes: four rounds of interleaving register i with register i + 8 (a perfect
+ * shuffle) leave register k holding column k. */
+#define PM_T16(a, v)                                                                               \
     do {                                                                                           \
-        const __m128i t0 = _mm_unpacklo_epi8(a[0], a[1]), t1 = _mm_unpacklo_epi8(a[2], a[3]),      \
-                      t2 = _mm_unpacklo_epi8(a[4], a[5]), t3 = _mm_unpacklo_epi8(a[6], a[7]);      \
-        const __m128i u0 = _mm_unpacklo_epi16(t0, t1), u1 = _mm_unpackhi_epi16(t0, t1),            \
-                      u2 = _mm_unpacklo_epi16(t2, t3), u3 = _mm_unpackhi_epi16(t2, t3);            \
-        const __m128i q[4] = {_mm_unpacklo_epi32(u0, u2), _mm_unpackhi_epi32(u0, u2),              \
-                              _mm_unpacklo_epi32(u1, u3), _mm_unpackhi_epi32(u1, u3)};             \
-        for (int k = 0; k < 8; k++) /* block column k: 8 bytes of q[k / 2] */                      \
-            v[k] = k & 1 ? _mm_srli_si128(q[k >> 1], 8) : q[k >> 1];                               \
+        __m128i x_[16], y_[16];                                                                    \
+        for (int i = 0; i < 16; i++)                                                               \
+            x_[i] = a[i];                                                                          \
+        for (int r = 0; r < 4; r++) {                                                              \
+            for (int i = 0; i < 8; i++) {                                                          \
+                y_[2 * i] = _mm_unpacklo_epi8(x_[i], x_[i + 8]);                                   \
+                y_[2 * i + 1] = _mm_unpackhi_epi8(x_[i], x_[i + 8]);                               \
+            }                                                                                      \
+            for (int i = 0; i < 16; i++)                                                           \
+                x_[i] = y_[i];                                                                     \
+        }                                                                                          \
+        for (int k = 0; k < 16; k++)                                                               \
+            v[k] = x_[k];                                                                          \
     } while (0)
 #define PM_LOAD16(p) _mm_loadu_si128((const __m128i *)(p))
 #define PM_STORE16(p, v) _mm_storeu_si128((__m128i *)(p), v)
@@ -206,7 +212,7 @@ void gip__pixmap_reverse_row(const void *src, void *dst, int64_t w, int32_t px)
         v[2] = _mm_unpacklo_epi64(t2, t3);                                                         \
         v[3] = _mm_unpackhi_epi64(t2, t3);                                                         \
     } while (0)
-PM_TURN_BLOCKS(pm_turn_u8_sse, 8, 1, pm_turn_uint8_t, PM_LOAD8, PM_T8, PM_STORE8)
+PM_TURN_BLOCKS(pm_turn_u8_sse, 16, 1, pm_turn_uint8_t, PM_LOAD16, PM_T16, PM_STORE16)
 PM_TURN_BLOCKS(pm_turn_u32_sse, 4, 4, pm_turn_uint32_t, PM_LOAD16, PM_T4, PM_STORE16)
 
 #if defined(__GNUC__) && !defined(__clang__)
