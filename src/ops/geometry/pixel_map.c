@@ -15,17 +15,22 @@
 #define PM_CLONES
 #endif
 
-/* Pixel types of 3, 6 and 12 bytes (copied as structures: fixed-size moves, no calls). */
-typedef struct {
+/* The pixel types: 2-, 4- and 8-byte integers and structures of 3, 6, 12 and 16 bytes, all with
+ * byte alignment and allowed to alias (a pixel is any dtype's bytes, at any address): fixed-size
+ * moves, no calls, no alignment assumed. */
+typedef uint16_t pm_u16 __attribute__((aligned(1), may_alias));
+typedef uint32_t pm_u32 __attribute__((aligned(1), may_alias));
+typedef uint64_t pm_u64 __attribute__((aligned(1), may_alias));
+typedef struct __attribute__((packed, may_alias)) {
     uint8_t b[3];
 } pm_px3;
-typedef struct {
+typedef struct __attribute__((packed, may_alias)) {
     uint16_t b[3];
 } pm_px6;
-typedef struct {
+typedef struct __attribute__((packed, may_alias)) {
     uint32_t b[3];
 } pm_px12;
-typedef struct {
+typedef struct __attribute__((packed, may_alias)) {
     uint64_t b[2];
 } pm_px16;
 
@@ -65,18 +70,18 @@ typedef struct {
     }
 
 #define PM_TYPES(X)                                                                                \
-    X(uint8_t) X(uint16_t) X(pm_px3) X(uint32_t) X(pm_px6) X(uint64_t) X(pm_px12) X(pm_px16)
+    X(uint8_t) X(pm_u16) X(pm_px3) X(pm_u32) X(pm_px6) X(pm_u64) X(pm_px12) X(pm_px16)
 PM_TYPES(PM_TURN)
-PM_REV(uint16_t)
+PM_REV(pm_u16)
 PM_REV(pm_px3)
-PM_REV(uint32_t)
+PM_REV(pm_u32)
 PM_REV(pm_px6)
-PM_REV(uint64_t)
+PM_REV(pm_u64)
 PM_REV(pm_px12)
 PM_REV(pm_px16)
 
-    /* The 8-bit reversal, the commonest, compiled for AVX2 too (a byte shuffle a vector). */
-    PM_CLONES static void pm_rev_u8_fast(const uint8_t *restrict s, uint8_t *restrict d, int64_t w)
+/* The 8-bit reversal, the commonest, compiled for AVX2 too (a byte shuffle a vector). */
+PM_CLONES static void pm_rev_u8_fast(const uint8_t *restrict s, uint8_t *restrict d, int64_t w)
 {
     for (int64_t x = 0; x < w; x++)
         d[x] = s[w - 1 - x];
@@ -110,7 +115,7 @@ void gip__pixmap_reverse_row(const void *src, void *dst, int64_t w, int32_t px)
         pm_rev_u8_fast(s, d, w);
         return;
     case 2:
-        pm_rev_uint16_t(s, d, w);
+        pm_rev_pm_u16(s, d, w);
         return;
     case 3:
 #ifdef PM_HAVE_SSSE3
@@ -122,13 +127,13 @@ void gip__pixmap_reverse_row(const void *src, void *dst, int64_t w, int32_t px)
         pm_rev_pm_px3(s, d, w);
         return;
     case 4:
-        pm_rev_uint32_t(s, d, w);
+        pm_rev_pm_u32(s, d, w);
         return;
     case 6:
         pm_rev_pm_px6(s, d, w);
         return;
     case 8:
-        pm_rev_uint64_t(s, d, w);
+        pm_rev_pm_u64(s, d, w);
         return;
     case 12:
         pm_rev_pm_px12(s, d, w);
@@ -213,7 +218,7 @@ void gip__pixmap_reverse_row(const void *src, void *dst, int64_t w, int32_t px)
         v[3] = _mm_unpackhi_epi64(t2, t3);                                                         \
     } while (0)
 PM_TURN_BLOCKS(pm_turn_u8_sse, 16, 1, pm_turn_uint8_t, PM_LOAD16, PM_T16, PM_STORE16)
-PM_TURN_BLOCKS(pm_turn_u32_sse, 4, 4, pm_turn_uint32_t, PM_LOAD16, PM_T4, PM_STORE16)
+PM_TURN_BLOCKS(pm_turn_u32_sse, 4, 4, pm_turn_pm_u32, PM_LOAD16, PM_T4, PM_STORE16)
 
 #if defined(__GNUC__) && !defined(__clang__)
 #include <tmmintrin.h>
@@ -261,7 +266,7 @@ PM_TURN_BLOCKS(pm_turn_u24_ssse3, 4, 3, pm_turn_pm_px3, PM_LOAD12, PM_T4, PM_STO
 #endif
         return;
     case 2:
-        PM_CALL(uint16_t);
+        PM_CALL(pm_u16);
         return;
     case 3:
 #ifdef PM_HAVE_SSSE3_TURN
@@ -276,14 +281,14 @@ PM_TURN_BLOCKS(pm_turn_u24_ssse3, 4, 3, pm_turn_pm_px3, PM_LOAD12, PM_T4, PM_STO
 #ifdef PM_HAVE_SSE
         pm_turn_u32_sse(s, sst, d, dst_, w, y0, y1, r0, rs, c0, cs);
 #else
-        PM_CALL(uint32_t);
+        PM_CALL(pm_u32);
 #endif
         return;
     case 6:
         PM_CALL(pm_px6);
         return;
     case 8:
-        PM_CALL(uint64_t);
+        PM_CALL(pm_u64);
         return;
     case 12:
         PM_CALL(pm_px12);
