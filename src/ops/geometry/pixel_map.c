@@ -5,6 +5,7 @@
  * its destination rows are written), a half turn as reversed rows, the border's interior as one
  * copy a row with only the margins looked up. Each destination pixel gets the bytes
  * gip__pixmap_src() names, as the CUDA kernel gives it. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "ops/geometry/pixel_map.h"
@@ -335,6 +336,56 @@ static void pm_margin(const gip__pixmap *m, const uint8_t *s, uint8_t *d, int64_
     }
 }
 
+/* Margin pixels of a border row from a column map (map[i]: the source column of pixel i, -1 for
+ * the constant value), typed. */
+#define PM_MARGIN(T)                                                                               \
+    static void pm_margin_##T(const int32_t *map, int64_t n, const uint8_t *s, const uint8_t *val, \
+                              uint8_t *d)                                                          \
+    {                                                                                              \
+        const T *sp = (const T *)s;                                                                \
+        T *dp = (T *)d, v;                                                                         \
+        memcpy(&v, val, sizeof v);                                                                 \
+        for (int64_t i = 0; i < n; i++)                                                            \
+            dp[i] = map[i] >= 0 ? sp[map[i]] : v;                                                  \
+    }
+PM_TYPES(PM_MARGIN)
+
+static void pm_margin_map(int32_t px, const int32_t *map, int64_t n, const uint8_t *s,
+                          const uint8_t *val, uint8_t *d)
+{
+#define PM_M(T) pm_margin_##T(map, n, s, val, d)
+    switch (px) {
+    case 1:
+        PM_M(uint8_t);
+        return;
+    case 2:
+        PM_M(pm_u16);
+        return;
+    case 3:
+        PM_M(pm_px3);
+        return;
+    case 4:
+        PM_M(pm_u32);
+        return;
+    case 6:
+        PM_M(pm_px6);
+        return;
+    case 8:
+        PM_M(pm_u64);
+        return;
+    case 12:
+        PM_M(pm_px12);
+        return;
+    case 16:
+        PM_M(pm_px16);
+        return;
+    default:
+        for (int64_t i = 0; i < n; i++)
+            memcpy(d + i * px, map[i] >= 0 ? s + (int64_t)map[i] * px : val, (size_t)px);
+    }
+#undef PM_M
+}
+
 static void pm_rows(void *arg, int64_t y0, int64_t y1)
 {
     const pm_job *j = arg;
@@ -357,7 +408,13 @@ static void pm_rows(void *arg, int64_t y0, int64_t y1)
         for (int64_t y = y0; y < y1; y++)
             gip__pixmap_reverse_row(s + (m->sh - 1 - y) * sst, d + y * dst_, w, m->px);
         return;
-    case GIP__PM_BORDER:
+    case GIP__PM_BORDER: {
+        /* the margins' source columns, once (left then right); looked up per pixel without it */
+        const int64_t nl = m->ox, nr = w - m->ox - m->sw;
+        int32_t *map = nl + nr > 0 ? malloc((size_t)(nl + nr) * sizeof *map) : NULL;
+        for (int64_t i = 0; map && i < nl + nr; i++)
+            map[i] = (int32_t)gip__border_index((i < nl ? i : m->sw + i) - m->ox, m->sw,
+                                                (gip_border)m->border);
         for (int64_t y = y0; y < y1; y++) {
             uint8_t *dr = d + y * dst_;
             const int64_t sy = gip__border_index(y - m->oy, m->sh, (gip_border)m->border);
@@ -366,11 +423,19 @@ static void pm_rows(void *arg, int64_t y0, int64_t y1)
                 continue;
             }
             const uint8_t *sr = s + sy * sst;
-            pm_margin(m, sr, dr, 0, m->ox);
+            if (map) {
+                pm_margin_map(m->px, map, nl, sr, m->value, dr);
+                pm_margin_map(m->px, map + nl, nr, sr, m->value,
+                              dr + (m->ox + m->sw) * (int64_t)px);
+            } else {
+                pm_margin(m, sr, dr, 0, m->ox);
+                pm_margin(m, sr, dr, m->ox + m->sw, w);
+            }
             memcpy(dr + m->ox * (int64_t)px, sr, (size_t)m->sw * px);
-            pm_margin(m, sr, dr, m->ox + m->sw, w);
         }
+        free(map);
         return;
+    }
     default: /* GIP__PM_CROP: rows of the source, whole */
         for (int64_t y = y0; y < y1; y++)
             memcpy(d + y * dst_, s + (y + m->oy) * sst + m->ox * (int64_t)px, (size_t)w * px);
