@@ -697,3 +697,46 @@ def test_imread_reduced_and_shrink_on_load(tmp_path):
     t = gip.thumbnail(p, 600)  # 1/2 leaves 1024 x 768 >= 600 x 450; 1/4 would not
     assert np.array_equal(t, cv2.resize(cv2.imread(p, cv2.IMREAD_REDUCED_COLOR_2), (600, 450),
                                         interpolation=cv2.INTER_AREA))
+
+
+# ---- the CPU's fast paths on large images ----------------------------------------------------
+@pytest.mark.parametrize("dt, c", [(np.uint8, 1), (np.uint8, 3), (np.uint8, 4), (np.uint16, 1),
+                                   (np.float32, 1), (np.float32, 3)])
+def test_fast_paths_large_vs_opencv(dt, c):
+    """Sizes where the CPU's register blocks, output strips, row caches and 64-pixel warp chunks
+    (wholly inside, partly inside, outside) all run, odd so every edge case is met: bit for bit
+    against OpenCV."""
+    for h, w in ((1001, 777), (77, 1300)):
+        a = image(shape_of(w, h, c), dt, h + c)
+        for code in (gip.ROTATE_90_CLOCKWISE, gip.ROTATE_180, gip.ROTATE_90_COUNTERCLOCKWISE):
+            assert np.array_equal(gip.rotate(a, code, device="cpu"), cv2.rotate(a, code))
+        assert np.array_equal(gip.transpose(a, device="cpu"), cv2.transpose(a))
+        for code in (0, 1, -1):
+            assert np.array_equal(gip.flip(a, code, device="cpu"), cv2.flip(a, code))
+        for bt in BORDERS:
+            assert np.array_equal(
+                gip.copyMakeBorder(a, 5, 17, 33, 2, bt, value=(3, 4, 5, 6), device="cpu"),
+                cv2.copyMakeBorder(a, 5, 17, 33, 2, bt, value=(3, 4, 5, 6)))
+        if dt != np.float32:  # cv2's float pyramids are checked within 1e-6 above
+            check(gip.pyr_down(a, device="cpu"), cv2.pyrDown(a), dt, "pyr_down large")
+            check(gip.pyr_up(a, device="cpu"), cv2.pyrUp(a), dt, "pyr_up large")
+        if dt == np.float32:
+            for inter in (cv2.INTER_LINEAR, cv2.INTER_AREA):
+                with no_ipp():
+                    ref = cv2.resize(a, (w // 2, h // 2), interpolation=inter)
+                check(gip.resize(a, (w // 2, h // 2), interpolation=inter, device="cpu"), ref, dt,
+                      "resize large")
+    h, w = 333, 517
+    a = image(shape_of(w, h, c), dt, 5)
+    M = cv2.getRotationMatrix2D((w / 2, h / 2), 17, 0.9)
+    P = np.array([[1, 0.05, 3], [0.02, 1, 5], [1e-4, 2e-4, 1]])
+    init = image(shape_of(w + 3, h + 2, c), dt, 6)
+    for bt in (cv2.BORDER_CONSTANT, cv2.BORDER_REPLICATE, cv2.BORDER_TRANSPARENT):
+        for f, g, m in ((cv2.warpAffine, gip.warp_affine, M),
+                        (cv2.warpPerspective, gip.warp_perspective, P)):
+            with no_ipp():
+                ref = f(a, m, (w + 3, h + 2), dst=init.copy(), flags=cv2.INTER_LINEAR,
+                        borderMode=bt, borderValue=(7, 8, 9, 10))
+            got = g(a, m, (w + 3, h + 2), dst=init.copy(), flags=cv2.INTER_LINEAR, borderMode=bt,
+                    borderValue=(7, 8, 9, 10), device="cpu")
+            check(got, ref, dt, "large warp border %d" % bt)

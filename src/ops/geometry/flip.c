@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* flip, as cv2.flip: mirror an image around the vertical axis (code 1), the horizontal axis
  * (code 0) or both (code -1). The registry's description, the argument checks, and the CPU
- * backend (whole pixels copied in reversed order, rows taken in reversed order). */
+ * backend (rows taken in reversed order, their pixels reversed by gip__pixmap_reverse_row). */
 #include <string.h>
 
 #include "ops/geometry/flip.h"
+#include "ops/geometry/pixel_map.h"
 #include "registry/registry.h"
 
 static const gip_choice codes[] = {{"0", 0}, {"1", 1},   {"-1", -1}, {"x", 0},
@@ -46,23 +47,7 @@ static void flip_rows(void *arg, int64_t y0, int64_t y1)
             memcpy(d, s, (size_t)w * j->px);
             continue;
         }
-        switch (j->px) { /* the common pixel sizes as fixed-size copies */
-        case 1:
-            for (int64_t x = 0; x < w; x++)
-                d[x] = s[w - 1 - x];
-            break;
-        case 3:
-            for (int64_t x = 0; x < w; x++)
-                memcpy(d + 3 * x, s + 3 * (w - 1 - x), 3);
-            break;
-        case 4:
-            for (int64_t x = 0; x < w; x++)
-                memcpy(d + 4 * x, s + 4 * (w - 1 - x), 4);
-            break;
-        default:
-            for (int64_t x = 0; x < w; x++)
-                memcpy(d + (size_t)x * j->px, s + (size_t)(w - 1 - x) * j->px, j->px);
-        }
+        gip__pixmap_reverse_row(s, d, w, (int32_t)j->px);
     }
 }
 

@@ -61,6 +61,10 @@ GIP__HD int gip__pixmap_src(const gip__pixmap *m, int64_t x, int64_t y, int64_t 
 gip_status gip__pixmap_run(gip_context *ctx, const gip_image *src, gip_image *dst,
                            const gip__pixmap *m, const char *op);
 
+/* CPU: one row of w pixels of px bytes in reversed order (dst(x) = src(w-1-x)); src and dst
+ * apart. */
+void gip__pixmap_reverse_row(const void *src, void *dst, int64_t w, int32_t px);
+
 /* The move on device views, queued on the context's stream. */
 gip_status gip__pixmap_cuda(gip_context *ctx, const gip_image *src, gip_image *dst,
                             const gip__pixmap *m);

@@ -613,49 +613,60 @@ static void hcubic8_row(const gip__resize_plan *p, const uint8_t *restrict row, 
     }
 }
 
-/* Horizontal float sums of one u8 source row (gip__rs_hfloat's, in its order for each channel),
+/* Horizontal float sums of one source row of T (gip__rs_hfloat's, in its order for each channel),
  * taps per column from xn or kx each. */
-RS_INLINE void hflt_u8(const uint8_t *restrict row, float *restrict h, const int32_t *restrict xi,
-                       const float *restrict xc, const int32_t *restrict xn, int32_t kx, int64_t dw,
-                       int32_t cn)
-{
-    for (int64_t x = 0; x < dw; x++) {
-        const int32_t n = xn ? xn[x] : kx;
-        const int32_t *ix = xi + x * kx;
-        const float *cx = xc + x * kx;
-        float acc[4];
-        const uint8_t *s = row + (int64_t)ix[0] * cn;
-        for (int32_t c = 0; c < cn; c++)
-            acc[c] = GIP__RS_MUL((float)s[c], cx[0]);
-        for (int32_t t = 1; t < n; t++) {
-            s = row + (int64_t)ix[t] * cn;
-            for (int32_t c = 0; c < cn; c++)
-                acc[c] = GIP__RS_ADD(acc[c], GIP__RS_MUL((float)s[c], cx[t]));
-        }
-        for (int32_t c = 0; c < cn; c++)
-            h[x * cn + c] = acc[c];
+#define HFLT_T(NAME, T)                                                                            \
+    RS_INLINE void hflt_##NAME(const uint8_t *restrict row8, float *restrict h,                    \
+                               const int32_t *restrict xi, const float *restrict xc,               \
+                               const int32_t *restrict xn, int32_t kx, int64_t dw, int32_t cn)     \
+    {                                                                                              \
+        const T *restrict row = (const T *)row8;                                                   \
+        for (int64_t x = 0; x < dw; x++) {                                                         \
+            const int32_t n = xn ? xn[x] : kx;                                                     \
+            const int32_t *ix = xi + x * kx;                                                       \
+            const float *cx = xc + x * kx;                                                         \
+            float acc[4];                                                                          \
+            const T *s = row + (int64_t)ix[0] * cn;                                                \
+            for (int32_t c = 0; c < cn; c++)                                                       \
+                acc[c] = GIP__RS_MUL((float)s[c], cx[0]);                                          \
+            for (int32_t t = 1; t < n; t++) {                                                      \
+                s = row + (int64_t)ix[t] * cn;                                                     \
+                for (int32_t c = 0; c < cn; c++)                                                   \
+                    acc[c] = GIP__RS_ADD(acc[c], GIP__RS_MUL((float)s[c], cx[t]));                 \
+            }                                                                                      \
+            for (int32_t c = 0; c < cn; c++)                                                       \
+                h[x * cn + c] = acc[c];                                                            \
+        }                                                                                          \
     }
-}
+HFLT_T(u8, uint8_t)
+HFLT_T(u16, uint16_t)
+HFLT_T(f32, float)
 
 static void hflt_row(const gip__resize_plan *p, const uint8_t *row, float *h)
 {
-    if (p->dtype != GIP_U8) {
-        for (int64_t x = 0; x < p->dw; x++)
-            for (int32_t c = 0; c < p->cn; c++)
-                h[x * p->cn + c] = gip__rs_hfloat(p, row, x, c);
-        return;
+#define HFLT_CN(NAME)                                                                              \
+    switch (p->cn) {                                                                               \
+    case 1:                                                                                        \
+        hflt_##NAME(row, h, p->xi, p->xcf, p->xn, p->kx, p->dw, 1);                                \
+        return;                                                                                    \
+    case 3:                                                                                        \
+        hflt_##NAME(row, h, p->xi, p->xcf, p->xn, p->kx, p->dw, 3);                                \
+        return;                                                                                    \
+    case 4:                                                                                        \
+        hflt_##NAME(row, h, p->xi, p->xcf, p->xn, p->kx, p->dw, 4);                                \
+        return;                                                                                    \
     }
-    switch (p->cn) {
-    case 1:
-        hflt_u8(row, h, p->xi, p->xcf, p->xn, p->kx, p->dw, 1);
-        return;
-    case 3:
-        hflt_u8(row, h, p->xi, p->xcf, p->xn, p->kx, p->dw, 3);
-        return;
-    default:
-        hflt_u8(row, h, p->xi, p->xcf, p->xn, p->kx, p->dw, 4);
-        return;
+    if (p->dtype == GIP_U8) {
+        HFLT_CN(u8)
+    } else if (p->dtype == GIP_U16) {
+        HFLT_CN(u16)
+    } else {
+        HFLT_CN(f32)
     }
+#undef HFLT_CN
+    for (int64_t x = 0; x < p->dw; x++)
+        for (int32_t c = 0; c < p->cn; c++)
+            h[x * p->cn + c] = gip__rs_hfloat(p, row, x, c);
 }
 
 #if defined(__SSE2__)
@@ -715,9 +726,12 @@ static void vflt_row(const gip__resize_plan *p, int64_t y, const float *const *r
 #endif
         for (; e < width; e++)
             d[e] = gip__sat_u8_f32(acc[e]);
+    } else if (p->dtype == GIP_F32) {
+        memcpy(d, acc, (size_t)width * sizeof(float));
     } else {
+        uint16_t *restrict o = (uint16_t *)d;
         for (int64_t e = 0; e < width; e++)
-            gip__rs_storef(d, e, p->dtype, acc[e]);
+            o[e] = gip__sat_u16_f32(acc[e]);
     }
 }
 
@@ -1060,6 +1074,73 @@ RS_INLINE void area_fast_u8_row(const gip__resize_plan *p, const uint8_t *restri
     }
 }
 
+/* AREA_FAST for f32, whole blocks of a row: gip__rs_area_fast's sums in its order (groups of four
+ * taps, rows then columns, added to a sum that starts at 0), typed. */
+RS_INLINE void area_fast_f32_row(const gip__resize_plan *p, const uint8_t *r0, int64_t ss,
+                                 float *restrict d, int64_t nx, int32_t cn)
+{
+    const int32_t isx = p->isx, isy = p->isy, area = isx * isy;
+    const float scale = 1.f / (float)area;
+    if (isx == 2 && isy == 2) {
+        const float *restrict a = (const float *)r0, *restrict b = (const float *)(r0 + ss);
+        for (int64_t x = 0; x < nx; x++)
+            for (int32_t c = 0; c < cn; c++) {
+                const int64_t i = 2 * x * cn + c;
+                float t = a[i];
+                t = GIP__RS_ADD(t, a[i + cn]);
+                t = GIP__RS_ADD(t, b[i]);
+                t = GIP__RS_ADD(t, b[i + cn]);
+                d[x * cn + c] = GIP__RS_MUL(GIP__RS_ADD(0.f, t), scale);
+            }
+        return;
+    }
+    for (int64_t x = 0; x < nx; x++)
+        for (int32_t c = 0; c < cn; c++) {
+            const int64_t sx0 = x * isx;
+#define AF_TAP(kk) ((const float *)(r0 + (int64_t)((kk) / isx) * ss))[(sx0 + (kk) % isx) * cn + c]
+            float s = 0.f;
+            int32_t k = 0;
+            for (; k <= area - 4; k += 4) {
+                float t = AF_TAP(k);
+                t = GIP__RS_ADD(t, AF_TAP(k + 1));
+                t = GIP__RS_ADD(t, AF_TAP(k + 2));
+                t = GIP__RS_ADD(t, AF_TAP(k + 3));
+                s = GIP__RS_ADD(s, t);
+            }
+            for (; k < area; k++)
+                s = GIP__RS_ADD(s, AF_TAP(k));
+#undef AF_TAP
+            d[x * cn + c] = GIP__RS_MUL(s, scale);
+        }
+}
+
+static void area_fast_f32_rows(const resize_job *j, int64_t y0, int64_t y1)
+{
+    const gip__resize_plan *p = j->p;
+    const uint8_t *src = j->src->data;
+    const int64_t ss = j->src->stride, nx = p->sw / p->isx < p->dw ? p->sw / p->isx : p->dw;
+    for (int64_t y = y0; y < y1; y++) {
+        uint8_t *d = (uint8_t *)j->dst->data + y * j->dst->stride;
+        int64_t x0 = 0;
+        if (y * p->isy + p->isy <= p->sh) {
+            const uint8_t *r0 = src + y * p->isy * ss;
+            float *df = (float *)d;
+            if (p->cn == 1)
+                area_fast_f32_row(p, r0, ss, df, nx, 1);
+            else if (p->cn == 3)
+                area_fast_f32_row(p, r0, ss, df, nx, 3);
+            else if (p->cn == 4)
+                area_fast_f32_row(p, r0, ss, df, nx, 4);
+            else
+                area_fast_f32_row(p, r0, ss, df, nx, p->cn);
+            x0 = nx;
+        }
+        for (int64_t x = x0; x < p->dw; x++)
+            for (int32_t c = 0; c < p->cn; c++)
+                gip__rs_area_fast(p, src, ss, d, y, x, c);
+    }
+}
+
 static void area_fast_u8_rows(const resize_job *j, int64_t y0, int64_t y1)
 {
     const gip__resize_plan *p = j->p;
@@ -1100,6 +1181,10 @@ static void resize_rows(void *arg, int64_t y0, int64_t y1)
         case GIP__RS_AREA_FAST:
             if (p->dtype == GIP_U8) {
                 area_fast_u8_rows(j, y, y + 1);
+                break;
+            }
+            if (p->dtype == GIP_F32) {
+                area_fast_f32_rows(j, y, y + 1);
                 break;
             }
             for (int64_t x = 0; x < p->dw; x++)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The warps' shared half: OpenCV's matrix inversion (double), the checks, and the CPU backend
- * (rows on the worker pool, each pixel by warp.h). */
+ * (rows on the worker pool, each pixel with warp.h's arithmetic). */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "ops/geometry/warp.h"
@@ -9,6 +10,9 @@
 /* Single-precision products and sums must not be fused beyond those warp.h asks for. */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("fp-contract=off")
+/* Float comparisons may become vector selects: the same values, only exception flags (never read)
+ * may differ. */
+#pragma GCC optimize("no-trapping-math")
 #endif
 
 /* OpenCV's warpAffine inversion of a 2x3 matrix. */
@@ -108,32 +112,287 @@ gip_status gip__warp_setup(gip_context *ctx, gip__warp *w, const double *mat, in
     return GIP_OK;
 }
 
+/* ---- the CPU rows ---------------------------------------------------------------------------
+ * A row goes in chunks of WARP_CHUNK pixels: first the source coordinates of the chunk (the
+ * formulas of gip__warp_px(), as element loops that vectorise), then each pixel sampled. A
+ * bilinear or nearest pixel whose taps all lie inside the image is read by a loop typed for its
+ * dtype and channel count, with the arithmetic of gip__warp_sample() (the same floor, the same
+ * fused multiply-adds, the same rounding); every other pixel (borders, cubic, coordinates that
+ * are not finite) goes through gip__warp_sample() itself. Compiled for x86-64-v3 (FMA
+ * instructions) and the baseline (the library's fmaf: the same, correctly rounded results). */
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define WARP_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define WARP_CLONES
+#endif
+#define WARP_INLINE static inline __attribute__((always_inline))
+#define WARP_CHUNK 64 /* a multiple of 16: OpenCV's vector blocks do not straddle chunks */
+#define WARP_BAND 16
+
 typedef struct warp_job {
     const gip__warp *w;
     const gip_image *src;
     gip_image *dst;
 } warp_job;
 
-#define WARP_ROWS_BODY                                                                             \
-    const warp_job *j = arg;                                                                       \
-    for (int64_t y = y0; y < y1; y++) {                                                            \
-        uint8_t *d = (uint8_t *)j->dst->data + y * j->dst->stride;                                 \
-        for (int64_t x = 0; x < j->dst->width; x++)                                                \
-            gip__warp_px(j->w, j->src->data, j->src->stride, d, x, y);                             \
-    }
-
-static void warp_rows(void *arg, int64_t y0, int64_t y1)
+/* Source coordinates of output pixels [x0, x0 + n) of row y. */
+WARP_INLINE void warp_coords(const gip__warp *w, int64_t y, int64_t x0, int64_t n,
+                             float *restrict sx, float *restrict sy)
 {
-    WARP_ROWS_BODY
+    const float fyd = (float)y;
+    const float m0 = w->m[0], m3 = w->m[3], m6 = w->m[6];
+    /* OpenCV's vector lanes: x * m0 fused into (y * m1 + m2) */
+    const float bx = GIP__WP_ADD(GIP__WP_MUL(fyd, w->m[1]), w->m[2]),
+                by = GIP__WP_ADD(GIP__WP_MUL(fyd, w->m[4]), w->m[5]),
+                bw = GIP__WP_ADD(GIP__WP_MUL(fyd, w->m[7]), w->m[8]);
+    /* its scalar tail: (x * m0 fused into y * m1) + m2 */
+    const float tx = GIP__WP_MUL(fyd, w->m[1]), ty = GIP__WP_MUL(fyd, w->m[4]),
+                tw = GIP__WP_MUL(fyd, w->m[7]);
+    const float m2 = w->m[2], m5 = w->m[5], m8 = w->m[8];
+    int64_t nv = w->vec_end - x0;
+    nv = nv < 0 ? 0 : nv > n ? n : nv;
+    if (w->persp) {
+        for (int64_t i = 0; i < nv; i++) {
+            const float fxd = (float)(int32_t)(x0 + i);
+            const float ww = GIP__WP_FMA(m6, fxd, bw);
+            sx[i] = GIP__WP_DIV(GIP__WP_FMA(m0, fxd, bx), ww);
+            sy[i] = GIP__WP_DIV(GIP__WP_FMA(m3, fxd, by), ww);
+        }
+        for (int64_t i = nv; i < n; i++) {
+            const float fxd = (float)(int32_t)(x0 + i);
+            const float ww = GIP__WP_ADD(GIP__WP_FMA(fxd, m6, tw), m8);
+            sx[i] = GIP__WP_DIV(GIP__WP_ADD(GIP__WP_FMA(fxd, m0, tx), m2), ww);
+            sy[i] = GIP__WP_DIV(GIP__WP_ADD(GIP__WP_FMA(fxd, m3, ty), m5), ww);
+        }
+        return;
+    }
+    for (int64_t i = 0; i < nv; i++) {
+        const float fxd = (float)(int32_t)(x0 + i);
+        sx[i] = GIP__WP_FMA(m0, fxd, bx);
+        sy[i] = GIP__WP_FMA(m3, fxd, by);
+    }
+    for (int64_t i = nv; i < n; i++) {
+        const float fxd = (float)(int32_t)(x0 + i);
+        sx[i] = GIP__WP_ADD(GIP__WP_FMA(fxd, m0, tx), m2);
+        sy[i] = GIP__WP_ADD(GIP__WP_FMA(fxd, m3, ty), m5);
+    }
 }
 
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-/* The same with the FMA instructions where the CPU has them: fmaf() is correctly rounded either
- * way, so the results are the same bits, only faster than the library's software fmaf. */
-__attribute__((target("fma"))) static void warp_rows_fma(void *arg, int64_t y0,
-                                                         int64_t y1){WARP_ROWS_BODY}
-#define WARP_HAVE_FMA_PATH 1
-#endif
+/* Rounded half to even and saturated, for the finite values of the integer dtypes (as
+ * gip__sat_u8_f32() and gip__sat_u16_f32(); adding and subtracting 1.5 * 2^23 rounds a clamped
+ * value to an integer in the default rounding mode, as lrintf() does). */
+WARP_INLINE uint8_t warp_u8(float v)
+{
+    v = v < 0.f ? 0.f : v > 255.f ? 255.f : v;
+    return (uint8_t)(int32_t)((v + 12582912.f) - 12582912.f);
+}
+WARP_INLINE uint16_t warp_u16(float v)
+{
+    v = v < 0.f ? 0.f : v > 65535.f ? 65535.f : v;
+    return (uint16_t)(int32_t)((v + 12582912.f) - 12582912.f);
+}
+WARP_INLINE float warp_f32(float v)
+{
+    return v;
+}
+
+/* Bilinear (LIN) and nearest (NN) pixels [x0, x0 + n) of a row, dtype T and CN channels. */
+#define WARP_KERNELS(NAME, T, CN, STORE)                                                           \
+    WARP_INLINE void warp_lin_##NAME##_##CN(const gip__warp *w, const uint8_t *src, int64_t sst,   \
+                                            uint8_t *drow, int64_t x0, int64_t n, const float *sx, \
+                                            const float *sy)                                       \
+    {                                                                                              \
+        const int64_t lx = w->sw - 1, ly = w->sh - 1;                                              \
+        T *d = (T *)drow + x0 * CN;                                                                \
+        T bv[CN];                                                                                  \
+        for (int c = 0; c < CN; c++)                                                               \
+            bv[c] = STORE(w->bval[c]);                                                             \
+        for (int64_t i = 0; i < n; i++) {                                                          \
+            const float fx = GIP__WP_FLOOR(sx[i]), fy = GIP__WP_FLOOR(sy[i]);                      \
+            int outside = 1; /* wholly outside: no tap in the image */                             \
+            if (fx >= -1.f && fy >= -1.f && fx < 1e9f && fy < 1e9f) {                              \
+                const int64_t ix = (int64_t)fx, iy = (int64_t)fy;                                  \
+                if (ix >= 0 && iy >= 0 && ix < lx && iy < ly) {                                    \
+                    const float ax = GIP__WP_SUB(sx[i], fx), ay = GIP__WP_SUB(sy[i], fy);          \
+                    const T *r0 = (const T *)(src + iy * sst) + ix * CN;                           \
+                    const T *r1 = (const T *)(src + (iy + 1) * sst) + ix * CN;                     \
+                    for (int c = 0; c < CN; c++) {                                                 \
+                        const float p0 = (float)r0[c], p1 = (float)r0[c + CN], p2 = (float)r1[c],  \
+                                    p3 = (float)r1[c + CN];                                        \
+                        const float v0 = GIP__WP_FMA(ax, GIP__WP_SUB(p1, p0), p0);                 \
+                        const float v1 = GIP__WP_FMA(ax, GIP__WP_SUB(p3, p2), p2);                 \
+                        d[i * CN + c] = STORE(GIP__WP_FMA(ay, GIP__WP_SUB(v1, v0), v0));           \
+                    }                                                                              \
+                    continue;                                                                      \
+                }                                                                                  \
+                outside = ix >= lx + 1 || iy >= ly + 1;                                            \
+            }                                                                                      \
+            if (outside && w->border == GIP_BORDER_CONSTANT) { /* as gip__warp_sample() */         \
+                for (int c = 0; c < CN; c++)                                                       \
+                    d[i * CN + c] = bv[c];                                                         \
+                continue;                                                                          \
+            }                                                                                      \
+            gip__warp_sample(w, src, sst, drow, x0 + i, sx[i], sy[i]);                             \
+        }                                                                                          \
+    }                                                                                              \
+    WARP_INLINE void warp_nn_##NAME##_##CN(const gip__warp *w, const uint8_t *src, int64_t sst,    \
+                                           uint8_t *drow, int64_t x0, int64_t n, const float *sx,  \
+                                           const float *sy)                                        \
+    {                                                                                              \
+        T *d = (T *)drow + x0 * CN;                                                                \
+        for (int64_t i = 0; i < n; i++) {                                                          \
+            const int64_t ix = gip__wp_int(sx[i], 1), iy = gip__wp_int(sy[i], 1);                  \
+            if (ix >= 0 && ix < w->sw && iy >= 0 && iy < w->sh) {                                  \
+                const T *s = (const T *)(src + iy * sst) + ix * CN;                                \
+                for (int c = 0; c < CN; c++)                                                       \
+                    d[i * CN + c] = s[c];                                                          \
+                continue;                                                                          \
+            }                                                                                      \
+            gip__warp_sample(w, src, sst, drow, x0 + i, sx[i], sy[i]);                             \
+        }                                                                                          \
+    }
+
+WARP_KERNELS(u8, uint8_t, 1, warp_u8)
+WARP_KERNELS(u8, uint8_t, 3, warp_u8)
+WARP_KERNELS(u8, uint8_t, 4, warp_u8)
+WARP_KERNELS(u16, uint16_t, 1, warp_u16)
+WARP_KERNELS(u16, uint16_t, 3, warp_u16)
+WARP_KERNELS(u16, uint16_t, 4, warp_u16)
+WARP_KERNELS(f32, float, 1, warp_f32)
+WARP_KERNELS(f32, float, 3, warp_f32)
+WARP_KERNELS(f32, float, 4, warp_f32)
+
+/* Bilinear pixels [x0, x0 + n) of a row in passes that vectorise: the taps' place and weights of
+ * every pixel, the taps gathered, the arithmetic of gip__warp_sample(), the result blended into
+ * the row where all taps were inside; the other pixels then as warp_lin_*(). For images whose
+ * sides are at most 2^24 (exact in float), at least 2, and whose bytes are under 2^31. */
+#define WARP_VLIN(NAME, T, CN, STORE)                                                              \
+    WARP_INLINE void warp_vlin_##NAME##_##CN(const gip__warp *w, const uint8_t *src, int64_t sst,  \
+                                             uint8_t *drow, int64_t x0, int64_t n,                 \
+                                             const float *sx, const float *sy)                     \
+    {                                                                                              \
+        const float lx = (float)(w->sw - 1), ly = (float)(w->sh - 1);                              \
+        const int32_t st = (int32_t)sst, ps = (int32_t)(CN * sizeof(T));                           \
+        int32_t off[WARP_CHUNK], in[WARP_CHUNK], ine[WARP_CHUNK * CN];                             \
+        float ax[WARP_CHUNK * CN], ay[WARP_CHUNK * CN]; /* a pixel's weights, once a channel */    \
+        T qa[WARP_CHUNK * 2 * CN], qb[WARP_CHUNK * 2 * CN];                                        \
+        T *q0 = qa, *q1 = qa + WARP_CHUNK * CN, *q2 = qb, *q3 = qb + WARP_CHUNK * CN;              \
+        T r[WARP_CHUNK * CN];                                                                      \
+        T *d = (T *)drow + x0 * CN;                                                                \
+        int32_t nin = 0;                                                                           \
+        for (int64_t i = 0; i < n; i++) {                                                          \
+            const float fx = GIP__WP_FLOOR(sx[i]), fy = GIP__WP_FLOOR(sy[i]);                      \
+            const int32_t k = fx >= 0.f && fy >= 0.f && fx < lx && fy < ly;                        \
+            in[i] = k;                                                                             \
+            nin += k;                                                                              \
+            off[i] = k ? (int32_t)fy * st + (int32_t)fx * ps : 0;                                  \
+            const float wx = GIP__WP_SUB(sx[i], fx), wy = GIP__WP_SUB(sy[i], fy);                  \
+            for (int c = 0; c < CN; c++) {                                                         \
+                ax[i * CN + c] = wx;                                                               \
+                ay[i * CN + c] = wy;                                                               \
+                ine[i * CN + c] = k;                                                               \
+            }                                                                                      \
+        }                                                                                          \
+        /* all inside: the results go straight to the row */                                       \
+        T *restrict o = nin == n ? d : r;                                                          \
+        if (CN == 1) { /* a row's two taps in one move */                                          \
+            for (int64_t i = 0; i < n; i++) {                                                      \
+                memcpy(qa + 2 * i, src + off[i], 2 * sizeof(T));                                   \
+                memcpy(qb + 2 * i, src + off[i] + st, 2 * sizeof(T));                              \
+            }                                                                                      \
+            for (int64_t e = 0; e < n; e++) {                                                      \
+                const float p0 = (float)qa[2 * e], p1 = (float)qa[2 * e + 1],                      \
+                            p2 = (float)qb[2 * e], p3 = (float)qb[2 * e + 1];                      \
+                const float v0 = GIP__WP_FMA(ax[e], GIP__WP_SUB(p1, p0), p0);                      \
+                const float v1 = GIP__WP_FMA(ax[e], GIP__WP_SUB(p3, p2), p2);                      \
+                o[e] = STORE(GIP__WP_FMA(ay[e], GIP__WP_SUB(v1, v0), v0));                         \
+            }                                                                                      \
+        } else {                                                                                   \
+            for (int64_t i = 0; i < n;                                                             \
+                 i++) { /* the taps: (x, y), (x+1, y), (x, y+1), (x+1, y+1) */                     \
+                const uint8_t *a = src + off[i];                                                   \
+                memcpy(q0 + i * CN, a, CN * sizeof(T));                                            \
+                memcpy(q1 + i * CN, a + CN * sizeof(T), CN * sizeof(T));                           \
+                memcpy(q2 + i * CN, a + st, CN * sizeof(T));                                       \
+                memcpy(q3 + i * CN, a + st + CN * sizeof(T), CN * sizeof(T));                      \
+            }                                                                                      \
+            for (int64_t e = 0; e < n * CN; e++) {                                                 \
+                const float p0 = (float)q0[e], p1 = (float)q1[e], p2 = (float)q2[e],               \
+                            p3 = (float)q3[e];                                                     \
+                const float v0 = GIP__WP_FMA(ax[e], GIP__WP_SUB(p1, p0), p0);                      \
+                const float v1 = GIP__WP_FMA(ax[e], GIP__WP_SUB(p3, p2), p2);                      \
+                o[e] = STORE(GIP__WP_FMA(ay[e], GIP__WP_SUB(v1, v0), v0));                         \
+            }                                                                                      \
+        }                                                                                          \
+        if (nin == n)                                                                              \
+            return;                                                                                \
+        for (int64_t e = 0; e < n * CN; e++)                                                       \
+            d[e] = ine[e] ? r[e] : d[e];                                                           \
+        for (int64_t i = 0; i < n; i++)                                                            \
+            if (!in[i])                                                                            \
+                warp_lin_##NAME##_##CN(w, src, sst, drow, x0 + i, 1, sx + i, sy + i);              \
+    }
+WARP_VLIN(u8, uint8_t, 1, warp_u8)
+WARP_VLIN(u8, uint8_t, 3, warp_u8)
+WARP_VLIN(u8, uint8_t, 4, warp_u8)
+WARP_VLIN(u16, uint16_t, 1, warp_u16)
+WARP_VLIN(u16, uint16_t, 3, warp_u16)
+WARP_VLIN(u16, uint16_t, 4, warp_u16)
+WARP_VLIN(f32, float, 1, warp_f32)
+WARP_VLIN(f32, float, 3, warp_f32)
+WARP_VLIN(f32, float, 4, warp_f32)
+
+WARP_CLONES static void warp_rows(void *arg, int64_t y0, int64_t y1)
+{
+    const warp_job *j = arg;
+    const gip__warp *w = j->w;
+    const uint8_t *src = j->src->data;
+    const int64_t sst = j->src->stride, dw = j->dst->width;
+    const int typed = (w->interp == GIP_INTER_LINEAR || w->interp == GIP_INTER_NEAREST) &&
+                      (w->cn == 1 || w->cn == 3 || w->cn == 4) &&
+                      (w->dtype == GIP_U8 || w->dtype == GIP_U16 || w->dtype == GIP_F32);
+    const int vec = w->sw >= 2 && w->sh >= 2 && w->sw <= (1 << 24) && w->sh <= (1 << 24) &&
+                    sst > 0 && sst <= INT32_MAX / w->sh;
+    float sx[WARP_CHUNK], sy[WARP_CHUNK];
+    /* bands of WARP_BAND rows, a band in columns of WARP_CHUNK: the source a tile reads stays in
+     * cache when the map rotates */
+    for (int64_t yb = y0; yb < y1; yb += WARP_BAND)
+        for (int64_t x0 = 0; x0 < dw; x0 += WARP_CHUNK)
+            for (int64_t y = yb; y < y1 && y < yb + WARP_BAND; y++) {
+                uint8_t *d = (uint8_t *)j->dst->data + y * j->dst->stride;
+                const int64_t n = dw - x0 < WARP_CHUNK ? dw - x0 : WARP_CHUNK;
+                warp_coords(w, y, x0, n, sx, sy);
+                if (!typed) {
+                    for (int64_t i = 0; i < n; i++)
+                        gip__warp_sample(w, src, sst, d, x0 + i, sx[i], sy[i]);
+                    continue;
+                }
+#define WARP_CASE(NAME, CN)                                                                        \
+    case CN:                                                                                       \
+        if (w->interp == GIP_INTER_LINEAR && vec)                                                  \
+            warp_vlin_##NAME##_##CN(w, src, sst, d, x0, n, sx, sy);                                \
+        else if (w->interp == GIP_INTER_LINEAR)                                                    \
+            warp_lin_##NAME##_##CN(w, src, sst, d, x0, n, sx, sy);                                 \
+        else                                                                                       \
+            warp_nn_##NAME##_##CN(w, src, sst, d, x0, n, sx, sy);                                  \
+        break;
+                if (w->dtype == GIP_U8) {
+                    switch (w->cn) {
+                        WARP_CASE(u8, 1) WARP_CASE(u8, 3) WARP_CASE(u8, 4)
+                    }
+                } else if (w->dtype == GIP_U16) {
+                    switch (w->cn) {
+                        WARP_CASE(u16, 1) WARP_CASE(u16, 3) WARP_CASE(u16, 4)
+                    }
+                } else {
+                    switch (w->cn) {
+                        WARP_CASE(f32, 1) WARP_CASE(f32, 3) WARP_CASE(f32, 4)
+                    }
+                }
+#undef WARP_CASE
+            }
+}
 
 gip_status gip__warp_run(gip_context *ctx, const gip_image *src, gip_image *dst, const gip__warp *w,
                          const char *op)
@@ -165,12 +424,6 @@ gip_status gip__warp_run(gip_context *ctx, const gip_image *src, gip_image *dst,
 #endif
     }
     warp_job j = {w, src, dst};
-#ifdef WARP_HAVE_FMA_PATH
-    if (__builtin_cpu_supports("fma")) {
-        gip__parallel_for(ctx, dst->height, 8, warp_rows_fma, &j);
-        return GIP_OK;
-    }
-#endif
     gip__parallel_for(ctx, dst->height, 8, warp_rows, &j);
     return GIP_OK;
 }
