@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The registry's yuv: YUV camera frames (NV12, NV21, I420, YV12, YUY2, UYVY, YVYU) to BGR, RGB,
  * BGRA, RGBA or gray, through gip_yuv_to_rgb(). */
-#include "gip/color.h"
 #include "internal.h"
-#include "registry/registry.h"
+#include "ops/color/yuv_params.h"
 
 static const gip_choice layouts[] = {{"nv12", GIP_YUV_NV12}, {"nv21", GIP_YUV_NV21},
                                      {"i420", GIP_YUV_I420}, {"iyuv", GIP_YUV_I420},
@@ -15,19 +14,12 @@ static const gip_choice layouts[] = {{"nv12", GIP_YUV_NV12}, {"nv21", GIP_YUV_NV
 static const gip_choice outputs[] = {{"bgr", 31},  {"rgb", 30},  {"bgra", 41},
                                      {"rgba", 40}, {"gray", 10}, {NULL, 0}};
 
-static const gip_choice standards[] = {
-    {"bt601", GIP_YUV_BT601}, {"bt709", GIP_YUV_BT709}, {NULL, 0}};
-static const gip_choice ranges[] = {{"limited", 0}, {"full", 1}, {NULL, 0}};
-
 static const gip_param decl[] = {
     GIP__PARAM_EX("layout", GIP_PARAM_CHOICE, GIP_PARAM_POSITIONAL, 0, 0, 0, layouts, "nv12",
                   "how the frame's bytes are laid out (cv2.COLOR_YUV2BGR_<layout>)", "i420"),
     GIP__PARAM_EX("to", GIP_PARAM_CHOICE, GIP_PARAM_POSITIONAL, 0, 0, 0, outputs, "bgr",
                   "the result: BGR, RGB, with alpha 255, or the Y plane as gray", "rgb"),
-    GIP__PARAM("standard", GIP_PARAM_CHOICE, 0, 0, 0, 0, standards, "bt601",
-               "the matrix: bt601 (cv2's) or bt709"),
-    GIP__PARAM("range", GIP_PARAM_CHOICE, 0, 0, 0, 0, ranges, "limited",
-               "limited (Y 16..235, cv2's) or full (0..255)"),
+    GIP__YUV_MATRIX_PARAMS,
 };
 
 typedef struct yuv_step {
@@ -40,8 +32,7 @@ static gip_status build(const gip_args *a, void *out)
     yuv_step *s = out;
     s->layout = (int32_t)gip_args_int(a, "layout");
     s->to = (int32_t)gip_args_int(a, "to");
-    s->yp.standard = (gip_yuv_standard)gip_args_int(a, "standard");
-    s->yp.full_range = (int32_t)gip_args_int(a, "range");
+    s->yp = gip__yuv_matrix(a);
     return GIP_OK;
 }
 

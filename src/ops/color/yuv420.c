@@ -1,18 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* The registry's yuv420: a BGR or RGB image encoded as a YUV 4:2:0 frame (I420, YV12, NV12,
  * NV21) through gip_rgb_to_yuv(). */
-#include "gip/color.h"
 #include "internal.h"
-#include "registry/registry.h"
+#include "ops/color/yuv_params.h"
 
 static const gip_choice layouts[] = {{"i420", GIP_YUV_I420}, {"iyuv", GIP_YUV_I420},
                                      {"yv12", GIP_YUV_YV12}, {"nv12", GIP_YUV_NV12},
                                      {"nv21", GIP_YUV_NV21}, {NULL, 0}};
-static const gip_choice orders[] = {{"bgr", 1}, {"rgb", 0}, {NULL, 0}};
-
-static const gip_choice standards[] = {
-    {"bt601", GIP_YUV_BT601}, {"bt709", GIP_YUV_BT709}, {NULL, 0}};
-static const gip_choice ranges[] = {{"limited", 0}, {"full", 1}, {NULL, 0}};
 
 static const gip_param decl[] = {
     GIP__PARAM_EX(
@@ -20,28 +14,9 @@ static const gip_param decl[] = {
         "the planes: Y, U, V (i420); Y, V, U (yv12); Y, then interleaved U, V (nv12) or V, U "
         "(nv21)",
         "yv12"),
-    GIP__PARAM_EX("order", GIP_PARAM_CHOICE, GIP_PARAM_POSITIONAL, 0, 0, 0, orders, "bgr",
-                  "the source's channel order (alpha ignored)", "bgr"),
-    GIP__PARAM("standard", GIP_PARAM_CHOICE, 0, 0, 0, 0, standards, "bt601",
-               "the matrix: bt601 (cv2's) or bt709"),
-    GIP__PARAM("range", GIP_PARAM_CHOICE, 0, 0, 0, 0, ranges, "limited",
-               "limited (Y 16..235, cv2's) or full (0..255)"),
+    GIP__YUV_ORDER_PARAM,
+    GIP__YUV_MATRIX_PARAMS,
 };
-
-typedef struct yuv420_step {
-    int32_t layout, bgr;
-    gip_yuv_params yp;
-} yuv420_step;
-
-static gip_status build(const gip_args *a, void *out)
-{
-    yuv420_step *s = out;
-    s->layout = (int32_t)gip_args_int(a, "layout");
-    s->bgr = (int32_t)gip_args_int(a, "order");
-    s->yp.standard = (gip_yuv_standard)gip_args_int(a, "standard");
-    s->yp.full_range = (int32_t)gip_args_int(a, "range");
-    return GIP_OK;
-}
 
 static gip_status shape(const void *params, const gip_shape *in, gip_shape *out, int32_t *identity)
 {
@@ -54,12 +29,6 @@ static gip_status shape(const void *params, const gip_shape *in, gip_shape *out,
     out->height = in->height * 3 / 2;
     out->channels = 1;
     return GIP_OK;
-}
-
-static gip_status run(gip_context *ctx, const gip_image *src, gip_image *dst, const void *p)
-{
-    const yuv420_step *s = p;
-    return gip_rgb_to_yuv_ex(ctx, src, dst, (gip_yuv_layout)s->layout, s->bgr, &s->yp);
 }
 
 const gip_op gip__op_yuv420 = {
@@ -80,8 +49,8 @@ const gip_op gip__op_yuv420 = {
     .dtypes = GIP_DTYPE_BIT(GIP_U8),
     .channels = GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
     .flags = GIP_OP_WHOLE,
-    .params_size = sizeof(yuv420_step),
-    .build = build,
+    .params_size = sizeof(gip__yuv_enc_step),
+    .build = gip__yuv_enc_build,
     .shape = shape,
-    .run = run,
+    .run = gip__yuv_enc_run,
 };

@@ -1,46 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /* The registry's yuv422: a BGR or RGB image encoded as a packed YUV 4:2:2 frame (YUY2, UYVY,
  * YVYU) through gip_rgb_to_yuv(). */
-#include "gip/color.h"
 #include "internal.h"
-#include "registry/registry.h"
+#include "ops/color/yuv_params.h"
 
 static const gip_choice layouts[] = {
     {"yuy2", GIP_YUV_YUY2}, {"yuyv", GIP_YUV_YUY2}, {"yunv", GIP_YUV_YUY2}, {"uyvy", GIP_YUV_UYVY},
     {"uynv", GIP_YUV_UYVY}, {"y422", GIP_YUV_UYVY}, {"yvyu", GIP_YUV_YVYU}, {NULL, 0}};
-static const gip_choice orders[] = {{"bgr", 1}, {"rgb", 0}, {NULL, 0}};
-
-static const gip_choice standards[] = {
-    {"bt601", GIP_YUV_BT601}, {"bt709", GIP_YUV_BT709}, {NULL, 0}};
-static const gip_choice ranges[] = {{"limited", 0}, {"full", 1}, {NULL, 0}};
 
 static const gip_param decl[] = {
     GIP__PARAM_EX("layout", GIP_PARAM_CHOICE, GIP_PARAM_POSITIONAL, 0, 0, 0, layouts, "yuy2",
                   "the bytes of each pair of pixels: Y0 U Y1 V (yuy2), U Y0 V Y1 (uyvy) or Y0 V "
                   "Y1 U (yvyu)",
                   "uyvy"),
-    GIP__PARAM_EX("order", GIP_PARAM_CHOICE, GIP_PARAM_POSITIONAL, 0, 0, 0, orders, "bgr",
-                  "the source's channel order (alpha ignored)", "bgr"),
-    GIP__PARAM("standard", GIP_PARAM_CHOICE, 0, 0, 0, 0, standards, "bt601",
-               "the matrix: bt601 (cv2's) or bt709"),
-    GIP__PARAM("range", GIP_PARAM_CHOICE, 0, 0, 0, 0, ranges, "limited",
-               "limited (Y 16..235, cv2's) or full (0..255)"),
+    GIP__YUV_ORDER_PARAM,
+    GIP__YUV_MATRIX_PARAMS,
 };
-
-typedef struct yuv422_step {
-    int32_t layout, bgr;
-    gip_yuv_params yp;
-} yuv422_step;
-
-static gip_status build(const gip_args *a, void *out)
-{
-    yuv422_step *s = out;
-    s->layout = (int32_t)gip_args_int(a, "layout");
-    s->bgr = (int32_t)gip_args_int(a, "order");
-    s->yp.standard = (gip_yuv_standard)gip_args_int(a, "standard");
-    s->yp.full_range = (int32_t)gip_args_int(a, "range");
-    return GIP_OK;
-}
 
 static gip_status shape(const void *params, const gip_shape *in, gip_shape *out, int32_t *identity)
 {
@@ -53,12 +28,6 @@ static gip_status shape(const void *params, const gip_shape *in, gip_shape *out,
     out->width = in->width * 2;
     out->channels = 1;
     return GIP_OK;
-}
-
-static gip_status run(gip_context *ctx, const gip_image *src, gip_image *dst, const void *p)
-{
-    const yuv422_step *s = p;
-    return gip_rgb_to_yuv_ex(ctx, src, dst, (gip_yuv_layout)s->layout, s->bgr, &s->yp);
 }
 
 const gip_op gip__op_yuv422 = {
@@ -77,8 +46,8 @@ const gip_op gip__op_yuv422 = {
     .dtypes = GIP_DTYPE_BIT(GIP_U8),
     .channels = GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
     .flags = GIP_OP_WHOLE,
-    .params_size = sizeof(yuv422_step),
-    .build = build,
+    .params_size = sizeof(gip__yuv_enc_step),
+    .build = gip__yuv_enc_build,
     .shape = shape,
-    .run = run,
+    .run = gip__yuv_enc_run,
 };
