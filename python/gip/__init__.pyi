@@ -719,3 +719,43 @@ COLOR_BayerGR2RGB_EA: int
 
 def mixChannels(src: Union[ArrayLike, Sequence[ArrayLike]], dst: Any, fromTo: Sequence[int], *,
                 device: DeviceSpec = ...) -> Any: ...
+
+# Colour codes with mixed-case names (cv2 spells them so)
+COLOR_BGR2Lab: int
+COLOR_BGR2YCrCb: int
+COLOR_BGR2YUV_I420: int
+COLOR_BGR2YUV_IYUV: int
+COLOR_BGR2YUV_YV12: int
+COLOR_BGRA2YUV_I420: int
+COLOR_BGRA2YUV_IYUV: int
+COLOR_BGRA2YUV_YV12: int
+COLOR_BayerBG2BGR: int
+COLOR_BayerBG2BGRA: int
+COLOR_BayerBG2GRAY: int
+COLOR_BayerBG2RGB: int
+COLOR_BayerBG2RGBA: int
+COLOR_BayerGB2BGR: int
+COLOR_BayerGB2BGRA: int
+COLOR_BayerGB2GRAY: int
+COLOR_BayerGB2RGB: int
+COLOR_BayerGB2RGBA: int
+COLOR_BayerGR2BGR: int
+COLOR_BayerGR2BGRA: int
+COLOR_BayerGR2GRAY: int
+COLOR_BayerGR2RGB: int
+COLOR_BayerGR2RGBA: int
+COLOR_BayerRG2BGR: int
+COLOR_BayerRG2BGRA: int
+COLOR_BayerRG2GRAY: int
+COLOR_BayerRG2RGB: int
+COLOR_BayerRG2RGBA: int
+COLOR_RGB2Lab: int
+COLOR_RGB2YCrCb: int
+COLOR_RGB2YUV_I420: int
+COLOR_RGB2YUV_IYUV: int
+COLOR_RGB2YUV_YV12: int
+COLOR_RGBA2YUV_I420: int
+COLOR_RGBA2YUV_IYUV: int
+COLOR_RGBA2YUV_YV12: int
+COLOR_YCrCb2BGR: int
+COLOR_YCrCb2RGB: int

@@ -793,4 +793,4 @@ def merge(mv, dst=None, *, device=None):
 
 __all__ = [n for n, v in list(globals().items())
            if not n.startswith("_") and (getattr(v, "__module__", "") == __name__
-                                         or n.isupper())]
+                                         or n.isupper() or n.startswith("COLOR_"))]

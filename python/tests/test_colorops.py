@@ -787,3 +787,15 @@ def test_yuv_encode_standards(standard, rng_):
         back = gip.apply("yuv", f, layout=dec, standard=standard, range=rng_)
         # limited range quantises to 219 (Y) and 224 (chroma) levels
         assert np.abs(back.astype(int) - a).max() <= (3 if rng_ == "limited" else 2), (enc, lay)
+
+
+def test_color_codes_exported_with_cv2_values():
+    """Every COLOR_ code of the colour module is a name of the package, with cv2's value (the
+    mixed-case ones, COLOR_BGR2YCrCb or COLOR_Lab2BGR, were left out of the package once)."""
+    from gip import _colorops
+    codes = [n for n in dir(_colorops) if n.startswith("COLOR_")]
+    assert "COLOR_BGR2YCrCb" in codes and "COLOR_Lab2BGR" in codes
+    for n in codes:
+        assert getattr(gip, n) == getattr(_colorops, n), n
+        if hasattr(cv2, n):
+            assert getattr(gip, n) == getattr(cv2, n), n
