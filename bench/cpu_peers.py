@@ -111,13 +111,21 @@ def cases():
     return rows
 
 
+def flat(v):
+    """An output as one float64 vector: arrays, numbers and (nested) tuples of them."""
+    if isinstance(v, (tuple, list)):
+        parts = [flat(x) for x in v]
+        return np.concatenate(parts) if parts else np.zeros(0)
+    return np.asarray(v, dtype=np.float64).ravel()
+
+
 def diff(a, b):
-    if isinstance(a, tuple) or isinstance(b, tuple) or np.isscalar(a):
-        a, b = np.asarray(a, dtype=np.float64).ravel(), np.asarray(b, dtype=np.float64).ravel()
-    a, b = np.asarray(a), np.asarray(b)
-    if a.shape != b.shape:
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.shape != b.shape:
         return "shape %s vs %s" % (a.shape, b.shape)
-    return float(np.max(np.abs(a.astype(np.float64) - b.astype(np.float64)))) if a.size else 0.0
+    a, b = flat(a), flat(b)
+    if a.shape != b.shape:
+        return "size %d vs %d" % (a.size, b.size)
+    return float(np.max(np.abs(a - b))) if a.size else 0.0
 
 
 def main():
