@@ -16,22 +16,23 @@ const char *gip_version(void)
         GIP_VERSION_PATCH);
 }
 
-#ifdef GIP_HAVE_CUDA
-#define GIP__BUILD_CUDA "CUDA " GIP__STR(GIP_CUDA_VERSION_STRING) ", cuFFT, NVRTC, "
-#else
-#define GIP__BUILD_CUDA "built without CUDA, "
-#endif
+/* What the build holds, the CPU's libraries first: "gip 0.1.0 (CPU: FFTW3, libjpeg-turbo, libpng;
+ * CUDA 13.0: cuFFT, NVRTC, nvJPEG)", or "...; no CUDA backend)" where CUDA was not built. */
 #ifdef GIP_HAVE_NVJPEG
 #define GIP__BUILD_NVJPEG ", nvJPEG"
 #else
 #define GIP__BUILD_NVJPEG ""
 #endif
+#ifdef GIP_HAVE_CUDA
+#define GIP__BUILD_CUDA "CUDA " GIP__STR(GIP_CUDA_VERSION_STRING) ": cuFFT, NVRTC" GIP__BUILD_NVJPEG
+#else
+#define GIP__BUILD_CUDA "no CUDA backend"
+#endif
 
 const char *gip_build_info(void)
 {
     return "gip " GIP__STR(GIP_VERSION_MAJOR) "." GIP__STR(GIP_VERSION_MINOR) "." GIP__STR(
-        GIP_VERSION_PATCH) " (" GIP__BUILD_CUDA
-                           "OpenMP, FFTW3, libjpeg-turbo, libpng" GIP__BUILD_NVJPEG ")";
+        GIP_VERSION_PATCH) " (CPU: FFTW3, libjpeg-turbo, libpng; " GIP__BUILD_CUDA ")";
 }
 
 static char unavailable_reason[256];
