@@ -162,7 +162,7 @@ gip_status gip__op_refuse_input(gip_context *ctx, const gip_op *op, gip_dtype dt
 {
     char dts[80] = "", chs[40] = "";
     size_t len = 0;
-    for (int d = 0; d < 8; d++)
+    for (int d = GIP_U8; d <= GIP_C32; d++) /* the dtypes there are, whatever other bits say */
         if (op->dtypes & GIP_DTYPE_BIT(d))
             len += (size_t)snprintf(dts + len, sizeof dts - len, "%s%s", len ? ", " : "",
                                     gip_dtype_name((gip_dtype)d));
