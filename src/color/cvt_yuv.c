@@ -35,6 +35,27 @@ static const int32_t yuv_coeffs[2][2][5] = {
     {{1220945, 1879825, -223607, -558796, 2215014}, {1048576, 1651297, -196424, -490864, 1945738}},
 };
 
+/* The checks both directions share: a gip_yuv_layout, and the matrix (params, NULL: BT.601
+ * limited) into *yp. */
+static gip_status check_layout_matrix(gip_context *ctx, gip_yuv_layout layout,
+                                      const gip_yuv_params *params, gip_yuv_params *yp,
+                                      const char *op)
+{
+    *yp = params ? *params : (gip_yuv_params){GIP_YUV_BT601, 0};
+    if ((int)layout < GIP_YUV_NV12 || (int)layout > GIP_YUV_YVYU)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: layout %d is not a gip_yuv_layout (GIP_YUV_NV12 0 .. GIP_YUV_YVYU "
+                          "6)",
+                          op, (int)layout);
+    if ((int)yp->standard < GIP_YUV_BT601 || (int)yp->standard > GIP_YUV_BT709 ||
+        (yp->full_range != 0 && yp->full_range != 1))
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: standard %d, full_range %d: GIP_YUV_BT601 (0) or GIP_YUV_BT709 "
+                          "(1), and 0 or 1",
+                          op, (int)yp->standard, (int)yp->full_range);
+    return GIP_OK;
+}
+
 static gip_status yuv_to_rgb(gip_context *ctx, const gip_image *src, gip_image *dst,
                              gip_yuv_layout layout, int32_t bgr, const gip_yuv_params *params,
                              const char *op)
@@ -43,11 +64,10 @@ static gip_status yuv_to_rgb(gip_context *ctx, const gip_image *src, gip_image *
     gip_status st = gip__check_pair(ctx, src, dst, op, &on_device);
     if (st)
         return st;
-    if ((int)layout < GIP_YUV_NV12 || (int)layout > GIP_YUV_YVYU)
-        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
-                          "%s: layout %d is not a gip_yuv_layout (GIP_YUV_NV12 0 .. GIP_YUV_YVYU "
-                          "6)",
-                          op, (int)layout);
+    gip_yuv_params ypv;
+    if ((st = check_layout_matrix(ctx, layout, params, &ypv, op)))
+        return st;
+    const gip_yuv_params *yp = &ypv;
     if (src->dtype != GIP_U8 || src->channels != 1 || dst->dtype != GIP_U8)
         return gip__error(ctx, GIP_ERR_UNSUPPORTED,
                           "%s: src must be a 1-channel u8 frame and dst u8, got %d-channel %s and "
@@ -66,14 +86,6 @@ static gip_status yuv_to_rgb(gip_context *ctx, const gip_image *src, gip_image *
                           op, packed ? "4:2:2" : "4:2:0", (long long)w, (long long)h,
                           packed ? "(2 * W) x H" : "W x (H * 3 / 2)", (long long)src->width,
                           (long long)src->height, (long long)w, (long long)h);
-    const gip_yuv_params def = {GIP_YUV_BT601, 0};
-    const gip_yuv_params *yp = params ? params : &def;
-    if ((int)yp->standard < GIP_YUV_BT601 || (int)yp->standard > GIP_YUV_BT709 ||
-        (yp->full_range != 0 && yp->full_range != 1))
-        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
-                          "%s: standard %d, full_range %d: GIP_YUV_BT601 (0) or GIP_YUV_BT709 "
-                          "(1), and 0 or 1",
-                          op, (int)yp->standard, (int)yp->full_range);
     if (gip__images_overlap(src, dst))
         return gip__error(ctx, GIP_ERR_ALIASING, "%s: src and dst overlap", op);
     const int32_t *k = yuv_coeffs[yp->standard][yp->full_range];
@@ -165,11 +177,10 @@ static gip_status rgb_to_yuv(gip_context *ctx, const gip_image *src, gip_image *
     gip_status st = gip__check_pair(ctx, src, dst, op, &on_device);
     if (st)
         return st;
-    if ((int)layout < GIP_YUV_NV12 || (int)layout > GIP_YUV_YVYU)
-        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
-                          "%s: layout %d is not a gip_yuv_layout (GIP_YUV_NV12 0 .. GIP_YUV_YVYU "
-                          "6)",
-                          op, (int)layout);
+    gip_yuv_params ypv;
+    if ((st = check_layout_matrix(ctx, layout, params, &ypv, op)))
+        return st;
+    const gip_yuv_params *yp = &ypv;
     if (src->dtype != GIP_U8 || src->channels < 3 || dst->dtype != GIP_U8 || dst->channels != 1)
         return gip__error(ctx, GIP_ERR_UNSUPPORTED,
                           "%s: src must be u8 with 3 or 4 channels and dst u8 with one, got "
@@ -189,14 +200,6 @@ static gip_status rgb_to_yuv(gip_context *ctx, const gip_image *src, gip_image *
                           (long long)dst->height);
     if (gip__images_overlap(src, dst))
         return gip__error(ctx, GIP_ERR_ALIASING, "%s: src and dst overlap", op);
-    const gip_yuv_params def = {GIP_YUV_BT601, 0};
-    const gip_yuv_params *yp = params ? params : &def;
-    if ((int)yp->standard < GIP_YUV_BT601 || (int)yp->standard > GIP_YUV_BT709 ||
-        (yp->full_range != 0 && yp->full_range != 1))
-        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
-                          "%s: standard %d, full_range %d: GIP_YUV_BT601 (0) or GIP_YUV_BT709 "
-                          "(1), and 0 or 1",
-                          op, (int)yp->standard, (int)yp->full_range);
     enc_job j = {.e = {.data = (const uint8_t *)src->data,
                        .stride = src->stride,
                        .width = w,
