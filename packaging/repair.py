@@ -103,18 +103,18 @@ def main():
                  if is_elf(os.path.join(d, f))]
 
         # Copies of every library they need, relaxed, where auditwheel will look first.
-        todo = list(elves)
+        pending = list(elves)
         staged = {}
         inside = {os.path.realpath(p) for p in elves}
-        while todo:
-            for name, target in needed_paths(todo.pop()):
+        while pending:
+            for name, target in needed_paths(pending.pop()):
                 if name in staged or os.path.realpath(target) in inside:
                     continue
                 copy = os.path.join(stage, name)
                 shutil.copy2(target, copy)
                 os.chmod(copy, 0o755)
                 staged[name] = copy
-                todo.append(copy)
+                pending.append(copy)
         for path in elves + list(staged.values()):
             syms = glibc228.relax(path)
             if syms:
