@@ -454,77 +454,96 @@ GIP__CSF void gip__rgb_from_lab_u8(int l, int a, int b, uint8_t *rgb)
  * The CIE formulas themselves: L 0..100, a and b, u and v unscaled; RGB 0..1 (clamped going in,
  * clipped coming out). OpenCV's f32 RGB to Lab and Luv interpolate a 33^3 table (its results
  * are off these formulas by up to 0.3 in L and 0.6 in a and b), its inverses follow the
- * formulas to 1e-4. */
-#define GIP__LAB_T (216.0f / 24389.0f) /* (6/29)^3 */
-#define GIP__LAB_K (24389.0f / 27.0f)  /* (29/3)^3 */
+ * formulas to 1e-4. The arithmetic runs in double and rounds once to float: a and b are
+ * differences of cube roots near 1 (500 (f(x) - f(y))), where one float ulp of a cube root is
+ * 3e-5 of a, and CUDA's powf and cbrtf are not glibc's; in double both backends land on the
+ * same float. */
+#define GIP__LAB_T (216.0 / 24389.0) /* (6/29)^3 */
+#define GIP__LAB_K (24389.0 / 27.0)  /* (29/3)^3 */
 
-GIP__CSF float gip__srgb_to_linear(float c)
+GIP__CSF double gip__srgb_to_linear(double c)
 {
-    c = c < 0.0f ? 0.0f : c > 1.0f ? 1.0f : c;
-    return c <= 0.04045f ? c / 12.92f : powf((c + 0.055f) / 1.055f, 2.4f);
+    c = c < 0.0 ? 0.0 : c > 1.0 ? 1.0 : c;
+    return c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4);
 }
 
-GIP__CSF float gip__linear_to_srgb(float c)
+GIP__CSF double gip__linear_to_srgb(double c)
 {
-    c = c < 0.0f ? 0.0f : c > 1.0f ? 1.0f : c;
-    return c <= 0.0031308f ? c * 12.92f : 1.055f * powf(c, 1.0f / 2.4f) - 0.055f;
+    c = c < 0.0 ? 0.0 : c > 1.0 ? 1.0 : c;
+    return c <= 0.0031308 ? c * 12.92 : 1.055 * pow(c, 1.0 / 2.4) - 0.055;
 }
 
-GIP__CSF float gip__lab_f(float t)
+GIP__CSF double gip__lab_f(double t)
 {
-    return t > GIP__LAB_T ? cbrtf(t) : t * (841.0f / 108.0f) + 16.0f / 116.0f;
+    return t > GIP__LAB_T ? cbrt(t) : t * (841.0 / 108.0) + 16.0 / 116.0;
 }
 
-GIP__CSF float gip__lab_f_inv(float t)
+GIP__CSF double gip__lab_f_inv(double t)
 {
-    return t > 6.0f / 29.0f ? t * t * t : (t - 16.0f / 116.0f) * (108.0f / 841.0f);
+    return t > 6.0 / 29.0 ? t * t * t : (t - 16.0 / 116.0) * (108.0 / 841.0);
+}
+
+/* sRGB primaries, D65 (the matrices of OpenCV's XYZ conversions) */
+GIP__CSF void gip__xyz_from_rgb_d(double r, double g, double b, double *out)
+{
+    out[0] = 0.412453 * r + 0.357580 * g + 0.180423 * b;
+    out[1] = 0.212671 * r + 0.715160 * g + 0.072169 * b;
+    out[2] = 0.019334 * r + 0.119193 * g + 0.950227 * b;
+}
+
+GIP__CSF void gip__rgb_from_xyz_d(double x, double y, double z, double *rgb)
+{
+    rgb[0] = 3.240479 * x - 1.53715 * y - 0.498535 * z;
+    rgb[1] = -0.969256 * x + 1.875991 * y + 0.041556 * z;
+    rgb[2] = 0.055648 * x - 0.204043 * y + 1.057311 * z;
 }
 
 /* D65 white: X, Z (Y is 1), and u', v' of the white. */
-#define GIP__D65_X 0.950456f
-#define GIP__D65_Z 1.088754f
-#define GIP__D65_U (4.0f * 0.950456f / (0.950456f + 15.0f + 3.0f * 1.088754f))
-#define GIP__D65_V (9.0f / (0.950456f + 15.0f + 3.0f * 1.088754f))
+#define GIP__D65_X 0.950456
+#define GIP__D65_Z 1.088754
+#define GIP__D65_U (4.0 * 0.950456 / (0.950456 + 15.0 + 3.0 * 1.088754))
+#define GIP__D65_V (9.0 / (0.950456 + 15.0 + 3.0 * 1.088754))
 
 GIP__CSF void gip__lab_from_rgb_f32(float r, float g, float b, int luv, float *out)
 {
-    float xyz[3];
-    gip__xyz_from_rgb_f32(gip__srgb_to_linear(r), gip__srgb_to_linear(g), gip__srgb_to_linear(b),
-                          xyz);
-    const float y = xyz[1], fy = gip__lab_f(y);
-    const float l = y > GIP__LAB_T ? 116.0f * fy - 16.0f : GIP__LAB_K * y;
-    out[0] = l;
+    double xyz[3];
+    gip__xyz_from_rgb_d(gip__srgb_to_linear(r), gip__srgb_to_linear(g), gip__srgb_to_linear(b),
+                        xyz);
+    const double y = xyz[1], fy = gip__lab_f(y);
+    const double l = y > GIP__LAB_T ? 116.0 * fy - 16.0 : GIP__LAB_K * y;
+    out[0] = (float)l;
     if (!luv) {
-        out[1] = 500.0f * (gip__lab_f(xyz[0] / GIP__D65_X) - fy);
-        out[2] = 200.0f * (fy - gip__lab_f(xyz[2] / GIP__D65_Z));
+        out[1] = (float)(500.0 * (gip__lab_f(xyz[0] / GIP__D65_X) - fy));
+        out[2] = (float)(200.0 * (fy - gip__lab_f(xyz[2] / GIP__D65_Z)));
         return;
     }
-    float d = xyz[0] + 15.0f * xyz[1] + 3.0f * xyz[2];
-    d = d > GIP__CS_EPS ? d : GIP__CS_EPS;
-    out[1] = 13.0f * l * (4.0f * xyz[0] / d - GIP__D65_U);
-    out[2] = 13.0f * l * (9.0f * xyz[1] / d - GIP__D65_V);
+    double d = xyz[0] + 15.0 * xyz[1] + 3.0 * xyz[2];
+    d = d > (double)GIP__CS_EPS ? d : (double)GIP__CS_EPS;
+    out[1] = (float)(13.0 * l * (4.0 * xyz[0] / d - GIP__D65_U));
+    out[2] = (float)(13.0 * l * (9.0 * xyz[1] / d - GIP__D65_V));
 }
 
 /* Writes r, g, b. */
-GIP__CSF void gip__rgb_from_lab_f32(float l, float c1, float c2, int luv, float *rgb)
+GIP__CSF void gip__rgb_from_lab_f32(float lf, float c1f, float c2f, int luv, float *rgb)
 {
-    const float y = l <= 8.0f ? l / GIP__LAB_K : gip__lab_f_inv((l + 16.0f) / 116.0f);
-    float x, z;
+    const double l = lf, c1 = c1f, c2 = c2f;
+    const double y = l <= 8.0 ? l / GIP__LAB_K : gip__lab_f_inv((l + 16.0) / 116.0);
+    double x, z, lin[3];
     if (!luv) {
-        const float fy = l <= 8.0f ? y * (841.0f / 108.0f) + 16.0f / 116.0f : (l + 16.0f) / 116.0f;
-        x = GIP__D65_X * gip__lab_f_inv(fy + c1 / 500.0f);
-        z = GIP__D65_Z * gip__lab_f_inv(fy - c2 / 200.0f);
-    } else if (l <= 0.0f) {
-        x = z = 0.0f;
+        const double fy = l <= 8.0 ? y * (841.0 / 108.0) + 16.0 / 116.0 : (l + 16.0) / 116.0;
+        x = GIP__D65_X * gip__lab_f_inv(fy + c1 / 500.0);
+        z = GIP__D65_Z * gip__lab_f_inv(fy - c2 / 200.0);
+    } else if (l <= 0.0) {
+        x = z = 0.0;
     } else {
-        const float up = c1 / (13.0f * l) + GIP__D65_U, vp = c2 / (13.0f * l) + GIP__D65_V;
-        const float k = vp != 0.0f ? y / (4.0f * vp) : 0.0f;
-        x = 9.0f * up * k;
-        z = (12.0f - 3.0f * up - 20.0f * vp) * k;
+        const double up = c1 / (13.0 * l) + GIP__D65_U, vp = c2 / (13.0 * l) + GIP__D65_V;
+        const double k = vp != 0.0 ? y / (4.0 * vp) : 0.0;
+        x = 9.0 * up * k;
+        z = (12.0 - 3.0 * up - 20.0 * vp) * k;
     }
-    gip__rgb_from_xyz_f32(x, y, z, rgb);
+    gip__rgb_from_xyz_d(x, y, z, lin);
     for (int i = 0; i < 3; i++)
-        rgb[i] = gip__linear_to_srgb(rgb[i]);
+        rgb[i] = (float)gip__linear_to_srgb(lin[i]);
 }
 
 /* ---- OpenCV's vectorised u8 paths ----------------------------------------------------------- */
