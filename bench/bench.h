@@ -48,9 +48,13 @@ int bench_time_gpu(const bench_cfg *cfg, void *stream, bench_call call, void *ar
 int bench_gpu_spin(void *stream, uint64_t ns);
 #endif
 
-/* One buffer set: the input and the output of one run. */
+/* One buffer set: the input and the output of one run, and up to BENCH_AUX further images an
+ * operation's prepare step allocates on the set's memory (a second operand, maps, a template,
+ * a camera frame); the harness frees them with the set. */
+#define BENCH_AUX 3
 typedef struct bench_set {
     gip_image src, dst;
+    gip_image aux[BENCH_AUX];
 } bench_set;
 
 /* What a peer reports back to the harness for one row. */

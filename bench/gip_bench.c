@@ -316,10 +316,13 @@ static void fill_random(gip_image *img)
     }
 }
 
-/* Destination width of an operation for a source of width w. */
-static int64_t dst_width(const bench_op *op, int64_t w)
+/* Destination size of an operation for a w x h source. */
+static void dst_size(const bench_op *op, int64_t w, int64_t h, int64_t *dw, int64_t *dh)
 {
-    return op->dst == BENCH_DST_C32_HALF ? w / 2 + 1 : w;
+    *dw = op->dst == BENCH_DST_C32_HALF ? w / 2 + 1 : w;
+    *dh = h;
+    if (op->dst_size)
+        op->dst_size(w, h, dw, dh);
 }
 
 static gip_dtype dst_dtype(const bench_op *op, gip_dtype src)
@@ -343,14 +346,17 @@ static void sets_free(gip_context *ctx, bench_set *sets, int n)
     for (int i = 0; i < n; i++) {
         gip_image_free(ctx, &sets[i].src);
         gip_image_free(ctx, &sets[i].dst);
+        for (int k = 0; k < BENCH_AUX; k++)
+            gip_image_free(ctx, &sets[i].aux[k]);
     }
     free(sets);
 }
 
-/* Allocates `n` buffer sets in `mem` (sources w x h, destinations dw x h) and fills every source
- * with the same random image. */
+/* Allocates `n` buffer sets in `mem` (sources w x h, destinations dw x dh), fills every source
+ * with the same random image and runs the operation's prepare step on each set. */
 static bench_set *sets_alloc(gip_context *ctx, gip_memory mem, int n, int64_t w, int64_t h,
-                             const format *f, int64_t dw, gip_dtype ddt, int32_t dch, char *err,
+                             const format *f, int64_t dw, int64_t dh, gip_dtype ddt, int32_t dch,
+                             gip_status (*prepare)(gip_context *, bench_set *), char *err,
                              size_t err_size)
 {
     bench_set *sets = calloc((size_t)n, sizeof *sets);
@@ -368,9 +374,10 @@ static bench_set *sets_alloc(gip_context *ctx, gip_memory mem, int n, int64_t w,
     fill_random(&host);
     for (int i = 0; i < n; i++) {
         if ((s = gip_image_alloc(ctx, &sets[i].src, w, h, f->channels, f->dtype, mem, 0)) ||
-            (s = gip_image_alloc(ctx, &sets[i].dst, dw, h, dch, ddt, mem, 0)) ||
+            (s = gip_image_alloc(ctx, &sets[i].dst, dw, dh, dch, ddt, mem, 0)) ||
             (s = gip_copy(ctx, &host, &sets[i].src)) ||
-            (s = gip_image_fill_bytes(ctx, &sets[i].dst, 0))) {
+            (s = gip_image_fill_bytes(ctx, &sets[i].dst, 0)) ||
+            (prepare && (s = prepare(ctx, &sets[i])))) {
             snprintf(err, err_size, "%s: %s", gip_status_name(s), gip_last_error());
             gip_image_free(NULL, &host);
             sets_free(ctx, sets, n);
@@ -398,7 +405,8 @@ typedef struct gip_call {
 static int call_gip(void *arg, int set, char *err, size_t err_size)
 {
     gip_call *c = arg;
-    c->last = c->op->run(c->ctx, &c->sets[set].src, &c->sets[set].dst);
+    bench_set *b = &c->sets[set];
+    c->last = c->op->run_set ? c->op->run_set(c->ctx, b) : c->op->run(c->ctx, &b->src, &b->dst);
     if (c->last == GIP_OK)
         return 0;
     snprintf(err, err_size, "%s: %s", gip_status_name(c->last), gip_context_error(c->ctx));
@@ -521,8 +529,9 @@ static void run_row(const options *o, gip_context *ctx, int on_cuda, double l2_b
     const char *backend = on_cuda ? "cuda" : "cpu";
     gip_dtype ddt = dst_dtype(op, f->dtype);
     int32_t dch = op->dst_channels ? op->dst_channels : f->channels;
-    int64_t dw = dst_width(op, w);
-    double bytes = image_bytes(w, h, f->channels, f->dtype) + image_bytes(dw, h, dch, ddt);
+    int64_t dw, dh;
+    dst_size(op, w, h, &dw, &dh);
+    double bytes = image_bytes(w, h, f->channels, f->dtype) + image_bytes(dw, dh, dch, ddt);
     int nsets = on_cuda ? gpu_sets(bytes, l2_bytes) : 1;
     char err[512];
 
@@ -544,14 +553,18 @@ static void run_row(const options *o, gip_context *ctx, int on_cuda, double l2_b
             return;
     }
 
-    bench_set *sets = sets_alloc(ctx, on_cuda ? GIP_MEM_CUDA : GIP_MEM_HOST, nsets, w, h, f, dw,
-                                 ddt, dch, err, sizeof err);
+    bench_set *sets = sets_alloc(ctx, on_cuda ? GIP_MEM_CUDA : GIP_MEM_HOST, nsets, w, h, f, dw, dh,
+                                 ddt, dch, have ? op->prepare : NULL, err, sizeof err);
     if (!sets) {
         r = &rows[ri];
         snprintf(r->status, sizeof r->status, "error");
         snprintf(r->reason, sizeof r->reason, "allocation: %s", err);
         fprintf(stderr, "  %s %s %s: %s\n", op->name, f->name, backend, r->reason);
         return;
+    }
+    if (op->bytes) {
+        bytes = op->bytes(&sets[0]);
+        rows[ri].bytes = bytes;
     }
     if (have) {
         gip_call c = {ctx, op, sets, GIP_OK};
@@ -753,8 +766,8 @@ static void measure_compile(const options *o, gip_context *ctx)
     const char *old = getenv("GIP_CACHE_DIR");
     char *saved = old ? strdup(old) : NULL;
     setenv("GIP_CACHE_DIR", dir, 1);
-    bench_set *set = sets_alloc(ctx, GIP_MEM_CUDA, 1, o->w[0], o->h[0], &u8c3, o->w[0], GIP_U8, 3,
-                                err, sizeof err);
+    bench_set *set = sets_alloc(ctx, GIP_MEM_CUDA, 1, o->w[0], o->h[0], &u8c3, o->w[0], o->h[0],
+                                GIP_U8, 3, NULL, err, sizeof err);
     gip_status st = GIP_OK;
     if (!set) {
         for (int i = 0; i < 2; i++) {
@@ -1151,16 +1164,18 @@ static void list_ops(void)
 {
     printf("%-13s %-22s %-10s %-24s %s\n", "op", "gip function", "in libgip", "default formats",
            "what");
-    for (int i = 0; i < bench_nops; i++)
-        printf("%-13s %-22s %-10s %-24s %s\n", bench_ops[i].name, bench_ops[i].symbol,
-               bench_ops[i].available() ? "yes" : "no", bench_ops[i].defaults, bench_ops[i].what);
+    for (int i = 0; i < bench_op_count(); i++) {
+        const bench_op *op = bench_op_at(i);
+        printf("%-13s %-22s %-10s %-24s %s\n", op->name, op->symbol, op->available() ? "yes" : "no",
+               op->defaults, op->what);
+    }
 }
 
 static void run_backend(const options *o, gip_context *ctx, int on_cuda, double l2_bytes)
 {
     for (int s = 0; s < o->nsizes && !stop_requested; s++)
-        for (int i = 0; i < bench_nops && !stop_requested; i++) {
-            const bench_op *op = &bench_ops[i];
+        for (int i = 0; i < bench_op_count() && !stop_requested; i++) {
+            const bench_op *op = bench_op_at(i);
             if (!op_selected(o, op))
                 continue;
             for (int k = 0; k < NFORMATS; k++) {
@@ -1202,8 +1217,8 @@ int main(int argc, char **argv)
             const char *e = strchr(p, ',');
             size_t len = e ? (size_t)(e - p) : strlen(p);
             int ok = 0;
-            for (int k = 0; k < bench_nops; k++)
-                ok |= strlen(bench_ops[k].name) == len && !strncmp(bench_ops[k].name, p, len);
+            for (int k = 0; k < bench_op_count(); k++)
+                ok |= strlen(bench_op_at(k)->name) == len && !strncmp(bench_op_at(k)->name, p, len);
             if (!ok) {
                 fprintf(stderr, "gip-bench: unknown operation '%.*s' (--list shows them)\n",
                         (int)len, p);

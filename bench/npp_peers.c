@@ -10,29 +10,7 @@
 #include "bench.h"
 #include "ops.h"
 
-/* Device copies of the coefficients some peers need. */
-typedef struct npp_taps {
-    Npp32f *gauss15;   /* gip's 15 Gaussian taps */
-    Npp32f *filter32f; /* the filter2d3 kernel */
-    Npp32s *filter32s; /* the same kernel as integers over bench_filter2d_divisor */
-} npp_taps;
-
-typedef NppStatus (*npp_fn)(const bench_set *s, NppiBorderType border, const npp_taps *t,
-                            NppStreamContext c);
-
-typedef struct npp_peer {
-    const char *op, *format, *impl;
-    int bordered; /* takes a border mode: mirror (= gip's reflect101) tried first */
-    npp_fn fn;
-    const char *note;
-} npp_peer;
-
-#define SRC(T) ((const T *)s->src.data), (int)s->src.stride
-#define DST(T) ((T *)s->dst.data), (int)s->dst.stride
-#define ROI ((NppiSize){(int)s->src.width, (int)s->src.height})
-#define ORIGIN ((NppiPoint){0, 0})
-#define BSRC(T) SRC(T), ROI, ORIGIN
-#define BOX3 ((NppiSize){3, 3}), ((NppiPoint){1, 1})
+#include "npp_peers.h"
 
 /* clang-format off */
 static NppStatus copy_8u_c1(const bench_set *s, NppiBorderType b, const npp_taps *t, NppStreamContext c) { return nppiCopy_8u_C1R_Ctx(SRC(Npp8u), DST(Npp8u), ROI, c); }
@@ -72,7 +50,7 @@ static NppStatus gadv_32f_c1(const bench_set *s, NppiBorderType b, const npp_tap
 #define SOBH_NOTE "nppiFilterSobelHorizBorder: the y derivative; same cost, the issue's reference figure"
 #define SOBU8_NOTE ", u8 output by NPP's own rule (gip: convertScaleAbs)"
 
-static const npp_peer peers[] = {
+static const npp_peer bench_npp_core[] = {
     {"copy", "u8c1", "npp_copy", 0, copy_8u_c1, "nppiCopy"},
     {"copy", "u8c3", "npp_copy", 0, copy_8u_c3, "nppiCopy"},
     {"copy", "f32c1", "npp_copy", 0, copy_32f_c1, "nppiCopy"},
@@ -106,7 +84,22 @@ static const npp_peer peers[] = {
     {"gaussian15", "f32c1", "npp_gauss_adv", 1, gadv_32f_c1, "nppiFilterGaussAdvancedBorder with gip's 15 taps"},
 };
 /* clang-format on */
-#define NPEERS ((int)(sizeof peers / sizeof peers[0]))
+#define NCORE ((int)(sizeof bench_npp_core / sizeof bench_npp_core[0]))
+
+/* Every table's i-th peer, in order (core, geometry, colour, morphology, statistics). */
+static const npp_peer *peer_at(int i)
+{
+    const npp_peer *t[] = {bench_npp_core, bench_npp_geometry, bench_npp_color, bench_npp_morph,
+                           bench_npp_stats};
+    const int n[] = {NCORE, bench_npp_ngeometry, bench_npp_ncolor, bench_npp_nmorph,
+                     bench_npp_nstats};
+    for (int k = 0; k < 5; k++) {
+        if (i < n[k])
+            return &t[k][i];
+        i -= n[k];
+    }
+    return NULL;
+}
 
 const char *bench_npp_version(void)
 {
@@ -193,8 +186,8 @@ int bench_npp_run(const bench_cfg *cfg, void *stream, const char *op, const char
     npp_taps taps;
     NppStreamContext sc;
     int have_taps = 0;
-    for (int i = 0; i < NPEERS && n < max; i++) {
-        const npp_peer *p = &peers[i];
+    const npp_peer *p;
+    for (int i = 0; (p = peer_at(i)) != NULL && n < max; i++) {
         if (strcmp(p->op, op) || strcmp(p->format, format))
             continue;
         bench_peer_result *r = &out[n++];

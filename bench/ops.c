@@ -319,68 +319,88 @@ static int have_canny(void)
     return gip_canny != NULL;
 }
 
+/* The optional fields of bench_op, none used by these rows. */
+#define NO_EXTRAS NULL, NULL, NULL, NULL
+
 #define COMMON "u8c1,u8c3,f32c1"
 #define ALL "u8c1,u8c3,u8c4,u16c1,f32c1,f32c3"
 
 /* clang-format off */
-const bench_op bench_ops[] = {
+const bench_op bench_ops_core[] = {
     {"copy", "copy (device-to-device on GPU, host copy on CPU)", "gip_copy",
-     COMMON, ALL, BENCH_DST_SAME, 0, op_copy, have_core},
+     COMMON, ALL, BENCH_DST_SAME, 0, op_copy, have_core, NO_EXTRAS},
     {"convert_f32", "convert u8 -> f32 (scale 1)", "gip_convert",
-     "u8c1,u8c3", "u8c1,u8c3,u8c4", BENCH_DST_F32, 0, op_convert, have_convert},
+     "u8c1,u8c3", "u8c1,u8c3,u8c4", BENCH_DST_F32, 0, op_convert, have_convert, NO_EXTRAS},
     {"rgb2gray", "cvt_color RGB2GRAY", "gip_cvt_color",
-     "u8c3", "u8c3,f32c3", BENCH_DST_SAME, 1, op_rgb2gray, have_cvt_color},
+     "u8c3", "u8c3,f32c3", BENCH_DST_SAME, 1, op_rgb2gray, have_cvt_color, NO_EXTRAS},
     {"invert", "invert (255 - x; 1.0 - x for f32)", "gip_invert",
-     COMMON, ALL, BENCH_DST_SAME, 0, op_invert, have_invert},
+     COMMON, ALL, BENCH_DST_SAME, 0, op_invert, have_invert, NO_EXTRAS},
     {"box3", "box filter 3x3, normalised, reflect101", "gip_box_filter",
-     COMMON, ALL, BENCH_DST_SAME, 0, op_box3, have_box},
+     COMMON, ALL, BENCH_DST_SAME, 0, op_box3, have_box, NO_EXTRAS},
     {"filter2d3", "filter2D 3x3 (float kernel), reflect101", "gip_filter2d",
-     COMMON, ALL, BENCH_DST_SAME, 0, op_filter2d3, have_filter2d},
+     COMMON, ALL, BENCH_DST_SAME, 0, op_filter2d3, have_filter2d, NO_EXTRAS},
     {"sobel_s16", "Sobel dx=1 ksize 3, u8 -> s16", "gip_sobel",
-     "u8c1,u8c3", "u8c1,u8c3,u8c4", BENCH_DST_S16, 0, op_sobel, have_sobel},
+     "u8c1,u8c3", "u8c1,u8c3,u8c4", BENCH_DST_S16, 0, op_sobel, have_sobel, NO_EXTRAS},
     {"sobel_f32", "Sobel dx=1 ksize 3, -> f32", "gip_sobel",
-     COMMON, "u8c1,u8c3,u8c4,u16c1,f32c1,f32c3", BENCH_DST_F32, 0, op_sobel, have_sobel},
+     COMMON, "u8c1,u8c3,u8c4,u16c1,f32c1,f32c3", BENCH_DST_F32, 0, op_sobel, have_sobel, NO_EXTRAS},
     {"sobel_u8", "Sobel dx=1 ksize 3, u8 -> u8 (convertScaleAbs)", "gip_sobel",
-     "u8c1,u8c3", "u8c1,u8c3,u8c4", BENCH_DST_U8, 0, op_sobel, have_sobel},
+     "u8c1,u8c3", "u8c1,u8c3,u8c4", BENCH_DST_U8, 0, op_sobel, have_sobel, NO_EXTRAS},
     {"sobel_mag", "Sobel gradient magnitude ksize 3, -> f32", "gip_sobel_magnitude",
-     COMMON, "u8c1,u8c3,f32c1,f32c3", BENCH_DST_F32, 0, op_sobel_mag, have_sobel_mag},
+     COMMON, "u8c1,u8c3,f32c1,f32c3", BENCH_DST_F32, 0, op_sobel_mag, have_sobel_mag, NO_EXTRAS},
     {"gaussian15", "Gaussian blur 15x15, sigma from ksize (2.6), reflect101", "gip_gaussian_blur",
-     COMMON, ALL, BENCH_DST_SAME, 0, op_gaussian15, have_gaussian},
+     COMMON, ALL, BENCH_DST_SAME, 0, op_gaussian15, have_gaussian, NO_EXTRAS},
     {"gauss121_direct", "Gaussian blur 121x121 sigma 20, direct separable (issue 5's crossover)",
      "gip_gaussian_blur", "f32c1", "u8c1,f32c1", BENCH_DST_SAME, 0, op_gaussian121_direct,
-     have_gaussian},
+     have_gaussian, NO_EXTRAS},
     {"gauss121_fft", "Gaussian blur 121x121 sigma 20, through the FFT", "gip_gaussian_blur",
-     "f32c1", "u8c1,f32c1", BENCH_DST_SAME, 0, op_gaussian121_fft, have_gaussian},
+     "f32c1", "u8c1,f32c1", BENCH_DST_SAME, 0, op_gaussian121_fft, have_gaussian, NO_EXTRAS},
     {"conv2d_sobel", "Conv2d 3 -> 3 channels, 3x3 Sobel weights, zero pad 1, -> f32", "gip_conv2d",
-     "u8c3,f32c3", "u8c3,f32c3", BENCH_DST_F32, 0, op_conv2d, have_conv2d},
+     "u8c3,f32c3", "u8c3,f32c3", BENCH_DST_F32, 0, op_conv2d, have_conv2d, NO_EXTRAS},
     {"spectrum", "centred log-magnitude spectrum -> u8 (the seed: fft2, fftshift, log|F|, "
      "min-max)", "gip_spectrum",
-     "u8c1", "u8c1,u8c3,u16c1,f32c1", BENCH_DST_U8, 1, op_spectrum, have_spectrum},
+     "u8c1", "u8c1,u8c3,u16c1,f32c1", BENCH_DST_U8, 1, op_spectrum, have_spectrum, NO_EXTRAS},
     {"fft2_r2c", "fft2 real -> half spectrum c32 ((W/2+1) x H), numpy.fft.rfft2", "gip_fft2",
-     "f32c1", "u8c1,u16c1,f32c1", BENCH_DST_C32_HALF, 1, op_fft2_r2c, have_fft2},
+     "f32c1", "u8c1,u16c1,f32c1", BENCH_DST_C32_HALF, 1, op_fft2_r2c, have_fft2, NO_EXTRAS},
     {"stencil_mean3", "stencil expression, 3x3 mean, reflect101 (target: within 1.5x of box3)",
-     "gip_stencil", COMMON, ALL, BENCH_DST_SAME, 0, op_stencil_mean3, have_stencil},
+     "gip_stencil", COMMON, ALL, BENCH_DST_SAME, 0, op_stencil_mean3, have_stencil, NO_EXTRAS},
     {"map_invert", "map expression max - in (compare invert)", "gip_map",
-     COMMON, ALL, BENCH_DST_SAME, 0, op_map_invert, have_map},
+     COMMON, ALL, BENCH_DST_SAME, 0, op_map_invert, have_map, NO_EXTRAS},
     {"erode3", "erode 3x3 rectangle, OpenCV's default border", "gip_erode",
-     "u8c1,u8c3", "u8c1,u8c3,u8c4,u16c1,f32c1", BENCH_DST_SAME, 0, op_erode3, have_erode},
+     "u8c1,u8c3", "u8c1,u8c3,u8c4,u16c1,f32c1", BENCH_DST_SAME, 0, op_erode3, have_erode, NO_EXTRAS},
     {"erode15", "erode 15x15 rectangle, OpenCV's default border", "gip_erode",
-     "u8c1,u8c3", "u8c1,u8c3,u8c4,u16c1,f32c1", BENCH_DST_SAME, 0, op_erode15, have_erode},
+     "u8c1,u8c3", "u8c1,u8c3,u8c4,u16c1,f32c1", BENCH_DST_SAME, 0, op_erode15, have_erode, NO_EXTRAS},
     {"open5_ellipse", "morphologyEx open, 5x5 ellipse", "gip_morphology",
      "u8c1,u8c3", "u8c1,u8c3,u8c4,u16c1,f32c1", BENCH_DST_SAME, 0, op_open5_ellipse,
-     have_morphology},
+     have_morphology, NO_EXTRAS},
     {"median3", "medianBlur 3", "gip_median_blur",
-     "u8c1,u8c3", "u8c1,u8c3,u8c4,u16c1,f32c1", BENCH_DST_SAME, 0, op_median3, have_median},
+     "u8c1,u8c3", "u8c1,u8c3,u8c4,u16c1,f32c1", BENCH_DST_SAME, 0, op_median3, have_median, NO_EXTRAS},
     {"median5", "medianBlur 5", "gip_median_blur",
-     "u8c1,u8c3", "u8c1,u8c3,u8c4,u16c1,f32c1", BENCH_DST_SAME, 0, op_median5, have_median},
+     "u8c1,u8c3", "u8c1,u8c3,u8c4,u16c1,f32c1", BENCH_DST_SAME, 0, op_median5, have_median, NO_EXTRAS},
     {"median15", "medianBlur 15 (u8: sliding histograms)", "gip_median_blur",
-     "u8c1,u8c3", "u8c1,u8c3,u8c4", BENCH_DST_SAME, 0, op_median15, have_median},
+     "u8c1,u8c3", "u8c1,u8c3,u8c4", BENCH_DST_SAME, 0, op_median15, have_median, NO_EXTRAS},
     {"bilateral9", "bilateralFilter d=9, sigmas 75, reflect101", "gip_bilateral_filter",
-     "u8c1,u8c3", "u8c1,u8c3,f32c1,f32c3", BENCH_DST_SAME, 0, op_bilateral9, have_bilateral},
+     "u8c1,u8c3", "u8c1,u8c3,f32c1,f32c3", BENCH_DST_SAME, 0, op_bilateral9, have_bilateral, NO_EXTRAS},
     {"laplacian3", "Laplacian ksize 3, same dtype, reflect101", "gip_laplacian",
-     "u8c1,u8c3", "u8c1,u8c3,u8c4,u16c1,f32c1", BENCH_DST_SAME, 0, op_laplacian3, have_laplacian},
+     "u8c1,u8c3", "u8c1,u8c3,u8c4,u16c1,f32c1", BENCH_DST_SAME, 0, op_laplacian3, have_laplacian, NO_EXTRAS},
     {"canny3_l2", "Canny 50, 150, aperture 3, L2 gradient -> u8c1", "gip_canny",
-     "u8c1,u8c3", "u8c1,u8c3,u8c4", BENCH_DST_U8, 1, op_canny3_l2, have_canny},
+     "u8c1,u8c3", "u8c1,u8c3,u8c4", BENCH_DST_U8, 1, op_canny3_l2, have_canny, NO_EXTRAS},
 };
 /* clang-format on */
-const int bench_nops = (int)(sizeof bench_ops / sizeof bench_ops[0]);
+const int bench_nops_core = (int)(sizeof bench_ops_core / sizeof bench_ops_core[0]);
+
+int bench_op_count(void)
+{
+    return bench_nops_core + bench_nops_geometry + bench_nops_color + bench_nops_stats;
+}
+
+const bench_op *bench_op_at(int i)
+{
+    const bench_op *t[] = {bench_ops_core, bench_ops_geometry, bench_ops_color, bench_ops_stats};
+    const int n[] = {bench_nops_core, bench_nops_geometry, bench_nops_color, bench_nops_stats};
+    for (int k = 0; k < 4; k++) {
+        if (i < n[k])
+            return &t[k][i];
+        i -= n[k];
+    }
+    return NULL;
+}

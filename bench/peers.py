@@ -62,6 +62,32 @@ OPS = {
 # Rows whose destination is the half spectrum of a real image: (W/2 + 1) x H.
 HALF_WIDTH = {"fft2_r2c"}
 
+# The families' rows live in bench/peers_<family>.py (the same rows as bench/ops_<family>.c).
+# Each module has OPS (rows in the form above), DST_SIZE (op -> f(w, h) -> (dw, dh), for rows
+# whose destination is not w x h), BYTES (op -> f(fmt, w, h) -> bytes read and written, where
+# the source and destination alone do not say it) and one function per peer it has rows for:
+# opencv(peer, op, fmt, src, dst), cupy(peer, op, fmt, src, dst), torch(peer, op, fmt, src,
+# dst), each returning (run, note), or None where it has no such row. A GPU peer's src and dst
+# are lists of buffer sets (torch: planar NCHW tensors); run(i) does one run on set i.
+import peers_color  # noqa: E402
+import peers_geometry  # noqa: E402
+import peers_morph  # noqa: E402
+import peers_stats  # noqa: E402
+
+FAMILIES = [peers_geometry, peers_color, peers_morph, peers_stats]
+for _fam in FAMILIES:
+    OPS.update(_fam.OPS)
+
+
+def family_make(peer, kind, op, fmt, src, dst):
+    """(run, note) of the first family with this row for this peer, or None."""
+    for fam in FAMILIES:
+        fn = getattr(fam, kind, None)
+        made = fn(peer, op, fmt, src, dst) if fn else None
+        if made:
+            return made
+    return None
+
 # The filter2d3 kernel (bench/ops.c): not separable, no zero tap, sum 1.
 FILTER2D = [[0.05, 0.1, 0.05], [0.1, 0.4, 0.1], [0.05, 0.1, 0.05]]
 SOBEL_X = [[-1.0, 0.0, 1.0], [-2.0, 0.0, 2.0], [-1.0, 0.0, 1.0]]
@@ -186,17 +212,24 @@ def dst_spec(op, fmt):
     return ddt or sdt, dch or sch
 
 
-def dst_width(op, w):
-    return w // 2 + 1 if op in HALF_WIDTH else w
+def dst_size(op, w, h):
+    """(width, height) of a row's destination for a w x h source."""
+    if op in HALF_WIDTH:
+        return w // 2 + 1, h
+    for fam in FAMILIES:
+        if op in getattr(fam, "DST_SIZE", {}):
+            return fam.DST_SIZE[op](w, h)
+    return w, h
 
 
 def dst_shape(op, w, h, ch):
-    dw = dst_width(op, w)
-    return (h, dw) if ch == 1 else (h, dw, ch)
+    dw, dh = dst_size(op, w, h)
+    return (dh, dw) if ch == 1 else (dh, dw, ch)
 
 
 def nbytes(w, h, dtype, ch):
-    size = {"uint8": 1, "uint16": 2, "int16": 2, "float32": 4, "complex64": 8}[dtype]
+    size = {"uint8": 1, "uint16": 2, "int16": 2, "int32": 4, "float32": 4, "float64": 8,
+            "complex64": 8}[dtype]
     return w * h * ch * size
 
 
@@ -204,7 +237,11 @@ def row_bytes(op, fmt, w, h):
     """Input bytes + output bytes of one run of a row."""
     sdt, sch = FORMATS[fmt]
     ddt, dch = dst_spec(op, fmt)
-    return nbytes(w, h, sdt, sch) + nbytes(dst_width(op, w), h, ddt, dch)
+    for fam in FAMILIES:
+        if op in getattr(fam, "BYTES", {}):
+            return fam.BYTES[op](fmt, w, h)
+    dw, dh = dst_size(op, w, h)
+    return nbytes(w, h, sdt, sch) + nbytes(dw, dh, ddt, dch)
 
 
 # ---- OpenCV (CPU) ---------------------------------------------------------------------------
@@ -278,6 +315,9 @@ class OpenCVPeer:
             return (lambda i: cv2.Laplacian(src, -1, dst=dst, ksize=3)), "cv2.Laplacian"
         if op == "canny3_l2":
             return (lambda i: cv2.Canny(src, 50, 150, edges=dst, L2gradient=True)), "cv2.Canny"
+        made = family_make(self, "opencv", op, fmt, src, dst)
+        if made:
+            return made
         raise Unsupported(op)
 
     def row(self, op, fmt, w, h, cfg):
@@ -499,6 +539,9 @@ class CupyPeer:
             k = self.elementwise.setdefault(top, cp.ElementwiseKernel(
                 "T x", "T y", f"y = {top} - x", f"gip_bench_invert_{top}"))
             return (lambda i: k(src[i], dst[i])), f"cupy.ElementwiseKernel y = {top} - x"
+        made = family_make(self, "cupy", op, fmt, src, dst)
+        if made:
+            return made
         raise Unsupported(op)
 
     def variants(self, op):
@@ -655,6 +698,9 @@ class TorchPeer:
                          "min-max to u8")
         if op == "fft2_r2c":
             return (lambda i: torch.fft.rfft2(src[i], out=dst[i])), "torch.fft.rfft2 (cuFFT R2C)"
+        made = family_make(self, "torch", op, fmt, src, dst)
+        if made:
+            return made
         raise Unsupported(op)
 
     def row(self, op, fmt, w, h, cfg):
@@ -669,7 +715,8 @@ class TorchPeer:
         host = host_image(np, w, h, fmt)
         # Planar NCHW, torch's own layout (interleaved HWC would need a permute per run).
         planar = host[None, None] if sch == 1 else host.transpose(2, 0, 1)[None].copy()
-        tdt = {"uint8": torch.uint8, "int16": torch.int16, "float32": torch.float32,
+        tdt = {"uint8": torch.uint8, "int16": torch.int16, "int32": torch.int32,
+               "float32": torch.float32, "float64": torch.float64,
                "complex64": torch.complex64}[ddt]
         plain_2d = op in ("spectrum", "fft2_r2c")  # transforms of one 2-D gray image
         if plain_2d:
@@ -677,8 +724,8 @@ class TorchPeer:
         with torch.cuda.stream(self.stream):
             try:
                 src = [torch.from_numpy(planar).to("cuda") for _ in range(nsets)]
-                dst = [torch.zeros((1, dch, h, dst_width(op, w)), dtype=tdt, device="cuda")
-                       for _ in src]
+                dw, dh = dst_size(op, w, h)
+                dst = [torch.zeros((1, dch, dh, dw), dtype=tdt, device="cuda") for _ in src]
                 if plain_2d:
                     dst = [d[0, 0] for d in dst]
                 run, note = self.make(op, fmt, src, dst)

@@ -1,0 +1,10 @@
+/* SPDX-License-Identifier: MIT */
+/* NPP peers of the color rows (see npp_peers.h). */
+#include "npp_peers.h"
+
+/* clang-format off */
+const npp_peer bench_npp_color[] = {
+    {0},
+};
+/* clang-format on */
+const int bench_npp_ncolor = 0;
