@@ -77,7 +77,7 @@ constexpr int TILE = 32;
 __global__ void hysteresis_kernel(uint8_t *map, int32_t w, int32_t h, int32_t tile_y0, int *changed)
 {
     __shared__ uint8_t t[TILE + 2][TILE + 2];
-    __shared__ int tile_changed, any;
+    __shared__ int any;
     const int32_t x0 = blockIdx.x * TILE, y0 = (tile_y0 + (int32_t)blockIdx.y) * TILE;
     const int tx = threadIdx.x, ty = threadIdx.y; /* 32 x 8 threads */
     for (int i = ty * TILE + tx; i < (TILE + 2) * (TILE + 2); i += TILE * 8) {
@@ -88,24 +88,29 @@ __global__ void hysteresis_kernel(uint8_t *map, int32_t w, int32_t h, int32_t ti
     if (tx == 0 && ty == 0)
         any = 0;
     __syncthreads();
+    bool again;
     do {
-        __syncthreads();
-        if (tx == 0 && ty == 0)
-            tile_changed = 0;
-        __syncthreads();
-        for (int ly = ty + 1; ly <= TILE; ly += 8) {
-            const int lx = tx + 1;
-            if (t[ly][lx] == 1 &&
-                (t[ly - 1][lx - 1] == 2 || t[ly - 1][lx] == 2 || t[ly - 1][lx + 1] == 2 ||
-                 t[ly][lx - 1] == 2 || t[ly][lx + 1] == 2 || t[ly + 1][lx - 1] == 2 ||
-                 t[ly + 1][lx] == 2 || t[ly + 1][lx + 1] == 2)) {
-                t[ly][lx] = 2;
-                tile_changed = 1;
-                any = 1;
-            }
+        /* Read every neighbour first, write after a barrier: no thread reads a pixel while
+         * another writes it (a Jacobi step; the fixed point is the same). */
+        bool grow[TILE / 8];
+        for (int k = 0; k < TILE / 8; k++) {
+            const int ly = ty + 1 + 8 * k, lx = tx + 1;
+            grow[k] = t[ly][lx] == 1 &&
+                      (t[ly - 1][lx - 1] == 2 || t[ly - 1][lx] == 2 || t[ly - 1][lx + 1] == 2 ||
+                       t[ly][lx - 1] == 2 || t[ly][lx + 1] == 2 || t[ly + 1][lx - 1] == 2 ||
+                       t[ly + 1][lx] == 2 || t[ly + 1][lx + 1] == 2);
         }
         __syncthreads();
-    } while (tile_changed);
+        bool grew = false;
+        for (int k = 0; k < TILE / 8; k++)
+            if (grow[k]) {
+                t[ty + 1 + 8 * k][tx + 1] = 2;
+                grew = true;
+            }
+        again = __syncthreads_or(grew) != 0; /* also the barrier before the next reads */
+        if (again && tx == 0 && ty == 0)
+            any = 1;
+    } while (again);
     if (!any)
         return;
     for (int ly = ty + 1; ly <= TILE; ly += 8) {
