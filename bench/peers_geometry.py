@@ -166,10 +166,11 @@ def cupy(peer, op, fmt, src, dst):
 
         def run(i):
             ndi.affine_transform(src[i], mat, offset=offset, output=dst[i], order=1,
-                                 mode="constant", cval=0.0)
+                                 mode="grid-constant", cval=0.0)
 
         return run, ("cupyx.scipy.ndimage.affine_transform with the inverse matrix (rows and "
-                     "columns swapped, channels kept), order 1, constant 0" + _out_u8_note(fmt))
+                     "columns swapped, channels kept), order 1, mode grid-constant 0 (= OpenCV's "
+                     "constant border)" + _out_u8_note(fmt))
     if op in ("warp_perspective", "remap_linear"):
         dw, dh = _wh(dst[0])
         if op == "remap_linear":
@@ -188,10 +189,10 @@ def cupy(peer, op, fmt, src, dst):
                 coords = [cp.stack([ys, xs]) for _ in src]
 
             def run(i):
-                ndi.map_coordinates(src[i], coords[i], output=dst[i], order=1, mode="constant",
+                ndi.map_coordinates(src[i], coords[i], output=dst[i], order=1, mode="grid-constant",
                                     cval=0.0)
 
-            return run, ("cupyx.scipy.ndimage.map_coordinates order 1, constant 0, on float32 "
+            return run, ("cupyx.scipy.ndimage.map_coordinates order 1, grid-constant 0, on float32 "
                          "(row, col" + (", channel" if ch > 1 else "") +
                          ") coordinates made from the maps before timing" + _out_u8_note(fmt))
         # warp_perspective: the coordinates are computed from the homography inside the run
@@ -212,10 +213,12 @@ def cupy(peer, op, fmt, src, dst):
                 coords = cp.stack([cp.broadcast_to(ys[:, :, None], shape),
                                    cp.broadcast_to(xs[:, :, None], shape),
                                    cp.broadcast_to(cs, shape)])
-            ndi.map_coordinates(src[i], coords, output=dst[i], order=1, mode="constant", cval=0.0)
+            ndi.map_coordinates(src[i], coords, output=dst[i], order=1, mode="grid-constant",
+                                cval=0.0)
 
         return run, ("float32 coordinates from the inverse homography computed in the run, then "
-                     "cupyx.scipy.ndimage.map_coordinates order 1, constant 0" + _out_u8_note(fmt))
+                     "cupyx.scipy.ndimage.map_coordinates order 1, grid-constant 0"
+                     + _out_u8_note(fmt))
     if op == "flip_h":
         return (lambda i: cp.copyto(dst[i], src[i][:, ::-1])), (
             "cupy.copyto of the reversed view src[:, ::-1]")
@@ -259,7 +262,8 @@ def torch(peer, op, fmt, src, dst):
                                    "integer factors such as this 2")
         else:
             mode = "bilinear" if inter == "linear" else "bicubic"
-            extra = f"mode {mode} (a = -0.75 for bicubic), align_corners=False, antialias=False"
+            extra = (f"mode {mode}" + (" (Keys a = -0.75, as OpenCV)" if mode == "bicubic" else "")
+                     + ", align_corners=False, antialias=False")
 
         def run(i):
             if mode == "area":
@@ -318,7 +322,8 @@ def torch(peer, op, fmt, src, dst):
         return run, ("grid_sample bilinear, zeros padding, align_corners=False, on the maps as a "
                      "normalised f32 grid made before timing" + conv)
     if op == "flip_h":
-        return (lambda i: tt.flip(src[i], [3], out=dst[i])), "torch.flip(dims=[3], out=dst)"
+        return (lambda i: tt.flip(src[i], [3])), (
+            "torch.flip(dims=[3]) into a new tensor (torch.flip has no out=)")
     if op == "rotate90":
         return (lambda i: dst[i].copy_(tt.rot90(src[i], -1, [2, 3]))), (
             "torch.rot90(k=-1) (a flipped copy, then a strided view) copied into dst: two passes")
