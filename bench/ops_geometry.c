@@ -232,6 +232,17 @@ static gip_status op_rotate90(gip_context *ctx, const gip_image *src, gip_image 
     return gip_rotate(ctx, src, dst, GIP_ROTATE_90_CLOCKWISE);
 }
 
+/* set->aux[0] (device sets only): an image of dst's shape, the intermediate of the NPP peer that
+ * rotates in two passes (nppiTranspose, then nppiMirror); gip's row does not use it. */
+static gip_status prepare_rotate90(gip_context *ctx, bench_set *set)
+{
+    const gip_image *d = &set->dst;
+    if (set->src.memory != GIP_MEM_CUDA)
+        return GIP_OK;
+    return gip_image_alloc(ctx, &set->aux[0], d->width, d->height, d->channels, d->dtype,
+                           GIP_MEM_CUDA, 0);
+}
+
 static int have_resize(void)
 {
     return gip_resize != NULL;
@@ -300,7 +311,8 @@ const bench_op bench_ops_geometry[] = {
     {.name = "rotate90",
      .what = "rotate 90 degrees clockwise (cv2.ROTATE_90_CLOCKWISE), dst h x w",
      .symbol = "gip_rotate", .defaults = U8, .supported = FMTS,
-     .dst = BENCH_DST_SAME, .run = op_rotate90, .available = have_rotate, .dst_size = size_swap},
+     .dst = BENCH_DST_SAME, .run = op_rotate90, .available = have_rotate, .dst_size = size_swap,
+     .prepare = prepare_rotate90},
 };
 /* clang-format on */
 const int bench_nops_geometry = (int)(sizeof bench_ops_geometry / sizeof bench_ops_geometry[0]);
