@@ -270,6 +270,8 @@ static int have_rotate(void)
 }
 
 #define U8 "u8c1,u8c3"
+#define DSIZE " (dsize given, fx = fy = 0)"
+#define R17 "round(w/1.7) x round(h/1.7)"
 #define FMTS "u8c1,u8c3,u8c4,u16c1,f32c1,f32c3"
 #define RESIZE(NAME, WHAT, FN, SIZE)                                                               \
     {                                                                                              \
@@ -279,15 +281,17 @@ static int have_rotate(void)
 
 /* clang-format off */
 const bench_op bench_ops_geometry[] = {
-    RESIZE("resize_linear_d2", "resize INTER_LINEAR to w/2 x h/2 (dsize given)", op_resize_linear, size_d2),
-    RESIZE("resize_linear_d17", "resize INTER_LINEAR to round(w/1.7) x round(h/1.7) (dsize given)", op_resize_linear, size_d17),
-    RESIZE("resize_linear_u2", "resize INTER_LINEAR to 2w x 2h (dsize given)", op_resize_linear, size_u2),
-    RESIZE("resize_area_d2", "resize INTER_AREA to w/2 x h/2 (dsize given)", op_resize_area, size_d2),
-    RESIZE("resize_area_d17", "resize INTER_AREA to round(w/1.7) x round(h/1.7) (dsize given)", op_resize_area, size_d17),
-    RESIZE("resize_area_u2", "resize INTER_AREA to 2w x 2h (OpenCV's area upscale: a bilinear of its own)", op_resize_area, size_u2),
-    RESIZE("resize_cubic_d2", "resize INTER_CUBIC to w/2 x h/2 (dsize given)", op_resize_cubic, size_d2),
-    RESIZE("resize_cubic_d17", "resize INTER_CUBIC to round(w/1.7) x round(h/1.7) (dsize given)", op_resize_cubic, size_d17),
-    RESIZE("resize_cubic_u2", "resize INTER_CUBIC to 2w x 2h (dsize given)", op_resize_cubic, size_u2),
+    RESIZE("resize_linear_d2", "resize INTER_LINEAR to w/2 x h/2" DSIZE, op_resize_linear,
+           size_d2),
+    RESIZE("resize_linear_d17", "resize INTER_LINEAR to " R17 DSIZE, op_resize_linear, size_d17),
+    RESIZE("resize_linear_u2", "resize INTER_LINEAR to 2w x 2h" DSIZE, op_resize_linear, size_u2),
+    RESIZE("resize_area_d2", "resize INTER_AREA to w/2 x h/2" DSIZE, op_resize_area, size_d2),
+    RESIZE("resize_area_d17", "resize INTER_AREA to " R17 DSIZE, op_resize_area, size_d17),
+    RESIZE("resize_area_u2", "resize INTER_AREA to 2w x 2h" DSIZE " (OpenCV's area upscale: a "
+           "bilinear of its own)", op_resize_area, size_u2),
+    RESIZE("resize_cubic_d2", "resize INTER_CUBIC to w/2 x h/2" DSIZE, op_resize_cubic, size_d2),
+    RESIZE("resize_cubic_d17", "resize INTER_CUBIC to " R17 DSIZE, op_resize_cubic, size_d17),
+    RESIZE("resize_cubic_u2", "resize INTER_CUBIC to 2w x 2h" DSIZE, op_resize_cubic, size_u2),
     {.name = "warp_affine_rot10",
      .what = "warpAffine: rotation by 10 degrees about (w/2, h/2), scale 1 (getRotationMatrix2D, "
              "forward matrix), linear, constant border 0, dst w x h",
@@ -305,7 +309,8 @@ const bench_op bench_ops_geometry[] = {
      .dst = BENCH_DST_SAME, .run = NULL, .available = have_remap, .prepare = prepare_remap,
      .run_set = run_remap, .bytes = bytes_remap},
     {.name = "flip_h",
-     .what = "flip left-right (cv2.flip code 1), through gip_op_apply: flip has no typed C function",
+     .what = "flip left-right (cv2.flip code 1), through gip_op_apply: flip has no typed C "
+             "function",
      .symbol = "gip_op_apply (flip)", .defaults = U8, .supported = FMTS,
      .dst = BENCH_DST_SAME, .run = op_flip_h, .available = have_flip},
     {.name = "rotate90",
