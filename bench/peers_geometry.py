@@ -150,7 +150,8 @@ def cupy(peer, op, fmt, src, dst):
                      prefilter=order > 1)
 
         kind = ("linear (order 1)" if order == 1 else
-                "cubic B-spline (order 3, prefiltered: not OpenCV's Keys cubic a = -0.75)")
+                "cubic B-spline (order 3, with CuPy's float64 spline prefilter in the run: not "
+                "OpenCV's Keys cubic a = -0.75)")
         return run, (f"cupyx.scipy.ndimage.zoom {kind}, grid_mode=True (pixel-area convention, "
                      f"as OpenCV), mode nearest (edge replicate)" + _out_u8_note(fmt))
     if op == "warp_affine_rot10":
