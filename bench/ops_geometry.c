@@ -295,7 +295,7 @@ const bench_op bench_ops_geometry[] = {
     {.name = "warp_affine_rot10",
      .what = "warpAffine: rotation by 10 degrees about (w/2, h/2), scale 1 (getRotationMatrix2D, "
              "forward matrix), linear, constant border 0, dst w x h",
-     .symbol = "gip_warp_affine", .defaults = U8, .supported = "u8c1,u8c3,u8c4,u16c1,f32c1,f32c3",
+     .symbol = "gip_warp_affine", .defaults = U8, .supported = FMTS,
      .dst = BENCH_DST_SAME, .run = op_warp_affine_rot10, .available = have_warp_affine},
     {.name = "warp_perspective",
      .what = "warpPerspective: fixed mild homography [[1, .05, 0], [.03, 1, 0], [.1/w, .05/h, 1]] "
