@@ -327,17 +327,23 @@ static int have_pipeline(void)
 
 /* clang-format off */
 const bench_op bench_ops_color[] = {
-    {.name = "hsv", .what = "cvtColor BGR2HSV (u8: hue 0..180, OpenCV's fixed point; f32: RGB 0..1 in, "
-     "hue 0..360)", .symbol = "gip_cvt_color", .defaults = "u8c3,f32c3", .supported = "u8c3,f32c3",
-     .dst = BENCH_DST_SAME, .run = op_hsv, .available = have_cvt_color, .prepare = prepare_unit_f32},
-    {.name = "lab", .what = "cvtColor BGR2Lab, D65 (u8: OpenCV's integer code; f32: RGB 0..1 in, "
-     "CIE formulas)", .symbol = "gip_cvt_color", .defaults = "u8c3,f32c3", .supported = "u8c3,f32c3",
-     .dst = BENCH_DST_SAME, .run = op_lab, .available = have_cvt_color, .prepare = prepare_unit_f32},
-    {.name = "nv12_bgr", .what = "cvtColor YUV2BGR_NV12: the w x h*3/2 u8 NV12 frame (made from the "
-     "u8c3 source before timing) -> BGR u8c3; bytes: frame + BGR", .symbol = "gip_yuv_to_rgb",
-     .defaults = "u8c3", .supported = "u8c3", .dst = BENCH_DST_U8, .dst_channels = 3,
-     .available = have_nv12, .dst_size = nv12_dst_size, .prepare = nv12_prepare,
-     .run_set = nv12_run, .bytes = nv12_bytes},
+    {.name = "hsv",
+     .what = "cvtColor BGR2HSV (u8: hue 0..180, OpenCV's fixed point; f32: RGB 0..1 in, hue "
+             "0..360)",
+     .symbol = "gip_cvt_color", .defaults = "u8c3,f32c3", .supported = "u8c3,f32c3",
+     .dst = BENCH_DST_SAME, .run = op_hsv, .available = have_cvt_color,
+     .prepare = prepare_unit_f32},
+    {.name = "lab",
+     .what = "cvtColor BGR2Lab, D65 (u8: OpenCV's integer code; f32: RGB 0..1 in, CIE formulas)",
+     .symbol = "gip_cvt_color", .defaults = "u8c3,f32c3", .supported = "u8c3,f32c3",
+     .dst = BENCH_DST_SAME, .run = op_lab, .available = have_cvt_color,
+     .prepare = prepare_unit_f32},
+    {.name = "nv12_bgr",
+     .what = "cvtColor YUV2BGR_NV12: the w x h*3/2 u8 NV12 frame (made from the u8c3 source "
+             "before timing) -> BGR u8c3; bytes: frame + BGR",
+     .symbol = "gip_yuv_to_rgb", .defaults = "u8c3", .supported = "u8c3", .dst = BENCH_DST_U8,
+     .dst_channels = 3, .available = have_nv12, .dst_size = nv12_dst_size,
+     .prepare = nv12_prepare, .run_set = nv12_run, .bytes = nv12_bytes},
     {.name = "bayer_bgr", .what = "cvtColor BayerBG2BGR, bilinear, u8c1 mosaic -> u8c3",
      .symbol = "gip_bayer_to_rgb", .defaults = "u8c1", .supported = "u8c1,u16c1",
      .dst = BENCH_DST_SAME, .dst_channels = 3, .run = op_bayer, .available = have_bayer},
@@ -345,36 +351,43 @@ const bench_op bench_ops_color[] = {
      .symbol = "gip_threshold", .defaults = "u8c1,u8c3,f32c1",
      .supported = "u8c1,u8c3,u8c4,u16c1,f32c1,f32c3", .dst = BENCH_DST_SAME, .run = op_threshold,
      .available = have_threshold},
-    {.name = "addweighted", .what = "addWeighted src * 0.6 + src2 * 0.4 + 0 (src2 = 255 - src, made "
-     "before timing); bytes: two inputs + output", .symbol = "gip_add_weighted",
-     .defaults = "u8c1,u8c3,f32c1", .supported = "u8c1,u8c3,u8c4,u16c1,f32c1,f32c3",
-     .dst = BENCH_DST_SAME, .available = have_add_weighted, .prepare = addweighted_prepare,
+    {.name = "addweighted",
+     .what = "addWeighted src * 0.6 + src2 * 0.4 + 0 (src2 = 255 - src, made before timing); "
+             "bytes: two inputs + output",
+     .symbol = "gip_add_weighted", .defaults = "u8c1,u8c3,f32c1",
+     .supported = "u8c1,u8c3,u8c4,u16c1,f32c1,f32c3", .dst = BENCH_DST_SAME,
+     .available = have_add_weighted, .prepare = addweighted_prepare,
      .run_set = addweighted_run, .bytes = addweighted_bytes},
     {.name = "lut", .what = "LUT, one 256-entry u8 table (v*v/255) for every channel",
      .symbol = "gip_lut", .defaults = "u8c1,u8c3", .supported = "u8c1,u8c3,u8c4",
      .dst = BENCH_DST_SAME, .run = op_lut, .available = have_lut},
-    {.name = "normalize", .what = "normalize NORM_MINMAX to 0..255, u8 -> u8: two passes (min/max "
-     "reduction, whose result the host waits for, then the scaling); bytes: one read + write",
+    {.name = "normalize",
+     .what = "normalize NORM_MINMAX to 0..255, u8 -> u8: two passes (min/max reduction, whose "
+             "result the host waits for, then the scaling); bytes: one read + write",
      .symbol = "gip_normalize", .defaults = "u8c1,u8c3", .supported = "u8c1,u8c3",
      .dst = BENCH_DST_SAME, .run = op_normalize, .available = have_normalize},
-    {.name = "point3", .what = "pipeline 'convert f32 scale=1/255 | convert f32 scale=2 offset=-0.5 "
-     "| threshold 0.5 1 binary' u8 -> f32, fused into one table pass (gip_pipeline_run; CUDA: the "
-     "pipeline's own stream joined to the harness's by two events a run)",
+    {.name = "point3",
+     .what = "pipeline 'convert f32 scale=1/255 | convert f32 scale=2 offset=-0.5 | threshold "
+             "0.5 1 binary' u8 -> f32, fused into one table pass (gip_pipeline_run; CUDA: the "
+             "pipeline's own stream joined to the harness's by two events a run)",
      .symbol = "gip_pipeline_run", .defaults = "u8c1,u8c3", .supported = "u8c1,u8c3,u8c4",
      .dst = BENCH_DST_F32, .available = have_pipeline, .prepare = p3_prepare_fused,
      .run_set = p3_run_fused},
-    {.name = "point3_nofuse", .what = "point3's pipeline with GIP_PIPELINE_NO_FUSION: three passes, "
-     "f32 intermediates from the pipeline's pool", .symbol = "gip_pipeline_run",
-     .defaults = "u8c1,u8c3", .supported = "u8c1,u8c3,u8c4", .dst = BENCH_DST_F32,
-     .available = have_pipeline, .prepare = p3_prepare_unfused, .run_set = p3_run_unfused},
+    {.name = "point3_nofuse",
+     .what = "point3's pipeline with GIP_PIPELINE_NO_FUSION: three passes, f32 intermediates "
+             "from the pipeline's pool",
+     .symbol = "gip_pipeline_run", .defaults = "u8c1,u8c3", .supported = "u8c1,u8c3,u8c4",
+     .dst = BENCH_DST_F32, .available = have_pipeline, .prepare = p3_prepare_unfused,
+     .run_set = p3_run_unfused},
     {.name = "point3_cvt", .what = "point3's step 1 alone: convert u8 -> f32, scale 1/255",
      .symbol = "gip_convert", .defaults = "u8c1,u8c3", .supported = "u8c1,u8c3,u8c4",
      .dst = BENCH_DST_F32, .run = op_p3_convert, .available = have_convert},
     {.name = "point3_mad", .what = "point3's step 2 alone: convert f32 -> f32, x * 2 - 0.5",
      .symbol = "gip_convert", .defaults = "f32c1,f32c3", .supported = "f32c1,f32c3",
      .dst = BENCH_DST_SAME, .run = op_p3_affine, .available = have_convert},
-    {.name = "point3_thr", .what = "point3's step 3 alone: threshold f32 BINARY, thresh 0.5, "
-     "maxval 1", .symbol = "gip_threshold", .defaults = "f32c1,f32c3", .supported = "f32c1,f32c3",
+    {.name = "point3_thr",
+     .what = "point3's step 3 alone: threshold f32 BINARY, thresh 0.5, maxval 1",
+     .symbol = "gip_threshold", .defaults = "f32c1,f32c3", .supported = "f32c1,f32c3",
      .dst = BENCH_DST_SAME, .run = op_p3_threshold, .available = have_threshold},
 };
 /* clang-format on */
