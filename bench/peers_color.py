@@ -142,11 +142,34 @@ def _ew(peer, key, in_params, out_params, body):
     return k
 
 
+# OpenCV's u8 BGR to HSV (color_hsv.simd.hpp, RGB2HSV_b): 12-bit fixed point, its division
+# tables computed in place (saturate_cast<int> of the same doubles), hue 0..180. One pixel a thread.
+HSV_U8_BODY = r"""
+int b = s[3 * i], g = s[3 * i + 1], r = s[3 * i + 2];
+int v = max(max(b, g), r), vmin = min(min(b, g), r), diff = v - vmin;
+int vr = v == r ? -1 : 0, vg = v == g ? -1 : 0;
+int sdiv = v ? (int)rint((double)(255 << 12) / (double)v) : 0;
+int hdiv = diff ? (int)rint((double)(180 << 12) / (6.0 * diff)) : 0;
+int sat = (diff * sdiv + (1 << 11)) >> 12;
+int h = (vr & (g - b)) + (~vr & ((vg & (b - r + 2 * diff)) + ((~vg) & (r - g + 4 * diff))));
+h = (h * hdiv + (1 << 11)) >> 12;
+h += h < 0 ? 180 : 0;
+d[3 * i] = (unsigned char)h;
+d[3 * i + 1] = (unsigned char)sat;
+d[3 * i + 2] = (unsigned char)v;
+"""
+
+
 def cupy(peer, op, fmt, src, dst):
     cp = peer.cp
     if op not in OPS:
         return None
     f32 = src[0].dtype == cp.float32
+    if op == "hsv" and not f32:
+        k = _ew(peer, "gip_bench_bgr2hsv_u8", "raw uint8 s", "raw uint8 d", HSV_U8_BODY)
+        n = src[0].shape[0] * src[0].shape[1]
+        return (lambda i: k(src[i], dst[i], size=n)), (
+            "cupy.ElementwiseKernel of OpenCV's u8 BGR2HSV fixed point, one pixel a thread")
     if op == "threshold":
         k = _ew(peer, "gip_bench_thresh127", "T x", "T y", "y = x > (T)127 ? (T)255 : (T)0")
         return (lambda i: k(src[i], dst[i])), (
@@ -198,7 +221,7 @@ def cupy(peer, op, fmt, src, dst):
                 "y = b > 0.5f ? 1.0f : 0.0f")
         return (lambda i: k(src[i], dst[i])), (
             "the three steps fused by hand in one cupy.ElementwiseKernel (one pass)")
-    return None  # hsv, lab, nv12_bgr, bayer_bgr: no CuPy function
+    return None  # hsv f32, lab, nv12_bgr, bayer_bgr: no CuPy function
 
 
 # ---- PyTorch (GPU) --------------------------------------------------------------------------
