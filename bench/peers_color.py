@@ -159,6 +159,22 @@ d[3 * i + 1] = (unsigned char)sat;
 d[3 * i + 2] = (unsigned char)v;
 """
 
+# OpenCV's NV12 to BGR (color_yuv.simd.hpp: BT.601 limited range, 20-bit fixed point), one pixel
+# a thread: f is the w x h*3/2 frame, d the BGR image.
+NV12_BODY = r"""
+int x = (int)(i % w), row = (int)(i / w);
+int yy = f[(long long)row * w + x];
+const unsigned char *uv = &f[(long long)(h + (row >> 1)) * w + (x & ~1)];
+int u = (int)uv[0] - 128, v = (int)uv[1] - 128;
+int ruv = (1 << 19) + 1673527 * v;
+int guv = (1 << 19) - 852492 * v - 409993 * u;
+int buv = (1 << 19) + 2116026 * u;
+int y = max(0, yy - 16) * 1220542;
+d[3 * i] = (unsigned char)min(max((y + buv) >> 20, 0), 255);
+d[3 * i + 1] = (unsigned char)min(max((y + guv) >> 20, 0), 255);
+d[3 * i + 2] = (unsigned char)min(max((y + ruv) >> 20, 0), 255);
+"""
+
 
 def cupy(peer, op, fmt, src, dst):
     cp = peer.cp
@@ -170,6 +186,16 @@ def cupy(peer, op, fmt, src, dst):
         n = src[0].shape[0] * src[0].shape[1]
         return (lambda i: k(src[i], dst[i], size=n)), (
             "cupy.ElementwiseKernel of OpenCV's u8 BGR2HSV fixed point, one pixel a thread")
+    if op == "nv12_bgr":
+        import cv2  # the frame is made as the OpenCV row makes it, on the host, before timing
+
+        h, w = dst[0].shape[:2]
+        frame = nv12_frame(cv2, peer.np, peer.np.ascontiguousarray(cp.asnumpy(src[0])[:h, :w]))
+        frames = [cp.asarray(frame) for _ in src]
+        k = _ew(peer, "gip_bench_nv12_bgr", "raw uint8 f, int32 w, int32 h", "raw uint8 d",
+                NV12_BODY)
+        return (lambda i: k(frames[i], cp.int32(w), cp.int32(h), dst[i], size=w * h)), (
+            "cupy.ElementwiseKernel of OpenCV's NV12 to BGR fixed point, one pixel a thread")
     if op == "threshold":
         k = _ew(peer, "gip_bench_thresh127", "T x", "T y", "y = x > (T)127 ? (T)255 : (T)0")
         return (lambda i: k(src[i], dst[i])), (
@@ -221,7 +247,7 @@ def cupy(peer, op, fmt, src, dst):
                 "y = b > 0.5f ? 1.0f : 0.0f")
         return (lambda i: k(src[i], dst[i])), (
             "the three steps fused by hand in one cupy.ElementwiseKernel (one pass)")
-    return None  # hsv f32, lab, nv12_bgr, bayer_bgr: no CuPy function
+    return None  # hsv f32, lab, bayer_bgr: no CuPy function
 
 
 # ---- PyTorch (GPU) --------------------------------------------------------------------------
