@@ -6,7 +6,8 @@ NV12 frame is encoded from the u8c3 source before timing (OpenCV's I420 with U a
 interleaved, as gip's encoder), addWeighted's second image is 255 - src, the LUT is v*v/255.
 OpenCV rows run on cv2.setNumThreads(--threads); CuPy and PyTorch rows on buffer sets."""
 
-# op -> (default formats, destination dtype or None, destination channels or None).
+# op -> (default formats, destination dtype or None, destination channels or None). gip-bench's
+# point3_nofuse (the same pipeline unfused) is gip's own comparison and has no peer row.
 OPS = {
     "hsv": (["u8c3", "f32c3"], None, None),
     "lab": (["u8c3", "f32c3"], None, None),
