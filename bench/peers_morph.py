@@ -227,5 +227,6 @@ def torch_kornia(peer, op, fmt, src, dst):
 
         gray = "; 3 channels made grey first (cv2: the largest gradient)" if ch == 3 else ""
         return run, (ver + "kornia.filters.canny 50, 150 with a 1x1 Gaussian (no blur), Sobel 3, "
-                     "L2 magnitude, its own suppression and hysteresis" + gray + conv)
+                     "L2 magnitude, its own suppression, hysteresis iterated to a fixed point "
+                     "with a host check per step" + gray + conv)
     return None
