@@ -180,6 +180,44 @@ static NppStatus median(const bench_set *s, int k, int ch, NppStreamContext c)
                                        anchor, buf, c);
 }
 
+/* nppiFilterMedianBorder (NPP 12 on): the whole image with a replicated border, as gip's and
+ * OpenCV's median. Referenced weakly, so that an NPP without it still links: the peer then fails
+ * with NPP_NOT_IMPLEMENTED_ERROR (-3). Its scratch size is the larger of its own function's and
+ * the borderless median's for the same ROI. */
+#pragma weak nppiFilterMedianBorder_8u_C1R_Ctx
+#pragma weak nppiFilterMedianBorder_8u_C3R_Ctx
+#pragma weak nppiFilterMedianBorderGetBufferSize_8u_C1R_Ctx
+#pragma weak nppiFilterMedianBorderGetBufferSize_8u_C3R_Ctx
+static NppStatus median_border(const bench_set *s, int k, int ch, NppStreamContext c)
+{
+    NppiSize ms = {k, k};
+    NppiPoint anchor = {k / 2, k / 2};
+    Npp32u size = 0, plain = 0;
+    NppStatus st;
+    if (ch == 1
+            ? !nppiFilterMedianBorder_8u_C1R_Ctx || !nppiFilterMedianBorderGetBufferSize_8u_C1R_Ctx
+            : !nppiFilterMedianBorder_8u_C3R_Ctx || !nppiFilterMedianBorderGetBufferSize_8u_C3R_Ctx)
+        return NPP_NOT_IMPLEMENTED_ERROR;
+    st = ch == 1 ? nppiFilterMedianBorderGetBufferSize_8u_C1R_Ctx(ROI, ms, &size,
+                                                                  NPP_BORDER_REPLICATE, c)
+                 : nppiFilterMedianBorderGetBufferSize_8u_C3R_Ctx(ROI, ms, &size,
+                                                                  NPP_BORDER_REPLICATE, c);
+    if (st < 0)
+        return st;
+    st = ch == 1 ? nppiFilterMedianGetBufferSize_8u_C1R_Ctx(ROI, ms, &plain, c)
+                 : nppiFilterMedianGetBufferSize_8u_C3R_Ctx(ROI, ms, &plain, c);
+    if (st < 0)
+        return st;
+    Npp8u *buf = scratch_get(&median_buf, size > plain ? size : plain, c.hStream);
+    if (!buf)
+        return NPP_MEMORY_ALLOCATION_ERR;
+    if (ch == 1)
+        return nppiFilterMedianBorder_8u_C1R_Ctx(BSRC(Npp8u), DST(Npp8u), ROI, ms, anchor, buf,
+                                                 NPP_BORDER_REPLICATE, c);
+    return nppiFilterMedianBorder_8u_C3R_Ctx(BSRC(Npp8u), DST(Npp8u), ROI, ms, anchor, buf,
+                                             NPP_BORDER_REPLICATE, c);
+}
+
 /* ---- Canny --------------------------------------------------------------------------------- */
 
 static NppStatus canny(const bench_set *s, NppStreamContext c)
@@ -213,6 +251,12 @@ static NppStatus median5_c1(const bench_set *s, NppiBorderType b, const npp_taps
 static NppStatus median5_c3(const bench_set *s, NppiBorderType b, const npp_taps *t, NppStreamContext c) { return median(s, 5, 3, c); }
 static NppStatus median15_c1(const bench_set *s, NppiBorderType b, const npp_taps *t, NppStreamContext c) { return median(s, 15, 1, c); }
 static NppStatus median15_c3(const bench_set *s, NppiBorderType b, const npp_taps *t, NppStreamContext c) { return median(s, 15, 3, c); }
+static NppStatus mb3_c1(const bench_set *s, NppiBorderType b, const npp_taps *t, NppStreamContext c) { return median_border(s, 3, 1, c); }
+static NppStatus mb3_c3(const bench_set *s, NppiBorderType b, const npp_taps *t, NppStreamContext c) { return median_border(s, 3, 3, c); }
+static NppStatus mb5_c1(const bench_set *s, NppiBorderType b, const npp_taps *t, NppStreamContext c) { return median_border(s, 5, 1, c); }
+static NppStatus mb5_c3(const bench_set *s, NppiBorderType b, const npp_taps *t, NppStreamContext c) { return median_border(s, 5, 3, c); }
+static NppStatus mb15_c1(const bench_set *s, NppiBorderType b, const npp_taps *t, NppStreamContext c) { return median_border(s, 15, 1, c); }
+static NppStatus mb15_c3(const bench_set *s, NppiBorderType b, const npp_taps *t, NppStreamContext c) { return median_border(s, 15, 3, c); }
 static NppStatus bilat_c1(const bench_set *s, NppiBorderType b, const npp_taps *t, NppStreamContext c) { return nppiFilterBilateralGaussBorder_8u_C1R_Ctx(BSRC(Npp8u), DST(Npp8u), ROI, 4, 1, 75.0f * 75.0f, 75.0f * 75.0f, b, c); }
 static NppStatus bilat_c3(const bench_set *s, NppiBorderType b, const npp_taps *t, NppStreamContext c) { return nppiFilterBilateralGaussBorder_8u_C3R_Ctx(BSRC(Npp8u), DST(Npp8u), ROI, 4, 1, 75.0f * 75.0f, 75.0f * 75.0f, b, c); }
 static NppStatus lap_c1(const bench_set *s, NppiBorderType b, const npp_taps *t, NppStreamContext c) { return nppiFilterLaplaceBorder_8u_C1R_Ctx(BSRC(Npp8u), DST(Npp8u), ROI, NPP_MASK_SIZE_3_X_3, b, c); }
@@ -225,6 +269,7 @@ static NppStatus canny_c1(const bench_set *s, NppiBorderType b, const npp_taps *
 #define OPEN_NOTE "nppiErodeBorder + nppiDilateBorder, OpenCV's 5x5 ellipse, via a scratch image" MORPH_BORDER
 #define MOPEN_NOTE "nppiMorphOpenBorder (one call, scratch buffer made once), OpenCV's 5x5 ellipse" MORPH_BORDER
 #define MEDIAN_NOTE "nppiFilterMedian has no border: interior ROI (shrunk by the radius), edge band not written; gip: replicate border, whole image"
+#define MEDIANB_NOTE "nppiFilterMedianBorder, whole image, border replicate (as gip and cv2.medianBlur); weakly linked: status -3 = not in this NPP"
 #define BILAT_NOTE "nppiFilterBilateralGaussBorder radius 4, sigma^2 75^2 both, step 1; NPP's own weights"
 #define LAP_NOTE "nppiFilterLaplaceBorder 3x3 [-1 -1 -1; -1 8 -1; -1 -1 -1], not cv2's [2 0 2; 0 -8 0; 2 0 2]"
 #define CANNY_NOTE "nppiFilterCannyBorder Sobel 3x3, 50/150, L2; border replicate (as OpenCV's Canny); NPP's own suppression and hysteresis"
@@ -242,10 +287,16 @@ const npp_peer bench_npp_morph[] = {
     {"open5_ellipse", "u8c3", "npp_morph_open", 0, mopen5_c3, MOPEN_NOTE},
     {"median3", "u8c1", "npp_median", 0, median3_c1, MEDIAN_NOTE},
     {"median3", "u8c3", "npp_median", 0, median3_c3, MEDIAN_NOTE},
+    {"median3", "u8c1", "npp_median_border", 0, mb3_c1, MEDIANB_NOTE},
+    {"median3", "u8c3", "npp_median_border", 0, mb3_c3, MEDIANB_NOTE},
     {"median5", "u8c1", "npp_median", 0, median5_c1, MEDIAN_NOTE},
     {"median5", "u8c3", "npp_median", 0, median5_c3, MEDIAN_NOTE},
+    {"median5", "u8c1", "npp_median_border", 0, mb5_c1, MEDIANB_NOTE},
+    {"median5", "u8c3", "npp_median_border", 0, mb5_c3, MEDIANB_NOTE},
     {"median15", "u8c1", "npp_median", 0, median15_c1, MEDIAN_NOTE},
     {"median15", "u8c3", "npp_median", 0, median15_c3, MEDIAN_NOTE},
+    {"median15", "u8c1", "npp_median_border", 0, mb15_c1, MEDIANB_NOTE},
+    {"median15", "u8c3", "npp_median_border", 0, mb15_c3, MEDIANB_NOTE},
     {"bilateral9", "u8c1", "npp_bilateral", 1, bilat_c1, BILAT_NOTE},
     {"bilateral9", "u8c3", "npp_bilateral", 1, bilat_c3, BILAT_NOTE},
     {"laplacian3", "u8c1", "npp_laplace", 1, lap_c1, LAP_NOTE},
