@@ -52,6 +52,7 @@ def cupy(peer, op, fmt, src, dst):
             "(the same result as OpenCV's default border for this element)")
     if op in MEDIAN_K:
         k = MEDIAN_K[op]
+
         def run(i):
             ndi.median_filter(src[i], size=size2(k), output=dst[i], mode="nearest")
 
@@ -85,7 +86,7 @@ def _u8_kernels(body, x0):
         return False
 
 
-def _pool_min_max(F, x, kh, kw):
+def _max_pool(F, x, kh, kw):
     """The maximum over a kh x kw window, the outside ignored (max_pool2d pads with -inf)."""
     return F.max_pool2d(x, (kh, kw), stride=1, padding=(kh // 2, kw // 2))
 
@@ -111,14 +112,14 @@ def torch(peer, op, fmt, src, dst):
         k = ERODE_K[op]
 
         def body(x):  # min = 255 - max(255 - x)
-            return 255 - _pool_min_max(F, 255 - x, k, k)
+            return 255 - _max_pool(F, 255 - x, k, k)
 
         return made(body, f"255 - max_pool2d({k}x{k}, stride 1)(255 - x): padding ignored as "
                           "OpenCV's default border; + copy into the output")
     if op == "open5_ellipse":
 
         def dilate(z):  # the 5x5 ellipse = rows 1..3 full (3x5) + the centre column (5x1)
-            return th.maximum(_pool_min_max(F, z, 3, 5), _pool_min_max(F, z, 5, 1))
+            return th.maximum(_max_pool(F, z, 3, 5), _max_pool(F, z, 5, 1))
 
         def body(x):  # open = dilate(erode(x)), erode(x) = 255 - dilate(255 - x)
             return dilate(255 - dilate(255 - x))
