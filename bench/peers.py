@@ -68,7 +68,9 @@ HALF_WIDTH = {"fft2_r2c"}
 # the source and destination alone do not say it) and one function per peer it has rows for:
 # opencv(peer, op, fmt, src, dst), cupy(peer, op, fmt, src, dst), torch(peer, op, fmt, src,
 # dst), each returning (run, note), or None where it has no such row. A GPU peer's src and dst
-# are lists of buffer sets (torch: planar NCHW tensors); run(i) does one run on set i.
+# are lists of buffer sets (torch: planar NCHW tensors); run(i) does one run on set i. A family may
+# also time libraries built on torch (kornia) as rows of their own: TORCH_LIBS (op -> names) and
+# torch_<name>(peer, op, fmt, src, dst), returning None where that library is not importable.
 import peers_color  # noqa: E402
 import peers_geometry  # noqa: E402
 import peers_morph  # noqa: E402
@@ -623,7 +625,18 @@ class TorchPeer:
         t = self.torch.tensor(k, dtype=self.torch.float32, device="cuda")
         return t.reshape(1, 1, *t.shape).repeat(ch, 1, 1, 1)
 
-    def make(self, op, fmt, src, dst):
+    def variants(self, op):
+        """torch itself, then each library on top of it that a family times for this row (its
+        TORCH_LIBS: op -> names; the family's torch_<name>() makes the row)."""
+        libs = [lib for fam in FAMILIES for lib in getattr(fam, "TORCH_LIBS", {}).get(op, ())]
+        return [("torch", None)] + [(lib, lib) for lib in libs]
+
+    def make(self, op, fmt, src, dst, variant=None):
+        if variant:
+            made = family_make(self, "torch_" + variant, op, fmt, src, dst)
+            if made:
+                return made
+            raise Unsupported(op)
         torch, F = self.torch, self.F
         ch = FORMATS[fmt][1]
         u8 = FORMATS[fmt][0] == "uint8"
@@ -703,7 +716,7 @@ class TorchPeer:
             return made
         raise Unsupported(op)
 
-    def row(self, op, fmt, w, h, cfg):
+    def row(self, op, fmt, w, h, cfg, variant=None):
         torch, np = self.torch, self.np
         ddt, dch = dst_spec(op, fmt)
         sdt, sch = FORMATS[fmt]
@@ -728,7 +741,7 @@ class TorchPeer:
                 dst = [torch.zeros((1, dch, dh, dw), dtype=tdt, device="cuda") for _ in src]
                 if plain_2d:
                     dst = [d[0, 0] for d in dst]
-                run, note = self.make(op, fmt, src, dst)
+                run, note = self.make(op, fmt, src, dst, variant)
                 st = time_gpu(run, nsets, cfg, self.api)
             finally:
                 src = dst = run = None
