@@ -107,7 +107,7 @@ static gip_array s32_array(gip_image *dst)
  * (text_scan there computes it pixel for pixel alike): a margin, lines 20 pixels apart of
  * 12-pixel character cells, each cell a space or a glyph of strokes (stems, bars, an i-dot, a
  * descender) chosen by a hash of its line and column, ragged line ends, blank lines between
- * paragraphs, and one pixel in 2048 of scanner specks. About a fifth of the pixels are ink and
+ * paragraphs, and one pixel in 2048 of scanner specks. About an eighth of the pixels are ink and
  * most glyphs are one or two components: tens of thousands of labels at 4K. */
 #define SCAN_CW 12u
 #define SCAN_CH 20u
@@ -389,7 +389,7 @@ const bench_op bench_ops_stats[] = {
      .bytes = bytes_match},
     {.name = "ccl",
      .what = "connectedComponents 8-connectivity -> s32 labels (OpenCV's numbering) of a "
-             "synthetic binary text scan (0/255 glyphs, ~20% ink, specks); the label count is "
+             "synthetic binary text scan (0/255 glyphs, ~12% ink, specks); the label count is "
              "returned to the host, so the call is synchronous",
      .symbol = "gip_connected_components", .defaults = "u8c1", .supported = "u8c1",
      .dst = BENCH_DST_F32, .dst_channels = 1, .run = op_ccl,
