@@ -222,8 +222,9 @@ def cupy(peer, op, fmt, src, dst):
                   for c in range(ch)]
             return cp.stack(hs).get()
 
+        copy = "; ravel copies each strided channel view" if ch > 1 else ""
         return run, ("cupy.histogram 256 bins [0, 256) of each channel (one call per channel, "
-                     "int64 counts)" + SYNC)
+                     "int64 counts" + copy + ")" + SYNC)
     if op == "minmax_loc":
         for i, s in enumerate(src):
             src[i] = minmax_source(s)
