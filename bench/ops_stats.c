@@ -3,10 +3,10 @@
  * integral image, template matching and connected components.
  *
  * Destinations: the reductions (hist256, minmax_loc, meanstd) return host values through gip's
- * API; their `dst` is a small device buffer only NPP's peers write into (NPP returns results in
- * device memory), and their bytes are the source's alone. gip's dtypes have no s32, so the s32
- * results (integral sums, labels) live in a destination of f32 elements (the same 4 bytes each,
- * the right size) that the run hands to gip as a gip_array of depth s32. */
+ * API; their `dst` is a small buffer (device memory on CUDA) that only NPP's peers write into
+ * (NPP returns results in device memory), and their bytes are the source's alone. gip's dtypes have
+ * no s32, so the s32 results (integral sums, labels) live in a destination of f32 elements (the
+ * same 4 bytes each, the right size) that the run hands to gip as a gip_array of depth s32. */
 #include <string.h>
 
 #include "ops.h"
