@@ -90,14 +90,14 @@ step gip-cuda 200 "$BENCH" --backend cuda --sizes "$SIZES" --time "$ROW_TIME" \
     ${OPS:+--ops "$OPS"} --json "$OUT/gip-cuda.json"
 for peer in cupy torch; do
     step "peers-$peer" 120 "$PYTHON" bench/peers.py --peers "$peer" --sizes "$SIZES" \
-        --time "$ROW_TIME" --json "$OUT/peers-$peer.json"
+        --time "$ROW_TIME" ${OPS:+--ops "$OPS"} --json "$OUT/peers-$peer.json"
     grep -h "unavailable" "$LOGS/peers-$peer.log" | tee -a "$SUMMARY"
 done
 step gip-cpu 120 "$BENCH" --backend cpu --threads "$THREADS" --sizes "$SIZES" \
-    --time "$ROW_TIME" --json "$OUT/gip-cpu.json"
+    --time "$ROW_TIME" ${OPS:+--ops "$OPS"} --json "$OUT/gip-cpu.json"
 # OpenCV, and the seed's spectrum in numpy (one thread, at least 3 runs per row).
 step peers-cpu 120 "$PYTHON" bench/peers.py --peers opencv,numpy --threads "$THREADS" \
-    --sizes "$SIZES" --time "$ROW_TIME" --json "$OUT/peers-cpu.json"
+    --sizes "$SIZES" --time "$ROW_TIME" ${OPS:+--ops "$OPS"} --json "$OUT/peers-cpu.json"
 grep -h "unavailable" "$LOGS/peers-cpu.log" | tee -a "$SUMMARY"
 
 # Style transfer against PyTorch (issue 8): gip style and bench/style_torch.py, 300 iterations.

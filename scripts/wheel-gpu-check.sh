@@ -37,18 +37,27 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/gip-wheel-gpu.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 "$PYTHON" -m venv --system-site-packages "$work/venv"
 py="$work/venv/bin/python"
+gip="$work/venv/bin/gip"
 if [ -n "$WHEELHOUSE" ]; then
     echo "CUDA libraries: the cuda13 extra's wheels from $WHEELHOUSE" | tee -a "$out/summary.txt"
     "$py" -m pip install --no-index --find-links "$WHEELHOUSE" "gip-imaging[cuda13] @ file://$WHEEL" \
         >"$out/pip.log" 2>&1
-else
-    echo "CUDA libraries: the system's (no wheelhouse given)" | tee -a "$out/summary.txt"
-    "$py" -m pip install --no-index "$WHEEL" >"$out/pip.log" 2>&1
+elif ! "$py" -m pip install --no-index "$WHEEL" >"$out/pip.log" 2>&1; then
+    # A venv does not see packages installed in the user's site (pip install --user), where a
+    # machine may keep numpy, pytest and OpenCV: then the wheel goes into a folder of its own
+    # (its dependencies left to what this python3 already has) and runs from there.
+    echo "venv install failed (see pip.log): the wheel installed with --target instead" |
+        tee -a "$out/summary.txt"
+    "$PYTHON" -m pip install --no-index --no-deps --target "$work/site" "$WHEEL" >>"$out/pip.log" 2>&1
+    py="$PYTHON"
+    gip="$work/site/bin/gip"
+    export PYTHONPATH="$work/site"
 fi
+[ -n "$WHEELHOUSE" ] || echo "CUDA libraries: the system's (no wheelhouse given)" | tee -a "$out/summary.txt"
 
 cd "$work"
-"$work/venv/bin/gip" --version | tee -a "$out/summary.txt"
-"$work/venv/bin/gip" devices | tee -a "$out/summary.txt"
+"$gip" --version | tee -a "$out/summary.txt"
+"$gip" devices | tee -a "$out/summary.txt"
 # Which CUDA libraries gip opens, and from where: an FFT (cuFFT), a runtime kernel (NVRTC) and a
 # batch that decodes a JPEG on the GPU (nvJPEG), then the process's own map of loaded files.
 "$py" - "$src" "$work/batch" >"$out/libraries.txt" 2>&1 <<'PY' || true
