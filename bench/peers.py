@@ -799,6 +799,12 @@ def main():
         cfg.sizes, cfg.iters, cfg.warmup = "64x48,33x17", 1, 0
     sizes = parse_sizes(cfg.sizes)
     ops = cfg.ops.split(",") if cfg.ops else list(OPS)
+    # gip's own comparison rows have no peer anywhere: accepted (bench-gpu.sh passes one list
+    # of rows to gip-bench and here) and left out.
+    gip_only = {"gauss121_direct", "gauss121_fft"}
+    for fam in FAMILIES:
+        gip_only |= getattr(fam, "GIP_ONLY", set())
+    ops = [op for op in ops if op not in gip_only]
     for op in ops:
         if op not in OPS:
             sys.exit(f"peers.py: unknown operation {op!r} (known: {', '.join(OPS)})")

@@ -8,6 +8,9 @@ OpenCV rows run on cv2.setNumThreads(--threads); CuPy and PyTorch rows on buffer
 
 # op -> (default formats, destination dtype or None, destination channels or None). gip-bench's
 # point3_nofuse (the same pipeline unfused) is gip's own comparison and has no peer row.
+# gip-bench rows with no peer (gip's own unfused pipeline, against point3).
+GIP_ONLY = {"point3_nofuse"}
+
 OPS = {
     "hsv": (["u8c3", "f32c3"], None, None),
     "lab": (["u8c3", "f32c3"], None, None),
