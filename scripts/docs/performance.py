@@ -25,6 +25,9 @@ LABELS = {
     "gauss121_direct": "Gaussian 121x121, direct", "gauss121_fft": "Gaussian 121x121, FFT",
     "conv2d_sobel": "Conv2d 3->3 (3x3)", "spectrum": "spectrum (seed)", "fft2_r2c": "FFT R2C",
     "stencil_mean3": "stencil expression, 3x3 mean", "map_invert": "map expression, invert",
+    "erode3": "erode 3x3", "erode15": "erode 15x15", "open5_ellipse": "open 5x5 ellipse",
+    "median3": "median 3", "median5": "median 5", "median15": "median 15",
+    "bilateral9": "bilateral d=9", "laplacian3": "Laplacian 3", "canny3_l2": "Canny 3, L2",
 }
 ORDER = list(LABELS)
 FORMATS = ["u8c1", "u8c3", "u8c4", "u16c1", "f32c1", "f32c3"]
