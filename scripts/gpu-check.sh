@@ -81,10 +81,15 @@ SAN_CAP=${SAN_CAP:-150}
 SAN_BUDGET=${SAN_BUDGET:-300}
 SAN_JOBS=${SAN_JOBS:-8} # sanitizer runs at once (the GPU machine has 16 cores)
 SAN_SLICES=${SAN_SLICES:-8}
+# racecheck of the box and Gaussian tests ran past 200 s in each of 8 slices on an H100: 32.
+SAN_RACE_SLICES=${SAN_RACE_SLICES:-32}
 san_start=$(date +%s)
 # How many slices a test runs in under `tool`: the tests whose sweeps take minutes under the
 # sanitizer are cut into SAN_SLICES.
 slices_of() { # tool test-name
+    case "$1:$2" in
+    racecheck:test_box | racecheck:test_gaussian) echo "$SAN_RACE_SLICES"; return ;;
+    esac
     case "$2" in
     test_sobel | test_filter2d | test_pipeline | test_gaussian | test_box | test_conv2d | \
         test_tile | test_stream) echo "$SAN_SLICES" ;;
