@@ -53,7 +53,7 @@ elif ! "$py" -m pip install --no-index "$WHEEL" >"$out/pip.log" 2>&1; then
     gip="$work/site/bin/gip"
     export PYTHONPATH="$work/site"
 fi
-[ -n "$WHEELHOUSE" ] || echo "CUDA libraries: the system's (no wheelhouse given)" | tee -a "$out/summary.txt"
+[ -n "$WHEELHOUSE" ] || echo "CUDA libraries: GIP_CUDA_LIBRARY_PATH's, else the system's (no wheelhouse given)" | tee -a "$out/summary.txt"
 
 cd "$work"
 "$gip" --version | tee -a "$out/summary.txt"
