@@ -63,6 +63,25 @@ def test_erode_dilate_u8_equal_cv2(shape, border):
             assert same(gip.dilate(src, k, **kw), cv2.dilate(src, k, **kw)), (i, it)
 
 
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.int16, np.float32])
+def test_random_elements_equal_cv2(dtype):
+    """Elements of random runs (rows of several runs, gaps, empty rows) with random anchors: the
+    CPU takes their runs, the GPU their taps; both equal cv2."""
+    rng = np.random.default_rng(11)
+    for i in range(24):
+        kh, kw = int(rng.integers(1, 10)), int(rng.integers(1, 12))
+        k = (rng.random((kh, kw)) < rng.uniform(0.3, 0.9)).astype(np.uint8)
+        k[rng.integers(0, kh), rng.integers(0, kw)] = 1
+        anchor = (int(rng.integers(0, kw)), int(rng.integers(0, kh)))
+        shape = [(29, 53), (31, 47, 3), (12, 9, 4)][i % 3]
+        src = rand(shape, dtype, seed=100 + i)
+        border = BORDERS[i % len(BORDERS)]
+        for f in ("erode", "dilate"):
+            got = getattr(gip, f)(src, k, anchor=anchor, borderType=border)
+            exp = getattr(cv2, f)(src, k, anchor=anchor, borderType=border)
+            assert same(got, exp), (i, f, k.tolist(), anchor, border)
+
+
 @pytest.mark.parametrize("op", OPS)
 @pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.int16, np.float32])
 def test_morphology_ex_equal_cv2(op, dtype):

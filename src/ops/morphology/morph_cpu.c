@@ -4,6 +4,12 @@
  * cost does not grow with the size; other elements tap by tap over bordered rows), and the
  * element-wise steps of the compositions. Loops run over a row's contiguous elements so that the
  * compiler vectorises the min/max. */
+#if defined(__GNUC__) && !defined(__clang__)
+/* Float comparisons may then become vector min and max (the values are the same; only exception
+ * flags, which gip never reads, could differ). */
+#pragma GCC optimize("no-trapping-math")
+#endif
+
 #include <float.h>
 #include <math.h>
 #include <stdatomic.h>
@@ -16,12 +22,32 @@
 /* Column strip of the column pass's van Herk buffers, in elements. */
 #define STRIP 1024
 
+/* The row loops built for x86-64-v3 (AVX2) and the baseline, chosen when first called. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define MORPH_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define MORPH_CLONES
+#endif
+
+/* An element as runs of consecutive ones along its rows: run i covers padded columns
+ * [x0, x0 + len[li]) of the padded row dy below the output row (dy relative to the anchor). */
+typedef struct morph_run {
+    int32_t dy, x0, li;
+} morph_run;
+
+typedef struct morph_runs {
+    int32_t nruns, nlen, levels; /* levels: powers of two up to the longest run (1, 2, 4 ...) */
+    morph_run *run;
+    int32_t *len; /* the distinct lengths */
+} morph_runs;
+
 typedef struct pass_job {
     const gip__morph_pass *p;
     const gip_image *src; /* the pass's input */
     const gip_image *tmp; /* rect: the row pass's output, the column pass's input */
     gip_image *dst;
     const int32_t *xmap; /* padded column -> source column, -1 outside (constant) */
+    const morph_runs *runs;
     atomic_int failed;
 } pass_job;
 
@@ -55,20 +81,39 @@ typedef struct pass_job {
     }                                                                                              \
                                                                                                    \
     /* out[e] = OP over i < k of in[e + i * step], e < n; g, h: n + (k - 1) * step elements. */    \
-    static void line_##SFX(const T *in, T *out, int64_t n, int64_t step, int32_t k, T *g, T *h)    \
+    MORPH_CLONES static void line_##SFX(const T *in, T *out, int64_t n, int64_t step, int32_t k,   \
+                                        T *g, T *h)                                                \
     {                                                                                              \
         if (k < GIP__MORPH_VHGW_CPU_ROW) {                                                         \
             if (k == 1) {                                                                          \
                 memcpy(out, in, (size_t)n * sizeof(T));                                            \
                 return;                                                                            \
             }                                                                                      \
-            for (int64_t e = 0; e < n; e++)                                                        \
-                out[e] = OP(in[e], in[e + step]);                                                  \
-            for (int32_t i = 2; i < k; i++) {                                                      \
-                const T *q = in + i * step;                                                        \
-                for (int64_t e = 0; e < n; e++)                                                    \
-                    out[e] = OP(out[e], q[e]);                                                     \
+            if (k <= 3) { /* one pass */                                                           \
+                const T *b = in + step, *c2 = in + 2 * step;                                       \
+                if (k == 2)                                                                        \
+                    for (int64_t e = 0; e < n; e++)                                                \
+                        out[e] = OP(in[e], b[e]);                                                  \
+                else                                                                               \
+                    for (int64_t e = 0; e < n; e++)                                                \
+                        out[e] = OP(OP(in[e], b[e]), c2[e]);                                       \
+                return;                                                                            \
             }                                                                                      \
+            /* by doubling: the OP over 2, 4, ... S <= k elements, then two overlapping windows    \
+             * of S (ceil(log2 k) + 1 vector passes) */                                            \
+            const T *lo = in;                                                                      \
+            T *ping[2] = {g, h};                                                                   \
+            int64_t span = 1, valid = n + (int64_t)(k - 1) * step;                                 \
+            for (int b = 0; 2 * span <= k; b ^= 1, span *= 2) {                                    \
+                T *o = ping[b];                                                                    \
+                valid -= span * step;                                                              \
+                for (int64_t e = 0; e < valid; e++)                                                \
+                    o[e] = OP(lo[e], lo[e + span * step]);                                         \
+                lo = o;                                                                            \
+            }                                                                                      \
+            const T *hi = lo + (k - span) * step;                                                  \
+            for (int64_t e = 0; e < n; e++)                                                        \
+                out[e] = OP(lo[e], hi[e]);                                                         \
             return;                                                                                \
         }                                                                                          \
         /* Blocks of k positions: g is the running OP from a block's start, h from its end; the    \
@@ -92,7 +137,7 @@ typedef struct pass_job {
     }                                                                                              \
                                                                                                    \
     /* Rect, first half: tmp row y = OP over the kw columns of padded source row y. */             \
-    static void rows_##SFX(void *arg, int64_t y0, int64_t y1)                                      \
+    MORPH_CLONES static void rows_##SFX(void *arg, int64_t y0, int64_t y1)                         \
     {                                                                                              \
         pass_job *j = arg;                                                                         \
         const int c = j->src->channels;                                                            \
@@ -109,8 +154,72 @@ typedef struct pass_job {
         free(buf);                                                                                 \
     }                                                                                              \
                                                                                                    \
+    /* Rect with fewer than GIP__MORPH_VHGW_CPU rows, in one pass: each thread keeps the row       \
+     * pass of the last kh source rows (a slot per row, source row mod kh) and takes the column    \
+     * OP from them; no intermediate image. */                                                     \
+    MORPH_CLONES static void rect_small_##SFX(void *arg, int64_t y0, int64_t y1)                   \
+    {                                                                                              \
+        pass_job *j = arg;                                                                         \
+        const gip__morph_pass *p = j->p;                                                           \
+        const int c = j->src->channels;                                                            \
+        const int64_t w = j->src->width, h = j->src->height, rl = w * c;                           \
+        const int64_t np = (w + p->kw - 1) * c;                                                    \
+        const int32_t k = p->kh;                                                                   \
+        T *buf = malloc((size_t)(np * 3 + rl * (k + 1)) * sizeof(T));                              \
+        int64_t *held = malloc((size_t)k * sizeof *held);                                          \
+        if (!buf || !held) {                                                                       \
+            free(buf);                                                                             \
+            free(held);                                                                            \
+            atomic_store(&j->failed, 1);                                                           \
+            return;                                                                                \
+        }                                                                                          \
+        T *ring = buf + np * 3, *crow = ring + rl * k;                                             \
+        for (int64_t e = 0; e < rl; e++)                                                           \
+            crow[e] = (T)p->border_value[e % c];                                                   \
+        for (int32_t i = 0; i < k; i++)                                                            \
+            held[i] = -1;                                                                          \
+        for (int64_t y = y0; y < y1; y++) {                                                        \
+            T *d = ROW(j->dst, T, y);                                                              \
+            const T *s[GIP__MORPH_VHGW_CPU];                                                       \
+            for (int32_t i = 0; i < k; i++) {                                                      \
+                const int64_t sy = gip__border_index(y - p->ay + i, h, p->border);                 \
+                s[i] = crow;                                                                       \
+                if (sy >= 0) {                                                                     \
+                    T *r = ring + (sy % k) * rl;                                                   \
+                    if (held[sy % k] != sy) {                                                      \
+                        pad_row_##SFX(j, sy, buf);                                                 \
+                        line_##SFX(buf, r, rl, c, p->kw, buf + np, buf + 2 * np);                  \
+                        held[sy % k] = sy;                                                         \
+                    }                                                                              \
+                    s[i] = r;                                                                      \
+                }                                                                                  \
+            }                                                                                      \
+            /* (no row of the window evicts another: with the borders morphology takes             \
+             * (constant, replicate, reflect, reflect101) a window's source rows are consecutive   \
+             * or mirrored into fewer than kh consecutive rows, so equal slots hold equal rows) */ \
+            if (k == 1) {                                                                          \
+                memcpy(d, s[0], (size_t)rl * sizeof(T));                                           \
+                continue;                                                                          \
+            }                                                                                      \
+            int32_t i = 2;                                                                         \
+            if (k >= 3) {                                                                          \
+                for (int64_t e = 0; e < rl; e++)                                                   \
+                    d[e] = OP(OP(s[0][e], s[1][e]), s[2][e]);                                      \
+                i = 3;                                                                             \
+            } else {                                                                               \
+                for (int64_t e = 0; e < rl; e++)                                                   \
+                    d[e] = OP(s[0][e], s[1][e]);                                                   \
+            }                                                                                      \
+            for (; i < k; i++)                                                                     \
+                for (int64_t e = 0; e < rl; e++)                                                   \
+                    d[e] = OP(d[e], s[i][e]);                                                      \
+        }                                                                                          \
+        free(buf);                                                                                 \
+        free(held);                                                                                \
+    }                                                                                              \
+                                                                                                   \
     /* Rect, second half: dst row y = OP over the kh bordered tmp rows around it. */               \
-    static void cols_##SFX(void *arg, int64_t y0, int64_t y1)                                      \
+    MORPH_CLONES static void cols_##SFX(void *arg, int64_t y0, int64_t y1)                         \
     {                                                                                              \
         pass_job *j = arg;                                                                         \
         const gip__morph_pass *p = j->p;                                                           \
@@ -192,7 +301,7 @@ typedef struct pass_job {
     }                                                                                              \
                                                                                                    \
     /* Any element: dst row y = OP over the taps of the padded rows around it. */                  \
-    static void taps_##SFX(void *arg, int64_t y0, int64_t y1)                                      \
+    MORPH_CLONES static void taps_##SFX(void *arg, int64_t y0, int64_t y1)                         \
     {                                                                                              \
         pass_job *j = arg;                                                                         \
         const gip__morph_pass *p = j->p;                                                           \
@@ -230,6 +339,100 @@ typedef struct pass_job {
         }                                                                                          \
         free(ring);                                                                                \
         free(held);                                                                                \
+    }                                                                                              \
+                                                                                                   \
+    /* Any element as runs: a padded row's OP over each run length is taken once (lengths 2, 4,    \
+     * ... by doubling, a run of L as two overlapping powers of two) and kept in a ring of kh      \
+     * rows; an output row is the OP of one such row per run. */                                   \
+    MORPH_CLONES static void runs_##SFX(void *arg, int64_t y0, int64_t y1)                         \
+    {                                                                                              \
+        pass_job *j = arg;                                                                         \
+        const gip__morph_pass *p = j->p;                                                           \
+        const morph_runs *r = j->runs;                                                             \
+        const int c = j->src->channels;                                                            \
+        const int64_t w = j->src->width, h = j->src->height, rl = w * c;                           \
+        const int64_t pw = (w + p->kw - 1) * c, slot_len = pw * (1 + r->nlen);                     \
+        /* ring slot: the padded row, then one row per distinct length; then the powers */         \
+        T *ring = malloc((size_t)(slot_len * p->kh + pw * r->levels) * sizeof(T));                 \
+        int64_t *held = malloc((size_t)p->kh * sizeof *held);                                      \
+        if (!ring || !held) {                                                                      \
+            free(ring);                                                                            \
+            free(held);                                                                            \
+            atomic_store(&j->failed, 1);                                                           \
+            return;                                                                                \
+        }                                                                                          \
+        T *pow2 = ring + slot_len * p->kh; /* level l: the OP over 2^l, l >= 1 */                  \
+        for (int32_t i = 0; i < p->kh; i++)                                                        \
+            held[i] = INT64_MIN;                                                                   \
+        const T **sr = malloc((size_t)r->nruns * sizeof *sr);                                      \
+        if (!sr) {                                                                                 \
+            free(ring);                                                                            \
+            free(held);                                                                            \
+            atomic_store(&j->failed, 1);                                                           \
+            return;                                                                                \
+        }                                                                                          \
+        for (int64_t y = y0; y < y1; y++) {                                                        \
+            T *d = ROW(j->dst, T, y);                                                              \
+            /* the runs' rows first (keyed by the logical row, kh consecutive ones: no run's row   \
+             * evicts another's), then their OP, two rows a pass */                                \
+            for (int32_t i = 0; i < r->nruns; i++) {                                               \
+                const morph_run ru = r->run[i];                                                    \
+                const int64_t sy = y + ru.dy, slot = ((sy % p->kh) + p->kh) % p->kh;               \
+                T *pr = ring + slot * slot_len;                                                    \
+                if (held[slot] != sy) {                                                            \
+                    pad_row_##SFX(j, gip__border_index(sy, h, p->border), pr);                     \
+                    /* pow2 level l holds positions e < pw - (2^l - 1) c */                        \
+                    const T *lo = pr;                                                              \
+                    for (int32_t l = 1; l < r->levels; l++) {                                      \
+                        T *o = pow2 + (int64_t)(l - 1) * pw;                                       \
+                        const int64_t half = ((int64_t)1 << (l - 1)) * c;                          \
+                        const int64_t n = pw - (((int64_t)1 << l) - 1) * c;                        \
+                        for (int64_t e = 0; e < n; e++)                                            \
+                            o[e] = OP(lo[e], lo[e + half]);                                        \
+                        lo = o;                                                                    \
+                    }                                                                              \
+                    for (int32_t li = 0; li < r->nlen; li++) {                                     \
+                        const int32_t len = r->len[li];                                            \
+                        if (len == 1)                                                              \
+                            continue; /* the padded row itself */                                  \
+                        int32_t l = 0;                                                             \
+                        while ((2 << l) <= len)                                                    \
+                            l++;                                                                   \
+                        const T *pl = l ? pow2 + (int64_t)(l - 1) * pw : pr;                       \
+                        const int64_t off = (int64_t)(len - (1 << l)) * c;                         \
+                        const int64_t n = pw - (int64_t)(len - 1) * c;                             \
+                        T *o = pr + (int64_t)(1 + li) * pw;                                        \
+                        for (int64_t e = 0; e < n; e++)                                            \
+                            o[e] = OP(pl[e], pl[e + off]);                                         \
+                    }                                                                              \
+                    held[slot] = sy;                                                               \
+                }                                                                                  \
+                sr[i] = (r->len[ru.li] == 1 ? pr : pr + (int64_t)(1 + ru.li) * pw) +               \
+                        (int64_t)ru.x0 * c;                                                        \
+            }                                                                                      \
+            int32_t i;                                                                             \
+            if (r->nruns == 1) {                                                                   \
+                memcpy(d, sr[0], (size_t)rl * sizeof(T));                                          \
+                i = 1;                                                                             \
+            } else if (r->nruns == 2) {                                                            \
+                for (int64_t e = 0; e < rl; e++)                                                   \
+                    d[e] = OP(sr[0][e], sr[1][e]);                                                 \
+                i = 2;                                                                             \
+            } else {                                                                               \
+                for (int64_t e = 0; e < rl; e++)                                                   \
+                    d[e] = OP(OP(sr[0][e], sr[1][e]), sr[2][e]);                                   \
+                i = 3;                                                                             \
+            }                                                                                      \
+            for (; i + 1 < r->nruns; i += 2)                                                       \
+                for (int64_t e = 0; e < rl; e++)                                                   \
+                    d[e] = OP(d[e], OP(sr[i][e], sr[i + 1][e]));                                   \
+            if (i < r->nruns)                                                                      \
+                for (int64_t e = 0; e < rl; e++)                                                   \
+                    d[e] = OP(d[e], sr[i][e]);                                                     \
+        }                                                                                          \
+        free(sr);                                                                                  \
+        free(ring);                                                                                \
+        free(held);                                                                                \
     }
 
 #define MIN_OP(a, b) ((b) < (a) ? (b) : (a))
@@ -245,14 +448,14 @@ MORPH_IMPL(f32_min, float, MIN_OP)
 MORPH_IMPL(f32_max, float, MAX_OP)
 
 typedef struct pass_fns {
-    gip__range_fn rows, cols, taps;
+    gip__range_fn rows, cols, taps, runs, rect_small;
 } pass_fns;
 
 static pass_fns fns_of(gip_dtype dt, bool dilate)
 {
 #define FNS(SFX)                                                                                   \
     {                                                                                              \
-        rows_##SFX, cols_##SFX, taps_##SFX                                                         \
+        rows_##SFX, cols_##SFX, taps_##SFX, runs_##SFX, rect_small_##SFX                           \
     }
     static const pass_fns table[4][2] = {
         {FNS(u8_min), FNS(u8_max)},
@@ -263,6 +466,38 @@ static pass_fns fns_of(gip_dtype dt, bool dilate)
 #undef FNS
     const int i = dt == GIP_U8 ? 0 : dt == GIP_U16 ? 1 : dt == GIP_S16 ? 2 : 3;
     return table[i][dilate ? 1 : 0];
+}
+
+/* The element's runs (its taps are in raster order). Returns non-zero where tap by tap is as
+ * good (no run longer than one tap) or the runs' rows would not fit in a modest ring. */
+static int runs_of(const gip__morph_pass *p, morph_runs *r)
+{
+    if (p->ntaps < 2)
+        return 1;
+    r->run = malloc((size_t)p->ntaps * sizeof *r->run);
+    r->len = malloc((size_t)p->kw * sizeof *r->len);
+    if (!r->run || !r->len)
+        return 1;
+    int32_t longest = 1;
+    for (int32_t t = 0; t < p->ntaps;) {
+        int32_t e = t + 1;
+        while (e < p->ntaps && p->taps[e].dy == p->taps[t].dy &&
+               p->taps[e].dx == p->taps[e - 1].dx + 1)
+            e++;
+        const int32_t len = e - t;
+        int32_t li = 0;
+        while (li < r->nlen && r->len[li] != len)
+            li++;
+        if (li == r->nlen)
+            r->len[r->nlen++] = len;
+        longest = len > longest ? len : longest;
+        r->run[r->nruns++] = (morph_run){p->taps[t].dy, p->taps[t].dx + p->ax, li};
+        t = e;
+    }
+    while ((1 << r->levels) <= longest)
+        r->levels++;
+    /* worth it when runs replace taps; the ring holds kh (1 + nlen) padded rows */
+    return r->nruns == p->ntaps || r->nlen > 8;
 }
 
 gip_status gip__morph_pass_cpu(gip_context *ctx, const gip__morph_pass *p, const gip_image *src,
@@ -276,7 +511,9 @@ gip_status gip__morph_pass_cpu(gip_context *ctx, const gip__morph_pass *p, const
     j.xmap = xmap;
     const pass_fns f = fns_of(src->dtype, p->dilate);
     gip_status st = GIP_OK;
-    if (p->rect) {
+    if (p->rect && p->kh < GIP__MORPH_VHGW_CPU) {
+        gip__parallel_for(ctx, src->height, 8, f.rect_small, &j);
+    } else if (p->rect) {
         gip_image tmp = {0};
         st = gip_image_alloc(ctx, &tmp, src->width, src->height, src->channels, src->dtype,
                              GIP_MEM_HOST, 0);
@@ -289,7 +526,15 @@ gip_status gip__morph_pass_cpu(gip_context *ctx, const gip__morph_pass *p, const
             gip_image_free(ctx, &tmp);
         }
     } else {
-        gip__parallel_for(ctx, src->height, 4, f.taps, &j);
+        morph_runs runs = {0};
+        if (!runs_of(p, &runs)) {
+            j.runs = &runs;
+            gip__parallel_for(ctx, src->height, 4, f.runs, &j);
+        } else {
+            gip__parallel_for(ctx, src->height, 4, f.taps, &j);
+        }
+        free(runs.run);
+        free(runs.len);
     }
     free(xmap);
     if (!st && atomic_load(&j.failed))
