@@ -63,6 +63,21 @@ def test_erode_dilate_u8_equal_cv2(shape, border):
             assert same(gip.dilate(src, k, **kw), cv2.dilate(src, k, **kw)), (i, it)
 
 
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32])
+def test_tall_rectangles_equal_cv2(dtype):
+    """Rectangles of 8 rows and more on images taller than the CPU's blocks of output rows (the
+    column pass's van Herk buffers are cut into blocks of max(64, 4 kh) rows)."""
+    for shape, ksize, anchor in (((300, 97), (11, 9), (-1, -1)), ((211, 40, 3), (3, 17), (1, 2)),
+                                 ((530, 33), (5, 64), (-1, 60))):
+        src = rand(shape, dtype, seed=shape[0])
+        k = np.ones(ksize[::-1], np.uint8)
+        for border in BORDERS:
+            for f in ("erode", "dilate"):
+                got = getattr(gip, f)(src, k, anchor=anchor, borderType=border)
+                exp = getattr(cv2, f)(src, k, anchor=anchor, borderType=border)
+                assert same(got, exp), (shape, ksize, border, f)
+
+
 @pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.int16, np.float32])
 def test_random_elements_equal_cv2(dtype):
     """Elements of random runs (rows of several runs, gaps, empty rows) with random anchors: the

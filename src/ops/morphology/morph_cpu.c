@@ -136,21 +136,52 @@ typedef struct pass_job {
             out[e] = OP(h[e], gk[e]);                                                              \
     }                                                                                              \
                                                                                                    \
+    /* out = the row OP over the kw columns of source row y (y >= 0): the interior straight from   \
+     * the source row, the few pixels whose window leaves it from a small padded copy (edge:       \
+     * 2 kw pixels); g, h: the line's scratch (a padded row each). */                              \
+    static void line_row_##SFX(const pass_job *j, int64_t y, T *out, T *g, T *h, T *edge)          \
+    {                                                                                              \
+        const gip__morph_pass *p = j->p;                                                           \
+        const int c = j->src->channels;                                                            \
+        const int64_t w = j->src->width, k = p->kw, ax = p->ax, ni = w - k + 1;                    \
+        const T *s = ROW(j->src, const T, y);                                                      \
+        T bv[4];                                                                                   \
+        for (int ch = 0; ch < 4; ch++)                                                             \
+            bv[ch] = (T)p->border_value[ch];                                                       \
+        if (ni <= 0) { /* the window is wider than the row: all of it through the padding */       \
+            T *pr = g + (w + k - 1) * c; /* g's second half: the padded row */                     \
+            pad_row_##SFX(j, y, pr);                                                               \
+            line_##SFX(pr, out, w *c, c, p->kw, g, h);                                             \
+            return;                                                                                \
+        }                                                                                          \
+        line_##SFX(s, out + ax * c, ni * c, c, p->kw, g, h);                                       \
+        /* the first ax pixels and the last k - 1 - ax: padded columns [x0, x0 + n + k - 1) */     \
+        for (int side = 0; side < 2; side++) {                                                     \
+            const int64_t x0 = side ? ni + ax : 0, n = side ? k - 1 - ax : ax;                     \
+            if (n <= 0)                                                                            \
+                continue;                                                                          \
+            for (int64_t px = 0; px < n + k - 1; px++) {                                           \
+                const int32_t sx = j->xmap[x0 + px];                                               \
+                for (int ch = 0; ch < c; ch++)                                                     \
+                    edge[px * c + ch] = sx < 0 ? bv[ch] : s[(int64_t)sx * c + ch];                 \
+            }                                                                                      \
+            line_##SFX(edge, out + x0 * c, n * c, c, p->kw, g, h);                                 \
+        }                                                                                          \
+    }                                                                                              \
+                                                                                                   \
     /* Rect, first half: tmp row y = OP over the kw columns of padded source row y. */             \
     MORPH_CLONES static void rows_##SFX(void *arg, int64_t y0, int64_t y1)                         \
     {                                                                                              \
         pass_job *j = arg;                                                                         \
         const int c = j->src->channels;                                                            \
         const int64_t w = j->src->width, np = (w + j->p->kw - 1) * c;                              \
-        T *buf = malloc((size_t)np * 3 * sizeof(T));                                               \
+        T *buf = malloc((size_t)(np * 3 + 2 * (int64_t)j->p->kw * c) * sizeof(T));                 \
         if (!buf) {                                                                                \
             atomic_store(&j->failed, 1);                                                           \
             return;                                                                                \
         }                                                                                          \
-        for (int64_t y = y0; y < y1; y++) {                                                        \
-            pad_row_##SFX(j, y, buf);                                                              \
-            line_##SFX(buf, ROW(j->tmp, T, y), w *c, c, j->p->kw, buf + np, buf + 2 * np);         \
-        }                                                                                          \
+        for (int64_t y = y0; y < y1; y++)                                                          \
+            line_row_##SFX(j, y, ROW(j->tmp, T, y), buf, buf + 2 * np, buf + 3 * np);              \
         free(buf);                                                                                 \
     }                                                                                              \
                                                                                                    \
@@ -165,7 +196,7 @@ typedef struct pass_job {
         const int64_t w = j->src->width, h = j->src->height, rl = w * c;                           \
         const int64_t np = (w + p->kw - 1) * c;                                                    \
         const int32_t k = p->kh;                                                                   \
-        T *buf = malloc((size_t)(np * 3 + rl * (k + 1)) * sizeof(T));                              \
+        T *buf = malloc((size_t)(np * 3 + rl * (k + 1) + 2 * (int64_t)p->kw * c) * sizeof(T));     \
         int64_t *held = malloc((size_t)k * sizeof *held);                                          \
         if (!buf || !held) {                                                                       \
             free(buf);                                                                             \
@@ -173,7 +204,7 @@ typedef struct pass_job {
             atomic_store(&j->failed, 1);                                                           \
             return;                                                                                \
         }                                                                                          \
-        T *ring = buf + np * 3, *crow = ring + rl * k;                                             \
+        T *ring = buf + np * 3, *crow = ring + rl * k, *edge = crow + rl;                          \
         for (int64_t e = 0; e < rl; e++)                                                           \
             crow[e] = (T)p->border_value[e % c];                                                   \
         for (int32_t i = 0; i < k; i++)                                                            \
@@ -187,8 +218,7 @@ typedef struct pass_job {
                 if (sy >= 0) {                                                                     \
                     T *r = ring + (sy % k) * rl;                                                   \
                     if (held[sy % k] != sy) {                                                      \
-                        pad_row_##SFX(j, sy, buf);                                                 \
-                        line_##SFX(buf, r, rl, c, p->kw, buf + np, buf + 2 * np);                  \
+                        line_row_##SFX(j, sy, r, buf, buf + 2 * np, edge);                         \
                         held[sy % k] = sy;                                                         \
                     }                                                                              \
                     s[i] = r;                                                                      \
@@ -254,48 +284,52 @@ typedef struct pass_job {
             free(crow);                                                                            \
             return;                                                                                \
         }                                                                                          \
-        /* Van Herk over the padded rows [y0 - ay, y1 - ay + k - 1), a strip of columns at a       \
-         * time: the window of output row y is padded rows [y - y0, y - y0 + k). */                \
-        const int64_t m = y1 - y0 + k - 1;                                                         \
+        /* Van Herk over blocks of output rows [ya, yz) (the buffers stay in cache): padded rows   \
+         * [ya - ay, yz - ay + k - 1), a strip of columns at a time; the window of output row y    \
+         * is padded rows [y - ya, y - ya + k). */                                                 \
+        const int64_t yb = 4 * (int64_t)k > 64 ? 4 * (int64_t)k : 64;                              \
         const int64_t sw = rl < STRIP ? rl : STRIP;                                                \
-        T *g = malloc((size_t)(m * sw) * 2 * sizeof(T)), *hb = g + m * sw;                         \
+        T *g = malloc((size_t)((yb + k - 1) * sw) * 2 * sizeof(T));                                \
         if (!g) {                                                                                  \
             free(crow);                                                                            \
             atomic_store(&j->failed, 1);                                                           \
             return;                                                                                \
         }                                                                                          \
-        for (int64_t x0 = 0; x0 < rl; x0 += sw) {                                                  \
-            const int64_t n = rl - x0 < sw ? rl - x0 : sw;                                         \
-            for (int64_t b = 0; b < m; b += k) {                                                   \
-                const int64_t e = b + k < m ? b + k : m;                                           \
-                for (int64_t q = b; q < e; q++) {                                                  \
-                    int64_t sy = gip__border_index(y0 - p->ay + q, h, p->border);                  \
-                    const T *s = (sy < 0 ? crow : ROW(j->tmp, const T, sy)) + x0;                  \
-                    T *gq = g + q * sw;                                                            \
-                    if (q == b)                                                                    \
-                        memcpy(gq, s, (size_t)n * sizeof(T));                                      \
-                    else                                                                           \
-                        for (int64_t s2 = 0; s2 < n; s2++)                                         \
-                            gq[s2] = OP(gq[s2 - sw], s[s2]);                                       \
+        for (int64_t ya = y0; ya < y1; ya += yb)                                                   \
+            for (int64_t x0 = 0, yz = ya + yb < y1 ? ya + yb : y1, m = yz - ya + k - 1; x0 < rl;   \
+                 x0 += sw) {                                                                       \
+                T *hb = g + m * sw;                                                                \
+                const int64_t n = rl - x0 < sw ? rl - x0 : sw;                                     \
+                for (int64_t b = 0; b < m; b += k) {                                               \
+                    const int64_t e = b + k < m ? b + k : m;                                       \
+                    for (int64_t q = b; q < e; q++) {                                              \
+                        int64_t sy = gip__border_index(ya - p->ay + q, h, p->border);              \
+                        const T *s = (sy < 0 ? crow : ROW(j->tmp, const T, sy)) + x0;              \
+                        T *gq = g + q * sw;                                                        \
+                        if (q == b)                                                                \
+                            memcpy(gq, s, (size_t)n * sizeof(T));                                  \
+                        else                                                                       \
+                            for (int64_t s2 = 0; s2 < n; s2++)                                     \
+                                gq[s2] = OP(gq[s2 - sw], s[s2]);                                   \
+                    }                                                                              \
+                    for (int64_t q = e - 1; q >= b; q--) {                                         \
+                        int64_t sy = gip__border_index(ya - p->ay + q, h, p->border);              \
+                        const T *s = (sy < 0 ? crow : ROW(j->tmp, const T, sy)) + x0;              \
+                        T *hq = hb + q * sw;                                                       \
+                        if (q == e - 1)                                                            \
+                            memcpy(hq, s, (size_t)n * sizeof(T));                                  \
+                        else                                                                       \
+                            for (int64_t s2 = 0; s2 < n; s2++)                                     \
+                                hq[s2] = OP(hq[s2 + sw], s[s2]);                                   \
+                    }                                                                              \
                 }                                                                                  \
-                for (int64_t q = e - 1; q >= b; q--) {                                             \
-                    int64_t sy = gip__border_index(y0 - p->ay + q, h, p->border);                  \
-                    const T *s = (sy < 0 ? crow : ROW(j->tmp, const T, sy)) + x0;                  \
-                    T *hq = hb + q * sw;                                                           \
-                    if (q == e - 1)                                                                \
-                        memcpy(hq, s, (size_t)n * sizeof(T));                                      \
-                    else                                                                           \
-                        for (int64_t s2 = 0; s2 < n; s2++)                                         \
-                            hq[s2] = OP(hq[s2 + sw], s[s2]);                                       \
+                for (int64_t y = ya; y < yz; y++) {                                                \
+                    T *d = ROW(j->dst, T, y) + x0;                                                 \
+                    const T *hq = hb + (y - ya) * sw, *gq = g + (y - ya + k - 1) * sw;             \
+                    for (int64_t s2 = 0; s2 < n; s2++)                                             \
+                        d[s2] = OP(hq[s2], gq[s2]);                                                \
                 }                                                                                  \
             }                                                                                      \
-            for (int64_t y = y0; y < y1; y++) {                                                    \
-                T *d = ROW(j->dst, T, y) + x0;                                                     \
-                const T *hq = hb + (y - y0) * sw, *gq = g + (y - y0 + k - 1) * sw;                 \
-                for (int64_t s2 = 0; s2 < n; s2++)                                                 \
-                    d[s2] = OP(hq[s2], gq[s2]);                                                    \
-            }                                                                                      \
-        }                                                                                          \
         free(g);                                                                                   \
         free(crow);                                                                                \
     }                                                                                              \
