@@ -163,11 +163,19 @@ static const void *ring_row(row_ring *g, const median_job *j, int64_t u, int32_t
         const int64_t L = (int64_t)(sizeof(V) / sizeof(T)), c = j->src->channels;                  \
         const int64_t w = j->src->width, pw = (w + 2) * c, stride = pw + L;                        \
         T *lo = tmp, *mid = lo + stride, *hi = mid + stride;                                       \
+        (void)g;                                                                                   \
+        const int64_t ne = w * c, h = j->src->height;                                              \
         for (int64_t y = y0; y < y1; y++) {                                                        \
-            const T *r0 = ring_row(g, j, y - 1, sizeof(T));                                        \
-            const T *r1 = ring_row(g, j, y, sizeof(T));                                            \
-            const T *r2 = ring_row(g, j, y + 1, sizeof(T));                                        \
-            for (int64_t p = 0; p < pw; p += L) {                                                  \
+            /* the three source rows themselves (replicated at the top and bottom); the sorted     \
+             * columns go one pixel in, and the pixels left and right of the row repeat its        \
+             * first and last (the replicated border) */                                           \
+            const T *r0 =                                                                          \
+                (const T *)((const uint8_t *)j->src->data + (y > 0 ? y - 1 : 0) * j->src->stride); \
+            const T *r1 = (const T *)((const uint8_t *)j->src->data + y * j->src->stride);         \
+            const T *r2 = (const T *)((const uint8_t *)j->src->data +                              \
+                                      (y + 1 < h ? y + 1 : h - 1) * j->src->stride);               \
+            int64_t p = 0;                                                                         \
+            for (; p + L <= ne; p += L) {                                                          \
                 V a, b, e;                                                                         \
                 LOAD(a, r0 + p);                                                                   \
                 LOAD(b, r1 + p);                                                                   \
@@ -175,9 +183,32 @@ static const void *ring_row(row_ring *g, const median_job *j, int64_t u, int32_t
                 CXV(a, b)                                                                          \
                 CXV(b, e)                                                                          \
                 CXV(a, b)                                                                          \
-                memcpy(lo + p, &a, sizeof a);                                                      \
-                memcpy(mid + p, &b, sizeof b);                                                     \
-                memcpy(hi + p, &e, sizeof e);                                                      \
+                memcpy(lo + c + p, &a, sizeof a);                                                  \
+                memcpy(mid + c + p, &b, sizeof b);                                                 \
+                memcpy(hi + c + p, &e, sizeof e);                                                  \
+            }                                                                                      \
+            if (p < ne) { /* the last part of a row: no read past its end */                       \
+                V a, b, e;                                                                         \
+                memset(&a, 0, sizeof a);                                                           \
+                memset(&b, 0, sizeof b);                                                           \
+                memset(&e, 0, sizeof e);                                                           \
+                memcpy(&a, r0 + p, (size_t)(ne - p) * sizeof(T));                                  \
+                memcpy(&b, r1 + p, (size_t)(ne - p) * sizeof(T));                                  \
+                memcpy(&e, r2 + p, (size_t)(ne - p) * sizeof(T));                                  \
+                CXV(a, b)                                                                          \
+                CXV(b, e)                                                                          \
+                CXV(a, b)                                                                          \
+                memcpy(lo + c + p, &a, sizeof a);                                                  \
+                memcpy(mid + c + p, &b, sizeof b);                                                 \
+                memcpy(hi + c + p, &e, sizeof e);                                                  \
+            }                                                                                      \
+            for (int64_t k2 = 0; k2 < c; k2++) {                                                   \
+                lo[k2] = lo[c + k2];                                                               \
+                mid[k2] = mid[c + k2];                                                             \
+                hi[k2] = hi[c + k2];                                                               \
+                lo[c + ne + k2] = lo[ne + k2];                                                     \
+                mid[c + ne + k2] = mid[ne + k2];                                                   \
+                hi[c + ne + k2] = hi[ne + k2];                                                     \
             }                                                                                      \
             T *d = (T *)((uint8_t *)j->dst->data + y * j->dst->stride);                            \
             for (int64_t e0 = 0; e0 < w * c; e0 += L) {                                            \
@@ -194,7 +225,13 @@ static const void *ring_row(row_ring *g, const median_job *j, int64_t u, int32_t
                 const V lmax = VMAX(VMAX(l0, l1), l2), hmin = VMIN(VMIN(h0, h1), h2);              \
                 const V mm = MED3(m0, m1, m2), v = MED3(lmax, mm, hmin);                           \
                 const int64_t n = w * c - e0 < L ? w * c - e0 : L;                                 \
-                memcpy(d + e0, &v, (size_t)n * sizeof(T));                                         \
+                if (n == L) { /* a whole vector: one store (a copy of a variable size from */      \
+                    memcpy(d + e0, &v, sizeof v); /* v kept it on the stack) */                    \
+                } else {                                                                           \
+                    T tb[sizeof(V) / sizeof(T)];                                                   \
+                    memcpy(tb, &v, sizeof v);                                                      \
+                    memcpy(d + e0, tb, (size_t)n * sizeof(T));                                     \
+                }                                                                                  \
             }                                                                                      \
         }                                                                                          \
     }                                                                                              \
@@ -217,7 +254,13 @@ static const void *ring_row(row_ring *g, const median_job *j, int64_t u, int32_t
                         LOAD(v[i * 5 + jx], rows[i] + e0 + jx * c);                                \
                 NET25(CX)                                                                          \
                 const int64_t n = w * c - e0 < L ? w * c - e0 : L;                                 \
-                memcpy(d + e0, &v[12], (size_t)n * sizeof(T));                                     \
+                if (n == L) {                                                                      \
+                    memcpy(d + e0, &v[12], sizeof v[12]);                                          \
+                } else {                                                                           \
+                    T tb[sizeof(V) / sizeof(T)];                                                   \
+                    memcpy(tb, &v[12], sizeof v[12]);                                              \
+                    memcpy(d + e0, tb, (size_t)n * sizeof(T));                                     \
+                }                                                                                  \
             }                                                                                      \
         }                                                                                          \
     }
