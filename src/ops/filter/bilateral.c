@@ -10,6 +10,10 @@
 
 #include <math.h>
 #include <stdatomic.h>
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#include <immintrin.h>
+#define BIL_HAVE_AVX2 1
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +23,70 @@
 #include "registry/registry.h"
 
 static const char OP[] = "gip_bilateral_filter";
+
+/* Pixels of a row a chunk: the sums of a chunk (four floats a pixel) stay in L1 over the taps. */
+#define BIL_CHUNK 512
+
+/* One tap over pixels [x0, x1) of a row: the colour weight of each pixel's difference (the sum
+ * of the channels' absolute differences) times the tap's space weight, added to the weighted
+ * sums and the weight sum, each as a separate multiply and add (the scalar loop's and the CUDA
+ * kernel's roundings). Returns the first pixel not done. */
+#ifdef BIL_HAVE_AVX2
+/* 8 pixels of channel plane pointers q, s0 at x: the eight pixels' values as floats (qf) and
+ * their absolute differences added to diff. */
+#define BIL_LOAD8(QP, SP, X, QF, DIFF)                                                             \
+    do {                                                                                           \
+        const __m256i a_ = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)((QP) + (X))));   \
+        const __m256i b_ = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)((SP) + (X))));   \
+        DIFF = _mm256_add_epi32(DIFF, _mm256_abs_epi32(_mm256_sub_epi32(a_, b_)));                 \
+        QF = _mm256_cvtepi32_ps(a_);                                                               \
+    } while (0)
+#define BIL_ACC(PTR, V) _mm256_storeu_ps((PTR), _mm256_add_ps(_mm256_loadu_ps(PTR), (V)))
+
+__attribute__((target("avx2"))) static int64_t
+tap_avx2(const uint8_t *const q[3], const uint8_t *const s0[3], int32_t c, const float *color,
+         float sw, float *const sum[3], float *wsum, int64_t x0, int64_t x1)
+{
+    const __m256 vsw = _mm256_set1_ps(sw);
+    int64_t x = x0;
+    if (c == 1) { /* two gathers in flight */
+        for (; x + 16 <= x1; x += 16) {
+            __m256i d0 = _mm256_setzero_si256(), d1 = _mm256_setzero_si256();
+            __m256 f0, f1;
+            BIL_LOAD8(q[0], s0[0], x, f0, d0);
+            BIL_LOAD8(q[0], s0[0], x + 8, f1, d1);
+            const __m256 w0 = _mm256_mul_ps(vsw, _mm256_i32gather_ps(color, d0, 4));
+            const __m256 w1 = _mm256_mul_ps(vsw, _mm256_i32gather_ps(color, d1, 4));
+            BIL_ACC(sum[0] + x, _mm256_mul_ps(f0, w0));
+            BIL_ACC(sum[0] + x + 8, _mm256_mul_ps(f1, w1));
+            BIL_ACC(wsum + x, w0);
+            BIL_ACC(wsum + x + 8, w1);
+        }
+        return x;
+    }
+    for (; x + 16 <= x1; x += 16) {
+        __m256i d0 = _mm256_setzero_si256(), d1 = _mm256_setzero_si256();
+        __m256 a0, b0, c0, a1, b1, c1;
+        BIL_LOAD8(q[0], s0[0], x, a0, d0);
+        BIL_LOAD8(q[1], s0[1], x, b0, d0);
+        BIL_LOAD8(q[2], s0[2], x, c0, d0);
+        BIL_LOAD8(q[0], s0[0], x + 8, a1, d1);
+        BIL_LOAD8(q[1], s0[1], x + 8, b1, d1);
+        BIL_LOAD8(q[2], s0[2], x + 8, c1, d1);
+        const __m256 w0 = _mm256_mul_ps(vsw, _mm256_i32gather_ps(color, d0, 4));
+        const __m256 w1 = _mm256_mul_ps(vsw, _mm256_i32gather_ps(color, d1, 4));
+        BIL_ACC(sum[0] + x, _mm256_mul_ps(a0, w0));
+        BIL_ACC(sum[1] + x, _mm256_mul_ps(b0, w0));
+        BIL_ACC(sum[2] + x, _mm256_mul_ps(c0, w0));
+        BIL_ACC(wsum + x, w0);
+        BIL_ACC(sum[0] + x + 8, _mm256_mul_ps(a1, w1));
+        BIL_ACC(sum[1] + x + 8, _mm256_mul_ps(b1, w1));
+        BIL_ACC(sum[2] + x + 8, _mm256_mul_ps(c1, w1));
+        BIL_ACC(wsum + x + 8, w1);
+    }
+    return x;
+}
+#endif
 
 typedef struct bil_job {
     const gip__bilateral_plan *p;
@@ -57,6 +125,9 @@ rows_u8(void *arg, int64_t y0, int64_t y1)
     }
     for (int32_t i = 0; i < nr; i++)
         tag[i] = INT64_MIN;
+#ifdef BIL_HAVE_AVX2
+    const int avx2 = __builtin_cpu_supports("avx2");
+#endif
     for (int64_t y = y0; y < y1; y++) {
         /* the padded row of source row u (unclamped) stays in slot u mod nr while the window
          * slides down, so each is built once per band */
@@ -87,27 +158,40 @@ rows_u8(void *arg, int64_t y0, int64_t y1)
         }
         memset(sum, 0, (size_t)(w * c) * sizeof *sum);
         memset(wsum, 0, (size_t)w * sizeof *wsum);
-        for (int32_t k = 0; k < p->ntaps; k++) {
-            const uint8_t *q = rowp[p->dy[k] + r] + p->dx[k] + r, *s0 = rowp[r] + r;
-            const float sw = p->space[k];
-            if (c == 1) {
-                for (int64_t x = 0; x < w; x++) {
-                    const float wk = sw * p->color[abs((int32_t)q[x] - (int32_t)s0[x])];
-                    sum[x] += (float)q[x] * wk;
-                    wsum[x] += wk;
+        /* a chunk of the row at a time, so that its sums stay in L1 across the taps */
+        for (int64_t x0 = 0; x0 < w; x0 += BIL_CHUNK) {
+            const int64_t x1 = x0 + BIL_CHUNK < w ? x0 + BIL_CHUNK : w;
+            for (int32_t k = 0; k < p->ntaps; k++) {
+                const uint8_t *q = rowp[p->dy[k] + r] + p->dx[k] + r, *s0 = rowp[r] + r;
+                const float sw = p->space[k];
+                int64_t xs = x0; /* the pixels the AVX2 loop leaves */
+#ifdef BIL_HAVE_AVX2
+                if (avx2) {
+                    const uint8_t *const qc[3] = {q, q + pp, q + 2 * pp};
+                    const uint8_t *const sc[3] = {s0, s0 + pp, s0 + 2 * pp};
+                    float *const sums[3] = {sum, sum + w, sum + 2 * w};
+                    xs = tap_avx2(qc, sc, c, p->color, sw, sums, wsum, x0, x1);
                 }
-            } else {
-                const uint8_t *q1 = q + pp, *q2 = q + 2 * pp, *s1 = s0 + pp, *s2 = s0 + 2 * pp;
-                float *sum1 = sum + w, *sum2 = sum + 2 * w;
-                for (int64_t x = 0; x < w; x++) {
-                    const int32_t diff = abs((int32_t)q[x] - (int32_t)s0[x]) +
-                                         abs((int32_t)q1[x] - (int32_t)s1[x]) +
-                                         abs((int32_t)q2[x] - (int32_t)s2[x]);
-                    const float wk = sw * p->color[diff];
-                    sum[x] += (float)q[x] * wk;
-                    sum1[x] += (float)q1[x] * wk;
-                    sum2[x] += (float)q2[x] * wk;
-                    wsum[x] += wk;
+#endif
+                if (c == 1) {
+                    for (int64_t x = xs; x < x1; x++) {
+                        const float wk = sw * p->color[abs((int32_t)q[x] - (int32_t)s0[x])];
+                        sum[x] += (float)q[x] * wk;
+                        wsum[x] += wk;
+                    }
+                } else {
+                    const uint8_t *q1 = q + pp, *q2 = q + 2 * pp, *s1 = s0 + pp, *s2 = s0 + 2 * pp;
+                    float *sum1 = sum + w, *sum2 = sum + 2 * w;
+                    for (int64_t x = xs; x < x1; x++) {
+                        const int32_t diff = abs((int32_t)q[x] - (int32_t)s0[x]) +
+                                             abs((int32_t)q1[x] - (int32_t)s1[x]) +
+                                             abs((int32_t)q2[x] - (int32_t)s2[x]);
+                        const float wk = sw * p->color[diff];
+                        sum[x] += (float)q[x] * wk;
+                        sum1[x] += (float)q1[x] * wk;
+                        sum2[x] += (float)q2[x] * wk;
+                        wsum[x] += wk;
+                    }
                 }
             }
         }
