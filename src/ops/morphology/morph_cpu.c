@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* Morphology on the CPU: one erosion or dilation pass (an all-ones element as a row pass then a
- * column pass, each direct for short lines and van Herk / Gil-Werman for long ones, so that the
- * cost does not grow with the size; other elements tap by tap over bordered rows), and the
- * element-wise steps of the compositions. Loops run over a row's contiguous elements so that the
- * compiler vectorises the min/max. */
+/* Morphology on the CPU: one erosion or dilation pass and the element-wise steps of the
+ * compositions. An all-ones element is a row OP (straight from the source row, by doubling:
+ * ceil(log2 kw) + 1 passes; van Herk / Gil-Werman from 96 columns) then a column OP: under 8 rows
+ * over a ring of the last kh row results, from 8 rows by van Herk over blocks of rows, so that
+ * the cost does not grow with the size and no intermediate image is made. Other elements are
+ * cut into runs of ones along their rows (a row's OP over each run length is taken once), or
+ * taken tap by tap where no run is longer than one. Loops run over a row's contiguous elements
+ * so that the compiler vectorises the min/max. */
 #if defined(__GNUC__) && !defined(__clang__)
 /* Float comparisons may then become vector min and max (the values are the same; only exception
  * flags, which gip never reads, could differ). */
@@ -44,7 +47,6 @@ typedef struct morph_runs {
 typedef struct pass_job {
     const gip__morph_pass *p;
     const gip_image *src; /* the pass's input */
-    const gip_image *tmp; /* rect: the row pass's output, the column pass's input */
     gip_image *dst;
     const int32_t *xmap; /* padded column -> source column, -1 outside (constant) */
     const morph_runs *runs;
@@ -169,22 +171,6 @@ typedef struct pass_job {
         }                                                                                          \
     }                                                                                              \
                                                                                                    \
-    /* Rect, first half: tmp row y = OP over the kw columns of padded source row y. */             \
-    MORPH_CLONES static void rows_##SFX(void *arg, int64_t y0, int64_t y1)                         \
-    {                                                                                              \
-        pass_job *j = arg;                                                                         \
-        const int c = j->src->channels;                                                            \
-        const int64_t w = j->src->width, np = (w + j->p->kw - 1) * c;                              \
-        T *buf = malloc((size_t)(np * 3 + 2 * (int64_t)j->p->kw * c) * sizeof(T));                 \
-        if (!buf) {                                                                                \
-            atomic_store(&j->failed, 1);                                                           \
-            return;                                                                                \
-        }                                                                                          \
-        for (int64_t y = y0; y < y1; y++)                                                          \
-            line_row_##SFX(j, y, ROW(j->tmp, T, y), buf, buf + 2 * np, buf + 3 * np);              \
-        free(buf);                                                                                 \
-    }                                                                                              \
-                                                                                                   \
     /* Rect with fewer than GIP__MORPH_VHGW_CPU rows, in one pass: each thread keeps the row       \
      * pass of the last kh source rows (a slot per row, source row mod kh) and takes the column    \
      * OP from them; no intermediate image. */                                                     \
@@ -248,79 +234,62 @@ typedef struct pass_job {
         free(held);                                                                                \
     }                                                                                              \
                                                                                                    \
-    /* Rect, second half: dst row y = OP over the kh bordered tmp rows around it. */               \
-    MORPH_CLONES static void cols_##SFX(void *arg, int64_t y0, int64_t y1)                         \
+    /* Rect with GIP__MORPH_VHGW_CPU rows or more: blocks of output rows [ya, yz) at a time (the   \
+     * buffers stay in cache). A block's source rows [ya - ay, yz - ay + k - 1) get their row OP   \
+     * into a block buffer, then the column OP by van Herk / Gil-Werman, a strip of columns at a   \
+     * time: the window of output row y is block rows [y - ya, y - ya + k). */                     \
+    MORPH_CLONES static void rect_big_##SFX(void *arg, int64_t y0, int64_t y1)                     \
     {                                                                                              \
         pass_job *j = arg;                                                                         \
         const gip__morph_pass *p = j->p;                                                           \
         const int c = j->src->channels;                                                            \
         const int64_t w = j->src->width, h = j->src->height, rl = w * c;                           \
+        const int64_t np = (w + p->kw - 1) * c;                                                    \
         const int32_t k = p->kh;                                                                   \
-        T *crow = malloc((size_t)rl * sizeof(T)); /* the constant row */                           \
-        if (!crow) {                                                                               \
+        const int64_t yb = 4 * (int64_t)k > 64 ? 4 * (int64_t)k : 64, mb = yb + k - 1;             \
+        const int64_t sw = rl < STRIP ? rl : STRIP;                                                \
+        /* the row OPs of a block, the constant row, van Herk's g and h, the line scratch */       \
+        T *rows = malloc((size_t)(mb * rl + rl + mb * sw * 2 + np * 3 + 2 * (int64_t)p->kw * c) *  \
+                         sizeof(T));                                                               \
+        const T **rp = malloc((size_t)mb * sizeof *rp);                                            \
+        if (!rows || !rp) {                                                                        \
+            free(rows);                                                                            \
+            free(rp);                                                                              \
             atomic_store(&j->failed, 1);                                                           \
             return;                                                                                \
         }                                                                                          \
+        T *crow = rows + mb * rl, *g = crow + rl, *scratch = g + mb * sw * 2;                      \
         for (int64_t e = 0; e < rl; e++)                                                           \
             crow[e] = (T)p->border_value[e % c];                                                   \
-        if (k < GIP__MORPH_VHGW_CPU) {                                                             \
-            for (int64_t y = y0; y < y1; y++) {                                                    \
-                T *d = ROW(j->dst, T, y);                                                          \
-                const T *prev = NULL;                                                              \
-                for (int32_t i = 0; i < k; i++) {                                                  \
-                    int64_t sy = gip__border_index(y - p->ay + i, h, p->border);                   \
-                    const T *s = sy < 0 ? crow : ROW(j->tmp, const T, sy);                         \
-                    if (k == 1)                                                                    \
-                        memcpy(d, s, (size_t)rl * sizeof(T));                                      \
-                    else if (i == 1)                                                               \
-                        for (int64_t e = 0; e < rl; e++)                                           \
-                            d[e] = OP(prev[e], s[e]);                                              \
-                    else if (i > 1)                                                                \
-                        for (int64_t e = 0; e < rl; e++)                                           \
-                            d[e] = OP(d[e], s[e]);                                                 \
-                    prev = s;                                                                      \
+        for (int64_t ya = y0; ya < y1; ya += yb) {                                                 \
+            const int64_t yz = ya + yb < y1 ? ya + yb : y1, m = yz - ya + k - 1;                   \
+            for (int64_t q = 0; q < m; q++) {                                                      \
+                const int64_t sy = gip__border_index(ya - p->ay + q, h, p->border);                \
+                if (sy < 0) {                                                                      \
+                    rp[q] = crow;                                                                  \
+                    continue;                                                                      \
                 }                                                                                  \
+                line_row_##SFX(j, sy, rows + q * rl, scratch, scratch + 2 * np, scratch + 3 * np); \
+                rp[q] = rows + q * rl;                                                             \
             }                                                                                      \
-            free(crow);                                                                            \
-            return;                                                                                \
-        }                                                                                          \
-        /* Van Herk over blocks of output rows [ya, yz) (the buffers stay in cache): padded rows   \
-         * [ya - ay, yz - ay + k - 1), a strip of columns at a time; the window of output row y    \
-         * is padded rows [y - ya, y - ya + k). */                                                 \
-        const int64_t yb = 4 * (int64_t)k > 64 ? 4 * (int64_t)k : 64;                              \
-        const int64_t sw = rl < STRIP ? rl : STRIP;                                                \
-        T *g = malloc((size_t)((yb + k - 1) * sw) * 2 * sizeof(T));                                \
-        if (!g) {                                                                                  \
-            free(crow);                                                                            \
-            atomic_store(&j->failed, 1);                                                           \
-            return;                                                                                \
-        }                                                                                          \
-        for (int64_t ya = y0; ya < y1; ya += yb)                                                   \
-            for (int64_t x0 = 0, yz = ya + yb < y1 ? ya + yb : y1, m = yz - ya + k - 1; x0 < rl;   \
-                 x0 += sw) {                                                                       \
-                T *hb = g + m * sw;                                                                \
+            T *hb = g + m * sw;                                                                    \
+            for (int64_t x0 = 0; x0 < rl; x0 += sw) {                                              \
                 const int64_t n = rl - x0 < sw ? rl - x0 : sw;                                     \
                 for (int64_t b = 0; b < m; b += k) {                                               \
                     const int64_t e = b + k < m ? b + k : m;                                       \
-                    for (int64_t q = b; q < e; q++) {                                              \
-                        int64_t sy = gip__border_index(ya - p->ay + q, h, p->border);              \
-                        const T *s = (sy < 0 ? crow : ROW(j->tmp, const T, sy)) + x0;              \
+                    memcpy(g + b * sw, rp[b] + x0, (size_t)n * sizeof(T));                         \
+                    for (int64_t q = b + 1; q < e; q++) {                                          \
+                        const T *s = rp[q] + x0;                                                   \
                         T *gq = g + q * sw;                                                        \
-                        if (q == b)                                                                \
-                            memcpy(gq, s, (size_t)n * sizeof(T));                                  \
-                        else                                                                       \
-                            for (int64_t s2 = 0; s2 < n; s2++)                                     \
-                                gq[s2] = OP(gq[s2 - sw], s[s2]);                                   \
+                        for (int64_t s2 = 0; s2 < n; s2++)                                         \
+                            gq[s2] = OP(gq[s2 - sw], s[s2]);                                       \
                     }                                                                              \
-                    for (int64_t q = e - 1; q >= b; q--) {                                         \
-                        int64_t sy = gip__border_index(ya - p->ay + q, h, p->border);              \
-                        const T *s = (sy < 0 ? crow : ROW(j->tmp, const T, sy)) + x0;              \
+                    memcpy(hb + (e - 1) * sw, rp[e - 1] + x0, (size_t)n * sizeof(T));              \
+                    for (int64_t q = e - 2; q >= b; q--) {                                         \
+                        const T *s = rp[q] + x0;                                                   \
                         T *hq = hb + q * sw;                                                       \
-                        if (q == e - 1)                                                            \
-                            memcpy(hq, s, (size_t)n * sizeof(T));                                  \
-                        else                                                                       \
-                            for (int64_t s2 = 0; s2 < n; s2++)                                     \
-                                hq[s2] = OP(hq[s2 + sw], s[s2]);                                   \
+                        for (int64_t s2 = 0; s2 < n; s2++)                                         \
+                            hq[s2] = OP(hq[s2 + sw], s[s2]);                                       \
                     }                                                                              \
                 }                                                                                  \
                 for (int64_t y = ya; y < yz; y++) {                                                \
@@ -330,8 +299,9 @@ typedef struct pass_job {
                         d[s2] = OP(hq[s2], gq[s2]);                                                \
                 }                                                                                  \
             }                                                                                      \
-        free(g);                                                                                   \
-        free(crow);                                                                                \
+        }                                                                                          \
+        free(rows);                                                                                \
+        free(rp);                                                                                  \
     }                                                                                              \
                                                                                                    \
     /* Any element: dst row y = OP over the taps of the padded rows around it. */                  \
@@ -482,14 +452,14 @@ MORPH_IMPL(f32_min, float, MIN_OP)
 MORPH_IMPL(f32_max, float, MAX_OP)
 
 typedef struct pass_fns {
-    gip__range_fn rows, cols, taps, runs, rect_small;
+    gip__range_fn rect_big, taps, runs, rect_small;
 } pass_fns;
 
 static pass_fns fns_of(gip_dtype dt, bool dilate)
 {
 #define FNS(SFX)                                                                                   \
     {                                                                                              \
-        rows_##SFX, cols_##SFX, taps_##SFX, runs_##SFX, rect_small_##SFX                           \
+        rect_big_##SFX, taps_##SFX, runs_##SFX, rect_small_##SFX                                   \
     }
     static const pass_fns table[4][2] = {
         {FNS(u8_min), FNS(u8_max)},
@@ -548,17 +518,9 @@ gip_status gip__morph_pass_cpu(gip_context *ctx, const gip__morph_pass *p, const
     if (p->rect && p->kh < GIP__MORPH_VHGW_CPU) {
         gip__parallel_for(ctx, src->height, 8, f.rect_small, &j);
     } else if (p->rect) {
-        gip_image tmp = {0};
-        st = gip_image_alloc(ctx, &tmp, src->width, src->height, src->channels, src->dtype,
-                             GIP_MEM_HOST, 0);
-        if (!st) {
-            j.tmp = &tmp;
-            gip__parallel_for(ctx, src->height, 8, f.rows, &j);
-            if (!atomic_load(&j.failed))
-                gip__parallel_for(ctx, src->height, p->kh < 64 ? 8 : 4 * (int64_t)p->kh, f.cols,
-                                  &j);
-            gip_image_free(ctx, &tmp);
-        }
+        /* blocks of at least 4 kh rows, so that a block's extra k - 1 source rows cost little */
+        gip__parallel_for(ctx, src->height, 4 * (int64_t)p->kh > 64 ? 4 * (int64_t)p->kh : 64,
+                          f.rect_big, &j);
     } else {
         morph_runs runs = {0};
         if (!runs_of(p, &runs)) {
