@@ -40,6 +40,7 @@ typedef struct morph_run {
 
 typedef struct morph_runs {
     int32_t nruns, nlen, levels; /* levels: powers of two up to the longest run (1, 2, 4 ...) */
+    int32_t pad_needed; /* a run of one pixel off the anchor's column: rows are padded whole */
     morph_run *run;
     int32_t *len; /* the distinct lengths */
 } morph_runs;
@@ -368,13 +369,14 @@ typedef struct pass_job {
         T *pow2 = ring + slot_len * p->kh; /* level l: the OP over 2^l, l >= 1 */                  \
         for (int32_t i = 0; i < p->kh; i++)                                                        \
             held[i] = INT64_MIN;                                                                   \
-        const T **sr = malloc((size_t)r->nruns * sizeof *sr);                                      \
+        const T **sr = malloc((size_t)(r->nruns + p->kh) * sizeof *sr);                            \
         if (!sr) {                                                                                 \
             free(ring);                                                                            \
             free(held);                                                                            \
             atomic_store(&j->failed, 1);                                                           \
             return;                                                                                \
         }                                                                                          \
+        const T **srow = sr + r->nruns; /* a slot's source row, where it is read directly */       \
         for (int64_t y = y0; y < y1; y++) {                                                        \
             T *d = ROW(j->dst, T, y);                                                              \
             /* the runs' rows first (keyed by the logical row, kh consecutive ones: no run's row   \
@@ -384,10 +386,41 @@ typedef struct pass_job {
                 const int64_t sy = y + ru.dy, slot = ((sy % p->kh) + p->kh) % p->kh;               \
                 T *pr = ring + slot * slot_len;                                                    \
                 if (held[slot] != sy) {                                                            \
-                    pad_row_##SFX(j, gip__border_index(sy, h, p->border), pr);                     \
+                    const int64_t py = gip__border_index(sy, h, p->border);                        \
+                    const T *s = py < 0 ? NULL : ROW(j->src, const T, py);                         \
                     /* pow2 level l holds positions e < pw - (2^l - 1) c */                        \
                     const T *lo = pr;                                                              \
-                    for (int32_t l = 1; l < r->levels; l++) {                                      \
+                    int32_t l0 = 1;                                                                \
+                    srow[slot] = NULL;                                                             \
+                    if (s && !r->pad_needed) {                                                     \
+                        /* level 1 straight from the source row (only the kw - 1 pixels whose      \
+                         * pair leaves the row through the border map); the runs of one pixel      \
+                         * read the source row itself */                                           \
+                        T *o = pow2;                                                               \
+                        const int64_t ax = p->ax, wp = w + p->kw - 1;                              \
+                        for (int64_t e = 0; e < (w - 1) * c; e++)                                  \
+                            o[ax * c + e] = OP(s[e], s[e + c]);                                    \
+                        for (int64_t px = 0; px < wp - 1; px++) {                                  \
+                            if (px == ax && w > 1)                                                 \
+                                px = ax + w - 1;                                                   \
+                            if (px >= wp - 1)                                                      \
+                                break;                                                             \
+                            for (int ch = 0; ch < c; ch++) {                                       \
+                                const int32_t a0 = j->xmap[px], a1 = j->xmap[px + 1];              \
+                                const T v0 =                                                       \
+                                    a0 < 0 ? (T)p->border_value[ch] : s[(int64_t)a0 * c + ch];     \
+                                const T v1 =                                                       \
+                                    a1 < 0 ? (T)p->border_value[ch] : s[(int64_t)a1 * c + ch];     \
+                                o[px * c + ch] = OP(v0, v1);                                       \
+                            }                                                                      \
+                        }                                                                          \
+                        lo = o;                                                                    \
+                        l0 = 2;                                                                    \
+                        srow[slot] = s;                                                            \
+                    } else {                                                                       \
+                        pad_row_##SFX(j, py, pr);                                                  \
+                    }                                                                              \
+                    for (int32_t l = l0; l < r->levels; l++) {                                     \
                         T *o = pow2 + (int64_t)(l - 1) * pw;                                       \
                         const int64_t half = ((int64_t)1 << (l - 1)) * c;                          \
                         const int64_t n = pw - (((int64_t)1 << l) - 1) * c;                        \
@@ -411,8 +444,10 @@ typedef struct pass_job {
                     }                                                                              \
                     held[slot] = sy;                                                               \
                 }                                                                                  \
-                sr[i] = (r->len[ru.li] == 1 ? pr : pr + (int64_t)(1 + ru.li) * pw) +               \
-                        (int64_t)ru.x0 * c;                                                        \
+                if (r->len[ru.li] != 1)                                                            \
+                    sr[i] = pr + (int64_t)(1 + ru.li) * pw + (int64_t)ru.x0 * c;                   \
+                else /* (x0 is the anchor's column where the source row stands in) */              \
+                    sr[i] = srow[slot] ? srow[slot] : pr + (int64_t)ru.x0 * c;                     \
             }                                                                                      \
             int32_t i;                                                                             \
             if (r->nruns == 1) {                                                                   \
@@ -496,6 +531,7 @@ static int runs_of(const gip__morph_pass *p, morph_runs *r)
             r->len[r->nlen++] = len;
         longest = len > longest ? len : longest;
         r->run[r->nruns++] = (morph_run){p->taps[t].dy, p->taps[t].dx + p->ax, li};
+        r->pad_needed |= len == 1 && p->taps[t].dx != 0;
         t = e;
     }
     while ((1 << r->levels) <= longest)
