@@ -139,6 +139,30 @@ typedef struct pass_job {
             out[e] = OP(h[e], gk[e]);                                                              \
     }                                                                                              \
                                                                                                    \
+    /* d = the OP of n rows s[0..n) (n >= 1), three rows in the first pass, two a pass after. */   \
+    static inline __attribute__((always_inline)) void combine_##SFX(T *d, const T **s, int32_t n,  \
+                                                                    int64_t rl)                    \
+    {                                                                                              \
+        int32_t i;                                                                                 \
+        if (n == 1) {                                                                              \
+            memcpy(d, s[0], (size_t)rl * sizeof(T));                                               \
+            return;                                                                                \
+        }                                                                                          \
+        if (n == 2) {                                                                              \
+            for (int64_t e = 0; e < rl; e++)                                                       \
+                d[e] = OP(s[0][e], s[1][e]);                                                       \
+            return;                                                                                \
+        }                                                                                          \
+        for (int64_t e = 0; e < rl; e++)                                                           \
+            d[e] = OP(OP(s[0][e], s[1][e]), s[2][e]);                                              \
+        for (i = 3; i + 1 < n; i += 2)                                                             \
+            for (int64_t e = 0; e < rl; e++)                                                       \
+                d[e] = OP(d[e], OP(s[i][e], s[i + 1][e]));                                         \
+        if (i < n)                                                                                 \
+            for (int64_t e = 0; e < rl; e++)                                                       \
+                d[e] = OP(d[e], s[i][e]);                                                          \
+    }                                                                                              \
+                                                                                                   \
     /* out = the row OP over the kw columns of source row y (y >= 0): the interior straight from   \
      * the source row, the few pixels whose window leaves it from a small padded copy (edge:       \
      * 2 kw pixels); g, h: the line's scratch (a padded row each). */                              \
@@ -214,22 +238,7 @@ typedef struct pass_job {
             /* (no row of the window evicts another: with the borders morphology takes             \
              * (constant, replicate, reflect, reflect101) a window's source rows are consecutive   \
              * or mirrored into fewer than kh consecutive rows, so equal slots hold equal rows) */ \
-            if (k == 1) {                                                                          \
-                memcpy(d, s[0], (size_t)rl * sizeof(T));                                           \
-                continue;                                                                          \
-            }                                                                                      \
-            int32_t i = 2;                                                                         \
-            if (k >= 3) {                                                                          \
-                for (int64_t e = 0; e < rl; e++)                                                   \
-                    d[e] = OP(OP(s[0][e], s[1][e]), s[2][e]);                                      \
-                i = 3;                                                                             \
-            } else {                                                                               \
-                for (int64_t e = 0; e < rl; e++)                                                   \
-                    d[e] = OP(s[0][e], s[1][e]);                                                   \
-            }                                                                                      \
-            for (; i < k; i++)                                                                     \
-                for (int64_t e = 0; e < rl; e++)                                                   \
-                    d[e] = OP(d[e], s[i][e]);                                                      \
+            combine_##SFX(d, s, k, rl);                                                            \
         }                                                                                          \
         free(buf);                                                                                 \
         free(held);                                                                                \
@@ -449,25 +458,7 @@ typedef struct pass_job {
                 else /* (x0 is the anchor's column where the source row stands in) */              \
                     sr[i] = srow[slot] ? srow[slot] : pr + (int64_t)ru.x0 * c;                     \
             }                                                                                      \
-            int32_t i;                                                                             \
-            if (r->nruns == 1) {                                                                   \
-                memcpy(d, sr[0], (size_t)rl * sizeof(T));                                          \
-                i = 1;                                                                             \
-            } else if (r->nruns == 2) {                                                            \
-                for (int64_t e = 0; e < rl; e++)                                                   \
-                    d[e] = OP(sr[0][e], sr[1][e]);                                                 \
-                i = 2;                                                                             \
-            } else {                                                                               \
-                for (int64_t e = 0; e < rl; e++)                                                   \
-                    d[e] = OP(OP(sr[0][e], sr[1][e]), sr[2][e]);                                   \
-                i = 3;                                                                             \
-            }                                                                                      \
-            for (; i + 1 < r->nruns; i += 2)                                                       \
-                for (int64_t e = 0; e < rl; e++)                                                   \
-                    d[e] = OP(d[e], OP(sr[i][e], sr[i + 1][e]));                                   \
-            if (i < r->nruns)                                                                      \
-                for (int64_t e = 0; e < rl; e++)                                                   \
-                    d[e] = OP(d[e], sr[i][e]);                                                     \
+            combine_##SFX(d, sr, r->nruns, rl);                                                    \
         }                                                                                          \
         free(sr);                                                                                  \
         free(ring);                                                                                \
