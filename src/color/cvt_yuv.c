@@ -3,8 +3,15 @@
  * gip's thread pool); cvt_yuv_cuda.cu is the CUDA one. */
 #include <string.h>
 
+#include "color/cvt_color_cpu.h"
 #include "color/cvt_yuv.h"
 #include "internal.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define YUV_X86 1
+#include <immintrin.h>
+#define YUV_AVX2 __attribute__((target("avx2")))
+#endif
 
 gip_status gip__yuv_to_rgb_cuda(gip_context *ctx, const gip__yuv_frame *f, gip_image *dst);
 gip_status gip__rgb_to_yuv_cuda(gip_context *ctx, const gip__yuv_enc *e, gip_image *dst);
@@ -14,14 +21,270 @@ typedef struct yuv_job {
     gip_image *dst;
 } yuv_job;
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define YUV_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define YUV_CLONES
+#endif
+#define YUV_INLINE static inline __attribute__((always_inline))
+
+YUV_INLINE uint8_t yuv_clamp(int v)
+{
+    v = v < 0 ? 0 : v;
+    return (uint8_t)(v > 255 ? 255 : v);
+}
+
+/* n pairs of output pixels: pair k's lumas at py[k * ys] and py[k * ys + ys / 2], its chroma at
+ * pu[k * cs] and pv[k * cs]. What gip__yuv_pixel() gives each pixel, written with every stride,
+ * the channel count and the order constants of the loop so that the compiler vectorises it. */
+YUV_INLINE void yuv_pairs(const gip__yuv_frame *f, const uint8_t *restrict py, int ys,
+                          const uint8_t *restrict pu, const uint8_t *restrict pv, int cs,
+                          uint8_t *restrict d, int64_t n, int dcn, int bidx)
+{
+    const int shift = 20, half = 1 << (shift - 1);
+    const int cy = f->cy, cvr = f->cvr, cug = f->cug, cvg = f->cvg, cub = f->cub, yoff = f->yoff;
+    for (int64_t k = 0; k < n; k++) {
+        const int uu = pu[k * cs] - 128, vv = pv[k * cs] - 128;
+        const int ruv = half + cvr * vv, guv = half + cvg * vv + cug * uu, buv = half + cub * uu;
+        for (int i = 0; i < 2; i++) {
+            const int yy = py[k * ys + i * (ys / 2)] - yoff;
+            const int yv = (yy > 0 ? yy : 0) * cy;
+            uint8_t *o = d + (2 * k + i) * dcn;
+            o[bidx ^ 2] = yuv_clamp((yv + ruv) >> shift);
+            o[1] = yuv_clamp((yv + guv) >> shift);
+            o[bidx] = yuv_clamp((yv + buv) >> shift);
+            if (dcn == 4)
+                o[3] = 255;
+        }
+    }
+}
+
+/* The layout's strides made constants: Y a pair of bytes (4:2:0) or every other byte of four
+ * (4:2:2), chroma interleaved (NV12, NV21, 4:2:2) or planar (I420, YV12). */
+YUV_INLINE void yuv_row_dcn(const gip__yuv_frame *f, int packed, int planar, const uint8_t *py,
+                            const uint8_t *pu, const uint8_t *pv, uint8_t *d, int64_t n, int dcn,
+                            int bidx)
+{
+    if (packed)
+        yuv_pairs(f, py, 4, pu, pv, 4, d, n, dcn, bidx);
+    else if (planar)
+        yuv_pairs(f, py, 2, pu, pv, 1, d, n, dcn, bidx);
+    else
+        yuv_pairs(f, py, 2, pu, pv, 2, d, n, dcn, bidx);
+}
+
+/* n pairs of a row (pointers as yuv_pairs() takes them). */
+YUV_CLONES static void yuv_row(const gip__yuv_frame *f, int packed, int planar, const uint8_t *py,
+                               const uint8_t *pu, const uint8_t *pv, uint8_t *d, int64_t n)
+{
+    switch (f->dcn * 4 + f->bidx) {
+    case 12:
+        yuv_row_dcn(f, packed, planar, py, pu, pv, d, n, 3, 0);
+        break;
+    case 14:
+        yuv_row_dcn(f, packed, planar, py, pu, pv, d, n, 3, 2);
+        break;
+    case 16:
+        yuv_row_dcn(f, packed, planar, py, pu, pv, d, n, 4, 0);
+        break;
+    default:
+        yuv_row_dcn(f, packed, planar, py, pu, pv, d, n, 4, 2);
+        break;
+    }
+}
+
+#ifdef YUV_X86
+/* AVX2: 16 pixels a step, the same 32-bit arithmetic as yuv_pairs() (Y's offset, the products,
+ * the rounding constant, the arithmetic shift; packing with signed then unsigned saturation is
+ * its clamp to 0..255). */
+
+/* The 16 results of one colour from lumas yv (two halves of 8, already times cy) and the 8
+ * pairs' chroma terms c (each used by two pixels). */
+YUV_AVX2 static inline __m128i yuv_avx2_comp(__m256i yv0, __m256i yv1, __m256i c)
+{
+    const __m256i lo = _mm256_permutevar8x32_epi32(c, _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3));
+    const __m256i hi = _mm256_permutevar8x32_epi32(c, _mm256_setr_epi32(4, 4, 5, 5, 6, 6, 7, 7));
+    const __m256i a = _mm256_srai_epi32(_mm256_add_epi32(yv0, lo), 20);
+    const __m256i b = _mm256_srai_epi32(_mm256_add_epi32(yv1, hi), 20);
+    const __m256i w = _mm256_permute4x64_epi64(_mm256_packs_epi32(a, b), 0xD8);
+    return _mm_packus_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
+}
+
+/* 16 pixels from 16 lumas and 8 pairs' U and V (32-bit), stored as dcn (3, 4) channels with
+ * blue at bidx. */
+YUV_AVX2 static inline void yuv_avx2_px(const gip__yuv_frame *f, __m128i y8, __m256i u, __m256i v,
+                                        uint8_t *d, int dcn, int bidx)
+{
+    const __m256i half = _mm256_set1_epi32(1 << 19), k128 = _mm256_set1_epi32(128);
+    const __m256i yoff = _mm256_set1_epi32(f->yoff), cy = _mm256_set1_epi32(f->cy);
+    u = _mm256_sub_epi32(u, k128);
+    v = _mm256_sub_epi32(v, k128);
+    const __m256i ruv = _mm256_add_epi32(half, _mm256_mullo_epi32(v, _mm256_set1_epi32(f->cvr)));
+    const __m256i guv =
+        _mm256_add_epi32(_mm256_add_epi32(half, _mm256_mullo_epi32(v, _mm256_set1_epi32(f->cvg))),
+                         _mm256_mullo_epi32(u, _mm256_set1_epi32(f->cug)));
+    const __m256i buv = _mm256_add_epi32(half, _mm256_mullo_epi32(u, _mm256_set1_epi32(f->cub)));
+    const __m256i zero = _mm256_setzero_si256();
+    __m256i y0 = _mm256_sub_epi32(_mm256_cvtepu8_epi32(y8), yoff);
+    __m256i y1 = _mm256_sub_epi32(_mm256_cvtepu8_epi32(_mm_srli_si128(y8, 8)), yoff);
+    y0 = _mm256_mullo_epi32(_mm256_max_epi32(y0, zero), cy);
+    y1 = _mm256_mullo_epi32(_mm256_max_epi32(y1, zero), cy);
+    const __m128i r = yuv_avx2_comp(y0, y1, ruv), g = yuv_avx2_comp(y0, y1, guv),
+                  b = yuv_avx2_comp(y0, y1, buv);
+    const __m128i c0 = bidx ? r : b, c2 = bidx ? b : r; /* memory order */
+    if (dcn == 4) {
+        const __m128i ff = _mm_set1_epi8((char)0xff);
+        const __m128i lo01 = _mm_unpacklo_epi8(c0, g), hi01 = _mm_unpackhi_epi8(c0, g);
+        const __m128i lo23 = _mm_unpacklo_epi8(c2, ff), hi23 = _mm_unpackhi_epi8(c2, ff);
+        _mm_storeu_si128((__m128i *)d, _mm_unpacklo_epi16(lo01, lo23));
+        _mm_storeu_si128((__m128i *)(d + 16), _mm_unpackhi_epi16(lo01, lo23));
+        _mm_storeu_si128((__m128i *)(d + 32), _mm_unpacklo_epi16(hi01, hi23));
+        _mm_storeu_si128((__m128i *)(d + 48), _mm_unpackhi_epi16(hi01, hi23));
+        return;
+    }
+    /* three channels: byte k of block j is channel (16 j + k) % 3 of pixel (16 j + k) / 3 */
+    static const int8_t m[3][3][16] = {
+        {{0, -1, -1, 1, -1, -1, 2, -1, -1, 3, -1, -1, 4, -1, -1, 5},
+         {-1, 0, -1, -1, 1, -1, -1, 2, -1, -1, 3, -1, -1, 4, -1, -1},
+         {-1, -1, 0, -1, -1, 1, -1, -1, 2, -1, -1, 3, -1, -1, 4, -1}},
+        {{-1, -1, 6, -1, -1, 7, -1, -1, 8, -1, -1, 9, -1, -1, 10, -1},
+         {5, -1, -1, 6, -1, -1, 7, -1, -1, 8, -1, -1, 9, -1, -1, 10},
+         {-1, 5, -1, -1, 6, -1, -1, 7, -1, -1, 8, -1, -1, 9, -1, -1}},
+        {{-1, 11, -1, -1, 12, -1, -1, 13, -1, -1, 14, -1, -1, 15, -1, -1},
+         {-1, -1, 11, -1, -1, 12, -1, -1, 13, -1, -1, 14, -1, -1, 15, -1},
+         {10, -1, -1, 11, -1, -1, 12, -1, -1, 13, -1, -1, 14, -1, -1, 15}},
+    };
+    __m128i out[3];
+    for (int j = 0; j < 3; j++)
+        out[j] = _mm_or_si128(
+            _mm_or_si128(_mm_shuffle_epi8(c0, _mm_loadu_si128((const __m128i *)m[j][0])),
+                         _mm_shuffle_epi8(g, _mm_loadu_si128((const __m128i *)m[j][1]))),
+            _mm_shuffle_epi8(c2, _mm_loadu_si128((const __m128i *)m[j][2])));
+    _mm_storeu_si128((__m128i *)d, out[0]);
+    _mm_storeu_si128((__m128i *)(d + 16), out[1]);
+    _mm_storeu_si128((__m128i *)(d + 32), out[2]);
+}
+
+/* The pixels of a row 16 at a time; returns how many pairs it did. The layout's loads: 4:2:0
+ * with interleaved (NV12: U first; NV21) or planar chroma, or the 4:2:2 packings (y at byte yo
+ * of each pair's four, u and v at uo and vo). */
+YUV_AVX2 static inline int64_t yuv_avx2_dcn(const gip__yuv_frame *f, int packed, int planar,
+                                            const uint8_t *py, const uint8_t *pu, const uint8_t *pv,
+                                            uint8_t *d, int64_t n, int dcn, int bidx)
+{
+    int64_t k = 0;
+    const __m128i even = _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
+    if (packed) {
+        /* 8 pairs in 32 bytes from the first pair's first byte q: Y at ys + 2 i, U at us + 4 i
+         * and V at vs + 4 i */
+        const uint8_t *q = py < pu ? py : pu;
+        const int ys = (int)(py - q), us = (int)(pu - q), vs = (int)(pv - q);
+        int8_t my[16], mu[16], mv[16];
+        for (int i = 0; i < 16; i++) {
+            my[i] = (int8_t)(i < 8 ? ys + 2 * i : -1);
+            mu[i] = (int8_t)(i < 4 ? us + 4 * i : -1);
+            mv[i] = (int8_t)(i < 4 ? vs + 4 * i : -1);
+        }
+        const __m128i sy = _mm_loadu_si128((const __m128i *)my),
+                      su = _mm_loadu_si128((const __m128i *)mu),
+                      sv = _mm_loadu_si128((const __m128i *)mv);
+        for (; k + 8 <= n; k += 8) {
+            const __m128i a = _mm_loadu_si128((const __m128i *)(q + 4 * k)),
+                          b = _mm_loadu_si128((const __m128i *)(q + 4 * k + 16));
+            const __m128i y8 = _mm_unpacklo_epi64(_mm_shuffle_epi8(a, sy), _mm_shuffle_epi8(b, sy));
+            const __m128i u8 = _mm_unpacklo_epi32(_mm_shuffle_epi8(a, su), _mm_shuffle_epi8(b, su));
+            const __m128i v8 = _mm_unpacklo_epi32(_mm_shuffle_epi8(a, sv), _mm_shuffle_epi8(b, sv));
+            yuv_avx2_px(f, y8, _mm256_cvtepu8_epi32(u8), _mm256_cvtepu8_epi32(v8), d + 2 * k * dcn,
+                        dcn, bidx);
+        }
+        return k;
+    }
+    for (; k + 8 <= n; k += 8) {
+        const __m128i y8 = _mm_loadu_si128((const __m128i *)(py + 2 * k));
+        __m128i u8, v8;
+        if (planar) {
+            u8 = _mm_loadl_epi64((const __m128i *)(pu + k));
+            v8 = _mm_loadl_epi64((const __m128i *)(pv + k));
+        } else {
+            /* 16 interleaved bytes from the pair's first chroma byte */
+            const uint8_t *c = pu < pv ? pu : pv;
+            const __m128i t = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(c + 2 * k)), even);
+            u8 = pu < pv ? t : _mm_srli_si128(t, 8);
+            v8 = pu < pv ? _mm_srli_si128(t, 8) : t;
+        }
+        yuv_avx2_px(f, y8, _mm256_cvtepu8_epi32(u8), _mm256_cvtepu8_epi32(v8), d + 2 * k * dcn, dcn,
+                    bidx);
+    }
+    return k;
+}
+
+YUV_AVX2 static int64_t yuv_avx2(const gip__yuv_frame *f, int packed, int planar, const uint8_t *py,
+                                 const uint8_t *pu, const uint8_t *pv, uint8_t *d, int64_t n)
+{
+    switch (f->dcn * 4 + f->bidx) {
+    case 12:
+        return yuv_avx2_dcn(f, packed, planar, py, pu, pv, d, n, 3, 0);
+    case 14:
+        return yuv_avx2_dcn(f, packed, planar, py, pu, pv, d, n, 3, 2);
+    case 16:
+        return yuv_avx2_dcn(f, packed, planar, py, pu, pv, d, n, 4, 0);
+    default:
+        return yuv_avx2_dcn(f, packed, planar, py, pu, pv, d, n, 4, 2);
+    }
+}
+#endif
+
 static void yuv_rows(void *arg, int64_t y0, int64_t y1)
 {
     const yuv_job *j = arg;
-    const int cn = j->f.dcn;
+    const gip__yuv_frame *f = &j->f;
+    const int64_t s = f->stride, w = f->width, h = f->height;
     for (int64_t y = y0; y < y1; y++) {
         uint8_t *d = (uint8_t *)j->dst->data + y * j->dst->stride;
-        for (int64_t x = 0; x < j->f.width; x++)
-            gip__yuv_pixel(&j->f, x, y, d + x * cn);
+        const uint8_t *py = f->data + y * s, *pu, *pv;
+        int packed = 0, planar = 0;
+        switch (f->layout) {
+        case GIP_YUV_NV12:
+        case GIP_YUV_NV21:
+            pu = f->data + (h + y / 2) * s + (f->layout == GIP_YUV_NV21);
+            pv = f->data + (h + y / 2) * s + (f->layout == GIP_YUV_NV12);
+            break;
+        case GIP_YUV_I420:
+        case GIP_YUV_YV12: {
+            /* half rows of w / 2 bytes after Y, two a frame row: U's h / 2, then V's (YV12: V
+             * first), as gip__yuv_sample() reads them */
+            const uint8_t *base = f->data + h * s;
+            const int64_t k = y / 2, ku = f->layout == GIP_YUV_I420 ? k : k + h / 2,
+                          kv = f->layout == GIP_YUV_I420 ? k + h / 2 : k;
+            pu = base + (ku >> 1) * s + (ku & 1) * (w / 2);
+            pv = base + (kv >> 1) * s + (kv & 1) * (w / 2);
+            planar = 1;
+            break;
+        }
+        default: /* 4:2:2: YUY2 Y0 U Y1 V, UYVY U Y0 V Y1, YVYU Y0 V Y1 U */
+            packed = 1;
+            pu = py + (f->layout == GIP_YUV_UYVY ? 0 : f->layout == GIP_YUV_YUY2 ? 1 : 3);
+            pv = py + (f->layout == GIP_YUV_UYVY ? 2 : f->layout == GIP_YUV_YUY2 ? 3 : 1);
+            py += f->layout == GIP_YUV_UYVY;
+            break;
+        }
+        if (f->dcn == 1) {
+            if (packed)
+                for (int64_t x = 0; x < w; x++)
+                    d[x] = py[2 * x];
+            else
+                memcpy(d, py, (size_t)w);
+            continue;
+        }
+        int64_t k = 0;
+        const int64_t n = w / 2;
+#ifdef YUV_X86
+        if (gip__cc_simd_active())
+            k = yuv_avx2(f, packed, planar, py, pu, pv, d, n);
+#endif
+        const int ys = packed ? 4 : 2, cs = packed ? 4 : planar ? 1 : 2;
+        yuv_row(f, packed, planar, py + k * ys, pu + k * cs, pv + k * cs, d + 2 * k * f->dcn,
+                n - k);
     }
 }
 
