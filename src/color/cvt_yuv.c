@@ -98,20 +98,18 @@ YUV_CLONES static void yuv_row(const gip__yuv_frame *f, int packed, int planar, 
  * the rounding constant, the arithmetic shift; packing with signed then unsigned saturation is
  * its clamp to 0..255). */
 
-/* The 16 results of one colour from lumas yv (two halves of 8, already times cy) and the 8
- * pairs' chroma terms c (each used by two pixels). */
-YUV_AVX2 static inline __m128i yuv_avx2_comp(__m256i yv0, __m256i yv1, __m256i c)
+/* One colour of 16 pixels, the even ones' (lumas ye, already times cy) and the odd ones' (yo)
+ * with the 8 pairs' chroma terms c, as 16-bit values: per 128-bit lane the lane's 4 even pixels,
+ * then its 4 odd ones. */
+YUV_AVX2 static inline __m256i yuv_avx2_comp(__m256i ye, __m256i yo, __m256i c)
 {
-    const __m256i lo = _mm256_permutevar8x32_epi32(c, _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3));
-    const __m256i hi = _mm256_permutevar8x32_epi32(c, _mm256_setr_epi32(4, 4, 5, 5, 6, 6, 7, 7));
-    const __m256i a = _mm256_srai_epi32(_mm256_add_epi32(yv0, lo), 20);
-    const __m256i b = _mm256_srai_epi32(_mm256_add_epi32(yv1, hi), 20);
-    const __m256i w = _mm256_permute4x64_epi64(_mm256_packs_epi32(a, b), 0xD8);
-    return _mm_packus_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
+    return _mm256_packs_epi32(_mm256_srai_epi32(_mm256_add_epi32(ye, c), 20),
+                              _mm256_srai_epi32(_mm256_add_epi32(yo, c), 20));
 }
 
 /* 16 pixels from 16 lumas and 8 pairs' U and V (32-bit), stored as dcn (3, 4) channels with
- * blue at bidx. */
+ * blue at bidx. The lumas are split into even and odd pixels so that each lane of chroma serves
+ * one pixel of each; the final byte shuffles put the pixels back in order. */
 YUV_AVX2 static inline void yuv_avx2_px(const gip__yuv_frame *f, __m128i y8, __m256i u, __m256i v,
                                         uint8_t *d, int dcn, int bidx)
 {
@@ -125,44 +123,45 @@ YUV_AVX2 static inline void yuv_avx2_px(const gip__yuv_frame *f, __m128i y8, __m
                          _mm256_mullo_epi32(u, _mm256_set1_epi32(f->cug)));
     const __m256i buv = _mm256_add_epi32(half, _mm256_mullo_epi32(u, _mm256_set1_epi32(f->cub)));
     const __m256i zero = _mm256_setzero_si256();
-    __m256i y0 = _mm256_sub_epi32(_mm256_cvtepu8_epi32(y8), yoff);
-    __m256i y1 = _mm256_sub_epi32(_mm256_cvtepu8_epi32(_mm_srli_si128(y8, 8)), yoff);
-    y0 = _mm256_mullo_epi32(_mm256_max_epi32(y0, zero), cy);
-    y1 = _mm256_mullo_epi32(_mm256_max_epi32(y1, zero), cy);
-    const __m128i r = yuv_avx2_comp(y0, y1, ruv), g = yuv_avx2_comp(y0, y1, guv),
-                  b = yuv_avx2_comp(y0, y1, buv);
-    const __m128i c0 = bidx ? r : b, c2 = bidx ? b : r; /* memory order */
+    const __m128i eo =
+        _mm_shuffle_epi8(y8, _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15));
+    __m256i ye = _mm256_sub_epi32(_mm256_cvtepu8_epi32(eo), yoff);
+    __m256i yo = _mm256_sub_epi32(_mm256_cvtepu8_epi32(_mm_srli_si128(eo, 8)), yoff);
+    ye = _mm256_mullo_epi32(_mm256_max_epi32(ye, zero), cy);
+    yo = _mm256_mullo_epi32(_mm256_max_epi32(yo, zero), cy);
+    const __m256i r = yuv_avx2_comp(ye, yo, ruv), g = yuv_avx2_comp(ye, yo, guv),
+                  b = yuv_avx2_comp(ye, yo, buv);
+    /* per lane, bytes: P channels 0 and 1 in memory order, Q channel 2 and alpha; 8 pixels each
+     * (the lane's even pixels, then its odd ones) */
+    const __m256i p = _mm256_packus_epi16(bidx ? r : b, g);
+    const __m256i q = _mm256_packus_epi16(bidx ? b : r, dcn == 4 ? _mm256_set1_epi16(255) : g);
+#define YUV_M(...) _mm256_broadcastsi128_si256(_mm_setr_epi8(__VA_ARGS__))
     if (dcn == 4) {
-        const __m128i ff = _mm_set1_epi8((char)0xff);
-        const __m128i lo01 = _mm_unpacklo_epi8(c0, g), hi01 = _mm_unpackhi_epi8(c0, g);
-        const __m128i lo23 = _mm_unpacklo_epi8(c2, ff), hi23 = _mm_unpackhi_epi8(c2, ff);
-        _mm_storeu_si128((__m128i *)d, _mm_unpacklo_epi16(lo01, lo23));
-        _mm_storeu_si128((__m128i *)(d + 16), _mm_unpackhi_epi16(lo01, lo23));
-        _mm_storeu_si128((__m128i *)(d + 32), _mm_unpacklo_epi16(hi01, hi23));
-        _mm_storeu_si128((__m128i *)(d + 48), _mm_unpackhi_epi16(hi01, hi23));
+        const __m256i lo = _mm256_or_si256(
+            _mm256_shuffle_epi8(p, YUV_M(0, 8, -1, -1, 4, 12, -1, -1, 1, 9, -1, -1, 5, 13, -1, -1)),
+            _mm256_shuffle_epi8(q,
+                                YUV_M(-1, -1, 0, 8, -1, -1, 4, 12, -1, -1, 1, 9, -1, -1, 5, 13)));
+        const __m256i hi = _mm256_or_si256(
+            _mm256_shuffle_epi8(p,
+                                YUV_M(2, 10, -1, -1, 6, 14, -1, -1, 3, 11, -1, -1, 7, 15, -1, -1)),
+            _mm256_shuffle_epi8(q,
+                                YUV_M(-1, -1, 2, 10, -1, -1, 6, 14, -1, -1, 3, 11, -1, -1, 7, 15)));
+        _mm256_storeu_si256((__m256i *)d, _mm256_permute2x128_si256(lo, hi, 0x20));
+        _mm256_storeu_si256((__m256i *)(d + 32), _mm256_permute2x128_si256(lo, hi, 0x31));
         return;
     }
-    /* three channels: byte k of block j is channel (16 j + k) % 3 of pixel (16 j + k) / 3 */
-    static const int8_t m[3][3][16] = {
-        {{0, -1, -1, 1, -1, -1, 2, -1, -1, 3, -1, -1, 4, -1, -1, 5},
-         {-1, 0, -1, -1, 1, -1, -1, 2, -1, -1, 3, -1, -1, 4, -1, -1},
-         {-1, -1, 0, -1, -1, 1, -1, -1, 2, -1, -1, 3, -1, -1, 4, -1}},
-        {{-1, -1, 6, -1, -1, 7, -1, -1, 8, -1, -1, 9, -1, -1, 10, -1},
-         {5, -1, -1, 6, -1, -1, 7, -1, -1, 8, -1, -1, 9, -1, -1, 10},
-         {-1, 5, -1, -1, 6, -1, -1, 7, -1, -1, 8, -1, -1, 9, -1, -1}},
-        {{-1, 11, -1, -1, 12, -1, -1, 13, -1, -1, 14, -1, -1, 15, -1, -1},
-         {-1, -1, 11, -1, -1, 12, -1, -1, 13, -1, -1, 14, -1, -1, 15, -1},
-         {10, -1, -1, 11, -1, -1, 12, -1, -1, 13, -1, -1, 14, -1, -1, 15}},
-    };
-    __m128i out[3];
-    for (int j = 0; j < 3; j++)
-        out[j] = _mm_or_si128(
-            _mm_or_si128(_mm_shuffle_epi8(c0, _mm_loadu_si128((const __m128i *)m[j][0])),
-                         _mm_shuffle_epi8(g, _mm_loadu_si128((const __m128i *)m[j][1]))),
-            _mm_shuffle_epi8(c2, _mm_loadu_si128((const __m128i *)m[j][2])));
-    _mm_storeu_si128((__m128i *)d, out[0]);
-    _mm_storeu_si128((__m128i *)(d + 16), out[1]);
-    _mm_storeu_si128((__m128i *)(d + 32), out[2]);
+    /* three channels: a lane's 8 pixels are 24 bytes, its first 16 in a, the rest in c */
+    const __m256i a = _mm256_or_si256(
+        _mm256_shuffle_epi8(p, YUV_M(0, 8, -1, 4, 12, -1, 1, 9, -1, 5, 13, -1, 2, 10, -1, 6)),
+        _mm256_shuffle_epi8(q, YUV_M(-1, -1, 0, -1, -1, 4, -1, -1, 1, -1, -1, 5, -1, -1, 2, -1)));
+    const __m256i c = _mm256_or_si256(
+        _mm256_shuffle_epi8(p, YUV_M(14, -1, 3, 11, -1, 7, 15, -1, -1, -1, -1, -1, -1, -1, -1, -1)),
+        _mm256_shuffle_epi8(q, YUV_M(-1, 6, -1, -1, 3, -1, -1, 7, -1, -1, -1, -1, -1, -1, -1, -1)));
+#undef YUV_M
+    _mm_storeu_si128((__m128i *)d, _mm256_castsi256_si128(a));
+    _mm_storel_epi64((__m128i *)(d + 16), _mm256_castsi256_si128(c));
+    _mm_storeu_si128((__m128i *)(d + 24), _mm256_extracti128_si256(a, 1));
+    _mm_storel_epi64((__m128i *)(d + 40), _mm256_extracti128_si256(c, 1));
 }
 
 /* The pixels of a row 16 at a time; returns how many pairs it did. The layout's loads: 4:2:0
