@@ -1,7 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* The colour spaces of gip_cvt_color on the CPU: the per-pixel functions of cvt_space.h over row
  * bands on gip's thread pool. */
+#include <pthread.h>
+
 #include "color/cvt_color.h"
+#include "color/cvt_color_cpu.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define SPACE_X86 1
+#include <immintrin.h>
+#define SPACE_AVX2 __attribute__((target("avx2")))
+#endif
 
 typedef struct space_job {
     const gip_image *src;
@@ -57,10 +66,231 @@ u8_span(const gip__cs_params *cs, const uint8_t *s, uint8_t *d, int64_t w, int s
             gip__hsv_from_rgb_u8(r, g, b, space == GIP__CS_HSV_FULL, d + x * 3);
         else if (space == GIP__CS_YCRCB || space == GIP__CS_YUV)
             gip__ycc_from_rgb_u8(r, g, b, space == GIP__CS_YUV, d + x * 3);
+        else if (space == GIP__CS_LAB)
+            gip__lab_from_rgb_u8(r, g, b, d + x * 3);
         else
             gip__xyz_from_rgb_u8(r, g, b, d + x * 3);
     }
 }
+
+#ifdef SPACE_X86
+#define SPACE_M(...) _mm_setr_epi8(__VA_ARGS__)
+
+/* 16 pixels of 3 channels from s: the channels in memory order, 16 bytes each. */
+SPACE_AVX2 static inline void space_avx2_load3(const uint8_t *s, __m128i *c0, __m128i *c1,
+                                               __m128i *c2)
+{
+    const __m128i x0 = _mm_loadu_si128((const __m128i *)s),
+                  x1 = _mm_loadu_si128((const __m128i *)(s + 16)),
+                  x2 = _mm_loadu_si128((const __m128i *)(s + 32));
+    const int8_t z = -1;
+    *c0 = _mm_or_si128(
+        _mm_or_si128(
+            _mm_shuffle_epi8(x0, SPACE_M(0, 3, 6, 9, 12, 15, z, z, z, z, z, z, z, z, z, z)),
+            _mm_shuffle_epi8(x1, SPACE_M(z, z, z, z, z, z, 2, 5, 8, 11, 14, z, z, z, z, z))),
+        _mm_shuffle_epi8(x2, SPACE_M(z, z, z, z, z, z, z, z, z, z, z, 1, 4, 7, 10, 13)));
+    *c1 = _mm_or_si128(
+        _mm_or_si128(
+            _mm_shuffle_epi8(x0, SPACE_M(1, 4, 7, 10, 13, z, z, z, z, z, z, z, z, z, z, z)),
+            _mm_shuffle_epi8(x1, SPACE_M(z, z, z, z, z, 0, 3, 6, 9, 12, 15, z, z, z, z, z))),
+        _mm_shuffle_epi8(x2, SPACE_M(z, z, z, z, z, z, z, z, z, z, z, 2, 5, 8, 11, 14)));
+    *c2 = _mm_or_si128(
+        _mm_or_si128(
+            _mm_shuffle_epi8(x0, SPACE_M(2, 5, 8, 11, 14, z, z, z, z, z, z, z, z, z, z, z)),
+            _mm_shuffle_epi8(x1, SPACE_M(z, z, z, z, z, 1, 4, 7, 10, 13, z, z, z, z, z, z))),
+        _mm_shuffle_epi8(x2, SPACE_M(z, z, z, z, z, z, z, z, z, z, 0, 3, 6, 9, 12, 15)));
+}
+
+/* 16 pixels of 3 channels (16 bytes each, in memory order) to d. */
+SPACE_AVX2 static inline void space_avx2_store3(uint8_t *d, __m128i c0, __m128i c1, __m128i c2)
+{
+    const int8_t z = -1;
+    const __m128i b0 = _mm_or_si128(
+        _mm_or_si128(_mm_shuffle_epi8(c0, SPACE_M(0, z, z, 1, z, z, 2, z, z, 3, z, z, 4, z, z, 5)),
+                     _mm_shuffle_epi8(c1, SPACE_M(z, 0, z, z, 1, z, z, 2, z, z, 3, z, z, 4, z, z))),
+        _mm_shuffle_epi8(c2, SPACE_M(z, z, 0, z, z, 1, z, z, 2, z, z, 3, z, z, 4, z)));
+    const __m128i b1 = _mm_or_si128(
+        _mm_or_si128(
+            _mm_shuffle_epi8(c0, SPACE_M(z, z, 6, z, z, 7, z, z, 8, z, z, 9, z, z, 10, z)),
+            _mm_shuffle_epi8(c1, SPACE_M(5, z, z, 6, z, z, 7, z, z, 8, z, z, 9, z, z, 10))),
+        _mm_shuffle_epi8(c2, SPACE_M(z, 5, z, z, 6, z, z, 7, z, z, 8, z, z, 9, z, z)));
+    const __m128i b2 = _mm_or_si128(
+        _mm_or_si128(
+            _mm_shuffle_epi8(c0, SPACE_M(z, 11, z, z, 12, z, z, 13, z, z, 14, z, z, 15, z, z)),
+            _mm_shuffle_epi8(c1, SPACE_M(z, z, 11, z, z, 12, z, z, 13, z, z, 14, z, z, 15, z))),
+        _mm_shuffle_epi8(c2, SPACE_M(10, z, z, 11, z, z, 12, z, z, 13, z, z, 14, z, z, 15)));
+    _mm_storeu_si128((__m128i *)d, b0);
+    _mm_storeu_si128((__m128i *)(d + 16), b1);
+    _mm_storeu_si128((__m128i *)(d + 32), b2);
+}
+
+/* Sixteen 32-bit lanes (two halves of 8) to 16 bytes with unsigned saturation. */
+SPACE_AVX2 static inline __m128i space_avx2_pack(__m256i lo, __m256i hi)
+{
+    const __m256i w = _mm256_permute4x64_epi64(_mm256_packs_epi32(lo, hi), 0xD8);
+    return _mm_packus_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
+}
+
+/* round(num / d) as a 32-bit integer for d > 0, 0 where d is 0: the single-precision quotient
+ * rounded half to even. For num (255 << 12), (180 << 12) / 6 and (256 << 12) / 6 with the
+ * divisor 1 .. 255 (6 d for the last) it equals OpenCV's rounded double quotients, the tables
+ * gip__hsv_sdiv, gip__hsv_hdiv180 and gip__hsv_hdiv256 (space_hsv_avx2_ok() checks that). */
+SPACE_AVX2 static inline __m256i space_avx2_recip(__m256i d, __m256 num)
+{
+    const __m256i q = _mm256_cvtps_epi32(_mm256_div_ps(num, _mm256_cvtepi32_ps(d)));
+    return _mm256_andnot_si256(_mm256_cmpeq_epi32(d, _mm256_setzero_si256()), q);
+}
+
+/* Hue and saturation of 8 pixels (32-bit lanes): OpenCV's RGB2HSV_b arithmetic. */
+SPACE_AVX2 static inline void space_avx2_hs(__m256i r, __m256i g, __m256i b, __m256i v,
+                                            __m256i diff, int full, __m256i *h, __m256i *sat)
+{
+    const __m256i round = _mm256_set1_epi32(1 << 11);
+    const __m256i sdiv = space_avx2_recip(v, _mm256_set1_ps(255 << 12));
+    const __m256i hdiv = full ? space_avx2_recip(_mm256_mullo_epi32(diff, _mm256_set1_epi32(6)),
+                                                 _mm256_set1_ps(256 << 12))
+                              : space_avx2_recip(diff, _mm256_set1_ps((180 << 12) / 6));
+    *sat = _mm256_srai_epi32(_mm256_add_epi32(_mm256_mullo_epi32(diff, sdiv), round), 12);
+    const __m256i vr = _mm256_cmpeq_epi32(v, r), vg = _mm256_cmpeq_epi32(v, g);
+    const __m256i two = _mm256_add_epi32(diff, diff);
+    const __m256i hr = _mm256_sub_epi32(g, b);
+    const __m256i hg = _mm256_add_epi32(_mm256_sub_epi32(b, r), two);
+    const __m256i hb = _mm256_add_epi32(_mm256_sub_epi32(r, g), _mm256_add_epi32(two, two));
+    __m256i hh = _mm256_blendv_epi8(_mm256_blendv_epi8(hb, hg, vg), hr, vr);
+    hh = _mm256_srai_epi32(_mm256_add_epi32(_mm256_mullo_epi32(hh, hdiv), round), 12);
+    const __m256i neg = _mm256_cmpgt_epi32(_mm256_setzero_si256(), hh);
+    *h = _mm256_add_epi32(hh, _mm256_and_si256(neg, _mm256_set1_epi32(full ? 256 : 180)));
+}
+
+/* The pixels of a u8 RGB to HSV row it did (a multiple of 16). */
+SPACE_AVX2 static int64_t space_hsv_avx2(const uint8_t *s, uint8_t *d, int64_t w, int bidx,
+                                         int full)
+{
+    int64_t x = 0;
+    for (; x + 16 <= w; x += 16) {
+        __m128i c0, c1, c2;
+        space_avx2_load3(s + 3 * x, &c0, &c1, &c2);
+        const __m128i b8 = bidx ? c2 : c0, g8 = c1, r8 = bidx ? c0 : c2;
+        const __m128i v8 = _mm_max_epu8(_mm_max_epu8(b8, g8), r8);
+        const __m128i d8 = _mm_sub_epi8(v8, _mm_min_epu8(_mm_min_epu8(b8, g8), r8));
+        __m256i h[2], sat[2];
+        for (int i = 0; i < 2; i++) {
+            const int sh = 8 * i;
+#define SPACE_W(c) _mm256_cvtepu8_epi32(sh ? _mm_srli_si128(c, 8) : c)
+            space_avx2_hs(SPACE_W(r8), SPACE_W(g8), SPACE_W(b8), SPACE_W(v8), SPACE_W(d8), full,
+                          &h[i], &sat[i]);
+#undef SPACE_W
+        }
+        space_avx2_store3(d + 3 * x, space_avx2_pack(h[0], h[1]), space_avx2_pack(sat[0], sat[1]),
+                          v8);
+    }
+    return x;
+}
+
+/* Whether the single-precision reciprocals of space_avx2_recip() equal the HSV tables (checked
+ * once; they do, and the scalar rows run if they ever did not). */
+SPACE_AVX2 static bool space_hsv_avx2_check(void)
+{
+    for (int i = 0; i < 256; i += 8) {
+        const __m256i d =
+            _mm256_add_epi32(_mm256_set1_epi32(i), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+        int32_t q[3][8];
+        _mm256_storeu_si256((__m256i *)q[0], space_avx2_recip(d, _mm256_set1_ps(255 << 12)));
+        _mm256_storeu_si256((__m256i *)q[1], space_avx2_recip(d, _mm256_set1_ps((180 << 12) / 6)));
+        _mm256_storeu_si256((__m256i *)q[2],
+                            space_avx2_recip(_mm256_mullo_epi32(d, _mm256_set1_epi32(6)),
+                                             _mm256_set1_ps(256 << 12)));
+        for (int k = 0; k < 8; k++)
+            if (q[0][k] != gip__hsv_sdiv[i + k] || q[1][k] != gip__hsv_hdiv180[i + k] ||
+                q[2][k] != gip__hsv_hdiv256[i + k])
+                return false;
+    }
+    return true;
+}
+
+static bool space_hsv_avx2_ok(void)
+{
+    static int ok = -1;
+    int v = __atomic_load_n(&ok, __ATOMIC_RELAXED);
+    if (v < 0) {
+        v = space_hsv_avx2_check();
+        __atomic_store_n(&ok, v, __ATOMIC_RELAXED);
+    }
+    return v == 1;
+}
+/* gip__lab_gamma widened to 32 bits, so that a 32-bit gather of any entry stays inside it. */
+static int32_t space_lab_gamma32[256];
+static pthread_once_t space_lab_once = PTHREAD_ONCE_INIT;
+
+static void space_lab_init(void)
+{
+    for (int i = 0; i < 256; i++)
+        space_lab_gamma32[i] = gip__lab_gamma[i];
+}
+
+/* L, a and b of 8 pixels (32-bit lanes): gip__lab_from_rgb_u8()'s arithmetic. The cube-root
+ * table is gathered 32 bits at a time from its 16-bit entries (the low half kept): indices
+ * reach 2040 of its 3072, so no read passes its end. */
+SPACE_AVX2 static inline void space_avx2_lab(__m256i r, __m256i g, __m256i b, __m256i *lo,
+                                             __m256i *ao, __m256i *bo)
+{
+    const __m256i R = _mm256_i32gather_epi32(space_lab_gamma32, r, 4),
+                  G = _mm256_i32gather_epi32(space_lab_gamma32, g, 4),
+                  B = _mm256_i32gather_epi32(space_lab_gamma32, b, 4);
+    const int32_t *c = gip__lab_coeffs;
+    const __m256i r12 = _mm256_set1_epi32(1 << 11), m16 = _mm256_set1_epi32(0xffff);
+    __m256i f[3];
+    for (int i = 0; i < 3; i++) {
+        __m256i t = _mm256_add_epi32(_mm256_mullo_epi32(R, _mm256_set1_epi32(c[3 * i])),
+                                     _mm256_mullo_epi32(G, _mm256_set1_epi32(c[3 * i + 1])));
+        t = _mm256_add_epi32(t, _mm256_mullo_epi32(B, _mm256_set1_epi32(c[3 * i + 2])));
+        t = _mm256_srai_epi32(_mm256_add_epi32(t, r12), 12);
+        f[i] = _mm256_and_si256(_mm256_i32gather_epi32((const int *)gip__lab_cbrt, t, 2), m16);
+    }
+    const int lscale = (116 * 255 + 50) / 100, lshift = -((16 * 255 * (1 << 15) + 50) / 100);
+    const __m256i r15 = _mm256_set1_epi32(1 << 14), off = _mm256_set1_epi32(128 * (1 << 15));
+    *lo = _mm256_srai_epi32(
+        _mm256_add_epi32(_mm256_add_epi32(_mm256_mullo_epi32(f[1], _mm256_set1_epi32(lscale)),
+                                          _mm256_set1_epi32(lshift)),
+                         r15),
+        15);
+    *ao = _mm256_srai_epi32(
+        _mm256_add_epi32(
+            _mm256_add_epi32(
+                _mm256_mullo_epi32(_mm256_sub_epi32(f[0], f[1]), _mm256_set1_epi32(500)), off),
+            r15),
+        15);
+    *bo = _mm256_srai_epi32(
+        _mm256_add_epi32(
+            _mm256_add_epi32(
+                _mm256_mullo_epi32(_mm256_sub_epi32(f[1], f[2]), _mm256_set1_epi32(200)), off),
+            r15),
+        15);
+}
+
+/* The pixels of a u8 RGB to Lab row it did (a multiple of 16). */
+SPACE_AVX2 static int64_t space_lab_avx2(const uint8_t *s, uint8_t *d, int64_t w, int bidx)
+{
+    pthread_once(&space_lab_once, space_lab_init);
+    int64_t x = 0;
+    for (; x + 16 <= w; x += 16) {
+        __m128i c0, c1, c2;
+        space_avx2_load3(s + 3 * x, &c0, &c1, &c2);
+        const __m128i b8 = bidx ? c2 : c0, g8 = c1, r8 = bidx ? c0 : c2;
+        __m256i l[2], a[2], bb[2];
+        for (int i = 0; i < 2; i++) {
+            const int sh = 8 * i;
+#define SPACE_W(c) _mm256_cvtepu8_epi32(sh ? _mm_srli_si128(c, 8) : c)
+            space_avx2_lab(SPACE_W(r8), SPACE_W(g8), SPACE_W(b8), &l[i], &a[i], &bb[i]);
+#undef SPACE_W
+        }
+        space_avx2_store3(d + 3 * x, space_avx2_pack(l[0], l[1]), space_avx2_pack(a[0], a[1]),
+                          space_avx2_pack(bb[0], bb[1]));
+    }
+    return x;
+}
+#undef SPACE_M
+#endif
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 __attribute__((target_clones("arch=x86-64-v3", "default")))
@@ -86,6 +316,9 @@ u8_row(const gip__cs_params *cs, const uint8_t *s, uint8_t *d, int64_t w, int sc
     case GIP__CS_XYZ:
         u8_span(cs, s, d, w, GIP__CS_XYZ);
         return true;
+    case GIP__CS_LAB:
+        u8_span(cs, s, d, w, GIP__CS_LAB);
+        return true;
     default:
         return false;
     }
@@ -100,9 +333,21 @@ static void space_rows(void *arg, int64_t y0, int64_t y1)
         const char *s = (const char *)j->src->data + y * j->src->stride;
         char *d = (char *)j->dst->data + y * j->dst->stride;
         if (j->src->dtype == GIP_U8) {
-            if (u8_row(&j->cs, (const uint8_t *)s, (uint8_t *)d, w, scn, dcn))
+            int64_t x0 = 0;
+#ifdef SPACE_X86
+            if (!j->cs.inverse && scn == 3 &&
+                (j->cs.space == GIP__CS_HSV || j->cs.space == GIP__CS_HSV_FULL) &&
+                gip__cc_simd_active() && space_hsv_avx2_ok())
+                x0 = space_hsv_avx2((const uint8_t *)s, (uint8_t *)d, w, j->cs.bidx,
+                                    j->cs.space == GIP__CS_HSV_FULL);
+            else if (!j->cs.inverse && scn == 3 && j->cs.space == GIP__CS_LAB &&
+                     gip__cc_simd_active())
+                x0 = space_lab_avx2((const uint8_t *)s, (uint8_t *)d, w, j->cs.bidx);
+#endif
+            if (u8_row(&j->cs, (const uint8_t *)s + x0 * scn, (uint8_t *)d + x0 * dcn, w - x0, scn,
+                       dcn))
                 continue;
-            for (int64_t x = 0; x < w; x++)
+            for (int64_t x = x0; x < w; x++)
                 gip__cs_pixel_u8(&j->cs, (const uint8_t *)s + x * scn, (uint8_t *)d + x * dcn, x,
                                  w);
         } else if (j->src->dtype == GIP_U16) {
