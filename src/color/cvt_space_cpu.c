@@ -218,6 +218,55 @@ static bool space_hsv_avx2_ok(void)
     }
     return v == 1;
 }
+/* Sixteen 16-bit lanes (in order) to 16 bytes with unsigned saturation. */
+SPACE_AVX2 static inline __m128i space_avx2_pack16(__m256i v)
+{
+    return _mm_packus_epi16(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+}
+
+/* The pixels of a u8 RGB to YCrCb (yuv: YUV) row it did (a multiple of 16):
+ * gip__ycc_from_rgb_i()'s products and sums, two at a time with 16-bit multiply-adds. */
+SPACE_AVX2 static int64_t space_ycc_avx2(const uint8_t *s, uint8_t *d, int64_t w, int bidx, int yuv)
+{
+    const int sh = GIP__YUV_SHIFT;
+    const __m256i krg = _mm256_set1_epi32(4899 | (9617 << 16)),
+                  kb1 = _mm256_set1_epi32(1868 | (1 << (sh - 1)) << 16);
+    /* the colour differences' weights of (r - y, b - y) */
+    const __m256i k1 = yuv ? _mm256_set1_epi32(8061 << 16) : _mm256_set1_epi32(11682);
+    const __m256i k2 = yuv ? _mm256_set1_epi32(14369) : _mm256_set1_epi32(9241 << 16);
+    const __m256i delta = _mm256_set1_epi32(128 * (1 << sh) + (1 << (sh - 1)));
+    const __m256i one = _mm256_set1_epi16(1);
+    int64_t x = 0;
+    for (; x + 16 <= w; x += 16) {
+        __m128i c0, c1, c2;
+        space_avx2_load3(s + 3 * x, &c0, &c1, &c2);
+        const __m256i b = _mm256_cvtepu8_epi16(bidx ? c2 : c0), g = _mm256_cvtepu8_epi16(c1),
+                      r = _mm256_cvtepu8_epi16(bidx ? c0 : c2);
+        /* lanes: unpacklo the lane's pixels 0-3, unpackhi 4-7; packs puts them back in order */
+        const __m256i b1lo = _mm256_unpacklo_epi16(b, one), b1hi = _mm256_unpackhi_epi16(b, one);
+        const __m256i ylo =
+            _mm256_srai_epi32(_mm256_add_epi32(_mm256_madd_epi16(_mm256_unpacklo_epi16(r, g), krg),
+                                               _mm256_madd_epi16(b1lo, kb1)),
+                              sh);
+        const __m256i yhi =
+            _mm256_srai_epi32(_mm256_add_epi32(_mm256_madd_epi16(_mm256_unpackhi_epi16(r, g), krg),
+                                               _mm256_madd_epi16(b1hi, kb1)),
+                              sh);
+        const __m256i y = _mm256_packs_epi32(ylo, yhi);
+        const __m256i ry = _mm256_sub_epi16(r, y), by = _mm256_sub_epi16(b, y);
+        const __m256i dlo = _mm256_unpacklo_epi16(ry, by), dhi = _mm256_unpackhi_epi16(ry, by);
+        const __m256i o1 = _mm256_packs_epi32(
+            _mm256_srai_epi32(_mm256_add_epi32(_mm256_madd_epi16(dlo, k1), delta), sh),
+            _mm256_srai_epi32(_mm256_add_epi32(_mm256_madd_epi16(dhi, k1), delta), sh));
+        const __m256i o2 = _mm256_packs_epi32(
+            _mm256_srai_epi32(_mm256_add_epi32(_mm256_madd_epi16(dlo, k2), delta), sh),
+            _mm256_srai_epi32(_mm256_add_epi32(_mm256_madd_epi16(dhi, k2), delta), sh));
+        space_avx2_store3(d + 3 * x, space_avx2_pack16(y), space_avx2_pack16(o1),
+                          space_avx2_pack16(o2));
+    }
+    return x;
+}
+
 /* gip__lab_gamma widened to 32 bits, so that a 32-bit gather of any entry stays inside it. */
 static int32_t space_lab_gamma32[256];
 static pthread_once_t space_lab_once = PTHREAD_ONCE_INIT;
@@ -343,6 +392,11 @@ static void space_rows(void *arg, int64_t y0, int64_t y1)
             else if (!j->cs.inverse && scn == 3 && j->cs.space == GIP__CS_LAB &&
                      gip__cc_simd_active())
                 x0 = space_lab_avx2((const uint8_t *)s, (uint8_t *)d, w, j->cs.bidx);
+            else if (!j->cs.inverse && scn == 3 &&
+                     (j->cs.space == GIP__CS_YCRCB || j->cs.space == GIP__CS_YUV) &&
+                     gip__cc_simd_active())
+                x0 = space_ycc_avx2((const uint8_t *)s, (uint8_t *)d, w, j->cs.bidx,
+                                    j->cs.space == GIP__CS_YUV);
 #endif
             if (u8_row(&j->cs, (const uint8_t *)s + x0 * scn, (uint8_t *)d + x0 * dcn, w - x0, scn,
                        dcn))

@@ -107,21 +107,33 @@ YUV_AVX2 static inline __m256i yuv_avx2_comp(__m256i ye, __m256i yo, __m256i c)
                               _mm256_srai_epi32(_mm256_add_epi32(yo, c), 20));
 }
 
-/* 16 pixels from 16 lumas and 8 pairs' U and V (32-bit), stored as dcn (3, 4) channels with
- * blue at bidx. The lumas are split into even and odd pixels so that each lane of chroma serves
- * one pixel of each; the final byte shuffles put the pixels back in order. */
-YUV_AVX2 static inline void yuv_avx2_px(const gip__yuv_frame *f, __m128i y8, __m256i u, __m256i v,
-                                        uint8_t *d, int dcn, int bidx)
+/* The 8 pairs' chroma terms from their U and V (32-bit): red's, green's and blue's, each with
+ * the rounding constant. */
+typedef struct yuv_avx2_uv {
+    __m256i r, g, b;
+} yuv_avx2_uv;
+
+YUV_AVX2 static inline yuv_avx2_uv yuv_avx2_chroma(const gip__yuv_frame *f, __m256i u, __m256i v)
 {
     const __m256i half = _mm256_set1_epi32(1 << 19), k128 = _mm256_set1_epi32(128);
-    const __m256i yoff = _mm256_set1_epi32(f->yoff), cy = _mm256_set1_epi32(f->cy);
     u = _mm256_sub_epi32(u, k128);
     v = _mm256_sub_epi32(v, k128);
-    const __m256i ruv = _mm256_add_epi32(half, _mm256_mullo_epi32(v, _mm256_set1_epi32(f->cvr)));
-    const __m256i guv =
-        _mm256_add_epi32(_mm256_add_epi32(half, _mm256_mullo_epi32(v, _mm256_set1_epi32(f->cvg))),
-                         _mm256_mullo_epi32(u, _mm256_set1_epi32(f->cug)));
-    const __m256i buv = _mm256_add_epi32(half, _mm256_mullo_epi32(u, _mm256_set1_epi32(f->cub)));
+    yuv_avx2_uv c;
+    c.r = _mm256_add_epi32(half, _mm256_mullo_epi32(v, _mm256_set1_epi32(f->cvr)));
+    c.g = _mm256_add_epi32(_mm256_add_epi32(half, _mm256_mullo_epi32(v, _mm256_set1_epi32(f->cvg))),
+                           _mm256_mullo_epi32(u, _mm256_set1_epi32(f->cug)));
+    c.b = _mm256_add_epi32(half, _mm256_mullo_epi32(u, _mm256_set1_epi32(f->cub)));
+    return c;
+}
+
+/* 16 pixels from 16 lumas and their 8 pairs' chroma terms, stored as dcn (3, 4) channels with
+ * blue at bidx. The lumas are split into even and odd pixels so that each lane of chroma serves
+ * one pixel of each; the final byte shuffles put the pixels back in order. */
+YUV_AVX2 static inline void yuv_avx2_px(const gip__yuv_frame *f, __m128i y8, yuv_avx2_uv c,
+                                        uint8_t *d, int dcn, int bidx)
+{
+    const __m256i yoff = _mm256_set1_epi32(f->yoff), cy = _mm256_set1_epi32(f->cy);
+    const __m256i ruv = c.r, guv = c.g, buv = c.b;
     const __m256i zero = _mm256_setzero_si256();
     const __m128i eo =
         _mm_shuffle_epi8(y8, _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15));
@@ -154,22 +166,26 @@ YUV_AVX2 static inline void yuv_avx2_px(const gip__yuv_frame *f, __m128i y8, __m
     const __m256i a = _mm256_or_si256(
         _mm256_shuffle_epi8(p, YUV_M(0, 8, -1, 4, 12, -1, 1, 9, -1, 5, 13, -1, 2, 10, -1, 6)),
         _mm256_shuffle_epi8(q, YUV_M(-1, -1, 0, -1, -1, 4, -1, -1, 1, -1, -1, 5, -1, -1, 2, -1)));
-    const __m256i c = _mm256_or_si256(
+    const __m256i e = _mm256_or_si256(
         _mm256_shuffle_epi8(p, YUV_M(14, -1, 3, 11, -1, 7, 15, -1, -1, -1, -1, -1, -1, -1, -1, -1)),
         _mm256_shuffle_epi8(q, YUV_M(-1, 6, -1, -1, 3, -1, -1, 7, -1, -1, -1, -1, -1, -1, -1, -1)));
 #undef YUV_M
     _mm_storeu_si128((__m128i *)d, _mm256_castsi256_si128(a));
-    _mm_storel_epi64((__m128i *)(d + 16), _mm256_castsi256_si128(c));
+    _mm_storel_epi64((__m128i *)(d + 16), _mm256_castsi256_si128(e));
     _mm_storeu_si128((__m128i *)(d + 24), _mm256_extracti128_si256(a, 1));
-    _mm_storel_epi64((__m128i *)(d + 40), _mm256_extracti128_si256(c, 1));
+    _mm_storel_epi64((__m128i *)(d + 40), _mm256_extracti128_si256(e, 1));
 }
 
 /* The pixels of a row 16 at a time; returns how many pairs it did. The layout's loads: 4:2:0
  * with interleaved (NV12: U first; NV21) or planar chroma, or the 4:2:2 packings (y at byte yo
  * of each pair's four, u and v at uo and vo). */
+/* The pairs of a row it did (a multiple of 8); with py2 and d2 (4:2:0 only), also the next row,
+ * which shares the chroma. The layout's loads: 4:2:0 with interleaved (NV12: U first; NV21) or
+ * planar chroma, or the 4:2:2 packings. */
 YUV_AVX2 static inline int64_t yuv_avx2_dcn(const gip__yuv_frame *f, int packed, int planar,
                                             const uint8_t *py, const uint8_t *pu, const uint8_t *pv,
-                                            uint8_t *d, int64_t n, int dcn, int bidx)
+                                            uint8_t *d, const uint8_t *py2, uint8_t *d2, int64_t n,
+                                            int dcn, int bidx)
 {
     int64_t k = 0;
     const __m128i even = _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
@@ -193,13 +209,13 @@ YUV_AVX2 static inline int64_t yuv_avx2_dcn(const gip__yuv_frame *f, int packed,
             const __m128i y8 = _mm_unpacklo_epi64(_mm_shuffle_epi8(a, sy), _mm_shuffle_epi8(b, sy));
             const __m128i u8 = _mm_unpacklo_epi32(_mm_shuffle_epi8(a, su), _mm_shuffle_epi8(b, su));
             const __m128i v8 = _mm_unpacklo_epi32(_mm_shuffle_epi8(a, sv), _mm_shuffle_epi8(b, sv));
-            yuv_avx2_px(f, y8, _mm256_cvtepu8_epi32(u8), _mm256_cvtepu8_epi32(v8), d + 2 * k * dcn,
-                        dcn, bidx);
+            yuv_avx2_px(f, y8,
+                        yuv_avx2_chroma(f, _mm256_cvtepu8_epi32(u8), _mm256_cvtepu8_epi32(v8)),
+                        d + 2 * k * dcn, dcn, bidx);
         }
         return k;
     }
     for (; k + 8 <= n; k += 8) {
-        const __m128i y8 = _mm_loadu_si128((const __m128i *)(py + 2 * k));
         __m128i u8, v8;
         if (planar) {
             u8 = _mm_loadl_epi64((const __m128i *)(pu + k));
@@ -211,24 +227,30 @@ YUV_AVX2 static inline int64_t yuv_avx2_dcn(const gip__yuv_frame *f, int packed,
             u8 = pu < pv ? t : _mm_srli_si128(t, 8);
             v8 = pu < pv ? _mm_srli_si128(t, 8) : t;
         }
-        yuv_avx2_px(f, y8, _mm256_cvtepu8_epi32(u8), _mm256_cvtepu8_epi32(v8), d + 2 * k * dcn, dcn,
+        const yuv_avx2_uv c =
+            yuv_avx2_chroma(f, _mm256_cvtepu8_epi32(u8), _mm256_cvtepu8_epi32(v8));
+        yuv_avx2_px(f, _mm_loadu_si128((const __m128i *)(py + 2 * k)), c, d + 2 * k * dcn, dcn,
                     bidx);
+        if (py2)
+            yuv_avx2_px(f, _mm_loadu_si128((const __m128i *)(py2 + 2 * k)), c, d2 + 2 * k * dcn,
+                        dcn, bidx);
     }
     return k;
 }
 
 YUV_AVX2 static int64_t yuv_avx2(const gip__yuv_frame *f, int packed, int planar, const uint8_t *py,
-                                 const uint8_t *pu, const uint8_t *pv, uint8_t *d, int64_t n)
+                                 const uint8_t *pu, const uint8_t *pv, uint8_t *d,
+                                 const uint8_t *py2, uint8_t *d2, int64_t n)
 {
     switch (f->dcn * 4 + f->bidx) {
     case 12:
-        return yuv_avx2_dcn(f, packed, planar, py, pu, pv, d, n, 3, 0);
+        return yuv_avx2_dcn(f, packed, planar, py, pu, pv, d, py2, d2, n, 3, 0);
     case 14:
-        return yuv_avx2_dcn(f, packed, planar, py, pu, pv, d, n, 3, 2);
+        return yuv_avx2_dcn(f, packed, planar, py, pu, pv, d, py2, d2, n, 3, 2);
     case 16:
-        return yuv_avx2_dcn(f, packed, planar, py, pu, pv, d, n, 4, 0);
+        return yuv_avx2_dcn(f, packed, planar, py, pu, pv, d, py2, d2, n, 4, 0);
     default:
-        return yuv_avx2_dcn(f, packed, planar, py, pu, pv, d, n, 4, 2);
+        return yuv_avx2_dcn(f, packed, planar, py, pu, pv, d, py2, d2, n, 4, 2);
     }
 }
 #endif
@@ -277,13 +299,23 @@ static void yuv_rows(void *arg, int64_t y0, int64_t y1)
         }
         int64_t k = 0;
         const int64_t n = w / 2;
+        /* 4:2:0: an even row and the next share their chroma, done together where both are
+         * this band's */
+        const bool two = !packed && y % 2 == 0 && y + 1 < y1;
+        uint8_t *d2 = two ? d + j->dst->stride : NULL;
+        const uint8_t *py2 = two ? py + s : NULL;
 #ifdef YUV_X86
         if (gip__cc_simd_active())
-            k = yuv_avx2(f, packed, planar, py, pu, pv, d, n);
+            k = yuv_avx2(f, packed, planar, py, pu, pv, d, py2, d2, n);
 #endif
         const int ys = packed ? 4 : 2, cs = packed ? 4 : planar ? 1 : 2;
         yuv_row(f, packed, planar, py + k * ys, pu + k * cs, pv + k * cs, d + 2 * k * f->dcn,
                 n - k);
+        if (two) {
+            yuv_row(f, packed, planar, py2 + k * ys, pu + k * cs, pv + k * cs, d2 + 2 * k * f->dcn,
+                    n - k);
+            y++;
+        }
     }
 }
 
