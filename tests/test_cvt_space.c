@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "color/cvt_color_cpu.h"
+#include "color/cvt_space.h"
 #include "testing.h"
 
 static gip_context *cpu_ctx; /* the CUDA run's reference */
@@ -1155,6 +1157,64 @@ static void bad_inputs(gip_context *ctx)
     gt_free(&frame);
 }
 
+/* Every u8 colour (a 4096 x 4096 image, rows padded) through the forward u8 codes that have
+ * their own CPU rows (HSV, HSV_FULL, YCrCb, YUV, Lab, XYZ; BGR and RGB order), against the
+ * per-pixel functions that the CUDA kernels run. */
+static void every_colour(gip_context *ctx)
+{
+    static const struct {
+        gip_color_code code;
+        int space, bidx;
+    } codes[] = {
+        {GIP_COLOR_BGR2HSV, GIP__CS_HSV, 0},
+        {GIP_COLOR_RGB2HSV, GIP__CS_HSV, 2},
+        {GIP_COLOR_BGR2HSV_FULL, GIP__CS_HSV_FULL, 0},
+        {GIP_COLOR_RGB2HSV_FULL, GIP__CS_HSV_FULL, 2},
+        {GIP_COLOR_BGR2YCRCB, GIP__CS_YCRCB, 0},
+        {GIP_COLOR_RGB2YUV, GIP__CS_YUV, 2},
+        {GIP_COLOR_BGR2LAB, GIP__CS_LAB, 0},
+        {GIP_COLOR_RGB2LAB, GIP__CS_LAB, 2},
+        {GIP_COLOR_BGR2XYZ, GIP__CS_XYZ, 0},
+    };
+    const int64_t n = 4096;
+    gip_image src, dst;
+    gt_alloc(&src, n, n, 3, GIP_U8, 7);
+    gt_alloc(&dst, n, n, 3, GIP_U8, 5);
+    for (int64_t y = 0; y < n; y++) {
+        uint8_t *row = (uint8_t *)src.data + y * src.stride;
+        for (int64_t x = 0; x < n; x++) {
+            const uint32_t c = (uint32_t)(y * n + x);
+            row[3 * x] = (uint8_t)(c >> 16), row[3 * x + 1] = (uint8_t)(c >> 8),
+                    row[3 * x + 2] = (uint8_t)c;
+        }
+    }
+    for (size_t k = 0; k < sizeof codes / sizeof codes[0]; k++) {
+        if (!GT_OK(gip_cvt_color(ctx, &src, &dst, codes[k].code)))
+            continue;
+        const gip__cs_params p = {codes[k].space, 0, codes[k].bidx, 3};
+        int64_t bad = 0;
+        for (int64_t y = 0; y < n && !bad; y++) {
+            const uint8_t *s = (const uint8_t *)src.data + y * src.stride;
+            const uint8_t *d = (const uint8_t *)dst.data + y * dst.stride;
+            for (int64_t x = 0; x < n; x++) {
+                uint8_t e[3];
+                gip__cs_pixel_u8(&p, s + 3 * x, e, x, n);
+                for (int c = 0; c < 3; c++)
+                    if (d[3 * x + c] != e[c] && !bad++)
+                        GT_CHECK(false,
+                                 "every colour, code %d: (%lld, %lld) channel %d got %d, "
+                                 "expected %d",
+                                 (int)codes[k].code, (long long)x, (long long)y, c, d[3 * x + c],
+                                 e[c]);
+            }
+        }
+        GT_CHECK(gt_padding_intact(&dst), "every colour, code %d: wrote into the row padding",
+                 (int)codes[k].code);
+    }
+    gt_free(&src);
+    gt_free(&dst);
+}
+
 static void body(gip_context *ctx)
 {
     if (gip_context_backend(ctx) == GIP_BACKEND_CUDA) {
@@ -1175,6 +1235,21 @@ static void body(gip_context *ctx)
     bayer(ctx);
     bayer_vng(ctx);
     bad_inputs(ctx);
+    if (gip_context_backend(ctx) == GIP_BACKEND_CPU) {
+        every_colour(ctx);
+        if (gip__cc_simd_active()) {
+            /* the portable rows, which CPUs without AVX2 run */
+            printf("again without the AVX2 rows\n");
+            const bool prev = gip__cc_set_simd(false);
+            spaces(ctx);
+            lab(ctx);
+            yuv_frames(ctx);
+            yuv_standards(ctx);
+            bayer(ctx);
+            every_colour(ctx);
+            gip__cc_set_simd(prev);
+        }
+    }
     gip_context_destroy(cpu_ctx);
     cpu_ctx = NULL;
 }
