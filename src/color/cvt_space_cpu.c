@@ -1,6 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* The colour spaces of gip_cvt_color on the CPU: the per-pixel functions of cvt_space.h over row
  * bands on gip's thread pool. */
+#if defined(__GNUC__) && !defined(__clang__)
+/* Float comparisons may become vector selects (only exception flags, which gip never reads,
+ * differ); no contraction into FMAs beyond the ones written, so that every clone and the CUDA
+ * kernels compute the same bits. */
+#pragma GCC optimize("no-trapping-math", "fp-contract=off")
+#endif
+
 #include <pthread.h>
 
 #include "color/cvt_color.h"
@@ -373,6 +380,33 @@ u8_row(const gip__cs_params *cs, const uint8_t *s, uint8_t *d, int64_t w, int sc
     }
 }
 
+/* n pixels of an f32 RGB to HSV or HLS row by OpenCV's vector formulas (gip__hsv_from_rgb_vec,
+ * gip__hls_from_rgb_vec: what gip__cs_pixel_f32() gives the pixels of a row's whole vectors),
+ * with blue at index bi, written for the compiler to vectorise. */
+static inline __attribute__((always_inline)) void
+f32_hue_span(const float *restrict s, float *restrict d, int64_t n, int bi, int hls)
+{
+    for (int64_t x = 0; x < n; x++) {
+        const float *q = s + 3 * x;
+        if (hls)
+            gip__hls_from_rgb_vec(q[bi ^ 2], q[1], q[bi], 1.0f, d + 3 * x);
+        else
+            gip__hsv_from_rgb_vec(q[bi ^ 2], q[1], q[bi], 1.0f, d + 3 * x);
+    }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("arch=x86-64-v3", "default")))
+#endif
+static void
+f32_hue_row(const float *s, float *d, int64_t n, int bidx, int hls)
+{
+    if (hls)
+        bidx ? f32_hue_span(s, d, n, 2, 1) : f32_hue_span(s, d, n, 0, 1);
+    else
+        bidx ? f32_hue_span(s, d, n, 2, 0) : f32_hue_span(s, d, n, 0, 0);
+}
+
 static void space_rows(void *arg, int64_t y0, int64_t y1)
 {
     const space_job *j = arg;
@@ -407,7 +441,17 @@ static void space_rows(void *arg, int64_t y0, int64_t y1)
         } else if (j->src->dtype == GIP_U16) {
             u16_row(&j->cs, (const uint16_t *)s, (uint16_t *)d, w, scn, dcn);
         } else {
-            for (int64_t x = 0; x < w; x++)
+            int64_t x0 = 0;
+            const int sp = j->cs.space;
+            if (!j->cs.inverse && scn == 3 &&
+                (sp == GIP__CS_HSV || sp == GIP__CS_HSV_FULL || sp == GIP__CS_HLS ||
+                 sp == GIP__CS_HLS_FULL)) {
+                /* the row's whole vectors of OpenCV's code; the rest below */
+                x0 = w / GIP__CS_HLS_VEC * GIP__CS_HLS_VEC;
+                f32_hue_row((const float *)s, (float *)d, x0, j->cs.bidx,
+                            sp == GIP__CS_HLS || sp == GIP__CS_HLS_FULL);
+            }
+            for (int64_t x = x0; x < w; x++)
                 gip__cs_pixel_f32(&j->cs, (const float *)s + x * scn, (float *)d + x * dcn, x, w);
         }
     }
