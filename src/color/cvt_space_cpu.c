@@ -12,6 +12,7 @@
 
 #include "color/cvt_color.h"
 #include "color/cvt_color_cpu.h"
+#include "tuning.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define SPACE_X86 1
@@ -274,25 +275,29 @@ SPACE_AVX2 static int64_t space_ycc_avx2(const uint8_t *s, uint8_t *d, int64_t w
     return x;
 }
 
-/* gip__lab_gamma widened to 32 bits, so that a 32-bit gather of any entry stays inside it. */
+/* gip__lab_gamma widened to 32 bits, so that a 32-bit gather of any entry stays inside it, and
+ * as its low and high bytes for the AVX-512 VBMI byte permutes. */
 static int32_t space_lab_gamma32[256];
+static uint8_t space_lab_gamma_lo[256] __attribute__((aligned(64)));
+static uint8_t space_lab_gamma_hi[256] __attribute__((aligned(64)));
 static pthread_once_t space_lab_once = PTHREAD_ONCE_INIT;
 
 static void space_lab_init(void)
 {
-    for (int i = 0; i < 256; i++)
+    for (int i = 0; i < 256; i++) {
         space_lab_gamma32[i] = gip__lab_gamma[i];
+        space_lab_gamma_lo[i] = (uint8_t)(gip__lab_gamma[i] & 255);
+        space_lab_gamma_hi[i] = (uint8_t)(gip__lab_gamma[i] >> 8);
+    }
 }
 
-/* L, a and b of 8 pixels (32-bit lanes): gip__lab_from_rgb_u8()'s arithmetic. The cube-root
- * table is gathered 32 bits at a time from its 16-bit entries (the low half kept): indices
- * reach 2040 of its 3072, so no read passes its end. */
-SPACE_AVX2 static inline void space_avx2_lab(__m256i r, __m256i g, __m256i b, __m256i *lo,
+/* L, a and b of 8 pixels (32-bit lanes) from their linear R, G, B (gip__lab_gamma's values):
+ * gip__lab_from_rgb_u8()'s arithmetic. The cube-root table is gathered 32 bits at a time from
+ * its 16-bit entries (the low half kept): indices reach 2040 of its 3072, so no read passes its
+ * end. */
+SPACE_AVX2 static inline void space_avx2_lab(__m256i R, __m256i G, __m256i B, __m256i *lo,
                                              __m256i *ao, __m256i *bo)
 {
-    const __m256i R = _mm256_i32gather_epi32(space_lab_gamma32, r, 4),
-                  G = _mm256_i32gather_epi32(space_lab_gamma32, g, 4),
-                  B = _mm256_i32gather_epi32(space_lab_gamma32, b, 4);
     const int32_t *c = gip__lab_coeffs;
     const __m256i r12 = _mm256_set1_epi32(1 << 11), m16 = _mm256_set1_epi32(0xffff);
     __m256i f[3];
@@ -336,14 +341,73 @@ SPACE_AVX2 static int64_t space_lab_avx2(const uint8_t *s, uint8_t *d, int64_t w
         __m256i l[2], a[2], bb[2];
         for (int i = 0; i < 2; i++) {
             const int sh = 8 * i;
-#define SPACE_W(c) _mm256_cvtepu8_epi32(sh ? _mm_srli_si128(c, 8) : c)
-            space_avx2_lab(SPACE_W(r8), SPACE_W(g8), SPACE_W(b8), &l[i], &a[i], &bb[i]);
-#undef SPACE_W
+#define SPACE_G(c)                                                                                 \
+    _mm256_i32gather_epi32(space_lab_gamma32, _mm256_cvtepu8_epi32(sh ? _mm_srli_si128(c, 8) : c), \
+                           4)
+            space_avx2_lab(SPACE_G(r8), SPACE_G(g8), SPACE_G(b8), &l[i], &a[i], &bb[i]);
+#undef SPACE_G
         }
         space_avx2_store3(d + 3 * x, space_avx2_pack(l[0], l[1]), space_avx2_pack(a[0], a[1]),
                           space_avx2_pack(bb[0], bb[1]));
     }
     return x;
+}
+
+/* AVX-512 VBMI: the gamma table by byte permutes (its low and high bytes, 128 entries a
+ * two-register permute, the index's top bit choosing the half) instead of gathers. */
+#define SPACE_VBMI __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512vbmi")))
+
+SPACE_VBMI static inline void space_vbmi_gamma(__m128i idx, const __m512i *t, __m256i *g0,
+                                               __m256i *g1)
+{
+    const __m512i ix = _mm512_castsi128_si512(idx);
+    const __mmask64 top = _mm512_movepi8_mask(ix);
+    const __m512i lo = _mm512_mask_blend_epi8(top, _mm512_permutex2var_epi8(t[0], ix, t[1]),
+                                              _mm512_permutex2var_epi8(t[2], ix, t[3]));
+    const __m512i hi = _mm512_mask_blend_epi8(top, _mm512_permutex2var_epi8(t[4], ix, t[5]),
+                                              _mm512_permutex2var_epi8(t[6], ix, t[7]));
+    const __m128i l = _mm512_castsi512_si128(lo), h = _mm512_castsi512_si128(hi);
+    *g0 = _mm256_cvtepu16_epi32(_mm_unpacklo_epi8(l, h));
+    *g1 = _mm256_cvtepu16_epi32(_mm_unpackhi_epi8(l, h));
+}
+
+SPACE_VBMI static int64_t space_lab_vbmi(const uint8_t *s, uint8_t *d, int64_t w, int bidx)
+{
+    pthread_once(&space_lab_once, space_lab_init);
+    __m512i t[8];
+    for (int i = 0; i < 4; i++) {
+        t[i] = _mm512_load_si512((const void *)(space_lab_gamma_lo + 64 * i));
+        t[4 + i] = _mm512_load_si512((const void *)(space_lab_gamma_hi + 64 * i));
+    }
+    int64_t x = 0;
+    for (; x + 16 <= w; x += 16) {
+        __m128i c0, c1, c2;
+        space_avx2_load3(s + 3 * x, &c0, &c1, &c2);
+        __m256i R[2], G[2], B[2];
+        space_vbmi_gamma(bidx ? c0 : c2, t, &R[0], &R[1]);
+        space_vbmi_gamma(c1, t, &G[0], &G[1]);
+        space_vbmi_gamma(bidx ? c2 : c0, t, &B[0], &B[1]);
+        __m256i l[2], a[2], bb[2];
+        for (int i = 0; i < 2; i++)
+            space_avx2_lab(R[i], G[i], B[i], &l[i], &a[i], &bb[i]);
+        space_avx2_store3(d + 3 * x, space_avx2_pack(l[0], l[1]), space_avx2_pack(a[0], a[1]),
+                          space_avx2_pack(bb[0], bb[1]));
+    }
+    return x;
+}
+
+/* Whether the AVX-512 VBMI rows may run: the CPU has them and GIP_NOAVX512 is not set. */
+static bool space_vbmi_ok(void)
+{
+    static int has = -1;
+    int v = __atomic_load_n(&has, __ATOMIC_RELAXED);
+    if (v < 0) {
+        __builtin_cpu_init();
+        v = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi");
+        __atomic_store_n(&has, v, __ATOMIC_RELAXED);
+    }
+    return v == 1 && !gip__tuning_get()->noavx512;
 }
 #undef SPACE_M
 #endif
@@ -425,7 +489,9 @@ static void space_rows(void *arg, int64_t y0, int64_t y1)
                                     j->cs.space == GIP__CS_HSV_FULL);
             else if (!j->cs.inverse && scn == 3 && j->cs.space == GIP__CS_LAB &&
                      gip__cc_simd_active())
-                x0 = space_lab_avx2((const uint8_t *)s, (uint8_t *)d, w, j->cs.bidx);
+                x0 = space_vbmi_ok()
+                         ? space_lab_vbmi((const uint8_t *)s, (uint8_t *)d, w, j->cs.bidx)
+                         : space_lab_avx2((const uint8_t *)s, (uint8_t *)d, w, j->cs.bidx);
             else if (!j->cs.inverse && scn == 3 &&
                      (j->cs.space == GIP__CS_YCRCB || j->cs.space == GIP__CS_YUV) &&
                      gip__cc_simd_active())
