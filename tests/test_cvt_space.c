@@ -1237,6 +1237,14 @@ static void body(gip_context *ctx)
     bad_inputs(ctx);
     if (gip_context_backend(ctx) == GIP_BACKEND_CPU) {
         every_colour(ctx);
+        if (!getenv("GIP_NOAVX512")) {
+            /* the AVX2 rows where the AVX-512 ones would run */
+            printf("again with GIP_NOAVX512=1\n");
+            gt_setenv("GIP_NOAVX512", "1");
+            every_colour(ctx);
+            lab(ctx);
+            gt_setenv("GIP_NOAVX512", NULL);
+        }
         if (gip__cc_simd_active()) {
             /* the portable rows, which CPUs without AVX2 run */
             printf("again without the AVX2 rows\n");
