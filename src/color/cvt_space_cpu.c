@@ -226,51 +226,110 @@ static bool space_hsv_avx2_ok(void)
     }
     return v == 1;
 }
-/* Sixteen 16-bit lanes (in order) to 16 bytes with unsigned saturation. */
-SPACE_AVX2 static inline __m128i space_avx2_pack16(__m256i v)
+/* 32 pixels of 3 channels from s: the channels in memory order, pixels 0-15 in the low lane and
+ * 16-31 in the high one (space_avx2_load3()'s shuffles on both lanes). */
+SPACE_AVX2 static inline void space_avx2_load3x2(const uint8_t *s, __m256i *c0, __m256i *c1,
+                                                 __m256i *c2)
 {
-    return _mm_packus_epi16(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+#define SPACE_L(o)                                                                                 \
+    _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(s + (o)))),   \
+                            _mm_loadu_si128((const __m128i *)(s + 48 + (o))), 1)
+#define SPACE_B(...) _mm256_broadcastsi128_si256(_mm_setr_epi8(__VA_ARGS__))
+    const __m256i x0 = SPACE_L(0), x1 = SPACE_L(16), x2 = SPACE_L(32);
+    const int8_t z = -1;
+    *c0 = _mm256_or_si256(
+        _mm256_or_si256(
+            _mm256_shuffle_epi8(x0, SPACE_B(0, 3, 6, 9, 12, 15, z, z, z, z, z, z, z, z, z, z)),
+            _mm256_shuffle_epi8(x1, SPACE_B(z, z, z, z, z, z, 2, 5, 8, 11, 14, z, z, z, z, z))),
+        _mm256_shuffle_epi8(x2, SPACE_B(z, z, z, z, z, z, z, z, z, z, z, 1, 4, 7, 10, 13)));
+    *c1 = _mm256_or_si256(
+        _mm256_or_si256(
+            _mm256_shuffle_epi8(x0, SPACE_B(1, 4, 7, 10, 13, z, z, z, z, z, z, z, z, z, z, z)),
+            _mm256_shuffle_epi8(x1, SPACE_B(z, z, z, z, z, 0, 3, 6, 9, 12, 15, z, z, z, z, z))),
+        _mm256_shuffle_epi8(x2, SPACE_B(z, z, z, z, z, z, z, z, z, z, z, 2, 5, 8, 11, 14)));
+    *c2 = _mm256_or_si256(
+        _mm256_or_si256(
+            _mm256_shuffle_epi8(x0, SPACE_B(2, 5, 8, 11, 14, z, z, z, z, z, z, z, z, z, z, z)),
+            _mm256_shuffle_epi8(x1, SPACE_B(z, z, z, z, z, 1, 4, 7, 10, 13, z, z, z, z, z, z))),
+        _mm256_shuffle_epi8(x2, SPACE_B(z, z, z, z, z, z, z, z, z, z, 0, 3, 6, 9, 12, 15)));
+#undef SPACE_L
 }
 
-/* The pixels of a u8 RGB to YCrCb (yuv: YUV) row it did (a multiple of 16):
- * gip__ycc_from_rgb_i()'s products and sums, two at a time with 16-bit multiply-adds. */
-SPACE_AVX2 static int64_t space_ycc_avx2(const uint8_t *s, uint8_t *d, int64_t w, int bidx, int yuv)
+/* 32 pixels of 3 channels (pixels 0-15 in the low lanes, 16-31 in the high ones) to d. */
+SPACE_AVX2 static inline void space_avx2_store3x2(uint8_t *d, __m256i c0, __m256i c1, __m256i c2)
+{
+    const int8_t z = -1;
+    const __m256i b0 = _mm256_or_si256(
+        _mm256_or_si256(
+            _mm256_shuffle_epi8(c0, SPACE_B(0, z, z, 1, z, z, 2, z, z, 3, z, z, 4, z, z, 5)),
+            _mm256_shuffle_epi8(c1, SPACE_B(z, 0, z, z, 1, z, z, 2, z, z, 3, z, z, 4, z, z))),
+        _mm256_shuffle_epi8(c2, SPACE_B(z, z, 0, z, z, 1, z, z, 2, z, z, 3, z, z, 4, z)));
+    const __m256i b1 = _mm256_or_si256(
+        _mm256_or_si256(
+            _mm256_shuffle_epi8(c0, SPACE_B(z, z, 6, z, z, 7, z, z, 8, z, z, 9, z, z, 10, z)),
+            _mm256_shuffle_epi8(c1, SPACE_B(5, z, z, 6, z, z, 7, z, z, 8, z, z, 9, z, z, 10))),
+        _mm256_shuffle_epi8(c2, SPACE_B(z, 5, z, z, 6, z, z, 7, z, z, 8, z, z, 9, z, z)));
+    const __m256i b2 = _mm256_or_si256(
+        _mm256_or_si256(
+            _mm256_shuffle_epi8(c0, SPACE_B(z, 11, z, z, 12, z, z, 13, z, z, 14, z, z, 15, z, z)),
+            _mm256_shuffle_epi8(c1, SPACE_B(z, z, 11, z, z, 12, z, z, 13, z, z, 14, z, z, 15, z))),
+        _mm256_shuffle_epi8(c2, SPACE_B(10, z, z, 11, z, z, 12, z, z, 13, z, z, 14, z, z, 15)));
+#undef SPACE_B
+    _mm256_storeu_si256((__m256i *)d, _mm256_permute2x128_si256(b0, b1, 0x20));
+    _mm256_storeu_si256((__m256i *)(d + 32), _mm256_permute2x128_si256(b2, b0, 0x30));
+    _mm256_storeu_si256((__m256i *)(d + 64), _mm256_permute2x128_si256(b1, b2, 0x31));
+}
+
+/* Y and the two colour differences of 8 pixels a lane (16-bit b, g, r): gip__ycc_from_rgb_i()'s
+ * products and sums, two at a time with 16-bit multiply-adds; the results in the same lanes. */
+SPACE_AVX2 static inline void space_avx2_ycc(__m256i b, __m256i g, __m256i r, __m256i k1,
+                                             __m256i k2, __m256i *y, __m256i *o1, __m256i *o2)
 {
     const int sh = GIP__YUV_SHIFT;
     const __m256i krg = _mm256_set1_epi32(4899 | (9617 << 16)),
                   kb1 = _mm256_set1_epi32(1868 | (1 << (sh - 1)) << 16);
+    const __m256i delta = _mm256_set1_epi32(128 * (1 << sh) + (1 << (sh - 1)));
+    const __m256i one = _mm256_set1_epi16(1);
+    /* unpacklo takes a lane's pixels 0-3, unpackhi 4-7; packs puts them back in order */
+    const __m256i ylo =
+        _mm256_srai_epi32(_mm256_add_epi32(_mm256_madd_epi16(_mm256_unpacklo_epi16(r, g), krg),
+                                           _mm256_madd_epi16(_mm256_unpacklo_epi16(b, one), kb1)),
+                          sh);
+    const __m256i yhi =
+        _mm256_srai_epi32(_mm256_add_epi32(_mm256_madd_epi16(_mm256_unpackhi_epi16(r, g), krg),
+                                           _mm256_madd_epi16(_mm256_unpackhi_epi16(b, one), kb1)),
+                          sh);
+    *y = _mm256_packs_epi32(ylo, yhi);
+    const __m256i ry = _mm256_sub_epi16(r, *y), by = _mm256_sub_epi16(b, *y);
+    const __m256i dlo = _mm256_unpacklo_epi16(ry, by), dhi = _mm256_unpackhi_epi16(ry, by);
+    *o1 = _mm256_packs_epi32(
+        _mm256_srai_epi32(_mm256_add_epi32(_mm256_madd_epi16(dlo, k1), delta), sh),
+        _mm256_srai_epi32(_mm256_add_epi32(_mm256_madd_epi16(dhi, k1), delta), sh));
+    *o2 = _mm256_packs_epi32(
+        _mm256_srai_epi32(_mm256_add_epi32(_mm256_madd_epi16(dlo, k2), delta), sh),
+        _mm256_srai_epi32(_mm256_add_epi32(_mm256_madd_epi16(dhi, k2), delta), sh));
+}
+
+/* The pixels of a u8 RGB to YCrCb (yuv: YUV) row it did (a multiple of 32). */
+SPACE_AVX2 static int64_t space_ycc_avx2(const uint8_t *s, uint8_t *d, int64_t w, int bidx, int yuv)
+{
     /* the colour differences' weights of (r - y, b - y) */
     const __m256i k1 = yuv ? _mm256_set1_epi32(8061 << 16) : _mm256_set1_epi32(11682);
     const __m256i k2 = yuv ? _mm256_set1_epi32(14369) : _mm256_set1_epi32(9241 << 16);
-    const __m256i delta = _mm256_set1_epi32(128 * (1 << sh) + (1 << (sh - 1)));
-    const __m256i one = _mm256_set1_epi16(1);
+    const __m256i zero = _mm256_setzero_si256();
     int64_t x = 0;
-    for (; x + 16 <= w; x += 16) {
-        __m128i c0, c1, c2;
-        space_avx2_load3(s + 3 * x, &c0, &c1, &c2);
-        const __m256i b = _mm256_cvtepu8_epi16(bidx ? c2 : c0), g = _mm256_cvtepu8_epi16(c1),
-                      r = _mm256_cvtepu8_epi16(bidx ? c0 : c2);
-        /* lanes: unpacklo the lane's pixels 0-3, unpackhi 4-7; packs puts them back in order */
-        const __m256i b1lo = _mm256_unpacklo_epi16(b, one), b1hi = _mm256_unpackhi_epi16(b, one);
-        const __m256i ylo =
-            _mm256_srai_epi32(_mm256_add_epi32(_mm256_madd_epi16(_mm256_unpacklo_epi16(r, g), krg),
-                                               _mm256_madd_epi16(b1lo, kb1)),
-                              sh);
-        const __m256i yhi =
-            _mm256_srai_epi32(_mm256_add_epi32(_mm256_madd_epi16(_mm256_unpackhi_epi16(r, g), krg),
-                                               _mm256_madd_epi16(b1hi, kb1)),
-                              sh);
-        const __m256i y = _mm256_packs_epi32(ylo, yhi);
-        const __m256i ry = _mm256_sub_epi16(r, y), by = _mm256_sub_epi16(b, y);
-        const __m256i dlo = _mm256_unpacklo_epi16(ry, by), dhi = _mm256_unpackhi_epi16(ry, by);
-        const __m256i o1 = _mm256_packs_epi32(
-            _mm256_srai_epi32(_mm256_add_epi32(_mm256_madd_epi16(dlo, k1), delta), sh),
-            _mm256_srai_epi32(_mm256_add_epi32(_mm256_madd_epi16(dhi, k1), delta), sh));
-        const __m256i o2 = _mm256_packs_epi32(
-            _mm256_srai_epi32(_mm256_add_epi32(_mm256_madd_epi16(dlo, k2), delta), sh),
-            _mm256_srai_epi32(_mm256_add_epi32(_mm256_madd_epi16(dhi, k2), delta), sh));
-        space_avx2_store3(d + 3 * x, space_avx2_pack16(y), space_avx2_pack16(o1),
-                          space_avx2_pack16(o2));
+    for (; x + 32 <= w; x += 32) {
+        __m256i c0, c1, c2;
+        space_avx2_load3x2(s + 3 * x, &c0, &c1, &c2);
+        const __m256i b8 = bidx ? c2 : c0, r8 = bidx ? c0 : c2;
+        /* a lane's pixels 0-7 (lo) and 8-15 (hi) as 16 bits */
+        __m256i y[2], o1[2], o2[2];
+        space_avx2_ycc(_mm256_unpacklo_epi8(b8, zero), _mm256_unpacklo_epi8(c1, zero),
+                       _mm256_unpacklo_epi8(r8, zero), k1, k2, &y[0], &o1[0], &o2[0]);
+        space_avx2_ycc(_mm256_unpackhi_epi8(b8, zero), _mm256_unpackhi_epi8(c1, zero),
+                       _mm256_unpackhi_epi8(r8, zero), k1, k2, &y[1], &o1[1], &o2[1]);
+        space_avx2_store3x2(d + 3 * x, _mm256_packus_epi16(y[0], y[1]),
+                            _mm256_packus_epi16(o1[0], o1[1]), _mm256_packus_epi16(o2[0], o2[1]));
     }
     return x;
 }

@@ -132,15 +132,14 @@ YUV_AVX2 static inline yuv_avx2_uv yuv_avx2_chroma(const gip__yuv_frame *f, __m2
 YUV_AVX2 static inline void yuv_avx2_px(const gip__yuv_frame *f, __m128i y8, yuv_avx2_uv c,
                                         uint8_t *d, int dcn, int bidx)
 {
-    const __m256i yoff = _mm256_set1_epi32(f->yoff), cy = _mm256_set1_epi32(f->cy);
+    const __m256i cy = _mm256_set1_epi32(f->cy);
     const __m256i ruv = c.r, guv = c.g, buv = c.b;
-    const __m256i zero = _mm256_setzero_si256();
+    /* max(Y - yoff, 0) as a saturating byte subtraction, the even pixels then the odd ones */
     const __m128i eo =
-        _mm_shuffle_epi8(y8, _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15));
-    __m256i ye = _mm256_sub_epi32(_mm256_cvtepu8_epi32(eo), yoff);
-    __m256i yo = _mm256_sub_epi32(_mm256_cvtepu8_epi32(_mm_srli_si128(eo, 8)), yoff);
-    ye = _mm256_mullo_epi32(_mm256_max_epi32(ye, zero), cy);
-    yo = _mm256_mullo_epi32(_mm256_max_epi32(yo, zero), cy);
+        _mm_shuffle_epi8(_mm_subs_epu8(y8, _mm_set1_epi8((char)f->yoff)),
+                         _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15));
+    const __m256i ye = _mm256_mullo_epi32(_mm256_cvtepu8_epi32(eo), cy);
+    const __m256i yo = _mm256_mullo_epi32(_mm256_cvtepu8_epi32(_mm_srli_si128(eo, 8)), cy);
     const __m256i r = yuv_avx2_comp(ye, yo, ruv), g = yuv_avx2_comp(ye, yo, guv),
                   b = yuv_avx2_comp(ye, yo, buv);
     /* per lane, bytes: P channels 0 and 1 in memory order, Q channel 2 and alpha; 8 pixels each
