@@ -455,6 +455,60 @@ SPACE_VBMI static int64_t space_lab_vbmi(const uint8_t *s, uint8_t *d, int64_t w
     return x;
 }
 
+/* f32 RGB to HSV, 8 pixels a step: gip__hsv_from_rgb_vec()'s operations in its order (the one
+ * fused multiply-add it writes), the comparisons ordered as C's. The channels are separated with
+ * two blends and a permute each (pixel k's channel c is float 3 k + c: the three vectors hold
+ * each channel's 8 floats at distinct positions) and put back the same way. */
+SPACE_AVX2 __attribute__((target("fma"))) static int64_t
+space_hsv_f32_avx2(const float *s, float *d, int64_t n, int bidx)
+{
+    const __m256i p0 = _mm256_setr_epi32(0, 3, 6, 1, 4, 7, 2, 5),
+                  p1 = _mm256_setr_epi32(1, 4, 7, 2, 5, 0, 3, 6),
+                  p2 = _mm256_setr_epi32(2, 5, 0, 3, 6, 1, 4, 7);
+    /* and back: element k of channel c to position (3 k + c) % 8 */
+    const __m256i q0 = _mm256_setr_epi32(0, 3, 6, 1, 4, 7, 2, 5),
+                  q1 = _mm256_setr_epi32(5, 0, 3, 6, 1, 4, 7, 2),
+                  q2 = _mm256_setr_epi32(2, 5, 0, 3, 6, 1, 4, 7);
+    const __m256 eps = _mm256_set1_ps(GIP__CS_EPS), sign = _mm256_set1_ps(-0.0f);
+    const __m256 k60 = _mm256_set1_ps(60.0f), zero = _mm256_setzero_ps();
+    int64_t x = 0;
+    for (; x + 8 <= n; x += 8) {
+        const float *q = s + 3 * x;
+        const __m256 a = _mm256_loadu_ps(q), b = _mm256_loadu_ps(q + 8),
+                     c = _mm256_loadu_ps(q + 16);
+        /* channel 0 at positions 0 3 6 of a, 1 4 7 of b, 2 5 of c; 1: a 1 4 7, b 2 5, c 0 3 6;
+         * 2: a 2 5, b 0 3 6, c 1 4 7 */
+        const __m256 ch0 =
+            _mm256_permutevar8x32_ps(_mm256_blend_ps(_mm256_blend_ps(a, b, 0x92), c, 0x24), p0);
+        const __m256 ch1 =
+            _mm256_permutevar8x32_ps(_mm256_blend_ps(_mm256_blend_ps(a, b, 0x24), c, 0x49), p1);
+        const __m256 ch2 =
+            _mm256_permutevar8x32_ps(_mm256_blend_ps(_mm256_blend_ps(a, b, 0x49), c, 0x92), p2);
+        const __m256 r = bidx ? ch0 : ch2, g = ch1, bl = bidx ? ch2 : ch0;
+        const __m256 mx = _mm256_max_ps(_mm256_max_ps(r, g), bl);
+        const __m256 mn = _mm256_min_ps(_mm256_min_ps(r, g), bl);
+        const __m256 diff = _mm256_sub_ps(mx, mn);
+        const __m256 sat = _mm256_div_ps(diff, _mm256_add_ps(_mm256_andnot_ps(sign, mx), eps));
+        const __m256 isr = _mm256_cmp_ps(r, mx, _CMP_EQ_OQ), isg = _mm256_cmp_ps(g, mx, _CMP_EQ_OQ);
+        const __m256 h =
+            _mm256_blendv_ps(_mm256_blendv_ps(_mm256_sub_ps(r, g), _mm256_sub_ps(bl, r), isg),
+                             _mm256_sub_ps(g, bl), isr);
+        const __m256 part = _mm256_blendv_ps(
+            _mm256_blendv_ps(_mm256_set1_ps(240.0f), _mm256_set1_ps(120.0f), isg),
+            _mm256_blendv_ps(zero, _mm256_set1_ps(360.0f), _mm256_cmp_ps(g, bl, _CMP_LT_OQ)), isr);
+        const __m256 k = _mm256_div_ps(k60, _mm256_add_ps(diff, eps));
+        const __m256 hue = _mm256_fmadd_ps(h, k, part);
+        /* hue, s, v back to 3 floats a pixel: float j is channel j % 3 of pixel j / 3 */
+        const __m256 o0 = _mm256_permutevar8x32_ps(hue, q0), o1 = _mm256_permutevar8x32_ps(sat, q1),
+                     o2 = _mm256_permutevar8x32_ps(mx, q2);
+        float *o = d + 3 * x;
+        _mm256_storeu_ps(o, _mm256_blend_ps(_mm256_blend_ps(o0, o1, 0x92), o2, 0x24));
+        _mm256_storeu_ps(o + 8, _mm256_blend_ps(_mm256_blend_ps(o0, o1, 0x24), o2, 0x49));
+        _mm256_storeu_ps(o + 16, _mm256_blend_ps(_mm256_blend_ps(o0, o1, 0x49), o2, 0x92));
+    }
+    return x;
+}
+
 /* Whether the AVX-512 VBMI rows may run: the CPU has them and GIP_NOAVX512 is not set. */
 static bool space_vbmi_ok(void)
 {
@@ -573,8 +627,14 @@ static void space_rows(void *arg, int64_t y0, int64_t y1)
                  sp == GIP__CS_HLS_FULL)) {
                 /* the row's whole vectors of OpenCV's code; the rest below */
                 x0 = w / GIP__CS_HLS_VEC * GIP__CS_HLS_VEC;
-                f32_hue_row((const float *)s, (float *)d, x0, j->cs.bidx,
-                            sp == GIP__CS_HLS || sp == GIP__CS_HLS_FULL);
+                const bool hls = sp == GIP__CS_HLS || sp == GIP__CS_HLS_FULL;
+                int64_t xv = 0;
+#ifdef SPACE_X86
+                if (!hls && gip__cc_simd_active() && __builtin_cpu_supports("fma"))
+                    xv = space_hsv_f32_avx2((const float *)s, (float *)d, x0, j->cs.bidx);
+#endif
+                f32_hue_row((const float *)s + 3 * xv, (float *)d + 3 * xv, x0 - xv, j->cs.bidx,
+                            hls);
             }
             for (int64_t x = x0; x < w; x++)
                 gip__cs_pixel_f32(&j->cs, (const float *)s + x * scn, (float *)d + x * dcn, x, w);
