@@ -455,12 +455,13 @@ SPACE_VBMI static int64_t space_lab_vbmi(const uint8_t *s, uint8_t *d, int64_t w
     return x;
 }
 
-/* f32 RGB to HSV, 8 pixels a step: gip__hsv_from_rgb_vec()'s operations in its order (the one
- * fused multiply-add it writes), the comparisons ordered as C's. The channels are separated with
- * two blends and a permute each (pixel k's channel c is float 3 k + c: the three vectors hold
- * each channel's 8 floats at distinct positions) and put back the same way. */
-SPACE_AVX2 __attribute__((target("fma"))) static int64_t
-space_hsv_f32_avx2(const float *s, float *d, int64_t n, int bidx)
+/* f32 RGB to HSV (hls: HLS), 8 pixels a step: gip__hsv_from_rgb_vec()'s (gip__hls_from_rgb_vec()'s)
+ * operations in their order (the one fused multiply-add they write), comparisons ordered as C's.
+ * The channels are separated with two blends and a permute each (pixel k's channel c is float
+ * 3 k + c: the three vectors hold each channel's 8 floats at distinct positions) and put back the
+ * same way. */
+SPACE_AVX2 __attribute__((target("fma"))) static inline __attribute__((always_inline)) int64_t
+space_hue_f32_avx2(const float *s, float *d, int64_t n, int bidx, int hls)
 {
     const __m256i p0 = _mm256_setr_epi32(0, 3, 6, 1, 4, 7, 2, 5),
                   p1 = _mm256_setr_epi32(1, 4, 7, 2, 5, 0, 3, 6),
@@ -488,7 +489,6 @@ space_hsv_f32_avx2(const float *s, float *d, int64_t n, int bidx)
         const __m256 mx = _mm256_max_ps(_mm256_max_ps(r, g), bl);
         const __m256 mn = _mm256_min_ps(_mm256_min_ps(r, g), bl);
         const __m256 diff = _mm256_sub_ps(mx, mn);
-        const __m256 sat = _mm256_div_ps(diff, _mm256_add_ps(_mm256_andnot_ps(sign, mx), eps));
         const __m256 isr = _mm256_cmp_ps(r, mx, _CMP_EQ_OQ), isg = _mm256_cmp_ps(g, mx, _CMP_EQ_OQ);
         const __m256 h =
             _mm256_blendv_ps(_mm256_blendv_ps(_mm256_sub_ps(r, g), _mm256_sub_ps(bl, r), isg),
@@ -496,17 +496,38 @@ space_hsv_f32_avx2(const float *s, float *d, int64_t n, int bidx)
         const __m256 part = _mm256_blendv_ps(
             _mm256_blendv_ps(_mm256_set1_ps(240.0f), _mm256_set1_ps(120.0f), isg),
             _mm256_blendv_ps(zero, _mm256_set1_ps(360.0f), _mm256_cmp_ps(g, bl, _CMP_LT_OQ)), isr);
-        const __m256 k = _mm256_div_ps(k60, _mm256_add_ps(diff, eps));
-        const __m256 hue = _mm256_fmadd_ps(h, k, part);
-        /* hue, s, v back to 3 floats a pixel: float j is channel j % 3 of pixel j / 3 */
-        const __m256 o0 = _mm256_permutevar8x32_ps(hue, q0), o1 = _mm256_permutevar8x32_ps(sat, q1),
-                     o2 = _mm256_permutevar8x32_ps(mx, q2);
+        __m256 o0, o1, o2;
+        if (hls) {
+            const __m256 sum = _mm256_add_ps(mx, mn), l = _mm256_mul_ps(sum, _mm256_set1_ps(0.5f));
+            const __m256 den = _mm256_blendv_ps(_mm256_sub_ps(_mm256_set1_ps(2.0f), sum), sum,
+                                                _mm256_cmp_ps(l, _mm256_set1_ps(0.5f), _CMP_LT_OQ));
+            const __m256 hue = _mm256_fmadd_ps(h, _mm256_div_ps(k60, diff), part);
+            /* !(diff > eps): hue and s 0 */
+            const __m256 keep = _mm256_cmp_ps(diff, eps, _CMP_GT_OQ);
+            o0 = _mm256_and_ps(hue, keep);
+            o1 = l;
+            o2 = _mm256_and_ps(_mm256_div_ps(diff, den), keep);
+        } else {
+            o0 = _mm256_fmadd_ps(h, _mm256_div_ps(k60, _mm256_add_ps(diff, eps)), part);
+            o1 = _mm256_div_ps(diff, _mm256_add_ps(_mm256_andnot_ps(sign, mx), eps));
+            o2 = mx;
+        }
+        /* back to 3 floats a pixel: float j is channel j % 3 of pixel j / 3 */
+        o0 = _mm256_permutevar8x32_ps(o0, q0);
+        o1 = _mm256_permutevar8x32_ps(o1, q1);
+        o2 = _mm256_permutevar8x32_ps(o2, q2);
         float *o = d + 3 * x;
         _mm256_storeu_ps(o, _mm256_blend_ps(_mm256_blend_ps(o0, o1, 0x92), o2, 0x24));
         _mm256_storeu_ps(o + 8, _mm256_blend_ps(_mm256_blend_ps(o0, o1, 0x24), o2, 0x49));
         _mm256_storeu_ps(o + 16, _mm256_blend_ps(_mm256_blend_ps(o0, o1, 0x49), o2, 0x92));
     }
     return x;
+}
+
+SPACE_AVX2 __attribute__((target("fma"))) static int64_t space_hue_f32(const float *s, float *d,
+                                                                       int64_t n, int bidx, int hls)
+{
+    return hls ? space_hue_f32_avx2(s, d, n, bidx, 1) : space_hue_f32_avx2(s, d, n, bidx, 0);
 }
 
 /* Whether the AVX-512 VBMI rows may run: the CPU has them and GIP_NOAVX512 is not set. */
@@ -630,8 +651,8 @@ static void space_rows(void *arg, int64_t y0, int64_t y1)
                 const bool hls = sp == GIP__CS_HLS || sp == GIP__CS_HLS_FULL;
                 int64_t xv = 0;
 #ifdef SPACE_X86
-                if (!hls && gip__cc_simd_active() && __builtin_cpu_supports("fma"))
-                    xv = space_hsv_f32_avx2((const float *)s, (float *)d, x0, j->cs.bidx);
+                if (gip__cc_simd_active() && __builtin_cpu_supports("fma"))
+                    xv = space_hue_f32((const float *)s, (float *)d, x0, j->cs.bidx, hls);
 #endif
                 f32_hue_row((const float *)s + 3 * xv, (float *)d + 3 * xv, x0 - xv, j->cs.bidx,
                             hls);
