@@ -1215,6 +1215,54 @@ static void every_colour(gip_context *ctx)
     gt_free(&dst);
 }
 
+/* f32 RGB to HSV and HLS (the codes with CPU rows) on random and special values (zeros of
+ * both signs, equal channels, negatives, values over 1, tiny and huge ones) against the
+ * per-pixel function, bit for bit, for widths on both sides of the rows' vector steps. */
+static void f32_hue_rows(gip_context *ctx)
+{
+    static const gip_color_code codes[] = {GIP_COLOR_BGR2HSV, GIP_COLOR_RGB2HSV_FULL,
+                                           GIP_COLOR_BGR2HLS, GIP_COLOR_RGB2HLS_FULL};
+    static const int spaces_of[] = {GIP__CS_HSV, GIP__CS_HSV_FULL, GIP__CS_HLS, GIP__CS_HLS_FULL};
+    static const float special[] = {0.0f,  -0.0f,  1.0f, 0.5f,   -0.25f, 2.0f,
+                                    1e-8f, 1e-40f, 0.3f, 255.0f, 1e30f,  -1e30f};
+    static const int64_t widths[] = {1, 7, 8, 15, 16, 17, 31, 33, 1001};
+    uint64_t seed = 4242;
+    for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; wi++)
+        for (int k = 0; k < 4; k++) {
+            const int64_t w = widths[wi], h = 5;
+            gip_image src, dst;
+            gt_alloc(&src, w, h, 3, GIP_F32, 3);
+            gt_alloc(&dst, w, h, 3, GIP_F32, 2);
+            gt_fill_random(&src, seed++, 0, 1);
+            for (int64_t y = 1; y < h; y += 2) /* rows of special values */
+                for (int64_t i = 0; i < 3 * w; i++)
+                    ((float *)((char *)src.data + y * src.stride))[i] =
+                        special[gt_rand_u64(&seed) % (sizeof special / sizeof special[0])];
+            if (!GT_OK(gip_cvt_color(ctx, &src, &dst, codes[k]))) {
+                gt_free(&src);
+                gt_free(&dst);
+                continue;
+            }
+            const gip__cs_params p = {spaces_of[k], 0, k & 1 ? 2 : 0, 3};
+            bool ok = true;
+            for (int64_t y = 0; y < h && ok; y++)
+                for (int64_t x = 0; x < w && ok; x++) {
+                    const float *s = (const float *)((const char *)src.data + y * src.stride);
+                    const float *d = (const float *)((const char *)dst.data + y * dst.stride);
+                    float e[3];
+                    gip__cs_pixel_f32(&p, s + 3 * x, e, x, w);
+                    for (int c = 0; c < 3 && ok; c++)
+                        ok = GT_CHECK(memcmp(&d[3 * x + c], &e[c], sizeof(float)) == 0,
+                                      "f32 hue rows, code %d width %lld: (%lld, %lld) channel "
+                                      "%d got %.9g, expected %.9g",
+                                      (int)codes[k], (long long)w, (long long)x, (long long)y, c,
+                                      d[3 * x + c], e[c]);
+                }
+            gt_free(&src);
+            gt_free(&dst);
+        }
+}
+
 static void body(gip_context *ctx)
 {
     if (gip_context_backend(ctx) == GIP_BACKEND_CUDA) {
@@ -1237,6 +1285,7 @@ static void body(gip_context *ctx)
     bad_inputs(ctx);
     if (gip_context_backend(ctx) == GIP_BACKEND_CPU) {
         every_colour(ctx);
+        f32_hue_rows(ctx);
         if (!getenv("GIP_NOAVX512")) {
             /* the AVX2 rows where the AVX-512 ones would run */
             printf("again with GIP_NOAVX512=1\n");
@@ -1255,6 +1304,7 @@ static void body(gip_context *ctx)
             yuv_standards(ctx);
             bayer(ctx);
             every_colour(ctx);
+            f32_hue_rows(ctx);
             gip__cc_set_simd(prev);
         }
     }
