@@ -1292,6 +1292,8 @@ static void body(gip_context *ctx)
             gt_setenv("GIP_NOAVX512", "1");
             every_colour(ctx);
             lab(ctx);
+            yuv_frames(ctx);
+            yuv_standards(ctx);
             gt_setenv("GIP_NOAVX512", NULL);
         }
         if (gip__cc_simd_active()) {
