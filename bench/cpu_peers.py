@@ -37,6 +37,7 @@ def cases():
         "u8c3": rng.integers(0, 256, (H, W, 3), dtype=np.uint8),
         "f32c1": rng.random((H, W), dtype=np.float32),
         "nv12": rng.integers(0, 256, (H * 3 // 2, W), dtype=np.uint8),
+        "f32c3": rng.random((H, W, 3), dtype=np.float32),
     }
     img2 = {k: np.ascontiguousarray(v[::-1]) for k, v in img.items()}
     M = cv2.getRotationMatrix2D((W / 2, H / 2), 17, 0.9)
@@ -67,7 +68,7 @@ def cases():
     add("pyrDown", ALL, lambda m, k: m.pyrDown(img[k]))
     add("pyrUp", ("u8c1",), lambda m, k: m.pyrUp(img[k]))
     add("cvtColor BGR2GRAY", ("u8c3",), lambda m, k: m.cvtColor(img[k], m.COLOR_BGR2GRAY))
-    add("cvtColor BGR2HSV", ("u8c3",), lambda m, k: m.cvtColor(img[k], m.COLOR_BGR2HSV))
+    add("cvtColor BGR2HSV", ("u8c3", "f32c3"), lambda m, k: m.cvtColor(img[k], m.COLOR_BGR2HSV))
     add("cvtColor BGR2YCrCb", ("u8c3",), lambda m, k: m.cvtColor(img[k], m.COLOR_BGR2YCrCb))
     add("cvtColor BGR2Lab", ("u8c3",), lambda m, k: m.cvtColor(img[k], m.COLOR_BGR2Lab))
     add("cvtColor YUV2BGR_NV12", ("nv12",),
