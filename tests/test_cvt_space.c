@@ -1252,12 +1252,15 @@ static void f32_hue_rows(gip_context *ctx)
                     float e[3];
                     gip__cs_pixel_f32(&p, s + 3 * x, e, x, w);
                     for (int c = 0; c < 3 && ok; c++)
-                        ok = GT_CHECK(memcmp(&d[3 * x + c], &e[c], sizeof(float)) == 0,
-                                      "f32 hue rows, code %d width %lld: (%lld, %lld) channel "
-                                      "%d got %.9g, expected %.9g",
-                                      (int)codes[k], (long long)w, (long long)x, (long long)y, c,
-                                      d[3 * x + c], e[c]);
+                        if (memcmp(&d[3 * x + c], &e[c], sizeof(float)))
+                            ok = GT_CHECK(false,
+                                          "f32 hue rows, code %d width %lld: (%lld, %lld) "
+                                          "channel %d got %.9g, expected %.9g",
+                                          (int)codes[k], (long long)w, (long long)x, (long long)y,
+                                          c, d[3 * x + c], e[c]);
                 }
+            GT_CHECK(ok, "f32 hue rows, code %d width %lld equal the per-pixel function",
+                     (int)codes[k], (long long)w);
             gt_free(&src);
             gt_free(&dst);
         }
