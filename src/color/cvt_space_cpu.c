@@ -605,6 +605,61 @@ f32_hue_row(const float *s, float *d, int64_t n, int bidx, int hls)
         bidx ? f32_hue_span(s, d, n, 2, 0) : f32_hue_span(s, d, n, 0, 0);
 }
 
+/* The other codes' rows: the per-pixel functions with the space, the direction and the RGB
+ * side's channel count constants of each loop, so that each is inlined without its switch (the
+ * same function, so the same results). */
+#define SPACE_GENERIC(TN, T, PIXEL)                                                                \
+    static inline __attribute__((always_inline)) void TN##_gen_span(                               \
+        const T *s, T *d, int64_t x0, int64_t w, int space, int inverse, int bidx, int rgb_cn)     \
+    {                                                                                              \
+        const gip__cs_params p = {space, inverse, bidx, rgb_cn};                                   \
+        const int scn = inverse ? 3 : rgb_cn, dcn = inverse ? rgb_cn : 3;                          \
+        for (int64_t x = x0; x < w; x++)                                                           \
+            PIXEL(&p, s + x * scn, d + x * dcn, x, w);                                             \
+    }                                                                                              \
+    SPACE_GEN_CLONES static void TN##_gen_row(const gip__cs_params *cs, const T *s, T *d,          \
+                                              int64_t x0, int64_t w)                               \
+    {                                                                                              \
+        const int b = cs->bidx;                                                                    \
+        switch (cs->space * 4 + cs->inverse * 2 + (cs->rgb_cn == 4)) {                             \
+            SPACE_GEN_CASES(TN, GIP__CS_HSV)                                                       \
+            SPACE_GEN_CASES(TN, GIP__CS_HSV_FULL)                                                  \
+            SPACE_GEN_CASES(TN, GIP__CS_HLS)                                                       \
+            SPACE_GEN_CASES(TN, GIP__CS_HLS_FULL)                                                  \
+            SPACE_GEN_CASES(TN, GIP__CS_YCRCB)                                                     \
+            SPACE_GEN_CASES(TN, GIP__CS_YUV)                                                       \
+            SPACE_GEN_CASES(TN, GIP__CS_XYZ)                                                       \
+            SPACE_GEN_CASES(TN, GIP__CS_LAB)                                                       \
+            SPACE_GEN_CASES(TN, GIP__CS_LUV)                                                       \
+        default:                                                                                   \
+            for (int64_t x = x0; x < w; x++) {                                                     \
+                const int scn = cs->inverse ? 3 : cs->rgb_cn, dcn = cs->inverse ? cs->rgb_cn : 3;  \
+                PIXEL(cs, s + x * scn, d + x * dcn, x, w);                                         \
+            }                                                                                      \
+        }                                                                                          \
+    }
+#define SPACE_GEN_CASES(TN, SP)                                                                    \
+    case (SP)*4:                                                                                   \
+        TN##_gen_span(s, d, x0, w, SP, 0, b, 3);                                                   \
+        break;                                                                                     \
+    case (SP)*4 + 1:                                                                               \
+        TN##_gen_span(s, d, x0, w, SP, 0, b, 4);                                                   \
+        break;                                                                                     \
+    case (SP)*4 + 2:                                                                               \
+        TN##_gen_span(s, d, x0, w, SP, 1, b, 3);                                                   \
+        break;                                                                                     \
+    case (SP)*4 + 3:                                                                               \
+        TN##_gen_span(s, d, x0, w, SP, 1, b, 4);                                                   \
+        break;
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define SPACE_GEN_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define SPACE_GEN_CLONES
+#endif
+
+SPACE_GENERIC(u8, uint8_t, gip__cs_pixel_u8)
+SPACE_GENERIC(f32, float, gip__cs_pixel_f32)
+
 static void space_rows(void *arg, int64_t y0, int64_t y1)
 {
     const space_job *j = arg;
@@ -635,9 +690,7 @@ static void space_rows(void *arg, int64_t y0, int64_t y1)
             if (u8_row(&j->cs, (const uint8_t *)s + x0 * scn, (uint8_t *)d + x0 * dcn, w - x0, scn,
                        dcn))
                 continue;
-            for (int64_t x = x0; x < w; x++)
-                gip__cs_pixel_u8(&j->cs, (const uint8_t *)s + x * scn, (uint8_t *)d + x * dcn, x,
-                                 w);
+            u8_gen_row(&j->cs, (const uint8_t *)s, (uint8_t *)d, x0, w);
         } else if (j->src->dtype == GIP_U16) {
             u16_row(&j->cs, (const uint16_t *)s, (uint16_t *)d, w, scn, dcn);
         } else {
@@ -657,8 +710,7 @@ static void space_rows(void *arg, int64_t y0, int64_t y1)
                 f32_hue_row((const float *)s + 3 * xv, (float *)d + 3 * xv, x0 - xv, j->cs.bidx,
                             hls);
             }
-            for (int64_t x = x0; x < w; x++)
-                gip__cs_pixel_f32(&j->cs, (const float *)s + x * scn, (float *)d + x * dcn, x, w);
+            f32_gen_row(&j->cs, (const float *)s, (float *)d, x0, w);
         }
     }
 }
