@@ -617,8 +617,8 @@ f32_hue_row(const float *s, float *d, int64_t n, int bidx, int hls)
         for (int64_t x = x0; x < w; x++)                                                           \
             PIXEL(&p, s + x * scn, d + x * dcn, x, w);                                             \
     }                                                                                              \
-    SPACE_GEN_CLONES static void TN##_gen_row(const gip__cs_params *cs, const T *s, T *d,          \
-                                              int64_t x0, int64_t w)                               \
+    SPACE_GEN_CLONES __attribute__((flatten)) static void TN##_gen_row(                            \
+        const gip__cs_params *cs, const T *s, T *d, int64_t x0, int64_t w)                         \
     {                                                                                              \
         const int b = cs->bidx;                                                                    \
         switch (cs->space * 4 + cs->inverse * 2 + (cs->rgb_cn == 4)) {                             \
