@@ -35,8 +35,11 @@ static inline void u16_span(const gip__cs_params *cs, const uint16_t *s, uint16_
         gip__cs_pixel_u16(&p, s + x * scn, d + x * dcn);
 }
 
-static void u16_row(const gip__cs_params *cs, const uint16_t *s, uint16_t *d, int64_t w, int scn,
-                    int dcn)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("arch=x86-64-v3", "default")))
+#endif
+__attribute__((flatten)) static void
+u16_row(const gip__cs_params *cs, const uint16_t *s, uint16_t *d, int64_t w, int scn, int dcn)
 {
     switch (cs->space * 2 + cs->inverse) {
     case GIP__CS_YCRCB * 2:
