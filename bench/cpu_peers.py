@@ -36,6 +36,8 @@ def cases():
         "u8c1": rng.integers(0, 256, (H, W), dtype=np.uint8),
         "u8c3": rng.integers(0, 256, (H, W, 3), dtype=np.uint8),
         "f32c1": rng.random((H, W), dtype=np.float32),
+        "nv12": rng.integers(0, 256, (H * 3 // 2, W), dtype=np.uint8),
+        "f32c3": rng.random((H, W, 3), dtype=np.float32),
     }
     img2 = {k: np.ascontiguousarray(v[::-1]) for k, v in img.items()}
     M = cv2.getRotationMatrix2D((W / 2, H / 2), 17, 0.9)
@@ -66,9 +68,14 @@ def cases():
     add("pyrDown", ALL, lambda m, k: m.pyrDown(img[k]))
     add("pyrUp", ("u8c1",), lambda m, k: m.pyrUp(img[k]))
     add("cvtColor BGR2GRAY", ("u8c3",), lambda m, k: m.cvtColor(img[k], m.COLOR_BGR2GRAY))
-    add("cvtColor BGR2HSV", ("u8c3",), lambda m, k: m.cvtColor(img[k], m.COLOR_BGR2HSV))
+    add("cvtColor BGR2HSV", ("u8c3", "f32c3"), lambda m, k: m.cvtColor(img[k], m.COLOR_BGR2HSV))
     add("cvtColor BGR2YCrCb", ("u8c3",), lambda m, k: m.cvtColor(img[k], m.COLOR_BGR2YCrCb))
     add("cvtColor BGR2Lab", ("u8c3",), lambda m, k: m.cvtColor(img[k], m.COLOR_BGR2Lab))
+    add("cvtColor YUV2BGR_NV12", ("nv12",),
+        lambda m, k: m.cvtColor(img[k], m.COLOR_YUV2BGR_NV12))
+    add("cvtColor YUV2BGR_I420", ("nv12",),
+        lambda m, k: m.cvtColor(img[k], m.COLOR_YUV2BGR_I420))
+    add("cvtColor BayerBG2BGR", ("u8c1",), lambda m, k: m.cvtColor(img[k], m.COLOR_BayerBG2BGR))
     add("threshold binary", ALL, lambda m, k: m.threshold(img[k], 0.5 if k == "f32c1" else 127,
                                                           1, m.THRESH_BINARY)[1])
     add("threshold otsu", ("u8c1",),

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "color/cvt_color_cpu.h"
+#include "color/cvt_space.h"
 #include "testing.h"
 
 static gip_context *cpu_ctx; /* the CUDA run's reference */
@@ -1155,6 +1157,115 @@ static void bad_inputs(gip_context *ctx)
     gt_free(&frame);
 }
 
+/* Every u8 colour (a 4096 x 4096 image, rows padded) through the forward u8 codes that have
+ * their own CPU rows (HSV, HSV_FULL, YCrCb, YUV, Lab, XYZ; BGR and RGB order), against the
+ * per-pixel functions that the CUDA kernels run. */
+static void every_colour(gip_context *ctx)
+{
+    static const struct {
+        gip_color_code code;
+        int space, bidx;
+    } codes[] = {
+        {GIP_COLOR_BGR2HSV, GIP__CS_HSV, 0},
+        {GIP_COLOR_RGB2HSV, GIP__CS_HSV, 2},
+        {GIP_COLOR_BGR2HSV_FULL, GIP__CS_HSV_FULL, 0},
+        {GIP_COLOR_RGB2HSV_FULL, GIP__CS_HSV_FULL, 2},
+        {GIP_COLOR_BGR2YCRCB, GIP__CS_YCRCB, 0},
+        {GIP_COLOR_RGB2YUV, GIP__CS_YUV, 2},
+        {GIP_COLOR_BGR2LAB, GIP__CS_LAB, 0},
+        {GIP_COLOR_RGB2LAB, GIP__CS_LAB, 2},
+        {GIP_COLOR_BGR2XYZ, GIP__CS_XYZ, 0},
+    };
+    const int64_t n = 4096;
+    gip_image src, dst;
+    gt_alloc(&src, n, n, 3, GIP_U8, 7);
+    gt_alloc(&dst, n, n, 3, GIP_U8, 5);
+    for (int64_t y = 0; y < n; y++) {
+        uint8_t *row = (uint8_t *)src.data + y * src.stride;
+        for (int64_t x = 0; x < n; x++) {
+            const uint32_t c = (uint32_t)(y * n + x);
+            row[3 * x] = (uint8_t)(c >> 16), row[3 * x + 1] = (uint8_t)(c >> 8),
+                    row[3 * x + 2] = (uint8_t)c;
+        }
+    }
+    for (size_t k = 0; k < sizeof codes / sizeof codes[0]; k++) {
+        if (!GT_OK(gip_cvt_color(ctx, &src, &dst, codes[k].code)))
+            continue;
+        const gip__cs_params p = {codes[k].space, 0, codes[k].bidx, 3};
+        int64_t bad = 0;
+        for (int64_t y = 0; y < n && !bad; y++) {
+            const uint8_t *s = (const uint8_t *)src.data + y * src.stride;
+            const uint8_t *d = (const uint8_t *)dst.data + y * dst.stride;
+            for (int64_t x = 0; x < n; x++) {
+                uint8_t e[3];
+                gip__cs_pixel_u8(&p, s + 3 * x, e, x, n);
+                for (int c = 0; c < 3; c++)
+                    if (d[3 * x + c] != e[c] && !bad++)
+                        GT_CHECK(false,
+                                 "every colour, code %d: (%lld, %lld) channel %d got %d, "
+                                 "expected %d",
+                                 (int)codes[k].code, (long long)x, (long long)y, c, d[3 * x + c],
+                                 e[c]);
+            }
+        }
+        GT_CHECK(gt_padding_intact(&dst), "every colour, code %d: wrote into the row padding",
+                 (int)codes[k].code);
+    }
+    gt_free(&src);
+    gt_free(&dst);
+}
+
+/* f32 RGB to HSV and HLS (the codes with CPU rows) on random and special values (zeros of
+ * both signs, equal channels, negatives, values over 1, tiny and huge ones) against the
+ * per-pixel function, bit for bit, for widths on both sides of the rows' vector steps. */
+static void f32_hue_rows(gip_context *ctx)
+{
+    static const gip_color_code codes[] = {GIP_COLOR_BGR2HSV, GIP_COLOR_RGB2HSV_FULL,
+                                           GIP_COLOR_BGR2HLS, GIP_COLOR_RGB2HLS_FULL};
+    static const int spaces_of[] = {GIP__CS_HSV, GIP__CS_HSV_FULL, GIP__CS_HLS, GIP__CS_HLS_FULL};
+    static const float special[] = {0.0f,  -0.0f,  1.0f, 0.5f,   -0.25f, 2.0f,
+                                    1e-8f, 1e-40f, 0.3f, 255.0f, 1e30f,  -1e30f};
+    static const int64_t widths[] = {1, 7, 8, 15, 16, 17, 31, 33, 1001};
+    uint64_t seed = 4242;
+    for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; wi++)
+        for (int k = 0; k < 4; k++) {
+            const int64_t w = widths[wi], h = 5;
+            gip_image src, dst;
+            gt_alloc(&src, w, h, 3, GIP_F32, 3);
+            gt_alloc(&dst, w, h, 3, GIP_F32, 2);
+            gt_fill_random(&src, seed++, 0, 1);
+            for (int64_t y = 1; y < h; y += 2) /* rows of special values */
+                for (int64_t i = 0; i < 3 * w; i++)
+                    ((float *)((char *)src.data + y * src.stride))[i] =
+                        special[gt_rand_u64(&seed) % (sizeof special / sizeof special[0])];
+            if (!GT_OK(gip_cvt_color(ctx, &src, &dst, codes[k]))) {
+                gt_free(&src);
+                gt_free(&dst);
+                continue;
+            }
+            const gip__cs_params p = {spaces_of[k], 0, k & 1 ? 2 : 0, 3};
+            bool ok = true;
+            for (int64_t y = 0; y < h && ok; y++)
+                for (int64_t x = 0; x < w && ok; x++) {
+                    const float *s = (const float *)((const char *)src.data + y * src.stride);
+                    const float *d = (const float *)((const char *)dst.data + y * dst.stride);
+                    float e[3];
+                    gip__cs_pixel_f32(&p, s + 3 * x, e, x, w);
+                    for (int c = 0; c < 3 && ok; c++)
+                        if (memcmp(&d[3 * x + c], &e[c], sizeof(float)))
+                            ok = GT_CHECK(false,
+                                          "f32 hue rows, code %d width %lld: (%lld, %lld) "
+                                          "channel %d got %.9g, expected %.9g",
+                                          (int)codes[k], (long long)w, (long long)x, (long long)y,
+                                          c, d[3 * x + c], e[c]);
+                }
+            GT_CHECK(ok, "f32 hue rows, code %d width %lld equal the per-pixel function",
+                     (int)codes[k], (long long)w);
+            gt_free(&src);
+            gt_free(&dst);
+        }
+}
+
 static void body(gip_context *ctx)
 {
     if (gip_context_backend(ctx) == GIP_BACKEND_CUDA) {
@@ -1175,6 +1286,33 @@ static void body(gip_context *ctx)
     bayer(ctx);
     bayer_vng(ctx);
     bad_inputs(ctx);
+    if (gip_context_backend(ctx) == GIP_BACKEND_CPU) {
+        every_colour(ctx);
+        f32_hue_rows(ctx);
+        if (!getenv("GIP_NOAVX512")) {
+            /* the AVX2 rows where the AVX-512 ones would run */
+            printf("again with GIP_NOAVX512=1\n");
+            gt_setenv("GIP_NOAVX512", "1");
+            every_colour(ctx);
+            lab(ctx);
+            yuv_frames(ctx);
+            yuv_standards(ctx);
+            gt_setenv("GIP_NOAVX512", NULL);
+        }
+        if (gip__cc_simd_active()) {
+            /* the portable rows, which CPUs without AVX2 run */
+            printf("again without the AVX2 rows\n");
+            const bool prev = gip__cc_set_simd(false);
+            spaces(ctx);
+            lab(ctx);
+            yuv_frames(ctx);
+            yuv_standards(ctx);
+            bayer(ctx);
+            every_colour(ctx);
+            f32_hue_rows(ctx);
+            gip__cc_set_simd(prev);
+        }
+    }
     gip_context_destroy(cpu_ctx);
     cpu_ctx = NULL;
 }

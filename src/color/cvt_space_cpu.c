@@ -1,7 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /* The colour spaces of gip_cvt_color on the CPU: the per-pixel functions of cvt_space.h over row
  * bands on gip's thread pool. */
+#if defined(__GNUC__) && !defined(__clang__)
+/* Float comparisons may become vector selects (only exception flags, which gip never reads,
+ * differ); no contraction into FMAs beyond the ones written, so that every clone and the CUDA
+ * kernels compute the same bits. */
+#pragma GCC optimize("no-trapping-math", "fp-contract=off")
+#endif
+
+#include <pthread.h>
+
 #include "color/cvt_color.h"
+#include "color/cvt_color_cpu.h"
+#include "tuning.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define SPACE_X86 1
+#include <immintrin.h>
+#define SPACE_AVX2 __attribute__((target("avx2")))
+#endif
 
 typedef struct space_job {
     const gip_image *src;
@@ -18,8 +35,11 @@ static inline void u16_span(const gip__cs_params *cs, const uint16_t *s, uint16_
         gip__cs_pixel_u16(&p, s + x * scn, d + x * dcn);
 }
 
-static void u16_row(const gip__cs_params *cs, const uint16_t *s, uint16_t *d, int64_t w, int scn,
-                    int dcn)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("arch=x86-64-v3", "default")))
+#endif
+__attribute__((flatten)) static void
+u16_row(const gip__cs_params *cs, const uint16_t *s, uint16_t *d, int64_t w, int scn, int dcn)
 {
     switch (cs->space * 2 + cs->inverse) {
     case GIP__CS_YCRCB * 2:
@@ -57,10 +77,477 @@ u8_span(const gip__cs_params *cs, const uint8_t *s, uint8_t *d, int64_t w, int s
             gip__hsv_from_rgb_u8(r, g, b, space == GIP__CS_HSV_FULL, d + x * 3);
         else if (space == GIP__CS_YCRCB || space == GIP__CS_YUV)
             gip__ycc_from_rgb_u8(r, g, b, space == GIP__CS_YUV, d + x * 3);
+        else if (space == GIP__CS_LAB)
+            gip__lab_from_rgb_u8(r, g, b, d + x * 3);
         else
             gip__xyz_from_rgb_u8(r, g, b, d + x * 3);
     }
 }
+
+#ifdef SPACE_X86
+#define SPACE_M(...) _mm_setr_epi8(__VA_ARGS__)
+
+/* 16 pixels of 3 channels from s: the channels in memory order, 16 bytes each. */
+SPACE_AVX2 static inline void space_avx2_load3(const uint8_t *s, __m128i *c0, __m128i *c1,
+                                               __m128i *c2)
+{
+    const __m128i x0 = _mm_loadu_si128((const __m128i *)s),
+                  x1 = _mm_loadu_si128((const __m128i *)(s + 16)),
+                  x2 = _mm_loadu_si128((const __m128i *)(s + 32));
+    const int8_t z = -1;
+    *c0 = _mm_or_si128(
+        _mm_or_si128(
+            _mm_shuffle_epi8(x0, SPACE_M(0, 3, 6, 9, 12, 15, z, z, z, z, z, z, z, z, z, z)),
+            _mm_shuffle_epi8(x1, SPACE_M(z, z, z, z, z, z, 2, 5, 8, 11, 14, z, z, z, z, z))),
+        _mm_shuffle_epi8(x2, SPACE_M(z, z, z, z, z, z, z, z, z, z, z, 1, 4, 7, 10, 13)));
+    *c1 = _mm_or_si128(
+        _mm_or_si128(
+            _mm_shuffle_epi8(x0, SPACE_M(1, 4, 7, 10, 13, z, z, z, z, z, z, z, z, z, z, z)),
+            _mm_shuffle_epi8(x1, SPACE_M(z, z, z, z, z, 0, 3, 6, 9, 12, 15, z, z, z, z, z))),
+        _mm_shuffle_epi8(x2, SPACE_M(z, z, z, z, z, z, z, z, z, z, z, 2, 5, 8, 11, 14)));
+    *c2 = _mm_or_si128(
+        _mm_or_si128(
+            _mm_shuffle_epi8(x0, SPACE_M(2, 5, 8, 11, 14, z, z, z, z, z, z, z, z, z, z, z)),
+            _mm_shuffle_epi8(x1, SPACE_M(z, z, z, z, z, 1, 4, 7, 10, 13, z, z, z, z, z, z))),
+        _mm_shuffle_epi8(x2, SPACE_M(z, z, z, z, z, z, z, z, z, z, 0, 3, 6, 9, 12, 15)));
+}
+
+/* 16 pixels of 3 channels (16 bytes each, in memory order) to d. */
+SPACE_AVX2 static inline void space_avx2_store3(uint8_t *d, __m128i c0, __m128i c1, __m128i c2)
+{
+    const int8_t z = -1;
+    const __m128i b0 = _mm_or_si128(
+        _mm_or_si128(_mm_shuffle_epi8(c0, SPACE_M(0, z, z, 1, z, z, 2, z, z, 3, z, z, 4, z, z, 5)),
+                     _mm_shuffle_epi8(c1, SPACE_M(z, 0, z, z, 1, z, z, 2, z, z, 3, z, z, 4, z, z))),
+        _mm_shuffle_epi8(c2, SPACE_M(z, z, 0, z, z, 1, z, z, 2, z, z, 3, z, z, 4, z)));
+    const __m128i b1 = _mm_or_si128(
+        _mm_or_si128(
+            _mm_shuffle_epi8(c0, SPACE_M(z, z, 6, z, z, 7, z, z, 8, z, z, 9, z, z, 10, z)),
+            _mm_shuffle_epi8(c1, SPACE_M(5, z, z, 6, z, z, 7, z, z, 8, z, z, 9, z, z, 10))),
+        _mm_shuffle_epi8(c2, SPACE_M(z, 5, z, z, 6, z, z, 7, z, z, 8, z, z, 9, z, z)));
+    const __m128i b2 = _mm_or_si128(
+        _mm_or_si128(
+            _mm_shuffle_epi8(c0, SPACE_M(z, 11, z, z, 12, z, z, 13, z, z, 14, z, z, 15, z, z)),
+            _mm_shuffle_epi8(c1, SPACE_M(z, z, 11, z, z, 12, z, z, 13, z, z, 14, z, z, 15, z))),
+        _mm_shuffle_epi8(c2, SPACE_M(10, z, z, 11, z, z, 12, z, z, 13, z, z, 14, z, z, 15)));
+    _mm_storeu_si128((__m128i *)d, b0);
+    _mm_storeu_si128((__m128i *)(d + 16), b1);
+    _mm_storeu_si128((__m128i *)(d + 32), b2);
+}
+
+/* Sixteen 32-bit lanes (two halves of 8) to 16 bytes with unsigned saturation. */
+SPACE_AVX2 static inline __m128i space_avx2_pack(__m256i lo, __m256i hi)
+{
+    const __m256i w = _mm256_permute4x64_epi64(_mm256_packs_epi32(lo, hi), 0xD8);
+    return _mm_packus_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
+}
+
+/* round(num / d) as a 32-bit integer for d > 0, 0 where d is 0: the single-precision quotient
+ * rounded half to even. For num (255 << 12), (180 << 12) / 6 and (256 << 12) / 6 with the
+ * divisor 1 .. 255 (6 d for the last) it equals OpenCV's rounded double quotients, the tables
+ * gip__hsv_sdiv, gip__hsv_hdiv180 and gip__hsv_hdiv256 (space_hsv_avx2_ok() checks that). */
+SPACE_AVX2 static inline __m256i space_avx2_recip(__m256i d, __m256 num)
+{
+    const __m256i q = _mm256_cvtps_epi32(_mm256_div_ps(num, _mm256_cvtepi32_ps(d)));
+    return _mm256_andnot_si256(_mm256_cmpeq_epi32(d, _mm256_setzero_si256()), q);
+}
+
+/* Hue and saturation of 8 pixels (32-bit lanes): OpenCV's RGB2HSV_b arithmetic. */
+SPACE_AVX2 static inline void space_avx2_hs(__m256i r, __m256i g, __m256i b, __m256i v,
+                                            __m256i diff, int full, __m256i *h, __m256i *sat)
+{
+    const __m256i round = _mm256_set1_epi32(1 << 11);
+    const __m256i sdiv = space_avx2_recip(v, _mm256_set1_ps(255 << 12));
+    const __m256i hdiv = full ? space_avx2_recip(_mm256_mullo_epi32(diff, _mm256_set1_epi32(6)),
+                                                 _mm256_set1_ps(256 << 12))
+                              : space_avx2_recip(diff, _mm256_set1_ps((180 << 12) / 6));
+    *sat = _mm256_srai_epi32(_mm256_add_epi32(_mm256_mullo_epi32(diff, sdiv), round), 12);
+    const __m256i vr = _mm256_cmpeq_epi32(v, r), vg = _mm256_cmpeq_epi32(v, g);
+    const __m256i two = _mm256_add_epi32(diff, diff);
+    const __m256i hr = _mm256_sub_epi32(g, b);
+    const __m256i hg = _mm256_add_epi32(_mm256_sub_epi32(b, r), two);
+    const __m256i hb = _mm256_add_epi32(_mm256_sub_epi32(r, g), _mm256_add_epi32(two, two));
+    __m256i hh = _mm256_blendv_epi8(_mm256_blendv_epi8(hb, hg, vg), hr, vr);
+    hh = _mm256_srai_epi32(_mm256_add_epi32(_mm256_mullo_epi32(hh, hdiv), round), 12);
+    const __m256i neg = _mm256_cmpgt_epi32(_mm256_setzero_si256(), hh);
+    *h = _mm256_add_epi32(hh, _mm256_and_si256(neg, _mm256_set1_epi32(full ? 256 : 180)));
+}
+
+/* The pixels of a u8 RGB to HSV row it did (a multiple of 16). */
+SPACE_AVX2 static int64_t space_hsv_avx2(const uint8_t *s, uint8_t *d, int64_t w, int bidx,
+                                         int full)
+{
+    int64_t x = 0;
+    for (; x + 16 <= w; x += 16) {
+        __m128i c0, c1, c2;
+        space_avx2_load3(s + 3 * x, &c0, &c1, &c2);
+        const __m128i b8 = bidx ? c2 : c0, g8 = c1, r8 = bidx ? c0 : c2;
+        const __m128i v8 = _mm_max_epu8(_mm_max_epu8(b8, g8), r8);
+        const __m128i d8 = _mm_sub_epi8(v8, _mm_min_epu8(_mm_min_epu8(b8, g8), r8));
+        __m256i h[2], sat[2];
+        for (int i = 0; i < 2; i++) {
+            const int sh = 8 * i;
+#define SPACE_W(c) _mm256_cvtepu8_epi32(sh ? _mm_srli_si128(c, 8) : c)
+            space_avx2_hs(SPACE_W(r8), SPACE_W(g8), SPACE_W(b8), SPACE_W(v8), SPACE_W(d8), full,
+                          &h[i], &sat[i]);
+#undef SPACE_W
+        }
+        space_avx2_store3(d + 3 * x, space_avx2_pack(h[0], h[1]), space_avx2_pack(sat[0], sat[1]),
+                          v8);
+    }
+    return x;
+}
+
+/* Whether the single-precision reciprocals of space_avx2_recip() equal the HSV tables (checked
+ * once; they do, and the scalar rows run if they ever did not). */
+SPACE_AVX2 static bool space_hsv_avx2_check(void)
+{
+    for (int i = 0; i < 256; i += 8) {
+        const __m256i d =
+            _mm256_add_epi32(_mm256_set1_epi32(i), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+        int32_t q[3][8];
+        _mm256_storeu_si256((__m256i *)q[0], space_avx2_recip(d, _mm256_set1_ps(255 << 12)));
+        _mm256_storeu_si256((__m256i *)q[1], space_avx2_recip(d, _mm256_set1_ps((180 << 12) / 6)));
+        _mm256_storeu_si256((__m256i *)q[2],
+                            space_avx2_recip(_mm256_mullo_epi32(d, _mm256_set1_epi32(6)),
+                                             _mm256_set1_ps(256 << 12)));
+        for (int k = 0; k < 8; k++)
+            if (q[0][k] != gip__hsv_sdiv[i + k] || q[1][k] != gip__hsv_hdiv180[i + k] ||
+                q[2][k] != gip__hsv_hdiv256[i + k])
+                return false;
+    }
+    return true;
+}
+
+static bool space_hsv_avx2_ok(void)
+{
+    static int ok = -1;
+    int v = __atomic_load_n(&ok, __ATOMIC_RELAXED);
+    if (v < 0) {
+        v = space_hsv_avx2_check();
+        __atomic_store_n(&ok, v, __ATOMIC_RELAXED);
+    }
+    return v == 1;
+}
+/* 32 pixels of 3 channels from s: the channels in memory order, pixels 0-15 in the low lane and
+ * 16-31 in the high one (space_avx2_load3()'s shuffles on both lanes). */
+SPACE_AVX2 static inline void space_avx2_load3x2(const uint8_t *s, __m256i *c0, __m256i *c1,
+                                                 __m256i *c2)
+{
+#define SPACE_L(o)                                                                                 \
+    _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(s + (o)))),   \
+                            _mm_loadu_si128((const __m128i *)(s + 48 + (o))), 1)
+#define SPACE_B(...) _mm256_broadcastsi128_si256(_mm_setr_epi8(__VA_ARGS__))
+    const __m256i x0 = SPACE_L(0), x1 = SPACE_L(16), x2 = SPACE_L(32);
+    const int8_t z = -1;
+    *c0 = _mm256_or_si256(
+        _mm256_or_si256(
+            _mm256_shuffle_epi8(x0, SPACE_B(0, 3, 6, 9, 12, 15, z, z, z, z, z, z, z, z, z, z)),
+            _mm256_shuffle_epi8(x1, SPACE_B(z, z, z, z, z, z, 2, 5, 8, 11, 14, z, z, z, z, z))),
+        _mm256_shuffle_epi8(x2, SPACE_B(z, z, z, z, z, z, z, z, z, z, z, 1, 4, 7, 10, 13)));
+    *c1 = _mm256_or_si256(
+        _mm256_or_si256(
+            _mm256_shuffle_epi8(x0, SPACE_B(1, 4, 7, 10, 13, z, z, z, z, z, z, z, z, z, z, z)),
+            _mm256_shuffle_epi8(x1, SPACE_B(z, z, z, z, z, 0, 3, 6, 9, 12, 15, z, z, z, z, z))),
+        _mm256_shuffle_epi8(x2, SPACE_B(z, z, z, z, z, z, z, z, z, z, z, 2, 5, 8, 11, 14)));
+    *c2 = _mm256_or_si256(
+        _mm256_or_si256(
+            _mm256_shuffle_epi8(x0, SPACE_B(2, 5, 8, 11, 14, z, z, z, z, z, z, z, z, z, z, z)),
+            _mm256_shuffle_epi8(x1, SPACE_B(z, z, z, z, z, 1, 4, 7, 10, 13, z, z, z, z, z, z))),
+        _mm256_shuffle_epi8(x2, SPACE_B(z, z, z, z, z, z, z, z, z, z, 0, 3, 6, 9, 12, 15)));
+#undef SPACE_L
+}
+
+/* 32 pixels of 3 channels (pixels 0-15 in the low lanes, 16-31 in the high ones) to d. */
+SPACE_AVX2 static inline void space_avx2_store3x2(uint8_t *d, __m256i c0, __m256i c1, __m256i c2)
+{
+    const int8_t z = -1;
+    const __m256i b0 = _mm256_or_si256(
+        _mm256_or_si256(
+            _mm256_shuffle_epi8(c0, SPACE_B(0, z, z, 1, z, z, 2, z, z, 3, z, z, 4, z, z, 5)),
+            _mm256_shuffle_epi8(c1, SPACE_B(z, 0, z, z, 1, z, z, 2, z, z, 3, z, z, 4, z, z))),
+        _mm256_shuffle_epi8(c2, SPACE_B(z, z, 0, z, z, 1, z, z, 2, z, z, 3, z, z, 4, z)));
+    const __m256i b1 = _mm256_or_si256(
+        _mm256_or_si256(
+            _mm256_shuffle_epi8(c0, SPACE_B(z, z, 6, z, z, 7, z, z, 8, z, z, 9, z, z, 10, z)),
+            _mm256_shuffle_epi8(c1, SPACE_B(5, z, z, 6, z, z, 7, z, z, 8, z, z, 9, z, z, 10))),
+        _mm256_shuffle_epi8(c2, SPACE_B(z, 5, z, z, 6, z, z, 7, z, z, 8, z, z, 9, z, z)));
+    const __m256i b2 = _mm256_or_si256(
+        _mm256_or_si256(
+            _mm256_shuffle_epi8(c0, SPACE_B(z, 11, z, z, 12, z, z, 13, z, z, 14, z, z, 15, z, z)),
+            _mm256_shuffle_epi8(c1, SPACE_B(z, z, 11, z, z, 12, z, z, 13, z, z, 14, z, z, 15, z))),
+        _mm256_shuffle_epi8(c2, SPACE_B(10, z, z, 11, z, z, 12, z, z, 13, z, z, 14, z, z, 15)));
+#undef SPACE_B
+    _mm256_storeu_si256((__m256i *)d, _mm256_permute2x128_si256(b0, b1, 0x20));
+    _mm256_storeu_si256((__m256i *)(d + 32), _mm256_permute2x128_si256(b2, b0, 0x30));
+    _mm256_storeu_si256((__m256i *)(d + 64), _mm256_permute2x128_si256(b1, b2, 0x31));
+}
+
+/* Y and the two colour differences of 8 pixels a lane (16-bit b, g, r): gip__ycc_from_rgb_i()'s
+ * products and sums, two at a time with 16-bit multiply-adds; the results in the same lanes. */
+SPACE_AVX2 static inline void space_avx2_ycc(__m256i b, __m256i g, __m256i r, __m256i k1,
+                                             __m256i k2, __m256i *y, __m256i *o1, __m256i *o2)
+{
+    const int sh = GIP__YUV_SHIFT;
+    const __m256i krg = _mm256_set1_epi32(4899 | (9617 << 16)),
+                  kb1 = _mm256_set1_epi32(1868 | (1 << (sh - 1)) << 16);
+    const __m256i delta = _mm256_set1_epi32(128 * (1 << sh) + (1 << (sh - 1)));
+    const __m256i one = _mm256_set1_epi16(1);
+    /* unpacklo takes a lane's pixels 0-3, unpackhi 4-7; packs puts them back in order */
+    const __m256i ylo =
+        _mm256_srai_epi32(_mm256_add_epi32(_mm256_madd_epi16(_mm256_unpacklo_epi16(r, g), krg),
+                                           _mm256_madd_epi16(_mm256_unpacklo_epi16(b, one), kb1)),
+                          sh);
+    const __m256i yhi =
+        _mm256_srai_epi32(_mm256_add_epi32(_mm256_madd_epi16(_mm256_unpackhi_epi16(r, g), krg),
+                                           _mm256_madd_epi16(_mm256_unpackhi_epi16(b, one), kb1)),
+                          sh);
+    *y = _mm256_packs_epi32(ylo, yhi);
+    const __m256i ry = _mm256_sub_epi16(r, *y), by = _mm256_sub_epi16(b, *y);
+    const __m256i dlo = _mm256_unpacklo_epi16(ry, by), dhi = _mm256_unpackhi_epi16(ry, by);
+    *o1 = _mm256_packs_epi32(
+        _mm256_srai_epi32(_mm256_add_epi32(_mm256_madd_epi16(dlo, k1), delta), sh),
+        _mm256_srai_epi32(_mm256_add_epi32(_mm256_madd_epi16(dhi, k1), delta), sh));
+    *o2 = _mm256_packs_epi32(
+        _mm256_srai_epi32(_mm256_add_epi32(_mm256_madd_epi16(dlo, k2), delta), sh),
+        _mm256_srai_epi32(_mm256_add_epi32(_mm256_madd_epi16(dhi, k2), delta), sh));
+}
+
+/* The pixels of a u8 RGB to YCrCb (yuv: YUV) row it did (a multiple of 32). */
+SPACE_AVX2 static int64_t space_ycc_avx2(const uint8_t *s, uint8_t *d, int64_t w, int bidx, int yuv)
+{
+    /* the colour differences' weights of (r - y, b - y) */
+    const __m256i k1 = yuv ? _mm256_set1_epi32(8061 << 16) : _mm256_set1_epi32(11682);
+    const __m256i k2 = yuv ? _mm256_set1_epi32(14369) : _mm256_set1_epi32(9241 << 16);
+    const __m256i zero = _mm256_setzero_si256();
+    int64_t x = 0;
+    for (; x + 32 <= w; x += 32) {
+        __m256i c0, c1, c2;
+        space_avx2_load3x2(s + 3 * x, &c0, &c1, &c2);
+        const __m256i b8 = bidx ? c2 : c0, r8 = bidx ? c0 : c2;
+        /* a lane's pixels 0-7 (lo) and 8-15 (hi) as 16 bits */
+        __m256i y[2], o1[2], o2[2];
+        space_avx2_ycc(_mm256_unpacklo_epi8(b8, zero), _mm256_unpacklo_epi8(c1, zero),
+                       _mm256_unpacklo_epi8(r8, zero), k1, k2, &y[0], &o1[0], &o2[0]);
+        space_avx2_ycc(_mm256_unpackhi_epi8(b8, zero), _mm256_unpackhi_epi8(c1, zero),
+                       _mm256_unpackhi_epi8(r8, zero), k1, k2, &y[1], &o1[1], &o2[1]);
+        space_avx2_store3x2(d + 3 * x, _mm256_packus_epi16(y[0], y[1]),
+                            _mm256_packus_epi16(o1[0], o1[1]), _mm256_packus_epi16(o2[0], o2[1]));
+    }
+    return x;
+}
+
+/* gip__lab_gamma widened to 32 bits, so that a 32-bit gather of any entry stays inside it, and
+ * as its low and high bytes for the AVX-512 VBMI byte permutes. */
+static int32_t space_lab_gamma32[256];
+static uint8_t space_lab_gamma_lo[256] __attribute__((aligned(64)));
+static uint8_t space_lab_gamma_hi[256] __attribute__((aligned(64)));
+static pthread_once_t space_lab_once = PTHREAD_ONCE_INIT;
+
+static void space_lab_init(void)
+{
+    for (int i = 0; i < 256; i++) {
+        space_lab_gamma32[i] = gip__lab_gamma[i];
+        space_lab_gamma_lo[i] = (uint8_t)(gip__lab_gamma[i] & 255);
+        space_lab_gamma_hi[i] = (uint8_t)(gip__lab_gamma[i] >> 8);
+    }
+}
+
+/* L, a and b of 8 pixels (32-bit lanes) from their linear R, G, B (gip__lab_gamma's values):
+ * gip__lab_from_rgb_u8()'s arithmetic. The cube-root table is gathered 32 bits at a time from
+ * its 16-bit entries (the low half kept): indices reach 2040 of its 3072, so no read passes its
+ * end. */
+SPACE_AVX2 static inline void space_avx2_lab(__m256i R, __m256i G, __m256i B, __m256i *lo,
+                                             __m256i *ao, __m256i *bo)
+{
+    const int32_t *c = gip__lab_coeffs;
+    const __m256i r12 = _mm256_set1_epi32(1 << 11), m16 = _mm256_set1_epi32(0xffff);
+    __m256i f[3];
+    for (int i = 0; i < 3; i++) {
+        __m256i t = _mm256_add_epi32(_mm256_mullo_epi32(R, _mm256_set1_epi32(c[3 * i])),
+                                     _mm256_mullo_epi32(G, _mm256_set1_epi32(c[3 * i + 1])));
+        t = _mm256_add_epi32(t, _mm256_mullo_epi32(B, _mm256_set1_epi32(c[3 * i + 2])));
+        t = _mm256_srai_epi32(_mm256_add_epi32(t, r12), 12);
+        f[i] = _mm256_and_si256(_mm256_i32gather_epi32((const int *)gip__lab_cbrt, t, 2), m16);
+    }
+    const int lscale = (116 * 255 + 50) / 100, lshift = -((16 * 255 * (1 << 15) + 50) / 100);
+    const __m256i r15 = _mm256_set1_epi32(1 << 14), off = _mm256_set1_epi32(128 * (1 << 15));
+    *lo = _mm256_srai_epi32(
+        _mm256_add_epi32(_mm256_add_epi32(_mm256_mullo_epi32(f[1], _mm256_set1_epi32(lscale)),
+                                          _mm256_set1_epi32(lshift)),
+                         r15),
+        15);
+    *ao = _mm256_srai_epi32(
+        _mm256_add_epi32(
+            _mm256_add_epi32(
+                _mm256_mullo_epi32(_mm256_sub_epi32(f[0], f[1]), _mm256_set1_epi32(500)), off),
+            r15),
+        15);
+    *bo = _mm256_srai_epi32(
+        _mm256_add_epi32(
+            _mm256_add_epi32(
+                _mm256_mullo_epi32(_mm256_sub_epi32(f[1], f[2]), _mm256_set1_epi32(200)), off),
+            r15),
+        15);
+}
+
+/* The pixels of a u8 RGB to Lab row it did (a multiple of 16). */
+SPACE_AVX2 static int64_t space_lab_avx2(const uint8_t *s, uint8_t *d, int64_t w, int bidx)
+{
+    pthread_once(&space_lab_once, space_lab_init);
+    int64_t x = 0;
+    for (; x + 16 <= w; x += 16) {
+        __m128i c0, c1, c2;
+        space_avx2_load3(s + 3 * x, &c0, &c1, &c2);
+        const __m128i b8 = bidx ? c2 : c0, g8 = c1, r8 = bidx ? c0 : c2;
+        __m256i l[2], a[2], bb[2];
+        for (int i = 0; i < 2; i++) {
+            const int sh = 8 * i;
+#define SPACE_G(c)                                                                                 \
+    _mm256_i32gather_epi32(space_lab_gamma32, _mm256_cvtepu8_epi32(sh ? _mm_srli_si128(c, 8) : c), \
+                           4)
+            space_avx2_lab(SPACE_G(r8), SPACE_G(g8), SPACE_G(b8), &l[i], &a[i], &bb[i]);
+#undef SPACE_G
+        }
+        space_avx2_store3(d + 3 * x, space_avx2_pack(l[0], l[1]), space_avx2_pack(a[0], a[1]),
+                          space_avx2_pack(bb[0], bb[1]));
+    }
+    return x;
+}
+
+/* AVX-512 VBMI: the gamma table by byte permutes (its low and high bytes, 128 entries a
+ * two-register permute, the index's top bit choosing the half) instead of gathers. */
+#define SPACE_VBMI __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512vbmi")))
+
+SPACE_VBMI static inline void space_vbmi_gamma(__m128i idx, const __m512i *t, __m256i *g0,
+                                               __m256i *g1)
+{
+    const __m512i ix = _mm512_castsi128_si512(idx);
+    const __mmask64 top = _mm512_movepi8_mask(ix);
+    const __m512i lo = _mm512_mask_blend_epi8(top, _mm512_permutex2var_epi8(t[0], ix, t[1]),
+                                              _mm512_permutex2var_epi8(t[2], ix, t[3]));
+    const __m512i hi = _mm512_mask_blend_epi8(top, _mm512_permutex2var_epi8(t[4], ix, t[5]),
+                                              _mm512_permutex2var_epi8(t[6], ix, t[7]));
+    const __m128i l = _mm512_castsi512_si128(lo), h = _mm512_castsi512_si128(hi);
+    *g0 = _mm256_cvtepu16_epi32(_mm_unpacklo_epi8(l, h));
+    *g1 = _mm256_cvtepu16_epi32(_mm_unpackhi_epi8(l, h));
+}
+
+SPACE_VBMI static int64_t space_lab_vbmi(const uint8_t *s, uint8_t *d, int64_t w, int bidx)
+{
+    pthread_once(&space_lab_once, space_lab_init);
+    __m512i t[8];
+    for (int i = 0; i < 4; i++) {
+        t[i] = _mm512_load_si512((const void *)(space_lab_gamma_lo + 64 * i));
+        t[4 + i] = _mm512_load_si512((const void *)(space_lab_gamma_hi + 64 * i));
+    }
+    int64_t x = 0;
+    for (; x + 16 <= w; x += 16) {
+        __m128i c0, c1, c2;
+        space_avx2_load3(s + 3 * x, &c0, &c1, &c2);
+        __m256i R[2], G[2], B[2];
+        space_vbmi_gamma(bidx ? c0 : c2, t, &R[0], &R[1]);
+        space_vbmi_gamma(c1, t, &G[0], &G[1]);
+        space_vbmi_gamma(bidx ? c2 : c0, t, &B[0], &B[1]);
+        __m256i l[2], a[2], bb[2];
+        for (int i = 0; i < 2; i++)
+            space_avx2_lab(R[i], G[i], B[i], &l[i], &a[i], &bb[i]);
+        space_avx2_store3(d + 3 * x, space_avx2_pack(l[0], l[1]), space_avx2_pack(a[0], a[1]),
+                          space_avx2_pack(bb[0], bb[1]));
+    }
+    return x;
+}
+
+/* f32 RGB to HSV (hls: HLS), 8 pixels a step: gip__hsv_from_rgb_vec()'s (gip__hls_from_rgb_vec()'s)
+ * operations in their order (the one fused multiply-add they write), comparisons ordered as C's.
+ * The channels are separated with two blends and a permute each (pixel k's channel c is float
+ * 3 k + c: the three vectors hold each channel's 8 floats at distinct positions) and put back the
+ * same way. */
+SPACE_AVX2 __attribute__((target("fma"))) static inline __attribute__((always_inline)) int64_t
+space_hue_f32_avx2(const float *s, float *d, int64_t n, int bidx, int hls)
+{
+    const __m256i p0 = _mm256_setr_epi32(0, 3, 6, 1, 4, 7, 2, 5),
+                  p1 = _mm256_setr_epi32(1, 4, 7, 2, 5, 0, 3, 6),
+                  p2 = _mm256_setr_epi32(2, 5, 0, 3, 6, 1, 4, 7);
+    /* and back: element k of channel c to position (3 k + c) % 8 */
+    const __m256i q0 = _mm256_setr_epi32(0, 3, 6, 1, 4, 7, 2, 5),
+                  q1 = _mm256_setr_epi32(5, 0, 3, 6, 1, 4, 7, 2),
+                  q2 = _mm256_setr_epi32(2, 5, 0, 3, 6, 1, 4, 7);
+    const __m256 eps = _mm256_set1_ps(GIP__CS_EPS), sign = _mm256_set1_ps(-0.0f);
+    const __m256 k60 = _mm256_set1_ps(60.0f), zero = _mm256_setzero_ps();
+    int64_t x = 0;
+    for (; x + 8 <= n; x += 8) {
+        const float *q = s + 3 * x;
+        const __m256 a = _mm256_loadu_ps(q), b = _mm256_loadu_ps(q + 8),
+                     c = _mm256_loadu_ps(q + 16);
+        /* channel 0 at positions 0 3 6 of a, 1 4 7 of b, 2 5 of c; 1: a 1 4 7, b 2 5, c 0 3 6;
+         * 2: a 2 5, b 0 3 6, c 1 4 7 */
+        const __m256 ch0 =
+            _mm256_permutevar8x32_ps(_mm256_blend_ps(_mm256_blend_ps(a, b, 0x92), c, 0x24), p0);
+        const __m256 ch1 =
+            _mm256_permutevar8x32_ps(_mm256_blend_ps(_mm256_blend_ps(a, b, 0x24), c, 0x49), p1);
+        const __m256 ch2 =
+            _mm256_permutevar8x32_ps(_mm256_blend_ps(_mm256_blend_ps(a, b, 0x49), c, 0x92), p2);
+        const __m256 r = bidx ? ch0 : ch2, g = ch1, bl = bidx ? ch2 : ch0;
+        const __m256 mx = _mm256_max_ps(_mm256_max_ps(r, g), bl);
+        const __m256 mn = _mm256_min_ps(_mm256_min_ps(r, g), bl);
+        const __m256 diff = _mm256_sub_ps(mx, mn);
+        const __m256 isr = _mm256_cmp_ps(r, mx, _CMP_EQ_OQ), isg = _mm256_cmp_ps(g, mx, _CMP_EQ_OQ);
+        const __m256 h =
+            _mm256_blendv_ps(_mm256_blendv_ps(_mm256_sub_ps(r, g), _mm256_sub_ps(bl, r), isg),
+                             _mm256_sub_ps(g, bl), isr);
+        const __m256 part = _mm256_blendv_ps(
+            _mm256_blendv_ps(_mm256_set1_ps(240.0f), _mm256_set1_ps(120.0f), isg),
+            _mm256_blendv_ps(zero, _mm256_set1_ps(360.0f), _mm256_cmp_ps(g, bl, _CMP_LT_OQ)), isr);
+        __m256 o0, o1, o2;
+        if (hls) {
+            const __m256 sum = _mm256_add_ps(mx, mn), l = _mm256_mul_ps(sum, _mm256_set1_ps(0.5f));
+            const __m256 den = _mm256_blendv_ps(_mm256_sub_ps(_mm256_set1_ps(2.0f), sum), sum,
+                                                _mm256_cmp_ps(l, _mm256_set1_ps(0.5f), _CMP_LT_OQ));
+            const __m256 hue = _mm256_fmadd_ps(h, _mm256_div_ps(k60, diff), part);
+            /* !(diff > eps): hue and s 0 */
+            const __m256 keep = _mm256_cmp_ps(diff, eps, _CMP_GT_OQ);
+            o0 = _mm256_and_ps(hue, keep);
+            o1 = l;
+            o2 = _mm256_and_ps(_mm256_div_ps(diff, den), keep);
+        } else {
+            o0 = _mm256_fmadd_ps(h, _mm256_div_ps(k60, _mm256_add_ps(diff, eps)), part);
+            o1 = _mm256_div_ps(diff, _mm256_add_ps(_mm256_andnot_ps(sign, mx), eps));
+            o2 = mx;
+        }
+        /* back to 3 floats a pixel: float j is channel j % 3 of pixel j / 3 */
+        o0 = _mm256_permutevar8x32_ps(o0, q0);
+        o1 = _mm256_permutevar8x32_ps(o1, q1);
+        o2 = _mm256_permutevar8x32_ps(o2, q2);
+        float *o = d + 3 * x;
+        _mm256_storeu_ps(o, _mm256_blend_ps(_mm256_blend_ps(o0, o1, 0x92), o2, 0x24));
+        _mm256_storeu_ps(o + 8, _mm256_blend_ps(_mm256_blend_ps(o0, o1, 0x24), o2, 0x49));
+        _mm256_storeu_ps(o + 16, _mm256_blend_ps(_mm256_blend_ps(o0, o1, 0x49), o2, 0x92));
+    }
+    return x;
+}
+
+SPACE_AVX2 __attribute__((target("fma"))) static int64_t space_hue_f32(const float *s, float *d,
+                                                                       int64_t n, int bidx, int hls)
+{
+    return hls ? space_hue_f32_avx2(s, d, n, bidx, 1) : space_hue_f32_avx2(s, d, n, bidx, 0);
+}
+
+/* Whether the AVX-512 VBMI rows may run: the CPU has them and GIP_NOAVX512 is not set. */
+static bool space_vbmi_ok(void)
+{
+    static int has = -1;
+    int v = __atomic_load_n(&has, __ATOMIC_RELAXED);
+    if (v < 0) {
+        __builtin_cpu_init();
+        v = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi");
+        __atomic_store_n(&has, v, __ATOMIC_RELAXED);
+    }
+    return v == 1 && !gip__tuning_get()->noavx512;
+}
+#undef SPACE_M
+#endif
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 __attribute__((target_clones("arch=x86-64-v3", "default")))
@@ -86,10 +573,95 @@ u8_row(const gip__cs_params *cs, const uint8_t *s, uint8_t *d, int64_t w, int sc
     case GIP__CS_XYZ:
         u8_span(cs, s, d, w, GIP__CS_XYZ);
         return true;
+    case GIP__CS_LAB:
+        u8_span(cs, s, d, w, GIP__CS_LAB);
+        return true;
     default:
         return false;
     }
 }
+
+/* n pixels of an f32 RGB to HSV or HLS row by OpenCV's vector formulas (gip__hsv_from_rgb_vec,
+ * gip__hls_from_rgb_vec: what gip__cs_pixel_f32() gives the pixels of a row's whole vectors),
+ * with blue at index bi, written for the compiler to vectorise. */
+static inline __attribute__((always_inline)) void
+f32_hue_span(const float *restrict s, float *restrict d, int64_t n, int bi, int hls)
+{
+    for (int64_t x = 0; x < n; x++) {
+        const float *q = s + 3 * x;
+        if (hls)
+            gip__hls_from_rgb_vec(q[bi ^ 2], q[1], q[bi], 1.0f, d + 3 * x);
+        else
+            gip__hsv_from_rgb_vec(q[bi ^ 2], q[1], q[bi], 1.0f, d + 3 * x);
+    }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("arch=x86-64-v3", "default")))
+#endif
+static void
+f32_hue_row(const float *s, float *d, int64_t n, int bidx, int hls)
+{
+    if (hls)
+        bidx ? f32_hue_span(s, d, n, 2, 1) : f32_hue_span(s, d, n, 0, 1);
+    else
+        bidx ? f32_hue_span(s, d, n, 2, 0) : f32_hue_span(s, d, n, 0, 0);
+}
+
+/* The other codes' rows: the per-pixel functions with the space, the direction and the RGB
+ * side's channel count constants of each loop, so that each is inlined without its switch (the
+ * same function, so the same results). */
+#define SPACE_GENERIC(TN, T, PIXEL)                                                                \
+    static inline __attribute__((always_inline)) void TN##_gen_span(                               \
+        const T *s, T *d, int64_t x0, int64_t w, int space, int inverse, int bidx, int rgb_cn)     \
+    {                                                                                              \
+        const gip__cs_params p = {space, inverse, bidx, rgb_cn};                                   \
+        const int scn = inverse ? 3 : rgb_cn, dcn = inverse ? rgb_cn : 3;                          \
+        for (int64_t x = x0; x < w; x++)                                                           \
+            PIXEL(&p, s + x * scn, d + x * dcn, x, w);                                             \
+    }                                                                                              \
+    SPACE_GEN_CLONES __attribute__((flatten)) static void TN##_gen_row(                            \
+        const gip__cs_params *cs, const T *s, T *d, int64_t x0, int64_t w)                         \
+    {                                                                                              \
+        const int b = cs->bidx;                                                                    \
+        switch (cs->space * 4 + cs->inverse * 2 + (cs->rgb_cn == 4)) {                             \
+            SPACE_GEN_CASES(TN, GIP__CS_HSV)                                                       \
+            SPACE_GEN_CASES(TN, GIP__CS_HSV_FULL)                                                  \
+            SPACE_GEN_CASES(TN, GIP__CS_HLS)                                                       \
+            SPACE_GEN_CASES(TN, GIP__CS_HLS_FULL)                                                  \
+            SPACE_GEN_CASES(TN, GIP__CS_YCRCB)                                                     \
+            SPACE_GEN_CASES(TN, GIP__CS_YUV)                                                       \
+            SPACE_GEN_CASES(TN, GIP__CS_XYZ)                                                       \
+            SPACE_GEN_CASES(TN, GIP__CS_LAB)                                                       \
+            SPACE_GEN_CASES(TN, GIP__CS_LUV)                                                       \
+        default:                                                                                   \
+            for (int64_t x = x0; x < w; x++) {                                                     \
+                const int scn = cs->inverse ? 3 : cs->rgb_cn, dcn = cs->inverse ? cs->rgb_cn : 3;  \
+                PIXEL(cs, s + x * scn, d + x * dcn, x, w);                                         \
+            }                                                                                      \
+        }                                                                                          \
+    }
+#define SPACE_GEN_CASES(TN, SP)                                                                    \
+    case (SP)*4:                                                                                   \
+        TN##_gen_span(s, d, x0, w, SP, 0, b, 3);                                                   \
+        break;                                                                                     \
+    case (SP)*4 + 1:                                                                               \
+        TN##_gen_span(s, d, x0, w, SP, 0, b, 4);                                                   \
+        break;                                                                                     \
+    case (SP)*4 + 2:                                                                               \
+        TN##_gen_span(s, d, x0, w, SP, 1, b, 3);                                                   \
+        break;                                                                                     \
+    case (SP)*4 + 3:                                                                               \
+        TN##_gen_span(s, d, x0, w, SP, 1, b, 4);                                                   \
+        break;
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define SPACE_GEN_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define SPACE_GEN_CLONES
+#endif
+
+SPACE_GENERIC(u8, uint8_t, gip__cs_pixel_u8)
+SPACE_GENERIC(f32, float, gip__cs_pixel_f32)
 
 static void space_rows(void *arg, int64_t y0, int64_t y1)
 {
@@ -100,16 +672,48 @@ static void space_rows(void *arg, int64_t y0, int64_t y1)
         const char *s = (const char *)j->src->data + y * j->src->stride;
         char *d = (char *)j->dst->data + y * j->dst->stride;
         if (j->src->dtype == GIP_U8) {
-            if (u8_row(&j->cs, (const uint8_t *)s, (uint8_t *)d, w, scn, dcn))
+            int64_t x0 = 0;
+#ifdef SPACE_X86
+            if (!j->cs.inverse && scn == 3 &&
+                (j->cs.space == GIP__CS_HSV || j->cs.space == GIP__CS_HSV_FULL) &&
+                gip__cc_simd_active() && space_hsv_avx2_ok())
+                x0 = space_hsv_avx2((const uint8_t *)s, (uint8_t *)d, w, j->cs.bidx,
+                                    j->cs.space == GIP__CS_HSV_FULL);
+            else if (!j->cs.inverse && scn == 3 && j->cs.space == GIP__CS_LAB &&
+                     gip__cc_simd_active())
+                x0 = space_vbmi_ok()
+                         ? space_lab_vbmi((const uint8_t *)s, (uint8_t *)d, w, j->cs.bidx)
+                         : space_lab_avx2((const uint8_t *)s, (uint8_t *)d, w, j->cs.bidx);
+            else if (!j->cs.inverse && scn == 3 &&
+                     (j->cs.space == GIP__CS_YCRCB || j->cs.space == GIP__CS_YUV) &&
+                     gip__cc_simd_active())
+                x0 = space_ycc_avx2((const uint8_t *)s, (uint8_t *)d, w, j->cs.bidx,
+                                    j->cs.space == GIP__CS_YUV);
+#endif
+            if (u8_row(&j->cs, (const uint8_t *)s + x0 * scn, (uint8_t *)d + x0 * dcn, w - x0, scn,
+                       dcn))
                 continue;
-            for (int64_t x = 0; x < w; x++)
-                gip__cs_pixel_u8(&j->cs, (const uint8_t *)s + x * scn, (uint8_t *)d + x * dcn, x,
-                                 w);
+            u8_gen_row(&j->cs, (const uint8_t *)s, (uint8_t *)d, x0, w);
         } else if (j->src->dtype == GIP_U16) {
             u16_row(&j->cs, (const uint16_t *)s, (uint16_t *)d, w, scn, dcn);
         } else {
-            for (int64_t x = 0; x < w; x++)
-                gip__cs_pixel_f32(&j->cs, (const float *)s + x * scn, (float *)d + x * dcn, x, w);
+            int64_t x0 = 0;
+            const int sp = j->cs.space;
+            if (!j->cs.inverse && scn == 3 &&
+                (sp == GIP__CS_HSV || sp == GIP__CS_HSV_FULL || sp == GIP__CS_HLS ||
+                 sp == GIP__CS_HLS_FULL)) {
+                /* the row's whole vectors of OpenCV's code; the rest below */
+                x0 = w / GIP__CS_HLS_VEC * GIP__CS_HLS_VEC;
+                const bool hls = sp == GIP__CS_HLS || sp == GIP__CS_HLS_FULL;
+                int64_t xv = 0;
+#ifdef SPACE_X86
+                if (gip__cc_simd_active() && __builtin_cpu_supports("fma"))
+                    xv = space_hue_f32((const float *)s, (float *)d, x0, j->cs.bidx, hls);
+#endif
+                f32_hue_row((const float *)s + 3 * xv, (float *)d + 3 * xv, x0 - xv, j->cs.bidx,
+                            hls);
+            }
+            f32_gen_row(&j->cs, (const float *)s, (float *)d, x0, w);
         }
     }
 }

@@ -1,10 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /* gip_yuv_to_rgb: the frame's geometry checked against the output, and the CPU backend (rows on
  * gip's thread pool); cvt_yuv_cuda.cu is the CUDA one. */
+#include <pthread.h>
 #include <string.h>
 
+#include "color/cvt_color_cpu.h"
 #include "color/cvt_yuv.h"
 #include "internal.h"
+#include "tuning.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define YUV_X86 1
+#include <immintrin.h>
+#define YUV_AVX2 __attribute__((target("avx2")))
+#endif
 
 gip_status gip__yuv_to_rgb_cuda(gip_context *ctx, const gip__yuv_frame *f, gip_image *dst);
 gip_status gip__rgb_to_yuv_cuda(gip_context *ctx, const gip__yuv_enc *e, gip_image *dst);
@@ -14,14 +23,435 @@ typedef struct yuv_job {
     gip_image *dst;
 } yuv_job;
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define YUV_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define YUV_CLONES
+#endif
+#define YUV_INLINE static inline __attribute__((always_inline))
+
+YUV_INLINE uint8_t yuv_clamp(int v)
+{
+    v = v < 0 ? 0 : v;
+    return (uint8_t)(v > 255 ? 255 : v);
+}
+
+/* n pairs of output pixels: pair k's lumas at py[k * ys] and py[k * ys + ys / 2], its chroma at
+ * pu[k * cs] and pv[k * cs]. What gip__yuv_pixel() gives each pixel, written with every stride,
+ * the channel count and the order constants of the loop so that the compiler vectorises it. */
+YUV_INLINE void yuv_pairs(const gip__yuv_frame *f, const uint8_t *restrict py, int ys,
+                          const uint8_t *restrict pu, const uint8_t *restrict pv, int cs,
+                          uint8_t *restrict d, int64_t n, int dcn, int bidx)
+{
+    const int shift = 20, half = 1 << (shift - 1);
+    const int cy = f->cy, cvr = f->cvr, cug = f->cug, cvg = f->cvg, cub = f->cub, yoff = f->yoff;
+    for (int64_t k = 0; k < n; k++) {
+        const int uu = pu[k * cs] - 128, vv = pv[k * cs] - 128;
+        const int ruv = half + cvr * vv, guv = half + cvg * vv + cug * uu, buv = half + cub * uu;
+        for (int i = 0; i < 2; i++) {
+            const int yy = py[k * ys + i * (ys / 2)] - yoff;
+            const int yv = (yy > 0 ? yy : 0) * cy;
+            uint8_t *o = d + (2 * k + i) * dcn;
+            o[bidx ^ 2] = yuv_clamp((yv + ruv) >> shift);
+            o[1] = yuv_clamp((yv + guv) >> shift);
+            o[bidx] = yuv_clamp((yv + buv) >> shift);
+            if (dcn == 4)
+                o[3] = 255;
+        }
+    }
+}
+
+/* The layout's strides made constants: Y a pair of bytes (4:2:0) or every other byte of four
+ * (4:2:2), chroma interleaved (NV12, NV21, 4:2:2) or planar (I420, YV12). */
+YUV_INLINE void yuv_row_dcn(const gip__yuv_frame *f, int packed, int planar, const uint8_t *py,
+                            const uint8_t *pu, const uint8_t *pv, uint8_t *d, int64_t n, int dcn,
+                            int bidx)
+{
+    if (packed)
+        yuv_pairs(f, py, 4, pu, pv, 4, d, n, dcn, bidx);
+    else if (planar)
+        yuv_pairs(f, py, 2, pu, pv, 1, d, n, dcn, bidx);
+    else
+        yuv_pairs(f, py, 2, pu, pv, 2, d, n, dcn, bidx);
+}
+
+/* n pairs of a row (pointers as yuv_pairs() takes them). */
+YUV_CLONES static void yuv_row(const gip__yuv_frame *f, int packed, int planar, const uint8_t *py,
+                               const uint8_t *pu, const uint8_t *pv, uint8_t *d, int64_t n)
+{
+    switch (f->dcn * 4 + f->bidx) {
+    case 12:
+        yuv_row_dcn(f, packed, planar, py, pu, pv, d, n, 3, 0);
+        break;
+    case 14:
+        yuv_row_dcn(f, packed, planar, py, pu, pv, d, n, 3, 2);
+        break;
+    case 16:
+        yuv_row_dcn(f, packed, planar, py, pu, pv, d, n, 4, 0);
+        break;
+    default:
+        yuv_row_dcn(f, packed, planar, py, pu, pv, d, n, 4, 2);
+        break;
+    }
+}
+
+#ifdef YUV_X86
+/* AVX2: 16 pixels a step, the same 32-bit arithmetic as yuv_pairs() (Y's offset, the products,
+ * the rounding constant, the arithmetic shift; packing with signed then unsigned saturation is
+ * its clamp to 0..255). */
+
+/* One colour of 16 pixels, the even ones' (lumas ye, already times cy) and the odd ones' (yo)
+ * with the 8 pairs' chroma terms c, as 16-bit values: per 128-bit lane the lane's 4 even pixels,
+ * then its 4 odd ones. */
+YUV_AVX2 static inline __m256i yuv_avx2_comp(__m256i ye, __m256i yo, __m256i c)
+{
+    return _mm256_packs_epi32(_mm256_srai_epi32(_mm256_add_epi32(ye, c), 20),
+                              _mm256_srai_epi32(_mm256_add_epi32(yo, c), 20));
+}
+
+/* The 8 pairs' chroma terms from their U and V (32-bit): red's, green's and blue's, each with
+ * the rounding constant. */
+typedef struct yuv_avx2_uv {
+    __m256i r, g, b;
+} yuv_avx2_uv;
+
+YUV_AVX2 static inline yuv_avx2_uv yuv_avx2_chroma(const gip__yuv_frame *f, __m256i u, __m256i v)
+{
+    const __m256i half = _mm256_set1_epi32(1 << 19), k128 = _mm256_set1_epi32(128);
+    u = _mm256_sub_epi32(u, k128);
+    v = _mm256_sub_epi32(v, k128);
+    yuv_avx2_uv c;
+    c.r = _mm256_add_epi32(half, _mm256_mullo_epi32(v, _mm256_set1_epi32(f->cvr)));
+    c.g = _mm256_add_epi32(_mm256_add_epi32(half, _mm256_mullo_epi32(v, _mm256_set1_epi32(f->cvg))),
+                           _mm256_mullo_epi32(u, _mm256_set1_epi32(f->cug)));
+    c.b = _mm256_add_epi32(half, _mm256_mullo_epi32(u, _mm256_set1_epi32(f->cub)));
+    return c;
+}
+
+/* 16 pixels from 16 lumas and their 8 pairs' chroma terms, stored as dcn (3, 4) channels with
+ * blue at bidx. The lumas are split into even and odd pixels so that each lane of chroma serves
+ * one pixel of each; the final byte shuffles put the pixels back in order. */
+YUV_AVX2 static inline void yuv_avx2_px(const gip__yuv_frame *f, __m128i y8, yuv_avx2_uv c,
+                                        uint8_t *d, int dcn, int bidx)
+{
+    const __m256i cy = _mm256_set1_epi32(f->cy);
+    const __m256i ruv = c.r, guv = c.g, buv = c.b;
+    /* max(Y - yoff, 0) as a saturating byte subtraction, the even pixels then the odd ones */
+    const __m128i eo =
+        _mm_shuffle_epi8(_mm_subs_epu8(y8, _mm_set1_epi8((char)f->yoff)),
+                         _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15));
+    const __m256i ye = _mm256_mullo_epi32(_mm256_cvtepu8_epi32(eo), cy);
+    const __m256i yo = _mm256_mullo_epi32(_mm256_cvtepu8_epi32(_mm_srli_si128(eo, 8)), cy);
+    const __m256i r = yuv_avx2_comp(ye, yo, ruv), g = yuv_avx2_comp(ye, yo, guv),
+                  b = yuv_avx2_comp(ye, yo, buv);
+    /* per lane, bytes: P channels 0 and 1 in memory order, Q channel 2 and alpha; 8 pixels each
+     * (the lane's even pixels, then its odd ones) */
+    const __m256i p = _mm256_packus_epi16(bidx ? r : b, g);
+    const __m256i q = _mm256_packus_epi16(bidx ? b : r, dcn == 4 ? _mm256_set1_epi16(255) : g);
+#define YUV_M(...) _mm256_broadcastsi128_si256(_mm_setr_epi8(__VA_ARGS__))
+    if (dcn == 4) {
+        const __m256i lo = _mm256_or_si256(
+            _mm256_shuffle_epi8(p, YUV_M(0, 8, -1, -1, 4, 12, -1, -1, 1, 9, -1, -1, 5, 13, -1, -1)),
+            _mm256_shuffle_epi8(q,
+                                YUV_M(-1, -1, 0, 8, -1, -1, 4, 12, -1, -1, 1, 9, -1, -1, 5, 13)));
+        const __m256i hi = _mm256_or_si256(
+            _mm256_shuffle_epi8(p,
+                                YUV_M(2, 10, -1, -1, 6, 14, -1, -1, 3, 11, -1, -1, 7, 15, -1, -1)),
+            _mm256_shuffle_epi8(q,
+                                YUV_M(-1, -1, 2, 10, -1, -1, 6, 14, -1, -1, 3, 11, -1, -1, 7, 15)));
+        _mm256_storeu_si256((__m256i *)d, _mm256_permute2x128_si256(lo, hi, 0x20));
+        _mm256_storeu_si256((__m256i *)(d + 32), _mm256_permute2x128_si256(lo, hi, 0x31));
+        return;
+    }
+    /* three channels: a lane's 8 pixels are 24 bytes, its first 16 in a, the rest in c */
+    const __m256i a = _mm256_or_si256(
+        _mm256_shuffle_epi8(p, YUV_M(0, 8, -1, 4, 12, -1, 1, 9, -1, 5, 13, -1, 2, 10, -1, 6)),
+        _mm256_shuffle_epi8(q, YUV_M(-1, -1, 0, -1, -1, 4, -1, -1, 1, -1, -1, 5, -1, -1, 2, -1)));
+    const __m256i e = _mm256_or_si256(
+        _mm256_shuffle_epi8(p, YUV_M(14, -1, 3, 11, -1, 7, 15, -1, -1, -1, -1, -1, -1, -1, -1, -1)),
+        _mm256_shuffle_epi8(q, YUV_M(-1, 6, -1, -1, 3, -1, -1, 7, -1, -1, -1, -1, -1, -1, -1, -1)));
+#undef YUV_M
+    _mm_storeu_si128((__m128i *)d, _mm256_castsi256_si128(a));
+    _mm_storel_epi64((__m128i *)(d + 16), _mm256_castsi256_si128(e));
+    _mm_storeu_si128((__m128i *)(d + 24), _mm256_extracti128_si256(a, 1));
+    _mm_storel_epi64((__m128i *)(d + 40), _mm256_extracti128_si256(e, 1));
+}
+
+/* The pixels of a row 16 at a time; returns how many pairs it did. The layout's loads: 4:2:0
+ * with interleaved (NV12: U first; NV21) or planar chroma, or the 4:2:2 packings (y at byte yo
+ * of each pair's four, u and v at uo and vo). */
+/* The pairs of a row it did (a multiple of 8); with py2 and d2 (4:2:0 only), also the next row,
+ * which shares the chroma. The layout's loads: 4:2:0 with interleaved (NV12: U first; NV21) or
+ * planar chroma, or the 4:2:2 packings. */
+YUV_AVX2 static inline int64_t yuv_avx2_dcn(const gip__yuv_frame *f, int packed, int planar,
+                                            const uint8_t *py, const uint8_t *pu, const uint8_t *pv,
+                                            uint8_t *d, const uint8_t *py2, uint8_t *d2, int64_t n,
+                                            int dcn, int bidx)
+{
+    int64_t k = 0;
+    const __m128i even = _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
+    if (packed) {
+        /* 8 pairs in 32 bytes from the first pair's first byte q: Y at ys + 2 i, U at us + 4 i
+         * and V at vs + 4 i */
+        const uint8_t *q = py < pu ? py : pu;
+        const int ys = (int)(py - q), us = (int)(pu - q), vs = (int)(pv - q);
+        int8_t my[16], mu[16], mv[16];
+        for (int i = 0; i < 16; i++) {
+            my[i] = (int8_t)(i < 8 ? ys + 2 * i : -1);
+            mu[i] = (int8_t)(i < 4 ? us + 4 * i : -1);
+            mv[i] = (int8_t)(i < 4 ? vs + 4 * i : -1);
+        }
+        const __m128i sy = _mm_loadu_si128((const __m128i *)my),
+                      su = _mm_loadu_si128((const __m128i *)mu),
+                      sv = _mm_loadu_si128((const __m128i *)mv);
+        for (; k + 8 <= n; k += 8) {
+            const __m128i a = _mm_loadu_si128((const __m128i *)(q + 4 * k)),
+                          b = _mm_loadu_si128((const __m128i *)(q + 4 * k + 16));
+            const __m128i y8 = _mm_unpacklo_epi64(_mm_shuffle_epi8(a, sy), _mm_shuffle_epi8(b, sy));
+            const __m128i u8 = _mm_unpacklo_epi32(_mm_shuffle_epi8(a, su), _mm_shuffle_epi8(b, su));
+            const __m128i v8 = _mm_unpacklo_epi32(_mm_shuffle_epi8(a, sv), _mm_shuffle_epi8(b, sv));
+            yuv_avx2_px(f, y8,
+                        yuv_avx2_chroma(f, _mm256_cvtepu8_epi32(u8), _mm256_cvtepu8_epi32(v8)),
+                        d + 2 * k * dcn, dcn, bidx);
+        }
+        return k;
+    }
+    for (; k + 8 <= n; k += 8) {
+        __m128i u8, v8;
+        if (planar) {
+            u8 = _mm_loadl_epi64((const __m128i *)(pu + k));
+            v8 = _mm_loadl_epi64((const __m128i *)(pv + k));
+        } else {
+            /* 16 interleaved bytes from the pair's first chroma byte */
+            const uint8_t *c = pu < pv ? pu : pv;
+            const __m128i t = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(c + 2 * k)), even);
+            u8 = pu < pv ? t : _mm_srli_si128(t, 8);
+            v8 = pu < pv ? _mm_srli_si128(t, 8) : t;
+        }
+        const yuv_avx2_uv c =
+            yuv_avx2_chroma(f, _mm256_cvtepu8_epi32(u8), _mm256_cvtepu8_epi32(v8));
+        yuv_avx2_px(f, _mm_loadu_si128((const __m128i *)(py + 2 * k)), c, d + 2 * k * dcn, dcn,
+                    bidx);
+        if (py2)
+            yuv_avx2_px(f, _mm_loadu_si128((const __m128i *)(py2 + 2 * k)), c, d2 + 2 * k * dcn,
+                        dcn, bidx);
+    }
+    return k;
+}
+
+YUV_AVX2 static int64_t yuv_avx2(const gip__yuv_frame *f, int packed, int planar, const uint8_t *py,
+                                 const uint8_t *pu, const uint8_t *pv, uint8_t *d,
+                                 const uint8_t *py2, uint8_t *d2, int64_t n)
+{
+    switch (f->dcn * 4 + f->bidx) {
+    case 12:
+        return yuv_avx2_dcn(f, packed, planar, py, pu, pv, d, py2, d2, n, 3, 0);
+    case 14:
+        return yuv_avx2_dcn(f, packed, planar, py, pu, pv, d, py2, d2, n, 3, 2);
+    case 16:
+        return yuv_avx2_dcn(f, packed, planar, py, pu, pv, d, py2, d2, n, 4, 0);
+    default:
+        return yuv_avx2_dcn(f, packed, planar, py, pu, pv, d, py2, d2, n, 4, 2);
+    }
+}
+/* AVX-512 with VBMI, 4:2:0 only: 32 pixels a step in 16 lanes of 32 bits (the same arithmetic),
+ * and one byte permute of the packed colours for each 64 bytes written. */
+#define YUV_VBMI __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512vbmi")))
+
+/* Where output byte j of 32 pixels comes from in the permute's 128 bytes: per 128-bit lane L
+ * (pixels 8 L .. 8 L + 7, the even ones first), channels 0 and 1 in the first register's bytes
+ * 16 L + pos and 16 L + 8 + pos, channel 2 and alpha in the second's. */
+static uint8_t yuv_vbmi_idx[2][128] __attribute__((aligned(64))); /* [dcn 3, 4] */
+static pthread_once_t yuv_vbmi_once = PTHREAD_ONCE_INIT;
+
+static void yuv_vbmi_init(void)
+{
+    for (int t = 0; t < 2; t++) {
+        const int dcn = 3 + t;
+        for (int j = 0; j < 32 * dcn; j++) {
+            const int px = j / dcn, ch = j % dcn, lane = px / 8, p = px % 8;
+            const int pos = p % 2 ? 4 + p / 2 : p / 2;
+            yuv_vbmi_idx[t][j] = (uint8_t)((ch >= 2 ? 64 : 0) + 16 * lane + 8 * (ch & 1) + pos);
+        }
+    }
+}
+
+YUV_VBMI static inline __m512i yuv_vbmi_comp(__m512i ye, __m512i yo, __m512i c)
+{
+    return _mm512_packs_epi32(_mm512_srai_epi32(_mm512_add_epi32(ye, c), 20),
+                              _mm512_srai_epi32(_mm512_add_epi32(yo, c), 20));
+}
+
+YUV_VBMI static inline int64_t yuv_vbmi_dcn(const gip__yuv_frame *f, int planar, const uint8_t *py,
+                                            const uint8_t *pu, const uint8_t *pv, uint8_t *d,
+                                            const uint8_t *py2, uint8_t *d2, int64_t n, int dcn,
+                                            int bidx)
+{
+    const __m256i split = _mm256_broadcastsi128_si256(
+        _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15));
+    const __m512i half = _mm512_set1_epi32(1 << 19), k128 = _mm512_set1_epi32(128);
+    const __m512i cy = _mm512_set1_epi32(f->cy), cvr = _mm512_set1_epi32(f->cvr),
+                  cvg = _mm512_set1_epi32(f->cvg), cug = _mm512_set1_epi32(f->cug),
+                  cub = _mm512_set1_epi32(f->cub);
+    const __m256i yoff = _mm256_set1_epi8((char)f->yoff);
+    const __m512i idx0 = _mm512_load_si512((const void *)yuv_vbmi_idx[dcn - 3]),
+                  idx1 = _mm512_load_si512((const void *)(yuv_vbmi_idx[dcn - 3] + 64));
+    const uint8_t *rows[2] = {py, py2};
+    uint8_t *outs[2] = {d, d2};
+    int64_t k = 0;
+    for (; k + 16 <= n; k += 16) {
+        __m512i u, v;
+        if (planar) {
+            u = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(pu + k)));
+            v = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(pv + k)));
+        } else {
+            /* 32 interleaved bytes: per lane the first byte of each pair, then the second */
+            const uint8_t *c = pu < pv ? pu : pv;
+            const __m256i t = _mm256_permute4x64_epi64(
+                _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(c + 2 * k)), split), 0xD8);
+            const __m512i first = _mm512_cvtepu8_epi32(_mm256_castsi256_si128(t)),
+                          second = _mm512_cvtepu8_epi32(_mm256_extracti128_si256(t, 1));
+            u = pu < pv ? first : second;
+            v = pu < pv ? second : first;
+        }
+        u = _mm512_sub_epi32(u, k128);
+        v = _mm512_sub_epi32(v, k128);
+        const __m512i ruv = _mm512_add_epi32(half, _mm512_mullo_epi32(v, cvr));
+        const __m512i guv = _mm512_add_epi32(_mm512_add_epi32(half, _mm512_mullo_epi32(v, cvg)),
+                                             _mm512_mullo_epi32(u, cug));
+        const __m512i buv = _mm512_add_epi32(half, _mm512_mullo_epi32(u, cub));
+        for (int row = 0; row < 2; row++) {
+            if (!rows[row])
+                break;
+            /* max(Y - yoff, 0), the even pixels then the odd ones */
+            const __m256i y = _mm256_permute4x64_epi64(
+                _mm256_shuffle_epi8(
+                    _mm256_subs_epu8(_mm256_loadu_si256((const __m256i *)(rows[row] + 2 * k)),
+                                     yoff),
+                    split),
+                0xD8);
+            const __m512i ye =
+                _mm512_mullo_epi32(_mm512_cvtepu8_epi32(_mm256_castsi256_si128(y)), cy);
+            const __m512i yo =
+                _mm512_mullo_epi32(_mm512_cvtepu8_epi32(_mm256_extracti128_si256(y, 1)), cy);
+            const __m512i r = yuv_vbmi_comp(ye, yo, ruv), g = yuv_vbmi_comp(ye, yo, guv),
+                          b = yuv_vbmi_comp(ye, yo, buv);
+            const __m512i p = _mm512_packus_epi16(bidx ? r : b, g);
+            const __m512i q =
+                _mm512_packus_epi16(bidx ? b : r, dcn == 4 ? _mm512_set1_epi16(255) : g);
+            uint8_t *o = outs[row] + 2 * k * dcn;
+            _mm512_storeu_si512((void *)o, _mm512_permutex2var_epi8(p, idx0, q));
+            const __m512i rest = _mm512_permutex2var_epi8(p, idx1, q);
+            if (dcn == 4)
+                _mm512_storeu_si512((void *)(o + 64), rest);
+            else
+                _mm256_storeu_si256((__m256i *)(o + 64), _mm512_castsi512_si256(rest));
+        }
+    }
+    return k;
+}
+
+YUV_VBMI static int64_t yuv_vbmi(const gip__yuv_frame *f, int planar, const uint8_t *py,
+                                 const uint8_t *pu, const uint8_t *pv, uint8_t *d,
+                                 const uint8_t *py2, uint8_t *d2, int64_t n)
+{
+    pthread_once(&yuv_vbmi_once, yuv_vbmi_init);
+    switch (f->dcn * 4 + f->bidx) {
+    case 12:
+        return yuv_vbmi_dcn(f, planar, py, pu, pv, d, py2, d2, n, 3, 0);
+    case 14:
+        return yuv_vbmi_dcn(f, planar, py, pu, pv, d, py2, d2, n, 3, 2);
+    case 16:
+        return yuv_vbmi_dcn(f, planar, py, pu, pv, d, py2, d2, n, 4, 0);
+    default:
+        return yuv_vbmi_dcn(f, planar, py, pu, pv, d, py2, d2, n, 4, 2);
+    }
+}
+
+/* Whether the AVX-512 VBMI rows may run: the CPU has them and GIP_NOAVX512 is not set. */
+static bool yuv_vbmi_ok(void)
+{
+    static int has = -1;
+    int v = __atomic_load_n(&has, __ATOMIC_RELAXED);
+    if (v < 0) {
+        __builtin_cpu_init();
+        v = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi");
+        __atomic_store_n(&has, v, __ATOMIC_RELAXED);
+    }
+    return v == 1 && !gip__tuning_get()->noavx512;
+}
+#endif
+
 static void yuv_rows(void *arg, int64_t y0, int64_t y1)
 {
     const yuv_job *j = arg;
-    const int cn = j->f.dcn;
+    const gip__yuv_frame *f = &j->f;
+    const int64_t s = f->stride, w = f->width, h = f->height;
     for (int64_t y = y0; y < y1; y++) {
         uint8_t *d = (uint8_t *)j->dst->data + y * j->dst->stride;
-        for (int64_t x = 0; x < j->f.width; x++)
-            gip__yuv_pixel(&j->f, x, y, d + x * cn);
+        const uint8_t *py = f->data + y * s, *pu, *pv;
+        int packed = 0, planar = 0;
+        switch (f->layout) {
+        case GIP_YUV_NV12:
+        case GIP_YUV_NV21:
+            pu = f->data + (h + y / 2) * s + (f->layout == GIP_YUV_NV21);
+            pv = f->data + (h + y / 2) * s + (f->layout == GIP_YUV_NV12);
+            break;
+        case GIP_YUV_I420:
+        case GIP_YUV_YV12: {
+            /* half rows of w / 2 bytes after Y, two a frame row: U's h / 2, then V's (YV12: V
+             * first), as gip__yuv_sample() reads them */
+            const uint8_t *base = f->data + h * s;
+            const int64_t k = y / 2, ku = f->layout == GIP_YUV_I420 ? k : k + h / 2,
+                          kv = f->layout == GIP_YUV_I420 ? k + h / 2 : k;
+            pu = base + (ku >> 1) * s + (ku & 1) * (w / 2);
+            pv = base + (kv >> 1) * s + (kv & 1) * (w / 2);
+            planar = 1;
+            break;
+        }
+        default: /* 4:2:2: YUY2 Y0 U Y1 V, UYVY U Y0 V Y1, YVYU Y0 V Y1 U */
+            packed = 1;
+            pu = py + (f->layout == GIP_YUV_UYVY ? 0 : f->layout == GIP_YUV_YUY2 ? 1 : 3);
+            pv = py + (f->layout == GIP_YUV_UYVY ? 2 : f->layout == GIP_YUV_YUY2 ? 3 : 1);
+            py += f->layout == GIP_YUV_UYVY;
+            break;
+        }
+        if (f->dcn == 1) {
+            if (packed)
+                for (int64_t x = 0; x < w; x++)
+                    d[x] = py[2 * x];
+            else
+                memcpy(d, py, (size_t)w);
+            continue;
+        }
+        int64_t k = 0;
+        const int64_t n = w / 2;
+        /* 4:2:0: an even row and the next share their chroma, done together where both are
+         * this band's */
+        const bool two = !packed && y % 2 == 0 && y + 1 < y1;
+        uint8_t *d2 = two ? d + j->dst->stride : NULL;
+        const uint8_t *py2 = two ? py + s : NULL;
+#ifdef YUV_X86
+        if (gip__cc_simd_active()) {
+            if (!packed && yuv_vbmi_ok())
+                k = yuv_vbmi(f, planar, py, pu, pv, d, py2, d2, n);
+            /* the AVX2 steps after the AVX-512 ones (for the second row of a pair too, whose
+             * progress equals the first's) */
+            const int ys = packed ? 4 : 2, cs = packed ? 4 : planar ? 1 : 2;
+            k += yuv_avx2(f, packed, planar, py + k * ys, pu + k * cs, pv + k * cs,
+                          d + 2 * k * f->dcn, py2 ? py2 + k * ys : NULL,
+                          d2 ? d2 + 2 * k * f->dcn : NULL, n - k);
+        }
+#endif
+        const int ys = packed ? 4 : 2, cs = packed ? 4 : planar ? 1 : 2;
+        yuv_row(f, packed, planar, py + k * ys, pu + k * cs, pv + k * cs, d + 2 * k * f->dcn,
+                n - k);
+        if (two) {
+            yuv_row(f, packed, planar, py2 + k * ys, pu + k * cs, pv + k * cs, d2 + 2 * k * f->dcn,
+                    n - k);
+            y++;
+        }
     }
 }
 
