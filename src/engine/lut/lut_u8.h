@@ -20,6 +20,11 @@ void gip__lut_u8_row(const uint8_t table[256], const uint8_t *src, uint8_t *dst,
 void gip__lut_u8_row_cn(const uint8_t *const tables[], int32_t cn, const uint8_t *src, uint8_t *dst,
                         int64_t n);
 
+/* gip__lut_u8_row_cn() with streaming stores where stream is set, dst is not src and the vector
+ * path runs (a destination too large for the caches); the stores are fenced before it returns. */
+void gip__lut_u8_row_cn_stream(const uint8_t *const tables[], int32_t cn, const uint8_t *src,
+                               uint8_t *dst, int64_t n, bool stream);
+
 /* A table of 2- or 4-byte entries indexed by u8 elements (the pipeline's fused pass from u8 into
  * u16, s16 or f32): per channel, each entry widened to 32 bits, and the row function chosen by
  * what the CPU has (AVX-512 or AVX2 gathers, a scalar loop; GIP_NOSIMD and GIP_NOAVX512

@@ -66,7 +66,7 @@ static void wide_elems(const gip__lut_wide *w, const uint8_t *s, void *d, int64_
 }
 
 /* The first element from which stores of `align` bytes are aligned (d aligned to es), or n. */
-static int64_t stream_start(const void *d, int32_t es, uintptr_t align, int64_t n)
+static int64_t aligned_start(const void *d, int32_t es, uintptr_t align, int64_t n)
 {
     int64_t h = 0;
     while (h < n && ((uintptr_t)d + (uintptr_t)(h * es)) % align)
@@ -89,8 +89,8 @@ avx512_body(const gip__lut_wide *w, const uint8_t *s, void *d, int64_t n, const 
 {
     const int32_t cn = w->cn;
     int64_t i = 0;
-    if (stream) {
-        i = stream_start(d, es, (uintptr_t)(16 * es), n);
+    if ((uintptr_t)d % (uintptr_t)es == 0) { /* whole-line stores (streaming ones need it) */
+        i = aligned_start(d, es, (uintptr_t)(16 * es), n);
         wide_elems(w, s, d, 0, i);
     }
     int32_t p[4][16];
@@ -146,8 +146,8 @@ __attribute__((target("avx2"))) static ALWAYS_INLINE void avx2_body(const gip__l
 {
     const int32_t cn = w->cn;
     int64_t i = 0;
-    if (stream) {
-        i = stream_start(d, es, 32, n);
+    if ((uintptr_t)d % (uintptr_t)es == 0) { /* stores within a line (streaming ones need it) */
+        i = aligned_start(d, es, 32, n);
         wide_elems(w, s, d, 0, i);
     }
     int32_t p[4][16];

@@ -12,6 +12,75 @@
 #include "pointwise.h"
 #include "registry/registry.h"
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define MM_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define MM_CLONES
+#endif
+
+/* The smallest and largest of n integer elements, into *mn and *mx (which hold the values so far):
+ * loops the compiler turns into vector min and max. */
+#define MINMAX_ROW(NAME, T)                                                                        \
+    MM_CLONES static void NAME(const T *restrict s, int64_t n, int32_t *mn, int32_t *mx)           \
+    {                                                                                              \
+        T lo = (T)*mn, hi = (T)*mx;                                                                \
+        for (int64_t i = 0; i < n; i++) {                                                          \
+            lo = s[i] < lo ? s[i] : lo;                                                            \
+            hi = s[i] > hi ? s[i] : hi;                                                            \
+        }                                                                                          \
+        *mn = lo, *mx = hi;                                                                        \
+    }
+MINMAX_ROW(minmax_u8, uint8_t)
+MINMAX_ROW(minmax_u16, uint16_t)
+MINMAX_ROW(minmax_s16, int16_t)
+
+enum { MM_BANDS = 64 };
+
+typedef struct minmax_job {
+    const gip_image *src;
+    int64_t bands;
+    int32_t mn[MM_BANDS], mx[MM_BANDS];
+} minmax_job;
+
+static void minmax_bands(void *arg, int64_t b0, int64_t b1)
+{
+    minmax_job *j = arg;
+    const gip_image *s = j->src;
+    const int64_t n = s->width * s->channels;
+    for (int64_t b = b0; b < b1; b++) {
+        const int64_t y0 = s->height * b / j->bands, y1 = s->height * (b + 1) / j->bands;
+        int32_t mn = s->dtype == GIP_U8 ? 255 : s->dtype == GIP_U16 ? 65535 : 32767;
+        int32_t mx = s->dtype == GIP_S16 ? -32768 : 0;
+        for (int64_t y = y0; y < y1; y++) {
+            const void *r = (const char *)s->data + y * s->stride;
+            if (s->dtype == GIP_U8)
+                minmax_u8(r, n, &mn, &mx);
+            else if (s->dtype == GIP_U16)
+                minmax_u16(r, n, &mn, &mx);
+            else
+                minmax_s16(r, n, &mn, &mx);
+        }
+        j->mn[b] = mn, j->mx[b] = mx;
+    }
+}
+
+/* min and max over every element of an integer image without a mask, all channels together (what
+ * NORM_MINMAX and NORM_INF read): one pass of vector min and max instead of the statistics'
+ * per-channel sums. */
+static void minmax_cpu(gip_context *ctx, const gip_image *src, gip__reduce *r)
+{
+    minmax_job j;
+    j.src = src;
+    j.bands = src->height < MM_BANDS ? src->height : MM_BANDS;
+    gip__parallel_for(ctx, j.bands, 1, minmax_bands, &j);
+    int32_t mn = j.mn[0], mx = j.mx[0];
+    for (int64_t b = 1; b < j.bands; b++) {
+        mn = j.mn[b] < mn ? j.mn[b] : mn;
+        mx = j.mx[b] > mx ? j.mx[b] : mx;
+    }
+    r->min = mn, r->max = mx, r->l1 = 0, r->l2 = 0;
+}
+
 /* min, max, sum of |x| and sum of x^2 over every element where mask is not 0, through the
  * statistics family's per-channel reduction (exact integer sums, double for f32). */
 static gip_status reduce_cpu(gip_context *ctx, const gip_image *src, const gip_image *mask,
@@ -33,6 +102,30 @@ static gip_status reduce_cpu(gip_context *ctx, const gip_image *src, const gip_i
         r->l2 += src->dtype == GIP_F32 ? ch->fq : (double)ch->iq;
     }
     return GIP_OK;
+}
+
+/* dst = src * scale + shift as gip_convert() computes it; u8 into u8 on the CPU through a table
+ * of convert's own arithmetic (fmaf of the single-precision scale and shift, rounded half to even
+ * and saturated; a copy where OpenCV's noScale holds), which the point operations' table pass
+ * runs 64 elements an instruction. */
+static gip_status convert(gip_context *ctx, const gip_image *src, gip_image *dst, double scale,
+                          double shift, bool on_device)
+{
+    if (on_device || src->dtype != GIP_U8 || dst->dtype != GIP_U8 || fabs(scale) > FLT_MAX ||
+        fabs(shift) > FLT_MAX)
+        return gip_convert(ctx, src, dst, scale, shift);
+    const bool plain = fabs(scale - 1.0) < DBL_EPSILON && fabs(shift) < DBL_EPSILON;
+    if (plain && gip__images_same(src, dst))
+        return GIP_OK;
+    gip__pw p;
+    memset(&p, 0, sizeof p);
+    p.kind = GIP__PW_LUT;
+    const float a = (float)scale, b = (float)shift;
+    for (int32_t v = 0; v < 256; v++)
+        p.table[0][v] = plain ? (uint8_t)v : gip__pw_u8(fmaf((float)v, a, b));
+    for (int32_t c = 1; c < src->channels; c++)
+        memcpy(p.table[c], p.table[0], 256);
+    return gip__pw_run(ctx, src, NULL, dst, &p, false);
 }
 
 gip_status gip_normalize(gip_context *ctx, const gip_image *src, gip_image *dst, double alpha,
@@ -79,6 +172,9 @@ gip_status gip_normalize(gip_context *ctx, const gip_image *src, gip_image *dst,
 #else
         return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
 #endif
+    } else if (!mask && src->dtype != GIP_F32 && src->width > 0 && src->height > 0 &&
+               (norm == GIP_NORM_MINMAX || norm == GIP_NORM_INF)) {
+        minmax_cpu(ctx, src, &r);
     } else if ((st = reduce_cpu(ctx, src, mask, &r))) {
         return st;
     }
@@ -98,7 +194,7 @@ gip_status gip_normalize(gip_context *ctx, const gip_image *src, gip_image *dst,
         scale = n > DBL_EPSILON ? alpha / n : 0.0;
         shift = 0;
     }
-    if ((st = gip_convert(ctx, src, dst, scale, shift)) || !mask)
+    if ((st = convert(ctx, src, dst, scale, shift, on_device)) || !mask)
         return st;
     /* Zero where the mask is 0: dst + 0 under the mask, in place. */
     gip__pw p;

@@ -130,6 +130,7 @@ typedef struct pw_job {
     gip_image *dst;
     const gip__pw *p;
     const float *lo, *hi;
+    bool stream; /* dst spans GIP__STREAM_BYTES or more and is not src */
 } pw_job;
 
 static void unary_rows(void *arg, int64_t y0, int64_t y1)
@@ -161,7 +162,8 @@ static void unary_rows(void *arg, int64_t y0, int64_t y1)
         if (j->p->kind == GIP__PW_LUT) { /* u8 into u8 */
             const uint8_t *tables[4] = {j->p->table[0], j->p->table[1], j->p->table[2],
                                         j->p->table[3]};
-            gip__lut_u8_row_cn(tables, cn, (const uint8_t *)sr, (uint8_t *)dr, s->width);
+            gip__lut_u8_row_cn_stream(tables, cn, (const uint8_t *)sr, (uint8_t *)dr, s->width,
+                                      j->stream);
             continue;
         }
         if (gip__pw_row_fast(j->p, s->dtype, d->dtype, cn, sr, dr, n))
@@ -176,7 +178,8 @@ static void unary_rows(void *arg, int64_t y0, int64_t y1)
 void gip__pw_cpu(gip_context *ctx, const gip_image *src, const gip_image *mask, gip_image *dst,
                  const gip__pw *p)
 {
-    pw_job j = {src, NULL, mask, dst, p, NULL, NULL};
+    pw_job j = {src, NULL, mask, dst, p, NULL, NULL, false};
+    j.stream = !gip__images_same(src, dst) && gip__image_span(dst) >= GIP__STREAM_BYTES;
     gip__parallel_for(ctx, src->height, 8, unary_rows, &j);
 }
 
@@ -269,7 +272,7 @@ static void binary_rows(void *arg, int64_t y0, int64_t y1)
 void gip__pw2_cpu(gip_context *ctx, const gip_image *src, const gip_image *src2,
                   const gip_image *mask, gip_image *dst, const gip__pw *p)
 {
-    pw_job j = {src, src2, mask, dst, p, NULL, NULL};
+    pw_job j = {src, src2, mask, dst, p, NULL, NULL, false};
     gip__parallel_for(ctx, src->height, 8, binary_rows, &j);
 }
 
@@ -298,6 +301,6 @@ static void in_range_rows(void *arg, int64_t y0, int64_t y1)
 void gip__pw_in_range_cpu(gip_context *ctx, const gip_image *src, gip_image *dst, const float *lo,
                           const float *hi)
 {
-    pw_job j = {src, NULL, NULL, dst, NULL, lo, hi};
+    pw_job j = {src, NULL, NULL, dst, NULL, lo, hi, false};
     gip__parallel_for(ctx, src->height, 8, in_range_rows, &j);
 }
