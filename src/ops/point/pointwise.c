@@ -141,6 +141,11 @@ static void unary_rows(void *arg, int64_t y0, int64_t y1)
     const int cn = s->channels;
     const int64_t n = s->width * cn;
     const size_t ses = gip_dtype_size(s->dtype), des = gip_dtype_size(d->dtype);
+    if (!j->mask && j->p->kind != GIP__PW_LUT &&
+        gip__pw_rows_fast(j->p, s->dtype, d->dtype, cn, (const char *)s->data + y0 * s->stride,
+                          s->stride, (char *)d->data + y0 * d->stride, d->stride, n, y1 - y0,
+                          j->stream))
+        return;
     for (int64_t y = y0; y < y1; y++) {
         const char *sr = (const char *)s->data + y * s->stride;
         char *dr = (char *)d->data + y * d->stride;
@@ -166,8 +171,6 @@ static void unary_rows(void *arg, int64_t y0, int64_t y1)
                                       j->stream);
             continue;
         }
-        if (gip__pw_row_fast(j->p, s->dtype, d->dtype, cn, sr, dr, n))
-            continue;
         for (int64_t i = 0; i < n; i += cn)
             for (int c = 0; c < cn; c++)
                 store(d->dtype, dr + (size_t)(i + c) * des,
@@ -256,7 +259,7 @@ static void binary_rows(void *arg, int64_t y0, int64_t y1)
             binary_u8_fast(j->p->sub, (const uint8_t *)a, (const uint8_t *)b, (uint8_t *)dr,
                            w * cn))
             continue;
-        if (!mr && gip__pw2_row_fast(j->p, s->dtype, d->dtype, a, b, dr, w * cn))
+        if (!mr && gip__pw2_row_fast(j->p, s->dtype, d->dtype, a, b, dr, w * cn, j->stream))
             continue;
         for (int64_t x = 0; x < w; x++)
             for (int c = 0; c < cn; c++) {
@@ -273,6 +276,8 @@ void gip__pw2_cpu(gip_context *ctx, const gip_image *src, const gip_image *src2,
                   const gip_image *mask, gip_image *dst, const gip__pw *p)
 {
     pw_job j = {src, src2, mask, dst, p, NULL, NULL, false};
+    j.stream = !gip__images_same(src, dst) && !gip__images_same(src2, dst) &&
+               gip__image_span(dst) >= GIP__STREAM_BYTES;
     gip__parallel_for(ctx, src->height, 8, binary_rows, &j);
 }
 
