@@ -2,6 +2,7 @@
 /* normalize (gip_normalize): the reduction on the CPU, the scale and shift as OpenCV computes
  * them, the conversion by gip_convert(), and its registry entry. */
 #include <float.h>
+#include <stdatomic.h>
 #include <math.h>
 #include <string.h>
 
@@ -40,6 +41,8 @@ typedef struct minmax_job {
     const gip_image *src;
     int64_t bands;
     int32_t mn[MM_BANDS], mx[MM_BANDS];
+    _Atomic int32_t
+        full; /* a band met both ends of the dtype's range: the rest has nothing to add */
 } minmax_job;
 
 static void minmax_bands(void *arg, int64_t b0, int64_t b1)
@@ -47,11 +50,12 @@ static void minmax_bands(void *arg, int64_t b0, int64_t b1)
     minmax_job *j = arg;
     const gip_image *s = j->src;
     const int64_t n = s->width * s->channels;
+    const int32_t lo = s->dtype == GIP_S16 ? -32768 : 0;
+    const int32_t hi = s->dtype == GIP_U8 ? 255 : s->dtype == GIP_U16 ? 65535 : 32767;
     for (int64_t b = b0; b < b1; b++) {
         const int64_t y0 = s->height * b / j->bands, y1 = s->height * (b + 1) / j->bands;
-        int32_t mn = s->dtype == GIP_U8 ? 255 : s->dtype == GIP_U16 ? 65535 : 32767;
-        int32_t mx = s->dtype == GIP_S16 ? -32768 : 0;
-        for (int64_t y = y0; y < y1; y++) {
+        int32_t mn = hi, mx = lo;
+        for (int64_t y = y0; y < y1 && !atomic_load_explicit(&j->full, memory_order_relaxed); y++) {
             const void *r = (const char *)s->data + y * s->stride;
             if (s->dtype == GIP_U8)
                 minmax_u8(r, n, &mn, &mx);
@@ -59,6 +63,8 @@ static void minmax_bands(void *arg, int64_t b0, int64_t b1)
                 minmax_u16(r, n, &mn, &mx);
             else
                 minmax_s16(r, n, &mn, &mx);
+            if (mn == lo && mx == hi) /* as IPP's min and max: nothing can widen the range */
+                atomic_store_explicit(&j->full, 1, memory_order_relaxed);
         }
         j->mn[b] = mn, j->mx[b] = mx;
     }
@@ -66,14 +72,16 @@ static void minmax_bands(void *arg, int64_t b0, int64_t b1)
 
 /* min and max over every element of an integer image without a mask, all channels together (what
  * NORM_MINMAX and NORM_INF read): one pass of vector min and max instead of the statistics'
- * per-channel sums. */
+ * per-channel sums, which stops where a row range has met both ends of the dtype's range. */
 static void minmax_cpu(gip_context *ctx, const gip_image *src, gip__reduce *r)
 {
     minmax_job j;
     j.src = src;
+    atomic_init(&j.full, 0);
     j.bands = src->height < MM_BANDS ? src->height : MM_BANDS;
     gip__parallel_for(ctx, j.bands, 1, minmax_bands, &j);
     int32_t mn = j.mn[0], mx = j.mx[0];
+    /* bands cut short keep what they saw; one band reached both ends, so the result is exact */
     for (int64_t b = 1; b < j.bands; b++) {
         mn = j.mn[b] < mn ? j.mn[b] : mn;
         mx = j.mx[b] > mx ? j.mx[b] : mx;
