@@ -4,8 +4,9 @@
  * saturate_cast): every source and destination dtype, every unary kind and two-image operation,
  * lengths across the vector steps, the chunks and their tails, destinations at every element
  * offset of a cache line, streaming and cached stores, and values that test the rounding and the
- * saturation (halves, the ends of each range, NaN, infinities); on the widest path the CPU has
- * and on the portable one (GIP_NOSIMD). A CPU routine: the CUDA run is skipped. */
+ * saturation (halves, the ends of each range, NaN, infinities); on the widest path the CPU has,
+ * on AVX2 (GIP_NOAVX512) and on the portable one (GIP_NOSIMD). A CPU routine: the CUDA run is
+ * skipped. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -226,15 +227,19 @@ static void binary(void)
 static void body(gip_context *ctx)
 {
     (void)ctx;
-    for (int portable = 0; portable < 2; portable++) {
-        printf("pointwise rows: %s\n",
-               portable ? "GIP_NOSIMD=1 (the portable stores)" : "the widest path the CPU has");
-        gt_setenv("GIP_NOSIMD", portable ? "1" : NULL);
+    static const char *const what[] = {"the widest path the CPU has",
+                                       "GIP_NOAVX512=1 (AVX2 at most)",
+                                       "GIP_NOSIMD=1 (the portable stores)"};
+    for (int level = 0; level < 3; level++) {
+        printf("pointwise rows: %s\n", what[level]);
+        gt_setenv("GIP_NOAVX512", level == 1 ? "1" : NULL);
+        gt_setenv("GIP_NOSIMD", level == 2 ? "1" : NULL);
         if (gt_case())
             unary();
         if (gt_case())
             binary();
     }
+    gt_setenv("GIP_NOAVX512", NULL);
     gt_setenv("GIP_NOSIMD", NULL);
 }
 
