@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The u8 table engine (engine/lut): every length from 0 to 300 at every offset of a 64-byte
- * line, in place and not, one table and per-channel tables, and tables of 2- and 4-byte entries,
- * on the widest path the CPU has, on AVX2 (GIP_NOAVX512) and on the portable one (GIP_NOSIMD),
- * against table[src[i]] written out. A CPU engine: the CUDA
- * run is skipped. */
+ * line, in place and not, one table and per-channel tables, step tables (a threshold's, looked up
+ * by a compare), and tables of 2- and 4-byte entries, on the widest path the CPU has, on AVX2
+ * (GIP_NOAVX512) and on the portable one (GIP_NOSIMD), against table[src[i]] written out. A CPU
+ * engine: the CUDA run is skipped. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,32 +18,51 @@ static uint8_t next_u8(void)
     return (uint8_t)(rng >> 24);
 }
 
+/* Table kinds: 0 random; 1..6 a step (one value below an index, another from it on: a
+ * threshold's, looked up by a compare) at 0 (one value throughout), 1, 100, 128, 129, 255; 7 two
+ * steps (the permutes again); 8 a step whose values differ in their low bit only. */
+static void make_table(int kind, uint8_t table[256])
+{
+    static const int at[] = {0, 0, 1, 100, 128, 129, 255};
+    const uint8_t a = next_u8(), b = kind == 8 ? (uint8_t)(a ^ 1) : (uint8_t)(a ^ 0x5A);
+    for (int i = 0; i < 256; i++)
+        table[i] = kind == 0   ? next_u8()
+                   : kind == 7 ? (i < 40    ? a
+                                  : i < 200 ? b
+                                            : a)
+                   : kind == 8 ? (i < 77 ? a : b)
+                               : (i < at[kind] ? a : b);
+}
+
 static void rows(void)
 {
     uint8_t table[256], src[400], dst[400], want[400];
-    for (int i = 0; i < 256; i++)
-        table[i] = next_u8();
-    for (int off = 0; off < 64; off += 7)
-        for (int64_t n = 0; n <= 300; n++) {
-            for (int i = 0; i < 400; i++)
-                src[i] = next_u8(), dst[i] = 0xA5, want[i] = 0xA5;
-            for (int64_t i = 0; i < n; i++)
-                want[off + i] = table[src[off + i]];
-            gip__lut_u8_row(table, src + off, dst + off, n);
-            GT_CHECK(!memcmp(dst, want, sizeof dst), "lut row n=%lld offset %d", (long long)n, off);
-            memcpy(dst, src, sizeof dst);
-            gip__lut_u8_row(table, dst + off, dst + off, n); /* in place */
-            for (int i = 0; i < 400; i++)
-                if (i < off || i >= off + n)
-                    want[i] = src[i];
-            GT_CHECK(!memcmp(dst, want, sizeof dst), "lut row in place n=%lld offset %d",
-                     (long long)n, off);
-        }
-    /* every index reaches its entry (both halves of the table, bit 7 set and clear) */
-    for (int i = 0; i < 256; i++)
-        src[i] = (uint8_t)i;
-    gip__lut_u8_row(table, src, dst, 256);
-    GT_CHECK(!memcmp(dst, table, 256), "lut row over 0..255");
+    for (int kind = 0; kind < 9; kind++) {
+        make_table(kind, table);
+        for (int off = 0; off < 64; off += 7)
+            for (int64_t n = 0; n <= 300; n += (kind == 0 ? 1 : 7)) {
+                for (int i = 0; i < 400; i++)
+                    src[i] = next_u8(), dst[i] = 0xA5, want[i] = 0xA5;
+                for (int64_t i = 0; i < n; i++)
+                    want[off + i] = table[src[off + i]];
+                gip__lut_u8_row(table, src + off, dst + off, n);
+                GT_CHECK(!memcmp(dst, want, sizeof dst), "lut row table kind %d n=%lld offset %d",
+                         kind, (long long)n, off);
+                memcpy(dst, src, sizeof dst);
+                gip__lut_u8_row(table, dst + off, dst + off, n); /* in place */
+                for (int i = 0; i < 400; i++)
+                    if (i < off || i >= off + n)
+                        want[i] = src[i];
+                GT_CHECK(!memcmp(dst, want, sizeof dst),
+                         "lut row in place table kind %d n=%lld offset %d", kind, (long long)n,
+                         off);
+            }
+        /* every index reaches its entry (both halves of the table, bit 7 set and clear) */
+        for (int i = 0; i < 256; i++)
+            src[i] = (uint8_t)i;
+        gip__lut_u8_row(table, src, dst, 256);
+        GT_CHECK(!memcmp(dst, table, 256), "lut row over 0..255, table kind %d", kind);
+    }
 }
 
 static void channels(void)
