@@ -104,3 +104,35 @@ def test_pipeline_table_pass(cn, text):
     assert "lut[" in fused.describe(cn, np.uint8)
     for src in (a, off_line(a)):
         np.testing.assert_array_equal(fused(src), steps(src))
+
+
+@pytest.mark.parametrize("special", ["none", "nan", "inf", "all_nan"])
+def test_normalize_f32_extremes_as_the_statistics(special):
+    """float32 min and max in one vector pass skip NaN as the statistics do: the result equals the
+    masked route's (an all-ones mask reads the extremes through the statistics' reduction)."""
+    a = rand((H, W * 3), np.float32, seed=5) * 300 - 40
+    if special == "nan":
+        a[::7, ::5] = np.nan
+        a[0, 0] = np.nan
+    elif special == "inf":
+        a[3, 9], a[-1, -4] = np.inf, -np.inf
+    elif special == "all_nan":
+        a[:] = np.nan
+    ones = np.ones(a.shape, np.uint8)
+    for norm, al, be in ((cv2.NORM_MINMAX, 0, 255), (cv2.NORM_MINMAX, 1, -1), (cv2.NORM_INF, 5, 0)):
+        for ddepth in (-1, cv2.CV_8U):
+            try:
+                g = gip.normalize(a, None, al, be, norm, ddepth)
+            except gip.InvalidArgument as e:  # infinite extremes: no finite scale, either way
+                with pytest.raises(gip.InvalidArgument, match="must be finite"):
+                    gip.normalize(a, None, al, be, norm, ddepth, mask=ones)
+                assert special == "inf" and "must be finite" in str(e)
+                continue
+            m = gip.normalize(a, None, al, be, norm, ddepth, mask=ones)
+            np.testing.assert_array_equal(g, m, err_msg=(special, norm, ddepth))
+            if special == "none":
+                e = cv2.normalize(a, None, al, be, norm, ddepth)
+                if e.dtype == np.float32:
+                    np.testing.assert_allclose(g, e, rtol=1e-6, atol=1e-6 * max(abs(al), abs(be)))
+                else:
+                    np.testing.assert_array_equal(g, e)

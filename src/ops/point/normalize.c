@@ -12,6 +12,7 @@
 #include "ops/stats/stats.h"
 #include "pointwise.h"
 #include "registry/registry.h"
+#include "tuning.h"
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define MM_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
@@ -35,12 +36,60 @@ MINMAX_ROW(minmax_u8, uint8_t)
 MINMAX_ROW(minmax_u16, uint16_t)
 MINMAX_ROW(minmax_s16, int16_t)
 
+/* The same for f32, skipping NaN as the statistics do (v < mn is false for it; x86's min and max
+ * return their second operand, the running value, for it); *mn and *mx start at +inf and -inf. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define MM_X86 1
+__attribute__((target("avx2"))) static void minmax_f32_avx2(const float *s, int64_t n, float *mn,
+                                                            float *mx)
+{
+    __m256 lo = _mm256_set1_ps(*mn), hi = _mm256_set1_ps(*mx), lo2 = lo, hi2 = hi;
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m256 a = _mm256_loadu_ps(s + i), b = _mm256_loadu_ps(s + i + 8);
+        lo = _mm256_min_ps(a, lo), hi = _mm256_max_ps(a, hi);
+        lo2 = _mm256_min_ps(b, lo2), hi2 = _mm256_max_ps(b, hi2);
+    }
+    float l[8], h[8];
+    _mm256_storeu_ps(l, _mm256_min_ps(lo, lo2));
+    _mm256_storeu_ps(h, _mm256_max_ps(hi, hi2));
+    float m0 = *mn, m1 = *mx;
+    for (int k = 0; k < 8; k++) {
+        m0 = l[k] < m0 ? l[k] : m0;
+        m1 = h[k] > m1 ? h[k] : m1;
+    }
+    for (; i < n; i++) {
+        m0 = s[i] < m0 ? s[i] : m0;
+        m1 = s[i] > m1 ? s[i] : m1;
+    }
+    *mn = m0, *mx = m1;
+}
+#endif
+
+static void minmax_f32(const float *s, int64_t n, float *mn, float *mx)
+{
+#ifdef MM_X86
+    if (gip__simd_avx2_fma()) {
+        minmax_f32_avx2(s, n, mn, mx);
+        return;
+    }
+#endif
+    float m0 = *mn, m1 = *mx;
+    for (int64_t i = 0; i < n; i++) {
+        m0 = s[i] < m0 ? s[i] : m0;
+        m1 = s[i] > m1 ? s[i] : m1;
+    }
+    *mn = m0, *mx = m1;
+}
+
 enum { MM_BANDS = 64 };
 
 typedef struct minmax_job {
     const gip_image *src;
     int64_t bands;
     int32_t mn[MM_BANDS], mx[MM_BANDS];
+    float fmn[MM_BANDS], fmx[MM_BANDS]; /* f32 */
     _Atomic int32_t
         full; /* a band met both ends of the dtype's range: the rest has nothing to add */
 } minmax_job;
@@ -54,6 +103,13 @@ static void minmax_bands(void *arg, int64_t b0, int64_t b1)
     const int32_t hi = s->dtype == GIP_U8 ? 255 : s->dtype == GIP_U16 ? 65535 : 32767;
     for (int64_t b = b0; b < b1; b++) {
         const int64_t y0 = s->height * b / j->bands, y1 = s->height * (b + 1) / j->bands;
+        if (s->dtype == GIP_F32) {
+            float fmn = INFINITY, fmx = -INFINITY;
+            for (int64_t y = y0; y < y1; y++)
+                minmax_f32((const float *)((const char *)s->data + y * s->stride), n, &fmn, &fmx);
+            j->fmn[b] = fmn, j->fmx[b] = fmx;
+            continue;
+        }
         int32_t mn = hi, mx = lo;
         for (int64_t y = y0; y < y1 && !atomic_load_explicit(&j->full, memory_order_relaxed); y++) {
             const void *r = (const char *)s->data + y * s->stride;
@@ -70,9 +126,10 @@ static void minmax_bands(void *arg, int64_t b0, int64_t b1)
     }
 }
 
-/* min and max over every element of an integer image without a mask, all channels together (what
+/* min and max over every element of an image without a mask, all channels together (what
  * NORM_MINMAX and NORM_INF read): one pass of vector min and max instead of the statistics'
- * per-channel sums, which stops where a row range has met both ends of the dtype's range. */
+ * per-channel sums, which for integers stops where a row range has met both ends of the dtype's
+ * range. */
 static void minmax_cpu(gip_context *ctx, const gip_image *src, gip__reduce *r)
 {
     minmax_job j;
@@ -80,6 +137,15 @@ static void minmax_cpu(gip_context *ctx, const gip_image *src, gip__reduce *r)
     atomic_init(&j.full, 0);
     j.bands = src->height < MM_BANDS ? src->height : MM_BANDS;
     gip__parallel_for(ctx, j.bands, 1, minmax_bands, &j);
+    if (src->dtype == GIP_F32) { /* all NaN: +inf above -inf, no element (as the statistics) */
+        float mn = INFINITY, mx = -INFINITY;
+        for (int64_t b = 0; b < j.bands; b++) {
+            mn = j.fmn[b] < mn ? j.fmn[b] : mn;
+            mx = j.fmx[b] > mx ? j.fmx[b] : mx;
+        }
+        r->min = mn > mx ? DBL_MAX : mn, r->max = mn > mx ? -DBL_MAX : mx, r->l1 = 0, r->l2 = 0;
+        return;
+    }
     int32_t mn = j.mn[0], mx = j.mx[0];
     /* bands cut short keep what they saw; one band reached both ends, so the result is exact */
     for (int64_t b = 1; b < j.bands; b++) {
@@ -180,7 +246,7 @@ gip_status gip_normalize(gip_context *ctx, const gip_image *src, gip_image *dst,
 #else
         return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
 #endif
-    } else if (!mask && src->dtype != GIP_F32 && src->width > 0 && src->height > 0 &&
+    } else if (!mask && src->width > 0 && src->height > 0 &&
                (norm == GIP_NORM_MINMAX || norm == GIP_NORM_INF)) {
         minmax_cpu(ctx, src, &r);
     } else if ((st = reduce_cpu(ctx, src, mask, &r))) {
