@@ -130,6 +130,7 @@ typedef struct pw_job {
     gip_image *dst;
     const gip__pw *p;
     const float *lo, *hi;
+    bool stream; /* dst spans GIP__STREAM_BYTES or more and is not src */
 } pw_job;
 
 static void unary_rows(void *arg, int64_t y0, int64_t y1)
@@ -140,6 +141,11 @@ static void unary_rows(void *arg, int64_t y0, int64_t y1)
     const int cn = s->channels;
     const int64_t n = s->width * cn;
     const size_t ses = gip_dtype_size(s->dtype), des = gip_dtype_size(d->dtype);
+    if (!j->mask && j->p->kind != GIP__PW_LUT &&
+        gip__pw_rows_fast(j->p, s->dtype, d->dtype, cn, (const char *)s->data + y0 * s->stride,
+                          s->stride, (char *)d->data + y0 * d->stride, d->stride, n, y1 - y0,
+                          j->stream))
+        return;
     for (int64_t y = y0; y < y1; y++) {
         const char *sr = (const char *)s->data + y * s->stride;
         char *dr = (char *)d->data + y * d->stride;
@@ -161,11 +167,10 @@ static void unary_rows(void *arg, int64_t y0, int64_t y1)
         if (j->p->kind == GIP__PW_LUT) { /* u8 into u8 */
             const uint8_t *tables[4] = {j->p->table[0], j->p->table[1], j->p->table[2],
                                         j->p->table[3]};
-            gip__lut_u8_row_cn(tables, cn, (const uint8_t *)sr, (uint8_t *)dr, s->width);
+            gip__lut_u8_row_cn_stream(tables, cn, (const uint8_t *)sr, (uint8_t *)dr, s->width,
+                                      j->stream);
             continue;
         }
-        if (gip__pw_row_fast(j->p, s->dtype, d->dtype, cn, sr, dr, n))
-            continue;
         for (int64_t i = 0; i < n; i += cn)
             for (int c = 0; c < cn; c++)
                 store(d->dtype, dr + (size_t)(i + c) * des,
@@ -176,7 +181,8 @@ static void unary_rows(void *arg, int64_t y0, int64_t y1)
 void gip__pw_cpu(gip_context *ctx, const gip_image *src, const gip_image *mask, gip_image *dst,
                  const gip__pw *p)
 {
-    pw_job j = {src, NULL, mask, dst, p, NULL, NULL};
+    pw_job j = {src, NULL, mask, dst, p, NULL, NULL, false};
+    j.stream = !gip__images_same(src, dst) && gip__image_span(dst) >= GIP__STREAM_BYTES;
     gip__parallel_for(ctx, src->height, 8, unary_rows, &j);
 }
 
@@ -253,7 +259,7 @@ static void binary_rows(void *arg, int64_t y0, int64_t y1)
             binary_u8_fast(j->p->sub, (const uint8_t *)a, (const uint8_t *)b, (uint8_t *)dr,
                            w * cn))
             continue;
-        if (!mr && gip__pw2_row_fast(j->p, s->dtype, d->dtype, a, b, dr, w * cn))
+        if (!mr && gip__pw2_row_fast(j->p, s->dtype, d->dtype, a, b, dr, w * cn, j->stream))
             continue;
         for (int64_t x = 0; x < w; x++)
             for (int c = 0; c < cn; c++) {
@@ -269,7 +275,9 @@ static void binary_rows(void *arg, int64_t y0, int64_t y1)
 void gip__pw2_cpu(gip_context *ctx, const gip_image *src, const gip_image *src2,
                   const gip_image *mask, gip_image *dst, const gip__pw *p)
 {
-    pw_job j = {src, src2, mask, dst, p, NULL, NULL};
+    pw_job j = {src, src2, mask, dst, p, NULL, NULL, false};
+    j.stream = !gip__images_same(src, dst) && !gip__images_same(src2, dst) &&
+               gip__image_span(dst) >= GIP__STREAM_BYTES;
     gip__parallel_for(ctx, src->height, 8, binary_rows, &j);
 }
 
@@ -298,6 +306,6 @@ static void in_range_rows(void *arg, int64_t y0, int64_t y1)
 void gip__pw_in_range_cpu(gip_context *ctx, const gip_image *src, gip_image *dst, const float *lo,
                           const float *hi)
 {
-    pw_job j = {src, NULL, NULL, dst, NULL, lo, hi};
+    pw_job j = {src, NULL, NULL, dst, NULL, lo, hi, false};
     gip__parallel_for(ctx, src->height, 8, in_range_rows, &j);
 }

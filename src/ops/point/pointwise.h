@@ -246,13 +246,16 @@ gip_status gip__pw_check(gip_context *ctx, const gip_image *src, const gip_image
                          const char *op, unsigned dtypes, int ddt, bool one_channel, bool in_place,
                          bool *on_device);
 
-/* A row of n elements (cn channels interleaved) of a unary operation without a mask, or of a
- * two-image one, through the vectorised chunk loops (pointwise_rows.c); false where the kind
- * has none (tables, gamma), and the caller's element loop runs. */
-bool gip__pw_row_fast(const gip__pw *p, gip_dtype sdt, gip_dtype ddt, int32_t cn, const void *src,
-                      void *dst, int64_t n);
+/* `rows` rows of n elements (cn channels interleaved; rows stride bytes apart) of a unary
+ * operation without a mask, or a row of a two-image one, through the vectorised chunk loops
+ * (pointwise_rows.c); false where the kind has none (tables, gamma), and the caller's element
+ * loop runs. stream: a destination too large for the caches, written with streaming stores
+ * (fenced before return) where the CPU's vector path runs. */
+bool gip__pw_rows_fast(const gip__pw *p, gip_dtype sdt, gip_dtype ddt, int32_t cn, const void *src,
+                       int64_t sstride, void *dst, int64_t dstride, int64_t n, int64_t rows,
+                       bool stream);
 bool gip__pw2_row_fast(const gip__pw *p, gip_dtype sdt, gip_dtype ddt, const void *a,
-                       const void *a2, void *dst, int64_t n);
+                       const void *a2, void *dst, int64_t n, bool stream);
 
 /* inRange's row of w pixels of integer elements (false for f32: the element loop runs). */
 bool gip__pw_in_range_row_fast(gip_dtype sdt, int32_t cn, const void *src, uint8_t *dst, int64_t w,
