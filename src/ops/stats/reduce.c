@@ -54,6 +54,15 @@ void gip__red_combine(gip__red *a, const gip__red *b, int32_t channels)
 #define RED_X86 1
 #endif
 
+/* The extremes of an unmasked run of rows (of one channel): each row's smallest and largest value,
+ * the first row that holds the run's, and their positions, looked for in that row only (once per
+ * image: see gip__reduce_cpu). */
+typedef struct flat_pending {
+    double mn, mx;
+    int64_t ymn, ymx; /* the first row of the run of rows that holds them */
+    int64_t nmn, nmx; /* that run's elements */
+} flat_pending;
+
 typedef struct red_job {
     const gip_image *a, *b, *mask;
     uint32_t want;
@@ -63,6 +72,7 @@ typedef struct red_job {
     double lo, hi; /* the dtype's range */
     int64_t stop;  /* the first block that saturated (atomic), INT64_MAX while none */
     gip__red *parts;
+    flat_pending *pend; /* unmasked: each block's pending extremes, 4 a block */
 } red_job;
 
 /* One row of one channel: a (minus b where given) at elements c, c + cn, ... of w pixels, where
@@ -286,7 +296,10 @@ static inline double lanes_sum(double *acc)
         VT lo[4], hi[4];                                                                           \
         for (int l = 0; l < 4; l++)                                                                \
             lo[l] = P##_set1_ps(INFINITY), hi[l] = P##_set1_ps(-INFINITY);                         \
-        int64_t x = 0;                                                                             \
+        /* from a's first vector boundary: loads across cache lines cost more */                   \
+        int64_t x0 = (int64_t)((-(uintptr_t)a & (4 * W - 1)) / 4);                                 \
+        x0 = x0 < n ? x0 : n;                                                                      \
+        int64_t x = x0;                                                                            \
         if (b)                                                                                     \
             for (; x + 4 * W <= n; x += 4 * W)                                                     \
                 for (int l = 0; l < 4; l++) {                                                      \
@@ -301,13 +314,18 @@ static inline double lanes_sum(double *acc)
                     lo[l] = P##_min_ps(v, lo[l]);                                                  \
                     hi[l] = P##_max_ps(v, hi[l]);                                                  \
                 }                                                                                  \
-        float tl[4 * W], th[4 * W];                                                                \
-        for (int l = 0; l < 4; l++)                                                                \
-            P##_storeu_ps(tl + l * W, lo[l]), P##_storeu_ps(th + l * W, hi[l]);                    \
+        float tl[W], th[W];                                                                        \
+        P##_storeu_ps(tl, P##_min_ps(P##_min_ps(lo[0], lo[1]), P##_min_ps(lo[2], lo[3])));         \
+        P##_storeu_ps(th, P##_max_ps(P##_max_ps(hi[0], hi[1]), P##_max_ps(hi[2], hi[3])));         \
         float fl = INFINITY, fh = -INFINITY;                                                       \
-        for (int l = 0; l < 4 * W; l++) {                                                          \
+        for (int l = 0; l < W; l++) {                                                              \
             fl = tl[l] < fl ? tl[l] : fl;                                                          \
             fh = th[l] > fh ? th[l] : fh;                                                          \
+        }                                                                                          \
+        for (int64_t i = 0; i < x0; i++) {                                                         \
+            float v = b ? a[i] - b[i] : a[i];                                                      \
+            fl = v < fl ? v : fl;                                                                  \
+            fh = v > fh ? v : fh;                                                                  \
         }                                                                                          \
         for (; x < n; x++) {                                                                       \
             float v = b ? a[x] - b[x] : a[x];                                                      \
@@ -554,6 +572,46 @@ __attribute__((target("avx2"))) static int u8_ext_avx2(const uint8_t *a, int64_t
 }
 #undef LD
 
+/* u8 extremes with AVX-512BW, 256 bytes a step in four pairs of accumulators, from the first
+ * 64-byte boundary on (loads that straddle two cache lines cost more). */
+__attribute__((target("avx512f,avx512bw"))) static int u8_ext_avx512(const uint8_t *a, int64_t n,
+                                                                     double *omn, double *omx)
+{
+    uint8_t mn = 255, mx = 0;
+    int64_t head = (int64_t)(-(uintptr_t)a & 63);
+    head = head < n ? head : n;
+    for (int64_t x = 0; x < head; x++) {
+        mn = a[x] < mn ? a[x] : mn;
+        mx = a[x] > mx ? a[x] : mx;
+    }
+    a += head, n -= head;
+    const int64_t nv = n & ~(int64_t)255;
+    __m512i lo[4], hi[4];
+    for (int k = 0; k < 4; k++)
+        lo[k] = _mm512_set1_epi8(-1), hi[k] = _mm512_setzero_si512();
+    for (int64_t x = 0; x < nv; x += 256)
+        for (int k = 0; k < 4; k++) {
+            __m512i v = _mm512_load_si512(a + x + 64 * k);
+            lo[k] = _mm512_min_epu8(lo[k], v);
+            hi[k] = _mm512_max_epu8(hi[k], v);
+        }
+    uint8_t tl[64], th[64];
+    _mm512_storeu_si512(
+        tl, _mm512_min_epu8(_mm512_min_epu8(lo[0], lo[1]), _mm512_min_epu8(lo[2], lo[3])));
+    _mm512_storeu_si512(
+        th, _mm512_max_epu8(_mm512_max_epu8(hi[0], hi[1]), _mm512_max_epu8(hi[2], hi[3])));
+    for (int l = 0; l < 64; l++) {
+        mn = tl[l] < mn ? tl[l] : mn;
+        mx = th[l] > mx ? th[l] : mx;
+    }
+    for (int64_t x = nv; x < n; x++) {
+        mn = a[x] < mn ? a[x] : mn;
+        mx = a[x] > mx ? a[x] : mx;
+    }
+    *omn = mn, *omx = mx;
+    return 1;
+}
+
 /* u8 three-channel sums with AVX-512 VBMI and VNNI: 64 pixels (192 bytes) a step split into
  * their channels by byte permutes, each channel's sum a dot product with ones and its squares
  * x (x - 128) (unsigned by signed bytes) plus 128 x. A 32-bit lane gains at most 4 * 32385 a
@@ -711,14 +769,6 @@ __attribute__((target("avx2"))) static void f32_sums_avx2(const float *a, const 
     }
 }
 #endif
-
-/* The extremes of an unmasked run of rows (of one channel): each row's smallest and largest value,
- * the first row that holds the run's, and their positions, looked for in that row only. */
-typedef struct flat_pending {
-    double mn, mx;
-    int64_t ymn, ymx; /* the first row of the run of rows that holds them */
-    int64_t nmn, nmx; /* that run's elements */
-} flat_pending;
 
 /* ---- unmasked rows of 2 to 4 channels: every channel in one loop, CN a constant ---------- */
 
@@ -980,7 +1030,7 @@ static void flat_row(const red_job *j, const void *ra, const void *rb, int64_t w
             u8_sums_avx2(ra, rb, w, sums, ch);
         sums = 0;
         if (ext && !rb && w > 0) {
-            got = u8_ext_avx2(ra, w, &mn, &mx);
+            got = j->avx2 > 1 ? u8_ext_avx512(ra, w, &mn, &mx) : u8_ext_avx2(ra, w, &mn, &mx);
             ext = false;
         }
     }
@@ -1007,16 +1057,31 @@ static void flat_row(const red_job *j, const void *ra, const void *rb, int64_t w
 }
 
 /* Folds the run's extremes into ch (which holds only earlier rows'): positions where they
- * improve on it. */
+ * improve on it. A run of several contiguous rows is searched through each row's extremes
+ * (vector loops) for the first row that holds the value, then that row element by element;
+ * u8 runs through memchr. */
 static void flat_resolve(const red_job *j, const flat_pending *p, gip__red_ch *ch)
 {
     const gip_image *a = j->a, *b = j->b;
     const int64_t w = a->width;
     for (int e = 0; e < 2; e++) {
-        const int64_t y = e ? p->ymx : p->ymn, n = e ? p->nmx : p->nmn;
+        int64_t y = e ? p->ymx : p->ymn, n = e ? p->nmx : p->nmn;
         const double val = e ? p->mx : p->mn;
         if (y < 0 || (e ? (ch->imx >= 0 && !(val > ch->mx)) : (ch->imn >= 0 && !(val < ch->mn))))
             continue;
+        if (a->dtype != GIP_U8 && n > w) {
+            const int64_t rs = w * (int64_t)gip_dtype_size(a->dtype);
+            for (const int64_t y1 = y + n / w; y + 1 < y1; y++) {
+                flat_pending q = {0, 0, -1, -1, 0, 0};
+                gip__red_ch unused;
+                flat_row(j, (const unsigned char *)a->data + y * rs,
+                         b ? (const unsigned char *)b->data + y * rs : NULL, w, y, &unused, &q,
+                         GIP__RED_EXTREMES);
+                if (q.ymn >= 0 && (e ? q.mx : q.mn) == val)
+                    break;
+            }
+            n = w;
+        }
         const void *ra = (const unsigned char *)a->data + y * a->stride;
         const void *rb = b ? (const unsigned char *)b->data + y * b->stride : NULL;
         double v = val;
@@ -1063,13 +1128,12 @@ static void red_rows(red_job *j, int64_t k, int64_t y0, int64_t y1, gip__red *r)
         flat_pending p = {0, 0, -1, -1, 0, 0};
         const int64_t rs = w * (int64_t)gip_dtype_size(a->dtype);
         if (y1 - y0 > 1 && a->stride == rs && (!b || b->stride == rs)) {
-            /* Contiguous rows: the integer sums (exact in any grouping) over the run at once,
-             * and u8 extremes (whose positions memchr finds fast in a run); f32 sums row by row,
-             * their lanes restarting at each row, and the other extremes row by row, so that
-             * their positions are looked for in one row. */
-            const bool f32 = a->dtype == GIP_F32, u8 = a->dtype == GIP_U8;
+            /* Contiguous rows: the integer sums (exact in any grouping) and the extremes over
+             * the run at once (their positions are looked for once per image, flat_resolve);
+             * f32 sums row by row, their lanes restarting at each row. */
+            const bool f32 = a->dtype == GIP_F32;
             const uint32_t run =
-                (f32 ? 0 : j->want & ~GIP__RED_EXTREMES) | (u8 ? j->want & GIP__RED_EXTREMES : 0);
+                (f32 ? 0 : j->want & ~GIP__RED_EXTREMES) | (j->want & GIP__RED_EXTREMES);
             const uint32_t rows = j->want & ~run;
             const void *ra = (const unsigned char *)a->data + y0 * a->stride;
             const void *rb = b ? (const unsigned char *)b->data + y0 * b->stride : NULL;
@@ -1081,7 +1145,7 @@ static void red_rows(red_job *j, int64_t k, int64_t y0, int64_t y1, gip__red *r)
                     flat_row(j, (const unsigned char *)ra + (y - y0) * rs,
                              rb ? (const unsigned char *)rb + (y - y0) * rs : NULL, w, y, &r->ch[0],
                              &p, rows);
-            flat_resolve(j, &p, &r->ch[0]);
+            j->pend[4 * k] = p;
             return;
         }
         for (int64_t y = y0; y < y1; y++) {
@@ -1093,7 +1157,7 @@ static void red_rows(red_job *j, int64_t k, int64_t y0, int64_t y1, gip__red *r)
                                 k > __atomic_load_n(&j->stop, __ATOMIC_RELAXED)))
                 break;
         }
-        flat_resolve(j, &p, &r->ch[0]);
+        j->pend[4 * k] = p;
         return;
     }
     if (!m) {
@@ -1128,7 +1192,7 @@ static void red_rows(red_job *j, int64_t k, int64_t y0, int64_t y1, gip__red *r)
             r->count += w;
             mc_row(j, ra, rb, w, y, want, r, p);
         }
-        mc_resolve(j, p, r);
+        memcpy(&j->pend[4 * k], p, sizeof p);
         return;
     }
     for (int64_t y = y0; y < y1; y++) {
@@ -1163,11 +1227,14 @@ static void red_blocks(void *arg, int64_t b0, int64_t b1)
     for (int64_t k = b0; k < b1; k++) {
         gip__red *r = &j->parts[k];
         gip__red_init(r);
+        if (j->pend)
+            for (int c = 0; c < 4; c++)
+                j->pend[4 * k + c] = (flat_pending){0, 0, -1, -1, 0, 0};
         if (j->saturate && k > __atomic_load_n(&j->stop, __ATOMIC_RELAXED))
             continue;
         int64_t y0 = k * ROWS_PER_BLOCK, y1 = y0 + ROWS_PER_BLOCK;
         red_rows(j, k, y0, y1 < j->a->height ? y1 : j->a->height, r);
-        if (j->saturate && saturated(j, r)) {
+        if (j->saturate && (j->mask ? saturated(j, r) : mc_saturated(j, &j->pend[4 * k]))) {
             int64_t cur = __atomic_load_n(&j->stop, __ATOMIC_RELAXED);
             while (k < cur && !__atomic_compare_exchange_n(&j->stop, &cur, k, false,
                                                            __ATOMIC_RELAXED, __ATOMIC_RELAXED))
@@ -1207,13 +1274,38 @@ gip_status gip__reduce_cpu(gip_context *ctx, const gip_image *a, const gip_image
                : a->dtype == GIP_S16 ? (double)INT16_MAX
                                      : HUGE_VAL;
     }
-    if (!j.parts)
+    if (!mask)
+        j.pend = malloc((size_t)nb * 4 * sizeof *j.pend);
+    if (!j.parts || (!mask && !j.pend)) {
+        free(j.parts);
+        free(j.pend);
         return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "reduction: out of host memory");
+    }
     gip__parallel_for(ctx, nb, 1, red_blocks, &j);
     gip__red_init(r);
     for (int64_t k = 0; k < nb; k++)
         gip__red_combine(r, &j.parts[k], a->channels);
+    if (j.pend && (want & GIP__RED_EXTREMES)) {
+        /* Unmasked blocks left their extremes' positions unresolved: the first block holding
+         * each channel's extreme gives its row, where the position is looked for once. */
+        flat_pending best[4];
+        for (int32_t c = 0; c < a->channels; c++) {
+            best[c] = (flat_pending){0, 0, -1, -1, 0, 0};
+            for (int64_t k = 0; k < nb; k++) {
+                const flat_pending *q = &j.pend[4 * k + c];
+                if (q->ymn >= 0 && (best[c].ymn < 0 || q->mn < best[c].mn))
+                    best[c].mn = q->mn, best[c].ymn = q->ymn, best[c].nmn = q->nmn;
+                if (q->ymx >= 0 && (best[c].ymx < 0 || q->mx > best[c].mx))
+                    best[c].mx = q->mx, best[c].ymx = q->ymx, best[c].nmx = q->nmx;
+            }
+        }
+        if (a->channels == 1)
+            flat_resolve(&j, &best[0], &r->ch[0]);
+        else
+            mc_resolve(&j, best, r);
+    }
     free(j.parts);
+    free(j.pend);
     return GIP_OK;
 }
 
