@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ops/stats/stats.h"
+#include "tuning.h"
 
 static inline int32_t uf_find(int32_t *p, int32_t i)
 {
@@ -88,66 +89,241 @@ static void scan4(cc_scan *s)
         }
 }
 
-/* 8-connectivity by 2x2 blocks, as OpenCV's block-based scans: the foreground pixels of a block
- * are 8-connected, so a block takes one label, joined with the blocks left, upper-left, above
- * and upper-right of it where a foreground pixel of each touches one of its own. Labels are made
- * in block order, OpenCV's. blab: one label per block, bw per block row. */
-static void scan8_blocks(cc_scan *s, int32_t *blab, int64_t bw)
+/* ---- 8-connectivity ----------------------------------------------------------------------
+ * By 2x2 blocks, as OpenCV's block-based scans: the foreground pixels of a block are 8-connected,
+ * so a block takes one label, joined with the blocks left, upper-left, above and upper-right of
+ * it where a foreground pixel of each touches one of its own. Labels are made in block order, so
+ * each component's smallest label is its first block's in that order, which is OpenCV's
+ * numbering. The scan reads one bit a pixel (rows of 64-bit words, the pixels past the width
+ * zero) and visits only the blocks that hold foreground; a background block's label is never
+ * read, so it is never written. */
+
+/* The words of a row's bit mask: the width's, and one of zeros past it (the scan reads x + 2). */
+static inline int64_t cc_words(int64_t w)
 {
-    const gip_image *src = s->src;
-    const int64_t w = src->width, h = src->height;
-    for (int64_t y = 0, by = 0; y < h; y += 2, by++) {
-        const uint8_t *r0 = (const uint8_t *)src->data + y * src->stride;
-        const uint8_t *r1 = y + 1 < h ? r0 + src->stride : NULL;
-        const uint8_t *u = y ? r0 - src->stride : NULL; /* the row above the block row */
-        int32_t *bl = blab + by * bw, *bu = by ? bl - bw : NULL;
-        for (int64_t x = 0, bx = 0; x < w; x += 2, bx++) {
-            /* 8 blocks of background at once (text scans are mostly background) */
-            while (x + 16 <= w && zero16(r0 + x) && (!r1 || zero16(r1 + x))) {
-                memset(bl + bx, 0, 8 * sizeof *bl);
-                x += 16, bx += 8;
-            }
-            if (x >= w)
-                break;
-            const bool right = x + 1 < w;
-            const bool a = r0[x] != 0, b = right && r0[x + 1] != 0;
-            const bool c = r1 && r1[x] != 0, d = r1 && right && r1[x + 1] != 0;
-            if (!(a | b | c | d)) {
-                bl[bx] = 0;
-                continue;
-            }
-            int32_t l = 0;
-            /* left block: its right column (x - 1) against a or c */
-            if (bx && (a | c) && (r0[x - 1] || (r1 && r1[x - 1])))
-                l = bl[bx - 1];
-            if (u) {
-                /* upper-left block through (x - 1, y - 1) and a */
-                if (a && bx && u[x - 1] && bu[bx - 1])
-                    l = l ? uf_union(s->p, l, bu[bx - 1]) : bu[bx - 1];
-                /* upper block through (x, y - 1) or (x + 1, y - 1) and a or b */
-                if ((a | b) && (u[x] || (right && u[x + 1])) && bu[bx])
-                    l = l ? uf_union(s->p, l, bu[bx]) : bu[bx];
-                /* upper-right block through (x + 2, y - 1) and b */
-                if (b && x + 2 < w && u[x + 2] && bu[bx + 1])
-                    l = l ? uf_union(s->p, l, bu[bx + 1]) : bu[bx + 1];
-            }
-            if (!l) {
-                l = s->next++;
-                s->p[l] = l;
-            }
-            bl[bx] = l;
+    return (w + 63) / 64 + 1;
+}
+
+typedef struct cc_masks {
+    const gip_image *src;
+    uint64_t *bits; /* h rows of cc_words(w) words, bit x of a row: pixel x is not zero */
+    int64_t nw;
+    int simd; /* 2: AVX-512BW, 1: SSE2, 0: bytes */
+} cc_masks;
+
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+#define CC_X86 1
+__attribute__((target("avx512f,avx512bw"))) static void mask_row_avx512(const uint8_t *r, int64_t w,
+                                                                        uint64_t *o)
+{
+    int64_t x = 0, k = 0;
+    for (; x + 64 <= w; x += 64, k++) {
+        const __m512i v = _mm512_loadu_si512(r + x);
+        o[k] = _mm512_test_epi8_mask(v, v);
+    }
+    if (x < w) {
+        const __m512i v = _mm512_maskz_loadu_epi8(~0ULL >> (64 - (w - x)), r + x);
+        o[k] = _mm512_test_epi8_mask(v, v);
+    }
+}
+#endif
+
+static void mask_rows(void *arg, int64_t y0, int64_t y1)
+{
+    const cc_masks *m = arg;
+    const int64_t w = m->src->width;
+    for (int64_t y = y0; y < y1; y++) {
+        const uint8_t *r = (const uint8_t *)m->src->data + y * m->src->stride;
+        uint64_t *o = m->bits + y * m->nw;
+        memset(o, 0, (size_t)m->nw * sizeof *o);
+#ifdef CC_X86
+        if (m->simd == 2) {
+            mask_row_avx512(r, w, o);
+            continue;
         }
+#endif
+        int64_t x = 0;
+#if defined(__SSE2__)
+        if (m->simd)
+            for (; x + 16 <= w; x += 16) {
+                const __m128i v = _mm_loadu_si128((const __m128i *)(r + x));
+                const unsigned z =
+                    (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_setzero_si128()));
+                o[x >> 6] |= (uint64_t)(~z & 0xFFFFu) << (x & 63);
+            }
+#endif
+        for (; x < w; x++)
+            o[x >> 6] |= (uint64_t)(r[x] != 0) << (x & 63);
     }
 }
 
-/* The final labels: each pixel's provisional label (a block's, on its foreground pixels, for
- * 8-connectivity) through the numbering of the roots. */
+static inline int bit(const uint64_t *m, int64_t x)
+{
+    return (int)(m[x >> 6] >> (x & 63)) & 1;
+}
+
+/* Labels after each block row's last: the vector relabelling reads 16 blocks at a time. */
+#define CC_BLOCK_PAD 16
+
+static void scan8_masks(cc_scan *s, const uint64_t *bits, int64_t nw, const uint64_t *zero,
+                        int32_t *blab, int64_t bp)
+{
+    const int64_t h = s->src->height, words = nw - 1;
+    int32_t *p = s->p, next = s->next;
+    for (int64_t y = 0, by = 0; y < h; y += 2, by++) {
+        const uint64_t *m0 = bits + y * nw, *m1 = y + 1 < h ? m0 + nw : zero;
+        const uint64_t *mu = y ? m0 - nw : zero; /* the row above the block row */
+        int32_t *bl = blab + by * bp;
+        const int32_t *bu = by ? bl - bp : NULL;
+        /* the row's padding, which the vector relabelling reads (and never uses) */
+        memset(bl + (s->src->width + 1) / 2, 0, CC_BLOCK_PAD * sizeof *bl);
+        for (int64_t k = 0; k < words; k++) {
+            const uint64_t px = m0[k] | m1[k];
+            uint64_t blocks = (px | px >> 1) & 0x5555555555555555ULL;
+            while (blocks) {
+                const int64_t x = 64 * k + __builtin_ctzll(blocks), bx = x >> 1;
+                blocks &= blocks - 1;
+                const uint64_t w0 = m0[k] >> (x & 63), w1 = m1[k] >> (x & 63);
+                const int a = (int)(w0 & 1), b = (int)(w0 >> 1) & 1, c = (int)(w1 & 1);
+                int32_t l = 0;
+                /* left block: its right column (x - 1) against a or c */
+                if (x && (a | c) && (bit(m0, x - 1) | bit(m1, x - 1)))
+                    l = bl[bx - 1];
+                if (bu) {
+                    /* upper-left block through (x - 1, y - 1) and a */
+                    if (a && x && bit(mu, x - 1))
+                        l = l ? uf_union(p, l, bu[bx - 1]) : bu[bx - 1];
+                    /* upper block through (x, y - 1) or (x + 1, y - 1) and a or b */
+                    if ((a | b) && ((mu[k] >> (x & 63)) & 3))
+                        l = l ? uf_union(p, l, bu[bx]) : bu[bx];
+                    /* upper-right block through (x + 2, y - 1) and b */
+                    if (b && bit(mu, x + 2))
+                        l = l ? uf_union(p, l, bu[bx + 1]) : bu[bx + 1];
+                }
+                if (!l) {
+                    l = next++;
+                    p[l] = l;
+                }
+                bl[bx] = l;
+            }
+        }
+    }
+    s->next = next;
+}
+
+/* The final labels of 8-connectivity, a block row at a time: its foreground blocks' labels
+ * through the numbering of the roots (p), then each of its pixel rows, the block's label on
+ * foreground pixels. Destinations of GIP__STREAM_BYTES or more go out through streaming stores
+ * where the vector loop can align them. */
+typedef struct relabel8_job {
+    gip_array *labels;
+    const uint64_t *bits, *zero;
+    int64_t nw;
+    int32_t *blab;
+    const int32_t *p;
+    int64_t bp, os; /* block row pitch (labels), label row stride (bytes) */
+    int simd;
+    bool stream;
+} relabel8_job;
+
+#ifdef CC_X86
+/* 16 pixels a step from x: each pixel's block label (pixel x + i in block (x + i) / 2) where it
+ * is foreground, else 0, stored as s32 or u16 (streamed where whole and aligned). */
+__attribute__((target("avx512f,avx512bw,avx512vl"))) static void
+relabel8_row_avx512(const uint64_t *m, const int32_t *bl, char *o, int64_t w, bool s32, bool stream)
+{
+    const __m512i dup0 = _mm512_set_epi32(7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0);
+    const __m512i dup1 = _mm512_set_epi32(8, 7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0);
+    const int64_t es = s32 ? 4 : 2;
+    /* pixels of a short first step after which the steps' stores start on 16 * es bytes (0:
+     * none) */
+    int64_t first = 0;
+    if (stream && (uintptr_t)o % (uintptr_t)es == 0) {
+        first = (int64_t)((-(uintptr_t)o & (uintptr_t)(16 * es - 1)) / (uintptr_t)es);
+        first = first < w ? first : w;
+    } else {
+        stream = false;
+    }
+    for (int64_t x = 0; x < w;) {
+        const int64_t n = first ? first : (w - x < 16 ? w - x : 16);
+        const __mmask16 valid = n == 16 ? 0xFFFF : (__mmask16)((1u << n) - 1);
+        const int64_t sh = x & 63;
+        uint64_t word = m[x >> 6] >> sh;
+        if (sh > 48)
+            word |= m[(x >> 6) + 1] << (64 - sh);
+        const __mmask16 fg = (__mmask16)word & valid;
+        __m512i v = _mm512_setzero_si512();
+        if (fg)
+            v = _mm512_maskz_permutexvar_epi32(fg, x & 1 ? dup1 : dup0,
+                                               _mm512_loadu_si512(bl + (x >> 1)));
+        if (s32) {
+            if (stream && n == 16 && !first)
+                _mm512_stream_si512((void *)(o + 4 * x), v);
+            else
+                _mm512_mask_storeu_epi32(o + 4 * x, valid, v);
+        } else {
+            const __m256i v16 = _mm512_cvtepi32_epi16(v);
+            if (stream && n == 16 && !first)
+                _mm256_stream_si256((__m256i *)(void *)(o + 2 * x), v16);
+            else
+                _mm256_mask_storeu_epi16(o + 2 * x, valid, v16);
+        }
+        x += n;
+        first = 0;
+    }
+}
+#endif
+
+static void relabel8_rows(void *arg, int64_t b0, int64_t b1)
+{
+    const relabel8_job *j = arg;
+    const int64_t w = j->labels->width, h = j->labels->height, words = j->nw - 1;
+    const bool s32 = j->labels->depth == GIP_DEPTH_S32;
+    for (int64_t by = b0; by < b1; by++) {
+        const int64_t y = 2 * by;
+        const uint64_t *m0 = j->bits + y * j->nw, *m1 = y + 1 < h ? m0 + j->nw : j->zero;
+        int32_t *bl = j->blab + by * j->bp;
+        for (int64_t k = 0; k < words; k++) {
+            const uint64_t px = m0[k] | m1[k];
+            for (uint64_t f = (px | px >> 1) & 0x5555555555555555ULL; f; f &= f - 1) {
+                const int64_t bx = (64 * k + __builtin_ctzll(f)) >> 1;
+                bl[bx] = j->p[bl[bx]];
+            }
+        }
+        for (int64_t r = y; r < y + 2 && r < h; r++) {
+            const uint64_t *m = r == y ? m0 : m1;
+            char *o = (char *)j->labels->data + r * j->os;
+#ifdef CC_X86
+            if (j->simd == 2) {
+                relabel8_row_avx512(m, bl, o, w, s32, j->stream);
+                continue;
+            }
+#endif
+            memset(o, 0, (size_t)w * (s32 ? 4 : 2));
+            for (int64_t k = 0; k < words; k++)
+                for (uint64_t f = m[k]; f; f &= f - 1) {
+                    const int64_t x = 64 * k + __builtin_ctzll(f);
+                    if (s32)
+                        memcpy(o + 4 * x, &bl[x >> 1], 4);
+                    else
+                        ((uint16_t *)o)[x] = (uint16_t)bl[x >> 1];
+                }
+        }
+    }
+#ifdef CC_X86
+    if (j->stream)
+        _mm_sfence();
+#endif
+}
+
+/* The final labels of 4-connectivity: each pixel's provisional label through the numbering of
+ * the roots. */
 typedef struct relabel_job {
     const gip_image *src;
     gip_array *labels;
     const cc_scan *s;
-    const int32_t *blab;
-    int64_t bw, os;
+    int64_t os;
 } relabel_job;
 
 static void relabel_rows(void *arg, int64_t y0, int64_t y1)
@@ -158,37 +334,15 @@ static void relabel_rows(void *arg, int64_t y0, int64_t y1)
     const bool s32 = j->labels->depth == GIP_DEPTH_S32;
     for (int64_t y = y0; y < y1; y++) {
         char *o = (char *)j->labels->data + y * j->os;
-        if (j->blab) { /* blab holds the blocks' final labels (block_final) */
-            const uint8_t *r = (const uint8_t *)j->src->data + y * j->src->stride;
-            const int32_t *bl = j->blab + (y / 2) * j->bw;
-            int64_t x = 0;
-            while (x < w) {
-                if (x + 16 <= w && zero16(r + x)) {
-                    memset(o + x * (s32 ? 4 : 2), 0, s32 ? 64 : 32);
-                    x += 16;
-                    continue;
-                }
-                const int64_t e = x + 16 < w ? x + 16 : w;
-                if (s32)
-                    for (; x < e; x++) {
-                        int32_t v = r[x] ? bl[x >> 1] : 0;
-                        memcpy(o + 4 * x, &v, 4);
-                    }
-                else
-                    for (; x < e; x++)
-                        ((uint16_t *)o)[x] = r[x] ? (uint16_t)bl[x >> 1] : 0;
+        const int32_t *l = j->s->lab + y * j->s->ls;
+        if (s32)
+            for (int64_t x = 0; x < w; x++) {
+                int32_t v = p[l[x]];
+                memcpy(o + 4 * x, &v, 4);
             }
-        } else {
-            const int32_t *l = j->s->lab + y * j->s->ls;
-            if (s32)
-                for (int64_t x = 0; x < w; x++) {
-                    int32_t v = p[l[x]];
-                    memcpy(o + 4 * x, &v, 4);
-                }
-            else
-                for (int64_t x = 0; x < w; x++)
-                    ((uint16_t *)o)[x] = (uint16_t)p[l[x]];
-        }
+        else
+            for (int64_t x = 0; x < w; x++)
+                ((uint16_t *)o)[x] = (uint16_t)p[l[x]];
     }
 }
 
@@ -248,10 +402,13 @@ gip_status gip_connected_components(gip_context *ctx, const gip_image *src, int3
     const int64_t ostride = gip__array_stride(labels);
     const bool direct =
         labels->depth == GIP_DEPTH_S32 && ostride % 4 == 0 && (uintptr_t)labels->data % 4 == 0;
-    const int64_t bw = (w + 1) / 2;
+    const int64_t bw = (w + 1) / 2, nw = cc_words(w);
     int32_t *tmp = NULL, *blab = NULL;
+    uint64_t *bits = NULL;
     if (connectivity == 8) {
-        blab = malloc((size_t)(bw * ((h + 1) / 2)) * sizeof *blab + 4);
+        /* 8 labels past the last block row: the vector relabelling reads 8 blocks at a time */
+        blab = malloc((size_t)((bw + CC_BLOCK_PAD) * ((h + 1) / 2)) * sizeof *blab);
+        bits = malloc((size_t)((h + 1) * nw) * sizeof *bits); /* and a row of zeros */
     } else if (direct) {
         s.lab = labels->data;
         s.ls = ostride / 4;
@@ -261,17 +418,30 @@ gip_status gip_connected_components(gip_context *ctx, const gip_image *src, int3
         s.ls = w;
     }
     s.p = malloc((size_t)cap * sizeof *s.p);
-    if (!s.p || (connectivity == 8 ? !blab : !direct && !tmp)) {
+    if (!s.p || (connectivity == 8 ? !blab || !bits : !direct && !tmp)) {
         free(s.p);
         free(tmp);
         free(blab);
+        free(bits);
         return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of host memory", op);
     }
     s.p[0] = 0;
-    if (connectivity == 8)
-        scan8_blocks(&s, blab, bw);
-    else
+    /* GIP_NOSIMD and GIP_NOAVX512 cap the vector loops, so that the tests reach the others */
+    const gip__tuning *tu = gip__tuning_get();
+    int simd = tu->nosimd ? 0 : 1;
+#ifdef CC_X86
+    if (simd && !tu->noavx512 && __builtin_cpu_supports("avx512f") &&
+        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl"))
+        simd = 2;
+#endif
+    if (connectivity == 8) {
+        cc_masks cm = {src, bits, nw, simd};
+        memset(bits + h * nw, 0, (size_t)nw * sizeof *bits);
+        gip__parallel_for(ctx, h, 64, mask_rows, &cm);
+        scan8_masks(&s, bits, nw, bits + h * nw, blab, bw + CC_BLOCK_PAD);
+    } else {
         scan4(&s);
+    }
     /* number the roots in order: p[i] < i already holds its final number */
     int32_t n = 1;
     for (int32_t i = 1; i < s.next; i++)
@@ -280,17 +450,30 @@ gip_status gip_connected_components(gip_context *ctx, const gip_image *src, int3
         free(s.p);
         free(tmp);
         free(blab);
+        free(bits);
         return gip__error(ctx, GIP_ERR_TOO_LARGE,
                           "%s: %d labels do not fit u16 labels; ask for s32 labels", op, (int)n);
     }
-    if (blab) /* each block's final label, once */
-        for (int64_t i = 0; i < bw * ((h + 1) / 2); i++)
-            blab[i] = s.p[blab[i]];
-    relabel_job rj = {src, labels, &s, blab, bw, ostride};
-    gip__parallel_for(ctx, h, 32, relabel_rows, &rj);
+    if (connectivity == 8) {
+        relabel8_job rj = {labels,
+                           bits,
+                           bits + h * nw,
+                           nw,
+                           blab,
+                           s.p,
+                           bw + CC_BLOCK_PAD,
+                           ostride,
+                           simd,
+                           ostride * h >= GIP__STREAM_BYTES};
+        gip__parallel_for(ctx, (h + 1) / 2, 16, relabel8_rows, &rj);
+    } else {
+        relabel_job rj = {src, labels, &s, ostride};
+        gip__parallel_for(ctx, h, 32, relabel_rows, &rj);
+    }
     free(s.p);
     free(tmp);
     free(blab);
+    free(bits);
     *n_labels = n;
     return GIP_OK;
 }
