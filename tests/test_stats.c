@@ -627,9 +627,10 @@ static void body(gip_context *ctx)
     hist_cases(ctx);
     bad_input(ctx);
     if (gt_current_backend == GT_CPU) {
-        /* the reductions' narrower vector builds, and the plain loops */
-        printf("stats: reductions again with GIP_NOAVX512=1, then GIP_NOSIMD=1\n");
+        /* the narrower vector builds (CLAHE's scalar rows), and the plain loops */
+        printf("stats: CLAHE and the reductions again with GIP_NOAVX512=1, then GIP_NOSIMD=1\n");
         gt_setenv("GIP_NOAVX512", "1");
+        image_ops(ctx);
         reductions(ctx);
         gt_setenv("GIP_NOAVX512", NULL);
         gt_setenv("GIP_NOSIMD", "1");
