@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* connectedComponents (gip_connected_components, gip_connected_components_stats) on the CPU: a
  * two-pass labelling with a union-find whose roots are the smallest provisional label of their
- * set. Provisional labels are made in the order OpenCV's scan makes them (pixels in row order for
- * 4-connectivity, 2x2 blocks two rows at a time for 8-connectivity), so numbering the roots in
- * order gives OpenCV's labels, not only the same partition. */
+ * set. Provisional labels are made in the order of OpenCV's scan (runs of pixels in row order
+ * for 4-connectivity, 2x2 blocks two rows at a time for 8-connectivity), so that numbering the
+ * roots in order gives OpenCV's labels, not only the same partition. Both scans read the image
+ * as one bit a pixel. */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -35,59 +36,11 @@ static inline int32_t uf_union(int32_t *p, int32_t i, int32_t j)
 #include <emmintrin.h>
 #endif
 
-/* Whether 16 bytes at p are all zero. */
-static inline bool zero16(const uint8_t *p)
-{
-#if defined(__SSE2__)
-    __m128i v = _mm_loadu_si128((const __m128i *)p);
-    return _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_setzero_si128())) == 0xFFFF;
-#else
-    uint64_t a, b;
-    memcpy(&a, p, 8);
-    memcpy(&b, p + 8, 8);
-    return !(a | b);
-#endif
-}
-
 typedef struct cc_scan {
     const gip_image *src;
-    int32_t *lab; /* provisional labels, w per row, `ls` elements apart */
-    int64_t ls;
     int32_t *p;   /* union-find parents */
     int32_t next; /* the next provisional label */
 } cc_scan;
-
-#define SRC(s, x, y) (((const uint8_t *)(s)->src->data + (y) * (s)->src->stride)[x])
-#define LAB(s, x, y) ((s)->lab[(y) * (s)->ls + (x)])
-
-static void scan4(cc_scan *s)
-{
-    const int64_t w = s->src->width, h = s->src->height;
-    for (int64_t y = 0; y < h; y++)
-        for (int64_t x = 0; x < w; x++) {
-            const uint8_t *r = (const uint8_t *)s->src->data + y * s->src->stride;
-            while (x + 16 <= w && zero16(r + x)) { /* 16 background pixels at once */
-                memset(&LAB(s, x, y), 0, 16 * sizeof(int32_t));
-                x += 16;
-            }
-            if (x >= w)
-                break;
-            if (!SRC(s, x, y)) {
-                LAB(s, x, y) = 0;
-                continue;
-            }
-            int32_t up = y ? LAB(s, x, y - 1) : 0, left = x ? LAB(s, x - 1, y) : 0;
-            if (up && left) {
-                LAB(s, x, y) = up == left ? up : uf_union(s->p, up, left);
-            } else if (up | left) {
-                LAB(s, x, y) = up | left;
-            } else {
-                LAB(s, x, y) = s->next;
-                s->p[s->next] = s->next;
-                s->next++;
-            }
-        }
-}
 
 /* ---- 8-connectivity ----------------------------------------------------------------------
  * By 2x2 blocks, as OpenCV's block-based scans: the foreground pixels of a block are 8-connected,
@@ -317,32 +270,86 @@ static void relabel8_rows(void *arg, int64_t b0, int64_t b1)
 #endif
 }
 
-/* The final labels of 4-connectivity: each pixel's provisional label through the numbering of
- * the roots. */
-typedef struct relabel_job {
-    const gip_image *src;
-    gip_array *labels;
-    const cc_scan *s;
-    int64_t os;
-} relabel_job;
+/* ---- 4-connectivity ----------------------------------------------------------------------
+ * By runs of foreground pixels in a row, from the row masks: a run takes one label, joined with
+ * the labels of the runs of the row above that share a column with it. A component's first run
+ * in row order makes its smallest label, at its first pixel in row order: OpenCV's numbering. */
+typedef struct cc_runs {
+    int32_t *start, *end, *label; /* each run's columns [start, end) and provisional label */
+    int64_t *row;                 /* row y's runs are [row[y], row[y + 1]) */
+} cc_runs;
 
-static void relabel_rows(void *arg, int64_t y0, int64_t y1)
+/* The first column from x on whose bit is `set`, or words * 64. */
+static inline int64_t next_bit(const uint64_t *m, int64_t x, int64_t words, bool set)
 {
-    const relabel_job *j = arg;
-    const int32_t *p = j->s->p;
-    const int64_t w = j->src->width;
+    int64_t k = x >> 6;
+    if (k >= words)
+        return words * 64;
+    uint64_t v = (set ? m[k] : ~m[k]) >> (x & 63);
+    if (v)
+        return x + __builtin_ctzll(v);
+    for (k++; k < words; k++)
+        if ((v = set ? m[k] : ~m[k]))
+            return 64 * k + __builtin_ctzll(v);
+    return words * 64;
+}
+
+static void scan4_runs(cc_scan *s, const uint64_t *bits, int64_t nw, cc_runs *r)
+{
+    const int64_t w = s->src->width, h = s->src->height, words = nw - 1;
+    int32_t *p = s->p, next = s->next;
+    int64_t n = 0;
+    for (int64_t y = 0; y < h; y++) {
+        const uint64_t *m = bits + y * nw;
+        int64_t q = y ? r->row[y - 1] : 0; /* the row above's runs: [q, qe) */
+        const int64_t qe = n;
+        r->row[y] = n;
+        for (int64_t x = next_bit(m, 0, words, true); x < w;) {
+            const int64_t e = next_bit(m, x, words, false); /* the run is [x, e) */
+            while (q < qe && r->end[q] <= x)
+                q++;
+            int32_t l = 0;
+            for (int64_t t = q; t < qe && r->start[t] < e; t++)
+                l = !l ? r->label[t] : l == r->label[t] ? l : uf_union(p, l, r->label[t]);
+            if (!l) {
+                l = next++;
+                p[l] = l;
+            }
+            r->start[n] = (int32_t)x, r->end[n] = (int32_t)e, r->label[n] = l;
+            n++;
+            x = next_bit(m, e, words, true);
+        }
+    }
+    r->row[h] = n;
+    s->next = next;
+}
+
+/* The final labels of 4-connectivity: each run filled with its label's number, zeros between. */
+typedef struct relabel4_job {
+    gip_array *labels;
+    const cc_runs *r;
+    const int32_t *p;
+    int64_t os;
+} relabel4_job;
+
+static void relabel4_rows(void *arg, int64_t y0, int64_t y1)
+{
+    const relabel4_job *j = arg;
+    const int64_t w = j->labels->width;
     const bool s32 = j->labels->depth == GIP_DEPTH_S32;
     for (int64_t y = y0; y < y1; y++) {
         char *o = (char *)j->labels->data + y * j->os;
-        const int32_t *l = j->s->lab + y * j->s->ls;
-        if (s32)
-            for (int64_t x = 0; x < w; x++) {
-                int32_t v = p[l[x]];
-                memcpy(o + 4 * x, &v, 4);
-            }
-        else
-            for (int64_t x = 0; x < w; x++)
-                ((uint16_t *)o)[x] = (uint16_t)p[l[x]];
+        memset(o, 0, (size_t)w * (s32 ? 4 : 2));
+        for (int64_t t = j->r->row[y]; t < j->r->row[y + 1]; t++) {
+            const int32_t v = j->p[j->r->label[t]];
+            const int64_t e = j->r->end[t];
+            if (s32)
+                for (int64_t x = j->r->start[t]; x < e; x++)
+                    memcpy(o + 4 * x, &v, 4);
+            else
+                for (int64_t x = j->r->start[t]; x < e; x++)
+                    ((uint16_t *)o)[x] = (uint16_t)v;
+        }
     }
 }
 
@@ -400,29 +407,25 @@ gip_status gip_connected_components(gip_context *ctx, const gip_image *src, int3
     }
     cc_scan s = {.src = src, .next = 1};
     const int64_t ostride = gip__array_stride(labels);
-    const bool direct =
-        labels->depth == GIP_DEPTH_S32 && ostride % 4 == 0 && (uintptr_t)labels->data % 4 == 0;
     const int64_t bw = (w + 1) / 2, nw = cc_words(w);
-    int32_t *tmp = NULL, *blab = NULL;
-    uint64_t *bits = NULL;
+    int32_t *blab = NULL, *runs = NULL;
+    cc_runs rr = {0};
+    uint64_t *bits = malloc((size_t)((h + 1) * nw) * sizeof *bits); /* and a row of zeros */
     if (connectivity == 8) {
-        /* 8 labels past the last block row: the vector relabelling reads 8 blocks at a time */
         blab = malloc((size_t)((bw + CC_BLOCK_PAD) * ((h + 1) / 2)) * sizeof *blab);
-        bits = malloc((size_t)((h + 1) * nw) * sizeof *bits); /* and a row of zeros */
-    } else if (direct) {
-        s.lab = labels->data;
-        s.ls = ostride / 4;
     } else {
-        tmp = malloc((size_t)(w * h) * sizeof *tmp + 4);
-        s.lab = tmp;
-        s.ls = w;
+        /* at most one run per provisional label */
+        runs = malloc((size_t)cap * 3 * sizeof *runs);
+        rr.row = malloc((size_t)(h + 1) * sizeof *rr.row);
+        rr.start = runs, rr.end = runs ? runs + cap : NULL, rr.label = runs ? runs + 2 * cap : NULL;
     }
     s.p = malloc((size_t)cap * sizeof *s.p);
-    if (!s.p || (connectivity == 8 ? !blab || !bits : !direct && !tmp)) {
+    if (!s.p || !bits || (connectivity == 8 ? !blab : !runs || !rr.row)) {
         free(s.p);
-        free(tmp);
-        free(blab);
         free(bits);
+        free(blab);
+        free(runs);
+        free(rr.row);
         return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of host memory", op);
     }
     s.p[0] = 0;
@@ -434,23 +437,23 @@ gip_status gip_connected_components(gip_context *ctx, const gip_image *src, int3
         __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl"))
         simd = 2;
 #endif
-    if (connectivity == 8) {
-        cc_masks cm = {src, bits, nw, simd};
-        memset(bits + h * nw, 0, (size_t)nw * sizeof *bits);
-        gip__parallel_for(ctx, h, 64, mask_rows, &cm);
+    cc_masks cm = {src, bits, nw, simd};
+    memset(bits + h * nw, 0, (size_t)nw * sizeof *bits);
+    gip__parallel_for(ctx, h, 64, mask_rows, &cm);
+    if (connectivity == 8)
         scan8_masks(&s, bits, nw, bits + h * nw, blab, bw + CC_BLOCK_PAD);
-    } else {
-        scan4(&s);
-    }
+    else
+        scan4_runs(&s, bits, nw, &rr);
     /* number the roots in order: p[i] < i already holds its final number */
     int32_t n = 1;
     for (int32_t i = 1; i < s.next; i++)
         s.p[i] = s.p[i] < i ? s.p[s.p[i]] : n++;
     if (labels->depth == GIP_DEPTH_U16 && n > 65536) {
         free(s.p);
-        free(tmp);
-        free(blab);
         free(bits);
+        free(blab);
+        free(runs);
+        free(rr.row);
         return gip__error(ctx, GIP_ERR_TOO_LARGE,
                           "%s: %d labels do not fit u16 labels; ask for s32 labels", op, (int)n);
     }
@@ -467,13 +470,14 @@ gip_status gip_connected_components(gip_context *ctx, const gip_image *src, int3
                            ostride * h >= GIP__STREAM_BYTES};
         gip__parallel_for(ctx, (h + 1) / 2, 16, relabel8_rows, &rj);
     } else {
-        relabel_job rj = {src, labels, &s, ostride};
-        gip__parallel_for(ctx, h, 32, relabel_rows, &rj);
+        relabel4_job rj = {labels, &rr, s.p, ostride};
+        gip__parallel_for(ctx, h, 32, relabel4_rows, &rj);
     }
     free(s.p);
-    free(tmp);
-    free(blab);
     free(bits);
+    free(blab);
+    free(runs);
+    free(rr.row);
     *n_labels = n;
     return GIP_OK;
 }
