@@ -1344,7 +1344,7 @@ gip_status gip__reduce_cpu(gip_context *ctx, const gip_image *a, const gip_image
                                      : HUGE_VAL;
     }
     if (!mask)
-        j.pend = malloc((size_t)nb * 4 * sizeof *j.pend);
+        j.pend = malloc((size_t)(nb ? nb : 1) * 4 * sizeof *j.pend);
     if (!j.parts || (!mask && !j.pend)) {
         free(j.parts);
         free(j.pend);
