@@ -129,6 +129,67 @@ static void run_case(gip_context *ctx, gip_dtype dt, int32_t cn, int64_t w, int6
     gt_free(&src);
 }
 
+/* The s32 sum alone of a one-channel u8 image (cv2.integral's default, a route of its own on
+ * the CPU) against a uint32 reference, every pixel; padded source rows and output rows padded
+ * by any number of elements (rows that start anywhere against the vector steps). */
+static void sum_only_case(gip_context *ctx, int64_t w, int64_t h, int64_t pad, uint64_t seed)
+{
+    gip_image src;
+    gt_alloc(&src, w, h, 1, GIP_U8, seed % 2 ? 5 : 0);
+    gt_fill_random(&src, seed, 0.0f, 0.0f);
+    if (seed % 3 == 0) /* white: the largest sums */
+        for (int64_t y = 0; y < h; y++)
+            memset((char *)src.data + y * src.stride, 255, (size_t)w);
+    const int64_t w1 = w + 1, h1 = h + 1;
+    uint32_t *ref = calloc((size_t)(w1 * h1), sizeof *ref);
+    if (!ref)
+        abort();
+    for (int64_t y = 1; y < h1; y++) {
+        uint32_t r = 0;
+        for (int64_t x = 1; x < w1; x++) {
+            r += ((const uint8_t *)src.data)[(y - 1) * src.stride + x - 1];
+            ref[y * w1 + x] = ref[(y - 1) * w1 + x] + r;
+        }
+    }
+    arr s;
+    arr_alloc(&s, w1, h1, 1, GIP_DEPTH_S32, pad);
+    if (GT_OK(gip_integral(ctx, &src, &s.a, NULL, NULL))) {
+        for (int64_t y = 0; y < h1; y++)
+            for (int64_t x = 0; x < w1; x++) {
+                const uint32_t g = ((const uint32_t *)((const char *)s.a.data + y * s.a.stride))[x];
+                if (!GT_CHECK(g == ref[y * w1 + x],
+                              "sum only %lldx%lld pad %lld: x=%lld y=%lld got %u, expected %u",
+                              (long long)w, (long long)h, (long long)pad, (long long)x,
+                              (long long)y, g, ref[y * w1 + x]))
+                    goto out;
+            }
+        for (int64_t y = 0; y < h1; y++) /* padding untouched */
+            for (int64_t b = w1 * 4; b < s.a.stride; b++)
+                if (!GT_CHECK(((const unsigned char *)s.a.data)[y * s.a.stride + b] == 0xA5,
+                              "sum only %lldx%lld pad %lld: padding written", (long long)w,
+                              (long long)h, (long long)pad))
+                    goto out;
+    }
+out:
+    free(s.buf);
+    free(ref);
+    gt_free(&src);
+}
+
+static void sum_only(gip_context *ctx)
+{
+    static const gt_size more[] = {{31, 3}, {32, 2}, {33, 4}, {63, 5}, {64, 1}, {95, 7}, {200, 9}};
+    uint64_t seed = 500;
+    for (int i = 0; i < gt_nsizes; i++)
+        for (int64_t pad = 0; pad < 4; pad++, seed++)
+            if (gt_case())
+                sum_only_case(ctx, gt_sizes[i].w, gt_sizes[i].h, pad * 5, seed);
+    for (int i = 0; i < 7; i++)
+        for (int64_t pad = 0; pad < 3; pad++, seed++)
+            if (gt_case())
+                sum_only_case(ctx, more[i].w, more[i].h, pad, seed);
+}
+
 /* On CUDA: device src and outputs against a CPU context on the same pixels. Integer sources into
  * s32 or f64 and every tilted image are identical (exact, or the same order of additions); f32
  * sums are scanned in another order: within (w + h + 2) units of f32 rounding of the largest
@@ -273,6 +334,13 @@ static void body(gip_context *ctx)
                 if (gt_case())
                     cuda_vs_cpu(ctx, combos[k].dt, i % 2 ? 1 : 3, gt_sizes[i].w, gt_sizes[i].h,
                                 combos[k].sd, combos[k].qd, seed++);
+    sum_only(ctx);
+    if (gt_current_backend == GT_CPU) {
+        printf("integral: the sum alone again with GIP_NOAVX512=1 (the SSE2 route)\n");
+        gt_setenv("GIP_NOAVX512", "1");
+        sum_only(ctx);
+        gt_setenv("GIP_NOAVX512", NULL);
+    }
     bad_input(ctx);
 }
 

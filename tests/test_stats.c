@@ -626,6 +626,17 @@ static void body(gip_context *ctx)
     reductions(ctx);
     hist_cases(ctx);
     bad_input(ctx);
+    if (gt_current_backend == GT_CPU) {
+        /* the narrower vector builds (CLAHE's scalar rows), and the plain loops */
+        printf("stats: CLAHE and the reductions again with GIP_NOAVX512=1, then GIP_NOSIMD=1\n");
+        gt_setenv("GIP_NOAVX512", "1");
+        image_ops(ctx);
+        reductions(ctx);
+        gt_setenv("GIP_NOAVX512", NULL);
+        gt_setenv("GIP_NOSIMD", "1");
+        reductions(ctx);
+        gt_setenv("GIP_NOSIMD", NULL);
+    }
 }
 
 int main(int argc, char **argv)

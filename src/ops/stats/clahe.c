@@ -8,6 +8,10 @@
 
 #include "ops/stats/stats.h"
 #include "registry/registry.h"
+#include "tuning.h"
+
+/* The vector interpolation multiplies and adds as the scalar one, never fused. */
+#pragma GCC optimize("fp-contract=off")
 
 /* OpenCV's reflect101 index for a position p beyond [0, n). */
 static int64_t reflect101(int64_t p, int64_t n)
@@ -59,7 +63,9 @@ typedef struct clahe_job {
     void *luts;                 /* tiles_y * tiles_x tables of hist_size entries */
     int oom;                    /* set when a chunk could not get its histogram */
     const int32_t *ind1, *ind2; /* per x: the left and right tile columns' table offsets */
-    const float *xa;            /* per x: the weight of the right column */
+    const float *xa;            /* per x: the weight of the right column (64 zeros after) */
+    const int64_t *spans;       /* u8 with VBMI: the x where (ind1, ind2) change, then width */
+    int32_t nspans;             /* 0: the scalar rows */
 } clahe_job;
 
 /* The histograms and tables of tiles [t0, t1) (row-major), over the image extended by
@@ -78,18 +84,108 @@ static void clahe_tiles(void *arg, int64_t t0, int64_t t1)
     for (int64_t t = t0; t < t1; t++) {
         memset(h, 0, (size_t)p->hist_size * sizeof *h);
         int64_t ty = t / p->tiles_x, tx = t % p->tiles_x;
+        const int64_t xa = tx * p->tile_w, xb = (tx + 1) * p->tile_w;
+        const int64_t xin = xb < s->width ? xb : s->width; /* the columns inside the image */
+        /* u8: four tables taken in turn, so that a run of equal values does not wait on one
+         * count */
+        uint32_t q[4][256];
+        if (es == 1)
+            memset(q, 0, sizeof q);
         for (int64_t y = ty * p->tile_h; y < (ty + 1) * p->tile_h; y++) {
             const unsigned char *row =
                 (const unsigned char *)s->data + reflect101(y, s->height) * s->stride;
-            for (int64_t x = tx * p->tile_w; x < (tx + 1) * p->tile_w; x++) {
+            int64_t x = xa;
+            if (es == 1) {
+                for (; x + 4 <= xin; x += 4) {
+                    q[0][row[x]]++;
+                    q[1][row[x + 1]]++;
+                    q[2][row[x + 2]]++;
+                    q[3][row[x + 3]]++;
+                }
+                for (; x < xb; x++)
+                    q[0][row[x < s->width ? x : reflect101(x, s->width)]]++;
+                continue;
+            }
+            for (; x < xb; x++) {
                 int64_t sx = x < s->width ? x : reflect101(x, s->width);
-                h[es == 1 ? row[sx] : ((const uint16_t *)row)[sx]]++;
+                h[((const uint16_t *)row)[sx]]++;
             }
         }
+        if (es == 1)
+            for (int v = 0; v < 256; v++)
+                h[v] = (int32_t)(q[0][v] + q[1][v] + q[2][v] + q[3][v]);
         gip__clahe_lut(p, h, (unsigned char *)j->luts + (size_t)t * p->hist_size * es, s->dtype);
     }
     free(h);
 }
+
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+#define CLAHE_X86 1
+
+/* 64 lookups of a 256-byte table held in four vectors. */
+__attribute__((target("avx512f,avx512bw,avx512vbmi"), always_inline)) static inline __m512i
+lut64(const __m512i *t, __m512i v)
+{
+    const __m512i lo = _mm512_permutex2var_epi8(t[0], v, t[1]);
+    const __m512i hi = _mm512_permutex2var_epi8(t[2], v, t[3]);
+    return _mm512_mask_blend_epi8(_mm512_movepi8_mask(v), lo, hi);
+}
+
+/* Lanes 16 k .. 16 k + 15 of 64 bytes as floats. */
+__attribute__((target("avx512f,avx512bw"), always_inline)) static inline __m512
+quarter_ps(__m512i b, int k)
+{
+    return _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(b, k)));
+}
+
+/* A u8 row with AVX-512 VBMI: over each span of x where the two tile columns stay, their four
+ * tables (rows ty1 and ty2) in registers, 64 pixels a step looked up by byte permutes, then the
+ * scalar rows' float arithmetic in the same order, rounded to nearest even as lrintf. */
+__attribute__((target("avx512f,avx512bw,avx512vbmi"))) static void
+clahe_row_vbmi(const clahe_job *j, const uint8_t *srow, uint8_t *drow, const uint8_t *l1,
+               const uint8_t *l2, float ya, float ya1)
+{
+    const __m512 vya = _mm512_set1_ps(ya), vya1 = _mm512_set1_ps(ya1), one = _mm512_set1_ps(1.0f);
+    const __m512i zero = _mm512_setzero_si512(), top = _mm512_set1_epi32(255);
+    for (int32_t sp = 0; sp < j->nspans; sp++) {
+        const int64_t x0 = j->spans[sp], x1 = j->spans[sp + 1];
+        __m512i t11[4], t12[4], t21[4], t22[4];
+        for (int k = 0; k < 4; k++) {
+            t11[k] = _mm512_loadu_si512(l1 + j->ind1[x0] + 64 * k);
+            t12[k] = _mm512_loadu_si512(l1 + j->ind2[x0] + 64 * k);
+            t21[k] = _mm512_loadu_si512(l2 + j->ind1[x0] + 64 * k);
+            t22[k] = _mm512_loadu_si512(l2 + j->ind2[x0] + 64 * k);
+        }
+        for (int64_t x = x0; x < x1; x += 64) {
+            const int64_t n = x1 - x < 64 ? x1 - x : 64;
+            const __mmask64 m = n == 64 ? ~0ULL : (1ULL << n) - 1;
+            const __m512i v = _mm512_maskz_loadu_epi8(m, srow + x);
+            const __m512i b11 = lut64(t11, v), b12 = lut64(t12, v);
+            const __m512i b21 = lut64(t21, v), b22 = lut64(t22, v);
+            __m512i r[4];
+            for (int k = 0; k < 4; k++) {
+                const __m512 xa = _mm512_loadu_ps(j->xa + x + 16 * k);
+                const __m512 xa1 = _mm512_sub_ps(one, xa);
+                const __m512 a = _mm512_add_ps(_mm512_mul_ps(quarter_ps(b11, k), xa1),
+                                               _mm512_mul_ps(quarter_ps(b12, k), xa));
+                const __m512 b = _mm512_add_ps(_mm512_mul_ps(quarter_ps(b21, k), xa1),
+                                               _mm512_mul_ps(quarter_ps(b22, k), xa));
+                const __m512 res = _mm512_add_ps(_mm512_mul_ps(a, vya1), _mm512_mul_ps(b, vya));
+                r[k] = _mm512_min_epi32(_mm512_max_epi32(_mm512_cvtps_epi32(res), zero), top);
+            }
+            const __m512i packed = _mm512_inserti64x4(
+                _mm512_castsi256_si512(
+                    _mm256_inserti128_si256(_mm256_castsi128_si256(_mm512_cvtepi32_epi8(r[0])),
+                                            _mm512_cvtepi32_epi8(r[1]), 1)),
+                _mm256_inserti128_si256(_mm256_castsi128_si256(_mm512_cvtepi32_epi8(r[2])),
+                                        _mm512_cvtepi32_epi8(r[3]), 1),
+                1);
+            _mm512_mask_storeu_epi8(drow + x, m, packed);
+        }
+    }
+}
+#endif
 
 static void clahe_rows(void *arg, int64_t y0, int64_t y1)
 {
@@ -106,6 +202,13 @@ static void clahe_rows(void *arg, int64_t y0, int64_t y1)
         const int64_t plane = (int64_t)p->tiles_x * p->hist_size;
         const unsigned char *srow = (const unsigned char *)j->src->data + y * j->src->stride;
         unsigned char *drow = (unsigned char *)j->dst->data + y * j->dst->stride;
+#ifdef CLAHE_X86
+        if (j->nspans) {
+            clahe_row_vbmi(j, srow, drow, (const uint8_t *)j->luts + ty1 * plane,
+                           (const uint8_t *)j->luts + ty2 * plane, ya, ya1);
+            continue;
+        }
+#endif
         for (int64_t x = 0; x < j->src->width; x++) {
             const float xa = j->xa[x], xa1 = 1.0f - xa;
             int32_t v = u8 ? srow[x] : ((const uint16_t *)srow)[x];
@@ -138,9 +241,10 @@ static gip_status clahe_cpu(gip_context *ctx, const gip_image *src, gip_image *d
     clahe_job j = {.src = src, .dst = dst, .p = p};
     j.luts = malloc((size_t)ntiles * p->hist_size * es);
     int32_t *ind = malloc((size_t)src->width * 2 * sizeof(int32_t));
-    float *xa = malloc((size_t)src->width * sizeof(float));
+    float *xa = calloc((size_t)src->width + 64, sizeof(float));
+    int64_t *spans = malloc(((size_t)src->width + 1) * sizeof *spans);
     gip_status st = GIP_OK;
-    if (!j.luts || !ind || !xa) {
+    if (!j.luts || !ind || !xa || !spans) {
         st = gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "gip_clahe: out of host memory");
         goto out_free;
     }
@@ -157,6 +261,17 @@ static gip_status clahe_cpu(gip_context *ctx, const gip_image *src, gip_image *d
     j.ind1 = ind;
     j.ind2 = ind + src->width;
     j.xa = xa;
+    j.spans = spans;
+#ifdef CLAHE_X86
+    const gip__tuning *tu = gip__tuning_get();
+    if (src->dtype == GIP_U8 && !tu->nosimd && !tu->noavx512 && __builtin_cpu_supports("avx512f") &&
+        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi")) {
+        for (int64_t x = 0; x < src->width; x++)
+            if (!x || ind[x] != ind[x - 1] || j.ind2[x] != j.ind2[x - 1])
+                spans[j.nspans++] = x;
+        spans[j.nspans] = src->width;
+    }
+#endif
     gip__parallel_for(ctx, ntiles, 1, clahe_tiles, &j);
     if (j.oom) {
         st = gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "gip_clahe: out of host memory");
@@ -167,6 +282,7 @@ out_free:
     free(j.luts);
     free(ind);
     free(xa);
+    free(spans);
     return st;
 }
 

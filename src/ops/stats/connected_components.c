@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /* connectedComponents (gip_connected_components, gip_connected_components_stats) on the CPU: a
  * two-pass labelling with a union-find whose roots are the smallest provisional label of their
- * set. Provisional labels are made in the order OpenCV's scan makes them (pixels in row order for
- * 4-connectivity, 2x2 blocks two rows at a time for 8-connectivity), so numbering the roots in
- * order gives OpenCV's labels, not only the same partition. */
+ * set. Provisional labels are made in the order of OpenCV's scan (runs of pixels in row order
+ * for 4-connectivity, 2x2 blocks two rows at a time for 8-connectivity), so that numbering the
+ * roots in order gives OpenCV's labels, not only the same partition. Both scans read the image
+ * as one bit a pixel. */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ops/stats/stats.h"
+#include "tuning.h"
 
 static inline int32_t uf_find(int32_t *p, int32_t i)
 {
@@ -34,160 +36,319 @@ static inline int32_t uf_union(int32_t *p, int32_t i, int32_t j)
 #include <emmintrin.h>
 #endif
 
-/* Whether 16 bytes at p are all zero. */
-static inline bool zero16(const uint8_t *p)
-{
-#if defined(__SSE2__)
-    __m128i v = _mm_loadu_si128((const __m128i *)p);
-    return _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_setzero_si128())) == 0xFFFF;
-#else
-    uint64_t a, b;
-    memcpy(&a, p, 8);
-    memcpy(&b, p + 8, 8);
-    return !(a | b);
-#endif
-}
-
 typedef struct cc_scan {
     const gip_image *src;
-    int32_t *lab; /* provisional labels, w per row, `ls` elements apart */
-    int64_t ls;
     int32_t *p;   /* union-find parents */
     int32_t next; /* the next provisional label */
 } cc_scan;
 
-#define SRC(s, x, y) (((const uint8_t *)(s)->src->data + (y) * (s)->src->stride)[x])
-#define LAB(s, x, y) ((s)->lab[(y) * (s)->ls + (x)])
+/* ---- 8-connectivity ----------------------------------------------------------------------
+ * By 2x2 blocks, as OpenCV's block-based scans: the foreground pixels of a block are 8-connected,
+ * so a block takes one label, joined with the blocks left, upper-left, above and upper-right of
+ * it where a foreground pixel of each touches one of its own. Labels are made in block order, so
+ * each component's smallest label is its first block's in that order, which is OpenCV's
+ * numbering. The scan reads one bit a pixel (rows of 64-bit words, the pixels past the width
+ * zero) and visits only the blocks that hold foreground; a background block's label is never
+ * read, so it is never written. */
 
-static void scan4(cc_scan *s)
+/* The words of a row's bit mask: the width's, and one of zeros past it (the scan reads x + 2). */
+static inline int64_t cc_words(int64_t w)
 {
-    const int64_t w = s->src->width, h = s->src->height;
-    for (int64_t y = 0; y < h; y++)
-        for (int64_t x = 0; x < w; x++) {
-            const uint8_t *r = (const uint8_t *)s->src->data + y * s->src->stride;
-            while (x + 16 <= w && zero16(r + x)) { /* 16 background pixels at once */
-                memset(&LAB(s, x, y), 0, 16 * sizeof(int32_t));
-                x += 16;
-            }
-            if (x >= w)
-                break;
-            if (!SRC(s, x, y)) {
-                LAB(s, x, y) = 0;
-                continue;
-            }
-            int32_t up = y ? LAB(s, x, y - 1) : 0, left = x ? LAB(s, x - 1, y) : 0;
-            if (up && left) {
-                LAB(s, x, y) = up == left ? up : uf_union(s->p, up, left);
-            } else if (up | left) {
-                LAB(s, x, y) = up | left;
-            } else {
-                LAB(s, x, y) = s->next;
-                s->p[s->next] = s->next;
-                s->next++;
-            }
-        }
+    return (w + 63) / 64 + 1;
 }
 
-/* 8-connectivity by 2x2 blocks, as OpenCV's block-based scans: the foreground pixels of a block
- * are 8-connected, so a block takes one label, joined with the blocks left, upper-left, above
- * and upper-right of it where a foreground pixel of each touches one of its own. Labels are made
- * in block order, OpenCV's. blab: one label per block, bw per block row. */
-static void scan8_blocks(cc_scan *s, int32_t *blab, int64_t bw)
+typedef struct cc_masks {
+    const gip_image *src;
+    uint64_t *bits; /* h rows of cc_words(w) words, bit x of a row: pixel x is not zero */
+    int64_t nw;
+    int simd; /* 2: AVX-512BW, 1: SSE2, 0: bytes */
+} cc_masks;
+
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+#define CC_X86 1
+__attribute__((target("avx512f,avx512bw"))) static void mask_row_avx512(const uint8_t *r, int64_t w,
+                                                                        uint64_t *o)
 {
-    const gip_image *src = s->src;
-    const int64_t w = src->width, h = src->height;
-    for (int64_t y = 0, by = 0; y < h; y += 2, by++) {
-        const uint8_t *r0 = (const uint8_t *)src->data + y * src->stride;
-        const uint8_t *r1 = y + 1 < h ? r0 + src->stride : NULL;
-        const uint8_t *u = y ? r0 - src->stride : NULL; /* the row above the block row */
-        int32_t *bl = blab + by * bw, *bu = by ? bl - bw : NULL;
-        for (int64_t x = 0, bx = 0; x < w; x += 2, bx++) {
-            /* 8 blocks of background at once (text scans are mostly background) */
-            while (x + 16 <= w && zero16(r0 + x) && (!r1 || zero16(r1 + x))) {
-                memset(bl + bx, 0, 8 * sizeof *bl);
-                x += 16, bx += 8;
-            }
-            if (x >= w)
-                break;
-            const bool right = x + 1 < w;
-            const bool a = r0[x] != 0, b = right && r0[x + 1] != 0;
-            const bool c = r1 && r1[x] != 0, d = r1 && right && r1[x + 1] != 0;
-            if (!(a | b | c | d)) {
-                bl[bx] = 0;
-                continue;
-            }
-            int32_t l = 0;
-            /* left block: its right column (x - 1) against a or c */
-            if (bx && (a | c) && (r0[x - 1] || (r1 && r1[x - 1])))
-                l = bl[bx - 1];
-            if (u) {
-                /* upper-left block through (x - 1, y - 1) and a */
-                if (a && bx && u[x - 1] && bu[bx - 1])
-                    l = l ? uf_union(s->p, l, bu[bx - 1]) : bu[bx - 1];
-                /* upper block through (x, y - 1) or (x + 1, y - 1) and a or b */
-                if ((a | b) && (u[x] || (right && u[x + 1])) && bu[bx])
-                    l = l ? uf_union(s->p, l, bu[bx]) : bu[bx];
-                /* upper-right block through (x + 2, y - 1) and b */
-                if (b && x + 2 < w && u[x + 2] && bu[bx + 1])
-                    l = l ? uf_union(s->p, l, bu[bx + 1]) : bu[bx + 1];
-            }
-            if (!l) {
-                l = s->next++;
-                s->p[l] = l;
-            }
-            bl[bx] = l;
+    int64_t x = 0, k = 0;
+    for (; x + 64 <= w; x += 64, k++) {
+        const __m512i v = _mm512_loadu_si512(r + x);
+        o[k] = _mm512_test_epi8_mask(v, v);
+    }
+    if (x < w) {
+        const __m512i v = _mm512_maskz_loadu_epi8(~0ULL >> (64 - (w - x)), r + x);
+        o[k] = _mm512_test_epi8_mask(v, v);
+    }
+}
+#endif
+
+static void mask_rows(void *arg, int64_t y0, int64_t y1)
+{
+    const cc_masks *m = arg;
+    const int64_t w = m->src->width;
+    for (int64_t y = y0; y < y1; y++) {
+        const uint8_t *r = (const uint8_t *)m->src->data + y * m->src->stride;
+        uint64_t *o = m->bits + y * m->nw;
+        memset(o, 0, (size_t)m->nw * sizeof *o);
+#ifdef CC_X86
+        if (m->simd == 2) {
+            mask_row_avx512(r, w, o);
+            continue;
         }
+#endif
+        int64_t x = 0;
+#if defined(__SSE2__)
+        if (m->simd)
+            for (; x + 16 <= w; x += 16) {
+                const __m128i v = _mm_loadu_si128((const __m128i *)(r + x));
+                const unsigned z =
+                    (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_setzero_si128()));
+                o[x >> 6] |= (uint64_t)(~z & 0xFFFFu) << (x & 63);
+            }
+#endif
+        for (; x < w; x++)
+            o[x >> 6] |= (uint64_t)(r[x] != 0) << (x & 63);
     }
 }
 
-/* The final labels: each pixel's provisional label (a block's, on its foreground pixels, for
- * 8-connectivity) through the numbering of the roots. */
-typedef struct relabel_job {
-    const gip_image *src;
-    gip_array *labels;
-    const cc_scan *s;
-    const int32_t *blab;
-    int64_t bw, os;
-} relabel_job;
-
-static void relabel_rows(void *arg, int64_t y0, int64_t y1)
+static inline int bit(const uint64_t *m, int64_t x)
 {
-    const relabel_job *j = arg;
-    const int32_t *p = j->s->p;
-    const int64_t w = j->src->width;
+    return (int)(m[x >> 6] >> (x & 63)) & 1;
+}
+
+/* Labels after each block row's last: the vector relabelling reads 16 blocks at a time. */
+#define CC_BLOCK_PAD 16
+
+static void scan8_masks(cc_scan *s, const uint64_t *bits, int64_t nw, const uint64_t *zero,
+                        int32_t *blab, int64_t bp)
+{
+    const int64_t h = s->src->height, words = nw - 1;
+    int32_t *p = s->p, next = s->next;
+    for (int64_t y = 0, by = 0; y < h; y += 2, by++) {
+        const uint64_t *m0 = bits + y * nw, *m1 = y + 1 < h ? m0 + nw : zero;
+        const uint64_t *mu = y ? m0 - nw : zero; /* the row above the block row */
+        int32_t *bl = blab + by * bp;
+        const int32_t *bu = by ? bl - bp : NULL;
+        /* the row's padding, which the vector relabelling reads (and never uses) */
+        memset(bl + (s->src->width + 1) / 2, 0, CC_BLOCK_PAD * sizeof *bl);
+        for (int64_t k = 0; k < words; k++) {
+            const uint64_t px = m0[k] | m1[k];
+            uint64_t blocks = (px | px >> 1) & 0x5555555555555555ULL;
+            while (blocks) {
+                const int64_t x = 64 * k + __builtin_ctzll(blocks), bx = x >> 1;
+                blocks &= blocks - 1;
+                const uint64_t w0 = m0[k] >> (x & 63), w1 = m1[k] >> (x & 63);
+                const int a = (int)(w0 & 1), b = (int)(w0 >> 1) & 1, c = (int)(w1 & 1);
+                int32_t l = 0;
+                /* left block: its right column (x - 1) against a or c */
+                if (x && (a | c) && (bit(m0, x - 1) | bit(m1, x - 1)))
+                    l = bl[bx - 1];
+                if (bu) {
+                    /* upper-left block through (x - 1, y - 1) and a */
+                    if (a && x && bit(mu, x - 1))
+                        l = l ? uf_union(p, l, bu[bx - 1]) : bu[bx - 1];
+                    /* upper block through (x, y - 1) or (x + 1, y - 1) and a or b */
+                    if ((a | b) && ((mu[k] >> (x & 63)) & 3))
+                        l = l ? uf_union(p, l, bu[bx]) : bu[bx];
+                    /* upper-right block through (x + 2, y - 1) and b */
+                    if (b && bit(mu, x + 2))
+                        l = l ? uf_union(p, l, bu[bx + 1]) : bu[bx + 1];
+                }
+                if (!l) {
+                    l = next++;
+                    p[l] = l;
+                }
+                bl[bx] = l;
+            }
+        }
+    }
+    s->next = next;
+}
+
+/* The final labels of 8-connectivity, a block row at a time: its foreground blocks' labels
+ * through the numbering of the roots (p), then each of its pixel rows, the block's label on
+ * foreground pixels. Destinations of GIP__STREAM_BYTES or more go out through streaming stores
+ * where the vector loop can align them. */
+typedef struct relabel8_job {
+    gip_array *labels;
+    const uint64_t *bits, *zero;
+    int64_t nw;
+    int32_t *blab;
+    const int32_t *p;
+    int64_t bp, os; /* block row pitch (labels), label row stride (bytes) */
+    int simd;
+    bool stream;
+} relabel8_job;
+
+#ifdef CC_X86
+/* 16 pixels a step from x: each pixel's block label (pixel x + i in block (x + i) / 2) where it
+ * is foreground, else 0, stored as s32 or u16 (streamed where whole and aligned). */
+__attribute__((target("avx512f,avx512bw,avx512vl"))) static void
+relabel8_row_avx512(const uint64_t *m, const int32_t *bl, char *o, int64_t w, bool s32, bool stream)
+{
+    const __m512i dup0 = _mm512_set_epi32(7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0);
+    const __m512i dup1 = _mm512_set_epi32(8, 7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0);
+    const int64_t es = s32 ? 4 : 2;
+    /* pixels of a short first step after which the steps' stores start on 16 * es bytes (0:
+     * none) */
+    int64_t first = 0;
+    if (stream && (uintptr_t)o % (uintptr_t)es == 0) {
+        first = (int64_t)((-(uintptr_t)o & (uintptr_t)(16 * es - 1)) / (uintptr_t)es);
+        first = first < w ? first : w;
+    } else {
+        stream = false;
+    }
+    for (int64_t x = 0; x < w;) {
+        const int64_t n = first ? first : (w - x < 16 ? w - x : 16);
+        const __mmask16 valid = n == 16 ? 0xFFFF : (__mmask16)((1u << n) - 1);
+        const int64_t sh = x & 63;
+        uint64_t word = m[x >> 6] >> sh;
+        if (sh > 48)
+            word |= m[(x >> 6) + 1] << (64 - sh);
+        const __mmask16 fg = (__mmask16)word & valid;
+        __m512i v = _mm512_setzero_si512();
+        if (fg)
+            v = _mm512_maskz_permutexvar_epi32(fg, x & 1 ? dup1 : dup0,
+                                               _mm512_loadu_si512(bl + (x >> 1)));
+        if (s32) {
+            if (stream && n == 16 && !first)
+                _mm512_stream_si512((void *)(o + 4 * x), v);
+            else
+                _mm512_mask_storeu_epi32(o + 4 * x, valid, v);
+        } else {
+            const __m256i v16 = _mm512_cvtepi32_epi16(v);
+            if (stream && n == 16 && !first)
+                _mm256_stream_si256((__m256i *)(void *)(o + 2 * x), v16);
+            else
+                _mm256_mask_storeu_epi16(o + 2 * x, valid, v16);
+        }
+        x += n;
+        first = 0;
+    }
+}
+#endif
+
+static void relabel8_rows(void *arg, int64_t b0, int64_t b1)
+{
+    const relabel8_job *j = arg;
+    const int64_t w = j->labels->width, h = j->labels->height, words = j->nw - 1;
+    const bool s32 = j->labels->depth == GIP_DEPTH_S32;
+    for (int64_t by = b0; by < b1; by++) {
+        const int64_t y = 2 * by;
+        const uint64_t *m0 = j->bits + y * j->nw, *m1 = y + 1 < h ? m0 + j->nw : j->zero;
+        int32_t *bl = j->blab + by * j->bp;
+        for (int64_t k = 0; k < words; k++) {
+            const uint64_t px = m0[k] | m1[k];
+            for (uint64_t f = (px | px >> 1) & 0x5555555555555555ULL; f; f &= f - 1) {
+                const int64_t bx = (64 * k + __builtin_ctzll(f)) >> 1;
+                bl[bx] = j->p[bl[bx]];
+            }
+        }
+        for (int64_t r = y; r < y + 2 && r < h; r++) {
+            const uint64_t *m = r == y ? m0 : m1;
+            char *o = (char *)j->labels->data + r * j->os;
+#ifdef CC_X86
+            if (j->simd == 2) {
+                relabel8_row_avx512(m, bl, o, w, s32, j->stream);
+                continue;
+            }
+#endif
+            memset(o, 0, (size_t)w * (s32 ? 4 : 2));
+            for (int64_t k = 0; k < words; k++)
+                for (uint64_t f = m[k]; f; f &= f - 1) {
+                    const int64_t x = 64 * k + __builtin_ctzll(f);
+                    if (s32)
+                        memcpy(o + 4 * x, &bl[x >> 1], 4);
+                    else
+                        ((uint16_t *)o)[x] = (uint16_t)bl[x >> 1];
+                }
+        }
+    }
+#ifdef CC_X86
+    if (j->stream)
+        _mm_sfence();
+#endif
+}
+
+/* ---- 4-connectivity ----------------------------------------------------------------------
+ * By runs of foreground pixels in a row, from the row masks: a run takes one label, joined with
+ * the labels of the runs of the row above that share a column with it. A component's first run
+ * in row order makes its smallest label, at its first pixel in row order: OpenCV's numbering. */
+typedef struct cc_runs {
+    int32_t *start, *end, *label; /* each run's columns [start, end) and provisional label */
+    int64_t *row;                 /* row y's runs are [row[y], row[y + 1]) */
+} cc_runs;
+
+/* The first column from x on whose bit is `set`, or words * 64. */
+static inline int64_t next_bit(const uint64_t *m, int64_t x, int64_t words, bool set)
+{
+    int64_t k = x >> 6;
+    if (k >= words)
+        return words * 64;
+    uint64_t v = (set ? m[k] : ~m[k]) >> (x & 63);
+    if (v)
+        return x + __builtin_ctzll(v);
+    for (k++; k < words; k++)
+        if ((v = set ? m[k] : ~m[k]))
+            return 64 * k + __builtin_ctzll(v);
+    return words * 64;
+}
+
+static void scan4_runs(cc_scan *s, const uint64_t *bits, int64_t nw, cc_runs *r)
+{
+    const int64_t w = s->src->width, h = s->src->height, words = nw - 1;
+    int32_t *p = s->p, next = s->next;
+    int64_t n = 0;
+    for (int64_t y = 0; y < h; y++) {
+        const uint64_t *m = bits + y * nw;
+        int64_t q = y ? r->row[y - 1] : 0; /* the row above's runs: [q, qe) */
+        const int64_t qe = n;
+        r->row[y] = n;
+        for (int64_t x = next_bit(m, 0, words, true); x < w;) {
+            const int64_t e = next_bit(m, x, words, false); /* the run is [x, e) */
+            while (q < qe && r->end[q] <= x)
+                q++;
+            int32_t l = 0;
+            for (int64_t t = q; t < qe && r->start[t] < e; t++)
+                l = !l ? r->label[t] : l == r->label[t] ? l : uf_union(p, l, r->label[t]);
+            if (!l) {
+                l = next++;
+                p[l] = l;
+            }
+            r->start[n] = (int32_t)x, r->end[n] = (int32_t)e, r->label[n] = l;
+            n++;
+            x = next_bit(m, e, words, true);
+        }
+    }
+    r->row[h] = n;
+    s->next = next;
+}
+
+/* The final labels of 4-connectivity: each run filled with its label's number, zeros between. */
+typedef struct relabel4_job {
+    gip_array *labels;
+    const cc_runs *r;
+    const int32_t *p;
+    int64_t os;
+} relabel4_job;
+
+static void relabel4_rows(void *arg, int64_t y0, int64_t y1)
+{
+    const relabel4_job *j = arg;
+    const int64_t w = j->labels->width;
     const bool s32 = j->labels->depth == GIP_DEPTH_S32;
     for (int64_t y = y0; y < y1; y++) {
         char *o = (char *)j->labels->data + y * j->os;
-        if (j->blab) { /* blab holds the blocks' final labels (block_final) */
-            const uint8_t *r = (const uint8_t *)j->src->data + y * j->src->stride;
-            const int32_t *bl = j->blab + (y / 2) * j->bw;
-            int64_t x = 0;
-            while (x < w) {
-                if (x + 16 <= w && zero16(r + x)) {
-                    memset(o + x * (s32 ? 4 : 2), 0, s32 ? 64 : 32);
-                    x += 16;
-                    continue;
-                }
-                const int64_t e = x + 16 < w ? x + 16 : w;
-                if (s32)
-                    for (; x < e; x++) {
-                        int32_t v = r[x] ? bl[x >> 1] : 0;
-                        memcpy(o + 4 * x, &v, 4);
-                    }
-                else
-                    for (; x < e; x++)
-                        ((uint16_t *)o)[x] = r[x] ? (uint16_t)bl[x >> 1] : 0;
-            }
-        } else {
-            const int32_t *l = j->s->lab + y * j->s->ls;
+        memset(o, 0, (size_t)w * (s32 ? 4 : 2));
+        for (int64_t t = j->r->row[y]; t < j->r->row[y + 1]; t++) {
+            const int32_t v = j->p[j->r->label[t]];
+            const int64_t e = j->r->end[t];
             if (s32)
-                for (int64_t x = 0; x < w; x++) {
-                    int32_t v = p[l[x]];
+                for (int64_t x = j->r->start[t]; x < e; x++)
                     memcpy(o + 4 * x, &v, 4);
-                }
             else
-                for (int64_t x = 0; x < w; x++)
-                    ((uint16_t *)o)[x] = (uint16_t)p[l[x]];
+                for (int64_t x = j->r->start[t]; x < e; x++)
+                    ((uint16_t *)o)[x] = (uint16_t)v;
         }
     }
 }
@@ -246,51 +407,77 @@ gip_status gip_connected_components(gip_context *ctx, const gip_image *src, int3
     }
     cc_scan s = {.src = src, .next = 1};
     const int64_t ostride = gip__array_stride(labels);
-    const bool direct =
-        labels->depth == GIP_DEPTH_S32 && ostride % 4 == 0 && (uintptr_t)labels->data % 4 == 0;
-    const int64_t bw = (w + 1) / 2;
-    int32_t *tmp = NULL, *blab = NULL;
+    const int64_t bw = (w + 1) / 2, nw = cc_words(w);
+    int32_t *blab = NULL, *runs = NULL;
+    cc_runs rr = {0};
+    uint64_t *bits = malloc((size_t)((h + 1) * nw) * sizeof *bits); /* and a row of zeros */
     if (connectivity == 8) {
-        blab = malloc((size_t)(bw * ((h + 1) / 2)) * sizeof *blab + 4);
-    } else if (direct) {
-        s.lab = labels->data;
-        s.ls = ostride / 4;
+        blab = malloc((size_t)((bw + CC_BLOCK_PAD) * ((h + 1) / 2)) * sizeof *blab);
     } else {
-        tmp = malloc((size_t)(w * h) * sizeof *tmp + 4);
-        s.lab = tmp;
-        s.ls = w;
+        /* at most one run per provisional label */
+        runs = malloc((size_t)cap * 3 * sizeof *runs);
+        rr.row = malloc((size_t)(h + 1) * sizeof *rr.row);
+        rr.start = runs, rr.end = runs ? runs + cap : NULL, rr.label = runs ? runs + 2 * cap : NULL;
     }
     s.p = malloc((size_t)cap * sizeof *s.p);
-    if (!s.p || (connectivity == 8 ? !blab : !direct && !tmp)) {
+    if (!s.p || !bits || (connectivity == 8 ? !blab : !runs || !rr.row)) {
         free(s.p);
-        free(tmp);
+        free(bits);
         free(blab);
+        free(runs);
+        free(rr.row);
         return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of host memory", op);
     }
     s.p[0] = 0;
+    /* GIP_NOSIMD and GIP_NOAVX512 cap the vector loops, so that the tests reach the others */
+    const gip__tuning *tu = gip__tuning_get();
+    int simd = tu->nosimd ? 0 : 1;
+#ifdef CC_X86
+    if (simd && !tu->noavx512 && __builtin_cpu_supports("avx512f") &&
+        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl"))
+        simd = 2;
+#endif
+    cc_masks cm = {src, bits, nw, simd};
+    memset(bits + h * nw, 0, (size_t)nw * sizeof *bits);
+    gip__parallel_for(ctx, h, 64, mask_rows, &cm);
     if (connectivity == 8)
-        scan8_blocks(&s, blab, bw);
+        scan8_masks(&s, bits, nw, bits + h * nw, blab, bw + CC_BLOCK_PAD);
     else
-        scan4(&s);
+        scan4_runs(&s, bits, nw, &rr);
     /* number the roots in order: p[i] < i already holds its final number */
     int32_t n = 1;
     for (int32_t i = 1; i < s.next; i++)
         s.p[i] = s.p[i] < i ? s.p[s.p[i]] : n++;
     if (labels->depth == GIP_DEPTH_U16 && n > 65536) {
         free(s.p);
-        free(tmp);
+        free(bits);
         free(blab);
+        free(runs);
+        free(rr.row);
         return gip__error(ctx, GIP_ERR_TOO_LARGE,
                           "%s: %d labels do not fit u16 labels; ask for s32 labels", op, (int)n);
     }
-    if (blab) /* each block's final label, once */
-        for (int64_t i = 0; i < bw * ((h + 1) / 2); i++)
-            blab[i] = s.p[blab[i]];
-    relabel_job rj = {src, labels, &s, blab, bw, ostride};
-    gip__parallel_for(ctx, h, 32, relabel_rows, &rj);
+    if (connectivity == 8) {
+        relabel8_job rj = {labels,
+                           bits,
+                           bits + h * nw,
+                           nw,
+                           blab,
+                           s.p,
+                           bw + CC_BLOCK_PAD,
+                           ostride,
+                           simd,
+                           ostride * h >= GIP__STREAM_BYTES};
+        gip__parallel_for(ctx, (h + 1) / 2, 16, relabel8_rows, &rj);
+    } else {
+        relabel4_job rj = {labels, &rr, s.p, ostride};
+        gip__parallel_for(ctx, h, 32, relabel4_rows, &rj);
+    }
     free(s.p);
-    free(tmp);
+    free(bits);
     free(blab);
+    free(runs);
+    free(rr.row);
     *n_labels = n;
     return GIP_OK;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ops/stats/stats.h"
+#include "tuning.h"
 
 void gip__red_init(gip__red *r)
 {
@@ -53,14 +54,25 @@ void gip__red_combine(gip__red *a, const gip__red *b, int32_t channels)
 #define RED_X86 1
 #endif
 
+/* The extremes of an unmasked run of rows (of one channel): each row's smallest and largest value,
+ * the first row that holds the run's, and their positions, looked for in that row only (once per
+ * image: see gip__reduce_cpu). */
+typedef struct flat_pending {
+    double mn, mx;
+    int64_t ymn, ymx; /* the first row of the run of rows that holds them */
+    int64_t nmn, nmx; /* that run's elements */
+} flat_pending;
+
 typedef struct red_job {
     const gip_image *a, *b, *mask;
     uint32_t want;
     int avx2;      /* the flat loops' build: 0 plain, 1 AVX2, 2 AVX-512 */
+    int vbmi;      /* AVX-512 VBMI and VNNI: the u8 three-channel sums */
     int saturate;  /* extremes only: a block stops once every channel reaches lo and hi */
     double lo, hi; /* the dtype's range */
     int64_t stop;  /* the first block that saturated (atomic), INT64_MAX while none */
     gip__red *parts;
+    flat_pending *pend; /* unmasked: each block's pending extremes, 4 a block */
 } red_job;
 
 /* One row of one channel: a (minus b where given) at elements c, c + cn, ... of w pixels, where
@@ -284,7 +296,10 @@ static inline double lanes_sum(double *acc)
         VT lo[4], hi[4];                                                                           \
         for (int l = 0; l < 4; l++)                                                                \
             lo[l] = P##_set1_ps(INFINITY), hi[l] = P##_set1_ps(-INFINITY);                         \
-        int64_t x = 0;                                                                             \
+        /* from a's first vector boundary: loads across cache lines cost more */                   \
+        int64_t x0 = (int64_t)((-(uintptr_t)a & (4 * W - 1)) / 4);                                 \
+        x0 = x0 < n ? x0 : n;                                                                      \
+        int64_t x = x0;                                                                            \
         if (b)                                                                                     \
             for (; x + 4 * W <= n; x += 4 * W)                                                     \
                 for (int l = 0; l < 4; l++) {                                                      \
@@ -299,13 +314,18 @@ static inline double lanes_sum(double *acc)
                     lo[l] = P##_min_ps(v, lo[l]);                                                  \
                     hi[l] = P##_max_ps(v, hi[l]);                                                  \
                 }                                                                                  \
-        float tl[4 * W], th[4 * W];                                                                \
-        for (int l = 0; l < 4; l++)                                                                \
-            P##_storeu_ps(tl + l * W, lo[l]), P##_storeu_ps(th + l * W, hi[l]);                    \
+        float tl[W], th[W];                                                                        \
+        P##_storeu_ps(tl, P##_min_ps(P##_min_ps(lo[0], lo[1]), P##_min_ps(lo[2], lo[3])));         \
+        P##_storeu_ps(th, P##_max_ps(P##_max_ps(hi[0], hi[1]), P##_max_ps(hi[2], hi[3])));         \
         float fl = INFINITY, fh = -INFINITY;                                                       \
-        for (int l = 0; l < 4 * W; l++) {                                                          \
+        for (int l = 0; l < W; l++) {                                                              \
             fl = tl[l] < fl ? tl[l] : fl;                                                          \
             fh = th[l] > fh ? th[l] : fh;                                                          \
+        }                                                                                          \
+        for (int64_t i = 0; i < x0; i++) {                                                         \
+            float v = b ? a[i] - b[i] : a[i];                                                      \
+            fl = v < fl ? v : fl;                                                                  \
+            fh = v > fh ? v : fh;                                                                  \
         }                                                                                          \
         for (; x < n; x++) {                                                                       \
             float v = b ? a[x] - b[x] : a[x];                                                      \
@@ -551,6 +571,113 @@ __attribute__((target("avx2"))) static int u8_ext_avx2(const uint8_t *a, int64_t
     return 1;
 }
 #undef LD
+
+/* u8 extremes with AVX-512BW, 256 bytes a step in four pairs of accumulators, from the first
+ * 64-byte boundary on (loads that straddle two cache lines cost more). */
+__attribute__((target("avx512f,avx512bw"))) static int u8_ext_avx512(const uint8_t *a, int64_t n,
+                                                                     double *omn, double *omx)
+{
+    uint8_t mn = 255, mx = 0;
+    int64_t head = (int64_t)(-(uintptr_t)a & 63);
+    head = head < n ? head : n;
+    for (int64_t x = 0; x < head; x++) {
+        mn = a[x] < mn ? a[x] : mn;
+        mx = a[x] > mx ? a[x] : mx;
+    }
+    a += head, n -= head;
+    const int64_t nv = n & ~(int64_t)255;
+    __m512i lo[4], hi[4];
+    for (int k = 0; k < 4; k++)
+        lo[k] = _mm512_set1_epi8(-1), hi[k] = _mm512_setzero_si512();
+    for (int64_t x = 0; x < nv; x += 256)
+        for (int k = 0; k < 4; k++) {
+            __m512i v = _mm512_load_si512(a + x + 64 * k);
+            lo[k] = _mm512_min_epu8(lo[k], v);
+            hi[k] = _mm512_max_epu8(hi[k], v);
+        }
+    uint8_t tl[64], th[64];
+    _mm512_storeu_si512(
+        tl, _mm512_min_epu8(_mm512_min_epu8(lo[0], lo[1]), _mm512_min_epu8(lo[2], lo[3])));
+    _mm512_storeu_si512(
+        th, _mm512_max_epu8(_mm512_max_epu8(hi[0], hi[1]), _mm512_max_epu8(hi[2], hi[3])));
+    for (int l = 0; l < 64; l++) {
+        mn = tl[l] < mn ? tl[l] : mn;
+        mx = th[l] > mx ? th[l] : mx;
+    }
+    for (int64_t x = nv; x < n; x++) {
+        mn = a[x] < mn ? a[x] : mn;
+        mx = a[x] > mx ? a[x] : mx;
+    }
+    *omn = mn, *omx = mx;
+    return 1;
+}
+
+/* u8 three-channel sums with AVX-512 VBMI and VNNI: 64 pixels (192 bytes) a step split into
+ * their channels by byte permutes, each channel's sum a dot product with ones and its squares
+ * x (x - 128) (unsigned by signed bytes) plus 128 x. A 32-bit lane gains at most 4 * 32385 a
+ * step (x (x - 128) lies in [-4096, 32385]), so spans of U8C3_SPAN steps cannot overflow it.
+ * Exact, as the plain loops. n: pixels. */
+#define U8C3_SPAN 4096
+__attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vnni"))) static void
+u8c3_sums_vbmi(const uint8_t *a, int64_t n, uint32_t want, gip__red *r)
+{
+    uint8_t idx[3][64];
+    __m512i ix[3];
+    __mmask64 km[3];
+    for (int c = 0; c < 3; c++) {
+        km[c] = 0;
+        for (int i = 0; i < 64; i++) {
+            idx[c][i] = (uint8_t)((3 * i + c) & 127);
+            if (3 * i + c >= 128) /* from the third vector */
+                km[c] |= (__mmask64)1 << i;
+        }
+        ix[c] = _mm512_loadu_si512(idx[c]);
+    }
+    const __m512i ones = _mm512_set1_epi8(1), bias = _mm512_set1_epi8((char)0x80);
+    const int64_t steps = n / 64;
+    int64_t s[3] = {0, 0, 0}, q[3] = {0, 0, 0};
+    for (int64_t k0 = 0; k0 < steps; k0 += U8C3_SPAN) {
+        const int64_t k1 = steps - k0 < U8C3_SPAN ? steps : k0 + U8C3_SPAN;
+        __m512i as[3], aq[3];
+        for (int c = 0; c < 3; c++)
+            as[c] = aq[c] = _mm512_setzero_si512();
+        for (int64_t k = k0; k < k1; k++) {
+            const uint8_t *p = a + 192 * k;
+            const __m512i v0 = _mm512_loadu_si512(p), v1 = _mm512_loadu_si512(p + 64),
+                          v2 = _mm512_loadu_si512(p + 128);
+            for (int c = 0; c < 3; c++) {
+                __m512i t = _mm512_permutex2var_epi8(v0, ix[c], v1);
+                t = _mm512_mask_permutexvar_epi8(t, km[c], ix[c], v2);
+                as[c] = _mm512_dpbusd_epi32(as[c], t, ones);
+                aq[c] = _mm512_dpbusd_epi32(aq[c], t, _mm512_xor_si512(t, bias));
+            }
+        }
+        for (int c = 0; c < 3; c++) {
+            s[c] += _mm512_reduce_add_epi64(
+                _mm512_add_epi64(_mm512_cvtepi32_epi64(_mm512_castsi512_si256(as[c])),
+                                 _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(as[c], 1))));
+            q[c] += _mm512_reduce_add_epi64(
+                _mm512_add_epi64(_mm512_cvtepi32_epi64(_mm512_castsi512_si256(aq[c])),
+                                 _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(aq[c], 1))));
+        }
+    }
+    for (int c = 0; c < 3; c++)
+        q[c] += 128 * s[c];
+    for (int64_t x = 64 * steps; x < n; x++)
+        for (int c = 0; c < 3; c++) {
+            const int64_t v = a[3 * x + c];
+            s[c] += v;
+            q[c] += v * v;
+        }
+    for (int c = 0; c < 3; c++) {
+        if (want & GIP__RED_SUM)
+            r->ch[c].is += s[c];
+        if (want & GIP__RED_SQ)
+            r->ch[c].iq += q[c];
+        if (want & GIP__RED_ABS)
+            r->ch[c].ia += s[c];
+    }
+}
 #endif
 
 #ifdef RED_X86
@@ -641,15 +768,73 @@ __attribute__((target("avx2"))) static void f32_sums_avx2(const float *a, const 
         ch->nz += s;
     }
 }
-#endif
+/* f32 sums and squares with AVX-512: the same 16 lanes (two vectors of eight doubles), tail
+ * and tree as FLAT_F32_LOOP. The squares go through fused multiply-adds, which round as the
+ * plain loop's multiply then add: the square of a float's double is exact (24-bit mantissas),
+ * so only the addition rounds. The sums are fused multiply-adds by one (the same addition),
+ * which run on the multiply ports beside the conversions on the adders. Bit for bit the plain
+ * loop's result. */
+__attribute__((target("avx512f"), always_inline)) static inline void
+f32_sq_body(const float *a, const float *b, int64_t n, gip__red_ch *ch, const bool sum,
+            const bool sq)
+{
+    __m512d s0 = _mm512_setzero_pd(), s1 = s0, q0 = s0, q1 = s0;
+    int64_t x = 0;
+    for (; x + F32_LANES <= n; x += F32_LANES) {
+        __m256 f0 = _mm256_loadu_ps(a + x), f1 = _mm256_loadu_ps(a + x + 8);
+        if (b) {
+            f0 = _mm256_sub_ps(f0, _mm256_loadu_ps(b + x));
+            f1 = _mm256_sub_ps(f1, _mm256_loadu_ps(b + x + 8));
+        }
+        const __m512d d0 = _mm512_cvtps_pd(f0), d1 = _mm512_cvtps_pd(f1);
+        if (sum) {
+            s0 = _mm512_fmadd_pd(d0, _mm512_set1_pd(1.0), s0);
+            s1 = _mm512_fmadd_pd(d1, _mm512_set1_pd(1.0), s1);
+        }
+        if (sq) {
+            q0 = _mm512_fmadd_pd(d0, d0, q0);
+            q1 = _mm512_fmadd_pd(d1, d1, q1);
+        }
+    }
+    double as[F32_LANES], aq[F32_LANES];
+    _mm512_storeu_pd(as, s0);
+    _mm512_storeu_pd(as + 8, s1);
+    _mm512_storeu_pd(aq, q0);
+    _mm512_storeu_pd(aq + 8, q1);
+    for (int l = 0; x < n; x++, l++) {
+        const double v = (double)(b ? (float)(a[x] - b[x]) : a[x]);
+        as[l] += v;
+        aq[l] += v * v;
+    }
+    if (sum)
+        ch->fs += lanes_sum(as);
+    if (sq)
+        ch->fq += lanes_sum(aq);
+}
 
-/* The extremes of an unmasked run of rows (of one channel): each row's smallest and largest value,
- * the first row that holds the run's, and their positions, looked for in that row only. */
-typedef struct flat_pending {
-    double mn, mx;
-    int64_t ymn, ymx; /* the first row of the run of rows that holds them */
-    int64_t nmn, nmx; /* that run's elements */
-} flat_pending;
+__attribute__((target("avx512f"))) static void
+f32_sums_avx512(const float *a, const float *b, int64_t n, uint32_t want, gip__red_ch *ch)
+{
+    const bool sum = (want & GIP__RED_SUM) != 0, sq = (want & GIP__RED_SQ) != 0;
+    if (b) {
+        if (sum && sq)
+            f32_sq_body(a, b, n, ch, true, true);
+        else if (sq)
+            f32_sq_body(a, b, n, ch, false, true);
+        else if (sum)
+            f32_sq_body(a, b, n, ch, true, false);
+    } else {
+        if (sum && sq)
+            f32_sq_body(a, NULL, n, ch, true, true);
+        else if (sq)
+            f32_sq_body(a, NULL, n, ch, false, true);
+        else if (sum)
+            f32_sq_body(a, NULL, n, ch, true, false);
+    }
+    if (want & (GIP__RED_ABS | GIP__RED_NZ))
+        f32_sums_avx2(a, b, n, want & (GIP__RED_ABS | GIP__RED_NZ), ch);
+}
+#endif
 
 /* ---- unmasked rows of 2 to 4 channels: every channel in one loop, CN a constant ---------- */
 
@@ -771,10 +956,10 @@ MC_ALL(4)
 
 /* One unmasked row of 2 to 4 channels. */
 static void mc_row(const red_job *j, const void *ra, const void *rb, int64_t w, int64_t y,
-                   gip__red *r, flat_pending *p)
+                   uint32_t want, gip__red *r, flat_pending *p)
 {
-    const uint32_t sums = j->want & ~GIP__RED_EXTREMES;
-    const bool ext = (j->want & GIP__RED_EXTREMES) != 0;
+    const uint32_t sums = want & ~GIP__RED_EXTREMES;
+    const bool ext = (want & GIP__RED_EXTREMES) != 0;
 #define MC_CALL(CN)                                                                                \
     switch (j->a->dtype) {                                                                         \
     case GIP_U8:                                                                                   \
@@ -911,12 +1096,15 @@ static void flat_row(const red_job *j, const void *ra, const void *rb, int64_t w
             u8_sums_avx2(ra, rb, w, sums, ch);
         sums = 0;
         if (ext && !rb && w > 0) {
-            got = u8_ext_avx2(ra, w, &mn, &mx);
+            got = j->avx2 > 1 ? u8_ext_avx512(ra, w, &mn, &mx) : u8_ext_avx2(ra, w, &mn, &mx);
             ext = false;
         }
     }
     if (j->avx2 && sums && j->a->dtype == GIP_F32) {
-        f32_sums_avx2(ra, rb, w, sums, ch);
+        if (j->avx2 > 1)
+            f32_sums_avx512(ra, rb, w, sums, ch);
+        else
+            f32_sums_avx2(ra, rb, w, sums, ch);
         sums = 0;
     }
     if (j->avx2 > 1) {
@@ -938,16 +1126,31 @@ static void flat_row(const red_job *j, const void *ra, const void *rb, int64_t w
 }
 
 /* Folds the run's extremes into ch (which holds only earlier rows'): positions where they
- * improve on it. */
+ * improve on it. A run of several contiguous rows is searched through each row's extremes
+ * (vector loops) for the first row that holds the value, then that row element by element;
+ * u8 runs through memchr. */
 static void flat_resolve(const red_job *j, const flat_pending *p, gip__red_ch *ch)
 {
     const gip_image *a = j->a, *b = j->b;
     const int64_t w = a->width;
     for (int e = 0; e < 2; e++) {
-        const int64_t y = e ? p->ymx : p->ymn, n = e ? p->nmx : p->nmn;
+        int64_t y = e ? p->ymx : p->ymn, n = e ? p->nmx : p->nmn;
         const double val = e ? p->mx : p->mn;
         if (y < 0 || (e ? (ch->imx >= 0 && !(val > ch->mx)) : (ch->imn >= 0 && !(val < ch->mn))))
             continue;
+        if (a->dtype != GIP_U8 && n > w) {
+            const int64_t rs = w * (int64_t)gip_dtype_size(a->dtype);
+            for (const int64_t y1 = y + n / w; y + 1 < y1; y++) {
+                flat_pending q = {0, 0, -1, -1, 0, 0};
+                gip__red_ch unused;
+                flat_row(j, (const unsigned char *)a->data + y * rs,
+                         b ? (const unsigned char *)b->data + y * rs : NULL, w, y, &unused, &q,
+                         GIP__RED_EXTREMES);
+                if (q.ymn >= 0 && (e ? q.mx : q.mn) == val)
+                    break;
+            }
+            n = w;
+        }
         const void *ra = (const unsigned char *)a->data + y * a->stride;
         const void *rb = b ? (const unsigned char *)b->data + y * b->stride : NULL;
         double v = val;
@@ -994,13 +1197,12 @@ static void red_rows(red_job *j, int64_t k, int64_t y0, int64_t y1, gip__red *r)
         flat_pending p = {0, 0, -1, -1, 0, 0};
         const int64_t rs = w * (int64_t)gip_dtype_size(a->dtype);
         if (y1 - y0 > 1 && a->stride == rs && (!b || b->stride == rs)) {
-            /* Contiguous rows: the integer sums (exact in any grouping) over the run at once,
-             * and u8 extremes (whose positions memchr finds fast in a run); f32 sums row by row,
-             * their lanes restarting at each row, and the other extremes row by row, so that
-             * their positions are looked for in one row. */
-            const bool f32 = a->dtype == GIP_F32, u8 = a->dtype == GIP_U8;
+            /* Contiguous rows: the integer sums (exact in any grouping) and the extremes over
+             * the run at once (their positions are looked for once per image, flat_resolve);
+             * f32 sums row by row, their lanes restarting at each row. */
+            const bool f32 = a->dtype == GIP_F32;
             const uint32_t run =
-                (f32 ? 0 : j->want & ~GIP__RED_EXTREMES) | (u8 ? j->want & GIP__RED_EXTREMES : 0);
+                (f32 ? 0 : j->want & ~GIP__RED_EXTREMES) | (j->want & GIP__RED_EXTREMES);
             const uint32_t rows = j->want & ~run;
             const void *ra = (const unsigned char *)a->data + y0 * a->stride;
             const void *rb = b ? (const unsigned char *)b->data + y0 * b->stride : NULL;
@@ -1012,7 +1214,7 @@ static void red_rows(red_job *j, int64_t k, int64_t y0, int64_t y1, gip__red *r)
                     flat_row(j, (const unsigned char *)ra + (y - y0) * rs,
                              rb ? (const unsigned char *)rb + (y - y0) * rs : NULL, w, y, &r->ch[0],
                              &p, rows);
-            flat_resolve(j, &p, &r->ch[0]);
+            j->pend[4 * k] = p;
             return;
         }
         for (int64_t y = y0; y < y1; y++) {
@@ -1024,13 +1226,32 @@ static void red_rows(red_job *j, int64_t k, int64_t y0, int64_t y1, gip__red *r)
                                 k > __atomic_load_n(&j->stop, __ATOMIC_RELAXED)))
                 break;
         }
-        flat_resolve(j, &p, &r->ch[0]);
+        j->pend[4 * k] = p;
         return;
     }
     if (!m) {
         flat_pending p[4];
         for (int c = 0; c < 4; c++)
             p[c] = (flat_pending){0, 0, -1, -1, 0, 0};
+        uint32_t want = j->want;
+#ifdef RED_X86
+        const uint32_t c3 = want & (GIP__RED_SUM | GIP__RED_SQ | GIP__RED_ABS);
+        if (j->vbmi && cn == 3 && a->dtype == GIP_U8 && !b && c3) {
+            /* the sums of the block's rows at once where they are contiguous */
+            const int64_t rs = 3 * w;
+            const uint8_t *ra = (const uint8_t *)a->data + y0 * a->stride;
+            if (a->stride == rs)
+                u8c3_sums_vbmi(ra, (y1 - y0) * w, c3, r);
+            else
+                for (int64_t y = y0; y < y1; y++)
+                    u8c3_sums_vbmi(ra + (y - y0) * a->stride, w, c3, r);
+            want &= ~c3;
+            if (!want) {
+                r->count += (y1 - y0) * w;
+                return;
+            }
+        }
+#endif
         for (int64_t y = y0; y < y1; y++) {
             if (j->saturate &&
                 (mc_saturated(j, p) || k > __atomic_load_n(&j->stop, __ATOMIC_RELAXED)))
@@ -1038,9 +1259,9 @@ static void red_rows(red_job *j, int64_t k, int64_t y0, int64_t y1, gip__red *r)
             const void *ra = (const unsigned char *)a->data + y * a->stride;
             const void *rb = b ? (const unsigned char *)b->data + y * b->stride : NULL;
             r->count += w;
-            mc_row(j, ra, rb, w, y, r, p);
+            mc_row(j, ra, rb, w, y, want, r, p);
         }
-        mc_resolve(j, p, r);
+        memcpy(&j->pend[4 * k], p, sizeof p);
         return;
     }
     for (int64_t y = y0; y < y1; y++) {
@@ -1075,11 +1296,14 @@ static void red_blocks(void *arg, int64_t b0, int64_t b1)
     for (int64_t k = b0; k < b1; k++) {
         gip__red *r = &j->parts[k];
         gip__red_init(r);
+        if (j->pend)
+            for (int c = 0; c < 4; c++)
+                j->pend[4 * k + c] = (flat_pending){0, 0, -1, -1, 0, 0};
         if (j->saturate && k > __atomic_load_n(&j->stop, __ATOMIC_RELAXED))
             continue;
         int64_t y0 = k * ROWS_PER_BLOCK, y1 = y0 + ROWS_PER_BLOCK;
         red_rows(j, k, y0, y1 < j->a->height ? y1 : j->a->height, r);
-        if (j->saturate && saturated(j, r)) {
+        if (j->saturate && (j->mask ? saturated(j, r) : mc_saturated(j, &j->pend[4 * k]))) {
             int64_t cur = __atomic_load_n(&j->stop, __ATOMIC_RELAXED);
             while (k < cur && !__atomic_compare_exchange_n(&j->stop, &cur, k, false,
                                                            __ATOMIC_RELAXED, __ATOMIC_RELAXED))
@@ -1099,9 +1323,15 @@ gip_status gip__reduce_cpu(gip_context *ctx, const gip_image *a, const gip_image
                  .stop = INT64_MAX,
                  .parts = malloc((size_t)nb * sizeof(gip__red))};
 #ifdef RED_X86
-    j.avx2 = !__builtin_cpu_supports("avx2")                                           ? 0
-             : __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") ? 2
-                                                                                       : 1;
+    /* GIP_NOSIMD and GIP_NOAVX512 cap the build, so that the tests reach the plainer loops */
+    const gip__tuning *tu = gip__tuning_get();
+    j.avx2 =
+        tu->nosimd || !__builtin_cpu_supports("avx2") ? 0
+        : !tu->noavx512 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")
+            ? 2
+            : 1;
+    j.vbmi =
+        j.avx2 > 1 && __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vnni");
 #endif
     if (want == GIP__RED_EXTREMES && !b) {
         j.saturate = 1;
@@ -1113,13 +1343,38 @@ gip_status gip__reduce_cpu(gip_context *ctx, const gip_image *a, const gip_image
                : a->dtype == GIP_S16 ? (double)INT16_MAX
                                      : HUGE_VAL;
     }
-    if (!j.parts)
+    if (!mask)
+        j.pend = malloc((size_t)(nb ? nb : 1) * 4 * sizeof *j.pend);
+    if (!j.parts || (!mask && !j.pend)) {
+        free(j.parts);
+        free(j.pend);
         return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "reduction: out of host memory");
+    }
     gip__parallel_for(ctx, nb, 1, red_blocks, &j);
     gip__red_init(r);
     for (int64_t k = 0; k < nb; k++)
         gip__red_combine(r, &j.parts[k], a->channels);
+    if (j.pend && (want & GIP__RED_EXTREMES)) {
+        /* Unmasked blocks left their extremes' positions unresolved: the first block holding
+         * each channel's extreme gives its row, where the position is looked for once. */
+        flat_pending best[4];
+        for (int32_t c = 0; c < a->channels; c++) {
+            best[c] = (flat_pending){0, 0, -1, -1, 0, 0};
+            for (int64_t k = 0; k < nb; k++) {
+                const flat_pending *q = &j.pend[4 * k + c];
+                if (q->ymn >= 0 && (best[c].ymn < 0 || q->mn < best[c].mn))
+                    best[c].mn = q->mn, best[c].ymn = q->ymn, best[c].nmn = q->nmn;
+                if (q->ymx >= 0 && (best[c].ymx < 0 || q->mx > best[c].mx))
+                    best[c].mx = q->mx, best[c].ymx = q->ymx, best[c].nmx = q->nmx;
+            }
+        }
+        if (a->channels == 1)
+            flat_resolve(&j, &best[0], &r->ch[0]);
+        else
+            mc_resolve(&j, best, r);
+    }
     free(j.parts);
+    free(j.pend);
     return GIP_OK;
 }
 
