@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ops/geometry/warp.h"
+#include "tuning.h"
 
 /* Single-precision products and sums must not be fused beyond those warp.h asks for. */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -134,6 +135,8 @@ typedef struct warp_job {
     const gip__warp *w;
     const gip_image *src;
     gip_image *dst;
+    const gip_image *mx, *my; /* remap's maps (the coordinates); NULL for the warps */
+    int avx2;                 /* the AVX2 + FMA kernels may run */
 } warp_job;
 
 /* Source coordinates of output pixels [x0, x0 + n) of row y. */
@@ -343,6 +346,167 @@ WARP_VLIN(f32, float, 1, warp_f32)
 WARP_VLIN(f32, float, 3, warp_f32)
 WARP_VLIN(f32, float, 4, warp_f32)
 
+/* ---- u8 bilinear with AVX2 and FMA ----------------------------------------------------------
+ * Eight pixels a step: the floor, the weights and the in-image test in vectors, the taps
+ * gathered as 32-bit words (a tap pair of one channel, or a whole pixel of 3 or 4 channels), the
+ * arithmetic of gip__warp_sample() in the same order with the same fused operations, rounded half
+ * to even by the conversion (the default rounding mode, as lrintf) and saturated. A step whose
+ * pixels are all outside a constant border is filled; any other step with a pixel that is not
+ * wholly inside (or whose 4-byte reads would pass the image's last byte) goes through
+ * warp_lin_*(). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#include <immintrin.h>
+#define WARP_HAVE_AVX2 1
+#define WARP_AVX2 __attribute__((target("avx2,fma")))
+
+/* 8 floats of the byte at bit `sh` of each 32-bit lane. */
+#define WARP_BYTE_F(g, sh)                                                                         \
+    _mm256_cvtepi32_ps(_mm256_and_si256(_mm256_srli_epi32((g), (sh)), _mm256_set1_epi32(0xff)))
+
+/* One channel of 8 pixels: the taps as floats, the result as saturated 32-bit integers. */
+WARP_AVX2 static inline __attribute__((always_inline)) __m256i
+warp_avx2_lerp(__m256 ax, __m256 ay, __m256 p0, __m256 p1, __m256 p2, __m256 p3)
+{
+    const __m256 v0 = _mm256_fmadd_ps(ax, _mm256_sub_ps(p1, p0), p0);
+    const __m256 v1 = _mm256_fmadd_ps(ax, _mm256_sub_ps(p3, p2), p2);
+    const __m256 r = _mm256_fmadd_ps(ay, _mm256_sub_ps(v1, v0), v0);
+    const __m256i i = _mm256_cvtps_epi32(r);
+    return _mm256_min_epi32(_mm256_max_epi32(i, _mm256_setzero_si256()), _mm256_set1_epi32(255));
+}
+
+WARP_AVX2 static inline __attribute__((always_inline)) void
+warp_avx2_u8(const gip__warp *w, const uint8_t *src, int64_t sst, uint8_t *drow, int64_t x0,
+             int64_t n, const float *sx, const float *sy, const int cn)
+{
+    const int32_t st = (int32_t)sst, ps = cn;
+    const __m256 vlx = _mm256_set1_ps((float)(w->sw - 1)), vly = _mm256_set1_ps((float)(w->sh - 1));
+    const __m256 vsw = _mm256_set1_ps((float)w->sw), vsh = _mm256_set1_ps((float)w->sh);
+    const __m256 zero = _mm256_setzero_ps(), m1 = _mm256_set1_ps(-1.f);
+    const __m256i vst = _mm256_set1_epi32(st), vps = _mm256_set1_epi32(ps);
+    /* the last offset whose 4-byte reads of both rows (at +0 and +ps) stay in the image */
+    const int64_t limit = (w->sh - 1) * sst + w->sw * cn - sst - ps - 4;
+    const __m256i vlim = _mm256_set1_epi32((int32_t)(limit < -1 ? -1 : limit) + 1);
+    const int fill = w->border == GIP_BORDER_CONSTANT;
+    uint8_t bv[4] = {0, 0, 0, 0};
+    for (int c = 0; c < cn; c++)
+        bv[c] = warp_u8(w->bval[c]);
+    uint8_t *d = drow + x0 * cn;
+    const int *s0 = (const int *)src, *s1 = (const int *)(src + sst);
+    const int *s0b = (const int *)(src + ps), *s1b = (const int *)(src + sst + ps);
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 X = _mm256_loadu_ps(sx + i), Y = _mm256_loadu_ps(sy + i);
+        const __m256 FX = _mm256_floor_ps(X), FY = _mm256_floor_ps(Y);
+        const __m256 in = _mm256_and_ps(
+            _mm256_and_ps(_mm256_cmp_ps(FX, zero, _CMP_GE_OQ), _mm256_cmp_ps(FY, zero, _CMP_GE_OQ)),
+            _mm256_and_ps(_mm256_cmp_ps(FX, vlx, _CMP_LT_OQ), _mm256_cmp_ps(FY, vly, _CMP_LT_OQ)));
+        const __m256i off = _mm256_add_epi32(_mm256_mullo_epi32(_mm256_cvttps_epi32(FY), vst),
+                                             _mm256_mullo_epi32(_mm256_cvttps_epi32(FX), vps));
+        const __m256 safe = _mm256_and_ps(in, _mm256_castsi256_ps(_mm256_cmpgt_epi32(vlim, off)));
+        if (_mm256_movemask_ps(safe) != 0xff) {
+            const __m256 touch = _mm256_and_ps(
+                _mm256_and_ps(_mm256_cmp_ps(FX, m1, _CMP_GE_OQ), _mm256_cmp_ps(FY, m1, _CMP_GE_OQ)),
+                _mm256_and_ps(_mm256_cmp_ps(FX, vsw, _CMP_LT_OQ),
+                              _mm256_cmp_ps(FY, vsh, _CMP_LT_OQ)));
+            if (fill && _mm256_movemask_ps(touch) == 0) { /* no tap in the image */
+                for (int k = 0; k < 8; k++)
+                    for (int c = 0; c < cn; c++)
+                        d[(i + k) * cn + c] = bv[c];
+                continue;
+            }
+            if (cn == 1)
+                warp_lin_u8_1(w, src, sst, drow, x0 + i, 8, sx + i, sy + i);
+            else if (cn == 3)
+                warp_lin_u8_3(w, src, sst, drow, x0 + i, 8, sx + i, sy + i);
+            else
+                warp_lin_u8_4(w, src, sst, drow, x0 + i, 8, sx + i, sy + i);
+            continue;
+        }
+        const __m256 ax = _mm256_sub_ps(X, FX), ay = _mm256_sub_ps(Y, FY);
+        if (cn == 1) {
+            const __m256i g0 = _mm256_i32gather_epi32(s0, off, 1);
+            const __m256i g1 = _mm256_i32gather_epi32(s1, off, 1);
+            const __m256i r = warp_avx2_lerp(ax, ay, WARP_BYTE_F(g0, 0), WARP_BYTE_F(g0, 8),
+                                             WARP_BYTE_F(g1, 0), WARP_BYTE_F(g1, 8));
+            const __m256i p16 = _mm256_packus_epi32(r, r);
+            const __m256i p8 = _mm256_packus_epi16(p16, p16);
+            const __m128i o =
+                _mm_unpacklo_epi32(_mm256_castsi256_si128(p8), _mm256_extracti128_si256(p8, 1));
+            _mm_storel_epi64((__m128i *)(d + i), o);
+            continue;
+        }
+        const __m256i g0 = _mm256_i32gather_epi32(s0, off, 1);
+        const __m256i g1 = _mm256_i32gather_epi32(s0b, off, 1);
+        const __m256i g2 = _mm256_i32gather_epi32(s1, off, 1);
+        const __m256i g3 = _mm256_i32gather_epi32(s1b, off, 1);
+        __m256i o = warp_avx2_lerp(ax, ay, WARP_BYTE_F(g0, 0), WARP_BYTE_F(g1, 0),
+                                   WARP_BYTE_F(g2, 0), WARP_BYTE_F(g3, 0));
+        o = _mm256_or_si256(
+            o, _mm256_slli_epi32(warp_avx2_lerp(ax, ay, WARP_BYTE_F(g0, 8), WARP_BYTE_F(g1, 8),
+                                                WARP_BYTE_F(g2, 8), WARP_BYTE_F(g3, 8)),
+                                 8));
+        o = _mm256_or_si256(
+            o, _mm256_slli_epi32(warp_avx2_lerp(ax, ay, WARP_BYTE_F(g0, 16), WARP_BYTE_F(g1, 16),
+                                                WARP_BYTE_F(g2, 16), WARP_BYTE_F(g3, 16)),
+                                 16));
+        if (cn == 4) {
+            o = _mm256_or_si256(
+                o,
+                _mm256_slli_epi32(warp_avx2_lerp(ax, ay, WARP_BYTE_F(g0, 24), WARP_BYTE_F(g1, 24),
+                                                 WARP_BYTE_F(g2, 24), WARP_BYTE_F(g3, 24)),
+                                  24));
+            _mm256_storeu_si256((__m256i *)(d + i * 4), o);
+            continue;
+        }
+        /* 3 channels: 4-byte lanes packed to 3 bytes, 24 bytes stored */
+        o = _mm256_shuffle_epi8(o, _mm256_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1,
+                                                    -1, -1, 0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14,
+                                                    -1, -1, -1, -1));
+        o = _mm256_permutevar8x32_epi32(o, _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 3, 7));
+        _mm_storeu_si128((__m128i *)(d + i * 3), _mm256_castsi256_si128(o));
+        _mm_storel_epi64((__m128i *)(d + i * 3 + 16), _mm256_extracti128_si256(o, 1));
+    }
+    if (i < n) {
+        if (cn == 1)
+            warp_lin_u8_1(w, src, sst, drow, x0 + i, n - i, sx + i, sy + i);
+        else if (cn == 3)
+            warp_lin_u8_3(w, src, sst, drow, x0 + i, n - i, sx + i, sy + i);
+        else
+            warp_lin_u8_4(w, src, sst, drow, x0 + i, n - i, sx + i, sy + i);
+    }
+}
+
+WARP_AVX2 static void warp_avx2_u8_1(const gip__warp *w, const uint8_t *src, int64_t sst,
+                                     uint8_t *drow, int64_t x0, int64_t n, const float *sx,
+                                     const float *sy)
+{
+    warp_avx2_u8(w, src, sst, drow, x0, n, sx, sy, 1);
+}
+WARP_AVX2 static void warp_avx2_u8_3(const gip__warp *w, const uint8_t *src, int64_t sst,
+                                     uint8_t *drow, int64_t x0, int64_t n, const float *sx,
+                                     const float *sy)
+{
+    warp_avx2_u8(w, src, sst, drow, x0, n, sx, sy, 3);
+}
+WARP_AVX2 static void warp_avx2_u8_4(const gip__warp *w, const uint8_t *src, int64_t sst,
+                                     uint8_t *drow, int64_t x0, int64_t n, const float *sx,
+                                     const float *sy)
+{
+    warp_avx2_u8(w, src, sst, drow, x0, n, sx, sy, 4);
+}
+#endif
+
+#ifdef WARP_HAVE_AVX2
+#define WARP_AVX2_CASE(NAME, CN) warp_avx2_case_##NAME(CN)
+#define warp_avx2_case_u8(CN)                                                                      \
+    (w->interp == GIP_INTER_LINEAR && vec && j->avx2 &&                                            \
+     (warp_avx2_u8_##CN(w, src, sst, d, x0, n, sx, sy), 1))
+#else
+#define WARP_AVX2_CASE(NAME, CN) 0
+#endif
+#define warp_avx2_case_u16(CN) 0
+#define warp_avx2_case_f32(CN) 0
+
 WARP_CLONES static void warp_rows(void *arg, int64_t y0, int64_t y1)
 {
     const warp_job *j = arg;
@@ -354,7 +518,8 @@ WARP_CLONES static void warp_rows(void *arg, int64_t y0, int64_t y1)
                       (w->dtype == GIP_U8 || w->dtype == GIP_U16 || w->dtype == GIP_F32);
     const int vec = w->sw >= 2 && w->sh >= 2 && w->sw <= (1 << 24) && w->sh <= (1 << 24) &&
                     sst > 0 && sst <= INT32_MAX / w->sh;
-    float sx[WARP_CHUNK], sy[WARP_CHUNK];
+    float bx[WARP_CHUNK], by[WARP_CHUNK];
+    const float *sx = bx, *sy = by;
     /* bands of WARP_BAND rows, a band in columns of WARP_CHUNK: the source a tile reads stays in
      * cache when the map rotates */
     for (int64_t yb = y0; yb < y1; yb += WARP_BAND)
@@ -362,7 +527,12 @@ WARP_CLONES static void warp_rows(void *arg, int64_t y0, int64_t y1)
             for (int64_t y = yb; y < y1 && y < yb + WARP_BAND; y++) {
                 uint8_t *d = (uint8_t *)j->dst->data + y * j->dst->stride;
                 const int64_t n = dw - x0 < WARP_CHUNK ? dw - x0 : WARP_CHUNK;
-                warp_coords(w, y, x0, n, sx, sy);
+                if (j->mx) {
+                    sx = (const float *)((const uint8_t *)j->mx->data + y * j->mx->stride) + x0;
+                    sy = (const float *)((const uint8_t *)j->my->data + y * j->my->stride) + x0;
+                } else {
+                    warp_coords(w, y, x0, n, bx, by);
+                }
                 if (!typed) {
                     for (int64_t i = 0; i < n; i++)
                         gip__warp_sample(w, src, sst, d, x0 + i, sx[i], sy[i]);
@@ -370,6 +540,8 @@ WARP_CLONES static void warp_rows(void *arg, int64_t y0, int64_t y1)
                 }
 #define WARP_CASE(NAME, CN)                                                                        \
     case CN:                                                                                       \
+        if (WARP_AVX2_CASE(NAME, CN))                                                              \
+            break;                                                                                 \
         if (w->interp == GIP_INTER_LINEAR && vec)                                                  \
             warp_vlin_##NAME##_##CN(w, src, sst, d, x0, n, sx, sy);                                \
         else if (w->interp == GIP_INTER_LINEAR)                                                    \
@@ -423,7 +595,14 @@ gip_status gip__warp_run(gip_context *ctx, const gip_image *src, gip_image *dst,
         return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
 #endif
     }
-    warp_job j = {w, src, dst};
+    warp_job j = {w, src, dst, NULL, NULL, gip__simd_avx2_fma()};
     gip__parallel_for(ctx, dst->height, 8, warp_rows, &j);
     return GIP_OK;
+}
+
+void gip__warp_remap_cpu(gip_context *ctx, const gip_image *src, gip_image *dst,
+                         const gip_image *mapx, const gip_image *mapy, const gip__warp *w)
+{
+    warp_job j = {w, src, dst, mapx, mapy, gip__simd_avx2_fma()};
+    gip__parallel_for(ctx, dst->height, 8, warp_rows, &j);
 }
