@@ -128,8 +128,9 @@ gip_status gip__warp_setup(gip_context *ctx, gip__warp *w, const double *mat, in
 #define WARP_CLONES
 #endif
 #define WARP_INLINE static inline __attribute__((always_inline))
-#define WARP_CHUNK 64 /* a multiple of 16: OpenCV's vector blocks do not straddle chunks */
+#define WARP_CHUNK 256 /* a multiple of 16: OpenCV's vector blocks do not straddle chunks */
 #define WARP_BAND 64
+#define WARP_STEEP 0.25f /* |dsy/dx| from which a warp goes in tiles (about 14 degrees) */
 
 typedef struct warp_job {
     const gip__warp *w;
@@ -407,6 +408,13 @@ warp_avx2_u8(const gip__warp *w, const uint8_t *src, int64_t sst, uint8_t *drow,
         const __m256i o = _mm256_add_epi32(_mm256_mullo_epi32(_mm256_cvttps_epi32(FY), vst),
                                            _mm256_mullo_epi32(_mm256_cvttps_epi32(FX), vps));
         const __m256 safe = _mm256_and_ps(in, _mm256_castsi256_ps(_mm256_cmpgt_epi32(vlim, o)));
+        { /* the step's first taps, into L1 before the loads below */
+            const int32_t o0 = _mm_cvtsi128_si32(_mm256_castsi256_si128(o));
+            if (_mm256_movemask_ps(safe) & 1) {
+                __builtin_prefetch(src + o0);
+                __builtin_prefetch(src + o0 + sst);
+            }
+        }
         _mm256_store_si256((__m256i *)(off + 8 * b),
                            _mm256_and_si256(o, _mm256_castps_si256(safe)));
         _mm256_store_ps(wx + 8 * b, _mm256_sub_ps(X, FX));
@@ -537,7 +545,11 @@ warp_avx2_nn(const gip__warp *w, const uint8_t *src, int64_t sst, uint8_t *drow,
     uint8_t *d = drow + x0 * cn;
     const int64_t nb = n / 8;
     int32_t off[WARP_CHUNK] __attribute__((aligned(32)));
-    int8_t all[WARP_CHUNK / 8];
+    uint8_t inm[WARP_CHUNK / 8]; /* a step's pixels inside, a bit each */
+    const int fill = w->border == GIP_BORDER_CONSTANT;
+    uint8_t bv[4] = {0, 0, 0, 0};
+    for (int c = 0; c < cn; c++)
+        bv[c] = warp_u8(w->bval[c]);
     for (int64_t b = 0; b < nb; b++) {
         const __m256 RX = _mm256_round_ps(_mm256_loadu_ps(sx + 8 * b),
                                           _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
@@ -549,11 +561,20 @@ warp_avx2_nn(const gip__warp *w, const uint8_t *src, int64_t sst, uint8_t *drow,
         const __m256i o = _mm256_add_epi32(_mm256_mullo_epi32(_mm256_cvttps_epi32(RY), vst),
                                            _mm256_mullo_epi32(_mm256_cvttps_epi32(RX), vps));
         _mm256_store_si256((__m256i *)(off + 8 * b), _mm256_and_si256(o, _mm256_castps_si256(in)));
-        all[b] = _mm256_movemask_ps(in) == 0xff;
+        inm[b] = (uint8_t)_mm256_movemask_ps(in);
     }
     for (int64_t b = 0; b < nb; b++) {
         const int64_t i = 8 * b;
-        if (!all[b]) {
+        if (inm[b] != 0xff && fill) { /* outside pixels take the border value */
+            for (int k = 0; k < 8; k++) {
+                const uint8_t *p = inm[b] >> k & 1 ? src + off[i + k] : bv;
+                uint8_t *q = d + (i + k) * cn;
+                for (int c = 0; c < cn; c++)
+                    q[c] = p[c];
+            }
+            continue;
+        }
+        if (inm[b] != 0xff) {
             if (cn == 1)
                 warp_nn_u8_1(w, src, sst, drow, x0 + i, 8, sx + i, sy + i);
             else if (cn == 3)
@@ -604,6 +625,7 @@ WARP_NN_FN(4)
  * the tail, go through the AVX2 kernel. */
 #define WARP_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi,fma")))
 #define WARP_HAVE_AVX512 1
+#define WARP_PF_STEP 32
 
 #define WARP_BYTE_F512(g, sh)                                                                      \
     _mm512_cvtepi32_ps(_mm512_and_si512(_mm512_srli_epi32((g), (sh)), _mm512_set1_epi32(0xff)))
@@ -642,9 +664,20 @@ warp_512_u8(const gip__warp *w, const uint8_t *src, int64_t sst, uint8_t *drow, 
     const __m512 zero = _mm512_setzero_ps();
     const int64_t end = (w->sh - 1) * sst + w->sw * cn; /* the image's bytes from src */
     const int32_t lxmax = cn == 1 ? 62 : 19;            /* the window holds the pair */
+    const float vlxs = (float)(w->sw - 1), vlys = (float)(w->sh - 1);
     uint8_t *d = drow + x0 * cn;
     int64_t i = 0;
     for (; i + 16 <= n; i += 16) {
+        if (i + 16 + WARP_PF_STEP <= n) { /* the window WARP_PF_STEP pixels ahead, into L1 */
+            const float px = sx[i + WARP_PF_STEP], py = sy[i + WARP_PF_STEP];
+            if (px >= 0.f && py >= 0.f && px < vlxs && py < vlys) {
+                const uint8_t *p = src + (int64_t)py * sst + (int64_t)px * cn;
+                for (int k = 0; k < 5; k++) {
+                    __builtin_prefetch(p + k * sst);
+                    __builtin_prefetch(p + k * sst + 63);
+                }
+            }
+        }
         const __m512 X = _mm512_loadu_ps(sx + i), Y = _mm512_loadu_ps(sy + i);
         const __m512 FX = _mm512_roundscale_ps(X, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
         const __m512 FY = _mm512_roundscale_ps(Y, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
@@ -814,11 +847,15 @@ WARP_CLONES static void warp_rows(void *arg, int64_t y0, int64_t y1)
                     sst > 0 && sst <= INT32_MAX / w->sh;
     float bx[WARP_CHUNK], by[WARP_CHUNK];
     const float *sx = bx, *sy = by;
-    /* bands of WARP_BAND rows, a band in columns of WARP_CHUNK: the source a tile reads stays in
-     * cache when the map rotates */
-    for (int64_t yb = y0; yb < y1; yb += WARP_BAND)
+    /* Whole rows, one after the other, for remap (its maps stream in) and for warps whose rows
+     * cross few source rows (a row's source lines stay in L2 for the next one, and the kernels
+     * prefetch into L1 along the row); steeper warps in bands of WARP_BAND rows, a band in
+     * columns of WARP_CHUNK (the source a tile reads stays in cache). Source lines are also
+     * prefetched WARP_PF_ROWS rows ahead, within a tile or within the rows. */
+    const int64_t band = j->mx || fabsf(w->m[3]) < WARP_STEEP ? 1 : WARP_BAND;
+    for (int64_t yb = y0; yb < y1; yb += band)
         for (int64_t x0 = 0; x0 < dw; x0 += WARP_CHUNK)
-            for (int64_t y = yb; y < y1 && y < yb + WARP_BAND; y++) {
+            for (int64_t y = yb; y < y1 && y < yb + band; y++) {
                 uint8_t *d = (uint8_t *)j->dst->data + y * j->dst->stride;
                 const int64_t n = dw - x0 < WARP_CHUNK ? dw - x0 : WARP_CHUNK;
                 if (j->mx) {
@@ -827,11 +864,12 @@ WARP_CLONES static void warp_rows(void *arg, int64_t y0, int64_t y1)
                 } else {
                     warp_coords(w, y, x0, n, bx, by);
                 }
-                if (y == yb) /* a tile's first rows */
-                    for (int64_t k = 1; k < WARP_PF_ROWS && y + k < y1 && y + k < yb + WARP_BAND;
-                         k++)
+                const int64_t pfirst = j->mx ? y0 : yb,
+                              pend = j->mx || yb + band > y1 ? y1 : yb + band;
+                if (y == pfirst) /* the first rows */
+                    for (int64_t k = 1; k < WARP_PF_ROWS && y + k < pend; k++)
                         warp_prefetch(j, y + k, x0, n);
-                if (y + WARP_PF_ROWS < y1 && y + WARP_PF_ROWS < yb + WARP_BAND)
+                if (y + WARP_PF_ROWS < pend)
                     warp_prefetch(j, y + WARP_PF_ROWS, x0, n);
                 if (!typed) {
                     for (int64_t i = 0; i < n; i++)
