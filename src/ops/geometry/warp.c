@@ -774,18 +774,130 @@ WARP_AVX512 static void warp_512_u8_3(const gip__warp *w, const uint8_t *src, in
 {
     warp_512_u8(w, src, sst, drow, x0, n, sx, sy, 3);
 }
+
+/* Nearest u8 pixels with AVX-512 (VBMI): sixteen a step, each picked from 64-byte windows of at
+ * most four consecutive rows as warp_512_u8() picks its taps; other steps and the tail go
+ * through warp_avx2_nn(). */
+WARP_AVX512 static inline __attribute__((always_inline)) void
+warp_512_nn(const gip__warp *w, const uint8_t *src, int64_t sst, uint8_t *drow, int64_t x0,
+            int64_t n, const float *sx, const float *sy, const int cn)
+{
+    const __m512 vsw = _mm512_set1_ps((float)w->sw), vsh = _mm512_set1_ps((float)w->sh);
+    const __m512 zero = _mm512_setzero_ps();
+    const int64_t end = (w->sh - 1) * sst + w->sw * cn; /* the image's bytes from src */
+    const int32_t lxmax = cn == 1 ? 63 : 20;            /* the window holds the pixel */
+    const float lxs = (float)w->sw, lys = (float)w->sh;
+    uint8_t *d = drow + x0 * cn;
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        if (i + 16 + WARP_PF_STEP <= n) { /* the window WARP_PF_STEP pixels ahead, into L1 */
+            const float px = sx[i + WARP_PF_STEP], py = sy[i + WARP_PF_STEP];
+            if (px >= 0.f && py >= 0.f && px < lxs && py < lys) {
+                const uint8_t *p = src + (int64_t)py * sst + (int64_t)px * cn;
+                for (int k = 0; k < 4; k++) {
+                    __builtin_prefetch(p + k * sst);
+                    __builtin_prefetch(p + k * sst + 63);
+                }
+            }
+        }
+        const __m512 RX = _mm512_roundscale_ps(_mm512_loadu_ps(sx + i),
+                                               _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        const __m512 RY = _mm512_roundscale_ps(_mm512_loadu_ps(sy + i),
+                                               _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        const __mmask16 in =
+            _mm512_cmp_ps_mask(RX, zero, _CMP_GE_OQ) & _mm512_cmp_ps_mask(RY, zero, _CMP_GE_OQ) &
+            _mm512_cmp_ps_mask(RX, vsw, _CMP_LT_OQ) & _mm512_cmp_ps_mask(RY, vsh, _CMP_LT_OQ);
+        int ok = in == 0xffff;
+        int32_t ixm = 0, iym = 0;
+        __m512i LX = _mm512_setzero_si512(), DY = LX;
+        if (ok) {
+            const __m512i IX = _mm512_cvttps_epi32(RX), IY = _mm512_cvttps_epi32(RY);
+            const int32_t x0l = _mm_cvtsi128_si32(_mm512_castsi512_si128(IX)),
+                          y0l = _mm_cvtsi128_si32(_mm512_castsi512_si128(IY)),
+                          x1l = _mm_extract_epi32(_mm512_extracti32x4_epi32(IX, 3), 3),
+                          y1l = _mm_extract_epi32(_mm512_extracti32x4_epi32(IY, 3), 3);
+            ixm = x0l < x1l ? x0l : x1l;
+            iym = y0l < y1l ? y0l : y1l;
+            LX = _mm512_sub_epi32(IX, _mm512_set1_epi32(ixm));
+            DY = _mm512_sub_epi32(IY, _mm512_set1_epi32(iym));
+            const int64_t last = iym + 3 < w->sh ? iym + 3 : w->sh - 1;
+            ok = _mm512_cmple_epu32_mask(LX, _mm512_set1_epi32(lxmax)) == 0xffff &&
+                 _mm512_cmple_epu32_mask(DY, _mm512_set1_epi32(3)) == 0xffff &&
+                 last * sst + (int64_t)ixm * cn + 64 <= end;
+        }
+        if (!ok) {
+            if (cn == 1)
+                warp_avx2_nn_u8_1(w, src, sst, drow, x0 + i, 16, sx + i, sy + i);
+            else
+                warp_avx2_nn_u8_3(w, src, sst, drow, x0 + i, 16, sx + i, sy + i);
+            continue;
+        }
+        __m512i R[4];
+        const uint8_t *base = src + (int64_t)ixm * cn;
+        for (int k = 0; k < 4; k++) {
+            const int64_t r = iym + k < w->sh ? iym + k : w->sh - 1;
+            R[k] = _mm512_loadu_si512((const void *)(base + r * sst));
+        }
+        const __mmask16 odd = _mm512_test_epi32_mask(DY, _mm512_set1_epi32(1));
+        const __mmask16 high = _mm512_cmpge_epu32_mask(DY, _mm512_set1_epi32(2));
+        __m512i idx = LX;
+        if (cn == 3)
+            idx =
+                _mm512_add_epi32(_mm512_mullo_epi32(_mm512_add_epi32(LX, _mm512_add_epi32(LX, LX)),
+                                                    _mm512_set1_epi32(0x010101)),
+                                 _mm512_set1_epi32(0x020100));
+        const __m512i i1 = _mm512_mask_or_epi32(idx, odd, idx, _mm512_set1_epi32(0x40404040));
+        const __m512i t01 = _mm512_permutex2var_epi8(R[0], i1, R[1]);
+        const __m512i t23 = _mm512_permutex2var_epi8(R[2], i1, R[3]);
+        const __m512i px = _mm512_mask_blend_epi32(high, t01, t23);
+        if (cn == 1) {
+            _mm_storeu_si128((__m128i *)(d + i), _mm512_cvtepi32_epi8(px));
+            continue;
+        }
+        const __m512i pk = _mm512_set_epi8(
+            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 62, 61, 60, 58, 57, 56, 54, 53, 52, 50,
+            49, 48, 46, 45, 44, 42, 41, 40, 38, 37, 36, 34, 33, 32, 30, 29, 28, 26, 25, 24, 22, 21,
+            20, 18, 17, 16, 14, 13, 12, 10, 9, 8, 6, 5, 4, 2, 1, 0);
+        _mm512_mask_storeu_epi8(d + i * 3, 0xffffffffffffULL, _mm512_permutexvar_epi8(pk, px));
+    }
+    if (i < n) {
+        if (cn == 1)
+            warp_avx2_nn_u8_1(w, src, sst, drow, x0 + i, n - i, sx + i, sy + i);
+        else
+            warp_avx2_nn_u8_3(w, src, sst, drow, x0 + i, n - i, sx + i, sy + i);
+    }
+}
+
+WARP_AVX512 static void warp_512_nn_u8_1(const gip__warp *w, const uint8_t *src, int64_t sst,
+                                         uint8_t *drow, int64_t x0, int64_t n, const float *sx,
+                                         const float *sy)
+{
+    warp_512_nn(w, src, sst, drow, x0, n, sx, sy, 1);
+}
+WARP_AVX512 static void warp_512_nn_u8_3(const gip__warp *w, const uint8_t *src, int64_t sst,
+                                         uint8_t *drow, int64_t x0, int64_t n, const float *sx,
+                                         const float *sy)
+{
+    warp_512_nn(w, src, sst, drow, x0, n, sx, sy, 3);
+}
 #endif
 
 #ifdef WARP_HAVE_AVX2
 #define WARP_AVX2_CASE(NAME, CN) warp_avx2_case_##NAME(CN)
 #define warp_avx2_case_u8(CN)                                                                      \
     (w->interp == GIP_INTER_NEAREST && vec && j->avx2                                              \
-         ? (warp_avx2_nn_u8_##CN(w, src, sst, d, x0, n, sx, sy), 1)                                \
+         ? ((CN != 4 && j->avx512 ? WARP_512_NN(CN)                                                \
+                                  : warp_avx2_nn_u8_##CN(w, src, sst, d, x0, n, sx, sy)),          \
+            1)                                                                                     \
          : w->interp == GIP_INTER_LINEAR && vec && j->avx2 &&                                      \
                ((CN != 4 && j->avx512 ? WARP_512_U8(CN)                                            \
                                       : warp_avx2_u8_##CN(w, src, sst, d, x0, n, sx, sy)),         \
                 1))
 #define WARP_512_U8(CN) WARP_512_U8_##CN
+#define WARP_512_NN(CN) WARP_512_NN_##CN
+#define WARP_512_NN_1 warp_512_nn_u8_1(w, src, sst, d, x0, n, sx, sy)
+#define WARP_512_NN_3 warp_512_nn_u8_3(w, src, sst, d, x0, n, sx, sy)
+#define WARP_512_NN_4 (void)0
 #define WARP_512_U8_1 warp_512_u8_1(w, src, sst, d, x0, n, sx, sy)
 #define WARP_512_U8_3 warp_512_u8_3(w, src, sst, d, x0, n, sx, sy)
 #define WARP_512_U8_4 (void)0
