@@ -9,6 +9,7 @@
 
 #include "ops/geometry/resize.h"
 #include "registry/registry.h"
+#include "tuning.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -545,6 +546,45 @@ static void hint_u8_row(const gip__resize_plan *p, const uint8_t *row, int32_t *
 #undef RS_HINT_K
 }
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#include <immintrin.h>
+#define RS_HAVE_AVX2 1
+/* Horizontal u8 cubic of 3-channel pixels [x0, x1) with AVX2, two pixels a step: where a pixel's
+ * four taps are adjacent and 16 bytes from the first are in the image, its 12 bytes are read
+ * once and shuffled into the 16-bit pairs (tap 0, 1 and tap 2, 3 of each channel) that two
+ * madds weight; the integer sums equal hcubic8_row()'s. Starts at pixel x and returns the first
+ * pixel not done (x itself where its pair does not qualify). */
+__attribute__((target("avx2"))) static int64_t
+hcubic8_c3_avx2(const gip__resize_plan *p, const uint8_t *restrict row, int32_t *restrict h,
+                const int16_t *restrict c16, int64_t x)
+{
+    const int32_t *xi = p->xi;
+    const int64_t dw = p->dw, lim = p->sw * 3 - 16; /* the last first byte of a 16-byte read */
+    const __m256i sa = _mm256_setr_epi8(0, -1, 3, -1, 1, -1, 4, -1, 2, -1, 5, -1, -1, -1, -1, -1, 0,
+                                        -1, 3, -1, 1, -1, 4, -1, 2, -1, 5, -1, -1, -1, -1, -1);
+    const __m256i sb = _mm256_setr_epi8(6, -1, 9, -1, 7, -1, 10, -1, 8, -1, 11, -1, -1, -1, -1, -1,
+                                        6, -1, 9, -1, 7, -1, 10, -1, 8, -1, 11, -1, -1, -1, -1, -1);
+    const __m256i i01 = _mm256_setr_epi32(0, 0, 0, 0, 2, 2, 2, 2),
+                  i23 = _mm256_setr_epi32(1, 1, 1, 1, 3, 3, 3, 3);
+    for (; x + 2 <= dw; x += 2) {
+        const int32_t *ix = xi + 4 * x;
+        if (!(ix[1] == ix[0] + 1 && ix[2] == ix[0] + 2 && ix[3] == ix[0] + 3 &&
+              ix[5] == ix[4] + 1 && ix[6] == ix[4] + 2 && ix[7] == ix[4] + 3 &&
+              (int64_t)ix[0] * 3 <= lim && (int64_t)ix[4] * 3 <= lim))
+            break;
+        const __m256i v = _mm256_loadu2_m128i((const __m128i *)(row + (int64_t)ix[4] * 3),
+                                              (const __m128i *)(row + (int64_t)ix[0] * 3));
+        const __m256i c = _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(c16 + 4 * x)));
+        const __m256i r = _mm256_add_epi32(
+            _mm256_madd_epi16(_mm256_shuffle_epi8(v, sa), _mm256_permutevar8x32_epi32(c, i01)),
+            _mm256_madd_epi16(_mm256_shuffle_epi8(v, sb), _mm256_permutevar8x32_epi32(c, i23)));
+        _mm_storeu_si128((__m128i *)(h + x * 3), _mm256_castsi256_si128(r));
+        _mm_storeu_si128((__m128i *)(h + x * 3 + 3), _mm256_extracti128_si256(r, 1));
+    }
+    return x;
+}
+#endif
+
 /* Horizontal pass of u8 cubic (4 taps) into int32 rows (h may be written one element past the
  * row: its rows are padded); c16: the coefficients as int16 (sat_short's always fit), so that
  * taps 0, 1 and 2, 3 are each one madd of 16-bit pairs. */
@@ -583,7 +623,19 @@ static void hcubic8_row(const gip__resize_plan *p, const uint8_t *restrict row, 
     } else {
         /* a pixel's channels (4 bytes read) of taps 0, 1 and 2, 3 interleaved: two madds */
         const int64_t last = p->sw - 1; /* a tap there would read past the row (3 channels) */
+#ifdef RS_HAVE_AVX2
+        const int avx2 = cn == 3 && gip__simd_avx2_fma();
+#endif
         for (; x < dw; x++) {
+#ifdef RS_HAVE_AVX2
+            if (avx2) {
+                const int64_t nx = hcubic8_c3_avx2(p, row, h, c16, x);
+                if (nx != x) {
+                    x = nx - 1;
+                    continue;
+                }
+            }
+#endif
             const int32_t *ix = xi + 4 * x;
             if (cn == 3 && (ix[0] >= last || ix[1] >= last || ix[2] >= last || ix[3] >= last)) {
                 hint_u8(row, h + x * cn, ix, p->xci + 4 * x, 1, 3, 4);
@@ -856,6 +908,39 @@ static void vlin8_row(const int32_t *restrict r0, const int32_t *restrict r1, in
         d[e] = (uint8_t)((((b0 * (r0[e] >> 4)) >> 16) + ((b1 * (r1[e] >> 4)) >> 16) + 2) >> 2);
 }
 
+#ifdef RS_HAVE_AVX2
+/* vcubic8_row()'s float lanes with AVX2, 16 elements a step (the same products and sums in the
+ * same order, the same clamp and rounding); returns the first element not done. */
+__attribute__((target("avx2"))) static int64_t
+vcubic8_avx2(const int32_t *restrict r0, const int32_t *restrict r1, const int32_t *restrict r2,
+             const int32_t *restrict r3, float f0, float f1, float f2, float f3, int64_t e0,
+             uint8_t *restrict d)
+{
+    const __m256 v0 = _mm256_set1_ps(f0), v1 = _mm256_set1_ps(f1), v2 = _mm256_set1_ps(f2),
+                 v3 = _mm256_set1_ps(f3), lo = _mm256_set1_ps(-1.f), hi = _mm256_set1_ps(256.f);
+    int64_t e = 0;
+    for (; e + 16 <= e0; e += 16) {
+        __m256i t[2];
+        for (int k = 0; k < 2; k++) {
+            const int64_t i = e + 8 * k;
+#define RS_LD8(r) _mm256_cvtepi32_ps(_mm256_loadu_si256((const __m256i *)((r) + i)))
+            __m256 u = _mm256_mul_ps(RS_LD8(r3), v3);
+            u = _mm256_add_ps(_mm256_mul_ps(RS_LD8(r2), v2), u);
+            u = _mm256_add_ps(_mm256_mul_ps(RS_LD8(r1), v1), u);
+            u = _mm256_add_ps(_mm256_mul_ps(RS_LD8(r0), v0), u);
+#undef RS_LD8
+            t[k] = _mm256_cvtps_epi32(_mm256_min_ps(_mm256_max_ps(u, lo), hi));
+        }
+        /* int16 t0[0..7], t1[0..7], then bytes: t0 in lane 0's low half, t1 in lane 1's */
+        const __m256i w = _mm256_permute4x64_epi64(_mm256_packs_epi32(t[0], t[1]), 0xd8);
+        const __m256i b = _mm256_packus_epi16(w, w);
+        _mm_storeu_si128((__m128i *)(d + e), _mm_unpacklo_epi64(_mm256_castsi256_si128(b),
+                                                                _mm256_extracti128_si256(b, 1)));
+    }
+    return e;
+}
+#endif
+
 static void vcubic8_row(const gip__resize_plan *p, int64_t y, const int32_t *const *rows,
                         uint8_t *restrict d)
 {
@@ -867,6 +952,10 @@ static void vcubic8_row(const gip__resize_plan *p, int64_t y, const int32_t *con
                 f3 = (float)yc[3] * sc;
     const int64_t width = p->dw * p->cn, e0 = p->simd_end;
     int64_t e = 0;
+#ifdef RS_HAVE_AVX2
+    if (gip__simd_avx2_fma())
+        e = vcubic8_avx2(r0, r1, r2, r3, f0, f1, f2, f3, e0, d);
+#endif
 #if defined(__SSE2__)
     const __m128 v0 = _mm_set1_ps(f0), v1 = _mm_set1_ps(f1), v2 = _mm_set1_ps(f2),
                  v3 = _mm_set1_ps(f3);
