@@ -810,6 +810,39 @@ RS_INLINE void hlin8_s16_px(const uint8_t *row, int16_t *h, int64_t ia, int64_t 
         h[c] = (int16_t)((row[ia + c] * ca + row[ib + c] * cb) >> 4);
 }
 
+#ifdef RS_HAVE_AVX2
+/* hlin8_s16_row() for 3-channel pixels [x, ...) with AVX2, two pixels a step: where a pixel's
+ * taps are neighbours and 16 bytes from the first are in the image, its 6 bytes are shuffled into
+ * the 16-bit pairs that one madd weights (the same integer sums). Returns the first pixel not
+ * done (x itself where its pair does not qualify). */
+__attribute__((target("avx2"))) static int64_t hlin8_c3_avx2(const gip__resize_plan *p,
+                                                             const uint8_t *restrict row,
+                                                             int16_t *restrict h,
+                                                             const int32_t *restrict ct, int64_t x)
+{
+    const int32_t *xi = p->xi;
+    const int64_t dw = p->dw, lim = p->sw * 3 - 16; /* the last first byte of a 16-byte read */
+    const __m256i sa = _mm256_setr_epi8(0, -1, 3, -1, 1, -1, 4, -1, 2, -1, 5, -1, -1, -1, -1, -1, 0,
+                                        -1, 3, -1, 1, -1, 4, -1, 2, -1, 5, -1, -1, -1, -1, -1);
+    const __m256i i01 = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1);
+    for (; x + 2 <= dw; x += 2) {
+        const int32_t *ix = xi + 2 * x;
+        if (!(ix[1] == ix[0] + 1 && ix[3] == ix[2] + 1 && (int64_t)ix[0] * 3 <= lim &&
+              (int64_t)ix[2] * 3 <= lim))
+            break;
+        const __m256i v = _mm256_loadu2_m128i((const __m128i *)(row + (int64_t)ix[2] * 3),
+                                              (const __m128i *)(row + (int64_t)ix[0] * 3));
+        const __m256i c = _mm256_permutevar8x32_epi32(
+            _mm256_castsi128_si256(_mm_loadl_epi64((const __m128i *)(ct + x))), i01);
+        const __m256i r = _mm256_srai_epi32(_mm256_madd_epi16(_mm256_shuffle_epi8(v, sa), c), 4);
+        const __m256i s = _mm256_packs_epi32(r, r);
+        _mm_storel_epi64((__m128i *)(h + x * 3), _mm256_castsi256_si128(s));
+        _mm_storel_epi64((__m128i *)(h + x * 3 + 3), _mm256_extracti128_si256(s, 1));
+    }
+    return x;
+}
+#endif
+
 /* Horizontal pass of one u8 row into 16-bit rows (h may be written one element past the row:
  * its rows are padded). */
 static void hlin8_s16_row(const gip__resize_plan *p, const uint8_t *restrict row,
@@ -852,7 +885,19 @@ static void hlin8_s16_row(const gip__resize_plan *p, const uint8_t *restrict row
     /* a pixel's channels (4 bytes read) of both taps interleaved as 16-bit pairs: one madd */
     const int64_t last = p->sw - 1; /* a tap there would read past the row (3 channels) */
     const __m128i z = _mm_setzero_si128();
+#ifdef RS_HAVE_AVX2
+    const int avx2 = cn == 3 && gip__simd_avx2_fma();
+#endif
     for (int64_t x = 0; x < dw; x++) {
+#ifdef RS_HAVE_AVX2
+        if (avx2) {
+            const int64_t nx = hlin8_c3_avx2(p, row, h, ct, x);
+            if (nx != x) {
+                x = nx - 1;
+                continue;
+            }
+        }
+#endif
         const int64_t ia = xi[2 * x], ib = xi[2 * x + 1];
         const int32_t ca = xc[2 * x], cb = xc[2 * x + 1];
         if (cn == 3 && (ia >= last || ib >= last)) {
