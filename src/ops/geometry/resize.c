@@ -585,11 +585,67 @@ hcubic8_c3_avx2(const gip__resize_plan *p, const uint8_t *restrict row, int32_t 
 }
 #endif
 
+#ifdef RS_HAVE_AVX2
+/* u8 cubic, one channel: groups of 8 output pixels, each half (4 pixels, 16 taps) within 16 bytes
+ * of the row. For group g, gb[2 g + k] is the first byte of half k (gb[2 g] = -1: the group does
+ * not qualify, or 16 bytes from a half's first would pass the row's end) and ctl[32 g ..] the
+ * byte of each tap from its half's first (pixel k's taps at 4 k .. 4 k + 3). Built once a call,
+ * as the taps are the same for every row. */
+static void hcubic8_c1_plan(const gip__resize_plan *p, uint8_t *ctl, int32_t *gb)
+{
+    const int32_t *xi = p->xi;
+    for (int64_t g = 0; g < p->dw / 8; g++) {
+        int ok = 1;
+        for (int k = 0; k < 2; k++) {
+            const int32_t *ix = xi + 32 * g + 16 * k;
+            int32_t lo = ix[0], hi = ix[0];
+            for (int t = 0; t < 16; t++) {
+                lo = ix[t] < lo ? ix[t] : lo;
+                hi = ix[t] > hi ? ix[t] : hi;
+            }
+            ok &= hi - lo < 16 && (int64_t)lo + 16 <= p->sw;
+            gb[2 * g + k] = lo;
+            for (int t = 0; t < 16; t++)
+                ctl[32 * g + 16 * k + t] = (uint8_t)(ix[t] - lo);
+        }
+        if (!ok)
+            gb[2 * g] = -1;
+    }
+}
+
+/* hcubic8_row()'s one-channel sums for the groups that qualify, 8 pixels a step: two 16-byte
+ * reads, one byte shuffle for the 32 taps, two madds and a horizontal add (the same integer
+ * sums). Returns the first pixel not done (x itself where its group does not qualify). */
+__attribute__((target("avx2"))) static int64_t
+hcubic8_c1_avx2(const gip__resize_plan *p, const uint8_t *restrict row, int32_t *restrict h,
+                const int16_t *restrict c16, const uint8_t *restrict ctl,
+                const int32_t *restrict gb, int64_t x)
+{
+    const __m256i z = _mm256_setzero_si256();
+    for (; x + 8 <= p->dw && x % 8 == 0 && gb[x / 4] >= 0; x += 8) {
+        const __m256i s = _mm256_loadu2_m128i((const __m128i *)(row + gb[x / 4 + 1]),
+                                              (const __m128i *)(row + gb[x / 4]));
+        const __m256i b =
+            _mm256_shuffle_epi8(s, _mm256_loadu_si256((const __m256i *)(ctl + 4 * x)));
+        const int16_t *w = c16 + 4 * x; /* pixel k's 4 coefficients at 4 k */
+        const __m256i ml =
+            _mm256_madd_epi16(_mm256_unpacklo_epi8(b, z),
+                              _mm256_loadu2_m128i((const __m128i *)(w + 16), (const __m128i *)w));
+        const __m256i mh = _mm256_madd_epi16(
+            _mm256_unpackhi_epi8(b, z),
+            _mm256_loadu2_m128i((const __m128i *)(w + 24), (const __m128i *)(w + 8)));
+        _mm256_storeu_si256((__m256i *)(h + x), _mm256_hadd_epi32(ml, mh));
+    }
+    return x;
+}
+#endif
+
 /* Horizontal pass of u8 cubic (4 taps) into int32 rows (h may be written one element past the
  * row: its rows are padded); c16: the coefficients as int16 (sat_short's always fit), so that
  * taps 0, 1 and 2, 3 are each one madd of 16-bit pairs. */
 static void hcubic8_row(const gip__resize_plan *p, const uint8_t *restrict row, int32_t *restrict h,
-                        const int16_t *restrict c16)
+                        const int16_t *restrict c16, const uint8_t *restrict ctl,
+                        const int32_t *restrict gb)
 {
     const int32_t *xi = p->xi;
     const int32_t cn = p->cn;
@@ -599,6 +655,17 @@ static void hcubic8_row(const gip__resize_plan *p, const uint8_t *restrict row, 
     const __m128i z = _mm_setzero_si128();
     if (cn == 1) {
         for (; x + 4 <= dw; x += 4) {
+#ifdef RS_HAVE_AVX2
+            if (gb && x % 8 == 0) {
+                const int64_t nx = hcubic8_c1_avx2(p, row, h, c16, ctl, gb, x);
+                if (nx != x) {
+                    x = nx - 4;
+                    continue;
+                }
+            }
+#else
+            (void)ctl;
+#endif
             const int32_t *ix = xi + 4 * x;
             int adj = 1;
             for (int k = 0; k < 16; k += 4)
@@ -1077,6 +1144,22 @@ static int sep_rows(const resize_job *j, int64_t y0, int64_t y1)
         for (int64_t i = 0; i < 4 * p->dw; i++)
             c16[i] = (int16_t)p->xci[i];
     }
+    uint8_t *ctl = NULL; /* u8 cubic, one channel, AVX2: the groups' tap bytes */
+    int32_t *gb = NULL;
+#ifdef RS_HAVE_AVX2
+    if (c16 && p->cn == 1 && p->dw >= 8 && gip__simd_avx2_fma()) {
+        ctl = malloc((size_t)(p->dw / 8) * 32);
+        gb = malloc(sizeof(int32_t) * 2 * (size_t)(p->dw / 8));
+        if (ctl && gb) {
+            hcubic8_c1_plan(p, ctl, gb);
+        } else {
+            free(ctl);
+            free(gb);
+            ctl = NULL;
+            gb = NULL;
+        }
+    }
+#endif
     const uint8_t *src = j->src->data;
     const int64_t ss = j->src->stride;
     for (int64_t y = y0; y < y1; y++) {
@@ -1095,7 +1178,7 @@ static int sep_rows(const resize_job *j, int64_t y0, int64_t y1)
             else if (s16)
                 hlin8_s16_row(p, row, h, ct);
             else if (c16)
-                hcubic8_row(p, row, h, c16);
+                hcubic8_row(p, row, h, c16, ctl, gb);
             else if (i32)
                 hint_u8_row(p, row, h);
             else {
@@ -1123,6 +1206,8 @@ static int sep_rows(const resize_job *j, int64_t y0, int64_t y1)
             }
         }
     }
+    free(gb);
+    free(ctl);
     free(c16);
     free(ct);
     free(buf);
