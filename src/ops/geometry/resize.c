@@ -910,10 +910,66 @@ __attribute__((target("avx2"))) static int64_t hlin8_c3_avx2(const gip__resize_p
 }
 #endif
 
+#ifdef RS_HAVE_AVX2
+/* u8 linear, one channel: groups of 16 output pixels, each half (8 pixels, 16 taps) within 16
+ * bytes of the row; gb and ctl as hcubic8_c1_plan()'s (pixel k's taps at 2 k, 2 k + 1). */
+static void hlin8_c1_plan(const gip__resize_plan *p, uint8_t *ctl, int32_t *gb)
+{
+    const int32_t *xi = p->xi;
+    for (int64_t g = 0; g < p->dw / 16; g++) {
+        int ok = 1;
+        for (int k = 0; k < 2; k++) {
+            const int32_t *ix = xi + 32 * g + 16 * k;
+            int32_t lo = ix[0], hi = ix[0];
+            for (int t = 0; t < 16; t++) {
+                lo = ix[t] < lo ? ix[t] : lo;
+                hi = ix[t] > hi ? ix[t] : hi;
+            }
+            ok &= hi - lo < 16 && (int64_t)lo + 16 <= p->sw;
+            gb[2 * g + k] = lo;
+            for (int t = 0; t < 16; t++)
+                ctl[32 * g + 16 * k + t] = (uint8_t)(ix[t] - lo);
+        }
+        if (!ok)
+            gb[2 * g] = -1;
+    }
+}
+
+/* hlin8_s16_row()'s one-channel values for the groups that qualify, 16 pixels a step: two
+ * 16-byte reads, one byte shuffle for the 32 taps, two madds (the same integer sums and shift).
+ * Returns the first pixel not done (x itself where its group does not qualify). */
+__attribute__((target("avx2"))) static int64_t
+hlin8_c1_avx2(const gip__resize_plan *p, const uint8_t *restrict row, int16_t *restrict h,
+              const int32_t *restrict ct, const uint8_t *restrict ctl, const int32_t *restrict gb,
+              int64_t x)
+{
+    const __m256i z = _mm256_setzero_si256();
+    for (; x + 16 <= p->dw && x % 16 == 0 && gb[x / 8] >= 0; x += 16) {
+        const __m256i s = _mm256_loadu2_m128i((const __m128i *)(row + gb[x / 8 + 1]),
+                                              (const __m128i *)(row + gb[x / 8]));
+        const __m256i b =
+            _mm256_shuffle_epi8(s, _mm256_loadu_si256((const __m256i *)(ctl + 2 * x)));
+        const int32_t *c = ct + x;
+        const __m256i lo = _mm256_srai_epi32(
+            _mm256_madd_epi16(_mm256_unpacklo_epi8(b, z),
+                              _mm256_loadu2_m128i((const __m128i *)(c + 8), (const __m128i *)c)),
+            4);
+        const __m256i hi =
+            _mm256_srai_epi32(_mm256_madd_epi16(_mm256_unpackhi_epi8(b, z),
+                                                _mm256_loadu2_m128i((const __m128i *)(c + 12),
+                                                                    (const __m128i *)(c + 4))),
+                              4);
+        _mm256_storeu_si256((__m256i *)(h + x), _mm256_packs_epi32(lo, hi));
+    }
+    return x;
+}
+#endif
+
 /* Horizontal pass of one u8 row into 16-bit rows (h may be written one element past the row:
  * its rows are padded). */
 static void hlin8_s16_row(const gip__resize_plan *p, const uint8_t *restrict row,
-                          int16_t *restrict h, const int32_t *restrict ct)
+                          int16_t *restrict h, const int32_t *restrict ct,
+                          const uint8_t *restrict ctl, const int32_t *restrict gb)
 {
     const int32_t *xi = p->xi, *xc = p->xci;
     const int32_t cn = p->cn;
@@ -925,6 +981,17 @@ static void hlin8_s16_row(const gip__resize_plan *p, const uint8_t *restrict row
          * the coefficient pairs (ct: cb << 16 | ca each) */
         const __m128i z = _mm_setzero_si128();
         for (; x + 4 <= dw; x += 4) {
+#ifdef RS_HAVE_AVX2
+            if (gb && x % 16 == 0) {
+                const int64_t nx = hlin8_c1_avx2(p, row, h, ct, ctl, gb, x);
+                if (nx != x) {
+                    x = nx - 4;
+                    continue;
+                }
+            }
+#else
+            (void)ctl;
+#endif
             const int32_t *ix = xi + 2 * x;
             if (ix[1] != ix[0] + 1 || ix[3] != ix[2] + 1 || ix[5] != ix[4] + 1 ||
                 ix[7] != ix[6] + 1) {
@@ -1144,6 +1211,22 @@ static int sep_rows(const resize_job *j, int64_t y0, int64_t y1)
         for (int64_t i = 0; i < 4 * p->dw; i++)
             c16[i] = (int16_t)p->xci[i];
     }
+    uint8_t *lctl = NULL; /* u8 linear (16-bit), one channel, AVX2: the groups' tap bytes */
+    int32_t *lgb = NULL;
+#ifdef RS_HAVE_AVX2
+    if (ct && p->cn == 1 && p->dw >= 16 && gip__simd_avx2_fma()) {
+        lctl = malloc((size_t)(p->dw / 16) * 32);
+        lgb = malloc(sizeof(int32_t) * 2 * (size_t)(p->dw / 16));
+        if (lctl && lgb) {
+            hlin8_c1_plan(p, lctl, lgb);
+        } else {
+            free(lctl);
+            free(lgb);
+            lctl = NULL;
+            lgb = NULL;
+        }
+    }
+#endif
     uint8_t *ctl = NULL; /* u8 cubic, one channel, AVX2: the groups' tap bytes */
     int32_t *gb = NULL;
 #ifdef RS_HAVE_AVX2
@@ -1176,7 +1259,7 @@ static int sep_rows(const resize_job *j, int64_t y0, int64_t y1)
             if (p->hfloat)
                 hflt_row(p, row, h);
             else if (s16)
-                hlin8_s16_row(p, row, h, ct);
+                hlin8_s16_row(p, row, h, ct, lctl, lgb);
             else if (c16)
                 hcubic8_row(p, row, h, c16, ctl, gb);
             else if (i32)
@@ -1206,6 +1289,8 @@ static int sep_rows(const resize_job *j, int64_t y0, int64_t y1)
             }
         }
     }
+    free(lgb);
+    free(lctl);
     free(gb);
     free(ctl);
     free(c16);
