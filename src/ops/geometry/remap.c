@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* remap, as cv2.remap with float maps: dst(x, y) = src(mapx(x, y), mapy(x, y)), nearest or
- * bilinear with every border (the sampling of the warps, warp.h); gip_remap(), the CPU backend
- * and the registry's description (an operation that reads two more images). */
+ * bilinear with every border (the sampling of the warps, warp.h); gip_remap() and the
+ * registry's description (an operation that reads two more images). The CPU backend is the
+ * warps' rows (warp.c), fed by the maps. */
 #include <string.h>
 
 #include "ops/geometry/remap.h"

@@ -120,7 +120,10 @@ gip_status gip__warp_setup(gip_context *ctx, gip__warp *w, const double *mat, in
  * dtype and channel count, with the arithmetic of gip__warp_sample() (the same floor, the same
  * fused multiply-adds, the same rounding); every other pixel (borders, cubic, coordinates that
  * are not finite) goes through gip__warp_sample() itself. Compiled for x86-64-v3 (FMA
- * instructions) and the baseline (the library's fmaf: the same, correctly rounded results). */
+ * instructions) and the baseline (the library's fmaf: the same, correctly rounded results). u8
+ * with 1, 3 or 4 channels has its own vector kernels (AVX2; AVX-512 VBMI for 1 and 3 channels),
+ * chosen once a call (GIP_NOSIMD and GIP_NOAVX512 respected), with the same results. remap
+ * runs through the same rows, its maps giving the coordinates. */
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define WARP_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
@@ -349,13 +352,14 @@ WARP_VLIN(f32, float, 3, warp_f32)
 WARP_VLIN(f32, float, 4, warp_f32)
 
 /* ---- u8 bilinear with AVX2 and FMA ----------------------------------------------------------
- * Eight pixels a step: the floor, the weights and the in-image test in vectors, the taps
- * gathered as 32-bit words (a tap pair of one channel, or a whole pixel of 3 or 4 channels), the
- * arithmetic of gip__warp_sample() in the same order with the same fused operations, rounded half
- * to even by the conversion (the default rounding mode, as lrintf) and saturated. A step whose
- * pixels are all outside a constant border is filled; any other step with a pixel that is not
- * wholly inside (or whose 4-byte reads would pass the image's last byte) goes through
- * warp_lin_*(). */
+ * Eight pixels a step, in three passes over the chunk: the floor, the weights, the in-image test
+ * and the byte offsets in vectors (the first taps of each step prefetched); the taps read as
+ * 32-bit words (a tap pair of one channel, or a whole pixel of 3 or 4 channels: plain loads beat
+ * the gather instruction here); the arithmetic of gip__warp_sample() in the same order with the
+ * same fused operations, rounded half to even by the conversion (the default rounding mode, as
+ * lrintf) and saturated. A step whose pixels are all outside a constant border is filled; any
+ * other step with a pixel that is not wholly inside (or whose 4-byte reads would pass the image's
+ * last byte) goes through warp_lin_*(). */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #include <immintrin.h>
 #define WARP_HAVE_AVX2 1
