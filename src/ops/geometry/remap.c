@@ -1,42 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* remap, as cv2.remap with float maps: dst(x, y) = src(mapx(x, y), mapy(x, y)), nearest or
- * bilinear with every border (the sampling of the warps, warp.h); gip_remap(), the CPU backend
- * and the registry's description (an operation that reads two more images). */
+ * bilinear with every border (the sampling of the warps, warp.h); gip_remap() and the
+ * registry's description (an operation that reads two more images). The CPU backend is the
+ * warps' rows (warp.c), fed by the maps. */
 #include <string.h>
 
 #include "ops/geometry/remap.h"
 #include "ops/geometry/warp_params.h"
 #include "registry/registry.h"
-
-typedef struct remap_job {
-    const gip__warp *w;
-    const gip_image *src, *mx, *my;
-    gip_image *dst;
-} remap_job;
-
-#define REMAP_ROWS_BODY                                                                            \
-    const remap_job *j = arg;                                                                      \
-    for (int64_t y = y0; y < y1; y++) {                                                            \
-        uint8_t *d = (uint8_t *)j->dst->data + y * j->dst->stride;                                 \
-        const float *mx = (const float *)((const uint8_t *)j->mx->data + y * j->mx->stride);       \
-        const float *my = (const float *)((const uint8_t *)j->my->data + y * j->my->stride);       \
-        for (int64_t x = 0; x < j->dst->width; x++)                                                \
-            gip__warp_sample(j->w, j->src->data, j->src->stride, d, x, mx[x], my[x]);              \
-    }
-
-static void remap_rows(void *arg, int64_t y0, int64_t y1)
-{
-    REMAP_ROWS_BODY
-}
-
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-/* With the FMA instructions where the CPU has them: the same bits as the library's fmaf(). */
-__attribute__((target("fma"))) static void remap_rows_fma(void *arg, int64_t y0, int64_t y1)
-{
-    REMAP_ROWS_BODY
-}
-#define REMAP_HAVE_FMA_PATH 1
-#endif
 
 static gip_status check_map(gip_context *ctx, const gip_image *m, const gip_image *dst,
                             const char *what, const char *op)
@@ -102,14 +73,7 @@ gip_status gip_remap(gip_context *ctx, const gip_image *src, gip_image *dst, con
         return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
 #endif
     }
-    remap_job j = {&w, src, mapx, mapy, dst};
-#ifdef REMAP_HAVE_FMA_PATH
-    if (__builtin_cpu_supports("fma")) {
-        gip__parallel_for(ctx, dst->height, 8, remap_rows_fma, &j);
-        return GIP_OK;
-    }
-#endif
-    gip__parallel_for(ctx, dst->height, 8, remap_rows, &j);
+    gip__warp_remap_cpu(ctx, src, dst, mapx, mapy, &w);
     return GIP_OK;
 }
 

@@ -9,6 +9,7 @@
 
 #include "ops/geometry/resize.h"
 #include "registry/registry.h"
+#include "tuning.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -545,11 +546,106 @@ static void hint_u8_row(const gip__resize_plan *p, const uint8_t *row, int32_t *
 #undef RS_HINT_K
 }
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#include <immintrin.h>
+#define RS_HAVE_AVX2 1
+/* Horizontal u8 cubic of 3-channel pixels [x0, x1) with AVX2, two pixels a step: where a pixel's
+ * four taps are adjacent and 16 bytes from the first are in the image, its 12 bytes are read
+ * once and shuffled into the 16-bit pairs (tap 0, 1 and tap 2, 3 of each channel) that two
+ * madds weight; the integer sums equal hcubic8_row()'s. Starts at pixel x and returns the first
+ * pixel not done (x itself where its pair does not qualify). */
+__attribute__((target("avx2"))) static int64_t
+hcubic8_c3_avx2(const gip__resize_plan *p, const uint8_t *restrict row, int32_t *restrict h,
+                const int16_t *restrict c16, int64_t x)
+{
+    const int32_t *xi = p->xi;
+    const int64_t dw = p->dw, lim = p->sw * 3 - 16; /* the last first byte of a 16-byte read */
+    const __m256i sa = _mm256_setr_epi8(0, -1, 3, -1, 1, -1, 4, -1, 2, -1, 5, -1, -1, -1, -1, -1, 0,
+                                        -1, 3, -1, 1, -1, 4, -1, 2, -1, 5, -1, -1, -1, -1, -1);
+    const __m256i sb = _mm256_setr_epi8(6, -1, 9, -1, 7, -1, 10, -1, 8, -1, 11, -1, -1, -1, -1, -1,
+                                        6, -1, 9, -1, 7, -1, 10, -1, 8, -1, 11, -1, -1, -1, -1, -1);
+    const __m256i i01 = _mm256_setr_epi32(0, 0, 0, 0, 2, 2, 2, 2),
+                  i23 = _mm256_setr_epi32(1, 1, 1, 1, 3, 3, 3, 3);
+    for (; x + 2 <= dw; x += 2) {
+        const int32_t *ix = xi + 4 * x;
+        if (!(ix[1] == ix[0] + 1 && ix[2] == ix[0] + 2 && ix[3] == ix[0] + 3 &&
+              ix[5] == ix[4] + 1 && ix[6] == ix[4] + 2 && ix[7] == ix[4] + 3 &&
+              (int64_t)ix[0] * 3 <= lim && (int64_t)ix[4] * 3 <= lim))
+            break;
+        const __m256i v = _mm256_loadu2_m128i((const __m128i *)(row + (int64_t)ix[4] * 3),
+                                              (const __m128i *)(row + (int64_t)ix[0] * 3));
+        const __m256i c = _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(c16 + 4 * x)));
+        const __m256i r = _mm256_add_epi32(
+            _mm256_madd_epi16(_mm256_shuffle_epi8(v, sa), _mm256_permutevar8x32_epi32(c, i01)),
+            _mm256_madd_epi16(_mm256_shuffle_epi8(v, sb), _mm256_permutevar8x32_epi32(c, i23)));
+        _mm_storeu_si128((__m128i *)(h + x * 3), _mm256_castsi256_si128(r));
+        _mm_storeu_si128((__m128i *)(h + x * 3 + 3), _mm256_extracti128_si256(r, 1));
+    }
+    return x;
+}
+#endif
+
+#ifdef RS_HAVE_AVX2
+/* u8 cubic, one channel: groups of 8 output pixels, each half (4 pixels, 16 taps) within 16 bytes
+ * of the row. For group g, gb[2 g + k] is the first byte of half k (gb[2 g] = -1: the group does
+ * not qualify, or 16 bytes from a half's first would pass the row's end) and ctl[32 g ..] the
+ * byte of each tap from its half's first (pixel k's taps at 4 k .. 4 k + 3). Built once a call,
+ * as the taps are the same for every row. */
+static void hcubic8_c1_plan(const gip__resize_plan *p, uint8_t *ctl, int32_t *gb)
+{
+    const int32_t *xi = p->xi;
+    for (int64_t g = 0; g < p->dw / 8; g++) {
+        int ok = 1;
+        for (int k = 0; k < 2; k++) {
+            const int32_t *ix = xi + 32 * g + 16 * k;
+            int32_t lo = ix[0], hi = ix[0];
+            for (int t = 0; t < 16; t++) {
+                lo = ix[t] < lo ? ix[t] : lo;
+                hi = ix[t] > hi ? ix[t] : hi;
+            }
+            ok &= hi - lo < 16 && (int64_t)lo + 16 <= p->sw;
+            gb[2 * g + k] = lo;
+            for (int t = 0; t < 16; t++)
+                ctl[32 * g + 16 * k + t] = (uint8_t)(ix[t] - lo);
+        }
+        if (!ok)
+            gb[2 * g] = -1;
+    }
+}
+
+/* hcubic8_row()'s one-channel sums for the groups that qualify, 8 pixels a step: two 16-byte
+ * reads, one byte shuffle for the 32 taps, two madds and a horizontal add (the same integer
+ * sums). Returns the first pixel not done (x itself where its group does not qualify). */
+__attribute__((target("avx2"))) static int64_t
+hcubic8_c1_avx2(const gip__resize_plan *p, const uint8_t *restrict row, int32_t *restrict h,
+                const int16_t *restrict c16, const uint8_t *restrict ctl,
+                const int32_t *restrict gb, int64_t x)
+{
+    const __m256i z = _mm256_setzero_si256();
+    for (; x + 8 <= p->dw && x % 8 == 0 && gb[x / 4] >= 0; x += 8) {
+        const __m256i s = _mm256_loadu2_m128i((const __m128i *)(row + gb[x / 4 + 1]),
+                                              (const __m128i *)(row + gb[x / 4]));
+        const __m256i b =
+            _mm256_shuffle_epi8(s, _mm256_loadu_si256((const __m256i *)(ctl + 4 * x)));
+        const int16_t *w = c16 + 4 * x; /* pixel k's 4 coefficients at 4 k */
+        const __m256i ml =
+            _mm256_madd_epi16(_mm256_unpacklo_epi8(b, z),
+                              _mm256_loadu2_m128i((const __m128i *)(w + 16), (const __m128i *)w));
+        const __m256i mh = _mm256_madd_epi16(
+            _mm256_unpackhi_epi8(b, z),
+            _mm256_loadu2_m128i((const __m128i *)(w + 24), (const __m128i *)(w + 8)));
+        _mm256_storeu_si256((__m256i *)(h + x), _mm256_hadd_epi32(ml, mh));
+    }
+    return x;
+}
+#endif
+
 /* Horizontal pass of u8 cubic (4 taps) into int32 rows (h may be written one element past the
  * row: its rows are padded); c16: the coefficients as int16 (sat_short's always fit), so that
  * taps 0, 1 and 2, 3 are each one madd of 16-bit pairs. */
 static void hcubic8_row(const gip__resize_plan *p, const uint8_t *restrict row, int32_t *restrict h,
-                        const int16_t *restrict c16)
+                        const int16_t *restrict c16, const uint8_t *restrict ctl,
+                        const int32_t *restrict gb)
 {
     const int32_t *xi = p->xi;
     const int32_t cn = p->cn;
@@ -559,6 +655,17 @@ static void hcubic8_row(const gip__resize_plan *p, const uint8_t *restrict row, 
     const __m128i z = _mm_setzero_si128();
     if (cn == 1) {
         for (; x + 4 <= dw; x += 4) {
+#ifdef RS_HAVE_AVX2
+            if (gb && x % 8 == 0) {
+                const int64_t nx = hcubic8_c1_avx2(p, row, h, c16, ctl, gb, x);
+                if (nx != x) {
+                    x = nx - 4;
+                    continue;
+                }
+            }
+#else
+            (void)ctl;
+#endif
             const int32_t *ix = xi + 4 * x;
             int adj = 1;
             for (int k = 0; k < 16; k += 4)
@@ -583,7 +690,19 @@ static void hcubic8_row(const gip__resize_plan *p, const uint8_t *restrict row, 
     } else {
         /* a pixel's channels (4 bytes read) of taps 0, 1 and 2, 3 interleaved: two madds */
         const int64_t last = p->sw - 1; /* a tap there would read past the row (3 channels) */
+#ifdef RS_HAVE_AVX2
+        const int avx2 = cn == 3 && gip__simd_avx2_fma();
+#endif
         for (; x < dw; x++) {
+#ifdef RS_HAVE_AVX2
+            if (avx2) {
+                const int64_t nx = hcubic8_c3_avx2(p, row, h, c16, x);
+                if (nx != x) {
+                    x = nx - 1;
+                    continue;
+                }
+            }
+#endif
             const int32_t *ix = xi + 4 * x;
             if (cn == 3 && (ix[0] >= last || ix[1] >= last || ix[2] >= last || ix[3] >= last)) {
                 hint_u8(row, h + x * cn, ix, p->xci + 4 * x, 1, 3, 4);
@@ -758,10 +877,99 @@ RS_INLINE void hlin8_s16_px(const uint8_t *row, int16_t *h, int64_t ia, int64_t 
         h[c] = (int16_t)((row[ia + c] * ca + row[ib + c] * cb) >> 4);
 }
 
+#ifdef RS_HAVE_AVX2
+/* hlin8_s16_row() for 3-channel pixels [x, ...) with AVX2, two pixels a step: where a pixel's
+ * taps are neighbours and 16 bytes from the first are in the image, its 6 bytes are shuffled into
+ * the 16-bit pairs that one madd weights (the same integer sums). Returns the first pixel not
+ * done (x itself where its pair does not qualify). */
+__attribute__((target("avx2"))) static int64_t hlin8_c3_avx2(const gip__resize_plan *p,
+                                                             const uint8_t *restrict row,
+                                                             int16_t *restrict h,
+                                                             const int32_t *restrict ct, int64_t x)
+{
+    const int32_t *xi = p->xi;
+    const int64_t dw = p->dw, lim = p->sw * 3 - 16; /* the last first byte of a 16-byte read */
+    const __m256i sa = _mm256_setr_epi8(0, -1, 3, -1, 1, -1, 4, -1, 2, -1, 5, -1, -1, -1, -1, -1, 0,
+                                        -1, 3, -1, 1, -1, 4, -1, 2, -1, 5, -1, -1, -1, -1, -1);
+    const __m256i i01 = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1);
+    for (; x + 2 <= dw; x += 2) {
+        const int32_t *ix = xi + 2 * x;
+        if (!(ix[1] == ix[0] + 1 && ix[3] == ix[2] + 1 && (int64_t)ix[0] * 3 <= lim &&
+              (int64_t)ix[2] * 3 <= lim))
+            break;
+        const __m256i v = _mm256_loadu2_m128i((const __m128i *)(row + (int64_t)ix[2] * 3),
+                                              (const __m128i *)(row + (int64_t)ix[0] * 3));
+        const __m256i c = _mm256_permutevar8x32_epi32(
+            _mm256_castsi128_si256(_mm_loadl_epi64((const __m128i *)(ct + x))), i01);
+        const __m256i r = _mm256_srai_epi32(_mm256_madd_epi16(_mm256_shuffle_epi8(v, sa), c), 4);
+        const __m256i s = _mm256_packs_epi32(r, r);
+        _mm_storel_epi64((__m128i *)(h + x * 3), _mm256_castsi256_si128(s));
+        _mm_storel_epi64((__m128i *)(h + x * 3 + 3), _mm256_extracti128_si256(s, 1));
+    }
+    return x;
+}
+#endif
+
+#ifdef RS_HAVE_AVX2
+/* u8 linear, one channel: groups of 16 output pixels, each half (8 pixels, 16 taps) within 16
+ * bytes of the row; gb and ctl as hcubic8_c1_plan()'s (pixel k's taps at 2 k, 2 k + 1). */
+static void hlin8_c1_plan(const gip__resize_plan *p, uint8_t *ctl, int32_t *gb)
+{
+    const int32_t *xi = p->xi;
+    for (int64_t g = 0; g < p->dw / 16; g++) {
+        int ok = 1;
+        for (int k = 0; k < 2; k++) {
+            const int32_t *ix = xi + 32 * g + 16 * k;
+            int32_t lo = ix[0], hi = ix[0];
+            for (int t = 0; t < 16; t++) {
+                lo = ix[t] < lo ? ix[t] : lo;
+                hi = ix[t] > hi ? ix[t] : hi;
+            }
+            ok &= hi - lo < 16 && (int64_t)lo + 16 <= p->sw;
+            gb[2 * g + k] = lo;
+            for (int t = 0; t < 16; t++)
+                ctl[32 * g + 16 * k + t] = (uint8_t)(ix[t] - lo);
+        }
+        if (!ok)
+            gb[2 * g] = -1;
+    }
+}
+
+/* hlin8_s16_row()'s one-channel values for the groups that qualify, 16 pixels a step: two
+ * 16-byte reads, one byte shuffle for the 32 taps, two madds (the same integer sums and shift).
+ * Returns the first pixel not done (x itself where its group does not qualify). */
+__attribute__((target("avx2"))) static int64_t
+hlin8_c1_avx2(const gip__resize_plan *p, const uint8_t *restrict row, int16_t *restrict h,
+              const int32_t *restrict ct, const uint8_t *restrict ctl, const int32_t *restrict gb,
+              int64_t x)
+{
+    const __m256i z = _mm256_setzero_si256();
+    for (; x + 16 <= p->dw && x % 16 == 0 && gb[x / 8] >= 0; x += 16) {
+        const __m256i s = _mm256_loadu2_m128i((const __m128i *)(row + gb[x / 8 + 1]),
+                                              (const __m128i *)(row + gb[x / 8]));
+        const __m256i b =
+            _mm256_shuffle_epi8(s, _mm256_loadu_si256((const __m256i *)(ctl + 2 * x)));
+        const int32_t *c = ct + x;
+        const __m256i lo = _mm256_srai_epi32(
+            _mm256_madd_epi16(_mm256_unpacklo_epi8(b, z),
+                              _mm256_loadu2_m128i((const __m128i *)(c + 8), (const __m128i *)c)),
+            4);
+        const __m256i hi =
+            _mm256_srai_epi32(_mm256_madd_epi16(_mm256_unpackhi_epi8(b, z),
+                                                _mm256_loadu2_m128i((const __m128i *)(c + 12),
+                                                                    (const __m128i *)(c + 4))),
+                              4);
+        _mm256_storeu_si256((__m256i *)(h + x), _mm256_packs_epi32(lo, hi));
+    }
+    return x;
+}
+#endif
+
 /* Horizontal pass of one u8 row into 16-bit rows (h may be written one element past the row:
  * its rows are padded). */
 static void hlin8_s16_row(const gip__resize_plan *p, const uint8_t *restrict row,
-                          int16_t *restrict h, const int32_t *restrict ct)
+                          int16_t *restrict h, const int32_t *restrict ct,
+                          const uint8_t *restrict ctl, const int32_t *restrict gb)
 {
     const int32_t *xi = p->xi, *xc = p->xci;
     const int32_t cn = p->cn;
@@ -773,6 +981,17 @@ static void hlin8_s16_row(const gip__resize_plan *p, const uint8_t *restrict row
          * the coefficient pairs (ct: cb << 16 | ca each) */
         const __m128i z = _mm_setzero_si128();
         for (; x + 4 <= dw; x += 4) {
+#ifdef RS_HAVE_AVX2
+            if (gb && x % 16 == 0) {
+                const int64_t nx = hlin8_c1_avx2(p, row, h, ct, ctl, gb, x);
+                if (nx != x) {
+                    x = nx - 4;
+                    continue;
+                }
+            }
+#else
+            (void)ctl;
+#endif
             const int32_t *ix = xi + 2 * x;
             if (ix[1] != ix[0] + 1 || ix[3] != ix[2] + 1 || ix[5] != ix[4] + 1 ||
                 ix[7] != ix[6] + 1) {
@@ -800,7 +1019,19 @@ static void hlin8_s16_row(const gip__resize_plan *p, const uint8_t *restrict row
     /* a pixel's channels (4 bytes read) of both taps interleaved as 16-bit pairs: one madd */
     const int64_t last = p->sw - 1; /* a tap there would read past the row (3 channels) */
     const __m128i z = _mm_setzero_si128();
+#ifdef RS_HAVE_AVX2
+    const int avx2 = cn == 3 && gip__simd_avx2_fma();
+#endif
     for (int64_t x = 0; x < dw; x++) {
+#ifdef RS_HAVE_AVX2
+        if (avx2) {
+            const int64_t nx = hlin8_c3_avx2(p, row, h, ct, x);
+            if (nx != x) {
+                x = nx - 1;
+                continue;
+            }
+        }
+#endif
         const int64_t ia = xi[2 * x], ib = xi[2 * x + 1];
         const int32_t ca = xc[2 * x], cb = xc[2 * x + 1];
         if (cn == 3 && (ia >= last || ib >= last)) {
@@ -856,6 +1087,39 @@ static void vlin8_row(const int32_t *restrict r0, const int32_t *restrict r1, in
         d[e] = (uint8_t)((((b0 * (r0[e] >> 4)) >> 16) + ((b1 * (r1[e] >> 4)) >> 16) + 2) >> 2);
 }
 
+#ifdef RS_HAVE_AVX2
+/* vcubic8_row()'s float lanes with AVX2, 16 elements a step (the same products and sums in the
+ * same order, the same clamp and rounding); returns the first element not done. */
+__attribute__((target("avx2"))) static int64_t
+vcubic8_avx2(const int32_t *restrict r0, const int32_t *restrict r1, const int32_t *restrict r2,
+             const int32_t *restrict r3, float f0, float f1, float f2, float f3, int64_t e0,
+             uint8_t *restrict d)
+{
+    const __m256 v0 = _mm256_set1_ps(f0), v1 = _mm256_set1_ps(f1), v2 = _mm256_set1_ps(f2),
+                 v3 = _mm256_set1_ps(f3), lo = _mm256_set1_ps(-1.f), hi = _mm256_set1_ps(256.f);
+    int64_t e = 0;
+    for (; e + 16 <= e0; e += 16) {
+        __m256i t[2];
+        for (int k = 0; k < 2; k++) {
+            const int64_t i = e + 8 * k;
+#define RS_LD8(r) _mm256_cvtepi32_ps(_mm256_loadu_si256((const __m256i *)((r) + i)))
+            __m256 u = _mm256_mul_ps(RS_LD8(r3), v3);
+            u = _mm256_add_ps(_mm256_mul_ps(RS_LD8(r2), v2), u);
+            u = _mm256_add_ps(_mm256_mul_ps(RS_LD8(r1), v1), u);
+            u = _mm256_add_ps(_mm256_mul_ps(RS_LD8(r0), v0), u);
+#undef RS_LD8
+            t[k] = _mm256_cvtps_epi32(_mm256_min_ps(_mm256_max_ps(u, lo), hi));
+        }
+        /* int16 t0[0..7], t1[0..7], then bytes: t0 in lane 0's low half, t1 in lane 1's */
+        const __m256i w = _mm256_permute4x64_epi64(_mm256_packs_epi32(t[0], t[1]), 0xd8);
+        const __m256i b = _mm256_packus_epi16(w, w);
+        _mm_storeu_si128((__m128i *)(d + e), _mm_unpacklo_epi64(_mm256_castsi256_si128(b),
+                                                                _mm256_extracti128_si256(b, 1)));
+    }
+    return e;
+}
+#endif
+
 static void vcubic8_row(const gip__resize_plan *p, int64_t y, const int32_t *const *rows,
                         uint8_t *restrict d)
 {
@@ -867,6 +1131,10 @@ static void vcubic8_row(const gip__resize_plan *p, int64_t y, const int32_t *con
                 f3 = (float)yc[3] * sc;
     const int64_t width = p->dw * p->cn, e0 = p->simd_end;
     int64_t e = 0;
+#ifdef RS_HAVE_AVX2
+    if (gip__simd_avx2_fma())
+        e = vcubic8_avx2(r0, r1, r2, r3, f0, f1, f2, f3, e0, d);
+#endif
 #if defined(__SSE2__)
     const __m128 v0 = _mm_set1_ps(f0), v1 = _mm_set1_ps(f1), v2 = _mm_set1_ps(f2),
                  v3 = _mm_set1_ps(f3);
@@ -943,6 +1211,38 @@ static int sep_rows(const resize_job *j, int64_t y0, int64_t y1)
         for (int64_t i = 0; i < 4 * p->dw; i++)
             c16[i] = (int16_t)p->xci[i];
     }
+    uint8_t *lctl = NULL; /* u8 linear (16-bit), one channel, AVX2: the groups' tap bytes */
+    int32_t *lgb = NULL;
+#ifdef RS_HAVE_AVX2
+    if (ct && p->cn == 1 && p->dw >= 16 && gip__simd_avx2_fma()) {
+        lctl = malloc((size_t)(p->dw / 16) * 32);
+        lgb = malloc(sizeof(int32_t) * 2 * (size_t)(p->dw / 16));
+        if (lctl && lgb) {
+            hlin8_c1_plan(p, lctl, lgb);
+        } else {
+            free(lctl);
+            free(lgb);
+            lctl = NULL;
+            lgb = NULL;
+        }
+    }
+#endif
+    uint8_t *ctl = NULL; /* u8 cubic, one channel, AVX2: the groups' tap bytes */
+    int32_t *gb = NULL;
+#ifdef RS_HAVE_AVX2
+    if (c16 && p->cn == 1 && p->dw >= 8 && gip__simd_avx2_fma()) {
+        ctl = malloc((size_t)(p->dw / 8) * 32);
+        gb = malloc(sizeof(int32_t) * 2 * (size_t)(p->dw / 8));
+        if (ctl && gb) {
+            hcubic8_c1_plan(p, ctl, gb);
+        } else {
+            free(ctl);
+            free(gb);
+            ctl = NULL;
+            gb = NULL;
+        }
+    }
+#endif
     const uint8_t *src = j->src->data;
     const int64_t ss = j->src->stride;
     for (int64_t y = y0; y < y1; y++) {
@@ -959,9 +1259,9 @@ static int sep_rows(const resize_job *j, int64_t y0, int64_t y1)
             if (p->hfloat)
                 hflt_row(p, row, h);
             else if (s16)
-                hlin8_s16_row(p, row, h, ct);
+                hlin8_s16_row(p, row, h, ct, lctl, lgb);
             else if (c16)
-                hcubic8_row(p, row, h, c16);
+                hcubic8_row(p, row, h, c16, ctl, gb);
             else if (i32)
                 hint_u8_row(p, row, h);
             else {
@@ -989,6 +1289,10 @@ static int sep_rows(const resize_job *j, int64_t y0, int64_t y1)
             }
         }
     }
+    free(lgb);
+    free(lctl);
+    free(gb);
+    free(ctl);
     free(c16);
     free(ct);
     free(buf);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ops/geometry/warp.h"
+#include "tuning.h"
 
 /* Single-precision products and sums must not be fused beyond those warp.h asks for. */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -119,7 +120,10 @@ gip_status gip__warp_setup(gip_context *ctx, gip__warp *w, const double *mat, in
  * dtype and channel count, with the arithmetic of gip__warp_sample() (the same floor, the same
  * fused multiply-adds, the same rounding); every other pixel (borders, cubic, coordinates that
  * are not finite) goes through gip__warp_sample() itself. Compiled for x86-64-v3 (FMA
- * instructions) and the baseline (the library's fmaf: the same, correctly rounded results). */
+ * instructions) and the baseline (the library's fmaf: the same, correctly rounded results). u8
+ * with 1, 3 or 4 channels has its own vector kernels (AVX2; AVX-512 VBMI for 1 and 3 channels),
+ * chosen once a call (GIP_NOSIMD and GIP_NOAVX512 respected), with the same results. remap
+ * runs through the same rows, its maps giving the coordinates. */
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define WARP_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
@@ -127,13 +131,17 @@ gip_status gip__warp_setup(gip_context *ctx, gip__warp *w, const double *mat, in
 #define WARP_CLONES
 #endif
 #define WARP_INLINE static inline __attribute__((always_inline))
-#define WARP_CHUNK 64 /* a multiple of 16: OpenCV's vector blocks do not straddle chunks */
-#define WARP_BAND 16
+#define WARP_CHUNK 256 /* a multiple of 16: OpenCV's vector blocks do not straddle chunks */
+#define WARP_BAND 64
+#define WARP_STEEP 0.25f /* |dsy/dx| from which a warp goes in tiles (about 14 degrees) */
 
 typedef struct warp_job {
     const gip__warp *w;
     const gip_image *src;
     gip_image *dst;
+    const gip_image *mx, *my; /* remap's maps (the coordinates); NULL for the warps */
+    int avx2;                 /* the AVX2 + FMA kernels may run */
+    int avx512;               /* the AVX-512 (VBMI) kernels may run */
 } warp_job;
 
 /* Source coordinates of output pixels [x0, x0 + n) of row y. */
@@ -343,6 +351,605 @@ WARP_VLIN(f32, float, 1, warp_f32)
 WARP_VLIN(f32, float, 3, warp_f32)
 WARP_VLIN(f32, float, 4, warp_f32)
 
+/* ---- u8 bilinear with AVX2 and FMA ----------------------------------------------------------
+ * Eight pixels a step, in three passes over the chunk: the floor, the weights, the in-image test
+ * and the byte offsets in vectors (the first taps of each step prefetched); the taps read as
+ * 32-bit words (a tap pair of one channel, or a whole pixel of 3 or 4 channels: plain loads beat
+ * the gather instruction here); the arithmetic of gip__warp_sample() in the same order with the
+ * same fused operations, rounded half to even by the conversion (the default rounding mode, as
+ * lrintf) and saturated. A step whose pixels are all outside a constant border is filled; any
+ * other step with a pixel that is not wholly inside (or whose 4-byte reads would pass the image's
+ * last byte) goes through warp_lin_*(). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#include <immintrin.h>
+#define WARP_HAVE_AVX2 1
+#define WARP_AVX2 __attribute__((target("avx2,fma")))
+
+/* 8 floats of the byte at bit `sh` of each 32-bit lane. */
+#define WARP_BYTE_F(g, sh)                                                                         \
+    _mm256_cvtepi32_ps(_mm256_and_si256(_mm256_srli_epi32((g), (sh)), _mm256_set1_epi32(0xff)))
+
+/* One channel of 8 pixels: the taps as floats, the result as saturated 32-bit integers. */
+WARP_AVX2 static inline __attribute__((always_inline)) __m256i
+warp_avx2_lerp(__m256 ax, __m256 ay, __m256 p0, __m256 p1, __m256 p2, __m256 p3)
+{
+    const __m256 v0 = _mm256_fmadd_ps(ax, _mm256_sub_ps(p1, p0), p0);
+    const __m256 v1 = _mm256_fmadd_ps(ax, _mm256_sub_ps(p3, p2), p2);
+    const __m256 r = _mm256_fmadd_ps(ay, _mm256_sub_ps(v1, v0), v0);
+    const __m256i i = _mm256_cvtps_epi32(r);
+    return _mm256_min_epi32(_mm256_max_epi32(i, _mm256_setzero_si256()), _mm256_set1_epi32(255));
+}
+
+WARP_AVX2 static inline __attribute__((always_inline)) void
+warp_avx2_u8(const gip__warp *w, const uint8_t *src, int64_t sst, uint8_t *drow, int64_t x0,
+             int64_t n, const float *sx, const float *sy, const int cn)
+{
+    const int32_t st = (int32_t)sst, ps = cn;
+    const __m256 vlx = _mm256_set1_ps((float)(w->sw - 1)), vly = _mm256_set1_ps((float)(w->sh - 1));
+    const __m256 vsw = _mm256_set1_ps((float)w->sw), vsh = _mm256_set1_ps((float)w->sh);
+    const __m256 zero = _mm256_setzero_ps(), m1 = _mm256_set1_ps(-1.f);
+    const __m256i vst = _mm256_set1_epi32(st), vps = _mm256_set1_epi32(ps);
+    /* the last offset whose 4-byte reads of both rows (at +0 and +ps) stay in the image; offset 0
+     * (where the taps of the other pixels are read) is one of them when limit >= 0 */
+    const int64_t limit = (w->sh - 1) * sst + w->sw * cn - sst - ps - 4;
+    const __m256i vlim = _mm256_set1_epi32((int32_t)(limit < -1 ? -1 : limit) + 1);
+    const int fill = w->border == GIP_BORDER_CONSTANT;
+    uint8_t bv[4] = {0, 0, 0, 0};
+    for (int c = 0; c < cn; c++)
+        bv[c] = warp_u8(w->bval[c]);
+    uint8_t *d = drow + x0 * cn;
+    const int64_t nb = limit >= 0 ? n / 8 : 0; /* whole steps of 8 */
+    int32_t off[WARP_CHUNK] __attribute__((aligned(32)));
+    float wx[WARP_CHUNK] __attribute__((aligned(32))), wy[WARP_CHUNK] __attribute__((aligned(32)));
+    uint32_t g[4][WARP_CHUNK] __attribute__((aligned(32)));
+    int8_t kind[WARP_CHUNK / 8]; /* a step's pixels: 0 all inside, 1 all outside, 2 mixed */
+    for (int64_t b = 0; b < nb; b++) {
+        const __m256 X = _mm256_loadu_ps(sx + 8 * b), Y = _mm256_loadu_ps(sy + 8 * b);
+        const __m256 FX = _mm256_floor_ps(X), FY = _mm256_floor_ps(Y);
+        const __m256 in = _mm256_and_ps(
+            _mm256_and_ps(_mm256_cmp_ps(FX, zero, _CMP_GE_OQ), _mm256_cmp_ps(FY, zero, _CMP_GE_OQ)),
+            _mm256_and_ps(_mm256_cmp_ps(FX, vlx, _CMP_LT_OQ), _mm256_cmp_ps(FY, vly, _CMP_LT_OQ)));
+        const __m256i o = _mm256_add_epi32(_mm256_mullo_epi32(_mm256_cvttps_epi32(FY), vst),
+                                           _mm256_mullo_epi32(_mm256_cvttps_epi32(FX), vps));
+        const __m256 safe = _mm256_and_ps(in, _mm256_castsi256_ps(_mm256_cmpgt_epi32(vlim, o)));
+        { /* the step's first taps, into L1 before the loads below */
+            const int32_t o0 = _mm_cvtsi128_si32(_mm256_castsi256_si128(o));
+            if (_mm256_movemask_ps(safe) & 1) {
+                __builtin_prefetch(src + o0);
+                __builtin_prefetch(src + o0 + sst);
+            }
+        }
+        _mm256_store_si256((__m256i *)(off + 8 * b),
+                           _mm256_and_si256(o, _mm256_castps_si256(safe)));
+        _mm256_store_ps(wx + 8 * b, _mm256_sub_ps(X, FX));
+        _mm256_store_ps(wy + 8 * b, _mm256_sub_ps(Y, FY));
+        if (_mm256_movemask_ps(safe) == 0xff) {
+            kind[b] = 0;
+            continue;
+        }
+        const __m256 touch = _mm256_and_ps(
+            _mm256_and_ps(_mm256_cmp_ps(FX, m1, _CMP_GE_OQ), _mm256_cmp_ps(FY, m1, _CMP_GE_OQ)),
+            _mm256_and_ps(_mm256_cmp_ps(FX, vsw, _CMP_LT_OQ), _mm256_cmp_ps(FY, vsh, _CMP_LT_OQ)));
+        kind[b] = fill && _mm256_movemask_ps(touch) == 0 ? 1 : 2;
+    }
+    /* the taps, as 32-bit words: cn 1: the pair of each row; cn 3, 4: each tap's pixel */
+    const uint8_t *s1 = src + sst;
+    if (cn == 1) {
+        for (int64_t i = 0; i < nb * 8; i++) {
+            memcpy(&g[0][i], src + off[i], 4);
+            memcpy(&g[2][i], s1 + off[i], 4);
+        }
+    } else {
+        for (int64_t i = 0; i < nb * 8; i++) {
+            memcpy(&g[0][i], src + off[i], 4);
+            memcpy(&g[1][i], src + off[i] + ps, 4);
+            memcpy(&g[2][i], s1 + off[i], 4);
+            memcpy(&g[3][i], s1 + off[i] + ps, 4);
+        }
+    }
+    for (int64_t b = 0; b < nb; b++) {
+        const int64_t i = 8 * b;
+        if (kind[b] == 1) { /* no tap in the image */
+            for (int k = 0; k < 8; k++)
+                for (int c = 0; c < cn; c++)
+                    d[(i + k) * cn + c] = bv[c];
+            continue;
+        }
+        if (kind[b] == 2) {
+            if (cn == 1)
+                warp_lin_u8_1(w, src, sst, drow, x0 + i, 8, sx + i, sy + i);
+            else if (cn == 3)
+                warp_lin_u8_3(w, src, sst, drow, x0 + i, 8, sx + i, sy + i);
+            else
+                warp_lin_u8_4(w, src, sst, drow, x0 + i, 8, sx + i, sy + i);
+            continue;
+        }
+        const __m256 ax = _mm256_load_ps(wx + i), ay = _mm256_load_ps(wy + i);
+        const __m256i g0 = _mm256_load_si256((const __m256i *)(g[0] + i));
+        const __m256i g2 = _mm256_load_si256((const __m256i *)(g[2] + i));
+        if (cn == 1) {
+            const __m256i r = warp_avx2_lerp(ax, ay, WARP_BYTE_F(g0, 0), WARP_BYTE_F(g0, 8),
+                                             WARP_BYTE_F(g2, 0), WARP_BYTE_F(g2, 8));
+            const __m256i p16 = _mm256_packus_epi32(r, r);
+            const __m256i p8 = _mm256_packus_epi16(p16, p16);
+            const __m128i o =
+                _mm_unpacklo_epi32(_mm256_castsi256_si128(p8), _mm256_extracti128_si256(p8, 1));
+            _mm_storel_epi64((__m128i *)(d + i), o);
+            continue;
+        }
+        const __m256i g1 = _mm256_load_si256((const __m256i *)(g[1] + i));
+        const __m256i g3 = _mm256_load_si256((const __m256i *)(g[3] + i));
+        __m256i o = warp_avx2_lerp(ax, ay, WARP_BYTE_F(g0, 0), WARP_BYTE_F(g1, 0),
+                                   WARP_BYTE_F(g2, 0), WARP_BYTE_F(g3, 0));
+        o = _mm256_or_si256(
+            o, _mm256_slli_epi32(warp_avx2_lerp(ax, ay, WARP_BYTE_F(g0, 8), WARP_BYTE_F(g1, 8),
+                                                WARP_BYTE_F(g2, 8), WARP_BYTE_F(g3, 8)),
+                                 8));
+        o = _mm256_or_si256(
+            o, _mm256_slli_epi32(warp_avx2_lerp(ax, ay, WARP_BYTE_F(g0, 16), WARP_BYTE_F(g1, 16),
+                                                WARP_BYTE_F(g2, 16), WARP_BYTE_F(g3, 16)),
+                                 16));
+        if (cn == 4) {
+            o = _mm256_or_si256(
+                o,
+                _mm256_slli_epi32(warp_avx2_lerp(ax, ay, WARP_BYTE_F(g0, 24), WARP_BYTE_F(g1, 24),
+                                                 WARP_BYTE_F(g2, 24), WARP_BYTE_F(g3, 24)),
+                                  24));
+            _mm256_storeu_si256((__m256i *)(d + i * 4), o);
+            continue;
+        }
+        /* 3 channels: 4-byte lanes packed to 3 bytes, 24 bytes stored */
+        o = _mm256_shuffle_epi8(o, _mm256_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1,
+                                                    -1, -1, 0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14,
+                                                    -1, -1, -1, -1));
+        o = _mm256_permutevar8x32_epi32(o, _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 3, 7));
+        _mm_storeu_si128((__m128i *)(d + i * 3), _mm256_castsi256_si128(o));
+        _mm_storel_epi64((__m128i *)(d + i * 3 + 16), _mm256_extracti128_si256(o, 1));
+    }
+    const int64_t i = nb * 8;
+    if (i < n) {
+        if (cn == 1)
+            warp_lin_u8_1(w, src, sst, drow, x0 + i, n - i, sx + i, sy + i);
+        else if (cn == 3)
+            warp_lin_u8_3(w, src, sst, drow, x0 + i, n - i, sx + i, sy + i);
+        else
+            warp_lin_u8_4(w, src, sst, drow, x0 + i, n - i, sx + i, sy + i);
+    }
+}
+
+WARP_AVX2 static void warp_avx2_u8_1(const gip__warp *w, const uint8_t *src, int64_t sst,
+                                     uint8_t *drow, int64_t x0, int64_t n, const float *sx,
+                                     const float *sy)
+{
+    warp_avx2_u8(w, src, sst, drow, x0, n, sx, sy, 1);
+}
+WARP_AVX2 static void warp_avx2_u8_3(const gip__warp *w, const uint8_t *src, int64_t sst,
+                                     uint8_t *drow, int64_t x0, int64_t n, const float *sx,
+                                     const float *sy)
+{
+    warp_avx2_u8(w, src, sst, drow, x0, n, sx, sy, 3);
+}
+WARP_AVX2 static void warp_avx2_u8_4(const gip__warp *w, const uint8_t *src, int64_t sst,
+                                     uint8_t *drow, int64_t x0, int64_t n, const float *sx,
+                                     const float *sy)
+{
+    warp_avx2_u8(w, src, sst, drow, x0, n, sx, sy, 4);
+}
+
+/* Nearest u8 pixels with AVX2: eight pixels a step, the rounding (half to even, as lrintf) and
+ * the in-image test in vectors, the byte offsets stored, then the pixels copied; a step with a
+ * pixel outside goes through warp_nn_*(). */
+WARP_AVX2 static inline __attribute__((always_inline)) void
+warp_avx2_nn(const gip__warp *w, const uint8_t *src, int64_t sst, uint8_t *drow, int64_t x0,
+             int64_t n, const float *sx, const float *sy, const int cn)
+{
+    const __m256 vsw = _mm256_set1_ps((float)w->sw), vsh = _mm256_set1_ps((float)w->sh);
+    const __m256 zero = _mm256_setzero_ps();
+    const __m256i vst = _mm256_set1_epi32((int32_t)sst), vps = _mm256_set1_epi32(cn);
+    uint8_t *d = drow + x0 * cn;
+    const int64_t nb = n / 8;
+    int32_t off[WARP_CHUNK] __attribute__((aligned(32)));
+    uint8_t inm[WARP_CHUNK / 8]; /* a step's pixels inside, a bit each */
+    const int fill = w->border == GIP_BORDER_CONSTANT;
+    uint8_t bv[4] = {0, 0, 0, 0};
+    for (int c = 0; c < cn; c++)
+        bv[c] = warp_u8(w->bval[c]);
+    for (int64_t b = 0; b < nb; b++) {
+        const __m256 RX = _mm256_round_ps(_mm256_loadu_ps(sx + 8 * b),
+                                          _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        const __m256 RY = _mm256_round_ps(_mm256_loadu_ps(sy + 8 * b),
+                                          _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        const __m256 in = _mm256_and_ps(
+            _mm256_and_ps(_mm256_cmp_ps(RX, zero, _CMP_GE_OQ), _mm256_cmp_ps(RY, zero, _CMP_GE_OQ)),
+            _mm256_and_ps(_mm256_cmp_ps(RX, vsw, _CMP_LT_OQ), _mm256_cmp_ps(RY, vsh, _CMP_LT_OQ)));
+        const __m256i o = _mm256_add_epi32(_mm256_mullo_epi32(_mm256_cvttps_epi32(RY), vst),
+                                           _mm256_mullo_epi32(_mm256_cvttps_epi32(RX), vps));
+        _mm256_store_si256((__m256i *)(off + 8 * b), _mm256_and_si256(o, _mm256_castps_si256(in)));
+        inm[b] = (uint8_t)_mm256_movemask_ps(in);
+    }
+    for (int64_t b = 0; b < nb; b++) {
+        const int64_t i = 8 * b;
+        if (inm[b] != 0xff && fill) { /* outside pixels take the border value */
+            for (int k = 0; k < 8; k++) {
+                const uint8_t *p = inm[b] >> k & 1 ? src + off[i + k] : bv;
+                uint8_t *q = d + (i + k) * cn;
+                for (int c = 0; c < cn; c++)
+                    q[c] = p[c];
+            }
+            continue;
+        }
+        if (inm[b] != 0xff) {
+            if (cn == 1)
+                warp_nn_u8_1(w, src, sst, drow, x0 + i, 8, sx + i, sy + i);
+            else if (cn == 3)
+                warp_nn_u8_3(w, src, sst, drow, x0 + i, 8, sx + i, sy + i);
+            else
+                warp_nn_u8_4(w, src, sst, drow, x0 + i, 8, sx + i, sy + i);
+            continue;
+        }
+        for (int k = 0; k < 8; k++) {
+            const uint8_t *p = src + off[i + k];
+            uint8_t *q = d + (i + k) * cn;
+            if (cn == 1)
+                q[0] = p[0];
+            else if (cn == 3)
+                q[0] = p[0], q[1] = p[1], q[2] = p[2];
+            else
+                memcpy(q, p, 4);
+        }
+    }
+    const int64_t i = nb * 8;
+    if (i < n) {
+        if (cn == 1)
+            warp_nn_u8_1(w, src, sst, drow, x0 + i, n - i, sx + i, sy + i);
+        else if (cn == 3)
+            warp_nn_u8_3(w, src, sst, drow, x0 + i, n - i, sx + i, sy + i);
+        else
+            warp_nn_u8_4(w, src, sst, drow, x0 + i, n - i, sx + i, sy + i);
+    }
+}
+
+#define WARP_NN_FN(CN)                                                                             \
+    WARP_AVX2 static void warp_avx2_nn_u8_##CN(const gip__warp *w, const uint8_t *src,             \
+                                               int64_t sst, uint8_t *drow, int64_t x0, int64_t n,  \
+                                               const float *sx, const float *sy)                   \
+    {                                                                                              \
+        warp_avx2_nn(w, src, sst, drow, x0, n, sx, sy, CN);                                        \
+    }
+WARP_NN_FN(1)
+WARP_NN_FN(3)
+WARP_NN_FN(4)
+
+/* ---- u8 bilinear with AVX-512 (VBMI): taps from row windows ---------------------------------
+ * Sixteen pixels a step. Where the step's taps lie within 64 bytes of at most five consecutive
+ * rows (the smallest column and row of the step are those of its first or last pixel: maps that
+ * are monotone over 16 pixels, as the warps' and smooth remaps are), the five rows are loaded
+ * once and each pixel's taps are picked with two-table byte permutes, no load a pixel. The
+ * arithmetic is warp_avx2_u8()'s (the same operations on 16 lanes). Steps that do not fit, and
+ * the tail, go through the AVX2 kernel. */
+#define WARP_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi,fma")))
+#define WARP_HAVE_AVX512 1
+#define WARP_PF_STEP 32
+
+#define WARP_BYTE_F512(g, sh)                                                                      \
+    _mm512_cvtepi32_ps(_mm512_and_si512(_mm512_srli_epi32((g), (sh)), _mm512_set1_epi32(0xff)))
+
+WARP_AVX512 static inline __attribute__((always_inline)) __m512i
+warp_512_lerp(__m512 ax, __m512 ay, __m512 p0, __m512 p1, __m512 p2, __m512 p3)
+{
+    const __m512 v0 = _mm512_fmadd_ps(ax, _mm512_sub_ps(p1, p0), p0);
+    const __m512 v1 = _mm512_fmadd_ps(ax, _mm512_sub_ps(p3, p2), p2);
+    const __m512 r = _mm512_fmadd_ps(ay, _mm512_sub_ps(v1, v0), v0);
+    const __m512i i = _mm512_cvtps_epi32(r);
+    return _mm512_min_epi32(_mm512_max_epi32(i, _mm512_setzero_si512()), _mm512_set1_epi32(255));
+}
+
+/* The 32-bit words at byte idx of row dy (top) and dy + 1 (bottom) of the windows R0..R4, dy in
+ * 0..3 per lane (odd: dy & 1; high: dy >= 2). */
+WARP_AVX512 static inline __attribute__((always_inline)) void
+warp_512_pick(__m512i idx, __mmask16 odd, __mmask16 high, const __m512i *R, __m512i *top,
+              __m512i *bot)
+{
+    const __m512i i1 = _mm512_mask_or_epi32(idx, odd, idx, _mm512_set1_epi32(0x40404040));
+    /* top: rows (0, 1) or (2, 3) by dy & 1; bottom: rows (1, 2) or (3, 4) */
+    const __m512i t01 = _mm512_permutex2var_epi8(R[0], i1, R[1]);
+    const __m512i t23 = _mm512_permutex2var_epi8(R[2], i1, R[3]);
+    const __m512i b12 = _mm512_permutex2var_epi8(R[1], i1, R[2]);
+    const __m512i b34 = _mm512_permutex2var_epi8(R[3], i1, R[4]);
+    *top = _mm512_mask_blend_epi32(high, t01, t23);
+    *bot = _mm512_mask_blend_epi32(high, b12, b34);
+}
+
+WARP_AVX512 static inline __attribute__((always_inline)) void
+warp_512_u8(const gip__warp *w, const uint8_t *src, int64_t sst, uint8_t *drow, int64_t x0,
+            int64_t n, const float *sx, const float *sy, const int cn)
+{
+    const __m512 vlx = _mm512_set1_ps((float)(w->sw - 1)), vly = _mm512_set1_ps((float)(w->sh - 1));
+    const __m512 zero = _mm512_setzero_ps();
+    const int64_t end = (w->sh - 1) * sst + w->sw * cn; /* the image's bytes from src */
+    const int32_t lxmax = cn == 1 ? 62 : 19;            /* the window holds the pair */
+    const float vlxs = (float)(w->sw - 1), vlys = (float)(w->sh - 1);
+    uint8_t *d = drow + x0 * cn;
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        if (i + 16 + WARP_PF_STEP <= n) { /* the window WARP_PF_STEP pixels ahead, into L1 */
+            const float px = sx[i + WARP_PF_STEP], py = sy[i + WARP_PF_STEP];
+            if (px >= 0.f && py >= 0.f && px < vlxs && py < vlys) {
+                const uint8_t *p = src + (int64_t)py * sst + (int64_t)px * cn;
+                for (int k = 0; k < 5; k++) {
+                    __builtin_prefetch(p + k * sst);
+                    __builtin_prefetch(p + k * sst + 63);
+                }
+            }
+        }
+        const __m512 X = _mm512_loadu_ps(sx + i), Y = _mm512_loadu_ps(sy + i);
+        const __m512 FX = _mm512_roundscale_ps(X, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+        const __m512 FY = _mm512_roundscale_ps(Y, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+        const __mmask16 in =
+            _mm512_cmp_ps_mask(FX, zero, _CMP_GE_OQ) & _mm512_cmp_ps_mask(FY, zero, _CMP_GE_OQ) &
+            _mm512_cmp_ps_mask(FX, vlx, _CMP_LT_OQ) & _mm512_cmp_ps_mask(FY, vly, _CMP_LT_OQ);
+        int ok = in == 0xffff;
+        int32_t ixm = 0, iym = 0;
+        __m512i LX = _mm512_setzero_si512(), DY = LX;
+        if (ok) {
+            const __m512i IX = _mm512_cvttps_epi32(FX), IY = _mm512_cvttps_epi32(FY);
+            const int32_t x0l = _mm_cvtsi128_si32(_mm512_castsi512_si128(IX)),
+                          y0l = _mm_cvtsi128_si32(_mm512_castsi512_si128(IY)),
+                          x1l = _mm_extract_epi32(_mm512_extracti32x4_epi32(IX, 3), 3),
+                          y1l = _mm_extract_epi32(_mm512_extracti32x4_epi32(IY, 3), 3);
+            ixm = x0l < x1l ? x0l : x1l;
+            iym = y0l < y1l ? y0l : y1l;
+            LX = _mm512_sub_epi32(IX, _mm512_set1_epi32(ixm));
+            DY = _mm512_sub_epi32(IY, _mm512_set1_epi32(iym));
+            const int64_t last = iym + 4 < w->sh ? iym + 4 : w->sh - 1;
+            ok = _mm512_cmple_epu32_mask(LX, _mm512_set1_epi32(lxmax)) == 0xffff &&
+                 _mm512_cmple_epu32_mask(DY, _mm512_set1_epi32(3)) == 0xffff &&
+                 last * sst + (int64_t)ixm * cn + 64 <= end;
+        }
+        if (!ok) {
+            if (cn == 1)
+                warp_avx2_u8_1(w, src, sst, drow, x0 + i, 16, sx + i, sy + i);
+            else
+                warp_avx2_u8_3(w, src, sst, drow, x0 + i, 16, sx + i, sy + i);
+            continue;
+        }
+        __m512i R[5];
+        const uint8_t *base = src + (int64_t)ixm * cn;
+        for (int k = 0; k < 5; k++) {
+            const int64_t r = iym + k < w->sh ? iym + k : w->sh - 1;
+            R[k] = _mm512_loadu_si512((const void *)(base + r * sst));
+        }
+        const __mmask16 odd = _mm512_test_epi32_mask(DY, _mm512_set1_epi32(1));
+        const __mmask16 high = _mm512_cmpge_epu32_mask(DY, _mm512_set1_epi32(2));
+        const __m512 ax = _mm512_sub_ps(X, FX), ay = _mm512_sub_ps(Y, FY);
+        if (cn == 1) {
+            const __m512i idx = _mm512_or_si512(
+                LX, _mm512_slli_epi32(_mm512_add_epi32(LX, _mm512_set1_epi32(1)), 8));
+            __m512i top, bot;
+            warp_512_pick(idx, odd, high, R, &top, &bot);
+            __m512i r = warp_512_lerp(ax, ay, WARP_BYTE_F512(top, 0), WARP_BYTE_F512(top, 8),
+                                      WARP_BYTE_F512(bot, 0), WARP_BYTE_F512(bot, 8));
+            _mm_storeu_si128((__m128i *)(d + i), _mm512_cvtepi32_epi8(r));
+            continue;
+        }
+        /* 3 channels: the words of the tap pixel (x) and of its right neighbour (x + 1) */
+        const __m512i l3 = _mm512_add_epi32(LX, _mm512_add_epi32(LX, LX));
+        const __m512i idx0 = _mm512_add_epi32(_mm512_mullo_epi32(l3, _mm512_set1_epi32(0x010101)),
+                                              _mm512_set1_epi32(0x020100));
+        const __m512i idx1 = _mm512_add_epi32(idx0, _mm512_set1_epi32(0x030303));
+        __m512i t0, b0, t1, b1;
+        warp_512_pick(idx0, odd, high, R, &t0, &b0);
+        warp_512_pick(idx1, odd, high, R, &t1, &b1);
+        __m512i o = warp_512_lerp(ax, ay, WARP_BYTE_F512(t0, 0), WARP_BYTE_F512(t1, 0),
+                                  WARP_BYTE_F512(b0, 0), WARP_BYTE_F512(b1, 0));
+        o = _mm512_or_si512(
+            o, _mm512_slli_epi32(warp_512_lerp(ax, ay, WARP_BYTE_F512(t0, 8), WARP_BYTE_F512(t1, 8),
+                                               WARP_BYTE_F512(b0, 8), WARP_BYTE_F512(b1, 8)),
+                                 8));
+        o = _mm512_or_si512(
+            o,
+            _mm512_slli_epi32(warp_512_lerp(ax, ay, WARP_BYTE_F512(t0, 16), WARP_BYTE_F512(t1, 16),
+                                            WARP_BYTE_F512(b0, 16), WARP_BYTE_F512(b1, 16)),
+                              16));
+        /* 16 lanes of 4 bytes packed to 48 bytes */
+        const __m512i pk = _mm512_set_epi8(
+            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 62, 61, 60, 58, 57, 56, 54, 53, 52, 50,
+            49, 48, 46, 45, 44, 42, 41, 40, 38, 37, 36, 34, 33, 32, 30, 29, 28, 26, 25, 24, 22, 21,
+            20, 18, 17, 16, 14, 13, 12, 10, 9, 8, 6, 5, 4, 2, 1, 0);
+        _mm512_mask_storeu_epi8(d + i * 3, 0xffffffffffffULL, _mm512_permutexvar_epi8(pk, o));
+    }
+    if (i < n) {
+        if (cn == 1)
+            warp_avx2_u8_1(w, src, sst, drow, x0 + i, n - i, sx + i, sy + i);
+        else
+            warp_avx2_u8_3(w, src, sst, drow, x0 + i, n - i, sx + i, sy + i);
+    }
+}
+
+WARP_AVX512 static void warp_512_u8_1(const gip__warp *w, const uint8_t *src, int64_t sst,
+                                      uint8_t *drow, int64_t x0, int64_t n, const float *sx,
+                                      const float *sy)
+{
+    warp_512_u8(w, src, sst, drow, x0, n, sx, sy, 1);
+}
+WARP_AVX512 static void warp_512_u8_3(const gip__warp *w, const uint8_t *src, int64_t sst,
+                                      uint8_t *drow, int64_t x0, int64_t n, const float *sx,
+                                      const float *sy)
+{
+    warp_512_u8(w, src, sst, drow, x0, n, sx, sy, 3);
+}
+
+/* Nearest u8 pixels with AVX-512 (VBMI): sixteen a step, each picked from 64-byte windows of at
+ * most four consecutive rows as warp_512_u8() picks its taps; other steps and the tail go
+ * through warp_avx2_nn(). */
+WARP_AVX512 static inline __attribute__((always_inline)) void
+warp_512_nn(const gip__warp *w, const uint8_t *src, int64_t sst, uint8_t *drow, int64_t x0,
+            int64_t n, const float *sx, const float *sy, const int cn)
+{
+    const __m512 vsw = _mm512_set1_ps((float)w->sw), vsh = _mm512_set1_ps((float)w->sh);
+    const __m512 zero = _mm512_setzero_ps();
+    const int64_t end = (w->sh - 1) * sst + w->sw * cn; /* the image's bytes from src */
+    const int32_t lxmax = cn == 1 ? 63 : 20;            /* the window holds the pixel */
+    const float lxs = (float)w->sw, lys = (float)w->sh;
+    uint8_t *d = drow + x0 * cn;
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        if (i + 16 + WARP_PF_STEP <= n) { /* the window WARP_PF_STEP pixels ahead, into L1 */
+            const float px = sx[i + WARP_PF_STEP], py = sy[i + WARP_PF_STEP];
+            if (px >= 0.f && py >= 0.f && px < lxs && py < lys) {
+                const uint8_t *p = src + (int64_t)py * sst + (int64_t)px * cn;
+                for (int k = 0; k < 4; k++) {
+                    __builtin_prefetch(p + k * sst);
+                    __builtin_prefetch(p + k * sst + 63);
+                }
+            }
+        }
+        const __m512 RX = _mm512_roundscale_ps(_mm512_loadu_ps(sx + i),
+                                               _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        const __m512 RY = _mm512_roundscale_ps(_mm512_loadu_ps(sy + i),
+                                               _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        const __mmask16 in =
+            _mm512_cmp_ps_mask(RX, zero, _CMP_GE_OQ) & _mm512_cmp_ps_mask(RY, zero, _CMP_GE_OQ) &
+            _mm512_cmp_ps_mask(RX, vsw, _CMP_LT_OQ) & _mm512_cmp_ps_mask(RY, vsh, _CMP_LT_OQ);
+        int ok = in == 0xffff;
+        int32_t ixm = 0, iym = 0;
+        __m512i LX = _mm512_setzero_si512(), DY = LX;
+        if (ok) {
+            const __m512i IX = _mm512_cvttps_epi32(RX), IY = _mm512_cvttps_epi32(RY);
+            const int32_t x0l = _mm_cvtsi128_si32(_mm512_castsi512_si128(IX)),
+                          y0l = _mm_cvtsi128_si32(_mm512_castsi512_si128(IY)),
+                          x1l = _mm_extract_epi32(_mm512_extracti32x4_epi32(IX, 3), 3),
+                          y1l = _mm_extract_epi32(_mm512_extracti32x4_epi32(IY, 3), 3);
+            ixm = x0l < x1l ? x0l : x1l;
+            iym = y0l < y1l ? y0l : y1l;
+            LX = _mm512_sub_epi32(IX, _mm512_set1_epi32(ixm));
+            DY = _mm512_sub_epi32(IY, _mm512_set1_epi32(iym));
+            const int64_t last = iym + 3 < w->sh ? iym + 3 : w->sh - 1;
+            ok = _mm512_cmple_epu32_mask(LX, _mm512_set1_epi32(lxmax)) == 0xffff &&
+                 _mm512_cmple_epu32_mask(DY, _mm512_set1_epi32(3)) == 0xffff &&
+                 last * sst + (int64_t)ixm * cn + 64 <= end;
+        }
+        if (!ok) {
+            if (cn == 1)
+                warp_avx2_nn_u8_1(w, src, sst, drow, x0 + i, 16, sx + i, sy + i);
+            else
+                warp_avx2_nn_u8_3(w, src, sst, drow, x0 + i, 16, sx + i, sy + i);
+            continue;
+        }
+        __m512i R[4];
+        const uint8_t *base = src + (int64_t)ixm * cn;
+        for (int k = 0; k < 4; k++) {
+            const int64_t r = iym + k < w->sh ? iym + k : w->sh - 1;
+            R[k] = _mm512_loadu_si512((const void *)(base + r * sst));
+        }
+        const __mmask16 odd = _mm512_test_epi32_mask(DY, _mm512_set1_epi32(1));
+        const __mmask16 high = _mm512_cmpge_epu32_mask(DY, _mm512_set1_epi32(2));
+        __m512i idx = LX;
+        if (cn == 3)
+            idx =
+                _mm512_add_epi32(_mm512_mullo_epi32(_mm512_add_epi32(LX, _mm512_add_epi32(LX, LX)),
+                                                    _mm512_set1_epi32(0x010101)),
+                                 _mm512_set1_epi32(0x020100));
+        const __m512i i1 = _mm512_mask_or_epi32(idx, odd, idx, _mm512_set1_epi32(0x40404040));
+        const __m512i t01 = _mm512_permutex2var_epi8(R[0], i1, R[1]);
+        const __m512i t23 = _mm512_permutex2var_epi8(R[2], i1, R[3]);
+        const __m512i px = _mm512_mask_blend_epi32(high, t01, t23);
+        if (cn == 1) {
+            _mm_storeu_si128((__m128i *)(d + i), _mm512_cvtepi32_epi8(px));
+            continue;
+        }
+        const __m512i pk = _mm512_set_epi8(
+            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 62, 61, 60, 58, 57, 56, 54, 53, 52, 50,
+            49, 48, 46, 45, 44, 42, 41, 40, 38, 37, 36, 34, 33, 32, 30, 29, 28, 26, 25, 24, 22, 21,
+            20, 18, 17, 16, 14, 13, 12, 10, 9, 8, 6, 5, 4, 2, 1, 0);
+        _mm512_mask_storeu_epi8(d + i * 3, 0xffffffffffffULL, _mm512_permutexvar_epi8(pk, px));
+    }
+    if (i < n) {
+        if (cn == 1)
+            warp_avx2_nn_u8_1(w, src, sst, drow, x0 + i, n - i, sx + i, sy + i);
+        else
+            warp_avx2_nn_u8_3(w, src, sst, drow, x0 + i, n - i, sx + i, sy + i);
+    }
+}
+
+WARP_AVX512 static void warp_512_nn_u8_1(const gip__warp *w, const uint8_t *src, int64_t sst,
+                                         uint8_t *drow, int64_t x0, int64_t n, const float *sx,
+                                         const float *sy)
+{
+    warp_512_nn(w, src, sst, drow, x0, n, sx, sy, 1);
+}
+WARP_AVX512 static void warp_512_nn_u8_3(const gip__warp *w, const uint8_t *src, int64_t sst,
+                                         uint8_t *drow, int64_t x0, int64_t n, const float *sx,
+                                         const float *sy)
+{
+    warp_512_nn(w, src, sst, drow, x0, n, sx, sy, 3);
+}
+#endif
+
+#ifdef WARP_HAVE_AVX2
+#define WARP_AVX2_CASE(NAME, CN) warp_avx2_case_##NAME(CN)
+#define warp_avx2_case_u8(CN)                                                                      \
+    (w->interp == GIP_INTER_NEAREST && vec && j->avx2                                              \
+         ? ((CN != 4 && j->avx512 ? WARP_512_NN(CN)                                                \
+                                  : warp_avx2_nn_u8_##CN(w, src, sst, d, x0, n, sx, sy)),          \
+            1)                                                                                     \
+         : w->interp == GIP_INTER_LINEAR && vec && j->avx2 &&                                      \
+               ((CN != 4 && j->avx512 ? WARP_512_U8(CN)                                            \
+                                      : warp_avx2_u8_##CN(w, src, sst, d, x0, n, sx, sy)),         \
+                1))
+#define WARP_512_U8(CN) WARP_512_U8_##CN
+#define WARP_512_NN(CN) WARP_512_NN_##CN
+#define WARP_512_NN_1 warp_512_nn_u8_1(w, src, sst, d, x0, n, sx, sy)
+#define WARP_512_NN_3 warp_512_nn_u8_3(w, src, sst, d, x0, n, sx, sy)
+#define WARP_512_NN_4 (void)0
+#define WARP_512_U8_1 warp_512_u8_1(w, src, sst, d, x0, n, sx, sy)
+#define WARP_512_U8_3 warp_512_u8_3(w, src, sst, d, x0, n, sx, sy)
+#define WARP_512_U8_4 (void)0
+#else
+#define WARP_AVX2_CASE(NAME, CN) 0
+#endif
+#define warp_avx2_case_u16(CN) 0
+#define warp_avx2_case_f32(CN) 0
+
+/* Rows of a tile ahead of the one sampled: the source lines that their pixels' taps read,
+ * fetched into the cache (one pixel in 8), as the hardware's prefetchers do not follow a rotated
+ * walk through the source. Approximate coordinates serve. */
+#define WARP_PF_ROWS 4
+static inline void warp_prefetch(const warp_job *j, int64_t y, int64_t x0, int64_t n)
+{
+    const gip__warp *w = j->w;
+    const uint8_t *src = j->src->data;
+    const int64_t sst = j->src->stride;
+    const int64_t px = w->cn * (int64_t)gip_dtype_size(w->dtype);
+    const float *mx = NULL, *my = NULL;
+    if (j->mx) {
+        mx = (const float *)((const uint8_t *)j->mx->data + y * j->mx->stride);
+        my = (const float *)((const uint8_t *)j->my->data + y * j->my->stride);
+    }
+    const float fy = (float)y, lx = (float)w->sw, ly = (float)(w->sh - 1);
+    for (int64_t i = 0; i < n; i += 8) {
+        const float fx = (float)(x0 + i);
+        float X, Y;
+        if (mx) {
+            X = mx[x0 + i];
+            Y = my[x0 + i];
+        } else {
+            X = w->m[0] * fx + w->m[1] * fy + w->m[2];
+            Y = w->m[3] * fx + w->m[4] * fy + w->m[5];
+            if (w->persp) {
+                const float q = w->m[6] * fx + w->m[7] * fy + w->m[8];
+                X /= q;
+                Y /= q;
+            }
+        }
+        if (X >= 0.f && Y >= 0.f && X < lx && Y < ly) {
+            const uint8_t *p = src + (int64_t)Y * sst + (int64_t)X * px;
+            __builtin_prefetch(p);
+            __builtin_prefetch(p + sst);
+        }
+    }
+}
+
 WARP_CLONES static void warp_rows(void *arg, int64_t y0, int64_t y1)
 {
     const warp_job *j = arg;
@@ -354,15 +961,32 @@ WARP_CLONES static void warp_rows(void *arg, int64_t y0, int64_t y1)
                       (w->dtype == GIP_U8 || w->dtype == GIP_U16 || w->dtype == GIP_F32);
     const int vec = w->sw >= 2 && w->sh >= 2 && w->sw <= (1 << 24) && w->sh <= (1 << 24) &&
                     sst > 0 && sst <= INT32_MAX / w->sh;
-    float sx[WARP_CHUNK], sy[WARP_CHUNK];
-    /* bands of WARP_BAND rows, a band in columns of WARP_CHUNK: the source a tile reads stays in
-     * cache when the map rotates */
-    for (int64_t yb = y0; yb < y1; yb += WARP_BAND)
+    float bx[WARP_CHUNK], by[WARP_CHUNK];
+    const float *sx = bx, *sy = by;
+    /* Whole rows, one after the other, for remap (its maps stream in) and for warps whose rows
+     * cross few source rows (a row's source lines stay in L2 for the next one, and the kernels
+     * prefetch into L1 along the row); steeper warps in bands of WARP_BAND rows, a band in
+     * columns of WARP_CHUNK (the source a tile reads stays in cache). Source lines are also
+     * prefetched WARP_PF_ROWS rows ahead, within a tile or within the rows. */
+    const int64_t band = j->mx || fabsf(w->m[3]) < WARP_STEEP ? 1 : WARP_BAND;
+    for (int64_t yb = y0; yb < y1; yb += band)
         for (int64_t x0 = 0; x0 < dw; x0 += WARP_CHUNK)
-            for (int64_t y = yb; y < y1 && y < yb + WARP_BAND; y++) {
+            for (int64_t y = yb; y < y1 && y < yb + band; y++) {
                 uint8_t *d = (uint8_t *)j->dst->data + y * j->dst->stride;
                 const int64_t n = dw - x0 < WARP_CHUNK ? dw - x0 : WARP_CHUNK;
-                warp_coords(w, y, x0, n, sx, sy);
+                if (j->mx) {
+                    sx = (const float *)((const uint8_t *)j->mx->data + y * j->mx->stride) + x0;
+                    sy = (const float *)((const uint8_t *)j->my->data + y * j->my->stride) + x0;
+                } else {
+                    warp_coords(w, y, x0, n, bx, by);
+                }
+                const int64_t pfirst = j->mx ? y0 : yb,
+                              pend = j->mx || yb + band > y1 ? y1 : yb + band;
+                if (y == pfirst) /* the first rows */
+                    for (int64_t k = 1; k < WARP_PF_ROWS && y + k < pend; k++)
+                        warp_prefetch(j, y + k, x0, n);
+                if (y + WARP_PF_ROWS < pend)
+                    warp_prefetch(j, y + WARP_PF_ROWS, x0, n);
                 if (!typed) {
                     for (int64_t i = 0; i < n; i++)
                         gip__warp_sample(w, src, sst, d, x0 + i, sx[i], sy[i]);
@@ -370,6 +994,8 @@ WARP_CLONES static void warp_rows(void *arg, int64_t y0, int64_t y1)
                 }
 #define WARP_CASE(NAME, CN)                                                                        \
     case CN:                                                                                       \
+        if (WARP_AVX2_CASE(NAME, CN))                                                              \
+            break;                                                                                 \
         if (w->interp == GIP_INTER_LINEAR && vec)                                                  \
             warp_vlin_##NAME##_##CN(w, src, sst, d, x0, n, sx, sy);                                \
         else if (w->interp == GIP_INTER_LINEAR)                                                    \
@@ -392,6 +1018,20 @@ WARP_CLONES static void warp_rows(void *arg, int64_t y0, int64_t y1)
                 }
 #undef WARP_CASE
             }
+}
+
+/* The AVX-512 kernels' switch: the CPU has AVX-512 F, BW, VL, DQ and VBMI, and neither
+ * GIP_NOSIMD nor GIP_NOAVX512 is set. */
+static int warp_avx512(void)
+{
+#ifdef WARP_HAVE_AVX512
+    const gip__tuning *t = gip__tuning_get();
+    return gip__simd_avx2_fma() && !t->noavx512 && __builtin_cpu_supports("avx512f") &&
+           __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+           __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vbmi");
+#else
+    return 0;
+#endif
 }
 
 gip_status gip__warp_run(gip_context *ctx, const gip_image *src, gip_image *dst, const gip__warp *w,
@@ -423,7 +1063,14 @@ gip_status gip__warp_run(gip_context *ctx, const gip_image *src, gip_image *dst,
         return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
 #endif
     }
-    warp_job j = {w, src, dst};
+    warp_job j = {w, src, dst, NULL, NULL, gip__simd_avx2_fma(), warp_avx512()};
     gip__parallel_for(ctx, dst->height, 8, warp_rows, &j);
     return GIP_OK;
+}
+
+void gip__warp_remap_cpu(gip_context *ctx, const gip_image *src, gip_image *dst,
+                         const gip_image *mapx, const gip_image *mapy, const gip__warp *w)
+{
+    warp_job j = {w, src, dst, mapx, mapy, gip__simd_avx2_fma(), warp_avx512()};
+    gip__parallel_for(ctx, dst->height, 8, warp_rows, &j);
 }

@@ -63,6 +63,11 @@ gip_status gip__warp_setup(gip_context *ctx, gip__warp *w, const double *mat, in
 gip_status gip__warp_run(gip_context *ctx, const gip_image *src, gip_image *dst, const gip__warp *w,
                          const char *op);
 
+/* CPU: dst(x, y) = sample(src, mapx(x, y), mapy(x, y)) with w's interpolation and border, the
+ * views checked by the caller (remap). */
+void gip__warp_remap_cpu(gip_context *ctx, const gip_image *src, gip_image *dst,
+                         const gip_image *mapx, const gip_image *mapy, const gip__warp *w);
+
 gip_status gip__warp_cuda(gip_context *ctx, const gip_image *src, gip_image *dst,
                           const gip__warp *w);
 
