@@ -136,7 +136,24 @@ lut64(const __m512i *t, __m512i v)
 __attribute__((target("avx512f,avx512bw"), always_inline)) static inline __m512
 quarter_ps(__m512i b, int k)
 {
-    return _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(b, k)));
+    /* the lane as a literal in each case: builds that do not unroll the callers' loops (the
+     * sanitizer build) cannot fold k into the instruction's immediate */
+    __m128i q;
+    switch (k) {
+    case 0:
+        q = _mm512_extracti32x4_epi32(b, 0);
+        break;
+    case 1:
+        q = _mm512_extracti32x4_epi32(b, 1);
+        break;
+    case 2:
+        q = _mm512_extracti32x4_epi32(b, 2);
+        break;
+    default:
+        q = _mm512_extracti32x4_epi32(b, 3);
+        break;
+    }
+    return _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(q));
 }
 
 /* A u8 row with AVX-512 VBMI: over each span of x where the two tile columns stay, their four
