@@ -18,6 +18,8 @@
 #define SPACE_X86 1
 #include <immintrin.h>
 #define SPACE_AVX2 __attribute__((target("avx2")))
+/* (one attribute: clang keeps only the last of two target attributes) */
+#define SPACE_AVX2_FMA __attribute__((target("avx2,fma")))
 #endif
 
 typedef struct space_job {
@@ -463,7 +465,7 @@ SPACE_VBMI static int64_t space_lab_vbmi(const uint8_t *s, uint8_t *d, int64_t w
  * The channels are separated with two blends and a permute each (pixel k's channel c is float
  * 3 k + c: the three vectors hold each channel's 8 floats at distinct positions) and put back the
  * same way. */
-SPACE_AVX2 __attribute__((target("fma"))) static inline __attribute__((always_inline)) int64_t
+SPACE_AVX2_FMA static inline __attribute__((always_inline)) int64_t
 space_hue_f32_avx2(const float *s, float *d, int64_t n, int bidx, int hls)
 {
     const __m256i p0 = _mm256_setr_epi32(0, 3, 6, 1, 4, 7, 2, 5),
@@ -527,8 +529,7 @@ space_hue_f32_avx2(const float *s, float *d, int64_t n, int bidx, int hls)
     return x;
 }
 
-SPACE_AVX2 __attribute__((target("fma"))) static int64_t space_hue_f32(const float *s, float *d,
-                                                                       int64_t n, int bidx, int hls)
+SPACE_AVX2_FMA static int64_t space_hue_f32(const float *s, float *d, int64_t n, int bidx, int hls)
 {
     return hls ? space_hue_f32_avx2(s, d, n, bidx, 1) : space_hue_f32_avx2(s, d, n, bidx, 0);
 }
