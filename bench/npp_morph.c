@@ -180,24 +180,15 @@ static NppStatus median(const bench_set *s, int k, int ch, NppStreamContext c)
                                        anchor, buf, c);
 }
 
-/* nppiFilterMedianBorder (NPP 12 on): the whole image with a replicated border, as gip's and
- * OpenCV's median. Referenced weakly, so that an NPP without it still links: the peer then fails
- * with NPP_NOT_IMPLEMENTED_ERROR (-3). Its scratch size is the larger of its own function's and
- * the borderless median's for the same ROI. */
-#pragma weak nppiFilterMedianBorder_8u_C1R_Ctx
-#pragma weak nppiFilterMedianBorder_8u_C3R_Ctx
-#pragma weak nppiFilterMedianBorderGetBufferSize_8u_C1R_Ctx
-#pragma weak nppiFilterMedianBorderGetBufferSize_8u_C3R_Ctx
+/* nppiFilterMedianBorder: the whole image with a replicated border, as gip's and OpenCV's
+ * median. Its scratch size is the larger of its own function's and the borderless median's for
+ * the same ROI. */
 static NppStatus median_border(const bench_set *s, int k, int ch, NppStreamContext c)
 {
     NppiSize ms = {k, k};
     NppiPoint anchor = {k / 2, k / 2};
     Npp32u size = 0, plain = 0;
     NppStatus st;
-    if (ch == 1
-            ? !nppiFilterMedianBorder_8u_C1R_Ctx || !nppiFilterMedianBorderGetBufferSize_8u_C1R_Ctx
-            : !nppiFilterMedianBorder_8u_C3R_Ctx || !nppiFilterMedianBorderGetBufferSize_8u_C3R_Ctx)
-        return NPP_NOT_IMPLEMENTED_ERROR;
     st = ch == 1 ? nppiFilterMedianBorderGetBufferSize_8u_C1R_Ctx(ROI, ms, &size,
                                                                   NPP_BORDER_REPLICATE, c)
                  : nppiFilterMedianBorderGetBufferSize_8u_C3R_Ctx(ROI, ms, &size,
@@ -267,7 +258,7 @@ static NppStatus canny_c1(const bench_set *s, NppiBorderType b, const npp_taps *
 #define OPEN_NOTE "nppiErodeBorder + nppiDilateBorder, OpenCV's 5x5 ellipse, via a scratch image" MORPH_BORDER
 #define MOPEN_NOTE "nppiMorphOpenBorder (one call, scratch buffer made once), OpenCV's 5x5 ellipse" MORPH_BORDER
 #define MEDIAN_NOTE "nppiFilterMedian has no border: interior ROI (shrunk by the radius), edge band not written; gip: replicate border, whole image"
-#define MEDIANB_NOTE "nppiFilterMedianBorder, whole image, border replicate (as gip and cv2.medianBlur); weakly linked: status -3 = not in this NPP"
+#define MEDIANB_NOTE "nppiFilterMedianBorder, whole image, border replicate (as gip and cv2.medianBlur)"
 #define BILAT_NOTE "nppiFilterBilateralGaussBorder radius 4, sigma^2 75^2 both, step 1; NPP's own weights"
 #define LAP_NOTE "nppiFilterLaplaceBorder 3x3 [-1 -1 -1; -1 8 -1; -1 -1 -1], not cv2's [2 0 2; 0 -8 0; 2 0 2]"
 #define CANNY_NOTE "nppiFilterCannyBorder Sobel 3x3, 50/150, L2; border replicate (as OpenCV's Canny); NPP's own suppression and hysteresis"
