@@ -235,6 +235,80 @@ __global__ void rect_tile(const char *src, int64_t ss, char *dst, int64_t ds, in
     }
 }
 
+/* 3x3 rectangles of u8 with 1 to 4 channels, centred: each thread makes one 32-bit word (4 bytes)
+ * of RECT3_ROWS rows. A row's horizontal OP comes from the words left of, at and right of it:
+ * the bytes c elements to the left and right are byte permutes of two words, and the OP of four
+ * bytes at once is __vminu4 or __vmaxu4; three rows of those give the output. Words whose
+ * neighbourhood leaves the image (the first and last word of a row, the bytes after the last
+ * whole word, the first and last row) take the per-element path through the border. Needs
+ * 4-byte-aligned rows. */
+constexpr int RECT3_ROWS = 8, RECT3_THREADS = 128;
+
+template <bool DIL> __device__ __forceinline__ uint32_t op4(uint32_t a, uint32_t b)
+{
+    return DIL ? __vmaxu4(a, b) : __vminu4(a, b);
+}
+
+template <bool DIL>
+__device__ __forceinline__ uint32_t hop3(const uint32_t *r, int32_t j, uint32_t sel_l,
+                                         uint32_t sel_r)
+{
+    const uint32_t a = r[j - 1], b = r[j], n = r[j + 1];
+    return op4<DIL>(op4<DIL>(__byte_perm(a, b, sel_l), b), __byte_perm(b, n, sel_r));
+}
+
+/* One element of a 3x3 rectangle through the border. */
+template <bool DIL>
+__device__ uint8_t rect3_at(const char *src, int64_t ss, int32_t w, int32_t h, int32_t c, int32_t e,
+                            int32_t y, gip_border border, float4 bv)
+{
+    const int32_t x = e / c, ch = e - x * c;
+    const uint8_t b = (uint8_t)pick(bv, ch);
+    uint8_t acc = 0;
+    bool first = true;
+    for (int32_t dy = -1; dy <= 1; dy++) {
+        const int32_t sy = gip__border_index32(y + dy, h, border);
+        for (int32_t dx = -1; dx <= 1; dx++) {
+            const int32_t sx = gip__border_index32(x + dx, w, border);
+            const uint8_t v = (sx < 0 || sy < 0) ? b : gip__row<uint8_t>(src, ss, sy)[sx * c + ch];
+            acc = first ? v : op<uint8_t, DIL>(acc, v);
+            first = false;
+        }
+    }
+    return acc;
+}
+
+template <bool DIL>
+__global__ void __launch_bounds__(RECT3_THREADS)
+    rect3_u8(const char *src, int64_t ss, char *dst, int64_t ds, int32_t w, int32_t h, int32_t c,
+             gip_border border, float4 bv)
+{
+    const int32_t n = w * c, nw = n / 4;                     /* whole words of a row */
+    const int32_t j = blockIdx.x * blockDim.x + threadIdx.x; /* word; nw: the tail bytes */
+    const int32_t y0 = blockIdx.y * RECT3_ROWS, y1 = min(y0 + RECT3_ROWS, h);
+    if (j > nw || y0 >= h)
+        return;
+    if (j >= 1 && j + 1 < nw && y0 >= 1 && y1 + 1 <= h) {
+        /* byte i of the left word is byte 4 + i - c of {b:a}; of the right one, byte i + c of
+         * {n:b} */
+        const uint32_t sel_l = (uint32_t)((4 - c) | (5 - c) << 4 | (6 - c) << 8 | (7 - c) << 12);
+        const uint32_t sel_r = (uint32_t)(c | (c + 1) << 4 | (c + 2) << 8 | (c + 3) << 12);
+        uint32_t up = hop3<DIL>(gip__row<uint32_t>(src, ss, y0 - 1), j, sel_l, sel_r);
+        uint32_t mid = hop3<DIL>(gip__row<uint32_t>(src, ss, y0), j, sel_l, sel_r);
+        for (int32_t y = y0; y < y1; y++) {
+            const uint32_t down = hop3<DIL>(gip__row<uint32_t>(src, ss, y + 1), j, sel_l, sel_r);
+            gip__row<uint32_t>(dst, ds, y)[j] = op4<DIL>(op4<DIL>(up, mid), down);
+            up = mid;
+            mid = down;
+        }
+        return;
+    }
+    const int32_t e0 = 4 * j, e1 = min(e0 + 4, n);
+    for (int32_t y = y0; y < y1; y++)
+        for (int32_t e = e0; e < e1; e++)
+            gip__row<uint8_t>(dst, ds, y)[e] = rect3_at<DIL>(src, ss, w, h, c, e, y, border, bv);
+}
+
 /* The row pass (src -> out) or the column pass, direct or van Herk by k. */
 template <typename T, bool DIL>
 gip_status line_pass(gip_context *ctx, const gip__morph_pass *p, bool rows, const gip_image *src,
@@ -293,6 +367,20 @@ template <typename T, bool DIL>
 gip_status pass(gip_context *ctx, const gip__morph_pass *p, const gip_image *src, gip_image *dst)
 {
     gip_status st;
+    if (sizeof(T) == 1 && p->rect && p->kw == 3 && p->kh == 3 && p->ax == 1 && p->ay == 1 &&
+        src->channels <= 4 && ((uintptr_t)src->data | (uintptr_t)dst->data) % 4 == 0 &&
+        (src->stride | dst->stride) % 4 == 0 &&
+        (src->height + RECT3_ROWS - 1) / RECT3_ROWS <= 65535) {
+        const int32_t w = (int32_t)src->width, h = (int32_t)src->height, c = src->channels;
+        const float4 bv = make_float4(p->border_value[0], p->border_value[1], p->border_value[2],
+                                      p->border_value[3]);
+        const dim3 grid(gip__div_up((int64_t)w * c / 4 + 1, RECT3_THREADS),
+                        gip__div_up(h, RECT3_ROWS));
+        rect3_u8<DIL><<<grid, RECT3_THREADS, 0, gip__stream(ctx)>>>(
+            (const char *)src->data, src->stride, (char *)dst->data, dst->stride, w, h, c,
+            p->border, bv);
+        return GIP__LAUNCH_CHECK(ctx, "morphology 3x3 word kernel");
+    }
     /* (images over 65535 tiles tall take the two passes, whose grids stride) */
     if (p->rect && p->kw <= TILE_MAX_K && p->kh <= TILE_MAX_K &&
         (src->height + TILE_H - 1) / TILE_H <= 65535) {
