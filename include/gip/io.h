@@ -62,7 +62,9 @@ typedef struct gip_load_params {
     /* 2, 4 or 8: load at 1/N of the size, as cv2.IMREAD_REDUCED_*: a JPEG by libjpeg's DCT
      * scaling (each side rounded up: shrink-on-load, decoding 1/N^2 of the pixels), other formats
      * resized to (w / N) x (h / N) with INTER_LINEAR_EXACT (each side at least 1). 0 or 1: full
-     * size. Applied before the EXIF orientation, as cv2 does. */
+     * size; for a file run through a pipeline (gip_pipeline_run_file*(), gip_batch_run()), 0
+     * takes the first step's shrink-on-load (gip_op_load_reduce(): thumbnail's) and 1 decodes
+     * whole. Applied before the EXIF orientation, as cv2 does. */
     int32_t reduce;
 } gip_load_params;
 /* EXIF Orientation is read from a JPEG's APP1 "Exif" segment and a PNG's eXIf chunk; values 2..8
@@ -160,8 +162,9 @@ GIP_API void gip_free(void *ptr);
  * nvJPEG"). Decoding uses the GPU's hardware JPEG decoder (where the GPU has one) through nvJPEG's
  * batched API for baseline files it supports, else the GPU hybrid backend (progressive files
  * included), and libjpeg-turbo plus an upload for what nvJPEG refuses (CMYK, 12-bit, gray files
- * in colour modes, corrupt data: the CPU decoder then gives the precise error). nvJPEG's IDCT is
- * not libjpeg's ISLOW: pixels differ from gip_image_decode() by a few levels (bound measured in
+ * in colour modes, corrupt data: the CPU decoder then gives the precise error) and for reduced
+ * loads (params->reduce 2, 4, 8: libjpeg's DCT scaling decodes 1/N^2 of the pixels). nvJPEG's IDCT
+ * is not libjpeg's ISLOW: pixels differ from gip_image_decode() by a few levels (bound measured in
  * tests/test_nvjpeg.c and docs/pipelines.md). Calls are synchronous: the images are complete on
  * return. Thread-safe (one nvJPEG handle per process, a state per call). */
 

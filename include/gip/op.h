@@ -145,6 +145,10 @@ typedef struct gip_op {
      * in the typed parameters, as GIP_OP_AT(type, field); 0 for none. */
     size_t border_at; /* a gip_border_spec: its mode is border() */
     size_t dtype_at;  /* an int32_t output dtype, -1 for the input's: the output shape */
+    /* Shrink-on-load: the largest JPEG DCT scaling (gip_load_params.reduce: 2, 4 or 8) after
+     * which this operation, run first on a file whose upright size is width x height, still
+     * gives its result from the smaller decode (as vipsthumbnail's); 1 for none. NULL: 1. */
+    int32_t (*load_reduce)(const void *params, int64_t width, int64_t height);
 } gip_op;
 
 /** The place of `field` in the parameter block `type`, for gip_op.border_at and dtype_at. */
@@ -165,6 +169,17 @@ GIP_API int32_t gip_op_accepts(const gip_op *op, gip_dtype dtype, int32_t channe
  * in 0..1023", "one of reflect101, reflect, ..."), written into buf (always terminated).
  */
 GIP_API void gip_param_accepts(const gip_param *p, char *buf, size_t size);
+
+/**
+ * Shrink-on-load for running `args` first on a file (gip_op.load_reduce): the gip_load_params.
+ * reduce factor, 1, 2, 4 or 8, for an 8-bit JPEG whose header (gip_image_probe()) is `info`,
+ * taking its EXIF orientation unless ignore_orientation. 1 for other formats, for operations that
+ * declare none (only thumbnail does, unless its shrink_on_load=0) and on error (NULLs, arguments
+ * that do not build).
+ */
+struct gip_image_info; /* gip/io.h */
+GIP_API int32_t gip_op_load_reduce(const gip_args *args, const struct gip_image_info *info,
+                                   int32_t ignore_orientation);
 
 /* ---- arguments ----------------------------------------------------------------------------- */
 

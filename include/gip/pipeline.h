@@ -247,7 +247,10 @@ GIP_API gip_status gip_pipeline_set_memory_limit(gip_pipeline *p, int64_t bytes)
 GIP_API int64_t gip_pipeline_memory_limit(const gip_pipeline *p);
 
 /**
- * Loads `in`, runs the pipeline, saves `out` atomically (never a partial file).
+ * Loads `in`, runs the pipeline, saves `out` atomically (never a partial file). A JPEG whose first
+ * step shrinks on load (thumbnail) is decoded at the 1/2, 1/4 or 1/8 that step declares
+ * (gip_op_load_reduce()) unless load->reduce is set (1: whole); so is every file of
+ * gip_batch_run().
  * @param load  NULL: 8-bit RGB (GIP_LOAD_COLOR).
  * @param save  NULL: the format from out's extension, quality 95.
  * @return statuses of gip_image_load(), gip_pipeline_run(), gip_image_save().

@@ -9,6 +9,7 @@ import numpy as _np
 
 from ._core import (BORDER_CONSTANT, InvalidArgument, _border_name, _cv_border, _image_out, _int,
                     _raise, _real)
+from . import _gip
 from ._registry import _run
 
 INTER_NEAREST = 0
@@ -343,45 +344,6 @@ def remap(src, map1, map2, interpolation, dst=None, borderMode=BORDER_CONSTANT, 
 
 
 # ---- thumbnail -------------------------------------------------------------------------------
-def _jpeg_size(path):
-    """(width, height) from a JPEG's frame header, or None (not a JPEG, or unreadable)."""
-    try:
-        with open(path, "rb") as f:
-            d = f.read(1 << 20)
-    except OSError:
-        return None
-    if d[:2] != b"\xff\xd8":
-        return None
-    i = 2
-    while i + 9 < len(d):
-        if d[i] != 0xFF:
-            return None
-        m = d[i + 1]
-        if m == 0xFF:
-            i += 1
-            continue
-        n = (d[i + 2] << 8) | d[i + 3]
-        if 0xC0 <= m <= 0xCF and m not in (0xC4, 0xC8, 0xCC):  # a start of frame
-            return (d[i + 7] << 8) | d[i + 8], (d[i + 5] << 8) | d[i + 6]
-        i += 2 + n
-    return None
-
-
-def _shrink_on_load(path, bw, bh):
-    """The largest of 8, 4, 2 that decodes a JPEG still at least as large as its thumbnail in
-    the box bw x bh (either way round, for an EXIF turn); 1 otherwise."""
-    wh = _jpeg_size(path)
-    if wh is None:
-        return 1
-    w, h = wh
-    s = max(min(bw / w, bh / h), min(bh / w, bw / h))
-    tw, th = w * s, h * s
-    for n in (8, 4, 2):
-        if -(-w // n) >= tw and -(-h // n) >= th:
-            return n
-    return 1
-
-
 @_image_out
 def thumbnail(src, size, dst=None, interpolation=INTER_AREA, *, antialias=False,
               shrink_only=False, shrink_on_load=True, device=None):
@@ -400,17 +362,17 @@ def thumbnail(src, size, dst=None, interpolation=INTER_AREA, *, antialias=False,
         bw = bh = _int(size, "size")
     if bw < 1 or bh < 1:
         _raise(InvalidArgument, "size (%d, %d): each side must be at least 1" % (bw, bh))
-    if isinstance(src, (str, bytes, _os.PathLike)):
-        from ._io import imread
-        n = _shrink_on_load(src, bw, bh) if shrink_on_load else 1
-        src = imread(src, {1: 1, 2: 17, 4: 33, 8: 65}[n])
     i = _int(interpolation, "interpolation")
     if i not in (INTER_NEAREST, INTER_LINEAR, INTER_CUBIC, INTER_AREA, INTER_LANCZOS4):
         _raise(InvalidArgument, "interpolation %r: INTER_NEAREST, INTER_LINEAR, INTER_CUBIC, "
                "INTER_AREA or INTER_LANCZOS4" % (interpolation,))
-    return _run("thumbnail", src, dst, device,
-                {"size": (bw, bh), "interpolation": _INTER_NAME[i], "antialias": bool(antialias),
-                 "shrink_only": bool(shrink_only)})
+    params = {"size": (bw, bh), "interpolation": _INTER_NAME[i], "antialias": bool(antialias),
+              "shrink_only": bool(shrink_only), "shrink_on_load": bool(shrink_on_load)}
+    if isinstance(src, (str, bytes, _os.PathLike)):
+        from ._io import imread
+        n = _gip.op_args("thumbnail", params).load_reduce(src)
+        src = imread(src, {1: 1, 2: 17, 4: 33, 8: 65}[n])
+    return _run("thumbnail", src, dst, device, params)
 
 
 # cv2's own spellings

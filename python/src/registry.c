@@ -686,6 +686,26 @@ static PyObject *Args_halo(ArgsObject *self, PyObject *unused)
     return Py_BuildValue("(LL)", (long long)hx, (long long)hy);
 }
 
+/* Args.load_reduce(path, ignore_orientation=False) -> 1, 2, 4 or 8 */
+static PyObject *Args_load_reduce(ArgsObject *self, PyObject *args)
+{
+    PyObject *path;
+    int ignore = 0;
+    if (!PyArg_ParseTuple(args, "O&|p", PyUnicode_FSConverter, &path, &ignore))
+        return NULL;
+    gip_image_info info;
+    int32_t n = 1;
+    gip_status st;
+    Py_BEGIN_ALLOW_THREADS;
+    st = gip_image_probe(PyBytes_AS_STRING(path), &info);
+    Py_END_ALLOW_THREADS;
+    Py_DECREF(path);
+    if (!st)
+        n = gip_op_load_reduce(self->a, &info, ignore);
+    gip_clear_error(); /* an unreadable file is reported by the load */
+    return PyLong_FromLong(n);
+}
+
 static PyObject *Args_name(ArgsObject *self, void *unused)
 {
     return PyUnicode_FromString(gip_args_op(self->a)->name);
@@ -695,6 +715,9 @@ static PyMethodDef Args_methods[] = {
     {"output_shape", (PyCFunction)Args_output_shape, METH_VARARGS,
      "output_shape(width, height, channels, dtype code) -> (width, height, channels, dtype "
      "code) of the result for such an input (gip_op_output_shape)."},
+    {"load_reduce", (PyCFunction)Args_load_reduce, METH_VARARGS,
+     "load_reduce(path, ignore_orientation=False) -> 1, 2, 4 or 8: the reduce factor the "
+     "operation, run first, takes for the JPEG file at path (gip_op_load_reduce)."},
     {"halo", (PyCFunction)Args_halo, METH_NOARGS,
      "halo() -> (x, y): pixels read around an output pixel; -1 for the whole image."},
     {NULL}};

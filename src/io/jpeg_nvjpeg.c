@@ -378,7 +378,7 @@ static gip_status decode_nv(gip_context *ctx, dec_state *s, int32_t n, const uin
         st = gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of memory", what);
         goto out_free;
     }
-    for (int32_t i = 0; i < n; i++) {
+    for (int32_t i = 0; lp.reduce <= 1 && i < n; i++) { /* shrink-on-load: libjpeg's scaling */
         /* A stream without its EOI marker near the end is truncated: libjpeg reports it. */
         bool eoi = false;
         for (size_t k = sizes[i] >= 2 ? sizes[i] - 2 : 0, stop = k > 256 ? k - 256 : 0;

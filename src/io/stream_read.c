@@ -216,6 +216,13 @@ static gip_status jpeg_open(gip__row_reader *r)
     if (ci->jpeg_color_space == JCS_CMYK || ci->jpeg_color_space == JCS_YCCK)
         return gip__error(NULL, GIP_ERR_UNSUPPORTED,
                           "%s: a CMYK JPEG cannot be read by rows; load it whole", r->what);
+    if (r->req.reduce > 1) { /* shrink-on-load: libjpeg's scaled inverse DCT, as jpeg.c */
+        ci->scale_num = 1;
+        ci->scale_denom = (unsigned)r->req.reduce;
+    }
+    jpeg_calc_output_dimensions(ci);
+    r->w = ci->output_width;
+    r->h = ci->output_height;
     gip_status st = gip__io_check_limits(r->what, r->w, r->h, &r->req);
     if (st)
         return st;
@@ -344,6 +351,11 @@ gip_status gip__row_reader_open(const char *path, const gip_load_params *params,
                         "%s: not a file gip reads by rows (PNG, baseline JPEG, binary PPM/PGM)",
                         r->what);
     }
+    if (!st && r->req.reduce > 1 && r->kind != KIND_JPEG)
+        st = gip__error(NULL, GIP_ERR_UNSUPPORTED,
+                        "%s: a reduced load of a PNG or PPM/PGM resizes the whole image; load it "
+                        "whole",
+                        r->what);
     if (st)
         goto out_close;
     gip__io_load_shape(r->sc, r->sdt, &r->req, &r->dc, &r->ddt);

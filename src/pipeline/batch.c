@@ -378,6 +378,7 @@ gip_status gip_batch_run(gip_pipeline *const *pipes, int32_t npipes, const char 
     e->lp = o->load;
     if (e->lp.mode == GIP_LOAD_UNCHANGED && !o->load_unchanged)
         e->lp.mode = GIP_LOAD_COLOR;
+    e->shrink = e->lp.reduce == 0 && gip__pipeline_shrinks_on_load(pipes[0]);
     e->sp.quality = o->quality;
     e->cuda = gip_context_backend(gip_pipeline_context(pipes[0])) == GIP_BACKEND_CUDA;
     e->inline_cpu = !e->cuda && o->cpu_mode != GIP_BATCH_CPU_STAGED;

@@ -59,11 +59,14 @@ gip_status gip__batch_decode_item(engine *e, item *it)
     add_time(e, &e->st.t_read, t1 - t);
     if (st)
         return st;
+    gip_load_params lp = e->lp;
+    if (e->shrink)
+        gip__pipeline_shrink_on_load(e->pipes[it->pipe], NULL, bytes, size, &lp);
     if (e->o->codec && e->o->codec->decode)
         st = e->o->codec->decode(e->o->codec->user, gip_pipeline_context(e->pipes[it->pipe]), bytes,
-                                 size, &e->lp, &it->img);
+                                 size, &lp, &it->img);
     else
-        st = gip_image_decode(bytes, size, &e->lp, &it->img);
+        st = gip_image_decode(bytes, size, &lp, &it->img);
     free(bytes);
     double t2 = now();
     mark(e, it->index, TR_DECODED, t2);
@@ -127,7 +130,8 @@ void gip__batch_decode_group(engine *e, int32_t q, const int64_t *idx, int32_t k
             items[j]->pipe = q;
         }
     }
-    if (k == 1 || !c || !c->decode_batch) {
+    /* Files shrunk on load have loads of their own: decoded one by one. */
+    if (k == 1 || !c || !c->decode_batch || e->shrink) {
         pthread_mutex_lock(&e->mu);
         gip__batch_group_started(e, q);
         pthread_mutex_unlock(&e->mu);

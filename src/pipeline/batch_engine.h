@@ -12,6 +12,7 @@
 
 #include "internal.h"
 #include "pipeline_internal.h"
+#include "pipeline_steps.h"
 
 static inline double now(void)
 {
@@ -60,6 +61,7 @@ typedef struct engine {
     const gip_batch_options *o;
     gip_load_params lp;
     gip_save_params sp;
+    bool shrink; /* the first step shrinks JPEGs on load: each file's own lp.reduce */
     bool cuda, inline_cpu;
     int32_t cores, jobs;         /* cores this process may use; worker threads */
     int32_t depth, cq_depth;     /* capacity of the encode queue and of each compute queue */

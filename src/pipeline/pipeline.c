@@ -10,6 +10,7 @@
 #include "internal.h"
 #include "pipeline_internal.h"
 #include "pipeline_steps.h"
+#include "registry/registry.h"
 
 /* ---- step list ------------------------------------------------------------------------------ */
 
@@ -208,4 +209,26 @@ gip_status gip_pipeline_set_flags(gip_pipeline *p, uint32_t flags)
     gip_pipeline_free(p->twin);
     p->twin = NULL;
     return GIP_OK;
+}
+
+bool gip__pipeline_shrinks_on_load(const gip_pipeline *p)
+{
+    return p && p->n >= 1 && p->steps[0].op && p->steps[0].op->load_reduce;
+}
+
+void gip__pipeline_shrink_on_load(const gip_pipeline *p, const char *path, const void *data,
+                                  size_t size, gip_load_params *lp)
+{
+    if (!lp || lp->reduce != 0 || !gip__pipeline_shrinks_on_load(p))
+        return;
+    gip_image_info info;
+    if ((path ? gip_image_probe(path, &info) : gip_image_probe_memory(data, size, &info)) !=
+        GIP_OK) {
+        gip_clear_error();
+        return;
+    }
+    int32_t n =
+        gip__op_load_reduce(p->steps[0].op, p->steps[0].params, &info, lp->ignore_orientation);
+    if (n > 1)
+        lp->reduce = n;
 }

@@ -286,6 +286,7 @@ gip_status gip_pipeline_run_file(gip_pipeline *p, const char *in, const char *ou
     lp.mode = GIP_LOAD_COLOR;
     if (load)
         lp = *load;
+    gip__pipeline_shrink_on_load(p, in, NULL, 0, &lp);
     gip_image src = {0}, dst = {0};
     gip_status st = gip_image_load(in, &lp, &src);
     if (st)

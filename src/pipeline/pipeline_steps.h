@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
+#include "gip/io.h"
 #include "gip/op.h"
 #include "gip/pipeline.h"
 
@@ -114,6 +115,12 @@ gip_status gip__pipeline_tileable(gip_pipeline *p, int64_t w, int64_t h, int32_t
 /* Bytes per pixel the plan for that input needs: input, output and three of the largest
  * intermediate (scratch of the filters included). */
 int64_t gip__pipeline_bytes_per_pixel(gip_pipeline *p, int32_t c, gip_dtype dt);
+/* Shrink-on-load: whether the first step declares gip_op.load_reduce; where lp->reduce is 0, its
+ * factor for the JPEG file `path` (or the bytes data[0..size-1] when path is NULL) goes into
+ * lp->reduce. Anything unreadable leaves lp as it is (the load reports it). */
+bool gip__pipeline_shrinks_on_load(const gip_pipeline *p);
+void gip__pipeline_shrink_on_load(const gip_pipeline *p, const char *path, const void *data,
+                                  size_t size, gip_load_params *lp);
 /* Buffers held by the pool (tests check reuse). */
 int64_t gip__pipeline_pool_count(const gip_pipeline *p);
 

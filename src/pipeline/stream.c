@@ -207,6 +207,7 @@ gip_status gip_pipeline_run_file_bounded(gip_pipeline *p, const char *in, const 
     /* The whole-image path loads within the same limit. */
     if (!lp.max_memory)
         lp.max_memory = limit;
+    gip__pipeline_shrink_on_load(p, in, NULL, 0, &lp);
     gip__row_reader *rd = NULL;
     int64_t w, h;
     int32_t c;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gip/io.h"
 #include "internal.h"
 #include "registry/registry.h"
 
@@ -229,6 +230,36 @@ gip_status gip_op_halo(const gip_args *args, int64_t *hx, int64_t *hy)
         op->release(params);
     free(params);
     return st;
+}
+
+int32_t gip__op_load_reduce(const gip_op *op, const void *params, const gip_image_info *info,
+                            int32_t ignore_orientation)
+{
+    if (!op || !op->load_reduce || !info || info->format != GIP_FORMAT_JPEG || info->bit_depth != 8)
+        return 1;
+    int turned = !ignore_orientation && info->orientation >= 5 && info->orientation <= 8;
+    int32_t n = op->load_reduce(params, turned ? info->height : info->width,
+                                turned ? info->width : info->height);
+    return n == 2 || n == 4 || n == 8 ? n : 1;
+}
+
+int32_t gip_op_load_reduce(const gip_args *args, const gip_image_info *info,
+                           int32_t ignore_orientation)
+{
+    const gip_op *op = args ? gip_args_op(args) : NULL;
+    if (!op || !op->load_reduce || !info)
+        return 1;
+    void *params = calloc(1, op->params_size ? op->params_size : 1);
+    if (!params)
+        return 1;
+    int32_t n = 1;
+    if (gip__op_build(args, params) == GIP_OK)
+        n = gip__op_load_reduce(op, params, info, ignore_orientation);
+    if (op->release)
+        op->release(params);
+    gip_clear_error();
+    free(params);
+    return n;
 }
 
 /* Puts the thread's message (raised without a context) on ctx too. */

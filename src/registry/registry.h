@@ -77,6 +77,12 @@ gip_status gip__op_shape(const gip_op *op, const void *params, const gip_shape *
 gip_status gip__shape_u8c1(const void *params, const gip_shape *in, gip_shape *out,
                            int32_t *identity);
 
+/* gip_op_load_reduce() for op's built params: 1 unless op declares load_reduce and info is an
+ * 8-bit JPEG. */
+struct gip_image_info;
+int32_t gip__op_load_reduce(const gip_op *op, const void *params, const struct gip_image_info *info,
+                            int32_t ignore_orientation);
+
 /* Builds op's typed parameters from args into params (op->params_size bytes, zeroed first),
  * after the checks every operation shares. */
 gip_status gip__op_build(const gip_args *args, void *params);

@@ -23,6 +23,21 @@ run 0 invert "$WORK/g.png" "$WORK/gi.png"
 run 0 run 'gaussian 15 | invert' "$DATA/astronaut.png" "$WORK/gi2.png"
 ok 'cmp -s "$WORK/gi.png" "$WORK/gi2.png"' "gip run 'gaussian 15 | invert' differs from gaussian then invert"
 
+# ---- shrink-on-load: a JPEG run through thumbnail first is decoded at 1/8 here (80x54 holds the
+# 64x43 thumbnail of 640x427), the same by the command, gip run and the batch engine;
+# shrink_on_load=0 decodes it whole (tests/test_thumbnail.c checks the pixels of both)
+run 0 thumbnail 64 "$DATA/rocket.jpg" "$WORK/t_cmd.png"
+run 0 run 'thumbnail 64' "$DATA/rocket.jpg" "$WORK/t_run.png"
+mkdir -p "$WORK/tin" && cp "$DATA/rocket.jpg" "$WORK/tin/"
+run 0 run 'thumbnail 64' -i "$WORK/tin" -o "$WORK/tout" --format png --quiet
+run 0 thumbnail 64 --shrink-on-load 0 "$DATA/rocket.jpg" "$WORK/t_whole.png"
+run 0 run 'thumbnail 64 shrink_on_load=0' "$DATA/rocket.jpg" "$WORK/t_whole_run.png"
+ok '"$GIP" info "$WORK/t_cmd.png" | grep -q "64x43, 3 channels"' "t_cmd.png is not a 64x43 RGB PNG"
+ok 'cmp -s "$WORK/t_cmd.png" "$WORK/t_run.png"' "gip thumbnail and gip run 'thumbnail' differ"
+ok 'cmp -s "$WORK/t_cmd.png" "$WORK/tout/rocket.png"' "the batch's thumbnail differs"
+ok 'cmp -s "$WORK/t_whole.png" "$WORK/t_whole_run.png"' "shrink_on_load=0 differs between paths"
+ok '! cmp -s "$WORK/t_cmd.png" "$WORK/t_whole.png"' "--shrink-on-load 0 changed nothing"
+
 # ---- parse errors: exit 2, the position and a caret ------------------------------------------
 expect 2 "at 10: gaussian: ksize must be" run 'gaussian 14 | invert' "$DATA/astronaut.png" "$WORK/x.png"
 expect 2 "at 15: unknown step 'sobl'" run 'gaussian 15 | sobl' "$DATA/astronaut.png" "$WORK/x.png"

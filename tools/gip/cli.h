@@ -150,6 +150,9 @@ typedef struct cli_op {
     void (*release)(gip_context *ctx, void *data);
     void *data;
     unsigned flags; /* CLI_OP_* */
+    /* a registered operation's arguments: IN, a JPEG, is shrunk on load as it declares
+     * (gip_op_load_reduce()); NULL: loaded whole */
+    const gip_args *shrink;
 } cli_op;
 
 /* 8-bit results are computed from 8-bit data: a 16-bit input whose result is 8-bit is reduced to

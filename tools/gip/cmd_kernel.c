@@ -168,7 +168,7 @@ static int run_kernel(const cli_command *cmd, int argc, char **argv)
         return cli_runtime_error(cmd, "out of memory");
     }
     j.source = text;
-    cli_op op = {GIP_LOAD_COLOR, NULL, kernel_prepare, kernel_run, kernel_release, &j, 0};
+    cli_op op = {GIP_LOAD_COLOR, NULL, kernel_prepare, kernel_run, kernel_release, &j, 0, NULL};
     rc = cli_run_image(cmd, &common, &op, pos[0], pos[1]);
     free(j.folder);
     free(text);

@@ -538,7 +538,8 @@ static int run_op(const cli_command *cmd, int argc, char **argv)
         rc = args_error(cmd);
         goto out_free;
     }
-    cli_op run = {GIP_LOAD_COLOR, op_shape, NULL, op_run, NULL, args, extra ? extra->flags : 0};
+    cli_op run = {GIP_LOAD_COLOR,           op_shape, NULL, op_run, NULL, args,
+                  extra ? extra->flags : 0, args};
     inputs_job ij = {.args = args, .n = op->ninputs};
     if (op->ninputs > MAX_OP_INPUTS) {
         rc = cli_runtime_error(cmd, "reads %d images; the command line takes at most %d",

@@ -104,6 +104,10 @@ int cli_run_image(const cli_command *cmd, const cli_common *common, const cli_op
     /* As stored by default: gray, RGB or RGBA, 8 or 16 bits; --color gives the op's 8-bit mode. */
     gip_load_params lp = {0};
     lp.mode = common->color ? op->load_mode : GIP_LOAD_UNCHANGED;
+    gip_image_info info;
+    if (op->shrink && gip_image_probe(in, &info) == GIP_OK)
+        lp.reduce = gip_op_load_reduce(op->shrink, &info, 0);
+    gip_clear_error(); /* an unreadable file is reported by the load */
     t0 = cli_now();
     if ((st = gip_image_load(in, &lp, &host_in))) {
         cli_lib_error(cmd->name, st);

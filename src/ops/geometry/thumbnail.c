@@ -23,11 +23,15 @@ static const gip_param decl[] = {
                "antialias)"),
     GIP__PARAM("shrink_only", GIP_PARAM_BOOL, 0, 0, 1, 0, NULL, "0",
                "1: an image that already fits the box is kept as it is (never enlarged)"),
+    GIP__PARAM("shrink_on_load", GIP_PARAM_BOOL, 0, 0, 1, 0, NULL, "1",
+               "1: run first on a JPEG file, the file is decoded at 1/2, 1/4 or 1/8 of its size "
+               "by libjpeg's DCT scaling where that still holds the thumbnail's size (as "
+               "vipsthumbnail); 0: decoded whole. No effect on an image in memory"),
 };
 
 typedef struct thumb_step {
     int32_t bw, bh;
-    int32_t interpolation, antialias, shrink_only;
+    int32_t interpolation, antialias, shrink_only, shrink_on_load;
 } thumb_step;
 
 static gip_status build(const gip_args *a, void *out)
@@ -37,6 +41,7 @@ static gip_status build(const gip_args *a, void *out)
     p->interpolation = (int32_t)gip_args_int(a, "interpolation");
     p->antialias = (int32_t)gip_args_int(a, "antialias");
     p->shrink_only = (int32_t)gip_args_int(a, "shrink_only");
+    p->shrink_on_load = (int32_t)gip_args_int(a, "shrink_on_load");
     if (p->antialias && p->interpolation != GIP_INTER_LINEAR && p->interpolation != GIP_INTER_CUBIC)
         return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT,
                           "thumbnail: antialias works with interpolation linear or cubic only");
@@ -56,6 +61,21 @@ static void fit(const thumb_step *p, int64_t w, int64_t h, int64_t *ow, int64_t 
     int64_t x = (int64_t)nearbyint((double)w * s), y = (int64_t)nearbyint((double)h * s);
     *ow = x < 1 ? 1 : x > p->bw ? p->bw : x;
     *oh = y < 1 ? 1 : y > p->bh ? p->bh : y;
+}
+
+/* The largest of 8, 4, 2 whose decode (each side rounded up, as libjpeg's scaled IDCT) is still
+ * at least the thumbnail's size: fitting the smaller decode then gives that size too. */
+static int32_t load_reduce(const void *params, int64_t w, int64_t h)
+{
+    const thumb_step *p = params;
+    if (!p->shrink_on_load || w < 1 || h < 1)
+        return 1;
+    double s = fmin((double)p->bw / (double)w, (double)p->bh / (double)h);
+    for (int32_t n = 8; n >= 2; n /= 2)
+        if ((double)((w + n - 1) / n) >= (double)w * s &&
+            (double)((h + n - 1) / n) >= (double)h * s)
+            return n;
+    return 1;
 }
 
 static gip_status shape(const void *params, const gip_shape *in, gip_shape *out, int32_t *identity)
@@ -93,7 +113,13 @@ const gip_op gip__op_thumbnail = {
            "the covered pixels, equal to cv2.resize with INTER_AREA to that size); shrink_only=1 "
            "keeps images that already fit. As a pipeline step over a folder (gip run "
            "'thumbnail 256' -i DIR -o DIR) it makes every image's thumbnail with the batch "
-           "engine. Changes the image size (not tiled).",
+           "engine. First in a chain run on a JPEG file (the command, gip run, the batch "
+           "engine, gip.thumbnail on a path) it shrinks on load: the file is decoded at 1/2, 1/4 "
+           "or 1/8 of its size by libjpeg's DCT scaling where that still holds the thumbnail's "
+           "size, so a 30000x30000 JPEG costs 1/64 of its pixels (the result then differs from "
+           "fitting the whole decode by the scaling's filter, and its size by the rounding of "
+           "the smaller sides; shrink_on_load=0 decodes whole). "
+           "Changes the image size (not tiled).",
     .cv_name = NULL,
     .params = decl,
     .nparams = GIP__COUNT(decl),
@@ -104,4 +130,5 @@ const gip_op gip__op_thumbnail = {
     .build = build,
     .shape = shape,
     .run = run,
+    .load_reduce = load_reduce,
 };
