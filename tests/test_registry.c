@@ -142,8 +142,9 @@ static void bad_arguments(void)
     gip_args_free(NULL);
 }
 
-/* The extra input images of op for src, as declared (src's size; src's dtype and channels, or
- * the first the input accepts), filled with random values. */
+/* The extra input images of op for src, as declared (src's size; src's dtype and channels where
+ * the input has src's type, else the widest dtype it accepts and src's channels or the first
+ * count it accepts), filled with random values. */
 static int32_t make_inputs(const gip_op *op, const gip_image *src, uint64_t seed, gip_image *in)
 {
     for (int32_t k = 0; k < op->ninputs; k++) {
@@ -151,8 +152,8 @@ static int32_t make_inputs(const gip_op *op, const gip_image *src, uint64_t seed
         gip_dtype dt = src->dtype;
         int32_t ch = src->channels;
         if (!(d->flags & GIP_INPUT_SAME_TYPE)) {
-            if (d->dtypes && !(d->dtypes & GIP_DTYPE_BIT(dt)))
-                for (dt = GIP_U8; !(d->dtypes & GIP_DTYPE_BIT(dt)); dt = (gip_dtype)(dt + 1))
+            if (d->dtypes)
+                for (dt = GIP_C32; !(d->dtypes & GIP_DTYPE_BIT(dt)); dt = (gip_dtype)(dt - 1))
                     ;
             if (d->channels && !(d->channels & GIP_CHANNELS_BIT(ch)))
                 for (ch = 1; !(d->channels & GIP_CHANNELS_BIT(ch)); ch++)

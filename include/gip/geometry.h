@@ -159,12 +159,39 @@ GIP_API gip_status gip_warp_perspective(gip_context *ctx, const gip_image *src, 
  * given split): nearest (rounded half to even) or bilinear with OpenCV 5's fused
  * single-precision weights (u8 results equal cv2's), every border of params incl. transparent.
  * mapx and mapy are one-channel f32 images of dst's size, where dst lives. params->flags takes
- * no GIP_WARP_INVERSE_MAP. Returns as gip_warp_affine(); GIP_ERR_UNSUPPORTED for maps that are
- * not 1-channel f32, GIP_ERR_SHAPE_MISMATCH for maps not of dst's size.
+ * no GIP_WARP_INVERSE_MAP.
+ *
+ * Fixed-point maps (cv2.convertMaps' CV_16SC2 + CV_16UC1, gip_convert_maps()) when mapx is s16:
+ * mapx holds x, y pairs (one channel, twice dst's width), mapy is u16 of dst's size holding
+ * 32 fy + fx in 1/32 pixel, or NULL (whole pixels). Nearest reads (x + (fx >= 16), y + (fy >=
+ * 16)); bilinear weighs with OpenCV's tables (u8: integer weights, ((sum + 2^14) >> 15); u16 and
+ * f32: float weights added left to right): results equal cv2.remap's with those maps, except
+ * that under the transparent border a pixel with a tap outside the source keeps dst's value
+ * (cv2 reads outside the source for some). Nearest or linear only.
+ * @return as gip_warp_affine(); GIP_ERR_UNSUPPORTED for maps of other dtypes or channels, cubic
+ *         with fixed-point maps; GIP_ERR_SHAPE_MISMATCH for maps not of dst's size.
  */
 GIP_API gip_status gip_remap(gip_context *ctx, const gip_image *src, gip_image *dst,
                              const gip_image *mapx, const gip_image *mapy,
                              const gip_warp_params *params);
+
+/**
+ * cv2.convertMaps: gip_remap()'s maps from one form into another, where they live (host or the
+ * context's device). The forms: two f32 maps (x and y: map1 and map2 f32), one f32 map of x, y
+ * pairs (twice as wide: map2 NULL; cv2's CV_32FC2), fixed-point s16 x, y pairs (twice as wide)
+ * with u16 fractions 32 fy + fx (CV_16SC2 + CV_16UC1) or without them (map2 NULL: whole
+ * pixels). The source's form is read from map1 and map2, the result's from dst1 and dst2 the same
+ * way; all are one-channel and of one map size. Float to fixed-point rounds x * 32 (half to even,
+ * held within [-2^31, 2^31], NaN as 2^31) into x >> 5 (saturated to s16) and x & 31; to whole
+ * pixels (dst2 NULL) it rounds x itself. Fixed-point to float gives x + fx / 32. Results equal
+ * cv2.convertMaps' for values within int32, and its scalar loop's for the others (its vector
+ * loop gives -2^31 to those: cv2's own result there depends on where they sit in the map).
+ * @return GIP_OK; GIP_ERR_INVALID_ARGUMENT (NULL map1 or dst1, bad views, forms that do not
+ *         match their sizes); GIP_ERR_UNSUPPORTED (other dtypes or channels);
+ *         GIP_ERR_SHAPE_MISMATCH; GIP_ERR_ALIASING; GIP_ERR_NOT_BUILT.
+ */
+GIP_API gip_status gip_convert_maps(gip_context *ctx, const gip_image *map1, const gip_image *map2,
+                                    gip_image *dst1, gip_image *dst2);
 
 /* ---- transform matrices (pure math, as OpenCV computes them) ------------------------------- */
 

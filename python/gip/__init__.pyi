@@ -376,6 +376,10 @@ ROTATE_180: int
 ROTATE_90_COUNTERCLOCKWISE: int
 WARP_INVERSE_MAP: int
 BORDER_TRANSPARENT: int
+CV_16UC1: int
+CV_32FC1: int
+CV_16SC2: int
+CV_32FC2: int
 IMREAD_REDUCED_GRAYSCALE_2: int
 IMREAD_REDUCED_COLOR_2: int
 IMREAD_REDUCED_GRAYSCALE_4: int
@@ -401,6 +405,9 @@ def warp_perspective(src: ArrayLike, M: Any, dsize: Optional[Tuple[int, int]], d
 def remap(src: ArrayLike, map1: ArrayLike, map2: Optional[ArrayLike], interpolation: int,
           dst: Any = ..., borderMode: int = ..., borderValue: Any = ..., *,
           device: DeviceSpec = ...) -> Result: ...
+def convert_maps(map1: ArrayLike, map2: Optional[ArrayLike], dstmap1type: int,
+                 dstmap1: Any = ..., dstmap2: Any = ..., nninterpolation: bool = ..., *,
+                 device: DeviceSpec = ...) -> Tuple[Result, Optional[Result]]: ...
 def pyr_down(src: ArrayLike, dst: Any = ..., dstsize: Optional[Tuple[int, int]] = ...,
              borderType: int = ..., *, device: DeviceSpec = ...) -> Result: ...
 def pyr_up(src: ArrayLike, dst: Any = ..., dstsize: Optional[Tuple[int, int]] = ...,
@@ -421,6 +428,7 @@ getRotationMatrix2D = get_rotation_matrix_2d
 getAffineTransform = get_affine_transform
 getPerspectiveTransform = get_perspective_transform
 invertAffineTransform = invert_affine_transform
+convertMaps = convert_maps
 pyrDown = pyr_down
 pyrUp = pyr_up
 # ---- colour and per-pixel functions (gip._colorops) ----

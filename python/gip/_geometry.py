@@ -7,9 +7,9 @@ import os as _os
 
 import numpy as _np
 
-from ._core import (BORDER_CONSTANT, InvalidArgument, _border_name, _cv_border, _image_out, _int,
-                    _raise, _real)
 from . import _gip
+from ._core import (BORDER_CONSTANT, Image, InvalidArgument, Unsupported, _alloc, _border_name,
+                    _cv_border, _dtype_of, _finish, _image_out, _int, _prep, _raise, _real)
 from ._registry import _run
 
 INTER_NEAREST = 0
@@ -27,6 +27,15 @@ _INTER_NAME = {INTER_NEAREST: "nearest", INTER_LINEAR: "linear", INTER_CUBIC: "c
 WARP_INVERSE_MAP = 16
 BORDER_TRANSPARENT = 5
 
+# The map types of cv2.convertMaps (OpenCV 5's CV_MAKETYPE values; OpenCV 4's CV_16SC2 = 11 and
+# CV_32FC2 = 13 are taken too).
+CV_16UC1 = 2
+CV_32FC1 = 5
+CV_16SC2 = 35
+CV_32FC2 = 37
+_MAP_TYPE = {CV_32FC1: CV_32FC1, CV_16SC2: CV_16SC2, CV_32FC2: CV_32FC2, 11: CV_16SC2,
+             13: CV_32FC2}
+
 ROTATE_90_CLOCKWISE = 0
 ROTATE_180 = 1
 ROTATE_90_COUNTERCLOCKWISE = 2
@@ -36,7 +45,8 @@ __all__ = ["INTER_NEAREST", "INTER_LINEAR", "INTER_CUBIC", "INTER_AREA", "INTER_
            "ROTATE_90_COUNTERCLOCKWISE", "WARP_INVERSE_MAP", "BORDER_TRANSPARENT", "resize",
            "rotate", "transpose", "copy_make_border", "warp_affine", "warp_perspective",
            "get_rotation_matrix_2d", "get_affine_transform", "get_perspective_transform",
-           "invert_affine_transform", "pyr_down", "pyr_up", "remap", "thumbnail"]
+           "invert_affine_transform", "pyr_down", "pyr_up", "remap", "convert_maps", "thumbnail",
+           "CV_16UC1", "CV_32FC1", "CV_16SC2", "CV_32FC2"]
 
 
 def _inter_name(interpolation, allowed=None):
@@ -307,40 +317,150 @@ def _map_array(m, what):
     return m
 
 
+def _elem_dtype(a):
+    """The numpy dtype of an array (numpy, CuPy, PyTorch) or gip.Image; None if unknown."""
+    if isinstance(a, Image):
+        return _np.dtype(_dtype_of(a))
+    try:
+        return _np.dtype(str(getattr(a, "dtype", "")).replace("torch.", ""))
+    except TypeError:
+        return None
+
+
+def _pair_map(m, dt, what):
+    """A map of x, y pairs: (H, W, 2) as cv2 holds it, or (H, 2W) as gip does (one channel, the
+    pairs side by side). Returns (the (H, 2W) map, H, W)."""
+    shp = tuple(m.shape)
+    if len(shp) == 3 and shp[2] == 2:
+        h, w = shp[0], shp[1]
+        if isinstance(m, _np.ndarray):
+            m = _np.ascontiguousarray(m)
+        return m.reshape(h, 2 * w), h, w
+    if len(shp) == 2 and shp[1] % 2 == 0:
+        return m, shp[0], shp[1] // 2
+    _raise(InvalidArgument, "%s: a map of x, y pairs is (H, W, 2) %s (or (H, 2W)), got shape %s"
+           % (what, dt, shp))
+
+
 @_image_out
 def remap(src, map1, map2, interpolation, dst=None, borderMode=BORDER_CONSTANT, borderValue=0, *,
           device=None):
     """cv2.remap with float maps: map1 (H, W, 2) float32 of (x, y) with map2 None, or map1 and
     map2 (H, W) float32 of x and y. INTER_NEAREST or INTER_LINEAR with every borderMode incl.
     BORDER_TRANSPARENT (give dst): uint8 results equal cv2's; INTER_CUBIC with BORDER_CONSTANT
-    or BORDER_REPLICATE: within a level. (cv2.convertMaps' fixed-point maps are not taken.)"""
+    or BORDER_REPLICATE: within a level. Fixed-point maps from cv2.convertMaps / gip.convertMaps
+    are taken too: map1 (H, W, 2) int16 (x, y) and map2 (H, W) uint16 32 fy + fx or None (whole
+    pixels), INTER_NEAREST or INTER_LINEAR, equal to cv2.remap with those maps (under
+    BORDER_TRANSPARENT a pixel with a tap outside the source keeps dst, where cv2 reads outside
+    the source)."""
     m1 = _map_array(map1, "map1")
-    if map2 is None:
-        m1 = _np.asarray(m1)
-        if m1.ndim != 3 or m1.shape[2] != 2 or m1.dtype != _np.float32:
-            _raise(InvalidArgument, "remap: with map2 None, map1 must be (H, W, 2) float32, got "
-                   "%s %s" % (m1.dtype, m1.shape))
-        mx, my = _np.ascontiguousarray(m1[:, :, 0]), _np.ascontiguousarray(m1[:, :, 1])
-    else:
-        mx, my = m1, _map_array(map2, "map2")
-    shp = getattr(mx, "shape", None)
-    if shp is None or len(shp) != 2:
-        _raise(InvalidArgument, "remap: the maps must be (H, W) float32 (or map1 (H, W, 2))")
     f = _int(interpolation, "interpolation")
     if f not in (INTER_NEAREST, INTER_LINEAR, INTER_CUBIC, INTER_AREA):
         _raise(InvalidArgument, "interpolation %r: INTER_NEAREST, INTER_LINEAR or INTER_CUBIC"
                % (interpolation,))
+    if _elem_dtype(m1) == _np.int16:
+        mx, h, w = _pair_map(m1, "int16", "map1")
+        my = None
+        if map2 is not None:
+            my = _map_array(map2, "map2")
+            dt2 = _elem_dtype(my)
+            if dt2 == _np.int16:  # cv2 takes CV_16SC1 fractions too: the same bits
+                my = my.view(_np.uint16)
+            elif dt2 != _np.uint16:
+                _raise(InvalidArgument, "remap: with an int16 map1 (fixed-point), map2 must be "
+                       "uint16 (H, W) fractions or None, got %s" % (dt2,))
+            if tuple(my.shape) not in ((h, w), (h, w, 1)):
+                _raise(InvalidArgument, "remap: map2 is %s; map1's pairs need (%d, %d)"
+                       % (tuple(my.shape), h, w))
+            my = my.reshape(h, w)
+        if f not in (INTER_NEAREST, INTER_LINEAR):
+            _raise(Unsupported, "remap: fixed-point maps take INTER_NEAREST or INTER_LINEAR")
+    else:
+        if map2 is None:
+            m1 = _np.asarray(m1)
+            if m1.ndim != 3 or m1.shape[2] != 2 or m1.dtype != _np.float32:
+                _raise(InvalidArgument, "remap: with map2 None, map1 must be (H, W, 2) float32 "
+                       "(or int16 fixed-point), got %s %s" % (m1.dtype, m1.shape))
+            mx, my = _np.ascontiguousarray(m1[:, :, 0]), _np.ascontiguousarray(m1[:, :, 1])
+        else:
+            mx, my = m1, _map_array(map2, "map2")
+        shp = getattr(mx, "shape", None)
+        if shp is None or len(shp) != 2:
+            _raise(InvalidArgument, "remap: the maps must be (H, W) float32 (or map1 (H, W, 2))")
+        h, w = int(shp[0]), int(shp[1])
     b = _int(borderMode, "borderMode") & ~16
     if b not in _WARP_BORDER:
         _raise(InvalidArgument, "borderMode %r: BORDER_CONSTANT, REPLICATE, REFLECT, WRAP, "
                "REFLECT_101 or TRANSPARENT" % (borderMode,))
     if b == BORDER_TRANSPARENT and dst is None:
         _raise(InvalidArgument, "remap: BORDER_TRANSPARENT keeps dst's pixels: give dst")
-    params = {"dsize": (int(shp[1]), int(shp[0])), "interpolation": _INTER_NAME[f],
+    params = {"dsize": (int(w), int(h)), "interpolation": _INTER_NAME[f],
               "border": _WARP_BORDER[b], "map1": mx, "map2": my}
     if b == BORDER_CONSTANT:
         params["border_value"] = _scalar4(borderValue, "borderValue")
     return _run("remap", src, dst, device, params)
+
+
+def convert_maps(map1, map2, dstmap1type, dstmap1=None, dstmap2=None, nninterpolation=False, *,
+                 device=None):
+    """cv2.convertMaps: remap's maps from one form into another. Forms: CV_32FC1 (two (H, W)
+    float32 maps x and y), CV_32FC2 (one (H, W, 2) float32 map, map2 None), CV_16SC2 (an
+    (H, W, 2) int16 map of whole pixels with an (H, W) uint16 map of 32 fy + fx fractions, or
+    without it: nninterpolation=True rounds to whole pixels). Returns (dstmap1, dstmap2), dstmap2
+    None where the form has none; results equal cv2's bit for bit. On the GPU (device maps or
+    device=) the pair maps are gip.Images of shape (H, 2W) (gip images hold 1, 3 or 4
+    channels), which gip.remap takes as they are."""
+    t = _MAP_TYPE.get(_int(dstmap1type, "dstmap1type"))
+    if t is None:
+        _raise(InvalidArgument, "dstmap1type %r: CV_32FC1, CV_32FC2 or CV_16SC2" % (dstmap1type,))
+    m1 = _map_array(map1, "map1")
+    dt1 = _elem_dtype(m1)
+    if dt1 not in (_np.float32, _np.int16):
+        _raise(InvalidArgument, "convertMaps: map1 must be float32 or int16, got %s" % (dt1,))
+    shp = tuple(m1.shape)
+    pairs = dt1 == _np.int16 or map2 is None
+    if pairs:
+        m1, h, w = _pair_map(m1, dt1, "map1")
+    elif len(shp) != 2:
+        _raise(InvalidArgument, "convertMaps: float32 x and y maps are (H, W), got map1 %s" % (shp,))
+    else:
+        h, w = shp
+    m2 = None
+    if map2 is not None:
+        m2 = _map_array(map2, "map2")
+        dt2 = _elem_dtype(m2)
+        if dt1 == _np.int16 and dt2 == _np.int16:
+            m2 = m2.view(_np.uint16)
+        elif (dt1, dt2) not in ((_np.float32, _np.float32), (_np.int16, _np.uint16)):
+            _raise(InvalidArgument, "convertMaps: map1 %s with map2 %s is no map form" % (dt1, dt2))
+        if tuple(m2.shape) not in ((h, w), (h, w, 1)):
+            _raise(InvalidArgument, "convertMaps: map2 is %s; (%d, %d) expected"
+                   % (tuple(m2.shape), h, w))
+        m2 = m2.reshape(h, w)
+    ins = (m1,) if m2 is None else (m1, m2)
+    ctx, got, up = _prep(device, ins)
+    s1, s2 = got[0], got[1] if m2 is not None else None
+    on_host = not (isinstance(s1, Image) and s1.is_cuda)
+    if t == CV_32FC1:
+        shapes = [((h, w), _np.float32), ((h, w), _np.float32)]
+    elif t == CV_32FC2:
+        shapes = [((h, 2 * w), _np.float32)]
+    else:
+        shapes = [((h, 2 * w), _np.int16)] + ([] if nninterpolation else [((h, w), _np.uint16)])
+    given = [dstmap1, dstmap2]
+    outs = []
+    for k, (shape, dt) in enumerate(shapes):
+        d = given[k]
+        if d is not None and on_host:
+            d = _np.asarray(d)
+            if d.dtype == dt and d.ndim == 3 and d.shape[2] == 2 and d.shape[:2] == (h, w):
+                d = d.reshape(h, 2 * w)  # a (H, W, 2) dst written in place
+        outs.append(_alloc(ctx, s1, shape, dt, d, up))
+    _gip.convert_maps(ctx, s1, s2, outs[0], outs[1] if len(outs) > 1 else None)
+    res = [_finish(ctx, o, up, None) for o in outs]
+    if (on_host or up) and t != CV_32FC1:
+        res[0] = res[0].reshape(h, w, 2)  # numpy results as cv2 shapes them
+    return res[0], (res[1] if len(res) > 1 else None)
 
 
 # ---- thumbnail -------------------------------------------------------------------------------
@@ -382,9 +502,10 @@ copyMakeBorder = copy_make_border
 getRotationMatrix2D = get_rotation_matrix_2d
 getAffineTransform = get_affine_transform
 getPerspectiveTransform = get_perspective_transform
+convertMaps = convert_maps
 invertAffineTransform = invert_affine_transform
 pyrDown = pyr_down
 pyrUp = pyr_up
-__all__ += ["warpAffine", "warpPerspective", "copyMakeBorder", "getRotationMatrix2D",
+__all__ += ["convertMaps", "warpAffine", "warpPerspective", "copyMakeBorder", "getRotationMatrix2D",
             "getAffineTransform", "getPerspectiveTransform", "invertAffineTransform", "pyrDown",
             "pyrUp"]

@@ -345,7 +345,48 @@ static PyObject *py_threshold_value(PyObject *m, PyObject *args)
     return PyFloat_FromDouble(t);
 }
 
-PyMethodDef gpy_ops_methods[] = {{"real_to_complex", py_real_to_complex, METH_VARARGS, NULL},
+/* convert_maps(ctx, map1, map2|None, dst1, dst2|None) */
+static PyObject *py_convert_maps(PyObject *m, PyObject *args)
+{
+    PyObject *co, *o[4];
+    if (!PyArg_ParseTuple(args, "O!OOOO", &gpy_ContextType, &co, &o[0], &o[1], &o[2], &o[3]))
+        return NULL;
+    ContextObject *c = (ContextObject *)co;
+    static const char *const names[4] = {"map1", "map2", "dst1", "dst2"};
+    View v[4];
+    const gip_image *img[4] = {NULL, NULL, NULL, NULL};
+    int got = 0;
+    PyObject *ret = NULL;
+    for (; got < 4; got++) {
+        if (o[got] == Py_None)
+            continue;
+        if (gpy_resolve(c, o[got], got >= 2, names[got], &v[got]))
+            goto out_release;
+        img[got] = &v[got].img;
+    }
+    gip_status st;
+    char msg[1024];
+    GIP_PY_RUN(c, st, msg,
+               gip_convert_maps(c->ctx, img[0], img[1], (gip_image *)img[2], (gip_image *)img[3]));
+    if (st) {
+        gpy_raise_status(st, msg);
+        goto out_release;
+    }
+    for (int d = 2; d < 4; d++)
+        for (int i = 0; i < 2; i++)
+            if (img[d] && img[i])
+                gpy_keep_alive(o[d], o[i], &v[i]);
+    Py_INCREF(Py_None);
+    ret = Py_None;
+out_release:
+    for (int i = 0; i < got; i++)
+        if (img[i])
+            gpy_view_release(&v[i]);
+    return ret;
+}
+
+PyMethodDef gpy_ops_methods[] = {{"convert_maps", py_convert_maps, METH_VARARGS, NULL},
+                                 {"real_to_complex", py_real_to_complex, METH_VARARGS, NULL},
                                  {"conv2d", py_conv2d, METH_VARARGS, NULL},
                                  {"sobel_magnitude", py_sobel_magnitude, METH_VARARGS, NULL},
                                  {"cvt_color", py_cvt_color, METH_VARARGS, NULL},

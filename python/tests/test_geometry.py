@@ -540,6 +540,118 @@ def test_remap_identity_registry_and_bad_input():
         gip.Pipeline("remap", device="cpu")  # its maps cannot be given in a pipeline
 
 
+def _fixed_inside(m1, m2, h, w):
+    """Pixels whose four bilinear taps are all inside an h x w source (cv2's transparent border
+    reads outside the source for some of the others)."""
+    x, y = m1[..., 0].astype(int), m1[..., 1].astype(int)
+    return (x >= 0) & (x < w - 1) & (y >= 0) & (y < h - 1)
+
+
+@pytest.mark.parametrize("dt", [np.uint8, np.uint16, np.float32])
+@pytest.mark.parametrize("c", [1, 3, 4])
+def test_convert_maps_and_fixed_remap_vs_opencv(dt, c):
+    """cv2.convertMaps (float to fixed-point, whole pixels, back, pairs and split, NaN and huge
+    values) and cv2.remap with fixed-point maps (nearest with and without fractions, linear,
+    every border; transparent where cv2's result is defined): equal bit for bit."""
+    rng = np.random.default_rng(11 + c)
+    for (h, w), (dh, dw) in [((37, 53), (29, 41)), ((1, 1), (3, 5)), ((13, 300), (31, 287))]:
+        a = image(shape_of(w, h, c), dt, w)
+        mx = (rng.random((dh, dw)) * (w + 8) - 4).astype(np.float32)
+        my = (rng.random((dh, dw)) * (h + 8) - 4).astype(np.float32)
+        if dw * dh < 16:
+            # NaN and values beyond int32: saturated as cv2's scalar loop does (a map this small
+            # is all scalar loop; cv2's vector loop gives -2^31 to them instead)
+            mx[0, 0], my[0, 1], mx[-1, -1], my[-1, -1] = np.nan, 1e10, -3e9, np.inf
+        for t in (cv2.CV_16SC2, cv2.CV_32FC2, cv2.CV_32FC1, 11, 13):
+            for nn in ((False, True) if t in (cv2.CV_16SC2, 11) else (False,)):
+                ref = cv2.convertMaps(mx, my, t if t not in (11, 13) else t + 24,
+                                      nninterpolation=nn)
+                got = gip.convertMaps(mx, my, t, nninterpolation=nn)
+                for r, g in zip(ref, got):
+                    assert (r is None) == (g is None)
+                    if r is not None:
+                        assert r.shape == g.shape and r.dtype == g.dtype
+                        assert np.array_equal(r, g, equal_nan=True), (t, nn)
+        m1, m2 = cv2.convertMaps(mx, my, cv2.CV_16SC2)
+        n1, _ = cv2.convertMaps(mx, my, cv2.CV_16SC2, nninterpolation=True)
+        for t in (cv2.CV_32FC1, cv2.CV_32FC2):
+            for r, g in zip(cv2.convertMaps(m1, m2, t), gip.convertMaps(m1, m2, t)):
+                assert (r is None) == (g is None) and (r is None or np.array_equal(r, g))
+        inside = _fixed_inside(m1, m2, h, w)
+        for bt in WARP_BORDERS:
+            for inter, maps in ((cv2.INTER_LINEAR, (m1, m2)), (cv2.INTER_NEAREST, (m1, m2)),
+                                (cv2.INTER_NEAREST, (n1, None))):
+                init = image(shape_of(dw, dh, c), dt, 9)
+                ref = cv2.remap(a, maps[0], maps[1], inter, dst=init.copy(), borderMode=bt,
+                                borderValue=(7, 8, 9, 10))
+                got = gip.remap(a, maps[0], maps[1], inter, dst=init.copy(), borderMode=bt,
+                                borderValue=(7, 8, 9, 10), device="cpu")
+                what = "fixed remap %dx%d border %d inter %d%s" % (
+                    w, h, bt, inter, "" if maps[1] is not None else " whole pixels")
+                if bt == gip.BORDER_TRANSPARENT and inter == cv2.INTER_LINEAR:
+                    keep = ~inside
+                    assert np.array_equal(got[inside], ref[inside]), what
+                    assert np.array_equal(got[keep], init[keep]), what
+                else:
+                    assert np.array_equal(got, ref), what
+                if maps[1] is not None:  # cv2's CV_16SC1 fractions are the same bits
+                    two = gip.remap(a, maps[0], maps[1].view(np.int16), inter, dst=init.copy(),
+                                    borderMode=bt, borderValue=(7, 8, 9, 10), device="cpu")
+                    assert np.array_equal(two, got)
+
+
+def test_fixed_maps_bad_input():
+    a = image((20, 30, 3), np.uint8, 2)
+    ys, xs = np.mgrid[0:20, 0:30].astype(np.float32)
+    m1, m2 = gip.convertMaps(xs, ys, gip.CV_16SC2)
+    assert np.array_equal(gip.remap(a, m1, m2, cv2.INTER_LINEAR), a)
+    assert np.array_equal(gip.remap(a, m1, None, cv2.INTER_NEAREST), a)
+    with pytest.raises(gip.Unsupported):
+        gip.remap(a, m1, m2, cv2.INTER_CUBIC)
+    with pytest.raises(gip.InvalidArgument):
+        gip.remap(a, m1, m2.astype(np.float32), cv2.INTER_LINEAR)
+    with pytest.raises(gip.InvalidArgument):
+        gip.remap(a, m1, m2[:5], cv2.INTER_LINEAR)
+    with pytest.raises(gip.InvalidArgument):
+        gip.remap(a, m1[:, :, :1], m2, cv2.INTER_LINEAR)
+    with pytest.raises(gip.InvalidArgument):
+        gip.convertMaps(xs, ys, cv2.CV_8UC1)
+    with pytest.raises(gip.InvalidArgument):
+        gip.convertMaps(xs.astype(np.float64), ys, gip.CV_16SC2)
+    with pytest.raises(gip.InvalidArgument):
+        gip.convertMaps(xs, ys[:3], gip.CV_16SC2)
+    with pytest.raises(gip.InvalidArgument):
+        gip.convertMaps(m1, xs, gip.CV_32FC1)
+
+
+@requires_cuda
+@pytest.mark.parametrize("dt", [np.uint8, np.uint16, np.float32])
+def test_fixed_remap_and_convert_maps_cuda_equal_cpu(dt):
+    rng = np.random.default_rng(3)
+    for (h, w), (dh, dw) in [((37, 53), (29, 41)), ((1, 1), (3, 5)), ((13, 300), (31, 287))]:
+        mx = (rng.random((dh, dw)) * (w + 8) - 4).astype(np.float32)
+        my = (rng.random((dh, dw)) * (h + 8) - 4).astype(np.float32)
+        mx[0, 0] = np.nan
+        for t in (gip.CV_16SC2, gip.CV_32FC2, gip.CV_32FC1):
+            cpu = gip.convertMaps(mx, my, t, device="cpu")
+            gpu = gip.convertMaps(mx, my, t, device="cuda")
+            for r, g in zip(cpu, gpu):
+                assert (r is None) == (g is None)
+                assert r is None or np.array_equal(r, g, equal_nan=True)
+        m1, m2 = cv2.convertMaps(mx, my, cv2.CV_16SC2)
+        for c in (1, 3, 4):
+            a = image(shape_of(w, h, c), dt, w)
+            for bt in WARP_BORDERS:
+                for inter, maps in ((cv2.INTER_LINEAR, (m1, m2)), (cv2.INTER_NEAREST, (m1, m2)),
+                                    (cv2.INTER_NEAREST, (m1, None))):
+                    init = image(shape_of(dw, dh, c), dt, 9)
+                    cpu = gip.remap(a, maps[0], maps[1], inter, dst=init.copy(), borderMode=bt,
+                                    borderValue=(7, 8, 9, 10), device="cpu")
+                    gpu = gip.remap(a, maps[0], maps[1], inter, dst=init.copy(), borderMode=bt,
+                                    borderValue=(7, 8, 9, 10), device="cuda")
+                    assert np.array_equal(cpu, gpu)
+
+
 @requires_cuda
 @pytest.mark.parametrize("dt", [np.uint8, np.uint16, np.float32])
 def test_remap_cuda_equal_cpu(dt):

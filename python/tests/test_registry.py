@@ -58,11 +58,11 @@ def example(desc):
 
 def more_images(desc, a, seed):
     """{name: array} for the images an operation reads besides src, as declared: a's size, a's
-    dtype and channels or the first the input accepts; random values."""
+    dtype and channels where the input has src's type, else the widest dtype it accepts and a's
+    channels or the first count it accepts; random values."""
     out = {}
     for k, i in enumerate(desc["inputs"]):
-        dt = a.dtype if i["same_type"] or not i["dtypes"] or \
-            any(DTYPES.get(n) == a.dtype for n in i["dtypes"]) else DTYPES[i["dtypes"][0]]
+        dt = a.dtype if i["same_type"] or not i["dtypes"] else DTYPES[i["dtypes"][-1]]
         c = a.shape[2] if a.ndim == 3 else 1
         if not i["same_type"] and i["channels"] and c not in i["channels"]:
             c = i["channels"][0]

@@ -1,36 +1,62 @@
 /* SPDX-License-Identifier: MIT */
-/* remap, as cv2.remap with float maps: dst(x, y) = src(mapx(x, y), mapy(x, y)), nearest or
- * bilinear with every border (the sampling of the warps, warp.h); gip_remap() and the
+/* remap, as cv2.remap with float or fixed-point maps: dst(x, y) = src(mapx(x, y), mapy(x, y)),
+ * nearest or bilinear with every border (the sampling of the warps, warp.h); gip_remap() and the
  * registry's description (an operation that reads two more images). The CPU backend is the
  * warps' rows (warp.c), fed by the maps. */
+#include <stdbool.h>
 #include <string.h>
 
 #include "ops/geometry/remap.h"
 #include "ops/geometry/warp_params.h"
 #include "registry/registry.h"
 
+/* A map of the output's size (`wide`: twice its width, x and y pairs) in dst's memory. */
 static gip_status check_map(gip_context *ctx, const gip_image *m, const gip_image *dst,
-                            const char *what, const char *op)
+                            gip_dtype dtype, int wide, const char *what, const char *op)
 {
     gip_status st = gip__image_check_ctx(ctx, m, op, what);
     if (st)
         return st;
-    if (m->dtype != GIP_F32 || m->channels != 1)
+    if (m->dtype != dtype || m->channels != 1)
         return gip__error(ctx, GIP_ERR_UNSUPPORTED,
-                          "%s: %s is %d-channel %s; it must be 1-channel f32 (a 2-channel map is "
-                          "given as map1 = x, map2 = y)",
-                          op, what, (int)m->channels, gip_dtype_name(m->dtype));
-    if (m->width != dst->width || m->height != dst->height)
+                          "%s: %s is %d-channel %s; it must be 1-channel %s (%s)", op, what,
+                          (int)m->channels, gip_dtype_name(m->dtype), gip_dtype_name(dtype),
+                          dtype == GIP_F32   ? "float maps: map1 = x, map2 = y"
+                          : dtype == GIP_S16 ? "fixed-point maps: map1 holds x, y pairs"
+                                             : "fixed-point maps: map2 holds 32 fy + fx");
+    if (m->width != dst->width * (wide ? 2 : 1) || m->height != dst->height)
         return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
-                          "%s: %s is %lldx%lld but dst is %lldx%lld; they must be equal", op, what,
-                          (long long)m->width, (long long)m->height, (long long)dst->width,
-                          (long long)dst->height);
+                          "%s: %s is %lldx%lld but dst is %lldx%lld; it must be %lldx%lld%s", op,
+                          what, (long long)m->width, (long long)m->height, (long long)dst->width,
+                          (long long)dst->height, (long long)dst->width * (wide ? 2 : 1),
+                          (long long)dst->height, wide ? " (an x, y pair per pixel)" : "");
     if ((m->memory == GIP_MEM_CUDA) != (dst->memory == GIP_MEM_CUDA))
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
                           "%s: %s and dst must both be host or both device memory", op, what);
     if (gip__images_overlap(m, dst))
         return gip__error(ctx, GIP_ERR_ALIASING, "%s: %s and dst overlap", op, what);
     return GIP_OK;
+}
+
+/* The CPU rows of a fixed-point remap. */
+typedef struct fixed_job {
+    const gip__warp *w;
+    const gip_image *src, *dst, *mxy, *mf;
+} fixed_job;
+
+static void fixed_rows(void *arg, int64_t y0, int64_t y1)
+{
+    const fixed_job *j = arg;
+    const uint8_t *src = j->src->data;
+    for (int64_t y = y0; y < y1; y++) {
+        const int16_t *xy = (const int16_t *)((const uint8_t *)j->mxy->data + y * j->mxy->stride);
+        const uint16_t *f =
+            j->mf ? (const uint16_t *)((const uint8_t *)j->mf->data + y * j->mf->stride) : NULL;
+        uint8_t *drow = (uint8_t *)j->dst->data + y * j->dst->stride;
+        for (int64_t x = 0; x < j->dst->width; x++)
+            gip__warp_sample_fixed(j->w, src, j->src->stride, drow, x, xy[2 * x], xy[2 * x + 1],
+                                   f ? f[x] & 1023 : -1);
+    }
 }
 
 gip_status gip_remap(gip_context *ctx, const gip_image *src, gip_image *dst, const gip_image *mapx,
@@ -51,9 +77,20 @@ gip_status gip_remap(gip_context *ctx, const gip_image *src, gip_image *dst, con
     bool on_device = false;
     if ((st = gip__check_pair(ctx, src, dst, op, &on_device)))
         return st;
-    if ((st = check_map(ctx, mapx, dst, "map1", op)) ||
-        (st = check_map(ctx, mapy, dst, "map2", op)))
+    /* Float maps (f32 x and y), or fixed-point ones (s16 x, y pairs and u16 fractions or
+     * none). */
+    const bool fixed = mapx && mapx->dtype == GIP_S16;
+    if (fixed) {
+        if ((st = check_map(ctx, mapx, dst, GIP_S16, 1, "map1", op)) ||
+            (mapy && (st = check_map(ctx, mapy, dst, GIP_U16, 0, "map2", op))))
+            return st;
+        if (w.interp != GIP_INTER_NEAREST && w.interp != GIP_INTER_LINEAR)
+            return gip__error(ctx, GIP_ERR_UNSUPPORTED,
+                              "%s: fixed-point maps take nearest or linear interpolation", op);
+    } else if ((st = check_map(ctx, mapx, dst, GIP_F32, 0, "map1", op)) ||
+               (st = check_map(ctx, mapy, dst, GIP_F32, 0, "map2", op))) {
         return st;
+    }
     if ((st = gip__check_dtype(ctx, src, GIP__DT_IMAGE, op, "src")))
         return st;
     if (dst->dtype != src->dtype || dst->channels != src->channels)
@@ -68,10 +105,16 @@ gip_status gip_remap(gip_context *ctx, const gip_image *src, gip_image *dst, con
                           op);
     if (on_device) {
 #ifdef GIP_HAVE_CUDA
-        return gip__remap_cuda(ctx, src, mapx, mapy, dst, &w);
+        return fixed ? gip__remap_fixed_cuda(ctx, src, mapx, mapy, dst, &w)
+                     : gip__remap_cuda(ctx, src, mapx, mapy, dst, &w);
 #else
         return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
 #endif
+    }
+    if (fixed) {
+        fixed_job j = {&w, src, dst, mapx, mapy};
+        gip__parallel_for(ctx, dst->height, 8, fixed_rows, &j);
+        return GIP_OK;
     }
     gip__warp_remap_cpu(ctx, src, dst, mapx, mapy, &w);
     return GIP_OK;
@@ -94,14 +137,16 @@ static const gip_param decl[] = {
 static const gip_input inputs[] = {
     {.name = "map1",
      .flags = 0,
-     .dtypes = GIP_DTYPE_BIT(GIP_F32),
+     .dtypes = GIP_DTYPE_BIT(GIP_F32) | GIP_DTYPE_BIT(GIP_S16),
      .channels = GIP_CHANNELS_BIT(1),
-     .doc = "the source x of each output pixel: one-channel f32 of the output's size"},
+     .doc = "the source x of each output pixel: one-channel f32 of the output's size; or "
+            "fixed-point (cv2.convertMaps' CV_16SC2): s16 x, y pairs, twice the output's width"},
     {.name = "map2",
-     .flags = 0,
-     .dtypes = GIP_DTYPE_BIT(GIP_F32),
+     .flags = GIP_INPUT_OPTIONAL,
+     .dtypes = GIP_DTYPE_BIT(GIP_F32) | GIP_DTYPE_BIT(GIP_U16),
      .channels = GIP_CHANNELS_BIT(1),
-     .doc = "the source y of each output pixel: one-channel f32 of the output's size"},
+     .doc = "the source y of each output pixel: one-channel f32 of the output's size; with a "
+            "fixed-point map1, u16 32 fy + fx (CV_16UC1) or none (nearest, whole pixels)"},
 };
 
 typedef struct remap_step {
@@ -149,12 +194,16 @@ static gip_status run_inputs(gip_context *ctx, const gip_image *src, const gip_i
 const gip_op gip__op_remap = {
     .name = "remap",
     .family = "geometry",
-    .summary = "Samples the image at the positions two float maps give, as cv2.remap.",
+    .summary = "Samples the image at the positions two maps give, as cv2.remap.",
     .doc = "dst(x, y) = src(map1(x, y), map2(x, y)), nearest (rounded half to even) or "
            "bilinear with fused single-precision weights as OpenCV 5 computes them, so u8 "
            "results equal cv2.remap's; every border incl. transparent. The maps are one-channel "
-           "f32 images of the output's size (dsize); a 2-channel map is given split. CPU and "
-           "CUDA give identical results. Reads the whole image (not tiled).",
+           "f32 images of the output's size (dsize); a 2-channel map is given split. "
+           "Fixed-point maps (cv2.convertMaps, gip_convert_maps()) are taken too: map1 s16 x, y "
+           "pairs and map2 u16 fractions in 1/32 pixel, sampled with OpenCV's tables (u8 "
+           "integer weights), nearest or linear; results equal cv2.remap's with such maps except "
+           "where, under the transparent border, cv2 reads outside the source. CPU and CUDA "
+           "give identical results. Reads the whole image (not tiled).",
     .cv_name = "cv2.remap",
     .params = decl,
     .nparams = GIP__COUNT(decl),

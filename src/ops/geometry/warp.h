@@ -224,6 +224,89 @@ GIP__WP_HD void gip__warp_sample(const gip__warp *w, const uint8_t *src, int64_t
     }
 }
 
+/* Output pixel x of row drow from a fixed-point map entry, as cv2.remap with CV_16SC2 maps
+ * (cv2.convertMaps): the integer position (sx, sy) and fxy = 32 * fy + fx in 1/32 of a pixel
+ * (-1: no fractions). Nearest reads (sx + (fx >= 16), sy + (fy >= 16)); bilinear weighs the
+ * four taps by OpenCV's table (u8: the integer weights (32 - fx) (32 - fy) * 32 ... summed with
+ * 1 << 14 and shifted by 15; u16 and f32: the float weights (1 - fx / 32) (1 - fy / 32) ...
+ * added left to right). A pixel with a tap outside the image keeps dst's value under the
+ * transparent border (cv2 reads outside the source for some of them). */
+GIP__WP_HD void gip__warp_sample_fixed(const gip__warp *w, const uint8_t *src, int64_t sstride,
+                                       uint8_t *drow, int64_t x, int64_t sx, int64_t sy,
+                                       int32_t fxy)
+{
+    const int32_t cn = w->cn;
+    const gip_dtype dt = w->dtype;
+    const int64_t sw = w->sw, sh = w->sh;
+    const int32_t border = w->border;
+    const int32_t fx = fxy >= 0 ? fxy & 31 : 0, fy = fxy >= 0 ? (fxy >> 5) & 31 : 0;
+    if (w->interp == GIP_INTER_NEAREST) {
+        sx += fx >= 16;
+        sy += fy >= 16;
+        if (sx < 0 || sx >= sw || sy < 0 || sy >= sh) {
+            if (border == GIP__BORDER_TRANSPARENT)
+                return;
+            if (border == GIP_BORDER_CONSTANT) {
+                for (int32_t c = 0; c < cn; c++)
+                    gip__wp_store(drow, x * cn + c, dt, w->bval[c]);
+                return;
+            }
+            sx = gip__wp_wrap(sx, sw, border);
+            sy = gip__wp_wrap(sy, sh, border);
+        }
+        for (int32_t c = 0; c < cn; c++)
+            gip__wp_store(drow, x * cn + c, dt, gip__wp_load(src + sy * sstride, sx * cn + c, dt));
+        return;
+    }
+    const int inside = sx >= 0 && sx < sw - 1 && sy >= 0 && sy < sh - 1;
+    if (!inside) {
+        if (border == GIP__BORDER_TRANSPARENT)
+            return;
+        if (border == GIP_BORDER_CONSTANT && (sx >= sw || sx + 1 < 0 || sy >= sh || sy + 1 < 0)) {
+            for (int32_t c = 0; c < cn; c++)
+                gip__wp_store(drow, x * cn + c, dt, w->bval[c]);
+            return;
+        }
+    }
+    /* The taps' places: -1 for one outside under the constant border. */
+    int64_t tx[2], ty[2];
+    for (int k = 0; k < 2; k++) {
+        tx[k] = sx + k;
+        ty[k] = sy + k;
+        if (inside)
+            continue;
+        if (border == GIP_BORDER_CONSTANT) {
+            tx[k] = tx[k] >= 0 && tx[k] < sw ? tx[k] : -1;
+            ty[k] = ty[k] >= 0 && ty[k] < sh ? ty[k] : -1;
+        } else {
+            tx[k] = gip__wp_wrap(tx[k], sw, border);
+            ty[k] = gip__wp_wrap(ty[k], sh, border);
+        }
+    }
+    for (int32_t c = 0; c < cn; c++) {
+        float p[4];
+        for (int k = 0; k < 4; k++) {
+            const int64_t px = tx[k & 1], py = ty[k >> 1];
+            p[k] =
+                px >= 0 && py >= 0 ? gip__wp_load(src + py * sstride, px * cn + c, dt) : w->bval[c];
+        }
+        if (dt == GIP_U8) {
+            const int32_t a = 32 - fx, b = 32 - fy;
+            const int32_t acc = (int32_t)p[0] * (a * b * 32) + (int32_t)p[1] * (fx * b * 32) +
+                                (int32_t)p[2] * (a * fy * 32) + (int32_t)p[3] * (fx * fy * 32);
+            drow[x * cn + c] = (uint8_t)((acc + (1 << 14)) >> 15);
+        } else {
+            const float a = (float)fx * 0.03125f, b = (float)fy * 0.03125f;
+            const float a1 = GIP__WP_SUB(1.f, a), b1 = GIP__WP_SUB(1.f, b);
+            float v = GIP__WP_MUL(p[0], GIP__WP_MUL(b1, a1));
+            v = GIP__WP_ADD(v, GIP__WP_MUL(p[1], GIP__WP_MUL(b1, a)));
+            v = GIP__WP_ADD(v, GIP__WP_MUL(p[2], GIP__WP_MUL(b, a1)));
+            v = GIP__WP_ADD(v, GIP__WP_MUL(p[3], GIP__WP_MUL(b, a)));
+            gip__wp_store(drow, x * cn + c, dt, v);
+        }
+    }
+}
+
 /* Output pixel (x, y) of row drow. */
 GIP__WP_HD void gip__warp_px(const gip__warp *w, const uint8_t *src, int64_t sstride, uint8_t *drow,
                              int64_t x, int64_t y)
