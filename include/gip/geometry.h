@@ -136,7 +136,7 @@ typedef struct gip_warp_params {
  * already the inverse), as cv2.warpAffine with dsize = dst's size: OpenCV 5's arithmetic (the
  * inverse in double, then single-precision coordinates and fused bilinear weights, nearest
  * rounded half to even), so u8 results equal cv2's; every border mode incl. transparent.
- * Cubic (borders constant and replicate): OpenCV 5's single-precision bicubic (a = -0.75), u8
+ * Cubic (every border incl. transparent): OpenCV 5's single-precision bicubic (a = -0.75), u8
  * within one level of cv2 (equal on all but about 1 pixel in 10^4).
  * dtypes u8, u16, f32; 1, 3 or 4 channels; any strides and sizes (src sides below 2^30); both
  * backends with identical results.

@@ -175,9 +175,8 @@ def warp_affine(src, M, dsize, dst=None, flags=INTER_LINEAR, borderMode=BORDER_C
                 borderValue=0, *, device=None):
     """cv2.warpAffine: dst(x, y) = src(M^-1 (x, y)) (M itself with WARP_INVERSE_MAP) into a
     dsize=(width, height) image; INTER_NEAREST or INTER_LINEAR (uint8 results equal cv2's:
-    OpenCV 5's arithmetic) with every borderMode incl. BORDER_TRANSPARENT (give dst), or
-    INTER_CUBIC with BORDER_CONSTANT or BORDER_REPLICATE (within a level of cv2's);
-    borderValue a Scalar."""
+    OpenCV 5's arithmetic) or INTER_CUBIC (within a level of cv2's), with every borderMode incl.
+    BORDER_TRANSPARENT (give dst); borderValue a Scalar."""
     return _warp("warp_affine", 2, src, M, dsize, dst, flags, borderMode, borderValue, device)
 
 
@@ -347,8 +346,8 @@ def remap(src, map1, map2, interpolation, dst=None, borderMode=BORDER_CONSTANT, 
           device=None):
     """cv2.remap with float maps: map1 (H, W, 2) float32 of (x, y) with map2 None, or map1 and
     map2 (H, W) float32 of x and y. INTER_NEAREST or INTER_LINEAR with every borderMode incl.
-    BORDER_TRANSPARENT (give dst): uint8 results equal cv2's; INTER_CUBIC with BORDER_CONSTANT
-    or BORDER_REPLICATE: within a level. Fixed-point maps from cv2.convertMaps / gip.convertMaps
+    BORDER_TRANSPARENT (give dst): uint8 results equal cv2's; INTER_CUBIC (every border):
+    within a level. Fixed-point maps from cv2.convertMaps / gip.convertMaps
     are taken too: map1 (H, W, 2) int16 (x, y) and map2 (H, W) uint16 32 fy + fx or None (whole
     pixels), INTER_NEAREST or INTER_LINEAR, equal to cv2.remap with those maps (under
     BORDER_TRANSPARENT a pixel with a tap outside the source keeps dst, where cv2 reads outside

@@ -124,7 +124,7 @@ static const gip_param decl[] = {
     GIP__PARAM("dsize", GIP_PARAM_SIZE, GIP_PARAM_POSITIONAL, 0, 2147483647, 0, NULL, "0",
                "the output size WxH, the maps' size; 0: the source's"),
     GIP__PARAM("interpolation", GIP_PARAM_CHOICE, 0, 0, 0, 0, gip__warp_interps, "linear",
-               "nearest, linear or cubic (cubic with border constant or replicate; area is "
+               "nearest, linear or cubic (area is linear; fixed-point maps: nearest or "
                "linear)"),
     GIP__PARAM("border", GIP_PARAM_CHOICE, 0, 0, 0, 0, gip__warp_borders, "constant",
                "cv2's borderMode: constant, replicate, reflect, wrap, reflect101, or transparent "

@@ -84,12 +84,6 @@ gip_status gip__warp_setup(gip_context *ctx, gip__warp *w, const double *mat, in
     if ((unsigned)border->mode > GIP_BORDER_WRAP)
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "%s: border mode %d is unknown", op,
                           (int)border->mode);
-    if (interp == GIP_INTER_CUBIC && (transparent || (border->mode != GIP_BORDER_CONSTANT &&
-                                                      border->mode != GIP_BORDER_REPLICATE)))
-        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
-                          "%s: cubic interpolation takes border constant or replicate only (%s "
-                          "is not supported with cubic)",
-                          op, transparent ? "transparent" : gip_border_name(border->mode));
     double inv[9] = {0, 0, 0, 0, 0, 0, 0, 0, 1};
     if (flags & GIP_WARP_INVERSE_MAP)
         memcpy(inv, mat, (persp ? 9 : 6) * sizeof *inv);

@@ -190,6 +190,15 @@ GIP__WP_HD void gip__warp_sample(const gip__warp *w, const uint8_t *src, int64_t
             gip__wp_store(drow, x * cn + c, dt, gip__wp_load(src + iy * sstride, ix * cn + c, dt));
         return;
     }
+    if (w->interp == GIP_INTER_CUBIC && border != GIP_BORDER_CONSTANT &&
+        border != GIP__BORDER_TRANSPARENT) {
+        /* OpenCV 5's bicubic holds the position within [-m, 2m] on each axis, m the side or 16
+         * if larger, under the borders that repeat the image (far positions then read the
+         * image there, not their own reflection). */
+        const float mx = (float)(sw > 16 ? sw : 16), my = (float)(sh > 16 ? sh : 16);
+        sx = sx < -mx ? -mx : sx > 2 * mx ? 2 * mx : sx;
+        sy = sy < -my ? -my : sy > 2 * my ? 2 * my : sy;
+    }
     const int64_t ix = gip__wp_int(sx, 0), iy = gip__wp_int(sy, 0);
     const float fx = GIP__WP_SUB(sx, (float)ix), fy = GIP__WP_SUB(sy, (float)iy);
     if (w->interp == GIP_INTER_CUBIC) {
