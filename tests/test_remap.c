@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* gip_remap (and the remap step through gip_op_apply_inputs) against a double-precision
- * reference written here (nearest rounded half to even, bilinear, OpenCV's borders) on every
- * dtype, channel count, border, awkward size and padded stride; identity maps copy exactly; on
- * CUDA equal to the CPU bit for bit; bad input refused with the output untouched. */
+ * reference written here (nearest rounded half to even, bilinear, Lanczos-4, OpenCV's borders) on
+ * every dtype, channel count, border, awkward size and padded stride; identity maps copy exactly;
+ * on CUDA equal to the CPU bit for bit; bad input refused with the output untouched. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +24,20 @@ static double tap(const gip_image *s, int64_t x, int64_t y, int32_t c, const gip
         return b->value[c];
     return gt_get(s, ref_border_map(x, s->width, b->mode), ref_border_map(y, s->height, b->mode),
                   c);
+}
+
+/* Lanczos-4 weights of the taps at -3..4 for fraction t: sinc(d) sinc(d / 4), normalised. */
+static void lanczos(double t, double *w)
+{
+    const double pi = 3.14159265358979323846;
+    double sum = 0;
+    for (int k = 0; k < 8; k++) {
+        const double d = t + 3 - k;
+        w[k] = fabs(d) < 1e-9 ? 1 : 4 * sin(pi * d) * sin(pi * d / 4) / (pi * pi * d * d);
+        sum += w[k];
+    }
+    for (int k = 0; k < 8; k++)
+        w[k] /= sum;
 }
 
 typedef struct remap_case {
@@ -82,11 +96,13 @@ static void cases(gip_context *ctx)
         for (size_t d = 0; d < sizeof dtypes / sizeof dtypes[0]; d++)
             for (size_t c = 0; c < sizeof chans / sizeof chans[0]; c++)
                 for (size_t b = 0; b < sizeof borders / sizeof borders[0]; b++)
-                    for (int nearest = 0; nearest < 2; nearest++, seed++) {
+                    for (int nearest = 0; nearest < 3; nearest++, seed++) { /* 2: lanczos4 */
                         if (!gt_case())
                             continue;
                         remap_case rc = {&mx, &my, GIP_WARP_PARAMS_DEFAULT};
-                        rc.p.flags = nearest ? GIP_INTER_NEAREST : GIP_INTER_LINEAR;
+                        rc.p.flags = nearest == 2 ? GIP_INTER_LANCZOS4
+                                     : nearest    ? GIP_INTER_NEAREST
+                                                  : GIP_INTER_LINEAR;
                         rc.p.border.mode = borders[b];
                         for (int k = 0; k < 4; k++)
                             rc.p.border.value[k] = (float)(3 + k);
@@ -99,7 +115,9 @@ static void cases(gip_context *ctx)
                         snprintf(label, sizeof label, "remap %lldx%lld %s c%d %s %s",
                                  (long long)sz.w, (long long)sz.h, gip_dtype_name(dtypes[d]),
                                  (int)chans[c], gip_border_name(borders[b]),
-                                 nearest ? "nearest" : "linear");
+                                 nearest == 2 ? "lanczos4"
+                                 : nearest    ? "nearest"
+                                              : "linear");
                         if (GT_OK(gt_run_unary(ctx, run_remap, &src, &dst, &rc, 0x5A))) {
                             GT_CHECK(gt_padding_intact(&dst), "%s: padding written", label);
                             if (cpu) {
@@ -115,7 +133,22 @@ static void cases(gip_context *ctx)
                                             const double sx = gt_get(&mx, x, y, 0),
                                                          sy = gt_get(&my, x, y, 0);
                                             double v;
-                                            if (nearest)
+                                            if (nearest == 2) {
+                                                /* OpenCV's 1/32-pixel position, the
+                                                 * window's double weights */
+                                                const int64_t X = (int64_t)nearbyint(sx * 32),
+                                                              Y = (int64_t)nearbyint(sy * 32);
+                                                double wx[8], wy[8];
+                                                lanczos((X & 31) / 32.0, wx);
+                                                lanczos((Y & 31) / 32.0, wy);
+                                                v = 0;
+                                                for (int i = 0; i < 8; i++)
+                                                    for (int j = 0; j < 8; j++)
+                                                        v +=
+                                                            wy[i] * wx[j] *
+                                                            tap(&src, (X >> 5) - 3 + j,
+                                                                (Y >> 5) - 3 + i, ch, &rc.p.border);
+                                            } else if (nearest)
                                                 v = tap(&src, (int64_t)nearbyint(sx),
                                                         (int64_t)nearbyint(sy), ch, &rc.p.border);
                                             else {
@@ -137,8 +170,12 @@ static void cases(gip_context *ctx)
                                             if (e > worst)
                                                 worst = e;
                                         }
-                                /* u8/u16: a level (rounding at .5); f32: float weights */
-                                const double tol = nearest ? 0 : dtypes[d] == GIP_F32 ? 1e-3 : 1;
+                                /* u8/u16: a level (rounding at .5; Lanczos: OpenCV's
+                                 * tables); f32: float weights */
+                                const double tol = nearest == 1                           ? 0
+                                                   : dtypes[d] == GIP_F32                 ? 1e-3
+                                                   : dtypes[d] == GIP_U16 && nearest == 2 ? 2
+                                                                                          : 1;
                                 GT_CHECK(worst <= tol, "%s: largest difference %g > %g", label,
                                          worst, tol);
                             }
@@ -474,7 +511,7 @@ static void identity_registry_and_bad_input(gip_context *ctx)
         GT_STATUS(gip_remap(ctx, &src, &dst, &src, &my, &p), GIP_ERR_UNSUPPORTED);
         p.flags = GIP_INTER_LINEAR | GIP_WARP_INVERSE_MAP;
         GT_STATUS(gip_remap(ctx, &src, &dst, &mx, &my, &p), GIP_ERR_INVALID_ARGUMENT);
-        p.flags = GIP_INTER_LANCZOS4;
+        p.flags = GIP_INTER_LINEAR_EXACT; /* resize's only */
         GT_STATUS(gip_remap(ctx, &src, &dst, &mx, &my, &p), GIP_ERR_INVALID_ARGUMENT);
         for (int64_t i = 0; i < 21 * 3; i++)
             GT_CHECK(((uint8_t *)dst.data)[i] == 0x77, "dst written by a refusal at %lld",

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* gip_warp_affine and gip_warp_perspective against a double-precision reference written here
- * (the inverse map, nearest and bilinear sampling, OpenCV's borders) on every dtype, channel
- * count, border, awkward size and padded stride, within what single-precision coordinates allow;
- * identity matrices copy exactly; on CUDA equal to the CPU bit for bit; bad input refused with
- * the output untouched. (Bit-exactness against cv2 itself is python/tests/test_geometry.py.) */
+ * (the inverse map, nearest, bilinear, bicubic and Lanczos-4 sampling, OpenCV's borders) on every
+ * dtype, channel count, border, awkward size and padded stride, within what single-precision
+ * coordinates allow; identity matrices copy exactly; on CUDA equal to the CPU bit for bit; bad
+ * input refused with the output untouched. (Bit-exactness against cv2 itself is
+ * python/tests/test_geometry.py.) */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,44 @@ static double tap(const gip_image *src, int64_t x, int64_t y, int32_t c, const g
                   ref_border_map(y, src->height, b->mode), c);
 }
 
+/* OpenCV's fixed-point position (1/32 pixel) of output pixel (x, y) of a dw x dh Lanczos warp:
+ * affine in integers (10 fraction bits, rounded, + 16, >> 5); perspective in double with the
+ * column split at OpenCV's blocks of bw0 columns. */
+static void lz_position(const double *m, int persp, int64_t dw, int64_t dh, int64_t x, int64_t y,
+                        int64_t *X, int64_t *Y)
+{
+    if (!persp) {
+        *X = ((int64_t)nearbyint((m[1] * y + m[2]) * 1024) + 16 +
+              (int64_t)nearbyint(m[0] * x * 1024)) >>
+             5;
+        *Y = ((int64_t)nearbyint((m[4] * y + m[5]) * 1024) + 16 +
+              (int64_t)nearbyint(m[3] * x * 1024)) >>
+             5;
+        return;
+    }
+    const int64_t bh0 = dh < 16 ? dh : 16, bw0 = 1024 / bh0 < dw ? 1024 / bh0 : dw;
+    const int64_t bx = x / bw0 * bw0, x1 = x - bx;
+    const double X0 = m[0] * bx + m[1] * y + m[2], Y0 = m[3] * bx + m[4] * y + m[5];
+    double W = m[6] * bx + m[7] * y + m[8] + m[6] * x1;
+    W = W != 0 ? 32 / W : 0;
+    *X = (int64_t)nearbyint((X0 + m[0] * x1) * W);
+    *Y = (int64_t)nearbyint((Y0 + m[3] * x1) * W);
+}
+
+/* Lanczos-4 weights of the taps at -3..4 for fraction t: sinc(d) sinc(d / 4), normalised. */
+static void lanczos(double t, double *w)
+{
+    const double pi = 3.14159265358979323846;
+    double sum = 0;
+    for (int k = 0; k < 8; k++) {
+        const double d = t + 3 - k;
+        w[k] = fabs(d) < 1e-9 ? 1 : 4 * sin(pi * d) * sin(pi * d / 4) / (pi * pi * d * d);
+        sum += w[k];
+    }
+    for (int k = 0; k < 8; k++)
+        w[k] /= sum;
+}
+
 /* The reference; *skip marks pixels whose nearest source is ambiguous (a coordinate within 1e-3
  * of a half) and are not compared. */
 /* Keys' cubic weights (a = -0.75) of the taps at -1, 0, 1, 2 for fraction t. */
@@ -59,6 +98,22 @@ static void reference(const gip_image *src, gip_image *exp, const double *inv, i
 {
     for (int64_t y = 0; y < exp->height; y++)
         for (int64_t x = 0; x < exp->width; x++) {
+            if (cubic == 2) { /* Lanczos-4 at OpenCV's 1/32-pixel positions */
+                int64_t X, Y;
+                lz_position(inv, persp, exp->width, exp->height, x, y, &X, &Y);
+                double wx[8], wy[8];
+                lanczos((X & 31) / 32.0, wx);
+                lanczos((Y & 31) / 32.0, wy);
+                skip[y * exp->width + x] = 0;
+                for (int32_t c = 0; c < src->channels; c++) {
+                    double v = 0;
+                    for (int i = 0; i < 8; i++)
+                        for (int j = 0; j < 8; j++)
+                            v += wy[i] * wx[j] * tap(src, (X >> 5) - 3 + j, (Y >> 5) - 3 + i, c, b);
+                    gt_set(exp, x, y, c, v);
+                }
+                continue;
+            }
             double w = persp ? inv[6] * x + inv[7] * y + inv[8] : 1;
             const double sx = (inv[0] * x + inv[1] * y + inv[2]) / w;
             const double sy = (inv[3] * x + inv[4] * y + inv[5]) / w;
@@ -144,8 +199,8 @@ static void cases(gip_context *ctx)
             for (size_t d = 0; d < sizeof dtypes / sizeof dtypes[0]; d++)
                 for (size_t c = 0; c < sizeof chans / sizeof chans[0]; c++)
                     for (size_t b = 0; b < sizeof borders / sizeof borders[0]; b++)
-                        for (int nearest = 0; nearest < 3;
-                             nearest++, seed++) { /* linear, nearest, cubic */
+                        for (int nearest = 0; nearest < 4;
+                             nearest++, seed++) { /* linear, nearest, cubic, lanczos4 */
                             if (!gt_case())
                                 continue;
                             warp_case w = {0};
@@ -159,9 +214,10 @@ static void cases(gip_context *ctx)
                                 const double m[9] = {0.9, 0.1, 3, -0.05, 1.1, -2, 0.001, -0.002, 1};
                                 memcpy(w.m, m, sizeof m);
                             }
-                            w.p.flags = nearest == 2 ? GIP_INTER_CUBIC
-                                        : nearest    ? GIP_INTER_NEAREST
-                                                     : GIP_INTER_LINEAR;
+                            w.p.flags = nearest == 3   ? GIP_INTER_LANCZOS4
+                                        : nearest == 2 ? GIP_INTER_CUBIC
+                                        : nearest      ? GIP_INTER_NEAREST
+                                                       : GIP_INTER_LINEAR;
                             w.p.border.mode = borders[b];
                             for (int k = 0; k < 4; k++)
                                 w.p.border.value[k] = (float)(7 + k);
@@ -177,9 +233,10 @@ static void cases(gip_context *ctx)
                                                  : "perspective",
                                      (long long)sz.w, (long long)sz.h, gip_dtype_name(dtypes[d]),
                                      (int)chans[c], gip_border_name(borders[b]),
-                                     nearest == 2 ? "cubic"
-                                     : nearest    ? "nearest"
-                                                  : "linear");
+                                     nearest == 3   ? "lanczos4"
+                                     : nearest == 2 ? "cubic"
+                                     : nearest      ? "nearest"
+                                                    : "linear");
                             if (GT_OK(gt_run_unary(ctx, run_warp, &src, &dst, &w, 0x5A))) {
                                 GT_CHECK(gt_padding_intact(&dst), "%s: padding written", label);
                                 if (cpu) {
@@ -189,10 +246,12 @@ static void cases(gip_context *ctx)
                                     double inv[9];
                                     invert(&w, inv);
                                     uint8_t *skip = malloc((size_t)(dw * dh));
-                                    reference(&src, &exp, inv, w.persp, nearest == 1, nearest == 2,
-                                              &w.p.border, skip);
+                                    reference(&src, &exp, inv, w.persp, nearest == 1,
+                                              nearest == 3 ? 2 : nearest == 2, &w.p.border, skip);
                                     /* single-precision coordinates: about 2^-22 of their
                                      * size, times the gradient (values 0..255, u16 full) */
+                                    /* Lanczos: the positions are the reference's, the
+                                     * weights OpenCV's tables (u8 15-bit integers) */
                                     const double tol = nearest == 1           ? 0
                                                        : dtypes[d] == GIP_F32 ? 0.01
                                                        : dtypes[d] == GIP_U16
@@ -241,7 +300,7 @@ static void identity_and_bad_input(gip_context *ctx)
     gt_poison(&dst, 0x77);
     GT_STATUS(gip_warp_affine(ctx, &src, &dst, NULL, &p), GIP_ERR_INVALID_ARGUMENT);
     GT_STATUS(gip_warp_affine(ctx, NULL, &dst, m, &p), GIP_ERR_INVALID_ARGUMENT);
-    p.flags = GIP_INTER_LANCZOS4;
+    p.flags = GIP_INTER_LINEAR_EXACT; /* resize's only */
     GT_STATUS(gip_warp_affine(ctx, &src, &dst, m, &p), GIP_ERR_INVALID_ARGUMENT);
     p.flags = GIP_INTER_LINEAR | 64;
     GT_STATUS(gip_warp_affine(ctx, &src, &dst, m, &p), GIP_ERR_INVALID_ARGUMENT);

@@ -150,9 +150,9 @@ def _warp(name, rows, src, M, dsize, dst, flags, borderMode, borderValue, device
     f = _int(flags, "flags")
     inter = f & 7
     if f & ~(7 | WARP_INVERSE_MAP) or inter not in (INTER_NEAREST, INTER_LINEAR, INTER_CUBIC,
-                                                    INTER_AREA):
-        _raise(InvalidArgument, "flags %r: INTER_NEAREST, INTER_LINEAR or INTER_CUBIC "
-               "(INTER_AREA is linear), optionally | WARP_INVERSE_MAP" % (flags,))
+                                                    INTER_AREA, INTER_LANCZOS4):
+        _raise(InvalidArgument, "flags %r: INTER_NEAREST, INTER_LINEAR, INTER_CUBIC or "
+               "INTER_LANCZOS4 (INTER_AREA is linear), optionally | WARP_INVERSE_MAP" % (flags,))
     b = _int(borderMode, "borderMode") & ~16
     if b not in _WARP_BORDER:
         _raise(InvalidArgument, "borderMode %r: BORDER_CONSTANT, REPLICATE, REFLECT, WRAP, "
@@ -174,9 +174,9 @@ def _warp(name, rows, src, M, dsize, dst, flags, borderMode, borderValue, device
 def warp_affine(src, M, dsize, dst=None, flags=INTER_LINEAR, borderMode=BORDER_CONSTANT,
                 borderValue=0, *, device=None):
     """cv2.warpAffine: dst(x, y) = src(M^-1 (x, y)) (M itself with WARP_INVERSE_MAP) into a
-    dsize=(width, height) image; INTER_NEAREST or INTER_LINEAR (uint8 results equal cv2's:
-    OpenCV 5's arithmetic) or INTER_CUBIC (within a level of cv2's), with every borderMode incl.
-    BORDER_TRANSPARENT (give dst); borderValue a Scalar."""
+    dsize=(width, height) image; INTER_NEAREST, INTER_LINEAR or INTER_LANCZOS4 (uint8 results
+    equal cv2's: OpenCV's arithmetic) or INTER_CUBIC (within a level of cv2's), with every
+    borderMode incl. BORDER_TRANSPARENT (give dst); borderValue a Scalar."""
     return _warp("warp_affine", 2, src, M, dsize, dst, flags, borderMode, borderValue, device)
 
 
@@ -346,17 +346,18 @@ def remap(src, map1, map2, interpolation, dst=None, borderMode=BORDER_CONSTANT, 
           device=None):
     """cv2.remap with float maps: map1 (H, W, 2) float32 of (x, y) with map2 None, or map1 and
     map2 (H, W) float32 of x and y. INTER_NEAREST or INTER_LINEAR with every borderMode incl.
-    BORDER_TRANSPARENT (give dst): uint8 results equal cv2's; INTER_CUBIC (every border):
-    within a level. Fixed-point maps from cv2.convertMaps / gip.convertMaps
-    are taken too: map1 (H, W, 2) int16 (x, y) and map2 (H, W) uint16 32 fy + fx or None (whole
-    pixels), INTER_NEAREST or INTER_LINEAR, equal to cv2.remap with those maps (under
+    BORDER_TRANSPARENT (give dst): uint8 results equal cv2's; INTER_LANCZOS4: uint8 equal to
+    cv2's; INTER_CUBIC (every border): within a level. Fixed-point maps from cv2.convertMaps /
+    gip.convertMaps are taken too: map1 (H, W, 2) int16 (x, y) and map2 (H, W) uint16 32 fy + fx
+    or None (whole pixels), INTER_NEAREST, INTER_LINEAR or INTER_LANCZOS4, equal to cv2.remap
+    with those maps (under
     BORDER_TRANSPARENT a pixel with a tap outside the source keeps dst, where cv2 reads outside
     the source)."""
     m1 = _map_array(map1, "map1")
     f = _int(interpolation, "interpolation")
-    if f not in (INTER_NEAREST, INTER_LINEAR, INTER_CUBIC, INTER_AREA):
-        _raise(InvalidArgument, "interpolation %r: INTER_NEAREST, INTER_LINEAR or INTER_CUBIC"
-               % (interpolation,))
+    if f not in (INTER_NEAREST, INTER_LINEAR, INTER_CUBIC, INTER_AREA, INTER_LANCZOS4):
+        _raise(InvalidArgument, "interpolation %r: INTER_NEAREST, INTER_LINEAR, INTER_CUBIC or "
+               "INTER_LANCZOS4" % (interpolation,))
     if _elem_dtype(m1) == _np.int16:
         mx, h, w = _pair_map(m1, "int16", "map1")
         my = None
@@ -372,8 +373,9 @@ def remap(src, map1, map2, interpolation, dst=None, borderMode=BORDER_CONSTANT, 
                 _raise(InvalidArgument, "remap: map2 is %s; map1's pairs need (%d, %d)"
                        % (tuple(my.shape), h, w))
             my = my.reshape(h, w)
-        if f not in (INTER_NEAREST, INTER_LINEAR):
-            _raise(Unsupported, "remap: fixed-point maps take INTER_NEAREST or INTER_LINEAR")
+        if f == INTER_CUBIC:
+            _raise(Unsupported, "remap: fixed-point maps take INTER_NEAREST, INTER_LINEAR or "
+                   "INTER_LANCZOS4")
     else:
         if map2 is None:
             m1 = _np.asarray(m1)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ops/geometry/remap.h"
+#include "ops/geometry/warp_lanczos.h"
 #include "ops/geometry/warp_params.h"
 #include "registry/registry.h"
 
@@ -84,9 +85,11 @@ gip_status gip_remap(gip_context *ctx, const gip_image *src, gip_image *dst, con
         if ((st = check_map(ctx, mapx, dst, GIP_S16, 1, "map1", op)) ||
             (mapy && (st = check_map(ctx, mapy, dst, GIP_U16, 0, "map2", op))))
             return st;
-        if (w.interp != GIP_INTER_NEAREST && w.interp != GIP_INTER_LINEAR)
+        if (w.interp == GIP_INTER_CUBIC)
             return gip__error(ctx, GIP_ERR_UNSUPPORTED,
-                              "%s: fixed-point maps take nearest or linear interpolation", op);
+                              "%s: fixed-point maps take nearest, linear or lanczos4 "
+                              "interpolation",
+                              op);
     } else if ((st = check_map(ctx, mapx, dst, GIP_F32, 0, "map1", op)) ||
                (st = check_map(ctx, mapy, dst, GIP_F32, 0, "map2", op))) {
         return st;
@@ -105,11 +108,17 @@ gip_status gip_remap(gip_context *ctx, const gip_image *src, gip_image *dst, con
                           op);
     if (on_device) {
 #ifdef GIP_HAVE_CUDA
+        if (w.interp == GIP_INTER_LANCZOS4)
+            return gip__lanczos_cuda(ctx, src, dst, &w, mapx, mapy, fixed);
         return fixed ? gip__remap_fixed_cuda(ctx, src, mapx, mapy, dst, &w)
                      : gip__remap_cuda(ctx, src, mapx, mapy, dst, &w);
 #else
         return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
 #endif
+    }
+    if (fixed && w.interp == GIP_INTER_LANCZOS4) {
+        gip__lanczos_cpu(ctx, src, dst, &w, mapx, mapy, 1);
+        return GIP_OK;
     }
     if (fixed) {
         fixed_job j = {&w, src, dst, mapx, mapy};
@@ -124,8 +133,8 @@ static const gip_param decl[] = {
     GIP__PARAM("dsize", GIP_PARAM_SIZE, GIP_PARAM_POSITIONAL, 0, 2147483647, 0, NULL, "0",
                "the output size WxH, the maps' size; 0: the source's"),
     GIP__PARAM("interpolation", GIP_PARAM_CHOICE, 0, 0, 0, 0, gip__warp_interps, "linear",
-               "nearest, linear or cubic (area is linear; fixed-point maps: nearest or "
-               "linear)"),
+               "nearest, linear, cubic or lanczos4 (area is linear; fixed-point maps: nearest, "
+               "linear or lanczos4)"),
     GIP__PARAM("border", GIP_PARAM_CHOICE, 0, 0, 0, 0, gip__warp_borders, "constant",
                "cv2's borderMode: constant, replicate, reflect, wrap, reflect101, or transparent "
                "(outside pixels keep dst's value)"),

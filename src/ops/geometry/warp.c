@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ops/geometry/warp.h"
+#include "ops/geometry/warp_lanczos.h"
 #include "tuning.h"
 
 /* Single-precision products and sums must not be fused beyond those warp.h asks for. */
@@ -68,16 +69,18 @@ gip_status gip__warp_setup(gip_context *ctx, gip__warp *w, const double *mat, in
                               op, i);
     int32_t interp = flags & 7;
     if (flags & ~(7 | GIP_WARP_INVERSE_MAP))
-        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
-                          "%s: flags 0x%x: an interpolation (nearest, linear, cubic) with "
-                          "GIP_WARP_INVERSE_MAP or not",
-                          op, (unsigned)flags);
+        return gip__error(
+            ctx, GIP_ERR_INVALID_ARGUMENT,
+            "%s: flags 0x%x: an interpolation (nearest, linear, cubic, lanczos4) with "
+            "GIP_WARP_INVERSE_MAP or not",
+            op, (unsigned)flags);
     if (interp == GIP_INTER_AREA) /* as OpenCV */
         interp = GIP_INTER_LINEAR;
-    if (interp != GIP_INTER_NEAREST && interp != GIP_INTER_LINEAR && interp != GIP_INTER_CUBIC)
+    if (interp != GIP_INTER_NEAREST && interp != GIP_INTER_LINEAR && interp != GIP_INTER_CUBIC &&
+        interp != GIP_INTER_LANCZOS4)
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
                           "%s: interpolation %d is not supported: nearest (0), linear (1; area "
-                          "is linear) or cubic (2)",
+                          "is linear), cubic (2) or lanczos4 (4)",
                           op, (int)interp);
     if (!border)
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "%s: border must not be NULL", op);
@@ -91,8 +94,10 @@ gip_status gip__warp_setup(gip_context *ctx, gip__warp *w, const double *mat, in
         invert3(mat, inv);
     else
         invert_affine(mat, inv);
-    for (int i = 0; i < 9; i++)
+    for (int i = 0; i < 9; i++) {
         w->m[i] = (float)inv[i];
+        w->md[i] = inv[i];
+    }
     w->persp = persp;
     w->interp = interp;
     w->border = transparent ? GIP__BORDER_TRANSPARENT : (int32_t)border->mode;
@@ -1052,10 +1057,15 @@ gip_status gip__warp_run(gip_context *ctx, const gip_image *src, gip_image *dst,
     w = &wr;
     if (on_device) {
 #ifdef GIP_HAVE_CUDA
-        return gip__warp_cuda(ctx, src, dst, w);
+        return w->interp == GIP_INTER_LANCZOS4 ? gip__lanczos_cuda(ctx, src, dst, w, NULL, NULL, 0)
+                                               : gip__warp_cuda(ctx, src, dst, w);
 #else
         return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
 #endif
+    }
+    if (w->interp == GIP_INTER_LANCZOS4) {
+        gip__lanczos_cpu(ctx, src, dst, w, NULL, NULL, 0);
+        return GIP_OK;
     }
     warp_job j = {w, src, dst, NULL, NULL, gip__simd_avx2_fma(), warp_avx512()};
     gip__parallel_for(ctx, dst->height, 8, warp_rows, &j);
@@ -1065,6 +1075,10 @@ gip_status gip__warp_run(gip_context *ctx, const gip_image *src, gip_image *dst,
 void gip__warp_remap_cpu(gip_context *ctx, const gip_image *src, gip_image *dst,
                          const gip_image *mapx, const gip_image *mapy, const gip__warp *w)
 {
+    if (w->interp == GIP_INTER_LANCZOS4) {
+        gip__lanczos_cpu(ctx, src, dst, w, mapx, mapy, 0);
+        return;
+    }
     warp_job j = {w, src, dst, mapx, mapy, gip__simd_avx2_fma(), warp_avx512()};
     gip__parallel_for(ctx, dst->height, 8, warp_rows, &j);
 }

@@ -42,8 +42,9 @@ extern "C" {
 
 typedef struct gip__warp {
     float m[9];     /* the inverse map (dst -> src), rows of 3; m[6..8] for perspective */
+    double md[9];   /* the same in double (Lanczos: OpenCV's fixed-point mapping) */
     int32_t persp;  /* perspective (divide by m6 x + m7 y + m8) */
-    int32_t interp; /* GIP_INTER_NEAREST or GIP_INTER_LINEAR */
+    int32_t interp; /* GIP_INTER_NEAREST, LINEAR, CUBIC or LANCZOS4 */
     int32_t border; /* a gip_border or GIP__BORDER_TRANSPARENT */
     int32_t cn;
     gip_dtype dtype;

@@ -5,11 +5,9 @@
 #include "ops/geometry/warp.h"
 #include "ops/geometry/warp_params.h"
 
-const gip_choice gip__warp_interps[] = {{"nearest", GIP_INTER_NEAREST},
-                                        {"linear", GIP_INTER_LINEAR},
-                                        {"cubic", GIP_INTER_CUBIC},
-                                        {"area", GIP_INTER_AREA},
-                                        {NULL, 0}};
+const gip_choice gip__warp_interps[] = {
+    {"nearest", GIP_INTER_NEAREST}, {"linear", GIP_INTER_LINEAR},     {"cubic", GIP_INTER_CUBIC},
+    {"area", GIP_INTER_AREA},       {"lanczos4", GIP_INTER_LANCZOS4}, {NULL, 0}};
 
 const gip_choice gip__warp_borders[] = {{"constant", GIP_BORDER_CONSTANT},
                                         {"replicate", GIP_BORDER_REPLICATE},

@@ -16,7 +16,7 @@ extern const gip_choice gip__warp_borders[];
         GIP__PARAM_EX("dsize", GIP_PARAM_SIZE, GIP_PARAM_POSITIONAL, 0, 2147483647, 0, NULL, "0",  \
                       "the output size WxH; 0: the source's", "29x31"),                            \
         GIP__PARAM("interpolation", GIP_PARAM_CHOICE, 0, 0, 0, 0, gip__warp_interps, "linear",     \
-                   "nearest, linear or cubic (area is linear, as in OpenCV)"),                     \
+                   "nearest, linear, cubic or lanczos4 (area is linear, as in OpenCV)"),           \
         GIP__PARAM("inverse_map", GIP_PARAM_BOOL, 0, 0, 1, 0, NULL, "0",                           \
                    "1: m maps dst to src (cv2.WARP_INVERSE_MAP); 0: it is inverted first"),        \
         GIP__PARAM("border", GIP_PARAM_CHOICE, 0, 0, 0, 0, gip__warp_borders, "constant",          \
