@@ -233,12 +233,24 @@ def set_default_device(spec):
     _default_spec = spec
 
 
+_default_cache = {}  # spec -> Device: host arrays resolve it on every call
+
+
 def default_device():
     """The Device host arrays run on now (innermost ``with Device``, else the default)."""
     stack = getattr(_local, "stack", None)
     if stack:
         return stack[-1]
-    return Device(_default_spec)
+    spec = _default_spec
+    try:
+        return _default_cache[spec]
+    except (KeyError, TypeError):  # TypeError: an unhashable spec, resolved each time
+        dev = Device(spec)
+        try:
+            _default_cache[spec] = dev
+        except TypeError:
+            pass
+        return dev
 
 
 def sync(device=None):
@@ -395,10 +407,14 @@ def _finish(ctx, out, uploaded, dst):
 
 def _host_image_in(values):
     for v in values:
-        if isinstance(v, Image) and not v.is_cuda:
-            return True
-        if isinstance(v, (list, tuple)) and any(isinstance(x, Image) and not x.is_cuda
-                                                for x in v):
+        t = type(v)
+        if t is _ndarray or t is int or t is float or v is None:
+            continue  # the common arguments, decided without isinstance chains
+        if isinstance(v, Image):
+            if not v.is_cuda:
+                return True
+        elif isinstance(v, (list, tuple)) and any(isinstance(x, Image) and not x.is_cuda
+                                                  for x in v):
             return True
     return False
 

@@ -506,6 +506,13 @@ int gpy_resolve(ContextObject *c, PyObject *obj, int writable, const char *what,
         Py_INCREF(v->hold);
         return 0;
     }
+    /* A NumPy array (the common case) is host memory behind the buffer protocol: asking it for
+     * the device protocols first costs microseconds of attribute lookups and exceptions. */
+    if (strcmp(Py_TYPE(obj)->tp_name, "numpy.ndarray") == 0) {
+        if ((r = view_from_buffer(c, obj, writable, what, v)))
+            gpy_view_release(v);
+        return r;
+    }
     /* Device arrays first: some (CuPy >= 14) also expose the buffer protocol, only to refuse it. */
     int dl = PyObject_HasAttrString(obj, "__dlpack__") &&
              PyObject_HasAttrString(obj, "__dlpack_device__");
