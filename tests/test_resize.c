@@ -6,6 +6,7 @@
  * the output untouched. (Bit-exactness against cv2.resize itself is python/tests/test_geometry.py.)
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -373,9 +374,139 @@ static void bad_input(gip_context *ctx)
     gt_free(&d16);
 }
 
+/* Row bands (gip_op_band_rows, gip_op_apply_band): output rows [y0, y1) computed from only the
+ * source rows the band names (copied into an image of their own) equal those rows of the whole
+ * resize, for every interpolation, shrinks (incl. integer ones) and enlargements, antialias and
+ * thumbnail; bad bands refused. */
+typedef struct band_call {
+    const gip_args *a;
+    int64_t s0, y0;
+    gip_shape in;
+} band_call;
+
+static gip_status run_band(gip_context *ctx, const gip_image *src, gip_image *dst, const void *p)
+{
+    const band_call *b = p;
+    return gip_op_apply_band(ctx, b->a, src, b->s0, &b->in, dst, b->y0);
+}
+
+static void bands(gip_context *ctx)
+{
+    static const struct {
+        const char *op, *args[3];
+        int64_t w, h;
+    } cases[] = {
+        {"resize", {"dsize=40x23", "interpolation=linear", NULL}, 97, 61},
+        {"resize", {"dsize=40x23", "interpolation=cubic", NULL}, 97, 61},
+        {"resize", {"dsize=40x23", "interpolation=area", NULL}, 97, 61},
+        {"resize", {"dsize=40x23", "interpolation=lanczos4", NULL}, 97, 61},
+        {"resize", {"dsize=40x23", "interpolation=nearest_exact", NULL}, 97, 61},
+        {"resize", {"dsize=40x23", "interpolation=linear_exact", NULL}, 97, 61},
+        {"resize", {"dsize=40x23", "interpolation=linear", "antialias=1"}, 97, 61},
+        {"resize", {"dsize=33x20", "interpolation=area", NULL}, 99, 60},   /* integer factors */
+        {"resize", {"dsize=48x30", "interpolation=linear", NULL}, 97, 61}, /* exactly 2 */
+        {"resize", {"dsize=150x131", "interpolation=cubic", NULL}, 61, 47},
+        {"resize", {"dsize=150x131", "interpolation=area", NULL}, 61, 47},
+        {"resize", {"dsize=150x131", "interpolation=nearest", NULL}, 61, 47},
+        {"thumbnail", {"size=30", NULL, NULL}, 97, 61},
+        {"thumbnail", {"size=30", "interpolation=linear", "antialias=1"}, 61, 97},
+    };
+    static const gip_dtype dts[] = {GIP_U8, GIP_U16, GIP_F32};
+    gip_context *cpu = NULL;
+    gip_context_desc cd = {.backend = GIP_BACKEND_CPU};
+    if (!GT_OK(gip_context_create(&cd, &cpu)))
+        return;
+    uint64_t seed = 700;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        for (size_t d = 0; d < 3; d++)
+            for (int32_t c = 1; c <= 4; c += c == 1 ? 2 : 1, seed++) {
+                gip_args *a = NULL;
+                if (!GT_OK(gip_args_create(gip_op_find(cases[i].op), &a)))
+                    continue;
+                for (int k = 0; k < 3 && cases[i].args[k]; k++) {
+                    char name[32];
+                    const char *eq = strchr(cases[i].args[k], '=');
+                    snprintf(name, sizeof name, "%.*s", (int)(eq - cases[i].args[k]),
+                             cases[i].args[k]);
+                    GT_OK(gip_args_set_text(a, name, eq + 1));
+                }
+                gip_shape in = {cases[i].w, cases[i].h, c, dts[d]}, out;
+                gip_image src, whole;
+                if (!GT_OK(gip_op_output_shape(a, &in, &out))) {
+                    gip_args_free(a);
+                    continue;
+                }
+                gt_alloc(&src, in.width, in.height, c, dts[d], 0);
+                gt_alloc(&whole, out.width, out.height, c, dts[d], 0);
+                gt_fill_random(&src, seed, 0, 0);
+                GT_OK(gip_op_apply(cpu, a, &src, &whole));
+                /* bands of 1, 7 and the rest, at the start, middle and end */
+                const int64_t cuts[][2] = {{0, 1},
+                                           {0, 7},
+                                           {out.height / 2 - 3, out.height / 2 + 4},
+                                           {out.height - 1, out.height},
+                                           {0, out.height}};
+                for (size_t b = 0; b < sizeof cuts / sizeof cuts[0]; b++) {
+                    if (!gt_case())
+                        continue;
+                    const int64_t y0 = cuts[b][0], y1 = cuts[b][1];
+                    int64_t s0 = -1, s1 = -1;
+                    if (!GT_OK(gip_op_band_rows(a, &in, y0, y1, &s0, &s1)))
+                        continue;
+                    GT_CHECK(s0 >= 0 && s1 <= in.height && s0 < s1,
+                             "%s: band [%lld, %lld) -> "
+                             "source [%lld, %lld)",
+                             cases[i].op, (long long)y0, (long long)y1, (long long)s0,
+                             (long long)s1);
+                    gip_image part, sband, dband, want;
+                    gt_alloc(&sband, in.width, s1 - s0, c, dts[d], 3);
+                    gt_alloc(&dband, out.width, y1 - y0, c, dts[d], 0);
+                    if (GT_OK(gip_image_roi(&src, 0, s0, in.width, s1 - s0, &part)) &&
+                        GT_OK(gip_copy(cpu, &part, &sband))) {
+                        band_call bc = {a, s0, y0, in};
+                        char label[160];
+                        snprintf(label, sizeof label, "%s %s %s %s %s c%d rows [%lld, %lld)",
+                                 cases[i].op, cases[i].args[0],
+                                 cases[i].args[1] ? cases[i].args[1] : "",
+                                 cases[i].args[2] ? cases[i].args[2] : "", gip_dtype_name(dts[d]),
+                                 (int)c, (long long)y0, (long long)y1);
+                        if (GT_OK(gt_run_unary(ctx, run_band, &sband, &dband, &bc, 0x3C)) &&
+                            GT_OK(gip_image_roi(&whole, 0, y0, out.width, y1 - y0, &want)))
+                            gt_compare(&dband, &want, 0, 0, label);
+                    }
+                    gt_free(&sband);
+                    gt_free(&dband);
+                }
+                /* a band that lacks rows, rows outside, a step that is not cut */
+                if (gt_case() && in.height > 4) {
+                    gip_image part, dband;
+                    gt_alloc(&dband, out.width, 2, c, dts[d], 0);
+                    int64_t s0, s1;
+                    if (GT_OK(gip_op_band_rows(a, &in, out.height - 2, out.height, &s0, &s1)) &&
+                        GT_OK(gip_image_roi(&src, 0, 0, in.width, 2, &part)))
+                        GT_STATUS(gip_op_apply_band(cpu, a, &part, 0, &in, &dband, out.height - 2),
+                                  s0 >= 2 ? GIP_ERR_SHAPE_MISMATCH : GIP_OK);
+                    GT_STATUS(gip_op_band_rows(a, &in, 0, out.height + 1, &s0, &s1),
+                              GIP_ERR_INVALID_ARGUMENT);
+                    gt_free(&dband);
+                }
+                gt_free(&src);
+                gt_free(&whole);
+                gip_args_free(a);
+            }
+    gip_args *g = NULL;
+    gip_shape in = {10, 10, 1, GIP_U8};
+    int64_t s0, s1;
+    if (GT_OK(gip_args_create(gip_op_find("gaussian"), &g)))
+        GT_STATUS(gip_op_band_rows(g, &in, 0, 1, &s0, &s1), GIP_ERR_UNSUPPORTED);
+    gip_args_free(g);
+    gip_context_destroy(cpu);
+}
+
 static void body(gip_context *ctx)
 {
     cases(ctx);
+    bands(ctx);
     if (gt_case())
         sizes_and_factors(ctx);
     if (gt_case())

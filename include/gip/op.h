@@ -149,6 +149,16 @@ typedef struct gip_op {
      * which this operation, run first on a file whose upright size is width x height, still
      * gives its result from the smaller decode (as vipsthumbnail's); 1 for none. NULL: 1. */
     int32_t (*load_reduce)(const void *params, int64_t width, int64_t height);
+    /* Row bands of a step whose output size differs from its input's (resize, thumbnail), which
+     * row streaming and gip.dask cut by output rows: band_rows() gives the input rows
+     * [*s0, *s1) that output rows [y0, y1) read, for an input of shape `in`; run_band()
+     * computes output rows [y0, y0 + dst->height) (all columns) into dst from src, which holds
+     * input rows [s0, s0 + src->height) of an image of shape `in`, equal to those rows of
+     * run(). NULL: the step is not cut. */
+    gip_status (*band_rows)(const void *params, const gip_shape *in, int64_t y0, int64_t y1,
+                            int64_t *s0, int64_t *s1);
+    gip_status (*run_band)(gip_context *ctx, const gip_image *src, int64_t s0, const gip_shape *in,
+                           gip_image *dst, int64_t y0, const void *params);
 } gip_op;
 
 /** The place of `field` in the parameter block `type`, for gip_op.border_at and dtype_at. */
@@ -244,6 +254,22 @@ GIP_API const char *gip_args_scalar(const gip_args *args, int32_t i, double *val
  */
 GIP_API gip_status gip_op_apply(gip_context *ctx, const gip_args *args, const gip_image *src,
                                 gip_image *dst);
+/**
+ * Row bands of an operation that changes the image size and declares them (resize, thumbnail):
+ * the input rows [*s0, *s1) that output rows [y0, y1) read, for an input of shape `in`.
+ * @return GIP_OK; GIP_ERR_UNSUPPORTED (the operation is not cut in bands, or refuses `in`);
+ *         GIP_ERR_INVALID_ARGUMENT (NULLs, rows outside the output, arguments that do not build).
+ */
+GIP_API gip_status gip_op_band_rows(const gip_args *args, const gip_shape *in, int64_t y0,
+                                    int64_t y1, int64_t *s0, int64_t *s1);
+/**
+ * Output rows [y0, y0 + dst->height) of `op` on an image of shape `in` (all columns, equal to
+ * those rows of gip_op_apply()), from src, which holds its rows [s0, s0 + src->height) (at least
+ * the rows gip_op_band_rows() names), host views on the CPU, device views on the GPU.
+ * @return GIP_OK; as gip_op_band_rows(); GIP_ERR_SHAPE_MISMATCH (src or dst not such a band).
+ */
+GIP_API gip_status gip_op_apply_band(gip_context *ctx, const gip_args *args, const gip_image *src,
+                                     int64_t s0, const gip_shape *in, gip_image *dst, int64_t y0);
 /**
  * Runs `op` with `args` from src and the extra input images `inputs` (op->ninputs of them, in
  * declaration order; NULL for an absent optional one) into dst. gip_op_apply() is this with no

@@ -377,3 +377,84 @@ gip_status gip_op_apply(gip_context *ctx, const gip_args *args, const gip_image 
 {
     return gip_op_apply_inputs(ctx, args, src, NULL, 0, dst);
 }
+
+/* The built parameters of args for a band call: op must cut row bands and accept `in`. */
+static gip_status band_params(const gip_args *args, const gip_shape *in, void **params,
+                              const char *who)
+{
+    const gip_op *op = gip_args_op(args);
+    if (!op->band_rows || !op->run_band)
+        return gip__error(NULL, GIP_ERR_UNSUPPORTED,
+                          "%s: %s is not cut in row bands (only steps that change the image "
+                          "size and declare it are: resize, thumbnail)",
+                          who, op->name);
+    if (!gip_op_accepts(op, in->dtype, in->channels))
+        return refuse_input(op, in->dtype, in->channels);
+    if (in->width < 1 || in->height < 1)
+        return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT, "%s: the image is %lldx%lld", who,
+                          (long long)in->width, (long long)in->height);
+    if (!(*params = calloc(1, op->params_size ? op->params_size : 1)))
+        return gip__error(NULL, GIP_ERR_OUT_OF_MEMORY, "%s: out of memory", who);
+    gip_status st = gip__op_build(args, *params);
+    if (st) {
+        if (op->release)
+            op->release(*params);
+        free(*params);
+        *params = NULL;
+    }
+    return st;
+}
+
+gip_status gip_op_band_rows(const gip_args *args, const gip_shape *in, int64_t y0, int64_t y1,
+                            int64_t *s0, int64_t *s1)
+{
+    static const char who[] = "gip_op_band_rows";
+    if (!args || !in || !s0 || !s1)
+        return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT, "%s: a pointer is NULL", who);
+    void *params;
+    gip_status st = band_params(args, in, &params, who);
+    if (st)
+        return st;
+    const gip_op *op = gip_args_op(args);
+    gip_shape out = *in;
+    int32_t identity = 0;
+    if (!(st = gip__op_shape(op, params, in, &out, &identity))) {
+        if (y0 < 0 || y1 <= y0 || y1 > out.height)
+            st = gip__error(NULL, GIP_ERR_INVALID_ARGUMENT,
+                            "%s: output rows [%lld, %lld) are not inside 0..%lld", who,
+                            (long long)y0, (long long)y1, (long long)out.height);
+        else
+            st = op->band_rows(params, in, y0, y1, s0, s1);
+    }
+    if (op->release)
+        op->release(params);
+    free(params);
+    return st;
+}
+
+gip_status gip_op_apply_band(gip_context *ctx, const gip_args *args, const gip_image *src,
+                             int64_t s0, const gip_shape *in, gip_image *dst, int64_t y0)
+{
+    static const char who[] = "gip_op_apply_band";
+    if (!args || !src || !in || !dst)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "%s: a pointer is NULL", who);
+    void *params;
+    gip_status st = band_params(args, in, &params, who);
+    if (st)
+        return on_ctx(ctx, st);
+    const gip_op *op = gip_args_op(args);
+    if (src->dtype != in->dtype || src->channels != in->channels || s0 < 0 ||
+        s0 + src->height > in->height)
+        st = gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
+                        "%s: src (%d-channel %s, rows [%lld, %lld)) is not a band of the %lldx%lld "
+                        "%d-channel %s image",
+                        who, (int)src->channels, gip_dtype_name(src->dtype), (long long)s0,
+                        (long long)(s0 + src->height), (long long)in->width, (long long)in->height,
+                        (int)in->channels, gip_dtype_name(in->dtype));
+    else
+        st = op->run_band(ctx, src, s0, in, dst, y0, params);
+    if (op->release)
+        op->release(params);
+    free(params);
+    return st;
+}

@@ -1562,6 +1562,139 @@ gip_status gip__resize_run(gip_context *ctx, const gip_image *src, gip_image *ds
     return st;
 }
 
+/* ---- row bands (row streaming and gip.dask cut a resize by output rows) ---------------------- */
+
+/* The source rows output rows [y0, y1) of a plan read. */
+static void plan_rows(const gip__resize_plan *p, int64_t y0, int64_t y1, int64_t *s0, int64_t *s1)
+{
+    if (p->kind == GIP__RS_AREA_FAST) {
+        *s0 = y0 * p->isy;
+        *s1 = y1 * p->isy < p->sh ? y1 * p->isy : p->sh;
+        return;
+    }
+    int64_t lo = p->sh, hi = 0;
+    for (int64_t y = y0; y < y1; y++) {
+        const int32_t n = p->kind == GIP__RS_NEAREST ? 1 : p->yn ? p->yn[y] : p->ky;
+        for (int32_t k = 0; k < n; k++) {
+            const int64_t r = p->yi[y * p->ky + k];
+            lo = r < lo ? r : lo;
+            hi = r + 1 > hi ? r + 1 : hi;
+        }
+    }
+    *s0 = lo < hi ? lo : 0;
+    *s1 = lo < hi ? hi : 0;
+}
+
+gip_status gip__resize_band_rows(const gip_shape *in, int64_t dw, int64_t dh, int32_t interp,
+                                 int32_t antialias, double inv_x, double inv_y, int64_t y0,
+                                 int64_t y1, int64_t *s0, int64_t *s1)
+{
+    gip__resize_plan plan;
+    void *block;
+    size_t bytes;
+    gip_status st =
+        gip__resize_plan_build(NULL, &plan, &block, &bytes, in->width, in->height, in->channels,
+                               in->dtype, dw, dh, inv_x, inv_y, interp, antialias);
+    if (st)
+        return st;
+    plan_rows(&plan, y0 < 0 ? 0 : y0, y1 > dh ? dh : y1, s0, s1);
+    free(block);
+    return GIP_OK;
+}
+
+/* The table pointer of `q` (inside `from`) in the copy `to`. */
+static const void *rebase_tab(const void *q, const void *from, void *to)
+{
+    return q ? (const void *)((uint8_t *)to + ((const uint8_t *)q - (const uint8_t *)from)) : NULL;
+}
+
+gip_status gip__resize_run_band(gip_context *ctx, const gip_image *src, int64_t s0, int64_t sh,
+                                gip_image *dst, int64_t y0, int64_t dh, int32_t interp,
+                                int32_t antialias, double inv_x, double inv_y)
+{
+    static const char op[] = "resize (row band)";
+    bool on_device = false;
+    gip_status st = gip__check_pair(ctx, src, dst, op, &on_device);
+    if (st)
+        return st;
+    if (dst->dtype != src->dtype || dst->channels != src->channels)
+        return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
+                          "%s: dst is %d-channel %s but src is %d-channel %s; they must be equal",
+                          op, (int)dst->channels, gip_dtype_name(dst->dtype), (int)src->channels,
+                          gip_dtype_name(src->dtype));
+    gip__resize_plan plan, bp;
+    void *block, *nb = NULL;
+    size_t bytes;
+    if ((st = gip__resize_plan_build(ctx, &plan, &block, &bytes, src->width, sh, src->channels,
+                                     src->dtype, dst->width, dh, inv_x, inv_y, interp, antialias)))
+        return st;
+    int64_t r0, r1;
+    const int64_t n = dst->height;
+    if (y0 < 0 || n < 1 || y0 + n > dh) {
+        st = gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "%s: rows [%lld, %lld) outside 0..%lld", op,
+                        (long long)y0, (long long)(y0 + n), (long long)dh);
+        goto out;
+    }
+    plan_rows(&plan, y0, y0 + n, &r0, &r1);
+    if (r0 < s0 || r1 > s0 + src->height) {
+        st = gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
+                        "%s: output rows [%lld, %lld) read source rows [%lld, %lld), but src "
+                        "holds [%lld, %lld)",
+                        op, (long long)y0, (long long)(y0 + n), (long long)r0, (long long)r1,
+                        (long long)s0, (long long)(s0 + src->height));
+        goto out;
+    }
+    /* The band's plan: a copy of the tables, the rows' source rows counted from s0. */
+    if (!(nb = malloc(bytes ? bytes : 1))) {
+        st = gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of memory", op);
+        goto out;
+    }
+    if (bytes)
+        memcpy(nb, block, bytes);
+    bp = plan;
+    bp.xn = rebase_tab(plan.xn, block, nb);
+    bp.xi = rebase_tab(plan.xi, block, nb);
+    bp.xci = rebase_tab(plan.xci, block, nb);
+    bp.xcf = rebase_tab(plan.xcf, block, nb);
+    bp.yn = rebase_tab(plan.yn, block, nb);
+    bp.yi = rebase_tab(plan.yi, block, nb);
+    bp.yci = rebase_tab(plan.yci, block, nb);
+    bp.ycf = rebase_tab(plan.ycf, block, nb);
+    if (plan.kind != GIP__RS_AREA_FAST) {
+        int32_t *yi = (int32_t *)bp.yi + y0 * plan.ky;
+        for (int64_t i = 0; i < n * plan.ky; i++)
+            yi[i] = yi[i] >= s0 ? (int32_t)(yi[i] - s0) : 0;
+        bp.yi = yi;
+        if (bp.yn)
+            bp.yn += y0;
+        if (bp.yci)
+            bp.yci += y0 * plan.ky;
+        if (bp.ycf)
+            bp.ycf += y0 * plan.ky;
+    } else if (y0 * plan.isy != s0) {
+        st = gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                        "%s: an integer shrink band must start at source row %lld (got %lld)", op,
+                        (long long)(y0 * plan.isy), (long long)s0);
+        goto out;
+    }
+    bp.sh = src->height;
+    bp.dh = n;
+    if (on_device) {
+#ifdef GIP_HAVE_CUDA
+        st = gip__resize_cuda(ctx, src, dst, &bp, nb, bytes);
+#else
+        st = gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
+#endif
+    } else {
+        resize_job j = {&bp, src, dst};
+        gip__parallel_for(ctx, n, 4, bp.kind == GIP__RS_SEP ? resize_rows_sep : resize_rows, &j);
+    }
+out:
+    free(nb);
+    free(block);
+    return st;
+}
+
 gip_status gip_resize(gip_context *ctx, const gip_image *src, gip_image *dst,
                       const gip_resize_params *params)
 {
@@ -1681,6 +1814,50 @@ static gip_status run(gip_context *ctx, const gip_image *src, gip_image *dst, co
     return gip__resize_run(ctx, src, dst, p->interpolation, p->antialias, inv_x, inv_y);
 }
 
+/* OpenCV's scale factors of the step for an input of w x h into dw x dh. */
+static void step_scale(const resize_step *p, int64_t w, int64_t h, double *inv_x, double *inv_y)
+{
+    const int given = (int64_t)p->dw * p->dh > 0;
+    *inv_x = given ? (double)p->dw / (double)w : p->fx;
+    *inv_y = given ? (double)p->dh / (double)h : p->fy;
+}
+
+static gip_status band_rows(const void *params, const gip_shape *in, int64_t y0, int64_t y1,
+                            int64_t *s0, int64_t *s1)
+{
+    const resize_step *p = params;
+    gip_shape out = *in;
+    int32_t id;
+    gip_status st = shape(params, in, &out, &id);
+    if (st)
+        return st;
+    double ix, iy;
+    step_scale(p, in->width, in->height, &ix, &iy);
+    return gip__resize_band_rows(in, out.width, out.height, p->interpolation, p->antialias, ix, iy,
+                                 y0, y1, s0, s1);
+}
+
+static gip_status run_band(gip_context *ctx, const gip_image *src, int64_t s0, const gip_shape *in,
+                           gip_image *dst, int64_t y0, const void *params)
+{
+    const resize_step *p = params;
+    gip_shape out = *in;
+    int32_t id;
+    gip_status st = shape(params, in, &out, &id);
+    if (st)
+        return gip__error(ctx, st, "%s", gip_last_error());
+    if (src->width != in->width || dst->width != out.width)
+        return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
+                          "resize (row band): src is %lld wide and dst %lld; the image is "
+                          "%lld wide and its result %lld",
+                          (long long)src->width, (long long)dst->width, (long long)in->width,
+                          (long long)out.width);
+    double ix, iy;
+    step_scale(p, in->width, in->height, &ix, &iy);
+    return gip__resize_run_band(ctx, src, s0, in->height, dst, y0, out.height, p->interpolation,
+                                p->antialias, ix, iy);
+}
+
 const gip_op gip__op_resize = {
     .name = "resize",
     .family = "geometry",
@@ -1693,7 +1870,8 @@ const gip_op gip__op_resize = {
            "cv2.resize's; CPU and CUDA give identical results for every dtype. antialias=1 "
            "widens linear and cubic filters when shrinking (Pillow's and torchvision's "
            "antialiased resampling, a = -0.5 for cubic), in single precision. Changes the image "
-           "size, so it reads the whole image (not tiled).",
+           "size: not tiled, but row streaming (gip run on files larger than memory) and "
+           "gip.dask cut it by output rows.",
     .cv_name = "cv2.resize",
     .params = decl,
     .nparams = GIP__COUNT(decl),
@@ -1704,4 +1882,6 @@ const gip_op gip__op_resize = {
     .build = build,
     .shape = shape,
     .run = run,
+    .band_rows = band_rows,
+    .run_band = run_band,
 };

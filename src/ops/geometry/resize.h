@@ -7,6 +7,7 @@
 #define GIP_OPS_RESIZE_H
 
 #include "gip/geometry.h"
+#include "gip/op.h"
 #include "internal.h"
 
 #if defined(__CUDACC__)
@@ -81,6 +82,18 @@ gip_status gip__resize_plan_build(gip_context *ctx, gip__resize_plan *plan, void
  * inv_x, inv_y (dst / src sizes, or fx and fy); `antialias` as gip_resize_params'. */
 gip_status gip__resize_run(gip_context *ctx, const gip_image *src, gip_image *dst, int32_t interp,
                            int32_t antialias, double inv_x, double inv_y);
+
+/* Row bands of a resize of `in` into dw x dh (OpenCV's scale factors inv_x, inv_y): the source
+ * rows [*s0, *s1) that output rows [y0, y1) read. */
+gip_status gip__resize_band_rows(const gip_shape *in, int64_t dw, int64_t dh, int32_t interp,
+                                 int32_t antialias, double inv_x, double inv_y, int64_t y0,
+                                 int64_t y1, int64_t *s0, int64_t *s1);
+/* Output rows [y0, y0 + dst->height) of the resize of an src->width x sh image into
+ * dst->width x dh, from src, which holds source rows [s0, s0 + src->height): equal to those rows
+ * of the whole resize. */
+gip_status gip__resize_run_band(gip_context *ctx, const gip_image *src, int64_t s0, int64_t sh,
+                                gip_image *dst, int64_t y0, int64_t dh, int32_t interp,
+                                int32_t antialias, double inv_x, double inv_y);
 
 /* Runs a plan on device views (its tables in host memory: copied to the device here). */
 gip_status gip__resize_cuda(gip_context *ctx, const gip_image *src, gip_image *dst,

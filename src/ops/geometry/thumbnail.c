@@ -104,6 +104,34 @@ static gip_status run(gip_context *ctx, const gip_image *src, gip_image *dst, co
     return gip__resize_run(ctx, src, dst, p->interpolation, p->antialias, 1, 1);
 }
 
+static gip_status band_rows(const void *params, const gip_shape *in, int64_t y0, int64_t y1,
+                            int64_t *s0, int64_t *s1)
+{
+    const thumb_step *p = params;
+    int64_t w, h;
+    fit(p, in->width, in->height, &w, &h);
+    return gip__resize_band_rows(in, w, h, p->interpolation, p->antialias,
+                                 (double)w / (double)in->width, (double)h / (double)in->height, y0,
+                                 y1, s0, s1);
+}
+
+static gip_status run_band(gip_context *ctx, const gip_image *src, int64_t s0, const gip_shape *in,
+                           gip_image *dst, int64_t y0, const void *params)
+{
+    const thumb_step *p = params;
+    int64_t w, h;
+    fit(p, in->width, in->height, &w, &h);
+    if (src->width != in->width || dst->width != w)
+        return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
+                          "thumbnail (row band): src is %lld wide and dst %lld; the image is "
+                          "%lld wide and its thumbnail %lld",
+                          (long long)src->width, (long long)dst->width, (long long)in->width,
+                          (long long)w);
+    return gip__resize_run_band(ctx, src, s0, in->height, dst, y0, h, p->interpolation,
+                                p->antialias, (double)w / (double)in->width,
+                                (double)h / (double)in->height);
+}
+
 const gip_op gip__op_thumbnail = {
     .name = "thumbnail",
     .family = "geometry",
@@ -119,7 +147,8 @@ const gip_op gip__op_thumbnail = {
            "size, so a 30000x30000 JPEG costs 1/64 of its pixels (the result then differs from "
            "fitting the whole decode by the scaling's filter, and its size by the rounding of "
            "the smaller sides; shrink_on_load=0 decodes whole). "
-           "Changes the image size (not tiled).",
+           "Changes the image size: not tiled, but row streaming and gip.dask cut it by output "
+           "rows.",
     .cv_name = NULL,
     .params = decl,
     .nparams = GIP__COUNT(decl),
@@ -131,4 +160,6 @@ const gip_op gip__op_thumbnail = {
     .shape = shape,
     .run = run,
     .load_reduce = load_reduce,
+    .band_rows = band_rows,
+    .run_band = run_band,
 };
