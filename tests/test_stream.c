@@ -158,6 +158,56 @@ static void huge(gip_context *ctx)
             fclose(g);
     }
     gip_pipeline_free(p);
+    /* The same file to a 1000-pixel thumbnail, streamed in stages: rows 0, 517 and 999 against
+     * the thumbnail's band computed from the rows generated in memory. */
+    p = make(ctx, "thumbnail 1000");
+    char tout[600];
+    snprintf(tout, sizeof tout, "%s/huge_thumb.ppm", dir);
+    gip_args *a = NULL;
+    gip_context *cpu = NULL;
+    gip_context_desc cd = {.backend = GIP_BACKEND_CPU};
+    double t1 = now_s();
+    if (p && GT_OK(gip_pipeline_run_file_bounded(p, in, tout, NULL, NULL, limit, &streamed)) &&
+        GT_OK(gip_args_create(gip_op_find("thumbnail"), &a)) &&
+        GT_OK(gip_args_set_text(a, "size", "1000")) && GT_OK(gip_context_create(&cd, &cpu))) {
+        struct rusage ru;
+        getrusage(RUSAGE_SELF, &ru);
+        printf("  30000x30000 RGB to a 1000x1000 thumbnail: streamed in %.1f s; peak RSS of the "
+               "process %.1f MiB\n",
+               now_s() - t1, ru.ru_maxrss / 1024.0);
+        GT_CHECK(streamed == 1, "the thumbnail was not streamed");
+        GT_CHECK((int64_t)ru.ru_maxrss * 1024 <= limit + overhead, "peak RSS above the limit");
+        gip_image img;
+        const gip_shape shp = {W, H, 3, GIP_U8};
+        if (GT_OK(gip_image_load(tout, NULL, &img))) {
+            GT_CHECK(img.width == 1000 && img.height == 1000, "thumbnail %lldx%lld",
+                     (long long)img.width, (long long)img.height);
+            static const int64_t rows[] = {0, 517, 999};
+            for (int k = 0; k < 3 && img.width == 1000 && img.height == 1000; k++) {
+                int64_t s0, s1;
+                if (!GT_OK(gip_op_band_rows(a, &shp, rows[k], rows[k] + 1, &s0, &s1)))
+                    continue;
+                gip_image band = {0}, want = {0}, got;
+                gt_alloc(&band, W, s1 - s0, 3, GIP_U8, 0);
+                gt_alloc(&want, 1000, 1, 3, GIP_U8, 0);
+                for (int64_t y = s0; y < s1; y++)
+                    for (int64_t x = 0; x < W; x++)
+                        for (int32_t c = 0; c < 3; c++)
+                            ((uint8_t *)band.data)[(y - s0) * band.stride + x * 3 + c] =
+                                gen(x, y, c);
+                if (GT_OK(gip_op_apply_band(cpu, a, &band, s0, &shp, &want, rows[k])) &&
+                    GT_OK(gip_image_roi(&img, 0, rows[k], 1000, 1, &got)))
+                    gt_compare(&got, &want, 0, 0, "streamed thumbnail row");
+                gt_free(&band);
+                gt_free(&want);
+            }
+            gip_image_free(NULL, &img);
+        }
+    }
+    gip_args_free(a);
+    gip_context_destroy(cpu);
+    gip_pipeline_free(p);
+    unlink(tout);
     unlink(in);
     unlink(out);
 }
@@ -184,8 +234,17 @@ static void small(gip_context *ctx, const char *chain, const gip_image *img, con
                  chain, ext, out_ext);
     }
     /* A generous limit runs whole, or on the CPU with the decoding ahead when the image has
-     * 512 rows or more (two bands of 256). */
-    int32_t expect = gip_context_backend(ctx) == GIP_BACKEND_CPU && img->height >= 512 ? 2 : 0;
+     * 512 rows or more (two bands of 256) and the chain keeps its size. */
+    int64_t ow = 0, oh = 0;
+    int32_t oc;
+    gip_dtype odt;
+    if (p)
+        GT_OK(gip_pipeline_output_shape(p, img->width, img->height, img->channels, img->dtype, &ow,
+                                        &oh, &oc, &odt));
+    int32_t expect = gip_context_backend(ctx) == GIP_BACKEND_CPU && img->height >= 512 &&
+                             ow == img->width && oh == img->height
+                         ? 2
+                         : 0;
     int32_t threads = p ? gip_context_threads(gip_pipeline_context(p)) : 0;
     if (p && GT_OK(gip_pipeline_run_file_bounded(p, in, b, lp, sp, (int64_t)1 << 30, &streamed)) &&
         GT_CHECK(gip_context_threads(gip_pipeline_context(p)) == threads,
@@ -233,6 +292,18 @@ static void smalls(gip_context *ctx)
     small(ctx, "gaussian 9", &rgba16, "png", "ppm", &color, NULL);
     small(ctx, "box 3", &rgb, "png", "png", &bgr, &sbgr);
     small(ctx, "gaussian 3", &gray, "pgm", "pgm", &unchanged, NULL);
+    /* Chains that change the size: cut in stages at resize and thumbnail (shrinks, integer
+     * shrinks, enlargements, two size changes, halos before and after). */
+    small(ctx, "gaussian 5 | resize 400x300 interpolation=area | box 3", &rgb, "png", "png", &color,
+          NULL);
+    small(ctx, "resize 1300x1000 interpolation=cubic | invert", &rgb, "png", "png", &color, NULL);
+    small(ctx, "thumbnail 300 shrink_on_load=0 | gaussian 3", &big, "jpg", "png", &color, NULL);
+    small(ctx, "resize 0 fx=0.5 fy=0.5 interpolation=area | sobel dx=1 dy=0", &gray, "png", "png",
+          &grayl, NULL);
+    small(ctx,
+          "invert | resize 0 fx=0.5 fy=0.7 | box 3 | resize 300x200 interpolation=lanczos4 | "
+          "gaussian 3",
+          &rgba16, "png", "png", &unchanged, NULL);
     gt_free(&rgb);
     gt_free(&gray);
     gt_free(&rgba16);

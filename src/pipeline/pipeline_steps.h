@@ -121,6 +121,17 @@ int64_t gip__pipeline_bytes_per_pixel(gip_pipeline *p, int32_t c, gip_dtype dt);
 bool gip__pipeline_shrinks_on_load(const gip_pipeline *p);
 void gip__pipeline_shrink_on_load(const gip_pipeline *p, const char *path, const void *data,
                                   size_t size, gip_load_params *lp);
+/* stream_stages.c: whether a step of p declares row bands (resize, thumbnail), and the row
+ * streaming of such a chain from an opened reader of a w x h image into the file `out`, host
+ * memory under `limit` bytes of which `fixed` go to the codecs. */
+struct gip__row_reader;
+bool gip__pipeline_bandable(const gip_pipeline *p);
+gip_status gip__pipeline_stream_stages(gip_pipeline *p, struct gip__row_reader *rd, const char *out,
+                                       const gip_save_params *save, int64_t w, int64_t h, int32_t c,
+                                       gip_dtype dt, int64_t limit, int64_t fixed, const char *op);
+/* A pipeline on a new context like p's with copies of steps [first, last). */
+gip_status gip__pipeline_clone_range(const gip_pipeline *p, int32_t first, int32_t last,
+                                     gip_pipeline **out);
 /* Buffers held by the pool (tests check reuse). */
 int64_t gip__pipeline_pool_count(const gip_pipeline *p);
 

@@ -253,6 +253,18 @@ gip_status gip_pipeline_run_file_bounded(gip_pipeline *p, const char *in, const 
         gip__row_reader_close(rd);
         return gip_pipeline_run_file(p, in, out, &lp, save);
     }
+    if (gip__pipeline_bandable(p)) { /* steps that change the size: by stages */
+        int64_t widest = c * (int64_t)gip_dtype_size(dt) > oc * (int64_t)gip_dtype_size(odt)
+                             ? c * (int64_t)gip_dtype_size(dt)
+                             : oc * (int64_t)gip_dtype_size(odt);
+        int64_t widthmax = w > ow ? w : ow;
+        if (!(st = gip__pipeline_stream_stages(
+                  p, rd, out, save, w, h, c, dt, limit,
+                  codec_overhead(widthmax, 1, GIP_U8) + 96 * widthmax * widest, op)) &&
+            streamed)
+            *streamed = 1;
+        goto out_close;
+    }
     if ((st = gip__pipeline_tileable(p, w, h, c, dt, false, op)) ||
         (st = gip_pipeline_halo(p, &hx, &hy)))
         goto out_close;
