@@ -266,8 +266,11 @@ GIP_API gip_status gip_pipeline_run_file(gip_pipeline *p, const char *in, const 
  * row bands grown by the chain's halo, and written by rows to a temporary file renamed into place
  * when complete. The result equals the whole-image run
  * (the halo makes every band exact; JPEG output bytes are the same as gip_image_save()'s).
- * Streaming needs a tileable chain (see gip_pipeline_run_tiled()); files that cannot be read by
- * rows (interlaced PNG, progressive or CMYK JPEG) and progressive JPEG output run whole.
+ * Streaming needs a tileable chain (see gip_pipeline_run_tiled()) or one whose other steps
+ * change the size by row bands (resize, thumbnail: gip_op.band_rows); such a chain is cut into
+ * stages and each output band is computed from just the input rows it needs. Files that cannot
+ * be read by rows (interlaced PNG, progressive or CMYK JPEG) and progressive JPEG output run
+ * whole.
  * When the image fits, the pipeline's context is the CPU and the chain is tileable, an image of
  * at least two bands (256 rows, or 8 halos when more) is decoded on a second thread running
  * ahead of the pipeline and the encoder, which work band by band on the rows already decoded

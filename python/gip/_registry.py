@@ -33,7 +33,8 @@ def ops():
     """The registered operations, in name order: a list of dicts with the operation's name,
     family, summary, doc, cv_name (the OpenCV function it follows, or None), dtypes (registry
     names: 'u8', 'u16', 's16', 'f32') and channels it accepts, flags (pointwise, scalars: other
-    keywords are named scalars, whole: reads the whole image, in_place, involution) and params:
+    keywords are named scalars, whole: reads the whole image, banded: changes the size but is
+    cut by output rows in row streaming and gip.dask, in_place, involution) and params:
     per parameter its name, type ('int', 'double', 'bool', 'choice', 'size', 'list', 'string',
     'matrix'), positional, required, odd, min, max, count, choices [(name, value)], default (as
     text, None when required), doc, example (text or None), accepts (what the registry accepts, in

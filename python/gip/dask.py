@@ -23,8 +23,11 @@ Arrays
     ``boundary='none'``: the outer edges of the edge chunks are the image's edges, where gip's
     own border mode applies, and interior edges get real neighbours, so the result equals the
     operation on the whole image. Chunks smaller than the halo are merged with their neighbours
-    first (map_overlap needs depth <= chunk size). Operations that read the whole image
-    (spectrum) are refused, or run on one chunk with ``single_chunk=True``. CuPy-backed arrays
+    first (map_overlap needs depth <= chunk size). Operations that change the size and declare
+    row bands (resize, thumbnail: ``banded`` in :func:`gip.ops`) run by output row chunks, each
+    computed from only the input rows it reads, equal to the whole-image result. Other
+    operations that read the whole image (spectrum) are refused, or run on one chunk with
+    ``single_chunk=True``. CuPy-backed arrays
     stay on the GPU: chunks go to gip without a copy (__cuda_array_interface__) and come back as
     CuPy arrays.
 """
@@ -49,7 +52,8 @@ except ImportError as e:  # pragma: no cover - depends on the environment
 import numpy as np
 
 import gip
-from gip import _cv2, _registry
+from gip import _cv2, _gip, _registry
+from gip._core import _DTYPE_CODE, _upload
 from gip._pipeline import _step_dtype
 
 __all__ = ["run_files", "apply", "map_pipeline", "gaussian_blur", "box_filter", "sobel",
@@ -144,6 +148,86 @@ def _run_block(block, recipe=None, device="auto", threads=1, host_threads=None):
     return _pipeline(recipe, device, threads)(block)
 
 
+def _run_band(piece, name=None, params=None, s0=0, shape=None, y0=0, y1=0, out_shape=None,
+              out_dtype=None, device="auto", threads=1, host_threads=None):
+    """Output rows [y0, y1) of operation `name` on an image of `shape` from `piece`, its rows
+    [s0, s0 + len(piece)) (gip_op_apply_band)."""
+    if threads is None:
+        threads = _share_cores(host_threads)
+    if _is_cupy(piece):
+        import cupy
+        dev = device if device not in (None, "auto") else "cuda:%d" % piece.device.id
+    else:
+        cupy = None
+        dev = device
+        if not (piece.flags.c_contiguous and piece.flags.aligned):
+            piece = np.array(piece, order="C", copy=True)
+    p = _pipeline((("op", name, tuple(sorted(params.items()))),), dev, threads)
+    a = _registry._args(name, dict(params))
+    h, w = shape[:2]
+    c = shape[2] if len(shape) == 3 else 1
+    rows = (y1 - y0,) + tuple(out_shape[1:])
+    if cupy is not None or p.device != "cpu":
+        src = piece if cupy is not None else _upload(p._h, piece)
+        oc = rows[2] if len(rows) == 3 else 1
+        out = _gip.empty(p._h, rows[0], rows[1], oc, _DTYPE_CODE[np.dtype(out_dtype)], len(rows),
+                         True)
+        _gip.op_apply_band(p._h, a, src, int(s0), (w, h, c, _DTYPE_CODE[np.dtype(piece.dtype)]),
+                           out, int(y0))
+        if cupy is not None:
+            return cupy.asarray(out)
+        host = np.empty(rows, out_dtype)
+        _gip.copy(p._h, out, host)
+        return host
+    out = np.empty(rows, out_dtype)
+    _gip.op_apply_band(p._h, a, piece, int(s0), (w, h, c, _DTYPE_CODE[piece.dtype]), out,
+                       int(y0))
+    return out
+
+
+def _banded(arr, name, params, device, threads, who):
+    """An operation that changes the size and declares row bands (resize, thumbnail), cut by
+    output rows: each output chunk is computed from just the input rows it reads."""
+    if arr.ndim not in (2, 3):
+        raise ValueError("%s: expected an (H, W) or (H, W, C) array, got shape %s"
+                         % (who, arr.shape))
+    arr = arr.rechunk({1: -1} if arr.ndim == 2 else {1: -1, 2: -1})
+    a = _registry._args(name, params)
+    p = gip.Pipeline(device="cpu").step(name, **params)
+    out_shape, out_dtype = p.output_shape(arr.shape, arr.dtype)
+    h, w = arr.shape[:2]
+    c = arr.shape[2] if arr.ndim == 3 else 1
+    code = _DTYPE_CODE[np.dtype(arr.dtype)]
+    # about as many output row chunks as the input has
+    n = max(1, min(len(arr.chunks[0]), out_shape[0]))
+    cuts = [round(i * out_shape[0] / n) for i in range(n + 1)]
+    hosts = None
+    if threads is None:
+        try:
+            from distributed import default_client
+            hosts = _host_threads(default_client())
+        except (ImportError, ValueError):
+            hosts = None
+        if hosts is None:
+            threads = 1
+    parts = []
+    for y0, y1 in zip(cuts[:-1], cuts[1:]):
+        if y1 <= y0:
+            continue
+        s0, s1 = a.band_rows(w, h, c, code, y0, y1)
+        d = dask.delayed(_run_band)(arr[s0:s1], name=name, params=dict(params), s0=s0,
+                                    shape=tuple(arr.shape), y0=y0, y1=y1,
+                                    out_shape=tuple(out_shape), out_dtype=out_dtype,
+                                    device=device, threads=threads, host_threads=hosts)
+        meta = None
+        if _is_cupy(arr):
+            import cupy
+            meta = cupy.empty((0,) * len(out_shape), out_dtype)
+        parts.append(da.from_delayed(d, shape=(y1 - y0,) + tuple(out_shape[1:]),
+                                     dtype=out_dtype, meta=meta))
+    return da.concatenate(parts, axis=0)
+
+
 def map_pipeline(arr, pipeline, *, device="auto", threads=None):
     """Runs a gip pipeline (text, or a gip.Pipeline whose steps are used) on a dask array of
     shape (H, W) or (H, W, C),
@@ -220,14 +304,18 @@ def apply(name, arr, /, *, device="auto", threads=None, single_chunk=False, **pa
     (as gip.apply takes them) on a dask array of shape (H, W) or (H, W, C) chunked in H and W;
     the result equals the operation on the whole image. The chunks overlap by the operation's
     halo (gip_op_halo: its kernel's reach for these parameters); point-wise operations need no
-    overlap. An operation that reads the whole image (spectrum) is refused (ValueError) unless
-    single_chunk=True, which first makes the array one chunk in H and W. The arguments are
+    overlap. An operation that changes the size and declares row bands (resize, thumbnail) runs
+    by output row chunks (about as many as the input has; columns in one chunk), each from only
+    the input rows it reads. Another operation that reads the whole image (spectrum) is refused
+    (ValueError) unless single_chunk=True, which first makes the array one chunk in H and W. The arguments are
     checked here, by the registry (gip.InvalidArgument with its message). device and threads as
     for map_pipeline. Returns a lazy dask array."""
     a = _registry._args(name, params)
     # The step first: an operation that reads other images is refused as a step, whole or not.
     p = gip.Pipeline(device="cpu").step(name, **params)
     hx, hy = a.halo()
+    if (hx < 0 or hy < 0) and not single_chunk and _registry._table()[name].get("banded"):
+        return _banded(arr, name, params, device, threads, "gip.dask.apply")
     if hx < 0 or hy < 0:
         if not single_chunk:
             raise ValueError("gip.dask.apply: %s reads the whole image; it cannot run on "

@@ -179,6 +179,7 @@ static PyObject *op_dict(const gip_op *op)
         put(d, "pointwise", PyBool_FromLong(op->flags & GIP_OP_POINTWISE)) ||
         put(d, "scalars", PyBool_FromLong(op->flags & GIP_OP_SCALARS)) ||
         put(d, "whole", PyBool_FromLong(op->flags & GIP_OP_WHOLE)) ||
+        put(d, "banded", PyBool_FromLong(op->band_rows && op->run_band)) ||
         put(d, "in_place", PyBool_FromLong(op->flags & GIP_OP_IN_PLACE)) ||
         put(d, "involution", PyBool_FromLong(op->flags & GIP_OP_INVOLUTION)))
         goto out_fail;
@@ -686,6 +687,24 @@ static PyObject *Args_halo(ArgsObject *self, PyObject *unused)
     return Py_BuildValue("(LL)", (long long)hx, (long long)hy);
 }
 
+/* Args.band_rows(width, height, channels, dtype code, y0, y1) -> (s0, s1) */
+static PyObject *Args_band_rows(ArgsObject *self, PyObject *args)
+{
+    long long w, h, y0, y1;
+    int c, dt;
+    if (!PyArg_ParseTuple(args, "LLiiLL", &w, &h, &c, &dt, &y0, &y1))
+        return NULL;
+    gip_shape in = {w, h, c, (gip_dtype)dt};
+    int64_t s0, s1;
+    gip_clear_error();
+    gip_status st = gip_op_band_rows(self->a, &in, y0, y1, &s0, &s1);
+    if (st) {
+        raise_last(st);
+        return NULL;
+    }
+    return Py_BuildValue("(LL)", (long long)s0, (long long)s1);
+}
+
 /* Args.load_reduce(path, ignore_orientation=False) -> 1, 2, 4 or 8 */
 static PyObject *Args_load_reduce(ArgsObject *self, PyObject *args)
 {
@@ -715,6 +734,9 @@ static PyMethodDef Args_methods[] = {
     {"output_shape", (PyCFunction)Args_output_shape, METH_VARARGS,
      "output_shape(width, height, channels, dtype code) -> (width, height, channels, dtype "
      "code) of the result for such an input (gip_op_output_shape)."},
+    {"band_rows", (PyCFunction)Args_band_rows, METH_VARARGS,
+     "band_rows(width, height, channels, dtype code, y0, y1) -> (s0, s1): the input rows that "
+     "output rows [y0, y1) read (gip_op_band_rows)."},
     {"load_reduce", (PyCFunction)Args_load_reduce, METH_VARARGS,
      "load_reduce(path, ignore_orientation=False) -> 1, 2, 4 or 8: the reduce factor the "
      "operation, run first, takes for the JPEG file at path (gip_op_load_reduce)."},
@@ -808,7 +830,32 @@ out_src:
     return result;
 }
 
+/* op_apply_band(ctx, args, src, s0, (width, height, channels, dtype code), dst, y0): output rows
+ * [y0, y0 + dst's height) from src, input rows [s0, s0 + src's height) (gip_op_apply_band). */
+static PyObject *py_op_apply_band(PyObject *m, PyObject *args)
+{
+    PyObject *co, *ao, *src, *dst;
+    long long s0, y0, w, h;
+    int c, dt;
+    if (!PyArg_ParseTuple(args, "O!OOL(LLii)OL", &gpy_ContextType, &co, &ao, &src, &s0, &w, &h, &c,
+                          &dt, &dst, &y0))
+        return NULL;
+    const gip_args *a = gpy_args_of(ao);
+    if (!a)
+        return NULL;
+    ContextObject *ctx = (ContextObject *)co;
+    View s, d;
+    if (gpy_resolve_pair(ctx, src, dst, &s, &d))
+        return NULL;
+    const gip_shape in = {w, h, c, (gip_dtype)dt};
+    gip_status st;
+    char msg[1024];
+    GIP_PY_RUN(ctx, st, msg, gip_op_apply_band(ctx->ctx, a, &s.img, s0, &in, &d.img, y0));
+    return gpy_finish_pair(st, msg, src, dst, &s, &d);
+}
+
 PyMethodDef gpy_registry_methods[] = {{"ops", py_ops, METH_NOARGS, NULL},
+                                      {"op_apply_band", py_op_apply_band, METH_VARARGS, NULL},
                                       {"op_args", py_op_args, METH_VARARGS, NULL},
                                       {"op_apply", py_op_apply, METH_VARARGS, NULL},
                                       {NULL}};

@@ -155,6 +155,30 @@ def test_chunk_merging_and_refusals():
         gd.map_pipeline(da.zeros((4, 4, 3, 2), np.uint8), "invert")
 
 
+@pytest.mark.parametrize("dt", [np.uint8, np.uint16, np.float32])
+def test_resize_and_thumbnail_by_row_chunks(dt):
+    """Size-changing operations run by output row chunks, each from only the input rows it
+    reads (gip_op_apply_band): equal to the whole-image result for shrinks, integer shrinks,
+    enlargements and every interpolation."""
+    a = rand((1001, 517, 3), dt, seed=21)
+    d = da.from_array(a, chunks=(128, 100, 3))
+    cases = [("resize", dict(dsize=(200, 300), interpolation="area")),
+             ("resize", dict(dsize=(0, 0), fx=0.5, fy=0.5, interpolation="area")),
+             ("resize", dict(dsize=(700, 1500), interpolation="cubic")),
+             ("resize", dict(dsize=(0, 0), fx=0.37, fy=0.41, interpolation="lanczos4")),
+             ("resize", dict(dsize=(300, 400), interpolation="linear", antialias=True)),
+             ("resize", dict(dsize=(300, 400), interpolation="nearest_exact")),
+             ("thumbnail", dict(size=(100, 100)))]
+    for name, kw in cases:
+        lazy = gd.apply(name, d, device="cpu", **kw)
+        assert len(lazy.chunks[0]) > 1, (name, kw)  # really cut by rows
+        got = lazy.compute(scheduler="threads")
+        np.testing.assert_array_equal(got, gip.apply(name, a, device="cpu", **kw))
+    g = gd.resize(da.from_array(a[:, :, 0], chunks=(100, 517)), dsize=(90, 70))
+    np.testing.assert_array_equal(g.compute(scheduler="threads"),
+                                  gip.apply("resize", a[:, :, 0], dsize=(90, 70), device="cpu"))
+
+
 class KillOnce:
     """A task hook: the first task to run it kills its own worker process (SIGKILL) as soon as
     one of its outputs exists, i.e. in the middle of the task; the marker file records how many
