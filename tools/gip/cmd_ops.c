@@ -19,7 +19,9 @@ static void print_text(const gip_op *op)
     cli_op_channels(op, a, sizeof a);
     printf("  input: %s; %s channel(s)%s%s\n", line, a,
            op->flags & GIP_OP_POINTWISE ? "; point-wise" : "",
-           op->flags & GIP_OP_WHOLE ? "; reads the whole image" : "");
+           op->flags & GIP_OP_WHOLE ? op->band_rows ? "; changes the size: streamed by output rows"
+                                                    : "; reads the whole image"
+                                    : "");
     for (int32_t k = 0; k < op->ninputs; k++)
         printf("  %-13s image, %s (--%s FILE; not a pipeline step's): %s\n", op->inputs[k].name,
                op->inputs[k].flags & GIP_INPUT_OPTIONAL ? "optional" : "required",
@@ -73,7 +75,9 @@ static void print_markdown(void)
         printf("- input dtypes: %s; channels: %s\n", line, a);
         if (op->flags & (GIP_OP_POINTWISE | GIP_OP_WHOLE))
             printf("- %s\n", op->flags & GIP_OP_WHOLE
-                                 ? "reads the whole image: not tiled or streamed"
+                                 ? op->band_rows ? "changes the size: not tiled; row streaming "
+                                                   "and gip.dask cut it by output rows"
+                                                 : "reads the whole image: not tiled or streamed"
                                  : "point-wise: runs of such steps fold into one table pass");
         if (op->flags & GIP_OP_INEXACT)
             printf("- integer results come from single-precision transforms: the CPU and CUDA "
@@ -146,9 +150,9 @@ static void print_json(void)
         json_str(line);
         printf(", \"channels\": ");
         json_str(a);
-        printf(", \"pointwise\": %s, \"whole\": %s,\n   \"inputs\": [",
+        printf(", \"pointwise\": %s, \"whole\": %s, \"banded\": %s,\n   \"inputs\": [",
                op->flags & GIP_OP_POINTWISE ? "true" : "false",
-               op->flags & GIP_OP_WHOLE ? "true" : "false");
+               op->flags & GIP_OP_WHOLE ? "true" : "false", op->band_rows ? "true" : "false");
         for (int32_t k = 0; k < op->ninputs; k++) {
             printf("%s{\"name\": ", k ? ", " : "");
             json_str(op->inputs[k].name);
