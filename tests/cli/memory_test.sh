@@ -98,6 +98,20 @@ elif grep -q -i "out of memory\|cannot allocate" "$WORK/stderr"; then
     sed 's/^/    | /' "$WORK/stderr"
 fi
 absent "$WORK/run.png"
+# The same with a chain that changes the size: streamed in stages (thumbnail cut by output
+# rows), within the limit, until the rows run out.
+checks=$((checks + 1))
+limited run --device cpu --max-memory 64M 'gaussian 3 | thumbnail 500 | invert' "$BOMB" \
+    "$WORK/run.png" >"$WORK/stdout" 2>"$WORK/stderr"
+got=$?
+if [ "$got" -ne 1 ] || ! grep -q -i "truncated\|corrupt\|rows\|premature\|end" "$WORK/stderr"; then
+    fail "gip run 'gaussian 3 | thumbnail 500 | invert' bomb.png: exit $got, expected 1 (the missing rows):"
+    sed 's/^/    | /' "$WORK/stderr"
+elif grep -q -i "out of memory\|cannot allocate\|whole image" "$WORK/stderr"; then
+    fail "the thumbnail chain was not streamed:"
+    sed 's/^/    | /' "$WORK/stderr"
+fi
+absent "$WORK/run.png"
 
 # Malformed values are usage errors naming the option; a real image within the limit runs, and
 # the same image above a tiny limit is refused.
