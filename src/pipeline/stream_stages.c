@@ -183,7 +183,15 @@ gip_status gip__pipeline_stream_stages(gip_pipeline *p, gip__row_reader *rd, con
         const int64_t o1 = o0 + B < oh ? o0 + B : oh;
         if ((e = trace(st, n, o0, o1, lo, hi)))
             break;
-        /* Slide the window to [lo[0], hi[0]): rows below lo[0] are dropped, new ones read. */
+        /* Slide the window to [lo[0], hi[0]): rows below lo[0] are dropped, new ones read (the
+         * file is read once, in order: a band never needs rows an earlier one dropped). */
+        if (lo[0] < wa) {
+            e = gip__error(p->ctx, GIP_ERR_INTERNAL,
+                           "%s: output rows [%lld, %lld) need input row %lld, before the window "
+                           "(%lld)",
+                           op, (long long)o0, (long long)o1, (long long)lo[0], (long long)wa);
+            break;
+        }
         if (lo[0] > wa) {
             const int64_t keep = wb > lo[0] ? wb - lo[0] : 0;
             if (keep)
