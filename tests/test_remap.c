@@ -26,20 +26,6 @@ static double tap(const gip_image *s, int64_t x, int64_t y, int32_t c, const gip
                   c);
 }
 
-/* Lanczos-4 weights of the taps at -3..4 for fraction t: sinc(d) sinc(d / 4), normalised. */
-static void lanczos(double t, double *w)
-{
-    const double pi = 3.14159265358979323846;
-    double sum = 0;
-    for (int k = 0; k < 8; k++) {
-        const double d = t + 3 - k;
-        w[k] = fabs(d) < 1e-9 ? 1 : 4 * sin(pi * d) * sin(pi * d / 4) / (pi * pi * d * d);
-        sum += w[k];
-    }
-    for (int k = 0; k < 8; k++)
-        w[k] /= sum;
-}
-
 typedef struct remap_case {
     const gip_image *mx, *my;
     gip_warp_params p;
@@ -139,8 +125,8 @@ static void cases(gip_context *ctx)
                                                 const int64_t X = (int64_t)nearbyint(sx * 32),
                                                               Y = (int64_t)nearbyint(sy * 32);
                                                 double wx[8], wy[8];
-                                                lanczos((X & 31) / 32.0, wx);
-                                                lanczos((Y & 31) / 32.0, wy);
+                                                ref_lanczos4((X & 31) / 32.0, wx);
+                                                ref_lanczos4((Y & 31) / 32.0, wy);
                                                 v = 0;
                                                 for (int i = 0; i < 8; i++)
                                                     for (int j = 0; j < 8; j++)

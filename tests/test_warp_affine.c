@@ -65,20 +65,6 @@ static void lz_position(const double *m, int persp, int64_t dw, int64_t dh, int6
     *Y = (int64_t)nearbyint((Y0 + m[3] * x1) * W);
 }
 
-/* Lanczos-4 weights of the taps at -3..4 for fraction t: sinc(d) sinc(d / 4), normalised. */
-static void lanczos(double t, double *w)
-{
-    const double pi = 3.14159265358979323846;
-    double sum = 0;
-    for (int k = 0; k < 8; k++) {
-        const double d = t + 3 - k;
-        w[k] = fabs(d) < 1e-9 ? 1 : 4 * sin(pi * d) * sin(pi * d / 4) / (pi * pi * d * d);
-        sum += w[k];
-    }
-    for (int k = 0; k < 8; k++)
-        w[k] /= sum;
-}
-
 /* The reference; *skip marks pixels whose nearest source is ambiguous (a coordinate within 1e-3
  * of a half) and are not compared. */
 /* Keys' cubic weights (a = -0.75) of the taps at -1, 0, 1, 2 for fraction t. */
@@ -102,8 +88,8 @@ static void reference(const gip_image *src, gip_image *exp, const double *inv, i
                 int64_t X, Y;
                 lz_position(inv, persp, exp->width, exp->height, x, y, &X, &Y);
                 double wx[8], wy[8];
-                lanczos((X & 31) / 32.0, wx);
-                lanczos((Y & 31) / 32.0, wy);
+                ref_lanczos4((X & 31) / 32.0, wx);
+                ref_lanczos4((Y & 31) / 32.0, wy);
                 skip[y * exp->width + x] = 0;
                 for (int32_t c = 0; c < src->channels; c++) {
                     double v = 0;

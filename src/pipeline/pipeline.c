@@ -160,6 +160,12 @@ gip_status gip_pipeline_clone(const gip_pipeline *p, const gip_context_desc *des
         return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT, "gip_pipeline_clone: %s is NULL",
                           !p ? "p" : "out");
     *out = NULL;
+    return gip__pipeline_clone_range(p, desc, 0, p->n, out);
+}
+
+gip_status gip__pipeline_clone_range(const gip_pipeline *p, const gip_context_desc *desc,
+                                     int32_t first, int32_t last, gip_pipeline **out)
+{
     gip_context_desc d = {0};
     if (desc) {
         d = *desc;
@@ -168,30 +174,6 @@ gip_status gip_pipeline_clone(const gip_pipeline *p, const gip_context_desc *des
         d.device = d.backend == GIP_BACKEND_CUDA ? gip_context_device(p->ctx) : 0;
         d.threads = gip_context_threads(p->ctx);
     }
-    gip_pipeline *c = NULL;
-    gip_status st = gip_pipeline_create(&d, &c);
-    if (st)
-        return st;
-    c->flags = p->flags;
-    c->mem_limit = p->mem_limit;
-    for (int32_t i = 0; i < p->n; i++) {
-        gip__step s;
-        if ((st = step_copy(&s, &p->steps[i])) || (st = gip__pipeline_append(c, &s))) {
-            gip_pipeline_free(c);
-            return st;
-        }
-    }
-    *out = c;
-    return GIP_OK;
-}
-
-gip_status gip__pipeline_clone_range(const gip_pipeline *p, int32_t first, int32_t last,
-                                     gip_pipeline **out)
-{
-    gip_context_desc d = {0};
-    d.backend = gip_context_backend(p->ctx);
-    d.device = d.backend == GIP_BACKEND_CUDA ? gip_context_device(p->ctx) : 0;
-    d.threads = gip_context_threads(p->ctx);
     gip_pipeline *c = NULL;
     gip_status st = gip_pipeline_create(&d, &c);
     if (st)

@@ -129,9 +129,10 @@ bool gip__pipeline_bandable(const gip_pipeline *p);
 gip_status gip__pipeline_stream_stages(gip_pipeline *p, struct gip__row_reader *rd, const char *out,
                                        const gip_save_params *save, int64_t w, int64_t h, int32_t c,
                                        gip_dtype dt, int64_t limit, int64_t fixed, const char *op);
-/* A pipeline on a new context like p's with copies of steps [first, last). */
-gip_status gip__pipeline_clone_range(const gip_pipeline *p, int32_t first, int32_t last,
-                                     gip_pipeline **out);
+/* A pipeline on a new context made from desc (NULL: like p's) with copies of steps
+ * [first, last). */
+gip_status gip__pipeline_clone_range(const gip_pipeline *p, const gip_context_desc *desc,
+                                     int32_t first, int32_t last, gip_pipeline **out);
 /* Buffers held by the pool (tests check reuse). */
 int64_t gip__pipeline_pool_count(const gip_pipeline *p);
 

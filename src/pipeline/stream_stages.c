@@ -102,7 +102,7 @@ gip_status gip__pipeline_stream_stages(gip_pipeline *p, gip__row_reader *rd, con
             int64_t hx;
             int32_t oc;
             gip_dtype odt;
-            if ((e = gip__pipeline_clone_range(p, i, j, &g->sub)) ||
+            if ((e = gip__pipeline_clone_range(p, NULL, i, j, &g->sub)) ||
                 (e = gip__pipeline_tileable(g->sub, cur.w, cur.h, cur.c, cur.dt, false, op)) ||
                 (e = gip_pipeline_halo(g->sub, &hx, &g->hy)) ||
                 (e = gip_pipeline_output_shape(g->sub, cur.w, cur.h, cur.c, cur.dt, &g->out.w,

@@ -144,3 +144,16 @@ int ref_load_pnm(const char *path, gip_image *img)
     }
     return 0;
 }
+
+void ref_lanczos4(double t, double w[8])
+{
+    const double pi = 3.14159265358979323846;
+    double sum = 0;
+    for (int k = 0; k < 8; k++) {
+        const double d = t + 3 - k;
+        w[k] = fabs(d) < 1e-9 ? 1 : 4 * sin(pi * d) * sin(pi * d / 4) / (pi * pi * d * d);
+        sum += w[k];
+    }
+    for (int k = 0; k < 8; k++)
+        w[k] /= sum;
+}

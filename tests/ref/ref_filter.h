@@ -22,6 +22,10 @@ int64_t ref_border_map(int64_t p, int64_t n, gip_border mode);
 void ref_correlate2d(const gip_image *src, const double *k, int kw, int kh, int ax, int ay,
                      gip_border mode, const double value[4], double scale, double *out);
 
+/* The Lanczos-4 weights of the taps at -3..4 around fraction t in [0, 1): sinc(d) sinc(d / 4),
+ * normalised to sum 1. */
+void ref_lanczos4(double t, double w[8]);
+
 /* k2d[j * kw + i] = ky[j] * kx[i]. */
 void ref_outer_kernel(const double *kx, int kw, const double *ky, int kh, double *k2d);
 

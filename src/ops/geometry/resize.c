@@ -1602,12 +1602,6 @@ gip_status gip__resize_band_rows(const gip_shape *in, int64_t dw, int64_t dh, in
     return GIP_OK;
 }
 
-/* The table pointer of `q` (inside `from`) in the copy `to`. */
-static const void *rebase_tab(const void *q, const void *from, void *to)
-{
-    return q ? (const void *)((uint8_t *)to + ((const uint8_t *)q - (const uint8_t *)from)) : NULL;
-}
-
 gip_status gip__resize_run_band(gip_context *ctx, const gip_image *src, int64_t s0, int64_t sh,
                                 gip_image *dst, int64_t y0, int64_t dh, int32_t interp,
                                 int32_t antialias, double inv_x, double inv_y)
@@ -1652,14 +1646,7 @@ gip_status gip__resize_run_band(gip_context *ctx, const gip_image *src, int64_t 
     if (bytes)
         memcpy(nb, block, bytes);
     bp = plan;
-    bp.xn = rebase_tab(plan.xn, block, nb);
-    bp.xi = rebase_tab(plan.xi, block, nb);
-    bp.xci = rebase_tab(plan.xci, block, nb);
-    bp.xcf = rebase_tab(plan.xcf, block, nb);
-    bp.yn = rebase_tab(plan.yn, block, nb);
-    bp.yi = rebase_tab(plan.yi, block, nb);
-    bp.yci = rebase_tab(plan.yci, block, nb);
-    bp.ycf = rebase_tab(plan.ycf, block, nb);
+    gip__rs_plan_rebase(&bp, block, nb);
     if (plan.kind != GIP__RS_AREA_FAST) {
         int32_t *yi = (int32_t *)bp.yi + y0 * plan.ky;
         for (int64_t i = 0; i < n * plan.ky; i++)

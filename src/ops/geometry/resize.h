@@ -70,6 +70,25 @@ typedef struct gip__resize_plan {
     const float *xcf, *ycf;   /* float coefficients */
 } gip__resize_plan;
 
+/* Moves the plan's table pointers from the block `from` to its copy `to` (a device copy, or a
+ * band's host copy). */
+static inline void gip__rs_plan_rebase(gip__resize_plan *p, const void *from, void *to)
+{
+#define GIP__RS_REBASE(q)                                                                          \
+    if (p->q)                                                                                      \
+        p->q = (const __typeof__(*p->q) *)((const char *)to +                                      \
+                                           ((const char *)p->q - (const char *)from));
+    GIP__RS_REBASE(xn)
+    GIP__RS_REBASE(yn)
+    GIP__RS_REBASE(xi)
+    GIP__RS_REBASE(yi)
+    GIP__RS_REBASE(xci)
+    GIP__RS_REBASE(yci)
+    GIP__RS_REBASE(xcf)
+    GIP__RS_REBASE(ycf)
+#undef GIP__RS_REBASE
+}
+
 /* Builds the plan of resizing a sw x sh image with cn channels of dtype into dw x dh with
  * OpenCV's scale factors inv_x = dw / sw (or fx), inv_y. *block is one malloc'd allocation the
  * plan's tables point into (free() it); *bytes its size. */

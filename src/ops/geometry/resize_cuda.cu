@@ -22,12 +22,6 @@ __global__ void resize_kernel(gip__resize_plan p, const uint8_t *src, int64_t ss
     }
 }
 
-/* The device copy's address of a table that lives in the host block. */
-template <typename T> static const T *rebase(const T *q, const void *host, void *dev)
-{
-    return q ? (const T *)((char *)dev + ((const char *)q - (const char *)host)) : NULL;
-}
-
 extern "C" gip_status gip__resize_cuda(gip_context *ctx, const gip_image *src, gip_image *dst,
                                        const gip__resize_plan *plan, const void *block,
                                        size_t bytes)
@@ -42,14 +36,7 @@ extern "C" gip_status gip__resize_cuda(gip_context *ctx, const gip_image *src, g
         st = gip__cuda_status(ctx,
                               cudaMemcpyAsync(dev, block, bytes, cudaMemcpyHostToDevice, stream),
                               "copy of the resize tables");
-        p.xn = rebase(p.xn, block, dev);
-        p.yn = rebase(p.yn, block, dev);
-        p.xi = rebase(p.xi, block, dev);
-        p.yi = rebase(p.yi, block, dev);
-        p.xci = rebase(p.xci, block, dev);
-        p.yci = rebase(p.yci, block, dev);
-        p.xcf = rebase(p.xcf, block, dev);
-        p.ycf = rebase(p.ycf, block, dev);
+        gip__rs_plan_rebase(&p, block, dev);
     }
     if (!st) {
         const int threads = 128;

@@ -165,6 +165,38 @@ GIP__WP_HD void gip__wp_cubic(const gip__warp *w, const uint8_t *src, int64_t ss
     }
 }
 
+/* Output pixel x of row drow from source pixel (ix, iy) (nearest), with the border. */
+GIP__WP_HD void gip__wp_nearest(const gip__warp *w, const uint8_t *src, int64_t sstride,
+                                uint8_t *drow, int64_t x, int64_t ix, int64_t iy)
+{
+    const int32_t cn = w->cn;
+    const gip_dtype dt = w->dtype;
+    if (ix < 0 || ix >= w->sw || iy < 0 || iy >= w->sh) {
+        if (w->border == GIP__BORDER_TRANSPARENT)
+            return;
+        if (w->border == GIP_BORDER_CONSTANT) {
+            for (int32_t c = 0; c < cn; c++)
+                gip__wp_store(drow, x * cn + c, dt, w->bval[c]);
+            return;
+        }
+        ix = gip__wp_wrap(ix, w->sw, w->border);
+        iy = gip__wp_wrap(iy, w->sh, w->border);
+    }
+    for (int32_t c = 0; c < cn; c++)
+        gip__wp_store(drow, x * cn + c, dt, gip__wp_load(src + iy * sstride, ix * cn + c, dt));
+}
+
+/* The places of n taps from t0 on an axis of n_img pixels, when some may lie outside: the border
+ * maps them inside, or (constant) marks them -1. */
+GIP__WP_HD void gip__wp_taps(int64_t t0, int k, int64_t n_img, int32_t border, int64_t *t)
+{
+    for (int i = 0; i < k; i++) {
+        const int64_t p = t0 + i;
+        t[i] = border == GIP_BORDER_CONSTANT ? (p >= 0 && p < n_img ? p : -1)
+                                             : gip__wp_wrap(p, n_img, border);
+    }
+}
+
 /* Output pixel x of row drow from source position (sx, sy): nearest or bilinear with the
  * border (the arithmetic of OpenCV 5's warps and remap). */
 GIP__WP_HD void gip__warp_sample(const gip__warp *w, const uint8_t *src, int64_t sstride,
@@ -175,20 +207,7 @@ GIP__WP_HD void gip__warp_sample(const gip__warp *w, const uint8_t *src, int64_t
     const int64_t sw = w->sw, sh = w->sh;
     const int32_t border = w->border;
     if (w->interp == GIP_INTER_NEAREST) {
-        int64_t ix = gip__wp_int(sx, 1), iy = gip__wp_int(sy, 1);
-        if (ix < 0 || ix >= sw || iy < 0 || iy >= sh) {
-            if (border == GIP__BORDER_TRANSPARENT)
-                return;
-            if (border == GIP_BORDER_CONSTANT) {
-                for (int32_t c = 0; c < cn; c++)
-                    gip__wp_store(drow, x * cn + c, dt, w->bval[c]);
-                return;
-            }
-            ix = gip__wp_wrap(ix, sw, border);
-            iy = gip__wp_wrap(iy, sh, border);
-        }
-        for (int32_t c = 0; c < cn; c++)
-            gip__wp_store(drow, x * cn + c, dt, gip__wp_load(src + iy * sstride, ix * cn + c, dt));
+        gip__wp_nearest(w, src, sstride, drow, x, gip__wp_int(sx, 1), gip__wp_int(sy, 1));
         return;
     }
     if (w->interp == GIP_INTER_CUBIC && border != GIP_BORDER_CONSTANT &&
@@ -251,21 +270,7 @@ GIP__WP_HD void gip__warp_sample_fixed(const gip__warp *w, const uint8_t *src, i
     const int32_t border = w->border;
     const int32_t fx = fxy >= 0 ? fxy & 31 : 0, fy = fxy >= 0 ? (fxy >> 5) & 31 : 0;
     if (w->interp == GIP_INTER_NEAREST) {
-        sx += fx >= 16;
-        sy += fy >= 16;
-        if (sx < 0 || sx >= sw || sy < 0 || sy >= sh) {
-            if (border == GIP__BORDER_TRANSPARENT)
-                return;
-            if (border == GIP_BORDER_CONSTANT) {
-                for (int32_t c = 0; c < cn; c++)
-                    gip__wp_store(drow, x * cn + c, dt, w->bval[c]);
-                return;
-            }
-            sx = gip__wp_wrap(sx, sw, border);
-            sy = gip__wp_wrap(sy, sh, border);
-        }
-        for (int32_t c = 0; c < cn; c++)
-            gip__wp_store(drow, x * cn + c, dt, gip__wp_load(src + sy * sstride, sx * cn + c, dt));
+        gip__wp_nearest(w, src, sstride, drow, x, sx + (fx >= 16), sy + (fy >= 16));
         return;
     }
     const int inside = sx >= 0 && sx < sw - 1 && sy >= 0 && sy < sh - 1;
@@ -279,19 +284,10 @@ GIP__WP_HD void gip__warp_sample_fixed(const gip__warp *w, const uint8_t *src, i
         }
     }
     /* The taps' places: -1 for one outside under the constant border. */
-    int64_t tx[2], ty[2];
-    for (int k = 0; k < 2; k++) {
-        tx[k] = sx + k;
-        ty[k] = sy + k;
-        if (inside)
-            continue;
-        if (border == GIP_BORDER_CONSTANT) {
-            tx[k] = tx[k] >= 0 && tx[k] < sw ? tx[k] : -1;
-            ty[k] = ty[k] >= 0 && ty[k] < sh ? ty[k] : -1;
-        } else {
-            tx[k] = gip__wp_wrap(tx[k], sw, border);
-            ty[k] = gip__wp_wrap(ty[k], sh, border);
-        }
+    int64_t tx[2] = {sx, sx + 1}, ty[2] = {sy, sy + 1};
+    if (!inside) {
+        gip__wp_taps(sx, 2, sw, border, tx);
+        gip__wp_taps(sy, 2, sh, border, ty);
     }
     for (int32_t c = 0; c < cn; c++) {
         float p[4];

@@ -136,18 +136,14 @@ GIP__WP_HD void gip__lz_sample(const gip__warp *w, gip__lz_tabs t, const uint8_t
             return;
         }
     }
-    for (int k = 0; k < 8; k++) {
-        tx[k] = sx + k;
-        ty[k] = sy + k;
-        if (inside)
-            continue;
-        if (border == GIP_BORDER_CONSTANT) {
-            tx[k] = tx[k] >= 0 && tx[k] < sw ? tx[k] : -1;
-            ty[k] = ty[k] >= 0 && ty[k] < sh ? ty[k] : -1;
-        } else {
-            tx[k] = gip__wp_wrap(tx[k], sw, border);
-            ty[k] = gip__wp_wrap(ty[k], sh, border);
+    if (inside) {
+        for (int k = 0; k < 8; k++) {
+            tx[k] = sx + k;
+            ty[k] = sy + k;
         }
+    } else {
+        gip__wp_taps(sx, 8, sw, border, tx);
+        gip__wp_taps(sy, 8, sh, border, ty);
     }
     const int16_t *wi = t.i + (int64_t)f * 64;
     const float *wf = t.f + (int64_t)f * 64;
