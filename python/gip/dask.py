@@ -128,6 +128,19 @@ def _share_cores(host_threads):
     return max(1, (os.cpu_count() or 1) // max(1, threads))
 
 
+def _threads_and_hosts(threads):
+    """threads as given, or None with the cluster's threads per host (the tasks divide each
+    host's cores among them), or 1 without a cluster."""
+    if threads is not None:
+        return threads, None
+    try:
+        from distributed import default_client
+        hosts = _host_threads(default_client())
+    except (ImportError, ValueError):
+        hosts = None
+    return (1 if hosts is None else None), hosts
+
+
 def _run_block(block, recipe=None, device="auto", threads=1, host_threads=None):
     if threads is None:
         threads = _share_cores(host_threads)
@@ -201,15 +214,7 @@ def _banded(arr, name, params, device, threads, who):
     # about as many output row chunks as the input has
     n = max(1, min(len(arr.chunks[0]), out_shape[0]))
     cuts = [round(i * out_shape[0] / n) for i in range(n + 1)]
-    hosts = None
-    if threads is None:
-        try:
-            from distributed import default_client
-            hosts = _host_threads(default_client())
-        except (ImportError, ValueError):
-            hosts = None
-        if hosts is None:
-            threads = 1
+    threads, hosts = _threads_and_hosts(threads)
     parts = []
     for y0, y1 in zip(cuts[:-1], cuts[1:]):
         if y1 <= y0:
@@ -277,15 +282,7 @@ def _map(arr, p, halo, device, threads, who):
         meta = cupy.empty((0,) * len(out_shape), out_dtype)
     else:
         meta = np.empty((0,) * len(out_shape), out_dtype)
-    hosts = None
-    if threads is None:
-        try:
-            from distributed import default_client
-            hosts = _host_threads(default_client())
-        except (ImportError, ValueError):
-            hosts = None
-        if hosts is None:
-            threads = 1
+    threads, hosts = _threads_and_hosts(threads)
     if resized:  # one chunk: the block is the whole image, its result another size
         chunks = tuple((n,) for n in out_shape)
         return arr.map_blocks(_run_block, chunks=chunks, dtype=out_dtype, meta=meta,

@@ -284,18 +284,22 @@ gip_status gip__check_unary(gip_context *ctx, const gip_image *src, const gip_im
     return GIP_OK;
 }
 
-gip_status gip__check_same(gip_context *ctx, const gip_image *src, const gip_image *dst,
-                           const char *op, bool *on_device)
+gip_status gip__check_same_type(gip_context *ctx, const gip_image *src, const gip_image *dst,
+                                const char *op)
 {
-    gip_status st = gip__check_unary(ctx, src, dst, op, on_device);
-    if (st)
-        return st;
     if (dst->dtype != src->dtype || dst->channels != src->channels)
         return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
                           "%s: dst is %d-channel %s but src is %d-channel %s; they must be equal",
                           op, (int)dst->channels, gip_dtype_name(dst->dtype), (int)src->channels,
                           gip_dtype_name(src->dtype));
     return GIP_OK;
+}
+
+gip_status gip__check_same(gip_context *ctx, const gip_image *src, const gip_image *dst,
+                           const char *op, bool *on_device)
+{
+    gip_status st = gip__check_unary(ctx, src, dst, op, on_device);
+    return st ? st : gip__check_same_type(ctx, src, dst, op);
 }
 
 gip_status gip__check_dtype(gip_context *ctx, const gip_image *img, unsigned accepted,

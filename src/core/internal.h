@@ -67,6 +67,10 @@ gip_status gip__image_check_ctx(gip_context *ctx, const gip_image *img, const ch
 gip_status gip__check_unary(gip_context *ctx, const gip_image *src, const gip_image *dst,
                             const char *op, bool *on_device);
 
+/* GIP_ERR_SHAPE_MISMATCH, naming both, unless dst has src's dtype and channel count. */
+gip_status gip__check_same_type(gip_context *ctx, const gip_image *src, const gip_image *dst,
+                                const char *op);
+
 /* gip__check_unary() and equal dtypes and channel counts: an operation whose dst has src's type
  * (flip, invert, mask, fftshift). */
 gip_status gip__check_same(gip_context *ctx, const gip_image *src, const gip_image *dst,

@@ -449,11 +449,8 @@ gip_status gip__pixmap_run(gip_context *ctx, const gip_image *src, gip_image *ds
     gip_status st = gip__check_pair(ctx, src, dst, op, &on_device);
     if (st)
         return st;
-    if (dst->dtype != src->dtype || dst->channels != src->channels)
-        return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
-                          "%s: dst is %d-channel %s but src is %d-channel %s; they must be equal",
-                          op, (int)dst->channels, gip_dtype_name(dst->dtype), (int)src->channels,
-                          gip_dtype_name(src->dtype));
+    if ((st = gip__check_same_type(ctx, src, dst, op)))
+        return st;
     if (gip__images_overlap(src, dst))
         return gip__error(ctx, GIP_ERR_ALIASING, "%s: src and dst overlap; it needs a separate dst",
                           op);

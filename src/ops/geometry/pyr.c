@@ -374,11 +374,8 @@ gip_status gip__pyr_run(gip_context *ctx, const gip_image *src, gip_image *dst, 
         return st;
     if ((st = gip__check_dtype(ctx, src, GIP__DT_IMAGE, op, "src")))
         return st;
-    if (dst->dtype != src->dtype || dst->channels != src->channels)
-        return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
-                          "%s: dst is %d-channel %s but src is %d-channel %s; they must be equal",
-                          op, (int)dst->channels, gip_dtype_name(dst->dtype), (int)src->channels,
-                          gip_dtype_name(src->dtype));
+    if ((st = gip__check_same_type(ctx, src, dst, op)))
+        return st;
     const int64_t w = p->up ? 2 * src->width : (src->width + 1) / 2;
     const int64_t h = p->up ? 2 * src->height : (src->height + 1) / 2;
     if (dst->width != w || dst->height != h)

@@ -1525,11 +1525,8 @@ gip_status gip__resize_run(gip_context *ctx, const gip_image *src, gip_image *ds
         return gip__error(ctx, GIP_ERR_UNSUPPORTED,
                           "%s: src has %d channels; 1, 3 or 4 are accepted", op,
                           (int)src->channels);
-    if (dst->dtype != src->dtype || dst->channels != src->channels)
-        return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
-                          "%s: dst is %d-channel %s but src is %d-channel %s; they must be equal",
-                          op, (int)dst->channels, gip_dtype_name(dst->dtype), (int)src->channels,
-                          gip_dtype_name(src->dtype));
+    if ((st = gip__check_same_type(ctx, src, dst, op)))
+        return st;
     if (interp < GIP_INTER_NEAREST || interp > GIP_INTER_NEAREST_EXACT)
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
                           "%s: interpolation %d is unknown (0..6: nearest, linear, cubic, area, "
@@ -1611,11 +1608,8 @@ gip_status gip__resize_run_band(gip_context *ctx, const gip_image *src, int64_t 
     gip_status st = gip__check_pair(ctx, src, dst, op, &on_device);
     if (st)
         return st;
-    if (dst->dtype != src->dtype || dst->channels != src->channels)
-        return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
-                          "%s: dst is %d-channel %s but src is %d-channel %s; they must be equal",
-                          op, (int)dst->channels, gip_dtype_name(dst->dtype), (int)src->channels,
-                          gip_dtype_name(src->dtype));
+    if ((st = gip__check_same_type(ctx, src, dst, op)))
+        return st;
     gip__resize_plan plan, bp;
     void *block, *nb = NULL;
     size_t bytes;
