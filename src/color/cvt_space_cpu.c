@@ -339,6 +339,62 @@ SPACE_AVX2 static int64_t space_ycc_avx2(const uint8_t *s, uint8_t *d, int64_t w
     return x;
 }
 
+/* descale(a * k + b * l, 14) for 8 pixels a lane of 16-bit (a, b) pairs (lo, hi: a lane's
+ * pixels 0-3 and 4-7) and kl = k | l << 16, packed back to 16 bits in pixel order. */
+SPACE_AVX2 static inline __m256i space_avx2_descale2(__m256i lo, __m256i hi, __m256i kl)
+{
+    const __m256i half = _mm256_set1_epi32(1 << (GIP__YUV_SHIFT - 1));
+    return _mm256_packs_epi32(
+        _mm256_srai_epi32(_mm256_add_epi32(_mm256_madd_epi16(lo, kl), half), GIP__YUV_SHIFT),
+        _mm256_srai_epi32(_mm256_add_epi32(_mm256_madd_epi16(hi, kl), half), GIP__YUV_SHIFT));
+}
+
+#define SPACE_KL(k, l) _mm256_set1_epi32((int32_t)(((uint32_t)(l) << 16) | ((uint32_t)(k)&0xffff)))
+
+/* r, g, b of 8 pixels a lane (16-bit y and colour differences less 128):
+ * gip__rgb_from_ycc_i()'s products (each below 2^22) and descales; y plus them saturated in 16
+ * bits, which the u8 pack then saturates as the 32-bit sum would be. */
+SPACE_AVX2 static inline void space_avx2_ycc_inv(__m256i y, __m256i c1, __m256i c2, int yuv,
+                                                 __m256i *r, __m256i *g, __m256i *b)
+{
+    const __m256i lo = _mm256_unpacklo_epi16(c1, c2), hi = _mm256_unpackhi_epi16(c1, c2);
+    if (yuv) { /* c1 = u, c2 = v; u * 33292 as u * 16646 twice */
+        *b = _mm256_adds_epi16(y, space_avx2_descale2(_mm256_unpacklo_epi16(c1, c1),
+                                                      _mm256_unpackhi_epi16(c1, c1),
+                                                      SPACE_KL(16646, 16646)));
+        *g = _mm256_adds_epi16(y, space_avx2_descale2(lo, hi, SPACE_KL(-6472, -9519)));
+        *r = _mm256_adds_epi16(y, space_avx2_descale2(lo, hi, SPACE_KL(0, 18678)));
+    } else { /* c1 = cr, c2 = cb */
+        *b = _mm256_adds_epi16(y, space_avx2_descale2(lo, hi, SPACE_KL(0, 29049)));
+        *g = _mm256_adds_epi16(y, space_avx2_descale2(lo, hi, SPACE_KL(-11698, -5636)));
+        *r = _mm256_adds_epi16(y, space_avx2_descale2(lo, hi, SPACE_KL(22987, 0)));
+    }
+}
+#undef SPACE_KL
+
+/* The pixels of a u8 YCrCb (yuv: YUV) to RGB row it did (a multiple of 32, 3-channel RGB). */
+SPACE_AVX2 static int64_t space_ycc_inv_avx2(const uint8_t *s, uint8_t *d, int64_t w, int bidx,
+                                             int yuv)
+{
+    const __m256i zero = _mm256_setzero_si256(), k128 = _mm256_set1_epi16(128);
+    int64_t x = 0;
+    for (; x + 32 <= w; x += 32) {
+        __m256i c0, c1, c2;
+        space_avx2_load3x2(s + 3 * x, &c0, &c1, &c2);
+        __m256i r[2], g[2], b[2];
+        space_avx2_ycc_inv(
+            _mm256_unpacklo_epi8(c0, zero), _mm256_sub_epi16(_mm256_unpacklo_epi8(c1, zero), k128),
+            _mm256_sub_epi16(_mm256_unpacklo_epi8(c2, zero), k128), yuv, &r[0], &g[0], &b[0]);
+        space_avx2_ycc_inv(
+            _mm256_unpackhi_epi8(c0, zero), _mm256_sub_epi16(_mm256_unpackhi_epi8(c1, zero), k128),
+            _mm256_sub_epi16(_mm256_unpackhi_epi8(c2, zero), k128), yuv, &r[1], &g[1], &b[1]);
+        const __m256i r8 = _mm256_packus_epi16(r[0], r[1]), b8 = _mm256_packus_epi16(b[0], b[1]);
+        space_avx2_store3x2(d + 3 * x, bidx ? r8 : b8, _mm256_packus_epi16(g[0], g[1]),
+                            bidx ? b8 : r8);
+    }
+    return x;
+}
+
 /* gip__lab_gamma widened to 32 bits, so that a 32-bit gather of any entry stays inside it, and
  * as its low and high bytes for the AVX-512 VBMI byte permutes. */
 static int32_t space_lab_gamma32[256];
@@ -690,6 +746,11 @@ static void space_rows(void *arg, int64_t y0, int64_t y1)
                      gip__cc_simd_active())
                 x0 = space_ycc_avx2((const uint8_t *)s, (uint8_t *)d, w, j->cs.bidx,
                                     j->cs.space == GIP__CS_YUV);
+            else if (j->cs.inverse && dcn == 3 &&
+                     (j->cs.space == GIP__CS_YCRCB || j->cs.space == GIP__CS_YUV) &&
+                     gip__cc_simd_active())
+                x0 = space_ycc_inv_avx2((const uint8_t *)s, (uint8_t *)d, w, j->cs.bidx,
+                                        j->cs.space == GIP__CS_YUV);
 #endif
             if (u8_row(&j->cs, (const uint8_t *)s + x0 * scn, (uint8_t *)d + x0 * dcn, w - x0, scn,
                        dcn))
