@@ -395,6 +395,107 @@ SPACE_AVX2 static int64_t space_ycc_inv_avx2(const uint8_t *s, uint8_t *d, int64
     return x;
 }
 
+/* r, g, b of 8 pixels from h (not yet scaled), s and v: gip__rgb_from_hsv_vec()'s operations in
+ * their order, its one fused multiply-add (fnmadd: -(s h) + 1, the same rounding). */
+SPACE_AVX2_FMA static inline void space_avx2_hsv_inv(__m256 h, __m256 s, __m256 v, __m256 hscale,
+                                                     __m256 *r, __m256 *g, __m256 *b)
+{
+    const __m256 one = _mm256_set1_ps(1.0f);
+    h = _mm256_mul_ps(h, hscale);
+    const __m256 pre = _mm256_round_ps(h, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    h = _mm256_sub_ps(h, pre);
+    const __m256 tab0 = v, tab1 = _mm256_mul_ps(v, _mm256_sub_ps(one, s));
+    const __m256 tab2 = _mm256_mul_ps(v, _mm256_fnmadd_ps(s, h, one));
+    const __m256 tab3 = _mm256_mul_ps(v, _mm256_fnmadd_ps(s, _mm256_sub_ps(one, h), one));
+    __m256 sec = _mm256_round_ps(_mm256_mul_ps(pre, _mm256_set1_ps(1.0f / 6.0f)),
+                                 _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    sec = _mm256_sub_ps(pre, _mm256_mul_ps(sec, _mm256_set1_ps(6.0f)));
+#define SPACE_C(k, op) _mm256_cmp_ps(sec, _mm256_set1_ps(k), op)
+    const __m256 lt1 = SPACE_C(1.0f, _CMP_LT_OQ), lt2 = SPACE_C(2.0f, _CMP_LT_OQ);
+    const __m256 eq1 = SPACE_C(1.0f, _CMP_EQ_OQ), eq2 = SPACE_C(2.0f, _CMP_EQ_OQ);
+    const __m256 eq3 = SPACE_C(3.0f, _CMP_EQ_OQ), eq4 = SPACE_C(4.0f, _CMP_EQ_OQ);
+    const __m256 le2 = SPACE_C(2.0f, _CMP_LE_OQ), le3 = SPACE_C(3.0f, _CMP_LE_OQ);
+    const __m256 le4 = SPACE_C(4.0f, _CMP_LE_OQ);
+#undef SPACE_C
+    /* blendv(a, b, m): m ? b : a */
+    *b =
+        _mm256_blendv_ps(_mm256_blendv_ps(_mm256_blendv_ps(tab2, tab0, le4), tab3, eq2), tab1, lt2);
+    *g =
+        _mm256_blendv_ps(_mm256_blendv_ps(_mm256_blendv_ps(tab1, tab2, eq3), tab0, le2), tab3, lt1);
+    *r = _mm256_blendv_ps(
+        _mm256_blendv_ps(_mm256_blendv_ps(_mm256_blendv_ps(tab0, tab3, eq4), tab1, le3), tab2, eq1),
+        tab0, lt1);
+}
+
+/* The pixels of a u8 HSV to RGB row it did: those of the row's whole blocks of
+ * GIP__CS_HSV_BLOCK, which gip__cs_pixel_u8() converts with gip__rgb_from_hsv_vec() and
+ * truncates (3-channel RGB). */
+SPACE_AVX2_FMA static int64_t space_hsv_inv_u8_avx2(const uint8_t *s, uint8_t *d, int64_t w,
+                                                    int bidx, float hs)
+{
+    const __m256 k = _mm256_set1_ps(1.0f / 255.0f), k255 = _mm256_set1_ps(255.0f);
+    const __m256 hscale = _mm256_set1_ps(hs);
+    const int64_t n = w / GIP__CS_HSV_BLOCK * GIP__CS_HSV_BLOCK;
+    int64_t x = 0;
+    for (; x < n; x += 16) {
+        __m128i c0, c1, c2;
+        space_avx2_load3(s + 3 * x, &c0, &c1, &c2);
+        __m256i o[3][2];
+        for (int i = 0; i < 2; i++) {
+#define SPACE_F(c) _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(i ? _mm_srli_si128(c, 8) : c))
+            __m256 r, g, b;
+            space_avx2_hsv_inv(SPACE_F(c0), _mm256_mul_ps(SPACE_F(c1), k),
+                               _mm256_mul_ps(SPACE_F(c2), k), hscale, &r, &g, &b);
+#undef SPACE_F
+            o[0][i] = _mm256_cvttps_epi32(_mm256_mul_ps(r, k255));
+            o[1][i] = _mm256_cvttps_epi32(_mm256_mul_ps(g, k255));
+            o[2][i] = _mm256_cvttps_epi32(_mm256_mul_ps(b, k255));
+        }
+        const __m128i r8 = space_avx2_pack(o[0][0], o[0][1]),
+                      b8 = space_avx2_pack(o[2][0], o[2][1]);
+        space_avx2_store3(d + 3 * x, bidx ? r8 : b8, space_avx2_pack(o[1][0], o[1][1]),
+                          bidx ? b8 : r8);
+    }
+    return x;
+}
+
+/* 8 pixels of 3 floats from s: the channels in memory order (space_hue_f32_avx2()'s blends and
+ * permutes). */
+SPACE_AVX2 static inline void space_avx2_load3f(const float *s, __m256 *c0, __m256 *c1, __m256 *c2)
+{
+    const __m256 a = _mm256_loadu_ps(s), b = _mm256_loadu_ps(s + 8), c = _mm256_loadu_ps(s + 16);
+    *c0 = _mm256_permutevar8x32_ps(_mm256_blend_ps(_mm256_blend_ps(a, b, 0x92), c, 0x24),
+                                   _mm256_setr_epi32(0, 3, 6, 1, 4, 7, 2, 5));
+    *c1 = _mm256_permutevar8x32_ps(_mm256_blend_ps(_mm256_blend_ps(a, b, 0x24), c, 0x49),
+                                   _mm256_setr_epi32(1, 4, 7, 2, 5, 0, 3, 6));
+    *c2 = _mm256_permutevar8x32_ps(_mm256_blend_ps(_mm256_blend_ps(a, b, 0x49), c, 0x92),
+                                   _mm256_setr_epi32(2, 5, 0, 3, 6, 1, 4, 7));
+}
+
+/* 8 pixels of 3 floats (the channels in memory order) to d. */
+SPACE_AVX2 static inline void space_avx2_store3f(float *d, __m256 o0, __m256 o1, __m256 o2)
+{
+    o0 = _mm256_permutevar8x32_ps(o0, _mm256_setr_epi32(0, 3, 6, 1, 4, 7, 2, 5));
+    o1 = _mm256_permutevar8x32_ps(o1, _mm256_setr_epi32(5, 0, 3, 6, 1, 4, 7, 2));
+    o2 = _mm256_permutevar8x32_ps(o2, _mm256_setr_epi32(2, 5, 0, 3, 6, 1, 4, 7));
+    _mm256_storeu_ps(d, _mm256_blend_ps(_mm256_blend_ps(o0, o1, 0x92), o2, 0x24));
+    _mm256_storeu_ps(d + 8, _mm256_blend_ps(_mm256_blend_ps(o0, o1, 0x24), o2, 0x49));
+    _mm256_storeu_ps(d + 16, _mm256_blend_ps(_mm256_blend_ps(o0, o1, 0x49), o2, 0x92));
+}
+
+/* f32 HSV to RGB over n pixels (a multiple of 8; those that gip__cs_pixel_f32() converts with
+ * gip__rgb_from_hsv_vec()), 3-channel RGB. */
+SPACE_AVX2_FMA static void space_hsv_inv_f32_avx2(const float *s, float *d, int64_t n, int bidx)
+{
+    const __m256 hscale = _mm256_set1_ps(6.0f / 360.0f);
+    for (int64_t x = 0; x < n; x += 8) {
+        __m256 h, sat, v, r, g, b;
+        space_avx2_load3f(s + 3 * x, &h, &sat, &v);
+        space_avx2_hsv_inv(h, sat, v, hscale, &r, &g, &b);
+        space_avx2_store3f(d + 3 * x, bidx ? r : b, g, bidx ? b : r);
+    }
+}
+
 /* gip__lab_gamma widened to 32 bits, so that a 32-bit gather of any entry stays inside it, and
  * as its low and high bytes for the AVX-512 VBMI byte permutes. */
 static int32_t space_lab_gamma32[256];
@@ -747,6 +848,12 @@ static void space_rows(void *arg, int64_t y0, int64_t y1)
                 x0 = space_ycc_avx2((const uint8_t *)s, (uint8_t *)d, w, j->cs.bidx,
                                     j->cs.space == GIP__CS_YUV);
             else if (j->cs.inverse && dcn == 3 &&
+                     (j->cs.space == GIP__CS_HSV || j->cs.space == GIP__CS_HSV_FULL) &&
+                     gip__cc_simd_active() && __builtin_cpu_supports("fma"))
+                x0 = space_hsv_inv_u8_avx2((const uint8_t *)s, (uint8_t *)d, w, j->cs.bidx,
+                                           j->cs.space == GIP__CS_HSV ? 6.0f / 180.0f
+                                                                      : 6.0f / 255.0f);
+            else if (j->cs.inverse && dcn == 3 &&
                      (j->cs.space == GIP__CS_YCRCB || j->cs.space == GIP__CS_YUV) &&
                      gip__cc_simd_active())
                 x0 = space_ycc_inv_avx2((const uint8_t *)s, (uint8_t *)d, w, j->cs.bidx,
@@ -775,6 +882,14 @@ static void space_rows(void *arg, int64_t y0, int64_t y1)
                 f32_hue_row((const float *)s + 3 * xv, (float *)d + 3 * xv, x0 - xv, j->cs.bidx,
                             hls);
             }
+#ifdef SPACE_X86
+            else if (j->cs.inverse && dcn == 3 && (sp == GIP__CS_HSV || sp == GIP__CS_HSV_FULL) &&
+                     gip__cc_simd_active() && __builtin_cpu_supports("fma")) {
+                /* the row's whole vectors of OpenCV's code (multiples of 8); the rest below */
+                x0 = w / GIP__CS_HLS_VEC * GIP__CS_HLS_VEC;
+                space_hsv_inv_f32_avx2((const float *)s, (float *)d, x0, j->cs.bidx);
+            }
+#endif
             f32_gen_row(&j->cs, (const float *)s, (float *)d, x0, w);
         }
     }
