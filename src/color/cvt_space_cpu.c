@@ -496,6 +496,158 @@ SPACE_AVX2_FMA static void space_hsv_inv_f32_avx2(const float *s, float *d, int6
     }
 }
 
+/* r, g, b of 8 pixels from h (not yet scaled), l and s: gip__rgb_from_hls_vec()'s operations in
+ * their order and its comparisons (fnmadd: -(e0 e1) + t0, fma(-e0, e1, t0)'s rounding). */
+SPACE_AVX2_FMA static inline void
+space_avx2_hls_inv_vec(__m256 h, __m256 l, __m256 s, __m256 hscale, __m256 *r, __m256 *g, __m256 *b)
+{
+    const __m256 ls = _mm256_mul_ps(l, s);
+    const __m256 e0 = _mm256_blendv_ps(_mm256_sub_ps(s, ls), ls,
+                                       _mm256_cmp_ps(l, _mm256_set1_ps(0.5f), _CMP_LE_OQ));
+    const __m256 raw = _mm256_mul_ps(h, hscale);
+    const __m256 pre = _mm256_round_ps(raw, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    const __m256 hs = _mm256_sub_ps(raw, pre);
+    const __m256 sec = _mm256_sub_ps(
+        pre, _mm256_mul_ps(_mm256_set1_ps(6.0f),
+                           _mm256_round_ps(_mm256_mul_ps(raw, _mm256_set1_ps(1.0f / 6.0f)),
+                                           _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC)));
+    const __m256 e1 = _mm256_add_ps(hs, hs);
+    const __m256 t0 = _mm256_add_ps(l, e0), t1 = _mm256_sub_ps(l, e0);
+    const __m256 t2 = _mm256_fnmadd_ps(e0, e1, t0), t3 = _mm256_fmadd_ps(e0, e1, t1);
+#define SPACE_C(k, op) _mm256_cmp_ps(sec, _mm256_set1_ps(k), op)
+    const __m256 lt1 = SPACE_C(1.0f, _CMP_LT_OQ), lt2 = SPACE_C(2.0f, _CMP_LT_OQ);
+    const __m256 lt4 = SPACE_C(4.0f, _CMP_LT_OQ), le2 = SPACE_C(2.0f, _CMP_LE_OQ);
+    const __m256 le4 = SPACE_C(4.0f, _CMP_LE_OQ);
+#undef SPACE_C
+    /* blendv(a, b, m): m ? b : a */
+    *b = _mm256_blendv_ps(_mm256_blendv_ps(_mm256_blendv_ps(t2, t0, le4), t3, le2), t1, lt2);
+    *g = _mm256_blendv_ps(_mm256_blendv_ps(_mm256_blendv_ps(t1, t2, lt4), t0, le2), t3, lt1);
+    *r = _mm256_blendv_ps(
+        _mm256_blendv_ps(_mm256_blendv_ps(_mm256_blendv_ps(t0, t3, le4), t1, lt4), t2, lt2), t0,
+        lt1);
+}
+
+/* f32 HLS to RGB over n pixels (a multiple of 8; those that gip__cs_pixel_f32() converts with
+ * gip__rgb_from_hls_vec()), 3-channel RGB. */
+SPACE_AVX2_FMA static void space_hls_inv_f32_avx2(const float *s, float *d, int64_t n, int bidx)
+{
+    const __m256 hscale = _mm256_set1_ps(6.0f / 360.0f);
+    for (int64_t x = 0; x < n; x += 8) {
+        __m256 h, l, sat, r, g, b;
+        space_avx2_load3f(s + 3 * x, &h, &l, &sat);
+        space_avx2_hls_inv_vec(h, l, sat, hscale, &r, &g, &b);
+        space_avx2_store3f(d + 3 * x, bidx ? r : b, g, bidx ? b : r);
+    }
+}
+
+/* u8 HLS to RGB, 16 pixels a step (3-channel RGB): gip__rgb_from_hls_f32()'s operations for u8
+ * hues (h hscale below 12 and not negative: its loops subtract 6 at most once; the sector is
+ * 0 .. 5, its table's rows as the comparisons of space_avx2_hsv_inv()), rounded as
+ * gip__sat_u8_f32() (no NaN or infinity arises). */
+SPACE_AVX2 static int64_t space_hls_inv_u8_avx2(const uint8_t *s, uint8_t *d, int64_t w, int bidx,
+                                                float hs)
+{
+    const __m256 k = _mm256_set1_ps(1.0f / 255.0f), k255 = _mm256_set1_ps(255.0f);
+    const __m256 hscale = _mm256_set1_ps(hs), one = _mm256_set1_ps(1.0f),
+                 six = _mm256_set1_ps(6.0f), zero = _mm256_setzero_ps();
+    int64_t x = 0;
+    for (; x + 16 <= w; x += 16) {
+        __m128i c0, c1, c2;
+        space_avx2_load3(s + 3 * x, &c0, &c1, &c2);
+        __m256i o[3][2];
+        for (int i = 0; i < 2; i++) {
+#define SPACE_F(c) _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(i ? _mm_srli_si128(c, 8) : c))
+            __m256 h = SPACE_F(c0);
+            const __m256 l = _mm256_mul_ps(SPACE_F(c1), k), sat = _mm256_mul_ps(SPACE_F(c2), k);
+#undef SPACE_F
+            const __m256 ls = _mm256_mul_ps(l, sat);
+            const __m256 p2 = _mm256_blendv_ps(_mm256_sub_ps(_mm256_add_ps(l, sat), ls),
+                                               _mm256_mul_ps(l, _mm256_add_ps(one, sat)),
+                                               _mm256_cmp_ps(l, _mm256_set1_ps(0.5f), _CMP_LE_OQ));
+            const __m256 p1 = _mm256_sub_ps(_mm256_mul_ps(_mm256_set1_ps(2.0f), l), p2);
+            h = _mm256_mul_ps(h, hscale);
+            h = _mm256_blendv_ps(h, _mm256_sub_ps(h, six), _mm256_cmp_ps(h, six, _CMP_GE_OQ));
+            const __m256 sec = _mm256_round_ps(h, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+            h = _mm256_sub_ps(h, sec);
+            const __m256 dp = _mm256_sub_ps(p2, p1);
+            const __m256 tab2 = _mm256_add_ps(p1, _mm256_mul_ps(dp, _mm256_sub_ps(one, h)));
+            const __m256 tab3 = _mm256_add_ps(p1, _mm256_mul_ps(dp, h));
+#define SPACE_C(v, op) _mm256_cmp_ps(sec, _mm256_set1_ps(v), op)
+            const __m256 lt1 = SPACE_C(1.0f, _CMP_LT_OQ), lt2 = SPACE_C(2.0f, _CMP_LT_OQ);
+            const __m256 eq1 = SPACE_C(1.0f, _CMP_EQ_OQ), eq2 = SPACE_C(2.0f, _CMP_EQ_OQ);
+            const __m256 eq3 = SPACE_C(3.0f, _CMP_EQ_OQ), eq4 = SPACE_C(4.0f, _CMP_EQ_OQ);
+            const __m256 le2 = SPACE_C(2.0f, _CMP_LE_OQ), le3 = SPACE_C(3.0f, _CMP_LE_OQ);
+            const __m256 le4 = SPACE_C(4.0f, _CMP_LE_OQ);
+#undef SPACE_C
+            /* tab0 p2, tab1 p1; s == 0: l in all three */
+            const __m256 gray = _mm256_cmp_ps(sat, zero, _CMP_EQ_OQ);
+            __m256 b = _mm256_blendv_ps(
+                _mm256_blendv_ps(_mm256_blendv_ps(tab2, p2, le4), tab3, eq2), p1, lt2);
+            __m256 g = _mm256_blendv_ps(_mm256_blendv_ps(_mm256_blendv_ps(p1, tab2, eq3), p2, le2),
+                                        tab3, lt1);
+            __m256 r = _mm256_blendv_ps(
+                _mm256_blendv_ps(_mm256_blendv_ps(_mm256_blendv_ps(p2, tab3, eq4), p1, le3), tab2,
+                                 eq1),
+                p2, lt1);
+            o[0][i] = _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_blendv_ps(r, l, gray), k255));
+            o[1][i] = _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_blendv_ps(g, l, gray), k255));
+            o[2][i] = _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_blendv_ps(b, l, gray), k255));
+        }
+        const __m128i r8 = space_avx2_pack(o[0][0], o[0][1]),
+                      b8 = space_avx2_pack(o[2][0], o[2][1]);
+        space_avx2_store3(d + 3 * x, bidx ? r8 : b8, space_avx2_pack(o[1][0], o[1][1]),
+                          bidx ? b8 : r8);
+    }
+    return x;
+}
+
+/* u8 RGB to HLS over n pixels (a multiple of 16; those that gip__cs_pixel_u8() converts with
+ * gip__hls_from_rgb_vec()): space_hue_f32_avx2()'s HLS arithmetic on the pixels divided by 255,
+ * the hue times hscale, rounded as gip__sat_u8_f32() (no NaN or infinity is kept). */
+SPACE_AVX2_FMA static void space_hls_u8_avx2(const uint8_t *s, uint8_t *d, int64_t n, int bidx,
+                                             float hs)
+{
+    const __m256 k = _mm256_set1_ps(1.0f / 255.0f), k255 = _mm256_set1_ps(255.0f);
+    const __m256 hscale = _mm256_set1_ps(hs), eps = _mm256_set1_ps(GIP__CS_EPS);
+    const __m256 k60 = _mm256_set1_ps(60.0f), zero = _mm256_setzero_ps();
+    for (int64_t x = 0; x < n; x += 16) {
+        __m128i c0, c1, c2;
+        space_avx2_load3(s + 3 * x, &c0, &c1, &c2);
+        __m256i o[3][2];
+        for (int i = 0; i < 2; i++) {
+#define SPACE_F(c)                                                                                 \
+    _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(i ? _mm_srli_si128(c, 8) : c)), k)
+            const __m256 ch0 = SPACE_F(c0), g = SPACE_F(c1), ch2 = SPACE_F(c2);
+#undef SPACE_F
+            const __m256 r = bidx ? ch0 : ch2, bl = bidx ? ch2 : ch0;
+            const __m256 mx = _mm256_max_ps(_mm256_max_ps(r, g), bl);
+            const __m256 mn = _mm256_min_ps(_mm256_min_ps(r, g), bl);
+            const __m256 diff = _mm256_sub_ps(mx, mn);
+            const __m256 isr = _mm256_cmp_ps(r, mx, _CMP_EQ_OQ),
+                         isg = _mm256_cmp_ps(g, mx, _CMP_EQ_OQ);
+            const __m256 h =
+                _mm256_blendv_ps(_mm256_blendv_ps(_mm256_sub_ps(r, g), _mm256_sub_ps(bl, r), isg),
+                                 _mm256_sub_ps(g, bl), isr);
+            const __m256 part = _mm256_blendv_ps(
+                _mm256_blendv_ps(_mm256_set1_ps(240.0f), _mm256_set1_ps(120.0f), isg),
+                _mm256_blendv_ps(zero, _mm256_set1_ps(360.0f), _mm256_cmp_ps(g, bl, _CMP_LT_OQ)),
+                isr);
+            const __m256 sum = _mm256_add_ps(mx, mn), l = _mm256_mul_ps(sum, _mm256_set1_ps(0.5f));
+            const __m256 den = _mm256_blendv_ps(_mm256_sub_ps(_mm256_set1_ps(2.0f), sum), sum,
+                                                _mm256_cmp_ps(l, _mm256_set1_ps(0.5f), _CMP_LT_OQ));
+            const __m256 hue =
+                _mm256_mul_ps(_mm256_fmadd_ps(h, _mm256_div_ps(k60, diff), part), hscale);
+            const __m256 keep = _mm256_cmp_ps(diff, eps, _CMP_GT_OQ);
+            o[0][i] = _mm256_cvtps_epi32(_mm256_and_ps(hue, keep));
+            o[1][i] = _mm256_cvtps_epi32(_mm256_mul_ps(l, k255));
+            o[2][i] = _mm256_cvtps_epi32(
+                _mm256_mul_ps(_mm256_and_ps(_mm256_div_ps(diff, den), keep), k255));
+        }
+        space_avx2_store3(d + 3 * x, space_avx2_pack(o[0][0], o[0][1]),
+                          space_avx2_pack(o[1][0], o[1][1]), space_avx2_pack(o[2][0], o[2][1]));
+    }
+}
+
 /* gip__lab_gamma widened to 32 bits, so that a 32-bit gather of any entry stays inside it, and
  * as its low and high bytes for the AVX-512 VBMI byte permutes. */
 static int32_t space_lab_gamma32[256];
@@ -854,8 +1006,21 @@ static void space_rows(void *arg, int64_t y0, int64_t y1)
                                            j->cs.space == GIP__CS_HSV ? 6.0f / 180.0f
                                                                       : 6.0f / 255.0f);
             else if (j->cs.inverse && dcn == 3 &&
-                     (j->cs.space == GIP__CS_YCRCB || j->cs.space == GIP__CS_YUV) &&
+                     (j->cs.space == GIP__CS_HLS || j->cs.space == GIP__CS_HLS_FULL) &&
                      gip__cc_simd_active())
+                x0 = space_hls_inv_u8_avx2((const uint8_t *)s, (uint8_t *)d, w, j->cs.bidx,
+                                           j->cs.space == GIP__CS_HLS ? 6.0f / 180.0f
+                                                                      : 6.0f / 255.0f);
+            else if (!j->cs.inverse && scn == 3 &&
+                     (j->cs.space == GIP__CS_HLS || j->cs.space == GIP__CS_HLS_FULL) &&
+                     gip__cc_simd_active() && __builtin_cpu_supports("fma")) {
+                /* the pixels of gip__hls_from_rgb_vec(): the row's whole vectors */
+                x0 = w / GIP__CS_HLS_VEC * GIP__CS_HLS_VEC;
+                space_hls_u8_avx2((const uint8_t *)s, (uint8_t *)d, x0, j->cs.bidx,
+                                  j->cs.space == GIP__CS_HLS ? 180.0f / 360.0f : 256.0f / 360.0f);
+            } else if (j->cs.inverse && dcn == 3 &&
+                       (j->cs.space == GIP__CS_YCRCB || j->cs.space == GIP__CS_YUV) &&
+                       gip__cc_simd_active())
                 x0 = space_ycc_inv_avx2((const uint8_t *)s, (uint8_t *)d, w, j->cs.bidx,
                                         j->cs.space == GIP__CS_YUV);
 #endif
@@ -888,6 +1053,10 @@ static void space_rows(void *arg, int64_t y0, int64_t y1)
                 /* the row's whole vectors of OpenCV's code (multiples of 8); the rest below */
                 x0 = w / GIP__CS_HLS_VEC * GIP__CS_HLS_VEC;
                 space_hsv_inv_f32_avx2((const float *)s, (float *)d, x0, j->cs.bidx);
+            } else if (j->cs.inverse && dcn == 3 && (sp == GIP__CS_HLS || sp == GIP__CS_HLS_FULL) &&
+                       gip__cc_simd_active() && __builtin_cpu_supports("fma")) {
+                x0 = w / GIP__CS_HLS_VEC * GIP__CS_HLS_VEC;
+                space_hls_inv_f32_avx2((const float *)s, (float *)d, x0, j->cs.bidx);
             }
 #endif
             f32_gen_row(&j->cs, (const float *)s, (float *)d, x0, w);
