@@ -175,14 +175,33 @@ SPACE_AVX2 static inline void space_avx2_hs(__m256i r, __m256i g, __m256i b, __m
     *h = _mm256_add_epi32(hh, _mm256_and_si256(neg, _mm256_set1_epi32(full ? 256 : 180)));
 }
 
-/* The pixels of a u8 RGB to HSV row it did (a multiple of 16). */
-SPACE_AVX2 static int64_t space_hsv_avx2(const uint8_t *s, uint8_t *d, int64_t w, int bidx,
+/* The first three channels of 16 pixels of 4 channels from s, 16 bytes each in memory order. */
+SPACE_AVX2 static inline void space_avx2_load4(const uint8_t *s, __m128i *c0, __m128i *c1,
+                                               __m128i *c2)
+{
+    /* each 4 pixels to [c0 x4, c1 x4, c2 x4, c3 x4], then the 32-bit groups gathered */
+    const __m128i m = SPACE_M(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    const __m128i t0 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)s), m),
+                  t1 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(s + 16)), m),
+                  t2 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(s + 32)), m),
+                  t3 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(s + 48)), m);
+    const __m128i a = _mm_unpacklo_epi32(t0, t1), b = _mm_unpacklo_epi32(t2, t3);
+    *c0 = _mm_unpacklo_epi64(a, b);
+    *c1 = _mm_unpackhi_epi64(a, b);
+    *c2 = _mm_unpacklo_epi64(_mm_unpackhi_epi32(t0, t1), _mm_unpackhi_epi32(t2, t3));
+}
+
+/* The pixels of a u8 RGB to HSV row (scn 3 or 4 channels) it did (a multiple of 16). */
+SPACE_AVX2 static int64_t space_hsv_avx2(const uint8_t *s, uint8_t *d, int64_t w, int scn, int bidx,
                                          int full)
 {
     int64_t x = 0;
     for (; x + 16 <= w; x += 16) {
         __m128i c0, c1, c2;
-        space_avx2_load3(s + 3 * x, &c0, &c1, &c2);
+        if (scn == 4)
+            space_avx2_load4(s + 4 * x, &c0, &c1, &c2);
+        else
+            space_avx2_load3(s + 3 * x, &c0, &c1, &c2);
         const __m128i b8 = bidx ? c2 : c0, g8 = c1, r8 = bidx ? c0 : c2;
         const __m128i v8 = _mm_max_epu8(_mm_max_epu8(b8, g8), r8);
         const __m128i d8 = _mm_sub_epi8(v8, _mm_min_epu8(_mm_min_epu8(b8, g8), r8));
@@ -1102,10 +1121,10 @@ static void space_rows(void *arg, int64_t y0, int64_t y1)
         if (j->src->dtype == GIP_U8) {
             int64_t x0 = 0;
 #ifdef SPACE_X86
-            if (!j->cs.inverse && scn == 3 &&
+            if (!j->cs.inverse && scn >= 3 &&
                 (j->cs.space == GIP__CS_HSV || j->cs.space == GIP__CS_HSV_FULL) &&
                 gip__cc_simd_active() && space_hsv_avx2_ok())
-                x0 = space_hsv_avx2((const uint8_t *)s, (uint8_t *)d, w, j->cs.bidx,
+                x0 = space_hsv_avx2((const uint8_t *)s, (uint8_t *)d, w, scn, j->cs.bidx,
                                     j->cs.space == GIP__CS_HSV_FULL);
             else if (!j->cs.inverse && scn == 3 && j->cs.space == GIP__CS_LAB &&
                      gip__cc_simd_active())
