@@ -667,62 +667,6 @@ SPACE_AVX2_FMA static void space_hls_u8_avx2(const uint8_t *s, uint8_t *d, int64
     }
 }
 
-/* 8 pixels of 3 u16 channels from s: the channels in memory order, widened to 32 bits. */
-SPACE_AVX2 static inline void space_avx2_load3w(const uint16_t *s, __m256i *c0, __m256i *c1,
-                                                __m256i *c2)
-{
-    const __m128i x0 = _mm_loadu_si128((const __m128i *)s),
-                  x1 = _mm_loadu_si128((const __m128i *)(s + 8)),
-                  x2 = _mm_loadu_si128((const __m128i *)(s + 16));
-    const int8_t z = -1;
-    *c0 = _mm256_cvtepu16_epi32(_mm_or_si128(
-        _mm_or_si128(
-            _mm_shuffle_epi8(x0, SPACE_M(0, 1, 6, 7, 12, 13, z, z, z, z, z, z, z, z, z, z)),
-            _mm_shuffle_epi8(x1, SPACE_M(z, z, z, z, z, z, 2, 3, 8, 9, 14, 15, z, z, z, z))),
-        _mm_shuffle_epi8(x2, SPACE_M(z, z, z, z, z, z, z, z, z, z, z, z, 4, 5, 10, 11))));
-    *c1 = _mm256_cvtepu16_epi32(_mm_or_si128(
-        _mm_or_si128(
-            _mm_shuffle_epi8(x0, SPACE_M(2, 3, 8, 9, 14, 15, z, z, z, z, z, z, z, z, z, z)),
-            _mm_shuffle_epi8(x1, SPACE_M(z, z, z, z, z, z, 4, 5, 10, 11, z, z, z, z, z, z))),
-        _mm_shuffle_epi8(x2, SPACE_M(z, z, z, z, z, z, z, z, z, z, 0, 1, 6, 7, 12, 13))));
-    *c2 = _mm256_cvtepu16_epi32(_mm_or_si128(
-        _mm_or_si128(
-            _mm_shuffle_epi8(x0, SPACE_M(4, 5, 10, 11, z, z, z, z, z, z, z, z, z, z, z, z)),
-            _mm_shuffle_epi8(x1, SPACE_M(z, z, z, z, 0, 1, 6, 7, 12, 13, z, z, z, z, z, z))),
-        _mm_shuffle_epi8(x2, SPACE_M(z, z, z, z, z, z, z, z, z, z, 2, 3, 8, 9, 14, 15))));
-}
-
-/* 8 pixels of 3 channels (32-bit lanes, memory order) to d, saturated to u16. */
-SPACE_AVX2 static inline void space_avx2_store3w(uint16_t *d, __m256i o0, __m256i o1, __m256i o2)
-{
-#define SPACE_P(v) _mm_packus_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1))
-    const __m128i c0 = SPACE_P(o0), c1 = SPACE_P(o1), c2 = SPACE_P(o2);
-#undef SPACE_P
-    const int8_t z = -1;
-    _mm_storeu_si128(
-        (__m128i *)d,
-        _mm_or_si128(
-            _mm_or_si128(
-                _mm_shuffle_epi8(c0, SPACE_M(0, 1, z, z, z, z, 2, 3, z, z, z, z, 4, 5, z, z)),
-                _mm_shuffle_epi8(c1, SPACE_M(z, z, 0, 1, z, z, z, z, 2, 3, z, z, z, z, 4, 5))),
-            _mm_shuffle_epi8(c2, SPACE_M(z, z, z, z, 0, 1, z, z, z, z, 2, 3, z, z, z, z))));
-    _mm_storeu_si128(
-        (__m128i *)(d + 8),
-        _mm_or_si128(
-            _mm_or_si128(
-                _mm_shuffle_epi8(c0, SPACE_M(z, z, 6, 7, z, z, z, z, 8, 9, z, z, z, z, 10, 11)),
-                _mm_shuffle_epi8(c1, SPACE_M(z, z, z, z, 6, 7, z, z, z, z, 8, 9, z, z, z, z))),
-            _mm_shuffle_epi8(c2, SPACE_M(4, 5, z, z, z, z, 6, 7, z, z, z, z, 8, 9, z, z))));
-    _mm_storeu_si128(
-        (__m128i *)(d + 16),
-        _mm_or_si128(
-            _mm_or_si128(
-                _mm_shuffle_epi8(c0, SPACE_M(z, z, z, z, 12, 13, z, z, z, z, 14, 15, z, z, z, z)),
-                _mm_shuffle_epi8(c1,
-                                 SPACE_M(10, 11, z, z, z, z, 12, 13, z, z, z, z, 14, 15, z, z))),
-            _mm_shuffle_epi8(c2, SPACE_M(z, z, 10, 11, z, z, z, z, 12, 13, z, z, z, z, 14, 15))));
-}
-
 /* (x k + c) >> 14 of 8 32-bit lanes: gip__cs_descale() with the rounding in c. */
 #define SPACE_D14(x, k, c)                                                                         \
     _mm256_srai_epi32(_mm256_add_epi32(_mm256_mullo_epi32(x, _mm256_set1_epi32(k)), c), 14)
@@ -730,56 +674,130 @@ SPACE_AVX2 static inline void space_avx2_store3w(uint16_t *d, __m256i o0, __m256
 /* The pixels of a u16 YCrCb or YUV row it did, either way (3-channel RGB), 8 a step:
  * gip__ycc_from_rgb_i() and gip__rgb_from_ycc_i() with half 32768 (their sums stay in 32 bits),
  * saturated as gip__sat_u16_i32(). */
-SPACE_AVX2 static int64_t space_ycc_u16_avx2(const uint16_t *s, uint16_t *d, int64_t w, int bidx,
-                                             int yuv, int inverse)
+/* 16 pixels of 3 u16 channels from s: the channels in memory order, pixels 0-7 in the low lane
+ * and 8-15 in the high one (space_avx2_load3w()'s shuffles on both lanes), 16 bits. */
+SPACE_AVX2 static inline void space_avx2_load3wx2(const uint16_t *s, __m256i *c0, __m256i *c1,
+                                                  __m256i *c2)
+{
+#define SPACE_L(o)                                                                                 \
+    _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(s + (o)))),   \
+                            _mm_loadu_si128((const __m128i *)(s + 24 + (o))), 1)
+#define SPACE_B(...) _mm256_broadcastsi128_si256(_mm_setr_epi8(__VA_ARGS__))
+    const __m256i x0 = SPACE_L(0), x1 = SPACE_L(8), x2 = SPACE_L(16);
+    const int8_t z = -1;
+    *c0 = _mm256_or_si256(
+        _mm256_or_si256(
+            _mm256_shuffle_epi8(x0, SPACE_B(0, 1, 6, 7, 12, 13, z, z, z, z, z, z, z, z, z, z)),
+            _mm256_shuffle_epi8(x1, SPACE_B(z, z, z, z, z, z, 2, 3, 8, 9, 14, 15, z, z, z, z))),
+        _mm256_shuffle_epi8(x2, SPACE_B(z, z, z, z, z, z, z, z, z, z, z, z, 4, 5, 10, 11)));
+    *c1 = _mm256_or_si256(
+        _mm256_or_si256(
+            _mm256_shuffle_epi8(x0, SPACE_B(2, 3, 8, 9, 14, 15, z, z, z, z, z, z, z, z, z, z)),
+            _mm256_shuffle_epi8(x1, SPACE_B(z, z, z, z, z, z, 4, 5, 10, 11, z, z, z, z, z, z))),
+        _mm256_shuffle_epi8(x2, SPACE_B(z, z, z, z, z, z, z, z, z, z, 0, 1, 6, 7, 12, 13)));
+    *c2 = _mm256_or_si256(
+        _mm256_or_si256(
+            _mm256_shuffle_epi8(x0, SPACE_B(4, 5, 10, 11, z, z, z, z, z, z, z, z, z, z, z, z)),
+            _mm256_shuffle_epi8(x1, SPACE_B(z, z, z, z, 0, 1, 6, 7, 12, 13, z, z, z, z, z, z))),
+        _mm256_shuffle_epi8(x2, SPACE_B(z, z, z, z, z, z, z, z, z, z, 2, 3, 8, 9, 14, 15)));
+#undef SPACE_L
+}
+
+/* 16 pixels of 3 u16 channels (pixels 0-7 in the low lanes, 8-15 in the high ones) to d. */
+SPACE_AVX2 static inline void space_avx2_store3wx2(uint16_t *d, __m256i c0, __m256i c1, __m256i c2)
+{
+    const int8_t z = -1;
+    const __m256i b0 = _mm256_or_si256(
+        _mm256_or_si256(
+            _mm256_shuffle_epi8(c0, SPACE_B(0, 1, z, z, z, z, 2, 3, z, z, z, z, 4, 5, z, z)),
+            _mm256_shuffle_epi8(c1, SPACE_B(z, z, 0, 1, z, z, z, z, 2, 3, z, z, z, z, 4, 5))),
+        _mm256_shuffle_epi8(c2, SPACE_B(z, z, z, z, 0, 1, z, z, z, z, 2, 3, z, z, z, z)));
+    const __m256i b1 = _mm256_or_si256(
+        _mm256_or_si256(
+            _mm256_shuffle_epi8(c0, SPACE_B(z, z, 6, 7, z, z, z, z, 8, 9, z, z, z, z, 10, 11)),
+            _mm256_shuffle_epi8(c1, SPACE_B(z, z, z, z, 6, 7, z, z, z, z, 8, 9, z, z, z, z))),
+        _mm256_shuffle_epi8(c2, SPACE_B(4, 5, z, z, z, z, 6, 7, z, z, z, z, 8, 9, z, z)));
+    const __m256i b2 = _mm256_or_si256(
+        _mm256_or_si256(
+            _mm256_shuffle_epi8(c0, SPACE_B(z, z, z, z, 12, 13, z, z, z, z, 14, 15, z, z, z, z)),
+            _mm256_shuffle_epi8(c1, SPACE_B(10, 11, z, z, z, z, 12, 13, z, z, z, z, 14, 15, z, z))),
+        _mm256_shuffle_epi8(c2, SPACE_B(z, z, 10, 11, z, z, z, z, 12, 13, z, z, z, z, 14, 15)));
+#undef SPACE_B
+    _mm256_storeu_si256((__m256i *)d, _mm256_permute2x128_si256(b0, b1, 0x20));
+    _mm256_storeu_si256((__m256i *)(d + 16), _mm256_permute2x128_si256(b2, b0, 0x30));
+    _mm256_storeu_si256((__m256i *)(d + 32), _mm256_permute2x128_si256(b1, b2, 0x31));
+}
+
+/* gip__ycc_from_rgb_i() (inverse: gip__rgb_from_ycc_i()) with half 32768 of 8 pixels in 32-bit
+ * lanes (their sums stay in 32 bits): c0 .. c2 the source channels in memory order, o0 .. o2
+ * the destination's, before saturation. */
+SPACE_AVX2 static inline void space_avx2_ycc_u16(__m256i c0, __m256i c1, __m256i c2, int bidx,
+                                                 int yuv, int inverse, __m256i *o0, __m256i *o1,
+                                                 __m256i *o2)
 {
     const __m256i round = _mm256_set1_epi32(1 << 13);
     const __m256i delta = _mm256_set1_epi32((32768 << 14) + (1 << 13));
     const __m256i half = _mm256_set1_epi32(32768);
-    int64_t x = 0;
-    for (; x + 8 <= w; x += 8) {
-        __m256i c0, c1, c2;
-        space_avx2_load3w(s + 3 * x, &c0, &c1, &c2);
-        if (!inverse) {
-            const __m256i r = bidx ? c0 : c2, g = c1, b = bidx ? c2 : c0;
-            const __m256i y = _mm256_srai_epi32(
-                _mm256_add_epi32(
-                    _mm256_add_epi32(
-                        _mm256_add_epi32(_mm256_mullo_epi32(r, _mm256_set1_epi32(4899)),
-                                         _mm256_mullo_epi32(g, _mm256_set1_epi32(9617))),
-                        _mm256_mullo_epi32(b, _mm256_set1_epi32(1868))),
-                    round),
-                14);
-            const __m256i ry = _mm256_sub_epi32(r, y), by = _mm256_sub_epi32(b, y);
-            const __m256i o1 = yuv ? SPACE_D14(by, 8061, delta) : SPACE_D14(ry, 11682, delta);
-            const __m256i o2 = yuv ? SPACE_D14(ry, 14369, delta) : SPACE_D14(by, 9241, delta);
-            space_avx2_store3w(d + 3 * x, y, o1, o2);
-        } else {
-            const __m256i y = c0, u = _mm256_sub_epi32(c1, half), v = _mm256_sub_epi32(c2, half);
-            __m256i r, g, b;
-            if (yuv) {
-                b = _mm256_add_epi32(y, SPACE_D14(u, 33292, round));
-                g = _mm256_add_epi32(
-                    y, _mm256_srai_epi32(
-                           _mm256_add_epi32(
-                               _mm256_add_epi32(_mm256_mullo_epi32(v, _mm256_set1_epi32(-9519)),
-                                                _mm256_mullo_epi32(u, _mm256_set1_epi32(-6472))),
-                               round),
-                           14));
-                r = _mm256_add_epi32(y, SPACE_D14(v, 18678, round));
-            } else { /* u: cr, v: cb */
-                b = _mm256_add_epi32(y, SPACE_D14(v, 29049, round));
-                g = _mm256_add_epi32(
-                    y, _mm256_srai_epi32(
-                           _mm256_add_epi32(
-                               _mm256_add_epi32(_mm256_mullo_epi32(v, _mm256_set1_epi32(-5636)),
-                                                _mm256_mullo_epi32(u, _mm256_set1_epi32(-11698))),
-                               round),
-                           14));
-                r = _mm256_add_epi32(y, SPACE_D14(u, 22987, round));
-            }
-            space_avx2_store3w(d + 3 * x, bidx ? r : b, g, bidx ? b : r);
+    if (!inverse) {
+        const __m256i r = bidx ? c0 : c2, g = c1, b = bidx ? c2 : c0;
+        const __m256i y = _mm256_srai_epi32(
+            _mm256_add_epi32(
+                _mm256_add_epi32(_mm256_add_epi32(_mm256_mullo_epi32(r, _mm256_set1_epi32(4899)),
+                                                  _mm256_mullo_epi32(g, _mm256_set1_epi32(9617))),
+                                 _mm256_mullo_epi32(b, _mm256_set1_epi32(1868))),
+                round),
+            14);
+        const __m256i ry = _mm256_sub_epi32(r, y), by = _mm256_sub_epi32(b, y);
+        const __m256i o1v = yuv ? SPACE_D14(by, 8061, delta) : SPACE_D14(ry, 11682, delta);
+        const __m256i o2v = yuv ? SPACE_D14(ry, 14369, delta) : SPACE_D14(by, 9241, delta);
+        *o0 = y, *o1 = o1v, *o2 = o2v;
+    } else {
+        const __m256i y = c0, u = _mm256_sub_epi32(c1, half), v = _mm256_sub_epi32(c2, half);
+        __m256i r, g, b;
+        if (yuv) {
+            b = _mm256_add_epi32(y, SPACE_D14(u, 33292, round));
+            g = _mm256_add_epi32(
+                y, _mm256_srai_epi32(
+                       _mm256_add_epi32(
+                           _mm256_add_epi32(_mm256_mullo_epi32(v, _mm256_set1_epi32(-9519)),
+                                            _mm256_mullo_epi32(u, _mm256_set1_epi32(-6472))),
+                           round),
+                       14));
+            r = _mm256_add_epi32(y, SPACE_D14(v, 18678, round));
+        } else { /* u: cr, v: cb */
+            b = _mm256_add_epi32(y, SPACE_D14(v, 29049, round));
+            g = _mm256_add_epi32(
+                y, _mm256_srai_epi32(
+                       _mm256_add_epi32(
+                           _mm256_add_epi32(_mm256_mullo_epi32(v, _mm256_set1_epi32(-5636)),
+                                            _mm256_mullo_epi32(u, _mm256_set1_epi32(-11698))),
+                           round),
+                       14));
+            r = _mm256_add_epi32(y, SPACE_D14(u, 22987, round));
         }
+        *o0 = bidx ? r : b, *o1 = g, *o2 = bidx ? b : r;
+    }
+}
+
+/* The pixels of a u16 YCrCb or YUV row it did, either way (3-channel RGB), 16 a step,
+ * saturated as gip__sat_u16_i32() by packus. */
+SPACE_AVX2 static int64_t space_ycc_u16_avx2(const uint16_t *s, uint16_t *d, int64_t w, int bidx,
+                                             int yuv, int inverse)
+{
+    const __m256i zero = _mm256_setzero_si256();
+    int64_t x = 0;
+    for (; x + 16 <= w; x += 16) {
+        __m256i c0, c1, c2, lo[3], hi[3];
+        space_avx2_load3wx2(s + 3 * x, &c0, &c1, &c2);
+        /* unpack lo takes a lane's pixels 0-3, hi 4-7; packus puts them back in order */
+        space_avx2_ycc_u16(_mm256_unpacklo_epi16(c0, zero), _mm256_unpacklo_epi16(c1, zero),
+                           _mm256_unpacklo_epi16(c2, zero), bidx, yuv, inverse, &lo[0], &lo[1],
+                           &lo[2]);
+        space_avx2_ycc_u16(_mm256_unpackhi_epi16(c0, zero), _mm256_unpackhi_epi16(c1, zero),
+                           _mm256_unpackhi_epi16(c2, zero), bidx, yuv, inverse, &hi[0], &hi[1],
+                           &hi[2]);
+        space_avx2_store3wx2(d + 3 * x, _mm256_packus_epi32(lo[0], hi[0]),
+                             _mm256_packus_epi32(lo[1], hi[1]), _mm256_packus_epi32(lo[2], hi[2]));
     }
     return x;
 }
