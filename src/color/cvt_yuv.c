@@ -675,6 +675,139 @@ YUV_AVX2 static int64_t enc_avx2_even(const gip__yuv_enc *e, const uint8_t *p, u
     return x;
 }
 
+/* ---- the 4:2:0 encoder with AVX-512 VBMI: 32 pixels' bytes in two registers, each channel of 16
+ * of them taken as 32-bit lanes by one zero-masked byte permute, the 20-bit sums in 32 bits. */
+#define YUV_Z4 0x1111111111111111ULL /* the low byte of each 32-bit lane */
+
+/* The byte indices of channel c of 16 pixels 'step' bytes apart from byte 'first'. */
+YUV_VBMI static inline __m512i enc_vbmi_idx(int first, int step)
+{
+    return _mm512_add_epi32(
+        _mm512_set1_epi32(first),
+        _mm512_mullo_epi32(_mm512_set1_epi32(step), _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
+                                                                      10, 11, 12, 13, 14, 15)));
+}
+
+/* (k0 r + k1 g + k2 b + c) >> 20 (sh14: >> 14) of 16 32-bit lanes, saturated to bytes. */
+YUV_VBMI static inline __m128i enc_vbmi_dot(__m512i r, __m512i g, __m512i b, const __m512i *k,
+                                            __m512i c, int sh14)
+{
+    const __m512i s =
+        _mm512_add_epi32(_mm512_add_epi32(_mm512_mullo_epi32(r, k[0]), _mm512_mullo_epi32(g, k[1])),
+                         _mm512_add_epi32(_mm512_mullo_epi32(b, k[2]), c));
+    return _mm512_cvtusepi32_epi8(_mm512_max_epi32(
+        sh14 ? _mm512_srai_epi32(s, 14) : _mm512_srai_epi32(s, 20), _mm512_setzero_si512()));
+}
+
+/* The bytes of (v0, v1) that idx names, as 32-bit lanes. */
+#define YUV_CH(idx) _mm512_maskz_permutex2var_epi8(YUV_Z4, v0, idx, v1)
+
+/* gip__yuv_enc_comp() of the 16 pixels whose r, g, b bytes ix[] index in (v0, v1): k the
+ * component's weights, c its offset and rounding. */
+YUV_VBMI static inline __m128i enc_vbmi_comp(__m512i v0, __m512i v1, const __m512i *ix,
+                                             const __m512i *k, __m512i c)
+{
+    return enc_vbmi_dot(YUV_CH(ix[0]), YUV_CH(ix[1]), YUV_CH(ix[2]), k, c, 0);
+}
+
+/* 32 pixels' bytes (3 or 4 channels) from p into v0, v1 (the second register's unused bytes 0). */
+YUV_VBMI static inline void enc_vbmi_load(const uint8_t *p, int scn, __m512i *v0, __m512i *v1)
+{
+    *v0 = _mm512_loadu_si512((const void *)p);
+    *v1 = scn == 4 ? _mm512_loadu_si512((const void *)(p + 64))
+                   : _mm512_maskz_loadu_epi8(0xFFFFFFFFULL, p + 64);
+}
+
+/* enc_avx2_even() and enc_avx2_y() with AVX-512 VBMI: the even row's Y, U and V (odd: its Y
+ * only, du NULL), 32 source pixels a step. Returns the source pixels done. */
+YUV_VBMI static int64_t enc_vbmi_row(const gip__yuv_enc *e, const uint8_t *p, uint8_t *dy,
+                                     uint8_t *du, uint8_t *dv, int nv)
+{
+    const int scn = e->scn, cr = e->bidx ^ 2, cb = e->bidx;
+    const __m512i ky[3] = {_mm512_set1_epi32(e->k20[0]), _mm512_set1_epi32(e->k20[1]),
+                           _mm512_set1_epi32(e->k20[2])};
+    const __m512i ku[3] = {_mm512_set1_epi32(e->k20[3]), _mm512_set1_epi32(e->k20[4]),
+                           _mm512_set1_epi32(e->k20[5])};
+    const __m512i kv[3] = {_mm512_set1_epi32(e->k20[6]), _mm512_set1_epi32(e->k20[7]),
+                           _mm512_set1_epi32(e->k20[8])};
+    const __m512i cy = _mm512_set1_epi32((1 << 19) + (e->yoff << 20)),
+                  cc = _mm512_set1_epi32((1 << 19) + (128 << 20));
+    /* r, g, b of pixels 0-15, of 16-31, and of the even ones */
+    const __m512i i0[3] = {enc_vbmi_idx(cr, scn), enc_vbmi_idx(1, scn), enc_vbmi_idx(cb, scn)};
+    const __m512i i1[3] = {enc_vbmi_idx(16 * scn + cr, scn), enc_vbmi_idx(16 * scn + 1, scn),
+                           enc_vbmi_idx(16 * scn + cb, scn)};
+    const __m512i ie[3] = {enc_vbmi_idx(cr, 2 * scn), enc_vbmi_idx(1, 2 * scn),
+                           enc_vbmi_idx(cb, 2 * scn)};
+    int64_t x = 0;
+    for (; x + 32 <= e->width; x += 32) {
+        __m512i v0, v1;
+        enc_vbmi_load(p + x * scn, scn, &v0, &v1);
+        _mm_storeu_si128((__m128i *)(dy + x), enc_vbmi_comp(v0, v1, i0, ky, cy));
+        _mm_storeu_si128((__m128i *)(dy + x + 16), enc_vbmi_comp(v0, v1, i1, ky, cy));
+        if (!du)
+            continue;
+        const __m128i u = enc_vbmi_comp(v0, v1, ie, ku, cc), v = enc_vbmi_comp(v0, v1, ie, kv, cc);
+        const int64_t c = x / 2;
+        if (nv) {
+            const __m128i f = nv == 1 ? u : v, s = nv == 1 ? v : u;
+            _mm_storeu_si128((__m128i *)(du + 2 * c), _mm_unpacklo_epi8(f, s));
+            _mm_storeu_si128((__m128i *)(du + 2 * c + 16), _mm_unpackhi_epi8(f, s));
+        } else {
+            _mm_storeu_si128((__m128i *)(du + c), u);
+            _mm_storeu_si128((__m128i *)(dv + c), v);
+        }
+    }
+    return x;
+}
+/* enc_avx2_422() with AVX-512 VBMI, 32 pixels (64 bytes) a step; returns the pixels done. */
+YUV_VBMI static int64_t enc_vbmi_422(const gip__yuv_enc *e, const uint8_t *p, uint8_t *d)
+{
+    const int scn = e->scn, cr = e->bidx ^ 2, cb = e->bidx;
+    const __m512i ky[3] = {_mm512_set1_epi32(e->k14[0]), _mm512_set1_epi32(e->k14[1]),
+                           _mm512_set1_epi32(e->k14[2])};
+    const __m512i ku[3] = {_mm512_set1_epi32(e->k14[3]), _mm512_set1_epi32(e->k14[4]),
+                           _mm512_set1_epi32(e->k14[5])};
+    const __m512i kv[3] = {_mm512_set1_epi32(e->k14[6]), _mm512_set1_epi32(e->k14[7]),
+                           _mm512_set1_epi32(e->k14[8])};
+    const __m512i cy = _mm512_set1_epi32((1 << 13) + (e->yoff << 14)),
+                  cc = _mm512_set1_epi32((1 << 13) + (128 << 14));
+    const __m512i i0[3] = {enc_vbmi_idx(cr, scn), enc_vbmi_idx(1, scn), enc_vbmi_idx(cb, scn)};
+    const __m512i i1[3] = {enc_vbmi_idx(16 * scn + cr, scn), enc_vbmi_idx(16 * scn + 1, scn),
+                           enc_vbmi_idx(16 * scn + cb, scn)};
+    /* the pairs' first and second pixels */
+    const __m512i ie[3] = {enc_vbmi_idx(cr, 2 * scn), enc_vbmi_idx(1, 2 * scn),
+                           enc_vbmi_idx(cb, 2 * scn)};
+    const __m512i io[3] = {enc_vbmi_idx(scn + cr, 2 * scn), enc_vbmi_idx(scn + 1, 2 * scn),
+                           enc_vbmi_idx(scn + cb, 2 * scn)};
+    int64_t x = 0;
+    for (; x + 32 <= e->width; x += 32) {
+        __m512i v0, v1;
+        enc_vbmi_load(p + x * scn, scn, &v0, &v1);
+        const __m128i ya = enc_vbmi_dot(YUV_CH(i0[0]), YUV_CH(i0[1]), YUV_CH(i0[2]), ky, cy, 1);
+        const __m128i yb = enc_vbmi_dot(YUV_CH(i1[0]), YUV_CH(i1[1]), YUV_CH(i1[2]), ky, cy, 1);
+        const __m512i sr = _mm512_add_epi32(YUV_CH(ie[0]), YUV_CH(io[0])),
+                      sg = _mm512_add_epi32(YUV_CH(ie[1]), YUV_CH(io[1])),
+                      sb = _mm512_add_epi32(YUV_CH(ie[2]), YUV_CH(io[2]));
+        const __m128i u = enc_vbmi_dot(sr, sg, sb, ku, cc, 1),
+                      v = enc_vbmi_dot(sr, sg, sb, kv, cc, 1);
+        const __m128i f = e->layout == GIP_YUV_YVYU ? v : u, t = e->layout == GIP_YUV_YVYU ? u : v;
+        const __m128i uv[2] = {_mm_unpacklo_epi8(f, t), _mm_unpackhi_epi8(f, t)};
+        const __m128i y[2] = {ya, yb};
+        for (int k = 0; k < 2; k++) {
+            const bool uyvy = e->layout == GIP_YUV_UYVY;
+            _mm_storeu_si128((__m128i *)(d + 2 * x + 32 * k), uyvy
+                                                                  ? _mm_unpacklo_epi8(uv[k], y[k])
+                                                                  : _mm_unpacklo_epi8(y[k], uv[k]));
+            _mm_storeu_si128((__m128i *)(d + 2 * x + 32 * k + 16),
+                             uyvy ? _mm_unpackhi_epi8(uv[k], y[k])
+                                  : _mm_unpackhi_epi8(y[k], uv[k]));
+        }
+    }
+    return x;
+}
+#undef YUV_CH
+#undef YUV_Z4
+
 /* A 4:2:2 row, 16 pixels (32 bytes) a step: gip__yuv422_enc_comp()'s sums. Returns the pixels
  * done. */
 YUV_AVX2 static int64_t enc_avx2_422(const gip__yuv_enc *e, const uint8_t *p, uint8_t *d)
@@ -758,12 +891,17 @@ static void enc420_pairs(void *arg, int64_t i0, int64_t i1)
         }
         /* the even row with the chroma, then the odd one */
         uint8_t *d = base + 2 * i * ds;
-        const int64_t x0 =
-            enc_avx2_even(e, e->data + 2 * i * e->stride, d, nv ? base + (h + i) * ds : du, dv, nv);
+        const bool vbmi = yuv_vbmi_ok();
+        const int64_t x0 = vbmi ? enc_vbmi_row(e, e->data + 2 * i * e->stride, d,
+                                               nv ? base + (h + i) * ds : du, dv, nv) /
+                                      2
+                                : enc_avx2_even(e, e->data + 2 * i * e->stride, d,
+                                                nv ? base + (h + i) * ds : du, dv, nv);
         for (int64_t x = 2 * x0; x < w; x++)
             d[x] = (uint8_t)gip__yuv_enc_comp(e, x, 2 * i, 0);
         d += ds;
-        int64_t x = enc_avx2_y(e, e->data + (2 * i + 1) * e->stride, d);
+        int64_t x = vbmi ? enc_vbmi_row(e, e->data + (2 * i + 1) * e->stride, d, NULL, NULL, 0)
+                         : enc_avx2_y(e, e->data + (2 * i + 1) * e->stride, d);
         for (; x < w; x++)
             d[x] = (uint8_t)gip__yuv_enc_comp(e, x, 2 * i + 1, 0);
         x = x0;
@@ -789,7 +927,8 @@ static void enc_rows(void *arg, int64_t y0, int64_t y1)
             int64_t x = 0;
 #ifdef YUV_X86
             if (gip__cc_simd_active()) {
-                x = enc_avx2_422(e, e->data + y * e->stride, d);
+                x = yuv_vbmi_ok() ? enc_vbmi_422(e, e->data + y * e->stride, d)
+                                  : enc_avx2_422(e, e->data + y * e->stride, d);
                 d += 2 * x;
             }
 #endif
