@@ -803,6 +803,133 @@ SPACE_AVX2 static int64_t space_ycc_u16_avx2(const uint16_t *s, uint16_t *d, int
 }
 #undef SPACE_D14
 
+/* ---- AVX-512 VBMI rows of the float u8 codes: 16 pixels a step, each channel taken into 32-bit
+ * lanes by one zero-masked byte permute and put back by one permute of the three results. */
+#define SPACE_V512 __attribute__((target("avx2,fma,avx512f,avx512bw,avx512vl,avx512vbmi")))
+#define SPACE_Z4 0x1111111111111111ULL /* the low byte of each 32-bit lane */
+#define SPACE_48 0xFFFFFFFFFFFFULL     /* 48 bytes */
+
+/* Channel c of 16 3-byte pixels in v as floats. */
+SPACE_V512 static inline __m512 space_512_ch(__m512i v, int c)
+{
+    const __m512i idx =
+        _mm512_add_epi32(_mm512_set1_epi32(c), _mm512_setr_epi32(0, 3, 6, 9, 12, 15, 18, 21, 24, 27,
+                                                                 30, 33, 36, 39, 42, 45));
+    return _mm512_cvtepi32_ps(_mm512_maskz_permutexvar_epi8(SPACE_Z4, idx, v));
+}
+
+/* 16 pixels of three 32-bit results (memory order), saturated to bytes, to d. */
+SPACE_V512 static inline void space_512_store3(uint8_t *d, __m512i o0, __m512i o1, __m512i o2)
+{
+    const __m512i zero = _mm512_setzero_si512();
+#define SPACE_B(o) _mm512_cvtusepi32_epi8(_mm512_max_epi32(o, zero))
+    const __m512i all = _mm512_inserti32x4(
+        _mm512_inserti32x4(_mm512_castsi128_si512(SPACE_B(o0)), SPACE_B(o1), 1), SPACE_B(o2), 2);
+#undef SPACE_B
+    /* byte 3 k + c from channel c's byte k (16 c + k) */
+    const __m512i idx = _mm512_set_epi8(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 47, 31, 15,
+                                        46, 30, 14, 45, 29, 13, 44, 28, 12, 43, 27, 11, 42, 26, 10,
+                                        41, 25, 9, 40, 24, 8, 39, 23, 7, 38, 22, 6, 37, 21, 5, 36,
+                                        20, 4, 35, 19, 3, 34, 18, 2, 33, 17, 1, 32, 16, 0);
+    _mm512_mask_storeu_epi8(d, SPACE_48, _mm512_permutexvar_epi8(idx, all));
+}
+
+/* space_avx2_hsv_inv() on 16 lanes. */
+SPACE_V512 static inline void space_512_hsv_inv(__m512 h, __m512 s, __m512 v, __m512 hscale,
+                                                __m512 *r, __m512 *g, __m512 *b)
+{
+    const __m512 one = _mm512_set1_ps(1.0f);
+    h = _mm512_mul_ps(h, hscale);
+    const __m512 pre = _mm512_roundscale_ps(h, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    h = _mm512_sub_ps(h, pre);
+    const __m512 tab0 = v, tab1 = _mm512_mul_ps(v, _mm512_sub_ps(one, s));
+    const __m512 tab2 = _mm512_mul_ps(v, _mm512_fnmadd_ps(s, h, one));
+    const __m512 tab3 = _mm512_mul_ps(v, _mm512_fnmadd_ps(s, _mm512_sub_ps(one, h), one));
+    __m512 sec = _mm512_roundscale_ps(_mm512_mul_ps(pre, _mm512_set1_ps(1.0f / 6.0f)),
+                                      _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    sec = _mm512_sub_ps(pre, _mm512_mul_ps(sec, _mm512_set1_ps(6.0f)));
+#define SPACE_C(k, op) _mm512_cmp_ps_mask(sec, _mm512_set1_ps(k), op)
+    const __mmask16 lt1 = SPACE_C(1.0f, _CMP_LT_OQ), lt2 = SPACE_C(2.0f, _CMP_LT_OQ);
+    const __mmask16 eq1 = SPACE_C(1.0f, _CMP_EQ_OQ), eq2 = SPACE_C(2.0f, _CMP_EQ_OQ);
+    const __mmask16 eq3 = SPACE_C(3.0f, _CMP_EQ_OQ), eq4 = SPACE_C(4.0f, _CMP_EQ_OQ);
+    const __mmask16 le2 = SPACE_C(2.0f, _CMP_LE_OQ), le3 = SPACE_C(3.0f, _CMP_LE_OQ);
+    const __mmask16 le4 = SPACE_C(4.0f, _CMP_LE_OQ);
+#undef SPACE_C
+    /* mask_blend(m, a, b): m ? b : a */
+    *b = _mm512_mask_blend_ps(
+        lt2, _mm512_mask_blend_ps(eq2, _mm512_mask_blend_ps(le4, tab2, tab0), tab3), tab1);
+    *g = _mm512_mask_blend_ps(
+        lt1, _mm512_mask_blend_ps(le2, _mm512_mask_blend_ps(eq3, tab1, tab2), tab0), tab3);
+    *r = _mm512_mask_blend_ps(
+        lt1,
+        _mm512_mask_blend_ps(
+            eq1, _mm512_mask_blend_ps(le3, _mm512_mask_blend_ps(eq4, tab0, tab3), tab1), tab2),
+        tab0);
+}
+
+/* space_hsv_inv_u8_avx2() with AVX-512 VBMI. */
+SPACE_V512 static int64_t space_hsv_inv_u8_vbmi(const uint8_t *s, uint8_t *d, int64_t w, int bidx,
+                                                float hs)
+{
+    const __m512 k = _mm512_set1_ps(1.0f / 255.0f), k255 = _mm512_set1_ps(255.0f);
+    const __m512 hscale = _mm512_set1_ps(hs);
+    const int64_t n = w / GIP__CS_HSV_BLOCK * GIP__CS_HSV_BLOCK;
+    int64_t x = 0;
+    for (; x < n; x += 16) {
+        const __m512i v = _mm512_maskz_loadu_epi8(SPACE_48, s + 3 * x);
+        __m512 r, g, b;
+        space_512_hsv_inv(space_512_ch(v, 0), _mm512_mul_ps(space_512_ch(v, 1), k),
+                          _mm512_mul_ps(space_512_ch(v, 2), k), hscale, &r, &g, &b);
+        const __m512i ri = _mm512_cvttps_epi32(_mm512_mul_ps(r, k255)),
+                      gi = _mm512_cvttps_epi32(_mm512_mul_ps(g, k255)),
+                      bi = _mm512_cvttps_epi32(_mm512_mul_ps(b, k255));
+        space_512_store3(d + 3 * x, bidx ? ri : bi, gi, bidx ? bi : ri);
+    }
+    return x;
+}
+
+/* space_hls_u8_avx2() with AVX-512 VBMI. */
+SPACE_V512 static void space_hls_u8_vbmi(const uint8_t *s, uint8_t *d, int64_t n, int bidx,
+                                         float hs)
+{
+    const __m512 k = _mm512_set1_ps(1.0f / 255.0f), k255 = _mm512_set1_ps(255.0f);
+    const __m512 hscale = _mm512_set1_ps(hs), eps = _mm512_set1_ps(GIP__CS_EPS);
+    const __m512 k60 = _mm512_set1_ps(60.0f), zero = _mm512_setzero_ps();
+    for (int64_t x = 0; x < n; x += 16) {
+        const __m512i v = _mm512_maskz_loadu_epi8(SPACE_48, s + 3 * x);
+        const __m512 ch0 = _mm512_mul_ps(space_512_ch(v, 0), k),
+                     g = _mm512_mul_ps(space_512_ch(v, 1), k),
+                     ch2 = _mm512_mul_ps(space_512_ch(v, 2), k);
+        const __m512 r = bidx ? ch0 : ch2, bl = bidx ? ch2 : ch0;
+        const __m512 mx = _mm512_max_ps(_mm512_max_ps(r, g), bl);
+        const __m512 mn = _mm512_min_ps(_mm512_min_ps(r, g), bl);
+        const __m512 diff = _mm512_sub_ps(mx, mn);
+        const __mmask16 isr = _mm512_cmp_ps_mask(r, mx, _CMP_EQ_OQ),
+                        isg = _mm512_cmp_ps_mask(g, mx, _CMP_EQ_OQ);
+        const __m512 h = _mm512_mask_blend_ps(
+            isr, _mm512_mask_blend_ps(isg, _mm512_sub_ps(r, g), _mm512_sub_ps(bl, r)),
+            _mm512_sub_ps(g, bl));
+        const __m512 part = _mm512_mask_blend_ps(
+            isr, _mm512_mask_blend_ps(isg, _mm512_set1_ps(240.0f), _mm512_set1_ps(120.0f)),
+            _mm512_mask_blend_ps(_mm512_cmp_ps_mask(g, bl, _CMP_LT_OQ), zero,
+                                 _mm512_set1_ps(360.0f)));
+        const __m512 sum = _mm512_add_ps(mx, mn), l = _mm512_mul_ps(sum, _mm512_set1_ps(0.5f));
+        const __m512 den =
+            _mm512_mask_blend_ps(_mm512_cmp_ps_mask(l, _mm512_set1_ps(0.5f), _CMP_LT_OQ),
+                                 _mm512_sub_ps(_mm512_set1_ps(2.0f), sum), sum);
+        const __m512 hue =
+            _mm512_mul_ps(_mm512_fmadd_ps(h, _mm512_div_ps(k60, diff), part), hscale);
+        const __mmask16 keep = _mm512_cmp_ps_mask(diff, eps, _CMP_GT_OQ);
+        space_512_store3(d + 3 * x, _mm512_cvtps_epi32(_mm512_maskz_mov_ps(keep, hue)),
+                         _mm512_cvtps_epi32(_mm512_mul_ps(l, k255)),
+                         _mm512_cvtps_epi32(_mm512_mul_ps(
+                             _mm512_maskz_mov_ps(keep, _mm512_div_ps(diff, den)), k255)));
+    }
+}
+#undef SPACE_Z4
+#undef SPACE_48
+#undef SPACE_V512
+
 /* gip__lab_gamma widened to 32 bits, so that a 32-bit gather of any entry stays inside it, and
  * as its low and high bytes for the AVX-512 VBMI byte permutes. */
 static int32_t space_lab_gamma32[256];
@@ -1157,9 +1284,9 @@ static void space_rows(void *arg, int64_t y0, int64_t y1)
             else if (j->cs.inverse && dcn == 3 &&
                      (j->cs.space == GIP__CS_HSV || j->cs.space == GIP__CS_HSV_FULL) &&
                      gip__cc_simd_active() && __builtin_cpu_supports("fma"))
-                x0 = space_hsv_inv_u8_avx2((const uint8_t *)s, (uint8_t *)d, w, j->cs.bidx,
-                                           j->cs.space == GIP__CS_HSV ? 6.0f / 180.0f
-                                                                      : 6.0f / 255.0f);
+                x0 = (space_vbmi_ok() ? space_hsv_inv_u8_vbmi : space_hsv_inv_u8_avx2)(
+                    (const uint8_t *)s, (uint8_t *)d, w, j->cs.bidx,
+                    j->cs.space == GIP__CS_HSV ? 6.0f / 180.0f : 6.0f / 255.0f);
             else if (j->cs.inverse && dcn == 3 &&
                      (j->cs.space == GIP__CS_HLS || j->cs.space == GIP__CS_HLS_FULL) &&
                      gip__cc_simd_active())
@@ -1171,8 +1298,9 @@ static void space_rows(void *arg, int64_t y0, int64_t y1)
                      gip__cc_simd_active() && __builtin_cpu_supports("fma")) {
                 /* the pixels of gip__hls_from_rgb_vec(): the row's whole vectors */
                 x0 = w / GIP__CS_HLS_VEC * GIP__CS_HLS_VEC;
-                space_hls_u8_avx2((const uint8_t *)s, (uint8_t *)d, x0, j->cs.bidx,
-                                  j->cs.space == GIP__CS_HLS ? 180.0f / 360.0f : 256.0f / 360.0f);
+                (space_vbmi_ok() ? space_hls_u8_vbmi : space_hls_u8_avx2)(
+                    (const uint8_t *)s, (uint8_t *)d, x0, j->cs.bidx,
+                    j->cs.space == GIP__CS_HLS ? 180.0f / 360.0f : 256.0f / 360.0f);
             } else if (j->cs.inverse && dcn == 3 &&
                        (j->cs.space == GIP__CS_YCRCB || j->cs.space == GIP__CS_YUV) &&
                        gip__cc_simd_active())
