@@ -930,6 +930,93 @@ SPACE_V512 static void space_hls_u8_vbmi(const uint8_t *s, uint8_t *d, int64_t n
 #undef SPACE_48
 #undef SPACE_V512
 
+/* space_ycc_u16_avx2() with AVX-512 (BW): 16 pixels a step, each channel taken into 32-bit
+ * lanes by one zero-masked two-register word permute, the results saturated by vpmovusdw and
+ * interleaved by two word permutes. */
+#define SPACE_W512 __attribute__((target("avx2,avx512f,avx512bw,avx512vl")))
+#define SPACE_D14Z(x, k, c)                                                                        \
+    _mm512_srai_epi32(_mm512_add_epi32(_mm512_mullo_epi32(x, _mm512_set1_epi32(k)), c), 14)
+SPACE_W512 static int64_t space_ycc_u16_512(const uint16_t *s, uint16_t *d, int64_t w, int bidx,
+                                            int yuv, int inverse)
+{
+    const __m512i round = _mm512_set1_epi32(1 << 13);
+    const __m512i delta = _mm512_set1_epi32((32768 << 14) + (1 << 13));
+    const __m512i half = _mm512_set1_epi32(32768), zero = _mm512_setzero_si512();
+    const __m512i k3 =
+        _mm512_setr_epi32(0, 3, 6, 9, 12, 15, 18, 21, 24, 27, 30, 33, 36, 39, 42, 45);
+    const __mmask32 even = 0x55555555u;
+    /* output word j of 48: channel j % 3's word j / 3; channels 0, 1 in the first register
+     * (words 0-15, 16-31), channel 2 in the second's words 0-15 */
+    static const uint16_t ia[32] = {0,  16, 32, 1,  17, 33, 2,  18, 34, 3,  19, 35, 4,  20, 36, 5,
+                                    21, 37, 6,  22, 38, 7,  23, 39, 8,  24, 40, 9,  25, 41, 10, 26};
+    static const uint16_t ib[32] = {42, 11, 27, 43, 12, 28, 44, 13, 29, 45, 14, 30, 46, 15, 31, 47,
+                                    0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0};
+    const __m512i idx_a = _mm512_loadu_si512((const void *)ia),
+                  idx_b = _mm512_loadu_si512((const void *)ib);
+    int64_t x = 0;
+    for (; x + 16 <= w; x += 16) {
+        const uint16_t *p = s + 3 * x;
+        const __m512i v0 = _mm512_loadu_si512((const void *)p),
+                      v1 = _mm512_maskz_loadu_epi16(0xFFFFu, p + 32);
+#define SPACE_CH(c)                                                                                \
+    _mm512_maskz_permutex2var_epi16(even, v0, _mm512_add_epi32(k3, _mm512_set1_epi32(c)), v1)
+        const __m512i c0 = SPACE_CH(0), c1 = SPACE_CH(1), c2 = SPACE_CH(2);
+#undef SPACE_CH
+        __m512i o0, o1, o2;
+        if (!inverse) {
+            const __m512i r = bidx ? c0 : c2, g = c1, b = bidx ? c2 : c0;
+            const __m512i y = _mm512_srai_epi32(
+                _mm512_add_epi32(
+                    _mm512_add_epi32(
+                        _mm512_add_epi32(_mm512_mullo_epi32(r, _mm512_set1_epi32(4899)),
+                                         _mm512_mullo_epi32(g, _mm512_set1_epi32(9617))),
+                        _mm512_mullo_epi32(b, _mm512_set1_epi32(1868))),
+                    round),
+                14);
+            const __m512i ry = _mm512_sub_epi32(r, y), by = _mm512_sub_epi32(b, y);
+            o0 = y;
+            o1 = yuv ? SPACE_D14Z(by, 8061, delta) : SPACE_D14Z(ry, 11682, delta);
+            o2 = yuv ? SPACE_D14Z(ry, 14369, delta) : SPACE_D14Z(by, 9241, delta);
+        } else {
+            const __m512i y = c0, u = _mm512_sub_epi32(c1, half), v = _mm512_sub_epi32(c2, half);
+            __m512i r, g, b;
+            if (yuv) {
+                b = _mm512_add_epi32(y, SPACE_D14Z(u, 33292, round));
+                g = _mm512_add_epi32(
+                    y, _mm512_srai_epi32(
+                           _mm512_add_epi32(
+                               _mm512_add_epi32(_mm512_mullo_epi32(v, _mm512_set1_epi32(-9519)),
+                                                _mm512_mullo_epi32(u, _mm512_set1_epi32(-6472))),
+                               round),
+                           14));
+                r = _mm512_add_epi32(y, SPACE_D14Z(v, 18678, round));
+            } else { /* u: cr, v: cb */
+                b = _mm512_add_epi32(y, SPACE_D14Z(v, 29049, round));
+                g = _mm512_add_epi32(
+                    y, _mm512_srai_epi32(
+                           _mm512_add_epi32(
+                               _mm512_add_epi32(_mm512_mullo_epi32(v, _mm512_set1_epi32(-5636)),
+                                                _mm512_mullo_epi32(u, _mm512_set1_epi32(-11698))),
+                               round),
+                           14));
+                r = _mm512_add_epi32(y, SPACE_D14Z(u, 22987, round));
+            }
+            o0 = bidx ? r : b, o1 = g, o2 = bidx ? b : r;
+        }
+#define SPACE_SAT(o) _mm512_cvtusepi32_epi16(_mm512_max_epi32(o, zero))
+        const __m512i a =
+            _mm512_inserti64x4(_mm512_castsi256_si512(SPACE_SAT(o0)), SPACE_SAT(o1), 1);
+        const __m512i b2 = _mm512_castsi256_si512(SPACE_SAT(o2));
+#undef SPACE_SAT
+        _mm512_storeu_si512((void *)(d + 3 * x), _mm512_permutex2var_epi16(a, idx_a, b2));
+        _mm256_storeu_si256((__m256i *)(d + 3 * x + 32),
+                            _mm512_castsi512_si256(_mm512_permutex2var_epi16(a, idx_b, b2)));
+    }
+    return x;
+}
+#undef SPACE_D14Z
+#undef SPACE_W512
+
 /* gip__lab_gamma widened to 32 bits, so that a 32-bit gather of any entry stays inside it, and
  * as its low and high bytes for the AVX-512 VBMI byte permutes. */
 static int32_t space_lab_gamma32[256];
@@ -1317,8 +1404,9 @@ static void space_rows(void *arg, int64_t y0, int64_t y1)
             if ((j->cs.inverse ? dcn : scn) == 3 &&
                 (j->cs.space == GIP__CS_YCRCB || j->cs.space == GIP__CS_YUV) &&
                 gip__cc_simd_active()) {
-                x0 = space_ycc_u16_avx2((const uint16_t *)s, (uint16_t *)d, w, j->cs.bidx,
-                                        j->cs.space == GIP__CS_YUV, j->cs.inverse);
+                x0 = (space_vbmi_ok() ? space_ycc_u16_512 : space_ycc_u16_avx2)(
+                    (const uint16_t *)s, (uint16_t *)d, w, j->cs.bidx, j->cs.space == GIP__CS_YUV,
+                    j->cs.inverse);
             }
 #endif
             u16_row(&j->cs, (const uint16_t *)s + x0 * scn, (uint16_t *)d + x0 * dcn, w - x0, scn,
