@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* gip_bayer_to_rgb: argument checks and the CPU backend (rows on gip's thread pool);
  * cvt_bayer_cuda.cu is the CUDA one. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "color/cvt_bayer.h"
@@ -231,6 +232,274 @@ static void bayer_one(const gip__bayer *b, char *row, int64_t x, int64_t y)
     }
 }
 
+#ifdef BAYER_X86
+/* ---- VNG with AVX2 -------------------------------------------------------------------------
+ * gip__vng_pixel() over rows of the padded image (its source rows reflected once into 16-bit
+ * rows, OpenCV's seven gradient planes computed once a row into a ring of three), 16 pixels a
+ * step in 16-bit lanes: every lane takes the eight gradients of its own kind of site (green or
+ * not), and the sums of both kinds are formed and the lane's kind kept. The sums stay below
+ * 2^12; the averages are the same single-precision products rounded half to even. */
+
+#define VNG_L(p, o) _mm256_loadu_si256((const __m256i *)((p) + (o)))
+#define VNG_AD(a, b) _mm256_abs_epi16(_mm256_sub_epi16(a, b))
+
+/* Padded row py (source row gip__vng_reflect(py - 2, h)) as 16-bit values, columns 0 .. w + 3. */
+BAYER_AVX2 static void vng_src_row(const gip__bayer *b, int64_t py, int16_t *o)
+{
+    const int64_t w = b->width;
+    const uint8_t *r = (const uint8_t *)b->data + gip__vng_reflect(py - 2, b->height) * b->stride;
+    for (int64_t x = 0;; x += 16) {
+        const int64_t at = x + 16 <= w ? x : w - 16;
+        _mm256_storeu_si256((__m256i *)(o + 2 + at),
+                            _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(r + at))));
+        if (at != x || x + 16 == w)
+            break;
+    }
+    o[0] = r[2], o[1] = r[1], o[w + 2] = r[w - 2], o[w + 3] = r[w - 3];
+}
+
+/* The seven planes of gip__vng_plane() at padded row r from its rows n, c, s (above, at, below),
+ * columns 1 .. w + 2. */
+BAYER_AVX2 static void vng_plane_row(const int16_t *n, const int16_t *c, const int16_t *s,
+                                     int16_t *const p[7], int64_t w)
+{
+    for (int64_t x = 1;; x += 16) {
+        const int64_t at = x + 16 <= w + 3 ? x : w + 3 - 16;
+        const __m256i nw = VNG_L(n, at - 1), nn = VNG_L(n, at), ne = VNG_L(n, at + 1);
+        const __m256i ww = VNG_L(c, at - 1), ee = VNG_L(c, at + 1);
+        const __m256i sw = VNG_L(s, at - 1), ss = VNG_L(s, at), se = VNG_L(s, at + 1);
+        const __m256i d_nesw = VNG_AD(ne, sw), d_nwse = VNG_AD(nw, se);
+#define VNG_ST(k, v) _mm256_storeu_si256((__m256i *)(p[k] + at), v)
+        VNG_ST(0, _mm256_add_epi16(_mm256_add_epi16(VNG_AD(nw, sw), VNG_AD(ne, se)),
+                                   _mm256_slli_epi16(VNG_AD(nn, ss), 1)));
+        VNG_ST(1, _mm256_add_epi16(_mm256_add_epi16(VNG_AD(nw, ne), VNG_AD(sw, se)),
+                                   _mm256_slli_epi16(VNG_AD(ww, ee), 1)));
+        VNG_ST(2, _mm256_slli_epi16(d_nesw, 1));
+        VNG_ST(3, _mm256_slli_epi16(d_nwse, 1));
+        VNG_ST(4, _mm256_add_epi16(_mm256_slli_epi16(d_nesw, 1),
+                                   _mm256_add_epi16(VNG_AD(nn, ww), VNG_AD(ss, ee))));
+        VNG_ST(5, _mm256_add_epi16(_mm256_slli_epi16(d_nwse, 1),
+                                   _mm256_add_epi16(VNG_AD(nn, ee), VNG_AD(ss, ww))));
+        VNG_ST(6, _mm256_srai_epi16(
+                      _mm256_add_epi16(_mm256_add_epi16(nn, ww), _mm256_add_epi16(ee, ss)), 1));
+#undef VNG_ST
+        if (at != x || x + 16 == w + 3)
+            break;
+    }
+}
+
+/* gip__vng_scaled() of 8 differences (32-bit lanes) by the lanes' direction counts n (1 .. 8)
+ * and the lanes in OpenCV's vector code (vec). */
+BAYER_AVX2 static inline __m256i vng_scaled8(__m256i v, __m256i n, __m256i vec)
+{
+    const __m256 kv = _mm256_setr_ps(0.5f / 1.0f, 0.5f / 2.0f, 0.5f / 3.0f, 0.5f / 4.0f,
+                                     0.5f / 5.0f, 0.5f / 6.0f, 0.5f / 7.0f, 0.5f / 8.0f);
+    const __m256 ks = _mm256_setr_ps(0.5f, 0.25f, 0.1666666666667f, 0.125f, 0.1f, 0.08333333333f,
+                                     0.0714286f, 0.0625f);
+    const __m256i i = _mm256_sub_epi32(n, _mm256_set1_epi32(1));
+    const __m256 k = _mm256_blendv_ps(_mm256_permutevar8x32_ps(ks, i),
+                                      _mm256_permutevar8x32_ps(kv, i), _mm256_castsi256_ps(vec));
+    return _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_cvtepi32_ps(v), k));
+}
+
+/* The same for 16 16-bit lanes. */
+BAYER_AVX2 static inline __m256i vng_scaled16(__m256i v, __m256i n, __m256i vlo, __m256i vhi)
+{
+#define VNG_W(a, h)                                                                                \
+    _mm256_cvtepi16_epi32(h ? _mm256_extracti128_si256(a, 1) : _mm256_castsi256_si128(a))
+    const __m256i lo = vng_scaled8(VNG_W(v, 0), VNG_W(n, 0), vlo);
+    const __m256i hi = vng_scaled8(VNG_W(v, 1), VNG_W(n, 1), vhi);
+#undef VNG_W
+    return _mm256_permute4x64_epi64(_mm256_packs_epi32(lo, hi), 0xD8);
+}
+
+/* 16 pixels of 3 channels (16 bytes each, in memory order) to d. */
+BAYER_AVX2 static inline void vng_store3(uint8_t *d, __m128i c0, __m128i c1, __m128i c2)
+{
+#define VNG_M(...) _mm_setr_epi8(__VA_ARGS__)
+    const int8_t z = -1;
+    const __m128i b0 = _mm_or_si128(
+        _mm_or_si128(_mm_shuffle_epi8(c0, VNG_M(0, z, z, 1, z, z, 2, z, z, 3, z, z, 4, z, z, 5)),
+                     _mm_shuffle_epi8(c1, VNG_M(z, 0, z, z, 1, z, z, 2, z, z, 3, z, z, 4, z, z))),
+        _mm_shuffle_epi8(c2, VNG_M(z, z, 0, z, z, 1, z, z, 2, z, z, 3, z, z, 4, z)));
+    const __m128i b1 = _mm_or_si128(
+        _mm_or_si128(_mm_shuffle_epi8(c0, VNG_M(z, z, 6, z, z, 7, z, z, 8, z, z, 9, z, z, 10, z)),
+                     _mm_shuffle_epi8(c1, VNG_M(5, z, z, 6, z, z, 7, z, z, 8, z, z, 9, z, z, 10))),
+        _mm_shuffle_epi8(c2, VNG_M(z, 5, z, z, 6, z, z, 7, z, z, 8, z, z, 9, z, z)));
+    const __m128i b2 = _mm_or_si128(
+        _mm_or_si128(
+            _mm_shuffle_epi8(c0, VNG_M(z, 11, z, z, 12, z, z, 13, z, z, 14, z, z, 15, z, z)),
+            _mm_shuffle_epi8(c1, VNG_M(z, z, 11, z, z, 12, z, z, 13, z, z, 14, z, z, 15, z))),
+        _mm_shuffle_epi8(c2, VNG_M(10, z, z, 11, z, z, 12, z, z, 13, z, z, 14, z, z, 15)));
+#undef VNG_M
+    _mm_storeu_si128((__m128i *)d, b0);
+    _mm_storeu_si128((__m128i *)(d + 16), b1);
+    _mm_storeu_si128((__m128i *)(d + 32), b2);
+}
+
+/* One output row (padded row y, source row y - 2): sr[0..4] its padded rows y - 2 .. y + 2,
+ * pl[0..2] the planes of rows y - 1 .. y + 1. */
+BAYER_AVX2 static void vng_row_avx2(const gip__bayer *b, int64_t y, const int16_t *const sr[5],
+                                    int16_t *const pl[3][7], uint8_t *d)
+{
+    const int64_t w = b->width, i = y - 2;
+    const int bidx0 = b->blue < 0 ? 0 : 2, bidx = (i & 1) ? bidx0 ^ 2 : bidx0;
+    /* the output channel of the row's other colour (X: the centre of a non-green site) */
+    const int fx = b->swap ? 2 - (bidx ^ 2) : (bidx ^ 2);
+    /* OpenCV's vector span of this row: [vs, ve) */
+    const int64_t vs = ((int)(i & 1) ^ (int)b->green) ? 3 : 2, last = w + 4 - 10;
+    const int64_t ve = last < vs ? vs : vs + ((last - vs) / GIP__VNG_VEC + 1) * GIP__VNG_VEC;
+    const __m256i one = _mm256_set1_epi16(1), zero = _mm256_setzero_si256();
+    const __m256i lane32 = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i odd = _mm256_setr_epi16(0, -1, 0, -1, 0, -1, 0, -1, 0, -1, 0, -1, 0, -1, 0, -1);
+    for (int64_t x = 2;; x += 16) {
+        const int64_t at = x + 16 <= w + 2 ? x : w + 2 - 16;
+        /* green sites: the lanes whose (i ^ j ^ green) is odd, j = at - 2 + lane */
+        const __m256i gm = ((int)(i & 1) ^ (int)((at - 2) & 1) ^ (int)b->green)
+                               ? _mm256_xor_si256(odd, _mm256_set1_epi16(-1))
+                               : odd;
+#define S(dx, dy) VNG_L(sr[2 + (dy)], at + (dx))
+#define P(k, dx, dy) VNG_L(pl[1 + (dy)][k], at + (dx))
+#define ADD _mm256_add_epi16
+        const __m256i p0 = P(0, 0, 0), p1 = P(1, 0, 0);
+        const __m256i gn = ADD(P(0, 0, -1), p0), gs = ADD(p0, P(0, 0, 1));
+        const __m256i gw = ADD(P(1, -1, 0), p1), ge = ADD(p1, P(1, 1, 0));
+        const __m256i p4 = P(4, 0, 0), p5 = P(5, 0, 0), p2 = P(2, 0, 0), p3 = P(3, 0, 0);
+        const __m256i gne = _mm256_blendv_epi8(
+            ADD(P(4, 1, -1), p4), ADD(ADD(P(2, 0, -1), P(2, 1, -1)), ADD(p2, P(2, 1, 0))), gm);
+        const __m256i gsw = _mm256_blendv_epi8(
+            ADD(p4, P(4, -1, 1)), ADD(ADD(p2, P(2, -1, 0)), ADD(P(2, 0, 1), P(2, -1, 1))), gm);
+        const __m256i gnw = _mm256_blendv_epi8(
+            ADD(P(5, -1, -1), p5), ADD(ADD(P(3, 0, -1), P(3, -1, -1)), ADD(p3, P(3, -1, 0))), gm);
+        const __m256i gse = _mm256_blendv_epi8(
+            ADD(p5, P(5, 1, 1)), ADD(ADD(p3, P(3, 1, 0)), ADD(P(3, 0, 1), P(3, 1, 1))), gm);
+        __m256i mn = _mm256_min_epi16(
+            _mm256_min_epi16(_mm256_min_epi16(gn, gs), _mm256_min_epi16(gw, ge)),
+            _mm256_min_epi16(_mm256_min_epi16(gne, gsw), _mm256_min_epi16(gnw, gse)));
+        __m256i mx = _mm256_max_epi16(
+            _mm256_max_epi16(_mm256_max_epi16(gn, gs), _mm256_max_epi16(gw, ge)),
+            _mm256_max_epi16(_mm256_max_epi16(gne, gsw), _mm256_max_epi16(gnw, gse)));
+        const __m256i t = ADD(mn, _mm256_max_epi16(_mm256_srai_epi16(mx, 1), one));
+        const __m256i mN = _mm256_cmpgt_epi16(t, gn), mS = _mm256_cmpgt_epi16(t, gs);
+        const __m256i mW = _mm256_cmpgt_epi16(t, gw), mE = _mm256_cmpgt_epi16(t, ge);
+        const __m256i mNE = _mm256_cmpgt_epi16(t, gne), mSW = _mm256_cmpgt_epi16(t, gsw);
+        const __m256i mNW = _mm256_cmpgt_epi16(t, gnw), mSE = _mm256_cmpgt_epi16(t, gse);
+        /* n: minus the sum of the -1 masks; na: of the four axes' */
+        const __m256i na = _mm256_sub_epi16(zero, ADD(ADD(mN, mS), ADD(mW, mE)));
+        const __m256i n = _mm256_sub_epi16(na, ADD(ADD(mNE, mSW), ADD(mNW, mSE)));
+#define A(m, v) _mm256_and_si256(m, v)
+#define TW(v) _mm256_slli_epi16(v, 1)
+        const __m256i s0 = S(0, 0);
+        const __m256i s_n1 = S(0, -1), s_s1 = S(0, 1), s_w1 = S(-1, 0), s_e1 = S(1, 0);
+        const __m256i s_nw = S(-1, -1), s_ne = S(1, -1), s_sw = S(-1, 1), s_se = S(1, 1);
+        const __m256i s_n2 = S(0, -2), s_s2 = S(0, 2), s_w2 = S(-2, 0), s_e2 = S(2, 0);
+        /* the centre once a direction taken (a green site's green sum: once an axis taken) */
+        const __m256i cn = _mm256_mullo_epi16(n, s0), cna = _mm256_mullo_epi16(na, s0);
+        const __m256i axis = ADD(ADD(A(mN, s_n2), A(mS, s_s2)), ADD(A(mW, s_w2), A(mE, s_e2)));
+        /* non-green site */
+        const __m256i rs_a = ADD(ADD(cn, axis), ADD(ADD(A(mNE, S(2, -2)), A(mSW, S(-2, 2))),
+                                                    ADD(A(mNW, S(-2, -2)), A(mSE, S(2, 2)))));
+        const __m256i gs_a =
+            ADD(TW(ADD(ADD(A(mN, s_n1), A(mS, s_s1)), ADD(A(mW, s_w1), A(mE, s_e1)))),
+                ADD(ADD(A(mNE, P(6, 1, -1)), A(mSW, P(6, -1, 1))),
+                    ADD(A(mNW, P(6, -1, -1)), A(mSE, P(6, 1, 1)))));
+        const __m256i bs_a =
+            ADD(ADD(ADD(A(mN, ADD(s_nw, s_ne)), A(mS, ADD(s_sw, s_se))),
+                    ADD(A(mW, ADD(s_nw, s_sw)), A(mE, ADD(s_ne, s_se)))),
+                TW(ADD(ADD(A(mNE, s_ne), A(mSW, s_sw)), ADD(A(mNW, s_nw), A(mSE, s_se)))));
+        /* green site */
+        const __m256i s_nw2 = S(-1, -2), s_ne2 = S(1, -2), s_sw2 = S(-1, 2), s_se2 = S(1, 2);
+        const __m256i s_wn = S(-2, -1), s_ws = S(-2, 1), s_en = S(2, -1), s_es = S(2, 1);
+        const __m256i rs_b = ADD(ADD(ADD(A(mN, ADD(s_nw2, s_ne2)), A(mS, ADD(s_sw2, s_se2))),
+                                     TW(ADD(A(mW, s_w1), A(mE, s_e1)))),
+                                 ADD(ADD(A(mNE, ADD(s_ne2, s_e1)), A(mSW, ADD(s_sw2, s_w1))),
+                                     ADD(A(mNW, ADD(s_nw2, s_w1)), A(mSE, ADD(s_se2, s_e1)))));
+        const __m256i gs_b =
+            ADD(ADD(cna, axis),
+                TW(ADD(ADD(A(mNE, s_ne), A(mSW, s_sw)), ADD(A(mNW, s_nw), A(mSE, s_se)))));
+        const __m256i bs_b = ADD(ADD(TW(ADD(A(mN, s_n1), A(mS, s_s1))),
+                                     ADD(A(mW, ADD(s_wn, s_ws)), A(mE, ADD(s_en, s_es)))),
+                                 ADD(ADD(A(mNE, ADD(s_n1, s_en)), A(mSW, ADD(s_s1, s_ws))),
+                                     ADD(A(mNW, ADD(s_wn, s_n1)), A(mSE, ADD(s_es, s_s1)))));
+#undef A
+#undef TW
+        const __m256i d1 =
+            _mm256_blendv_epi8(_mm256_sub_epi16(gs_a, rs_a), _mm256_sub_epi16(rs_b, gs_b), gm);
+        const __m256i d2 =
+            _mm256_blendv_epi8(_mm256_sub_epi16(bs_a, rs_a), _mm256_sub_epi16(bs_b, gs_b), gm);
+        /* OpenCV's vector span: lanes with at + lane in [vs, ve) */
+        const __m256i xs = _mm256_set1_epi32((int32_t)at);
+        const __m256i xlo = _mm256_add_epi32(xs, lane32),
+                      xhi = _mm256_add_epi32(xs, _mm256_add_epi32(lane32, _mm256_set1_epi32(8)));
+        const __m256i vsv = _mm256_set1_epi32((int32_t)vs - 1),
+                      vev = _mm256_set1_epi32((int32_t)ve);
+        const __m256i vlo =
+            _mm256_and_si256(_mm256_cmpgt_epi32(xlo, vsv), _mm256_cmpgt_epi32(vev, xlo));
+        const __m256i vhi =
+            _mm256_and_si256(_mm256_cmpgt_epi32(xhi, vsv), _mm256_cmpgt_epi32(vev, xhi));
+        const __m256i o1 = ADD(s0, vng_scaled16(d1, n, vlo, vhi));
+        const __m256i o2 = ADD(s0, vng_scaled16(d2, n, vlo, vhi));
+        const __m256i gch = _mm256_blendv_epi8(o1, s0, gm), xch = _mm256_blendv_epi8(s0, o1, gm);
+        const __m256i g8 = _mm256_packus_epi16(gch, xch), y8 = _mm256_packus_epi16(o2, o2);
+        /* packus interleaves the halves: g8 = [g 0-7, x 0-7, g 8-15, x 8-15] */
+        const __m256i gx = _mm256_permute4x64_epi64(g8, 0xD8),
+                      yy = _mm256_permute4x64_epi64(y8, 0xD8);
+        const __m128i G = _mm256_castsi256_si128(gx), X = _mm256_extracti128_si256(gx, 1),
+                      Y = _mm256_castsi256_si128(yy);
+        vng_store3(d + 3 * (at - 2), fx == 0 ? X : Y, G, fx == 0 ? Y : X);
+#undef S
+#undef P
+#undef ADD
+        if (at != x || x + 16 == w + 2)
+            break;
+    }
+}
+
+/* VNG rows y0 .. y1 of the source with AVX2 (width 16 and more): false where the buffers could
+ * not be had (the caller runs the per-pixel rows). */
+static bool vng_rows_avx2(const bayer_job *j, int64_t y0, int64_t y1)
+{
+    const gip__bayer *b = &j->b;
+    const int64_t len = b->width + 4;
+    int16_t *buf = malloc(sizeof(int16_t) * (size_t)len * (5 + 3 * 7));
+    if (!buf)
+        return false;
+    int16_t *srow[5], *prow[3][7];
+    for (int k = 0; k < 5; k++)
+        srow[k] = buf + k * len;
+    for (int r = 0; r < 3; r++)
+        for (int k = 0; k < 7; k++)
+            prow[r][k] = buf + (5 + r * 7 + k) * len;
+    /* padded rows: source row y is padded y + 2; ring slots by padded row mod 5 and mod 3 */
+    for (int64_t py = y0; py < y0 + 4; py++)
+        vng_src_row(b, py, srow[py % 5]);
+    for (int64_t py = y0 + 1; py < y0 + 3; py++)
+        vng_plane_row(srow[(py - 1) % 5], srow[py % 5], srow[(py + 1) % 5], prow[py % 3], b->width);
+    for (int64_t y = y0; y < y1; y++) {
+        const int64_t py = y + 2;
+        vng_src_row(b, py + 2, srow[(py + 2) % 5]);
+        vng_plane_row(srow[py % 5], srow[(py + 1) % 5], srow[(py + 2) % 5], prow[(py + 1) % 3],
+                      b->width);
+        const int16_t *const sr[5] = {srow[(py - 2) % 5], srow[(py - 1) % 5], srow[py % 5],
+                                      srow[(py + 1) % 5], srow[(py + 2) % 5]};
+        int16_t *const pl[3][7] = {
+            {prow[(py - 1) % 3][0], prow[(py - 1) % 3][1], prow[(py - 1) % 3][2],
+             prow[(py - 1) % 3][3], prow[(py - 1) % 3][4], prow[(py - 1) % 3][5],
+             prow[(py - 1) % 3][6]},
+            {prow[py % 3][0], prow[py % 3][1], prow[py % 3][2], prow[py % 3][3], prow[py % 3][4],
+             prow[py % 3][5], prow[py % 3][6]},
+            {prow[(py + 1) % 3][0], prow[(py + 1) % 3][1], prow[(py + 1) % 3][2],
+             prow[(py + 1) % 3][3], prow[(py + 1) % 3][4], prow[(py + 1) % 3][5],
+             prow[(py + 1) % 3][6]}};
+        vng_row_avx2(b, py, sr, pl, (uint8_t *)j->dst->data + y * j->dst->stride);
+    }
+    free(buf);
+    return true;
+}
+#undef VNG_L
+#undef VNG_AD
+#endif
+
 static void bayer_rows(void *arg, int64_t y0, int64_t y1)
 {
     const bayer_job *j = arg;
@@ -239,6 +508,11 @@ static void bayer_rows(void *arg, int64_t y0, int64_t y1)
     const int cn = b->dcn;
     const size_t es = b->u16 ? 2 : 1;
     const bool rows = b->method < 2 && w > 2 && h > 2;
+#ifdef BAYER_X86
+    if (b->method == 2 && !b->u16 && w >= 16 && h >= 8 && gip__cc_simd_active() &&
+        vng_rows_avx2(j, y0, y1))
+        return;
+#endif
     for (int64_t y = y0; y < y1; y++) {
         char *row = (char *)j->dst->data + y * j->dst->stride;
         if (!rows) {

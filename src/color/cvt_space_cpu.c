@@ -175,14 +175,33 @@ SPACE_AVX2 static inline void space_avx2_hs(__m256i r, __m256i g, __m256i b, __m
     *h = _mm256_add_epi32(hh, _mm256_and_si256(neg, _mm256_set1_epi32(full ? 256 : 180)));
 }
 
-/* The pixels of a u8 RGB to HSV row it did (a multiple of 16). */
-SPACE_AVX2 static int64_t space_hsv_avx2(const uint8_t *s, uint8_t *d, int64_t w, int bidx,
+/* The first three channels of 16 pixels of 4 channels from s, 16 bytes each in memory order. */
+SPACE_AVX2 static inline void space_avx2_load4(const uint8_t *s, __m128i *c0, __m128i *c1,
+                                               __m128i *c2)
+{
+    /* each 4 pixels to [c0 x4, c1 x4, c2 x4, c3 x4], then the 32-bit groups gathered */
+    const __m128i m = SPACE_M(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    const __m128i t0 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)s), m),
+                  t1 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(s + 16)), m),
+                  t2 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(s + 32)), m),
+                  t3 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(s + 48)), m);
+    const __m128i a = _mm_unpacklo_epi32(t0, t1), b = _mm_unpacklo_epi32(t2, t3);
+    *c0 = _mm_unpacklo_epi64(a, b);
+    *c1 = _mm_unpackhi_epi64(a, b);
+    *c2 = _mm_unpacklo_epi64(_mm_unpackhi_epi32(t0, t1), _mm_unpackhi_epi32(t2, t3));
+}
+
+/* The pixels of a u8 RGB to HSV row (scn 3 or 4 channels) it did (a multiple of 16). */
+SPACE_AVX2 static int64_t space_hsv_avx2(const uint8_t *s, uint8_t *d, int64_t w, int scn, int bidx,
                                          int full)
 {
     int64_t x = 0;
     for (; x + 16 <= w; x += 16) {
         __m128i c0, c1, c2;
-        space_avx2_load3(s + 3 * x, &c0, &c1, &c2);
+        if (scn == 4)
+            space_avx2_load4(s + 4 * x, &c0, &c1, &c2);
+        else
+            space_avx2_load3(s + 3 * x, &c0, &c1, &c2);
         const __m128i b8 = bidx ? c2 : c0, g8 = c1, r8 = bidx ? c0 : c2;
         const __m128i v8 = _mm_max_epu8(_mm_max_epu8(b8, g8), r8);
         const __m128i d8 = _mm_sub_epi8(v8, _mm_min_epu8(_mm_min_epu8(b8, g8), r8));
@@ -338,6 +357,665 @@ SPACE_AVX2 static int64_t space_ycc_avx2(const uint8_t *s, uint8_t *d, int64_t w
     }
     return x;
 }
+
+/* descale(a * k + b * l, 14) for 8 pixels a lane of 16-bit (a, b) pairs (lo, hi: a lane's
+ * pixels 0-3 and 4-7) and kl = k | l << 16, packed back to 16 bits in pixel order. */
+SPACE_AVX2 static inline __m256i space_avx2_descale2(__m256i lo, __m256i hi, __m256i kl)
+{
+    const __m256i half = _mm256_set1_epi32(1 << (GIP__YUV_SHIFT - 1));
+    return _mm256_packs_epi32(
+        _mm256_srai_epi32(_mm256_add_epi32(_mm256_madd_epi16(lo, kl), half), GIP__YUV_SHIFT),
+        _mm256_srai_epi32(_mm256_add_epi32(_mm256_madd_epi16(hi, kl), half), GIP__YUV_SHIFT));
+}
+
+#define SPACE_KL(k, l) _mm256_set1_epi32((int32_t)(((uint32_t)(l) << 16) | ((uint32_t)(k)&0xffff)))
+
+/* r, g, b of 8 pixels a lane (16-bit y and colour differences less 128):
+ * gip__rgb_from_ycc_i()'s products (each below 2^22) and descales; y plus them saturated in 16
+ * bits, which the u8 pack then saturates as the 32-bit sum would be. */
+SPACE_AVX2 static inline void space_avx2_ycc_inv(__m256i y, __m256i c1, __m256i c2, int yuv,
+                                                 __m256i *r, __m256i *g, __m256i *b)
+{
+    const __m256i lo = _mm256_unpacklo_epi16(c1, c2), hi = _mm256_unpackhi_epi16(c1, c2);
+    if (yuv) { /* c1 = u, c2 = v; u * 33292 as u * 16646 twice */
+        *b = _mm256_adds_epi16(y, space_avx2_descale2(_mm256_unpacklo_epi16(c1, c1),
+                                                      _mm256_unpackhi_epi16(c1, c1),
+                                                      SPACE_KL(16646, 16646)));
+        *g = _mm256_adds_epi16(y, space_avx2_descale2(lo, hi, SPACE_KL(-6472, -9519)));
+        *r = _mm256_adds_epi16(y, space_avx2_descale2(lo, hi, SPACE_KL(0, 18678)));
+    } else { /* c1 = cr, c2 = cb */
+        *b = _mm256_adds_epi16(y, space_avx2_descale2(lo, hi, SPACE_KL(0, 29049)));
+        *g = _mm256_adds_epi16(y, space_avx2_descale2(lo, hi, SPACE_KL(-11698, -5636)));
+        *r = _mm256_adds_epi16(y, space_avx2_descale2(lo, hi, SPACE_KL(22987, 0)));
+    }
+}
+#undef SPACE_KL
+
+/* The pixels of a u8 YCrCb (yuv: YUV) to RGB row it did (a multiple of 32, 3-channel RGB). */
+SPACE_AVX2 static int64_t space_ycc_inv_avx2(const uint8_t *s, uint8_t *d, int64_t w, int bidx,
+                                             int yuv)
+{
+    const __m256i zero = _mm256_setzero_si256(), k128 = _mm256_set1_epi16(128);
+    int64_t x = 0;
+    for (; x + 32 <= w; x += 32) {
+        __m256i c0, c1, c2;
+        space_avx2_load3x2(s + 3 * x, &c0, &c1, &c2);
+        __m256i r[2], g[2], b[2];
+        space_avx2_ycc_inv(
+            _mm256_unpacklo_epi8(c0, zero), _mm256_sub_epi16(_mm256_unpacklo_epi8(c1, zero), k128),
+            _mm256_sub_epi16(_mm256_unpacklo_epi8(c2, zero), k128), yuv, &r[0], &g[0], &b[0]);
+        space_avx2_ycc_inv(
+            _mm256_unpackhi_epi8(c0, zero), _mm256_sub_epi16(_mm256_unpackhi_epi8(c1, zero), k128),
+            _mm256_sub_epi16(_mm256_unpackhi_epi8(c2, zero), k128), yuv, &r[1], &g[1], &b[1]);
+        const __m256i r8 = _mm256_packus_epi16(r[0], r[1]), b8 = _mm256_packus_epi16(b[0], b[1]);
+        space_avx2_store3x2(d + 3 * x, bidx ? r8 : b8, _mm256_packus_epi16(g[0], g[1]),
+                            bidx ? b8 : r8);
+    }
+    return x;
+}
+
+/* r, g, b of 8 pixels from h (not yet scaled), s and v: gip__rgb_from_hsv_vec()'s operations in
+ * their order, its one fused multiply-add (fnmadd: -(s h) + 1, the same rounding). */
+SPACE_AVX2_FMA static inline void space_avx2_hsv_inv(__m256 h, __m256 s, __m256 v, __m256 hscale,
+                                                     __m256 *r, __m256 *g, __m256 *b)
+{
+    const __m256 one = _mm256_set1_ps(1.0f);
+    h = _mm256_mul_ps(h, hscale);
+    const __m256 pre = _mm256_round_ps(h, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    h = _mm256_sub_ps(h, pre);
+    const __m256 tab0 = v, tab1 = _mm256_mul_ps(v, _mm256_sub_ps(one, s));
+    const __m256 tab2 = _mm256_mul_ps(v, _mm256_fnmadd_ps(s, h, one));
+    const __m256 tab3 = _mm256_mul_ps(v, _mm256_fnmadd_ps(s, _mm256_sub_ps(one, h), one));
+    __m256 sec = _mm256_round_ps(_mm256_mul_ps(pre, _mm256_set1_ps(1.0f / 6.0f)),
+                                 _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    sec = _mm256_sub_ps(pre, _mm256_mul_ps(sec, _mm256_set1_ps(6.0f)));
+#define SPACE_C(k, op) _mm256_cmp_ps(sec, _mm256_set1_ps(k), op)
+    const __m256 lt1 = SPACE_C(1.0f, _CMP_LT_OQ), lt2 = SPACE_C(2.0f, _CMP_LT_OQ);
+    const __m256 eq1 = SPACE_C(1.0f, _CMP_EQ_OQ), eq2 = SPACE_C(2.0f, _CMP_EQ_OQ);
+    const __m256 eq3 = SPACE_C(3.0f, _CMP_EQ_OQ), eq4 = SPACE_C(4.0f, _CMP_EQ_OQ);
+    const __m256 le2 = SPACE_C(2.0f, _CMP_LE_OQ), le3 = SPACE_C(3.0f, _CMP_LE_OQ);
+    const __m256 le4 = SPACE_C(4.0f, _CMP_LE_OQ);
+#undef SPACE_C
+    /* blendv(a, b, m): m ? b : a */
+    *b =
+        _mm256_blendv_ps(_mm256_blendv_ps(_mm256_blendv_ps(tab2, tab0, le4), tab3, eq2), tab1, lt2);
+    *g =
+        _mm256_blendv_ps(_mm256_blendv_ps(_mm256_blendv_ps(tab1, tab2, eq3), tab0, le2), tab3, lt1);
+    *r = _mm256_blendv_ps(
+        _mm256_blendv_ps(_mm256_blendv_ps(_mm256_blendv_ps(tab0, tab3, eq4), tab1, le3), tab2, eq1),
+        tab0, lt1);
+}
+
+/* The pixels of a u8 HSV to RGB row it did: those of the row's whole blocks of
+ * GIP__CS_HSV_BLOCK, which gip__cs_pixel_u8() converts with gip__rgb_from_hsv_vec() and
+ * truncates (3-channel RGB). */
+SPACE_AVX2_FMA static int64_t space_hsv_inv_u8_avx2(const uint8_t *s, uint8_t *d, int64_t w,
+                                                    int bidx, float hs)
+{
+    const __m256 k = _mm256_set1_ps(1.0f / 255.0f), k255 = _mm256_set1_ps(255.0f);
+    const __m256 hscale = _mm256_set1_ps(hs);
+    const int64_t n = w / GIP__CS_HSV_BLOCK * GIP__CS_HSV_BLOCK;
+    int64_t x = 0;
+    for (; x < n; x += 16) {
+        __m128i c0, c1, c2;
+        space_avx2_load3(s + 3 * x, &c0, &c1, &c2);
+        __m256i o[3][2];
+        for (int i = 0; i < 2; i++) {
+#define SPACE_F(c) _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(i ? _mm_srli_si128(c, 8) : c))
+            __m256 r, g, b;
+            space_avx2_hsv_inv(SPACE_F(c0), _mm256_mul_ps(SPACE_F(c1), k),
+                               _mm256_mul_ps(SPACE_F(c2), k), hscale, &r, &g, &b);
+#undef SPACE_F
+            o[0][i] = _mm256_cvttps_epi32(_mm256_mul_ps(r, k255));
+            o[1][i] = _mm256_cvttps_epi32(_mm256_mul_ps(g, k255));
+            o[2][i] = _mm256_cvttps_epi32(_mm256_mul_ps(b, k255));
+        }
+        const __m128i r8 = space_avx2_pack(o[0][0], o[0][1]),
+                      b8 = space_avx2_pack(o[2][0], o[2][1]);
+        space_avx2_store3(d + 3 * x, bidx ? r8 : b8, space_avx2_pack(o[1][0], o[1][1]),
+                          bidx ? b8 : r8);
+    }
+    return x;
+}
+
+/* 8 pixels of 3 floats from s: the channels in memory order (space_hue_f32_avx2()'s blends and
+ * permutes). */
+SPACE_AVX2 static inline void space_avx2_load3f(const float *s, __m256 *c0, __m256 *c1, __m256 *c2)
+{
+    const __m256 a = _mm256_loadu_ps(s), b = _mm256_loadu_ps(s + 8), c = _mm256_loadu_ps(s + 16);
+    *c0 = _mm256_permutevar8x32_ps(_mm256_blend_ps(_mm256_blend_ps(a, b, 0x92), c, 0x24),
+                                   _mm256_setr_epi32(0, 3, 6, 1, 4, 7, 2, 5));
+    *c1 = _mm256_permutevar8x32_ps(_mm256_blend_ps(_mm256_blend_ps(a, b, 0x24), c, 0x49),
+                                   _mm256_setr_epi32(1, 4, 7, 2, 5, 0, 3, 6));
+    *c2 = _mm256_permutevar8x32_ps(_mm256_blend_ps(_mm256_blend_ps(a, b, 0x49), c, 0x92),
+                                   _mm256_setr_epi32(2, 5, 0, 3, 6, 1, 4, 7));
+}
+
+/* 8 pixels of 3 floats (the channels in memory order) to d. */
+SPACE_AVX2 static inline void space_avx2_store3f(float *d, __m256 o0, __m256 o1, __m256 o2)
+{
+    o0 = _mm256_permutevar8x32_ps(o0, _mm256_setr_epi32(0, 3, 6, 1, 4, 7, 2, 5));
+    o1 = _mm256_permutevar8x32_ps(o1, _mm256_setr_epi32(5, 0, 3, 6, 1, 4, 7, 2));
+    o2 = _mm256_permutevar8x32_ps(o2, _mm256_setr_epi32(2, 5, 0, 3, 6, 1, 4, 7));
+    _mm256_storeu_ps(d, _mm256_blend_ps(_mm256_blend_ps(o0, o1, 0x92), o2, 0x24));
+    _mm256_storeu_ps(d + 8, _mm256_blend_ps(_mm256_blend_ps(o0, o1, 0x24), o2, 0x49));
+    _mm256_storeu_ps(d + 16, _mm256_blend_ps(_mm256_blend_ps(o0, o1, 0x49), o2, 0x92));
+}
+
+/* f32 HSV to RGB over n pixels (a multiple of 8; those that gip__cs_pixel_f32() converts with
+ * gip__rgb_from_hsv_vec()), 3-channel RGB. */
+SPACE_AVX2_FMA static void space_hsv_inv_f32_avx2(const float *s, float *d, int64_t n, int bidx)
+{
+    const __m256 hscale = _mm256_set1_ps(6.0f / 360.0f);
+    for (int64_t x = 0; x < n; x += 8) {
+        __m256 h, sat, v, r, g, b;
+        space_avx2_load3f(s + 3 * x, &h, &sat, &v);
+        space_avx2_hsv_inv(h, sat, v, hscale, &r, &g, &b);
+        space_avx2_store3f(d + 3 * x, bidx ? r : b, g, bidx ? b : r);
+    }
+}
+
+/* r, g, b of 8 pixels from h (not yet scaled), l and s: gip__rgb_from_hls_vec()'s operations in
+ * their order and its comparisons (fnmadd: -(e0 e1) + t0, fma(-e0, e1, t0)'s rounding). */
+SPACE_AVX2_FMA static inline void
+space_avx2_hls_inv_vec(__m256 h, __m256 l, __m256 s, __m256 hscale, __m256 *r, __m256 *g, __m256 *b)
+{
+    const __m256 ls = _mm256_mul_ps(l, s);
+    const __m256 e0 = _mm256_blendv_ps(_mm256_sub_ps(s, ls), ls,
+                                       _mm256_cmp_ps(l, _mm256_set1_ps(0.5f), _CMP_LE_OQ));
+    const __m256 raw = _mm256_mul_ps(h, hscale);
+    const __m256 pre = _mm256_round_ps(raw, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    const __m256 hs = _mm256_sub_ps(raw, pre);
+    const __m256 sec = _mm256_sub_ps(
+        pre, _mm256_mul_ps(_mm256_set1_ps(6.0f),
+                           _mm256_round_ps(_mm256_mul_ps(raw, _mm256_set1_ps(1.0f / 6.0f)),
+                                           _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC)));
+    const __m256 e1 = _mm256_add_ps(hs, hs);
+    const __m256 t0 = _mm256_add_ps(l, e0), t1 = _mm256_sub_ps(l, e0);
+    const __m256 t2 = _mm256_fnmadd_ps(e0, e1, t0), t3 = _mm256_fmadd_ps(e0, e1, t1);
+#define SPACE_C(k, op) _mm256_cmp_ps(sec, _mm256_set1_ps(k), op)
+    const __m256 lt1 = SPACE_C(1.0f, _CMP_LT_OQ), lt2 = SPACE_C(2.0f, _CMP_LT_OQ);
+    const __m256 lt4 = SPACE_C(4.0f, _CMP_LT_OQ), le2 = SPACE_C(2.0f, _CMP_LE_OQ);
+    const __m256 le4 = SPACE_C(4.0f, _CMP_LE_OQ);
+#undef SPACE_C
+    /* blendv(a, b, m): m ? b : a */
+    *b = _mm256_blendv_ps(_mm256_blendv_ps(_mm256_blendv_ps(t2, t0, le4), t3, le2), t1, lt2);
+    *g = _mm256_blendv_ps(_mm256_blendv_ps(_mm256_blendv_ps(t1, t2, lt4), t0, le2), t3, lt1);
+    *r = _mm256_blendv_ps(
+        _mm256_blendv_ps(_mm256_blendv_ps(_mm256_blendv_ps(t0, t3, le4), t1, lt4), t2, lt2), t0,
+        lt1);
+}
+
+/* f32 HLS to RGB over n pixels (a multiple of 8; those that gip__cs_pixel_f32() converts with
+ * gip__rgb_from_hls_vec()), 3-channel RGB. */
+SPACE_AVX2_FMA static void space_hls_inv_f32_avx2(const float *s, float *d, int64_t n, int bidx)
+{
+    const __m256 hscale = _mm256_set1_ps(6.0f / 360.0f);
+    for (int64_t x = 0; x < n; x += 8) {
+        __m256 h, l, sat, r, g, b;
+        space_avx2_load3f(s + 3 * x, &h, &l, &sat);
+        space_avx2_hls_inv_vec(h, l, sat, hscale, &r, &g, &b);
+        space_avx2_store3f(d + 3 * x, bidx ? r : b, g, bidx ? b : r);
+    }
+}
+
+/* u8 HLS to RGB, 16 pixels a step (3-channel RGB): gip__rgb_from_hls_f32()'s operations for u8
+ * hues (h hscale below 12 and not negative: its loops subtract 6 at most once; the sector is
+ * 0 .. 5, its table's rows as the comparisons of space_avx2_hsv_inv()), rounded as
+ * gip__sat_u8_f32() (no NaN or infinity arises). */
+SPACE_AVX2 static int64_t space_hls_inv_u8_avx2(const uint8_t *s, uint8_t *d, int64_t w, int bidx,
+                                                float hs)
+{
+    const __m256 k = _mm256_set1_ps(1.0f / 255.0f), k255 = _mm256_set1_ps(255.0f);
+    const __m256 hscale = _mm256_set1_ps(hs), one = _mm256_set1_ps(1.0f),
+                 six = _mm256_set1_ps(6.0f), zero = _mm256_setzero_ps();
+    int64_t x = 0;
+    for (; x + 16 <= w; x += 16) {
+        __m128i c0, c1, c2;
+        space_avx2_load3(s + 3 * x, &c0, &c1, &c2);
+        __m256i o[3][2];
+        for (int i = 0; i < 2; i++) {
+#define SPACE_F(c) _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(i ? _mm_srli_si128(c, 8) : c))
+            __m256 h = SPACE_F(c0);
+            const __m256 l = _mm256_mul_ps(SPACE_F(c1), k), sat = _mm256_mul_ps(SPACE_F(c2), k);
+#undef SPACE_F
+            const __m256 ls = _mm256_mul_ps(l, sat);
+            const __m256 p2 = _mm256_blendv_ps(_mm256_sub_ps(_mm256_add_ps(l, sat), ls),
+                                               _mm256_mul_ps(l, _mm256_add_ps(one, sat)),
+                                               _mm256_cmp_ps(l, _mm256_set1_ps(0.5f), _CMP_LE_OQ));
+            const __m256 p1 = _mm256_sub_ps(_mm256_mul_ps(_mm256_set1_ps(2.0f), l), p2);
+            h = _mm256_mul_ps(h, hscale);
+            h = _mm256_blendv_ps(h, _mm256_sub_ps(h, six), _mm256_cmp_ps(h, six, _CMP_GE_OQ));
+            const __m256 sec = _mm256_round_ps(h, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+            h = _mm256_sub_ps(h, sec);
+            const __m256 dp = _mm256_sub_ps(p2, p1);
+            const __m256 tab2 = _mm256_add_ps(p1, _mm256_mul_ps(dp, _mm256_sub_ps(one, h)));
+            const __m256 tab3 = _mm256_add_ps(p1, _mm256_mul_ps(dp, h));
+#define SPACE_C(v, op) _mm256_cmp_ps(sec, _mm256_set1_ps(v), op)
+            const __m256 lt1 = SPACE_C(1.0f, _CMP_LT_OQ), lt2 = SPACE_C(2.0f, _CMP_LT_OQ);
+            const __m256 eq1 = SPACE_C(1.0f, _CMP_EQ_OQ), eq2 = SPACE_C(2.0f, _CMP_EQ_OQ);
+            const __m256 eq3 = SPACE_C(3.0f, _CMP_EQ_OQ), eq4 = SPACE_C(4.0f, _CMP_EQ_OQ);
+            const __m256 le2 = SPACE_C(2.0f, _CMP_LE_OQ), le3 = SPACE_C(3.0f, _CMP_LE_OQ);
+            const __m256 le4 = SPACE_C(4.0f, _CMP_LE_OQ);
+#undef SPACE_C
+            /* tab0 p2, tab1 p1; s == 0: l in all three */
+            const __m256 gray = _mm256_cmp_ps(sat, zero, _CMP_EQ_OQ);
+            __m256 b = _mm256_blendv_ps(
+                _mm256_blendv_ps(_mm256_blendv_ps(tab2, p2, le4), tab3, eq2), p1, lt2);
+            __m256 g = _mm256_blendv_ps(_mm256_blendv_ps(_mm256_blendv_ps(p1, tab2, eq3), p2, le2),
+                                        tab3, lt1);
+            __m256 r = _mm256_blendv_ps(
+                _mm256_blendv_ps(_mm256_blendv_ps(_mm256_blendv_ps(p2, tab3, eq4), p1, le3), tab2,
+                                 eq1),
+                p2, lt1);
+            o[0][i] = _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_blendv_ps(r, l, gray), k255));
+            o[1][i] = _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_blendv_ps(g, l, gray), k255));
+            o[2][i] = _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_blendv_ps(b, l, gray), k255));
+        }
+        const __m128i r8 = space_avx2_pack(o[0][0], o[0][1]),
+                      b8 = space_avx2_pack(o[2][0], o[2][1]);
+        space_avx2_store3(d + 3 * x, bidx ? r8 : b8, space_avx2_pack(o[1][0], o[1][1]),
+                          bidx ? b8 : r8);
+    }
+    return x;
+}
+
+/* u8 RGB to HLS over n pixels (a multiple of 16; those that gip__cs_pixel_u8() converts with
+ * gip__hls_from_rgb_vec()): space_hue_f32_avx2()'s HLS arithmetic on the pixels divided by 255,
+ * the hue times hscale, rounded as gip__sat_u8_f32() (no NaN or infinity is kept). */
+SPACE_AVX2_FMA static void space_hls_u8_avx2(const uint8_t *s, uint8_t *d, int64_t n, int bidx,
+                                             float hs)
+{
+    const __m256 k = _mm256_set1_ps(1.0f / 255.0f), k255 = _mm256_set1_ps(255.0f);
+    const __m256 hscale = _mm256_set1_ps(hs), eps = _mm256_set1_ps(GIP__CS_EPS);
+    const __m256 k60 = _mm256_set1_ps(60.0f), zero = _mm256_setzero_ps();
+    for (int64_t x = 0; x < n; x += 16) {
+        __m128i c0, c1, c2;
+        space_avx2_load3(s + 3 * x, &c0, &c1, &c2);
+        __m256i o[3][2];
+        for (int i = 0; i < 2; i++) {
+#define SPACE_F(c)                                                                                 \
+    _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(i ? _mm_srli_si128(c, 8) : c)), k)
+            const __m256 ch0 = SPACE_F(c0), g = SPACE_F(c1), ch2 = SPACE_F(c2);
+#undef SPACE_F
+            const __m256 r = bidx ? ch0 : ch2, bl = bidx ? ch2 : ch0;
+            const __m256 mx = _mm256_max_ps(_mm256_max_ps(r, g), bl);
+            const __m256 mn = _mm256_min_ps(_mm256_min_ps(r, g), bl);
+            const __m256 diff = _mm256_sub_ps(mx, mn);
+            const __m256 isr = _mm256_cmp_ps(r, mx, _CMP_EQ_OQ),
+                         isg = _mm256_cmp_ps(g, mx, _CMP_EQ_OQ);
+            const __m256 h =
+                _mm256_blendv_ps(_mm256_blendv_ps(_mm256_sub_ps(r, g), _mm256_sub_ps(bl, r), isg),
+                                 _mm256_sub_ps(g, bl), isr);
+            const __m256 part = _mm256_blendv_ps(
+                _mm256_blendv_ps(_mm256_set1_ps(240.0f), _mm256_set1_ps(120.0f), isg),
+                _mm256_blendv_ps(zero, _mm256_set1_ps(360.0f), _mm256_cmp_ps(g, bl, _CMP_LT_OQ)),
+                isr);
+            const __m256 sum = _mm256_add_ps(mx, mn), l = _mm256_mul_ps(sum, _mm256_set1_ps(0.5f));
+            const __m256 den = _mm256_blendv_ps(_mm256_sub_ps(_mm256_set1_ps(2.0f), sum), sum,
+                                                _mm256_cmp_ps(l, _mm256_set1_ps(0.5f), _CMP_LT_OQ));
+            const __m256 hue =
+                _mm256_mul_ps(_mm256_fmadd_ps(h, _mm256_div_ps(k60, diff), part), hscale);
+            const __m256 keep = _mm256_cmp_ps(diff, eps, _CMP_GT_OQ);
+            o[0][i] = _mm256_cvtps_epi32(_mm256_and_ps(hue, keep));
+            o[1][i] = _mm256_cvtps_epi32(_mm256_mul_ps(l, k255));
+            o[2][i] = _mm256_cvtps_epi32(
+                _mm256_mul_ps(_mm256_and_ps(_mm256_div_ps(diff, den), keep), k255));
+        }
+        space_avx2_store3(d + 3 * x, space_avx2_pack(o[0][0], o[0][1]),
+                          space_avx2_pack(o[1][0], o[1][1]), space_avx2_pack(o[2][0], o[2][1]));
+    }
+}
+
+/* (x k + c) >> 14 of 8 32-bit lanes: gip__cs_descale() with the rounding in c. */
+#define SPACE_D14(x, k, c)                                                                         \
+    _mm256_srai_epi32(_mm256_add_epi32(_mm256_mullo_epi32(x, _mm256_set1_epi32(k)), c), 14)
+
+/* The pixels of a u16 YCrCb or YUV row it did, either way (3-channel RGB), 8 a step:
+ * gip__ycc_from_rgb_i() and gip__rgb_from_ycc_i() with half 32768 (their sums stay in 32 bits),
+ * saturated as gip__sat_u16_i32(). */
+/* 16 pixels of 3 u16 channels from s: the channels in memory order, pixels 0-7 in the low lane
+ * and 8-15 in the high one (space_avx2_load3w()'s shuffles on both lanes), 16 bits. */
+SPACE_AVX2 static inline void space_avx2_load3wx2(const uint16_t *s, __m256i *c0, __m256i *c1,
+                                                  __m256i *c2)
+{
+#define SPACE_L(o)                                                                                 \
+    _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(s + (o)))),   \
+                            _mm_loadu_si128((const __m128i *)(s + 24 + (o))), 1)
+#define SPACE_B(...) _mm256_broadcastsi128_si256(_mm_setr_epi8(__VA_ARGS__))
+    const __m256i x0 = SPACE_L(0), x1 = SPACE_L(8), x2 = SPACE_L(16);
+    const int8_t z = -1;
+    *c0 = _mm256_or_si256(
+        _mm256_or_si256(
+            _mm256_shuffle_epi8(x0, SPACE_B(0, 1, 6, 7, 12, 13, z, z, z, z, z, z, z, z, z, z)),
+            _mm256_shuffle_epi8(x1, SPACE_B(z, z, z, z, z, z, 2, 3, 8, 9, 14, 15, z, z, z, z))),
+        _mm256_shuffle_epi8(x2, SPACE_B(z, z, z, z, z, z, z, z, z, z, z, z, 4, 5, 10, 11)));
+    *c1 = _mm256_or_si256(
+        _mm256_or_si256(
+            _mm256_shuffle_epi8(x0, SPACE_B(2, 3, 8, 9, 14, 15, z, z, z, z, z, z, z, z, z, z)),
+            _mm256_shuffle_epi8(x1, SPACE_B(z, z, z, z, z, z, 4, 5, 10, 11, z, z, z, z, z, z))),
+        _mm256_shuffle_epi8(x2, SPACE_B(z, z, z, z, z, z, z, z, z, z, 0, 1, 6, 7, 12, 13)));
+    *c2 = _mm256_or_si256(
+        _mm256_or_si256(
+            _mm256_shuffle_epi8(x0, SPACE_B(4, 5, 10, 11, z, z, z, z, z, z, z, z, z, z, z, z)),
+            _mm256_shuffle_epi8(x1, SPACE_B(z, z, z, z, 0, 1, 6, 7, 12, 13, z, z, z, z, z, z))),
+        _mm256_shuffle_epi8(x2, SPACE_B(z, z, z, z, z, z, z, z, z, z, 2, 3, 8, 9, 14, 15)));
+#undef SPACE_L
+}
+
+/* 16 pixels of 3 u16 channels (pixels 0-7 in the low lanes, 8-15 in the high ones) to d. */
+SPACE_AVX2 static inline void space_avx2_store3wx2(uint16_t *d, __m256i c0, __m256i c1, __m256i c2)
+{
+    const int8_t z = -1;
+    const __m256i b0 = _mm256_or_si256(
+        _mm256_or_si256(
+            _mm256_shuffle_epi8(c0, SPACE_B(0, 1, z, z, z, z, 2, 3, z, z, z, z, 4, 5, z, z)),
+            _mm256_shuffle_epi8(c1, SPACE_B(z, z, 0, 1, z, z, z, z, 2, 3, z, z, z, z, 4, 5))),
+        _mm256_shuffle_epi8(c2, SPACE_B(z, z, z, z, 0, 1, z, z, z, z, 2, 3, z, z, z, z)));
+    const __m256i b1 = _mm256_or_si256(
+        _mm256_or_si256(
+            _mm256_shuffle_epi8(c0, SPACE_B(z, z, 6, 7, z, z, z, z, 8, 9, z, z, z, z, 10, 11)),
+            _mm256_shuffle_epi8(c1, SPACE_B(z, z, z, z, 6, 7, z, z, z, z, 8, 9, z, z, z, z))),
+        _mm256_shuffle_epi8(c2, SPACE_B(4, 5, z, z, z, z, 6, 7, z, z, z, z, 8, 9, z, z)));
+    const __m256i b2 = _mm256_or_si256(
+        _mm256_or_si256(
+            _mm256_shuffle_epi8(c0, SPACE_B(z, z, z, z, 12, 13, z, z, z, z, 14, 15, z, z, z, z)),
+            _mm256_shuffle_epi8(c1, SPACE_B(10, 11, z, z, z, z, 12, 13, z, z, z, z, 14, 15, z, z))),
+        _mm256_shuffle_epi8(c2, SPACE_B(z, z, 10, 11, z, z, z, z, 12, 13, z, z, z, z, 14, 15)));
+#undef SPACE_B
+    _mm256_storeu_si256((__m256i *)d, _mm256_permute2x128_si256(b0, b1, 0x20));
+    _mm256_storeu_si256((__m256i *)(d + 16), _mm256_permute2x128_si256(b2, b0, 0x30));
+    _mm256_storeu_si256((__m256i *)(d + 32), _mm256_permute2x128_si256(b1, b2, 0x31));
+}
+
+/* gip__ycc_from_rgb_i() (inverse: gip__rgb_from_ycc_i()) with half 32768 of 8 pixels in 32-bit
+ * lanes (their sums stay in 32 bits): c0 .. c2 the source channels in memory order, o0 .. o2
+ * the destination's, before saturation. */
+SPACE_AVX2 static inline void space_avx2_ycc_u16(__m256i c0, __m256i c1, __m256i c2, int bidx,
+                                                 int yuv, int inverse, __m256i *o0, __m256i *o1,
+                                                 __m256i *o2)
+{
+    const __m256i round = _mm256_set1_epi32(1 << 13);
+    const __m256i delta = _mm256_set1_epi32((32768 << 14) + (1 << 13));
+    const __m256i half = _mm256_set1_epi32(32768);
+    if (!inverse) {
+        const __m256i r = bidx ? c0 : c2, g = c1, b = bidx ? c2 : c0;
+        const __m256i y = _mm256_srai_epi32(
+            _mm256_add_epi32(
+                _mm256_add_epi32(_mm256_add_epi32(_mm256_mullo_epi32(r, _mm256_set1_epi32(4899)),
+                                                  _mm256_mullo_epi32(g, _mm256_set1_epi32(9617))),
+                                 _mm256_mullo_epi32(b, _mm256_set1_epi32(1868))),
+                round),
+            14);
+        const __m256i ry = _mm256_sub_epi32(r, y), by = _mm256_sub_epi32(b, y);
+        const __m256i o1v = yuv ? SPACE_D14(by, 8061, delta) : SPACE_D14(ry, 11682, delta);
+        const __m256i o2v = yuv ? SPACE_D14(ry, 14369, delta) : SPACE_D14(by, 9241, delta);
+        *o0 = y, *o1 = o1v, *o2 = o2v;
+    } else {
+        const __m256i y = c0, u = _mm256_sub_epi32(c1, half), v = _mm256_sub_epi32(c2, half);
+        __m256i r, g, b;
+        if (yuv) {
+            b = _mm256_add_epi32(y, SPACE_D14(u, 33292, round));
+            g = _mm256_add_epi32(
+                y, _mm256_srai_epi32(
+                       _mm256_add_epi32(
+                           _mm256_add_epi32(_mm256_mullo_epi32(v, _mm256_set1_epi32(-9519)),
+                                            _mm256_mullo_epi32(u, _mm256_set1_epi32(-6472))),
+                           round),
+                       14));
+            r = _mm256_add_epi32(y, SPACE_D14(v, 18678, round));
+        } else { /* u: cr, v: cb */
+            b = _mm256_add_epi32(y, SPACE_D14(v, 29049, round));
+            g = _mm256_add_epi32(
+                y, _mm256_srai_epi32(
+                       _mm256_add_epi32(
+                           _mm256_add_epi32(_mm256_mullo_epi32(v, _mm256_set1_epi32(-5636)),
+                                            _mm256_mullo_epi32(u, _mm256_set1_epi32(-11698))),
+                           round),
+                       14));
+            r = _mm256_add_epi32(y, SPACE_D14(u, 22987, round));
+        }
+        *o0 = bidx ? r : b, *o1 = g, *o2 = bidx ? b : r;
+    }
+}
+
+/* The pixels of a u16 YCrCb or YUV row it did, either way (3-channel RGB), 16 a step,
+ * saturated as gip__sat_u16_i32() by packus. */
+SPACE_AVX2 static int64_t space_ycc_u16_avx2(const uint16_t *s, uint16_t *d, int64_t w, int bidx,
+                                             int yuv, int inverse)
+{
+    const __m256i zero = _mm256_setzero_si256();
+    int64_t x = 0;
+    for (; x + 16 <= w; x += 16) {
+        __m256i c0, c1, c2, lo[3], hi[3];
+        space_avx2_load3wx2(s + 3 * x, &c0, &c1, &c2);
+        /* unpack lo takes a lane's pixels 0-3, hi 4-7; packus puts them back in order */
+        space_avx2_ycc_u16(_mm256_unpacklo_epi16(c0, zero), _mm256_unpacklo_epi16(c1, zero),
+                           _mm256_unpacklo_epi16(c2, zero), bidx, yuv, inverse, &lo[0], &lo[1],
+                           &lo[2]);
+        space_avx2_ycc_u16(_mm256_unpackhi_epi16(c0, zero), _mm256_unpackhi_epi16(c1, zero),
+                           _mm256_unpackhi_epi16(c2, zero), bidx, yuv, inverse, &hi[0], &hi[1],
+                           &hi[2]);
+        space_avx2_store3wx2(d + 3 * x, _mm256_packus_epi32(lo[0], hi[0]),
+                             _mm256_packus_epi32(lo[1], hi[1]), _mm256_packus_epi32(lo[2], hi[2]));
+    }
+    return x;
+}
+#undef SPACE_D14
+
+/* ---- AVX-512 VBMI rows of the float u8 codes: 16 pixels a step, each channel taken into 32-bit
+ * lanes by one zero-masked byte permute and put back by one permute of the three results. */
+#define SPACE_V512 __attribute__((target("avx2,fma,avx512f,avx512bw,avx512vl,avx512vbmi")))
+#define SPACE_Z4 0x1111111111111111ULL /* the low byte of each 32-bit lane */
+#define SPACE_48 0xFFFFFFFFFFFFULL     /* 48 bytes */
+
+/* Channel c of 16 3-byte pixels in v as floats. */
+SPACE_V512 static inline __m512 space_512_ch(__m512i v, int c)
+{
+    const __m512i idx =
+        _mm512_add_epi32(_mm512_set1_epi32(c), _mm512_setr_epi32(0, 3, 6, 9, 12, 15, 18, 21, 24, 27,
+                                                                 30, 33, 36, 39, 42, 45));
+    return _mm512_cvtepi32_ps(_mm512_maskz_permutexvar_epi8(SPACE_Z4, idx, v));
+}
+
+/* 16 pixels of three 32-bit results (memory order), saturated to bytes, to d. */
+SPACE_V512 static inline void space_512_store3(uint8_t *d, __m512i o0, __m512i o1, __m512i o2)
+{
+    const __m512i zero = _mm512_setzero_si512();
+#define SPACE_B(o) _mm512_cvtusepi32_epi8(_mm512_max_epi32(o, zero))
+    const __m512i all = _mm512_inserti32x4(
+        _mm512_inserti32x4(_mm512_castsi128_si512(SPACE_B(o0)), SPACE_B(o1), 1), SPACE_B(o2), 2);
+#undef SPACE_B
+    /* byte 3 k + c from channel c's byte k (16 c + k) */
+    const __m512i idx = _mm512_set_epi8(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 47, 31, 15,
+                                        46, 30, 14, 45, 29, 13, 44, 28, 12, 43, 27, 11, 42, 26, 10,
+                                        41, 25, 9, 40, 24, 8, 39, 23, 7, 38, 22, 6, 37, 21, 5, 36,
+                                        20, 4, 35, 19, 3, 34, 18, 2, 33, 17, 1, 32, 16, 0);
+    _mm512_mask_storeu_epi8(d, SPACE_48, _mm512_permutexvar_epi8(idx, all));
+}
+
+/* space_avx2_hsv_inv() on 16 lanes. */
+SPACE_V512 static inline void space_512_hsv_inv(__m512 h, __m512 s, __m512 v, __m512 hscale,
+                                                __m512 *r, __m512 *g, __m512 *b)
+{
+    const __m512 one = _mm512_set1_ps(1.0f);
+    h = _mm512_mul_ps(h, hscale);
+    const __m512 pre = _mm512_roundscale_ps(h, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    h = _mm512_sub_ps(h, pre);
+    const __m512 tab0 = v, tab1 = _mm512_mul_ps(v, _mm512_sub_ps(one, s));
+    const __m512 tab2 = _mm512_mul_ps(v, _mm512_fnmadd_ps(s, h, one));
+    const __m512 tab3 = _mm512_mul_ps(v, _mm512_fnmadd_ps(s, _mm512_sub_ps(one, h), one));
+    __m512 sec = _mm512_roundscale_ps(_mm512_mul_ps(pre, _mm512_set1_ps(1.0f / 6.0f)),
+                                      _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    sec = _mm512_sub_ps(pre, _mm512_mul_ps(sec, _mm512_set1_ps(6.0f)));
+#define SPACE_C(k, op) _mm512_cmp_ps_mask(sec, _mm512_set1_ps(k), op)
+    const __mmask16 lt1 = SPACE_C(1.0f, _CMP_LT_OQ), lt2 = SPACE_C(2.0f, _CMP_LT_OQ);
+    const __mmask16 eq1 = SPACE_C(1.0f, _CMP_EQ_OQ), eq2 = SPACE_C(2.0f, _CMP_EQ_OQ);
+    const __mmask16 eq3 = SPACE_C(3.0f, _CMP_EQ_OQ), eq4 = SPACE_C(4.0f, _CMP_EQ_OQ);
+    const __mmask16 le2 = SPACE_C(2.0f, _CMP_LE_OQ), le3 = SPACE_C(3.0f, _CMP_LE_OQ);
+    const __mmask16 le4 = SPACE_C(4.0f, _CMP_LE_OQ);
+#undef SPACE_C
+    /* mask_blend(m, a, b): m ? b : a */
+    *b = _mm512_mask_blend_ps(
+        lt2, _mm512_mask_blend_ps(eq2, _mm512_mask_blend_ps(le4, tab2, tab0), tab3), tab1);
+    *g = _mm512_mask_blend_ps(
+        lt1, _mm512_mask_blend_ps(le2, _mm512_mask_blend_ps(eq3, tab1, tab2), tab0), tab3);
+    *r = _mm512_mask_blend_ps(
+        lt1,
+        _mm512_mask_blend_ps(
+            eq1, _mm512_mask_blend_ps(le3, _mm512_mask_blend_ps(eq4, tab0, tab3), tab1), tab2),
+        tab0);
+}
+
+/* space_hsv_inv_u8_avx2() with AVX-512 VBMI. */
+SPACE_V512 static int64_t space_hsv_inv_u8_vbmi(const uint8_t *s, uint8_t *d, int64_t w, int bidx,
+                                                float hs)
+{
+    const __m512 k = _mm512_set1_ps(1.0f / 255.0f), k255 = _mm512_set1_ps(255.0f);
+    const __m512 hscale = _mm512_set1_ps(hs);
+    const int64_t n = w / GIP__CS_HSV_BLOCK * GIP__CS_HSV_BLOCK;
+    int64_t x = 0;
+    for (; x < n; x += 16) {
+        const __m512i v = _mm512_maskz_loadu_epi8(SPACE_48, s + 3 * x);
+        __m512 r, g, b;
+        space_512_hsv_inv(space_512_ch(v, 0), _mm512_mul_ps(space_512_ch(v, 1), k),
+                          _mm512_mul_ps(space_512_ch(v, 2), k), hscale, &r, &g, &b);
+        const __m512i ri = _mm512_cvttps_epi32(_mm512_mul_ps(r, k255)),
+                      gi = _mm512_cvttps_epi32(_mm512_mul_ps(g, k255)),
+                      bi = _mm512_cvttps_epi32(_mm512_mul_ps(b, k255));
+        space_512_store3(d + 3 * x, bidx ? ri : bi, gi, bidx ? bi : ri);
+    }
+    return x;
+}
+
+/* space_hls_u8_avx2() with AVX-512 VBMI. */
+SPACE_V512 static void space_hls_u8_vbmi(const uint8_t *s, uint8_t *d, int64_t n, int bidx,
+                                         float hs)
+{
+    const __m512 k = _mm512_set1_ps(1.0f / 255.0f), k255 = _mm512_set1_ps(255.0f);
+    const __m512 hscale = _mm512_set1_ps(hs), eps = _mm512_set1_ps(GIP__CS_EPS);
+    const __m512 k60 = _mm512_set1_ps(60.0f), zero = _mm512_setzero_ps();
+    for (int64_t x = 0; x < n; x += 16) {
+        const __m512i v = _mm512_maskz_loadu_epi8(SPACE_48, s + 3 * x);
+        const __m512 ch0 = _mm512_mul_ps(space_512_ch(v, 0), k),
+                     g = _mm512_mul_ps(space_512_ch(v, 1), k),
+                     ch2 = _mm512_mul_ps(space_512_ch(v, 2), k);
+        const __m512 r = bidx ? ch0 : ch2, bl = bidx ? ch2 : ch0;
+        const __m512 mx = _mm512_max_ps(_mm512_max_ps(r, g), bl);
+        const __m512 mn = _mm512_min_ps(_mm512_min_ps(r, g), bl);
+        const __m512 diff = _mm512_sub_ps(mx, mn);
+        const __mmask16 isr = _mm512_cmp_ps_mask(r, mx, _CMP_EQ_OQ),
+                        isg = _mm512_cmp_ps_mask(g, mx, _CMP_EQ_OQ);
+        const __m512 h = _mm512_mask_blend_ps(
+            isr, _mm512_mask_blend_ps(isg, _mm512_sub_ps(r, g), _mm512_sub_ps(bl, r)),
+            _mm512_sub_ps(g, bl));
+        const __m512 part = _mm512_mask_blend_ps(
+            isr, _mm512_mask_blend_ps(isg, _mm512_set1_ps(240.0f), _mm512_set1_ps(120.0f)),
+            _mm512_mask_blend_ps(_mm512_cmp_ps_mask(g, bl, _CMP_LT_OQ), zero,
+                                 _mm512_set1_ps(360.0f)));
+        const __m512 sum = _mm512_add_ps(mx, mn), l = _mm512_mul_ps(sum, _mm512_set1_ps(0.5f));
+        const __m512 den =
+            _mm512_mask_blend_ps(_mm512_cmp_ps_mask(l, _mm512_set1_ps(0.5f), _CMP_LT_OQ),
+                                 _mm512_sub_ps(_mm512_set1_ps(2.0f), sum), sum);
+        const __m512 hue =
+            _mm512_mul_ps(_mm512_fmadd_ps(h, _mm512_div_ps(k60, diff), part), hscale);
+        const __mmask16 keep = _mm512_cmp_ps_mask(diff, eps, _CMP_GT_OQ);
+        space_512_store3(d + 3 * x, _mm512_cvtps_epi32(_mm512_maskz_mov_ps(keep, hue)),
+                         _mm512_cvtps_epi32(_mm512_mul_ps(l, k255)),
+                         _mm512_cvtps_epi32(_mm512_mul_ps(
+                             _mm512_maskz_mov_ps(keep, _mm512_div_ps(diff, den)), k255)));
+    }
+}
+#undef SPACE_Z4
+#undef SPACE_48
+#undef SPACE_V512
+
+/* space_ycc_u16_avx2() with AVX-512 (BW): 16 pixels a step, each channel taken into 32-bit
+ * lanes by one zero-masked two-register word permute, the results saturated by vpmovusdw and
+ * interleaved by two word permutes. */
+#define SPACE_W512 __attribute__((target("avx2,avx512f,avx512bw,avx512vl")))
+#define SPACE_D14Z(x, k, c)                                                                        \
+    _mm512_srai_epi32(_mm512_add_epi32(_mm512_mullo_epi32(x, _mm512_set1_epi32(k)), c), 14)
+SPACE_W512 static int64_t space_ycc_u16_512(const uint16_t *s, uint16_t *d, int64_t w, int bidx,
+                                            int yuv, int inverse)
+{
+    const __m512i round = _mm512_set1_epi32(1 << 13);
+    const __m512i delta = _mm512_set1_epi32((32768 << 14) + (1 << 13));
+    const __m512i half = _mm512_set1_epi32(32768), zero = _mm512_setzero_si512();
+    const __m512i k3 =
+        _mm512_setr_epi32(0, 3, 6, 9, 12, 15, 18, 21, 24, 27, 30, 33, 36, 39, 42, 45);
+    const __mmask32 even = 0x55555555u;
+    /* output word j of 48: channel j % 3's word j / 3; channels 0, 1 in the first register
+     * (words 0-15, 16-31), channel 2 in the second's words 0-15 */
+    static const uint16_t ia[32] = {0,  16, 32, 1,  17, 33, 2,  18, 34, 3,  19, 35, 4,  20, 36, 5,
+                                    21, 37, 6,  22, 38, 7,  23, 39, 8,  24, 40, 9,  25, 41, 10, 26};
+    static const uint16_t ib[32] = {42, 11, 27, 43, 12, 28, 44, 13, 29, 45, 14, 30, 46, 15, 31, 47,
+                                    0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0};
+    const __m512i idx_a = _mm512_loadu_si512((const void *)ia),
+                  idx_b = _mm512_loadu_si512((const void *)ib);
+    int64_t x = 0;
+    for (; x + 16 <= w; x += 16) {
+        const uint16_t *p = s + 3 * x;
+        const __m512i v0 = _mm512_loadu_si512((const void *)p),
+                      v1 = _mm512_maskz_loadu_epi16(0xFFFFu, p + 32);
+#define SPACE_CH(c)                                                                                \
+    _mm512_maskz_permutex2var_epi16(even, v0, _mm512_add_epi32(k3, _mm512_set1_epi32(c)), v1)
+        const __m512i c0 = SPACE_CH(0), c1 = SPACE_CH(1), c2 = SPACE_CH(2);
+#undef SPACE_CH
+        __m512i o0, o1, o2;
+        if (!inverse) {
+            const __m512i r = bidx ? c0 : c2, g = c1, b = bidx ? c2 : c0;
+            const __m512i y = _mm512_srai_epi32(
+                _mm512_add_epi32(
+                    _mm512_add_epi32(
+                        _mm512_add_epi32(_mm512_mullo_epi32(r, _mm512_set1_epi32(4899)),
+                                         _mm512_mullo_epi32(g, _mm512_set1_epi32(9617))),
+                        _mm512_mullo_epi32(b, _mm512_set1_epi32(1868))),
+                    round),
+                14);
+            const __m512i ry = _mm512_sub_epi32(r, y), by = _mm512_sub_epi32(b, y);
+            o0 = y;
+            o1 = yuv ? SPACE_D14Z(by, 8061, delta) : SPACE_D14Z(ry, 11682, delta);
+            o2 = yuv ? SPACE_D14Z(ry, 14369, delta) : SPACE_D14Z(by, 9241, delta);
+        } else {
+            const __m512i y = c0, u = _mm512_sub_epi32(c1, half), v = _mm512_sub_epi32(c2, half);
+            __m512i r, g, b;
+            if (yuv) {
+                b = _mm512_add_epi32(y, SPACE_D14Z(u, 33292, round));
+                g = _mm512_add_epi32(
+                    y, _mm512_srai_epi32(
+                           _mm512_add_epi32(
+                               _mm512_add_epi32(_mm512_mullo_epi32(v, _mm512_set1_epi32(-9519)),
+                                                _mm512_mullo_epi32(u, _mm512_set1_epi32(-6472))),
+                               round),
+                           14));
+                r = _mm512_add_epi32(y, SPACE_D14Z(v, 18678, round));
+            } else { /* u: cr, v: cb */
+                b = _mm512_add_epi32(y, SPACE_D14Z(v, 29049, round));
+                g = _mm512_add_epi32(
+                    y, _mm512_srai_epi32(
+                           _mm512_add_epi32(
+                               _mm512_add_epi32(_mm512_mullo_epi32(v, _mm512_set1_epi32(-5636)),
+                                                _mm512_mullo_epi32(u, _mm512_set1_epi32(-11698))),
+                               round),
+                           14));
+                r = _mm512_add_epi32(y, SPACE_D14Z(u, 22987, round));
+            }
+            o0 = bidx ? r : b, o1 = g, o2 = bidx ? b : r;
+        }
+#define SPACE_SAT(o) _mm512_cvtusepi32_epi16(_mm512_max_epi32(o, zero))
+        const __m512i a =
+            _mm512_inserti64x4(_mm512_castsi256_si512(SPACE_SAT(o0)), SPACE_SAT(o1), 1);
+        const __m512i b2 = _mm512_castsi256_si512(SPACE_SAT(o2));
+#undef SPACE_SAT
+        _mm512_storeu_si512((void *)(d + 3 * x), _mm512_permutex2var_epi16(a, idx_a, b2));
+        _mm256_storeu_si256((__m256i *)(d + 3 * x + 32),
+                            _mm512_castsi512_si256(_mm512_permutex2var_epi16(a, idx_b, b2)));
+    }
+    return x;
+}
+#undef SPACE_D14Z
+#undef SPACE_W512
 
 /* gip__lab_gamma widened to 32 bits, so that a 32-bit gather of any entry stays inside it, and
  * as its low and high bytes for the AVX-512 VBMI byte permutes. */
@@ -675,10 +1353,10 @@ static void space_rows(void *arg, int64_t y0, int64_t y1)
         if (j->src->dtype == GIP_U8) {
             int64_t x0 = 0;
 #ifdef SPACE_X86
-            if (!j->cs.inverse && scn == 3 &&
+            if (!j->cs.inverse && scn >= 3 &&
                 (j->cs.space == GIP__CS_HSV || j->cs.space == GIP__CS_HSV_FULL) &&
                 gip__cc_simd_active() && space_hsv_avx2_ok())
-                x0 = space_hsv_avx2((const uint8_t *)s, (uint8_t *)d, w, j->cs.bidx,
+                x0 = space_hsv_avx2((const uint8_t *)s, (uint8_t *)d, w, scn, j->cs.bidx,
                                     j->cs.space == GIP__CS_HSV_FULL);
             else if (!j->cs.inverse && scn == 3 && j->cs.space == GIP__CS_LAB &&
                      gip__cc_simd_active())
@@ -690,13 +1368,49 @@ static void space_rows(void *arg, int64_t y0, int64_t y1)
                      gip__cc_simd_active())
                 x0 = space_ycc_avx2((const uint8_t *)s, (uint8_t *)d, w, j->cs.bidx,
                                     j->cs.space == GIP__CS_YUV);
+            else if (j->cs.inverse && dcn == 3 &&
+                     (j->cs.space == GIP__CS_HSV || j->cs.space == GIP__CS_HSV_FULL) &&
+                     gip__cc_simd_active() && __builtin_cpu_supports("fma"))
+                x0 = (space_vbmi_ok() ? space_hsv_inv_u8_vbmi : space_hsv_inv_u8_avx2)(
+                    (const uint8_t *)s, (uint8_t *)d, w, j->cs.bidx,
+                    j->cs.space == GIP__CS_HSV ? 6.0f / 180.0f : 6.0f / 255.0f);
+            else if (j->cs.inverse && dcn == 3 &&
+                     (j->cs.space == GIP__CS_HLS || j->cs.space == GIP__CS_HLS_FULL) &&
+                     gip__cc_simd_active())
+                x0 = space_hls_inv_u8_avx2((const uint8_t *)s, (uint8_t *)d, w, j->cs.bidx,
+                                           j->cs.space == GIP__CS_HLS ? 6.0f / 180.0f
+                                                                      : 6.0f / 255.0f);
+            else if (!j->cs.inverse && scn == 3 &&
+                     (j->cs.space == GIP__CS_HLS || j->cs.space == GIP__CS_HLS_FULL) &&
+                     gip__cc_simd_active() && __builtin_cpu_supports("fma")) {
+                /* the pixels of gip__hls_from_rgb_vec(): the row's whole vectors */
+                x0 = w / GIP__CS_HLS_VEC * GIP__CS_HLS_VEC;
+                (space_vbmi_ok() ? space_hls_u8_vbmi : space_hls_u8_avx2)(
+                    (const uint8_t *)s, (uint8_t *)d, x0, j->cs.bidx,
+                    j->cs.space == GIP__CS_HLS ? 180.0f / 360.0f : 256.0f / 360.0f);
+            } else if (j->cs.inverse && dcn == 3 &&
+                       (j->cs.space == GIP__CS_YCRCB || j->cs.space == GIP__CS_YUV) &&
+                       gip__cc_simd_active())
+                x0 = space_ycc_inv_avx2((const uint8_t *)s, (uint8_t *)d, w, j->cs.bidx,
+                                        j->cs.space == GIP__CS_YUV);
 #endif
             if (u8_row(&j->cs, (const uint8_t *)s + x0 * scn, (uint8_t *)d + x0 * dcn, w - x0, scn,
                        dcn))
                 continue;
             u8_gen_row(&j->cs, (const uint8_t *)s, (uint8_t *)d, x0, w);
         } else if (j->src->dtype == GIP_U16) {
-            u16_row(&j->cs, (const uint16_t *)s, (uint16_t *)d, w, scn, dcn);
+            int64_t x0 = 0;
+#ifdef SPACE_X86
+            if ((j->cs.inverse ? dcn : scn) == 3 &&
+                (j->cs.space == GIP__CS_YCRCB || j->cs.space == GIP__CS_YUV) &&
+                gip__cc_simd_active()) {
+                x0 = (space_vbmi_ok() ? space_ycc_u16_512 : space_ycc_u16_avx2)(
+                    (const uint16_t *)s, (uint16_t *)d, w, j->cs.bidx, j->cs.space == GIP__CS_YUV,
+                    j->cs.inverse);
+            }
+#endif
+            u16_row(&j->cs, (const uint16_t *)s + x0 * scn, (uint16_t *)d + x0 * dcn, w - x0, scn,
+                    dcn);
         } else {
             int64_t x0 = 0;
             const int sp = j->cs.space;
@@ -714,6 +1428,18 @@ static void space_rows(void *arg, int64_t y0, int64_t y1)
                 f32_hue_row((const float *)s + 3 * xv, (float *)d + 3 * xv, x0 - xv, j->cs.bidx,
                             hls);
             }
+#ifdef SPACE_X86
+            else if (j->cs.inverse && dcn == 3 && (sp == GIP__CS_HSV || sp == GIP__CS_HSV_FULL) &&
+                     gip__cc_simd_active() && __builtin_cpu_supports("fma")) {
+                /* the row's whole vectors of OpenCV's code (multiples of 8); the rest below */
+                x0 = w / GIP__CS_HLS_VEC * GIP__CS_HLS_VEC;
+                space_hsv_inv_f32_avx2((const float *)s, (float *)d, x0, j->cs.bidx);
+            } else if (j->cs.inverse && dcn == 3 && (sp == GIP__CS_HLS || sp == GIP__CS_HLS_FULL) &&
+                       gip__cc_simd_active() && __builtin_cpu_supports("fma")) {
+                x0 = w / GIP__CS_HLS_VEC * GIP__CS_HLS_VEC;
+                space_hls_inv_f32_avx2((const float *)s, (float *)d, x0, j->cs.bidx);
+            }
+#endif
             f32_gen_row(&j->cs, (const float *)s, (float *)d, x0, w);
         }
     }

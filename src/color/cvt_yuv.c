@@ -545,10 +545,373 @@ gip_status gip_yuv_to_rgb_ex(gip_context *ctx, const gip_image *src, gip_image *
     return yuv_to_rgb(ctx, src, dst, layout, bgr, params, "gip_yuv_to_rgb_ex");
 }
 
+#ifdef YUV_X86
+#define YUV_M(...) _mm_setr_epi8(__VA_ARGS__)
+
+/* 16 pixels of scn (3 or 4) channels from p: the first three channels' bytes in memory order. */
+YUV_AVX2 static inline void enc_avx2_load16(const uint8_t *p, int scn, __m128i *c0, __m128i *c1,
+                                            __m128i *c2)
+{
+    const int8_t z = -1;
+    if (scn == 4) {
+        /* each 4 pixels to [c0 x4, c1 x4, c2 x4, c3 x4], then the 32-bit groups gathered */
+        const __m128i m = YUV_M(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+        const __m128i t0 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)p), m),
+                      t1 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16)), m),
+                      t2 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 32)), m),
+                      t3 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 48)), m);
+        const __m128i a = _mm_unpacklo_epi32(t0, t1), b = _mm_unpacklo_epi32(t2, t3);
+        const __m128i c = _mm_unpackhi_epi32(t0, t1), d = _mm_unpackhi_epi32(t2, t3);
+        *c0 = _mm_unpacklo_epi64(a, b);
+        *c1 = _mm_unpackhi_epi64(a, b);
+        *c2 = _mm_unpacklo_epi64(c, d);
+        return;
+    }
+    const __m128i x0 = _mm_loadu_si128((const __m128i *)p),
+                  x1 = _mm_loadu_si128((const __m128i *)(p + 16)),
+                  x2 = _mm_loadu_si128((const __m128i *)(p + 32));
+    *c0 = _mm_or_si128(
+        _mm_or_si128(_mm_shuffle_epi8(x0, YUV_M(0, 3, 6, 9, 12, 15, z, z, z, z, z, z, z, z, z, z)),
+                     _mm_shuffle_epi8(x1, YUV_M(z, z, z, z, z, z, 2, 5, 8, 11, 14, z, z, z, z, z))),
+        _mm_shuffle_epi8(x2, YUV_M(z, z, z, z, z, z, z, z, z, z, z, 1, 4, 7, 10, 13)));
+    *c1 = _mm_or_si128(
+        _mm_or_si128(_mm_shuffle_epi8(x0, YUV_M(1, 4, 7, 10, 13, z, z, z, z, z, z, z, z, z, z, z)),
+                     _mm_shuffle_epi8(x1, YUV_M(z, z, z, z, z, 0, 3, 6, 9, 12, 15, z, z, z, z, z))),
+        _mm_shuffle_epi8(x2, YUV_M(z, z, z, z, z, z, z, z, z, z, z, 2, 5, 8, 11, 14)));
+    *c2 = _mm_or_si128(
+        _mm_or_si128(_mm_shuffle_epi8(x0, YUV_M(2, 5, 8, 11, 14, z, z, z, z, z, z, z, z, z, z, z)),
+                     _mm_shuffle_epi8(x1, YUV_M(z, z, z, z, z, 1, 4, 7, 10, 13, z, z, z, z, z, z))),
+        _mm_shuffle_epi8(x2, YUV_M(z, z, z, z, z, z, z, z, z, z, 0, 3, 6, 9, 12, 15)));
+}
+#undef YUV_M
+
+/* k0 r + k1 g + k2 b + c of 8 pixels (32-bit lanes), exact in 32 bits as the scalar sums. */
+YUV_AVX2 static inline __m256i enc_avx2_dot(__m256i r, __m256i g, __m256i b, const __m256i *k,
+                                            __m256i c)
+{
+    return _mm256_add_epi32(
+        _mm256_add_epi32(_mm256_mullo_epi32(r, k[0]), _mm256_mullo_epi32(g, k[1])),
+        _mm256_add_epi32(_mm256_mullo_epi32(b, k[2]), c));
+}
+
+/* Two halves of 8 32-bit lanes to 16 bytes, saturated (gip__yuv_sat()). */
+YUV_AVX2 static inline __m128i enc_avx2_pack(__m256i lo, __m256i hi)
+{
+    const __m256i w = _mm256_permute4x64_epi64(_mm256_packs_epi32(lo, hi), 0xD8);
+    return _mm_packus_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
+}
+
+/* gip__yuv_enc_comp() of 16 pixels from their channel bytes: k the component's 20-bit weights
+ * of r, g, b, c its offset and rounding. */
+YUV_AVX2 static inline __m128i enc_avx2_comp20(__m128i r, __m128i g, __m128i b, const __m256i *k,
+                                               __m256i c)
+{
+    const __m256i lo = enc_avx2_dot(_mm256_cvtepu8_epi32(r), _mm256_cvtepu8_epi32(g),
+                                    _mm256_cvtepu8_epi32(b), k, c);
+    const __m256i hi = enc_avx2_dot(_mm256_cvtepu8_epi32(_mm_srli_si128(r, 8)),
+                                    _mm256_cvtepu8_epi32(_mm_srli_si128(g, 8)),
+                                    _mm256_cvtepu8_epi32(_mm_srli_si128(b, 8)), k, c);
+    return enc_avx2_pack(_mm256_srai_epi32(lo, 20), _mm256_srai_epi32(hi, 20));
+}
+
+/* The Y bytes of a 4:2:0 row (a multiple of 16 pixels); returns how many. */
+YUV_AVX2 static int64_t enc_avx2_y(const gip__yuv_enc *e, const uint8_t *p, uint8_t *d)
+{
+    const __m256i k[3] = {_mm256_set1_epi32(e->k20[0]), _mm256_set1_epi32(e->k20[1]),
+                          _mm256_set1_epi32(e->k20[2])};
+    const __m256i c = _mm256_set1_epi32((1 << 19) + (e->yoff << 20));
+    const int scn = e->scn;
+    int64_t x = 0;
+    for (; x + 16 <= e->width; x += 16) {
+        __m128i c0, c1, c2;
+        enc_avx2_load16(p + x * scn, scn, &c0, &c1, &c2);
+        _mm_storeu_si128((__m128i *)(d + x), e->bidx ? enc_avx2_comp20(c0, c1, c2, k, c)
+                                                     : enc_avx2_comp20(c2, c1, c0, k, c));
+    }
+    return x;
+}
+
+/* An even 4:2:0 source row p, 32 pixels a step: its Y bytes to dy, and the U and V bytes of its
+ * even pixels to du and dv (planar) or interleaved at du (nv: 1 NV12, 2 NV21). Returns the
+ * chroma pixels done (half the source pixels). */
+YUV_AVX2 static int64_t enc_avx2_even(const gip__yuv_enc *e, const uint8_t *p, uint8_t *dy,
+                                      uint8_t *du, uint8_t *dv, int nv)
+{
+    const __m256i ky[3] = {_mm256_set1_epi32(e->k20[0]), _mm256_set1_epi32(e->k20[1]),
+                           _mm256_set1_epi32(e->k20[2])};
+    const __m256i ku[3] = {_mm256_set1_epi32(e->k20[3]), _mm256_set1_epi32(e->k20[4]),
+                           _mm256_set1_epi32(e->k20[5])};
+    const __m256i kv[3] = {_mm256_set1_epi32(e->k20[6]), _mm256_set1_epi32(e->k20[7]),
+                           _mm256_set1_epi32(e->k20[8])};
+    const __m256i cy = _mm256_set1_epi32((1 << 19) + (e->yoff << 20)),
+                  c = _mm256_set1_epi32((1 << 19) + (128 << 20));
+    const __m128i even = _mm_set1_epi16(255);
+    const int scn = e->scn;
+    const int64_t n = e->width / 2;
+    int64_t x = 0;
+    for (; x + 16 <= n; x += 16) {
+        __m128i a0, a1, a2, b0, b1, b2;
+        enc_avx2_load16(p + 2 * x * scn, scn, &a0, &a1, &a2);
+        enc_avx2_load16(p + (2 * x + 16) * scn, scn, &b0, &b1, &b2);
+        _mm_storeu_si128((__m128i *)(dy + 2 * x), e->bidx ? enc_avx2_comp20(a0, a1, a2, ky, cy)
+                                                          : enc_avx2_comp20(a2, a1, a0, ky, cy));
+        _mm_storeu_si128((__m128i *)(dy + 2 * x + 16), e->bidx
+                                                           ? enc_avx2_comp20(b0, b1, b2, ky, cy)
+                                                           : enc_avx2_comp20(b2, b1, b0, ky, cy));
+        const __m128i c0 = _mm_packus_epi16(_mm_and_si128(a0, even), _mm_and_si128(b0, even));
+        const __m128i c1 = _mm_packus_epi16(_mm_and_si128(a1, even), _mm_and_si128(b1, even));
+        const __m128i c2 = _mm_packus_epi16(_mm_and_si128(a2, even), _mm_and_si128(b2, even));
+        const __m128i r = e->bidx ? c0 : c2, b = e->bidx ? c2 : c0;
+        const __m128i u = enc_avx2_comp20(r, c1, b, ku, c), v = enc_avx2_comp20(r, c1, b, kv, c);
+        if (nv) {
+            const __m128i f = nv == 1 ? u : v, s = nv == 1 ? v : u;
+            _mm_storeu_si128((__m128i *)(du + 2 * x), _mm_unpacklo_epi8(f, s));
+            _mm_storeu_si128((__m128i *)(du + 2 * x + 16), _mm_unpackhi_epi8(f, s));
+        } else {
+            _mm_storeu_si128((__m128i *)(du + x), u);
+            _mm_storeu_si128((__m128i *)(dv + x), v);
+        }
+    }
+    return x;
+}
+
+/* ---- the 4:2:0 encoder with AVX-512 VBMI: 32 pixels' bytes in two registers, each channel of 16
+ * of them taken as 32-bit lanes by one zero-masked byte permute, the 20-bit sums in 32 bits. */
+#define YUV_Z4 0x1111111111111111ULL /* the low byte of each 32-bit lane */
+
+/* The byte indices of channel c of 16 pixels 'step' bytes apart from byte 'first'. */
+YUV_VBMI static inline __m512i enc_vbmi_idx(int first, int step)
+{
+    return _mm512_add_epi32(
+        _mm512_set1_epi32(first),
+        _mm512_mullo_epi32(_mm512_set1_epi32(step), _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
+                                                                      10, 11, 12, 13, 14, 15)));
+}
+
+/* (k0 r + k1 g + k2 b + c) >> 20 (sh14: >> 14) of 16 32-bit lanes, saturated to bytes. */
+YUV_VBMI static inline __m128i enc_vbmi_dot(__m512i r, __m512i g, __m512i b, const __m512i *k,
+                                            __m512i c, int sh14)
+{
+    const __m512i s =
+        _mm512_add_epi32(_mm512_add_epi32(_mm512_mullo_epi32(r, k[0]), _mm512_mullo_epi32(g, k[1])),
+                         _mm512_add_epi32(_mm512_mullo_epi32(b, k[2]), c));
+    return _mm512_cvtusepi32_epi8(_mm512_max_epi32(
+        sh14 ? _mm512_srai_epi32(s, 14) : _mm512_srai_epi32(s, 20), _mm512_setzero_si512()));
+}
+
+/* The bytes of (v0, v1) that idx names, as 32-bit lanes. */
+#define YUV_CH(idx) _mm512_maskz_permutex2var_epi8(YUV_Z4, v0, idx, v1)
+
+/* gip__yuv_enc_comp() of the 16 pixels whose r, g, b bytes ix[] index in (v0, v1): k the
+ * component's weights, c its offset and rounding. */
+YUV_VBMI static inline __m128i enc_vbmi_comp(__m512i v0, __m512i v1, const __m512i *ix,
+                                             const __m512i *k, __m512i c)
+{
+    return enc_vbmi_dot(YUV_CH(ix[0]), YUV_CH(ix[1]), YUV_CH(ix[2]), k, c, 0);
+}
+
+/* 32 pixels' bytes (3 or 4 channels) from p into v0, v1 (the second register's unused bytes 0). */
+YUV_VBMI static inline void enc_vbmi_load(const uint8_t *p, int scn, __m512i *v0, __m512i *v1)
+{
+    *v0 = _mm512_loadu_si512((const void *)p);
+    *v1 = scn == 4 ? _mm512_loadu_si512((const void *)(p + 64))
+                   : _mm512_maskz_loadu_epi8(0xFFFFFFFFULL, p + 64);
+}
+
+/* enc_avx2_even() and enc_avx2_y() with AVX-512 VBMI: the even row's Y, U and V (odd: its Y
+ * only, du NULL), 32 source pixels a step. Returns the source pixels done. */
+YUV_VBMI static int64_t enc_vbmi_row(const gip__yuv_enc *e, const uint8_t *p, uint8_t *dy,
+                                     uint8_t *du, uint8_t *dv, int nv)
+{
+    const int scn = e->scn, cr = e->bidx ^ 2, cb = e->bidx;
+    const __m512i ky[3] = {_mm512_set1_epi32(e->k20[0]), _mm512_set1_epi32(e->k20[1]),
+                           _mm512_set1_epi32(e->k20[2])};
+    const __m512i ku[3] = {_mm512_set1_epi32(e->k20[3]), _mm512_set1_epi32(e->k20[4]),
+                           _mm512_set1_epi32(e->k20[5])};
+    const __m512i kv[3] = {_mm512_set1_epi32(e->k20[6]), _mm512_set1_epi32(e->k20[7]),
+                           _mm512_set1_epi32(e->k20[8])};
+    const __m512i cy = _mm512_set1_epi32((1 << 19) + (e->yoff << 20)),
+                  cc = _mm512_set1_epi32((1 << 19) + (128 << 20));
+    /* r, g, b of pixels 0-15, of 16-31, and of the even ones */
+    const __m512i i0[3] = {enc_vbmi_idx(cr, scn), enc_vbmi_idx(1, scn), enc_vbmi_idx(cb, scn)};
+    const __m512i i1[3] = {enc_vbmi_idx(16 * scn + cr, scn), enc_vbmi_idx(16 * scn + 1, scn),
+                           enc_vbmi_idx(16 * scn + cb, scn)};
+    const __m512i ie[3] = {enc_vbmi_idx(cr, 2 * scn), enc_vbmi_idx(1, 2 * scn),
+                           enc_vbmi_idx(cb, 2 * scn)};
+    int64_t x = 0;
+    for (; x + 32 <= e->width; x += 32) {
+        __m512i v0, v1;
+        enc_vbmi_load(p + x * scn, scn, &v0, &v1);
+        _mm_storeu_si128((__m128i *)(dy + x), enc_vbmi_comp(v0, v1, i0, ky, cy));
+        _mm_storeu_si128((__m128i *)(dy + x + 16), enc_vbmi_comp(v0, v1, i1, ky, cy));
+        if (!du)
+            continue;
+        const __m128i u = enc_vbmi_comp(v0, v1, ie, ku, cc), v = enc_vbmi_comp(v0, v1, ie, kv, cc);
+        const int64_t c = x / 2;
+        if (nv) {
+            const __m128i f = nv == 1 ? u : v, s = nv == 1 ? v : u;
+            _mm_storeu_si128((__m128i *)(du + 2 * c), _mm_unpacklo_epi8(f, s));
+            _mm_storeu_si128((__m128i *)(du + 2 * c + 16), _mm_unpackhi_epi8(f, s));
+        } else {
+            _mm_storeu_si128((__m128i *)(du + c), u);
+            _mm_storeu_si128((__m128i *)(dv + c), v);
+        }
+    }
+    return x;
+}
+/* enc_avx2_422() with AVX-512 VBMI, 32 pixels (64 bytes) a step; returns the pixels done. */
+YUV_VBMI static int64_t enc_vbmi_422(const gip__yuv_enc *e, const uint8_t *p, uint8_t *d)
+{
+    const int scn = e->scn, cr = e->bidx ^ 2, cb = e->bidx;
+    const __m512i ky[3] = {_mm512_set1_epi32(e->k14[0]), _mm512_set1_epi32(e->k14[1]),
+                           _mm512_set1_epi32(e->k14[2])};
+    const __m512i ku[3] = {_mm512_set1_epi32(e->k14[3]), _mm512_set1_epi32(e->k14[4]),
+                           _mm512_set1_epi32(e->k14[5])};
+    const __m512i kv[3] = {_mm512_set1_epi32(e->k14[6]), _mm512_set1_epi32(e->k14[7]),
+                           _mm512_set1_epi32(e->k14[8])};
+    const __m512i cy = _mm512_set1_epi32((1 << 13) + (e->yoff << 14)),
+                  cc = _mm512_set1_epi32((1 << 13) + (128 << 14));
+    const __m512i i0[3] = {enc_vbmi_idx(cr, scn), enc_vbmi_idx(1, scn), enc_vbmi_idx(cb, scn)};
+    const __m512i i1[3] = {enc_vbmi_idx(16 * scn + cr, scn), enc_vbmi_idx(16 * scn + 1, scn),
+                           enc_vbmi_idx(16 * scn + cb, scn)};
+    /* the pairs' first and second pixels */
+    const __m512i ie[3] = {enc_vbmi_idx(cr, 2 * scn), enc_vbmi_idx(1, 2 * scn),
+                           enc_vbmi_idx(cb, 2 * scn)};
+    const __m512i io[3] = {enc_vbmi_idx(scn + cr, 2 * scn), enc_vbmi_idx(scn + 1, 2 * scn),
+                           enc_vbmi_idx(scn + cb, 2 * scn)};
+    int64_t x = 0;
+    for (; x + 32 <= e->width; x += 32) {
+        __m512i v0, v1;
+        enc_vbmi_load(p + x * scn, scn, &v0, &v1);
+        const __m128i ya = enc_vbmi_dot(YUV_CH(i0[0]), YUV_CH(i0[1]), YUV_CH(i0[2]), ky, cy, 1);
+        const __m128i yb = enc_vbmi_dot(YUV_CH(i1[0]), YUV_CH(i1[1]), YUV_CH(i1[2]), ky, cy, 1);
+        const __m512i sr = _mm512_add_epi32(YUV_CH(ie[0]), YUV_CH(io[0])),
+                      sg = _mm512_add_epi32(YUV_CH(ie[1]), YUV_CH(io[1])),
+                      sb = _mm512_add_epi32(YUV_CH(ie[2]), YUV_CH(io[2]));
+        const __m128i u = enc_vbmi_dot(sr, sg, sb, ku, cc, 1),
+                      v = enc_vbmi_dot(sr, sg, sb, kv, cc, 1);
+        const __m128i f = e->layout == GIP_YUV_YVYU ? v : u, t = e->layout == GIP_YUV_YVYU ? u : v;
+        const __m128i uv[2] = {_mm_unpacklo_epi8(f, t), _mm_unpackhi_epi8(f, t)};
+        const __m128i y[2] = {ya, yb};
+        for (int k = 0; k < 2; k++) {
+            const bool uyvy = e->layout == GIP_YUV_UYVY;
+            _mm_storeu_si128((__m128i *)(d + 2 * x + 32 * k), uyvy
+                                                                  ? _mm_unpacklo_epi8(uv[k], y[k])
+                                                                  : _mm_unpacklo_epi8(y[k], uv[k]));
+            _mm_storeu_si128((__m128i *)(d + 2 * x + 32 * k + 16),
+                             uyvy ? _mm_unpackhi_epi8(uv[k], y[k])
+                                  : _mm_unpackhi_epi8(y[k], uv[k]));
+        }
+    }
+    return x;
+}
+#undef YUV_CH
+#undef YUV_Z4
+
+/* A 4:2:2 row, 16 pixels (32 bytes) a step: gip__yuv422_enc_comp()'s sums. Returns the pixels
+ * done. */
+YUV_AVX2 static int64_t enc_avx2_422(const gip__yuv_enc *e, const uint8_t *p, uint8_t *d)
+{
+    const __m256i ky[3] = {_mm256_set1_epi32(e->k14[0]), _mm256_set1_epi32(e->k14[1]),
+                           _mm256_set1_epi32(e->k14[2])};
+    const __m256i ku[3] = {_mm256_set1_epi32(e->k14[3]), _mm256_set1_epi32(e->k14[4]),
+                           _mm256_set1_epi32(e->k14[5])};
+    const __m256i kv[3] = {_mm256_set1_epi32(e->k14[6]), _mm256_set1_epi32(e->k14[7]),
+                           _mm256_set1_epi32(e->k14[8])};
+    const __m256i cy = _mm256_set1_epi32((1 << 13) + (e->yoff << 14)),
+                  cc = _mm256_set1_epi32((1 << 13) + (128 << 14));
+    const __m256i ones = _mm256_set1_epi16(1);
+    const int scn = e->scn;
+    int64_t x = 0;
+    for (; x + 16 <= e->width; x += 16) {
+        __m128i c0, c1, c2;
+        enc_avx2_load16(p + x * scn, scn, &c0, &c1, &c2);
+        const __m128i r = e->bidx ? c0 : c2, b = e->bidx ? c2 : c0;
+        const __m256i ylo = enc_avx2_dot(_mm256_cvtepu8_epi32(r), _mm256_cvtepu8_epi32(c1),
+                                         _mm256_cvtepu8_epi32(b), ky, cy);
+        const __m256i yhi = enc_avx2_dot(_mm256_cvtepu8_epi32(_mm_srli_si128(r, 8)),
+                                         _mm256_cvtepu8_epi32(_mm_srli_si128(c1, 8)),
+                                         _mm256_cvtepu8_epi32(_mm_srli_si128(b, 8)), ky, cy);
+        const __m128i y = enc_avx2_pack(_mm256_srai_epi32(ylo, 14), _mm256_srai_epi32(yhi, 14));
+        /* the pairs' sums, 8 in 32-bit lanes */
+        const __m256i sr = _mm256_madd_epi16(_mm256_cvtepu8_epi16(r), ones),
+                      sg = _mm256_madd_epi16(_mm256_cvtepu8_epi16(c1), ones),
+                      sb = _mm256_madd_epi16(_mm256_cvtepu8_epi16(b), ones);
+        const __m128i u = enc_avx2_pack(_mm256_srai_epi32(enc_avx2_dot(sr, sg, sb, ku, cc), 14),
+                                        _mm256_setzero_si256());
+        const __m128i v = enc_avx2_pack(_mm256_srai_epi32(enc_avx2_dot(sr, sg, sb, kv, cc), 14),
+                                        _mm256_setzero_si256());
+        __m128i lo, hi;
+        if (e->layout == GIP_YUV_UYVY) {
+            const __m128i uv = _mm_unpacklo_epi8(u, v);
+            lo = _mm_unpacklo_epi8(uv, y);
+            hi = _mm_unpackhi_epi8(uv, y);
+        } else {
+            const __m128i uv =
+                e->layout == GIP_YUV_YUY2 ? _mm_unpacklo_epi8(u, v) : _mm_unpacklo_epi8(v, u);
+            lo = _mm_unpacklo_epi8(y, uv);
+            hi = _mm_unpackhi_epi8(y, uv);
+        }
+        _mm_storeu_si128((__m128i *)(d + 2 * x), lo);
+        _mm_storeu_si128((__m128i *)(d + 2 * x + 16), hi);
+    }
+    return x;
+}
+#endif
+
 typedef struct enc_job {
     gip__yuv_enc e;
     gip_image *dst;
 } enc_job;
+
+#ifdef YUV_X86
+/* 4:2:0 with AVX2, an item a pair of source rows: their Y rows and the chroma row of the even
+ * one (the rest of each row by the per-byte functions). */
+static void enc420_pairs(void *arg, int64_t i0, int64_t i1)
+{
+    const enc_job *j = arg;
+    const gip__yuv_enc *e = &j->e;
+    const int64_t w = e->width, h = e->height, ds = j->dst->stride;
+    uint8_t *base = (uint8_t *)j->dst->data;
+    for (int64_t i = i0; i < i1; i++) {
+        uint8_t *du, *dv;
+        int nv = 0, step = 1;
+        if (e->layout == GIP_YUV_NV12 || e->layout == GIP_YUV_NV21) {
+            uint8_t *row = base + (h + i) * ds;
+            nv = e->layout == GIP_YUV_NV12 ? 1 : 2;
+            du = row + (e->layout == GIP_YUV_NV21);
+            dv = row + (e->layout == GIP_YUV_NV12);
+            step = 2;
+        } else {
+            /* half rows of w / 2 bytes, two a frame row: U's h / 2, then V's (YV12: V first) */
+            const int64_t ku = e->layout == GIP_YUV_I420 ? i : i + h / 2,
+                          kv = e->layout == GIP_YUV_I420 ? i + h / 2 : i;
+            du = base + (h + ku / 2) * ds + (ku & 1) * (w / 2);
+            dv = base + (h + kv / 2) * ds + (kv & 1) * (w / 2);
+        }
+        /* the even row with the chroma, then the odd one */
+        uint8_t *d = base + 2 * i * ds;
+        const bool vbmi = yuv_vbmi_ok();
+        const int64_t x0 = vbmi ? enc_vbmi_row(e, e->data + 2 * i * e->stride, d,
+                                               nv ? base + (h + i) * ds : du, dv, nv) /
+                                      2
+                                : enc_avx2_even(e, e->data + 2 * i * e->stride, d,
+                                                nv ? base + (h + i) * ds : du, dv, nv);
+        for (int64_t x = 2 * x0; x < w; x++)
+            d[x] = (uint8_t)gip__yuv_enc_comp(e, x, 2 * i, 0);
+        d += ds;
+        int64_t x = vbmi ? enc_vbmi_row(e, e->data + (2 * i + 1) * e->stride, d, NULL, NULL, 0)
+                         : enc_avx2_y(e, e->data + (2 * i + 1) * e->stride, d);
+        for (; x < w; x++)
+            d[x] = (uint8_t)gip__yuv_enc_comp(e, x, 2 * i + 1, 0);
+        x = x0;
+        for (; x < w / 2; x++) {
+            du[x * step] = (uint8_t)gip__yuv_enc_comp(e, 2 * x, 2 * i, 1);
+            dv[x * step] = (uint8_t)gip__yuv_enc_comp(e, 2 * x, 2 * i, 2);
+        }
+    }
+}
+#endif
 
 static void enc_rows(void *arg, int64_t y0, int64_t y1)
 {
@@ -561,7 +924,15 @@ static void enc_rows(void *arg, int64_t y0, int64_t y1)
         const int vo = e->layout == GIP_YUV_UYVY ? 2 : e->layout == GIP_YUV_YUY2 ? 3 : 1;
         for (int64_t y = y0; y < y1; y++) {
             uint8_t *d = (uint8_t *)j->dst->data + y * j->dst->stride;
-            for (int64_t x = 0; x < e->width; x += 2, d += 4) {
+            int64_t x = 0;
+#ifdef YUV_X86
+            if (gip__cc_simd_active()) {
+                x = yuv_vbmi_ok() ? enc_vbmi_422(e, e->data + y * e->stride, d)
+                                  : enc_avx2_422(e, e->data + y * e->stride, d);
+                d += 2 * x;
+            }
+#endif
+            for (; x < e->width; x += 2, d += 4) {
                 d[yo] = gip__yuv422_enc_comp(e, x, y, 0);
                 d[yo + 2] = gip__yuv422_enc_comp(e, x + 1, y, 0);
                 d[uo] = gip__yuv422_enc_comp(e, x, y, 1);
@@ -648,6 +1019,12 @@ static gip_status rgb_to_yuv(gip_context *ctx, const gip_image *src, gip_image *
         return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
 #endif
     }
+#ifdef YUV_X86
+    if (!packed && gip__cc_simd_active()) {
+        gip__parallel_for(ctx, h / 2, w >= 4096 ? 1 : 4096 / w, enc420_pairs, &j);
+        return GIP_OK;
+    }
+#endif
     gip__parallel_for(ctx, dst->height, dst->width >= 8192 ? 1 : 8192 / dst->width, enc_rows, &j);
     return GIP_OK;
 }
