@@ -38,6 +38,8 @@ def cases():
         "f32c1": rng.random((H, W), dtype=np.float32),
         "nv12": rng.integers(0, 256, (H * 3 // 2, W), dtype=np.uint8),
         "f32c3": rng.random((H, W, 3), dtype=np.float32),
+        "u16c3": rng.integers(0, 65536, (H, W, 3), dtype=np.uint16),
+        "u8c4": rng.integers(0, 256, (H, W, 4), dtype=np.uint8),
     }
     img2 = {k: np.ascontiguousarray(v[::-1]) for k, v in img.items()}
     M = cv2.getRotationMatrix2D((W / 2, H / 2), 17, 0.9)
@@ -60,6 +62,12 @@ def cases():
         lambda m, k: m.resize(img[k], (W * 2, H * 2), interpolation=m.INTER_CUBIC))
     add("warpAffine linear", ALL, lambda m, k: m.warpAffine(img[k], M, (W, H)))
     add("warpPerspective linear", ALL, lambda m, k: m.warpPerspective(img[k], P, (W, H)))
+    add("warpAffine nearest", ALL,
+        lambda m, k: m.warpAffine(img[k], M, (W, H), flags=m.INTER_NEAREST))
+    add("warpAffine cubic", ("u8c1",),
+        lambda m, k: m.warpAffine(img[k], M, (W, H), flags=m.INTER_CUBIC))
+    add("warpAffine lanczos4", ("u8c1",),
+        lambda m, k: m.warpAffine(img[k], M, (W, H), flags=m.INTER_LANCZOS4))
     add("rotate 90", ALL, lambda m, k: m.rotate(img[k], m.ROTATE_90_CLOCKWISE))
     add("flip both", ALL, lambda m, k: m.flip(img[k], -1))
     add("transpose", ALL, lambda m, k: m.transpose(img[k]))
@@ -71,6 +79,18 @@ def cases():
     add("cvtColor BGR2HSV", ("u8c3", "f32c3"), lambda m, k: m.cvtColor(img[k], m.COLOR_BGR2HSV))
     add("cvtColor BGR2YCrCb", ("u8c3",), lambda m, k: m.cvtColor(img[k], m.COLOR_BGR2YCrCb))
     add("cvtColor BGR2Lab", ("u8c3",), lambda m, k: m.cvtColor(img[k], m.COLOR_BGR2Lab))
+    add("cvtColor HSV2BGR", ("u8c3", "f32c3"), lambda m, k: m.cvtColor(img[k], m.COLOR_HSV2BGR))
+    add("cvtColor BGR2HLS", ("u8c3", "f32c3"), lambda m, k: m.cvtColor(img[k], m.COLOR_BGR2HLS))
+    add("cvtColor HLS2BGR", ("u8c3", "f32c3"), lambda m, k: m.cvtColor(img[k], m.COLOR_HLS2BGR))
+    add("cvtColor YCrCb2BGR", ("u8c3", "u16c3"),
+        lambda m, k: m.cvtColor(img[k], m.COLOR_YCrCb2BGR))
+    add("cvtColor BGR2YCrCb u16", ("u16c3",), lambda m, k: m.cvtColor(img[k], m.COLOR_BGR2YCrCb))
+    add("cvtColor YUV2BGR", ("u8c3",), lambda m, k: m.cvtColor(img[k], m.COLOR_YUV2BGR))
+    add("cvtColor BGRA to HSV", ("u8c4",), lambda m, k: m.cvtColor(img[k], m.COLOR_BGR2HSV))
+    add("cvtColor BayerBG2BGR_VNG", ("u8c1",),
+        lambda m, k: m.cvtColor(img[k], m.COLOR_BayerBG2BGR_VNG))
+    add("cvtColor BGR2YUV_I420", ("u8c3",), lambda m, k: m.cvtColor(img[k], m.COLOR_BGR2YUV_I420))
+    add("cvtColor BGR2YUV_YUY2", ("u8c3",), lambda m, k: m.cvtColor(img[k], m.COLOR_BGR2YUV_YUY2))
     add("cvtColor YUV2BGR_NV12", ("nv12",),
         lambda m, k: m.cvtColor(img[k], m.COLOR_YUV2BGR_NV12))
     add("cvtColor YUV2BGR_I420", ("nv12",),
