@@ -1469,6 +1469,70 @@ static void area_fast_u8_rows(const resize_job *j, int64_t y0, int64_t y1)
     }
 }
 
+/* A nearest row: each output pixel a copy of PX bytes (a constant: moves, no byte loop). */
+#define RS_NN_ROW(PX)                                                                              \
+    static void nn_row_##PX(const uint8_t *restrict s, uint8_t *restrict d, const int32_t *xi,     \
+                            int64_t n)                                                             \
+    {                                                                                              \
+        for (int64_t x = 0; x < n; x++)                                                            \
+            memcpy(d + x * PX, s + (int64_t)xi[x] * PX, PX);                                       \
+    }
+RS_NN_ROW(1)
+RS_NN_ROW(2)
+RS_NN_ROW(3)
+RS_NN_ROW(4)
+RS_NN_ROW(6)
+RS_NN_ROW(8)
+RS_NN_ROW(12)
+RS_NN_ROW(16)
+
+/* Nearest rows: a row whose source row is the previous output row's is a copy of that row. */
+static void nearest_rows(const resize_job *j, int64_t y0, int64_t y1)
+{
+    const gip__resize_plan *p = j->p;
+    const size_t px = (size_t)p->cn * (p->dtype == GIP_U8 ? 1 : p->dtype == GIP_U16 ? 2 : 4);
+    const int32_t *xi = p->xi, *yi = p->yi;
+    const uint8_t *src = j->src->data;
+    const int64_t ss = j->src->stride, ds = j->dst->stride;
+    for (int64_t y = y0; y < y1; y++) {
+        uint8_t *d = (uint8_t *)j->dst->data + y * ds;
+        if (y > y0 && yi[y] == yi[y - 1]) {
+            memcpy(d, d - ds, (size_t)p->dw * px);
+            continue;
+        }
+        const uint8_t *s = src + (int64_t)yi[y] * ss;
+        switch (px) {
+        case 1:
+            nn_row_1(s, d, xi, p->dw);
+            break;
+        case 2:
+            nn_row_2(s, d, xi, p->dw);
+            break;
+        case 3:
+            nn_row_3(s, d, xi, p->dw);
+            break;
+        case 4:
+            nn_row_4(s, d, xi, p->dw);
+            break;
+        case 6:
+            nn_row_6(s, d, xi, p->dw);
+            break;
+        case 8:
+            nn_row_8(s, d, xi, p->dw);
+            break;
+        case 12:
+            nn_row_12(s, d, xi, p->dw);
+            break;
+        case 16:
+            nn_row_16(s, d, xi, p->dw);
+            break;
+        default:
+            for (int64_t x = 0; x < p->dw; x++)
+                gip__rs_nearest(p, src, ss, d, y, x);
+        }
+    }
+}
+
 static void resize_rows(void *arg, int64_t y0, int64_t y1)
 {
     const resize_job *j = arg;
@@ -1479,9 +1543,8 @@ static void resize_rows(void *arg, int64_t y0, int64_t y1)
         uint8_t *d = (uint8_t *)j->dst->data + y * j->dst->stride;
         switch (p->kind) {
         case GIP__RS_NEAREST:
-            for (int64_t x = 0; x < p->dw; x++)
-                gip__rs_nearest(p, src, ss, d, y, x);
-            break;
+            nearest_rows(j, y, y1);
+            return;
         case GIP__RS_AREA_FAST:
             if (p->dtype == GIP_U8) {
                 area_fast_u8_rows(j, y, y + 1);
