@@ -1087,6 +1087,17 @@ static void vlin8_row(const int32_t *restrict r0, const int32_t *restrict r1, in
         d[e] = (uint8_t)((((b0 * (r0[e] >> 4)) >> 16) + ((b1 * (r1[e] >> 4)) >> 16) + 2) >> 2);
 }
 
+/* u8 linear-exact's vertical pass (GIP__RS_FIX8 of gip__rs_vint: unsigned sums, no overflow for
+ * 8-bit rows of 8-bit weights). */
+static void vfix8_row(const int32_t *restrict r0, const int32_t *restrict r1, uint32_t b0,
+                      uint32_t b1, int64_t width, uint8_t *restrict d)
+{
+    for (int64_t e = 0; e < width; e++) {
+        const uint32_t v = ((uint32_t)r0[e] * b0 + (uint32_t)r1[e] * b1 + (1u << 15)) >> 16;
+        d[e] = (uint8_t)(v > 255 ? 255 : v);
+    }
+}
+
 #ifdef RS_HAVE_AVX2
 /* vcubic8_row()'s float lanes with AVX2, 16 elements a step (the same products and sums in the
  * same order, the same clamp and rounding); returns the first element not done. */
@@ -1278,6 +1289,9 @@ static int sep_rows(const resize_job *j, int64_t y0, int64_t y1)
             vlin8_s16_row(rp[0], rp[1], p->yci[y * p->ky], p->yci[y * p->ky + 1], width, d);
         else if (i32 && p->final == GIP__RS_LIN8)
             vlin8_row(rp[0], rp[1], p->yci[y * p->ky], p->yci[y * p->ky + 1], width, d);
+        else if (i32 && p->final == GIP__RS_FIX8 && n == 2)
+            vfix8_row(rp[0], rp[1], (uint32_t)p->yci[y * p->ky], (uint32_t)p->yci[y * p->ky + 1],
+                      width, d);
         else if (i32 && p->final == GIP__RS_CUBIC8)
             vcubic8_row(p, y, (const int32_t *const *)rp, d);
         else {
