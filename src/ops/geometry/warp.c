@@ -535,24 +535,28 @@ WARP_AVX2 static void warp_avx2_u8_4(const gip__warp *w, const uint8_t *src, int
     warp_avx2_u8(w, src, sst, drow, x0, n, sx, sy, 4);
 }
 
-/* Nearest u8 pixels with AVX2: eight pixels a step, the rounding (half to even, as lrintf) and
- * the in-image test in vectors, the byte offsets stored, then the pixels copied; a step with a
- * pixel outside goes through warp_nn_*(). */
+/* Nearest pixels of PS bytes with AVX2: eight pixels a step, the rounding (half to even, as
+ * lrintf) and the in-image test in vectors, the byte offsets stored, then the pixels copied; a
+ * step with a pixel outside takes the border pixel bv (constant border) or goes through NN (the
+ * typed scalar kernel). Any dtype: a pixel is copied as bytes. */
+typedef void (*warp_row_fn)(const gip__warp *w, const uint8_t *src, int64_t sst, uint8_t *drow,
+                            int64_t x0, int64_t n, const float *sx, const float *sy);
+
 WARP_AVX2 static inline __attribute__((always_inline)) void
 warp_avx2_nn(const gip__warp *w, const uint8_t *src, int64_t sst, uint8_t *drow, int64_t x0,
-             int64_t n, const float *sx, const float *sy, const int cn)
+             int64_t n, const float *sx, const float *sy, const int ps, warp_row_fn nn)
 {
     const __m256 vsw = _mm256_set1_ps((float)w->sw), vsh = _mm256_set1_ps((float)w->sh);
     const __m256 zero = _mm256_setzero_ps();
-    const __m256i vst = _mm256_set1_epi32((int32_t)sst), vps = _mm256_set1_epi32(cn);
-    uint8_t *d = drow + x0 * cn;
+    const __m256i vst = _mm256_set1_epi32((int32_t)sst), vps = _mm256_set1_epi32(ps);
+    uint8_t *d = drow + x0 * ps;
     const int64_t nb = n / 8;
     int32_t off[WARP_CHUNK] __attribute__((aligned(32)));
     uint8_t inm[WARP_CHUNK / 8]; /* a step's pixels inside, a bit each */
     const int fill = w->border == GIP_BORDER_CONSTANT;
-    uint8_t bv[4] = {0, 0, 0, 0};
-    for (int c = 0; c < cn; c++)
-        bv[c] = warp_u8(w->bval[c]);
+    uint8_t bv[16] = {0};
+    for (int c = 0; c < w->cn; c++)
+        gip__wp_store(bv, c, w->dtype, w->bval[c]);
     for (int64_t b = 0; b < nb; b++) {
         const __m256 RX = _mm256_round_ps(_mm256_loadu_ps(sx + 8 * b),
                                           _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
@@ -569,55 +573,38 @@ warp_avx2_nn(const gip__warp *w, const uint8_t *src, int64_t sst, uint8_t *drow,
     for (int64_t b = 0; b < nb; b++) {
         const int64_t i = 8 * b;
         if (inm[b] != 0xff && fill) { /* outside pixels take the border value */
-            for (int k = 0; k < 8; k++) {
-                const uint8_t *p = inm[b] >> k & 1 ? src + off[i + k] : bv;
-                uint8_t *q = d + (i + k) * cn;
-                for (int c = 0; c < cn; c++)
-                    q[c] = p[c];
-            }
+            for (int k = 0; k < 8; k++)
+                memcpy(d + (i + k) * ps, inm[b] >> k & 1 ? src + off[i + k] : bv, ps);
             continue;
         }
         if (inm[b] != 0xff) {
-            if (cn == 1)
-                warp_nn_u8_1(w, src, sst, drow, x0 + i, 8, sx + i, sy + i);
-            else if (cn == 3)
-                warp_nn_u8_3(w, src, sst, drow, x0 + i, 8, sx + i, sy + i);
-            else
-                warp_nn_u8_4(w, src, sst, drow, x0 + i, 8, sx + i, sy + i);
+            nn(w, src, sst, drow, x0 + i, 8, sx + i, sy + i);
             continue;
         }
-        for (int k = 0; k < 8; k++) {
-            const uint8_t *p = src + off[i + k];
-            uint8_t *q = d + (i + k) * cn;
-            if (cn == 1)
-                q[0] = p[0];
-            else if (cn == 3)
-                q[0] = p[0], q[1] = p[1], q[2] = p[2];
-            else
-                memcpy(q, p, 4);
-        }
+        for (int k = 0; k < 8; k++)
+            memcpy(d + (i + k) * ps, src + off[i + k], ps);
     }
     const int64_t i = nb * 8;
-    if (i < n) {
-        if (cn == 1)
-            warp_nn_u8_1(w, src, sst, drow, x0 + i, n - i, sx + i, sy + i);
-        else if (cn == 3)
-            warp_nn_u8_3(w, src, sst, drow, x0 + i, n - i, sx + i, sy + i);
-        else
-            warp_nn_u8_4(w, src, sst, drow, x0 + i, n - i, sx + i, sy + i);
-    }
+    if (i < n)
+        nn(w, src, sst, drow, x0 + i, n - i, sx + i, sy + i);
 }
 
-#define WARP_NN_FN(CN)                                                                             \
-    WARP_AVX2 static void warp_avx2_nn_u8_##CN(const gip__warp *w, const uint8_t *src,             \
-                                               int64_t sst, uint8_t *drow, int64_t x0, int64_t n,  \
-                                               const float *sx, const float *sy)                   \
+#define WARP_NN_FN(NAME, CN, PS)                                                                   \
+    WARP_AVX2 static void warp_avx2_nn_##NAME##_##CN(const gip__warp *w, const uint8_t *src,       \
+                                                     int64_t sst, uint8_t *drow, int64_t x0,       \
+                                                     int64_t n, const float *sx, const float *sy)  \
     {                                                                                              \
-        warp_avx2_nn(w, src, sst, drow, x0, n, sx, sy, CN);                                        \
+        warp_avx2_nn(w, src, sst, drow, x0, n, sx, sy, PS, warp_nn_##NAME##_##CN);                 \
     }
-WARP_NN_FN(1)
-WARP_NN_FN(3)
-WARP_NN_FN(4)
+WARP_NN_FN(u8, 1, 1)
+WARP_NN_FN(u8, 3, 3)
+WARP_NN_FN(u8, 4, 4)
+WARP_NN_FN(u16, 1, 2)
+WARP_NN_FN(u16, 3, 6)
+WARP_NN_FN(u16, 4, 8)
+WARP_NN_FN(f32, 1, 4)
+WARP_NN_FN(f32, 3, 12)
+WARP_NN_FN(f32, 4, 16)
 
 /* ---- u8 bilinear with AVX-512 (VBMI): taps from row windows ---------------------------------
  * Sixteen pixels a step. Where the step's taps lie within 64 bytes of at most five consecutive
@@ -907,8 +894,14 @@ WARP_AVX512 static void warp_512_nn_u8_3(const gip__warp *w, const uint8_t *src,
 #else
 #define WARP_AVX2_CASE(NAME, CN) 0
 #endif
-#define warp_avx2_case_u16(CN) 0
-#define warp_avx2_case_f32(CN) 0
+#ifdef WARP_HAVE_AVX2
+#define warp_avx2_case_u16(CN)                                                                     \
+    (w->interp == GIP_INTER_NEAREST && vec && j->avx2 &&                                           \
+     (warp_avx2_nn_u16_##CN(w, src, sst, d, x0, n, sx, sy), 1))
+#define warp_avx2_case_f32(CN)                                                                     \
+    (w->interp == GIP_INTER_NEAREST && vec && j->avx2 &&                                           \
+     (warp_avx2_nn_f32_##CN(w, src, sst, d, x0, n, sx, sy), 1))
+#endif
 
 /* Rows of a tile ahead of the one sampled: the source lines that their pixels' taps read,
  * fetched into the cache (one pixel in 8), as the hardware's prefetchers do not follow a rotated
