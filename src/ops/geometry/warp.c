@@ -350,6 +350,109 @@ WARP_VLIN(f32, float, 1, warp_f32)
 WARP_VLIN(f32, float, 3, warp_f32)
 WARP_VLIN(f32, float, 4, warp_f32)
 
+/* Bicubic pixels [x0, x0 + n) of a row in passes that vectorise, WARP_CUB_STEP pixels a pass:
+ * the taps' place and the coefficients of every pixel (gip__wp_cubic_coeffs()' operations), the
+ * 16 taps gathered, gip__wp_cubic()'s sums in its order, the result blended into the row where
+ * the 4x4 window lies inside the image; the other pixels then through gip__warp_sample(). The
+ * sizes and strides of WARP_VLIN. */
+#define WARP_CUB_STEP 64
+/* tap j of row t of element e in warp_vcub_*()'s q (one channel: e is the pixel) */
+#define WARP_CUB_Q(t, j, CN)                                                                       \
+    (CN == 1 ? ((t)*WARP_CUB_STEP + e) * 4 + (j) : (4 * (t) + (j)) * WARP_CUB_STEP * CN + e)
+#define WARP_VCUB(NAME, T, CN, STORE)                                                              \
+    WARP_INLINE void warp_vcub_##NAME##_##CN(const gip__warp *w, const uint8_t *src, int64_t sst,  \
+                                             uint8_t *drow, int64_t x0, int64_t n,                 \
+                                             const float *sx, const float *sy)                     \
+    {                                                                                              \
+        const float lx = (float)(w->sw - 2), ly = (float)(w->sh - 2);                              \
+        const int32_t st = (int32_t)sst, ps = (int32_t)(CN * sizeof(T));                           \
+        const float A = -0.75f;                                                                    \
+        for (int64_t i0 = 0; i0 < n; i0 += WARP_CUB_STEP) {                                        \
+            const int64_t m = n - i0 < WARP_CUB_STEP ? n - i0 : WARP_CUB_STEP;                     \
+            const float *X = sx + i0, *Y = sy + i0;                                                \
+            int32_t off[WARP_CUB_STEP], in[WARP_CUB_STEP], ine[WARP_CUB_STEP * CN];                \
+            float cx[4][WARP_CUB_STEP * CN], cy[4][WARP_CUB_STEP * CN];                            \
+            /* the taps: one channel, a pixel's four of a row together (one move); more, each      \
+             * tap's channels in a plane of the tap (a vector of the sums reads each plane) */     \
+            T q[16 * WARP_CUB_STEP * CN];                                                          \
+            T r[WARP_CUB_STEP * CN];                                                               \
+            T *d = (T *)drow + (x0 + i0) * CN;                                                     \
+            int32_t nin = 0;                                                                       \
+            for (int64_t i = 0; i < m; i++) {                                                      \
+                const float fx = GIP__WP_FLOOR(X[i]), fy = GIP__WP_FLOOR(Y[i]);                    \
+                const int32_t k = fx >= 1.f && fy >= 1.f && fx < lx && fy < ly;                    \
+                in[i] = k;                                                                         \
+                nin += k;                                                                          \
+                off[i] = k ? ((int32_t)fy - 1) * st + ((int32_t)fx - 1) * ps : 0;                  \
+                float c[2][4];                                                                     \
+                for (int a = 0; a < 2; a++) {                                                      \
+                    const float x = GIP__WP_SUB(a ? Y[i] : X[i], a ? fy : fx);                     \
+                    const float x1 = GIP__WP_ADD(x, 1.f), y = GIP__WP_SUB(1.f, x);                 \
+                    c[a][0] = GIP__WP_SUB(                                                         \
+                        GIP__WP_MUL(                                                               \
+                            GIP__WP_ADD(GIP__WP_MUL(GIP__WP_SUB(GIP__WP_MUL(A, x1), 5 * A), x1),   \
+                                        8 * A),                                                    \
+                            x1),                                                                   \
+                        4 * A);                                                                    \
+                    c[a][1] = GIP__WP_ADD(                                                         \
+                        GIP__WP_MUL(GIP__WP_MUL(GIP__WP_SUB(GIP__WP_MUL(A + 2, x), A + 3), x), x), \
+                        1.f);                                                                      \
+                    c[a][2] = GIP__WP_ADD(                                                         \
+                        GIP__WP_MUL(GIP__WP_MUL(GIP__WP_SUB(GIP__WP_MUL(A + 2, y), A + 3), y), y), \
+                        1.f);                                                                      \
+                    c[a][3] =                                                                      \
+                        GIP__WP_SUB(GIP__WP_SUB(GIP__WP_SUB(1.f, c[a][0]), c[a][1]), c[a][2]);     \
+                }                                                                                  \
+                for (int c0 = 0; c0 < CN; c0++) {                                                  \
+                    for (int t = 0; t < 4; t++) {                                                  \
+                        cx[t][i * CN + c0] = c[0][t];                                              \
+                        cy[t][i * CN + c0] = c[1][t];                                              \
+                    }                                                                              \
+                    ine[i * CN + c0] = k;                                                          \
+                }                                                                                  \
+            }                                                                                      \
+            for (int64_t i = 0; i < m; i++) {                                                      \
+                const uint8_t *a = src + off[i];                                                   \
+                if (CN == 1)                                                                       \
+                    _Pragma("GCC unroll 4") for (int u = 0; u < 4; u++, a += st)                   \
+                        memcpy(q + (u * WARP_CUB_STEP + i) * 4, a, 4 * sizeof(T));                 \
+                else                                                                               \
+                    _Pragma("GCC unroll 4") for (int u = 0; u < 4; u++, a += st)                   \
+                        _Pragma("GCC unroll 4") for (int t = 0; t < 4; t++)                        \
+                            memcpy(q + (4 * u + t) * WARP_CUB_STEP * CN + i * CN, a + t * ps,      \
+                                   CN * sizeof(T));                                                \
+            }                                                                                      \
+            T *restrict o = nin == m ? d : r;                                                      \
+            for (int64_t e = 0; e < m * CN; e++) {                                                 \
+                float v = 0.f;                                                                     \
+                for (int t = 0; t < 4; t++) {                                                      \
+                    float h = GIP__WP_MUL(cx[0][e], (float)q[WARP_CUB_Q(t, 0, CN)]);               \
+                    h = GIP__WP_ADD(h, GIP__WP_MUL(cx[1][e], (float)q[WARP_CUB_Q(t, 1, CN)]));     \
+                    h = GIP__WP_ADD(h, GIP__WP_MUL(cx[2][e], (float)q[WARP_CUB_Q(t, 2, CN)]));     \
+                    h = GIP__WP_ADD(h, GIP__WP_MUL(cx[3][e], (float)q[WARP_CUB_Q(t, 3, CN)]));     \
+                    v = t ? GIP__WP_ADD(v, GIP__WP_MUL(cy[t][e], h)) : GIP__WP_MUL(cy[t][e], h);   \
+                }                                                                                  \
+                o[e] = STORE(v);                                                                   \
+            }                                                                                      \
+            if (nin == m)                                                                          \
+                continue;                                                                          \
+            for (int64_t e = 0; e < m * CN; e++)                                                   \
+                d[e] = ine[e] ? r[e] : d[e];                                                       \
+            for (int64_t i = 0; i < m; i++)                                                        \
+                if (!in[i])                                                                        \
+                    gip__warp_sample(w, src, sst, drow, x0 + i0 + i, X[i], Y[i]);                  \
+        }                                                                                          \
+    }
+WARP_VCUB(u8, uint8_t, 1, warp_u8)
+WARP_VCUB(u8, uint8_t, 3, warp_u8)
+WARP_VCUB(u8, uint8_t, 4, warp_u8)
+WARP_VCUB(u16, uint16_t, 1, warp_u16)
+WARP_VCUB(u16, uint16_t, 3, warp_u16)
+WARP_VCUB(u16, uint16_t, 4, warp_u16)
+WARP_VCUB(f32, float, 1, warp_f32)
+WARP_VCUB(f32, float, 3, warp_f32)
+WARP_VCUB(f32, float, 4, warp_f32)
+
 /* ---- u8 bilinear with AVX2 and FMA ----------------------------------------------------------
  * Eight pixels a step, in three passes over the chunk: the floor, the weights, the in-image test
  * and the byte offsets in vectors (the first taps of each step prefetched); the taps read as
@@ -948,7 +1051,8 @@ WARP_CLONES static void warp_rows(void *arg, int64_t y0, int64_t y1)
     const gip__warp *w = j->w;
     const uint8_t *src = j->src->data;
     const int64_t sst = j->src->stride, dw = j->dst->width;
-    const int typed = (w->interp == GIP_INTER_LINEAR || w->interp == GIP_INTER_NEAREST) &&
+    const int typed = (w->interp == GIP_INTER_LINEAR || w->interp == GIP_INTER_NEAREST ||
+                       w->interp == GIP_INTER_CUBIC) &&
                       (w->cn == 1 || w->cn == 3 || w->cn == 4) &&
                       (w->dtype == GIP_U8 || w->dtype == GIP_U16 || w->dtype == GIP_F32);
     const int vec = w->sw >= 2 && w->sh >= 2 && w->sw <= (1 << 24) && w->sh <= (1 << 24) &&
@@ -988,6 +1092,14 @@ WARP_CLONES static void warp_rows(void *arg, int64_t y0, int64_t y1)
     case CN:                                                                                       \
         if (WARP_AVX2_CASE(NAME, CN))                                                              \
             break;                                                                                 \
+        if (w->interp == GIP_INTER_CUBIC) {                                                        \
+            if (vec)                                                                               \
+                warp_vcub_##NAME##_##CN(w, src, sst, d, x0, n, sx, sy);                            \
+            else                                                                                   \
+                for (int64_t i = 0; i < n; i++)                                                    \
+                    gip__warp_sample(w, src, sst, d, x0 + i, sx[i], sy[i]);                        \
+            break;                                                                                 \
+        }                                                                                          \
         if (w->interp == GIP_INTER_LINEAR && vec)                                                  \
             warp_vlin_##NAME##_##CN(w, src, sst, d, x0, n, sx, sy);                                \
         else if (w->interp == GIP_INTER_LINEAR)                                                    \
