@@ -749,52 +749,72 @@ warp_512_pick(__m512i idx, __mmask16 odd, __mmask16 high, const __m512i *R, __m5
     *bot = _mm512_mask_blend_epi32(high, b12, b34);
 }
 
+/* The window WARP_PF_STEP pixels ahead of step i (rows rows from its first pixel's), into L1. */
+WARP_AVX512 static inline __attribute__((always_inline)) void
+warp_512_prefetch(const uint8_t *src, int64_t sst, const float *sx, const float *sy, int64_t i,
+                  int64_t n, float lx, float ly, int rows, int cn)
+{
+    if (i + 16 + WARP_PF_STEP > n)
+        return;
+    const float px = sx[i + WARP_PF_STEP], py = sy[i + WARP_PF_STEP];
+    if (px >= 0.f && py >= 0.f && px < lx && py < ly) {
+        const uint8_t *p = src + (int64_t)py * sst + (int64_t)px * cn;
+        for (int k = 0; k < rows; k++) {
+            __builtin_prefetch(p + k * sst);
+            __builtin_prefetch(p + k * sst + 63);
+        }
+    }
+}
+
+/* Whether the step's integer positions (IX, IY: FX, FY, each in [0, lx) and [0, ly)) fit a
+ * window: columns within lxmax pixels of the smallest (LX, from ixm), rows within 3 of the
+ * smallest (DY, from iym), and the 64-byte loads of rows iym .. iym + rows (held to the last
+ * row) inside the image, whose bytes from src are end. */
+WARP_AVX512 static inline __attribute__((always_inline)) int
+warp_512_window(const gip__warp *w, int64_t sst, int64_t end, __m512 FX, __m512 FY, __m512 lx,
+                __m512 ly, int32_t lxmax, int rows, int cn, int32_t *ixm, int32_t *iym, __m512i *LX,
+                __m512i *DY)
+{
+    const __m512 zero = _mm512_setzero_ps();
+    const __mmask16 in =
+        _mm512_cmp_ps_mask(FX, zero, _CMP_GE_OQ) & _mm512_cmp_ps_mask(FY, zero, _CMP_GE_OQ) &
+        _mm512_cmp_ps_mask(FX, lx, _CMP_LT_OQ) & _mm512_cmp_ps_mask(FY, ly, _CMP_LT_OQ);
+    if (in != 0xffff)
+        return 0;
+    const __m512i IX = _mm512_cvttps_epi32(FX), IY = _mm512_cvttps_epi32(FY);
+    const int32_t x0l = _mm_cvtsi128_si32(_mm512_castsi512_si128(IX)),
+                  y0l = _mm_cvtsi128_si32(_mm512_castsi512_si128(IY)),
+                  x1l = _mm_extract_epi32(_mm512_extracti32x4_epi32(IX, 3), 3),
+                  y1l = _mm_extract_epi32(_mm512_extracti32x4_epi32(IY, 3), 3);
+    *ixm = x0l < x1l ? x0l : x1l;
+    *iym = y0l < y1l ? y0l : y1l;
+    *LX = _mm512_sub_epi32(IX, _mm512_set1_epi32(*ixm));
+    *DY = _mm512_sub_epi32(IY, _mm512_set1_epi32(*iym));
+    const int64_t last = *iym + rows < w->sh ? *iym + rows : w->sh - 1;
+    return _mm512_cmple_epu32_mask(*LX, _mm512_set1_epi32(lxmax)) == 0xffff &&
+           _mm512_cmple_epu32_mask(*DY, _mm512_set1_epi32(3)) == 0xffff &&
+           last * sst + (int64_t)*ixm * cn + 64 <= end;
+}
+
 WARP_AVX512 static inline __attribute__((always_inline)) void
 warp_512_u8(const gip__warp *w, const uint8_t *src, int64_t sst, uint8_t *drow, int64_t x0,
             int64_t n, const float *sx, const float *sy, const int cn)
 {
     const __m512 vlx = _mm512_set1_ps((float)(w->sw - 1)), vly = _mm512_set1_ps((float)(w->sh - 1));
-    const __m512 zero = _mm512_setzero_ps();
     const int64_t end = (w->sh - 1) * sst + w->sw * cn; /* the image's bytes from src */
     const int32_t lxmax = cn == 1 ? 62 : 19;            /* the window holds the pair */
     const float vlxs = (float)(w->sw - 1), vlys = (float)(w->sh - 1);
     uint8_t *d = drow + x0 * cn;
     int64_t i = 0;
     for (; i + 16 <= n; i += 16) {
-        if (i + 16 + WARP_PF_STEP <= n) { /* the window WARP_PF_STEP pixels ahead, into L1 */
-            const float px = sx[i + WARP_PF_STEP], py = sy[i + WARP_PF_STEP];
-            if (px >= 0.f && py >= 0.f && px < vlxs && py < vlys) {
-                const uint8_t *p = src + (int64_t)py * sst + (int64_t)px * cn;
-                for (int k = 0; k < 5; k++) {
-                    __builtin_prefetch(p + k * sst);
-                    __builtin_prefetch(p + k * sst + 63);
-                }
-            }
-        }
+        warp_512_prefetch(src, sst, sx, sy, i, n, vlxs, vlys, 5, cn);
         const __m512 X = _mm512_loadu_ps(sx + i), Y = _mm512_loadu_ps(sy + i);
         const __m512 FX = _mm512_roundscale_ps(X, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
         const __m512 FY = _mm512_roundscale_ps(Y, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
-        const __mmask16 in =
-            _mm512_cmp_ps_mask(FX, zero, _CMP_GE_OQ) & _mm512_cmp_ps_mask(FY, zero, _CMP_GE_OQ) &
-            _mm512_cmp_ps_mask(FX, vlx, _CMP_LT_OQ) & _mm512_cmp_ps_mask(FY, vly, _CMP_LT_OQ);
-        int ok = in == 0xffff;
-        int32_t ixm = 0, iym = 0;
-        __m512i LX = _mm512_setzero_si512(), DY = LX;
-        if (ok) {
-            const __m512i IX = _mm512_cvttps_epi32(FX), IY = _mm512_cvttps_epi32(FY);
-            const int32_t x0l = _mm_cvtsi128_si32(_mm512_castsi512_si128(IX)),
-                          y0l = _mm_cvtsi128_si32(_mm512_castsi512_si128(IY)),
-                          x1l = _mm_extract_epi32(_mm512_extracti32x4_epi32(IX, 3), 3),
-                          y1l = _mm_extract_epi32(_mm512_extracti32x4_epi32(IY, 3), 3);
-            ixm = x0l < x1l ? x0l : x1l;
-            iym = y0l < y1l ? y0l : y1l;
-            LX = _mm512_sub_epi32(IX, _mm512_set1_epi32(ixm));
-            DY = _mm512_sub_epi32(IY, _mm512_set1_epi32(iym));
-            const int64_t last = iym + 4 < w->sh ? iym + 4 : w->sh - 1;
-            ok = _mm512_cmple_epu32_mask(LX, _mm512_set1_epi32(lxmax)) == 0xffff &&
-                 _mm512_cmple_epu32_mask(DY, _mm512_set1_epi32(3)) == 0xffff &&
-                 last * sst + (int64_t)ixm * cn + 64 <= end;
-        }
+        int32_t ixm, iym;
+        __m512i LX, DY;
+        const int ok =
+            warp_512_window(w, sst, end, FX, FY, vlx, vly, lxmax, 4, cn, &ixm, &iym, &LX, &DY);
         if (!ok) {
             if (cn == 1)
                 warp_avx2_u8_1(w, src, sst, drow, x0 + i, 16, sx + i, sy + i);
@@ -876,48 +896,21 @@ warp_512_nn(const gip__warp *w, const uint8_t *src, int64_t sst, uint8_t *drow, 
             int64_t n, const float *sx, const float *sy, const int cn)
 {
     const __m512 vsw = _mm512_set1_ps((float)w->sw), vsh = _mm512_set1_ps((float)w->sh);
-    const __m512 zero = _mm512_setzero_ps();
     const int64_t end = (w->sh - 1) * sst + w->sw * cn; /* the image's bytes from src */
     const int32_t lxmax = cn == 1 ? 63 : 20;            /* the window holds the pixel */
     const float lxs = (float)w->sw, lys = (float)w->sh;
     uint8_t *d = drow + x0 * cn;
     int64_t i = 0;
     for (; i + 16 <= n; i += 16) {
-        if (i + 16 + WARP_PF_STEP <= n) { /* the window WARP_PF_STEP pixels ahead, into L1 */
-            const float px = sx[i + WARP_PF_STEP], py = sy[i + WARP_PF_STEP];
-            if (px >= 0.f && py >= 0.f && px < lxs && py < lys) {
-                const uint8_t *p = src + (int64_t)py * sst + (int64_t)px * cn;
-                for (int k = 0; k < 4; k++) {
-                    __builtin_prefetch(p + k * sst);
-                    __builtin_prefetch(p + k * sst + 63);
-                }
-            }
-        }
+        warp_512_prefetch(src, sst, sx, sy, i, n, lxs, lys, 4, cn);
         const __m512 RX = _mm512_roundscale_ps(_mm512_loadu_ps(sx + i),
                                                _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
         const __m512 RY = _mm512_roundscale_ps(_mm512_loadu_ps(sy + i),
                                                _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-        const __mmask16 in =
-            _mm512_cmp_ps_mask(RX, zero, _CMP_GE_OQ) & _mm512_cmp_ps_mask(RY, zero, _CMP_GE_OQ) &
-            _mm512_cmp_ps_mask(RX, vsw, _CMP_LT_OQ) & _mm512_cmp_ps_mask(RY, vsh, _CMP_LT_OQ);
-        int ok = in == 0xffff;
-        int32_t ixm = 0, iym = 0;
-        __m512i LX = _mm512_setzero_si512(), DY = LX;
-        if (ok) {
-            const __m512i IX = _mm512_cvttps_epi32(RX), IY = _mm512_cvttps_epi32(RY);
-            const int32_t x0l = _mm_cvtsi128_si32(_mm512_castsi512_si128(IX)),
-                          y0l = _mm_cvtsi128_si32(_mm512_castsi512_si128(IY)),
-                          x1l = _mm_extract_epi32(_mm512_extracti32x4_epi32(IX, 3), 3),
-                          y1l = _mm_extract_epi32(_mm512_extracti32x4_epi32(IY, 3), 3);
-            ixm = x0l < x1l ? x0l : x1l;
-            iym = y0l < y1l ? y0l : y1l;
-            LX = _mm512_sub_epi32(IX, _mm512_set1_epi32(ixm));
-            DY = _mm512_sub_epi32(IY, _mm512_set1_epi32(iym));
-            const int64_t last = iym + 3 < w->sh ? iym + 3 : w->sh - 1;
-            ok = _mm512_cmple_epu32_mask(LX, _mm512_set1_epi32(lxmax)) == 0xffff &&
-                 _mm512_cmple_epu32_mask(DY, _mm512_set1_epi32(3)) == 0xffff &&
-                 last * sst + (int64_t)ixm * cn + 64 <= end;
-        }
+        int32_t ixm, iym;
+        __m512i LX, DY;
+        const int ok =
+            warp_512_window(w, sst, end, RX, RY, vsw, vsh, lxmax, 3, cn, &ixm, &iym, &LX, &DY);
         if (!ok) {
             if (cn == 1)
                 warp_avx2_nn_u8_1(w, src, sst, drow, x0 + i, 16, sx + i, sy + i);
