@@ -132,6 +132,7 @@ gip_status gip__warp_setup(gip_context *ctx, gip__warp *w, const double *mat, in
 #define WARP_INLINE static inline __attribute__((always_inline))
 #define WARP_CHUNK 256 /* a multiple of 16: OpenCV's vector blocks do not straddle chunks */
 #define WARP_BAND 64
+#define WARP_512_REST 16 /* chunks without the AVX-512 window kernels after one that missed */
 #define WARP_STEEP 0.25f /* |dsy/dx| from which a warp goes in tiles (about 14 degrees) */
 
 typedef struct warp_job {
@@ -796,7 +797,7 @@ warp_512_window(const gip__warp *w, int64_t sst, int64_t end, __m512 FX, __m512 
            last * sst + (int64_t)*ixm * cn + 64 <= end;
 }
 
-WARP_AVX512 static inline __attribute__((always_inline)) void
+WARP_AVX512 static inline __attribute__((always_inline)) int
 warp_512_u8(const gip__warp *w, const uint8_t *src, int64_t sst, uint8_t *drow, int64_t x0,
             int64_t n, const float *sx, const float *sy, const int cn)
 {
@@ -806,6 +807,7 @@ warp_512_u8(const gip__warp *w, const uint8_t *src, int64_t sst, uint8_t *drow, 
     const float vlxs = (float)(w->sw - 1), vlys = (float)(w->sh - 1);
     uint8_t *d = drow + x0 * cn;
     int64_t i = 0;
+    int miss = 0; /* steps that missed their window */
     for (; i + 16 <= n; i += 16) {
         warp_512_prefetch(src, sst, sx, sy, i, n, vlxs, vlys, 5, cn);
         const __m512 X = _mm512_loadu_ps(sx + i), Y = _mm512_loadu_ps(sy + i);
@@ -816,6 +818,7 @@ warp_512_u8(const gip__warp *w, const uint8_t *src, int64_t sst, uint8_t *drow, 
         const int ok =
             warp_512_window(w, sst, end, FX, FY, vlx, vly, lxmax, 4, cn, &ixm, &iym, &LX, &DY);
         if (!ok) {
+            miss++;
             if (cn == 1)
                 warp_avx2_u8_1(w, src, sst, drow, x0 + i, 16, sx + i, sy + i);
             else
@@ -873,25 +876,26 @@ warp_512_u8(const gip__warp *w, const uint8_t *src, int64_t sst, uint8_t *drow, 
         else
             warp_avx2_u8_3(w, src, sst, drow, x0 + i, n - i, sx + i, sy + i);
     }
+    return miss;
 }
 
-WARP_AVX512 static void warp_512_u8_1(const gip__warp *w, const uint8_t *src, int64_t sst,
-                                      uint8_t *drow, int64_t x0, int64_t n, const float *sx,
-                                      const float *sy)
+WARP_AVX512 static int warp_512_u8_1(const gip__warp *w, const uint8_t *src, int64_t sst,
+                                     uint8_t *drow, int64_t x0, int64_t n, const float *sx,
+                                     const float *sy)
 {
-    warp_512_u8(w, src, sst, drow, x0, n, sx, sy, 1);
+    return warp_512_u8(w, src, sst, drow, x0, n, sx, sy, 1);
 }
-WARP_AVX512 static void warp_512_u8_3(const gip__warp *w, const uint8_t *src, int64_t sst,
-                                      uint8_t *drow, int64_t x0, int64_t n, const float *sx,
-                                      const float *sy)
+WARP_AVX512 static int warp_512_u8_3(const gip__warp *w, const uint8_t *src, int64_t sst,
+                                     uint8_t *drow, int64_t x0, int64_t n, const float *sx,
+                                     const float *sy)
 {
-    warp_512_u8(w, src, sst, drow, x0, n, sx, sy, 3);
+    return warp_512_u8(w, src, sst, drow, x0, n, sx, sy, 3);
 }
 
 /* Nearest u8 pixels with AVX-512 (VBMI): sixteen a step, each picked from 64-byte windows of at
  * most four consecutive rows as warp_512_u8() picks its taps; other steps and the tail go
  * through warp_avx2_nn(). */
-WARP_AVX512 static inline __attribute__((always_inline)) void
+WARP_AVX512 static inline __attribute__((always_inline)) int
 warp_512_nn(const gip__warp *w, const uint8_t *src, int64_t sst, uint8_t *drow, int64_t x0,
             int64_t n, const float *sx, const float *sy, const int cn)
 {
@@ -901,6 +905,7 @@ warp_512_nn(const gip__warp *w, const uint8_t *src, int64_t sst, uint8_t *drow, 
     const float lxs = (float)w->sw, lys = (float)w->sh;
     uint8_t *d = drow + x0 * cn;
     int64_t i = 0;
+    int miss = 0; /* steps that missed their window */
     for (; i + 16 <= n; i += 16) {
         warp_512_prefetch(src, sst, sx, sy, i, n, lxs, lys, 4, cn);
         const __m512 RX = _mm512_roundscale_ps(_mm512_loadu_ps(sx + i),
@@ -912,6 +917,7 @@ warp_512_nn(const gip__warp *w, const uint8_t *src, int64_t sst, uint8_t *drow, 
         const int ok =
             warp_512_window(w, sst, end, RX, RY, vsw, vsh, lxmax, 3, cn, &ixm, &iym, &LX, &DY);
         if (!ok) {
+            miss++;
             if (cn == 1)
                 warp_avx2_nn_u8_1(w, src, sst, drow, x0 + i, 16, sx + i, sy + i);
             else
@@ -952,19 +958,20 @@ warp_512_nn(const gip__warp *w, const uint8_t *src, int64_t sst, uint8_t *drow, 
         else
             warp_avx2_nn_u8_3(w, src, sst, drow, x0 + i, n - i, sx + i, sy + i);
     }
+    return miss;
 }
 
-WARP_AVX512 static void warp_512_nn_u8_1(const gip__warp *w, const uint8_t *src, int64_t sst,
-                                         uint8_t *drow, int64_t x0, int64_t n, const float *sx,
-                                         const float *sy)
+WARP_AVX512 static int warp_512_nn_u8_1(const gip__warp *w, const uint8_t *src, int64_t sst,
+                                        uint8_t *drow, int64_t x0, int64_t n, const float *sx,
+                                        const float *sy)
 {
-    warp_512_nn(w, src, sst, drow, x0, n, sx, sy, 1);
+    return warp_512_nn(w, src, sst, drow, x0, n, sx, sy, 1);
 }
-WARP_AVX512 static void warp_512_nn_u8_3(const gip__warp *w, const uint8_t *src, int64_t sst,
-                                         uint8_t *drow, int64_t x0, int64_t n, const float *sx,
-                                         const float *sy)
+WARP_AVX512 static int warp_512_nn_u8_3(const gip__warp *w, const uint8_t *src, int64_t sst,
+                                        uint8_t *drow, int64_t x0, int64_t n, const float *sx,
+                                        const float *sy)
 {
-    warp_512_nn(w, src, sst, drow, x0, n, sx, sy, 3);
+    return warp_512_nn(w, src, sst, drow, x0, n, sx, sy, 3);
 }
 #endif
 
@@ -972,20 +979,20 @@ WARP_AVX512 static void warp_512_nn_u8_3(const gip__warp *w, const uint8_t *src,
 #define WARP_AVX2_CASE(NAME, CN) warp_avx2_case_##NAME(CN)
 #define warp_avx2_case_u8(CN)                                                                      \
     (w->interp == GIP_INTER_NEAREST && vec && j->avx2                                              \
-         ? ((CN != 4 && j->avx512 ? WARP_512_NN(CN)                                                \
-                                  : warp_avx2_nn_u8_##CN(w, src, sst, d, x0, n, sx, sy)),          \
+         ? ((CN != 4 && use512 ? WARP_512_NN(CN)                                                   \
+                               : warp_avx2_nn_u8_##CN(w, src, sst, d, x0, n, sx, sy)),             \
             1)                                                                                     \
          : w->interp == GIP_INTER_LINEAR && vec && j->avx2 &&                                      \
-               ((CN != 4 && j->avx512 ? WARP_512_U8(CN)                                            \
-                                      : warp_avx2_u8_##CN(w, src, sst, d, x0, n, sx, sy)),         \
+               ((CN != 4 && use512 ? WARP_512_U8(CN)                                               \
+                                   : warp_avx2_u8_##CN(w, src, sst, d, x0, n, sx, sy)),            \
                 1))
 #define WARP_512_U8(CN) WARP_512_U8_##CN
 #define WARP_512_NN(CN) WARP_512_NN_##CN
-#define WARP_512_NN_1 warp_512_nn_u8_1(w, src, sst, d, x0, n, sx, sy)
-#define WARP_512_NN_3 warp_512_nn_u8_3(w, src, sst, d, x0, n, sx, sy)
+#define WARP_512_NN_1 (void)(miss512 = warp_512_nn_u8_1(w, src, sst, d, x0, n, sx, sy))
+#define WARP_512_NN_3 (void)(miss512 = warp_512_nn_u8_3(w, src, sst, d, x0, n, sx, sy))
 #define WARP_512_NN_4 (void)0
-#define WARP_512_U8_1 warp_512_u8_1(w, src, sst, d, x0, n, sx, sy)
-#define WARP_512_U8_3 warp_512_u8_3(w, src, sst, d, x0, n, sx, sy)
+#define WARP_512_U8_1 (void)(miss512 = warp_512_u8_1(w, src, sst, d, x0, n, sx, sy))
+#define WARP_512_U8_3 (void)(miss512 = warp_512_u8_3(w, src, sst, d, x0, n, sx, sy))
 #define WARP_512_U8_4 (void)0
 #else
 #define WARP_AVX2_CASE(NAME, CN) 0
@@ -1052,6 +1059,11 @@ WARP_CLONES static void warp_rows(void *arg, int64_t y0, int64_t y1)
                     sst > 0 && sst <= INT32_MAX / w->sh;
     float bx[WARP_CHUNK], by[WARP_CHUNK];
     const float *sx = bx, *sy = by;
+    /* The AVX-512 window kernels pay only where most steps fit their window (a rotated warp's
+     * steps cross more rows than it holds, and each step that misses runs the AVX2 kernel
+     * alone): after a chunk with more than a quarter of its steps missed, the next
+     * WARP_512_REST chunks go straight to the AVX2 kernels, then the window kernels try again. */
+    int64_t rest512 = 0;
     /* Whole rows, one after the other, for remap (its maps stream in) and for warps whose rows
      * cross few source rows (a row's source lines stay in L2 for the next one, and the kernels
      * prefetch into L1 along the row); steeper warps in bands of WARP_BAND rows, a band in
@@ -1076,6 +1088,10 @@ WARP_CLONES static void warp_rows(void *arg, int64_t y0, int64_t y1)
                         warp_prefetch(j, y + k, x0, n);
                 if (y + WARP_PF_ROWS < pend)
                     warp_prefetch(j, y + WARP_PF_ROWS, x0, n);
+                const int use512 = j->avx512 && rest512 == 0;
+                int miss512 = 0;
+                if (rest512 > 0)
+                    rest512--;
                 if (!typed) {
                     for (int64_t i = 0; i < n; i++)
                         gip__warp_sample(w, src, sst, d, x0 + i, sx[i], sy[i]);
@@ -1114,6 +1130,8 @@ WARP_CLONES static void warp_rows(void *arg, int64_t y0, int64_t y1)
                     }
                 }
 #undef WARP_CASE
+                if (use512 && miss512 * 4 > n / 16)
+                    rest512 = WARP_512_REST;
             }
 }
 
