@@ -8,6 +8,7 @@
 #include <pthread.h>
 
 #include "ops/geometry/warp_lanczos.h"
+#include "tuning.h"
 
 static float tab_f[1024 * 64];
 static int16_t tab_i[1024 * 64];
@@ -79,6 +80,107 @@ void gip__lanczos_tabs(gip__lz_tabs *t)
     t->i = tab_i;
 }
 
+/* ---- u8 windows inside the image with AVX2 -------------------------------------------------
+ * The 8x8 window read straight from the image, its bytes widened to 16 bits and multiplied by the
+ * table's 16-bit weights with pmaddwd (pairs of products added in 32 bits), the 32-bit sums then
+ * added: integer arithmetic, so the order of the additions does not change gip__lz_sample()'s
+ * result. One channel: two window rows a vector against 16 consecutive weights. Three: each row's
+ * 24 bytes split into channels 0 and 1 (one vector against the row's weights twice) and channel
+ * 2 (two rows a vector); four: the row's 32 bytes into channels 0, 1 and 2, 3. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#include <immintrin.h>
+#define LZ_HAVE_AVX2 1
+#define LZ_AVX2 __attribute__((target("avx2")))
+
+LZ_AVX2 static inline __attribute__((always_inline)) uint8_t lz_out(int32_t acc)
+{
+    return gip__sat_u8_i32((acc + (1 << 14)) >> 15);
+}
+
+LZ_AVX2 static inline __attribute__((always_inline)) int32_t lz_hsum(__m256i v)
+{
+    __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4e));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xb1));
+    return _mm_cvtsi128_si32(s);
+}
+
+LZ_AVX2 static void lz_u8_c1(const uint8_t *p, int64_t st, const int16_t *wi, uint8_t *d)
+{
+    __m256i acc = _mm256_setzero_si256();
+    for (int q = 0; q < 4; q++) {
+        const __m128i a = _mm_loadl_epi64((const __m128i *)(p + 2 * q * st));
+        const __m128i b = _mm_loadl_epi64((const __m128i *)(p + (2 * q + 1) * st));
+        const __m256i v = _mm256_cvtepu8_epi16(_mm_unpacklo_epi64(a, b));
+        acc = _mm256_add_epi32(
+            acc, _mm256_madd_epi16(v, _mm256_loadu_si256((const __m256i *)(wi + 16 * q))));
+    }
+    d[0] = lz_out(lz_hsum(acc));
+}
+
+LZ_AVX2 static void lz_u8_c3(const uint8_t *p, int64_t st, const int16_t *wi, uint8_t *d)
+{
+    /* bytes 3k + c of the row: from a = bytes 0..15 and b = bytes 8..23 */
+    const __m128i m01a = _mm_setr_epi8(0, 3, 6, 9, 12, 15, -1, -1, 1, 4, 7, 10, 13, -1, -1, -1);
+    const __m128i m01b =
+        _mm_setr_epi8(-1, -1, -1, -1, -1, -1, 10, 13, -1, -1, -1, -1, -1, 8, 11, 14);
+    const __m128i m2a = _mm_setr_epi8(2, 5, 8, 11, 14, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+    const __m128i m2b =
+        _mm_setr_epi8(-1, -1, -1, -1, -1, 9, 12, 15, -1, -1, -1, -1, -1, -1, -1, -1);
+    __m256i acc01 = _mm256_setzero_si256(), acc2 = _mm256_setzero_si256();
+    for (int q = 0; q < 4; q++) {
+        __m128i c2[2];
+        for (int h = 0; h < 2; h++) {
+            const int r = 2 * q + h;
+            const __m128i a = _mm_loadu_si128((const __m128i *)(p + r * st));
+            const __m128i b = _mm_loadu_si128((const __m128i *)(p + r * st + 8));
+            const __m128i x01 = _mm_or_si128(_mm_shuffle_epi8(a, m01a), _mm_shuffle_epi8(b, m01b));
+            c2[h] = _mm_or_si128(_mm_shuffle_epi8(a, m2a), _mm_shuffle_epi8(b, m2b));
+            const __m256i w =
+                _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(wi + 8 * r)));
+            acc01 = _mm256_add_epi32(acc01, _mm256_madd_epi16(_mm256_cvtepu8_epi16(x01), w));
+        }
+        const __m256i v2 = _mm256_cvtepu8_epi16(_mm_unpacklo_epi64(c2[0], c2[1]));
+        acc2 = _mm256_add_epi32(
+            acc2, _mm256_madd_epi16(v2, _mm256_loadu_si256((const __m256i *)(wi + 16 * q))));
+    }
+    const __m128i s0 = _mm256_castsi256_si128(acc01), s1 = _mm256_extracti128_si256(acc01, 1);
+    const __m128i s2 =
+        _mm_add_epi32(_mm256_castsi256_si128(acc2), _mm256_extracti128_si256(acc2, 1));
+    /* [c0, c1, c2, c2] of the pairs, then of the quadruples */
+    __m128i t = _mm_hadd_epi32(_mm_hadd_epi32(s0, s1), _mm_hadd_epi32(s2, s2));
+    d[0] = lz_out(_mm_cvtsi128_si32(t));
+    d[1] = lz_out(_mm_extract_epi32(t, 1));
+    d[2] = lz_out(_mm_extract_epi32(t, 2));
+}
+
+LZ_AVX2 static void lz_u8_c4(const uint8_t *p, int64_t st, const int16_t *wi, uint8_t *d)
+{
+    /* a lane's four pixels into [c0 x4, c1 x4, c2 x4, c3 x4], then the lanes' dwords paired */
+    const __m256i sh = _mm256_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15, 0, 4,
+                                        8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    const __m256i pm = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    __m256i acc01 = _mm256_setzero_si256(), acc23 = _mm256_setzero_si256();
+    for (int r = 0; r < 8; r++) {
+        const __m256i v = _mm256_permutevar8x32_epi32(
+            _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(p + r * st)), sh), pm);
+        const __m256i w =
+            _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(wi + 8 * r)));
+        acc01 = _mm256_add_epi32(
+            acc01, _mm256_madd_epi16(_mm256_cvtepu8_epi16(_mm256_castsi256_si128(v)), w));
+        acc23 = _mm256_add_epi32(
+            acc23, _mm256_madd_epi16(_mm256_cvtepu8_epi16(_mm256_extracti128_si256(v, 1)), w));
+    }
+    const __m256i x = _mm256_hadd_epi32(acc01, acc23);
+    const __m256i y = _mm256_hadd_epi32(x, x); /* lane 0: c0, c2; lane 1: c1, c3 */
+    const __m128i lo = _mm256_castsi256_si128(y), hi = _mm256_extracti128_si256(y, 1);
+    d[0] = lz_out(_mm_cvtsi128_si32(lo));
+    d[1] = lz_out(_mm_cvtsi128_si32(hi));
+    d[2] = lz_out(_mm_extract_epi32(lo, 1));
+    d[3] = lz_out(_mm_extract_epi32(hi, 1));
+}
+#endif
+
 /* The rows of a Lanczos warp (m1 NULL) or remap (float maps m1, m2; fixed-point pairs m1 with
  * fractions m2 or none). */
 typedef struct lz_job {
@@ -87,12 +189,17 @@ typedef struct lz_job {
     const gip_image *src, *m1, *m2;
     gip_image *dst;
     int fixed;
+    int avx2; /* the u8 windows inside the image through lz_u8_c*() */
 } lz_job;
 
 static void lz_rows(void *arg, int64_t y0, int64_t y1)
 {
     const lz_job *j = arg;
     const gip_image *d = j->dst;
+    const int64_t sw = j->w->sw, sh = j->w->sh, sst = j->src->stride;
+    const int32_t cn = j->w->cn;
+    const int fast = j->avx2 && j->w->dtype == GIP_U8 && (cn == 1 || cn == 3 || cn == 4);
+    (void)sw, (void)sh, (void)sst, (void)fast;
     for (int64_t y = y0; y < y1; y++) {
         uint8_t *drow = (uint8_t *)d->data + y * d->stride;
         const uint8_t *r1 = j->m1 ? (const uint8_t *)j->m1->data + y * j->m1->stride : NULL;
@@ -109,6 +216,20 @@ static void lz_rows(void *arg, int64_t y0, int64_t y1)
                 gip__lz_split(gip__lz_roundf(((const float *)r1)[x] * 32.f),
                               gip__lz_roundf(((const float *)r2)[x] * 32.f), &ix, &iy, &f);
             }
+#ifdef LZ_HAVE_AVX2
+            const int64_t sx = (int64_t)ix - 3, sy = (int64_t)iy - 3;
+            if (fast && sx >= 0 && sx < sw - 7 && sy >= 0 && sy < sh - 7) {
+                const uint8_t *p = (const uint8_t *)j->src->data + sy * sst + sx * cn;
+                const int16_t *wi = j->t.i + (int64_t)f * 64;
+                if (cn == 1)
+                    lz_u8_c1(p, sst, wi, drow + x);
+                else if (cn == 3)
+                    lz_u8_c3(p, sst, wi, drow + x * 3);
+                else
+                    lz_u8_c4(p, sst, wi, drow + x * 4);
+                continue;
+            }
+#endif
             gip__lz_sample(j->w, j->t, (const uint8_t *)j->src->data, j->src->stride, drow, x, ix,
                            iy, f);
         }
@@ -118,7 +239,7 @@ static void lz_rows(void *arg, int64_t y0, int64_t y1)
 void gip__lanczos_cpu(gip_context *ctx, const gip_image *src, gip_image *dst, const gip__warp *w,
                       const gip_image *m1, const gip_image *m2, int32_t fixed)
 {
-    lz_job j = {w, {NULL, NULL}, src, m1, m2, dst, fixed};
+    lz_job j = {w, {NULL, NULL}, src, m1, m2, dst, fixed, gip__simd_avx2_fma()};
     gip__lanczos_tabs(&j.t);
     gip__parallel_for(ctx, dst->height, 4, lz_rows, &j);
 }
