@@ -179,6 +179,59 @@ LZ_AVX2 static void lz_u8_c4(const uint8_t *p, int64_t st, const int16_t *wi, ui
     d[2] = lz_out(_mm_extract_epi32(lo, 1));
     d[3] = lz_out(_mm_extract_epi32(hi, 1));
 }
+
+/* One channel of u16 or f32: the window's rows times the table's float rows, the 8x8 products
+ * transposed so that each row's are added left to right in a lane (gip__lz_sample()'s order),
+ * then the rows' sums added in order from 0 (single precision, no fused operations). */
+LZ_AVX2 static inline __attribute__((always_inline)) void
+lz_flt_c1(const uint8_t *p, int64_t st, const float *wf, uint8_t *drow, int64_t x, int u16)
+{
+    __m256 c[8];
+    for (int r = 0; r < 8; r++) {
+        const __m256 v = u16 ? _mm256_cvtepi32_ps(_mm256_cvtepu16_epi32(
+                                   _mm_loadu_si128((const __m128i *)(p + r * st))))
+                             : _mm256_loadu_ps((const float *)(p + r * st));
+        c[r] = _mm256_mul_ps(v, _mm256_loadu_ps(wf + 8 * r));
+    }
+    __m256 t[8], u[8];
+    for (int r = 0; r < 8; r += 2) {
+        t[r] = _mm256_unpacklo_ps(c[r], c[r + 1]);
+        t[r + 1] = _mm256_unpackhi_ps(c[r], c[r + 1]);
+    }
+    for (int r = 0; r < 8; r += 4) {
+        u[r] = _mm256_shuffle_ps(t[r], t[r + 2], 0x44);
+        u[r + 1] = _mm256_shuffle_ps(t[r], t[r + 2], 0xee);
+        u[r + 2] = _mm256_shuffle_ps(t[r + 1], t[r + 3], 0x44);
+        u[r + 3] = _mm256_shuffle_ps(t[r + 1], t[r + 3], 0xee);
+    }
+    /* column k of the products: lane r holds row r's */
+    __m256 row = _mm256_permute2f128_ps(u[0], u[4], 0x20);
+    row = _mm256_add_ps(row, _mm256_permute2f128_ps(u[1], u[5], 0x20));
+    row = _mm256_add_ps(row, _mm256_permute2f128_ps(u[2], u[6], 0x20));
+    row = _mm256_add_ps(row, _mm256_permute2f128_ps(u[3], u[7], 0x20));
+    row = _mm256_add_ps(row, _mm256_permute2f128_ps(u[0], u[4], 0x31));
+    row = _mm256_add_ps(row, _mm256_permute2f128_ps(u[1], u[5], 0x31));
+    row = _mm256_add_ps(row, _mm256_permute2f128_ps(u[2], u[6], 0x31));
+    row = _mm256_add_ps(row, _mm256_permute2f128_ps(u[3], u[7], 0x31));
+    float rs[8];
+    _mm256_storeu_ps(rs, row);
+    float sum = 0.f;
+    for (int r = 0; r < 8; r++)
+        sum += rs[r];
+    gip__wp_store(drow, x, u16 ? GIP_U16 : GIP_F32, sum);
+}
+
+LZ_AVX2 static void lz_f32_c1(const uint8_t *p, int64_t st, const float *wf, uint8_t *drow,
+                              int64_t x)
+{
+    lz_flt_c1(p, st, wf, drow, x, 0);
+}
+
+LZ_AVX2 static void lz_u16_c1(const uint8_t *p, int64_t st, const float *wf, uint8_t *drow,
+                              int64_t x)
+{
+    lz_flt_c1(p, st, wf, drow, x, 1);
+}
 #endif
 
 /* The rows of a Lanczos warp (m1 NULL) or remap (float maps m1, m2; fixed-point pairs m1 with
@@ -198,8 +251,9 @@ static void lz_rows(void *arg, int64_t y0, int64_t y1)
     const gip_image *d = j->dst;
     const int64_t sw = j->w->sw, sh = j->w->sh, sst = j->src->stride;
     const int32_t cn = j->w->cn;
-    const int fast = j->avx2 && j->w->dtype == GIP_U8 && (cn == 1 || cn == 3 || cn == 4);
-    (void)sw, (void)sh, (void)sst, (void)fast;
+    const gip_dtype dt = j->w->dtype;
+    const int fast = j->avx2 && (dt == GIP_U8 ? cn == 1 || cn == 3 || cn == 4 : cn == 1);
+    (void)sw, (void)sh, (void)sst, (void)fast, (void)dt;
     for (int64_t y = y0; y < y1; y++) {
         uint8_t *drow = (uint8_t *)d->data + y * d->stride;
         const uint8_t *r1 = j->m1 ? (const uint8_t *)j->m1->data + y * j->m1->stride : NULL;
@@ -219,9 +273,14 @@ static void lz_rows(void *arg, int64_t y0, int64_t y1)
 #ifdef LZ_HAVE_AVX2
             const int64_t sx = (int64_t)ix - 3, sy = (int64_t)iy - 3;
             if (fast && sx >= 0 && sx < sw - 7 && sy >= 0 && sy < sh - 7) {
-                const uint8_t *p = (const uint8_t *)j->src->data + sy * sst + sx * cn;
+                const uint8_t *p =
+                    (const uint8_t *)j->src->data + sy * sst + sx * cn * gip_dtype_size(dt);
                 const int16_t *wi = j->t.i + (int64_t)f * 64;
-                if (cn == 1)
+                if (dt == GIP_F32)
+                    lz_f32_c1(p, sst, j->t.f + (int64_t)f * 64, drow, x);
+                else if (dt == GIP_U16)
+                    lz_u16_c1(p, sst, j->t.f + (int64_t)f * 64, drow, x);
+                else if (cn == 1)
                     lz_u8_c1(p, sst, wi, drow + x);
                 else if (cn == 3)
                     lz_u8_c3(p, sst, wi, drow + x * 3);
