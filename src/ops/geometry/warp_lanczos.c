@@ -6,9 +6,15 @@
  * rows. */
 #include <math.h>
 #include <pthread.h>
+#include <stdlib.h>
 
 #include "ops/geometry/warp_lanczos.h"
 #include "tuning.h"
+
+/* Double and single precision arithmetic must not be fused into multiply-adds. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("fp-contract=off")
+#endif
 
 static float tab_f[1024 * 64];
 static int16_t tab_i[1024 * 64];
@@ -242,8 +248,23 @@ typedef struct lz_job {
     const gip_image *src, *m1, *m2;
     gip_image *dst;
     int fixed;
-    int avx2; /* the u8 windows inside the image through lz_u8_c*() */
+    int avx2;          /* the windows inside the image through lz_*_c*() */
+    const int64_t *ad; /* affine warps: each column's x terms (OpenCV's adelta, then bdelta) */
 } lz_job;
+
+/* gip__lz_pos_warp() of the perspective warps from its block's origin terms X0, Y0, W0 (x1 the
+ * column within the block). */
+static inline void lz_persp(const double *m, double X0, double Y0, double W0, double x1,
+                            int32_t *ix, int32_t *iy, int32_t *f)
+{
+    double W = GIP__LZ_DADD(W0, GIP__LZ_DMUL(m[6], x1));
+    W = W != 0 ? 32.0 / W : 0;
+    double fX = GIP__LZ_DMUL(GIP__LZ_DADD(X0, GIP__LZ_DMUL(m[0], x1)), W);
+    double fY = GIP__LZ_DMUL(GIP__LZ_DADD(Y0, GIP__LZ_DMUL(m[3], x1)), W);
+    fX = fX < -2147483648.0 ? -2147483648.0 : fX > 2147483647.0 ? 2147483647.0 : fX;
+    fY = fY < -2147483648.0 ? -2147483648.0 : fY > 2147483647.0 ? 2147483647.0 : fY;
+    gip__lz_split(gip__lz_round(fX), gip__lz_round(fY), ix, iy, f);
+}
 
 static void lz_rows(void *arg, int64_t y0, int64_t y1)
 {
@@ -258,9 +279,33 @@ static void lz_rows(void *arg, int64_t y0, int64_t y1)
         uint8_t *drow = (uint8_t *)d->data + y * d->stride;
         const uint8_t *r1 = j->m1 ? (const uint8_t *)j->m1->data + y * j->m1->stride : NULL;
         const uint8_t *r2 = j->m2 ? (const uint8_t *)j->m2->data + y * j->m2->stride : NULL;
-        for (int64_t x = 0; x < d->width; x++) {
+        /* the warps' row terms (gip__lz_pos_warp()'s, hoisted) */
+        const double *m = j->w->md, dy = (double)y;
+        const int64_t dw = d->width, bh0 = d->height < 16 ? d->height : 16;
+        const int64_t bw0 = 1024 / bh0 < dw ? 1024 / bh0 : dw;
+        const int64_t AX =
+            gip__lz_round(GIP__LZ_DMUL(GIP__LZ_DADD(GIP__LZ_DMUL(m[1], dy), m[2]), 1024.0)) + 16;
+        const int64_t AY =
+            gip__lz_round(GIP__LZ_DMUL(GIP__LZ_DADD(GIP__LZ_DMUL(m[4], dy), m[5]), 1024.0)) + 16;
+        double PX = 0, PY = 0, PW = 0;
+        int64_t bx = -1;
+        for (int64_t x = 0; x < dw; x++) {
             int32_t ix, iy, f;
-            if (!r1) {
+            if (!r1 && j->ad) {
+                gip__lz_split((AX + j->ad[x]) >> 5, (AY + j->ad[dw + x]) >> 5, &ix, &iy, &f);
+            } else if (!r1 && j->w->persp) {
+                if (x / bw0 * bw0 != bx) { /* a new block: its origin's terms */
+                    bx = x / bw0 * bw0;
+                    const double ox = (double)bx;
+                    PX = GIP__LZ_DADD(GIP__LZ_DADD(GIP__LZ_DMUL(m[0], ox), GIP__LZ_DMUL(m[1], dy)),
+                                      m[2]);
+                    PY = GIP__LZ_DADD(GIP__LZ_DADD(GIP__LZ_DMUL(m[3], ox), GIP__LZ_DMUL(m[4], dy)),
+                                      m[5]);
+                    PW = GIP__LZ_DADD(GIP__LZ_DADD(GIP__LZ_DMUL(m[6], ox), GIP__LZ_DMUL(m[7], dy)),
+                                      m[8]);
+                }
+                lz_persp(m, PX, PY, PW, (double)(x - bx), &ix, &iy, &f);
+            } else if (!r1) {
                 gip__lz_pos_warp(j->w, d->width, d->height, x, y, &ix, &iy, &f);
             } else if (j->fixed) {
                 ix = ((const int16_t *)r1)[2 * x];
@@ -298,7 +343,17 @@ static void lz_rows(void *arg, int64_t y0, int64_t y1)
 void gip__lanczos_cpu(gip_context *ctx, const gip_image *src, gip_image *dst, const gip__warp *w,
                       const gip_image *m1, const gip_image *m2, int32_t fixed)
 {
-    lz_job j = {w, {NULL, NULL}, src, m1, m2, dst, fixed, gip__simd_avx2_fma()};
+    lz_job j = {w, {NULL, NULL}, src, m1, m2, dst, fixed, gip__simd_avx2_fma(), NULL};
     gip__lanczos_tabs(&j.t);
+    int64_t *ad = NULL; /* without memory, the positions are found pixel by pixel */
+    if (!m1 && !w->persp && (ad = malloc(sizeof(int64_t) * 2 * (size_t)dst->width))) {
+        for (int64_t x = 0; x < dst->width; x++) {
+            const double dx = (double)x;
+            ad[x] = gip__lz_round(GIP__LZ_DMUL(GIP__LZ_DMUL(w->md[0], dx), 1024.0));
+            ad[dst->width + x] = gip__lz_round(GIP__LZ_DMUL(GIP__LZ_DMUL(w->md[3], dx), 1024.0));
+        }
+        j.ad = ad;
+    }
     gip__parallel_for(ctx, dst->height, 4, lz_rows, &j);
+    free(ad);
 }
