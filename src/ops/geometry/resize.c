@@ -1098,6 +1098,28 @@ static void vfix8_row(const int32_t *restrict r0, const int32_t *restrict r1, ui
     }
 }
 
+/* u8 Lanczos's vertical pass (GIP__RS_SHIFT22 of gip__rs_vint: integer sums, any order), k
+ * rows. */
+static void vshift22_row(const int32_t *const *rows, const int32_t *yc, int32_t k, int64_t width,
+                         uint8_t *restrict d)
+{
+    int32_t acc[256];
+    for (int64_t e0 = 0; e0 < width; e0 += 256) {
+        const int64_t m = width - e0 < 256 ? width - e0 : 256;
+        for (int64_t e = 0; e < m; e++)
+            acc[e] = rows[0][e0 + e] * yc[0];
+        for (int32_t t = 1; t < k; t++) {
+            const int32_t *restrict r = rows[t] + e0, c = yc[t];
+            for (int64_t e = 0; e < m; e++)
+                acc[e] += r[e] * c;
+        }
+        for (int64_t e = 0; e < m; e++) {
+            const int32_t v = (acc[e] + (1 << 21)) >> 22;
+            d[e0 + e] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+        }
+    }
+}
+
 #ifdef RS_HAVE_AVX2
 /* vcubic8_row()'s float lanes with AVX2, 16 elements a step (the same products and sums in the
  * same order, the same clamp and rounding); returns the first element not done. */
@@ -1289,6 +1311,8 @@ static int sep_rows(const resize_job *j, int64_t y0, int64_t y1)
             vlin8_s16_row(rp[0], rp[1], p->yci[y * p->ky], p->yci[y * p->ky + 1], width, d);
         else if (i32 && p->final == GIP__RS_LIN8)
             vlin8_row(rp[0], rp[1], p->yci[y * p->ky], p->yci[y * p->ky + 1], width, d);
+        else if (i32 && p->final == GIP__RS_SHIFT22 && n >= 1)
+            vshift22_row((const int32_t *const *)rp, p->yci + y * p->ky, n, width, d);
         else if (i32 && p->final == GIP__RS_FIX8 && n == 2)
             vfix8_row(rp[0], rp[1], (uint32_t)p->yci[y * p->ky], (uint32_t)p->yci[y * p->ky + 1],
                       width, d);
