@@ -763,17 +763,25 @@ HFLT_T(f32, float)
 
 static void hflt_row(const gip__resize_plan *p, const uint8_t *row, float *h)
 {
+    /* the tap count a constant where every column has kx taps (2, 4, 8): loops unrolled */
+#define HFLT_K(NAME, CN)                                                                           \
+    if (!p->xn && p->kx == 2)                                                                      \
+        hflt_##NAME(row, h, p->xi, p->xcf, NULL, 2, p->dw, CN);                                    \
+    else if (!p->xn && p->kx == 4)                                                                 \
+        hflt_##NAME(row, h, p->xi, p->xcf, NULL, 4, p->dw, CN);                                    \
+    else if (!p->xn && p->kx == 8)                                                                 \
+        hflt_##NAME(row, h, p->xi, p->xcf, NULL, 8, p->dw, CN);                                    \
+    else                                                                                           \
+        hflt_##NAME(row, h, p->xi, p->xcf, p->xn, p->kx, p->dw, CN);                               \
+    return;
 #define HFLT_CN(NAME)                                                                              \
     switch (p->cn) {                                                                               \
     case 1:                                                                                        \
-        hflt_##NAME(row, h, p->xi, p->xcf, p->xn, p->kx, p->dw, 1);                                \
-        return;                                                                                    \
+        HFLT_K(NAME, 1)                                                                            \
     case 3:                                                                                        \
-        hflt_##NAME(row, h, p->xi, p->xcf, p->xn, p->kx, p->dw, 3);                                \
-        return;                                                                                    \
+        HFLT_K(NAME, 3)                                                                            \
     case 4:                                                                                        \
-        hflt_##NAME(row, h, p->xi, p->xcf, p->xn, p->kx, p->dw, 4);                                \
-        return;                                                                                    \
+        HFLT_K(NAME, 4)                                                                            \
     }
     if (p->dtype == GIP_U8) {
         HFLT_CN(u8)
@@ -783,6 +791,7 @@ static void hflt_row(const gip__resize_plan *p, const uint8_t *row, float *h)
         HFLT_CN(f32)
     }
 #undef HFLT_CN
+#undef HFLT_K
     for (int64_t x = 0; x < p->dw; x++)
         for (int32_t c = 0; c < p->cn; c++)
             h[x * p->cn + c] = gip__rs_hfloat(p, row, x, c);
