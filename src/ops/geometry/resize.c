@@ -586,15 +586,26 @@ hcubic8_c3_avx2(const gip__resize_plan *p, const uint8_t *restrict row, int32_t 
 #endif
 
 #ifdef RS_HAVE_AVX2
-/* u8 cubic, one channel: groups of 8 output pixels, each half (4 pixels, 16 taps) within 16 bytes
- * of the row. For group g, gb[2 g + k] is the first byte of half k (gb[2 g] = -1: the group does
- * not qualify, or 16 bytes from a half's first would pass the row's end) and ctl[32 g ..] the
- * byte of each tap from its half's first (pixel k's taps at 4 k .. 4 k + 3). Built once a call,
- * as the taps are the same for every row. */
-static void hcubic8_c1_plan(const gip__resize_plan *p, uint8_t *ctl, int32_t *gb)
+/* u8 one-channel horizontal passes with 32 taps a group of output pixels (cubic: 8 pixels of
+ * 4 taps, linear: 16 of 2), each half of a group (16 taps) within 16 bytes of the row. For group
+ * g, gb[2 g + k] is the first byte of half k (gb[2 g] = -1: the group does not qualify, or 16
+ * bytes from a half's first would pass the row's end) and ctl[32 g ..] the byte of each tap from
+ * its half's first (pixel k's taps at kx k .. kx k + kx - 1). Built once a call, as the taps are
+ * the same for every row; NULLs without memory (the passes then go without). */
+static void h8_c1_plan(const gip__resize_plan *p, uint8_t **ctl_out, int32_t **gb_out)
 {
+    const int64_t groups = p->dw / (32 / p->kx);
+    uint8_t *ctl = malloc((size_t)groups * 32);
+    int32_t *gb = malloc(sizeof(int32_t) * 2 * (size_t)groups);
+    *ctl_out = NULL;
+    *gb_out = NULL;
+    if (!ctl || !gb) {
+        free(ctl);
+        free(gb);
+        return;
+    }
     const int32_t *xi = p->xi;
-    for (int64_t g = 0; g < p->dw / 8; g++) {
+    for (int64_t g = 0; g < groups; g++) {
         int ok = 1;
         for (int k = 0; k < 2; k++) {
             const int32_t *ix = xi + 32 * g + 16 * k;
@@ -611,6 +622,8 @@ static void hcubic8_c1_plan(const gip__resize_plan *p, uint8_t *ctl, int32_t *gb
         if (!ok)
             gb[2 * g] = -1;
     }
+    *ctl_out = ctl;
+    *gb_out = gb;
 }
 
 /* hcubic8_row()'s one-channel sums for the groups that qualify, 8 pixels a step: two 16-byte
@@ -920,30 +933,6 @@ __attribute__((target("avx2"))) static int64_t hlin8_c3_avx2(const gip__resize_p
 #endif
 
 #ifdef RS_HAVE_AVX2
-/* u8 linear, one channel: groups of 16 output pixels, each half (8 pixels, 16 taps) within 16
- * bytes of the row; gb and ctl as hcubic8_c1_plan()'s (pixel k's taps at 2 k, 2 k + 1). */
-static void hlin8_c1_plan(const gip__resize_plan *p, uint8_t *ctl, int32_t *gb)
-{
-    const int32_t *xi = p->xi;
-    for (int64_t g = 0; g < p->dw / 16; g++) {
-        int ok = 1;
-        for (int k = 0; k < 2; k++) {
-            const int32_t *ix = xi + 32 * g + 16 * k;
-            int32_t lo = ix[0], hi = ix[0];
-            for (int t = 0; t < 16; t++) {
-                lo = ix[t] < lo ? ix[t] : lo;
-                hi = ix[t] > hi ? ix[t] : hi;
-            }
-            ok &= hi - lo < 16 && (int64_t)lo + 16 <= p->sw;
-            gb[2 * g + k] = lo;
-            for (int t = 0; t < 16; t++)
-                ctl[32 * g + 16 * k + t] = (uint8_t)(ix[t] - lo);
-        }
-        if (!ok)
-            gb[2 * g] = -1;
-    }
-}
-
 /* hlin8_s16_row()'s one-channel values for the groups that qualify, 16 pixels a step: two
  * 16-byte reads, one byte shuffle for the 32 taps, two madds (the same integer sums and shift).
  * Returns the first pixel not done (x itself where its group does not qualify). */
@@ -1255,35 +1244,13 @@ static int sep_rows(const resize_job *j, int64_t y0, int64_t y1)
     }
     uint8_t *lctl = NULL; /* u8 linear (16-bit), one channel, AVX2: the groups' tap bytes */
     int32_t *lgb = NULL;
-#ifdef RS_HAVE_AVX2
-    if (ct && p->cn == 1 && p->dw >= 16 && gip__simd_avx2_fma()) {
-        lctl = malloc((size_t)(p->dw / 16) * 32);
-        lgb = malloc(sizeof(int32_t) * 2 * (size_t)(p->dw / 16));
-        if (lctl && lgb) {
-            hlin8_c1_plan(p, lctl, lgb);
-        } else {
-            free(lctl);
-            free(lgb);
-            lctl = NULL;
-            lgb = NULL;
-        }
-    }
-#endif
     uint8_t *ctl = NULL; /* u8 cubic, one channel, AVX2: the groups' tap bytes */
     int32_t *gb = NULL;
 #ifdef RS_HAVE_AVX2
-    if (c16 && p->cn == 1 && p->dw >= 8 && gip__simd_avx2_fma()) {
-        ctl = malloc((size_t)(p->dw / 8) * 32);
-        gb = malloc(sizeof(int32_t) * 2 * (size_t)(p->dw / 8));
-        if (ctl && gb) {
-            hcubic8_c1_plan(p, ctl, gb);
-        } else {
-            free(ctl);
-            free(gb);
-            ctl = NULL;
-            gb = NULL;
-        }
-    }
+    if (ct && p->cn == 1 && p->dw >= 16 && gip__simd_avx2_fma())
+        h8_c1_plan(p, &lctl, &lgb);
+    if (c16 && p->cn == 1 && p->dw >= 8 && gip__simd_avx2_fma())
+        h8_c1_plan(p, &ctl, &gb);
 #endif
     const uint8_t *src = j->src->data;
     const int64_t ss = j->src->stride;
