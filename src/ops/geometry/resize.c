@@ -1508,6 +1508,11 @@ static void nearest_rows(const resize_job *j, int64_t y0, int64_t y1)
     const int32_t *xi = p->xi, *yi = p->yi;
     const uint8_t *src = j->src->data;
     const int64_t ss = j->src->stride, ds = j->dst->stride;
+    static void (*const rows[17])(const uint8_t *, uint8_t *, const int32_t *, int64_t) = {
+        [1] = nn_row_1, [2] = nn_row_2, [3] = nn_row_3,   [4] = nn_row_4,
+        [6] = nn_row_6, [8] = nn_row_8, [12] = nn_row_12, [16] = nn_row_16};
+    void (*const row)(const uint8_t *, uint8_t *, const int32_t *, int64_t) =
+        px <= 16 ? rows[px] : NULL;
     for (int64_t y = y0; y < y1; y++) {
         uint8_t *d = (uint8_t *)j->dst->data + y * ds;
         if (y > y0 && yi[y] == yi[y - 1]) {
@@ -1515,35 +1520,11 @@ static void nearest_rows(const resize_job *j, int64_t y0, int64_t y1)
             continue;
         }
         const uint8_t *s = src + (int64_t)yi[y] * ss;
-        switch (px) {
-        case 1:
-            nn_row_1(s, d, xi, p->dw);
-            break;
-        case 2:
-            nn_row_2(s, d, xi, p->dw);
-            break;
-        case 3:
-            nn_row_3(s, d, xi, p->dw);
-            break;
-        case 4:
-            nn_row_4(s, d, xi, p->dw);
-            break;
-        case 6:
-            nn_row_6(s, d, xi, p->dw);
-            break;
-        case 8:
-            nn_row_8(s, d, xi, p->dw);
-            break;
-        case 12:
-            nn_row_12(s, d, xi, p->dw);
-            break;
-        case 16:
-            nn_row_16(s, d, xi, p->dw);
-            break;
-        default:
+        if (row)
+            row(s, d, xi, p->dw);
+        else
             for (int64_t x = 0; x < p->dw; x++)
                 gip__rs_nearest(p, src, ss, d, y, x);
-        }
     }
 }
 
