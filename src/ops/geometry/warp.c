@@ -799,7 +799,7 @@ warp_512_window(const gip__warp *w, int64_t sst, int64_t end, __m512 FX, __m512 
 
 WARP_AVX512 static inline __attribute__((always_inline)) int
 warp_512_u8(const gip__warp *w, const uint8_t *src, int64_t sst, uint8_t *drow, int64_t x0,
-            int64_t n, const float *sx, const float *sy, const int cn)
+            int64_t n, const float *sx, const float *sy, const int cn, warp_row_fn avx2)
 {
     const __m512 vlx = _mm512_set1_ps((float)(w->sw - 1)), vly = _mm512_set1_ps((float)(w->sh - 1));
     const int64_t end = (w->sh - 1) * sst + w->sw * cn; /* the image's bytes from src */
@@ -819,10 +819,7 @@ warp_512_u8(const gip__warp *w, const uint8_t *src, int64_t sst, uint8_t *drow, 
             warp_512_window(w, sst, end, FX, FY, vlx, vly, lxmax, 4, cn, &ixm, &iym, &LX, &DY);
         if (!ok) {
             miss++;
-            if (cn == 1)
-                warp_avx2_u8_1(w, src, sst, drow, x0 + i, 16, sx + i, sy + i);
-            else
-                warp_avx2_u8_3(w, src, sst, drow, x0 + i, 16, sx + i, sy + i);
+            avx2(w, src, sst, drow, x0 + i, 16, sx + i, sy + i);
             continue;
         }
         __m512i R[5];
@@ -870,34 +867,17 @@ warp_512_u8(const gip__warp *w, const uint8_t *src, int64_t sst, uint8_t *drow, 
             20, 18, 17, 16, 14, 13, 12, 10, 9, 8, 6, 5, 4, 2, 1, 0);
         _mm512_mask_storeu_epi8(d + i * 3, 0xffffffffffffULL, _mm512_permutexvar_epi8(pk, o));
     }
-    if (i < n) {
-        if (cn == 1)
-            warp_avx2_u8_1(w, src, sst, drow, x0 + i, n - i, sx + i, sy + i);
-        else
-            warp_avx2_u8_3(w, src, sst, drow, x0 + i, n - i, sx + i, sy + i);
-    }
+    if (i < n)
+        avx2(w, src, sst, drow, x0 + i, n - i, sx + i, sy + i);
     return miss;
-}
-
-WARP_AVX512 static int warp_512_u8_1(const gip__warp *w, const uint8_t *src, int64_t sst,
-                                     uint8_t *drow, int64_t x0, int64_t n, const float *sx,
-                                     const float *sy)
-{
-    return warp_512_u8(w, src, sst, drow, x0, n, sx, sy, 1);
-}
-WARP_AVX512 static int warp_512_u8_3(const gip__warp *w, const uint8_t *src, int64_t sst,
-                                     uint8_t *drow, int64_t x0, int64_t n, const float *sx,
-                                     const float *sy)
-{
-    return warp_512_u8(w, src, sst, drow, x0, n, sx, sy, 3);
 }
 
 /* Nearest u8 pixels with AVX-512 (VBMI): sixteen a step, each picked from 64-byte windows of at
  * most four consecutive rows as warp_512_u8() picks its taps; other steps and the tail go
  * through warp_avx2_nn(). */
 WARP_AVX512 static inline __attribute__((always_inline)) int
-warp_512_nn(const gip__warp *w, const uint8_t *src, int64_t sst, uint8_t *drow, int64_t x0,
-            int64_t n, const float *sx, const float *sy, const int cn)
+warp_512_nn_u8(const gip__warp *w, const uint8_t *src, int64_t sst, uint8_t *drow, int64_t x0,
+               int64_t n, const float *sx, const float *sy, const int cn, warp_row_fn avx2)
 {
     const __m512 vsw = _mm512_set1_ps((float)w->sw), vsh = _mm512_set1_ps((float)w->sh);
     const int64_t end = (w->sh - 1) * sst + w->sw * cn; /* the image's bytes from src */
@@ -918,10 +898,7 @@ warp_512_nn(const gip__warp *w, const uint8_t *src, int64_t sst, uint8_t *drow, 
             warp_512_window(w, sst, end, RX, RY, vsw, vsh, lxmax, 3, cn, &ixm, &iym, &LX, &DY);
         if (!ok) {
             miss++;
-            if (cn == 1)
-                warp_avx2_nn_u8_1(w, src, sst, drow, x0 + i, 16, sx + i, sy + i);
-            else
-                warp_avx2_nn_u8_3(w, src, sst, drow, x0 + i, 16, sx + i, sy + i);
+            avx2(w, src, sst, drow, x0 + i, 16, sx + i, sy + i);
             continue;
         }
         __m512i R[4];
@@ -952,27 +929,23 @@ warp_512_nn(const gip__warp *w, const uint8_t *src, int64_t sst, uint8_t *drow, 
             20, 18, 17, 16, 14, 13, 12, 10, 9, 8, 6, 5, 4, 2, 1, 0);
         _mm512_mask_storeu_epi8(d + i * 3, 0xffffffffffffULL, _mm512_permutexvar_epi8(pk, px));
     }
-    if (i < n) {
-        if (cn == 1)
-            warp_avx2_nn_u8_1(w, src, sst, drow, x0 + i, n - i, sx + i, sy + i);
-        else
-            warp_avx2_nn_u8_3(w, src, sst, drow, x0 + i, n - i, sx + i, sy + i);
-    }
+    if (i < n)
+        avx2(w, src, sst, drow, x0 + i, n - i, sx + i, sy + i);
     return miss;
 }
 
-WARP_AVX512 static int warp_512_nn_u8_1(const gip__warp *w, const uint8_t *src, int64_t sst,
-                                        uint8_t *drow, int64_t x0, int64_t n, const float *sx,
-                                        const float *sy)
-{
-    return warp_512_nn(w, src, sst, drow, x0, n, sx, sy, 1);
-}
-WARP_AVX512 static int warp_512_nn_u8_3(const gip__warp *w, const uint8_t *src, int64_t sst,
-                                        uint8_t *drow, int64_t x0, int64_t n, const float *sx,
-                                        const float *sy)
-{
-    return warp_512_nn(w, src, sst, drow, x0, n, sx, sy, 3);
-}
+/* The kernels for 1 and 3 channels, steps that miss their window going through the AVX2 ones. */
+#define WARP_512_FN(KIND, CN)                                                                      \
+    WARP_AVX512 static int warp_512_##KIND##_##CN(const gip__warp *w, const uint8_t *src,          \
+                                                  int64_t sst, uint8_t *drow, int64_t x0,          \
+                                                  int64_t n, const float *sx, const float *sy)     \
+    {                                                                                              \
+        return warp_512_##KIND(w, src, sst, drow, x0, n, sx, sy, CN, warp_avx2_##KIND##_##CN);     \
+    }
+WARP_512_FN(u8, 1)
+WARP_512_FN(u8, 3)
+WARP_512_FN(nn_u8, 1)
+WARP_512_FN(nn_u8, 3)
 #endif
 
 #ifdef WARP_HAVE_AVX2
