@@ -252,20 +252,6 @@ typedef struct lz_job {
     const int64_t *ad; /* affine warps: each column's x terms (OpenCV's adelta, then bdelta) */
 } lz_job;
 
-/* gip__lz_pos_warp() of the perspective warps from its block's origin terms X0, Y0, W0 (x1 the
- * column within the block). */
-static inline void lz_persp(const double *m, double X0, double Y0, double W0, double x1,
-                            int32_t *ix, int32_t *iy, int32_t *f)
-{
-    double W = GIP__LZ_DADD(W0, GIP__LZ_DMUL(m[6], x1));
-    W = W != 0 ? 32.0 / W : 0;
-    double fX = GIP__LZ_DMUL(GIP__LZ_DADD(X0, GIP__LZ_DMUL(m[0], x1)), W);
-    double fY = GIP__LZ_DMUL(GIP__LZ_DADD(Y0, GIP__LZ_DMUL(m[3], x1)), W);
-    fX = fX < -2147483648.0 ? -2147483648.0 : fX > 2147483647.0 ? 2147483647.0 : fX;
-    fY = fY < -2147483648.0 ? -2147483648.0 : fY > 2147483647.0 ? 2147483647.0 : fY;
-    gip__lz_split(gip__lz_round(fX), gip__lz_round(fY), ix, iy, f);
-}
-
 static void lz_rows(void *arg, int64_t y0, int64_t y1)
 {
     const lz_job *j = arg;
@@ -296,15 +282,9 @@ static void lz_rows(void *arg, int64_t y0, int64_t y1)
             } else if (!r1 && j->w->persp) {
                 if (x / bw0 * bw0 != bx) { /* a new block: its origin's terms */
                     bx = x / bw0 * bw0;
-                    const double ox = (double)bx;
-                    PX = GIP__LZ_DADD(GIP__LZ_DADD(GIP__LZ_DMUL(m[0], ox), GIP__LZ_DMUL(m[1], dy)),
-                                      m[2]);
-                    PY = GIP__LZ_DADD(GIP__LZ_DADD(GIP__LZ_DMUL(m[3], ox), GIP__LZ_DMUL(m[4], dy)),
-                                      m[5]);
-                    PW = GIP__LZ_DADD(GIP__LZ_DADD(GIP__LZ_DMUL(m[6], ox), GIP__LZ_DMUL(m[7], dy)),
-                                      m[8]);
+                    gip__lz_persp_origin(m, (double)bx, dy, &PX, &PY, &PW);
                 }
-                lz_persp(m, PX, PY, PW, (double)(x - bx), &ix, &iy, &f);
+                gip__lz_persp_pos(m, PX, PY, PW, (double)(x - bx), &ix, &iy, &f);
             } else if (!r1) {
                 gip__lz_pos_warp(j->w, d->width, d->height, x, y, &ix, &iy, &f);
             } else if (j->fixed) {
