@@ -368,6 +368,7 @@ WARP_VLIN(f32, float, 4, warp_f32)
         const float lx = (float)(w->sw - 2), ly = (float)(w->sh - 2);                              \
         const int32_t st = (int32_t)sst, ps = (int32_t)(CN * sizeof(T));                           \
         const float A = -0.75f;                                                                    \
+        const T zw[4 * CN] = {0};                                                                  \
         for (int64_t i0 = 0; i0 < n; i0 += WARP_CUB_STEP) {                                        \
             const int64_t m = n - i0 < WARP_CUB_STEP ? n - i0 : WARP_CUB_STEP;                     \
             const float *X = sx + i0, *Y = sy + i0;                                                \
@@ -412,13 +413,15 @@ WARP_VLIN(f32, float, 4, warp_f32)
                     ine[i * CN + c0] = k;                                                          \
                 }                                                                                  \
             }                                                                                      \
-            for (int64_t i = 0; i < m; i++) {                                                      \
-                const uint8_t *a = src + off[i];                                                   \
+            for (int64_t i = 0; i < m;                                                             \
+                 i++) { /* a pixel outside reads zeros (its result unused) */                      \
+                const uint8_t *a = in[i] ? src + off[i] : (const uint8_t *)zw;                     \
+                const int64_t as = in[i] ? st : 0;                                                 \
                 if (CN == 1)                                                                       \
-                    _Pragma("GCC unroll 4") for (int u = 0; u < 4; u++, a += st)                   \
+                    _Pragma("GCC unroll 4") for (int u = 0; u < 4; u++, a += as)                   \
                         memcpy(q + (u * WARP_CUB_STEP + i) * 4, a, 4 * sizeof(T));                 \
                 else                                                                               \
-                    _Pragma("GCC unroll 4") for (int u = 0; u < 4; u++, a += st)                   \
+                    _Pragma("GCC unroll 4") for (int u = 0; u < 4; u++, a += as)                   \
                         _Pragma("GCC unroll 4") for (int t = 0; t < 4; t++)                        \
                             memcpy(q + (4 * u + t) * WARP_CUB_STEP * CN + i * CN, a + t * ps,      \
                                    CN * sizeof(T));                                                \
