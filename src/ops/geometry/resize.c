@@ -519,10 +519,41 @@ RS_INLINE void hint_u8(const uint8_t *restrict row, int32_t *restrict h, const i
     }
 }
 
+/* hint_u8() of one channel and two taps: 4 outputs whose taps are neighbours as 16-bit loads of
+ * their byte pairs and one madd with the coefficient pairs (the coefficients fit 16 bits: they
+ * are sat_short's or at most 256), the same integer sums. */
+static void hint2_u8_c1(const uint8_t *restrict row, int32_t *restrict h,
+                        const int32_t *restrict xi, const int32_t *restrict xc, int64_t dw)
+{
+    int64_t x = 0;
+#if defined(__SSE2__)
+    const __m128i z = _mm_setzero_si128();
+    for (; x + 4 <= dw; x += 4) {
+        const int32_t *ix = xi + 2 * x;
+        if (ix[1] != ix[0] + 1 || ix[3] != ix[2] + 1 || ix[5] != ix[4] + 1 || ix[7] != ix[6] + 1) {
+            hint_u8(row, h + x, ix, xc + 2 * x, 4, 1, 2);
+            continue;
+        }
+        uint16_t q[4];
+        for (int k = 0; k < 4; k++)
+            memcpy(&q[k], row + ix[2 * k], 2);
+        const __m128i ab = _mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)q), z);
+        const __m128i c = _mm_packs_epi32(_mm_loadu_si128((const __m128i *)(xc + 2 * x)),
+                                          _mm_loadu_si128((const __m128i *)(xc + 2 * x + 4)));
+        _mm_storeu_si128((__m128i *)(h + x), _mm_madd_epi16(ab, c));
+    }
+#endif
+    hint_u8(row, h + x, xi + 2 * x, xc + 2 * x, dw - x, 1, 2);
+}
+
 static void hint_u8_row(const gip__resize_plan *p, const uint8_t *row, int32_t *h)
 {
     const int32_t *xi = p->xi, *xc = p->xci;
     const int64_t dw = p->dw;
+    if (p->kx == 2 && p->cn == 1) {
+        hint2_u8_c1(row, h, xi, xc, dw);
+        return;
+    }
 #define RS_HINT_K(K)                                                                               \
     switch (p->cn) {                                                                               \
     case 1:                                                                                        \
