@@ -709,6 +709,7 @@ static void hcubic8_row(const gip__resize_plan *p, const uint8_t *restrict row, 
             }
 #else
             (void)ctl;
+            (void)gb;
 #endif
             const int32_t *ix = xi + 4 * x;
             int adj = 1;
@@ -1020,6 +1021,7 @@ static void hlin8_s16_row(const gip__resize_plan *p, const uint8_t *restrict row
             }
 #else
             (void)ctl;
+            (void)gb;
 #endif
             const int32_t *ix = xi + 2 * x;
             if (ix[1] != ix[0] + 1 || ix[3] != ix[2] + 1 || ix[5] != ix[4] + 1 ||
