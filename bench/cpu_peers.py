@@ -55,26 +55,42 @@ def cases():
             rows.append((name, k, (lambda f=f, k=k: f(gip, k)), (lambda f=f, k=k: f(cv2, k))))
 
     ALL, U8, C1 = ("u8c1", "u8c3", "f32c1"), ("u8c1", "u8c3"), ("u8c1", "f32c1")
-    add("resize linear 0.5x", ALL, lambda m, k: m.resize(img[k], (W // 2, H // 2)))
-    add("resize area 0.5x", ALL,
-        lambda m, k: m.resize(img[k], (W // 2, H // 2), interpolation=m.INTER_AREA))
-    add("resize cubic 2x", ("u8c1",),
-        lambda m, k: m.resize(img[k], (W * 2, H * 2), interpolation=m.INTER_CUBIC))
-    add("warpAffine linear", ALL, lambda m, k: m.warpAffine(img[k], M, (W, H)))
-    add("warpPerspective linear", ALL, lambda m, k: m.warpPerspective(img[k], P, (W, H)))
-    add("warpAffine nearest", ALL,
-        lambda m, k: m.warpAffine(img[k], M, (W, H), flags=m.INTER_NEAREST))
-    add("warpAffine cubic", ("u8c1",),
-        lambda m, k: m.warpAffine(img[k], M, (W, H), flags=m.INTER_CUBIC))
-    add("warpAffine lanczos4", ("u8c1",),
-        lambda m, k: m.warpAffine(img[k], M, (W, H), flags=m.INTER_LANCZOS4))
+    inters = (("nearest", cv2.INTER_NEAREST), ("linear", cv2.INTER_LINEAR),
+              ("cubic", cv2.INTER_CUBIC), ("area", cv2.INTER_AREA),
+              ("lanczos4", cv2.INTER_LANCZOS4), ("linear_exact", cv2.INTER_LINEAR_EXACT),
+              ("nearest_exact", cv2.INTER_NEAREST_EXACT))
+    sizes = (("down 2", (W // 2, H // 2)), ("down 1.7", (round(W / 1.7), round(H / 1.7))),
+             ("up 2", (W * 2, H * 2)))
+    for iname, inter in inters:
+        for sname, size in sizes:
+            add("resize %s %s" % (iname, sname), ALL,
+                lambda m, k, s=size, i=inter: m.resize(img[k], s, interpolation=i))
+    warps = (("nearest", cv2.INTER_NEAREST), ("linear", cv2.INTER_LINEAR),
+             ("cubic", cv2.INTER_CUBIC), ("lanczos4", cv2.INTER_LANCZOS4))
+    for iname, inter in warps:
+        add("warpAffine %s" % iname, ALL,
+            lambda m, k, i=inter: m.warpAffine(img[k], M, (W, H), flags=i))
+        add("warpPerspective %s" % iname, ALL,
+            lambda m, k, i=inter: m.warpPerspective(img[k], P, (W, H), flags=i))
+    yy, xx = np.mgrid[0:H, 0:W].astype(np.float32)
+    mx = (xx + 7.3 * np.sin(yy / 53)).astype(np.float32)
+    my = (yy + 5.1 * np.cos(xx / 71)).astype(np.float32)
+    for iname, inter in warps:
+        add("remap %s" % iname, ALL,
+            lambda m, k, i=inter: m.remap(img[k], mx, my, i))
     add("rotate 90", ALL, lambda m, k: m.rotate(img[k], m.ROTATE_90_CLOCKWISE))
+    add("rotate 180", ALL, lambda m, k: m.rotate(img[k], m.ROTATE_180))
+    add("rotate 270", ALL, lambda m, k: m.rotate(img[k], m.ROTATE_90_COUNTERCLOCKWISE))
     add("flip both", ALL, lambda m, k: m.flip(img[k], -1))
+    add("flip x", ALL, lambda m, k: m.flip(img[k], 0))
+    add("flip y", ALL, lambda m, k: m.flip(img[k], 1))
     add("transpose", ALL, lambda m, k: m.transpose(img[k]))
-    add("copyMakeBorder reflect101 16", ALL,
-        lambda m, k: m.copyMakeBorder(img[k], 16, 16, 16, 16, m.BORDER_REFLECT_101))
+    for bname in ("CONSTANT", "REPLICATE", "REFLECT", "WRAP", "REFLECT_101"):
+        add("copyMakeBorder %s 16" % bname.lower(), ALL,
+            lambda m, k, b=bname: m.copyMakeBorder(img[k], 16, 16, 16, 16,
+                                                   getattr(m, "BORDER_" + b)))
     add("pyrDown", ALL, lambda m, k: m.pyrDown(img[k]))
-    add("pyrUp", ("u8c1",), lambda m, k: m.pyrUp(img[k]))
+    add("pyrUp", ALL, lambda m, k: m.pyrUp(img[k]))
     add("cvtColor BGR2GRAY", ("u8c3",), lambda m, k: m.cvtColor(img[k], m.COLOR_BGR2GRAY))
     add("cvtColor BGR2HSV", ("u8c3", "f32c3"), lambda m, k: m.cvtColor(img[k], m.COLOR_BGR2HSV))
     add("cvtColor BGR2YCrCb", ("u8c3",), lambda m, k: m.cvtColor(img[k], m.COLOR_BGR2YCrCb))

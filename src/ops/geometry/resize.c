@@ -519,10 +519,41 @@ RS_INLINE void hint_u8(const uint8_t *restrict row, int32_t *restrict h, const i
     }
 }
 
+/* hint_u8() of one channel and two taps: 4 outputs whose taps are neighbours as 16-bit loads of
+ * their byte pairs and one madd with the coefficient pairs (the coefficients fit 16 bits: they
+ * are sat_short's or at most 256), the same integer sums. */
+static void hint2_u8_c1(const uint8_t *restrict row, int32_t *restrict h,
+                        const int32_t *restrict xi, const int32_t *restrict xc, int64_t dw)
+{
+    int64_t x = 0;
+#if defined(__SSE2__)
+    const __m128i z = _mm_setzero_si128();
+    for (; x + 4 <= dw; x += 4) {
+        const int32_t *ix = xi + 2 * x;
+        if (ix[1] != ix[0] + 1 || ix[3] != ix[2] + 1 || ix[5] != ix[4] + 1 || ix[7] != ix[6] + 1) {
+            hint_u8(row, h + x, ix, xc + 2 * x, 4, 1, 2);
+            continue;
+        }
+        uint16_t q[4];
+        for (int k = 0; k < 4; k++)
+            memcpy(&q[k], row + ix[2 * k], 2);
+        const __m128i ab = _mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)q), z);
+        const __m128i c = _mm_packs_epi32(_mm_loadu_si128((const __m128i *)(xc + 2 * x)),
+                                          _mm_loadu_si128((const __m128i *)(xc + 2 * x + 4)));
+        _mm_storeu_si128((__m128i *)(h + x), _mm_madd_epi16(ab, c));
+    }
+#endif
+    hint_u8(row, h + x, xi + 2 * x, xc + 2 * x, dw - x, 1, 2);
+}
+
 static void hint_u8_row(const gip__resize_plan *p, const uint8_t *row, int32_t *h)
 {
     const int32_t *xi = p->xi, *xc = p->xci;
     const int64_t dw = p->dw;
+    if (p->kx == 2 && p->cn == 1) {
+        hint2_u8_c1(row, h, xi, xc, dw);
+        return;
+    }
 #define RS_HINT_K(K)                                                                               \
     switch (p->cn) {                                                                               \
     case 1:                                                                                        \
@@ -586,15 +617,26 @@ hcubic8_c3_avx2(const gip__resize_plan *p, const uint8_t *restrict row, int32_t 
 #endif
 
 #ifdef RS_HAVE_AVX2
-/* u8 cubic, one channel: groups of 8 output pixels, each half (4 pixels, 16 taps) within 16 bytes
- * of the row. For group g, gb[2 g + k] is the first byte of half k (gb[2 g] = -1: the group does
- * not qualify, or 16 bytes from a half's first would pass the row's end) and ctl[32 g ..] the
- * byte of each tap from its half's first (pixel k's taps at 4 k .. 4 k + 3). Built once a call,
- * as the taps are the same for every row. */
-static void hcubic8_c1_plan(const gip__resize_plan *p, uint8_t *ctl, int32_t *gb)
+/* u8 one-channel horizontal passes with 32 taps a group of output pixels (cubic: 8 pixels of
+ * 4 taps, linear: 16 of 2), each half of a group (16 taps) within 16 bytes of the row. For group
+ * g, gb[2 g + k] is the first byte of half k (gb[2 g] = -1: the group does not qualify, or 16
+ * bytes from a half's first would pass the row's end) and ctl[32 g ..] the byte of each tap from
+ * its half's first (pixel k's taps at kx k .. kx k + kx - 1). Built once a call, as the taps are
+ * the same for every row; NULLs without memory (the passes then go without). */
+static void h8_c1_plan(const gip__resize_plan *p, uint8_t **ctl_out, int32_t **gb_out)
 {
+    const int64_t groups = p->dw / (32 / p->kx);
+    uint8_t *ctl = malloc((size_t)groups * 32);
+    int32_t *gb = malloc(sizeof(int32_t) * 2 * (size_t)groups);
+    *ctl_out = NULL;
+    *gb_out = NULL;
+    if (!ctl || !gb) {
+        free(ctl);
+        free(gb);
+        return;
+    }
     const int32_t *xi = p->xi;
-    for (int64_t g = 0; g < p->dw / 8; g++) {
+    for (int64_t g = 0; g < groups; g++) {
         int ok = 1;
         for (int k = 0; k < 2; k++) {
             const int32_t *ix = xi + 32 * g + 16 * k;
@@ -611,6 +653,8 @@ static void hcubic8_c1_plan(const gip__resize_plan *p, uint8_t *ctl, int32_t *gb
         if (!ok)
             gb[2 * g] = -1;
     }
+    *ctl_out = ctl;
+    *gb_out = gb;
 }
 
 /* hcubic8_row()'s one-channel sums for the groups that qualify, 8 pixels a step: two 16-byte
@@ -665,6 +709,7 @@ static void hcubic8_row(const gip__resize_plan *p, const uint8_t *restrict row, 
             }
 #else
             (void)ctl;
+            (void)gb;
 #endif
             const int32_t *ix = xi + 4 * x;
             int adj = 1;
@@ -763,17 +808,25 @@ HFLT_T(f32, float)
 
 static void hflt_row(const gip__resize_plan *p, const uint8_t *row, float *h)
 {
+    /* the tap count a constant where every column has kx taps (2, 4, 8): loops unrolled */
+#define HFLT_K(NAME, CN)                                                                           \
+    if (!p->xn && p->kx == 2)                                                                      \
+        hflt_##NAME(row, h, p->xi, p->xcf, NULL, 2, p->dw, CN);                                    \
+    else if (!p->xn && p->kx == 4)                                                                 \
+        hflt_##NAME(row, h, p->xi, p->xcf, NULL, 4, p->dw, CN);                                    \
+    else if (!p->xn && p->kx == 8)                                                                 \
+        hflt_##NAME(row, h, p->xi, p->xcf, NULL, 8, p->dw, CN);                                    \
+    else                                                                                           \
+        hflt_##NAME(row, h, p->xi, p->xcf, p->xn, p->kx, p->dw, CN);                               \
+    return;
 #define HFLT_CN(NAME)                                                                              \
     switch (p->cn) {                                                                               \
     case 1:                                                                                        \
-        hflt_##NAME(row, h, p->xi, p->xcf, p->xn, p->kx, p->dw, 1);                                \
-        return;                                                                                    \
+        HFLT_K(NAME, 1)                                                                            \
     case 3:                                                                                        \
-        hflt_##NAME(row, h, p->xi, p->xcf, p->xn, p->kx, p->dw, 3);                                \
-        return;                                                                                    \
+        HFLT_K(NAME, 3)                                                                            \
     case 4:                                                                                        \
-        hflt_##NAME(row, h, p->xi, p->xcf, p->xn, p->kx, p->dw, 4);                                \
-        return;                                                                                    \
+        HFLT_K(NAME, 4)                                                                            \
     }
     if (p->dtype == GIP_U8) {
         HFLT_CN(u8)
@@ -783,6 +836,7 @@ static void hflt_row(const gip__resize_plan *p, const uint8_t *row, float *h)
         HFLT_CN(f32)
     }
 #undef HFLT_CN
+#undef HFLT_K
     for (int64_t x = 0; x < p->dw; x++)
         for (int32_t c = 0; c < p->cn; c++)
             h[x * p->cn + c] = gip__rs_hfloat(p, row, x, c);
@@ -911,30 +965,6 @@ __attribute__((target("avx2"))) static int64_t hlin8_c3_avx2(const gip__resize_p
 #endif
 
 #ifdef RS_HAVE_AVX2
-/* u8 linear, one channel: groups of 16 output pixels, each half (8 pixels, 16 taps) within 16
- * bytes of the row; gb and ctl as hcubic8_c1_plan()'s (pixel k's taps at 2 k, 2 k + 1). */
-static void hlin8_c1_plan(const gip__resize_plan *p, uint8_t *ctl, int32_t *gb)
-{
-    const int32_t *xi = p->xi;
-    for (int64_t g = 0; g < p->dw / 16; g++) {
-        int ok = 1;
-        for (int k = 0; k < 2; k++) {
-            const int32_t *ix = xi + 32 * g + 16 * k;
-            int32_t lo = ix[0], hi = ix[0];
-            for (int t = 0; t < 16; t++) {
-                lo = ix[t] < lo ? ix[t] : lo;
-                hi = ix[t] > hi ? ix[t] : hi;
-            }
-            ok &= hi - lo < 16 && (int64_t)lo + 16 <= p->sw;
-            gb[2 * g + k] = lo;
-            for (int t = 0; t < 16; t++)
-                ctl[32 * g + 16 * k + t] = (uint8_t)(ix[t] - lo);
-        }
-        if (!ok)
-            gb[2 * g] = -1;
-    }
-}
-
 /* hlin8_s16_row()'s one-channel values for the groups that qualify, 16 pixels a step: two
  * 16-byte reads, one byte shuffle for the 32 taps, two madds (the same integer sums and shift).
  * Returns the first pixel not done (x itself where its group does not qualify). */
@@ -991,6 +1021,7 @@ static void hlin8_s16_row(const gip__resize_plan *p, const uint8_t *restrict row
             }
 #else
             (void)ctl;
+            (void)gb;
 #endif
             const int32_t *ix = xi + 2 * x;
             if (ix[1] != ix[0] + 1 || ix[3] != ix[2] + 1 || ix[5] != ix[4] + 1 ||
@@ -1085,6 +1116,39 @@ static void vlin8_row(const int32_t *restrict r0, const int32_t *restrict r1, in
 {
     for (int64_t e = 0; e < width; e++)
         d[e] = (uint8_t)((((b0 * (r0[e] >> 4)) >> 16) + ((b1 * (r1[e] >> 4)) >> 16) + 2) >> 2);
+}
+
+/* u8 linear-exact's vertical pass (GIP__RS_FIX8 of gip__rs_vint: unsigned sums, no overflow for
+ * 8-bit rows of 8-bit weights). */
+static void vfix8_row(const int32_t *restrict r0, const int32_t *restrict r1, uint32_t b0,
+                      uint32_t b1, int64_t width, uint8_t *restrict d)
+{
+    for (int64_t e = 0; e < width; e++) {
+        const uint32_t v = ((uint32_t)r0[e] * b0 + (uint32_t)r1[e] * b1 + (1u << 15)) >> 16;
+        d[e] = (uint8_t)(v > 255 ? 255 : v);
+    }
+}
+
+/* u8 Lanczos's vertical pass (GIP__RS_SHIFT22 of gip__rs_vint: integer sums, any order), k
+ * rows. */
+static void vshift22_row(const int32_t *const *rows, const int32_t *yc, int32_t k, int64_t width,
+                         uint8_t *restrict d)
+{
+    int32_t acc[256];
+    for (int64_t e0 = 0; e0 < width; e0 += 256) {
+        const int64_t m = width - e0 < 256 ? width - e0 : 256;
+        for (int64_t e = 0; e < m; e++)
+            acc[e] = rows[0][e0 + e] * yc[0];
+        for (int32_t t = 1; t < k; t++) {
+            const int32_t *restrict r = rows[t] + e0, c = yc[t];
+            for (int64_t e = 0; e < m; e++)
+                acc[e] += r[e] * c;
+        }
+        for (int64_t e = 0; e < m; e++) {
+            const int32_t v = (acc[e] + (1 << 21)) >> 22;
+            d[e0 + e] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+        }
+    }
 }
 
 #ifdef RS_HAVE_AVX2
@@ -1213,35 +1277,13 @@ static int sep_rows(const resize_job *j, int64_t y0, int64_t y1)
     }
     uint8_t *lctl = NULL; /* u8 linear (16-bit), one channel, AVX2: the groups' tap bytes */
     int32_t *lgb = NULL;
-#ifdef RS_HAVE_AVX2
-    if (ct && p->cn == 1 && p->dw >= 16 && gip__simd_avx2_fma()) {
-        lctl = malloc((size_t)(p->dw / 16) * 32);
-        lgb = malloc(sizeof(int32_t) * 2 * (size_t)(p->dw / 16));
-        if (lctl && lgb) {
-            hlin8_c1_plan(p, lctl, lgb);
-        } else {
-            free(lctl);
-            free(lgb);
-            lctl = NULL;
-            lgb = NULL;
-        }
-    }
-#endif
     uint8_t *ctl = NULL; /* u8 cubic, one channel, AVX2: the groups' tap bytes */
     int32_t *gb = NULL;
 #ifdef RS_HAVE_AVX2
-    if (c16 && p->cn == 1 && p->dw >= 8 && gip__simd_avx2_fma()) {
-        ctl = malloc((size_t)(p->dw / 8) * 32);
-        gb = malloc(sizeof(int32_t) * 2 * (size_t)(p->dw / 8));
-        if (ctl && gb) {
-            hcubic8_c1_plan(p, ctl, gb);
-        } else {
-            free(ctl);
-            free(gb);
-            ctl = NULL;
-            gb = NULL;
-        }
-    }
+    if (ct && p->cn == 1 && p->dw >= 16 && gip__simd_avx2_fma())
+        h8_c1_plan(p, &lctl, &lgb);
+    if (c16 && p->cn == 1 && p->dw >= 8 && gip__simd_avx2_fma())
+        h8_c1_plan(p, &ctl, &gb);
 #endif
     const uint8_t *src = j->src->data;
     const int64_t ss = j->src->stride;
@@ -1278,6 +1320,11 @@ static int sep_rows(const resize_job *j, int64_t y0, int64_t y1)
             vlin8_s16_row(rp[0], rp[1], p->yci[y * p->ky], p->yci[y * p->ky + 1], width, d);
         else if (i32 && p->final == GIP__RS_LIN8)
             vlin8_row(rp[0], rp[1], p->yci[y * p->ky], p->yci[y * p->ky + 1], width, d);
+        else if (i32 && p->final == GIP__RS_SHIFT22 && n >= 1)
+            vshift22_row((const int32_t *const *)rp, p->yci + y * p->ky, n, width, d);
+        else if (i32 && p->final == GIP__RS_FIX8 && n == 2)
+            vfix8_row(rp[0], rp[1], (uint32_t)p->yci[y * p->ky], (uint32_t)p->yci[y * p->ky + 1],
+                      width, d);
         else if (i32 && p->final == GIP__RS_CUBIC8)
             vcubic8_row(p, y, (const int32_t *const *)rp, d);
         else {
@@ -1469,6 +1516,51 @@ static void area_fast_u8_rows(const resize_job *j, int64_t y0, int64_t y1)
     }
 }
 
+/* A nearest row: each output pixel a copy of PX bytes (a constant: moves, no byte loop). */
+#define RS_NN_ROW(PX)                                                                              \
+    static void nn_row_##PX(const uint8_t *restrict s, uint8_t *restrict d, const int32_t *xi,     \
+                            int64_t n)                                                             \
+    {                                                                                              \
+        for (int64_t x = 0; x < n; x++)                                                            \
+            memcpy(d + x * PX, s + (int64_t)xi[x] * PX, PX);                                       \
+    }
+RS_NN_ROW(1)
+RS_NN_ROW(2)
+RS_NN_ROW(3)
+RS_NN_ROW(4)
+RS_NN_ROW(6)
+RS_NN_ROW(8)
+RS_NN_ROW(12)
+RS_NN_ROW(16)
+
+/* Nearest rows: a row whose source row is the previous output row's is a copy of that row. */
+static void nearest_rows(const resize_job *j, int64_t y0, int64_t y1)
+{
+    const gip__resize_plan *p = j->p;
+    const size_t px = (size_t)p->cn * (p->dtype == GIP_U8 ? 1 : p->dtype == GIP_U16 ? 2 : 4);
+    const int32_t *xi = p->xi, *yi = p->yi;
+    const uint8_t *src = j->src->data;
+    const int64_t ss = j->src->stride, ds = j->dst->stride;
+    static void (*const rows[17])(const uint8_t *, uint8_t *, const int32_t *, int64_t) = {
+        [1] = nn_row_1, [2] = nn_row_2, [3] = nn_row_3,   [4] = nn_row_4,
+        [6] = nn_row_6, [8] = nn_row_8, [12] = nn_row_12, [16] = nn_row_16};
+    void (*const row)(const uint8_t *, uint8_t *, const int32_t *, int64_t) =
+        px <= 16 ? rows[px] : NULL;
+    for (int64_t y = y0; y < y1; y++) {
+        uint8_t *d = (uint8_t *)j->dst->data + y * ds;
+        if (y > y0 && yi[y] == yi[y - 1]) {
+            memcpy(d, d - ds, (size_t)p->dw * px);
+            continue;
+        }
+        const uint8_t *s = src + (int64_t)yi[y] * ss;
+        if (row)
+            row(s, d, xi, p->dw);
+        else
+            for (int64_t x = 0; x < p->dw; x++)
+                gip__rs_nearest(p, src, ss, d, y, x);
+    }
+}
+
 static void resize_rows(void *arg, int64_t y0, int64_t y1)
 {
     const resize_job *j = arg;
@@ -1479,9 +1571,8 @@ static void resize_rows(void *arg, int64_t y0, int64_t y1)
         uint8_t *d = (uint8_t *)j->dst->data + y * j->dst->stride;
         switch (p->kind) {
         case GIP__RS_NEAREST:
-            for (int64_t x = 0; x < p->dw; x++)
-                gip__rs_nearest(p, src, ss, d, y, x);
-            break;
+            nearest_rows(j, y, y1);
+            return;
         case GIP__RS_AREA_FAST:
             if (p->dtype == GIP_U8) {
                 area_fast_u8_rows(j, y, y + 1);

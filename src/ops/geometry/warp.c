@@ -132,6 +132,7 @@ gip_status gip__warp_setup(gip_context *ctx, gip__warp *w, const double *mat, in
 #define WARP_INLINE static inline __attribute__((always_inline))
 #define WARP_CHUNK 256 /* a multiple of 16: OpenCV's vector blocks do not straddle chunks */
 #define WARP_BAND 64
+#define WARP_512_REST 16 /* chunks without the AVX-512 window kernels after one that missed */
 #define WARP_STEEP 0.25f /* |dsy/dx| from which a warp goes in tiles (about 14 degrees) */
 
 typedef struct warp_job {
@@ -350,6 +351,112 @@ WARP_VLIN(f32, float, 1, warp_f32)
 WARP_VLIN(f32, float, 3, warp_f32)
 WARP_VLIN(f32, float, 4, warp_f32)
 
+/* Bicubic pixels [x0, x0 + n) of a row in passes that vectorise, WARP_CUB_STEP pixels a pass:
+ * the taps' place and the coefficients of every pixel (gip__wp_cubic_coeffs()' operations), the
+ * 16 taps gathered, gip__wp_cubic()'s sums in its order, the result blended into the row where
+ * the 4x4 window lies inside the image; the other pixels then through gip__warp_sample(). The
+ * sizes and strides of WARP_VLIN. */
+#define WARP_CUB_STEP 64
+/* tap j of row t of element e in warp_vcub_*()'s q (one channel: e is the pixel) */
+#define WARP_CUB_Q(t, j, CN)                                                                       \
+    (CN == 1 ? ((t)*WARP_CUB_STEP + e) * 4 + (j) : (4 * (t) + (j)) * WARP_CUB_STEP * CN + e)
+#define WARP_VCUB(NAME, T, CN, STORE)                                                              \
+    WARP_INLINE void warp_vcub_##NAME##_##CN(const gip__warp *w, const uint8_t *src, int64_t sst,  \
+                                             uint8_t *drow, int64_t x0, int64_t n,                 \
+                                             const float *sx, const float *sy)                     \
+    {                                                                                              \
+        const float lx = (float)(w->sw - 2), ly = (float)(w->sh - 2);                              \
+        const int32_t st = (int32_t)sst, ps = (int32_t)(CN * sizeof(T));                           \
+        const float A = -0.75f;                                                                    \
+        const T zw[4 * CN] = {0};                                                                  \
+        for (int64_t i0 = 0; i0 < n; i0 += WARP_CUB_STEP) {                                        \
+            const int64_t m = n - i0 < WARP_CUB_STEP ? n - i0 : WARP_CUB_STEP;                     \
+            const float *X = sx + i0, *Y = sy + i0;                                                \
+            int32_t off[WARP_CUB_STEP], in[WARP_CUB_STEP], ine[WARP_CUB_STEP * CN];                \
+            float cx[4][WARP_CUB_STEP * CN], cy[4][WARP_CUB_STEP * CN];                            \
+            /* the taps: one channel, a pixel's four of a row together (one move); more, each      \
+             * tap's channels in a plane of the tap (a vector of the sums reads each plane) */     \
+            T q[16 * WARP_CUB_STEP * CN];                                                          \
+            T r[WARP_CUB_STEP * CN];                                                               \
+            T *d = (T *)drow + (x0 + i0) * CN;                                                     \
+            int32_t nin = 0;                                                                       \
+            for (int64_t i = 0; i < m; i++) {                                                      \
+                const float fx = GIP__WP_FLOOR(X[i]), fy = GIP__WP_FLOOR(Y[i]);                    \
+                const int32_t k = fx >= 1.f && fy >= 1.f && fx < lx && fy < ly;                    \
+                in[i] = k;                                                                         \
+                nin += k;                                                                          \
+                off[i] = k ? ((int32_t)fy - 1) * st + ((int32_t)fx - 1) * ps : 0;                  \
+                float c[2][4];                                                                     \
+                for (int a = 0; a < 2; a++) {                                                      \
+                    const float x = GIP__WP_SUB(a ? Y[i] : X[i], a ? fy : fx);                     \
+                    const float x1 = GIP__WP_ADD(x, 1.f), y = GIP__WP_SUB(1.f, x);                 \
+                    c[a][0] = GIP__WP_SUB(                                                         \
+                        GIP__WP_MUL(                                                               \
+                            GIP__WP_ADD(GIP__WP_MUL(GIP__WP_SUB(GIP__WP_MUL(A, x1), 5 * A), x1),   \
+                                        8 * A),                                                    \
+                            x1),                                                                   \
+                        4 * A);                                                                    \
+                    c[a][1] = GIP__WP_ADD(                                                         \
+                        GIP__WP_MUL(GIP__WP_MUL(GIP__WP_SUB(GIP__WP_MUL(A + 2, x), A + 3), x), x), \
+                        1.f);                                                                      \
+                    c[a][2] = GIP__WP_ADD(                                                         \
+                        GIP__WP_MUL(GIP__WP_MUL(GIP__WP_SUB(GIP__WP_MUL(A + 2, y), A + 3), y), y), \
+                        1.f);                                                                      \
+                    c[a][3] =                                                                      \
+                        GIP__WP_SUB(GIP__WP_SUB(GIP__WP_SUB(1.f, c[a][0]), c[a][1]), c[a][2]);     \
+                }                                                                                  \
+                for (int c0 = 0; c0 < CN; c0++) {                                                  \
+                    for (int t = 0; t < 4; t++) {                                                  \
+                        cx[t][i * CN + c0] = c[0][t];                                              \
+                        cy[t][i * CN + c0] = c[1][t];                                              \
+                    }                                                                              \
+                    ine[i * CN + c0] = k;                                                          \
+                }                                                                                  \
+            }                                                                                      \
+            for (int64_t i = 0; i < m;                                                             \
+                 i++) { /* a pixel outside reads zeros (its result unused) */                      \
+                const uint8_t *a = in[i] ? src + off[i] : (const uint8_t *)zw;                     \
+                const int64_t as = in[i] ? st : 0;                                                 \
+                if (CN == 1)                                                                       \
+                    _Pragma("GCC unroll 4") for (int u = 0; u < 4; u++, a += as)                   \
+                        memcpy(q + (u * WARP_CUB_STEP + i) * 4, a, 4 * sizeof(T));                 \
+                else                                                                               \
+                    _Pragma("GCC unroll 4") for (int u = 0; u < 4; u++, a += as)                   \
+                        _Pragma("GCC unroll 4") for (int t = 0; t < 4; t++)                        \
+                            memcpy(q + (4 * u + t) * WARP_CUB_STEP * CN + i * CN, a + t * ps,      \
+                                   CN * sizeof(T));                                                \
+            }                                                                                      \
+            T *restrict o = nin == m ? d : r;                                                      \
+            for (int64_t e = 0; e < m * CN; e++) {                                                 \
+                float v = 0.f;                                                                     \
+                for (int t = 0; t < 4; t++) {                                                      \
+                    float h = GIP__WP_MUL(cx[0][e], (float)q[WARP_CUB_Q(t, 0, CN)]);               \
+                    h = GIP__WP_ADD(h, GIP__WP_MUL(cx[1][e], (float)q[WARP_CUB_Q(t, 1, CN)]));     \
+                    h = GIP__WP_ADD(h, GIP__WP_MUL(cx[2][e], (float)q[WARP_CUB_Q(t, 2, CN)]));     \
+                    h = GIP__WP_ADD(h, GIP__WP_MUL(cx[3][e], (float)q[WARP_CUB_Q(t, 3, CN)]));     \
+                    v = t ? GIP__WP_ADD(v, GIP__WP_MUL(cy[t][e], h)) : GIP__WP_MUL(cy[t][e], h);   \
+                }                                                                                  \
+                o[e] = STORE(v);                                                                   \
+            }                                                                                      \
+            if (nin == m)                                                                          \
+                continue;                                                                          \
+            for (int64_t e = 0; e < m * CN; e++)                                                   \
+                d[e] = ine[e] ? r[e] : d[e];                                                       \
+            for (int64_t i = 0; i < m; i++)                                                        \
+                if (!in[i])                                                                        \
+                    gip__warp_sample(w, src, sst, drow, x0 + i0 + i, X[i], Y[i]);                  \
+        }                                                                                          \
+    }
+WARP_VCUB(u8, uint8_t, 1, warp_u8)
+WARP_VCUB(u8, uint8_t, 3, warp_u8)
+WARP_VCUB(u8, uint8_t, 4, warp_u8)
+WARP_VCUB(u16, uint16_t, 1, warp_u16)
+WARP_VCUB(u16, uint16_t, 3, warp_u16)
+WARP_VCUB(u16, uint16_t, 4, warp_u16)
+WARP_VCUB(f32, float, 1, warp_f32)
+WARP_VCUB(f32, float, 3, warp_f32)
+WARP_VCUB(f32, float, 4, warp_f32)
+
 /* ---- u8 bilinear with AVX2 and FMA ----------------------------------------------------------
  * Eight pixels a step, in three passes over the chunk: the floor, the weights, the in-image test
  * and the byte offsets in vectors (the first taps of each step prefetched); the taps read as
@@ -535,24 +642,28 @@ WARP_AVX2 static void warp_avx2_u8_4(const gip__warp *w, const uint8_t *src, int
     warp_avx2_u8(w, src, sst, drow, x0, n, sx, sy, 4);
 }
 
-/* Nearest u8 pixels with AVX2: eight pixels a step, the rounding (half to even, as lrintf) and
- * the in-image test in vectors, the byte offsets stored, then the pixels copied; a step with a
- * pixel outside goes through warp_nn_*(). */
+/* Nearest pixels of PS bytes with AVX2: eight pixels a step, the rounding (half to even, as
+ * lrintf) and the in-image test in vectors, the byte offsets stored, then the pixels copied; a
+ * step with a pixel outside takes the border pixel bv (constant border) or goes through NN (the
+ * typed scalar kernel). Any dtype: a pixel is copied as bytes. */
+typedef void (*warp_row_fn)(const gip__warp *w, const uint8_t *src, int64_t sst, uint8_t *drow,
+                            int64_t x0, int64_t n, const float *sx, const float *sy);
+
 WARP_AVX2 static inline __attribute__((always_inline)) void
 warp_avx2_nn(const gip__warp *w, const uint8_t *src, int64_t sst, uint8_t *drow, int64_t x0,
-             int64_t n, const float *sx, const float *sy, const int cn)
+             int64_t n, const float *sx, const float *sy, const int ps, warp_row_fn nn)
 {
     const __m256 vsw = _mm256_set1_ps((float)w->sw), vsh = _mm256_set1_ps((float)w->sh);
     const __m256 zero = _mm256_setzero_ps();
-    const __m256i vst = _mm256_set1_epi32((int32_t)sst), vps = _mm256_set1_epi32(cn);
-    uint8_t *d = drow + x0 * cn;
+    const __m256i vst = _mm256_set1_epi32((int32_t)sst), vps = _mm256_set1_epi32(ps);
+    uint8_t *d = drow + x0 * ps;
     const int64_t nb = n / 8;
     int32_t off[WARP_CHUNK] __attribute__((aligned(32)));
     uint8_t inm[WARP_CHUNK / 8]; /* a step's pixels inside, a bit each */
     const int fill = w->border == GIP_BORDER_CONSTANT;
-    uint8_t bv[4] = {0, 0, 0, 0};
-    for (int c = 0; c < cn; c++)
-        bv[c] = warp_u8(w->bval[c]);
+    uint8_t bv[16] = {0};
+    for (int c = 0; c < w->cn; c++)
+        gip__wp_store(bv, c, w->dtype, w->bval[c]);
     for (int64_t b = 0; b < nb; b++) {
         const __m256 RX = _mm256_round_ps(_mm256_loadu_ps(sx + 8 * b),
                                           _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
@@ -569,55 +680,38 @@ warp_avx2_nn(const gip__warp *w, const uint8_t *src, int64_t sst, uint8_t *drow,
     for (int64_t b = 0; b < nb; b++) {
         const int64_t i = 8 * b;
         if (inm[b] != 0xff && fill) { /* outside pixels take the border value */
-            for (int k = 0; k < 8; k++) {
-                const uint8_t *p = inm[b] >> k & 1 ? src + off[i + k] : bv;
-                uint8_t *q = d + (i + k) * cn;
-                for (int c = 0; c < cn; c++)
-                    q[c] = p[c];
-            }
+            for (int k = 0; k < 8; k++)
+                memcpy(d + (i + k) * ps, inm[b] >> k & 1 ? src + off[i + k] : bv, ps);
             continue;
         }
         if (inm[b] != 0xff) {
-            if (cn == 1)
-                warp_nn_u8_1(w, src, sst, drow, x0 + i, 8, sx + i, sy + i);
-            else if (cn == 3)
-                warp_nn_u8_3(w, src, sst, drow, x0 + i, 8, sx + i, sy + i);
-            else
-                warp_nn_u8_4(w, src, sst, drow, x0 + i, 8, sx + i, sy + i);
+            nn(w, src, sst, drow, x0 + i, 8, sx + i, sy + i);
             continue;
         }
-        for (int k = 0; k < 8; k++) {
-            const uint8_t *p = src + off[i + k];
-            uint8_t *q = d + (i + k) * cn;
-            if (cn == 1)
-                q[0] = p[0];
-            else if (cn == 3)
-                q[0] = p[0], q[1] = p[1], q[2] = p[2];
-            else
-                memcpy(q, p, 4);
-        }
+        for (int k = 0; k < 8; k++)
+            memcpy(d + (i + k) * ps, src + off[i + k], ps);
     }
     const int64_t i = nb * 8;
-    if (i < n) {
-        if (cn == 1)
-            warp_nn_u8_1(w, src, sst, drow, x0 + i, n - i, sx + i, sy + i);
-        else if (cn == 3)
-            warp_nn_u8_3(w, src, sst, drow, x0 + i, n - i, sx + i, sy + i);
-        else
-            warp_nn_u8_4(w, src, sst, drow, x0 + i, n - i, sx + i, sy + i);
-    }
+    if (i < n)
+        nn(w, src, sst, drow, x0 + i, n - i, sx + i, sy + i);
 }
 
-#define WARP_NN_FN(CN)                                                                             \
-    WARP_AVX2 static void warp_avx2_nn_u8_##CN(const gip__warp *w, const uint8_t *src,             \
-                                               int64_t sst, uint8_t *drow, int64_t x0, int64_t n,  \
-                                               const float *sx, const float *sy)                   \
+#define WARP_NN_FN(NAME, CN, PS)                                                                   \
+    WARP_AVX2 static void warp_avx2_nn_##NAME##_##CN(const gip__warp *w, const uint8_t *src,       \
+                                                     int64_t sst, uint8_t *drow, int64_t x0,       \
+                                                     int64_t n, const float *sx, const float *sy)  \
     {                                                                                              \
-        warp_avx2_nn(w, src, sst, drow, x0, n, sx, sy, CN);                                        \
+        warp_avx2_nn(w, src, sst, drow, x0, n, sx, sy, PS, warp_nn_##NAME##_##CN);                 \
     }
-WARP_NN_FN(1)
-WARP_NN_FN(3)
-WARP_NN_FN(4)
+WARP_NN_FN(u8, 1, 1)
+WARP_NN_FN(u8, 3, 3)
+WARP_NN_FN(u8, 4, 4)
+WARP_NN_FN(u16, 1, 2)
+WARP_NN_FN(u16, 3, 6)
+WARP_NN_FN(u16, 4, 8)
+WARP_NN_FN(f32, 1, 4)
+WARP_NN_FN(f32, 3, 12)
+WARP_NN_FN(f32, 4, 16)
 
 /* ---- u8 bilinear with AVX-512 (VBMI): taps from row windows ---------------------------------
  * Sixteen pixels a step. Where the step's taps lie within 64 bytes of at most five consecutive
@@ -659,57 +753,76 @@ warp_512_pick(__m512i idx, __mmask16 odd, __mmask16 high, const __m512i *R, __m5
     *bot = _mm512_mask_blend_epi32(high, b12, b34);
 }
 
+/* The window WARP_PF_STEP pixels ahead of step i (rows rows from its first pixel's), into L1. */
 WARP_AVX512 static inline __attribute__((always_inline)) void
+warp_512_prefetch(const uint8_t *src, int64_t sst, const float *sx, const float *sy, int64_t i,
+                  int64_t n, float lx, float ly, int rows, int cn)
+{
+    if (i + 16 + WARP_PF_STEP > n)
+        return;
+    const float px = sx[i + WARP_PF_STEP], py = sy[i + WARP_PF_STEP];
+    if (px >= 0.f && py >= 0.f && px < lx && py < ly) {
+        const uint8_t *p = src + (int64_t)py * sst + (int64_t)px * cn;
+        for (int k = 0; k < rows; k++) {
+            __builtin_prefetch(p + k * sst);
+            __builtin_prefetch(p + k * sst + 63);
+        }
+    }
+}
+
+/* Whether the step's integer positions (IX, IY: FX, FY, each in [0, lx) and [0, ly)) fit a
+ * window: columns within lxmax pixels of the smallest (LX, from ixm), rows within 3 of the
+ * smallest (DY, from iym), and the 64-byte loads of rows iym .. iym + rows (held to the last
+ * row) inside the image, whose bytes from src are end. */
+WARP_AVX512 static inline __attribute__((always_inline)) int
+warp_512_window(const gip__warp *w, int64_t sst, int64_t end, __m512 FX, __m512 FY, __m512 lx,
+                __m512 ly, int32_t lxmax, int rows, int cn, int32_t *ixm, int32_t *iym, __m512i *LX,
+                __m512i *DY)
+{
+    const __m512 zero = _mm512_setzero_ps();
+    const __mmask16 in =
+        _mm512_cmp_ps_mask(FX, zero, _CMP_GE_OQ) & _mm512_cmp_ps_mask(FY, zero, _CMP_GE_OQ) &
+        _mm512_cmp_ps_mask(FX, lx, _CMP_LT_OQ) & _mm512_cmp_ps_mask(FY, ly, _CMP_LT_OQ);
+    if (in != 0xffff)
+        return 0;
+    const __m512i IX = _mm512_cvttps_epi32(FX), IY = _mm512_cvttps_epi32(FY);
+    const int32_t x0l = _mm_cvtsi128_si32(_mm512_castsi512_si128(IX)),
+                  y0l = _mm_cvtsi128_si32(_mm512_castsi512_si128(IY)),
+                  x1l = _mm_extract_epi32(_mm512_extracti32x4_epi32(IX, 3), 3),
+                  y1l = _mm_extract_epi32(_mm512_extracti32x4_epi32(IY, 3), 3);
+    *ixm = x0l < x1l ? x0l : x1l;
+    *iym = y0l < y1l ? y0l : y1l;
+    *LX = _mm512_sub_epi32(IX, _mm512_set1_epi32(*ixm));
+    *DY = _mm512_sub_epi32(IY, _mm512_set1_epi32(*iym));
+    const int64_t last = *iym + rows < w->sh ? *iym + rows : w->sh - 1;
+    return _mm512_cmple_epu32_mask(*LX, _mm512_set1_epi32(lxmax)) == 0xffff &&
+           _mm512_cmple_epu32_mask(*DY, _mm512_set1_epi32(3)) == 0xffff &&
+           last * sst + (int64_t)*ixm * cn + 64 <= end;
+}
+
+WARP_AVX512 static inline __attribute__((always_inline)) int
 warp_512_u8(const gip__warp *w, const uint8_t *src, int64_t sst, uint8_t *drow, int64_t x0,
-            int64_t n, const float *sx, const float *sy, const int cn)
+            int64_t n, const float *sx, const float *sy, const int cn, warp_row_fn avx2)
 {
     const __m512 vlx = _mm512_set1_ps((float)(w->sw - 1)), vly = _mm512_set1_ps((float)(w->sh - 1));
-    const __m512 zero = _mm512_setzero_ps();
     const int64_t end = (w->sh - 1) * sst + w->sw * cn; /* the image's bytes from src */
     const int32_t lxmax = cn == 1 ? 62 : 19;            /* the window holds the pair */
     const float vlxs = (float)(w->sw - 1), vlys = (float)(w->sh - 1);
     uint8_t *d = drow + x0 * cn;
     int64_t i = 0;
+    int miss = 0; /* steps that missed their window */
     for (; i + 16 <= n; i += 16) {
-        if (i + 16 + WARP_PF_STEP <= n) { /* the window WARP_PF_STEP pixels ahead, into L1 */
-            const float px = sx[i + WARP_PF_STEP], py = sy[i + WARP_PF_STEP];
-            if (px >= 0.f && py >= 0.f && px < vlxs && py < vlys) {
-                const uint8_t *p = src + (int64_t)py * sst + (int64_t)px * cn;
-                for (int k = 0; k < 5; k++) {
-                    __builtin_prefetch(p + k * sst);
-                    __builtin_prefetch(p + k * sst + 63);
-                }
-            }
-        }
+        warp_512_prefetch(src, sst, sx, sy, i, n, vlxs, vlys, 5, cn);
         const __m512 X = _mm512_loadu_ps(sx + i), Y = _mm512_loadu_ps(sy + i);
         const __m512 FX = _mm512_roundscale_ps(X, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
         const __m512 FY = _mm512_roundscale_ps(Y, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
-        const __mmask16 in =
-            _mm512_cmp_ps_mask(FX, zero, _CMP_GE_OQ) & _mm512_cmp_ps_mask(FY, zero, _CMP_GE_OQ) &
-            _mm512_cmp_ps_mask(FX, vlx, _CMP_LT_OQ) & _mm512_cmp_ps_mask(FY, vly, _CMP_LT_OQ);
-        int ok = in == 0xffff;
-        int32_t ixm = 0, iym = 0;
-        __m512i LX = _mm512_setzero_si512(), DY = LX;
-        if (ok) {
-            const __m512i IX = _mm512_cvttps_epi32(FX), IY = _mm512_cvttps_epi32(FY);
-            const int32_t x0l = _mm_cvtsi128_si32(_mm512_castsi512_si128(IX)),
-                          y0l = _mm_cvtsi128_si32(_mm512_castsi512_si128(IY)),
-                          x1l = _mm_extract_epi32(_mm512_extracti32x4_epi32(IX, 3), 3),
-                          y1l = _mm_extract_epi32(_mm512_extracti32x4_epi32(IY, 3), 3);
-            ixm = x0l < x1l ? x0l : x1l;
-            iym = y0l < y1l ? y0l : y1l;
-            LX = _mm512_sub_epi32(IX, _mm512_set1_epi32(ixm));
-            DY = _mm512_sub_epi32(IY, _mm512_set1_epi32(iym));
-            const int64_t last = iym + 4 < w->sh ? iym + 4 : w->sh - 1;
-            ok = _mm512_cmple_epu32_mask(LX, _mm512_set1_epi32(lxmax)) == 0xffff &&
-                 _mm512_cmple_epu32_mask(DY, _mm512_set1_epi32(3)) == 0xffff &&
-                 last * sst + (int64_t)ixm * cn + 64 <= end;
-        }
+        int32_t ixm, iym;
+        __m512i LX, DY;
+        const int ok =
+            warp_512_window(w, sst, end, FX, FY, vlx, vly, lxmax, 4, cn, &ixm, &iym, &LX, &DY);
         if (!ok) {
-            if (cn == 1)
-                warp_avx2_u8_1(w, src, sst, drow, x0 + i, 16, sx + i, sy + i);
-            else
-                warp_avx2_u8_3(w, src, sst, drow, x0 + i, 16, sx + i, sy + i);
+            miss++;
+            avx2(w, src, sst, drow, x0 + i, 16, sx + i, sy + i);
             continue;
         }
         __m512i R[5];
@@ -757,82 +870,38 @@ warp_512_u8(const gip__warp *w, const uint8_t *src, int64_t sst, uint8_t *drow, 
             20, 18, 17, 16, 14, 13, 12, 10, 9, 8, 6, 5, 4, 2, 1, 0);
         _mm512_mask_storeu_epi8(d + i * 3, 0xffffffffffffULL, _mm512_permutexvar_epi8(pk, o));
     }
-    if (i < n) {
-        if (cn == 1)
-            warp_avx2_u8_1(w, src, sst, drow, x0 + i, n - i, sx + i, sy + i);
-        else
-            warp_avx2_u8_3(w, src, sst, drow, x0 + i, n - i, sx + i, sy + i);
-    }
-}
-
-WARP_AVX512 static void warp_512_u8_1(const gip__warp *w, const uint8_t *src, int64_t sst,
-                                      uint8_t *drow, int64_t x0, int64_t n, const float *sx,
-                                      const float *sy)
-{
-    warp_512_u8(w, src, sst, drow, x0, n, sx, sy, 1);
-}
-WARP_AVX512 static void warp_512_u8_3(const gip__warp *w, const uint8_t *src, int64_t sst,
-                                      uint8_t *drow, int64_t x0, int64_t n, const float *sx,
-                                      const float *sy)
-{
-    warp_512_u8(w, src, sst, drow, x0, n, sx, sy, 3);
+    if (i < n)
+        avx2(w, src, sst, drow, x0 + i, n - i, sx + i, sy + i);
+    return miss;
 }
 
 /* Nearest u8 pixels with AVX-512 (VBMI): sixteen a step, each picked from 64-byte windows of at
  * most four consecutive rows as warp_512_u8() picks its taps; other steps and the tail go
  * through warp_avx2_nn(). */
-WARP_AVX512 static inline __attribute__((always_inline)) void
-warp_512_nn(const gip__warp *w, const uint8_t *src, int64_t sst, uint8_t *drow, int64_t x0,
-            int64_t n, const float *sx, const float *sy, const int cn)
+WARP_AVX512 static inline __attribute__((always_inline)) int
+warp_512_nn_u8(const gip__warp *w, const uint8_t *src, int64_t sst, uint8_t *drow, int64_t x0,
+               int64_t n, const float *sx, const float *sy, const int cn, warp_row_fn avx2)
 {
     const __m512 vsw = _mm512_set1_ps((float)w->sw), vsh = _mm512_set1_ps((float)w->sh);
-    const __m512 zero = _mm512_setzero_ps();
     const int64_t end = (w->sh - 1) * sst + w->sw * cn; /* the image's bytes from src */
     const int32_t lxmax = cn == 1 ? 63 : 20;            /* the window holds the pixel */
     const float lxs = (float)w->sw, lys = (float)w->sh;
     uint8_t *d = drow + x0 * cn;
     int64_t i = 0;
+    int miss = 0; /* steps that missed their window */
     for (; i + 16 <= n; i += 16) {
-        if (i + 16 + WARP_PF_STEP <= n) { /* the window WARP_PF_STEP pixels ahead, into L1 */
-            const float px = sx[i + WARP_PF_STEP], py = sy[i + WARP_PF_STEP];
-            if (px >= 0.f && py >= 0.f && px < lxs && py < lys) {
-                const uint8_t *p = src + (int64_t)py * sst + (int64_t)px * cn;
-                for (int k = 0; k < 4; k++) {
-                    __builtin_prefetch(p + k * sst);
-                    __builtin_prefetch(p + k * sst + 63);
-                }
-            }
-        }
+        warp_512_prefetch(src, sst, sx, sy, i, n, lxs, lys, 4, cn);
         const __m512 RX = _mm512_roundscale_ps(_mm512_loadu_ps(sx + i),
                                                _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
         const __m512 RY = _mm512_roundscale_ps(_mm512_loadu_ps(sy + i),
                                                _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-        const __mmask16 in =
-            _mm512_cmp_ps_mask(RX, zero, _CMP_GE_OQ) & _mm512_cmp_ps_mask(RY, zero, _CMP_GE_OQ) &
-            _mm512_cmp_ps_mask(RX, vsw, _CMP_LT_OQ) & _mm512_cmp_ps_mask(RY, vsh, _CMP_LT_OQ);
-        int ok = in == 0xffff;
-        int32_t ixm = 0, iym = 0;
-        __m512i LX = _mm512_setzero_si512(), DY = LX;
-        if (ok) {
-            const __m512i IX = _mm512_cvttps_epi32(RX), IY = _mm512_cvttps_epi32(RY);
-            const int32_t x0l = _mm_cvtsi128_si32(_mm512_castsi512_si128(IX)),
-                          y0l = _mm_cvtsi128_si32(_mm512_castsi512_si128(IY)),
-                          x1l = _mm_extract_epi32(_mm512_extracti32x4_epi32(IX, 3), 3),
-                          y1l = _mm_extract_epi32(_mm512_extracti32x4_epi32(IY, 3), 3);
-            ixm = x0l < x1l ? x0l : x1l;
-            iym = y0l < y1l ? y0l : y1l;
-            LX = _mm512_sub_epi32(IX, _mm512_set1_epi32(ixm));
-            DY = _mm512_sub_epi32(IY, _mm512_set1_epi32(iym));
-            const int64_t last = iym + 3 < w->sh ? iym + 3 : w->sh - 1;
-            ok = _mm512_cmple_epu32_mask(LX, _mm512_set1_epi32(lxmax)) == 0xffff &&
-                 _mm512_cmple_epu32_mask(DY, _mm512_set1_epi32(3)) == 0xffff &&
-                 last * sst + (int64_t)ixm * cn + 64 <= end;
-        }
+        int32_t ixm, iym;
+        __m512i LX, DY;
+        const int ok =
+            warp_512_window(w, sst, end, RX, RY, vsw, vsh, lxmax, 3, cn, &ixm, &iym, &LX, &DY);
         if (!ok) {
-            if (cn == 1)
-                warp_avx2_nn_u8_1(w, src, sst, drow, x0 + i, 16, sx + i, sy + i);
-            else
-                warp_avx2_nn_u8_3(w, src, sst, drow, x0 + i, 16, sx + i, sy + i);
+            miss++;
+            avx2(w, src, sst, drow, x0 + i, 16, sx + i, sy + i);
             continue;
         }
         __m512i R[4];
@@ -863,52 +932,55 @@ warp_512_nn(const gip__warp *w, const uint8_t *src, int64_t sst, uint8_t *drow, 
             20, 18, 17, 16, 14, 13, 12, 10, 9, 8, 6, 5, 4, 2, 1, 0);
         _mm512_mask_storeu_epi8(d + i * 3, 0xffffffffffffULL, _mm512_permutexvar_epi8(pk, px));
     }
-    if (i < n) {
-        if (cn == 1)
-            warp_avx2_nn_u8_1(w, src, sst, drow, x0 + i, n - i, sx + i, sy + i);
-        else
-            warp_avx2_nn_u8_3(w, src, sst, drow, x0 + i, n - i, sx + i, sy + i);
-    }
+    if (i < n)
+        avx2(w, src, sst, drow, x0 + i, n - i, sx + i, sy + i);
+    return miss;
 }
 
-WARP_AVX512 static void warp_512_nn_u8_1(const gip__warp *w, const uint8_t *src, int64_t sst,
-                                         uint8_t *drow, int64_t x0, int64_t n, const float *sx,
-                                         const float *sy)
-{
-    warp_512_nn(w, src, sst, drow, x0, n, sx, sy, 1);
-}
-WARP_AVX512 static void warp_512_nn_u8_3(const gip__warp *w, const uint8_t *src, int64_t sst,
-                                         uint8_t *drow, int64_t x0, int64_t n, const float *sx,
-                                         const float *sy)
-{
-    warp_512_nn(w, src, sst, drow, x0, n, sx, sy, 3);
-}
+/* The kernels for 1 and 3 channels, steps that miss their window going through the AVX2 ones. */
+#define WARP_512_FN(KIND, CN)                                                                      \
+    WARP_AVX512 static int warp_512_##KIND##_##CN(const gip__warp *w, const uint8_t *src,          \
+                                                  int64_t sst, uint8_t *drow, int64_t x0,          \
+                                                  int64_t n, const float *sx, const float *sy)     \
+    {                                                                                              \
+        return warp_512_##KIND(w, src, sst, drow, x0, n, sx, sy, CN, warp_avx2_##KIND##_##CN);     \
+    }
+WARP_512_FN(u8, 1)
+WARP_512_FN(u8, 3)
+WARP_512_FN(nn_u8, 1)
+WARP_512_FN(nn_u8, 3)
 #endif
 
 #ifdef WARP_HAVE_AVX2
 #define WARP_AVX2_CASE(NAME, CN) warp_avx2_case_##NAME(CN)
 #define warp_avx2_case_u8(CN)                                                                      \
     (w->interp == GIP_INTER_NEAREST && vec && j->avx2                                              \
-         ? ((CN != 4 && j->avx512 ? WARP_512_NN(CN)                                                \
-                                  : warp_avx2_nn_u8_##CN(w, src, sst, d, x0, n, sx, sy)),          \
+         ? ((CN != 4 && use512 ? WARP_512_NN(CN)                                                   \
+                               : warp_avx2_nn_u8_##CN(w, src, sst, d, x0, n, sx, sy)),             \
             1)                                                                                     \
          : w->interp == GIP_INTER_LINEAR && vec && j->avx2 &&                                      \
-               ((CN != 4 && j->avx512 ? WARP_512_U8(CN)                                            \
-                                      : warp_avx2_u8_##CN(w, src, sst, d, x0, n, sx, sy)),         \
+               ((CN != 4 && use512 ? WARP_512_U8(CN)                                               \
+                                   : warp_avx2_u8_##CN(w, src, sst, d, x0, n, sx, sy)),            \
                 1))
 #define WARP_512_U8(CN) WARP_512_U8_##CN
 #define WARP_512_NN(CN) WARP_512_NN_##CN
-#define WARP_512_NN_1 warp_512_nn_u8_1(w, src, sst, d, x0, n, sx, sy)
-#define WARP_512_NN_3 warp_512_nn_u8_3(w, src, sst, d, x0, n, sx, sy)
+#define WARP_512_NN_1 (void)(miss512 = warp_512_nn_u8_1(w, src, sst, d, x0, n, sx, sy))
+#define WARP_512_NN_3 (void)(miss512 = warp_512_nn_u8_3(w, src, sst, d, x0, n, sx, sy))
 #define WARP_512_NN_4 (void)0
-#define WARP_512_U8_1 warp_512_u8_1(w, src, sst, d, x0, n, sx, sy)
-#define WARP_512_U8_3 warp_512_u8_3(w, src, sst, d, x0, n, sx, sy)
+#define WARP_512_U8_1 (void)(miss512 = warp_512_u8_1(w, src, sst, d, x0, n, sx, sy))
+#define WARP_512_U8_3 (void)(miss512 = warp_512_u8_3(w, src, sst, d, x0, n, sx, sy))
 #define WARP_512_U8_4 (void)0
 #else
 #define WARP_AVX2_CASE(NAME, CN) 0
 #endif
-#define warp_avx2_case_u16(CN) 0
-#define warp_avx2_case_f32(CN) 0
+#ifdef WARP_HAVE_AVX2
+#define warp_avx2_case_u16(CN)                                                                     \
+    (w->interp == GIP_INTER_NEAREST && vec && j->avx2 &&                                           \
+     (warp_avx2_nn_u16_##CN(w, src, sst, d, x0, n, sx, sy), 1))
+#define warp_avx2_case_f32(CN)                                                                     \
+    (w->interp == GIP_INTER_NEAREST && vec && j->avx2 &&                                           \
+     (warp_avx2_nn_f32_##CN(w, src, sst, d, x0, n, sx, sy), 1))
+#endif
 
 /* Rows of a tile ahead of the one sampled: the source lines that their pixels' taps read,
  * fetched into the cache (one pixel in 8), as the hardware's prefetchers do not follow a rotated
@@ -955,13 +1027,19 @@ WARP_CLONES static void warp_rows(void *arg, int64_t y0, int64_t y1)
     const gip__warp *w = j->w;
     const uint8_t *src = j->src->data;
     const int64_t sst = j->src->stride, dw = j->dst->width;
-    const int typed = (w->interp == GIP_INTER_LINEAR || w->interp == GIP_INTER_NEAREST) &&
+    const int typed = (w->interp == GIP_INTER_LINEAR || w->interp == GIP_INTER_NEAREST ||
+                       w->interp == GIP_INTER_CUBIC) &&
                       (w->cn == 1 || w->cn == 3 || w->cn == 4) &&
                       (w->dtype == GIP_U8 || w->dtype == GIP_U16 || w->dtype == GIP_F32);
     const int vec = w->sw >= 2 && w->sh >= 2 && w->sw <= (1 << 24) && w->sh <= (1 << 24) &&
                     sst > 0 && sst <= INT32_MAX / w->sh;
     float bx[WARP_CHUNK], by[WARP_CHUNK];
     const float *sx = bx, *sy = by;
+    /* The AVX-512 window kernels pay only where most steps fit their window (a rotated warp's
+     * steps cross more rows than it holds, and each step that misses runs the AVX2 kernel
+     * alone): after a chunk with more than a quarter of its steps missed, the next
+     * WARP_512_REST chunks go straight to the AVX2 kernels, then the window kernels try again. */
+    int64_t rest512 = 0;
     /* Whole rows, one after the other, for remap (its maps stream in) and for warps whose rows
      * cross few source rows (a row's source lines stay in L2 for the next one, and the kernels
      * prefetch into L1 along the row); steeper warps in bands of WARP_BAND rows, a band in
@@ -986,6 +1064,10 @@ WARP_CLONES static void warp_rows(void *arg, int64_t y0, int64_t y1)
                         warp_prefetch(j, y + k, x0, n);
                 if (y + WARP_PF_ROWS < pend)
                     warp_prefetch(j, y + WARP_PF_ROWS, x0, n);
+                const int use512 = j->avx512 && rest512 == 0;
+                int miss512 = 0;
+                if (rest512 > 0)
+                    rest512--;
                 if (!typed) {
                     for (int64_t i = 0; i < n; i++)
                         gip__warp_sample(w, src, sst, d, x0 + i, sx[i], sy[i]);
@@ -995,6 +1077,14 @@ WARP_CLONES static void warp_rows(void *arg, int64_t y0, int64_t y1)
     case CN:                                                                                       \
         if (WARP_AVX2_CASE(NAME, CN))                                                              \
             break;                                                                                 \
+        if (w->interp == GIP_INTER_CUBIC) {                                                        \
+            if (vec)                                                                               \
+                warp_vcub_##NAME##_##CN(w, src, sst, d, x0, n, sx, sy);                            \
+            else                                                                                   \
+                for (int64_t i = 0; i < n; i++)                                                    \
+                    gip__warp_sample(w, src, sst, d, x0 + i, sx[i], sy[i]);                        \
+            break;                                                                                 \
+        }                                                                                          \
         if (w->interp == GIP_INTER_LINEAR && vec)                                                  \
             warp_vlin_##NAME##_##CN(w, src, sst, d, x0, n, sx, sy);                                \
         else if (w->interp == GIP_INTER_LINEAR)                                                    \
@@ -1016,6 +1106,8 @@ WARP_CLONES static void warp_rows(void *arg, int64_t y0, int64_t y1)
                     }
                 }
 #undef WARP_CASE
+                if (use512 && miss512 * 4 > n / 16)
+                    rest512 = WARP_512_REST;
             }
 }
 

@@ -73,6 +73,28 @@ GIP__WP_HD void gip__lz_split(int64_t X, int64_t Y, int32_t *ix, int32_t *iy, in
     *f = (int32_t)((Y & 31) * 32 + (X & 31));
 }
 
+/* A perspective warp's terms at a block's origin (ox, dy): OpenCV's X0, Y0, W0 in double. */
+GIP__WP_HD void gip__lz_persp_origin(const double *m, double ox, double dy, double *X0, double *Y0,
+                                     double *W0)
+{
+    *X0 = GIP__LZ_DADD(GIP__LZ_DADD(GIP__LZ_DMUL(m[0], ox), GIP__LZ_DMUL(m[1], dy)), m[2]);
+    *Y0 = GIP__LZ_DADD(GIP__LZ_DADD(GIP__LZ_DMUL(m[3], ox), GIP__LZ_DMUL(m[4], dy)), m[5]);
+    *W0 = GIP__LZ_DADD(GIP__LZ_DADD(GIP__LZ_DMUL(m[6], ox), GIP__LZ_DMUL(m[7], dy)), m[8]);
+}
+
+/* The position of column x1 of a perspective block from its origin's terms. */
+GIP__WP_HD void gip__lz_persp_pos(const double *m, double X0, double Y0, double W0, double x1,
+                                  int32_t *ix, int32_t *iy, int32_t *f)
+{
+    double W = GIP__LZ_DADD(W0, GIP__LZ_DMUL(m[6], x1));
+    W = W != 0 ? 32.0 / W : 0;
+    double fX = GIP__LZ_DMUL(GIP__LZ_DADD(X0, GIP__LZ_DMUL(m[0], x1)), W);
+    double fY = GIP__LZ_DMUL(GIP__LZ_DADD(Y0, GIP__LZ_DMUL(m[3], x1)), W);
+    fX = fX < -2147483648.0 ? -2147483648.0 : fX > 2147483647.0 ? 2147483647.0 : fX;
+    fY = fY < -2147483648.0 ? -2147483648.0 : fY > 2147483647.0 ? 2147483647.0 : fY;
+    gip__lz_split(gip__lz_round(fX), gip__lz_round(fY), ix, iy, f);
+}
+
 /* The fixed-point position of output pixel (x, y) of a dw-wide warp (OpenCV's WarpAffineInvoker
  * and WarpPerspectiveInvoker). */
 GIP__WP_HD void gip__lz_pos_warp(const gip__warp *w, int64_t dw, int64_t dh, int64_t x, int64_t y,
@@ -94,20 +116,9 @@ GIP__WP_HD void gip__lz_pos_warp(const gip__warp *w, int64_t dw, int64_t dh, int
     const int64_t bh0 = dh < 16 ? dh : 16;
     const int64_t bw0 = 1024 / bh0 < dw ? 1024 / bh0 : dw;
     const int64_t bx = x / bw0 * bw0;
-    const double ox = (double)bx, x1 = (double)(x - bx);
-    const double X0 =
-        GIP__LZ_DADD(GIP__LZ_DADD(GIP__LZ_DMUL(m[0], ox), GIP__LZ_DMUL(m[1], dy)), m[2]);
-    const double Y0 =
-        GIP__LZ_DADD(GIP__LZ_DADD(GIP__LZ_DMUL(m[3], ox), GIP__LZ_DMUL(m[4], dy)), m[5]);
-    const double W0 =
-        GIP__LZ_DADD(GIP__LZ_DADD(GIP__LZ_DMUL(m[6], ox), GIP__LZ_DMUL(m[7], dy)), m[8]);
-    double W = GIP__LZ_DADD(W0, GIP__LZ_DMUL(m[6], x1));
-    W = W != 0 ? 32.0 / W : 0;
-    double fX = GIP__LZ_DMUL(GIP__LZ_DADD(X0, GIP__LZ_DMUL(m[0], x1)), W);
-    double fY = GIP__LZ_DMUL(GIP__LZ_DADD(Y0, GIP__LZ_DMUL(m[3], x1)), W);
-    fX = fX < -2147483648.0 ? -2147483648.0 : fX > 2147483647.0 ? 2147483647.0 : fX;
-    fY = fY < -2147483648.0 ? -2147483648.0 : fY > 2147483647.0 ? 2147483647.0 : fY;
-    gip__lz_split(gip__lz_round(fX), gip__lz_round(fY), ix, iy, f);
+    double X0, Y0, W0;
+    gip__lz_persp_origin(m, (double)bx, dy, &X0, &Y0, &W0);
+    gip__lz_persp_pos(m, X0, Y0, W0, (double)(x - bx), ix, iy, f);
 }
 
 /* Output pixel x of row drow from the window at (ix, iy) with fraction index f (OpenCV's
