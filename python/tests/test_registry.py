@@ -470,7 +470,8 @@ def test_pipeline_step_pickles():
 @pytest.mark.parametrize("desc", OPS, ids=NAMES)
 def test_dask_apply(desc):
     """Chunks overlap by the operation's halo: the result equals the whole-image one (chunks
-    smaller than the halo merged); whole-image operations are refused unless single_chunk."""
+    smaller than the halo merged); size-changing operations with row bands run by output row
+    chunks; other whole-image operations are refused unless single_chunk."""
     da = pytest.importorskip("dask.array")
     gd = pytest.importorskip("gip.dask")
     name = desc["name"]
@@ -484,7 +485,12 @@ def test_dask_apply(desc):
             gd.apply(name, d, device="cpu", **params)
         return
     want = gip.apply(name, a, device="cpu", **params)
-    if desc["whole"]:
+    if desc["whole"] and desc["banded"]:
+        banded = gd.apply(name, d, device="cpu", **params)
+        assert len(banded.chunks[0]) > 1 or want.shape[0] == 1  # cut by output rows
+        same(banded.compute(scheduler="sync"), want, dt, "gip.dask %s by row bands" % name)
+        got = gd.apply(name, d, device="cpu", single_chunk=True, **params)
+    elif desc["whole"]:
         with pytest.raises(ValueError, match="reads the whole image"):
             gd.apply(name, d, device="cpu", **params)
         got = gd.apply(name, d, device="cpu", single_chunk=True, **params)
