@@ -27,7 +27,7 @@ deps:
 # Python packages used by the benchmark peers and the Python tests.
 pydeps:
 	@$(PYTHON) -c "import numpy, cv2, pytest, dask.array, distributed" 2>/dev/null || \
-	  $(PYTHON) -m pip install -q "numpy>=1.24" opencv-python-headless pytest "dask[array]" distributed
+	  $(PYTHON) -m pip install -q "numpy>=1.24" opencv-python-headless pytest "dask[array]" "distributed>=2024.1"
 
 # NVJPEG_ROOT: where nvJPEG is when the CUDA toolkit lacks it (scripts/nvjpeg-root.sh installs the
 # nvidia-nvjpeg wheel then); empty otherwise.

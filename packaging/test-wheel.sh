@@ -42,7 +42,7 @@ end=$(date +%s.%N)
 echo "installed in $(echo "$end - $start" | bc) s"
 # The suite's own requirements (the test and dask extras), not timed.
 "$venv_py" -m pip install -q --disable-pip-version-check pytest opencv-python-headless \
-    "dask[array]" distributed
+    "dask[array]" "distributed>=2024.1"
 
 cd "$work"
 "$venv_py" - "$src" <<'PY'
