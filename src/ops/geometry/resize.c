@@ -1601,6 +1601,27 @@ static void resize_rows_sep(void *arg, int64_t y0, int64_t y1)
         resize_rows(arg, y0, y1); /* no memory for the row cache: element by element */
 }
 
+/* Runs a built plan (its tables in `block`) over dst's rows, on the device or the CPU. */
+static gip_status run_plan(gip_context *ctx, const gip_image *src, gip_image *dst,
+                           const gip__resize_plan *plan, const void *block, size_t bytes,
+                           bool on_device, const char *op)
+{
+    (void)op; /* named in the message of a build without CUDA */
+    if (on_device) {
+#ifdef GIP_HAVE_CUDA
+        return gip__resize_cuda(ctx, src, dst, plan, block, bytes);
+#else
+        (void)block;
+        (void)bytes;
+        return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
+#endif
+    }
+    resize_job j = {plan, src, dst};
+    gip__parallel_for(ctx, dst->height, 4,
+                      plan->kind == GIP__RS_SEP ? resize_rows_sep : resize_rows, &j);
+    return GIP_OK;
+}
+
 /* Checks and runs: inv_x, inv_y are OpenCV's inv_scale_x/y. */
 gip_status gip__resize_run(gip_context *ctx, const gip_image *src, gip_image *dst, int32_t interp,
                            int32_t antialias, double inv_x, double inv_y)
@@ -1635,17 +1656,7 @@ gip_status gip__resize_run(gip_context *ctx, const gip_image *src, gip_image *ds
                                      src->channels, src->dtype, dst->width, dst->height, inv_x,
                                      inv_y, interp, antialias)))
         return st;
-    if (on_device) {
-#ifdef GIP_HAVE_CUDA
-        st = gip__resize_cuda(ctx, src, dst, &plan, block, bytes);
-#else
-        st = gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
-#endif
-    } else {
-        resize_job j = {&plan, src, dst};
-        gip__parallel_for(ctx, dst->height, 4,
-                          plan.kind == GIP__RS_SEP ? resize_rows_sep : resize_rows, &j);
-    }
+    st = run_plan(ctx, src, dst, &plan, block, bytes, on_device, op);
     free(block);
     return st;
 }
@@ -1751,16 +1762,7 @@ gip_status gip__resize_run_band(gip_context *ctx, const gip_image *src, int64_t 
     }
     bp.sh = src->height;
     bp.dh = n;
-    if (on_device) {
-#ifdef GIP_HAVE_CUDA
-        st = gip__resize_cuda(ctx, src, dst, &bp, nb, bytes);
-#else
-        st = gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
-#endif
-    } else {
-        resize_job j = {&bp, src, dst};
-        gip__parallel_for(ctx, n, 4, bp.kind == GIP__RS_SEP ? resize_rows_sep : resize_rows, &j);
-    }
+    st = run_plan(ctx, src, dst, &bp, nb, bytes, on_device, op);
 out:
     free(nb);
     free(block);
