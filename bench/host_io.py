@@ -36,7 +36,7 @@ except ImportError:  # the cv2 column is left empty
 ROWS = {
     "gaussian15": ("u8c3", lambda s, dev, d=None: gip.gaussian_blur(s, (15, 15), 0, d, device=dev),
                    lambda s: cv2.GaussianBlur(s, (15, 15), 0)),
-    "invert": ("u8c3", lambda s, dev, d=None: gip.bitwise_not(s, d, device=dev),
+    "invert": ("u8c3", lambda s, dev, d=None: gip.invert(s, dst=d, device=dev),
                lambda s: cv2.bitwise_not(s)),
     "box3_f32": ("f32c1", lambda s, dev, d=None: gip.blur(s, (3, 3), d, device=dev),
                  lambda s: cv2.blur(s, (3, 3))),

@@ -5,8 +5,8 @@ A host array on a GPU run crosses the bus twice. For each registered operation (
 parameters, dtype and channels) the first call on a host array of at least _MIN_BYTES measures
 the CPU's rate on it (seconds per input byte, gip's CPU backend, best of two runs of a band of
 rows or, where the operation changes the size, of the whole image); the bus is measured once per
-process (the transfer engine's time for a host-in/host-out pass of an 8 MB image, whose kernel
-costs next to nothing). A call then goes to the GPU when (bytes in + bytes out) over the bus rate,
+process (the transfer engine's time for host-in/host-out inverts of 1 MB and 32 MB, whose kernel
+costs next to nothing: a fixed cost and a rate). A call then goes to the GPU when (bytes in + bytes out) over the bus rate,
 plus the fixed cost of a GPU call, is below the CPU's estimate. gip.explain() shows the decision;
 GIP_EXPLAIN=1 prints each new one on stderr."""
 import os as _os
@@ -20,7 +20,7 @@ from . import _gip
 from ._core import Device, _auto_target, _local
 
 _MIN_BYTES = 64 << 10  # below this a host array stays on the CPU: the GPU's fixed cost dominates
-_GPU_FIXED_S = 40e-6   # launch, events and synchronisation of one GPU call from Python
+_GPU_FIXED_S = 10e-6   # what Python adds to a GPU call (the engine's own fixed cost is measured)
 _SAMPLE_BYTES = 4 << 20
 _lock = _threading.Lock()
 _bus = {}    # device index -> seconds per byte moved (in + out)
@@ -54,18 +54,25 @@ def _time_best(fn, runs=2):
     return best
 
 
-def _bus_rate(index):
-    rate = _bus.get(index)
-    if rate is None:
+def _bus_model(index):
+    """(fixed seconds, seconds per byte moved) of a host-in/host-out GPU call through the transfer
+    engine, fitted to an invert of 1 MB and of 32 MB (its kernel costs next to nothing)."""
+    model = _bus.get(index)
+    if model is None:
+        from ._core import _alloc
         from ._registry import _args
         ctx = Device(index).context
-        a = _np.zeros((2048, 4096), _np.uint8)
-        out = _np.empty_like(a)
         args = _args("invert", {})
-        _gip.op_apply(ctx, args, a, out)  # the engine's streams and buffers, made once
-        rate = _time_best(lambda: _gip.op_apply(ctx, args, a, out), 3) / (2.0 * a.nbytes)
-        _bus[index] = rate
-    return rate
+        t = []
+        for shape in ((1024, 1024), (4096, 8192)):
+            a = _np.zeros(shape, _np.uint8)
+            out = _alloc(ctx, a, shape, _np.uint8, None, None)  # as a call's output is made
+            _gip.op_apply(ctx, args, a, out)  # the engine's streams and buffers, made once
+            t.append((_time_best(lambda: _gip.op_apply(ctx, args, a, out), 3), 2.0 * a.nbytes))
+        per_byte = max((t[1][0] - t[0][0]) / (t[1][1] - t[0][1]), 1e-12)
+        model = (max(t[0][0] - per_byte * t[0][1], 0.0), per_byte)
+        _bus[index] = model
+    return model
 
 
 def _key(name, params, arr):
@@ -122,21 +129,21 @@ def decide(name, args, params, inputs, result, extra_inputs=None):
     key = _key(name, params, src)
     with _lock:
         try:
-            bus = _bus_rate(target[1])
+            fixed, bus = _bus_model(target[1])
             cpu = _cpu_rate(key, args, [src] + list(extra_inputs or []), result)
         except Exception as e:  # an operation the CPU cannot run here: the GPU
             why.update(device="cuda:%d" % target[1], reason="the CPU could not be measured (%s)"
                        % e)
             return Device(target[1]), why
     t_cpu = cpu * src.nbytes
-    t_gpu = bus * (in_bytes + out_bytes) + _GPU_FIXED_S
+    t_gpu = bus * (in_bytes + out_bytes) + fixed + _GPU_FIXED_S
     gpu = t_gpu < t_cpu
     why.update(device="cuda:%d" % target[1] if gpu else "cpu", cpu_estimate_s=t_cpu,
                gpu_estimate_s=t_gpu, bus_bytes_per_s=1.0 / bus, cpu_bytes_per_s=1.0 / cpu,
                reason="%s: CPU %.3f ms (measured %.2f GB/s of input) against GPU %.3f ms (%d "
                "bytes over the measured %.1f GB/s, + %.0f us per call)" % (
                    "GPU" if gpu else "CPU", t_cpu * 1e3, 1e-9 / cpu, t_gpu * 1e3,
-                   in_bytes + out_bytes, 1e-9 / bus, _GPU_FIXED_S * 1e6))
+                   in_bytes + out_bytes, 1e-9 / bus, (fixed + _GPU_FIXED_S) * 1e6))
     if _explain_env:
         said = (key, gpu)
         if said not in _said:

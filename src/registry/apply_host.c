@@ -54,8 +54,9 @@ gip_status gip__op_apply_host(gip_context *ctx, const gip_op *op, const void *pa
                           "%s: src is in host memory and dst in device memory; both must be on "
                           "the host or both on the device",
                           op->name);
-    if (gip__images_overlap(src, dst) && !gip__images_same(src, dst))
-        return gip__error(ctx, GIP_ERR_ALIASING, "%s: src and dst overlap", op->name);
+    if (gip__images_same(src, dst) ? !(op->flags & GIP_OP_IN_PLACE) : gip__images_overlap(src, dst))
+        return gip__error(ctx, GIP_ERR_ALIASING, "%s: src and dst overlap%s", op->name,
+                          gip__images_same(src, dst) ? " (it does not run in place)" : "");
     gip_shape in = {src->width, src->height, src->channels, src->dtype}, out = in;
     int32_t identity = 0;
     if ((st = gip__op_shape(op, params, &in, &out, &identity)))

@@ -21,7 +21,9 @@
 #define NIN 3  /* pinned upload slots */
 #define NOUT 3 /* pinned download slots */
 #define NDEV 3 /* device band slots */
-#define CHUNK_DEFAULT ((int64_t)8 << 20)
+#define CHUNK_DEFAULT ((int64_t)4 << 20)
+#define CHUNK_MIN ((int64_t)256 << 10)  /* smaller images: 8 chunks of at least this size */
+#define COPY_GRAIN ((int64_t)256 << 10) /* bytes of a host copy worth a CPU thread */
 
 typedef struct xfer_state {
     gip_context *ctx;
@@ -144,6 +146,12 @@ static gip_status ensure_events(gip_context *ctx, xfer_state *s, int64_t n)
     return GIP_OK;
 }
 
+static size_t slot_bytes(int64_t need)
+{
+    int64_t chunk = gip__xfer_chunk_bytes();
+    return (size_t)(need > chunk ? need : chunk);
+}
+
 static gip_status ensure_slots(gip_context *ctx, void **slots, int n, size_t *have, size_t bytes)
 {
     if (bytes <= *have)
@@ -185,7 +193,7 @@ static void host_copy(gip_context *ctx, void *dst, int64_t dpitch, const void *s
                       int64_t row, int64_t rows)
 {
     rows_copy c = {(char *)dst, dpitch, (const char *)src, spitch, row};
-    int64_t grain = ((int64_t)1 << 20) / (row > 0 ? row : 1);
+    int64_t grain = COPY_GRAIN / (row > 0 ? row : 1);
     gip__parallel_for(ctx, rows, grain > 0 ? grain : 1, copy_rows, &c);
 }
 
@@ -333,6 +341,11 @@ static void plan(run *r, const gip__xfer *x, int64_t chunk)
     r->h = s->height;
     r->sw = gip_image_row_bytes(s);
     r->dw = gip_image_row_bytes(d);
+    /* Images of less than 8 chunks move in 8 smaller ones (down to CHUNK_MIN), so that the CPU's
+     * copies, the transfers and the computation still overlap. */
+    int64_t eighth = r->sw * r->h / 8 > CHUNK_MIN ? r->sw * r->h / 8 : CHUNK_MIN;
+    if (eighth < chunk)
+        chunk = eighth;
     r->U = chunk / r->sw > 0 ? chunk / r->sw : 1;
     r->nup = div_up(r->h, r->U);
     r->D = chunk / r->dw > 0 ? chunk / r->dw : 1;
@@ -421,11 +434,12 @@ extern "C" gip_status gip__xfer_run(gip_context *ctx, const gip__xfer *x)
     }
     r.piece_n = r.piece_y + r.np;
     r.band_end = r.piece_n + r.np;
+    /* Slots of a whole chunk at least, so that they are made once per context. */
     if ((st = ensure_events(ctx, s, r.nup + 1 + r.nb + r.np)) ||
         (!r.src_locked && (st = ensure_slots(ctx, s->in, NIN, &s->in_bytes,
-                                             (size_t)(r.sw * (r.U < r.h ? r.U : r.h))))) ||
+                                             slot_bytes(r.sw * (r.U < r.h ? r.U : r.h))))) ||
         (!r.dst_locked &&
-         (st = ensure_slots(ctx, s->out, NOUT, &s->out_bytes, (size_t)(r.dw * r.D)))))
+         (st = ensure_slots(ctx, s->out, NOUT, &s->out_bytes, slot_bytes(r.dw * r.D)))))
         goto out;
     r.ev_up = s->ev;
     r.ev_comp = s->ev + r.nup + 1;
@@ -469,7 +483,7 @@ extern "C" gip_status gip__xfer_upload(gip_context *ctx, const gip_image *host, 
             int64_t U = chunk / row > 0 ? chunk / row : 1;
             if (U > host->height)
                 U = host->height;
-            if (!(st = ensure_slots(ctx, s->in, NIN, &s->in_bytes, (size_t)(row * U))) &&
+            if (!(st = ensure_slots(ctx, s->in, NIN, &s->in_bytes, slot_bytes(row * U))) &&
                 !(st = ensure_events(ctx, s, NIN))) {
                 for (int64_t y = 0, k = 0; y < host->height && !st; y += U, k++) {
                     int64_t n = host->height - y < U ? host->height - y : U;
