@@ -3,8 +3,9 @@
 
 A host array on a GPU run crosses the bus twice. For each registered operation (with its
 parameters, dtype and channels) the first call on a host array of at least _MIN_BYTES measures
-the CPU's rate on it (seconds per input byte, gip's CPU backend, best of two runs of a band of
-rows or, where the operation changes the size, of the whole image); the bus is measured once per
+the CPU's rate on it (seconds per input byte, gip's CPU backend, best of three runs after a
+warm-up, on a band of 16 MB of rows of a larger image or, where the operation changes the size,
+on the whole image); the bus is measured once per
 process (the transfer engine's time for host-in/host-out inverts of 1 MB and 32 MB, whose kernel
 costs next to nothing: a fixed cost and a rate). A call then goes to the GPU when (bytes in + bytes out) over the bus rate,
 plus the fixed cost of a GPU call, is below the CPU's estimate. gip.explain() shows the decision;
@@ -21,7 +22,7 @@ from ._core import Device, _auto_target, _local
 
 _MIN_BYTES = 64 << 10  # below this a host array stays on the CPU: the GPU's fixed cost dominates
 _GPU_FIXED_S = 10e-6   # what Python adds to a GPU call (the engine's own fixed cost is measured)
-_SAMPLE_BYTES = 4 << 20
+_SAMPLE_BYTES = 16 << 20
 _lock = _threading.Lock()
 _bus = {}    # device index -> seconds per byte moved (in + out)
 _cpu = {}    # key -> seconds per input byte on the CPU
@@ -91,6 +92,7 @@ def _cpu_rate(key, args, inputs, result):
         src = inputs[0]
         ctx = Device("cpu").context
         sample = src
+        # A band of rows of a large image (same-size operations); the whole image otherwise.
         if len(inputs) == 1 and src.nbytes > _SAMPLE_BYTES:
             rows = max(16, _SAMPLE_BYTES // max(1, src.nbytes // src.shape[0]))
             part = src[:rows]
@@ -106,7 +108,8 @@ def _cpu_rate(key, args, inputs, result):
                 _gip.op_apply(ctx, args, sample, out, rest)
             else:
                 _gip.op_apply(ctx, args, sample, out)
-        rate = _time_best(once) / sample.nbytes
+        once()  # tables, scratch and the thread pool made, caches warm
+        rate = _time_best(once, 3) / sample.nbytes
         _cpu[key] = rate
     return rate
 

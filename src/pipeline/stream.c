@@ -14,9 +14,17 @@
 #include "io/stream_io.h"
 #include "pipeline_internal.h"
 #include "pipeline_steps.h"
+#include "transfer/host_transfer.h"
 
 /* Codec working memory: libjpeg keeps a few MCU rows per component (both directions), libpng a
  * row or two; 96 rows of the widest sample layout covers both, plus a fixed part. */
+/* The transfer engine's page-locked staging, which host bands on a CUDA pipeline go through
+ * (transfer/host_transfer.h): part of the host memory a bounded run holds. */
+static int64_t staging(const gip_pipeline *p)
+{
+    return gip_context_backend(p->ctx) == GIP_BACKEND_CUDA ? gip__xfer_staging_bytes() : 0;
+}
+
 static int64_t codec_overhead(int64_t w, int32_t c, gip_dtype dt)
 {
     return ((int64_t)8 << 20) + 96 * w * c * (int64_t)gip_dtype_size(dt);
@@ -228,7 +236,8 @@ gip_status gip_pipeline_run_file_bounded(gip_pipeline *p, const char *in, const 
     /* The whole-image path holds the decoded image, the pipeline's buffers and the encoded
      * output (at most the raw output's size). */
     double whole = (double)w * (double)h * (double)bpp +
-                   (double)ow * (double)oh * (double)oc * (double)gip_dtype_size(odt);
+                   (double)ow * (double)oh * (double)oc * (double)gip_dtype_size(odt) +
+                   (double)staging(p);
     int64_t hx, hy;
     if (whole <= (double)limit) {
         /* On the CPU, a tileable chain on an image of a few bands has its decoding run ahead on
@@ -260,7 +269,7 @@ gip_status gip_pipeline_run_file_bounded(gip_pipeline *p, const char *in, const 
         int64_t widthmax = w > ow ? w : ow;
         if (!(st = gip__pipeline_stream_stages(
                   p, rd, out, save, w, h, c, dt, limit,
-                  codec_overhead(widthmax, 1, GIP_U8) + 96 * widthmax * widest, op)) &&
+                  codec_overhead(widthmax, 1, GIP_U8) + 96 * widthmax * widest + staging(p), op)) &&
             streamed)
             *streamed = 1;
         goto out_close;
@@ -271,7 +280,7 @@ gip_status gip_pipeline_run_file_bounded(gip_pipeline *p, const char *in, const 
     int64_t widest = c * (int64_t)gip_dtype_size(dt) > oc * (int64_t)gip_dtype_size(odt)
                          ? c * (int64_t)gip_dtype_size(dt)
                          : oc * (int64_t)gip_dtype_size(odt);
-    int64_t fixed = codec_overhead(w, 1, GIP_U8) + 96 * w * widest;
+    int64_t fixed = codec_overhead(w, 1, GIP_U8) + 96 * w * widest + staging(p);
     int64_t R = limit > fixed ? (limit - fixed) / (bpp * w) : 0;
     if (R > h)
         R = h;

@@ -44,9 +44,17 @@ gip_status gip__xfer_run(gip_context *ctx, const gip__xfer *x);
  * the staging: the extra inputs of a computation. Ready for work on ctx's stream. */
 gip_status gip__xfer_upload(gip_context *ctx, const gip_image *host, gip_image *dev);
 
-/* Bytes at which an image moves in chunks (GIP_TRANSFER_CHUNK in the environment overrides the
- * chunk size, for tests and tuning): smaller ones move in one copy. */
+/* The chunk an image moves in (4 MiB; GIP_TRANSFER_CHUNK bytes in the environment, at least
+ * 4096, for tests and tuning). Images under 8 chunks move in 8 smaller ones. */
+#define GIP__XFER_CHUNK ((int64_t)4 << 20)
 int64_t gip__xfer_chunk_bytes(void);
+
+/* Pinned staging slots each way, of a chunk each (host_transfer.c). */
+#define GIP__XFER_SLOTS 3
+
+/* The page-locked host memory a context's transfers hold at most for images whose rows are
+ * shorter than a chunk: what a run bounded in host memory counts for them. */
+int64_t gip__xfer_staging_bytes(void);
 
 #ifdef __cplusplus
 }

@@ -18,10 +18,9 @@
 #include "cuda_util.cuh"
 #include "host_transfer.h"
 
-#define NIN 3  /* pinned upload slots */
-#define NOUT 3 /* pinned download slots */
-#define NDEV 3 /* device band slots */
-#define CHUNK_DEFAULT ((int64_t)4 << 20)
+#define NIN GIP__XFER_SLOTS             /* pinned upload slots */
+#define NOUT GIP__XFER_SLOTS            /* pinned download slots */
+#define NDEV 3                          /* device band slots */
 #define CHUNK_MIN ((int64_t)256 << 10)  /* smaller images: 8 chunks of at least this size */
 #define COPY_GRAIN ((int64_t)256 << 10) /* bytes of a host copy worth a CPU thread */
 
@@ -38,18 +37,6 @@ typedef struct xfer_state {
 
 static pthread_mutex_t states_lock = PTHREAD_MUTEX_INITIALIZER;
 static xfer_state *states;
-
-extern "C" int64_t gip__xfer_chunk_bytes(void)
-{
-    const char *e = getenv("GIP_TRANSFER_CHUNK");
-    if (e && *e) {
-        char *end = NULL;
-        long long v = strtoll(e, &end, 10);
-        if (end && !*end && v >= 4096)
-            return v;
-    }
-    return CHUNK_DEFAULT;
-}
 
 static void state_free(xfer_state *s)
 {
