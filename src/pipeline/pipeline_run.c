@@ -277,7 +277,12 @@ gip_status gip_pipeline_run(gip_pipeline *p, const gip_image *src, gip_image *ds
     if (gip__pipeline_tileable(p, src->width, src->height, src->channels, src->dtype, false, op) ||
         gip_pipeline_halo(p, &hx, &hy))
         hy = -1;
-    gip__xfer x = {src, dst, hy, false, run_region, p};
+    gip__xfer x = {.src = src,
+                   .dst = dst,
+                   .halo = hy,
+                   .run = run_region,
+                   .arg = p,
+                   .staging = p->xfer_staging};
     return gip__xfer_run(p->ctx, &x);
 #else
     return gip__error(p->ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);

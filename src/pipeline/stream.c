@@ -22,7 +22,9 @@
  * (transfer/host_transfer.h): part of the host memory a bounded run holds. */
 static int64_t staging(const gip_pipeline *p)
 {
-    return gip_context_backend(p->ctx) == GIP_BACKEND_CUDA ? gip__xfer_staging_bytes() : 0;
+    if (gip_context_backend(p->ctx) != GIP_BACKEND_CUDA)
+        return 0;
+    return p->xfer_staging ? p->xfer_staging : gip__xfer_staging_bytes();
 }
 
 static int64_t codec_overhead(int64_t w, int32_t c, gip_dtype dt)
@@ -185,9 +187,30 @@ out_free:
     return st;
 }
 
+static gip_status run_bounded(gip_pipeline *p, const char *in, const char *out,
+                              const gip_load_params *load, const gip_save_params *save,
+                              int64_t max_memory, int32_t *streamed);
+
 gip_status gip_pipeline_run_file_bounded(gip_pipeline *p, const char *in, const char *out,
                                          const gip_load_params *load, const gip_save_params *save,
                                          int64_t max_memory, int32_t *streamed)
+{
+    if (!p || !p->ctx || gip_context_backend(p->ctx) != GIP_BACKEND_CUDA || max_memory < 0)
+        return run_bounded(p, in, out, load, save, max_memory, streamed);
+    /* Host bands on a CUDA pipeline go through the transfer engine's page-locked staging: a
+     * sixteenth of the limit at most (within the engine's default), counted in the limit. */
+    int64_t limit = max_memory ? max_memory : gip_default_max_memory();
+    int64_t share = limit > 0 ? limit / 16 : 0, saved = p->xfer_staging;
+    if (share > 0 && share < gip__xfer_staging_bytes())
+        p->xfer_staging = share;
+    gip_status st = run_bounded(p, in, out, load, save, max_memory, streamed);
+    p->xfer_staging = saved;
+    return st;
+}
+
+static gip_status run_bounded(gip_pipeline *p, const char *in, const char *out,
+                              const gip_load_params *load, const gip_save_params *save,
+                              int64_t max_memory, int32_t *streamed)
 {
     static const char op[] = "gip_pipeline_run_file_bounded";
     if (!p || !in || !out)

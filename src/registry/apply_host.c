@@ -78,12 +78,12 @@ gip_status gip__op_apply_host(gip_context *ctx, const gip_op *op, const void *pa
     if (!st) {
         host_call c = {op, params, dev};
         bool same = out.width == in.width && out.height == in.height;
-        gip__xfer x = {src,
-                       dst,
-                       band_halo(op, params, identity, same),
-                       op->reads_dst && op->reads_dst(params),
-                       run_region,
-                       &c};
+        gip__xfer x = {.src = src,
+                       .dst = dst,
+                       .halo = band_halo(op, params, identity, same),
+                       .reads_dst = op->reads_dst && op->reads_dst(params),
+                       .run = run_region,
+                       .arg = &c};
         st = gip__xfer_run(ctx, &x);
     }
     for (int32_t i = 0; i < op->ninputs; i++)

@@ -34,6 +34,9 @@ typedef struct gip__xfer {
     bool reads_dst; /* the computation keeps some of dst's pixels: dst goes up first (one band) */
     gip__xfer_fn run;
     void *arg;
+    /* Page-locked staging bytes the run may use (its chunk is at most a sixth of it, 4096 bytes
+     * at least); 0: gip__xfer_staging_bytes(). */
+    int64_t staging;
 } gip__xfer;
 
 /* Runs x on ctx (a CUDA context): src up, run() per band, dst down. Returns when dst holds the

@@ -133,10 +133,21 @@ static gip_status ensure_events(gip_context *ctx, xfer_state *s, int64_t n)
     return GIP_OK;
 }
 
-static size_t slot_bytes(int64_t need)
+/* The chunk of a run: the configured one, within the run's staging budget. */
+static int64_t base_chunk(int64_t staging)
 {
     int64_t chunk = gip__xfer_chunk_bytes();
-    return (size_t)(need > chunk ? need : chunk);
+    if (staging > 0) {
+        int64_t cap = staging / (2 * GIP__XFER_SLOTS);
+        cap = cap > 4096 ? cap : 4096;
+        chunk = cap < chunk ? cap : chunk;
+    }
+    return chunk;
+}
+
+static size_t slot_bytes(int64_t need, int64_t base)
+{
+    return (size_t)(need > base ? need : base);
 }
 
 static gip_status ensure_slots(gip_context *ctx, void **slots, int n, size_t *have, size_t bytes)
@@ -200,6 +211,7 @@ typedef struct run {
     gip_image dsrc, dout;                 /* device source, device result (or band slots) */
     int64_t h, sw, dw, U, T, D, RR, halo; /* rows, row bytes, chunk/band/piece/region rows */
     int64_t nup, nb, np;
+    int64_t base; /* the run's configured chunk: slots have at least this size */
     bool banded;
     cudaEvent_t *ev_up, *ev_comp, *ev_down;
     int64_t *piece_y, *piece_n; /* dst rows of each download piece */
@@ -330,6 +342,7 @@ static void plan(run *r, const gip__xfer *x, int64_t chunk)
     r->dw = gip_image_row_bytes(d);
     /* Images of less than 8 chunks move in 8 smaller ones (down to CHUNK_MIN), so that the CPU's
      * copies, the transfers and the computation still overlap. */
+    r->base = chunk;
     int64_t eighth = r->sw * r->h / 8 > CHUNK_MIN ? r->sw * r->h / 8 : CHUNK_MIN;
     if (eighth < chunk)
         chunk = eighth;
@@ -412,7 +425,7 @@ extern "C" gip_status gip__xfer_run(gip_context *ctx, const gip__xfer *x)
     r.dst = x->dst;
     r.src_locked = page_locked(x->src);
     r.dst_locked = page_locked(x->dst);
-    plan(&r, x, gip__xfer_chunk_bytes());
+    plan(&r, x, base_chunk(x->staging));
     /* Events: nup uploads + 1 spare, nb computations, np downloads. */
     r.piece_y = (int64_t *)malloc((size_t)(2 * r.np + r.nb) * sizeof(int64_t));
     if (!r.piece_y) {
@@ -423,10 +436,11 @@ extern "C" gip_status gip__xfer_run(gip_context *ctx, const gip__xfer *x)
     r.band_end = r.piece_n + r.np;
     /* Slots of a whole chunk at least, so that they are made once per context. */
     if ((st = ensure_events(ctx, s, r.nup + 1 + r.nb + r.np)) ||
-        (!r.src_locked && (st = ensure_slots(ctx, s->in, NIN, &s->in_bytes,
-                                             slot_bytes(r.sw * (r.U < r.h ? r.U : r.h))))) ||
+        (!r.src_locked &&
+         (st = ensure_slots(ctx, s->in, NIN, &s->in_bytes,
+                            slot_bytes(r.sw * (r.U < r.h ? r.U : r.h), r.base)))) ||
         (!r.dst_locked &&
-         (st = ensure_slots(ctx, s->out, NOUT, &s->out_bytes, slot_bytes(r.dw * r.D)))))
+         (st = ensure_slots(ctx, s->out, NOUT, &s->out_bytes, slot_bytes(r.dw * r.D, r.base)))))
         goto out;
     r.ev_up = s->ev;
     r.ev_comp = s->ev + r.nup + 1;
@@ -470,7 +484,8 @@ extern "C" gip_status gip__xfer_upload(gip_context *ctx, const gip_image *host, 
             int64_t U = chunk / row > 0 ? chunk / row : 1;
             if (U > host->height)
                 U = host->height;
-            if (!(st = ensure_slots(ctx, s->in, NIN, &s->in_bytes, slot_bytes(row * U))) &&
+            if (!(st = ensure_slots(ctx, s->in, NIN, &s->in_bytes,
+                                    slot_bytes(row * U, base_chunk(0)))) &&
                 !(st = ensure_events(ctx, s, NIN))) {
                 for (int64_t y = 0, k = 0; y < host->height && !st; y += U, k++) {
                     int64_t n = host->height - y < U ? host->height - y : U;
