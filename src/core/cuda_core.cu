@@ -393,6 +393,21 @@ extern "C" gip_status gip__cuda_malloc_pinned(gip_context *ctx, size_t bytes, vo
     return GIP_OK;
 }
 
+extern "C" void gip__cuda_release_pinned(void *ptr)
+{
+    if (!ptr)
+        return;
+    pthread_mutex_lock(&pin_lock);
+    for (size_t i = pin_live.n; i-- > 0;)
+        if (pin_live.b[i].ptr == ptr) {
+            pin_take(&pin_live, i);
+            break;
+        }
+    pthread_mutex_unlock(&pin_lock);
+    if (cudaFreeHost(ptr) != cudaSuccess)
+        (void)cudaGetLastError();
+}
+
 extern "C" void gip__cuda_free_pinned(void *ptr)
 {
     if (!ptr)

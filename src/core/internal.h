@@ -160,6 +160,9 @@ int64_t gip__cuda_memory_used(const gip_context *ctx);
  * most, 1 GiB by default): free only what no queued copy still uses. trim gives the cache back. */
 gip_status gip__cuda_malloc_pinned(gip_context *ctx, size_t bytes, void **ptr);
 void gip__cuda_free_pinned(void *ptr);
+/* Frees a block from gip__cuda_malloc_pinned() at once, past the cache (buffers a component keeps
+ * for itself and gives back rarely: they would otherwise stay resident in the cache). */
+void gip__cuda_release_pinned(void *ptr);
 void gip__cuda_pinned_trim(void);
 /* Non-zero when ptr is page-locked host memory the device can copy from asynchronously
  * (cudaMallocHost, cudaHostRegister, PyTorch's pin_memory()). */

@@ -198,9 +198,9 @@ gip_status gip_pipeline_run_file_bounded(gip_pipeline *p, const char *in, const 
     if (!p || !p->ctx || gip_context_backend(p->ctx) != GIP_BACKEND_CUDA || max_memory < 0)
         return run_bounded(p, in, out, load, save, max_memory, streamed);
     /* Host bands on a CUDA pipeline go through the transfer engine's page-locked staging: a
-     * sixteenth of the limit at most (within the engine's default), counted in the limit. */
+     * 64th of the limit at most (within the engine's default), counted in the limit. */
     int64_t limit = max_memory ? max_memory : gip_default_max_memory();
-    int64_t share = limit > 0 ? limit / 16 : 0, saved = p->xfer_staging;
+    int64_t share = limit > 0 ? limit / 64 : 0, saved = p->xfer_staging;
     if (share > 0 && share < gip__xfer_staging_bytes())
         p->xfer_staging = share;
     gip_status st = run_bounded(p, in, out, load, save, max_memory, streamed);

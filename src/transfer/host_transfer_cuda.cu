@@ -45,9 +45,9 @@ static void state_free(xfer_state *s)
     if (s->down)
         cudaStreamSynchronize(s->down);
     for (int i = 0; i < NIN; i++)
-        gip__cuda_free_pinned(s->in[i]);
+        gip__cuda_release_pinned(s->in[i]);
     for (int i = 0; i < NOUT; i++)
-        gip__cuda_free_pinned(s->out[i]);
+        gip__cuda_release_pinned(s->out[i]);
     for (int32_t i = 0; i < s->nev; i++)
         cudaEventDestroy(s->ev[i]);
     free(s->ev);
@@ -155,7 +155,7 @@ static gip_status ensure_slots(gip_context *ctx, void **slots, int n, size_t *ha
     if (bytes <= *have)
         return GIP_OK;
     for (int i = 0; i < n; i++) {
-        gip__cuda_free_pinned(slots[i]);
+        gip__cuda_release_pinned(slots[i]);
         slots[i] = NULL;
     }
     *have = 0;
