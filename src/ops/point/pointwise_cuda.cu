@@ -39,16 +39,26 @@ static dim3 pw_grid(int64_t units, int64_t rows)
     return dim3((unsigned)bx, (unsigned)(rows < 65535 ? rows : 65535));
 }
 
+/* The tables go to shared memory first: indexed by the pixels' values, reads from the kernel's
+ * parameter space serialise across a warp (up to 32 ways), reads from shared memory do not. The
+ * channel of element i is i mod cn in 32 bits (a row holds far fewer than 2^32 elements). */
 __global__ void pw_lut_kernel(const uint8_t *src, int64_t ss, const uint8_t *mask, int64_t ms,
                               uint8_t *dst, int64_t ds, int64_t n, int64_t rows, int cn, gip__pw p)
 {
+    __shared__ uint8_t table[4][256];
+    const int ntab = cn == 1 ? 1 : cn;
+    for (int k = threadIdx.x; k < ntab * 256; k += blockDim.x)
+        table[k >> 8][k & 255] = p.table[k >> 8][k & 255];
+    __syncthreads();
     for (int64_t y = blockIdx.y; y < rows; y += gridDim.y) {
         const uint8_t *s = src + y * ss;
         const uint8_t *m = mask ? mask + y * ms : nullptr;
         uint8_t *d = dst + y * ds;
         for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-             i += (int64_t)gridDim.x * blockDim.x)
-            d[i] = m && !m[i / cn] ? 0 : p.table[cn == 1 ? 0 : (int)(i % cn)][s[i]];
+             i += (int64_t)gridDim.x * blockDim.x) {
+            const uint32_t u = (uint32_t)i, c = cn == 1 ? 0u : u % (uint32_t)cn;
+            d[i] = m && !m[cn == 1 ? u : u / (uint32_t)cn] ? 0 : table[c][s[i]];
+        }
     }
 }
 
