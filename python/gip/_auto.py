@@ -8,8 +8,9 @@ warm-up, on a band of 16 MB of rows of a larger image or, where the operation ch
 on the whole image); the bus is measured once per
 process (the transfer engine's time for host-in/host-out inverts of 1 MB and 32 MB, whose kernel
 costs next to nothing: a fixed cost and a rate). A call then goes to the GPU when (bytes in + bytes out) over the bus rate,
-plus the fixed cost of a GPU call, is below the CPU's estimate. gip.explain() shows the decision;
-GIP_EXPLAIN=1 prints each new one on stderr."""
+plus the fixed cost of a GPU call, is below the CPU's estimate. Each call's measured time then
+refines the side it ran on (the CPU's rate, or what the operation's GPU calls take beyond the bus
+model). gip.explain() shows the decision; GIP_EXPLAIN=1 prints each new one on stderr."""
 import os as _os
 import sys as _sys
 import threading as _threading
@@ -26,6 +27,7 @@ _SAMPLE_BYTES = 16 << 20
 _lock = _threading.Lock()
 _bus = {}    # device index -> seconds per byte moved (in + out)
 _cpu = {}    # key -> seconds per input byte on the CPU
+_extra = {}  # key -> seconds a GPU call of the operation took beyond the bus model (launches)
 _said = set()
 _explain_env = _os.environ.get("GIP_EXPLAIN", "") not in ("", "0")
 
@@ -139,8 +141,9 @@ def decide(name, args, params, inputs, result, extra_inputs=None):
                        % e)
             return Device(target[1]), why
     t_cpu = cpu * src.nbytes
-    t_gpu = bus * (in_bytes + out_bytes) + fixed + _GPU_FIXED_S
+    t_gpu = bus * (in_bytes + out_bytes) + fixed + _GPU_FIXED_S + _extra.get(key, 0.0)
     gpu = t_gpu < t_cpu
+    why["_observe"] = (key, src.nbytes, bus * (in_bytes + out_bytes) + fixed + _GPU_FIXED_S)
     why.update(device="cuda:%d" % target[1] if gpu else "cpu", cpu_estimate_s=t_cpu,
                gpu_estimate_s=t_gpu, bus_bytes_per_s=1.0 / bus, cpu_bytes_per_s=1.0 / cpu,
                reason="%s: CPU %.3f ms (measured %.2f GB/s of input) against GPU %.3f ms (%d "
@@ -154,3 +157,20 @@ def decide(name, args, params, inputs, result, extra_inputs=None):
             print("gip auto: %s %s %s -> %s" % (name, src.shape, src.dtype, why["reason"]),
                   file=_sys.stderr)
     return (Device(target[1]) if gpu else "cpu"), why
+
+
+def observe(why, seconds):
+    """Refines the estimates with a call's measured time (the call decide() sent where it said):
+    the CPU's rate for the operation, or what its GPU calls take beyond the bus model (launches
+    of its kernels, its bands), each as an average with the earlier value."""
+    obs = why.get("_observe")
+    if obs is None:
+        return
+    key, src_bytes, modelled = obs
+    with _lock:
+        if why["device"] == "cpu":
+            rate = seconds / src_bytes
+            _cpu[key] = 0.5 * (_cpu.get(key, rate) + rate)
+        else:
+            extra = max(0.0, seconds - modelled)
+            _extra[key] = 0.5 * (_extra.get(key, extra) + extra)

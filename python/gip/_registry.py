@@ -10,6 +10,7 @@ import copy as _copy
 import inspect as _inspect
 import keyword as _keyword
 import textwrap as _textwrap
+from time import perf_counter as _perf_counter
 
 import numpy as _np
 
@@ -124,8 +125,10 @@ def _run(name, src, dst, device, params):
     params, inputs = _split_inputs(name, params)
     a = _args(name, params)
     given = [i for i in inputs if i is not None] if inputs else []
+    why = None
     if type(src) is _np.ndarray and _auto._applies(device, [src] + given):
-        device = _auto.decide(name, a, params, [src] + given, _result, given)[0]
+        device, why = _auto.decide(name, a, params, [src] + given, _result, given)
+        t0 = _perf_counter()
     ctx, prepared, up = _prep(device, [src] + given, host_run=True)
     s, rest = prepared[0], iter(prepared[1:])
     shape, dt = _result(a, s.shape, _dtype_of(s))
@@ -134,6 +137,8 @@ def _run(name, src, dst, device, params):
         _gip.op_apply(ctx, a, s, out)
     else:
         _gip.op_apply(ctx, a, s, out, [None if i is None else next(rest) for i in inputs])
+    if why is not None:
+        _auto.observe(why, _perf_counter() - t0)
     return _finish(ctx, out, up, dst)
 
 
@@ -164,7 +169,8 @@ def explain(name, src, /, *, device=None, **params):
     a = _args(name, params)
     given = [i for i in inputs if i is not None] if inputs else []
     if type(src) is _np.ndarray and _auto._applies(device, [src] + given):
-        return _auto.decide(name, a, params, [src] + given, _result, given)[1]
+        why = _auto.decide(name, a, params, [src] + given, _result, given)[1]
+        return {k: v for k, v in why.items() if not k.startswith("_")}
     gpu = next((i for k, i in (_gip.where(x) for x in [src] + given) if k == "cuda"), None)
     dev = _choose(device, gpu)
     if gpu is not None:

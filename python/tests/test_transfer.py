@@ -150,3 +150,33 @@ def test_empty_pinned_round_trip():
     a[:] = rng.integers(0, 65536, a.shape, dtype=np.uint16)
     np.testing.assert_array_equal(np.asarray(gip.upload(a).download()), a)
     np.testing.assert_array_equal(gip.bitwise_not(a, device="cuda"), 65535 - a)
+
+
+def test_auto_model_arithmetic_and_learning(monkeypatch):
+    """The decision and its refinement, with the measured rates replaced by known ones (runs
+    without a GPU: nothing is executed on one)."""
+    from gip import _auto
+    monkeypatch.setattr(gip._core._local, "stack", [])
+    monkeypatch.setattr(_auto, "_auto_target", lambda: ("cuda", 0))
+    monkeypatch.setattr(_auto, "_bus_model", lambda index: (100e-6, 1e-10))  # 100 us, 10 GB/s
+    monkeypatch.setattr(_auto, "_cpu", {})
+    monkeypatch.setattr(_auto, "_extra", {})
+    monkeypatch.setattr(_auto, "_cpu_rate", lambda key, *a: _auto._cpu.setdefault(key, 1e-9))
+    a = u8((1024, 1024, 3))  # 3 MiB in, 3 MiB out
+    why = gip.explain("gaussian", a, ksize=31)
+    t_gpu = 1e-10 * 2 * a.nbytes + 100e-6 + _auto._GPU_FIXED_S
+    assert why["device"] == "cuda:0"
+    assert why["cpu_estimate_s"] == pytest.approx(1e-9 * a.nbytes)
+    assert why["gpu_estimate_s"] == pytest.approx(t_gpu)
+    # A GPU call that took 5 ms (its kernels cost more than the bus model says): the CPU next.
+    full = _auto.decide("gaussian", gip._registry._args("gaussian", {"ksize": 31}),
+                        {"ksize": 31}, [a], gip._registry._result)[1]
+    _auto.observe(full, 5e-3)
+    why = gip.explain("gaussian", a, ksize=31)
+    assert why["device"] == "cpu"
+    assert why["gpu_estimate_s"] == pytest.approx(5e-3)
+    # The CPU then measured at 0.5 ms: its rate is averaged with the earlier one.
+    _auto.observe(dict(why, _observe=full["_observe"]), 0.5e-3)
+    assert _auto._cpu[full["_observe"][0]] == pytest.approx(0.5 * (1e-9 + 0.5e-3 / a.nbytes))
+    # Small arrays stay on the CPU without a measurement.
+    assert gip.explain("gaussian", u8((8, 8, 3)), ksize=3)["device"] == "cpu"
