@@ -17,22 +17,6 @@ static gip_context *cpu_ctx; /* the CPU reference on a CUDA run */
 static const gip_dtype dtypes[] = {GIP_U8, GIP_U16, GIP_S16, GIP_F32};
 static const int32_t chans[] = {1, 3, 4};
 
-/* Arguments with every parameter that has an example at it (every required one has one). */
-static gip_args *example_args(const gip_op *op)
-{
-    gip_args *a = NULL;
-    if (!GT_OK(gip_args_create(op, &a)))
-        return NULL;
-    for (int32_t k = 0; k < op->nparams; k++) {
-        const gip_param *p = &op->params[k];
-        GT_CHECK(!(p->flags & GIP_PARAM_REQUIRED) || p->example,
-                 "%s.%s is required but has no example", op->name, p->name);
-        if (p->example)
-            GT_OK(gip_args_set_text(a, p->name, p->example));
-    }
-    return a;
-}
-
 static void declarations(void)
 {
     const int32_t n = gip_op_count();
@@ -75,7 +59,7 @@ static void declarations(void)
                      "%s.%s: a choice without choices", op->name, p->name);
             GT_CHECK(gip_op_param(op, p->name) == p, "%s.%s declared twice", op->name, p->name);
         }
-        gip_args *a = example_args(op);
+        gip_args *a = gt_example_args(op);
         gip_args_free(a);
     }
     GT_CHECK(gip_op_find("no_such_op") == NULL, "unknown name found");
@@ -91,7 +75,7 @@ static void bad_arguments(void)
 {
     for (int32_t i = 0; i < gip_op_count(); i++) {
         const gip_op *op = gip_op_at(i);
-        gip_args *a = example_args(op);
+        gip_args *a = gt_example_args(op);
         if (!a)
             continue;
         for (int32_t k = 0; k < op->nparams; k++) {
@@ -140,29 +124,6 @@ static void bad_arguments(void)
     }
     GT_STATUS(gip_args_create(NULL, NULL), GIP_ERR_INVALID_ARGUMENT);
     gip_args_free(NULL);
-}
-
-/* The extra input images of op for src, as declared (src's size; src's dtype and channels where
- * the input has src's type, else the widest dtype it accepts and src's channels or the first
- * count it accepts), filled with random values. */
-static int32_t make_inputs(const gip_op *op, const gip_image *src, uint64_t seed, gip_image *in)
-{
-    for (int32_t k = 0; k < op->ninputs; k++) {
-        const gip_input *d = &op->inputs[k];
-        gip_dtype dt = src->dtype;
-        int32_t ch = src->channels;
-        if (!(d->flags & GIP_INPUT_SAME_TYPE)) {
-            if (d->dtypes)
-                for (dt = GIP_C32; !(d->dtypes & GIP_DTYPE_BIT(dt)); dt = (gip_dtype)(dt - 1))
-                    ;
-            if (d->channels && !(d->channels & GIP_CHANNELS_BIT(ch)))
-                for (ch = 1; !(d->channels & GIP_CHANNELS_BIT(ch)); ch++)
-                    ;
-        }
-        gt_alloc(&in[k], src->width, src->height, ch, dt, 0);
-        gt_fill_random(&in[k], seed + (uint64_t)k * 17, 0, dt == GIP_F32 ? 1.0f : 0);
-    }
-    return op->ninputs;
 }
 
 /* Runs op on a host image (and its extra inputs) through gip_op_apply_inputs on ctx (uploading
@@ -227,7 +188,7 @@ static void walk(gip_context *ctx)
     uint64_t seed = 99;
     for (int32_t i = 0; i < gip_op_count(); i++) {
         const gip_op *op = gip_op_at(i);
-        gip_args *a = example_args(op);
+        gip_args *a = gt_example_args(op);
         if (!a)
             continue;
         for (size_t d = 0; d < sizeof dtypes / sizeof dtypes[0]; d++)
@@ -271,7 +232,7 @@ static void walk(gip_context *ctx)
                 snprintf(label, sizeof label, "%s %s c%d on %s", op->name, gip_dtype_name(dt),
                          (int)ch, cuda ? "cuda" : "cpu");
                 gip_image got, exp, more[8];
-                const int32_t nin = make_inputs(op, &src, seed * 31, more);
+                const int32_t nin = gt_make_inputs(op, &src, seed * 31, more);
                 /* Against the pipeline step, optional inputs (a second operand, a mask) are
                  * left out as the step leaves them out; CUDA against the CPU takes them all. */
                 st = apply_inputs(ctx, a, &src, more, nin, &os, &got, !cuda && !needs_inputs(op));

@@ -14,38 +14,6 @@
 
 #include "testing.h"
 
-static gip_args *example_args(const gip_op *op)
-{
-    gip_args *a = NULL;
-    if (!GT_OK(gip_args_create(op, &a)))
-        return NULL;
-    for (int32_t k = 0; k < op->nparams; k++)
-        if (op->params[k].example)
-            GT_OK(gip_args_set_text(a, op->params[k].name, op->params[k].example));
-    return a;
-}
-
-/* Extra inputs as test_registry makes them: src's size, the declared type. */
-static int32_t make_inputs(const gip_op *op, const gip_image *src, uint64_t seed, gip_image *in)
-{
-    for (int32_t k = 0; k < op->ninputs; k++) {
-        const gip_input *d = &op->inputs[k];
-        gip_dtype dt = src->dtype;
-        int32_t ch = src->channels;
-        if (!(d->flags & GIP_INPUT_SAME_TYPE)) {
-            if (d->dtypes)
-                for (dt = GIP_C32; !(d->dtypes & GIP_DTYPE_BIT(dt)); dt = (gip_dtype)(dt - 1))
-                    ;
-            if (d->channels && !(d->channels & GIP_CHANNELS_BIT(ch)))
-                for (ch = 1; !(d->channels & GIP_CHANNELS_BIT(ch)); ch++)
-                    ;
-        }
-        gt_alloc(&in[k], src->width, src->height, ch, dt, 0);
-        gt_fill_random(&in[k], seed + (uint64_t)k * 17, 0, dt == GIP_F32 ? 1.0f : 0);
-    }
-    return op->ninputs;
-}
-
 /* A page-locked copy of a host image (pixels and stride). */
 static gip_status pinned_copy(gip_context *ctx, const gip_image *from, gip_image *to)
 {
@@ -80,7 +48,7 @@ static void one(gip_context *ctx, const gip_op *op, const gip_args *a, int64_t w
     char label[192];
     snprintf(label, sizeof label, "%s %s c%d %lldx%lld, %s, chunk %s", op->name, gip_dtype_name(dt),
              (int)ch, (long long)w, (long long)h, mem_names[mem], chunk ? chunk : "default");
-    const int32_t nin = make_inputs(op, &src, seed * 31, more);
+    const int32_t nin = gt_make_inputs(op, &src, seed * 31, more);
     const gip_image *use[8];
     for (int32_t k = 0; k < nin; k++)
         use[k] = &more[k];
@@ -125,7 +93,7 @@ static void every_operation(gip_context *ctx)
     uint64_t seed = 7;
     for (int32_t i = 0; i < gip_op_count(); i++) {
         const gip_op *op = gip_op_at(i);
-        gip_args *a = example_args(op);
+        gip_args *a = gt_example_args(op);
         if (!a)
             continue;
         for (size_t d = 0; d < sizeof dts / sizeof dts[0]; d++)
@@ -151,7 +119,7 @@ static void large(gip_context *ctx)
         const gip_op *op = gip_op_find(names[i]);
         if (!GT_CHECK(op != NULL, "%s is registered", names[i]))
             continue;
-        gip_args *a = example_args(op);
+        gip_args *a = gt_example_args(op);
         if (!a)
             continue;
         for (int mem = 0; mem < NMEM; mem++)

@@ -414,6 +414,41 @@ gip_status gt_run_op(gip_context *ctx, const gip_args *args, const gip_image *sr
     return gt_run_unary(ctx, run_op_call, src, dst, &c, poison);
 }
 
+gip_args *gt_example_args(const gip_op *op)
+{
+    gip_args *a = NULL;
+    if (!GT_OK(gip_args_create(op, &a)))
+        return NULL;
+    for (int32_t k = 0; k < op->nparams; k++) {
+        const gip_param *p = &op->params[k];
+        GT_CHECK(!(p->flags & GIP_PARAM_REQUIRED) || p->example,
+                 "%s.%s is required but has no example", op->name, p->name);
+        if (p->example)
+            GT_OK(gip_args_set_text(a, p->name, p->example));
+    }
+    return a;
+}
+
+int32_t gt_make_inputs(const gip_op *op, const gip_image *src, uint64_t seed, gip_image *in)
+{
+    for (int32_t k = 0; k < op->ninputs; k++) {
+        const gip_input *d = &op->inputs[k];
+        gip_dtype dt = src->dtype;
+        int32_t ch = src->channels;
+        if (!(d->flags & GIP_INPUT_SAME_TYPE)) {
+            if (d->dtypes)
+                for (dt = GIP_C32; !(d->dtypes & GIP_DTYPE_BIT(dt)); dt = (gip_dtype)(dt - 1))
+                    ;
+            if (d->channels && !(d->channels & GIP_CHANNELS_BIT(ch)))
+                for (ch = 1; !(d->channels & GIP_CHANNELS_BIT(ch)); ch++)
+                    ;
+        }
+        gt_alloc(&in[k], src->width, src->height, ch, dt, 0);
+        gt_fill_random(&in[k], seed + (uint64_t)k * 17, 0, dt == GIP_F32 ? 1.0f : 0);
+    }
+    return op->ninputs;
+}
+
 void *gt_read_file(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");

@@ -117,6 +117,16 @@ gip_status gt_run_unary(gip_context *ctx, gt_unary_fn fn, const gip_image *src, 
 gip_status gt_run_op(gip_context *ctx, const gip_args *args, const gip_image *src,
                      const gip_image *const *inputs, int32_t n, gip_image *dst, uint8_t poison);
 
+/* A registered operation's arguments with every parameter that has an example set to it (every
+ * required one has one: checked). NULL (and a failed check) when they cannot be made. */
+gip_args *gt_example_args(const gip_op *op);
+
+/* The extra input images of op for src, as declared (src's size; src's dtype and channels where
+ * the input has src's type, else the widest dtype it accepts and src's channels or the first
+ * count it accepts), filled with seeded random values. Returns op->ninputs; free each with
+ * gt_free(). */
+int32_t gt_make_inputs(const gip_op *op, const gip_image *src, uint64_t seed, gip_image *in);
+
 /* A file's bytes (malloc'd; *len set), or NULL when it cannot be read. */
 void *gt_read_file(const char *path, size_t *len);
 
