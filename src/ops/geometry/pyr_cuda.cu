@@ -11,11 +11,12 @@ __global__ void pyr_kernel(gip__pyr p, const uint8_t *src, int64_t sstride, uint
     for (int64_t y = blockIdx.y; y < dh; y += gridDim.y)
         for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < per_row;
              i += (int64_t)gridDim.x * blockDim.x) {
+            /* pixel and channel in 32 bits: a row holds far fewer than 2^32 elements */
+            const uint32_t u = (uint32_t)i, cn = (uint32_t)p.cn;
             if (p.up)
-                gip__pyr_up(&p, src, sstride, dst + y * dstride, y, i / p.cn, (int32_t)(i % p.cn));
+                gip__pyr_up(&p, src, sstride, dst + y * dstride, y, u / cn, (int32_t)(u % cn));
             else
-                gip__pyr_down(&p, src, sstride, dst + y * dstride, y, i / p.cn,
-                              (int32_t)(i % p.cn));
+                gip__pyr_down(&p, src, sstride, dst + y * dstride, y, u / cn, (int32_t)(u % cn));
         }
 }
 

@@ -12,12 +12,15 @@ __global__ void resize_kernel(gip__resize_plan p, const uint8_t *src, int64_t ss
         uint8_t *d = dst + y * dstride;
         for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < per_row;
              i += (int64_t)gridDim.x * blockDim.x) {
+            /* A row holds far fewer than 2^32 elements: the pixel and channel in 32 bits (a 64-bit
+             * division costs tens of instructions per element). */
+            const uint32_t u = (uint32_t)i, cn = (uint32_t)p.cn;
             if (p.kind == GIP__RS_NEAREST)
                 gip__rs_nearest(&p, src, sstride, d, y, i);
             else if (p.kind == GIP__RS_AREA_FAST)
-                gip__rs_area_fast(&p, src, sstride, d, y, i / p.cn, (int32_t)(i % p.cn));
+                gip__rs_area_fast(&p, src, sstride, d, y, u / cn, (int32_t)(u % cn));
             else
-                gip__rs_sep(&p, src, sstride, d, y, i / p.cn, (int32_t)(i % p.cn));
+                gip__rs_sep(&p, src, sstride, d, y, u / cn, (int32_t)(u % cn));
         }
     }
 }
