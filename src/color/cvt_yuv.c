@@ -614,19 +614,36 @@ YUV_AVX2 static inline __m128i enc_avx2_comp20(__m128i r, __m128i g, __m128i b, 
     return enc_avx2_pack(_mm256_srai_epi32(lo, 20), _mm256_srai_epi32(hi, 20));
 }
 
+/* The encoders' constants: the Y, U and V weights k (e->k20 or e->k14, their shift sh)
+ * broadcast, and Y's and the chroma's offsets with the rounding. */
+typedef struct enc_avx2_k {
+    __m256i ky[3], ku[3], kv[3], cy, cc;
+} enc_avx2_k;
+
+YUV_AVX2 static inline __attribute__((always_inline)) void
+enc_avx2_consts(const gip__yuv_enc *e, const int32_t *k, int sh, enc_avx2_k *c)
+{
+    for (int i = 0; i < 3; i++) {
+        c->ky[i] = _mm256_set1_epi32(k[i]);
+        c->ku[i] = _mm256_set1_epi32(k[3 + i]);
+        c->kv[i] = _mm256_set1_epi32(k[6 + i]);
+    }
+    c->cy = _mm256_set1_epi32((1 << (sh - 1)) + (e->yoff << sh));
+    c->cc = _mm256_set1_epi32((1 << (sh - 1)) + (128 << sh));
+}
+
 /* The Y bytes of a 4:2:0 row (a multiple of 16 pixels); returns how many. */
 YUV_AVX2 static int64_t enc_avx2_y(const gip__yuv_enc *e, const uint8_t *p, uint8_t *d)
 {
-    const __m256i k[3] = {_mm256_set1_epi32(e->k20[0]), _mm256_set1_epi32(e->k20[1]),
-                          _mm256_set1_epi32(e->k20[2])};
-    const __m256i c = _mm256_set1_epi32((1 << 19) + (e->yoff << 20));
+    enc_avx2_k k;
+    enc_avx2_consts(e, e->k20, 20, &k);
     const int scn = e->scn;
     int64_t x = 0;
     for (; x + 16 <= e->width; x += 16) {
         __m128i c0, c1, c2;
         enc_avx2_load16(p + x * scn, scn, &c0, &c1, &c2);
-        _mm_storeu_si128((__m128i *)(d + x), e->bidx ? enc_avx2_comp20(c0, c1, c2, k, c)
-                                                     : enc_avx2_comp20(c2, c1, c0, k, c));
+        _mm_storeu_si128((__m128i *)(d + x), e->bidx ? enc_avx2_comp20(c0, c1, c2, k.ky, k.cy)
+                                                     : enc_avx2_comp20(c2, c1, c0, k.ky, k.cy));
     }
     return x;
 }
@@ -637,14 +654,9 @@ YUV_AVX2 static int64_t enc_avx2_y(const gip__yuv_enc *e, const uint8_t *p, uint
 YUV_AVX2 static int64_t enc_avx2_even(const gip__yuv_enc *e, const uint8_t *p, uint8_t *dy,
                                       uint8_t *du, uint8_t *dv, int nv)
 {
-    const __m256i ky[3] = {_mm256_set1_epi32(e->k20[0]), _mm256_set1_epi32(e->k20[1]),
-                           _mm256_set1_epi32(e->k20[2])};
-    const __m256i ku[3] = {_mm256_set1_epi32(e->k20[3]), _mm256_set1_epi32(e->k20[4]),
-                           _mm256_set1_epi32(e->k20[5])};
-    const __m256i kv[3] = {_mm256_set1_epi32(e->k20[6]), _mm256_set1_epi32(e->k20[7]),
-                           _mm256_set1_epi32(e->k20[8])};
-    const __m256i cy = _mm256_set1_epi32((1 << 19) + (e->yoff << 20)),
-                  c = _mm256_set1_epi32((1 << 19) + (128 << 20));
+    enc_avx2_k k;
+    enc_avx2_consts(e, e->k20, 20, &k);
+    const __m256i *ky = k.ky, *ku = k.ku, *kv = k.kv, cy = k.cy, c = k.cc;
     const __m128i even = _mm_set1_epi16(255);
     const int scn = e->scn;
     const int64_t n = e->width / 2;
@@ -718,35 +730,48 @@ YUV_VBMI static inline void enc_vbmi_load(const uint8_t *p, int scn, __m512i *v0
                    : _mm512_maskz_loadu_epi8(0xFFFFFFFFULL, p + 64);
 }
 
+/* The VBMI encoders' constants: the Y, U and V weights k (e->k20 or e->k14, their shift sh)
+ * broadcast, Y's and the chroma's offsets with the rounding, and the r, g, b byte indices of
+ * pixels 0-15 (i0), of 16-31 (i1), and of the even (ie) and the odd (io) ones. */
+typedef struct enc_vbmi_k {
+    __m512i ky[3], ku[3], kv[3], cy, cc, i0[3], i1[3], ie[3], io[3];
+} enc_vbmi_k;
+
+YUV_VBMI static inline __attribute__((always_inline)) void
+enc_vbmi_consts(const gip__yuv_enc *e, const int32_t *k, int sh, enc_vbmi_k *c)
+{
+    const int scn = e->scn, ch[3] = {e->bidx ^ 2, 1, e->bidx};
+    for (int i = 0; i < 3; i++) {
+        c->ky[i] = _mm512_set1_epi32(k[i]);
+        c->ku[i] = _mm512_set1_epi32(k[3 + i]);
+        c->kv[i] = _mm512_set1_epi32(k[6 + i]);
+        c->i0[i] = enc_vbmi_idx(ch[i], scn);
+        c->i1[i] = enc_vbmi_idx(16 * scn + ch[i], scn);
+        c->ie[i] = enc_vbmi_idx(ch[i], 2 * scn);
+        c->io[i] = enc_vbmi_idx(scn + ch[i], 2 * scn);
+    }
+    c->cy = _mm512_set1_epi32((1 << (sh - 1)) + (e->yoff << sh));
+    c->cc = _mm512_set1_epi32((1 << (sh - 1)) + (128 << sh));
+}
+
 /* enc_avx2_even() and enc_avx2_y() with AVX-512 VBMI: the even row's Y, U and V (odd: its Y
  * only, du NULL), 32 source pixels a step. Returns the source pixels done. */
 YUV_VBMI static int64_t enc_vbmi_row(const gip__yuv_enc *e, const uint8_t *p, uint8_t *dy,
                                      uint8_t *du, uint8_t *dv, int nv)
 {
-    const int scn = e->scn, cr = e->bidx ^ 2, cb = e->bidx;
-    const __m512i ky[3] = {_mm512_set1_epi32(e->k20[0]), _mm512_set1_epi32(e->k20[1]),
-                           _mm512_set1_epi32(e->k20[2])};
-    const __m512i ku[3] = {_mm512_set1_epi32(e->k20[3]), _mm512_set1_epi32(e->k20[4]),
-                           _mm512_set1_epi32(e->k20[5])};
-    const __m512i kv[3] = {_mm512_set1_epi32(e->k20[6]), _mm512_set1_epi32(e->k20[7]),
-                           _mm512_set1_epi32(e->k20[8])};
-    const __m512i cy = _mm512_set1_epi32((1 << 19) + (e->yoff << 20)),
-                  cc = _mm512_set1_epi32((1 << 19) + (128 << 20));
-    /* r, g, b of pixels 0-15, of 16-31, and of the even ones */
-    const __m512i i0[3] = {enc_vbmi_idx(cr, scn), enc_vbmi_idx(1, scn), enc_vbmi_idx(cb, scn)};
-    const __m512i i1[3] = {enc_vbmi_idx(16 * scn + cr, scn), enc_vbmi_idx(16 * scn + 1, scn),
-                           enc_vbmi_idx(16 * scn + cb, scn)};
-    const __m512i ie[3] = {enc_vbmi_idx(cr, 2 * scn), enc_vbmi_idx(1, 2 * scn),
-                           enc_vbmi_idx(cb, 2 * scn)};
+    const int scn = e->scn;
+    enc_vbmi_k k;
+    enc_vbmi_consts(e, e->k20, 20, &k);
     int64_t x = 0;
     for (; x + 32 <= e->width; x += 32) {
         __m512i v0, v1;
         enc_vbmi_load(p + x * scn, scn, &v0, &v1);
-        _mm_storeu_si128((__m128i *)(dy + x), enc_vbmi_comp(v0, v1, i0, ky, cy));
-        _mm_storeu_si128((__m128i *)(dy + x + 16), enc_vbmi_comp(v0, v1, i1, ky, cy));
+        _mm_storeu_si128((__m128i *)(dy + x), enc_vbmi_comp(v0, v1, k.i0, k.ky, k.cy));
+        _mm_storeu_si128((__m128i *)(dy + x + 16), enc_vbmi_comp(v0, v1, k.i1, k.ky, k.cy));
         if (!du)
             continue;
-        const __m128i u = enc_vbmi_comp(v0, v1, ie, ku, cc), v = enc_vbmi_comp(v0, v1, ie, kv, cc);
+        const __m128i u = enc_vbmi_comp(v0, v1, k.ie, k.ku, k.cc),
+                      v = enc_vbmi_comp(v0, v1, k.ie, k.kv, k.cc);
         const int64_t c = x / 2;
         if (nv) {
             const __m128i f = nv == 1 ? u : v, s = nv == 1 ? v : u;
@@ -762,34 +787,23 @@ YUV_VBMI static int64_t enc_vbmi_row(const gip__yuv_enc *e, const uint8_t *p, ui
 /* enc_avx2_422() with AVX-512 VBMI, 32 pixels (64 bytes) a step; returns the pixels done. */
 YUV_VBMI static int64_t enc_vbmi_422(const gip__yuv_enc *e, const uint8_t *p, uint8_t *d)
 {
-    const int scn = e->scn, cr = e->bidx ^ 2, cb = e->bidx;
-    const __m512i ky[3] = {_mm512_set1_epi32(e->k14[0]), _mm512_set1_epi32(e->k14[1]),
-                           _mm512_set1_epi32(e->k14[2])};
-    const __m512i ku[3] = {_mm512_set1_epi32(e->k14[3]), _mm512_set1_epi32(e->k14[4]),
-                           _mm512_set1_epi32(e->k14[5])};
-    const __m512i kv[3] = {_mm512_set1_epi32(e->k14[6]), _mm512_set1_epi32(e->k14[7]),
-                           _mm512_set1_epi32(e->k14[8])};
-    const __m512i cy = _mm512_set1_epi32((1 << 13) + (e->yoff << 14)),
-                  cc = _mm512_set1_epi32((1 << 13) + (128 << 14));
-    const __m512i i0[3] = {enc_vbmi_idx(cr, scn), enc_vbmi_idx(1, scn), enc_vbmi_idx(cb, scn)};
-    const __m512i i1[3] = {enc_vbmi_idx(16 * scn + cr, scn), enc_vbmi_idx(16 * scn + 1, scn),
-                           enc_vbmi_idx(16 * scn + cb, scn)};
-    /* the pairs' first and second pixels */
-    const __m512i ie[3] = {enc_vbmi_idx(cr, 2 * scn), enc_vbmi_idx(1, 2 * scn),
-                           enc_vbmi_idx(cb, 2 * scn)};
-    const __m512i io[3] = {enc_vbmi_idx(scn + cr, 2 * scn), enc_vbmi_idx(scn + 1, 2 * scn),
-                           enc_vbmi_idx(scn + cb, 2 * scn)};
+    const int scn = e->scn;
+    enc_vbmi_k kk;
+    enc_vbmi_consts(e, e->k14, 14, &kk);
     int64_t x = 0;
     for (; x + 32 <= e->width; x += 32) {
         __m512i v0, v1;
         enc_vbmi_load(p + x * scn, scn, &v0, &v1);
-        const __m128i ya = enc_vbmi_dot(YUV_CH(i0[0]), YUV_CH(i0[1]), YUV_CH(i0[2]), ky, cy, 1);
-        const __m128i yb = enc_vbmi_dot(YUV_CH(i1[0]), YUV_CH(i1[1]), YUV_CH(i1[2]), ky, cy, 1);
-        const __m512i sr = _mm512_add_epi32(YUV_CH(ie[0]), YUV_CH(io[0])),
-                      sg = _mm512_add_epi32(YUV_CH(ie[1]), YUV_CH(io[1])),
-                      sb = _mm512_add_epi32(YUV_CH(ie[2]), YUV_CH(io[2]));
-        const __m128i u = enc_vbmi_dot(sr, sg, sb, ku, cc, 1),
-                      v = enc_vbmi_dot(sr, sg, sb, kv, cc, 1);
+        const __m128i ya =
+            enc_vbmi_dot(YUV_CH(kk.i0[0]), YUV_CH(kk.i0[1]), YUV_CH(kk.i0[2]), kk.ky, kk.cy, 1);
+        const __m128i yb =
+            enc_vbmi_dot(YUV_CH(kk.i1[0]), YUV_CH(kk.i1[1]), YUV_CH(kk.i1[2]), kk.ky, kk.cy, 1);
+        /* the pairs' first and second pixels summed */
+        const __m512i sr = _mm512_add_epi32(YUV_CH(kk.ie[0]), YUV_CH(kk.io[0])),
+                      sg = _mm512_add_epi32(YUV_CH(kk.ie[1]), YUV_CH(kk.io[1])),
+                      sb = _mm512_add_epi32(YUV_CH(kk.ie[2]), YUV_CH(kk.io[2]));
+        const __m128i u = enc_vbmi_dot(sr, sg, sb, kk.ku, kk.cc, 1),
+                      v = enc_vbmi_dot(sr, sg, sb, kk.kv, kk.cc, 1);
         const __m128i f = e->layout == GIP_YUV_YVYU ? v : u, t = e->layout == GIP_YUV_YVYU ? u : v;
         const __m128i uv[2] = {_mm_unpacklo_epi8(f, t), _mm_unpackhi_epi8(f, t)};
         const __m128i y[2] = {ya, yb};
@@ -812,14 +826,9 @@ YUV_VBMI static int64_t enc_vbmi_422(const gip__yuv_enc *e, const uint8_t *p, ui
  * done. */
 YUV_AVX2 static int64_t enc_avx2_422(const gip__yuv_enc *e, const uint8_t *p, uint8_t *d)
 {
-    const __m256i ky[3] = {_mm256_set1_epi32(e->k14[0]), _mm256_set1_epi32(e->k14[1]),
-                           _mm256_set1_epi32(e->k14[2])};
-    const __m256i ku[3] = {_mm256_set1_epi32(e->k14[3]), _mm256_set1_epi32(e->k14[4]),
-                           _mm256_set1_epi32(e->k14[5])};
-    const __m256i kv[3] = {_mm256_set1_epi32(e->k14[6]), _mm256_set1_epi32(e->k14[7]),
-                           _mm256_set1_epi32(e->k14[8])};
-    const __m256i cy = _mm256_set1_epi32((1 << 13) + (e->yoff << 14)),
-                  cc = _mm256_set1_epi32((1 << 13) + (128 << 14));
+    enc_avx2_k k;
+    enc_avx2_consts(e, e->k14, 14, &k);
+    const __m256i *ky = k.ky, *ku = k.ku, *kv = k.kv, cy = k.cy, cc = k.cc;
     const __m256i ones = _mm256_set1_epi16(1);
     const int scn = e->scn;
     int64_t x = 0;
