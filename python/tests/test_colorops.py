@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import gip
+import conftest
 from conftest import requires_cuda
 
 SIZES = [(1, 1), (1, 17), (13, 42), (37, 91), (201, 333)]
@@ -16,14 +17,7 @@ RULES = [cv2.THRESH_BINARY, cv2.THRESH_BINARY_INV, cv2.THRESH_TRUNC, cv2.THRESH_
 
 
 def rand(shape, dtype=np.uint8, seed=0):
-    rng = np.random.default_rng(seed)
-    if dtype == np.uint8:
-        return rng.integers(0, 256, shape, dtype=np.uint8)
-    if dtype == np.uint16:
-        return rng.integers(0, 65536, shape, dtype=np.uint16)
-    if dtype == np.int16:
-        return rng.integers(-32768, 32768, shape, dtype=np.int16)
-    return (rng.random(shape) * 2 - 0.5).astype(np.float32)
+    return conftest.rand(shape, dtype, seed, lo=-0.5, hi=1.5)
 
 
 @pytest.mark.parametrize("size", SIZES)
