@@ -21,12 +21,11 @@ static PyObject *py_imread(PyObject *m, PyObject *args)
     if (!PyArg_ParseTuple(args, "O&ipp|pi", PyUnicode_FSConverter, &path_obj, &mode, &bgr,
                           &keep_depth, &ignore_orientation, &reduce))
         return NULL;
-    gip_load_params p = {0};
-    p.mode = (gip_load_mode)mode;
-    p.bgr = bgr;
-    p.keep_depth = keep_depth;
-    p.ignore_orientation = ignore_orientation;
-    p.reduce = reduce;
+    const gip_load_params p = {.mode = (gip_load_mode)mode,
+                               .bgr = bgr,
+                               .keep_depth = keep_depth,
+                               .ignore_orientation = ignore_orientation,
+                               .reduce = reduce};
     gip_image img = {0};
     gip_status st;
     char msg[1024];
@@ -47,12 +46,11 @@ static PyObject *py_imdecode(PyObject *m, PyObject *args)
     if (!PyArg_ParseTuple(args, "y*ipp|pi", &b, &mode, &bgr, &keep_depth, &ignore_orientation,
                           &reduce))
         return NULL;
-    gip_load_params p = {0};
-    p.mode = (gip_load_mode)mode;
-    p.bgr = bgr;
-    p.keep_depth = keep_depth;
-    p.ignore_orientation = ignore_orientation;
-    p.reduce = reduce;
+    const gip_load_params p = {.mode = (gip_load_mode)mode,
+                               .bgr = bgr,
+                               .keep_depth = keep_depth,
+                               .ignore_orientation = ignore_orientation,
+                               .reduce = reduce};
     gip_image img = {0};
     gip_status st;
     char msg[1024];
