@@ -1126,13 +1126,10 @@ static int warp_avx512(void)
 #endif
 }
 
-gip_status gip__warp_run(gip_context *ctx, const gip_image *src, gip_image *dst, const gip__warp *w,
-                         const char *op)
+gip_status gip__warp_check_images(gip_context *ctx, const gip_image *src, const gip_image *dst,
+                                  const char *op)
 {
-    bool on_device = false;
-    gip_status st = gip__check_pair(ctx, src, dst, op, &on_device);
-    if (st)
-        return st;
+    gip_status st;
     if ((st = gip__check_dtype(ctx, src, GIP__DT_IMAGE, op, "src")))
         return st;
     if ((st = gip__check_same_type(ctx, src, dst, op)))
@@ -1142,6 +1139,18 @@ gip_status gip__warp_run(gip_context *ctx, const gip_image *src, gip_image *dst,
     if (src->width >= (1 << 30) || src->height >= (1 << 30))
         return gip__error(ctx, GIP_ERR_TOO_LARGE, "%s: sides of 2^30 pixels and more are refused",
                           op);
+    return GIP_OK;
+}
+
+gip_status gip__warp_run(gip_context *ctx, const gip_image *src, gip_image *dst, const gip__warp *w,
+                         const char *op)
+{
+    bool on_device = false;
+    gip_status st = gip__check_pair(ctx, src, dst, op, &on_device);
+    if (st)
+        return st;
+    if ((st = gip__warp_check_images(ctx, src, dst, op)))
+        return st;
     gip__warp wr = *w;
     wr.vec_end = dst->width / 16 * 16;
     w = &wr;
