@@ -1359,6 +1359,29 @@ gip_status gip__reduce_cpu(gip_context *ctx, const gip_image *a, const gip_image
 
 #define STATS_DTYPES (GIP__DT(GIP_U8) | GIP__DT(GIP_U16) | GIP__DT(GIP_S16) | GIP__DT(GIP_F32))
 
+gip_status gip__stats_check_mask(gip_context *ctx, const gip_image *mask, const gip_image *src,
+                                 const char *op)
+{
+    if (!mask)
+        return GIP_OK;
+    gip_status st = gip__image_check_ctx(ctx, mask, op, "mask");
+    if (st)
+        return st;
+    if (mask->dtype != GIP_U8 || mask->channels != 1)
+        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
+                          "%s: mask is %d-channel %s; a one-channel u8 mask is accepted", op,
+                          (int)mask->channels, gip_dtype_name(mask->dtype));
+    if (mask->width != src->width || mask->height != src->height)
+        return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
+                          "%s: mask is %lldx%lld but src is %lldx%lld; they must be equal", op,
+                          (long long)mask->width, (long long)mask->height, (long long)src->width,
+                          (long long)src->height);
+    if ((mask->memory == GIP_MEM_CUDA) != (src->memory == GIP_MEM_CUDA))
+        return gip__error(ctx, GIP_ERR_LOCATION_MISMATCH,
+                          "%s: src and mask must both be on the host or both on the device", op);
+    return GIP_OK;
+}
+
 /* Checks src (and src2, mask where given) for a reduction named op, and reduces them. one_channel:
  * src must have one channel. */
 static gip_status reduce(gip_context *ctx, const char *op, const gip_image *a, const gip_image *b,
@@ -1391,23 +1414,8 @@ static gip_status reduce(gip_context *ctx, const char *op, const gip_image *a, c
                               "%s: src1 and src2 must both be on the host or both on the device",
                               op);
     }
-    if (mask) {
-        if ((st = gip__image_check_ctx(ctx, mask, op, "mask")))
-            return st;
-        if (mask->dtype != GIP_U8 || mask->channels != 1)
-            return gip__error(ctx, GIP_ERR_UNSUPPORTED,
-                              "%s: mask is %d-channel %s; a one-channel u8 mask is accepted", op,
-                              (int)mask->channels, gip_dtype_name(mask->dtype));
-        if (mask->width != a->width || mask->height != a->height)
-            return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
-                              "%s: mask is %lldx%lld but src is %lldx%lld; they must be equal", op,
-                              (long long)mask->width, (long long)mask->height, (long long)a->width,
-                              (long long)a->height);
-        if ((mask->memory == GIP_MEM_CUDA) != dev)
-            return gip__error(ctx, GIP_ERR_LOCATION_MISMATCH,
-                              "%s: src and mask must both be on the host or both on the device",
-                              op);
-    }
+    if ((st = gip__stats_check_mask(ctx, mask, a, op)))
+        return st;
     if (dev) {
 #ifdef GIP_HAVE_CUDA
         if ((st = gip__cuda_enter(ctx)))
