@@ -61,11 +61,8 @@ gip_status gip_insert_channel(gip_context *ctx, const gip_image *src, const gip_
     gip_status st = check_channel(ctx, dst, src2, channel, op, &on_device);
     if (st || (st = gip__check_unary(ctx, src, dst, op, &on_device)))
         return st;
-    if (src->dtype != dst->dtype || src->channels != dst->channels)
-        return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
-                          "%s: dst is %d-channel %s but src is %d-channel %s; they must be equal",
-                          op, (int)dst->channels, gip_dtype_name(dst->dtype), (int)src->channels,
-                          gip_dtype_name(src->dtype));
+    if ((st = gip__check_same_type(ctx, src, dst, op)))
+        return st;
     if (gip__images_overlap(src2, dst))
         return gip__error(ctx, GIP_ERR_ALIASING, "%s: src2 and dst overlap", op);
     if (!gip__images_same(src, dst)) {
