@@ -262,7 +262,7 @@ static gip_status morph(gip_context *ctx, const gip_image *src, gip_image *dst,
     gip_status st = gip__check_unary(ctx, src, dst, OP, &m.on_device);
     if (st)
         return st;
-    const unsigned dts = GIP__DT(GIP_U8) | GIP__DT(GIP_U16) | GIP__DT(GIP_S16) | GIP__DT(GIP_F32);
+    const unsigned dts = GIP__DT_DEPTHS;
     if ((st = gip__check_dtype(ctx, src, dts, OP, "src")))
         return st;
     if (src->channels != 1 && src->channels != 3 && src->channels != 4)

@@ -8,7 +8,7 @@
 #include "arith.h"
 #include "pointwise.h"
 
-#define DT_ARITH (GIP__DT(GIP_U8) | GIP__DT(GIP_U16) | GIP__DT(GIP_S16) | GIP__DT(GIP_F32))
+#define DT_ARITH GIP__DT_DEPTHS
 #define DT_INT (GIP__DT(GIP_U8) | GIP__DT(GIP_U16) | GIP__DT(GIP_S16))
 
 /* A second image (src2, mask) against src: a well-formed view where src lives, of its size,

@@ -7,7 +7,7 @@
 #include "pointwise.h"
 #include "registry/registry.h"
 
-#define DT_RANGE (GIP__DT(GIP_U8) | GIP__DT(GIP_U16) | GIP__DT(GIP_S16) | GIP__DT(GIP_F32))
+#define DT_RANGE GIP__DT_DEPTHS
 
 /* A bound as OpenCV converts a Scalar to the source's dtype: rounded half to even and saturated
  * for integers, single precision for f32. */

@@ -11,7 +11,7 @@
 #include "registry/registry.h"
 #include "threshold.h"
 
-#define DT_THRESH (GIP__DT(GIP_U8) | GIP__DT(GIP_U16) | GIP__DT(GIP_S16) | GIP__DT(GIP_F32))
+#define DT_THRESH GIP__DT_DEPTHS
 
 /* OpenCV's getThreshVal_Otsu_8u: the level maximising the between-class variance. */
 static double otsu(const uint64_t h[256], uint64_t total)

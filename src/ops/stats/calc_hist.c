@@ -184,8 +184,7 @@ gip_status gip_calc_hist(gip_context *ctx, const gip_image *src, const gip_image
                           params ? "hist" : "params");
     if ((st = gip__image_check_ctx(ctx, src, op, "src")))
         return st;
-    if ((st = gip__check_dtype(ctx, src, GIP__DT(GIP_U8) | GIP__DT(GIP_U16) | GIP__DT(GIP_F32), op,
-                               "src")))
+    if ((st = gip__check_dtype(ctx, src, GIP__DT_IMAGE, op, "src")))
         return st;
     const bool dev = src->memory == GIP_MEM_CUDA;
     if ((st = gip__stats_check_mask(ctx, mask, src, op)))

@@ -336,9 +336,7 @@ gip_status gip_integral(gip_context *ctx, const gip_image *src, gip_array *sum, 
     if (!sum && !sqsum && !tilted)
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
                           "%s: sum, sqsum and tilted are all NULL; ask for at least one", op);
-    if ((st = gip__check_dtype(
-             ctx, src, GIP__DT(GIP_U8) | GIP__DT(GIP_U16) | GIP__DT(GIP_S16) | GIP__DT(GIP_F32), op,
-             "src")))
+    if ((st = gip__check_dtype(ctx, src, GIP__DT_DEPTHS, op, "src")))
         return st;
     if (src->channels < 1 || src->channels > 4)
         return gip__error(ctx, GIP_ERR_UNSUPPORTED, "%s: src has %d channels; 1 to 4 are accepted",

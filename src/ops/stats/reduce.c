@@ -1357,7 +1357,7 @@ gip_status gip__reduce_cpu(gip_context *ctx, const gip_image *a, const gip_image
 
 /* ---- checks and dispatch ---------------------------------------------------------------- */
 
-#define STATS_DTYPES (GIP__DT(GIP_U8) | GIP__DT(GIP_U16) | GIP__DT(GIP_S16) | GIP__DT(GIP_F32))
+#define STATS_DTYPES GIP__DT_DEPTHS
 
 gip_status gip__stats_check_mask(gip_context *ctx, const gip_image *mask, const gip_image *src,
                                  const char *op)
