@@ -36,21 +36,6 @@ static gip_status check_other(gip_context *ctx, const gip_image *src, const gip_
     return GIP_OK;
 }
 
-static float to_dtype(gip_dtype dt, double v)
-{
-    float f = (float)(v < -1e9 ? -1e9 : v > 1e9 ? 1e9 : v);
-    switch (dt) {
-    case GIP_U8:
-        return (float)gip__sat_u8_f32(f);
-    case GIP_U16:
-        return (float)gip__sat_u16_f32(f);
-    case GIP_S16:
-        return (float)gip__sat_s16_f32(f);
-    default:
-        return (float)v;
-    }
-}
-
 static const gip__pw_op op_codes[] = {
     [GIP_ARITH_ADD] = GIP__OP_ADD,         [GIP_ARITH_SUBTRACT] = GIP__OP_SUB,
     [GIP_ARITH_MULTIPLY] = GIP__OP_MUL,    [GIP_ARITH_DIVIDE] = GIP__OP_DIV,
@@ -100,7 +85,7 @@ gip_status gip_arith(gip_context *ctx, const gip_image *src, gip_image *dst,
             return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "%s: value[%d] is NaN", op, c);
         integral &= v == floor(v);
         /* OpenCV converts the scalar of min, max and the bitwise operations to the dtype. */
-        p.v[c] = ap->op >= GIP_ARITH_MIN ? to_dtype(src->dtype, v) : (float)v;
+        p.v[c] = ap->op >= GIP_ARITH_MIN ? gip__pw_scalar_as(src->dtype, v) : (float)v;
     }
     if (ap->reverse) {
         if (ap->op == GIP_ARITH_SUBTRACT)
