@@ -12,11 +12,10 @@
 
 #include "color/cvt_color.h"
 #include "color/cvt_color_cpu.h"
-#include "tuning.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define SPACE_X86 1
-#include <immintrin.h>
+#include "color/cvt_avx2.h"
 #define SPACE_AVX2 __attribute__((target("avx2")))
 /* (one attribute: clang keeps only the last of two target attributes) */
 #define SPACE_AVX2_FMA __attribute__((target("avx2,fma")))
@@ -87,55 +86,6 @@ u8_span(const gip__cs_params *cs, const uint8_t *s, uint8_t *d, int64_t w, int s
 }
 
 #ifdef SPACE_X86
-#define SPACE_M(...) _mm_setr_epi8(__VA_ARGS__)
-
-/* 16 pixels of 3 channels from s: the channels in memory order, 16 bytes each. */
-SPACE_AVX2 static inline void space_avx2_load3(const uint8_t *s, __m128i *c0, __m128i *c1,
-                                               __m128i *c2)
-{
-    const __m128i x0 = _mm_loadu_si128((const __m128i *)s),
-                  x1 = _mm_loadu_si128((const __m128i *)(s + 16)),
-                  x2 = _mm_loadu_si128((const __m128i *)(s + 32));
-    const int8_t z = -1;
-    *c0 = _mm_or_si128(
-        _mm_or_si128(
-            _mm_shuffle_epi8(x0, SPACE_M(0, 3, 6, 9, 12, 15, z, z, z, z, z, z, z, z, z, z)),
-            _mm_shuffle_epi8(x1, SPACE_M(z, z, z, z, z, z, 2, 5, 8, 11, 14, z, z, z, z, z))),
-        _mm_shuffle_epi8(x2, SPACE_M(z, z, z, z, z, z, z, z, z, z, z, 1, 4, 7, 10, 13)));
-    *c1 = _mm_or_si128(
-        _mm_or_si128(
-            _mm_shuffle_epi8(x0, SPACE_M(1, 4, 7, 10, 13, z, z, z, z, z, z, z, z, z, z, z)),
-            _mm_shuffle_epi8(x1, SPACE_M(z, z, z, z, z, 0, 3, 6, 9, 12, 15, z, z, z, z, z))),
-        _mm_shuffle_epi8(x2, SPACE_M(z, z, z, z, z, z, z, z, z, z, z, 2, 5, 8, 11, 14)));
-    *c2 = _mm_or_si128(
-        _mm_or_si128(
-            _mm_shuffle_epi8(x0, SPACE_M(2, 5, 8, 11, 14, z, z, z, z, z, z, z, z, z, z, z)),
-            _mm_shuffle_epi8(x1, SPACE_M(z, z, z, z, z, 1, 4, 7, 10, 13, z, z, z, z, z, z))),
-        _mm_shuffle_epi8(x2, SPACE_M(z, z, z, z, z, z, z, z, z, z, 0, 3, 6, 9, 12, 15)));
-}
-
-/* 16 pixels of 3 channels (16 bytes each, in memory order) to d. */
-SPACE_AVX2 static inline void space_avx2_store3(uint8_t *d, __m128i c0, __m128i c1, __m128i c2)
-{
-    const int8_t z = -1;
-    const __m128i b0 = _mm_or_si128(
-        _mm_or_si128(_mm_shuffle_epi8(c0, SPACE_M(0, z, z, 1, z, z, 2, z, z, 3, z, z, 4, z, z, 5)),
-                     _mm_shuffle_epi8(c1, SPACE_M(z, 0, z, z, 1, z, z, 2, z, z, 3, z, z, 4, z, z))),
-        _mm_shuffle_epi8(c2, SPACE_M(z, z, 0, z, z, 1, z, z, 2, z, z, 3, z, z, 4, z)));
-    const __m128i b1 = _mm_or_si128(
-        _mm_or_si128(
-            _mm_shuffle_epi8(c0, SPACE_M(z, z, 6, z, z, 7, z, z, 8, z, z, 9, z, z, 10, z)),
-            _mm_shuffle_epi8(c1, SPACE_M(5, z, z, 6, z, z, 7, z, z, 8, z, z, 9, z, z, 10))),
-        _mm_shuffle_epi8(c2, SPACE_M(z, 5, z, z, 6, z, z, 7, z, z, 8, z, z, 9, z, z)));
-    const __m128i b2 = _mm_or_si128(
-        _mm_or_si128(
-            _mm_shuffle_epi8(c0, SPACE_M(z, 11, z, z, 12, z, z, 13, z, z, 14, z, z, 15, z, z)),
-            _mm_shuffle_epi8(c1, SPACE_M(z, z, 11, z, z, 12, z, z, 13, z, z, 14, z, z, 15, z))),
-        _mm_shuffle_epi8(c2, SPACE_M(10, z, z, 11, z, z, 12, z, z, 13, z, z, 14, z, z, 15)));
-    _mm_storeu_si128((__m128i *)d, b0);
-    _mm_storeu_si128((__m128i *)(d + 16), b1);
-    _mm_storeu_si128((__m128i *)(d + 32), b2);
-}
 
 /* Sixteen 32-bit lanes (two halves of 8) to 16 bytes with unsigned saturation. */
 SPACE_AVX2 static inline __m128i space_avx2_pack(__m256i lo, __m256i hi)
@@ -175,22 +125,6 @@ SPACE_AVX2 static inline void space_avx2_hs(__m256i r, __m256i g, __m256i b, __m
     *h = _mm256_add_epi32(hh, _mm256_and_si256(neg, _mm256_set1_epi32(full ? 256 : 180)));
 }
 
-/* The first three channels of 16 pixels of 4 channels from s, 16 bytes each in memory order. */
-SPACE_AVX2 static inline void space_avx2_load4(const uint8_t *s, __m128i *c0, __m128i *c1,
-                                               __m128i *c2)
-{
-    /* each 4 pixels to [c0 x4, c1 x4, c2 x4, c3 x4], then the 32-bit groups gathered */
-    const __m128i m = SPACE_M(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-    const __m128i t0 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)s), m),
-                  t1 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(s + 16)), m),
-                  t2 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(s + 32)), m),
-                  t3 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(s + 48)), m);
-    const __m128i a = _mm_unpacklo_epi32(t0, t1), b = _mm_unpacklo_epi32(t2, t3);
-    *c0 = _mm_unpacklo_epi64(a, b);
-    *c1 = _mm_unpackhi_epi64(a, b);
-    *c2 = _mm_unpacklo_epi64(_mm_unpackhi_epi32(t0, t1), _mm_unpackhi_epi32(t2, t3));
-}
-
 /* The pixels of a u8 RGB to HSV row (scn 3 or 4 channels) it did (a multiple of 16). */
 SPACE_AVX2 static int64_t space_hsv_avx2(const uint8_t *s, uint8_t *d, int64_t w, int scn, int bidx,
                                          int full)
@@ -199,9 +133,9 @@ SPACE_AVX2 static int64_t space_hsv_avx2(const uint8_t *s, uint8_t *d, int64_t w
     for (; x + 16 <= w; x += 16) {
         __m128i c0, c1, c2;
         if (scn == 4)
-            space_avx2_load4(s + 4 * x, &c0, &c1, &c2);
+            gip__cc_avx2_load4(s + 4 * x, &c0, &c1, &c2);
         else
-            space_avx2_load3(s + 3 * x, &c0, &c1, &c2);
+            gip__cc_avx2_load3(s + 3 * x, &c0, &c1, &c2);
         const __m128i b8 = bidx ? c2 : c0, g8 = c1, r8 = bidx ? c0 : c2;
         const __m128i v8 = _mm_max_epu8(_mm_max_epu8(b8, g8), r8);
         const __m128i d8 = _mm_sub_epi8(v8, _mm_min_epu8(_mm_min_epu8(b8, g8), r8));
@@ -213,8 +147,8 @@ SPACE_AVX2 static int64_t space_hsv_avx2(const uint8_t *s, uint8_t *d, int64_t w
                           &h[i], &sat[i]);
 #undef SPACE_W
         }
-        space_avx2_store3(d + 3 * x, space_avx2_pack(h[0], h[1]), space_avx2_pack(sat[0], sat[1]),
-                          v8);
+        gip__cc_avx2_store3(d + 3 * x, space_avx2_pack(h[0], h[1]), space_avx2_pack(sat[0], sat[1]),
+                            v8);
     }
     return x;
 }
@@ -251,7 +185,7 @@ static bool space_hsv_avx2_ok(void)
     return v == 1;
 }
 /* 32 pixels of 3 channels from s: the channels in memory order, pixels 0-15 in the low lane and
- * 16-31 in the high one (space_avx2_load3()'s shuffles on both lanes). */
+ * 16-31 in the high one (gip__cc_avx2_load3()'s shuffles on both lanes). */
 SPACE_AVX2 static inline void space_avx2_load3x2(const uint8_t *s, __m256i *c0, __m256i *c1,
                                                  __m256i *c2)
 {
@@ -440,7 +374,7 @@ SPACE_AVX2_FMA static int64_t space_hsv_inv_u8_avx2(const uint8_t *s, uint8_t *d
     int64_t x = 0;
     for (; x < n; x += 16) {
         __m128i c0, c1, c2;
-        space_avx2_load3(s + 3 * x, &c0, &c1, &c2);
+        gip__cc_avx2_load3(s + 3 * x, &c0, &c1, &c2);
         __m256i o[3][2];
         for (int i = 0; i < 2; i++) {
 #define SPACE_F(c) _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(i ? _mm_srli_si128(c, 8) : c))
@@ -454,8 +388,8 @@ SPACE_AVX2_FMA static int64_t space_hsv_inv_u8_avx2(const uint8_t *s, uint8_t *d
         }
         const __m128i r8 = space_avx2_pack(o[0][0], o[0][1]),
                       b8 = space_avx2_pack(o[2][0], o[2][1]);
-        space_avx2_store3(d + 3 * x, bidx ? r8 : b8, space_avx2_pack(o[1][0], o[1][1]),
-                          bidx ? b8 : r8);
+        gip__cc_avx2_store3(d + 3 * x, bidx ? r8 : b8, space_avx2_pack(o[1][0], o[1][1]),
+                            bidx ? b8 : r8);
     }
     return x;
 }
@@ -555,7 +489,7 @@ SPACE_AVX2 static int64_t space_hls_inv_u8_avx2(const uint8_t *s, uint8_t *d, in
     int64_t x = 0;
     for (; x + 16 <= w; x += 16) {
         __m128i c0, c1, c2;
-        space_avx2_load3(s + 3 * x, &c0, &c1, &c2);
+        gip__cc_avx2_load3(s + 3 * x, &c0, &c1, &c2);
         __m256i o[3][2];
         for (int i = 0; i < 2; i++) {
 #define SPACE_F(c) _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(i ? _mm_srli_si128(c, 8) : c))
@@ -584,8 +518,8 @@ SPACE_AVX2 static int64_t space_hls_inv_u8_avx2(const uint8_t *s, uint8_t *d, in
         }
         const __m128i r8 = space_avx2_pack(o[0][0], o[0][1]),
                       b8 = space_avx2_pack(o[2][0], o[2][1]);
-        space_avx2_store3(d + 3 * x, bidx ? r8 : b8, space_avx2_pack(o[1][0], o[1][1]),
-                          bidx ? b8 : r8);
+        gip__cc_avx2_store3(d + 3 * x, bidx ? r8 : b8, space_avx2_pack(o[1][0], o[1][1]),
+                            bidx ? b8 : r8);
     }
     return x;
 }
@@ -600,7 +534,7 @@ SPACE_AVX2_FMA static void space_hls_u8_avx2(const uint8_t *s, uint8_t *d, int64
     const __m256 hscale = _mm256_set1_ps(hs);
     for (int64_t x = 0; x < n; x += 16) {
         __m128i c0, c1, c2;
-        space_avx2_load3(s + 3 * x, &c0, &c1, &c2);
+        gip__cc_avx2_load3(s + 3 * x, &c0, &c1, &c2);
         __m256i o[3][2];
         for (int i = 0; i < 2; i++) {
 #define SPACE_F(c)                                                                                 \
@@ -613,8 +547,8 @@ SPACE_AVX2_FMA static void space_hls_u8_avx2(const uint8_t *s, uint8_t *d, int64
             o[1][i] = _mm256_cvtps_epi32(_mm256_mul_ps(l, k255));
             o[2][i] = _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_and_ps(sat, keep), k255));
         }
-        space_avx2_store3(d + 3 * x, space_avx2_pack(o[0][0], o[0][1]),
-                          space_avx2_pack(o[1][0], o[1][1]), space_avx2_pack(o[2][0], o[2][1]));
+        gip__cc_avx2_store3(d + 3 * x, space_avx2_pack(o[0][0], o[0][1]),
+                            space_avx2_pack(o[1][0], o[1][1]), space_avx2_pack(o[2][0], o[2][1]));
     }
 }
 
@@ -910,7 +844,7 @@ SPACE_AVX2 static int64_t space_lab_avx2(const uint8_t *s, uint8_t *d, int64_t w
     int64_t x = 0;
     for (; x + 16 <= w; x += 16) {
         __m128i c0, c1, c2;
-        space_avx2_load3(s + 3 * x, &c0, &c1, &c2);
+        gip__cc_avx2_load3(s + 3 * x, &c0, &c1, &c2);
         const __m128i b8 = bidx ? c2 : c0, g8 = c1, r8 = bidx ? c0 : c2;
         __m256i l[2], a[2], bb[2];
         for (int i = 0; i < 2; i++) {
@@ -921,8 +855,8 @@ SPACE_AVX2 static int64_t space_lab_avx2(const uint8_t *s, uint8_t *d, int64_t w
             space_avx2_lab(SPACE_G(r8), SPACE_G(g8), SPACE_G(b8), &l[i], &a[i], &bb[i]);
 #undef SPACE_G
         }
-        space_avx2_store3(d + 3 * x, space_avx2_pack(l[0], l[1]), space_avx2_pack(a[0], a[1]),
-                          space_avx2_pack(bb[0], bb[1]));
+        gip__cc_avx2_store3(d + 3 * x, space_avx2_pack(l[0], l[1]), space_avx2_pack(a[0], a[1]),
+                            space_avx2_pack(bb[0], bb[1]));
     }
     return x;
 }
@@ -956,7 +890,7 @@ SPACE_VBMI static int64_t space_lab_vbmi(const uint8_t *s, uint8_t *d, int64_t w
     int64_t x = 0;
     for (; x + 16 <= w; x += 16) {
         __m128i c0, c1, c2;
-        space_avx2_load3(s + 3 * x, &c0, &c1, &c2);
+        gip__cc_avx2_load3(s + 3 * x, &c0, &c1, &c2);
         __m256i R[2], G[2], B[2];
         space_vbmi_gamma(bidx ? c0 : c2, t, &R[0], &R[1]);
         space_vbmi_gamma(c1, t, &G[0], &G[1]);
@@ -964,8 +898,8 @@ SPACE_VBMI static int64_t space_lab_vbmi(const uint8_t *s, uint8_t *d, int64_t w
         __m256i l[2], a[2], bb[2];
         for (int i = 0; i < 2; i++)
             space_avx2_lab(R[i], G[i], B[i], &l[i], &a[i], &bb[i]);
-        space_avx2_store3(d + 3 * x, space_avx2_pack(l[0], l[1]), space_avx2_pack(a[0], a[1]),
-                          space_avx2_pack(bb[0], bb[1]));
+        gip__cc_avx2_store3(d + 3 * x, space_avx2_pack(l[0], l[1]), space_avx2_pack(a[0], a[1]),
+                            space_avx2_pack(bb[0], bb[1]));
     }
     return x;
 }
@@ -1004,20 +938,6 @@ SPACE_AVX2_FMA static int64_t space_hue_f32(const float *s, float *d, int64_t n,
     return hls ? space_hue_f32_avx2(s, d, n, bidx, 1) : space_hue_f32_avx2(s, d, n, bidx, 0);
 }
 
-/* Whether the AVX-512 VBMI rows may run: the CPU has them and GIP_NOAVX512 is not set. */
-static bool space_vbmi_ok(void)
-{
-    static int has = -1;
-    int v = __atomic_load_n(&has, __ATOMIC_RELAXED);
-    if (v < 0) {
-        __builtin_cpu_init();
-        v = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi");
-        __atomic_store_n(&has, v, __ATOMIC_RELAXED);
-    }
-    return v == 1 && !gip__tuning_get()->noavx512;
-}
-#undef SPACE_M
 #endif
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -1152,7 +1072,7 @@ static void space_rows(void *arg, int64_t y0, int64_t y1)
                                     j->cs.space == GIP__CS_HSV_FULL);
             else if (!j->cs.inverse && scn == 3 && j->cs.space == GIP__CS_LAB &&
                      gip__cc_simd_active())
-                x0 = space_vbmi_ok()
+                x0 = gip__cc_vbmi_active()
                          ? space_lab_vbmi((const uint8_t *)s, (uint8_t *)d, w, j->cs.bidx)
                          : space_lab_avx2((const uint8_t *)s, (uint8_t *)d, w, j->cs.bidx);
             else if (!j->cs.inverse && scn == 3 &&
@@ -1163,7 +1083,7 @@ static void space_rows(void *arg, int64_t y0, int64_t y1)
             else if (j->cs.inverse && dcn == 3 &&
                      (j->cs.space == GIP__CS_HSV || j->cs.space == GIP__CS_HSV_FULL) &&
                      gip__cc_simd_active() && __builtin_cpu_supports("fma"))
-                x0 = (space_vbmi_ok() ? space_hsv_inv_u8_vbmi : space_hsv_inv_u8_avx2)(
+                x0 = (gip__cc_vbmi_active() ? space_hsv_inv_u8_vbmi : space_hsv_inv_u8_avx2)(
                     (const uint8_t *)s, (uint8_t *)d, w, j->cs.bidx,
                     j->cs.space == GIP__CS_HSV ? 6.0f / 180.0f : 6.0f / 255.0f);
             else if (j->cs.inverse && dcn == 3 &&
@@ -1177,7 +1097,7 @@ static void space_rows(void *arg, int64_t y0, int64_t y1)
                      gip__cc_simd_active() && __builtin_cpu_supports("fma")) {
                 /* the pixels of gip__hls_from_rgb_vec(): the row's whole vectors */
                 x0 = w / GIP__CS_HLS_VEC * GIP__CS_HLS_VEC;
-                (space_vbmi_ok() ? space_hls_u8_vbmi : space_hls_u8_avx2)(
+                (gip__cc_vbmi_active() ? space_hls_u8_vbmi : space_hls_u8_avx2)(
                     (const uint8_t *)s, (uint8_t *)d, x0, j->cs.bidx,
                     j->cs.space == GIP__CS_HLS ? 180.0f / 360.0f : 256.0f / 360.0f);
             } else if (j->cs.inverse && dcn == 3 &&
@@ -1196,7 +1116,7 @@ static void space_rows(void *arg, int64_t y0, int64_t y1)
             if ((j->cs.inverse ? dcn : scn) == 3 &&
                 (j->cs.space == GIP__CS_YCRCB || j->cs.space == GIP__CS_YUV) &&
                 gip__cc_simd_active()) {
-                x0 = (space_vbmi_ok() ? space_ycc_u16_512 : space_ycc_u16_avx2)(
+                x0 = (gip__cc_vbmi_active() ? space_ycc_u16_512 : space_ycc_u16_avx2)(
                     (const uint16_t *)s, (uint16_t *)d, w, j->cs.bidx, j->cs.space == GIP__CS_YUV,
                     j->cs.inverse);
             }

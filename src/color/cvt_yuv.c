@@ -7,11 +7,10 @@
 #include "color/cvt_color_cpu.h"
 #include "color/cvt_yuv.h"
 #include "internal.h"
-#include "tuning.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define YUV_X86 1
-#include <immintrin.h>
+#include "color/cvt_avx2.h"
 #define YUV_AVX2 __attribute__((target("avx2")))
 #endif
 
@@ -368,19 +367,6 @@ YUV_VBMI static int64_t yuv_vbmi(const gip__yuv_frame *f, int planar, const uint
     }
 }
 
-/* Whether the AVX-512 VBMI rows may run: the CPU has them and GIP_NOAVX512 is not set. */
-static bool yuv_vbmi_ok(void)
-{
-    static int has = -1;
-    int v = __atomic_load_n(&has, __ATOMIC_RELAXED);
-    if (v < 0) {
-        __builtin_cpu_init();
-        v = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi");
-        __atomic_store_n(&has, v, __ATOMIC_RELAXED);
-    }
-    return v == 1 && !gip__tuning_get()->noavx512;
-}
 #endif
 
 static void yuv_rows(void *arg, int64_t y0, int64_t y1)
@@ -434,7 +420,7 @@ static void yuv_rows(void *arg, int64_t y0, int64_t y1)
         const uint8_t *py2 = two ? py + s : NULL;
 #ifdef YUV_X86
         if (gip__cc_simd_active()) {
-            if (!packed && yuv_vbmi_ok())
+            if (!packed && gip__cc_vbmi_active())
                 k = yuv_vbmi(f, planar, py, pu, pv, d, py2, d2, n);
             /* the AVX2 steps after the AVX-512 ones (for the second row of a pair too, whose
              * progress equals the first's) */
@@ -546,44 +532,15 @@ gip_status gip_yuv_to_rgb_ex(gip_context *ctx, const gip_image *src, gip_image *
 }
 
 #ifdef YUV_X86
-#define YUV_M(...) _mm_setr_epi8(__VA_ARGS__)
-
 /* 16 pixels of scn (3 or 4) channels from p: the first three channels' bytes in memory order. */
 YUV_AVX2 static inline void enc_avx2_load16(const uint8_t *p, int scn, __m128i *c0, __m128i *c1,
                                             __m128i *c2)
 {
-    const int8_t z = -1;
-    if (scn == 4) {
-        /* each 4 pixels to [c0 x4, c1 x4, c2 x4, c3 x4], then the 32-bit groups gathered */
-        const __m128i m = YUV_M(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-        const __m128i t0 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)p), m),
-                      t1 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16)), m),
-                      t2 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 32)), m),
-                      t3 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 48)), m);
-        const __m128i a = _mm_unpacklo_epi32(t0, t1), b = _mm_unpacklo_epi32(t2, t3);
-        const __m128i c = _mm_unpackhi_epi32(t0, t1), d = _mm_unpackhi_epi32(t2, t3);
-        *c0 = _mm_unpacklo_epi64(a, b);
-        *c1 = _mm_unpackhi_epi64(a, b);
-        *c2 = _mm_unpacklo_epi64(c, d);
-        return;
-    }
-    const __m128i x0 = _mm_loadu_si128((const __m128i *)p),
-                  x1 = _mm_loadu_si128((const __m128i *)(p + 16)),
-                  x2 = _mm_loadu_si128((const __m128i *)(p + 32));
-    *c0 = _mm_or_si128(
-        _mm_or_si128(_mm_shuffle_epi8(x0, YUV_M(0, 3, 6, 9, 12, 15, z, z, z, z, z, z, z, z, z, z)),
-                     _mm_shuffle_epi8(x1, YUV_M(z, z, z, z, z, z, 2, 5, 8, 11, 14, z, z, z, z, z))),
-        _mm_shuffle_epi8(x2, YUV_M(z, z, z, z, z, z, z, z, z, z, z, 1, 4, 7, 10, 13)));
-    *c1 = _mm_or_si128(
-        _mm_or_si128(_mm_shuffle_epi8(x0, YUV_M(1, 4, 7, 10, 13, z, z, z, z, z, z, z, z, z, z, z)),
-                     _mm_shuffle_epi8(x1, YUV_M(z, z, z, z, z, 0, 3, 6, 9, 12, 15, z, z, z, z, z))),
-        _mm_shuffle_epi8(x2, YUV_M(z, z, z, z, z, z, z, z, z, z, z, 2, 5, 8, 11, 14)));
-    *c2 = _mm_or_si128(
-        _mm_or_si128(_mm_shuffle_epi8(x0, YUV_M(2, 5, 8, 11, 14, z, z, z, z, z, z, z, z, z, z, z)),
-                     _mm_shuffle_epi8(x1, YUV_M(z, z, z, z, z, 1, 4, 7, 10, 13, z, z, z, z, z, z))),
-        _mm_shuffle_epi8(x2, YUV_M(z, z, z, z, z, z, z, z, z, z, 0, 3, 6, 9, 12, 15)));
+    if (scn == 4)
+        gip__cc_avx2_load4(p, c0, c1, c2);
+    else
+        gip__cc_avx2_load3(p, c0, c1, c2);
 }
-#undef YUV_M
 
 /* k0 r + k1 g + k2 b + c of 8 pixels (32-bit lanes), exact in 32 bits as the scalar sums. */
 YUV_AVX2 static inline __m256i enc_avx2_dot(__m256i r, __m256i g, __m256i b, const __m256i *k,
@@ -900,7 +857,7 @@ static void enc420_pairs(void *arg, int64_t i0, int64_t i1)
         }
         /* the even row with the chroma, then the odd one */
         uint8_t *d = base + 2 * i * ds;
-        const bool vbmi = yuv_vbmi_ok();
+        const bool vbmi = gip__cc_vbmi_active();
         const int64_t x0 = vbmi ? enc_vbmi_row(e, e->data + 2 * i * e->stride, d,
                                                nv ? base + (h + i) * ds : du, dv, nv) /
                                       2
@@ -936,8 +893,8 @@ static void enc_rows(void *arg, int64_t y0, int64_t y1)
             int64_t x = 0;
 #ifdef YUV_X86
             if (gip__cc_simd_active()) {
-                x = yuv_vbmi_ok() ? enc_vbmi_422(e, e->data + y * e->stride, d)
-                                  : enc_avx2_422(e, e->data + y * e->stride, d);
+                x = gip__cc_vbmi_active() ? enc_vbmi_422(e, e->data + y * e->stride, d)
+                                          : enc_avx2_422(e, e->data + y * e->stride, d);
                 d += 2 * x;
             }
 #endif
