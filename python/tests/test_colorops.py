@@ -644,16 +644,22 @@ def test_scale_add_cuda():
                                       gip.scaleAdd(a, 0.37, b, device="cpu"))
 
 
+def check_bayer_bgr_rgb(m, method):
+    """gip.cvtColor against cv2's for the four patterns' COLOR_Bayer*2BGR and *2RGB codes of the
+    demosaicing method (the codes' suffix: "_EA", "_VNG")."""
+    for pat in ("BG", "GB", "RG", "GR"):
+        for out in ("BGR", "RGB"):
+            code = getattr(cv2, "COLOR_Bayer%s2%s%s" % (pat, out, method))
+            np.testing.assert_array_equal(gip.cvtColor(m, code), cv2.cvtColor(m, code),
+                                          err_msg=(pat, out))
+
+
 @pytest.mark.parametrize("wh", [(1, 1), (2, 7), (3, 3), (13, 42), (42, 13), (641, 480)])
 @pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
 def test_bayer_edge_aware(wh, dtype):
     w, h = wh
     m = rand((h, w), dtype, seed=w + h)
-    for pat in ("BG", "GB", "RG", "GR"):
-        for out in ("BGR", "RGB"):
-            code = getattr(cv2, "COLOR_Bayer%s2%s_EA" % (pat, out))
-            np.testing.assert_array_equal(gip.cvtColor(m, code), cv2.cvtColor(m, code),
-                                          err_msg=(pat, out))
+    check_bayer_bgr_rgb(m, "_EA")
     np.testing.assert_array_equal(gip.Pipeline("bayer gr bgr method=ea")(m),
                                   cv2.cvtColor(m, cv2.COLOR_BayerGR2BGR_EA))
     with pytest.raises(gip.InvalidArgument):
@@ -743,11 +749,7 @@ def test_lab_luv_f32_cuda():
 def test_bayer_vng(wh):
     w, h = wh
     m = rand((h, w), seed=w * 3 + h)
-    for pat in ("BG", "GB", "RG", "GR"):
-        for out in ("BGR", "RGB"):
-            code = getattr(cv2, "COLOR_Bayer%s2%s_VNG" % (pat, out))
-            np.testing.assert_array_equal(gip.cvtColor(m, code), cv2.cvtColor(m, code),
-                                          err_msg=(pat, out))
+    check_bayer_bgr_rgb(m, "_VNG")
     np.testing.assert_array_equal(gip.Pipeline("bayer rg rgb method=vng")(m),
                                   cv2.cvtColor(m, cv2.COLOR_BayerRG2RGB_VNG))
     with pytest.raises(gip.Unsupported):
