@@ -325,27 +325,23 @@ static void gray_row(const spec_arg *a, int64_t y, float *out)
     int64_t w = a->w;
     int32_t cn = s->channels;
     bool rf = !a->bgr;
+/* the integer dtypes' rows: their values, or their colours' gray */
+#define GRAY_INT(T)                                                                                \
+    {                                                                                              \
+        const T *p = (const T *)row;                                                               \
+        if (cn == 1)                                                                               \
+            for (int64_t x = 0; x < w; x++)                                                        \
+                out[x] = p[x];                                                                     \
+        else                                                                                       \
+            for (int64_t x = 0; x < w; x++, p += cn)                                               \
+                out[x] = gip__gray_int(p[0], p[1], p[2], rf);                                      \
+    }
     switch (s->dtype) {
-    case GIP_U8: {
-        const uint8_t *p = (const uint8_t *)row;
-        if (cn == 1)
-            for (int64_t x = 0; x < w; x++)
-                out[x] = p[x];
-        else
-            for (int64_t x = 0; x < w; x++, p += cn)
-                out[x] = gip__gray_int(p[0], p[1], p[2], rf);
-        break;
-    }
-    case GIP_U16: {
-        const uint16_t *p = (const uint16_t *)row;
-        if (cn == 1)
-            for (int64_t x = 0; x < w; x++)
-                out[x] = p[x];
-        else
-            for (int64_t x = 0; x < w; x++, p += cn)
-                out[x] = gip__gray_int(p[0], p[1], p[2], rf);
-        break;
-    }
+    case GIP_U8:
+        GRAY_INT(uint8_t) break;
+    case GIP_U16:
+        GRAY_INT(uint16_t) break;
+#undef GRAY_INT
     default: {
         const float *p = (const float *)row;
         if (cn == 1)
