@@ -117,6 +117,16 @@ def test_cvt_color_u8_sizes_alpha(size):
                                           cv2.cvtColor(src, code, dstCn=4), err_msg=name)
 
 
+@pytest.mark.parametrize("name", ["HSV2BGR", "HLS2BGR", "HSV2RGB_FULL", "HLS2RGB_FULL"])
+def test_cvt_color_f32_hue_just_below_zero(name):
+    """A hue just below 0 plus a whole turn rounds to 6 sixths itself, which is no sector: taken
+    as 0, as cv2 takes it, in the vectors and in the row's tail (HLS once read past its table)."""
+    a = np.full((3, 17, 3), 0.5, np.float32)
+    a[:, :, 0] = [[-1e-7], [-1e-30], [-0.0]]
+    code = getattr(cv2, "COLOR_" + name)
+    np.testing.assert_array_equal(gip.cvtColor(a, code), cv2.cvtColor(a, code))
+
+
 def test_cvt_color_f32():
     rgb = rand((97, 131, 3), np.float32, seed=4).clip(0, 1)
     for name in SPACE_U8 + F32_ONLY:

@@ -127,8 +127,8 @@ GIP__CSF float gip__cs_hue_deg(float r, float g, float b, float mx, float k)
 }
 
 /* The hue of HSV2RGB and HLS2RGB (scalar) times hscale brought into [0, 6) by whole turns: its
- * floor, the sector, returned, and the fraction left in *h. The sector is 6 where adding 6 to
- * a tiny negative hue rounds to 6. */
+ * floor, the sector, returned, and the fraction left in *h. Where that is not a sector (a tiny
+ * negative hue plus 6 rounds to 6; NaN) the hue is taken as 0, as OpenCV takes it. */
 GIP__CSF int gip__cs_hue_sector(float *h, float hscale)
 {
     float x = gip__cs_mul(*h, hscale);
@@ -142,6 +142,10 @@ GIP__CSF int gip__cs_hue_sector(float *h, float hscale)
         while (x >= 6);
     int sector = gip__cs_floor(x);
     *h = gip__cs_sub(x, (float)sector);
+    if ((unsigned)sector >= 6u) {
+        sector = 0;
+        *h = 0.0f;
+    }
     return sector;
 }
 
@@ -225,11 +229,7 @@ GIP__CSF void gip__rgb_from_hsv_f32(float h, float s, float v, float hscale, flo
         rgb[0] = rgb[1] = rgb[2] = v;
         return;
     }
-    int sector = gip__cs_hue_sector(&h, hscale);
-    if ((unsigned)sector >= 6u) {
-        sector = 0;
-        h = 0.0f;
-    }
+    const int sector = gip__cs_hue_sector(&h, hscale);
     float tab[4];
     tab[0] = v;
     tab[1] = gip__cs_mul(v, gip__cs_sub(1.0f, s));
@@ -270,7 +270,7 @@ GIP__CSF void gip__rgb_from_hls_f32(float h, float l, float s, float hscale, flo
     float p2 = l <= 0.5f ? gip__cs_mul(l, gip__cs_add(1.0f, s))
                          : gip__cs_sub(gip__cs_add(l, s), gip__cs_mul(l, s));
     float p1 = gip__cs_sub(gip__cs_mul(2.0f, l), p2);
-    int sector = gip__cs_hue_sector(&h, hscale);
+    const int sector = gip__cs_hue_sector(&h, hscale);
     tab[0] = p2;
     tab[1] = p1;
     tab[2] = gip__cs_add(p1, gip__cs_mul(gip__cs_sub(p2, p1), gip__cs_sub(1.0f, h)));
