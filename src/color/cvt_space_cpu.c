@@ -184,6 +184,7 @@ static bool space_hsv_avx2_ok(void)
     }
     return v == 1;
 }
+
 /* 32 pixels of 3 channels from s: the channels in memory order, pixels 0-15 in the low lane and
  * 16-31 in the high one (gip__cc_avx2_load3()'s shuffles on both lanes). */
 SPACE_AVX2 static inline void space_avx2_load3x2(const uint8_t *s, __m256i *c0, __m256i *c1,
