@@ -147,42 +147,42 @@ COLOR_RGB2Luv = 51
 COLOR_Luv2BGR = 58
 COLOR_Luv2RGB = 59
 _SPACE = {
-    50: ("bgr2luv", 45, False),
-    51: ("rgb2luv", 46, False),
-    58: ("luv2bgr", 47, True),
-    59: ("luv2rgb", 48, True),
-    44: ("bgr2lab", 41, False),
-    45: ("rgb2lab", 42, False),
-    56: ("lab2bgr", 43, True),
-    57: ("lab2rgb", 44, True),
-    40: ("bgr2hsv", 13, False),
-    41: ("rgb2hsv", 14, False),
-    54: ("hsv2bgr", 15, True),
-    55: ("hsv2rgb", 16, True),
-    66: ("bgr2hsv_full", 17, False),
-    67: ("rgb2hsv_full", 18, False),
-    70: ("hsv2bgr_full", 19, True),
-    71: ("hsv2rgb_full", 20, True),
-    52: ("bgr2hls", 21, False),
-    53: ("rgb2hls", 22, False),
-    60: ("hls2bgr", 23, True),
-    61: ("hls2rgb", 24, True),
-    68: ("bgr2hls_full", 25, False),
-    69: ("rgb2hls_full", 26, False),
-    72: ("hls2bgr_full", 27, True),
-    73: ("hls2rgb_full", 28, True),
-    36: ("bgr2ycrcb", 29, False),
-    37: ("rgb2ycrcb", 30, False),
-    38: ("ycrcb2bgr", 31, True),
-    39: ("ycrcb2rgb", 32, True),
-    82: ("bgr2yuv", 33, False),
-    83: ("rgb2yuv", 34, False),
-    84: ("yuv2bgr", 35, True),
-    85: ("yuv2rgb", 36, True),
-    32: ("bgr2xyz", 37, False),
-    33: ("rgb2xyz", 38, False),
-    34: ("xyz2bgr", 39, True),
-    35: ("xyz2rgb", 40, True)}
+    COLOR_BGR2Luv: ("bgr2luv", 45, False),
+    COLOR_RGB2Luv: ("rgb2luv", 46, False),
+    COLOR_Luv2BGR: ("luv2bgr", 47, True),
+    COLOR_Luv2RGB: ("luv2rgb", 48, True),
+    COLOR_BGR2Lab: ("bgr2lab", 41, False),
+    COLOR_RGB2Lab: ("rgb2lab", 42, False),
+    COLOR_Lab2BGR: ("lab2bgr", 43, True),
+    COLOR_Lab2RGB: ("lab2rgb", 44, True),
+    COLOR_BGR2HSV: ("bgr2hsv", 13, False),
+    COLOR_RGB2HSV: ("rgb2hsv", 14, False),
+    COLOR_HSV2BGR: ("hsv2bgr", 15, True),
+    COLOR_HSV2RGB: ("hsv2rgb", 16, True),
+    COLOR_BGR2HSV_FULL: ("bgr2hsv_full", 17, False),
+    COLOR_RGB2HSV_FULL: ("rgb2hsv_full", 18, False),
+    COLOR_HSV2BGR_FULL: ("hsv2bgr_full", 19, True),
+    COLOR_HSV2RGB_FULL: ("hsv2rgb_full", 20, True),
+    COLOR_BGR2HLS: ("bgr2hls", 21, False),
+    COLOR_RGB2HLS: ("rgb2hls", 22, False),
+    COLOR_HLS2BGR: ("hls2bgr", 23, True),
+    COLOR_HLS2RGB: ("hls2rgb", 24, True),
+    COLOR_BGR2HLS_FULL: ("bgr2hls_full", 25, False),
+    COLOR_RGB2HLS_FULL: ("rgb2hls_full", 26, False),
+    COLOR_HLS2BGR_FULL: ("hls2bgr_full", 27, True),
+    COLOR_HLS2RGB_FULL: ("hls2rgb_full", 28, True),
+    COLOR_BGR2YCrCb: ("bgr2ycrcb", 29, False),
+    COLOR_RGB2YCrCb: ("rgb2ycrcb", 30, False),
+    COLOR_YCrCb2BGR: ("ycrcb2bgr", 31, True),
+    COLOR_YCrCb2RGB: ("ycrcb2rgb", 32, True),
+    COLOR_BGR2YUV: ("bgr2yuv", 33, False),
+    COLOR_RGB2YUV: ("rgb2yuv", 34, False),
+    COLOR_YUV2BGR: ("yuv2bgr", 35, True),
+    COLOR_YUV2RGB: ("yuv2rgb", 36, True),
+    COLOR_BGR2XYZ: ("bgr2xyz", 37, False),
+    COLOR_RGB2XYZ: ("rgb2xyz", 38, False),
+    COLOR_XYZ2BGR: ("xyz2bgr", 39, True),
+    COLOR_XYZ2RGB: ("xyz2rgb", 40, True)}
 
 
 # cv2's YUV frame codes: code -> (the registry's yuv layout, output)
@@ -248,37 +248,37 @@ COLOR_YUV2GRAY_UYNV = 123
 COLOR_YUV2GRAY_Y422 = 123
 COLOR_YUV2GRAY_YVYU = 124
 _YUV = {
-    91: ("nv12", "bgr"),
-    93: ("nv21", "bgr"),
-    101: ("i420", "bgr"),
-    99: ("yv12", "bgr"),
-    116: ("yuy2", "bgr"),
-    108: ("uyvy", "bgr"),
-    118: ("yvyu", "bgr"),
-    90: ("nv12", "rgb"),
-    92: ("nv21", "rgb"),
-    100: ("i420", "rgb"),
-    98: ("yv12", "rgb"),
-    115: ("yuy2", "rgb"),
-    107: ("uyvy", "rgb"),
-    117: ("yvyu", "rgb"),
-    95: ("nv12", "bgra"),
-    97: ("nv21", "bgra"),
-    105: ("i420", "bgra"),
-    103: ("yv12", "bgra"),
-    120: ("yuy2", "bgra"),
-    112: ("uyvy", "bgra"),
-    122: ("yvyu", "bgra"),
-    94: ("nv12", "rgba"),
-    96: ("nv21", "rgba"),
-    104: ("i420", "rgba"),
-    102: ("yv12", "rgba"),
-    119: ("yuy2", "rgba"),
-    111: ("uyvy", "rgba"),
-    121: ("yvyu", "rgba"),
-    106: ("nv12", "gray"),
-    124: ("yuy2", "gray"),
-    123: ("uyvy", "gray")}
+    COLOR_YUV2BGR_NV12: ("nv12", "bgr"),
+    COLOR_YUV2BGR_NV21: ("nv21", "bgr"),
+    COLOR_YUV2BGR_I420: ("i420", "bgr"),
+    COLOR_YUV2BGR_YV12: ("yv12", "bgr"),
+    COLOR_YUV2BGR_YUY2: ("yuy2", "bgr"),
+    COLOR_YUV2BGR_UYVY: ("uyvy", "bgr"),
+    COLOR_YUV2BGR_YVYU: ("yvyu", "bgr"),
+    COLOR_YUV2RGB_NV12: ("nv12", "rgb"),
+    COLOR_YUV2RGB_NV21: ("nv21", "rgb"),
+    COLOR_YUV2RGB_I420: ("i420", "rgb"),
+    COLOR_YUV2RGB_YV12: ("yv12", "rgb"),
+    COLOR_YUV2RGB_YUY2: ("yuy2", "rgb"),
+    COLOR_YUV2RGB_UYVY: ("uyvy", "rgb"),
+    COLOR_YUV2RGB_YVYU: ("yvyu", "rgb"),
+    COLOR_YUV2BGRA_NV12: ("nv12", "bgra"),
+    COLOR_YUV2BGRA_NV21: ("nv21", "bgra"),
+    COLOR_YUV2BGRA_I420: ("i420", "bgra"),
+    COLOR_YUV2BGRA_YV12: ("yv12", "bgra"),
+    COLOR_YUV2BGRA_YUY2: ("yuy2", "bgra"),
+    COLOR_YUV2BGRA_UYVY: ("uyvy", "bgra"),
+    COLOR_YUV2BGRA_YVYU: ("yvyu", "bgra"),
+    COLOR_YUV2RGBA_NV12: ("nv12", "rgba"),
+    COLOR_YUV2RGBA_NV21: ("nv21", "rgba"),
+    COLOR_YUV2RGBA_I420: ("i420", "rgba"),
+    COLOR_YUV2RGBA_YV12: ("yv12", "rgba"),
+    COLOR_YUV2RGBA_YUY2: ("yuy2", "rgba"),
+    COLOR_YUV2RGBA_UYVY: ("uyvy", "rgba"),
+    COLOR_YUV2RGBA_YVYU: ("yvyu", "rgba"),
+    COLOR_YUV2GRAY_NV12: ("nv12", "gray"),
+    COLOR_YUV2GRAY_YUY2: ("yuy2", "gray"),
+    COLOR_YUV2GRAY_UYVY: ("uyvy", "gray")}
 
 
 # cv2's Bayer codes: code -> (the registry's bayer pattern, output)
@@ -303,18 +303,18 @@ COLOR_BayerGR2BGRA = 142
 COLOR_BayerGR2RGBA = 140
 COLOR_BayerGR2GRAY = 89
 _BAYER = {
-    46: ("bg", "bgr"),
-    48: ("bg", "rgb"),
-    139: ("bg", "bgra"),
-    141: ("bg", "rgba"),
-    86: ("bg", "gray"),
-    47: ("gb", "bgr"),
-    49: ("gb", "rgb"),
-    140: ("gb", "bgra"),
-    142: ("gb", "rgba"),
-    87: ("gb", "gray"),
-    88: ("rg", "gray"),
-    89: ("gr", "gray")}
+    COLOR_BayerBG2BGR: ("bg", "bgr"),
+    COLOR_BayerBG2RGB: ("bg", "rgb"),
+    COLOR_BayerBG2BGRA: ("bg", "bgra"),
+    COLOR_BayerBG2RGBA: ("bg", "rgba"),
+    COLOR_BayerBG2GRAY: ("bg", "gray"),
+    COLOR_BayerGB2BGR: ("gb", "bgr"),
+    COLOR_BayerGB2RGB: ("gb", "rgb"),
+    COLOR_BayerGB2BGRA: ("gb", "bgra"),
+    COLOR_BayerGB2RGBA: ("gb", "rgba"),
+    COLOR_BayerGB2GRAY: ("gb", "gray"),
+    COLOR_BayerRG2GRAY: ("rg", "gray"),
+    COLOR_BayerGR2GRAY: ("gr", "gray")}
 
 # cv2's edge-aware Bayer codes (BGR or RGB only): code -> the registry's bayer pattern
 COLOR_BayerBG2BGR_EA = 135
@@ -325,7 +325,8 @@ COLOR_BayerBG2RGB_EA = 137
 COLOR_BayerGB2RGB_EA = 138
 COLOR_BayerRG2RGB_EA = 135
 COLOR_BayerGR2RGB_EA = 136
-_BAYER_EA = {135: "bg", 136: "gb", 137: "rg", 138: "gr"}
+_BAYER_EA = {COLOR_BayerBG2BGR_EA: "bg", COLOR_BayerGB2BGR_EA: "gb", COLOR_BayerRG2BGR_EA: "rg",
+             COLOR_BayerGR2BGR_EA: "gr"}
 
 # cv2's VNG Bayer codes (uint8, BGR or RGB only): code -> the registry's bayer pattern
 COLOR_BayerBG2BGR_VNG = 62
@@ -336,7 +337,8 @@ COLOR_BayerBG2RGB_VNG = 64
 COLOR_BayerGB2RGB_VNG = 65
 COLOR_BayerRG2RGB_VNG = 62
 COLOR_BayerGR2RGB_VNG = 63
-_BAYER_VNG = {62: "bg", 63: "gb", 64: "rg", 65: "gr"}
+_BAYER_VNG = {COLOR_BayerBG2BGR_VNG: "bg", COLOR_BayerGB2BGR_VNG: "gb",
+              COLOR_BayerRG2BGR_VNG: "rg", COLOR_BayerGR2BGR_VNG: "gr"}
 
 
 # cv2's YUV 4:2:0 encoding codes: code -> (the registry's yuv420 layout, source order)
@@ -353,18 +355,14 @@ COLOR_RGBA2YUV_I420 = 129
 COLOR_RGBA2YUV_IYUV = 129
 COLOR_RGBA2YUV_YV12 = 133
 _YUV_ENC = {
-    128: ("i420", "bgr"),
-    128: ("i420", "bgr"),
-    132: ("yv12", "bgr"),
-    127: ("i420", "rgb"),
-    127: ("i420", "rgb"),
-    131: ("yv12", "rgb"),
-    130: ("i420", "bgr"),
-    130: ("i420", "bgr"),
-    134: ("yv12", "bgr"),
-    129: ("i420", "rgb"),
-    129: ("i420", "rgb"),
-    133: ("yv12", "rgb")}
+    COLOR_BGR2YUV_I420: ("i420", "bgr"),
+    COLOR_BGR2YUV_YV12: ("yv12", "bgr"),
+    COLOR_RGB2YUV_I420: ("i420", "rgb"),
+    COLOR_RGB2YUV_YV12: ("yv12", "rgb"),
+    COLOR_BGRA2YUV_I420: ("i420", "bgr"),
+    COLOR_BGRA2YUV_YV12: ("yv12", "bgr"),
+    COLOR_RGBA2YUV_I420: ("i420", "rgb"),
+    COLOR_RGBA2YUV_YV12: ("yv12", "rgb")}
 
 
 # cv2's YUV 4:2:2 encoding codes: code -> (the registry's yuv422 layout, source order)
@@ -397,18 +395,18 @@ COLOR_BGRA2YUV_YUNV = 152
 COLOR_RGBA2YUV_YVYU = 153
 COLOR_BGRA2YUV_YVYU = 154
 _YUV422_ENC = {
-    143: ("uyvy", "rgb"),
-    144: ("uyvy", "bgr"),
-    145: ("uyvy", "rgb"),
-    146: ("uyvy", "bgr"),
-    147: ("yuy2", "rgb"),
-    148: ("yuy2", "bgr"),
-    149: ("yvyu", "rgb"),
-    150: ("yvyu", "bgr"),
-    151: ("yuy2", "rgb"),
-    152: ("yuy2", "bgr"),
-    153: ("yvyu", "rgb"),
-    154: ("yvyu", "bgr")}
+    COLOR_RGB2YUV_UYVY: ("uyvy", "rgb"),
+    COLOR_BGR2YUV_UYVY: ("uyvy", "bgr"),
+    COLOR_RGBA2YUV_UYVY: ("uyvy", "rgb"),
+    COLOR_BGRA2YUV_UYVY: ("uyvy", "bgr"),
+    COLOR_RGB2YUV_YUY2: ("yuy2", "rgb"),
+    COLOR_BGR2YUV_YUY2: ("yuy2", "bgr"),
+    COLOR_RGB2YUV_YVYU: ("yvyu", "rgb"),
+    COLOR_BGR2YUV_YVYU: ("yvyu", "bgr"),
+    COLOR_RGBA2YUV_YUY2: ("yuy2", "rgb"),
+    COLOR_BGRA2YUV_YUY2: ("yuy2", "bgr"),
+    COLOR_RGBA2YUV_YVYU: ("yvyu", "rgb"),
+    COLOR_BGRA2YUV_YVYU: ("yvyu", "bgr")}
 
 
 @_image_out

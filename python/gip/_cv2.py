@@ -273,27 +273,27 @@ def _as_complex(ctx, s, up):
     return c
 
 
+def _complex_fft2(name, a, norm, device, inverse):
+    """The complex64 (H, W) transform of a, forward or inverse, as fft2 and ifft2 take it."""
+    ctx, (s,), up = _prep(device, (_fft_input(a),))
+    _two_d(s, name)
+    c = _as_complex(ctx, s, up)
+    out = _alloc(ctx, s, c.shape[:2], _np.complex64, None, up)
+    _gip.fft2(ctx, c, out, _norm(norm), inverse)
+    return _finish(ctx, out, up, None)
+
+
 @_image_out
 def fft2(a, norm=None, *, device=None):
     """numpy.fft.fft2 in single precision: complex64 (H, W) spectrum of a 2-D real or complex
     array (uint8, uint16, float32, complex64; float64/complex128 host arrays are converted)."""
-    ctx, (s,), up = _prep(device, (_fft_input(a),))
-    _two_d(s, "fft2")
-    c = _as_complex(ctx, s, up)
-    out = _alloc(ctx, s, c.shape[:2], _np.complex64, None, up)
-    _gip.fft2(ctx, c, out, _norm(norm), False)
-    return _finish(ctx, out, up, None)
+    return _complex_fft2("fft2", a, norm, device, False)
 
 
 @_image_out
 def ifft2(a, norm=None, *, device=None):
     """numpy.fft.ifft2 in single precision: complex64 result."""
-    ctx, (s,), up = _prep(device, (_fft_input(a),))
-    _two_d(s, "ifft2")
-    c = _as_complex(ctx, s, up)
-    out = _alloc(ctx, s, c.shape[:2], _np.complex64, None, up)
-    _gip.fft2(ctx, c, out, _norm(norm), True)
-    return _finish(ctx, out, up, None)
+    return _complex_fft2("ifft2", a, norm, device, True)
 
 
 @_image_out

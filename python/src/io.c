@@ -12,6 +12,26 @@ static PyObject *image_from_loaded(gip_image *img)
     return (PyObject *)im;
 }
 
+/* Loads the file at path, or (path NULL) decodes the n bytes at buf, with the arguments that
+ * imread and imdecode take after their source: a host Image owning the pixels. */
+static PyObject *load(const char *path, const void *buf, size_t n, int mode, int bgr,
+                      int keep_depth, int ignore_orientation, int reduce)
+{
+    const gip_load_params p = {.mode = (gip_load_mode)mode,
+                               .bgr = bgr,
+                               .keep_depth = keep_depth,
+                               .ignore_orientation = ignore_orientation,
+                               .reduce = reduce};
+    gip_image img = {0};
+    gip_status st;
+    char msg[1024];
+    GIP_PY_RUN(NULL, st, msg,
+               path ? gip_image_load(path, &p, &img) : gip_image_decode(buf, n, &p, &img));
+    if (st)
+        return gpy_raise_status(st, msg);
+    return image_from_loaded(&img);
+}
+
 /* imread(path, mode, bgr, keep_depth, ignore_orientation=False, reduce=0) -> host Image owning
  * the pixels. */
 static PyObject *py_imread(PyObject *m, PyObject *args)
@@ -21,21 +41,10 @@ static PyObject *py_imread(PyObject *m, PyObject *args)
     if (!PyArg_ParseTuple(args, "O&ipp|pi", PyUnicode_FSConverter, &path_obj, &mode, &bgr,
                           &keep_depth, &ignore_orientation, &reduce))
         return NULL;
-    gip_load_params p = {0};
-    p.mode = (gip_load_mode)mode;
-    p.bgr = bgr;
-    p.keep_depth = keep_depth;
-    p.ignore_orientation = ignore_orientation;
-    p.reduce = reduce;
-    gip_image img = {0};
-    gip_status st;
-    char msg[1024];
-    const char *path = PyBytes_AS_STRING(path_obj);
-    GIP_PY_RUN(NULL, st, msg, gip_image_load(path, &p, &img));
+    PyObject *r = load(PyBytes_AS_STRING(path_obj), NULL, 0, mode, bgr, keep_depth,
+                       ignore_orientation, reduce);
     Py_DECREF(path_obj);
-    if (st)
-        return gpy_raise_status(st, msg);
-    return image_from_loaded(&img);
+    return r;
 }
 
 /* imdecode(bytes-like, mode, bgr, keep_depth, ignore_orientation=False, reduce=0) -> host
@@ -47,20 +56,10 @@ static PyObject *py_imdecode(PyObject *m, PyObject *args)
     if (!PyArg_ParseTuple(args, "y*ipp|pi", &b, &mode, &bgr, &keep_depth, &ignore_orientation,
                           &reduce))
         return NULL;
-    gip_load_params p = {0};
-    p.mode = (gip_load_mode)mode;
-    p.bgr = bgr;
-    p.keep_depth = keep_depth;
-    p.ignore_orientation = ignore_orientation;
-    p.reduce = reduce;
-    gip_image img = {0};
-    gip_status st;
-    char msg[1024];
-    GIP_PY_RUN(NULL, st, msg, gip_image_decode(b.buf, (size_t)b.len, &p, &img));
+    PyObject *r =
+        load(NULL, b.buf, (size_t)b.len, mode, bgr, keep_depth, ignore_orientation, reduce);
     PyBuffer_Release(&b);
-    if (st)
-        return gpy_raise_status(st, msg);
-    return image_from_loaded(&img);
+    return r;
 }
 
 int gpy_save_params(PyObject *t, gip_save_params *p)

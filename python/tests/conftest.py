@@ -28,7 +28,8 @@ def sample(name, flags=1):
     return gip.imread(os.path.join(DATA, name), flags)
 
 
-def rand(shape, dtype, seed=0):
+def rand(shape, dtype=np.uint8, seed=0, lo=-2.0, hi=3.0):
+    """Seeded random values over the whole range of an integer dtype; floats in [lo, hi)."""
     rng = np.random.default_rng(seed)
     dtype = np.dtype(dtype)
     if dtype == np.uint8:
@@ -37,7 +38,7 @@ def rand(shape, dtype, seed=0):
         return rng.integers(0, 65536, shape, dtype=np.uint16)
     if dtype == np.int16:
         return rng.integers(-32768, 32768, shape, dtype=np.int16)
-    return rng.uniform(-2.0, 3.0, shape).astype(dtype)
+    return rng.uniform(lo, hi, shape).astype(dtype)
 
 
 # Shapes of the random tests: the awkward sizes of DESIGN.md (1001x777 kept to a few tests).

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import gip
+import conftest
 from conftest import requires_cuda
 
 SIZES = [(1, 1), (1, 17), (13, 42), (37, 91), (201, 333)]
@@ -16,14 +17,7 @@ RULES = [cv2.THRESH_BINARY, cv2.THRESH_BINARY_INV, cv2.THRESH_TRUNC, cv2.THRESH_
 
 
 def rand(shape, dtype=np.uint8, seed=0):
-    rng = np.random.default_rng(seed)
-    if dtype == np.uint8:
-        return rng.integers(0, 256, shape, dtype=np.uint8)
-    if dtype == np.uint16:
-        return rng.integers(0, 65536, shape, dtype=np.uint16)
-    if dtype == np.int16:
-        return rng.integers(-32768, 32768, shape, dtype=np.int16)
-    return (rng.random(shape) * 2 - 0.5).astype(np.float32)
+    return conftest.rand(shape, dtype, seed, lo=-0.5, hi=1.5)
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -121,6 +115,16 @@ def test_cvt_color_u8_sizes_alpha(size):
         if not name.startswith(("BGR", "RGB")):
             np.testing.assert_array_equal(gip.cvtColor(src, code, dstCn=4),
                                           cv2.cvtColor(src, code, dstCn=4), err_msg=name)
+
+
+@pytest.mark.parametrize("name", ["HSV2BGR", "HLS2BGR", "HSV2RGB_FULL", "HLS2RGB_FULL"])
+def test_cvt_color_f32_hue_just_below_zero(name):
+    """A hue just below 0 plus a whole turn rounds to 6 sixths itself, which is no sector: taken
+    as 0, as cv2 takes it, in the vectors and in the row's tail (HLS once read past its table)."""
+    a = np.full((3, 17, 3), 0.5, np.float32)
+    a[:, :, 0] = [[-1e-7], [-1e-30], [-0.0]]
+    code = getattr(cv2, "COLOR_" + name)
+    np.testing.assert_array_equal(gip.cvtColor(a, code), cv2.cvtColor(a, code))
 
 
 def test_cvt_color_f32():
@@ -650,16 +654,22 @@ def test_scale_add_cuda():
                                       gip.scaleAdd(a, 0.37, b, device="cpu"))
 
 
+def check_bayer_bgr_rgb(m, method):
+    """gip.cvtColor against cv2's for the four patterns' COLOR_Bayer*2BGR and *2RGB codes of the
+    demosaicing method (the codes' suffix: "_EA", "_VNG")."""
+    for pat in ("BG", "GB", "RG", "GR"):
+        for out in ("BGR", "RGB"):
+            code = getattr(cv2, "COLOR_Bayer%s2%s%s" % (pat, out, method))
+            np.testing.assert_array_equal(gip.cvtColor(m, code), cv2.cvtColor(m, code),
+                                          err_msg=(pat, out))
+
+
 @pytest.mark.parametrize("wh", [(1, 1), (2, 7), (3, 3), (13, 42), (42, 13), (641, 480)])
 @pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
 def test_bayer_edge_aware(wh, dtype):
     w, h = wh
     m = rand((h, w), dtype, seed=w + h)
-    for pat in ("BG", "GB", "RG", "GR"):
-        for out in ("BGR", "RGB"):
-            code = getattr(cv2, "COLOR_Bayer%s2%s_EA" % (pat, out))
-            np.testing.assert_array_equal(gip.cvtColor(m, code), cv2.cvtColor(m, code),
-                                          err_msg=(pat, out))
+    check_bayer_bgr_rgb(m, "_EA")
     np.testing.assert_array_equal(gip.Pipeline("bayer gr bgr method=ea")(m),
                                   cv2.cvtColor(m, cv2.COLOR_BayerGR2BGR_EA))
     with pytest.raises(gip.InvalidArgument):
@@ -749,11 +759,7 @@ def test_lab_luv_f32_cuda():
 def test_bayer_vng(wh):
     w, h = wh
     m = rand((h, w), seed=w * 3 + h)
-    for pat in ("BG", "GB", "RG", "GR"):
-        for out in ("BGR", "RGB"):
-            code = getattr(cv2, "COLOR_Bayer%s2%s_VNG" % (pat, out))
-            np.testing.assert_array_equal(gip.cvtColor(m, code), cv2.cvtColor(m, code),
-                                          err_msg=(pat, out))
+    check_bayer_bgr_rgb(m, "_VNG")
     np.testing.assert_array_equal(gip.Pipeline("bayer rg rgb method=vng")(m),
                                   cv2.cvtColor(m, cv2.COLOR_BayerRG2RGB_VNG))
     with pytest.raises(gip.Unsupported):

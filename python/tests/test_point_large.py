@@ -7,20 +7,14 @@ import cv2
 import numpy as np
 import pytest
 
+import conftest
 import gip
 
 H, W = 1100, 1700  # u8c3 and f32 rows over 16 MiB; odd widths leave the vector steps a tail
 
 
 def rand(shape, dtype=np.uint8, seed=0):
-    rng = np.random.default_rng(seed)
-    if dtype == np.uint8:
-        return rng.integers(0, 256, shape, dtype=np.uint8)
-    if dtype == np.uint16:
-        return rng.integers(0, 65536, shape, dtype=np.uint16)
-    if dtype == np.int16:
-        return rng.integers(-32768, 32768, shape, dtype=np.int16)
-    return (rng.random(shape) * 2 - 0.5).astype(np.float32)
+    return conftest.rand(shape, dtype, seed, lo=-0.5, hi=1.5)
 
 
 def off_line(a):

@@ -10,7 +10,7 @@
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define BAYER_X86 1
-#include <immintrin.h>
+#include "color/cvt_avx2.h"
 #define BAYER_AVX2 __attribute__((target("avx2")))
 #endif
 
@@ -313,30 +313,6 @@ BAYER_AVX2 static inline __m256i vng_scaled16(__m256i v, __m256i n, __m256i vlo,
     return _mm256_permute4x64_epi64(_mm256_packs_epi32(lo, hi), 0xD8);
 }
 
-/* 16 pixels of 3 channels (16 bytes each, in memory order) to d. */
-BAYER_AVX2 static inline void vng_store3(uint8_t *d, __m128i c0, __m128i c1, __m128i c2)
-{
-#define VNG_M(...) _mm_setr_epi8(__VA_ARGS__)
-    const int8_t z = -1;
-    const __m128i b0 = _mm_or_si128(
-        _mm_or_si128(_mm_shuffle_epi8(c0, VNG_M(0, z, z, 1, z, z, 2, z, z, 3, z, z, 4, z, z, 5)),
-                     _mm_shuffle_epi8(c1, VNG_M(z, 0, z, z, 1, z, z, 2, z, z, 3, z, z, 4, z, z))),
-        _mm_shuffle_epi8(c2, VNG_M(z, z, 0, z, z, 1, z, z, 2, z, z, 3, z, z, 4, z)));
-    const __m128i b1 = _mm_or_si128(
-        _mm_or_si128(_mm_shuffle_epi8(c0, VNG_M(z, z, 6, z, z, 7, z, z, 8, z, z, 9, z, z, 10, z)),
-                     _mm_shuffle_epi8(c1, VNG_M(5, z, z, 6, z, z, 7, z, z, 8, z, z, 9, z, z, 10))),
-        _mm_shuffle_epi8(c2, VNG_M(z, 5, z, z, 6, z, z, 7, z, z, 8, z, z, 9, z, z)));
-    const __m128i b2 = _mm_or_si128(
-        _mm_or_si128(
-            _mm_shuffle_epi8(c0, VNG_M(z, 11, z, z, 12, z, z, 13, z, z, 14, z, z, 15, z, z)),
-            _mm_shuffle_epi8(c1, VNG_M(z, z, 11, z, z, 12, z, z, 13, z, z, 14, z, z, 15, z))),
-        _mm_shuffle_epi8(c2, VNG_M(10, z, z, 11, z, z, 12, z, z, 13, z, z, 14, z, z, 15)));
-#undef VNG_M
-    _mm_storeu_si128((__m128i *)d, b0);
-    _mm_storeu_si128((__m128i *)(d + 16), b1);
-    _mm_storeu_si128((__m128i *)(d + 32), b2);
-}
-
 /* One output row (padded row y, source row y - 2): sr[0..4] its padded rows y - 2 .. y + 2,
  * pl[0..2] the planes of rows y - 1 .. y + 1. */
 BAYER_AVX2 static void vng_row_avx2(const gip__bayer *b, int64_t y, const int16_t *const sr[5],
@@ -446,7 +422,7 @@ BAYER_AVX2 static void vng_row_avx2(const gip__bayer *b, int64_t y, const int16_
                       yy = _mm256_permute4x64_epi64(y8, 0xD8);
         const __m128i G = _mm256_castsi256_si128(gx), X = _mm256_extracti128_si256(gx, 1),
                       Y = _mm256_castsi256_si128(yy);
-        vng_store3(d + 3 * (at - 2), fx == 0 ? X : Y, G, fx == 0 ? Y : X);
+        gip__cc_avx2_store3(d + 3 * (at - 2), fx == 0 ? X : Y, G, fx == 0 ? Y : X);
 #undef S
 #undef P
 #undef ADD

@@ -83,10 +83,7 @@ gip_status gip_cvt_color(gip_context *ctx, const gip_image *src, gip_image *dst,
                         {codes[code].space, codes[code].inverse, codes[code].bidx, 3}};
     const char *name = codes[code].name;
     const bool space = p.kind == GIP__CC_SPACE;
-    if ((st = gip__check_dtype(ctx, src,
-                               space ? GIP__DT(GIP_U8) | GIP__DT(GIP_U16) | GIP__DT(GIP_F32)
-                                     : GIP__DT_IMAGE,
-                               op, "src")))
+    if ((st = gip__check_dtype(ctx, src, GIP__DT_IMAGE, op, "src")))
         return st;
     if (dst->dtype != src->dtype)
         return gip__error(ctx, GIP_ERR_UNSUPPORTED,

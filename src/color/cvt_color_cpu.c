@@ -152,6 +152,23 @@ bool gip__cc_simd_active(void)
     return s == 1;
 }
 
+bool gip__cc_vbmi_active(void)
+{
+#ifdef GIP__CC_X86
+    static int has = -1;
+    int v = __atomic_load_n(&has, __ATOMIC_RELAXED);
+    if (v < 0) {
+        __builtin_cpu_init();
+        v = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi");
+        __atomic_store_n(&has, v, __ATOMIC_RELAXED);
+    }
+    return v == 1 && !gip__tuning_get()->noavx512;
+#else
+    return false;
+#endif
+}
+
 bool gip__cc_set_simd(bool enable)
 {
     bool prev = gip__cc_simd_active();

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The CPU SIMD switch of gip_cvt_color, for the tests that compare its AVX2 and scalar paths. */
+/* The CPU SIMD switches of the colour conversions: AVX2 (which the tests turn off to compare
+ * with the scalar paths) and AVX-512 VBMI. */
 #ifndef GIP_COLOR_CVT_COLOR_CPU_H
 #define GIP_COLOR_CVT_COLOR_CPU_H
 
@@ -14,6 +15,10 @@ extern "C" {
  * whether the AVX2 kernels run now. */
 bool gip__cc_set_simd(bool enable);
 bool gip__cc_simd_active(void);
+
+/* Whether the AVX-512 VBMI kernels of the colour conversions may run: the CPU has AVX-512 F, BW,
+ * VL and VBMI, and GIP_NOAVX512 is not set. */
+bool gip__cc_vbmi_active(void);
 
 #ifdef __cplusplus
 }

@@ -97,6 +97,90 @@ GIP__CSF int32_t gip__cs_descale(int32_t x, int n)
 
 #define GIP__CS_EPS 1.1920928955078125e-07f /* FLT_EPSILON */
 
+/* ---- hue, shared by HSV and HLS -------------------------------------------------------------- */
+
+GIP__CSF float gip__cs_max3(float r, float g, float b)
+{
+    float m = r > g ? r : g;
+    return m > b ? m : b;
+}
+GIP__CSF float gip__cs_min3(float r, float g, float b)
+{
+    float m = r < g ? r : g;
+    return m < b ? m : b;
+}
+
+/* The hue in degrees of RGB2HSV_f and RGB2HLS_f (scalar): mx the largest channel, k 60 over
+ * their difference. */
+GIP__CSF float gip__cs_hue_deg(float r, float g, float b, float mx, float k)
+{
+    float h;
+    if (mx == r)
+        h = gip__cs_mul(gip__cs_sub(g, b), k);
+    else if (mx == g)
+        h = gip__cs_fma(gip__cs_sub(b, r), k, 120.0f); /* contracted, as OpenCV's */
+    else
+        h = gip__cs_fma(gip__cs_sub(r, g), k, 240.0f);
+    if (h < 0)
+        h = gip__cs_add(h, 360.0f);
+    return h;
+}
+
+/* The hue of HSV2RGB and HLS2RGB (scalar) times hscale brought into [0, 6) by whole turns: its
+ * floor, the sector, returned, and the fraction left in *h. Where that is not a sector (a tiny
+ * negative hue plus 6 rounds to 6; NaN) the hue is taken as 0, as OpenCV takes it. */
+GIP__CSF int gip__cs_hue_sector(float *h, float hscale)
+{
+    float x = gip__cs_mul(*h, hscale);
+    if (x < 0)
+        do
+            x = gip__cs_add(x, 6.0f);
+        while (x < 0);
+    else if (x >= 6)
+        do
+            x = gip__cs_sub(x, 6.0f);
+        while (x >= 6);
+    int sector = gip__cs_floor(x);
+    *h = gip__cs_sub(x, (float)sector);
+    if ((unsigned)sector >= 6u) {
+        sector = 0;
+        *h = 0.0f;
+    }
+    return sector;
+}
+
+/* r, g, b (rgb[0] .. rgb[2]) from HSV2RGB's and HLS2RGB's table of a sector's four values. */
+GIP__CSF void gip__cs_sector_rgb(int sector, const float *tab, float *rgb)
+{
+    const int sector_data[6][3] = {{1, 3, 0}, {1, 0, 2}, {3, 0, 1},
+                                   {0, 2, 1}, {0, 1, 3}, {2, 1, 0}};
+    const float b = tab[sector_data[sector][0]];
+    const float g = tab[sector_data[sector][1]];
+    const float r = tab[sector_data[sector][2]];
+    rgb[0] = r;
+    rgb[1] = g;
+    rgb[2] = b;
+}
+
+/* The largest and smallest of r, g, b, and OpenCV's vector RGB2HSV and RGB2HLS hue parts: its
+ * numerator h and the sector's offset part (hue = part + h 60 / diff). */
+GIP__CSF void gip__cs_hue_parts(float r, float g, float b, float *mx, float *mn, float *h,
+                                float *part)
+{
+    *mx = gip__cs_max3(r, g, b);
+    *mn = gip__cs_min3(r, g, b);
+    if (r == *mx) {
+        *h = gip__cs_sub(g, b);
+        *part = g < b ? 360.0f : 0.0f;
+    } else if (g == *mx) {
+        *h = gip__cs_sub(b, r);
+        *part = 120.0f;
+    } else {
+        *h = gip__cs_sub(r, g);
+        *part = 240.0f;
+    }
+}
+
 /* ---- HSV ------------------------------------------------------------------------------------- */
 
 /* OpenCV's RGB2HSV_b: 12-bit fixed point, divisions by tables of rounded reciprocals. */
@@ -129,23 +213,11 @@ GIP__CSF void gip__hsv_from_rgb_u8(int r, int g, int b, int full, uint8_t *out)
 /* OpenCV's RGB2HSV_f: hue in degrees times hrange / 360. */
 GIP__CSF void gip__hsv_from_rgb_f32(float r, float g, float b, float hscale, float *out)
 {
-    float v = r > g ? r : g;
-    v = v > b ? v : b;
-    float vmin = r < g ? r : g;
-    vmin = vmin < b ? vmin : b;
-    float diff = gip__cs_sub(v, vmin);
+    float v = gip__cs_max3(r, g, b);
+    float diff = gip__cs_sub(v, gip__cs_min3(r, g, b));
     float s = gip__cs_div(diff, gip__cs_add(v < 0 ? -v : v, GIP__CS_EPS));
     float k = (float)(60.0 / (double)gip__cs_add(diff, GIP__CS_EPS));
-    float h;
-    if (v == r)
-        h = gip__cs_mul(gip__cs_sub(g, b), k);
-    else if (v == g)
-        h = gip__cs_fma(gip__cs_sub(b, r), k, 120.0f); /* contracted, as OpenCV's */
-    else
-        h = gip__cs_fma(gip__cs_sub(r, g), k, 240.0f);
-    if (h < 0)
-        h = gip__cs_add(h, 360.0f);
-    out[0] = gip__cs_mul(h, hscale);
+    out[0] = gip__cs_mul(gip__cs_hue_deg(r, g, b, v, k), hscale);
     out[1] = s;
     out[2] = v;
 }
@@ -153,40 +225,18 @@ GIP__CSF void gip__hsv_from_rgb_f32(float r, float g, float b, float hscale, flo
 /* OpenCV's HSV2RGB_native: hue in sixths, s and v in 0..1; writes r, g, b. */
 GIP__CSF void gip__rgb_from_hsv_f32(float h, float s, float v, float hscale, float *rgb)
 {
-    float r, g, b;
     if (s == 0) {
-        r = g = b = v;
-    } else {
-        const int sector_data[6][3] = {{1, 3, 0}, {1, 0, 2}, {3, 0, 1},
-                                       {0, 2, 1}, {0, 1, 3}, {2, 1, 0}};
-        float tab[4];
-        h = gip__cs_mul(h, hscale);
-        if (h < 0)
-            do
-                h = gip__cs_add(h, 6.0f);
-            while (h < 0);
-        else if (h >= 6)
-            do
-                h = gip__cs_sub(h, 6.0f);
-            while (h >= 6);
-        int sector = gip__cs_floor(h);
-        h = gip__cs_sub(h, (float)sector);
-        if ((unsigned)sector >= 6u) {
-            sector = 0;
-            h = 0.0f;
-        }
-        tab[0] = v;
-        tab[1] = gip__cs_mul(v, gip__cs_sub(1.0f, s));
-        /* 1 - s * h fused, as OpenCV's compiler contracts it */
-        tab[2] = gip__cs_mul(v, gip__cs_fma(-s, h, 1.0f));
-        tab[3] = gip__cs_mul(v, gip__cs_fma(-s, gip__cs_sub(1.0f, h), 1.0f));
-        b = tab[sector_data[sector][0]];
-        g = tab[sector_data[sector][1]];
-        r = tab[sector_data[sector][2]];
+        rgb[0] = rgb[1] = rgb[2] = v;
+        return;
     }
-    rgb[0] = r;
-    rgb[1] = g;
-    rgb[2] = b;
+    const int sector = gip__cs_hue_sector(&h, hscale);
+    float tab[4];
+    tab[0] = v;
+    tab[1] = gip__cs_mul(v, gip__cs_sub(1.0f, s));
+    /* 1 - s * h fused, as OpenCV's compiler contracts it */
+    tab[2] = gip__cs_mul(v, gip__cs_fma(-s, h, 1.0f));
+    tab[3] = gip__cs_mul(v, gip__cs_fma(-s, gip__cs_sub(1.0f, h), 1.0f));
+    gip__cs_sector_rgb(sector, tab, rgb);
 }
 
 /* ---- HLS ------------------------------------------------------------------------------------- */
@@ -195,25 +245,14 @@ GIP__CSF void gip__rgb_from_hsv_f32(float h, float s, float v, float hscale, flo
 GIP__CSF void gip__hls_from_rgb_f32(float r, float g, float b, float hscale, float *out)
 {
     float h = 0.0f, s = 0.0f, l;
-    float vmax = r > g ? r : g;
-    vmax = vmax > b ? vmax : b;
-    float vmin = r < g ? r : g;
-    vmin = vmin < b ? vmin : b;
+    float vmax = gip__cs_max3(r, g, b), vmin = gip__cs_min3(r, g, b);
     float diff = gip__cs_sub(vmax, vmin);
     float sum = gip__cs_add(vmax, vmin);
     l = gip__cs_mul(sum, 0.5f);
     if (diff > GIP__CS_EPS) {
         s = l < 0.5f ? gip__cs_div(diff, sum)
                      : gip__cs_div(diff, gip__cs_sub(gip__cs_sub(2.0f, vmax), vmin));
-        diff = gip__cs_div(60.0f, diff);
-        if (vmax == r)
-            h = gip__cs_mul(gip__cs_sub(g, b), diff);
-        else if (vmax == g)
-            h = gip__cs_fma(gip__cs_sub(b, r), diff, 120.0f); /* contracted, as OpenCV's */
-        else
-            h = gip__cs_fma(gip__cs_sub(r, g), diff, 240.0f);
-        if (h < 0.0f)
-            h = gip__cs_add(h, 360.0f);
+        h = gip__cs_hue_deg(r, g, b, vmax, gip__cs_div(60.0f, diff));
     }
     out[0] = gip__cs_mul(h, hscale);
     out[1] = l;
@@ -223,38 +262,20 @@ GIP__CSF void gip__hls_from_rgb_f32(float r, float g, float b, float hscale, flo
 /* OpenCV's HLS2RGB_f: writes r, g, b. */
 GIP__CSF void gip__rgb_from_hls_f32(float h, float l, float s, float hscale, float *rgb)
 {
-    float r, g, b;
     if (s == 0) {
-        r = g = b = l;
-    } else {
-        const int sector_data[6][3] = {{1, 3, 0}, {1, 0, 2}, {3, 0, 1},
-                                       {0, 2, 1}, {0, 1, 3}, {2, 1, 0}};
-        float tab[4];
-        float p2 = l <= 0.5f ? gip__cs_mul(l, gip__cs_add(1.0f, s))
-                             : gip__cs_sub(gip__cs_add(l, s), gip__cs_mul(l, s));
-        float p1 = gip__cs_sub(gip__cs_mul(2.0f, l), p2);
-        h = gip__cs_mul(h, hscale);
-        if (h < 0)
-            do
-                h = gip__cs_add(h, 6.0f);
-            while (h < 0);
-        else if (h >= 6)
-            do
-                h = gip__cs_sub(h, 6.0f);
-            while (h >= 6);
-        int sector = gip__cs_floor(h);
-        h = gip__cs_sub(h, (float)sector);
-        tab[0] = p2;
-        tab[1] = p1;
-        tab[2] = gip__cs_add(p1, gip__cs_mul(gip__cs_sub(p2, p1), gip__cs_sub(1.0f, h)));
-        tab[3] = gip__cs_add(p1, gip__cs_mul(gip__cs_sub(p2, p1), h));
-        b = tab[sector_data[sector][0]];
-        g = tab[sector_data[sector][1]];
-        r = tab[sector_data[sector][2]];
+        rgb[0] = rgb[1] = rgb[2] = l;
+        return;
     }
-    rgb[0] = r;
-    rgb[1] = g;
-    rgb[2] = b;
+    float tab[4];
+    float p2 = l <= 0.5f ? gip__cs_mul(l, gip__cs_add(1.0f, s))
+                         : gip__cs_sub(gip__cs_add(l, s), gip__cs_mul(l, s));
+    float p1 = gip__cs_sub(gip__cs_mul(2.0f, l), p2);
+    const int sector = gip__cs_hue_sector(&h, hscale);
+    tab[0] = p2;
+    tab[1] = p1;
+    tab[2] = gip__cs_add(p1, gip__cs_mul(gip__cs_sub(p2, p1), gip__cs_sub(1.0f, h)));
+    tab[3] = gip__cs_add(p1, gip__cs_mul(gip__cs_sub(p2, p1), h));
+    gip__cs_sector_rgb(sector, tab, rgb);
 }
 
 /* ---- YCrCb and YUV (BT.601), 14-bit fixed point for u8 --------------------------------------- */
@@ -594,24 +615,11 @@ GIP__CSF void gip__rgb_from_hsv_vec(float h, float s, float v, float hscale, flo
 /* RGB2HLS_f's vector process: hue (times hscale), l, s. */
 GIP__CSF void gip__hls_from_rgb_vec(float r, float g, float b, float hscale, float *out)
 {
-    float mx = r > g ? r : g;
-    mx = mx > b ? mx : b;
-    float mn = r < g ? r : g;
-    mn = mn < b ? mn : b;
+    float mx, mn, h, part;
+    gip__cs_hue_parts(r, g, b, &mx, &mn, &h, &part);
     float diff = gip__cs_sub(mx, mn), sum = gip__cs_add(mx, mn);
     float l = gip__cs_mul(sum, 0.5f);
     float s = gip__cs_div(diff, l < 0.5f ? sum : gip__cs_sub(2.0f, sum));
-    float h, part;
-    if (mx == r) {
-        h = gip__cs_sub(g, b);
-        part = g < b ? 360.0f : 0.0f;
-    } else if (mx == g) {
-        h = gip__cs_sub(b, r);
-        part = 120.0f;
-    } else {
-        h = gip__cs_sub(r, g);
-        part = 240.0f;
-    }
     h = gip__cs_mul(gip__cs_fma(h, gip__cs_div(60.0f, diff), part), hscale);
     if (!(diff > GIP__CS_EPS))
         h = 0.0f, s = 0.0f;
@@ -623,23 +631,10 @@ GIP__CSF void gip__hls_from_rgb_vec(float r, float g, float b, float hscale, flo
 /* RGB2HSV_f's vector process: hue (times hscale), s, v. */
 GIP__CSF void gip__hsv_from_rgb_vec(float r, float g, float b, float hscale, float *out)
 {
-    float mx = r > g ? r : g;
-    mx = mx > b ? mx : b;
-    float mn = r < g ? r : g;
-    mn = mn < b ? mn : b;
+    float mx, mn, h, part;
+    gip__cs_hue_parts(r, g, b, &mx, &mn, &h, &part);
     float diff = gip__cs_sub(mx, mn);
     float s = gip__cs_div(diff, gip__cs_add(mx < 0 ? -mx : mx, GIP__CS_EPS));
-    float h, part;
-    if (r == mx) {
-        h = gip__cs_sub(g, b);
-        part = g < b ? 360.0f : 0.0f;
-    } else if (g == mx) {
-        h = gip__cs_sub(b, r);
-        part = 120.0f;
-    } else {
-        h = gip__cs_sub(r, g);
-        part = 240.0f;
-    }
     float k = gip__cs_div(60.0f, gip__cs_add(diff, GIP__CS_EPS));
     out[0] = gip__cs_mul(gip__cs_fma(h, k, part), hscale);
     out[1] = s;

@@ -12,11 +12,10 @@
 
 #include "color/cvt_color.h"
 #include "color/cvt_color_cpu.h"
-#include "tuning.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define SPACE_X86 1
-#include <immintrin.h>
+#include "color/cvt_avx2.h"
 #define SPACE_AVX2 __attribute__((target("avx2")))
 /* (one attribute: clang keeps only the last of two target attributes) */
 #define SPACE_AVX2_FMA __attribute__((target("avx2,fma")))
@@ -87,55 +86,6 @@ u8_span(const gip__cs_params *cs, const uint8_t *s, uint8_t *d, int64_t w, int s
 }
 
 #ifdef SPACE_X86
-#define SPACE_M(...) _mm_setr_epi8(__VA_ARGS__)
-
-/* 16 pixels of 3 channels from s: the channels in memory order, 16 bytes each. */
-SPACE_AVX2 static inline void space_avx2_load3(const uint8_t *s, __m128i *c0, __m128i *c1,
-                                               __m128i *c2)
-{
-    const __m128i x0 = _mm_loadu_si128((const __m128i *)s),
-                  x1 = _mm_loadu_si128((const __m128i *)(s + 16)),
-                  x2 = _mm_loadu_si128((const __m128i *)(s + 32));
-    const int8_t z = -1;
-    *c0 = _mm_or_si128(
-        _mm_or_si128(
-            _mm_shuffle_epi8(x0, SPACE_M(0, 3, 6, 9, 12, 15, z, z, z, z, z, z, z, z, z, z)),
-            _mm_shuffle_epi8(x1, SPACE_M(z, z, z, z, z, z, 2, 5, 8, 11, 14, z, z, z, z, z))),
-        _mm_shuffle_epi8(x2, SPACE_M(z, z, z, z, z, z, z, z, z, z, z, 1, 4, 7, 10, 13)));
-    *c1 = _mm_or_si128(
-        _mm_or_si128(
-            _mm_shuffle_epi8(x0, SPACE_M(1, 4, 7, 10, 13, z, z, z, z, z, z, z, z, z, z, z)),
-            _mm_shuffle_epi8(x1, SPACE_M(z, z, z, z, z, 0, 3, 6, 9, 12, 15, z, z, z, z, z))),
-        _mm_shuffle_epi8(x2, SPACE_M(z, z, z, z, z, z, z, z, z, z, z, 2, 5, 8, 11, 14)));
-    *c2 = _mm_or_si128(
-        _mm_or_si128(
-            _mm_shuffle_epi8(x0, SPACE_M(2, 5, 8, 11, 14, z, z, z, z, z, z, z, z, z, z, z)),
-            _mm_shuffle_epi8(x1, SPACE_M(z, z, z, z, z, 1, 4, 7, 10, 13, z, z, z, z, z, z))),
-        _mm_shuffle_epi8(x2, SPACE_M(z, z, z, z, z, z, z, z, z, z, 0, 3, 6, 9, 12, 15)));
-}
-
-/* 16 pixels of 3 channels (16 bytes each, in memory order) to d. */
-SPACE_AVX2 static inline void space_avx2_store3(uint8_t *d, __m128i c0, __m128i c1, __m128i c2)
-{
-    const int8_t z = -1;
-    const __m128i b0 = _mm_or_si128(
-        _mm_or_si128(_mm_shuffle_epi8(c0, SPACE_M(0, z, z, 1, z, z, 2, z, z, 3, z, z, 4, z, z, 5)),
-                     _mm_shuffle_epi8(c1, SPACE_M(z, 0, z, z, 1, z, z, 2, z, z, 3, z, z, 4, z, z))),
-        _mm_shuffle_epi8(c2, SPACE_M(z, z, 0, z, z, 1, z, z, 2, z, z, 3, z, z, 4, z)));
-    const __m128i b1 = _mm_or_si128(
-        _mm_or_si128(
-            _mm_shuffle_epi8(c0, SPACE_M(z, z, 6, z, z, 7, z, z, 8, z, z, 9, z, z, 10, z)),
-            _mm_shuffle_epi8(c1, SPACE_M(5, z, z, 6, z, z, 7, z, z, 8, z, z, 9, z, z, 10))),
-        _mm_shuffle_epi8(c2, SPACE_M(z, 5, z, z, 6, z, z, 7, z, z, 8, z, z, 9, z, z)));
-    const __m128i b2 = _mm_or_si128(
-        _mm_or_si128(
-            _mm_shuffle_epi8(c0, SPACE_M(z, 11, z, z, 12, z, z, 13, z, z, 14, z, z, 15, z, z)),
-            _mm_shuffle_epi8(c1, SPACE_M(z, z, 11, z, z, 12, z, z, 13, z, z, 14, z, z, 15, z))),
-        _mm_shuffle_epi8(c2, SPACE_M(10, z, z, 11, z, z, 12, z, z, 13, z, z, 14, z, z, 15)));
-    _mm_storeu_si128((__m128i *)d, b0);
-    _mm_storeu_si128((__m128i *)(d + 16), b1);
-    _mm_storeu_si128((__m128i *)(d + 32), b2);
-}
 
 /* Sixteen 32-bit lanes (two halves of 8) to 16 bytes with unsigned saturation. */
 SPACE_AVX2 static inline __m128i space_avx2_pack(__m256i lo, __m256i hi)
@@ -175,22 +125,6 @@ SPACE_AVX2 static inline void space_avx2_hs(__m256i r, __m256i g, __m256i b, __m
     *h = _mm256_add_epi32(hh, _mm256_and_si256(neg, _mm256_set1_epi32(full ? 256 : 180)));
 }
 
-/* The first three channels of 16 pixels of 4 channels from s, 16 bytes each in memory order. */
-SPACE_AVX2 static inline void space_avx2_load4(const uint8_t *s, __m128i *c0, __m128i *c1,
-                                               __m128i *c2)
-{
-    /* each 4 pixels to [c0 x4, c1 x4, c2 x4, c3 x4], then the 32-bit groups gathered */
-    const __m128i m = SPACE_M(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-    const __m128i t0 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)s), m),
-                  t1 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(s + 16)), m),
-                  t2 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(s + 32)), m),
-                  t3 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(s + 48)), m);
-    const __m128i a = _mm_unpacklo_epi32(t0, t1), b = _mm_unpacklo_epi32(t2, t3);
-    *c0 = _mm_unpacklo_epi64(a, b);
-    *c1 = _mm_unpackhi_epi64(a, b);
-    *c2 = _mm_unpacklo_epi64(_mm_unpackhi_epi32(t0, t1), _mm_unpackhi_epi32(t2, t3));
-}
-
 /* The pixels of a u8 RGB to HSV row (scn 3 or 4 channels) it did (a multiple of 16). */
 SPACE_AVX2 static int64_t space_hsv_avx2(const uint8_t *s, uint8_t *d, int64_t w, int scn, int bidx,
                                          int full)
@@ -199,9 +133,9 @@ SPACE_AVX2 static int64_t space_hsv_avx2(const uint8_t *s, uint8_t *d, int64_t w
     for (; x + 16 <= w; x += 16) {
         __m128i c0, c1, c2;
         if (scn == 4)
-            space_avx2_load4(s + 4 * x, &c0, &c1, &c2);
+            gip__cc_avx2_load4(s + 4 * x, &c0, &c1, &c2);
         else
-            space_avx2_load3(s + 3 * x, &c0, &c1, &c2);
+            gip__cc_avx2_load3(s + 3 * x, &c0, &c1, &c2);
         const __m128i b8 = bidx ? c2 : c0, g8 = c1, r8 = bidx ? c0 : c2;
         const __m128i v8 = _mm_max_epu8(_mm_max_epu8(b8, g8), r8);
         const __m128i d8 = _mm_sub_epi8(v8, _mm_min_epu8(_mm_min_epu8(b8, g8), r8));
@@ -213,8 +147,8 @@ SPACE_AVX2 static int64_t space_hsv_avx2(const uint8_t *s, uint8_t *d, int64_t w
                           &h[i], &sat[i]);
 #undef SPACE_W
         }
-        space_avx2_store3(d + 3 * x, space_avx2_pack(h[0], h[1]), space_avx2_pack(sat[0], sat[1]),
-                          v8);
+        gip__cc_avx2_store3(d + 3 * x, space_avx2_pack(h[0], h[1]), space_avx2_pack(sat[0], sat[1]),
+                            v8);
     }
     return x;
 }
@@ -250,8 +184,9 @@ static bool space_hsv_avx2_ok(void)
     }
     return v == 1;
 }
+
 /* 32 pixels of 3 channels from s: the channels in memory order, pixels 0-15 in the low lane and
- * 16-31 in the high one (space_avx2_load3()'s shuffles on both lanes). */
+ * 16-31 in the high one (gip__cc_avx2_load3()'s shuffles on both lanes). */
 SPACE_AVX2 static inline void space_avx2_load3x2(const uint8_t *s, __m256i *c0, __m256i *c1,
                                                  __m256i *c2)
 {
@@ -414,37 +349,19 @@ SPACE_AVX2 static int64_t space_ycc_inv_avx2(const uint8_t *s, uint8_t *d, int64
     return x;
 }
 
-/* r, g, b of 8 pixels from h (not yet scaled), s and v: gip__rgb_from_hsv_vec()'s operations in
- * their order, its one fused multiply-add (fnmadd: -(s h) + 1, the same rounding). */
-SPACE_AVX2_FMA static inline void space_avx2_hsv_inv(__m256 h, __m256 s, __m256 v, __m256 hscale,
-                                                     __m256 *r, __m256 *g, __m256 *b)
-{
-    const __m256 one = _mm256_set1_ps(1.0f);
-    h = _mm256_mul_ps(h, hscale);
-    const __m256 pre = _mm256_round_ps(h, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-    h = _mm256_sub_ps(h, pre);
-    const __m256 tab0 = v, tab1 = _mm256_mul_ps(v, _mm256_sub_ps(one, s));
-    const __m256 tab2 = _mm256_mul_ps(v, _mm256_fnmadd_ps(s, h, one));
-    const __m256 tab3 = _mm256_mul_ps(v, _mm256_fnmadd_ps(s, _mm256_sub_ps(one, h), one));
-    __m256 sec = _mm256_round_ps(_mm256_mul_ps(pre, _mm256_set1_ps(1.0f / 6.0f)),
-                                 _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-    sec = _mm256_sub_ps(pre, _mm256_mul_ps(sec, _mm256_set1_ps(6.0f)));
-#define SPACE_C(k, op) _mm256_cmp_ps(sec, _mm256_set1_ps(k), op)
-    const __m256 lt1 = SPACE_C(1.0f, _CMP_LT_OQ), lt2 = SPACE_C(2.0f, _CMP_LT_OQ);
-    const __m256 eq1 = SPACE_C(1.0f, _CMP_EQ_OQ), eq2 = SPACE_C(2.0f, _CMP_EQ_OQ);
-    const __m256 eq3 = SPACE_C(3.0f, _CMP_EQ_OQ), eq4 = SPACE_C(4.0f, _CMP_EQ_OQ);
-    const __m256 le2 = SPACE_C(2.0f, _CMP_LE_OQ), le3 = SPACE_C(3.0f, _CMP_LE_OQ);
-    const __m256 le4 = SPACE_C(4.0f, _CMP_LE_OQ);
-#undef SPACE_C
-    /* blendv(a, b, m): m ? b : a */
-    *b =
-        _mm256_blendv_ps(_mm256_blendv_ps(_mm256_blendv_ps(tab2, tab0, le4), tab3, eq2), tab1, lt2);
-    *g =
-        _mm256_blendv_ps(_mm256_blendv_ps(_mm256_blendv_ps(tab1, tab2, eq3), tab0, le2), tab3, lt1);
-    *r = _mm256_blendv_ps(
-        _mm256_blendv_ps(_mm256_blendv_ps(_mm256_blendv_ps(tab0, tab3, eq4), tab1, le3), tab2, eq1),
-        tab0, lt1);
-}
+/* cvt_space_simd.h's arithmetic on 8 lanes: space_avx2_sector_pick(), space_avx2_hsv_inv(),
+ * space_avx2_hue_parts(), space_avx2_hls(), space_avx2_ycc_u16(). */
+#define SPACE_FN(name) space_avx2_##name
+#define SPACE_PFX _mm256_
+#define SPACE_PS __m256
+#define SPACE_SI __m256i
+#define SPACE_MASK __m256
+#define SPACE_CMP(a, b, op) _mm256_cmp_ps(a, b, op)
+#define SPACE_SEL(m, a, b) _mm256_blendv_ps(a, b, m)
+#define SPACE_ROUNDZ(a) _mm256_round_ps(a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC)
+#define SPACE_BASE SPACE_AVX2
+#define SPACE_FMA SPACE_AVX2_FMA
+#include "color/cvt_space_simd.h"
 
 /* The pixels of a u8 HSV to RGB row it did: those of the row's whole blocks of
  * GIP__CS_HSV_BLOCK, which gip__cs_pixel_u8() converts with gip__rgb_from_hsv_vec() and
@@ -458,7 +375,7 @@ SPACE_AVX2_FMA static int64_t space_hsv_inv_u8_avx2(const uint8_t *s, uint8_t *d
     int64_t x = 0;
     for (; x < n; x += 16) {
         __m128i c0, c1, c2;
-        space_avx2_load3(s + 3 * x, &c0, &c1, &c2);
+        gip__cc_avx2_load3(s + 3 * x, &c0, &c1, &c2);
         __m256i o[3][2];
         for (int i = 0; i < 2; i++) {
 #define SPACE_F(c) _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(i ? _mm_srli_si128(c, 8) : c))
@@ -472,14 +389,15 @@ SPACE_AVX2_FMA static int64_t space_hsv_inv_u8_avx2(const uint8_t *s, uint8_t *d
         }
         const __m128i r8 = space_avx2_pack(o[0][0], o[0][1]),
                       b8 = space_avx2_pack(o[2][0], o[2][1]);
-        space_avx2_store3(d + 3 * x, bidx ? r8 : b8, space_avx2_pack(o[1][0], o[1][1]),
-                          bidx ? b8 : r8);
+        gip__cc_avx2_store3(d + 3 * x, bidx ? r8 : b8, space_avx2_pack(o[1][0], o[1][1]),
+                            bidx ? b8 : r8);
     }
     return x;
 }
 
-/* 8 pixels of 3 floats from s: the channels in memory order (space_hue_f32_avx2()'s blends and
- * permutes). */
+/* 8 pixels of 3 floats from s: the channels in memory order, by two blends and a permute each
+ * (pixel k's channel c is float 3 k + c: the three vectors hold each channel's 8 floats at
+ * distinct positions). */
 SPACE_AVX2 static inline void space_avx2_load3f(const float *s, __m256 *c0, __m256 *c1, __m256 *c2)
 {
     const __m256 a = _mm256_loadu_ps(s), b = _mm256_loadu_ps(s + 8), c = _mm256_loadu_ps(s + 16);
@@ -561,7 +479,7 @@ SPACE_AVX2_FMA static void space_hls_inv_f32_avx2(const float *s, float *d, int6
 
 /* u8 HLS to RGB, 16 pixels a step (3-channel RGB): gip__rgb_from_hls_f32()'s operations for u8
  * hues (h hscale below 12 and not negative: its loops subtract 6 at most once; the sector is
- * 0 .. 5, its table's rows as the comparisons of space_avx2_hsv_inv()), rounded as
+ * 0 .. 5, its table's rows picked by space_avx2_sector_pick()), rounded as
  * gip__sat_u8_f32() (no NaN or infinity arises). */
 SPACE_AVX2 static int64_t space_hls_inv_u8_avx2(const uint8_t *s, uint8_t *d, int64_t w, int bidx,
                                                 float hs)
@@ -572,7 +490,7 @@ SPACE_AVX2 static int64_t space_hls_inv_u8_avx2(const uint8_t *s, uint8_t *d, in
     int64_t x = 0;
     for (; x + 16 <= w; x += 16) {
         __m128i c0, c1, c2;
-        space_avx2_load3(s + 3 * x, &c0, &c1, &c2);
+        gip__cc_avx2_load3(s + 3 * x, &c0, &c1, &c2);
         __m256i o[3][2];
         for (int i = 0; i < 2; i++) {
 #define SPACE_F(c) _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(i ? _mm_srli_si128(c, 8) : c))
@@ -591,31 +509,18 @@ SPACE_AVX2 static int64_t space_hls_inv_u8_avx2(const uint8_t *s, uint8_t *d, in
             const __m256 dp = _mm256_sub_ps(p2, p1);
             const __m256 tab2 = _mm256_add_ps(p1, _mm256_mul_ps(dp, _mm256_sub_ps(one, h)));
             const __m256 tab3 = _mm256_add_ps(p1, _mm256_mul_ps(dp, h));
-#define SPACE_C(v, op) _mm256_cmp_ps(sec, _mm256_set1_ps(v), op)
-            const __m256 lt1 = SPACE_C(1.0f, _CMP_LT_OQ), lt2 = SPACE_C(2.0f, _CMP_LT_OQ);
-            const __m256 eq1 = SPACE_C(1.0f, _CMP_EQ_OQ), eq2 = SPACE_C(2.0f, _CMP_EQ_OQ);
-            const __m256 eq3 = SPACE_C(3.0f, _CMP_EQ_OQ), eq4 = SPACE_C(4.0f, _CMP_EQ_OQ);
-            const __m256 le2 = SPACE_C(2.0f, _CMP_LE_OQ), le3 = SPACE_C(3.0f, _CMP_LE_OQ);
-            const __m256 le4 = SPACE_C(4.0f, _CMP_LE_OQ);
-#undef SPACE_C
             /* tab0 p2, tab1 p1; s == 0: l in all three */
             const __m256 gray = _mm256_cmp_ps(sat, zero, _CMP_EQ_OQ);
-            __m256 b = _mm256_blendv_ps(
-                _mm256_blendv_ps(_mm256_blendv_ps(tab2, p2, le4), tab3, eq2), p1, lt2);
-            __m256 g = _mm256_blendv_ps(_mm256_blendv_ps(_mm256_blendv_ps(p1, tab2, eq3), p2, le2),
-                                        tab3, lt1);
-            __m256 r = _mm256_blendv_ps(
-                _mm256_blendv_ps(_mm256_blendv_ps(_mm256_blendv_ps(p2, tab3, eq4), p1, le3), tab2,
-                                 eq1),
-                p2, lt1);
+            __m256 r, g, b;
+            space_avx2_sector_pick(sec, p2, p1, tab2, tab3, &r, &g, &b);
             o[0][i] = _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_blendv_ps(r, l, gray), k255));
             o[1][i] = _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_blendv_ps(g, l, gray), k255));
             o[2][i] = _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_blendv_ps(b, l, gray), k255));
         }
         const __m128i r8 = space_avx2_pack(o[0][0], o[0][1]),
                       b8 = space_avx2_pack(o[2][0], o[2][1]);
-        space_avx2_store3(d + 3 * x, bidx ? r8 : b8, space_avx2_pack(o[1][0], o[1][1]),
-                          bidx ? b8 : r8);
+        gip__cc_avx2_store3(d + 3 * x, bidx ? r8 : b8, space_avx2_pack(o[1][0], o[1][1]),
+                            bidx ? b8 : r8);
     }
     return x;
 }
@@ -627,53 +532,27 @@ SPACE_AVX2_FMA static void space_hls_u8_avx2(const uint8_t *s, uint8_t *d, int64
                                              float hs)
 {
     const __m256 k = _mm256_set1_ps(1.0f / 255.0f), k255 = _mm256_set1_ps(255.0f);
-    const __m256 hscale = _mm256_set1_ps(hs), eps = _mm256_set1_ps(GIP__CS_EPS);
-    const __m256 k60 = _mm256_set1_ps(60.0f), zero = _mm256_setzero_ps();
+    const __m256 hscale = _mm256_set1_ps(hs);
     for (int64_t x = 0; x < n; x += 16) {
         __m128i c0, c1, c2;
-        space_avx2_load3(s + 3 * x, &c0, &c1, &c2);
+        gip__cc_avx2_load3(s + 3 * x, &c0, &c1, &c2);
         __m256i o[3][2];
         for (int i = 0; i < 2; i++) {
 #define SPACE_F(c)                                                                                 \
     _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(i ? _mm_srli_si128(c, 8) : c)), k)
             const __m256 ch0 = SPACE_F(c0), g = SPACE_F(c1), ch2 = SPACE_F(c2);
 #undef SPACE_F
-            const __m256 r = bidx ? ch0 : ch2, bl = bidx ? ch2 : ch0;
-            const __m256 mx = _mm256_max_ps(_mm256_max_ps(r, g), bl);
-            const __m256 mn = _mm256_min_ps(_mm256_min_ps(r, g), bl);
-            const __m256 diff = _mm256_sub_ps(mx, mn);
-            const __m256 isr = _mm256_cmp_ps(r, mx, _CMP_EQ_OQ),
-                         isg = _mm256_cmp_ps(g, mx, _CMP_EQ_OQ);
-            const __m256 h =
-                _mm256_blendv_ps(_mm256_blendv_ps(_mm256_sub_ps(r, g), _mm256_sub_ps(bl, r), isg),
-                                 _mm256_sub_ps(g, bl), isr);
-            const __m256 part = _mm256_blendv_ps(
-                _mm256_blendv_ps(_mm256_set1_ps(240.0f), _mm256_set1_ps(120.0f), isg),
-                _mm256_blendv_ps(zero, _mm256_set1_ps(360.0f), _mm256_cmp_ps(g, bl, _CMP_LT_OQ)),
-                isr);
-            const __m256 sum = _mm256_add_ps(mx, mn), l = _mm256_mul_ps(sum, _mm256_set1_ps(0.5f));
-            const __m256 den = _mm256_blendv_ps(_mm256_sub_ps(_mm256_set1_ps(2.0f), sum), sum,
-                                                _mm256_cmp_ps(l, _mm256_set1_ps(0.5f), _CMP_LT_OQ));
-            const __m256 hue =
-                _mm256_mul_ps(_mm256_fmadd_ps(h, _mm256_div_ps(k60, diff), part), hscale);
-            const __m256 keep = _mm256_cmp_ps(diff, eps, _CMP_GT_OQ);
-            o[0][i] = _mm256_cvtps_epi32(_mm256_and_ps(hue, keep));
+            __m256 hue, l, sat, keep;
+            space_avx2_hls(bidx ? ch0 : ch2, g, bidx ? ch2 : ch0, &hue, &l, &sat, &keep);
+            o[0][i] = _mm256_cvtps_epi32(_mm256_and_ps(_mm256_mul_ps(hue, hscale), keep));
             o[1][i] = _mm256_cvtps_epi32(_mm256_mul_ps(l, k255));
-            o[2][i] = _mm256_cvtps_epi32(
-                _mm256_mul_ps(_mm256_and_ps(_mm256_div_ps(diff, den), keep), k255));
+            o[2][i] = _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_and_ps(sat, keep), k255));
         }
-        space_avx2_store3(d + 3 * x, space_avx2_pack(o[0][0], o[0][1]),
-                          space_avx2_pack(o[1][0], o[1][1]), space_avx2_pack(o[2][0], o[2][1]));
+        gip__cc_avx2_store3(d + 3 * x, space_avx2_pack(o[0][0], o[0][1]),
+                            space_avx2_pack(o[1][0], o[1][1]), space_avx2_pack(o[2][0], o[2][1]));
     }
 }
 
-/* (x k + c) >> 14 of 8 32-bit lanes: gip__cs_descale() with the rounding in c. */
-#define SPACE_D14(x, k, c)                                                                         \
-    _mm256_srai_epi32(_mm256_add_epi32(_mm256_mullo_epi32(x, _mm256_set1_epi32(k)), c), 14)
-
-/* The pixels of a u16 YCrCb or YUV row it did, either way (3-channel RGB), 8 a step:
- * gip__ycc_from_rgb_i() and gip__rgb_from_ycc_i() with half 32768 (their sums stay in 32 bits),
- * saturated as gip__sat_u16_i32(). */
 /* 16 pixels of 3 u16 channels from s: the channels in memory order, pixels 0-7 in the low lane
  * and 8-15 in the high one (space_avx2_load3w()'s shuffles on both lanes), 16 bits. */
 SPACE_AVX2 static inline void space_avx2_load3wx2(const uint16_t *s, __m256i *c0, __m256i *c1,
@@ -728,57 +607,6 @@ SPACE_AVX2 static inline void space_avx2_store3wx2(uint16_t *d, __m256i c0, __m2
     _mm256_storeu_si256((__m256i *)(d + 32), _mm256_permute2x128_si256(b1, b2, 0x31));
 }
 
-/* gip__ycc_from_rgb_i() (inverse: gip__rgb_from_ycc_i()) with half 32768 of 8 pixels in 32-bit
- * lanes (their sums stay in 32 bits): c0 .. c2 the source channels in memory order, o0 .. o2
- * the destination's, before saturation. */
-SPACE_AVX2 static inline void space_avx2_ycc_u16(__m256i c0, __m256i c1, __m256i c2, int bidx,
-                                                 int yuv, int inverse, __m256i *o0, __m256i *o1,
-                                                 __m256i *o2)
-{
-    const __m256i round = _mm256_set1_epi32(1 << 13);
-    const __m256i delta = _mm256_set1_epi32((32768 << 14) + (1 << 13));
-    const __m256i half = _mm256_set1_epi32(32768);
-    if (!inverse) {
-        const __m256i r = bidx ? c0 : c2, g = c1, b = bidx ? c2 : c0;
-        const __m256i y = _mm256_srai_epi32(
-            _mm256_add_epi32(
-                _mm256_add_epi32(_mm256_add_epi32(_mm256_mullo_epi32(r, _mm256_set1_epi32(4899)),
-                                                  _mm256_mullo_epi32(g, _mm256_set1_epi32(9617))),
-                                 _mm256_mullo_epi32(b, _mm256_set1_epi32(1868))),
-                round),
-            14);
-        const __m256i ry = _mm256_sub_epi32(r, y), by = _mm256_sub_epi32(b, y);
-        const __m256i o1v = yuv ? SPACE_D14(by, 8061, delta) : SPACE_D14(ry, 11682, delta);
-        const __m256i o2v = yuv ? SPACE_D14(ry, 14369, delta) : SPACE_D14(by, 9241, delta);
-        *o0 = y, *o1 = o1v, *o2 = o2v;
-    } else {
-        const __m256i y = c0, u = _mm256_sub_epi32(c1, half), v = _mm256_sub_epi32(c2, half);
-        __m256i r, g, b;
-        if (yuv) {
-            b = _mm256_add_epi32(y, SPACE_D14(u, 33292, round));
-            g = _mm256_add_epi32(
-                y, _mm256_srai_epi32(
-                       _mm256_add_epi32(
-                           _mm256_add_epi32(_mm256_mullo_epi32(v, _mm256_set1_epi32(-9519)),
-                                            _mm256_mullo_epi32(u, _mm256_set1_epi32(-6472))),
-                           round),
-                       14));
-            r = _mm256_add_epi32(y, SPACE_D14(v, 18678, round));
-        } else { /* u: cr, v: cb */
-            b = _mm256_add_epi32(y, SPACE_D14(v, 29049, round));
-            g = _mm256_add_epi32(
-                y, _mm256_srai_epi32(
-                       _mm256_add_epi32(
-                           _mm256_add_epi32(_mm256_mullo_epi32(v, _mm256_set1_epi32(-5636)),
-                                            _mm256_mullo_epi32(u, _mm256_set1_epi32(-11698))),
-                           round),
-                       14));
-            r = _mm256_add_epi32(y, SPACE_D14(u, 22987, round));
-        }
-        *o0 = bidx ? r : b, *o1 = g, *o2 = bidx ? b : r;
-    }
-}
-
 /* The pixels of a u16 YCrCb or YUV row it did, either way (3-channel RGB), 16 a step,
  * saturated as gip__sat_u16_i32() by packus. */
 SPACE_AVX2 static int64_t space_ycc_u16_avx2(const uint16_t *s, uint16_t *d, int64_t w, int bidx,
@@ -801,11 +629,12 @@ SPACE_AVX2 static int64_t space_ycc_u16_avx2(const uint16_t *s, uint16_t *d, int
     }
     return x;
 }
-#undef SPACE_D14
 
 /* ---- AVX-512 VBMI rows of the float u8 codes: 16 pixels a step, each channel taken into 32-bit
  * lanes by one zero-masked byte permute and put back by one permute of the three results. */
 #define SPACE_V512 __attribute__((target("avx2,fma,avx512f,avx512bw,avx512vl,avx512vbmi")))
+/* (AVX-512 BW without VBMI: the u16 rows) */
+#define SPACE_W512 __attribute__((target("avx2,avx512f,avx512bw,avx512vl")))
 #define SPACE_Z4 0x1111111111111111ULL /* the low byte of each 32-bit lane */
 #define SPACE_48 0xFFFFFFFFFFFFULL     /* 48 bytes */
 
@@ -834,38 +663,39 @@ SPACE_V512 static inline void space_512_store3(uint8_t *d, __m512i o0, __m512i o
     _mm512_mask_storeu_epi8(d, SPACE_48, _mm512_permutexvar_epi8(idx, all));
 }
 
-/* space_avx2_hsv_inv() on 16 lanes. */
-SPACE_V512 static inline void space_512_hsv_inv(__m512 h, __m512 s, __m512 v, __m512 hscale,
-                                                __m512 *r, __m512 *g, __m512 *b)
-{
-    const __m512 one = _mm512_set1_ps(1.0f);
-    h = _mm512_mul_ps(h, hscale);
-    const __m512 pre = _mm512_roundscale_ps(h, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-    h = _mm512_sub_ps(h, pre);
-    const __m512 tab0 = v, tab1 = _mm512_mul_ps(v, _mm512_sub_ps(one, s));
-    const __m512 tab2 = _mm512_mul_ps(v, _mm512_fnmadd_ps(s, h, one));
-    const __m512 tab3 = _mm512_mul_ps(v, _mm512_fnmadd_ps(s, _mm512_sub_ps(one, h), one));
-    __m512 sec = _mm512_roundscale_ps(_mm512_mul_ps(pre, _mm512_set1_ps(1.0f / 6.0f)),
-                                      _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-    sec = _mm512_sub_ps(pre, _mm512_mul_ps(sec, _mm512_set1_ps(6.0f)));
-#define SPACE_C(k, op) _mm512_cmp_ps_mask(sec, _mm512_set1_ps(k), op)
-    const __mmask16 lt1 = SPACE_C(1.0f, _CMP_LT_OQ), lt2 = SPACE_C(2.0f, _CMP_LT_OQ);
-    const __mmask16 eq1 = SPACE_C(1.0f, _CMP_EQ_OQ), eq2 = SPACE_C(2.0f, _CMP_EQ_OQ);
-    const __mmask16 eq3 = SPACE_C(3.0f, _CMP_EQ_OQ), eq4 = SPACE_C(4.0f, _CMP_EQ_OQ);
-    const __mmask16 le2 = SPACE_C(2.0f, _CMP_LE_OQ), le3 = SPACE_C(3.0f, _CMP_LE_OQ);
-    const __mmask16 le4 = SPACE_C(4.0f, _CMP_LE_OQ);
-#undef SPACE_C
-    /* mask_blend(m, a, b): m ? b : a */
-    *b = _mm512_mask_blend_ps(
-        lt2, _mm512_mask_blend_ps(eq2, _mm512_mask_blend_ps(le4, tab2, tab0), tab3), tab1);
-    *g = _mm512_mask_blend_ps(
-        lt1, _mm512_mask_blend_ps(le2, _mm512_mask_blend_ps(eq3, tab1, tab2), tab0), tab3);
-    *r = _mm512_mask_blend_ps(
-        lt1,
-        _mm512_mask_blend_ps(
-            eq1, _mm512_mask_blend_ps(le3, _mm512_mask_blend_ps(eq4, tab0, tab3), tab1), tab2),
-        tab0);
-}
+/* cvt_space_simd.h's arithmetic on 16 lanes: space_512_sector_pick(), space_512_hsv_inv(),
+ * space_512_hue_parts(), space_512_hls(), space_512_ycc_u16(). */
+#undef SPACE_FN
+#undef SPACE_PFX
+#undef SPACE_PS
+#undef SPACE_SI
+#undef SPACE_MASK
+#undef SPACE_CMP
+#undef SPACE_SEL
+#undef SPACE_ROUNDZ
+#undef SPACE_BASE
+#undef SPACE_FMA
+#define SPACE_FN(name) space_512_##name
+#define SPACE_PFX _mm512_
+#define SPACE_PS __m512
+#define SPACE_SI __m512i
+#define SPACE_MASK __mmask16
+#define SPACE_CMP(a, b, op) _mm512_cmp_ps_mask(a, b, op)
+#define SPACE_SEL(m, a, b) _mm512_mask_blend_ps(m, a, b)
+#define SPACE_ROUNDZ(a) _mm512_roundscale_ps(a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC)
+#define SPACE_BASE SPACE_W512
+#define SPACE_FMA SPACE_V512
+#include "color/cvt_space_simd.h"
+#undef SPACE_FN
+#undef SPACE_PFX
+#undef SPACE_PS
+#undef SPACE_SI
+#undef SPACE_MASK
+#undef SPACE_CMP
+#undef SPACE_SEL
+#undef SPACE_ROUNDZ
+#undef SPACE_BASE
+#undef SPACE_FMA
 
 /* space_hsv_inv_u8_avx2() with AVX-512 VBMI. */
 SPACE_V512 static int64_t space_hsv_inv_u8_vbmi(const uint8_t *s, uint8_t *d, int64_t w, int bidx,
@@ -893,55 +723,31 @@ SPACE_V512 static void space_hls_u8_vbmi(const uint8_t *s, uint8_t *d, int64_t n
                                          float hs)
 {
     const __m512 k = _mm512_set1_ps(1.0f / 255.0f), k255 = _mm512_set1_ps(255.0f);
-    const __m512 hscale = _mm512_set1_ps(hs), eps = _mm512_set1_ps(GIP__CS_EPS);
-    const __m512 k60 = _mm512_set1_ps(60.0f), zero = _mm512_setzero_ps();
+    const __m512 hscale = _mm512_set1_ps(hs);
     for (int64_t x = 0; x < n; x += 16) {
         const __m512i v = _mm512_maskz_loadu_epi8(SPACE_48, s + 3 * x);
         const __m512 ch0 = _mm512_mul_ps(space_512_ch(v, 0), k),
                      g = _mm512_mul_ps(space_512_ch(v, 1), k),
                      ch2 = _mm512_mul_ps(space_512_ch(v, 2), k);
-        const __m512 r = bidx ? ch0 : ch2, bl = bidx ? ch2 : ch0;
-        const __m512 mx = _mm512_max_ps(_mm512_max_ps(r, g), bl);
-        const __m512 mn = _mm512_min_ps(_mm512_min_ps(r, g), bl);
-        const __m512 diff = _mm512_sub_ps(mx, mn);
-        const __mmask16 isr = _mm512_cmp_ps_mask(r, mx, _CMP_EQ_OQ),
-                        isg = _mm512_cmp_ps_mask(g, mx, _CMP_EQ_OQ);
-        const __m512 h = _mm512_mask_blend_ps(
-            isr, _mm512_mask_blend_ps(isg, _mm512_sub_ps(r, g), _mm512_sub_ps(bl, r)),
-            _mm512_sub_ps(g, bl));
-        const __m512 part = _mm512_mask_blend_ps(
-            isr, _mm512_mask_blend_ps(isg, _mm512_set1_ps(240.0f), _mm512_set1_ps(120.0f)),
-            _mm512_mask_blend_ps(_mm512_cmp_ps_mask(g, bl, _CMP_LT_OQ), zero,
-                                 _mm512_set1_ps(360.0f)));
-        const __m512 sum = _mm512_add_ps(mx, mn), l = _mm512_mul_ps(sum, _mm512_set1_ps(0.5f));
-        const __m512 den =
-            _mm512_mask_blend_ps(_mm512_cmp_ps_mask(l, _mm512_set1_ps(0.5f), _CMP_LT_OQ),
-                                 _mm512_sub_ps(_mm512_set1_ps(2.0f), sum), sum);
-        const __m512 hue =
-            _mm512_mul_ps(_mm512_fmadd_ps(h, _mm512_div_ps(k60, diff), part), hscale);
-        const __mmask16 keep = _mm512_cmp_ps_mask(diff, eps, _CMP_GT_OQ);
-        space_512_store3(d + 3 * x, _mm512_cvtps_epi32(_mm512_maskz_mov_ps(keep, hue)),
+        __m512 hue, l, sat;
+        __mmask16 keep;
+        space_512_hls(bidx ? ch0 : ch2, g, bidx ? ch2 : ch0, &hue, &l, &sat, &keep);
+        space_512_store3(d + 3 * x,
+                         _mm512_cvtps_epi32(_mm512_maskz_mov_ps(keep, _mm512_mul_ps(hue, hscale))),
                          _mm512_cvtps_epi32(_mm512_mul_ps(l, k255)),
-                         _mm512_cvtps_epi32(_mm512_mul_ps(
-                             _mm512_maskz_mov_ps(keep, _mm512_div_ps(diff, den)), k255)));
+                         _mm512_cvtps_epi32(_mm512_mul_ps(_mm512_maskz_mov_ps(keep, sat), k255)));
     }
 }
 #undef SPACE_Z4
 #undef SPACE_48
-#undef SPACE_V512
 
 /* space_ycc_u16_avx2() with AVX-512 (BW): 16 pixels a step, each channel taken into 32-bit
  * lanes by one zero-masked two-register word permute, the results saturated by vpmovusdw and
  * interleaved by two word permutes. */
-#define SPACE_W512 __attribute__((target("avx2,avx512f,avx512bw,avx512vl")))
-#define SPACE_D14Z(x, k, c)                                                                        \
-    _mm512_srai_epi32(_mm512_add_epi32(_mm512_mullo_epi32(x, _mm512_set1_epi32(k)), c), 14)
 SPACE_W512 static int64_t space_ycc_u16_512(const uint16_t *s, uint16_t *d, int64_t w, int bidx,
                                             int yuv, int inverse)
 {
-    const __m512i round = _mm512_set1_epi32(1 << 13);
-    const __m512i delta = _mm512_set1_epi32((32768 << 14) + (1 << 13));
-    const __m512i half = _mm512_set1_epi32(32768), zero = _mm512_setzero_si512();
+    const __m512i zero = _mm512_setzero_si512();
     const __m512i k3 =
         _mm512_setr_epi32(0, 3, 6, 9, 12, 15, 18, 21, 24, 27, 30, 33, 36, 39, 42, 45);
     const __mmask32 even = 0x55555555u;
@@ -963,46 +769,7 @@ SPACE_W512 static int64_t space_ycc_u16_512(const uint16_t *s, uint16_t *d, int6
         const __m512i c0 = SPACE_CH(0), c1 = SPACE_CH(1), c2 = SPACE_CH(2);
 #undef SPACE_CH
         __m512i o0, o1, o2;
-        if (!inverse) {
-            const __m512i r = bidx ? c0 : c2, g = c1, b = bidx ? c2 : c0;
-            const __m512i y = _mm512_srai_epi32(
-                _mm512_add_epi32(
-                    _mm512_add_epi32(
-                        _mm512_add_epi32(_mm512_mullo_epi32(r, _mm512_set1_epi32(4899)),
-                                         _mm512_mullo_epi32(g, _mm512_set1_epi32(9617))),
-                        _mm512_mullo_epi32(b, _mm512_set1_epi32(1868))),
-                    round),
-                14);
-            const __m512i ry = _mm512_sub_epi32(r, y), by = _mm512_sub_epi32(b, y);
-            o0 = y;
-            o1 = yuv ? SPACE_D14Z(by, 8061, delta) : SPACE_D14Z(ry, 11682, delta);
-            o2 = yuv ? SPACE_D14Z(ry, 14369, delta) : SPACE_D14Z(by, 9241, delta);
-        } else {
-            const __m512i y = c0, u = _mm512_sub_epi32(c1, half), v = _mm512_sub_epi32(c2, half);
-            __m512i r, g, b;
-            if (yuv) {
-                b = _mm512_add_epi32(y, SPACE_D14Z(u, 33292, round));
-                g = _mm512_add_epi32(
-                    y, _mm512_srai_epi32(
-                           _mm512_add_epi32(
-                               _mm512_add_epi32(_mm512_mullo_epi32(v, _mm512_set1_epi32(-9519)),
-                                                _mm512_mullo_epi32(u, _mm512_set1_epi32(-6472))),
-                               round),
-                           14));
-                r = _mm512_add_epi32(y, SPACE_D14Z(v, 18678, round));
-            } else { /* u: cr, v: cb */
-                b = _mm512_add_epi32(y, SPACE_D14Z(v, 29049, round));
-                g = _mm512_add_epi32(
-                    y, _mm512_srai_epi32(
-                           _mm512_add_epi32(
-                               _mm512_add_epi32(_mm512_mullo_epi32(v, _mm512_set1_epi32(-5636)),
-                                                _mm512_mullo_epi32(u, _mm512_set1_epi32(-11698))),
-                               round),
-                           14));
-                r = _mm512_add_epi32(y, SPACE_D14Z(u, 22987, round));
-            }
-            o0 = bidx ? r : b, o1 = g, o2 = bidx ? b : r;
-        }
+        space_512_ycc_u16(c0, c1, c2, bidx, yuv, inverse, &o0, &o1, &o2);
 #define SPACE_SAT(o) _mm512_cvtusepi32_epi16(_mm512_max_epi32(o, zero))
         const __m512i a =
             _mm512_inserti64x4(_mm512_castsi256_si512(SPACE_SAT(o0)), SPACE_SAT(o1), 1);
@@ -1014,8 +781,8 @@ SPACE_W512 static int64_t space_ycc_u16_512(const uint16_t *s, uint16_t *d, int6
     }
     return x;
 }
-#undef SPACE_D14Z
 #undef SPACE_W512
+#undef SPACE_V512
 
 /* gip__lab_gamma widened to 32 bits, so that a 32-bit gather of any entry stays inside it, and
  * as its low and high bytes for the AVX-512 VBMI byte permutes. */
@@ -1078,7 +845,7 @@ SPACE_AVX2 static int64_t space_lab_avx2(const uint8_t *s, uint8_t *d, int64_t w
     int64_t x = 0;
     for (; x + 16 <= w; x += 16) {
         __m128i c0, c1, c2;
-        space_avx2_load3(s + 3 * x, &c0, &c1, &c2);
+        gip__cc_avx2_load3(s + 3 * x, &c0, &c1, &c2);
         const __m128i b8 = bidx ? c2 : c0, g8 = c1, r8 = bidx ? c0 : c2;
         __m256i l[2], a[2], bb[2];
         for (int i = 0; i < 2; i++) {
@@ -1089,8 +856,8 @@ SPACE_AVX2 static int64_t space_lab_avx2(const uint8_t *s, uint8_t *d, int64_t w
             space_avx2_lab(SPACE_G(r8), SPACE_G(g8), SPACE_G(b8), &l[i], &a[i], &bb[i]);
 #undef SPACE_G
         }
-        space_avx2_store3(d + 3 * x, space_avx2_pack(l[0], l[1]), space_avx2_pack(a[0], a[1]),
-                          space_avx2_pack(bb[0], bb[1]));
+        gip__cc_avx2_store3(d + 3 * x, space_avx2_pack(l[0], l[1]), space_avx2_pack(a[0], a[1]),
+                            space_avx2_pack(bb[0], bb[1]));
     }
     return x;
 }
@@ -1124,7 +891,7 @@ SPACE_VBMI static int64_t space_lab_vbmi(const uint8_t *s, uint8_t *d, int64_t w
     int64_t x = 0;
     for (; x + 16 <= w; x += 16) {
         __m128i c0, c1, c2;
-        space_avx2_load3(s + 3 * x, &c0, &c1, &c2);
+        gip__cc_avx2_load3(s + 3 * x, &c0, &c1, &c2);
         __m256i R[2], G[2], B[2];
         space_vbmi_gamma(bidx ? c0 : c2, t, &R[0], &R[1]);
         space_vbmi_gamma(c1, t, &G[0], &G[1]);
@@ -1132,77 +899,37 @@ SPACE_VBMI static int64_t space_lab_vbmi(const uint8_t *s, uint8_t *d, int64_t w
         __m256i l[2], a[2], bb[2];
         for (int i = 0; i < 2; i++)
             space_avx2_lab(R[i], G[i], B[i], &l[i], &a[i], &bb[i]);
-        space_avx2_store3(d + 3 * x, space_avx2_pack(l[0], l[1]), space_avx2_pack(a[0], a[1]),
-                          space_avx2_pack(bb[0], bb[1]));
+        gip__cc_avx2_store3(d + 3 * x, space_avx2_pack(l[0], l[1]), space_avx2_pack(a[0], a[1]),
+                            space_avx2_pack(bb[0], bb[1]));
     }
     return x;
 }
 
 /* f32 RGB to HSV (hls: HLS), 8 pixels a step: gip__hsv_from_rgb_vec()'s (gip__hls_from_rgb_vec()'s)
- * operations in their order (the one fused multiply-add they write), comparisons ordered as C's.
- * The channels are separated with two blends and a permute each (pixel k's channel c is float
- * 3 k + c: the three vectors hold each channel's 8 floats at distinct positions) and put back the
- * same way. */
+ * operations in their order (the one fused multiply-add they write), comparisons ordered as C's. */
 SPACE_AVX2_FMA static inline __attribute__((always_inline)) int64_t
 space_hue_f32_avx2(const float *s, float *d, int64_t n, int bidx, int hls)
 {
-    const __m256i p0 = _mm256_setr_epi32(0, 3, 6, 1, 4, 7, 2, 5),
-                  p1 = _mm256_setr_epi32(1, 4, 7, 2, 5, 0, 3, 6),
-                  p2 = _mm256_setr_epi32(2, 5, 0, 3, 6, 1, 4, 7);
-    /* and back: element k of channel c to position (3 k + c) % 8 */
-    const __m256i q0 = _mm256_setr_epi32(0, 3, 6, 1, 4, 7, 2, 5),
-                  q1 = _mm256_setr_epi32(5, 0, 3, 6, 1, 4, 7, 2),
-                  q2 = _mm256_setr_epi32(2, 5, 0, 3, 6, 1, 4, 7);
     const __m256 eps = _mm256_set1_ps(GIP__CS_EPS), sign = _mm256_set1_ps(-0.0f);
-    const __m256 k60 = _mm256_set1_ps(60.0f), zero = _mm256_setzero_ps();
+    const __m256 k60 = _mm256_set1_ps(60.0f);
     int64_t x = 0;
     for (; x + 8 <= n; x += 8) {
-        const float *q = s + 3 * x;
-        const __m256 a = _mm256_loadu_ps(q), b = _mm256_loadu_ps(q + 8),
-                     c = _mm256_loadu_ps(q + 16);
-        /* channel 0 at positions 0 3 6 of a, 1 4 7 of b, 2 5 of c; 1: a 1 4 7, b 2 5, c 0 3 6;
-         * 2: a 2 5, b 0 3 6, c 1 4 7 */
-        const __m256 ch0 =
-            _mm256_permutevar8x32_ps(_mm256_blend_ps(_mm256_blend_ps(a, b, 0x92), c, 0x24), p0);
-        const __m256 ch1 =
-            _mm256_permutevar8x32_ps(_mm256_blend_ps(_mm256_blend_ps(a, b, 0x24), c, 0x49), p1);
-        const __m256 ch2 =
-            _mm256_permutevar8x32_ps(_mm256_blend_ps(_mm256_blend_ps(a, b, 0x49), c, 0x92), p2);
+        __m256 ch0, ch1, ch2, o0, o1, o2;
+        space_avx2_load3f(s + 3 * x, &ch0, &ch1, &ch2);
         const __m256 r = bidx ? ch0 : ch2, g = ch1, bl = bidx ? ch2 : ch0;
-        const __m256 mx = _mm256_max_ps(_mm256_max_ps(r, g), bl);
-        const __m256 mn = _mm256_min_ps(_mm256_min_ps(r, g), bl);
-        const __m256 diff = _mm256_sub_ps(mx, mn);
-        const __m256 isr = _mm256_cmp_ps(r, mx, _CMP_EQ_OQ), isg = _mm256_cmp_ps(g, mx, _CMP_EQ_OQ);
-        const __m256 h =
-            _mm256_blendv_ps(_mm256_blendv_ps(_mm256_sub_ps(r, g), _mm256_sub_ps(bl, r), isg),
-                             _mm256_sub_ps(g, bl), isr);
-        const __m256 part = _mm256_blendv_ps(
-            _mm256_blendv_ps(_mm256_set1_ps(240.0f), _mm256_set1_ps(120.0f), isg),
-            _mm256_blendv_ps(zero, _mm256_set1_ps(360.0f), _mm256_cmp_ps(g, bl, _CMP_LT_OQ)), isr);
-        __m256 o0, o1, o2;
         if (hls) {
-            const __m256 sum = _mm256_add_ps(mx, mn), l = _mm256_mul_ps(sum, _mm256_set1_ps(0.5f));
-            const __m256 den = _mm256_blendv_ps(_mm256_sub_ps(_mm256_set1_ps(2.0f), sum), sum,
-                                                _mm256_cmp_ps(l, _mm256_set1_ps(0.5f), _CMP_LT_OQ));
-            const __m256 hue = _mm256_fmadd_ps(h, _mm256_div_ps(k60, diff), part);
-            /* !(diff > eps): hue and s 0 */
-            const __m256 keep = _mm256_cmp_ps(diff, eps, _CMP_GT_OQ);
-            o0 = _mm256_and_ps(hue, keep);
-            o1 = l;
-            o2 = _mm256_and_ps(_mm256_div_ps(diff, den), keep);
+            __m256 keep;
+            space_avx2_hls(r, g, bl, &o0, &o1, &o2, &keep);
+            o0 = _mm256_and_ps(o0, keep);
+            o2 = _mm256_and_ps(o2, keep);
         } else {
+            __m256 mx, mn, diff, h, part;
+            space_avx2_hue_parts(r, g, bl, &mx, &mn, &diff, &h, &part);
             o0 = _mm256_fmadd_ps(h, _mm256_div_ps(k60, _mm256_add_ps(diff, eps)), part);
             o1 = _mm256_div_ps(diff, _mm256_add_ps(_mm256_andnot_ps(sign, mx), eps));
             o2 = mx;
         }
-        /* back to 3 floats a pixel: float j is channel j % 3 of pixel j / 3 */
-        o0 = _mm256_permutevar8x32_ps(o0, q0);
-        o1 = _mm256_permutevar8x32_ps(o1, q1);
-        o2 = _mm256_permutevar8x32_ps(o2, q2);
-        float *o = d + 3 * x;
-        _mm256_storeu_ps(o, _mm256_blend_ps(_mm256_blend_ps(o0, o1, 0x92), o2, 0x24));
-        _mm256_storeu_ps(o + 8, _mm256_blend_ps(_mm256_blend_ps(o0, o1, 0x24), o2, 0x49));
-        _mm256_storeu_ps(o + 16, _mm256_blend_ps(_mm256_blend_ps(o0, o1, 0x49), o2, 0x92));
+        space_avx2_store3f(d + 3 * x, o0, o1, o2);
     }
     return x;
 }
@@ -1212,20 +939,6 @@ SPACE_AVX2_FMA static int64_t space_hue_f32(const float *s, float *d, int64_t n,
     return hls ? space_hue_f32_avx2(s, d, n, bidx, 1) : space_hue_f32_avx2(s, d, n, bidx, 0);
 }
 
-/* Whether the AVX-512 VBMI rows may run: the CPU has them and GIP_NOAVX512 is not set. */
-static bool space_vbmi_ok(void)
-{
-    static int has = -1;
-    int v = __atomic_load_n(&has, __ATOMIC_RELAXED);
-    if (v < 0) {
-        __builtin_cpu_init();
-        v = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi");
-        __atomic_store_n(&has, v, __ATOMIC_RELAXED);
-    }
-    return v == 1 && !gip__tuning_get()->noavx512;
-}
-#undef SPACE_M
 #endif
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -1360,7 +1073,7 @@ static void space_rows(void *arg, int64_t y0, int64_t y1)
                                     j->cs.space == GIP__CS_HSV_FULL);
             else if (!j->cs.inverse && scn == 3 && j->cs.space == GIP__CS_LAB &&
                      gip__cc_simd_active())
-                x0 = space_vbmi_ok()
+                x0 = gip__cc_vbmi_active()
                          ? space_lab_vbmi((const uint8_t *)s, (uint8_t *)d, w, j->cs.bidx)
                          : space_lab_avx2((const uint8_t *)s, (uint8_t *)d, w, j->cs.bidx);
             else if (!j->cs.inverse && scn == 3 &&
@@ -1371,7 +1084,7 @@ static void space_rows(void *arg, int64_t y0, int64_t y1)
             else if (j->cs.inverse && dcn == 3 &&
                      (j->cs.space == GIP__CS_HSV || j->cs.space == GIP__CS_HSV_FULL) &&
                      gip__cc_simd_active() && __builtin_cpu_supports("fma"))
-                x0 = (space_vbmi_ok() ? space_hsv_inv_u8_vbmi : space_hsv_inv_u8_avx2)(
+                x0 = (gip__cc_vbmi_active() ? space_hsv_inv_u8_vbmi : space_hsv_inv_u8_avx2)(
                     (const uint8_t *)s, (uint8_t *)d, w, j->cs.bidx,
                     j->cs.space == GIP__CS_HSV ? 6.0f / 180.0f : 6.0f / 255.0f);
             else if (j->cs.inverse && dcn == 3 &&
@@ -1385,7 +1098,7 @@ static void space_rows(void *arg, int64_t y0, int64_t y1)
                      gip__cc_simd_active() && __builtin_cpu_supports("fma")) {
                 /* the pixels of gip__hls_from_rgb_vec(): the row's whole vectors */
                 x0 = w / GIP__CS_HLS_VEC * GIP__CS_HLS_VEC;
-                (space_vbmi_ok() ? space_hls_u8_vbmi : space_hls_u8_avx2)(
+                (gip__cc_vbmi_active() ? space_hls_u8_vbmi : space_hls_u8_avx2)(
                     (const uint8_t *)s, (uint8_t *)d, x0, j->cs.bidx,
                     j->cs.space == GIP__CS_HLS ? 180.0f / 360.0f : 256.0f / 360.0f);
             } else if (j->cs.inverse && dcn == 3 &&
@@ -1404,7 +1117,7 @@ static void space_rows(void *arg, int64_t y0, int64_t y1)
             if ((j->cs.inverse ? dcn : scn) == 3 &&
                 (j->cs.space == GIP__CS_YCRCB || j->cs.space == GIP__CS_YUV) &&
                 gip__cc_simd_active()) {
-                x0 = (space_vbmi_ok() ? space_ycc_u16_512 : space_ycc_u16_avx2)(
+                x0 = (gip__cc_vbmi_active() ? space_ycc_u16_512 : space_ycc_u16_avx2)(
                     (const uint16_t *)s, (uint16_t *)d, w, j->cs.bidx, j->cs.space == GIP__CS_YUV,
                     j->cs.inverse);
             }

@@ -7,11 +7,10 @@
 #include "color/cvt_color_cpu.h"
 #include "color/cvt_yuv.h"
 #include "internal.h"
-#include "tuning.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define YUV_X86 1
-#include <immintrin.h>
+#include "color/cvt_avx2.h"
 #define YUV_AVX2 __attribute__((target("avx2")))
 #endif
 
@@ -368,19 +367,6 @@ YUV_VBMI static int64_t yuv_vbmi(const gip__yuv_frame *f, int planar, const uint
     }
 }
 
-/* Whether the AVX-512 VBMI rows may run: the CPU has them and GIP_NOAVX512 is not set. */
-static bool yuv_vbmi_ok(void)
-{
-    static int has = -1;
-    int v = __atomic_load_n(&has, __ATOMIC_RELAXED);
-    if (v < 0) {
-        __builtin_cpu_init();
-        v = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi");
-        __atomic_store_n(&has, v, __ATOMIC_RELAXED);
-    }
-    return v == 1 && !gip__tuning_get()->noavx512;
-}
 #endif
 
 static void yuv_rows(void *arg, int64_t y0, int64_t y1)
@@ -434,7 +420,7 @@ static void yuv_rows(void *arg, int64_t y0, int64_t y1)
         const uint8_t *py2 = two ? py + s : NULL;
 #ifdef YUV_X86
         if (gip__cc_simd_active()) {
-            if (!packed && yuv_vbmi_ok())
+            if (!packed && gip__cc_vbmi_active())
                 k = yuv_vbmi(f, planar, py, pu, pv, d, py2, d2, n);
             /* the AVX2 steps after the AVX-512 ones (for the second row of a pair too, whose
              * progress equals the first's) */
@@ -546,44 +532,15 @@ gip_status gip_yuv_to_rgb_ex(gip_context *ctx, const gip_image *src, gip_image *
 }
 
 #ifdef YUV_X86
-#define YUV_M(...) _mm_setr_epi8(__VA_ARGS__)
-
 /* 16 pixels of scn (3 or 4) channels from p: the first three channels' bytes in memory order. */
 YUV_AVX2 static inline void enc_avx2_load16(const uint8_t *p, int scn, __m128i *c0, __m128i *c1,
                                             __m128i *c2)
 {
-    const int8_t z = -1;
-    if (scn == 4) {
-        /* each 4 pixels to [c0 x4, c1 x4, c2 x4, c3 x4], then the 32-bit groups gathered */
-        const __m128i m = YUV_M(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-        const __m128i t0 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)p), m),
-                      t1 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16)), m),
-                      t2 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 32)), m),
-                      t3 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 48)), m);
-        const __m128i a = _mm_unpacklo_epi32(t0, t1), b = _mm_unpacklo_epi32(t2, t3);
-        const __m128i c = _mm_unpackhi_epi32(t0, t1), d = _mm_unpackhi_epi32(t2, t3);
-        *c0 = _mm_unpacklo_epi64(a, b);
-        *c1 = _mm_unpackhi_epi64(a, b);
-        *c2 = _mm_unpacklo_epi64(c, d);
-        return;
-    }
-    const __m128i x0 = _mm_loadu_si128((const __m128i *)p),
-                  x1 = _mm_loadu_si128((const __m128i *)(p + 16)),
-                  x2 = _mm_loadu_si128((const __m128i *)(p + 32));
-    *c0 = _mm_or_si128(
-        _mm_or_si128(_mm_shuffle_epi8(x0, YUV_M(0, 3, 6, 9, 12, 15, z, z, z, z, z, z, z, z, z, z)),
-                     _mm_shuffle_epi8(x1, YUV_M(z, z, z, z, z, z, 2, 5, 8, 11, 14, z, z, z, z, z))),
-        _mm_shuffle_epi8(x2, YUV_M(z, z, z, z, z, z, z, z, z, z, z, 1, 4, 7, 10, 13)));
-    *c1 = _mm_or_si128(
-        _mm_or_si128(_mm_shuffle_epi8(x0, YUV_M(1, 4, 7, 10, 13, z, z, z, z, z, z, z, z, z, z, z)),
-                     _mm_shuffle_epi8(x1, YUV_M(z, z, z, z, z, 0, 3, 6, 9, 12, 15, z, z, z, z, z))),
-        _mm_shuffle_epi8(x2, YUV_M(z, z, z, z, z, z, z, z, z, z, z, 2, 5, 8, 11, 14)));
-    *c2 = _mm_or_si128(
-        _mm_or_si128(_mm_shuffle_epi8(x0, YUV_M(2, 5, 8, 11, 14, z, z, z, z, z, z, z, z, z, z, z)),
-                     _mm_shuffle_epi8(x1, YUV_M(z, z, z, z, z, 1, 4, 7, 10, 13, z, z, z, z, z, z))),
-        _mm_shuffle_epi8(x2, YUV_M(z, z, z, z, z, z, z, z, z, z, 0, 3, 6, 9, 12, 15)));
+    if (scn == 4)
+        gip__cc_avx2_load4(p, c0, c1, c2);
+    else
+        gip__cc_avx2_load3(p, c0, c1, c2);
 }
-#undef YUV_M
 
 /* k0 r + k1 g + k2 b + c of 8 pixels (32-bit lanes), exact in 32 bits as the scalar sums. */
 YUV_AVX2 static inline __m256i enc_avx2_dot(__m256i r, __m256i g, __m256i b, const __m256i *k,
@@ -614,19 +571,36 @@ YUV_AVX2 static inline __m128i enc_avx2_comp20(__m128i r, __m128i g, __m128i b, 
     return enc_avx2_pack(_mm256_srai_epi32(lo, 20), _mm256_srai_epi32(hi, 20));
 }
 
+/* The encoders' constants: the Y, U and V weights k (e->k20 or e->k14, their shift sh)
+ * broadcast, and Y's and the chroma's offsets with the rounding. */
+typedef struct enc_avx2_k {
+    __m256i ky[3], ku[3], kv[3], cy, cc;
+} enc_avx2_k;
+
+YUV_AVX2 static inline __attribute__((always_inline)) void
+enc_avx2_consts(const gip__yuv_enc *e, const int32_t *k, int sh, enc_avx2_k *c)
+{
+    for (int i = 0; i < 3; i++) {
+        c->ky[i] = _mm256_set1_epi32(k[i]);
+        c->ku[i] = _mm256_set1_epi32(k[3 + i]);
+        c->kv[i] = _mm256_set1_epi32(k[6 + i]);
+    }
+    c->cy = _mm256_set1_epi32((1 << (sh - 1)) + (e->yoff << sh));
+    c->cc = _mm256_set1_epi32((1 << (sh - 1)) + (128 << sh));
+}
+
 /* The Y bytes of a 4:2:0 row (a multiple of 16 pixels); returns how many. */
 YUV_AVX2 static int64_t enc_avx2_y(const gip__yuv_enc *e, const uint8_t *p, uint8_t *d)
 {
-    const __m256i k[3] = {_mm256_set1_epi32(e->k20[0]), _mm256_set1_epi32(e->k20[1]),
-                          _mm256_set1_epi32(e->k20[2])};
-    const __m256i c = _mm256_set1_epi32((1 << 19) + (e->yoff << 20));
+    enc_avx2_k k;
+    enc_avx2_consts(e, e->k20, 20, &k);
     const int scn = e->scn;
     int64_t x = 0;
     for (; x + 16 <= e->width; x += 16) {
         __m128i c0, c1, c2;
         enc_avx2_load16(p + x * scn, scn, &c0, &c1, &c2);
-        _mm_storeu_si128((__m128i *)(d + x), e->bidx ? enc_avx2_comp20(c0, c1, c2, k, c)
-                                                     : enc_avx2_comp20(c2, c1, c0, k, c));
+        _mm_storeu_si128((__m128i *)(d + x), e->bidx ? enc_avx2_comp20(c0, c1, c2, k.ky, k.cy)
+                                                     : enc_avx2_comp20(c2, c1, c0, k.ky, k.cy));
     }
     return x;
 }
@@ -637,14 +611,9 @@ YUV_AVX2 static int64_t enc_avx2_y(const gip__yuv_enc *e, const uint8_t *p, uint
 YUV_AVX2 static int64_t enc_avx2_even(const gip__yuv_enc *e, const uint8_t *p, uint8_t *dy,
                                       uint8_t *du, uint8_t *dv, int nv)
 {
-    const __m256i ky[3] = {_mm256_set1_epi32(e->k20[0]), _mm256_set1_epi32(e->k20[1]),
-                           _mm256_set1_epi32(e->k20[2])};
-    const __m256i ku[3] = {_mm256_set1_epi32(e->k20[3]), _mm256_set1_epi32(e->k20[4]),
-                           _mm256_set1_epi32(e->k20[5])};
-    const __m256i kv[3] = {_mm256_set1_epi32(e->k20[6]), _mm256_set1_epi32(e->k20[7]),
-                           _mm256_set1_epi32(e->k20[8])};
-    const __m256i cy = _mm256_set1_epi32((1 << 19) + (e->yoff << 20)),
-                  c = _mm256_set1_epi32((1 << 19) + (128 << 20));
+    enc_avx2_k k;
+    enc_avx2_consts(e, e->k20, 20, &k);
+    const __m256i *ky = k.ky, *ku = k.ku, *kv = k.kv, cy = k.cy, c = k.cc;
     const __m128i even = _mm_set1_epi16(255);
     const int scn = e->scn;
     const int64_t n = e->width / 2;
@@ -718,35 +687,48 @@ YUV_VBMI static inline void enc_vbmi_load(const uint8_t *p, int scn, __m512i *v0
                    : _mm512_maskz_loadu_epi8(0xFFFFFFFFULL, p + 64);
 }
 
+/* The VBMI encoders' constants: the Y, U and V weights k (e->k20 or e->k14, their shift sh)
+ * broadcast, Y's and the chroma's offsets with the rounding, and the r, g, b byte indices of
+ * pixels 0-15 (i0), of 16-31 (i1), and of the even (ie) and the odd (io) ones. */
+typedef struct enc_vbmi_k {
+    __m512i ky[3], ku[3], kv[3], cy, cc, i0[3], i1[3], ie[3], io[3];
+} enc_vbmi_k;
+
+YUV_VBMI static inline __attribute__((always_inline)) void
+enc_vbmi_consts(const gip__yuv_enc *e, const int32_t *k, int sh, enc_vbmi_k *c)
+{
+    const int scn = e->scn, ch[3] = {e->bidx ^ 2, 1, e->bidx};
+    for (int i = 0; i < 3; i++) {
+        c->ky[i] = _mm512_set1_epi32(k[i]);
+        c->ku[i] = _mm512_set1_epi32(k[3 + i]);
+        c->kv[i] = _mm512_set1_epi32(k[6 + i]);
+        c->i0[i] = enc_vbmi_idx(ch[i], scn);
+        c->i1[i] = enc_vbmi_idx(16 * scn + ch[i], scn);
+        c->ie[i] = enc_vbmi_idx(ch[i], 2 * scn);
+        c->io[i] = enc_vbmi_idx(scn + ch[i], 2 * scn);
+    }
+    c->cy = _mm512_set1_epi32((1 << (sh - 1)) + (e->yoff << sh));
+    c->cc = _mm512_set1_epi32((1 << (sh - 1)) + (128 << sh));
+}
+
 /* enc_avx2_even() and enc_avx2_y() with AVX-512 VBMI: the even row's Y, U and V (odd: its Y
  * only, du NULL), 32 source pixels a step. Returns the source pixels done. */
 YUV_VBMI static int64_t enc_vbmi_row(const gip__yuv_enc *e, const uint8_t *p, uint8_t *dy,
                                      uint8_t *du, uint8_t *dv, int nv)
 {
-    const int scn = e->scn, cr = e->bidx ^ 2, cb = e->bidx;
-    const __m512i ky[3] = {_mm512_set1_epi32(e->k20[0]), _mm512_set1_epi32(e->k20[1]),
-                           _mm512_set1_epi32(e->k20[2])};
-    const __m512i ku[3] = {_mm512_set1_epi32(e->k20[3]), _mm512_set1_epi32(e->k20[4]),
-                           _mm512_set1_epi32(e->k20[5])};
-    const __m512i kv[3] = {_mm512_set1_epi32(e->k20[6]), _mm512_set1_epi32(e->k20[7]),
-                           _mm512_set1_epi32(e->k20[8])};
-    const __m512i cy = _mm512_set1_epi32((1 << 19) + (e->yoff << 20)),
-                  cc = _mm512_set1_epi32((1 << 19) + (128 << 20));
-    /* r, g, b of pixels 0-15, of 16-31, and of the even ones */
-    const __m512i i0[3] = {enc_vbmi_idx(cr, scn), enc_vbmi_idx(1, scn), enc_vbmi_idx(cb, scn)};
-    const __m512i i1[3] = {enc_vbmi_idx(16 * scn + cr, scn), enc_vbmi_idx(16 * scn + 1, scn),
-                           enc_vbmi_idx(16 * scn + cb, scn)};
-    const __m512i ie[3] = {enc_vbmi_idx(cr, 2 * scn), enc_vbmi_idx(1, 2 * scn),
-                           enc_vbmi_idx(cb, 2 * scn)};
+    const int scn = e->scn;
+    enc_vbmi_k k;
+    enc_vbmi_consts(e, e->k20, 20, &k);
     int64_t x = 0;
     for (; x + 32 <= e->width; x += 32) {
         __m512i v0, v1;
         enc_vbmi_load(p + x * scn, scn, &v0, &v1);
-        _mm_storeu_si128((__m128i *)(dy + x), enc_vbmi_comp(v0, v1, i0, ky, cy));
-        _mm_storeu_si128((__m128i *)(dy + x + 16), enc_vbmi_comp(v0, v1, i1, ky, cy));
+        _mm_storeu_si128((__m128i *)(dy + x), enc_vbmi_comp(v0, v1, k.i0, k.ky, k.cy));
+        _mm_storeu_si128((__m128i *)(dy + x + 16), enc_vbmi_comp(v0, v1, k.i1, k.ky, k.cy));
         if (!du)
             continue;
-        const __m128i u = enc_vbmi_comp(v0, v1, ie, ku, cc), v = enc_vbmi_comp(v0, v1, ie, kv, cc);
+        const __m128i u = enc_vbmi_comp(v0, v1, k.ie, k.ku, k.cc),
+                      v = enc_vbmi_comp(v0, v1, k.ie, k.kv, k.cc);
         const int64_t c = x / 2;
         if (nv) {
             const __m128i f = nv == 1 ? u : v, s = nv == 1 ? v : u;
@@ -762,34 +744,23 @@ YUV_VBMI static int64_t enc_vbmi_row(const gip__yuv_enc *e, const uint8_t *p, ui
 /* enc_avx2_422() with AVX-512 VBMI, 32 pixels (64 bytes) a step; returns the pixels done. */
 YUV_VBMI static int64_t enc_vbmi_422(const gip__yuv_enc *e, const uint8_t *p, uint8_t *d)
 {
-    const int scn = e->scn, cr = e->bidx ^ 2, cb = e->bidx;
-    const __m512i ky[3] = {_mm512_set1_epi32(e->k14[0]), _mm512_set1_epi32(e->k14[1]),
-                           _mm512_set1_epi32(e->k14[2])};
-    const __m512i ku[3] = {_mm512_set1_epi32(e->k14[3]), _mm512_set1_epi32(e->k14[4]),
-                           _mm512_set1_epi32(e->k14[5])};
-    const __m512i kv[3] = {_mm512_set1_epi32(e->k14[6]), _mm512_set1_epi32(e->k14[7]),
-                           _mm512_set1_epi32(e->k14[8])};
-    const __m512i cy = _mm512_set1_epi32((1 << 13) + (e->yoff << 14)),
-                  cc = _mm512_set1_epi32((1 << 13) + (128 << 14));
-    const __m512i i0[3] = {enc_vbmi_idx(cr, scn), enc_vbmi_idx(1, scn), enc_vbmi_idx(cb, scn)};
-    const __m512i i1[3] = {enc_vbmi_idx(16 * scn + cr, scn), enc_vbmi_idx(16 * scn + 1, scn),
-                           enc_vbmi_idx(16 * scn + cb, scn)};
-    /* the pairs' first and second pixels */
-    const __m512i ie[3] = {enc_vbmi_idx(cr, 2 * scn), enc_vbmi_idx(1, 2 * scn),
-                           enc_vbmi_idx(cb, 2 * scn)};
-    const __m512i io[3] = {enc_vbmi_idx(scn + cr, 2 * scn), enc_vbmi_idx(scn + 1, 2 * scn),
-                           enc_vbmi_idx(scn + cb, 2 * scn)};
+    const int scn = e->scn;
+    enc_vbmi_k kk;
+    enc_vbmi_consts(e, e->k14, 14, &kk);
     int64_t x = 0;
     for (; x + 32 <= e->width; x += 32) {
         __m512i v0, v1;
         enc_vbmi_load(p + x * scn, scn, &v0, &v1);
-        const __m128i ya = enc_vbmi_dot(YUV_CH(i0[0]), YUV_CH(i0[1]), YUV_CH(i0[2]), ky, cy, 1);
-        const __m128i yb = enc_vbmi_dot(YUV_CH(i1[0]), YUV_CH(i1[1]), YUV_CH(i1[2]), ky, cy, 1);
-        const __m512i sr = _mm512_add_epi32(YUV_CH(ie[0]), YUV_CH(io[0])),
-                      sg = _mm512_add_epi32(YUV_CH(ie[1]), YUV_CH(io[1])),
-                      sb = _mm512_add_epi32(YUV_CH(ie[2]), YUV_CH(io[2]));
-        const __m128i u = enc_vbmi_dot(sr, sg, sb, ku, cc, 1),
-                      v = enc_vbmi_dot(sr, sg, sb, kv, cc, 1);
+        const __m128i ya =
+            enc_vbmi_dot(YUV_CH(kk.i0[0]), YUV_CH(kk.i0[1]), YUV_CH(kk.i0[2]), kk.ky, kk.cy, 1);
+        const __m128i yb =
+            enc_vbmi_dot(YUV_CH(kk.i1[0]), YUV_CH(kk.i1[1]), YUV_CH(kk.i1[2]), kk.ky, kk.cy, 1);
+        /* the pairs' first and second pixels summed */
+        const __m512i sr = _mm512_add_epi32(YUV_CH(kk.ie[0]), YUV_CH(kk.io[0])),
+                      sg = _mm512_add_epi32(YUV_CH(kk.ie[1]), YUV_CH(kk.io[1])),
+                      sb = _mm512_add_epi32(YUV_CH(kk.ie[2]), YUV_CH(kk.io[2]));
+        const __m128i u = enc_vbmi_dot(sr, sg, sb, kk.ku, kk.cc, 1),
+                      v = enc_vbmi_dot(sr, sg, sb, kk.kv, kk.cc, 1);
         const __m128i f = e->layout == GIP_YUV_YVYU ? v : u, t = e->layout == GIP_YUV_YVYU ? u : v;
         const __m128i uv[2] = {_mm_unpacklo_epi8(f, t), _mm_unpackhi_epi8(f, t)};
         const __m128i y[2] = {ya, yb};
@@ -812,14 +783,9 @@ YUV_VBMI static int64_t enc_vbmi_422(const gip__yuv_enc *e, const uint8_t *p, ui
  * done. */
 YUV_AVX2 static int64_t enc_avx2_422(const gip__yuv_enc *e, const uint8_t *p, uint8_t *d)
 {
-    const __m256i ky[3] = {_mm256_set1_epi32(e->k14[0]), _mm256_set1_epi32(e->k14[1]),
-                           _mm256_set1_epi32(e->k14[2])};
-    const __m256i ku[3] = {_mm256_set1_epi32(e->k14[3]), _mm256_set1_epi32(e->k14[4]),
-                           _mm256_set1_epi32(e->k14[5])};
-    const __m256i kv[3] = {_mm256_set1_epi32(e->k14[6]), _mm256_set1_epi32(e->k14[7]),
-                           _mm256_set1_epi32(e->k14[8])};
-    const __m256i cy = _mm256_set1_epi32((1 << 13) + (e->yoff << 14)),
-                  cc = _mm256_set1_epi32((1 << 13) + (128 << 14));
+    enc_avx2_k k;
+    enc_avx2_consts(e, e->k14, 14, &k);
+    const __m256i *ky = k.ky, *ku = k.ku, *kv = k.kv, cy = k.cy, cc = k.cc;
     const __m256i ones = _mm256_set1_epi16(1);
     const int scn = e->scn;
     int64_t x = 0;
@@ -891,7 +857,7 @@ static void enc420_pairs(void *arg, int64_t i0, int64_t i1)
         }
         /* the even row with the chroma, then the odd one */
         uint8_t *d = base + 2 * i * ds;
-        const bool vbmi = yuv_vbmi_ok();
+        const bool vbmi = gip__cc_vbmi_active();
         const int64_t x0 = vbmi ? enc_vbmi_row(e, e->data + 2 * i * e->stride, d,
                                                nv ? base + (h + i) * ds : du, dv, nv) /
                                       2
@@ -927,8 +893,8 @@ static void enc_rows(void *arg, int64_t y0, int64_t y1)
             int64_t x = 0;
 #ifdef YUV_X86
             if (gip__cc_simd_active()) {
-                x = yuv_vbmi_ok() ? enc_vbmi_422(e, e->data + y * e->stride, d)
-                                  : enc_avx2_422(e, e->data + y * e->stride, d);
+                x = gip__cc_vbmi_active() ? enc_vbmi_422(e, e->data + y * e->stride, d)
+                                          : enc_avx2_422(e, e->data + y * e->stride, d);
                 d += 2 * x;
             }
 #endif

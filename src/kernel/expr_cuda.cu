@@ -96,12 +96,7 @@ extern "C" gip_status gip__expr_run_cuda(gip_context *ctx, const char *op, const
     if (st)
         return st;
     int major = 0, minor = 0;
-    if ((st = gip__cuda_status(
-             ctx, cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, ctx->device),
-             "cudaDeviceGetAttribute")) ||
-        (st = gip__cuda_status(
-             ctx, cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, ctx->device),
-             "cudaDeviceGetAttribute")))
+    if ((st = gip__cuda_compute_capability(ctx, &major, &minor)))
         return st;
     char *source = gip__expr_cuda_source(job);
     if (!source)

@@ -55,6 +55,8 @@ void gip__cache_count_miss(void);
 bool gip__cache_dir(char *buf, size_t size);
 
 /* ---- module_cuda.cu: the CUDA side. ---------------------------------------------------------- */
+/* The compute capability of the context's device (entered by the caller). */
+gip_status gip__cuda_compute_capability(gip_context *ctx, int *major, int *minor);
 /* Compiles (or loads from the cache) `source` for the context's device and fills `m`. `op` names
  * the public function for messages. options: already complete extra NVRTC options. */
 gip_status gip__cuda_module_build(gip_context *ctx, const char *op, const char *source,

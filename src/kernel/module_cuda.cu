@@ -256,6 +256,18 @@ out_free:
     return st;
 }
 
+extern "C" gip_status gip__cuda_compute_capability(gip_context *ctx, int *major, int *minor)
+{
+    gip_status st = gip__cuda_status(
+        ctx, cudaDeviceGetAttribute(major, cudaDevAttrComputeCapabilityMajor, ctx->device),
+        "cudaDeviceGetAttribute");
+    if (st)
+        return st;
+    return gip__cuda_status(
+        ctx, cudaDeviceGetAttribute(minor, cudaDevAttrComputeCapabilityMinor, ctx->device),
+        "cudaDeviceGetAttribute");
+}
+
 extern "C" gip_status gip__cuda_module_build(gip_context *ctx, const char *op, const char *source,
                                              const char *name, const char *const *options,
                                              int32_t n_options, const char *const *include_paths,
@@ -265,12 +277,7 @@ extern "C" gip_status gip__cuda_module_build(gip_context *ctx, const char *op, c
     if (st || (st = gip__dynlib_load(ctx, op, &rtc_lib)))
         return st;
     int major = 0, minor = 0;
-    if ((st = gip__cuda_status(
-             ctx, cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, ctx->device),
-             "cudaDeviceGetAttribute")) ||
-        (st = gip__cuda_status(
-             ctx, cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, ctx->device),
-             "cudaDeviceGetAttribute")))
+    if ((st = gip__cuda_compute_capability(ctx, &major, &minor)))
         return st;
     char target[32];
     bool is_ptx = false;

@@ -184,6 +184,9 @@ typedef struct cli_timings {
     int64_t repeat;
 } cli_timings;
 
+/** Makes t->runs room for `repeat` times. 0, or the exit status once the message is printed. */
+int cli_timings_alloc(const cli_command *cmd, cli_timings *t, int64_t repeat);
+
 /** Prints the --time report: the device, then load (of `in`, described by `what`), upload,
  *  compute (median and min of t->runs, which it sorts), download and save (of `out`). */
 void cli_print_times(const cli_command *cmd, gip_context *ctx, const char *in, const char *what,
@@ -213,6 +216,9 @@ int cli_format_holds(gip_format f, int pnm_kind, int32_t channels, gip_dtype dty
 
 /** Reduces a host u16 image to u8 (x >> 8) into a new host image (in place of *img). */
 gip_status cli_to_8bit(gip_image *img);
+
+/** Prints v as a JSON number, null where it is not finite (the --json reports). */
+void cli_json_num(double v);
 
 /* ---- commands made from the operation registry (cmd_op.c, op_text.c, op_extras.c) ------------ */
 

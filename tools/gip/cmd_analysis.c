@@ -2,22 +2,12 @@
 /* The image-analysis subcommands of the statistics family: components (connected components:
  * count, boxes, areas, centroids, optionally the label image) and match (template matching: the
  * best position and its score). */
-#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
-
-/* A JSON number, null where it is not finite. */
-static void json_num(double v)
-{
-    if (isfinite(v))
-        printf("%.17g", v);
-    else
-        printf("null");
-}
 
 /* ---- components ---------------------------------------------------------------------------- */
 
@@ -110,9 +100,9 @@ static int run_components(const cli_command *cmd, int argc, char **argv)
             printf("%s{\"label\": %d, \"left\": %d, \"top\": %d, \"width\": %d, \"height\": %d, "
                    "\"area\": %d, \"centroid\": [",
                    i > 1 ? ", " : "", (int)i, s[0], s[1], s[2], s[3], s[4]);
-            json_num(cen[2 * i]);
+            cli_json_num(cen[2 * i]);
             printf(", ");
-            json_num(cen[2 * i + 1]);
+            cli_json_num(cen[2 * i + 1]);
             printf("]}");
         }
         printf("]}\n");
@@ -234,7 +224,7 @@ static int run_match(const cli_command *cmd, int argc, char **argv)
                "\"x\": %lld, \"y\": %lld, \"score\": ",
                tm_names[method], (long long)res.width, (long long)res.height, (long long)bx,
                (long long)by);
-        json_num(best);
+        cli_json_num(best);
         printf("}\n");
     } else
         printf("%s in %s: best %s at x=%lld y=%lld, score %.9g\n", pos[1], pos[0], tm_names[method],

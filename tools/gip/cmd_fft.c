@@ -521,12 +521,8 @@ static int run_fft(const cli_command *cmd, int argc, char **argv)
     gip_status st;
     double t0;
     rc = CLI_EXIT_RUNTIME;
-    t.repeat = common.repeat;
-    t.runs = malloc((size_t)t.repeat * sizeof *t.runs);
-    if (!t.runs) {
-        cli_runtime_error(cmd, "out of memory for %lld timings", (long long)t.repeat);
+    if (cli_timings_alloc(cmd, &t, common.repeat))
         goto out_destroy;
-    }
 
     /* Gray as cv2.IMREAD_GRAYSCALE | cv2.IMREAD_ANYDEPTH: 16-bit files keep their depth. */
     gip_load_params lp = {0};
@@ -682,12 +678,8 @@ static int run_ifft(const cli_command *cmd, int argc, char **argv)
     gip_image host_dst = {0}, real = {0}, pixels = {0};
     gip_status st;
     rc = CLI_EXIT_RUNTIME;
-    t.repeat = common.repeat;
-    t.runs = malloc((size_t)t.repeat * sizeof *t.runs);
-    if (!t.runs) {
-        cli_runtime_error(cmd, "out of memory for %lld timings", (long long)t.repeat);
+    if (cli_timings_alloc(cmd, &t, common.repeat))
         goto out_destroy;
-    }
     /* Half: complex to real straight into f32. Full: complex to complex, then the real part. */
     if ((rc = transform(cmd, ctx, gip_ifft2, &params, &host_spec, width, half ? GIP_F32 : GIP_C32,
                         &t, &host_dst)))

@@ -49,15 +49,6 @@ static int load(const cli_command *cmd, const cli_common *common, const char *in
     return 0;
 }
 
-/* A JSON number, null where it is not finite. */
-static void json_num(double v)
-{
-    if (isfinite(v))
-        printf("%.17g", v);
-    else
-        printf("null");
-}
-
 /* ---- stats -------------------------------------------------------------------------------- */
 
 static int run_stats(const cli_command *cmd, int argc, char **argv)
@@ -93,13 +84,13 @@ static int run_stats(const cli_command *cmd, int argc, char **argv)
                gip_dtype_name(s->dtype));
         for (int c = 0; c < s->channels; c++) {
             printf("%s{\"channel\": %d, \"min\": ", c ? ", " : "", c);
-            json_num(mn[c]);
+            cli_json_num(mn[c]);
             printf(", \"max\": ");
-            json_num(mx[c]);
+            cli_json_num(mx[c]);
             printf(", \"mean\": ");
-            json_num(mean[c]);
+            cli_json_num(mean[c]);
             printf(", \"std\": ");
-            json_num(sd[c]);
+            cli_json_num(sd[c]);
             printf("}");
         }
         printf("]}\n");

@@ -55,6 +55,15 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+int cli_timings_alloc(const cli_command *cmd, cli_timings *t, int64_t repeat)
+{
+    t->repeat = repeat;
+    t->runs = malloc((size_t)repeat * sizeof *t->runs);
+    if (!t->runs)
+        return cli_runtime_error(cmd, "out of memory for %lld timings", (long long)repeat);
+    return 0;
+}
+
 void cli_print_times(const cli_command *cmd, gip_context *ctx, const char *in, const char *what,
                      const char *out, cli_timings *t)
 {
@@ -177,12 +186,8 @@ int cli_run_image(const cli_command *cmd, const cli_common *common, const cli_op
         cli_lib_error(cmd->name, st);
         goto out_release;
     }
-    t.repeat = common->repeat;
-    t.runs = malloc((size_t)t.repeat * sizeof *t.runs);
-    if (!t.runs) {
-        cli_runtime_error(cmd, "out of memory for %lld timings", (long long)t.repeat);
+    if (cli_timings_alloc(cmd, &t, common->repeat))
         goto out_free_dst;
-    }
     for (int64_t r = 0; r < t.repeat; r++) {
         t0 = cli_now();
         if ((st = op->run(ctx, src, &dst, op->data))) {

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* The output files of the CLI: the checks before any work (read-only outputs, folders) and the
- * save that fits an image to what OUT's format can hold, with a note saying what was converted. */
+ * save that fits an image to what OUT's format can hold, with a note saying what was converted;
+ * and the numbers of the --json reports. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -139,4 +141,12 @@ int cli_save(const cli_command *cmd, const cli_common *common, const char *out,
     st = gip_image_save(out, save, &sp);
     gip_image_free(NULL, &fit);
     return st ? cli_lib_error(cmd->name, st) : 0;
+}
+
+void cli_json_num(double v)
+{
+    if (isfinite(v))
+        printf("%.17g", v);
+    else
+        printf("null");
 }

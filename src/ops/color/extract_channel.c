@@ -5,19 +5,8 @@
 #include "gip/color.h"
 #include "gip/interop.h"
 #include "internal.h"
+#include "ops/color/channel_view.h"
 #include "registry/registry.h"
-
-static gip_strided channel_view(const gip_image *img, int32_t c)
-{
-    const int64_t es = (int64_t)gip_dtype_size(img->dtype);
-    gip_strided v = {(char *)img->data + c * es,
-                     {img->height, img->width, 1},
-                     {img->stride, img->channels * es, es},
-                     img->dtype,
-                     img->memory,
-                     img->device};
-    return v;
-}
 
 static gip_status check_channel(gip_context *ctx, const gip_image *multi, const gip_image *one,
                                 int32_t channel, const char *op, bool *on_device)
@@ -49,7 +38,7 @@ gip_status gip_extract_channel(gip_context *ctx, const gip_image *src, gip_image
         return st;
     if (gip__images_overlap(src, dst))
         return gip__error(ctx, GIP_ERR_ALIASING, "%s: src and dst overlap", op);
-    gip_strided s = channel_view(src, channel), d = channel_view(dst, 0);
+    gip_strided s = gip__channel_view(src, channel), d = gip__channel_view(dst, 0);
     return gip_copy_strided(ctx, &s, &d);
 }
 
@@ -61,11 +50,8 @@ gip_status gip_insert_channel(gip_context *ctx, const gip_image *src, const gip_
     gip_status st = check_channel(ctx, dst, src2, channel, op, &on_device);
     if (st || (st = gip__check_unary(ctx, src, dst, op, &on_device)))
         return st;
-    if (src->dtype != dst->dtype || src->channels != dst->channels)
-        return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
-                          "%s: dst is %d-channel %s but src is %d-channel %s; they must be equal",
-                          op, (int)dst->channels, gip_dtype_name(dst->dtype), (int)src->channels,
-                          gip_dtype_name(src->dtype));
+    if ((st = gip__check_same_type(ctx, src, dst, op)))
+        return st;
     if (gip__images_overlap(src2, dst))
         return gip__error(ctx, GIP_ERR_ALIASING, "%s: src2 and dst overlap", op);
     if (!gip__images_same(src, dst)) {
@@ -77,7 +63,7 @@ gip_status gip_insert_channel(gip_context *ctx, const gip_image *src, const gip_
         if ((st = gip_copy(ctx, src, dst)))
             return st;
     }
-    gip_strided s = channel_view(src2, 0), d = channel_view(dst, channel);
+    gip_strided s = gip__channel_view(src2, 0), d = gip__channel_view(dst, channel);
     return gip_copy_strided(ctx, &s, &d);
 }
 

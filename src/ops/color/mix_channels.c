@@ -7,20 +7,8 @@
 #include "gip/color.h"
 #include "gip/interop.h"
 #include "internal.h"
+#include "ops/color/channel_view.h"
 #include "registry/registry.h"
-
-/* Channel c of img as a strided view (rows, columns, one channel). */
-static gip_strided mix_channels_view(const gip_image *img, int32_t c)
-{
-    const int64_t es = (int64_t)gip_dtype_size(img->dtype);
-    gip_strided v = {(char *)img->data + c * es,
-                     {img->height, img->width, 1},
-                     {img->stride, img->channels * es, es},
-                     img->dtype,
-                     img->memory,
-                     img->device};
-    return v;
-}
 
 /* The image holding channel `index` of the concatenated channels of imgs, and its channel. */
 static const gip_image *mix_channels_find(const gip_image *imgs, int32_t n, int32_t index,
@@ -95,10 +83,10 @@ gip_status gip_mix_channels(gip_context *ctx, const gip_image *srcs, int32_t nsr
     for (int32_t k = 0; k < npairs; k++) {
         int32_t sc = 0, dc = 0;
         gip_image *d = (gip_image *)mix_channels_find(dsts, ndsts, from_to[2 * k + 1], &dc);
-        gip_strided dv = mix_channels_view(d, dc), sv;
+        gip_strided dv = gip__channel_view(d, dc), sv;
         if (from_to[2 * k] >= 0) {
             const gip_image *s = mix_channels_find(srcs, nsrcs, from_to[2 * k], &sc);
-            sv = mix_channels_view(s, sc);
+            sv = gip__channel_view(s, sc);
         } else {
             sv = dv;
             sv.data = on_device ? zero.data : (void *)host_zero;

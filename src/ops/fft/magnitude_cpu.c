@@ -4,6 +4,7 @@
 #include <pthread.h>
 
 #include "magnitude.h"
+#include "norm_range.h"
 
 typedef struct mag_arg {
     const gip_image *src;
@@ -32,9 +33,7 @@ gip_status gip__magnitude_cpu(gip_context *ctx, const gip_image *src, gip_image 
 typedef struct norm_arg {
     const gip_image *src;
     gip_image *dst;
-    pthread_mutex_t lock;
-    float lo, hi;
-    bool any;
+    gip__norm_range range;
     gip__norm_coeffs c;
 } norm_arg;
 
@@ -53,15 +52,7 @@ static void range_rows(void *arg, int64_t y0, int64_t y1)
             }
         }
     }
-    if (lo > hi)
-        return;
-    pthread_mutex_lock(&a->lock);
-    if (!a->any || lo < a->lo)
-        a->lo = lo;
-    if (!a->any || hi > a->hi)
-        a->hi = hi;
-    a->any = true;
-    pthread_mutex_unlock(&a->lock);
+    gip__norm_range_fold(&a->range, lo, hi);
 }
 
 static void write_rows(void *arg, int64_t y0, int64_t y1)
@@ -78,10 +69,10 @@ static void write_rows(void *arg, int64_t y0, int64_t y1)
 
 gip_status gip__normalize_cpu(gip_context *ctx, const gip_image *src, gip_image *dst)
 {
-    norm_arg a = {src, dst, PTHREAD_MUTEX_INITIALIZER, 0.0f, 0.0f, false, {0.0f, 0.0f}};
+    norm_arg a = {src, dst, GIP__NORM_RANGE_INIT, {0.0f, 0.0f}};
     gip__parallel_for(ctx, src->height, 16, range_rows, &a);
-    a.c = gip__norm_make(a.lo, a.hi, a.any);
+    a.c = gip__norm_make(a.range.lo, a.range.hi, a.range.any);
     gip__parallel_for(ctx, src->height, 16, write_rows, &a);
-    pthread_mutex_destroy(&a.lock);
+    pthread_mutex_destroy(&a.range.lock);
     return GIP_OK;
 }

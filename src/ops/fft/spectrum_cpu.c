@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "norm_range.h"
 #include "spectrum.h"
 #include "tuning.h"
 
@@ -313,9 +314,7 @@ typedef struct spec_arg {
     uintptr_t row_plan, row_plan1, col_plan, col_plan_rest;
     int mode;
     bool bgr, simd;
-    pthread_mutex_t lock;
-    float lo, hi;
-    bool any;
+    gip__norm_range range;
     gip__norm_coeffs c;
 } spec_arg;
 
@@ -326,27 +325,23 @@ static void gray_row(const spec_arg *a, int64_t y, float *out)
     int64_t w = a->w;
     int32_t cn = s->channels;
     bool rf = !a->bgr;
+/* the integer dtypes' rows: their values, or their colours' gray */
+#define GRAY_INT(T)                                                                                \
+    {                                                                                              \
+        const T *p = (const T *)row;                                                               \
+        if (cn == 1)                                                                               \
+            for (int64_t x = 0; x < w; x++)                                                        \
+                out[x] = p[x];                                                                     \
+        else                                                                                       \
+            for (int64_t x = 0; x < w; x++, p += cn)                                               \
+                out[x] = gip__gray_int(p[0], p[1], p[2], rf);                                      \
+    }
     switch (s->dtype) {
-    case GIP_U8: {
-        const uint8_t *p = (const uint8_t *)row;
-        if (cn == 1)
-            for (int64_t x = 0; x < w; x++)
-                out[x] = p[x];
-        else
-            for (int64_t x = 0; x < w; x++, p += cn)
-                out[x] = gip__gray_int(p[0], p[1], p[2], rf);
-        break;
-    }
-    case GIP_U16: {
-        const uint16_t *p = (const uint16_t *)row;
-        if (cn == 1)
-            for (int64_t x = 0; x < w; x++)
-                out[x] = p[x];
-        else
-            for (int64_t x = 0; x < w; x++, p += cn)
-                out[x] = gip__gray_int(p[0], p[1], p[2], rf);
-        break;
-    }
+    case GIP_U8:
+        GRAY_INT(uint8_t) break;
+    case GIP_U16:
+        GRAY_INT(uint16_t) break;
+#undef GRAY_INT
     default: {
         const float *p = (const float *)row;
         if (cn == 1)
@@ -427,15 +422,7 @@ static void col_parts(void *arg, int64_t p0, int64_t p1)
             }
         }
     }
-    if (lo > hi)
-        return;
-    pthread_mutex_lock(&a->lock);
-    if (!a->any || lo < a->lo)
-        a->lo = lo;
-    if (!a->any || hi > a->hi)
-        a->hi = hi;
-    a->any = true;
-    pthread_mutex_unlock(&a->lock);
+    gip__norm_range_fold(&a->range, lo, hi);
 }
 
 /* dst row y shows spectrum row ky = (y + ceil(H/2)) mod H; columns beyond W/2 come from row
@@ -488,7 +475,7 @@ gip_status gip__spectrum_cpu(gip_context *ctx, const gip_image *src, gip_image *
                   .mode = mode,
                   .bgr = bgr,
                   .simd = gip__spectrum_simd_active(),
-                  .lock = PTHREAD_MUTEX_INITIALIZER};
+                  .range = GIP__NORM_RANGE_INIT};
     /* Full blocks and the remainders (plans of a batch size are cached; unused ones not made). */
     int64_t col_rest = hw % COL_BLOCK;
     if ((h >= ROW_BLOCK && (st = gip__fftw_plan_batch(ctx, GIP__FFT_ROWS_R2C, w, ROW_BLOCK, hs,
@@ -502,9 +489,9 @@ gip_status gip__spectrum_cpu(gip_context *ctx, const gip_image *src, gip_image *
         goto out_release;
     gip__parallel_for(ctx, (h + ROW_BLOCK - 1) / ROW_BLOCK, 1, row_blocks, &a);
     gip__parallel_for(ctx, parts, 1, col_parts, &a);
-    a.c = gip__norm_make(a.lo, a.hi, a.any);
+    a.c = gip__norm_make(a.range.lo, a.range.hi, a.range.any);
     gip__parallel_for(ctx, h, 16, write_rows, &a);
-    pthread_mutex_destroy(&a.lock);
+    pthread_mutex_destroy(&a.range.lock);
 out_release:
     gip__fft_scratch_release(ctx, &s);
     return st;

@@ -268,11 +268,8 @@ gip_status gip_bilateral_filter(gip_context *ctx, const gip_image *src, gip_imag
         return gip__error(ctx, GIP_ERR_UNSUPPORTED,
                           "%s: src has %d channels; 1 or 3 are accepted (as cv2)", OP,
                           (int)src->channels);
-    if (dst->dtype != src->dtype || dst->channels != src->channels)
-        return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
-                          "%s: dst is %d-channel %s but src is %d-channel %s; they must be equal",
-                          OP, (int)dst->channels, gip_dtype_name(dst->dtype), (int)src->channels,
-                          gip_dtype_name(src->dtype));
+    if ((st = gip__check_same_type(ctx, src, dst, OP)))
+        return st;
     if (!params)
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "%s: params is NULL", OP);
     if (!isfinite(params->sigma_color) || !isfinite(params->sigma_space))

@@ -392,18 +392,15 @@ gip_status gip_median_blur(gip_context *ctx, const gip_image *src, gip_image *ds
     gip_status st = gip__check_unary(ctx, src, dst, OP, &on_device);
     if (st)
         return st;
-    const unsigned dts = GIP__DT(GIP_U8) | GIP__DT(GIP_U16) | GIP__DT(GIP_S16) | GIP__DT(GIP_F32);
+    const unsigned dts = GIP__DT_DEPTHS;
     if ((st = gip__check_dtype(ctx, src, dts, OP, "src")))
         return st;
     if (src->channels != 1 && src->channels != 3 && src->channels != 4)
         return gip__error(ctx, GIP_ERR_UNSUPPORTED,
                           "%s: src has %d channels; 1, 3 or 4 are accepted", OP,
                           (int)src->channels);
-    if (dst->dtype != src->dtype || dst->channels != src->channels)
-        return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
-                          "%s: dst is %d-channel %s but src is %d-channel %s; they must be equal",
-                          OP, (int)dst->channels, gip_dtype_name(dst->dtype), (int)src->channels,
-                          gip_dtype_name(src->dtype));
+    if ((st = gip__check_same_type(ctx, src, dst, OP)))
+        return st;
     if (ksize < 1 || ksize % 2 == 0 || ksize > GIP_MEDIAN_MAX_KSIZE)
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
                           "%s: ksize %d is invalid: an odd number in 1..%d", OP, (int)ksize,

@@ -61,11 +61,8 @@ gip_status gip_unsharp_mask(gip_context *ctx, const gip_image *src, gip_image *d
         return st;
     if ((st = gip__check_dtype(ctx, src, GIP__DT_IMAGE, OP, "src")))
         return st;
-    if (dst->dtype != src->dtype || dst->channels != src->channels)
-        return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
-                          "%s: dst is %d-channel %s but src is %d-channel %s; they must be equal",
-                          OP, (int)dst->channels, gip_dtype_name(dst->dtype), (int)src->channels,
-                          gip_dtype_name(src->dtype));
+    if ((st = gip__check_same_type(ctx, src, dst, OP)))
+        return st;
     if (!params)
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "%s: params is NULL", OP);
     if (!isfinite(params->amount) || !isfinite(params->threshold))

@@ -94,15 +94,8 @@ gip_status gip_remap(gip_context *ctx, const gip_image *src, gip_image *dst, con
                (st = check_map(ctx, mapy, dst, GIP_F32, 0, "map2", op))) {
         return st;
     }
-    if ((st = gip__check_dtype(ctx, src, GIP__DT_IMAGE, op, "src")))
+    if ((st = gip__warp_check_images(ctx, src, dst, op)))
         return st;
-    if ((st = gip__check_same_type(ctx, src, dst, op)))
-        return st;
-    if (gip__images_overlap(src, dst))
-        return gip__error(ctx, GIP_ERR_ALIASING, "%s: src and dst overlap", op);
-    if (src->width >= (1 << 30) || src->height >= (1 << 30))
-        return gip__error(ctx, GIP_ERR_TOO_LARGE, "%s: sides of 2^30 pixels and more are refused",
-                          op);
     if (on_device) {
 #ifdef GIP_HAVE_CUDA
         if (w.interp == GIP_INTER_LANCZOS4)

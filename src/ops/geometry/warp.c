@@ -471,20 +471,25 @@ WARP_VCUB(f32, float, 4, warp_f32)
 #define WARP_HAVE_AVX2 1
 #define WARP_AVX2 __attribute__((target("avx2,fma")))
 
-/* 8 floats of the byte at bit `sh` of each 32-bit lane. */
-#define WARP_BYTE_F(g, sh)                                                                         \
-    _mm256_cvtepi32_ps(_mm256_and_si256(_mm256_srli_epi32((g), (sh)), _mm256_set1_epi32(0xff)))
+/* The floats of the byte at bit `sh` of each 32-bit lane of g, with the intrinsics of prefix P
+ * (_mm256, _mm512) and their integer suffix SI (si256, si512). */
+#define WARP_BYTE_FW(P, SI, g, sh)                                                                 \
+    P##_cvtepi32_ps(P##_and_##SI(P##_srli_epi32((g), (sh)), P##_set1_epi32(0xff)))
+#define WARP_BYTE_F(g, sh) WARP_BYTE_FW(_mm256, si256, g, sh)
 
-/* One channel of 8 pixels: the taps as floats, the result as saturated 32-bit integers. */
-WARP_AVX2 static inline __attribute__((always_inline)) __m256i
-warp_avx2_lerp(__m256 ax, __m256 ay, __m256 p0, __m256 p1, __m256 p2, __m256 p3)
-{
-    const __m256 v0 = _mm256_fmadd_ps(ax, _mm256_sub_ps(p1, p0), p0);
-    const __m256 v1 = _mm256_fmadd_ps(ax, _mm256_sub_ps(p3, p2), p2);
-    const __m256 r = _mm256_fmadd_ps(ay, _mm256_sub_ps(v1, v0), v0);
-    const __m256i i = _mm256_cvtps_epi32(r);
-    return _mm256_min_epi32(_mm256_max_epi32(i, _mm256_setzero_si256()), _mm256_set1_epi32(255));
-}
+/* One channel of a step's pixels, NAME() for vectors PS (floats) and SI (32-bit integers) of
+ * prefix P: the taps as floats, the result as saturated 32-bit integers. */
+#define WARP_LERP_FN(NAME, TARGET, PS, SI, P)                                                      \
+    TARGET static inline __attribute__((always_inline)) SI NAME(PS ax, PS ay, PS p0, PS p1, PS p2, \
+                                                                PS p3)                             \
+    {                                                                                              \
+        const PS v0 = P##_fmadd_ps(ax, P##_sub_ps(p1, p0), p0);                                    \
+        const PS v1 = P##_fmadd_ps(ax, P##_sub_ps(p3, p2), p2);                                    \
+        const PS r = P##_fmadd_ps(ay, P##_sub_ps(v1, v0), v0);                                     \
+        const SI i = P##_cvtps_epi32(r);                                                           \
+        return P##_min_epi32(P##_max_epi32(i, P##_set1_epi32(0)), P##_set1_epi32(255));            \
+    }
+WARP_LERP_FN(warp_avx2_lerp, WARP_AVX2, __m256, __m256i, _mm256)
 
 WARP_AVX2 static inline __attribute__((always_inline)) void
 warp_avx2_u8(const gip__warp *w, const uint8_t *src, int64_t sst, uint8_t *drow, int64_t x0,
@@ -724,18 +729,8 @@ WARP_NN_FN(f32, 4, 16)
 #define WARP_HAVE_AVX512 1
 #define WARP_PF_STEP 32
 
-#define WARP_BYTE_F512(g, sh)                                                                      \
-    _mm512_cvtepi32_ps(_mm512_and_si512(_mm512_srli_epi32((g), (sh)), _mm512_set1_epi32(0xff)))
-
-WARP_AVX512 static inline __attribute__((always_inline)) __m512i
-warp_512_lerp(__m512 ax, __m512 ay, __m512 p0, __m512 p1, __m512 p2, __m512 p3)
-{
-    const __m512 v0 = _mm512_fmadd_ps(ax, _mm512_sub_ps(p1, p0), p0);
-    const __m512 v1 = _mm512_fmadd_ps(ax, _mm512_sub_ps(p3, p2), p2);
-    const __m512 r = _mm512_fmadd_ps(ay, _mm512_sub_ps(v1, v0), v0);
-    const __m512i i = _mm512_cvtps_epi32(r);
-    return _mm512_min_epi32(_mm512_max_epi32(i, _mm512_setzero_si512()), _mm512_set1_epi32(255));
-}
+#define WARP_BYTE_F512(g, sh) WARP_BYTE_FW(_mm512, si512, g, sh)
+WARP_LERP_FN(warp_512_lerp, WARP_AVX512, __m512, __m512i, _mm512)
 
 /* The 32-bit words at byte idx of row dy (top) and dy + 1 (bottom) of the windows R0..R4, dy in
  * 0..3 per lane (odd: dy & 1; high: dy >= 2). */
@@ -800,6 +795,31 @@ warp_512_window(const gip__warp *w, int64_t sst, int64_t end, __m512 FX, __m512 
            last * sst + (int64_t)*ixm * cn + 64 <= end;
 }
 
+/* The window's rows iym .. iym + n - 1 from column ixm (rows below the image repeat its last),
+ * and the masks of the lanes whose row in it is odd and of those that reach its rows 2 and 3. */
+WARP_AVX512 static inline __attribute__((always_inline)) void
+warp_512_rows(const gip__warp *w, const uint8_t *src, int64_t sst, int32_t ixm, int32_t iym,
+              __m512i DY, const int cn, const int n, __m512i *R, __mmask16 *odd, __mmask16 *high)
+{
+    const uint8_t *base = src + (int64_t)ixm * cn;
+    for (int k = 0; k < n; k++) {
+        const int64_t r = iym + k < w->sh ? iym + k : w->sh - 1;
+        R[k] = _mm512_loadu_si512((const void *)(base + r * sst));
+    }
+    *odd = _mm512_test_epi32_mask(DY, _mm512_set1_epi32(1));
+    *high = _mm512_cmpge_epu32_mask(DY, _mm512_set1_epi32(2));
+}
+
+/* The low three bytes of o's 16 lanes to 48 bytes at d. */
+WARP_AVX512 static inline __attribute__((always_inline)) void warp_512_store3(uint8_t *d, __m512i o)
+{
+    const __m512i pk = _mm512_set_epi8(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 62, 61, 60,
+                                       58, 57, 56, 54, 53, 52, 50, 49, 48, 46, 45, 44, 42, 41, 40,
+                                       38, 37, 36, 34, 33, 32, 30, 29, 28, 26, 25, 24, 22, 21, 20,
+                                       18, 17, 16, 14, 13, 12, 10, 9, 8, 6, 5, 4, 2, 1, 0);
+    _mm512_mask_storeu_epi8(d, 0xffffffffffffULL, _mm512_permutexvar_epi8(pk, o));
+}
+
 WARP_AVX512 static inline __attribute__((always_inline)) int
 warp_512_u8(const gip__warp *w, const uint8_t *src, int64_t sst, uint8_t *drow, int64_t x0,
             int64_t n, const float *sx, const float *sy, const int cn, warp_row_fn avx2)
@@ -826,13 +846,8 @@ warp_512_u8(const gip__warp *w, const uint8_t *src, int64_t sst, uint8_t *drow, 
             continue;
         }
         __m512i R[5];
-        const uint8_t *base = src + (int64_t)ixm * cn;
-        for (int k = 0; k < 5; k++) {
-            const int64_t r = iym + k < w->sh ? iym + k : w->sh - 1;
-            R[k] = _mm512_loadu_si512((const void *)(base + r * sst));
-        }
-        const __mmask16 odd = _mm512_test_epi32_mask(DY, _mm512_set1_epi32(1));
-        const __mmask16 high = _mm512_cmpge_epu32_mask(DY, _mm512_set1_epi32(2));
+        __mmask16 odd, high;
+        warp_512_rows(w, src, sst, ixm, iym, DY, cn, 5, R, &odd, &high);
         const __m512 ax = _mm512_sub_ps(X, FX), ay = _mm512_sub_ps(Y, FY);
         if (cn == 1) {
             const __m512i idx = _mm512_or_si512(
@@ -863,12 +878,7 @@ warp_512_u8(const gip__warp *w, const uint8_t *src, int64_t sst, uint8_t *drow, 
             _mm512_slli_epi32(warp_512_lerp(ax, ay, WARP_BYTE_F512(t0, 16), WARP_BYTE_F512(t1, 16),
                                             WARP_BYTE_F512(b0, 16), WARP_BYTE_F512(b1, 16)),
                               16));
-        /* 16 lanes of 4 bytes packed to 48 bytes */
-        const __m512i pk = _mm512_set_epi8(
-            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 62, 61, 60, 58, 57, 56, 54, 53, 52, 50,
-            49, 48, 46, 45, 44, 42, 41, 40, 38, 37, 36, 34, 33, 32, 30, 29, 28, 26, 25, 24, 22, 21,
-            20, 18, 17, 16, 14, 13, 12, 10, 9, 8, 6, 5, 4, 2, 1, 0);
-        _mm512_mask_storeu_epi8(d + i * 3, 0xffffffffffffULL, _mm512_permutexvar_epi8(pk, o));
+        warp_512_store3(d + i * 3, o);
     }
     if (i < n)
         avx2(w, src, sst, drow, x0 + i, n - i, sx + i, sy + i);
@@ -905,13 +915,8 @@ warp_512_nn_u8(const gip__warp *w, const uint8_t *src, int64_t sst, uint8_t *dro
             continue;
         }
         __m512i R[4];
-        const uint8_t *base = src + (int64_t)ixm * cn;
-        for (int k = 0; k < 4; k++) {
-            const int64_t r = iym + k < w->sh ? iym + k : w->sh - 1;
-            R[k] = _mm512_loadu_si512((const void *)(base + r * sst));
-        }
-        const __mmask16 odd = _mm512_test_epi32_mask(DY, _mm512_set1_epi32(1));
-        const __mmask16 high = _mm512_cmpge_epu32_mask(DY, _mm512_set1_epi32(2));
+        __mmask16 odd, high;
+        warp_512_rows(w, src, sst, ixm, iym, DY, cn, 4, R, &odd, &high);
         __m512i idx = LX;
         if (cn == 3)
             idx =
@@ -926,11 +931,7 @@ warp_512_nn_u8(const gip__warp *w, const uint8_t *src, int64_t sst, uint8_t *dro
             _mm_storeu_si128((__m128i *)(d + i), _mm512_cvtepi32_epi8(px));
             continue;
         }
-        const __m512i pk = _mm512_set_epi8(
-            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 62, 61, 60, 58, 57, 56, 54, 53, 52, 50,
-            49, 48, 46, 45, 44, 42, 41, 40, 38, 37, 36, 34, 33, 32, 30, 29, 28, 26, 25, 24, 22, 21,
-            20, 18, 17, 16, 14, 13, 12, 10, 9, 8, 6, 5, 4, 2, 1, 0);
-        _mm512_mask_storeu_epi8(d + i * 3, 0xffffffffffffULL, _mm512_permutexvar_epi8(pk, px));
+        warp_512_store3(d + i * 3, px);
     }
     if (i < n)
         avx2(w, src, sst, drow, x0 + i, n - i, sx + i, sy + i);
@@ -1125,13 +1126,10 @@ static int warp_avx512(void)
 #endif
 }
 
-gip_status gip__warp_run(gip_context *ctx, const gip_image *src, gip_image *dst, const gip__warp *w,
-                         const char *op)
+gip_status gip__warp_check_images(gip_context *ctx, const gip_image *src, const gip_image *dst,
+                                  const char *op)
 {
-    bool on_device = false;
-    gip_status st = gip__check_pair(ctx, src, dst, op, &on_device);
-    if (st)
-        return st;
+    gip_status st;
     if ((st = gip__check_dtype(ctx, src, GIP__DT_IMAGE, op, "src")))
         return st;
     if ((st = gip__check_same_type(ctx, src, dst, op)))
@@ -1141,6 +1139,18 @@ gip_status gip__warp_run(gip_context *ctx, const gip_image *src, gip_image *dst,
     if (src->width >= (1 << 30) || src->height >= (1 << 30))
         return gip__error(ctx, GIP_ERR_TOO_LARGE, "%s: sides of 2^30 pixels and more are refused",
                           op);
+    return GIP_OK;
+}
+
+gip_status gip__warp_run(gip_context *ctx, const gip_image *src, gip_image *dst, const gip__warp *w,
+                         const char *op)
+{
+    bool on_device = false;
+    gip_status st = gip__check_pair(ctx, src, dst, op, &on_device);
+    if (st)
+        return st;
+    if ((st = gip__warp_check_images(ctx, src, dst, op)))
+        return st;
     gip__warp wr = *w;
     wr.vec_end = dst->width / 16 * 16;
     w = &wr;

@@ -60,6 +60,11 @@ gip_status gip__warp_setup(gip_context *ctx, gip__warp *w, const double *mat, in
                            int32_t flags, const gip_border_spec *border, int32_t transparent,
                            const gip_image *src, const char *op);
 
+/* The checks of src and dst that warps and remap share after the pair's: an image dtype, the
+ * same type, no overlap, sides below 2^30. */
+gip_status gip__warp_check_images(gip_context *ctx, const gip_image *src, const gip_image *dst,
+                                  const char *op);
+
 /* Checks the views and runs w from src into dst. */
 gip_status gip__warp_run(gip_context *ctx, const gip_image *src, gip_image *dst, const gip__warp *w,
                          const char *op);

@@ -8,7 +8,7 @@
 #include "arith.h"
 #include "pointwise.h"
 
-#define DT_ARITH (GIP__DT(GIP_U8) | GIP__DT(GIP_U16) | GIP__DT(GIP_S16) | GIP__DT(GIP_F32))
+#define DT_ARITH GIP__DT_DEPTHS
 #define DT_INT (GIP__DT(GIP_U8) | GIP__DT(GIP_U16) | GIP__DT(GIP_S16))
 
 /* A second image (src2, mask) against src: a well-formed view where src lives, of its size,
@@ -34,21 +34,6 @@ static gip_status check_other(gip_context *ctx, const gip_image *src, const gip_
                           may_be_dst ? "; pass the same view for in-place, or disjoint images"
                                      : "");
     return GIP_OK;
-}
-
-static float to_dtype(gip_dtype dt, double v)
-{
-    float f = (float)(v < -1e9 ? -1e9 : v > 1e9 ? 1e9 : v);
-    switch (dt) {
-    case GIP_U8:
-        return (float)gip__sat_u8_f32(f);
-    case GIP_U16:
-        return (float)gip__sat_u16_f32(f);
-    case GIP_S16:
-        return (float)gip__sat_s16_f32(f);
-    default:
-        return (float)v;
-    }
 }
 
 static const gip__pw_op op_codes[] = {
@@ -100,7 +85,7 @@ gip_status gip_arith(gip_context *ctx, const gip_image *src, gip_image *dst,
             return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "%s: value[%d] is NaN", op, c);
         integral &= v == floor(v);
         /* OpenCV converts the scalar of min, max and the bitwise operations to the dtype. */
-        p.v[c] = ap->op >= GIP_ARITH_MIN ? to_dtype(src->dtype, v) : (float)v;
+        p.v[c] = ap->op >= GIP_ARITH_MIN ? gip__pw_scalar_as(src->dtype, v) : (float)v;
     }
     if (ap->reverse) {
         if (ap->op == GIP_ARITH_SUBTRACT)

@@ -7,24 +7,7 @@
 #include "pointwise.h"
 #include "registry/registry.h"
 
-#define DT_RANGE (GIP__DT(GIP_U8) | GIP__DT(GIP_U16) | GIP__DT(GIP_S16) | GIP__DT(GIP_F32))
-
-/* A bound as OpenCV converts a Scalar to the source's dtype: rounded half to even and saturated
- * for integers, single precision for f32. */
-static float bound(gip_dtype dt, double v)
-{
-    float f = (float)(v < -1e9 ? -1e9 : v > 1e9 ? 1e9 : v);
-    switch (dt) {
-    case GIP_U8:
-        return (float)gip__sat_u8_f32(f);
-    case GIP_U16:
-        return (float)gip__sat_u16_f32(f);
-    case GIP_S16:
-        return (float)gip__sat_s16_f32(f);
-    default:
-        return (float)v;
-    }
-}
+#define DT_RANGE GIP__DT_DEPTHS
 
 gip_status gip_in_range(gip_context *ctx, const gip_image *src, gip_image *dst, const double *lower,
                         const double *upper)
@@ -42,8 +25,8 @@ gip_status gip_in_range(gip_context *ctx, const gip_image *src, gip_image *dst, 
         if (isnan(lower[c]) || isnan(upper[c]))
             return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "%s: bound of channel %d is NaN", op,
                               c);
-        lo[c] = bound(src->dtype, lower[c]);
-        hi[c] = bound(src->dtype, upper[c]);
+        lo[c] = gip__pw_scalar_as(src->dtype, lower[c]);
+        hi[c] = gip__pw_scalar_as(src->dtype, upper[c]);
     }
     return gip__pw_in_range(ctx, src, dst, lo, hi, on_device);
 }

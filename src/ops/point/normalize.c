@@ -210,7 +210,7 @@ gip_status gip_normalize(gip_context *ctx, const gip_image *src, gip_image *dst,
     gip_status st = gip__check_unary(ctx, src, dst, op, &on_device);
     if (st)
         return st;
-    const unsigned dts = GIP__DT(GIP_U8) | GIP__DT(GIP_U16) | GIP__DT(GIP_S16) | GIP__DT(GIP_F32);
+    const unsigned dts = GIP__DT_DEPTHS;
     if ((st = gip__check_dtype(ctx, src, dts, op, "src")) ||
         (st = gip__check_dtype(ctx, dst, dts, op, "dst")))
         return st;

@@ -66,6 +66,24 @@ typedef struct gip__pw {
 #define GIP__PWF static inline
 #endif
 
+/* A scalar as OpenCV converts it to an image's dtype (a Scalar taken to the source's type):
+ * clamped to +-1e9, then rounded half to even and saturated for integers; single precision for
+ * f32. */
+static inline float gip__pw_scalar_as(gip_dtype dt, double v)
+{
+    float f = (float)(v < -1e9 ? -1e9 : v > 1e9 ? 1e9 : v);
+    switch (dt) {
+    case GIP_U8:
+        return (float)gip__sat_u8_f32(f);
+    case GIP_U16:
+        return (float)gip__sat_u16_f32(f);
+    case GIP_S16:
+        return (float)gip__sat_s16_f32(f);
+    default:
+        return (float)v;
+    }
+}
+
 /* IEEE single-precision operations that nvcc may not contract into FMAs, so that the device
  * computes what the host computes. */
 GIP__PWF float gip__pw_mul(float x, float y)

@@ -154,15 +154,31 @@ __attribute__((target("avx2"))) static void copy_stream(const void *b, void *d, 
  * loops' three passes through buffers made these bound by loads and stores): the same single-
  * precision operations as gip__pw_eval2() (fused multiply-adds for addWeighted, two products for
  * multiply) and the rounding and saturation of store_int_avx2(). Returns the elements done. */
-__attribute__((target("avx2,fma"))) static inline __attribute__((always_inline)) __m256
-pair_op(int op, __m256 x, __m256 y, __m256 ka, __m256 kb, __m256 kc)
-{
-    if (op == GIP__OP_WEIGHTED)
-        return _mm256_fmadd_ps(x, ka, _mm256_fmadd_ps(y, kb, kc));
-    return _mm256_mul_ps(_mm256_mul_ps(x, ka), y);
-}
+/* One vector of results, NAME() for float vectors PS of intrinsics prefix P. */
+#define PAIR_OP_FN(NAME, TARGET, PS, P)                                                            \
+    TARGET static inline __attribute__((always_inline)) PS NAME(int op, PS x, PS y, PS ka, PS kb,  \
+                                                                PS kc)                             \
+    {                                                                                              \
+        if (op == GIP__OP_WEIGHTED)                                                                \
+            return P##_fmadd_ps(x, ka, P##_fmadd_ps(y, kb, kc));                                   \
+        return P##_mul_ps(P##_mul_ps(x, ka), y);                                                   \
+    }
+/* The row function NAME() over BODY(), the operation and the streaming constants of each loop. */
+#define PAIR_ROW_FN(NAME, TARGET, BODY)                                                            \
+    TARGET static int64_t NAME(const gip__pw *p, const uint8_t *a, const uint8_t *b, uint8_t *d,   \
+                               int64_t n, int stream)                                              \
+    {                                                                                              \
+        if (p->sub == GIP__OP_WEIGHTED)                                                            \
+            return stream ? BODY(GIP__OP_WEIGHTED, p, a, b, d, n, 1)                               \
+                          : BODY(GIP__OP_WEIGHTED, p, a, b, d, n, 0);                              \
+        return stream ? BODY(GIP__OP_MUL, p, a, b, d, n, 1) : BODY(GIP__OP_MUL, p, a, b, d, n, 0); \
+    }
+#define PAIR_AVX2 __attribute__((target("avx2,fma")))
+#define PAIR_AVX512 __attribute__((target("avx512f,avx512bw,fma")))
 
-__attribute__((target("avx2,fma"))) static inline __attribute__((always_inline)) int64_t
+PAIR_OP_FN(pair_op, PAIR_AVX2, __m256, _mm256)
+
+PAIR_AVX2 static inline __attribute__((always_inline)) int64_t
 pair_u8_body(int op, const gip__pw *p, const uint8_t *a, const uint8_t *b, uint8_t *d, int64_t n,
              int stream)
 {
@@ -198,28 +214,13 @@ pair_u8_body(int op, const gip__pw *p, const uint8_t *a, const uint8_t *b, uint8
     return i;
 }
 
-__attribute__((target("avx2,fma"))) static int64_t pair_u8_avx2(const gip__pw *p, const uint8_t *a,
-                                                                const uint8_t *b, uint8_t *d,
-                                                                int64_t n, int stream)
-{
-    if (p->sub == GIP__OP_WEIGHTED)
-        return stream ? pair_u8_body(GIP__OP_WEIGHTED, p, a, b, d, n, 1)
-                      : pair_u8_body(GIP__OP_WEIGHTED, p, a, b, d, n, 0);
-    return stream ? pair_u8_body(GIP__OP_MUL, p, a, b, d, n, 1)
-                  : pair_u8_body(GIP__OP_MUL, p, a, b, d, n, 0);
-}
+PAIR_ROW_FN(pair_u8_avx2, PAIR_AVX2, pair_u8_body)
 
 /* The same with AVX-512: 64 elements a step, each 16 converted, computed, clamped and narrowed
  * (vpmovdb: the values are already in 0..255) on their own. */
-__attribute__((target("avx512f,avx512bw,fma"))) static inline __attribute__((always_inline)) __m512
-pair_op512(int op, __m512 x, __m512 y, __m512 ka, __m512 kb, __m512 kc)
-{
-    if (op == GIP__OP_WEIGHTED)
-        return _mm512_fmadd_ps(x, ka, _mm512_fmadd_ps(y, kb, kc));
-    return _mm512_mul_ps(_mm512_mul_ps(x, ka), y);
-}
+PAIR_OP_FN(pair_op512, PAIR_AVX512, __m512, _mm512)
 
-__attribute__((target("avx512f,avx512bw,fma"))) static inline __attribute__((always_inline)) int64_t
+PAIR_AVX512 static inline __attribute__((always_inline)) int64_t
 pair_u8_body512(int op, const gip__pw *p, const uint8_t *a, const uint8_t *b, uint8_t *d, int64_t n,
                 int stream)
 {
@@ -243,16 +244,11 @@ pair_u8_body512(int op, const gip__pw *p, const uint8_t *a, const uint8_t *b, ui
     return i;
 }
 
-__attribute__((target("avx512f,avx512bw,fma"))) static int64_t
-pair_u8_avx512(const gip__pw *p, const uint8_t *a, const uint8_t *b, uint8_t *d, int64_t n,
-               int stream)
-{
-    if (p->sub == GIP__OP_WEIGHTED)
-        return stream ? pair_u8_body512(GIP__OP_WEIGHTED, p, a, b, d, n, 1)
-                      : pair_u8_body512(GIP__OP_WEIGHTED, p, a, b, d, n, 0);
-    return stream ? pair_u8_body512(GIP__OP_MUL, p, a, b, d, n, 1)
-                  : pair_u8_body512(GIP__OP_MUL, p, a, b, d, n, 0);
-}
+PAIR_ROW_FN(pair_u8_avx512, PAIR_AVX512, pair_u8_body512)
+#undef PAIR_OP_FN
+#undef PAIR_ROW_FN
+#undef PAIR_AVX2
+#undef PAIR_AVX512
 
 /* Whether the CPU runs the AVX-512 bodies (GIP_NOSIMD and GIP_NOAVX512 unset). */
 static int avx512_ok(void)

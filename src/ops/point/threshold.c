@@ -11,7 +11,7 @@
 #include "registry/registry.h"
 #include "threshold.h"
 
-#define DT_THRESH (GIP__DT(GIP_U8) | GIP__DT(GIP_U16) | GIP__DT(GIP_S16) | GIP__DT(GIP_F32))
+#define DT_THRESH GIP__DT_DEPTHS
 
 /* OpenCV's getThreshVal_Otsu_8u: the level maximising the between-class variance. */
 static double otsu(const uint64_t h[256], uint64_t total)
@@ -185,10 +185,7 @@ gip_status gip_threshold(gip_context *ctx, const gip_image *src, gip_image *dst,
         thresh = floor(thresh);
         double tc = thresh < lo ? lo : thresh > hi ? hi : thresh;
         t = (float)tc;
-        float mf = (float)(maxval < -1e9 ? -1e9 : maxval > 1e9 ? 1e9 : maxval);
-        m = src->dtype == GIP_U8    ? (float)gip__sat_u8_f32(mf)
-            : src->dtype == GIP_U16 ? (float)gip__sat_u16_f32(mf)
-                                    : (float)gip__sat_s16_f32(mf);
+        m = gip__pw_scalar_as(src->dtype, maxval);
     }
     for (int c = 0; c < 4; c++)
         p.v[c] = t, p.w[c] = m;

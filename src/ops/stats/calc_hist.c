@@ -184,27 +184,11 @@ gip_status gip_calc_hist(gip_context *ctx, const gip_image *src, const gip_image
                           params ? "hist" : "params");
     if ((st = gip__image_check_ctx(ctx, src, op, "src")))
         return st;
-    if ((st = gip__check_dtype(ctx, src, GIP__DT(GIP_U8) | GIP__DT(GIP_U16) | GIP__DT(GIP_F32), op,
-                               "src")))
+    if ((st = gip__check_dtype(ctx, src, GIP__DT_IMAGE, op, "src")))
         return st;
     const bool dev = src->memory == GIP_MEM_CUDA;
-    if (mask) {
-        if ((st = gip__image_check_ctx(ctx, mask, op, "mask")))
-            return st;
-        if (mask->dtype != GIP_U8 || mask->channels != 1)
-            return gip__error(ctx, GIP_ERR_UNSUPPORTED,
-                              "%s: mask is %d-channel %s; a one-channel u8 mask is accepted", op,
-                              (int)mask->channels, gip_dtype_name(mask->dtype));
-        if (mask->width != src->width || mask->height != src->height)
-            return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
-                              "%s: mask is %lldx%lld but src is %lldx%lld; they must be equal", op,
-                              (long long)mask->width, (long long)mask->height,
-                              (long long)src->width, (long long)src->height);
-        if ((mask->memory == GIP_MEM_CUDA) != dev)
-            return gip__error(ctx, GIP_ERR_LOCATION_MISMATCH,
-                              "%s: src and mask must both be on the host or both on the device",
-                              op);
-    }
+    if ((st = gip__stats_check_mask(ctx, mask, src, op)))
+        return st;
     const int32_t dims = params->dims;
     if (dims < 1 || dims > 3)
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "%s: dims is %d; 1, 2 or 3 are accepted",

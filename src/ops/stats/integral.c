@@ -203,6 +203,16 @@ TILTED_FN(tilted_s16_f64, int16_t, double)
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
+
+/* The running sum of a's four lanes plus *run (the sum before them), which becomes their last. */
+static inline __m128i scan4_u32(__m128i a, __m128i *run)
+{
+    a = _mm_add_epi32(a, _mm_slli_si128(a, 4));
+    a = _mm_add_epi32(a, _mm_slli_si128(a, 8));
+    a = _mm_add_epi32(a, *run);
+    *run = _mm_shuffle_epi32(a, 0xFF);
+    return a;
+}
 #endif
 
 /* o[x + 1] = p[x + 1] + r + the running sum of s from x0 to x, for x in [x0, x1) (p NULL: a zero
@@ -220,21 +230,15 @@ static void row_u8_s32(const uint8_t *s, int64_t x0, int64_t x1, const uint32_t 
         __m128i q16[2] = {_mm_mullo_epi16(lo, lo), _mm_mullo_epi16(hi, hi)};
         __m128i v16[2] = {lo, hi};
         for (int k = 0; k < 4; k++) {
-            __m128i a =
-                k & 1 ? _mm_unpackhi_epi16(v16[k >> 1], z) : _mm_unpacklo_epi16(v16[k >> 1], z);
-            a = _mm_add_epi32(a, _mm_slli_si128(a, 4));
-            a = _mm_add_epi32(a, _mm_slli_si128(a, 8));
-            a = _mm_add_epi32(a, vr);
-            vr = _mm_shuffle_epi32(a, 0xFF);
+            const __m128i a = scan4_u32(k & 1 ? _mm_unpackhi_epi16(v16[k >> 1], z)
+                                              : _mm_unpacklo_epi16(v16[k >> 1], z),
+                                        &vr);
             __m128i up = p ? _mm_loadu_si128((const __m128i *)(p + x + 1 + 4 * k)) : z;
             _mm_storeu_si128((__m128i *)(o + x + 1 + 4 * k), _mm_add_epi32(a, up));
             if (oq) {
-                __m128i b =
-                    k & 1 ? _mm_unpackhi_epi16(q16[k >> 1], z) : _mm_unpacklo_epi16(q16[k >> 1], z);
-                b = _mm_add_epi32(b, _mm_slli_si128(b, 4));
-                b = _mm_add_epi32(b, _mm_slli_si128(b, 8));
-                b = _mm_add_epi32(b, vq);
-                vq = _mm_shuffle_epi32(b, 0xFF);
+                const __m128i b = scan4_u32(k & 1 ? _mm_unpackhi_epi16(q16[k >> 1], z)
+                                                  : _mm_unpacklo_epi16(q16[k >> 1], z),
+                                            &vq);
                 __m128i uq = pq ? _mm_loadu_si128((const __m128i *)(pq + x + 1 + 4 * k)) : z;
                 _mm_storeu_si128((__m128i *)(oq + x + 1 + 4 * k), _mm_add_epi32(b, uq));
             }
@@ -336,9 +340,7 @@ gip_status gip_integral(gip_context *ctx, const gip_image *src, gip_array *sum, 
     if (!sum && !sqsum && !tilted)
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
                           "%s: sum, sqsum and tilted are all NULL; ask for at least one", op);
-    if ((st = gip__check_dtype(
-             ctx, src, GIP__DT(GIP_U8) | GIP__DT(GIP_U16) | GIP__DT(GIP_S16) | GIP__DT(GIP_F32), op,
-             "src")))
+    if ((st = gip__check_dtype(ctx, src, GIP__DT_DEPTHS, op, "src")))
         return st;
     if (src->channels < 1 || src->channels > 4)
         return gip__error(ctx, GIP_ERR_UNSUPPORTED, "%s: src has %d channels; 1 to 4 are accepted",

@@ -211,6 +211,21 @@ static gip_status match_template_cuda(gip_context *ctx, const gip_image *image, 
 }
 #endif
 
+/* The result: one-channel f32 of rw x rh (the positions of the template in the image). */
+static gip_status check_result(gip_context *ctx, const gip_image *result, int64_t rw, int64_t rh,
+                               const char *op)
+{
+    if (result->dtype != GIP_F32 || result->channels != 1 || result->width != rw ||
+        result->height != rh)
+        return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
+                          "%s: result is %lldx%lld %d-channel %s; a %lldx%lld one-channel f32 "
+                          "image is needed",
+                          op, (long long)result->width, (long long)result->height,
+                          (int)result->channels, gip_dtype_name(result->dtype), (long long)rw,
+                          (long long)rh);
+    return GIP_OK;
+}
+
 gip_status gip_match_template(gip_context *ctx, const gip_image *image, const gip_image *templ,
                               int32_t method, gip_image *result)
 {
@@ -258,14 +273,8 @@ gip_status gip_match_template(gip_context *ctx, const gip_image *image, const gi
         return gip__error(ctx, GIP_ERR_TOO_LARGE, "%s: templ is %lldx%lld; at most 2^20 a side", op,
                           (long long)w, (long long)h);
     const int64_t rw = W - w + 1, rh = H - h + 1;
-    if (result->dtype != GIP_F32 || result->channels != 1 || result->width != rw ||
-        result->height != rh)
-        return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
-                          "%s: result is %lldx%lld %d-channel %s; a %lldx%lld one-channel f32 "
-                          "image is needed",
-                          op, (long long)result->width, (long long)result->height,
-                          (int)result->channels, gip_dtype_name(result->dtype), (long long)rw,
-                          (long long)rh);
+    if ((st = check_result(ctx, result, rw, rh, op)))
+        return st;
     if (gip__images_overlap(result, image) || gip__images_overlap(result, templ))
         return gip__error(ctx, GIP_ERR_ALIASING, "%s: result overlaps image or templ", op);
 
@@ -481,14 +490,8 @@ gip_status gip_match_template_masked(gip_context *ctx, const gip_image *image,
                           "%s: templ is %lldx%lld, larger than image %lldx%lld", op, (long long)w,
                           (long long)h, (long long)W, (long long)H);
     const int64_t rw = W - w + 1, rh = H - h + 1;
-    if (result->dtype != GIP_F32 || result->channels != 1 || result->width != rw ||
-        result->height != rh)
-        return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
-                          "%s: result is %lldx%lld %d-channel %s; a %lldx%lld one-channel f32 "
-                          "image is needed",
-                          op, (long long)result->width, (long long)result->height,
-                          (int)result->channels, gip_dtype_name(result->dtype), (long long)rw,
-                          (long long)rh);
+    if ((st = check_result(ctx, result, rw, rh, op)))
+        return st;
     if (gip__images_overlap(result, image) || gip__images_overlap(result, templ) ||
         gip__images_overlap(result, mask))
         return gip__error(ctx, GIP_ERR_ALIASING, "%s: result overlaps an input", op);

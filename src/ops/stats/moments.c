@@ -227,9 +227,7 @@ gip_status gip_moments(gip_context *ctx, const gip_image *src, int32_t binary, g
         return st;
     if (!m)
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "%s: m is NULL", op);
-    if ((st = gip__check_dtype(
-             ctx, src, GIP__DT(GIP_U8) | GIP__DT(GIP_U16) | GIP__DT(GIP_S16) | GIP__DT(GIP_F32), op,
-             "src")))
+    if ((st = gip__check_dtype(ctx, src, GIP__DT_DEPTHS, op, "src")))
         return st;
     if (src->channels != 1)
         return gip__error(ctx, GIP_ERR_UNSUPPORTED,

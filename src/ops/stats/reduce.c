@@ -539,6 +539,16 @@ u8_sums_avx2(const uint8_t *a, const uint8_t *b, int64_t n, uint32_t want, gip__
 #undef U8_SUMS
 }
 
+/* Folds the smallest of lo[0 .. n) into *mn and the largest of hi[0 .. n) into *mx. */
+static inline void u8_fold_ext(const uint8_t *lo, const uint8_t *hi, int64_t n, uint8_t *mn,
+                               uint8_t *mx)
+{
+    for (int64_t x = 0; x < n; x++) {
+        *mn = lo[x] < *mn ? lo[x] : *mn;
+        *mx = hi[x] > *mx ? hi[x] : *mx;
+    }
+}
+
 /* u8 extremes with AVX2, 128 bytes a step in four pairs of accumulators. */
 __attribute__((target("avx2"))) static int u8_ext_avx2(const uint8_t *a, int64_t n, double *omn,
                                                        double *omx)
@@ -559,14 +569,8 @@ __attribute__((target("avx2"))) static int u8_ext_avx2(const uint8_t *a, int64_t
     _mm256_storeu_si256((__m256i *)th, _mm256_max_epu8(_mm256_max_epu8(hi[0], hi[1]),
                                                        _mm256_max_epu8(hi[2], hi[3])));
     uint8_t mn = 255, mx = 0;
-    for (int l = 0; l < 32; l++) {
-        mn = tl[l] < mn ? tl[l] : mn;
-        mx = th[l] > mx ? th[l] : mx;
-    }
-    for (int64_t x = nv; x < n; x++) {
-        mn = a[x] < mn ? a[x] : mn;
-        mx = a[x] > mx ? a[x] : mx;
-    }
+    u8_fold_ext(tl, th, 32, &mn, &mx);
+    u8_fold_ext(a + nv, a + nv, n - nv, &mn, &mx);
     *omn = mn, *omx = mx;
     return 1;
 }
@@ -580,10 +584,7 @@ __attribute__((target("avx512f,avx512bw"))) static int u8_ext_avx512(const uint8
     uint8_t mn = 255, mx = 0;
     int64_t head = (int64_t)(-(uintptr_t)a & 63);
     head = head < n ? head : n;
-    for (int64_t x = 0; x < head; x++) {
-        mn = a[x] < mn ? a[x] : mn;
-        mx = a[x] > mx ? a[x] : mx;
-    }
+    u8_fold_ext(a, a, head, &mn, &mx);
     a += head, n -= head;
     const int64_t nv = n & ~(int64_t)255;
     __m512i lo[4], hi[4];
@@ -600,14 +601,8 @@ __attribute__((target("avx512f,avx512bw"))) static int u8_ext_avx512(const uint8
         tl, _mm512_min_epu8(_mm512_min_epu8(lo[0], lo[1]), _mm512_min_epu8(lo[2], lo[3])));
     _mm512_storeu_si512(
         th, _mm512_max_epu8(_mm512_max_epu8(hi[0], hi[1]), _mm512_max_epu8(hi[2], hi[3])));
-    for (int l = 0; l < 64; l++) {
-        mn = tl[l] < mn ? tl[l] : mn;
-        mx = th[l] > mx ? th[l] : mx;
-    }
-    for (int64_t x = nv; x < n; x++) {
-        mn = a[x] < mn ? a[x] : mn;
-        mx = a[x] > mx ? a[x] : mx;
-    }
+    u8_fold_ext(tl, th, 64, &mn, &mx);
+    u8_fold_ext(a + nv, a + nv, n - nv, &mn, &mx);
     *omn = mn, *omx = mx;
     return 1;
 }
@@ -960,31 +955,21 @@ static void mc_row(const red_job *j, const void *ra, const void *rb, int64_t w, 
 {
     const uint32_t sums = want & ~GIP__RED_EXTREMES;
     const bool ext = (want & GIP__RED_EXTREMES) != 0;
+#define MC_DT(N, CN)                                                                               \
+    if (sums)                                                                                      \
+        mcs_##N##_##CN(ra, rb, w, sums, r);                                                        \
+    if (ext)                                                                                       \
+        mce_##N##_##CN(ra, rb, w, y, p);
 #define MC_CALL(CN)                                                                                \
     switch (j->a->dtype) {                                                                         \
     case GIP_U8:                                                                                   \
-        if (sums)                                                                                  \
-            mcs_u8_##CN(ra, rb, w, sums, r);                                                       \
-        if (ext)                                                                                   \
-            mce_u8_##CN(ra, rb, w, y, p);                                                          \
-        break;                                                                                     \
+        MC_DT(u8, CN) break;                                                                       \
     case GIP_U16:                                                                                  \
-        if (sums)                                                                                  \
-            mcs_u16_##CN(ra, rb, w, sums, r);                                                      \
-        if (ext)                                                                                   \
-            mce_u16_##CN(ra, rb, w, y, p);                                                         \
-        break;                                                                                     \
+        MC_DT(u16, CN) break;                                                                      \
     case GIP_S16:                                                                                  \
-        if (sums)                                                                                  \
-            mcs_s16_##CN(ra, rb, w, sums, r);                                                      \
-        if (ext)                                                                                   \
-            mce_s16_##CN(ra, rb, w, y, p);                                                         \
-        break;                                                                                     \
+        MC_DT(s16, CN) break;                                                                      \
     default:                                                                                       \
-        if (sums)                                                                                  \
-            mcs_f32_##CN(ra, rb, w, sums, r);                                                      \
-        if (ext)                                                                                   \
-            mce_f32_##CN(ra, rb, w, y, p);                                                         \
+        MC_DT(f32, CN)                                                                             \
     }
     switch (j->a->channels) {
     case 2:
@@ -997,6 +982,7 @@ static void mc_row(const red_job *j, const void *ra, const void *rb, int64_t w, 
         MC_CALL(4)
     }
 #undef MC_CALL
+#undef MC_DT
 }
 
 /* Element i (pixel * channels + channel) of row y: a, or a - b, as the reduction takes it. */
@@ -1064,31 +1050,21 @@ static void flat_row(const red_job *j, const void *ra, const void *rb, int64_t w
     bool ext = (want & GIP__RED_EXTREMES) != 0;
     double mn = 0, mx = 0;
     int got = 0;
+#define FLAT_DT(N, SFX)                                                                            \
+    if (sums)                                                                                      \
+        flat_##N##SFX(ra, rb, w, sums, ch);                                                        \
+    if (ext)                                                                                       \
+        got = fext_##N##SFX(ra, rb, w, &mn, &mx);
 #define FLAT_CALL(SFX)                                                                             \
     switch (j->a->dtype) {                                                                         \
     case GIP_U8:                                                                                   \
-        if (sums)                                                                                  \
-            flat_u8##SFX(ra, rb, w, sums, ch);                                                     \
-        if (ext)                                                                                   \
-            got = fext_u8##SFX(ra, rb, w, &mn, &mx);                                               \
-        break;                                                                                     \
+        FLAT_DT(u8, SFX) break;                                                                    \
     case GIP_U16:                                                                                  \
-        if (sums)                                                                                  \
-            flat_u16##SFX(ra, rb, w, sums, ch);                                                    \
-        if (ext)                                                                                   \
-            got = fext_u16##SFX(ra, rb, w, &mn, &mx);                                              \
-        break;                                                                                     \
+        FLAT_DT(u16, SFX) break;                                                                   \
     case GIP_S16:                                                                                  \
-        if (sums)                                                                                  \
-            flat_s16##SFX(ra, rb, w, sums, ch);                                                    \
-        if (ext)                                                                                   \
-            got = fext_s16##SFX(ra, rb, w, &mn, &mx);                                              \
-        break;                                                                                     \
+        FLAT_DT(s16, SFX) break;                                                                   \
     default:                                                                                       \
-        if (sums)                                                                                  \
-            flat_f32##SFX(ra, rb, w, sums, ch);                                                    \
-        if (ext)                                                                                   \
-            got = fext_f32##SFX(ra, rb, w, &mn, &mx);                                              \
+        FLAT_DT(f32, SFX)                                                                          \
     }
 #ifdef RED_X86
     if (j->avx2 && j->a->dtype == GIP_U8) {
@@ -1117,6 +1093,7 @@ static void flat_row(const red_job *j, const void *ra, const void *rb, int64_t w
         FLAT_CALL()
     }
 #undef FLAT_CALL
+#undef FLAT_DT
     if (got) {
         if (p->ymn < 0 || mn < p->mn)
             p->mn = mn, p->ymn = y, p->nmn = w;
@@ -1380,7 +1357,30 @@ gip_status gip__reduce_cpu(gip_context *ctx, const gip_image *a, const gip_image
 
 /* ---- checks and dispatch ---------------------------------------------------------------- */
 
-#define STATS_DTYPES (GIP__DT(GIP_U8) | GIP__DT(GIP_U16) | GIP__DT(GIP_S16) | GIP__DT(GIP_F32))
+#define STATS_DTYPES GIP__DT_DEPTHS
+
+gip_status gip__stats_check_mask(gip_context *ctx, const gip_image *mask, const gip_image *src,
+                                 const char *op)
+{
+    if (!mask)
+        return GIP_OK;
+    gip_status st = gip__image_check_ctx(ctx, mask, op, "mask");
+    if (st)
+        return st;
+    if (mask->dtype != GIP_U8 || mask->channels != 1)
+        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
+                          "%s: mask is %d-channel %s; a one-channel u8 mask is accepted", op,
+                          (int)mask->channels, gip_dtype_name(mask->dtype));
+    if (mask->width != src->width || mask->height != src->height)
+        return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
+                          "%s: mask is %lldx%lld but src is %lldx%lld; they must be equal", op,
+                          (long long)mask->width, (long long)mask->height, (long long)src->width,
+                          (long long)src->height);
+    if ((mask->memory == GIP_MEM_CUDA) != (src->memory == GIP_MEM_CUDA))
+        return gip__error(ctx, GIP_ERR_LOCATION_MISMATCH,
+                          "%s: src and mask must both be on the host or both on the device", op);
+    return GIP_OK;
+}
 
 /* Checks src (and src2, mask where given) for a reduction named op, and reduces them. one_channel:
  * src must have one channel. */
@@ -1414,23 +1414,8 @@ static gip_status reduce(gip_context *ctx, const char *op, const gip_image *a, c
                               "%s: src1 and src2 must both be on the host or both on the device",
                               op);
     }
-    if (mask) {
-        if ((st = gip__image_check_ctx(ctx, mask, op, "mask")))
-            return st;
-        if (mask->dtype != GIP_U8 || mask->channels != 1)
-            return gip__error(ctx, GIP_ERR_UNSUPPORTED,
-                              "%s: mask is %d-channel %s; a one-channel u8 mask is accepted", op,
-                              (int)mask->channels, gip_dtype_name(mask->dtype));
-        if (mask->width != a->width || mask->height != a->height)
-            return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
-                              "%s: mask is %lldx%lld but src is %lldx%lld; they must be equal", op,
-                              (long long)mask->width, (long long)mask->height, (long long)a->width,
-                              (long long)a->height);
-        if ((mask->memory == GIP_MEM_CUDA) != dev)
-            return gip__error(ctx, GIP_ERR_LOCATION_MISMATCH,
-                              "%s: src and mask must both be on the host or both on the device",
-                              op);
-    }
+    if ((st = gip__stats_check_mask(ctx, mask, a, op)))
+        return st;
     if (dev) {
 #ifdef GIP_HAVE_CUDA
         if ((st = gip__cuda_enter(ctx)))

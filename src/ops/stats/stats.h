@@ -42,6 +42,11 @@ void gip__red_combine(gip__red *a, const gip__red *b, int32_t channels);
 #define GIP__RED_NZ 16u      /* count, nz */
 #define GIP__RED_SUMS 29u    /* all of the sums and counts */
 
+/* Checks an optional mask (NULL passes) against src: a one-channel u8 image of src's size, on
+ * src's side (host or device). */
+gip_status gip__stats_check_mask(gip_context *ctx, const gip_image *mask, const gip_image *src,
+                                 const char *op);
+
 /* Reduces a (or a - b where b is not NULL; same shape) where mask (NULL or u8 c1) is not zero,
  * into r. The views are checked by the caller and are all on the host or all on the context's
  * device; the CUDA form is synchronous. */
