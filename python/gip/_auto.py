@@ -18,7 +18,9 @@ import time as _time
 
 import numpy as _np
 
-from . import _gip
+_ndarray = _np.ndarray
+
+from . import _core, _gip
 from ._core import Device, _auto_target, _local
 
 _MIN_BYTES = 64 << 10  # below this a host array stays on the CPU: the GPU's fixed cost dominates
@@ -38,11 +40,10 @@ def _applies(device, inputs):
         return False
     if getattr(_local, "stack", None):
         return False  # an explicit `with gip.Device(...)`
-    from . import _core
     if _core._default_spec not in (None, "auto"):
         return False
     for a in inputs:
-        if type(a) is not _np.ndarray:
+        if type(a) is not _ndarray:
             return False
     return _auto_target()[0] == "cuda"
 
@@ -79,12 +80,14 @@ def _bus_model(index):
 
 
 def _key(name, params, arr):
+    """The operation with its parameters, dtype and channels. Called on every 'auto' call: the
+    parameters as given when they hash (a call site passes them in one order), else their text."""
+    p = tuple(params.items())
     try:
-        p = tuple(sorted((k, repr(v)) for k, v in params.items()))
+        hash(p)
     except TypeError:
-        p = repr(params)
-    c = arr.shape[2] if arr.ndim == 3 else 1
-    return (name, p, arr.dtype.str, c)
+        p = repr(sorted(params.items(), key=lambda kv: kv[0]))
+    return (name, p, arr.dtype.char, arr.shape[2] if arr.ndim == 3 else 1)
 
 
 def _cpu_rate(key, args, inputs, result):
@@ -117,60 +120,74 @@ def _cpu_rate(key, args, inputs, result):
 
 
 def decide(name, args, params, inputs, result, extra_inputs=None):
-    """(device spec, explanation dict) for a registered operation on host `inputs` under 'auto'.
-    `result(args, shape, dtype)` gives the output's numpy shape and dtype."""
+    """(device spec, facts) for a registered operation on host `inputs` under 'auto';
+    `result(args, shape, dtype)` gives the output's numpy shape and dtype. facts feed observe()
+    and explanation(); it is None where the array is too small to measure."""
     src = inputs[0]
+    in_bytes = src.nbytes
+    for a in inputs[1:]:
+        in_bytes += a.nbytes
+    if in_bytes < _MIN_BYTES:
+        return "cpu", None
     target = _auto_target()
     shape, dt = result(args, src.shape, src.dtype)
     out_bytes = _np.dtype(dt).itemsize
     for d in shape:
         out_bytes *= d
-    in_bytes = sum(a.nbytes for a in inputs)
-    why = {"operation": name, "bytes_in": in_bytes, "bytes_out": out_bytes}
-    if in_bytes < _MIN_BYTES:
-        why.update(device="cpu", reason="below %d bytes the GPU's fixed cost of about %.0f us "
-                   "outweighs the computation" % (_MIN_BYTES, _GPU_FIXED_S * 1e6))
-        return "cpu", why
     key = _key(name, params, src)
     with _lock:
         try:
             fixed, bus = _bus_model(target[1])
             cpu = _cpu_rate(key, args, [src] + list(extra_inputs or []), result)
         except Exception as e:  # an operation the CPU cannot run here: the GPU
-            why.update(device="cuda:%d" % target[1], reason="the CPU could not be measured (%s)"
-                       % e)
-            return Device(target[1]), why
+            return Device(target[1]), (key, target[1], None, str(e))
+        extra = _extra.get(key, 0.0)
+    modelled = bus * (in_bytes + out_bytes) + fixed + _GPU_FIXED_S
     t_cpu = cpu * src.nbytes
-    t_gpu = bus * (in_bytes + out_bytes) + fixed + _GPU_FIXED_S + _extra.get(key, 0.0)
-    gpu = t_gpu < t_cpu
-    why["_observe"] = (key, src.nbytes, bus * (in_bytes + out_bytes) + fixed + _GPU_FIXED_S)
-    why.update(device="cuda:%d" % target[1] if gpu else "cpu", cpu_estimate_s=t_cpu,
-               gpu_estimate_s=t_gpu, bus_bytes_per_s=1.0 / bus, cpu_bytes_per_s=1.0 / cpu,
-               reason="%s: CPU %.3f ms (measured %.2f GB/s of input) against GPU %.3f ms (%d "
-               "bytes over the measured %.1f GB/s, + %.0f us per call)" % (
-                   "GPU" if gpu else "CPU", t_cpu * 1e3, 1e-9 / cpu, t_gpu * 1e3,
-                   in_bytes + out_bytes, 1e-9 / bus, (fixed + _GPU_FIXED_S) * 1e6))
-    if _explain_env:
-        said = (key, gpu)
-        if said not in _said:
-            _said.add(said)
-            print("gip auto: %s %s %s -> %s" % (name, src.shape, src.dtype, why["reason"]),
-                  file=_sys.stderr)
-    return (Device(target[1]) if gpu else "cpu"), why
+    gpu = modelled + extra < t_cpu
+    facts = (key, target[1], gpu, (src.nbytes, in_bytes, out_bytes, modelled, extra, t_cpu, bus,
+                                   cpu, fixed))
+    if _explain_env and (key, gpu) not in _said:
+        _said.add((key, gpu))
+        print("gip auto: %s %s %s -> %s" % (name, src.shape, src.dtype,
+                                            explanation(name, facts)["reason"]), file=_sys.stderr)
+    return (Device(target[1]) if gpu else "cpu"), facts
 
 
-def observe(why, seconds):
+def explanation(name, facts):
+    """gip.explain's dict for decide()'s facts."""
+    if facts is None:
+        return {"operation": name, "device": "cpu",
+                "reason": "below %d bytes the GPU's fixed cost outweighs the computation"
+                          % _MIN_BYTES}
+    key, index, gpu, nums = facts
+    if gpu is None:
+        return {"operation": name, "device": "cuda:%d" % index,
+                "reason": "the CPU could not be measured (%s)" % nums}
+    src_bytes, in_bytes, out_bytes, modelled, extra, t_cpu, bus, cpu, fixed = nums
+    t_gpu = modelled + extra
+    return {"operation": name, "device": "cuda:%d" % index if gpu else "cpu",
+            "bytes_in": in_bytes, "bytes_out": out_bytes, "cpu_estimate_s": t_cpu,
+            "gpu_estimate_s": t_gpu, "bus_bytes_per_s": 1.0 / bus, "cpu_bytes_per_s": 1.0 / cpu,
+            "reason": "%s: CPU %.3f ms (measured %.2f GB/s of input) against GPU %.3f ms (%d "
+                      "bytes over the measured %.1f GB/s, + %.0f us per call%s)" % (
+                          "GPU" if gpu else "CPU", t_cpu * 1e3, 1e-9 / cpu, t_gpu * 1e3,
+                          in_bytes + out_bytes, 1e-9 / bus, (fixed + _GPU_FIXED_S) * 1e6,
+                          ", + %.0f us measured for this operation" % (extra * 1e6)
+                          if extra else "")}
+
+
+def observe(facts, seconds):
     """Refines the estimates with a call's measured time (the call decide() sent where it said):
     the CPU's rate for the operation, or what its GPU calls take beyond the bus model (launches
     of its kernels, its bands), each as an average with the earlier value."""
-    obs = why.get("_observe")
-    if obs is None:
+    if facts is None or facts[2] is None:
         return
-    key, src_bytes, modelled = obs
+    key, _, gpu, nums = facts
     with _lock:
-        if why["device"] == "cpu":
-            rate = seconds / src_bytes
+        if not gpu:
+            rate = seconds / nums[0]
             _cpu[key] = 0.5 * (_cpu.get(key, rate) + rate)
         else:
-            extra = max(0.0, seconds - modelled)
+            extra = max(0.0, seconds - nums[3])
             _extra[key] = 0.5 * (_extra.get(key, extra) + extra)

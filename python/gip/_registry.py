@@ -125,9 +125,9 @@ def _run(name, src, dst, device, params):
     params, inputs = _split_inputs(name, params)
     a = _args(name, params)
     given = [i for i in inputs if i is not None] if inputs else []
-    why = None
+    facts = None
     if type(src) is _np.ndarray and _auto._applies(device, [src] + given):
-        device, why = _auto.decide(name, a, params, [src] + given, _result, given)
+        device, facts = _auto.decide(name, a, params, [src] + given, _result, given)
         t0 = _perf_counter()
     ctx, prepared, up = _prep(device, [src] + given, host_run=True)
     s, rest = prepared[0], iter(prepared[1:])
@@ -137,8 +137,8 @@ def _run(name, src, dst, device, params):
         _gip.op_apply(ctx, a, s, out)
     else:
         _gip.op_apply(ctx, a, s, out, [None if i is None else next(rest) for i in inputs])
-    if why is not None:
-        _auto.observe(why, _perf_counter() - t0)
+    if facts is not None:
+        _auto.observe(facts, _perf_counter() - t0)
     return _finish(ctx, out, up, dst)
 
 
@@ -169,8 +169,8 @@ def explain(name, src, /, *, device=None, **params):
     a = _args(name, params)
     given = [i for i in inputs if i is not None] if inputs else []
     if type(src) is _np.ndarray and _auto._applies(device, [src] + given):
-        why = _auto.decide(name, a, params, [src] + given, _result, given)[1]
-        return {k: v for k, v in why.items() if not k.startswith("_")}
+        return _auto.explanation(name, _auto.decide(name, a, params, [src] + given, _result,
+                                                     given)[1])
     gpu = next((i for k, i in (_gip.where(x) for x in [src] + given) if k == "cuda"), None)
     dev = _choose(device, gpu)
     if gpu is not None:

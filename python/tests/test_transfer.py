@@ -169,14 +169,17 @@ def test_auto_model_arithmetic_and_learning(monkeypatch):
     assert why["cpu_estimate_s"] == pytest.approx(1e-9 * a.nbytes)
     assert why["gpu_estimate_s"] == pytest.approx(t_gpu)
     # A GPU call that took 5 ms (its kernels cost more than the bus model says): the CPU next.
-    full = _auto.decide("gaussian", gip._registry._args("gaussian", {"ksize": 31}),
-                        {"ksize": 31}, [a], gip._registry._result)[1]
-    _auto.observe(full, 5e-3)
+    args = gip._registry._args("gaussian", {"ksize": 31})
+    dev, facts = _auto.decide("gaussian", args, {"ksize": 31}, [a], gip._registry._result)
+    assert dev == gip.Device("cuda:0")
+    _auto.observe(facts, 5e-3)
     why = gip.explain("gaussian", a, ksize=31)
     assert why["device"] == "cpu"
     assert why["gpu_estimate_s"] == pytest.approx(5e-3)
     # The CPU then measured at 0.5 ms: its rate is averaged with the earlier one.
-    _auto.observe(dict(why, _observe=full["_observe"]), 0.5e-3)
-    assert _auto._cpu[full["_observe"][0]] == pytest.approx(0.5 * (1e-9 + 0.5e-3 / a.nbytes))
+    dev, facts = _auto.decide("gaussian", args, {"ksize": 31}, [a], gip._registry._result)
+    assert dev == "cpu"
+    _auto.observe(facts, 0.5e-3)
+    assert _auto._cpu[facts[0]] == pytest.approx(0.5 * (1e-9 + 0.5e-3 / a.nbytes))
     # Small arrays stay on the CPU without a measurement.
     assert gip.explain("gaussian", u8((8, 8, 3)), ksize=3)["device"] == "cpu"
