@@ -17,7 +17,7 @@ import numpy as _np
 from . import _auto, _gip
 from ._core import (_CODE_DTYPE, _DTYPE_CODE, _DTYPE_NAME, _NAME_DTYPE, InvalidType, _alloc,
                     _check_dtype, _choose, _dtype_of, _finish, _image_out, _prep, _raise,
-                    Image, InvalidArgument)
+                    InvalidArgument)
 
 _table_cache = None
 
