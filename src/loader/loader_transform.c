@@ -1,0 +1,308 @@
+/* SPDX-License-Identifier: MIT */
+/* The batch loader's per-image work on the CPU: the crop policy (torchvision's Resize +
+ * CenterCrop, RandomResizedCrop, letterbox), colour jitter as torchvision's ColorJitter on u8
+ * images, and the fused flip + normalise + layout + dtype pass into the batch. */
+#include <math.h>
+#include <string.h>
+
+#include "gip/geometry.h"
+#include "loader/loader_internal.h"
+
+static uint64_t mix64(uint64_t z)
+{
+    z += 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+gip__loader_rng gip__loader_rng_make(uint64_t seed, int64_t epoch, int64_t index, int purpose)
+{
+    uint64_t k = mix64(seed);
+    k = mix64(k ^ (uint64_t)epoch);
+    k = mix64(k ^ (uint64_t)index);
+    k = mix64(k ^ (uint64_t)purpose);
+    gip__loader_rng r = {k, 0};
+    return r;
+}
+
+static uint64_t next_u64(gip__loader_rng *r)
+{
+    return mix64(r->key + 0xd1b54a32d192ed03ull * ++r->ctr);
+}
+
+double gip__loader_uniform(gip__loader_rng *r)
+{
+    return (double)(next_u64(r) >> 11) * 0x1p-53;
+}
+
+int64_t gip__loader_randint(gip__loader_rng *r, int64_t n)
+{
+    return (int64_t)(((unsigned __int128)next_u64(r) * (uint64_t)n) >> 64);
+}
+
+void gip__loader_rrc_params(const gip__loader_cfg *cfg, int64_t width, int64_t height,
+                            gip__loader_rng *r, int64_t *x, int64_t *y, int64_t *cw, int64_t *ch)
+{
+    const double area = (double)width * (double)height;
+    for (int t = 0; t < 10; t++) {
+        const double target =
+            area * (cfg->scale[0] + (cfg->scale[1] - cfg->scale[0]) * gip__loader_uniform(r));
+        const double aspect = exp(cfg->log_ratio[0] +
+                                  (cfg->log_ratio[1] - cfg->log_ratio[0]) * gip__loader_uniform(r));
+        /* Python's round(): half to even, the default rounding mode of nearbyint */
+        const int64_t w = (int64_t)nearbyint(sqrt(target * aspect));
+        const int64_t h = (int64_t)nearbyint(sqrt(target / aspect));
+        if (w > 0 && w <= width && h > 0 && h <= height) {
+            *y = gip__loader_randint(r, height - h + 1);
+            *x = gip__loader_randint(r, width - w + 1);
+            *cw = w;
+            *ch = h;
+            return;
+        }
+    }
+    const double in_ratio = (double)width / (double)height;
+    int64_t w, h;
+    if (in_ratio < cfg->ratio[0]) {
+        w = width;
+        h = (int64_t)nearbyint((double)w / cfg->ratio[0]);
+    } else if (in_ratio > cfg->ratio[1]) {
+        h = height;
+        w = (int64_t)nearbyint((double)h * cfg->ratio[1]);
+    } else {
+        w = width;
+        h = height;
+    }
+    *y = (height - h) / 2;
+    *x = (width - w) / 2;
+    *cw = w;
+    *ch = h;
+}
+
+/* gip_resize with antialias (bilinear; the triangle widened by the shrink factor). */
+static gip_status resize_aa(gip_context *cpu, const gip_image *src, gip_image *dst)
+{
+    gip_resize_params p = {GIP_INTER_LINEAR, 1, 0.0, 0.0};
+    return gip_resize(cpu, src, dst, &p);
+}
+
+/* torchvision v2's _blend on u8: clamp(x * f + other * (1 - f), 0, 255) truncated, in float. */
+static inline uint8_t blend(float x, float f, float other_term)
+{
+    float v = x * f + other_term;
+    v = v < 0.0f ? 0.0f : v > 255.0f ? 255.0f : v;
+    return (uint8_t)v;
+}
+
+/* torchvision's _rgb_to_grayscale_image on u8, floored: r * 0.2989 + g * 0.587 + b * 0.114. */
+static inline float gray_of(const uint8_t *p)
+{
+    volatile float g = (float)p[0] * 0.2989f; /* one rounding per step, as torch's ops */
+    g = g + (float)p[1] * 0.587f;
+    g = g + (float)p[2] * 0.114f;
+    return floorf(g);
+}
+
+static void jitter(const gip__loader_cfg *cfg, uint8_t *img, int64_t npx, gip__loader_rng *r)
+{
+    int ops[3], k = 0;
+    if (cfg->brightness > 0)
+        ops[k++] = 0;
+    if (cfg->contrast > 0)
+        ops[k++] = 1;
+    if (cfg->saturation > 0)
+        ops[k++] = 2;
+    if (!k)
+        return;
+    /* the order: a random permutation, as ColorJitter's randperm */
+    for (int i = k - 1; i > 0; i--) {
+        int j = (int)gip__loader_randint(r, i + 1);
+        int t = ops[i];
+        ops[i] = ops[j];
+        ops[j] = t;
+    }
+    for (int i = 0; i < k; i++) {
+        const double v = ops[i] == 0   ? cfg->brightness
+                         : ops[i] == 1 ? cfg->contrast
+                                       : cfg->saturation;
+        const double lo = v < 1 ? 1 - v : 0, hi = 1 + v;
+        const double fd = lo + (hi - lo) * gip__loader_uniform(r);
+        const float f = (float)fd, nf = (float)(1.0 - fd);
+        if (ops[i] == 0) {
+            for (int64_t p = 0; p < npx * 3; p++)
+                img[p] = blend(img[p], f, 0.0f);
+        } else if (ops[i] == 1) {
+            double sum = 0;
+            for (int64_t p = 0; p < npx; p++)
+                sum += gray_of(img + 3 * p);
+            const float mean = (float)(sum / (double)npx);
+            const float other = mean * nf;
+            for (int64_t p = 0; p < npx * 3; p++)
+                img[p] = blend(img[p], f, other);
+        } else {
+            for (int64_t p = 0; p < npx; p++) {
+                uint8_t *q = img + 3 * p;
+                const float other = gray_of(q) * nf;
+                q[0] = blend(q[0], f, other);
+                q[1] = blend(q[1], f, other);
+                q[2] = blend(q[2], f, other);
+            }
+        }
+    }
+}
+
+gip_status gip__loader_transform(const gip__loader_cfg *cfg, gip__loader_scratch *s,
+                                 const gip_image *src, int64_t epoch, int64_t index, uint8_t *out,
+                                 int *flip)
+{
+    const int64_t S = cfg->size;
+    gip_image dst;
+    gip_status st = gip_image_wrap(&dst, out, S, S, 3, GIP_U8, S * 3, GIP_MEM_HOST, 0);
+    if (st)
+        return st;
+    if (cfg->mode == GIP_LOADER_TRAIN) {
+        gip__loader_rng r = gip__loader_rng_make(cfg->seed, epoch, index, GIP__LOADER_CROP);
+        int64_t x, y, w, h;
+        gip__loader_rrc_params(cfg, src->width, src->height, &r, &x, &y, &w, &h);
+        gip_image roi;
+        if ((st = gip_image_roi(src, x, y, w, h, &roi)) || (st = resize_aa(s->cpu, &roi, &dst)))
+            return st;
+    } else if (cfg->mode == GIP_LOADER_EVAL) {
+        /* torchvision's Resize(int): the shorter side to resize, the longer to
+         * int(resize * long / short); then CenterCrop's int(round((h - size) / 2.0)) */
+        const int64_t w = src->width, h = src->height, R = cfg->resize;
+        int64_t rw, rh;
+        if (w <= h) {
+            rw = R;
+            rh = (int64_t)((double)R * (double)h / (double)w);
+        } else {
+            rh = R;
+            rw = (int64_t)((double)R * (double)w / (double)h);
+        }
+        if (rw < S || rh < S)
+            return gip__error(NULL, GIP_ERR_INTERNAL, "loader: resized %lldx%lld below the crop",
+                              (long long)rw, (long long)rh);
+        if (s->resized.width != rw || s->resized.height != rh) {
+            const int64_t need = rw * 3 * rh;
+            if (!s->resized.data || s->resized.stride * s->resized.height < need) {
+                gip_image_free(NULL, &s->resized);
+                if ((st = gip_image_alloc(NULL, &s->resized, rw, rh, 3, GIP_U8, GIP_MEM_HOST,
+                                          GIP_ALLOC_TIGHT)))
+                    return st;
+            }
+            s->resized.width = rw;
+            s->resized.height = rh;
+            s->resized.stride = rw * 3;
+        }
+        if ((st = resize_aa(s->cpu, src, &s->resized)))
+            return st;
+        const int64_t top = (int64_t)nearbyint((double)(rh - S) / 2.0);
+        const int64_t left = (int64_t)nearbyint((double)(rw - S) / 2.0);
+        for (int64_t yy = 0; yy < S; yy++)
+            memcpy(out + yy * S * 3,
+                   (const uint8_t *)s->resized.data + (top + yy) * s->resized.stride + left * 3,
+                   (size_t)(S * 3));
+    } else {
+        const double sc = fmin((double)S / (double)src->width, (double)S / (double)src->height);
+        int64_t nw = (int64_t)nearbyint((double)src->width * sc);
+        int64_t nh = (int64_t)nearbyint((double)src->height * sc);
+        nw = nw < 1 ? 1 : nw > S ? S : nw;
+        nh = nh < 1 ? 1 : nh > S ? S : nh;
+        memset(out, cfg->fill, (size_t)(S * S * 3));
+        gip_image roi;
+        if ((st = gip_image_roi(&dst, (S - nw) / 2, (S - nh) / 2, nw, nh, &roi)) ||
+            (st = resize_aa(s->cpu, src, &roi)))
+            return st;
+    }
+    gip__loader_rng fr = gip__loader_rng_make(cfg->seed, epoch, index, GIP__LOADER_FLIP);
+    *flip = cfg->hflip > 0 && gip__loader_uniform(&fr) < cfg->hflip;
+    gip__loader_rng jr = gip__loader_rng_make(cfg->seed, epoch, index, GIP__LOADER_JITTER);
+    jitter(cfg, out, S * S, &jr);
+    return GIP_OK;
+}
+
+uint16_t gip__loader_f16(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    const uint32_t sign = (x >> 16) & 0x8000u;
+    x &= 0x7fffffffu;
+    if (x >= 0x7f800000u) /* inf, nan */
+        return (uint16_t)(sign | 0x7c00u | (x > 0x7f800000u ? 0x200u : 0));
+    if (x >= 0x477ff000u) /* rounds to >= 65520: overflow */
+        return (uint16_t)(sign | 0x7c00u);
+    if (x < 0x38800000u) {   /* below the smallest normal half: subnormal or zero */
+        if (x < 0x33000000u) /* below half the smallest subnormal */
+            return (uint16_t)sign;
+        const uint32_t e = x >> 23, m = (x & 0x7fffffu) | 0x800000u;
+        const uint32_t shift = 126 - e; /* 14..24 */
+        uint32_t h = m >> shift;
+        const uint32_t rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
+        if (rem > half || (rem == half && (h & 1)))
+            h++;
+        return (uint16_t)(sign | h);
+    }
+    uint32_t h = ((x >> 13) - (112u << 10));
+    const uint32_t rem = x & 0x1fffu;
+    if (rem > 0x1000u || (rem == 0x1000u && (h & 1)))
+        h++;
+    return (uint16_t)(sign | h);
+}
+
+uint16_t gip__loader_bf16(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    if ((x & 0x7fffffffu) > 0x7f800000u)
+        return (uint16_t)((x >> 16) | 0x40u);
+    x += 0x7fffu + ((x >> 16) & 1u);
+    return (uint16_t)(x >> 16);
+}
+
+void gip__loader_normalize_cpu(const gip__loader_cfg *cfg, const uint8_t *img, int flip, void *dst)
+{
+    const int64_t S = cfg->size, plane = S * S;
+    /* every output value is a function of (channel, pixel): a 3 x 256 table */
+    union {
+        uint8_t u8[3][256];
+        uint16_t u16[3][256];
+        float f32[3][256];
+    } lut;
+    for (int c = 0; c < 3; c++)
+        for (int v = 0; v < 256; v++) {
+            const float o = fmaf((float)v, cfg->a[c], cfg->b[c]);
+            switch (cfg->dtype) {
+            case GIP_LOADER_F16:
+                lut.u16[c][v] = gip__loader_f16(o);
+                break;
+            case GIP_LOADER_BF16:
+                lut.u16[c][v] = gip__loader_bf16(o);
+                break;
+            case GIP_LOADER_F32:
+                lut.f32[c][v] = o;
+                break;
+            default:
+                lut.u8[c][v] = (uint8_t)v;
+            }
+        }
+    const bool nchw = cfg->layout == GIP_LOADER_NCHW;
+    for (int64_t y = 0; y < S; y++) {
+        const uint8_t *row = img + y * S * 3;
+        for (int64_t x = 0; x < S; x++) {
+            const uint8_t *p = row + 3 * (flip ? S - 1 - x : x);
+            for (int c = 0; c < 3; c++) {
+                const int64_t o = nchw ? c * plane + y * S + x : (y * S + x) * 3 + c;
+                switch (cfg->esize) {
+                case 1:
+                    ((uint8_t *)dst)[o] = p[c];
+                    break;
+                case 2:
+                    ((uint16_t *)dst)[o] = lut.u16[c][p[c]];
+                    break;
+                default:
+                    ((float *)dst)[o] = lut.f32[c][p[c]];
+                }
+            }
+        }
+    }
+}
