@@ -58,7 +58,7 @@ typedef struct gip_loader_desc {
     int64_t n;                  /**< number of files or buffers, >= 1 */
     const int64_t *labels;      /**< optional n labels that travel with each batch */
 
-    int32_t batch_size; /**< images per batch, 1..65536; 0 = 256 */
+    int32_t batch_size; /**< images per batch, 1..65535; 0 = 256 */
     int32_t size;       /**< output width and height, 1..16384; 0 = 224 */
     int32_t resize;     /**< EVAL: the shorter side before the centre crop, >= size;
                              0 = size * 256 / 224 (rounded down) */

@@ -250,8 +250,8 @@ static gip_status check_desc(const gip_loader_desc *d)
     for (int64_t i = 0; i < d->n; i++)
         if (d->files ? !d->files[i] : !d->buffers[i])
             return BAD("%s %lld is NULL", d->files ? "file" : "buffer", (long long)i);
-    if (d->batch_size < 0 || d->batch_size > 65536)
-        return BAD("batch_size %d is outside 1..65536", (int)d->batch_size);
+    if (d->batch_size < 0 || d->batch_size > 65535)
+        return BAD("batch_size %d is outside 1..65535", (int)d->batch_size);
     if (d->size < 0 || d->size > 16384)
         return BAD("size %d is outside 1..16384", (int)d->size);
     if ((unsigned)d->mode > GIP_LOADER_LETTERBOX)
