@@ -131,8 +131,8 @@ GIP_API gip_status gip_loader_create(gip_context *ctx, const gip_loader_desc *de
                                      gip_loader **out);
 
 /** Stops and joins the worker threads and frees the loader. Batches already handed out stay
- *  valid until gip_loader_batch_free() (which must precede this for device batches). NULL is a
- *  no-op. */
+ *  valid: free them afterwards with gip_loader_batch_free(NULL, b) (device memory then goes by
+ *  cudaFree, which waits for the device; the context must still exist). NULL is a no-op. */
 GIP_API void gip_loader_destroy(gip_loader *l);
 
 /** Batches per epoch on this shard (after drop_last). */
@@ -160,7 +160,8 @@ GIP_API gip_status gip_loader_set_epoch(gip_loader *l, int64_t epoch);
  */
 GIP_API gip_status gip_loader_next(gip_loader *l, gip_loader_batch *b);
 
-/** Frees a batch's memory and zeroes it. A zeroed batch is a no-op. Any thread. */
+/** Frees a batch's memory and zeroes it. l may be NULL (after gip_loader_destroy()). A zeroed
+ *  batch is a no-op. Any thread. */
 GIP_API void gip_loader_batch_free(gip_loader *l, gip_loader_batch *b);
 
 /** The loader's counters since creation. */
