@@ -655,6 +655,7 @@ static void errors(gip_context *ctx)
         b.n = 6;
         b.batch_size = 3;
         b.on_error = mode ? GIP_LOADER_SKIP : GIP_LOADER_FAIL;
+        b.prefetch = 1; /* each slot is reused before the next batch: messages must survive */
         if (!GT_OK(gip_loader_create(ctx, &b, &l)))
             continue;
         gip_loader_batch bt;

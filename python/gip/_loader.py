@@ -225,30 +225,7 @@ class Loader:
             c.set_epoch(epoch)
         self._started, self._fresh = epoch, False
         self.last_skipped = []
-        convert = self._converter()
-        while True:
-            r = c.next()
-            if r is None:
-                break
-            batch, idx, lab, skipped, msg, _, number = r
-            if skipped:
-                self.last_skipped.append((number, msg))
-            images = convert(batch)
-            indices = _np.frombuffer(idx, dtype=_np.int64)
-            if self.output == "torch":
-                import torch
-                indices = torch.from_numpy(indices.copy())
-            if lab is None:
-                yield images, indices
-            else:
-                labels = _np.frombuffer(lab, dtype=_np.int64)
-                if self.output == "torch":
-                    import torch
-                    labels = torch.from_numpy(labels.copy())
-                yield images, labels, indices
-        # the C loader has begun the next epoch
-        self._epoch = epoch + 1
-        self._started, self._fresh = epoch + 1, True
+        return _Pass(self, c, epoch)
 
     def __repr__(self):
         return ("gip.Loader(%d files, batch_size=%d, %s %s on %s, output=%r)"
@@ -274,3 +251,41 @@ class Loader:
         if self.output == "numpy":
             return _np.from_dlpack
         return lambda b: b
+
+
+class _Pass:
+    """One epoch of a Loader. A batch that fails (on_error='raise') raises from next(); calling
+    next() again goes on with the following batch."""
+
+    def __init__(self, loader, c, epoch):
+        self._loader, self._c, self._epoch = loader, c, epoch
+        self._convert = loader._converter()
+        self._done = False
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        ld = self._loader
+        if self._done:
+            raise StopIteration
+        if ld._c is None:
+            _raise(InvalidArgument, "the loader is closed")
+        r = self._c.next()
+        if r is None:
+            self._done = True
+            if ld._started == self._epoch:  # the C loader has begun the next epoch
+                ld._epoch = self._epoch + 1
+                ld._started, ld._fresh = self._epoch + 1, True
+            raise StopIteration
+        batch, idx, lab, skipped, msg, _, number = r
+        if skipped:
+            ld.last_skipped.append((number, msg))
+        images = self._convert(batch)
+        indices = _np.frombuffer(idx, dtype=_np.int64)
+        labels = None if lab is None else _np.frombuffer(lab, dtype=_np.int64)
+        if ld.output == "torch":
+            import torch
+            indices = torch.from_numpy(indices.copy())
+            labels = None if labels is None else torch.from_numpy(labels.copy())
+        return (images, indices) if labels is None else (images, labels, indices)

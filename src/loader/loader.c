@@ -130,7 +130,11 @@ static void record(slot *s, int64_t pos, gip_status st, const char *name)
     if (pos < s->err_pos) {
         s->err = st;
         s->err_pos = pos;
-        snprintf(s->msg, sizeof s->msg, "%s: %s", name, gip_last_error());
+        const char *m = gip_last_error();
+        if (strstr(m, name)) /* the reader's messages name the file already */
+            snprintf(s->msg, sizeof s->msg, "%s", m);
+        else
+            snprintf(s->msg, sizeof s->msg, "%s: %s", name, m);
     }
 }
 
@@ -544,6 +548,8 @@ gip_status gip_loader_next(gip_loader *l, gip_loader_batch *b)
     int64_t skipped = 0;
     for (int64_t j = 0; j < s->n; j++)
         skipped += !s->ok[j];
+    if (skipped)
+        snprintf(b->message, sizeof b->message, "%s", s->msg); /* before the slot is reused */
     if (s->err && (!l->skip || s->err_pos < 0 || s->err == GIP_ERR_OUT_OF_MEMORY)) {
         st = s->err;
         snprintf(msg, sizeof msg, "%s", s->msg);
@@ -632,8 +638,6 @@ gip_status gip_loader_next(gip_loader *l, gip_loader_batch *b)
     b->epoch = epoch;
     b->number = bn;
     b->skipped = skipped;
-    if (skipped)
-        snprintf(b->message, sizeof b->message, "%s", s->msg);
     return GIP_OK;
 }
 
