@@ -578,8 +578,8 @@ gip_status gip_loader_next(gip_loader *l, gip_loader_batch *b)
             void *dev = NULL;
             st = gip__cuda_malloc(l->ctx, (size_t)b->bytes, &dev);
             if (!st)
-                st = gip__cuda_copy2d(l->ctx, l->dev_u8, k * S * S * 3, GIP_MEM_CUDA, s->out,
-                                      k * S * S * 3, GIP_MEM_PINNED, k * S * S * 3, 1);
+                st = gip__cuda_copy2d(l->ctx, l->dev_u8, S * S * 3, GIP_MEM_CUDA, s->out, S * S * 3,
+                                      GIP_MEM_PINNED, S * S * 3, k);
             if (!st)
                 st = gip__cuda_copy2d(l->ctx, l->dev_flip, k, GIP_MEM_CUDA, s->flip, k,
                                       GIP_MEM_PINNED, k, 1);
