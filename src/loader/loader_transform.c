@@ -259,6 +259,39 @@ uint16_t gip__loader_bf16(float f)
     return (uint16_t)(x >> 16);
 }
 
+/* One output row per source row, the channels split into planes (NCHW) or kept (NHWC); the
+ * source pixel read walks backwards when flipped. */
+#define NORM_NCHW(T, table)                                                                        \
+    do {                                                                                           \
+        T *o0 = (T *)dst, *o1 = o0 + plane, *o2 = o1 + plane;                                      \
+        for (int64_t y = 0; y < S; y++) {                                                          \
+            const uint8_t *row = img + y * S * 3;                                                  \
+            const int64_t step = flip ? -3 : 3;                                                    \
+            const uint8_t *p = flip ? row + (S - 1) * 3 : row;                                     \
+            T *r0 = o0 + y * S, *r1 = o1 + y * S, *r2 = o2 + y * S;                                \
+            for (int64_t x = 0; x < S; x++, p += step) {                                           \
+                r0[x] = table[0][p[0]];                                                            \
+                r1[x] = table[1][p[1]];                                                            \
+                r2[x] = table[2][p[2]];                                                            \
+            }                                                                                      \
+        }                                                                                          \
+    } while (0)
+#define NORM_NHWC(T, table)                                                                        \
+    do {                                                                                           \
+        T *o = (T *)dst;                                                                           \
+        for (int64_t y = 0; y < S; y++) {                                                          \
+            const uint8_t *row = img + y * S * 3;                                                  \
+            const int64_t step = flip ? -3 : 3;                                                    \
+            const uint8_t *p = flip ? row + (S - 1) * 3 : row;                                     \
+            T *r = o + y * S * 3;                                                                  \
+            for (int64_t x = 0; x < S; x++, p += step) {                                           \
+                r[3 * x] = table[0][p[0]];                                                         \
+                r[3 * x + 1] = table[1][p[1]];                                                     \
+                r[3 * x + 2] = table[2][p[2]];                                                     \
+            }                                                                                      \
+        }                                                                                          \
+    } while (0)
+
 void gip__loader_normalize_cpu(const gip__loader_cfg *cfg, const uint8_t *img, int flip, void *dst)
 {
     const int64_t S = cfg->size, plane = S * S;
@@ -285,24 +318,27 @@ void gip__loader_normalize_cpu(const gip__loader_cfg *cfg, const uint8_t *img, i
                 lut.u8[c][v] = (uint8_t)v;
             }
         }
-    const bool nchw = cfg->layout == GIP_LOADER_NCHW;
-    for (int64_t y = 0; y < S; y++) {
-        const uint8_t *row = img + y * S * 3;
-        for (int64_t x = 0; x < S; x++) {
-            const uint8_t *p = row + 3 * (flip ? S - 1 - x : x);
-            for (int c = 0; c < 3; c++) {
-                const int64_t o = nchw ? c * plane + y * S + x : (y * S + x) * 3 + c;
-                switch (cfg->esize) {
-                case 1:
-                    ((uint8_t *)dst)[o] = p[c];
-                    break;
-                case 2:
-                    ((uint16_t *)dst)[o] = lut.u16[c][p[c]];
-                    break;
-                default:
-                    ((float *)dst)[o] = lut.f32[c][p[c]];
-                }
-            }
+    if (cfg->layout == GIP_LOADER_NCHW) {
+        switch (cfg->esize) {
+        case 1:
+            NORM_NCHW(uint8_t, lut.u8);
+            break;
+        case 2:
+            NORM_NCHW(uint16_t, lut.u16);
+            break;
+        default:
+            NORM_NCHW(float, lut.f32);
+        }
+    } else {
+        switch (cfg->esize) {
+        case 1:
+            NORM_NHWC(uint8_t, lut.u8);
+            break;
+        case 2:
+            NORM_NHWC(uint16_t, lut.u16);
+            break;
+        default:
+            NORM_NHWC(float, lut.f32);
         }
     }
 }
