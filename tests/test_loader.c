@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "loader/loader_internal.h"
 #include "testing.h"
 
 static char dir[64];
@@ -707,12 +708,54 @@ static void errors(gip_context *ctx)
     }
 }
 
+/* The float -> half / bfloat16 conversions (the CPU pass's; CUDA's __float2half_rn and
+ * __float2bfloat16_rn round the same way) against the compiler's _Float16 and the nearest of the
+ * two neighbouring bfloat16 values, over random bit patterns and every normalised u8 level. */
+static void conversions(void)
+{
+    uint64_t st = 99;
+    int bad16 = 0, badbf = 0;
+    for (int i = 0; i < 2000000; i++) {
+        uint32_t bits = (uint32_t)gt_rand_u64(&st);
+        if (i < 4096) { /* values near the ones a normalised pixel takes */
+            float v = (float)(i % 256) / 255.0f / 0.226f - 2.1f * (float)(i / 256 % 3);
+            memcpy(&bits, &v, 4);
+        }
+        float f;
+        memcpy(&f, &bits, 4);
+        if (isnan(f))
+            continue;
+        _Float16 h = (_Float16)f;
+        uint16_t hb;
+        memcpy(&hb, &h, 2);
+        if (gip__loader_f16(f) != hb && bad16++ < 3)
+            GT_CHECK(false, "f16(%a): 0x%04x, expected 0x%04x", f, gip__loader_f16(f), hb);
+        /* bfloat16: the nearer of the truncation and the next value up, ties to the even one */
+        const uint32_t lo = bits & 0xffff0000u, hi = lo + 0x10000u;
+        float flo, fhi;
+        memcpy(&flo, &lo, 4);
+        memcpy(&fhi, &hi, 4);
+        const double dl = fabs((double)f - flo),
+                     dh = isinf(fhi) && !isinf(f) ? INFINITY : fabs((double)f - fhi);
+        uint16_t want =
+            (uint16_t)((dl < dh || (dl == dh && !((lo >> 16) & 1))) ? lo >> 16 : hi >> 16);
+        if ((bits & 0x7f800000u) == 0x7f800000u) /* inf */
+            want = (uint16_t)(bits >> 16);
+        else if (isinf(fhi) && dh == INFINITY && dl >= ldexp(1.0, 127 - 8)) /* rounds up to inf */
+            want = (uint16_t)(hi >> 16);
+        if (gip__loader_bf16(f) != want && badbf++ < 3)
+            GT_CHECK(false, "bf16(%a): 0x%04x, expected 0x%04x", f, gip__loader_bf16(f), want);
+    }
+    GT_CHECK(bad16 == 0 && badbf == 0, "%d half and %d bfloat16 conversions differ", bad16, badbf);
+}
+
 static void body(gip_context *ctx)
 {
     gip_context_desc cd = {0};
     cd.backend = GIP_BACKEND_CPU;
     if (!GT_OK(gip_context_create(&cd, &cpu_ctx)))
         return;
+    conversions();
     if (make_files()) {
         eval_mode(ctx);
         train_whole(ctx);
