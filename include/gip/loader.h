@@ -160,8 +160,10 @@ GIP_API gip_status gip_loader_set_epoch(gip_loader *l, int64_t epoch);
  */
 GIP_API gip_status gip_loader_next(gip_loader *l, gip_loader_batch *b);
 
-/** Frees a batch's memory and zeroes it. l may be NULL (after gip_loader_destroy()). A zeroed
- *  batch is a no-op. Any thread. */
+/** Frees a batch's memory and zeroes it. Device memory is freed in the order of the loader's
+ *  context stream (the block is reused by later batches): work on other streams that reads the
+ *  batch must have finished. With l NULL (also after gip_loader_destroy()) device memory goes by
+ *  cudaFree, which waits for the whole device. A zeroed batch is a no-op. Any thread. */
 GIP_API void gip_loader_batch_free(gip_loader *l, gip_loader_batch *b);
 
 /** The loader's counters since creation. */

@@ -36,8 +36,9 @@ static void export_deleter(DLManagedTensor *m)
 {
     export_t *e = (export_t *)m->manager_ctx;
     PyGILState_STATE g = PyGILState_Ensure();
-    LoaderObject *o = (LoaderObject *)e->owner;
-    gip_loader_batch_free(o->l, &e->b);
+    /* The consumer may still have work queued on its own streams that reads the batch: cudaFree
+     * (a NULL loader) waits for the device, as gip.Image's exported memory is freed. */
+    gip_loader_batch_free(NULL, &e->b);
     Py_DECREF(e->owner);
     PyMem_RawFree(e);
     PyGILState_Release(g);
