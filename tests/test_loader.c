@@ -694,6 +694,35 @@ static void errors(gip_context *ctx)
         GT_CHECK(s.decode > 0 && s.read > 0, "stats: no read or decode time");
         gip_loader_destroy(l);
     }
+    /* a batch of failed files only is passed over, its count carried to the next batch */
+    const char *bad2[5] = {missing, corrupt, paths[4], missing, corrupt};
+    b = d;
+    b.files = bad2;
+    b.n = 5;
+    b.batch_size = 2;
+    b.prefetch = 1;
+    b.on_error = GIP_LOADER_SKIP;
+    if (GT_OK(gip_loader_create(ctx, &b, &l))) {
+        gip_loader_batch bt;
+        if (GT_OK(gip_loader_next(l, &bt))) {
+            GT_CHECK(bt.n == 1 && bt.indices[0] == 2 && bt.skipped == 3,
+                     "all-skipped batch: got %lld images (skipped %lld), expected file 2 with 3 "
+                     "skipped",
+                     (long long)bt.n, (long long)bt.skipped);
+            GT_CHECK(strstr(bt.message, "missing.jpg") != NULL, "carried message '%s'", bt.message);
+            gip_loader_batch_free(l, &bt);
+        }
+        if (GT_OK(gip_loader_next(l, &bt)))
+            GT_CHECK(bt.n == 0 && bt.skipped == 1 && bt.data == NULL,
+                     "end of epoch after a skipped last batch: n %lld skipped %lld",
+                     (long long)bt.n, (long long)bt.skipped);
+        if (GT_OK(gip_loader_next(l, &bt))) { /* epoch 1 begins: the same again */
+            GT_CHECK(bt.n == 1 && bt.epoch == 1, "epoch 1: n %lld epoch %lld", (long long)bt.n,
+                     (long long)bt.epoch);
+            gip_loader_batch_free(l, &bt);
+        }
+        gip_loader_destroy(l);
+    }
     unlink(corrupt);
 
     /* destroy while the workers are busy, and with a batch still held */

@@ -150,6 +150,9 @@ GIP_API gip_status gip_loader_set_epoch(gip_loader *l, int64_t epoch);
 /**
  * Waits for the next batch and hands it over. At the end of an epoch it returns GIP_OK with
  * b->n == 0 and b->data NULL (nothing to free), and the following call begins the next epoch.
+ * With GIP_LOADER_SKIP a batch whose files all failed is passed over (its skipped count and
+ * message go with the next batch, or with the end of the epoch). One consumer thread: calls of
+ * gip_loader_next() and gip_loader_set_epoch() must not overlap.
  * A device batch is complete on the context's stream when this returns (the stream has been
  * synchronised). With GIP_LOADER_FAIL a file that cannot be read or decoded makes this return
  * its status with a message naming the file; that batch is dropped and the next call goes on

@@ -272,6 +272,9 @@ class _Pass:
         if ld._c is None:
             _raise(InvalidArgument, "the loader is closed")
         r = self._c.next()
+        if r is not None and r[0] is None:  # the end, after skipped files
+            ld.last_skipped.append((r[6], r[4]))
+            r = None
         if r is None:
             self._done = True
             if ld._started == self._epoch:  # the C loader has begun the next epoch

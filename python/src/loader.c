@@ -349,8 +349,9 @@ static int loader_usable(LoaderObject *self)
     return 1;
 }
 
-/* next() -> None at the end of an epoch, else (batch, indices bytes, labels bytes or None,
- * skipped, message, epoch, number). */
+/* next() -> (batch, indices bytes, labels bytes or None, skipped, message, epoch, number); at
+ * the end of an epoch None, or (None, None, None, skipped, ...) when files of the last batches
+ * were skipped. */
 static PyObject *loader_next(LoaderObject *self, PyObject *unused)
 {
     if (!loader_usable(self))
@@ -373,9 +374,14 @@ static PyObject *loader_next(LoaderObject *self, PyObject *unused)
         Py_DECREF(bo);
         return gpy_raise_status(st, msg);
     }
-    if (bo->b.n == 0) {
+    if (bo->b.n == 0) { /* the end of the epoch; files of skipped last batches may be counted */
+        const long long skipped = (long long)bo->b.skipped;
+        PyObject *r =
+            skipped ? Py_BuildValue("(OOOLsLL)", Py_None, Py_None, Py_None, skipped, bo->b.message,
+                                    (long long)bo->b.epoch, (long long)bo->b.number)
+                    : (Py_INCREF(Py_None), Py_None);
         Py_DECREF(bo);
-        Py_RETURN_NONE;
+        return r;
     }
     const gip_loader_batch *b = &bo->b;
     bo->shape[0] = b->n;

@@ -260,6 +260,11 @@ def test_errors_name_the_file(jpegs, tmp_path):
     assert list(idx) == [0, 2, 4, 5] and x.shape[0] == 4
     assert [n for n, _ in skip.last_skipped] == [0, 1]
     assert "missing.jpg" in skip.last_skipped[0][1] and "corrupt.jpg" in skip.last_skipped[1][1]
+    # a last batch of failed files only: reported at the end of the pass
+    tail = gip.Loader([jpegs[0], jpegs[1], missing, str(corrupt)], on_error="skip", **kw)
+    x, idx = _epoch(tail)
+    assert list(idx) == [0, 1] and len(tail.last_skipped) == 1
+    assert "missing.jpg" in tail.last_skipped[0][1]
 
 
 @pytest.mark.parametrize("kw, exc", [

@@ -521,12 +521,11 @@ static int64_t compact(gip_loader *l, slot *s, int64_t bytes_each, int64_t *idx)
     return k;
 }
 
-gip_status gip_loader_next(gip_loader *l, gip_loader_batch *b)
+/* Hands over the next batch; one whose files were all skipped comes back with n 0 and skipped
+ * > 0 (its slot keeps its buffer). */
+static gip_status next_once(gip_loader *l, gip_loader_batch *b)
 {
-    if (b)
-        memset(b, 0, sizeof *b);
-    if (!l || !b)
-        return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT, "gip_loader_next: NULL argument");
+    memset(b, 0, sizeof *b);
     const double t0 = now();
     pthread_mutex_lock(&l->mu);
     if (l->consumed >= l->nbatches) {
@@ -571,7 +570,7 @@ gip_status gip_loader_next(gip_loader *l, gip_loader_batch *b)
             lab[j] = l->labels[idx[j]];
         b->bytes = k * l->cfg.img_bytes;
         if (!l->cuda) {
-            b->data = s->out;
+            b->data = k > 0 ? s->out : NULL;
             b->memory = GIP_MEM_HOST;
         } else if (k > 0) {
             pthread_mutex_lock(&l->ctx_mu);
@@ -606,7 +605,7 @@ gip_status gip_loader_next(gip_loader *l, gip_loader_batch *b)
     }
 
     pthread_mutex_lock(&l->mu);
-    if (!st && !l->cuda)
+    if (!st && !l->cuda && k > 0)
         s->out = NULL; /* handed over */
     if (l->epoch == epoch && l->consumed == bn) {
         l->consumed++;
@@ -638,7 +637,40 @@ gip_status gip_loader_next(gip_loader *l, gip_loader_batch *b)
     b->epoch = epoch;
     b->number = bn;
     b->skipped = skipped;
+    if (k == 0) {
+        free(idx);
+        free(lab);
+        b->indices = b->labels = NULL;
+    }
     return GIP_OK;
+}
+
+gip_status gip_loader_next(gip_loader *l, gip_loader_batch *b)
+{
+    if (b)
+        memset(b, 0, sizeof *b);
+    if (!l || !b)
+        return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT, "gip_loader_next: NULL argument");
+    /* A batch whose files were all skipped is passed over: n 0 means the end of the epoch. Its
+     * count and first message go with the next batch handed over. */
+    int64_t carried = 0;
+    char first[sizeof b->message] = "";
+    for (;;) {
+        gip_status st = next_once(l, b);
+        if (st)
+            return st;
+        if (b->n == 0 && b->skipped > 0) {
+            carried += b->skipped;
+            if (!first[0])
+                snprintf(first, sizeof first, "%s", b->message);
+            continue;
+        }
+        if (carried) {
+            b->skipped += carried;
+            snprintf(b->message, sizeof b->message, "%s", first);
+        }
+        return GIP_OK;
+    }
 }
 
 void gip_loader_batch_free(gip_loader *l, gip_loader_batch *b)
