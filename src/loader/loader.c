@@ -394,6 +394,7 @@ gip_status gip_loader_create(gip_context *ctx, const gip_loader_desc *desc, gip_
     c->esize = desc->dtype == GIP_LOADER_U8 ? 1 : desc->dtype == GIP_LOADER_F32 ? 4 : 2;
     c->img_bytes = (int64_t)c->size * c->size * 3 * c->esize;
     c->seed = desc->seed;
+    gip__loader_make_lut(c);
 
     l->batch_size = desc->batch_size ? desc->batch_size : 256;
     l->world = desc->world ? desc->world : 1;

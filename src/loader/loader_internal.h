@@ -29,6 +29,12 @@ typedef struct gip__loader_cfg {
     int32_t esize;     /* bytes per output element */
     int64_t img_bytes; /* bytes per output image */
     uint64_t seed;
+    /* every output value is a function of (channel, pixel): the CPU pass's table */
+    union {
+        uint8_t u8[3][256];
+        uint16_t u16[3][256];
+        float f32[3][256];
+    } lut;
 } gip__loader_cfg;
 
 /* Counter-based random numbers: draw k of the stream keyed by (seed, epoch, index, purpose) is a
@@ -67,6 +73,9 @@ typedef struct gip__loader_scratch {
 gip_status gip__loader_transform(const gip__loader_cfg *cfg, gip__loader_scratch *s,
                                  const gip_image *src, int64_t epoch, int64_t index, uint8_t *out,
                                  int *flip);
+
+/* Fills cfg->lut from a, b, dtype. */
+void gip__loader_make_lut(gip__loader_cfg *cfg);
 
 /* The fused pass on the CPU: the u8 crop (size x size x 3) -> image slot `dst` of the batch in
  * the output layout and dtype, mirrored when flip. */

@@ -292,53 +292,51 @@ uint16_t gip__loader_bf16(float f)
         }                                                                                          \
     } while (0)
 
-void gip__loader_normalize_cpu(const gip__loader_cfg *cfg, const uint8_t *img, int flip, void *dst)
+void gip__loader_make_lut(gip__loader_cfg *cfg)
 {
-    const int64_t S = cfg->size, plane = S * S;
-    /* every output value is a function of (channel, pixel): a 3 x 256 table */
-    union {
-        uint8_t u8[3][256];
-        uint16_t u16[3][256];
-        float f32[3][256];
-    } lut;
     for (int c = 0; c < 3; c++)
         for (int v = 0; v < 256; v++) {
             const float o = fmaf((float)v, cfg->a[c], cfg->b[c]);
             switch (cfg->dtype) {
             case GIP_LOADER_F16:
-                lut.u16[c][v] = gip__loader_f16(o);
+                cfg->lut.u16[c][v] = gip__loader_f16(o);
                 break;
             case GIP_LOADER_BF16:
-                lut.u16[c][v] = gip__loader_bf16(o);
+                cfg->lut.u16[c][v] = gip__loader_bf16(o);
                 break;
             case GIP_LOADER_F32:
-                lut.f32[c][v] = o;
+                cfg->lut.f32[c][v] = o;
                 break;
             default:
-                lut.u8[c][v] = (uint8_t)v;
+                cfg->lut.u8[c][v] = (uint8_t)v;
             }
         }
+}
+
+void gip__loader_normalize_cpu(const gip__loader_cfg *cfg, const uint8_t *img, int flip, void *dst)
+{
+    const int64_t S = cfg->size, plane = S * S;
     if (cfg->layout == GIP_LOADER_NCHW) {
         switch (cfg->esize) {
         case 1:
-            NORM_NCHW(uint8_t, lut.u8);
+            NORM_NCHW(uint8_t, cfg->lut.u8);
             break;
         case 2:
-            NORM_NCHW(uint16_t, lut.u16);
+            NORM_NCHW(uint16_t, cfg->lut.u16);
             break;
         default:
-            NORM_NCHW(float, lut.f32);
+            NORM_NCHW(float, cfg->lut.f32);
         }
     } else {
         switch (cfg->esize) {
         case 1:
-            NORM_NHWC(uint8_t, lut.u8);
+            NORM_NHWC(uint8_t, cfg->lut.u8);
             break;
         case 2:
-            NORM_NHWC(uint16_t, lut.u16);
+            NORM_NHWC(uint16_t, cfg->lut.u16);
             break;
         default:
-            NORM_NHWC(float, lut.f32);
+            NORM_NHWC(float, cfg->lut.f32);
         }
     }
 }
