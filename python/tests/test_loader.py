@@ -357,3 +357,9 @@ def test_cuda_equals_cpu(jpegs):
             assert b.is_cuda and (ic == ig).all()
             assert torch.equal(a.view(torch.uint8) if dtype == "uint8" else a,
                                b.cpu()), dtype
+
+
+@pytest.mark.skipif(any(d["usable"] for d in gip.devices()), reason="a CUDA device is usable")
+def test_cuda_requested_without_device(jpegs):
+    with pytest.raises((gip.NoDevice, gip.NotBuilt)):
+        gip.Loader(jpegs, device="cuda", output="gip")
