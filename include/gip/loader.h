@@ -10,6 +10,18 @@
 extern "C" {
 #endif
 
+/** Which decoder the worker threads use. */
+typedef enum gip_loader_decoder {
+    /** libjpeg-turbo (and libpng, PNM) on the CPU; crops, resizing and jitter on the CPU too:
+     *  the same bits on both backends. */
+    GIP_LOADER_DECODE_CPU = 0,
+    /** CUDA contexts only: JPEGs decoded by nvJPEG in groups of up to 16 files per worker
+     *  (gip_jpeg_decode_device_batch(): what nvJPEG refuses goes through libjpeg-turbo and an
+     *  upload), cropped and resized on the device. Pixels differ from the CPU decoder's by
+     *  nvJPEG's IDCT (a few levels, tests/test_nvjpeg.c); colour jitter is refused. */
+    GIP_LOADER_DECODE_NVJPEG = 1
+} gip_loader_decoder;
+
 /** How each image becomes an out_size x out_size crop. */
 typedef enum gip_loader_mode {
     /** torchvision's Resize(resize) + CenterCrop(size): the shorter side to `resize` (the longer
@@ -86,6 +98,7 @@ typedef struct gip_loader_desc {
     int32_t prefetch;    /**< batches prepared ahead, 1..64; 0 = 2 */
     int32_t threads;     /**< worker threads, 1..1024; 0 = the cores this process may use */
     gip_loader_on_error on_error;
+    gip_loader_decoder decoder;
 } gip_loader_desc;
 
 /** One batch. The memory is the caller's until gip_loader_batch_free(). */
@@ -124,7 +137,8 @@ typedef struct gip_loader gip_loader;
  * context is used by gip_loader_next() and gip_loader_batch_free() only (under the loader's
  * lock), and must outlive the loader. The desc's arrays are copied (not the buffers).
  * @return GIP_OK; GIP_ERR_INVALID_ARGUMENT (NULL, n < 1, a NULL path or buffer, a field out of
- *         its range, mean/std with U8); GIP_ERR_OUT_OF_MEMORY; GIP_ERR_DEVICE;
+ *         its range, mean/std with U8, DECODE_NVJPEG on a CPU context); GIP_ERR_UNSUPPORTED
+ *         (colour jitter with DECODE_NVJPEG); GIP_ERR_OUT_OF_MEMORY; GIP_ERR_DEVICE;
  *         GIP_ERR_BAD_STATE (a poisoned context). *out is NULL on failure.
  */
 GIP_API gip_status gip_loader_create(gip_context *ctx, const gip_loader_desc *desc,

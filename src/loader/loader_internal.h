@@ -77,6 +77,12 @@ gip_status gip__loader_transform(const gip__loader_cfg *cfg, gip__loader_scratch
 /* Fills cfg->lut from a, b, dtype. */
 void gip__loader_make_lut(gip__loader_cfg *cfg);
 
+/* gip__loader_transform() for a device image `src` on the CUDA context dctx (queued on its
+ * stream), into the device crop `out`; no colour jitter (refused with the device decoder). */
+gip_status gip__loader_transform_device(const gip__loader_cfg *cfg, gip_context *dctx,
+                                        const gip_image *src, int64_t epoch, int64_t index,
+                                        uint8_t *out, int *flip);
+
 /* The fused pass on the CPU: the u8 crop (size x size x 3) -> image slot `dst` of the batch in
  * the output layout and dtype, mirrored when flip. */
 void gip__loader_normalize_cpu(const gip__loader_cfg *cfg, const uint8_t *img, int flip, void *dst);

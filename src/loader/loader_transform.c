@@ -151,6 +151,58 @@ static void jitter(const gip__loader_cfg *cfg, uint8_t *img, int64_t npx, gip__l
     }
 }
 
+/* Where an image's pixels go: the source rectangle (x, y, w, h) is resized to rw x rh; TRAIN
+ * writes that straight to the output, EVAL crops size x size at (ox, oy) of it, LETTERBOX places
+ * it at (ox, oy) of a `fill` output. */
+typedef struct crop_plan {
+    int64_t x, y, w, h, rw, rh, ox, oy;
+} crop_plan;
+
+static gip_status plan_crop(const gip__loader_cfg *cfg, int64_t width, int64_t height,
+                            int64_t epoch, int64_t index, crop_plan *p)
+{
+    const int64_t S = cfg->size;
+    memset(p, 0, sizeof *p);
+    p->w = width;
+    p->h = height;
+    if (cfg->mode == GIP_LOADER_TRAIN) {
+        gip__loader_rng r = gip__loader_rng_make(cfg->seed, epoch, index, GIP__LOADER_CROP);
+        gip__loader_rrc_params(cfg, width, height, &r, &p->x, &p->y, &p->w, &p->h);
+        p->rw = p->rh = S;
+    } else if (cfg->mode == GIP_LOADER_EVAL) {
+        /* torchvision's Resize(int): the shorter side to resize, the longer to
+         * int(resize * long / short); then CenterCrop's int(round((h - size) / 2.0)) */
+        const int64_t R = cfg->resize;
+        if (width <= height) {
+            p->rw = R;
+            p->rh = (int64_t)((double)R * (double)height / (double)width);
+        } else {
+            p->rh = R;
+            p->rw = (int64_t)((double)R * (double)width / (double)height);
+        }
+        if (p->rw < S || p->rh < S)
+            return gip__error(NULL, GIP_ERR_INTERNAL, "loader: resized %lldx%lld below the crop",
+                              (long long)p->rw, (long long)p->rh);
+        p->oy = (int64_t)nearbyint((double)(p->rh - S) / 2.0);
+        p->ox = (int64_t)nearbyint((double)(p->rw - S) / 2.0);
+    } else {
+        const double sc = fmin((double)S / (double)width, (double)S / (double)height);
+        int64_t nw = (int64_t)nearbyint((double)width * sc);
+        int64_t nh = (int64_t)nearbyint((double)height * sc);
+        p->rw = nw < 1 ? 1 : nw > S ? S : nw;
+        p->rh = nh < 1 ? 1 : nh > S ? S : nh;
+        p->ox = (S - p->rw) / 2;
+        p->oy = (S - p->rh) / 2;
+    }
+    return GIP_OK;
+}
+
+static int draw_flip(const gip__loader_cfg *cfg, int64_t epoch, int64_t index)
+{
+    gip__loader_rng fr = gip__loader_rng_make(cfg->seed, epoch, index, GIP__LOADER_FLIP);
+    return cfg->hflip > 0 && gip__loader_uniform(&fr) < cfg->hflip;
+}
+
 gip_status gip__loader_transform(const gip__loader_cfg *cfg, gip__loader_scratch *s,
                                  const gip_image *src, int64_t epoch, int64_t index, uint8_t *out,
                                  int *flip)
@@ -158,66 +210,78 @@ gip_status gip__loader_transform(const gip__loader_cfg *cfg, gip__loader_scratch
     const int64_t S = cfg->size;
     gip_image dst;
     gip_status st = gip_image_wrap(&dst, out, S, S, 3, GIP_U8, S * 3, GIP_MEM_HOST, 0);
-    if (st)
+    crop_plan p;
+    if (st || (st = plan_crop(cfg, src->width, src->height, epoch, index, &p)))
         return st;
     if (cfg->mode == GIP_LOADER_TRAIN) {
-        gip__loader_rng r = gip__loader_rng_make(cfg->seed, epoch, index, GIP__LOADER_CROP);
-        int64_t x, y, w, h;
-        gip__loader_rrc_params(cfg, src->width, src->height, &r, &x, &y, &w, &h);
         gip_image roi;
-        if ((st = gip_image_roi(src, x, y, w, h, &roi)) || (st = resize_aa(s->cpu, &roi, &dst)))
+        if ((st = gip_image_roi(src, p.x, p.y, p.w, p.h, &roi)) ||
+            (st = resize_aa(s->cpu, &roi, &dst)))
             return st;
     } else if (cfg->mode == GIP_LOADER_EVAL) {
-        /* torchvision's Resize(int): the shorter side to resize, the longer to
-         * int(resize * long / short); then CenterCrop's int(round((h - size) / 2.0)) */
-        const int64_t w = src->width, h = src->height, R = cfg->resize;
-        int64_t rw, rh;
-        if (w <= h) {
-            rw = R;
-            rh = (int64_t)((double)R * (double)h / (double)w);
-        } else {
-            rh = R;
-            rw = (int64_t)((double)R * (double)w / (double)h);
-        }
-        if (rw < S || rh < S)
-            return gip__error(NULL, GIP_ERR_INTERNAL, "loader: resized %lldx%lld below the crop",
-                              (long long)rw, (long long)rh);
-        if (s->resized.width != rw || s->resized.height != rh) {
-            const int64_t need = rw * 3 * rh;
+        if (s->resized.width != p.rw || s->resized.height != p.rh) {
+            const int64_t need = p.rw * 3 * p.rh;
             if (!s->resized.data || s->resized.stride * s->resized.height < need) {
                 gip_image_free(NULL, &s->resized);
-                if ((st = gip_image_alloc(NULL, &s->resized, rw, rh, 3, GIP_U8, GIP_MEM_HOST,
+                if ((st = gip_image_alloc(NULL, &s->resized, p.rw, p.rh, 3, GIP_U8, GIP_MEM_HOST,
                                           GIP_ALLOC_TIGHT)))
                     return st;
             }
-            s->resized.width = rw;
-            s->resized.height = rh;
-            s->resized.stride = rw * 3;
+            s->resized.width = p.rw;
+            s->resized.height = p.rh;
+            s->resized.stride = p.rw * 3;
         }
         if ((st = resize_aa(s->cpu, src, &s->resized)))
             return st;
-        const int64_t top = (int64_t)nearbyint((double)(rh - S) / 2.0);
-        const int64_t left = (int64_t)nearbyint((double)(rw - S) / 2.0);
         for (int64_t yy = 0; yy < S; yy++)
             memcpy(out + yy * S * 3,
-                   (const uint8_t *)s->resized.data + (top + yy) * s->resized.stride + left * 3,
+                   (const uint8_t *)s->resized.data + (p.oy + yy) * s->resized.stride + p.ox * 3,
                    (size_t)(S * 3));
     } else {
-        const double sc = fmin((double)S / (double)src->width, (double)S / (double)src->height);
-        int64_t nw = (int64_t)nearbyint((double)src->width * sc);
-        int64_t nh = (int64_t)nearbyint((double)src->height * sc);
-        nw = nw < 1 ? 1 : nw > S ? S : nw;
-        nh = nh < 1 ? 1 : nh > S ? S : nh;
         memset(out, cfg->fill, (size_t)(S * S * 3));
         gip_image roi;
-        if ((st = gip_image_roi(&dst, (S - nw) / 2, (S - nh) / 2, nw, nh, &roi)) ||
+        if ((st = gip_image_roi(&dst, p.ox, p.oy, p.rw, p.rh, &roi)) ||
             (st = resize_aa(s->cpu, src, &roi)))
             return st;
     }
-    gip__loader_rng fr = gip__loader_rng_make(cfg->seed, epoch, index, GIP__LOADER_FLIP);
-    *flip = cfg->hflip > 0 && gip__loader_uniform(&fr) < cfg->hflip;
+    *flip = draw_flip(cfg, epoch, index);
     gip__loader_rng jr = gip__loader_rng_make(cfg->seed, epoch, index, GIP__LOADER_JITTER);
     jitter(cfg, out, S * S, &jr);
+    return GIP_OK;
+}
+
+gip_status gip__loader_transform_device(const gip__loader_cfg *cfg, gip_context *dctx,
+                                        const gip_image *src, int64_t epoch, int64_t index,
+                                        uint8_t *out, int *flip)
+{
+    const int64_t S = cfg->size;
+    gip_image dst;
+    gip_status st = gip_image_wrap(&dst, out, S, S, 3, GIP_U8, S * 3, GIP_MEM_CUDA, src->device);
+    crop_plan p;
+    if (st || (st = plan_crop(cfg, src->width, src->height, epoch, index, &p)))
+        return st;
+    gip_image roi;
+    if (cfg->mode == GIP_LOADER_TRAIN) {
+        if ((st = gip_image_roi(src, p.x, p.y, p.w, p.h, &roi)) ||
+            (st = resize_aa(dctx, &roi, &dst)))
+            return st;
+    } else if (cfg->mode == GIP_LOADER_EVAL) {
+        gip_image full = {0};
+        if ((st = gip_image_alloc(dctx, &full, p.rw, p.rh, 3, GIP_U8, GIP_MEM_CUDA, 0)))
+            return st;
+        if (!(st = resize_aa(dctx, src, &full)) &&
+            !(st = gip_image_roi(&full, p.ox, p.oy, S, S, &roi)))
+            st = gip_copy(dctx, &roi, &dst);
+        gip_image_free(dctx, &full); /* stream-ordered: after the copy */
+        if (st)
+            return st;
+    } else {
+        if ((st = gip_image_fill_bytes(dctx, &dst, (uint8_t)cfg->fill)) ||
+            (st = gip_image_roi(&dst, p.ox, p.oy, p.rw, p.rh, &roi)) ||
+            (st = resize_aa(dctx, src, &roi)))
+            return st;
+    }
+    *flip = draw_flip(cfg, epoch, index);
     return GIP_OK;
 }
 
