@@ -630,6 +630,7 @@ static void errors(gip_context *ctx)
     BAD(b.prefetch = 65);
     BAD(b.threads = -1);
     BAD(b.on_error = 3);
+    BAD(b.decoder = 2);
 #undef BAD
     const char *withnull[2] = {paths[0], NULL};
     b = d;
@@ -778,6 +779,95 @@ static void conversions(void)
     GT_CHECK(bad16 == 0 && badbf == 0, "%d half and %d bfloat16 conversions differ", bad16, badbf);
 }
 
+/* The nvJPEG decoder (CUDA contexts): refused on a CPU context and with colour jitter; on CUDA its
+ * crops are the CPU decoder's within nvJPEG's IDCT difference (tests/test_nvjpeg.c's bounds),
+ * the same for any thread count, and a missing file is named. */
+static void nvjpeg_decoder(gip_context *ctx)
+{
+    gip_loader_desc d = base_desc(48, 4);
+    d.decoder = GIP_LOADER_DECODE_NVJPEG;
+    gip_loader *l = NULL;
+    if (gip_context_backend(ctx) != GIP_BACKEND_CUDA) {
+        GT_STATUS(gip_loader_create(ctx, &d, &l), GIP_ERR_INVALID_ARGUMENT);
+        GT_CHECK(strstr(gip_last_error(), "CUDA") != NULL, "message '%s'", gip_last_error());
+        return;
+    }
+    gip_loader_desc j = d;
+    j.brightness = 0.2;
+    GT_STATUS(gip_loader_create(ctx, &j, &l), GIP_ERR_UNSUPPORTED);
+    if (!gip_nvjpeg_backend()[0]) {
+        printf("nvjpeg_decoder: skipped (gip was built without nvJPEG or it is unusable)\n");
+        return;
+    }
+    for (int mode = 0; mode < 3; mode++) {
+        gip_loader_desc dc = base_desc(48, 4), dn;
+        dc.mode = (gip_loader_mode)mode;
+        dc.hflip = 0.5;
+        dc.seed = 17;
+        dn = dc;
+        dn.decoder = GIP_LOADER_DECODE_NVJPEG;
+        epoch_out ec, en;
+        if (!GT_OK(gip_loader_create(ctx, &dc, &l)) || !run_epoch(ctx, l, &ec)) {
+            gip_loader_destroy(l);
+            continue;
+        }
+        gip_loader_destroy(l);
+        if (!GT_OK(gip_loader_create(ctx, &dn, &l)) || !run_epoch(ctx, l, &en)) {
+            gip_loader_destroy(l);
+            epoch_free(&ec);
+            continue;
+        }
+        gip_loader_destroy(l);
+        int maxd = 0;
+        double sum = 0;
+        for (int64_t i = 0; i < en.n * en.img_bytes; i++) {
+            const int dd = abs((int)en.data[i] - (int)ec.data[i]);
+            maxd = dd > maxd ? dd : maxd;
+            sum += dd;
+        }
+        const double mean = sum / (double)(en.n * en.img_bytes);
+        printf("nvjpeg decoder, mode %d: max %d, mean %.3f against the CPU decoder\n", mode, maxd,
+               mean);
+        GT_CHECK(en.n == ec.n && !memcmp(en.indices, ec.indices, (size_t)en.n * 8),
+                 "mode %d: indices differ from the CPU decoder's", mode);
+        GT_CHECK(maxd <= 48 && mean <= 1.5, "mode %d: max %d, mean %.3f from the CPU decoder", mode,
+                 maxd, mean);
+        /* reproducible for any thread count */
+        dn.threads = 5;
+        dn.prefetch = 3;
+        epoch_out e5;
+        if (GT_OK(gip_loader_create(ctx, &dn, &l)) && run_epoch(ctx, l, &e5)) {
+            GT_CHECK(!memcmp(e5.data, en.data, (size_t)(en.n * en.img_bytes)),
+                     "mode %d: 5 threads differ from 2", mode);
+            epoch_free(&e5);
+        }
+        gip_loader_destroy(l);
+        epoch_free(&ec);
+        epoch_free(&en);
+    }
+    char missing[128];
+    snprintf(missing, sizeof missing, "%s/missing.jpg", dir);
+    const char *list[3] = {paths[0], missing, paths[1]};
+    d.files = list;
+    d.n = 3;
+    if (GT_OK(gip_loader_create(ctx, &d, &l))) {
+        gip_loader_batch bt;
+        GT_STATUS(gip_loader_next(l, &bt), GIP_ERR_NOT_FOUND);
+        GT_CHECK(strstr(gip_last_error(), "missing.jpg") != NULL, "message '%s'", gip_last_error());
+        gip_loader_destroy(l);
+    }
+    d.on_error = GIP_LOADER_SKIP;
+    if (GT_OK(gip_loader_create(ctx, &d, &l))) {
+        gip_loader_batch bt;
+        if (GT_OK(gip_loader_next(l, &bt))) {
+            GT_CHECK(bt.n == 2 && bt.indices[1] == 2 && bt.skipped == 1, "nvjpeg skip: %lld images",
+                     (long long)bt.n);
+            gip_loader_batch_free(l, &bt);
+        }
+        gip_loader_destroy(l);
+    }
+}
+
 static void body(gip_context *ctx)
 {
     gip_context_desc cd = {0};
@@ -794,6 +884,7 @@ static void body(gip_context *ctx)
         reproducible(ctx);
         shards_and_epochs(ctx);
         errors(ctx);
+        nvjpeg_decoder(ctx);
     }
     remove_files();
     gip_context_destroy(cpu_ctx);

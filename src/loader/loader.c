@@ -19,6 +19,7 @@ typedef struct slot {
     uint8_t *ok;      /* per image: decoded and transformed */
     uint8_t *flip;    /* per image (CUDA: the kernel mirrors) */
     void *out;        /* CPU: the output batch (malloc, handed over); CUDA: pinned u8 staging */
+    uint8_t *dev;     /* DECODE_NVJPEG: the batch's crops on the device */
     gip_status err;   /* the failure of the lowest failing position */
     int64_t err_pos;
     char msg[512];
@@ -34,7 +35,7 @@ struct gip_loader {
     size_t *sizes;
     int64_t *labels;
     int32_t batch_size, world, rank, depth, nthreads;
-    bool shuffle, drop_last, skip;
+    bool shuffle, drop_last, skip, nvjpeg;
     int64_t samples, nbatches, items; /* per epoch on this shard */
     int64_t *order;                   /* this epoch's files on this shard, samples entries */
 
@@ -84,6 +85,8 @@ static void shard_order(gip_loader *l, int64_t epoch)
         free(tmp);
     }
 }
+
+#define GROUP 16 /* files per nvJPEG decode call */
 
 static void slot_init(gip_loader *l, slot *s, int64_t b)
 {
@@ -194,16 +197,116 @@ static gip_status work_item(gip_loader *l, gip__loader_scratch *sc, slot *s, int
     return st;
 }
 
+/* DECODE_NVJPEG: reads the files at positions pos..pos+g-1 of slot s, decodes them in one
+ * nvJPEG batch on the worker's CUDA context and crops and resizes each into the slot's device
+ * crops; st[i] receives each file's status. l->mu not held. */
+static void work_group_nvjpeg(gip_loader *l, gip__loader_scratch *sc, slot *s, int64_t pos,
+                              int64_t g, int64_t epoch, double t[4], gip_status st[GROUP])
+{
+    const void *data[GROUP];
+    size_t size[GROUP];
+    const void *dd[GROUP];
+    size_t ds[GROUP];
+    int32_t which[GROUP], m = 0;
+    gip_image outs[GROUP];
+    gip_status dst[GROUP];
+    char names[GROUP][64], msgs[GROUP][256];
+    const char *path[GROUP];
+    const int64_t S = l->cfg.size;
+    t[0] = now();
+    for (int64_t i = 0; i < g; i++) {
+        const int64_t idx = s->indices[pos + i];
+        path[i] = l->files ? l->files[idx] : NULL;
+        if (!path[i]) {
+            snprintf(names[i], sizeof names[i], "buffer %lld", (long long)idx);
+            path[i] = names[i];
+        }
+        msgs[i][0] = 0;
+        data[i] = NULL;
+        size[i] = 0;
+        st[i] = GIP_OK;
+        if (l->files) {
+            void *buf = NULL;
+            st[i] = gip__batch_read_file(path[i], &buf, &size[i]);
+            data[i] = buf;
+            if (st[i])
+                snprintf(msgs[i], sizeof msgs[i], "%s", gip_last_error());
+        } else {
+            data[i] = l->bufs[idx];
+            size[i] = l->sizes[idx];
+        }
+        if (!st[i]) {
+            dd[m] = data[i];
+            ds[m] = size[i];
+            which[m++] = (int32_t)i;
+        }
+    }
+    t[1] = now();
+    memset(outs, 0, sizeof outs);
+    if (m > 0) {
+        gip_load_params lp = {0};
+        lp.mode = GIP_LOAD_COLOR;
+        lp.ignore_orientation = 1;
+        gip_clear_error();
+        gip_status bst = gip_jpeg_decode_device_batch(sc->cpu, m, dd, ds, &lp, outs, dst);
+        for (int32_t j = 0; j < m; j++) {
+            const int32_t i = which[j];
+            st[i] = bst ? bst : dst[j];
+            if (st[i])
+                snprintf(msgs[i], sizeof msgs[i], "%s",
+                         gip_last_error()[0] ? gip_last_error() : gip_status_string(st[i]));
+        }
+    }
+    if (l->files)
+        for (int64_t i = 0; i < g; i++)
+            free((void *)data[i]);
+    t[2] = now();
+    for (int32_t j = 0; j < m; j++) {
+        const int32_t i = which[j];
+        if (st[i])
+            continue;
+        int flip = 0;
+        gip_clear_error();
+        st[i] = gip__loader_transform_device(&l->cfg, sc->cpu, &outs[j], epoch, s->indices[pos + i],
+                                             s->dev + (pos + i) * S * S * 3, &flip);
+        if (st[i])
+            snprintf(msgs[i], sizeof msgs[i], "%s", gip_last_error());
+        s->flip[pos + i] = (uint8_t)flip;
+    }
+    gip_status sy = gip_context_sync(sc->cpu);
+    for (int32_t j = 0; j < m; j++)
+        gip_image_free(sc->cpu, &outs[j]);
+    t[3] = now();
+    pthread_mutex_lock(&l->mu);
+    for (int64_t i = 0; i < g; i++) {
+        if (!st[i] && sy) {
+            st[i] = sy;
+            snprintf(msgs[i], sizeof msgs[i], "loader: the device failed (%s)",
+                     gip_status_name(sy));
+        }
+        if (st[i] && pos + i < s->err_pos) {
+            s->err = st[i];
+            s->err_pos = pos + i;
+            if (strstr(msgs[i], path[i]))
+                snprintf(s->msg, sizeof s->msg, "%s", msgs[i]);
+            else
+                snprintf(s->msg, sizeof s->msg, "%s: %s", path[i], msgs[i]);
+        }
+    }
+    pthread_mutex_unlock(&l->mu);
+}
+
 static void *worker(void *arg)
 {
     gip_loader *l = arg;
     gip__loader_scratch sc = {0};
     gip_context_desc cd = {0};
-    cd.backend = GIP_BACKEND_CPU;
+    cd.backend = l->nvjpeg ? GIP_BACKEND_CUDA : GIP_BACKEND_CPU;
+    cd.device = l->nvjpeg ? gip_context_device(l->ctx) : 0;
     cd.threads = 1;
     gip_status cst = gip_context_create(&cd, &sc.cpu);
     const int64_t S = l->cfg.size;
-    if (!cst && !l->cuda) {
+    if (!cst && !l->cuda && !l->nvjpeg) {
         sc.u8 = malloc((size_t)(S * S * 3));
         if (!sc.u8)
             cst = GIP_ERR_OUT_OF_MEMORY;
@@ -215,26 +318,47 @@ static void *worker(void *arg)
             pthread_cond_wait(&l->cv_work, &l->mu);
             continue;
         }
-        const int64_t k = l->next_item++;
+        /* one file, or with nvJPEG a group of the batch's files decoded in one call */
+        const int64_t k = l->next_item;
+        int64_t g = 1;
+        if (l->nvjpeg) {
+            const int64_t batch_end = (k / l->batch_size + 1) * l->batch_size;
+            g = GROUP;
+            if (g > batch_end - k)
+                g = batch_end - k;
+            if (g > l->items - k)
+                g = l->items - k;
+        }
+        l->next_item += g;
         slot *s = &l->slots[(k / l->batch_size) % l->depth];
         const int64_t pos = k % l->batch_size, epoch = l->epoch;
         l->busy++;
-        bool usable = s->out != NULL && !cst;
+        bool usable = (l->nvjpeg ? (void *)s->dev : s->out) != NULL && !cst;
         if (cst && pos < s->err_pos) {
-            s->err = gip__error(NULL, cst, "loader: a worker could not start (out of memory)");
+            s->err = gip__error(NULL, cst, "loader: a worker could not start (%s)",
+                                gip_status_name(cst));
             s->err_pos = pos;
             snprintf(s->msg, sizeof s->msg, "%s", gip_last_error());
         }
         pthread_mutex_unlock(&l->mu);
         double t[4] = {0, 0, 0, 0};
-        gip_status st = usable ? work_item(l, &sc, s, pos, epoch, t) : GIP_ERR_OUT_OF_MEMORY;
+        gip_status st[GROUP];
+        if (!usable)
+            for (int64_t i = 0; i < g; i++)
+                st[i] = GIP_ERR_OUT_OF_MEMORY;
+        else if (l->nvjpeg)
+            work_group_nvjpeg(l, &sc, s, pos, g, epoch, t, st);
+        else
+            st[0] = work_item(l, &sc, s, pos, epoch, t);
         pthread_mutex_lock(&l->mu);
         l->busy--;
-        s->ok[pos] = st == GIP_OK;
+        for (int64_t i = 0; i < g; i++)
+            s->ok[pos + i] = st[i] == GIP_OK;
         l->st.read += t[1] - t[0];
         l->st.decode += t[2] - t[1];
         l->st.transform += t[3] - t[2];
-        if (++s->done == s->n || (l->pause && l->busy == 0))
+        s->done += g;
+        if (s->done == s->n || (l->pause && l->busy == 0))
             pthread_cond_broadcast(&l->cv_done);
     }
     pthread_mutex_unlock(&l->mu);
@@ -299,6 +423,8 @@ static gip_status check_desc(const gip_loader_desc *d)
         return BAD("threads %d is outside 1..1024", (int)d->threads);
     if ((unsigned)d->on_error > GIP_LOADER_SKIP)
         return BAD("on_error %d is not FAIL (0) or SKIP (1)", (int)d->on_error);
+    if ((unsigned)d->decoder > GIP_LOADER_DECODE_NVJPEG)
+        return BAD("decoder %d is not CPU (0) or NVJPEG (1)", (int)d->decoder);
 #undef BAD
     return GIP_OK;
 }
@@ -323,8 +449,10 @@ static void loader_free(gip_loader *l)
                 gip__cuda_free_pinned(s->out);
             else
                 free(s->out);
+            if (s->dev)
+                gip__cuda_free(l->ctx, s->dev);
         }
-    if (l->dev_u8 || l->dev_flip) {
+    if (l->dev_u8 || l->dev_flip || l->nvjpeg) {
         gip__cuda_free(l->ctx, l->dev_u8);
         gip__cuda_free(l->ctx, l->dev_flip);
         gip__cuda_sync(l->ctx);
@@ -356,6 +484,17 @@ gip_status gip_loader_create(gip_context *ctx, const gip_loader_desc *desc, gip_
     gip_status st = gip__ctx_check(ctx, "gip_loader_create");
     if (st || (st = check_desc(desc)))
         return st;
+    if (desc->decoder == GIP_LOADER_DECODE_NVJPEG) {
+        if (gip_context_backend(ctx) != GIP_BACKEND_CUDA)
+            return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT,
+                              "gip_loader_create: the nvJPEG decoder needs a CUDA context (this "
+                              "one is %s)",
+                              gip_context_describe(ctx));
+        if (desc->brightness > 0 || desc->contrast > 0 || desc->saturation > 0)
+            return gip__error(NULL, GIP_ERR_UNSUPPORTED,
+                              "gip_loader_create: colour jitter runs with the CPU decoder only; "
+                              "use decoder CPU or leave brightness, contrast and saturation 0");
+    }
     gip_loader *l = calloc(1, sizeof *l);
     if (!l)
         return gip__error(NULL, GIP_ERR_OUT_OF_MEMORY, "gip_loader_create: out of memory");
@@ -406,6 +545,7 @@ gip_status gip_loader_create(gip_context *ctx, const gip_loader_desc *desc, gip_
     l->shuffle = desc->shuffle != 0;
     l->drop_last = desc->drop_last != 0;
     l->skip = desc->on_error == GIP_LOADER_SKIP;
+    l->nvjpeg = desc->decoder == GIP_LOADER_DECODE_NVJPEG;
     l->samples = (l->n + l->world - 1) / l->world;
     l->nbatches = l->drop_last ? l->samples / l->batch_size
                                : (l->samples + l->batch_size - 1) / l->batch_size;
@@ -444,15 +584,22 @@ gip_status gip_loader_create(gip_context *ctx, const gip_loader_desc *desc, gip_
         s->flip = calloc((size_t)l->batch_size, 1);
         if (!s->indices || !s->ok || !s->flip)
             goto out_free;
-        if (l->cuda &&
-            (st = gip__cuda_malloc_pinned(ctx, (size_t)(l->batch_size * S * S * 3), &s->out)))
+        if (l->nvjpeg) {
+            if ((st = gip__cuda_malloc(ctx, (size_t)(l->batch_size * S * S * 3), (void **)&s->dev)))
+                goto out_free;
+        } else if (l->cuda && (st = gip__cuda_malloc_pinned(
+                                   ctx, (size_t)(l->batch_size * S * S * 3), &s->out))) {
             goto out_free;
+        }
         st = GIP_ERR_OUT_OF_MEMORY;
     }
     if (l->cuda) {
-        if ((st =
-                 gip__cuda_malloc(ctx, (size_t)(l->batch_size * S * S * 3), (void **)&l->dev_u8)) ||
+        if ((!l->nvjpeg && (st = gip__cuda_malloc(ctx, (size_t)(l->batch_size * S * S * 3),
+                                                  (void **)&l->dev_u8))) ||
             (st = gip__cuda_malloc(ctx, (size_t)l->batch_size, (void **)&l->dev_flip)))
+            goto out_free;
+        /* the workers' streams write the slots' device crops: the allocations must be done */
+        if ((st = gip__cuda_sync(ctx)))
             goto out_free;
         st = GIP_ERR_OUT_OF_MEMORY;
     }
@@ -506,15 +653,23 @@ gip_status gip_loader_set_epoch(gip_loader *l, int64_t epoch)
 }
 
 /* Moves the images that were made to the front of the batch (skipped ones leave gaps). */
-static int64_t compact(gip_loader *l, slot *s, int64_t bytes_each, int64_t *idx)
+static int64_t compact(gip_loader *l, slot *s, int64_t bytes_each, int64_t *idx, gip_status *st)
 {
     int64_t k = 0;
+    *st = GIP_OK;
     for (int64_t j = 0; j < s->n; j++) {
         if (!s->ok[j])
             continue;
         if (k != j) {
-            memmove((uint8_t *)s->out + k * bytes_each, (uint8_t *)s->out + j * bytes_each,
-                    (size_t)bytes_each);
+            if (l->nvjpeg) { /* the crops are on the device: an earlier block, no overlap */
+                if (!*st)
+                    *st = gip__cuda_copy2d(l->ctx, s->dev + k * bytes_each, bytes_each,
+                                           GIP_MEM_CUDA, s->dev + j * bytes_each, bytes_each,
+                                           GIP_MEM_CUDA, bytes_each, 1);
+            } else {
+                memmove((uint8_t *)s->out + k * bytes_each, (uint8_t *)s->out + j * bytes_each,
+                        (size_t)bytes_each);
+            }
             s->flip[k] = s->flip[j];
         }
         idx[k++] = s->indices[j];
@@ -566,7 +721,15 @@ static gip_status next_once(gip_loader *l, gip_loader_batch *b)
     const int64_t S = l->cfg.size;
     int64_t k = 0;
     if (!st) {
-        k = compact(l, s, l->cuda ? S * S * 3 : l->cfg.img_bytes, idx);
+        if (l->nvjpeg)
+            pthread_mutex_lock(&l->ctx_mu);
+        k = compact(l, s, l->cuda ? S * S * 3 : l->cfg.img_bytes, idx, &st);
+        if (l->nvjpeg)
+            pthread_mutex_unlock(&l->ctx_mu);
+        if (st)
+            snprintf(msg, sizeof msg, "%s", gip_last_error());
+    }
+    if (!st) {
         for (int64_t j = 0; lab && j < k; j++)
             lab[j] = l->labels[idx[j]];
         b->bytes = k * l->cfg.img_bytes;
@@ -577,7 +740,7 @@ static gip_status next_once(gip_loader *l, gip_loader_batch *b)
             pthread_mutex_lock(&l->ctx_mu);
             void *dev = NULL;
             st = gip__cuda_malloc(l->ctx, (size_t)b->bytes, &dev);
-            if (!st)
+            if (!st && !l->nvjpeg)
                 st = gip__cuda_copy2d(l->ctx, l->dev_u8, S * S * 3, GIP_MEM_CUDA, s->out, S * S * 3,
                                       GIP_MEM_PINNED, S * S * 3, k);
             if (!st)
@@ -585,7 +748,8 @@ static gip_status next_once(gip_loader *l, gip_loader_batch *b)
                                       GIP_MEM_PINNED, k, 1);
 #ifdef GIP_HAVE_CUDA
             if (!st)
-                st = gip__loader_normalize_cuda(l->ctx, &l->cfg, l->dev_u8, l->dev_flip, k, dev);
+                st = gip__loader_normalize_cuda(l->ctx, &l->cfg, l->nvjpeg ? s->dev : l->dev_u8,
+                                                l->dev_flip, k, dev);
 #endif
             if (!st)
                 st = gip__cuda_sync(l->ctx);
