@@ -51,7 +51,7 @@ def timed(name, make_iter, epochs, n_per_epoch):
 
 
 # ---- gip ------------------------------------------------------------------------------------------
-def gip_loader(files, args, train, device):
+def gip_loader(files, args, train, device, decoder="cpu"):
     import gip
     out = "torch" if _cuda_ok() or device == "cpu" else "numpy"
     try:
@@ -59,7 +59,8 @@ def gip_loader(files, args, train, device):
     except ImportError:
         out = "numpy"
     ld = gip.Loader(files, batch_size=args.batch, size=args.size, train=train, device=device,
-                    dtype="float16", threads=args.workers, output=out, drop_last=False)
+                    dtype="float16", threads=args.workers, output=out, drop_last=False,
+                    decoder=decoder)
 
     def make(epoch):
         ld.set_epoch(epoch)
@@ -211,6 +212,13 @@ def main():
         if cuda:
             r["gip_cuda"] = timed("gip.Loader device=cuda", gip_loader(files, args, train, "cuda"),
                                   args.epochs, len(files))
+            try:
+                r["gip_cuda_nvjpeg"] = timed("gip.Loader device=cuda decoder=nvjpeg",
+                                             gip_loader(files, args, train, "cuda", "nvjpeg"),
+                                             args.epochs, len(files))
+                r["gip_cuda"] = max(r["gip_cuda"], r["gip_cuda_nvjpeg"])
+            except gip.Error as e:
+                print("  gip decoder=nvjpeg: %s" % e)
             if have_tv:
                 r["torchvision_gpu"] = timed("torchvision decode_jpeg(cuda) + v2 on the GPU",
                                              tv_gpu_loader(files, args, train), args.epochs,

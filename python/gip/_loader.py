@@ -96,7 +96,9 @@ class Loader:
     prefetch depth and device. on_error='raise' raises the error naming the file (the next
     iteration goes on with the following batch); 'skip' leaves the file out of its batch.
     output: 'torch' (default when torch imports), 'cupy', 'jax', 'numpy', or 'gip' (the
-    LoaderBatch, a DLPack exporter). close() (or leaving a ``with`` block, or garbage collection)
+    LoaderBatch, a DLPack exporter). decoder='nvjpeg' (device='cuda' only) decodes JPEGs with
+    nvJPEG and crops and resizes on the GPU (pixels within nvJPEG's IDCT difference of the CPU
+    decoder's; no colour jitter); 'cpu' (default) decodes with libjpeg-turbo on the threads. close() (or leaving a ``with`` block, or garbage collection)
     stops the worker threads."""
 
     def __init__(self, files, batch_size=256, size=224, train=True, mean=IMAGENET_MEAN,
@@ -104,7 +106,7 @@ class Loader:
                  shard=(0, 1), *, shuffle=None, drop_last=None, hflip=None, scale=(0.08, 1.0),
                  ratio=(3.0 / 4.0, 4.0 / 3.0), resize=None, mode=None, fill=0, brightness=0.0,
                  contrast=0.0, saturation=0.0, labels=None, prefetch=2, threads=None,
-                 on_error="raise", output=None):
+                 on_error="raise", output=None, decoder="cpu"):
         self._c = None
         srcs = _sources(files)
         if not srcs:
@@ -134,6 +136,8 @@ class Loader:
             _raise(InvalidArgument, "shard %r: expected (rank, world)" % (shard,))
         if world < 1 or not 0 <= rank < world:
             _raise(InvalidArgument, "shard %r: need 0 <= rank < world" % (shard,))
+        if decoder not in ("cpu", "nvjpeg"):
+            _raise(InvalidArgument, "decoder %r: expected 'cpu' or 'nvjpeg'" % (decoder,))
         if on_error not in ("raise", "skip"):
             _raise(InvalidArgument, "on_error %r: expected 'raise' or 'skip'" % (on_error,))
         if output is None:
@@ -169,7 +173,8 @@ class Loader:
             tuple(float(v) for v in ratio), int(fill), p_flip,
             (float(brightness), float(contrast), float(saturation)), m, s, _LAYOUTS[layout],
             _DTYPES[dname], int(seed) & 0xFFFFFFFFFFFFFFFF, int(self.shuffle), rank, world,
-            int(self.drop_last), prefetch, threads or 0, 1 if on_error == "skip" else 0)
+            int(self.drop_last), prefetch, threads or 0, 1 if on_error == "skip" else 0,
+            1 if decoder == "nvjpeg" else 0)
         self._started = 0      # the C loader's epoch (it prepares it from the start)
         self._fresh = True     # the C loader is at batch 0 of self._started, nothing taken
         self._epoch = 0        # the epoch the next pass runs

@@ -188,19 +188,19 @@ static int loader_traverse(LoaderObject *self, visitproc visit, void *arg)
 
 /* Loader(backend, device, sources, labels, batch_size, size, resize, mode, scale, ratio, fill,
  *        hflip, (brightness, contrast, saturation), mean, std, layout, dtype, seed, shuffle,
- *        rank, world, drop_last, prefetch, threads, on_error)
+ *        rank, world, drop_last, prefetch, threads, on_error, decoder)
  * sources: a list of str paths or a list of bytes; labels: a list of ints or None. */
 static PyObject *loader_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
     int backend, device, batch_size, size, resize, mode, fill, layout, dtype, shuffle, rank, world,
-        drop_last, prefetch, threads, on_error;
+        drop_last, prefetch, threads, on_error, decoder;
     unsigned long long seed;
     PyObject *sources, *labels, *scale, *ratio, *jit, *mean, *sd;
     double hflip;
-    if (!PyArg_ParseTuple(args, "iiOOiiiiOOidOOOiiKiiiiiii", &backend, &device, &sources, &labels,
+    if (!PyArg_ParseTuple(args, "iiOOiiiiOOidOOOiiKiiiiiiii", &backend, &device, &sources, &labels,
                           &batch_size, &size, &resize, &mode, &scale, &ratio, &fill, &hflip, &jit,
                           &mean, &sd, &layout, &dtype, &seed, &shuffle, &rank, &world, &drop_last,
-                          &prefetch, &threads, &on_error))
+                          &prefetch, &threads, &on_error, &decoder))
         return NULL;
     gip_loader_desc d;
     memset(&d, 0, sizeof d);
@@ -228,6 +228,7 @@ static PyObject *loader_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     d.prefetch = prefetch;
     d.threads = threads;
     d.on_error = (gip_loader_on_error)on_error;
+    d.decoder = (gip_loader_decoder)decoder;
 
     LoaderObject *self = (LoaderObject *)type->tp_alloc(type, 0);
     if (!self)

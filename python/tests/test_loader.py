@@ -283,6 +283,8 @@ def test_errors_name_the_file(jpegs, tmp_path):
     (dict(resize=8, size=16, train=False), gip.InvalidArgument),
     (dict(output="tensorflow"), gip.InvalidArgument),
     (dict(dtype="bfloat16", output="numpy"), gip.InvalidArgument),
+    (dict(decoder="pil"), gip.InvalidArgument),
+    (dict(decoder="nvjpeg"), gip.InvalidArgument),  # device='cpu'
 ])
 def test_bad_arguments(jpegs, kw, exc):
     args = dict(device="cpu", output="numpy")
@@ -363,3 +365,19 @@ def test_cuda_equals_cpu(jpegs):
 def test_cuda_requested_without_device(jpegs):
     with pytest.raises((gip.NoDevice, gip.NotBuilt)):
         gip.Loader(jpegs, device="cuda", output="gip")
+
+
+@requires_cuda
+def test_cuda_nvjpeg_decoder(jpegs):
+    torch = pytest.importorskip("torch")
+    if not gip.build_info() or "nvJPEG" not in gip.build_info():
+        pytest.skip("gip was built without nvJPEG")
+    kw = dict(batch_size=8, size=64, train=False, dtype="uint8", mean=None, std=None,
+              output="torch", device="cuda")
+    for (xc, ic), (xn, in_) in zip(gip.Loader(jpegs, **kw),
+                                   gip.Loader(jpegs, decoder="nvjpeg", **kw)):
+        assert xn.is_cuda and (ic == in_).all()
+        d = (xc.to(torch.int16) - xn.to(torch.int16)).abs()
+        assert d.max().item() <= 48 and d.float().mean().item() <= 1.5
+    with pytest.raises(gip.Unsupported):
+        gip.Loader(jpegs, decoder="nvjpeg", brightness=0.2, **kw)
