@@ -31,7 +31,7 @@ static int run_loader_bench(const cli_command *cmd, int argc, char **argv)
         {"--size", "N", NULL, 0},   {"--batch", "N", NULL, 0},   {"--train", NULL, NULL, 0},
         {"--epochs", "N", NULL, 0}, {"--workers", "N", NULL, 0}, {"--prefetch", "N", NULL, 0},
         {"--dtype", "T", NULL, 0},  {"--layout", "L", NULL, 0},  {"--skip-errors", NULL, NULL, 0},
-        {"--warmup", "N", NULL, 0},
+        {"--warmup", "N", NULL, 0}, {"--decoder", "D", NULL, 0},
     };
     cli_opts opts = CLI_OPTS(table);
     cli_common common;
@@ -72,6 +72,11 @@ static int run_loader_bench(const cli_command *cmd, int argc, char **argv)
         if (strcmp(v, "NCHW") && strcmp(v, "NHWC"))
             return cli_usage(cmd, "--layout %s: expected NCHW or NHWC", v);
         d.layout = strcmp(v, "NCHW") ? GIP_LOADER_NHWC : GIP_LOADER_NCHW;
+    }
+    if ((v = cli_opt_value(opts, "--decoder"))) {
+        if (strcmp(v, "cpu") && strcmp(v, "nvjpeg"))
+            return cli_usage(cmd, "--decoder %s: expected cpu or nvjpeg", v);
+        d.decoder = strcmp(v, "cpu") ? GIP_LOADER_DECODE_NVJPEG : GIP_LOADER_DECODE_CPU;
     }
     const int train = cli_opt_value(opts, "--train") != NULL;
     char **files = NULL;
@@ -183,6 +188,7 @@ const cli_command cli_cmd_loader_bench = {
     .help =
         "Usage: gip loader-bench [--size N] [--batch N] [--train] [--epochs N] [--workers N]\n"
         "                        [--prefetch N] [--dtype T] [--layout L] [--warmup N]\n"
+        "                        [--decoder D]\n"
         "                        [--skip-errors] FOLDER\n"
         "\n"
         "Runs the batch loader (gip.Loader, gip_loader_create) over FOLDER's images (or a glob\n"
@@ -201,6 +207,8 @@ const cli_command cli_cmd_loader_bench = {
         "  --dtype T      one of float16, bfloat16, float32, uint8 (default float16)\n"
         "  --layout L     one of NCHW, NHWC (default NCHW)\n"
         "  --warmup N     batches run before the timing starts (default 1)\n"
+        "  --decoder D    one of cpu (libjpeg-turbo on the workers), nvjpeg (CUDA only: nvJPEG\n"
+        "                 and the crops on the GPU) (default cpu)\n"
         "  --skip-errors  leave unreadable files out instead of stopping\n",
     .common = CLI_COMMON_DEVICE,
 };
