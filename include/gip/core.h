@@ -355,7 +355,10 @@ GIP_API gip_status gip_image_alloc(gip_context *ctx, gip_image *img, int64_t wid
  * Device memory is freed in stream order on `ctx`'s stream: work already queued there may still
  * use it, work queued on other streams must have finished (as with cudaFreeAsync); the block
  * returns to the context's cache. With ctx NULL device memory is freed by cudaFree, which waits
- * for the device. ctx may be NULL for host memory.
+ * for the device. ctx may be NULL for host memory. Page-locked (GIP_MEM_PINNED) blocks are kept
+ * in a cache (GIP_PINNED_CACHE bytes, 1 GiB by default) and given to later allocations without
+ * waiting for the device: free one only after the copies queued into or out of it have finished
+ * (gip_context_sync()).
  */
 GIP_API void gip_image_free(gip_context *ctx, gip_image *img);
 

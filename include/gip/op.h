@@ -159,6 +159,9 @@ typedef struct gip_op {
                             int64_t *s0, int64_t *s1);
     gip_status (*run_band)(gip_context *ctx, const gip_image *src, int64_t s0, const gip_shape *in,
                            gip_image *dst, int64_t y0, const void *params);
+    /* Non-zero when the result keeps some of dst's pixels (cv2's BORDER_TRANSPARENT): a host
+     * dst then goes to the device with its pixels before the run. NULL: 0. */
+    int32_t (*reads_dst)(const void *params);
 } gip_op;
 
 /** The place of `field` in the parameter block `type`, for gip_op.border_at and dtype_at. */
@@ -248,6 +251,11 @@ GIP_API const char *gip_args_scalar(const gip_args *args, int32_t i, double *val
 /**
  * Runs `op` with `args` from src into dst (as the typed function does: host views on the CPU,
  * device views on the context's GPU). dst must have the shape gip_op_output_shape() gives.
+ * Host views (src, dst and the extra inputs) on a CUDA context run on the device too, with the
+ * same results: the images move through gip's transfer engine, in row bands through pinned
+ * staging buffers on two copy streams that overlap the computation (operations with a finite halo
+ * that keep the image size), page-locked memory without staging; the call returns when dst
+ * holds the result.
  * @return GIP_OK or the typed function's statuses; GIP_ERR_INVALID_ARGUMENT when the arguments
  *         do not go together (the message says why) or the input's dtype or channels are not
  *         accepted.

@@ -82,7 +82,7 @@ from ._morph import __all__ as _morph_all
 from ._kernels import Kernel, Module, Pointer, cache_dir, compile  # noqa: A004
 from ._pipeline import BatchResult, Pipeline, list_inputs, run_batch
 from ._pipeline import _pipeline_from_recipe  # noqa: F401 - used by gip.dask
-from ._registry import apply, op_info, ops
+from ._registry import apply, explain, op_info, ops
 from ._style import style_transfer
 from ._stats import *  # noqa: F401,F403 - statistics (cv2's names)
 from ._stats import __all__ as _stats_all
@@ -98,6 +98,7 @@ del _name
 
 __all__ = sorted(set(_core_all + _cv2_all + _morph_all + _geometry_all + _colorops_all + _stats_all + list(_errors_all) + [
     "imdecode", "imencode", "imread", "imwrite", "Kernel", "Module", "Pointer", "cache_dir",
-    "compile", "BatchResult", "Pipeline", "list_inputs", "run_batch", "apply", "op_info", "ops",
+    "compile", "BatchResult", "Pipeline", "list_inputs", "run_batch", "apply", "explain", "op_info",
+    "ops",
     "style_transfer", "op"] + [n for n in op.__all__ if globals().get(n) is getattr(op, n)
                                and not hasattr(_builtins, n)]))  # gip.filter, not import *

@@ -279,9 +279,12 @@ def _choose(device, gpu):
     return dev
 
 
-def _prep(device, srcs):
+def _prep(device, srcs, host_run=False):
     """Resolves inputs. Returns (ctx, inputs, uploaded): inputs are numpy arrays for a CPU run
-    and gip.Images for a GPU run; uploaded says the host inputs were copied to the device."""
+    and gip.Images for a GPU run; uploaded says the host inputs were copied to the device. With
+    host_run (callers that run through _gip.op_apply), host inputs of a GPU run stay on the host
+    and uploaded is None: the C library moves them through its transfer engine (pinned staging,
+    copies overlapped with the computation) and writes the result into a host output."""
     gpu = None
     objs = []
     for i, s in enumerate(srcs):
@@ -311,6 +314,8 @@ def _prep(device, srcs):
     ctx = dev.context
     if dev.kind == "cpu":
         return ctx, objs, False
+    if host_run and gpu is None:
+        return ctx, objs, None
     out = []
     for o in objs:
         if isinstance(o, Image) and not o.is_cuda:
@@ -372,13 +377,53 @@ def _upload(ctx, arr):
     return img
 
 
+# Host outputs of GPU runs from this many bytes up are page-locked (gip.empty_pinned): the
+# device writes them directly, and they do not fault page by page as fresh memory does. Freed
+# blocks are cached by libgip and given to the next such output (GIP_PINNED_CACHE bytes).
+_PINNED_MIN = 1 << 20
+_pinned_outputs = _os.environ.get("GIP_PINNED_OUTPUT", "1") != "0"
+
+
+def _pinned(ctx, shape, dtype):
+    h, w = shape[:2]
+    c = shape[2] if len(shape) == 3 else 1
+    return _np.asarray(_gip.empty(ctx, h, w, c, _DTYPE_CODE[dtype], len(shape), 2))
+
+
+def empty_pinned(shape, dtype=_np.uint8, device=None):
+    """A numpy array in page-locked host memory (cudaMallocHost, as PyTorch's pin_memory()):
+    gip's GPU runs copy from and into such arrays directly, without staging, and the array's
+    pages never fault. shape (H, W) or (H, W, C) with C in 1..4; dtype uint8, uint16, int16,
+    float32 or complex64; device: the CUDA device whose context allocates it (default: the
+    first). Without a GPU, gip.NoDevice."""
+    dtype = _np.dtype(dtype)
+    _check_dtype(dtype, "dtype")
+    shape = tuple(int(n) for n in shape)
+    if len(shape) not in (2, 3) or min(shape) < 1:
+        _raise(InvalidArgument, "empty_pinned: shape %s: expected (H, W) or (H, W, C) with "
+               "sizes >= 1" % (shape,))
+    dev = Device("cuda" if device is None else device)
+    if dev.kind != "cuda":
+        _raise(InvalidArgument, "empty_pinned: device must be a CUDA device, got %r" % (device,))
+    return _pinned(dev.context, shape, dtype)
+
+
 def _alloc(ctx, like, shape, dtype, dst, uploaded):
     """The output of a call: a numpy array for a CPU run (dst if given), a device Image
-    otherwise (dst if given and the inputs were device arrays)."""
+    otherwise (dst if given and the inputs were device arrays). uploaded None: a GPU run of host
+    inputs through the transfer engine, whose new output is page-locked when large."""
     dtype = _np.dtype(dtype)
     on_device = isinstance(like, Image) and like.is_cuda
     if not on_device or (dst is not None and uploaded):
         if dst is None:
+            n = dtype.itemsize
+            for d in shape:
+                n *= d
+            if uploaded is None and _pinned_outputs and n >= _PINNED_MIN:
+                try:
+                    return _pinned(ctx, shape, dtype)
+                except MemoryError:
+                    pass  # no page-locked memory left: a plain array, staged
             return _np.empty(shape, dtype)
         host_image = isinstance(dst, Image) and not dst.is_cuda and not dst.closed
         if not (isinstance(dst, _ndarray) or host_image) or dst.shape != tuple(shape) or \

@@ -13,10 +13,10 @@ import textwrap as _textwrap
 
 import numpy as _np
 
-from . import _gip
+from . import _auto, _gip
 from ._core import (_CODE_DTYPE, _DTYPE_CODE, _DTYPE_NAME, _NAME_DTYPE, InvalidType, _alloc,
-                    _check_dtype, _dtype_of, _finish, _image_out, _prep, _raise,
-                    InvalidArgument)
+                    _check_dtype, _choose, _dtype_of, _finish, _image_out, _prep, _raise,
+                    Image, InvalidArgument)
 
 _table_cache = None
 
@@ -124,7 +124,9 @@ def _run(name, src, dst, device, params):
     params, inputs = _split_inputs(name, params)
     a = _args(name, params)
     given = [i for i in inputs if i is not None] if inputs else []
-    ctx, prepared, up = _prep(device, [src] + given)
+    if type(src) is _np.ndarray and _auto._applies(device, [src] + given):
+        device = _auto.decide(name, a, params, [src] + given, _result, given)[0]
+    ctx, prepared, up = _prep(device, [src] + given, host_run=True)
     s, rest = prepared[0], iter(prepared[1:])
     shape, dt = _result(a, s.shape, _dtype_of(s))
     out = _alloc(ctx, s, shape, dt, dst, up)
@@ -151,6 +153,30 @@ def apply(name, src, /, dst=None, *, device=None, **params):
     (gip.Image, CuPy, PyTorch CUDA tensors) give a gip.Image on their device. dst: an output of
     the result's shape and dtype; device: 'auto', 'cpu', 'cuda', 'cuda:N' or a gip.Device."""
     return _run(name, src, dst, device, params)
+
+
+def explain(name, src, /, *, device=None, **params):
+    """Where gip.apply(name, src, device=device, **params) would run and why, as a dict: device
+    ('cpu' or 'cuda:N'), reason (one line), and for host arrays under device='auto' the
+    estimates it compared (cpu_estimate_s, gpu_estimate_s, the measured bus and CPU rates). The
+    first call for an operation measures the CPU's rate on `src` (see docs/transfers.md)."""
+    params, inputs = _split_inputs(name, params)
+    a = _args(name, params)
+    given = [i for i in inputs if i is not None] if inputs else []
+    if type(src) is _np.ndarray and _auto._applies(device, [src] + given):
+        return _auto.decide(name, a, params, [src] + given, _result, given)[1]
+    gpu = next((i for k, i in (_gip.where(x) for x in [src] + given) if k == "cuda"), None)
+    dev = _choose(device, gpu)
+    if gpu is not None:
+        reason = "device arrays run on their device"
+    elif dev.kind == "cuda":
+        reason = ("host arrays on the GPU (device=%r): through the transfer engine (pinned "
+                  "staging, copies overlapped with the computation)" % (device,))
+    elif (device is None or device == "auto") and not _gip.devices():
+        reason = "no usable GPU: %s" % _gip.unavailable_reason()
+    else:
+        reason = "the CPU (device=%r or the default device)" % (device,)
+    return {"operation": name, "device": dev.name, "reason": reason}
 
 
 @_image_out

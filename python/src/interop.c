@@ -569,30 +569,36 @@ void gpy_keep_alive(PyObject *dst, PyObject *src, View *sv)
 }
 
 /* ---- module functions ---------------------------------------------------------------------- */
-/* empty(ctx, h, w, channels, dtype, ndim, device_memory) -> Image of gip-allocated memory. */
+/* empty(ctx, h, w, channels, dtype, ndim, memory) -> Image of gip-allocated memory; memory 0
+ * (or False): host, 1 (or True): the context's device, 2: page-locked host memory (a CUDA
+ * context's; a host Image that the device copies to and from without staging). */
 static PyObject *py_empty(PyObject *m, PyObject *args)
 {
     PyObject *co;
     long long h, w;
-    int ch, dtype, ndim, on_device;
-    if (!PyArg_ParseTuple(args, "OLLiiip", &co, &h, &w, &ch, &dtype, &ndim, &on_device))
+    int ch, dtype, ndim, memory;
+    if (!PyArg_ParseTuple(args, "OLLiiii", &co, &h, &w, &ch, &dtype, &ndim, &memory))
         return NULL;
     ContextObject *c = gpy_opt_ctx(co);
     if (!c && PyErr_Occurred())
         return NULL;
-    if (on_device && !c)
-        return gpy_raise_fmt(GIP_ERR_INVALID_ARGUMENT, "empty: device memory needs a context");
+    if (memory < 0 || memory > 2)
+        return gpy_raise_fmt(GIP_ERR_INVALID_ARGUMENT, "empty: memory %d is not 0, 1 or 2",
+                             memory);
+    if (memory && !c)
+        return gpy_raise_fmt(GIP_ERR_INVALID_ARGUMENT, "empty: %s memory needs a context",
+                             memory == 1 ? "device" : "pinned");
+    gip_memory kind = memory == 1 ? GIP_MEM_CUDA : memory == 2 ? GIP_MEM_PINNED : GIP_MEM_HOST;
     gip_image img = {0};
     gip_status st;
     char msg[1024];
     GIP_PY_RUN(c, st, msg,
-               gip_image_alloc(on_device ? c->ctx : NULL, &img, w, h, ch, (gip_dtype)dtype,
-                               on_device ? GIP_MEM_CUDA : GIP_MEM_HOST, 0));
+               gip_image_alloc(memory ? c->ctx : NULL, &img, w, h, ch, (gip_dtype)dtype, kind, 0));
     if (st)
         return gpy_raise_status(st, msg);
-    ImageObject *im = gpy_image_new(&img, ndim, 1, on_device ? c : NULL, NULL);
+    ImageObject *im = gpy_image_new(&img, ndim, 1, memory == 1 ? c : NULL, NULL);
     if (!im)
-        gip_image_free(on_device ? c->ctx : NULL, &img);
+        gip_image_free(memory == 1 ? c->ctx : NULL, &img);
     return (PyObject *)im;
 }
 

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The core's CUDA side: device discovery, per-context stream, allocation, copies and the error
  * conversion that marks contexts bad after sticky device errors. */
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cuda_util.cuh"
@@ -277,20 +279,190 @@ extern "C" void gip__cuda_free(gip_context *ctx, void *ptr)
         (void)cudaGetLastError();
 }
 
+/* ---- pinned host memory ----------------------------------------------------------------------
+ * cudaMallocHost locks every page it gives (about a millisecond per few tens of MB) and
+ * cudaFreeHost waits for the device, so freed blocks are kept and given again: to a request of
+ * at most their size and at least half of it, the smallest such block first. At most
+ * PIN_CACHE_BYTES (GIP_PINNED_CACHE bytes in the environment, read once) stay cached; the oldest
+ * go beyond that. Sizes are rounded up to PIN_GRAIN so that images of nearly one size share
+ * blocks. A block must not be freed while copies into or out of it are still queued (gip's own
+ * callers synchronise first; gip_image_free() documents it), since a cached block is given again
+ * without waiting for the device. */
+#define PIN_GRAIN ((size_t)64 << 10)
+#define PIN_CACHE_DEFAULT ((size_t)1 << 30)
+
+typedef struct pin_block {
+    void *ptr;
+    size_t bytes;
+} pin_block;
+
+typedef struct pin_list {
+    pin_block *b;
+    size_t n, cap;
+} pin_list;
+
+static pthread_mutex_t pin_lock = PTHREAD_MUTEX_INITIALIZER;
+static pin_list pin_live, pin_free;
+static size_t pin_free_bytes;
+
+static size_t pin_cache_limit(void)
+{
+    static size_t limit;
+    static bool read;
+    if (!read) {
+        const char *e = getenv("GIP_PINNED_CACHE");
+        char *end = NULL;
+        unsigned long long v = e && *e ? strtoull(e, &end, 10) : 0;
+        limit = e && *e && end && !*end ? (size_t)v : PIN_CACHE_DEFAULT;
+        read = true;
+    }
+    return limit;
+}
+
+static bool pin_push(pin_list *l, pin_block b)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 16;
+        pin_block *nb = (pin_block *)realloc(l->b, cap * sizeof *nb);
+        if (!nb)
+            return false;
+        l->b = nb;
+        l->cap = cap;
+    }
+    l->b[l->n++] = b;
+    return true;
+}
+
+static pin_block pin_take(pin_list *l, size_t i)
+{
+    pin_block b = l->b[i];
+    memmove(l->b + i, l->b + i + 1, (l->n - i - 1) * sizeof *l->b);
+    l->n--;
+    return b;
+}
+
 extern "C" gip_status gip__cuda_malloc_pinned(gip_context *ctx, size_t bytes, void **ptr)
 {
-    cudaError_t err = cudaMallocHost(ptr, bytes);
+    size_t want = (bytes + PIN_GRAIN - 1) / PIN_GRAIN * PIN_GRAIN;
+    if (want < bytes)
+        return gip__error(ctx, GIP_ERR_TOO_LARGE, "pinned host memory: %zu bytes is too large",
+                          bytes);
+    pthread_mutex_lock(&pin_lock);
+    size_t best = pin_free.n;
+    for (size_t i = 0; i < pin_free.n; i++) {
+        size_t have = pin_free.b[i].bytes;
+        if (have >= want && have / 2 <= want &&
+            (best == pin_free.n || have < pin_free.b[best].bytes))
+            best = i;
+    }
+    if (best < pin_free.n) {
+        pin_block b = pin_free.b[best];
+        if (pin_push(&pin_live, b)) {
+            pin_take(&pin_free, best);
+            pin_free_bytes -= b.bytes;
+            pthread_mutex_unlock(&pin_lock);
+            *ptr = b.ptr;
+            return GIP_OK;
+        }
+    }
+    pthread_mutex_unlock(&pin_lock);
+    void *p = NULL;
+    cudaError_t err = cudaMallocHost(&p, want);
     if (err == cudaErrorMemoryAllocation) {
         (void)cudaGetLastError();
-        return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY,
-                          "out of pinned host memory allocating %zu bytes", bytes);
+        /* The cache may be what holds the memory: give it back and try once more. */
+        gip__cuda_pinned_trim();
+        err = cudaMallocHost(&p, want);
+        if (err == cudaErrorMemoryAllocation) {
+            (void)cudaGetLastError();
+            return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY,
+                              "out of pinned host memory allocating %zu bytes", bytes);
+        }
     }
-    return gip__cuda_status(ctx, err, "cudaMallocHost");
+    gip_status st = gip__cuda_status(ctx, err, "cudaMallocHost");
+    if (st)
+        return st;
+    pthread_mutex_lock(&pin_lock);
+    bool kept = pin_push(&pin_live, (pin_block){p, want});
+    pthread_mutex_unlock(&pin_lock);
+    if (!kept) {
+        cudaFreeHost(p);
+        return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "pinned host memory: out of host memory");
+    }
+    *ptr = p;
+    return GIP_OK;
+}
+
+extern "C" void gip__cuda_release_pinned(void *ptr)
+{
+    if (!ptr)
+        return;
+    pthread_mutex_lock(&pin_lock);
+    for (size_t i = pin_live.n; i-- > 0;)
+        if (pin_live.b[i].ptr == ptr) {
+            pin_take(&pin_live, i);
+            break;
+        }
+    pthread_mutex_unlock(&pin_lock);
+    if (cudaFreeHost(ptr) != cudaSuccess)
+        (void)cudaGetLastError();
 }
 
 extern "C" void gip__cuda_free_pinned(void *ptr)
 {
-    cudaFreeHost(ptr);
+    if (!ptr)
+        return;
+    pin_block drop[8];
+    int ndrop = 0;
+    bool cached = false;
+    pthread_mutex_lock(&pin_lock);
+    for (size_t i = pin_live.n; i-- > 0;) {
+        if (pin_live.b[i].ptr != ptr)
+            continue;
+        pin_block b = pin_take(&pin_live, i);
+        size_t limit = pin_cache_limit();
+        if (b.bytes <= limit && pin_push(&pin_free, b)) {
+            pin_free_bytes += b.bytes;
+            cached = true;
+            while (pin_free_bytes > limit && ndrop < 8) {
+                drop[ndrop] = pin_take(&pin_free, 0);
+                pin_free_bytes -= drop[ndrop++].bytes;
+            }
+        }
+        break;
+    }
+    pthread_mutex_unlock(&pin_lock);
+    if (!cached && cudaFreeHost(ptr) != cudaSuccess)
+        (void)cudaGetLastError();
+    for (int i = 0; i < ndrop; i++)
+        if (cudaFreeHost(drop[i].ptr) != cudaSuccess)
+            (void)cudaGetLastError();
+}
+
+extern "C" void gip__cuda_pinned_trim(void)
+{
+    for (;;) {
+        pthread_mutex_lock(&pin_lock);
+        if (!pin_free.n) {
+            pthread_mutex_unlock(&pin_lock);
+            return;
+        }
+        pin_block b = pin_take(&pin_free, pin_free.n - 1);
+        pin_free_bytes -= b.bytes;
+        pthread_mutex_unlock(&pin_lock);
+        if (cudaFreeHost(b.ptr) != cudaSuccess)
+            (void)cudaGetLastError();
+    }
+}
+
+extern "C" int gip__cuda_is_pinned(const void *ptr)
+{
+    cudaPointerAttributes at;
+    if (!ptr || cudaPointerGetAttributes(&at, ptr) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return at.type == cudaMemoryTypeHost;
 }
 
 /* Device-to-device 2D copy: cudaMemcpy2DAsync between device pitches runs on a copy engine at

@@ -74,6 +74,14 @@ void gip__cuda_free_pinned(void *ptr)
     (void)ptr;
 }
 
+void gip__cuda_pinned_trim(void) {}
+
+int gip__cuda_is_pinned(const void *ptr)
+{
+    (void)ptr;
+    return 0;
+}
+
 gip_status gip__cuda_copy2d(gip_context *ctx, void *dst, int64_t dpitch, gip_memory dst_mem,
                             const void *src, int64_t spitch, gip_memory src_mem, int64_t row_bytes,
                             int64_t rows)

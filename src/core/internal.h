@@ -156,8 +156,17 @@ gip_status gip__cuda_malloc(gip_context *ctx, size_t bytes, void **ptr);
 void gip__cuda_free(gip_context *ctx, void *ptr);
 /* Bytes of the context's pool in use (allocated and not yet freed in stream order). */
 int64_t gip__cuda_memory_used(const gip_context *ctx);
+/* Page-locked host memory. Freed blocks are cached and given again (GIP_PINNED_CACHE bytes at
+ * most, 1 GiB by default): free only what no queued copy still uses. trim gives the cache back. */
 gip_status gip__cuda_malloc_pinned(gip_context *ctx, size_t bytes, void **ptr);
 void gip__cuda_free_pinned(void *ptr);
+/* Frees a block from gip__cuda_malloc_pinned() at once, past the cache (buffers a component keeps
+ * for itself and gives back rarely: they would otherwise stay resident in the cache). */
+void gip__cuda_release_pinned(void *ptr);
+void gip__cuda_pinned_trim(void);
+/* Non-zero when ptr is page-locked host memory the device can copy from asynchronously
+ * (cudaMallocHost, cudaHostRegister, PyTorch's pin_memory()). */
+int gip__cuda_is_pinned(const void *ptr);
 /* 2D copy in any direction; `dst_mem`/`src_mem` say where each side lives. */
 gip_status gip__cuda_copy2d(gip_context *ctx, void *dst, int64_t dpitch, gip_memory dst_mem,
                             const void *src, int64_t spitch, gip_memory src_mem, int64_t row_bytes,

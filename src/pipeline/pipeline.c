@@ -180,6 +180,7 @@ gip_status gip__pipeline_clone_range(const gip_pipeline *p, const gip_context_de
         return st;
     c->flags = p->flags;
     c->mem_limit = p->mem_limit;
+    c->xfer_staging = p->xfer_staging;
     for (int32_t i = first; i < last; i++) {
         gip__step s;
         if ((st = step_copy(&s, &p->steps[i])) || (st = gip__pipeline_append(c, &s))) {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Running a pipeline: the pool of intermediates, the tables of fused point-wise runs, one step,
- * the plan on an image (host images on a CUDA pipeline staged through the pool, or in tiles above
- * the memory limit: tile.c) and on a file. */
+ * the plan on an image (host images on a CUDA pipeline through the transfer engine, or in tiles
+ * above the memory limit: tile.c) and on a file. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +9,7 @@
 #include "internal.h"
 #include "pipeline_internal.h"
 #include "pipeline_steps.h"
+#include "transfer/host_transfer.h"
 
 typedef struct gip__shape shape;
 
@@ -197,6 +198,20 @@ static gip_status run_plan(gip_pipeline *p, const gip_image *src, gip_image *dst
     return st;
 }
 
+#ifdef GIP_HAVE_CUDA
+/* The transfer engine's computation: the plan on a region of device rows. */
+static gip_status run_region(void *arg, gip_context *ctx, const gip_image *src, int64_t r0,
+                             gip_image *dst)
+{
+    gip_pipeline *p = arg;
+    (void)ctx;
+    (void)r0;
+    shape in = {src->width, src->height, src->channels, src->dtype};
+    gip_status st = gip__pipeline_ensure_plan(p, in);
+    return st ? st : run_plan(p, src, dst);
+}
+#endif
+
 gip_status gip__pipeline_check_run(gip_pipeline *p, const gip_image *src, const gip_image *dst,
                                    const char *op)
 {
@@ -250,27 +265,28 @@ gip_status gip_pipeline_run(gip_pipeline *p, const gip_image *src, gip_image *ds
         return st;
     bool src_host = gip_image_on_host(src);
     bool cuda = gip_context_backend(p->ctx) == GIP_BACKEND_CUDA;
-    shape in = {src->width, src->height, src->channels, src->dtype};
-    shape want = {dst->width, dst->height, dst->channels, dst->dtype};
     /* Host images above the device memory limit run in tiles (tile.c). */
     if (src_host && cuda && gip__pipeline_needs_tiles(p, src))
         return gip__pipeline_run_tiles(p, src, dst, 0, 0, 0, op);
     if (!(src_host && cuda))
         return run_plan(p, src, dst);
-    /* Host images on a CUDA pipeline: stage through pool buffers on the device. */
-    int32_t in_slot = -1, out_slot = -1;
-    if ((st = pool_acquire(p, in.w, in.h, in.c, in.dt, GIP_MEM_CUDA, &in_slot)) ||
-        (st = pool_acquire(p, want.w, want.h, want.c, want.dt, GIP_MEM_CUDA, &out_slot)))
-        goto out_release;
-    /* Copies of the views: run_plan may grow (move) the pool array. */
-    gip_image din = p->pool[in_slot].img, dout = p->pool[out_slot].img;
-    if (!(st = gip_upload(p->ctx, src, &din)) && !(st = run_plan(p, &din, &dout)) &&
-        !(st = gip_download(p->ctx, &dout, dst)))
-        st = gip_context_sync(p->ctx);
-out_release:
-    pool_release(p, in_slot);
-    pool_release(p, out_slot);
-    return st;
+#ifdef GIP_HAVE_CUDA
+    /* Host images on a CUDA pipeline: through the transfer engine, in row bands where every step
+     * allows it (the tiles' rule), else in one band. */
+    int64_t hx = -1, hy = -1;
+    if (gip__pipeline_tileable(p, src->width, src->height, src->channels, src->dtype, false, op) ||
+        gip_pipeline_halo(p, &hx, &hy))
+        hy = -1;
+    gip__xfer x = {.src = src,
+                   .dst = dst,
+                   .halo = hy,
+                   .run = run_region,
+                   .arg = p,
+                   .staging = p->xfer_staging};
+    return gip__xfer_run(p->ctx, &x);
+#else
+    return gip__error(p->ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
+#endif
 }
 
 gip_status gip_pipeline_run_file(gip_pipeline *p, const char *in, const char *out,

@@ -77,6 +77,9 @@ struct gip_pipeline {
      * tiled host runs on CUDA (a clone with its own stream, made on first use) */
     int64_t mem_limit;
     gip_pipeline *twin;
+    /* the page-locked staging the transfer engine may hold for this pipeline's host runs on CUDA
+     * (0: the engine's default); a run bounded in host memory sets a share of its limit */
+    int64_t xfer_staging;
 };
 
 /* A pipeline without context, to collect the parser's steps before they are appended. */

@@ -14,9 +14,19 @@
 #include "io/stream_io.h"
 #include "pipeline_internal.h"
 #include "pipeline_steps.h"
+#include "transfer/host_transfer.h"
 
 /* Codec working memory: libjpeg keeps a few MCU rows per component (both directions), libpng a
  * row or two; 96 rows of the widest sample layout covers both, plus a fixed part. */
+/* The transfer engine's page-locked staging, which host bands on a CUDA pipeline go through
+ * (transfer/host_transfer.h): part of the host memory a bounded run holds. */
+static int64_t staging(const gip_pipeline *p)
+{
+    if (gip_context_backend(p->ctx) != GIP_BACKEND_CUDA)
+        return 0;
+    return p->xfer_staging ? p->xfer_staging : gip__xfer_staging_bytes();
+}
+
 static int64_t codec_overhead(int64_t w, int32_t c, gip_dtype dt)
 {
     return ((int64_t)8 << 20) + 96 * w * c * (int64_t)gip_dtype_size(dt);
@@ -177,9 +187,30 @@ out_free:
     return st;
 }
 
+static gip_status run_bounded(gip_pipeline *p, const char *in, const char *out,
+                              const gip_load_params *load, const gip_save_params *save,
+                              int64_t max_memory, int32_t *streamed);
+
 gip_status gip_pipeline_run_file_bounded(gip_pipeline *p, const char *in, const char *out,
                                          const gip_load_params *load, const gip_save_params *save,
                                          int64_t max_memory, int32_t *streamed)
+{
+    if (!p || !p->ctx || gip_context_backend(p->ctx) != GIP_BACKEND_CUDA || max_memory < 0)
+        return run_bounded(p, in, out, load, save, max_memory, streamed);
+    /* Host bands on a CUDA pipeline go through the transfer engine's page-locked staging: a
+     * 64th of the limit at most (within the engine's default), counted in the limit. */
+    int64_t limit = max_memory ? max_memory : gip_default_max_memory();
+    int64_t share = limit > 0 ? limit / 64 : 0, saved = p->xfer_staging;
+    if (share > 0 && share < gip__xfer_staging_bytes())
+        p->xfer_staging = share;
+    gip_status st = run_bounded(p, in, out, load, save, max_memory, streamed);
+    p->xfer_staging = saved;
+    return st;
+}
+
+static gip_status run_bounded(gip_pipeline *p, const char *in, const char *out,
+                              const gip_load_params *load, const gip_save_params *save,
+                              int64_t max_memory, int32_t *streamed)
 {
     static const char op[] = "gip_pipeline_run_file_bounded";
     if (!p || !in || !out)
@@ -228,7 +259,8 @@ gip_status gip_pipeline_run_file_bounded(gip_pipeline *p, const char *in, const 
     /* The whole-image path holds the decoded image, the pipeline's buffers and the encoded
      * output (at most the raw output's size). */
     double whole = (double)w * (double)h * (double)bpp +
-                   (double)ow * (double)oh * (double)oc * (double)gip_dtype_size(odt);
+                   (double)ow * (double)oh * (double)oc * (double)gip_dtype_size(odt) +
+                   (double)staging(p);
     int64_t hx, hy;
     if (whole <= (double)limit) {
         /* On the CPU, a tileable chain on an image of a few bands has its decoding run ahead on
@@ -260,7 +292,7 @@ gip_status gip_pipeline_run_file_bounded(gip_pipeline *p, const char *in, const 
         int64_t widthmax = w > ow ? w : ow;
         if (!(st = gip__pipeline_stream_stages(
                   p, rd, out, save, w, h, c, dt, limit,
-                  codec_overhead(widthmax, 1, GIP_U8) + 96 * widthmax * widest, op)) &&
+                  codec_overhead(widthmax, 1, GIP_U8) + 96 * widthmax * widest + staging(p), op)) &&
             streamed)
             *streamed = 1;
         goto out_close;
@@ -271,7 +303,7 @@ gip_status gip_pipeline_run_file_bounded(gip_pipeline *p, const char *in, const 
     int64_t widest = c * (int64_t)gip_dtype_size(dt) > oc * (int64_t)gip_dtype_size(odt)
                          ? c * (int64_t)gip_dtype_size(dt)
                          : oc * (int64_t)gip_dtype_size(odt);
-    int64_t fixed = codec_overhead(w, 1, GIP_U8) + 96 * w * widest;
+    int64_t fixed = codec_overhead(w, 1, GIP_U8) + 96 * w * widest + staging(p);
     int64_t R = limit > fixed ? (limit - fixed) / (bpp * w) : 0;
     if (R > h)
         R = h;

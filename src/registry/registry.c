@@ -362,6 +362,10 @@ gip_status gip_op_apply_inputs(gip_context *ctx, const gip_args *args, const gip
     gip_status st = gip__op_build(args, params);
     if (st)
         st = on_ctx(ctx, st);
+#ifdef GIP_HAVE_CUDA
+    else if (gip_context_backend(ctx) == GIP_BACKEND_CUDA && gip_image_on_host(src))
+        st = gip__op_apply_host(ctx, op, params, src, given, dst);
+#endif
     else if (op->run_inputs)
         st = op->run_inputs(ctx, src, given, dst, params);
     else

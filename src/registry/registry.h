@@ -87,4 +87,10 @@ int32_t gip__op_load_reduce(const gip_op *op, const void *params, const struct g
  * after the checks every operation shares. */
 gip_status gip__op_build(const gip_args *args, void *params);
 
+/* Runs op (parameters built) with host images on a CUDA context through the transfer engine:
+ * the result of the same call on device images (apply_host.c). */
+gip_status gip__op_apply_host(gip_context *ctx, const gip_op *op, const void *params,
+                              const gip_image *src, const gip_image *const *inputs,
+                              gip_image *dst);
+
 #endif

@@ -197,6 +197,11 @@ static gip_status run_inputs(gip_context *ctx, const gip_image *src, const gip_i
     return gip_remap(ctx, src, dst, in[0], in[1], &((const remap_step *)params)->w);
 }
 
+static int32_t reads_dst(const void *params)
+{
+    return ((const remap_step *)params)->w.transparent != 0;
+}
+
 const gip_op gip__op_remap = {
     .name = "remap",
     .family = "geometry",
@@ -222,4 +227,5 @@ const gip_op gip__op_remap = {
     .inputs = inputs,
     .ninputs = GIP__COUNT(inputs),
     .run_inputs = run_inputs,
+    .reads_dst = reads_dst,
 };

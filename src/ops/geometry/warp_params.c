@@ -61,3 +61,8 @@ gip_status gip__warp_shape(const void *params, const gip_shape *in, gip_shape *o
     }
     return GIP_OK;
 }
+
+int32_t gip__warp_reads_dst(const void *params)
+{
+    return ((const gip__warp_step *)params)->w.transparent != 0;
+}

@@ -39,6 +39,9 @@ gip_status gip__warp_args(const gip_args *a, gip__warp_step *p, int n);
 gip_status gip__warp_shape(const void *params, const gip_shape *in, gip_shape *out,
                            int32_t *identity);
 
+/* Non-zero under the transparent border (dst keeps its pixels where the source is not read). */
+int32_t gip__warp_reads_dst(const void *params);
+
 /* What warp_affine and warp_perspective share beside their name and words: their file's `decl`,
  * `build` and `run`, the dtypes and channels, whole-image reading, the step and its shape. */
 #define GIP__WARP_ENTRY                                                                            \
@@ -46,6 +49,6 @@ gip_status gip__warp_shape(const void *params, const gip_shape *in, gip_shape *o
     .dtypes = GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_U16) | GIP_DTYPE_BIT(GIP_F32),             \
     .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),                   \
     .flags = GIP_OP_WHOLE, .params_size = sizeof(gip__warp_step), .build = build,                  \
-    .shape = gip__warp_shape, .run = run
+    .shape = gip__warp_shape, .run = run, .reads_dst = gip__warp_reads_dst
 
 #endif
