@@ -446,7 +446,11 @@ static void loader_free(gip_loader *l)
             free(s->ok);
             free(s->flip);
             if (l->cuda)
+#ifdef GIP_HAVE_CUDA
+                gip__cuda_release_pinned(s->out); /* kept for the loader's life: past the cache */
+#else
                 gip__cuda_free_pinned(s->out);
+#endif
             else
                 free(s->out);
             if (s->dev)
