@@ -19,5 +19,6 @@
 #include "gip/op.h"
 #include "gip/style.h"
 #include "gip/pipeline.h"
+#include "gip/loader.h"
 
 #endif

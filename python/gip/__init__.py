@@ -76,6 +76,7 @@ from ._geometry import *  # noqa: F401,F403 - resize, warps ... with cv2's names
 from ._geometry import __all__ as _geometry_all
 from ._errors import __all__ as _errors_all
 from ._io import imdecode, imencode, imread, imwrite
+from ._loader import Loader  # noqa: F401 - the batch loader (gip/loader.h)
 from ._morph import *  # noqa: F401,F403 - morphology with cv2's names
 from ._morph import __all__ as _morph_all
 from ._kernels import Kernel, Module, Pointer, cache_dir, compile  # noqa: A004

@@ -771,3 +771,37 @@ COLOR_RGBA2YUV_IYUV: int
 COLOR_RGBA2YUV_YV12: int
 COLOR_YCrCb2BGR: int
 COLOR_YCrCb2RGB: int
+
+# ---- the batch loader (gip/_loader.py, gip/loader.h) ------------------------------------------
+class Loader:
+    output: str
+    device: Device
+    batch_size: int
+    dtype: str
+    layout: str
+    shuffle: bool
+    drop_last: bool
+    last_skipped: List[Tuple[int, str]]
+    def __init__(self, files: Union[str, Sequence[Union[str, bytes]], Any],
+                 batch_size: int = ..., size: int = ..., train: bool = ...,
+                 mean: Optional[Sequence[float]] = ..., std: Optional[Sequence[float]] = ...,
+                 device: Any = ..., dtype: Any = ..., layout: str = ..., seed: int = ...,
+                 shard: Tuple[int, int] = ..., *, shuffle: Optional[bool] = ...,
+                 drop_last: Optional[bool] = ..., hflip: Optional[float] = ...,
+                 scale: Tuple[float, float] = ..., ratio: Tuple[float, float] = ...,
+                 resize: Optional[int] = ..., mode: Optional[str] = ..., fill: int = ...,
+                 brightness: float = ..., contrast: float = ..., saturation: float = ...,
+                 labels: Optional[Sequence[int]] = ..., prefetch: int = ...,
+                 threads: Optional[int] = ..., on_error: str = ...,
+                 output: Optional[str] = ..., decoder: str = ...) -> None: ...
+    def __len__(self) -> int: ...
+    def __iter__(self) -> Any: ...  # an iterator of (images, indices) or (images, labels, indices)
+    def __enter__(self) -> "Loader": ...
+    def __exit__(self, *exc: Any) -> None: ...
+    @property
+    def samples(self) -> int: ...
+    @property
+    def epoch(self) -> int: ...
+    def set_epoch(self, epoch: int) -> None: ...
+    def stats(self) -> Dict[str, float]: ...
+    def close(self) -> None: ...

@@ -164,5 +164,6 @@ extern PyMethodDef gpy_module_methods[], gpy_image_module_methods[], gpy_interop
 /* Readies the types a file defines and adds those the module shows. 0 or -1. */
 int gpy_registry_init(PyObject *m);
 int gpy_kernel_init(PyObject *m);
+int gpy_loader_init(PyObject *m); /* loader.c: Loader, LoaderBatch */
 
 #endif

@@ -212,7 +212,7 @@ PyMODINIT_FUNC PyInit__gip(void)
         Py_DECREF(&gpy_ImageType);
         goto out_fail;
     }
-    if (gpy_registry_init(m) < 0 || gpy_kernel_init(m) < 0)
+    if (gpy_registry_init(m) < 0 || gpy_kernel_init(m) < 0 || gpy_loader_init(m) < 0)
         goto out_fail;
     return m;
 out_fail:

@@ -299,6 +299,8 @@ extern const cli_command cli_cmd_ops;     /* cmd_ops.c */
 extern const cli_command cli_cmd_stats;   /* cmd_stats.c */
 extern const cli_command cli_cmd_hist;    /* cmd_stats.c */
 
+extern const cli_command cli_cmd_loader_bench; /* cmd_loader.c */
+
 /* cmd_analysis.c */
 extern const cli_command cli_cmd_components;
 extern const cli_command cli_cmd_match;

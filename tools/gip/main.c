@@ -9,9 +9,9 @@
 /* The subcommands that are not one registered operation on one image, in the order `gip --help`
  * lists them. Their names win over an operation of the same name (convert: files, not dtypes). */
 static const cli_command *const commands[] = {
-    &cli_cmd_devices, &cli_cmd_info,       &cli_cmd_convert, &cli_cmd_fft, &cli_cmd_ifft,
-    &cli_cmd_kernel,  &cli_cmd_style,      &cli_cmd_run,     &cli_cmd_ops, &cli_cmd_stats,
-    &cli_cmd_hist,    &cli_cmd_components, &cli_cmd_match,
+    &cli_cmd_devices, &cli_cmd_info,       &cli_cmd_convert, &cli_cmd_fft,          &cli_cmd_ifft,
+    &cli_cmd_kernel,  &cli_cmd_style,      &cli_cmd_run,     &cli_cmd_ops,          &cli_cmd_stats,
+    &cli_cmd_hist,    &cli_cmd_components, &cli_cmd_match,   &cli_cmd_loader_bench,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
