@@ -397,10 +397,53 @@ static void bad_inputs(gip_context *ctx)
     gt_free(&m3);
 }
 
+/* u8 tables over rows whose data and strides are 16-byte aligned (the CUDA backend's 16-bytes-
+ * a-thread path): widths around multiples of 16 elements, so that rows end in every tail length,
+ * one table or one per channel, and a threshold (a table built from the rule). */
+static void lut_aligned(gip_context *ctx)
+{
+    static const int64_t ws[] = {1, 5, 15, 16, 17, 31, 48, 100, 333, 1001};
+    static const int32_t chans[] = {1, 3, 4};
+    uint8_t table[4 * 256];
+    for (int i = 0; i < 4 * 256; i++)
+        table[i] = (uint8_t)((i * 73 + 5 + i / 256 * 101) % 256);
+    uint64_t seed = 4242;
+    for (int wi = 0; wi < (int)(sizeof ws / sizeof ws[0]); wi++)
+        for (int c = 0; c < 3; c++)
+            for (int tcn = 1; tcn <= chans[c]; tcn += chans[c] > 1 ? chans[c] - 1 : 1) {
+                if (!gt_case())
+                    continue;
+                const int64_t w = ws[wi], h = 7;
+                const int32_t cn = chans[c];
+                gip_image a, dst, exp;
+                gt_alloc(&a, w, h, cn, GIP_U8, gt_pad16(w, cn, GIP_U8) + 16 * (wi % 2));
+                gt_alloc(&dst, w, h, cn, GIP_U8, gt_pad16(w, cn, GIP_U8));
+                gt_alloc(&exp, w, h, cn, GIP_U8, 0);
+                gt_fill_random(&a, seed++, 0, 256);
+                for (int64_t y = 0; y < h; y++)
+                    for (int64_t x = 0; x < w; x++)
+                        for (int32_t ch = 0; ch < cn; ch++)
+                            gt_set(&exp, x, y, ch,
+                                   table[(tcn == 1 ? 0 : ch) * 256 + (int)gt_get(&a, x, y, ch)]);
+                char label[96];
+                snprintf(label, sizeof label, "lut %d %lldx%lld c%d, aligned rows", tcn,
+                         (long long)w, (long long)h, cn);
+                misc_args lu = {2, NULL, NULL, 0, 0, 0, table, tcn, 0};
+                if (GT_OK(gt_run_unary(ctx, run_misc, &a, &dst, &lu, 0x3C))) {
+                    gt_compare(&dst, &exp, 0, 0, label);
+                    GT_CHECK(gt_padding_intact(&dst), "%s: padding written", label);
+                }
+                gt_free(&a);
+                gt_free(&dst);
+                gt_free(&exp);
+            }
+}
+
 static void body(gip_context *ctx)
 {
     arith(ctx);
     misc(ctx);
+    lut_aligned(ctx);
     bad_inputs(ctx);
 }
 

@@ -41,15 +41,21 @@ static dim3 pw_grid(int64_t units, int64_t rows)
 
 /* The tables go to shared memory first: indexed by the pixels' values, reads from the kernel's
  * parameter space serialise across a warp (up to 32 ways), reads from shared memory do not. The
- * channel of element i is i mod cn in 32 bits (a row holds far fewer than 2^32 elements). */
+ * channel of element i is i mod cn in 32 bits (a row holds far fewer than 2^32 elements). This is
+ * the general form (masks, rows that are not 16-byte aligned); pw_lut16_kernel below is the
+ * common one. */
+__device__ __forceinline__ void pw_table_fill(uint8_t (*table)[256], const gip__pw &p, int ntab)
+{
+    for (int k = threadIdx.x; k < ntab * 256; k += blockDim.x)
+        table[k >> 8][k & 255] = p.table[k >> 8][k & 255];
+    __syncthreads();
+}
+
 __global__ void pw_lut_kernel(const uint8_t *src, int64_t ss, const uint8_t *mask, int64_t ms,
                               uint8_t *dst, int64_t ds, int64_t n, int64_t rows, int cn, gip__pw p)
 {
     __shared__ uint8_t table[4][256];
-    const int ntab = cn == 1 ? 1 : cn;
-    for (int k = threadIdx.x; k < ntab * 256; k += blockDim.x)
-        table[k >> 8][k & 255] = p.table[k >> 8][k & 255];
-    __syncthreads();
+    pw_table_fill(table, p, cn == 1 ? 1 : cn);
     for (int64_t y = blockIdx.y; y < rows; y += gridDim.y) {
         const uint8_t *s = src + y * ss;
         const uint8_t *m = mask ? mask + y * ms : nullptr;
@@ -60,6 +66,98 @@ __global__ void pw_lut_kernel(const uint8_t *src, int64_t ss, const uint8_t *mas
             d[i] = m && !m[cn == 1 ? u : u / (uint32_t)cn] ? 0 : table[c][s[i]];
         }
     }
+}
+
+/* 16 elements a thread: one 16-byte load and store, the lookups from shared memory. Rows,
+ * strides and both images' data are 16-byte aligned (checked by the caller); the last n mod 16
+ * elements of each row go one a thread. CN is the channel count, or 0 for "cn at run time" (the
+ * channel of element i is i mod cn; 16 is a multiple of 1, 2 and 4). Blocks take rows in turn,
+ * so each fills its table once for several rows. */
+template <int CN>
+__device__ __forceinline__ uint32_t pw_lut_word(uint32_t v, const uint8_t (*t)[256], uint32_t &c,
+                                                uint32_t cn)
+{
+    uint32_t r = 0;
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+        const uint32_t ch = CN == 1 ? 0u : CN == 2 || CN == 4 ? (uint32_t)(j % CN) : c;
+        r |= (uint32_t)t[ch][(v >> (8 * j)) & 255u] << (8 * j);
+        if (CN == 0 && ++c == cn)
+            c = 0;
+    }
+    return r;
+}
+
+template <int CN>
+__global__ void pw_lut16_kernel(const uint8_t *src, int64_t ss, uint8_t *dst, int64_t ds,
+                                uint32_t n, uint32_t rows, int cn, gip__pw p)
+{
+    __shared__ uint8_t table[4][256];
+    pw_table_fill(table, p, cn == 1 ? 1 : cn);
+    const uint32_t words = n >> 4, tail = n & 15u;
+    for (uint32_t y = blockIdx.y; y < rows; y += gridDim.y) {
+        const uint8_t *s = src + (int64_t)y * ss;
+        uint8_t *d = dst + (int64_t)y * ds;
+        for (uint32_t w = blockIdx.x * blockDim.x + threadIdx.x; w < words;
+             w += gridDim.x * blockDim.x) {
+            const uint4 v = __ldg(reinterpret_cast<const uint4 *>(s) + w);
+            uint32_t c = CN == 0 ? (w << 4) % (uint32_t)cn : 0u;
+            uint4 r;
+            r.x = pw_lut_word<CN>(v.x, table, c, (uint32_t)cn);
+            r.y = pw_lut_word<CN>(v.y, table, c, (uint32_t)cn);
+            r.z = pw_lut_word<CN>(v.z, table, c, (uint32_t)cn);
+            r.w = pw_lut_word<CN>(v.w, table, c, (uint32_t)cn);
+            reinterpret_cast<uint4 *>(d)[w] = r;
+        }
+        if (blockIdx.x == 0 && threadIdx.x < tail) {
+            const uint32_t i = (words << 4) + threadIdx.x;
+            d[i] = table[cn == 1 ? 0u : i % (uint32_t)cn][s[i]];
+        }
+    }
+}
+
+static bool pw_aligned16(const gip_image *a, const gip_image *b)
+{
+    return ((uintptr_t)a->data | (uintptr_t)b->data | (uintptr_t)a->stride | (uintptr_t)b->stride) %
+               16 ==
+           0;
+}
+
+static void pw_lut_launch(const gip_image *src, const gip_image *mask, gip_image *dst,
+                          const gip__pw *p, cudaStream_t st)
+{
+    const int64_t n = src->width * src->channels;
+    const int cn = src->channels;
+    if (!mask && pw_aligned16(src, dst) && n < ((int64_t)1 << 31) && src->height < (1u << 31)) {
+        /* Enough blocks to fill the device several times over, each a few rows. */
+        const int64_t words = n / 16 > 0 ? n / 16 : 1;
+        const int64_t bx = (words + PW_THREADS - 1) / PW_THREADS;
+        int64_t by = 8192 / bx;
+        if (by < 1)
+            by = 1;
+        if (by > src->height)
+            by = src->height;
+        const dim3 grid((unsigned)(bx < 65535 ? bx : 65535), (unsigned)by);
+        const uint32_t un = (uint32_t)n, rows = (uint32_t)src->height;
+        const uint8_t *s = (const uint8_t *)src->data;
+        uint8_t *d = (uint8_t *)dst->data;
+        if (cn == 1)
+            pw_lut16_kernel<1>
+                <<<grid, PW_THREADS, 0, st>>>(s, src->stride, d, dst->stride, un, rows, cn, *p);
+        else if (cn == 4)
+            pw_lut16_kernel<4>
+                <<<grid, PW_THREADS, 0, st>>>(s, src->stride, d, dst->stride, un, rows, cn, *p);
+        else if (cn == 2)
+            pw_lut16_kernel<2>
+                <<<grid, PW_THREADS, 0, st>>>(s, src->stride, d, dst->stride, un, rows, cn, *p);
+        else
+            pw_lut16_kernel<0>
+                <<<grid, PW_THREADS, 0, st>>>(s, src->stride, d, dst->stride, un, rows, cn, *p);
+        return;
+    }
+    pw_lut_kernel<<<pw_grid(n, src->height), PW_THREADS, 0, st>>>(
+        (const uint8_t *)src->data, src->stride, mask ? (const uint8_t *)mask->data : nullptr,
+        mask ? mask->stride : 0, (uint8_t *)dst->data, dst->stride, n, src->height, cn, *p);
 }
 
 template <typename Ti, typename To>
@@ -117,11 +215,7 @@ extern "C" gip_status gip__pw_cuda(gip_context *ctx, const gip_image *src, const
     cudaStream_t st = gip__stream(ctx);
     bool ok = true;
     if (p->kind == GIP__PW_LUT) {
-        const int64_t n = src->width * src->channels;
-        pw_lut_kernel<<<pw_grid(n, src->height), PW_THREADS, 0, st>>>(
-            (const uint8_t *)src->data, src->stride, mask ? (const uint8_t *)mask->data : nullptr,
-            mask ? mask->stride : 0, (uint8_t *)dst->data, dst->stride, n, src->height,
-            src->channels, *p);
+        pw_lut_launch(src, mask, dst, p, st);
     } else {
         switch (src->dtype) {
         case GIP_U8:
