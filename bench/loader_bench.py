@@ -34,9 +34,11 @@ def _sync():
 
 
 def timed(name, make_iter, epochs, n_per_epoch):
-    """Runs one warm-up batch, then `epochs` full passes; images/s over the passes."""
-    it = make_iter(0)
-    next(iter(it))
+    """Runs one whole warm-up pass (decoder start-up, allocations, caches: nvJPEG's first batches
+    alone ran several times slower than its later ones), then `epochs` full passes; images/s over
+    the timed passes."""
+    for _ in make_iter(0):
+        pass
     _sync()
     images = 0
     t0 = time.perf_counter()
