@@ -6,7 +6,8 @@
 # bench/report. JSON, report and logs under $OUT (./out/bench-families when unset).
 # Environment: OUT, BUILD (default build-gpu; configured here with the benchmark on),
 # SIZES (default 3840x2160,7680x4320), ROW_TIME (default 0.15), CAP (seconds per family, 60),
-# PEER_CAP (seconds per peer library, 90), FAMILIES (default "mor geo col sta").
+# PEER_CAP (seconds per peer library, 90), FAMILIES (default "mor geo col sta"), PEERS (default
+# "cupy torch"; empty: gip and NPP only).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:-out/bench-families}
@@ -43,7 +44,7 @@ for f in ${FAMILIES:-mor geo col sta}; do
     echo "gip-$f: rc $? ($(($(date +%s) - T0))s)"
     grep -E " error| unavailable" "$LOGS/gip-$f.log" | head -8
 done
-for p in cupy torch; do
+for p in ${PEERS-cupy torch}; do
     timeout -k 10 "${PEER_CAP:-90}" python3 bench/peers.py --peers "$p" --sizes "$SIZES" \
         --time "$ROW_TIME" --ops "$ALL" --json "$OUT/peers-$p.json" >"$LOGS/peers-$p.log" 2>&1
     echo "peers-$p: rc $? ($(($(date +%s) - T0))s)"
