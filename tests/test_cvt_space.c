@@ -278,75 +278,81 @@ static int sat8(int v)
  * 1.596, 0.391, 0.813 and 2.018. */
 static void yuv_frames(gip_context *ctx)
 {
-    static const int64_t sizes[][2] = {{2, 2}, {36, 24}, {98, 6}, {640, 482}};
+    static const int64_t sizes[][2] = {{2, 2}, {36, 24}, {98, 6}, {640, 482}, {4, 2}};
     const double k = 1 << 20;
     const int cy = (int)lround(1.164 * k), cvr = (int)lround(1.596 * k),
               cug = -(int)lround(0.391 * k), cvg = -(int)lround(0.813 * k),
               cub = (int)lround(2.018 * k);
-    for (int s = 0; s < 4; s++)
+    /* al: odd row paddings and BGR out, or 16-byte aligned rows and RGB out (the CUDA
+     * backend's NV12/NV21 path of four columns a thread) */
+    for (int s = 0; s < 5; s++)
         for (int lay = GIP_YUV_NV12; lay <= GIP_YUV_YVYU; lay++)
-            for (int dcn = 1; dcn <= 4; dcn += (dcn == 1 ? 2 : 1)) {
-                const int64_t w = sizes[s][0], h = sizes[s][1];
-                const bool packed = lay >= GIP_YUV_YUY2;
-                gip_image src, dst, exp;
-                gt_alloc(&src, packed ? 2 * w : w, packed ? h : h * 3 / 2, 1, GIP_U8, 4);
-                gt_alloc(&dst, w, h, dcn, GIP_U8, 2);
-                gt_alloc(&exp, w, h, dcn, GIP_U8, 0);
-                gt_fill_random(&src, (uint64_t)(s * 10 + lay), 0, 0);
-                for (int64_t y = 0; y < h; y++)
-                    for (int64_t x = 0; x < w; x++) {
-                        int Y, U, V;
-                        if (packed) {
-                            int64_t b0 = (x & ~1) * 2;
-                            int q[4];
-                            for (int i = 0; i < 4; i++)
-                                q[i] = (int)gt_get(&src, b0 + i, y, 0);
-                            Y = lay == GIP_YUV_UYVY ? q[1 + 2 * (x & 1)] : q[2 * (x & 1)];
-                            U = lay == GIP_YUV_UYVY ? q[0] : lay == GIP_YUV_YUY2 ? q[1] : q[3];
-                            V = lay == GIP_YUV_UYVY ? q[2] : lay == GIP_YUV_YUY2 ? q[3] : q[1];
-                        } else {
-                            Y = (int)gt_get(&src, x, y, 0);
-                            if (lay <= GIP_YUV_NV21) {
-                                int a = (int)gt_get(&src, x & ~1, h + y / 2, 0);
-                                int b = (int)gt_get(&src, (x & ~1) + 1, h + y / 2, 0);
-                                U = lay == GIP_YUV_NV12 ? a : b;
-                                V = lay == GIP_YUV_NV12 ? b : a;
+            for (int dcn = 1; dcn <= 4; dcn += (dcn == 1 ? 2 : 1))
+                for (int al = 0; al < 2; al++) {
+                    const int64_t w = sizes[s][0], h = sizes[s][1];
+                    const bool packed = lay >= GIP_YUV_YUY2;
+                    gip_image src, dst, exp;
+                    const int64_t sw = packed ? 2 * w : w;
+                    gt_alloc(&src, sw, packed ? h : h * 3 / 2, 1, GIP_U8,
+                             al ? gt_pad16(sw, 1, GIP_U8) : 4);
+                    gt_alloc(&dst, w, h, dcn, GIP_U8, al ? gt_pad16(w, dcn, GIP_U8) : 2);
+                    gt_alloc(&exp, w, h, dcn, GIP_U8, 0);
+                    gt_fill_random(&src, (uint64_t)(s * 10 + lay), 0, 0);
+                    for (int64_t y = 0; y < h; y++)
+                        for (int64_t x = 0; x < w; x++) {
+                            int Y, U, V;
+                            if (packed) {
+                                int64_t b0 = (x & ~1) * 2;
+                                int q[4];
+                                for (int i = 0; i < 4; i++)
+                                    q[i] = (int)gt_get(&src, b0 + i, y, 0);
+                                Y = lay == GIP_YUV_UYVY ? q[1 + 2 * (x & 1)] : q[2 * (x & 1)];
+                                U = lay == GIP_YUV_UYVY ? q[0] : lay == GIP_YUV_YUY2 ? q[1] : q[3];
+                                V = lay == GIP_YUV_UYVY ? q[2] : lay == GIP_YUV_YUY2 ? q[3] : q[1];
                             } else {
-                                /* planar: the chroma planes as contiguous w/2-wide rows */
-                                int64_t iu = (y / 2) * (w / 2) + x / 2, iv = iu + (w / 2) * (h / 2);
-                                if (lay == GIP_YUV_YV12) {
-                                    int64_t t = iu;
-                                    iu = iv, iv = t;
+                                Y = (int)gt_get(&src, x, y, 0);
+                                if (lay <= GIP_YUV_NV21) {
+                                    int a = (int)gt_get(&src, x & ~1, h + y / 2, 0);
+                                    int b = (int)gt_get(&src, (x & ~1) + 1, h + y / 2, 0);
+                                    U = lay == GIP_YUV_NV12 ? a : b;
+                                    V = lay == GIP_YUV_NV12 ? b : a;
+                                } else {
+                                    /* planar: the chroma planes as contiguous w/2-wide rows */
+                                    int64_t iu = (y / 2) * (w / 2) + x / 2,
+                                            iv = iu + (w / 2) * (h / 2);
+                                    if (lay == GIP_YUV_YV12) {
+                                        int64_t t = iu;
+                                        iu = iv, iv = t;
+                                    }
+                                    U = (int)gt_get(&src, iu % w, h + iu / w, 0);
+                                    V = (int)gt_get(&src, iv % w, h + iv / w, 0);
                                 }
-                                U = (int)gt_get(&src, iu % w, h + iu / w, 0);
-                                V = (int)gt_get(&src, iv % w, h + iv / w, 0);
+                            }
+                            int yy = (Y > 16 ? Y - 16 : 0) * cy, half = 1 << 19;
+                            int r = sat8((yy + half + cvr * (V - 128)) >> 20);
+                            int g = sat8((yy + half + cvg * (V - 128) + cug * (U - 128)) >> 20);
+                            int b = sat8((yy + half + cub * (U - 128)) >> 20);
+                            if (dcn == 1) {
+                                gt_set(&exp, x, y, 0, Y);
+                            } else {
+                                gt_set(&exp, x, y, 0, al ? r : b), gt_set(&exp, x, y, 1, g);
+                                gt_set(&exp, x, y, 2, al ? b : r);
+                                if (dcn == 4)
+                                    gt_set(&exp, x, y, 3, 255);
                             }
                         }
-                        int yy = (Y > 16 ? Y - 16 : 0) * cy, half = 1 << 19;
-                        int r = sat8((yy + half + cvr * (V - 128)) >> 20);
-                        int g = sat8((yy + half + cvg * (V - 128) + cug * (U - 128)) >> 20);
-                        int b = sat8((yy + half + cub * (U - 128)) >> 20);
-                        if (dcn == 1) {
-                            gt_set(&exp, x, y, 0, Y);
-                        } else {
-                            gt_set(&exp, x, y, 0, b), gt_set(&exp, x, y, 1, g);
-                            gt_set(&exp, x, y, 2, r);
-                            if (dcn == 4)
-                                gt_set(&exp, x, y, 3, 255);
-                        }
+                    cam_args a = {1, lay, !al};
+                    char label[96];
+                    snprintf(label, sizeof label, "yuv layout %d %lldx%lld c%d%s", lay,
+                             (long long)w, (long long)h, dcn, al ? " aligned rows, RGB" : "");
+                    if (GT_OK(gt_run_unary(ctx, run_cam, &src, &dst, &a, 0x3C))) {
+                        gt_compare(&dst, &exp, 0, 0, label);
+                        GT_CHECK(gt_padding_intact(&dst), "%s: padding written", label);
                     }
-                cam_args a = {1, lay, 1};
-                char label[96];
-                snprintf(label, sizeof label, "yuv layout %d %lldx%lld c%d", lay, (long long)w,
-                         (long long)h, dcn);
-                if (GT_OK(gt_run_unary(ctx, run_cam, &src, &dst, &a, 0x3C))) {
-                    gt_compare(&dst, &exp, 0, 0, label);
-                    GT_CHECK(gt_padding_intact(&dst), "%s: padding written", label);
+                    gt_free(&src);
+                    gt_free(&dst);
+                    gt_free(&exp);
                 }
-                gt_free(&src);
-                gt_free(&dst);
-                gt_free(&exp);
-            }
 }
 
 typedef struct std_args {

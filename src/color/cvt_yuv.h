@@ -82,26 +82,39 @@ GIP__YUVF void gip__yuv_sample(const gip__yuv_frame *f, int64_t x, int64_t y, in
     }
 }
 
-/* Output pixel (x, y) into o (dcn elements). */
-GIP__YUVF void gip__yuv_pixel(const gip__yuv_frame *f, int64_t x, int64_t y, uint8_t *o)
+/* The red, green and blue of samples yy, u, v. */
+GIP__YUVF void gip__yuv_rgb3(const gip__yuv_frame *f, int yy, int u, int v, uint8_t *r, uint8_t *g,
+                             uint8_t *b)
 {
-    int yy, u, v;
-    gip__yuv_sample(f, x, y, &yy, &u, &v);
-    if (f->dcn == 1) {
-        o[0] = (uint8_t)yy;
-        return;
-    }
     const int shift = 20;
     const int uu = u - 128, vv = v - 128;
     const int ruv = (1 << (shift - 1)) + f->cvr * vv;
     const int guv = (1 << (shift - 1)) + f->cvg * vv + f->cug * uu;
     const int buv = (1 << (shift - 1)) + f->cub * uu;
     const int yv = (yy - f->yoff > 0 ? yy - f->yoff : 0) * f->cy;
-    o[f->bidx ^ 2] = gip__yuv_sat((yv + ruv) >> shift);
-    o[1] = gip__yuv_sat((yv + guv) >> shift);
-    o[f->bidx] = gip__yuv_sat((yv + buv) >> shift);
+    *r = gip__yuv_sat((yv + ruv) >> shift);
+    *g = gip__yuv_sat((yv + guv) >> shift);
+    *b = gip__yuv_sat((yv + buv) >> shift);
+}
+
+/* The output pixel of samples yy, u, v into o (f->dcn elements). */
+GIP__YUVF void gip__yuv_rgb(const gip__yuv_frame *f, int yy, int u, int v, uint8_t *o)
+{
+    if (f->dcn == 1) {
+        o[0] = (uint8_t)yy;
+        return;
+    }
+    gip__yuv_rgb3(f, yy, u, v, &o[f->bidx ^ 2], &o[1], &o[f->bidx]);
     if (f->dcn == 4)
         o[3] = 255;
+}
+
+/* Output pixel (x, y) into o (dcn elements). */
+GIP__YUVF void gip__yuv_pixel(const gip__yuv_frame *f, int64_t x, int64_t y, uint8_t *o)
+{
+    int yy, u, v;
+    gip__yuv_sample(f, x, y, &yy, &u, &v);
+    gip__yuv_rgb(f, yy, u, v, o);
 }
 
 /* The RGB to YUV encoders: 4:2:0 as OpenCV's RGB888toYUV420pInvoker (BT.601 limited range, 20-bit
