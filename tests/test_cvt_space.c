@@ -778,26 +778,31 @@ static void spaces_u16(gip_context *ctx)
 /* Bilinear demosaicing from the pattern's colours, written per site. */
 static void bayer(gip_context *ctx)
 {
-    static const int64_t sizes[][2] = {{13, 42}, {3, 3}, {2, 7}, {100, 3}, {333, 77}};
-    for (int s = 0; s < 5; s++)
+    static const int64_t sizes[][2] = {{13, 42},  {3, 3}, {2, 7}, {100, 3},
+                                       {333, 77}, {8, 5}, {9, 4}};
+    for (int s = 0; s < 7; s++)
         for (int pat = GIP_BAYER_BG; pat <= GIP_BAYER_GR; pat++)
-            for (int u16 = 0; u16 < 4; u16++) {
-                /* u16 & 1: u16; u16 & 2: edge-aware */
-                const int ea = u16 >> 1;
+            for (int u16 = 0; u16 < 12; u16++) {
+                /* u16 & 1: u16; u16 & 2: edge-aware; al = u16 / 4: BGR into rows of odd padding,
+                 * RGB into 16-byte aligned rows, BGRA into aligned rows (the last two: the CUDA
+                 * backend's path of four pixels a thread) */
+                const int ea = (u16 >> 1) & 1, al = u16 >> 2, dcn = al == 2 ? 4 : 3;
+                if (ea && dcn == 4) /* edge-aware gives 3 channels, as OpenCV's _EA codes */
+                    continue;
                 const int64_t w = sizes[s][0], h = sizes[s][1];
                 const gip_dtype dt = (u16 & 1) ? GIP_U16 : GIP_U8;
                 gip_image src, dst, exp;
                 gt_alloc(&src, w, h, 1, dt, 6);
-                gt_alloc(&dst, w, h, 3, dt, 2);
-                gt_alloc(&exp, w, h, 3, dt, 0);
+                gt_alloc(&dst, w, h, dcn, dt, al ? gt_pad16(w, dcn, dt) : 2);
+                gt_alloc(&exp, w, h, dcn, dt, 0);
                 gt_fill_random(&src, (uint64_t)(s * 7 + pat + u16), 0, 0);
                 /* The colour of site (x, y): the pattern names sites (1, 1) and (2, 1). */
                 static const char names[4][2] = {{'B', 'G'}, {'G', 'B'}, {'R', 'G'}, {'G', 'R'}};
                 for (int64_t y = 0; y < h; y++)
                     for (int64_t x = 0; x < w; x++) {
                         if (w <= 2 || h <= 2) {
-                            for (int c = 0; c < 3; c++)
-                                gt_set(&exp, x, y, c, 0);
+                            for (int c = 0; c < dcn; c++)
+                                gt_set(&exp, x, y, c, c < 3 ? 0 : dt == GIP_U8 ? 255 : 65535);
                             continue;
                         }
                         int64_t cx = x < 1 ? 1 : x > w - 2 ? w - 2 : x;
@@ -848,13 +853,16 @@ static void bayer(gip_context *ctx)
                             B = first == 'B' ? c0 : dv;
                             R = first == 'R' ? c0 : dv;
                         }
-                        gt_set(&exp, x, y, 0, B), gt_set(&exp, x, y, 1, G);
-                        gt_set(&exp, x, y, 2, R);
+                        gt_set(&exp, x, y, 0, al == 1 ? R : B), gt_set(&exp, x, y, 1, G);
+                        gt_set(&exp, x, y, 2, al == 1 ? B : R);
+                        if (dcn == 4)
+                            gt_set(&exp, x, y, 3, dt == GIP_U8 ? 255 : 65535);
                     }
-                cam_args a = {ea ? 2 : 0, pat, 1};
+                cam_args a = {ea ? 2 : 0, pat, al != 1};
                 char label[96];
-                snprintf(label, sizeof label, "bayer%s %d %lldx%lld %s", ea ? " ea" : "", pat,
-                         (long long)w, (long long)h, gip_dtype_name(dt));
+                snprintf(label, sizeof label, "bayer%s %d %lldx%lld %s c%d%s", ea ? " ea" : "", pat,
+                         (long long)w, (long long)h, gip_dtype_name(dt), dcn,
+                         al == 1 ? " RGB" : "");
                 if (GT_OK(gt_run_unary(ctx, run_cam, &src, &dst, &a, 0x3C)))
                     gt_compare(&dst, &exp, 0, 0, label);
                 gt_free(&src);

@@ -216,6 +216,35 @@ GIP__BAYF void gip__vng_pixel(const gip__bayer *b, int64_t sx, int64_t sy, uint3
 #undef P
 }
 
+/* The colour (bilinear or edge-aware) of an inner site from its neighbours: c the site, n, s, we
+ * and e its four neighbours, d the sum of its four diagonal ones (used off green sites only);
+ * blue is +1 or -1 (the row's non-green colour), out v in b->swap's order. */
+GIP__BAYF void gip__bayer_rgb(const gip__bayer *b, bool on_green, int blue, uint32_t c, uint32_t n,
+                              uint32_t s, uint32_t we, uint32_t e, uint32_t d, uint32_t *v)
+{
+    /* lo goes to output index 1 - blue, hi to 1 + blue */
+    uint32_t lo, g, hi;
+    if (on_green) {
+        lo = (n + s + 1) >> 1;
+        g = c;
+        hi = (we + e + 1) >> 1;
+    } else {
+        lo = (d + 2) >> 2;
+        if (b->method == 1) {
+            /* along the edge: the pair that differs less */
+            const int64_t dh = (int64_t)we - e, dv = (int64_t)s - n;
+            g = (dh < 0 ? -dh : dh) > (dv < 0 ? -dv : dv) ? (n + s + 1) >> 1 : (we + e + 1) >> 1;
+        } else {
+            g = (n + s + we + e + 2) >> 2;
+        }
+        hi = c;
+    }
+    const uint32_t o0 = blue > 0 ? lo : hi, o2 = blue > 0 ? hi : lo;
+    v[0] = b->swap ? o2 : o0;
+    v[1] = g;
+    v[2] = b->swap ? o0 : o2;
+}
+
 /* Output pixel (x, y) as 4 values (b, g, r, alpha-less) or gray in v[0]. */
 GIP__BAYF void gip__bayer_pixel(const gip__bayer *b, int64_t x, int64_t y, uint32_t *v)
 {
@@ -260,27 +289,11 @@ GIP__BAYF void gip__bayer_pixel(const gip__bayer *b, int64_t x, int64_t y, uint3
         }
         return;
     }
-    uint32_t o[3];
-    if (on_green) {
-        o[1 - blue] = (n + s + 1) >> 1;
-        o[1] = c;
-        o[1 + blue] = (we + e + 1) >> 1;
-    } else {
-        const uint32_t d = gip__bayer_at(b, x - 1, y - 1) + gip__bayer_at(b, x + 1, y - 1) +
-                           gip__bayer_at(b, x - 1, y + 1) + gip__bayer_at(b, x + 1, y + 1);
-        o[1 - blue] = (d + 2) >> 2;
-        if (b->method == 1) {
-            /* along the edge: the pair that differs less */
-            const int64_t dh = (int64_t)we - e, dv = (int64_t)s - n;
-            o[1] = (dh < 0 ? -dh : dh) > (dv < 0 ? -dv : dv) ? (n + s + 1) >> 1 : (we + e + 1) >> 1;
-        } else {
-            o[1] = (n + s + we + e + 2) >> 2;
-        }
-        o[1 + blue] = c;
-    }
-    v[0] = o[b->swap ? 2 : 0];
-    v[1] = o[1];
-    v[2] = o[b->swap ? 0 : 2];
+    const uint32_t d = on_green
+                           ? 0
+                           : gip__bayer_at(b, x - 1, y - 1) + gip__bayer_at(b, x + 1, y - 1) +
+                                 gip__bayer_at(b, x - 1, y + 1) + gip__bayer_at(b, x + 1, y + 1);
+    gip__bayer_rgb(b, on_green, blue, c, n, s, we, e, d, v);
 }
 
 #ifdef __cplusplus
