@@ -9,10 +9,10 @@
 /* Bilinear from float maps: the maps' four positions as one 16-byte load each where aligned. */
 template <int CN, typename T>
 __global__ void __launch_bounds__(GIP__WPC_BX *GIP__WPC_BY)
-    remap_linear_kernel(gip__warp w, const uint8_t *__restrict__ src, int64_t sstride,
-                        const uint8_t *__restrict__ mx, int64_t mxs, const uint8_t *__restrict__ my,
-                        int64_t mys, uint8_t *dst, int64_t dstride, int32_t dw, int32_t dh,
-                        int32_t mvec, int32_t vec)
+    remap_linear_kernel(const __grid_constant__ gip__warp w, const uint8_t *__restrict__ src,
+                        int64_t sstride, const uint8_t *__restrict__ mx, int64_t mxs,
+                        const uint8_t *__restrict__ my, int64_t mys, uint8_t *dst, int64_t dstride,
+                        int32_t dw, int32_t dh, int32_t mvec, int32_t vec)
 {
     const int32_t x0 = (int32_t)((blockIdx.x * GIP__WPC_BX + threadIdx.x) * GIP__WPC_PX);
     if (x0 >= dw)
@@ -43,7 +43,7 @@ __global__ void __launch_bounds__(GIP__WPC_BX *GIP__WPC_BY)
             if (gip__wpc_linear<CN, T>(w, src, sstride, px[q], py[q], o + q * CN))
                 in |= 1u << q;
             else
-                gip__warp_sample(&w, src, sstride, drow, x0 + q, px[q], py[q]);
+                gip__wpc_sample(&w, src, sstride, drow, x0 + q, px[q], py[q]);
         }
         gip__wpc_store<CN, T>(drow, x0, o, in, vec);
     }

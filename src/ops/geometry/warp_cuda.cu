@@ -13,8 +13,9 @@
  * gip__wpc_linear where its taps lie inside, by gip__warp_sample (borders) elsewhere. */
 template <int CN, typename T, bool PERSP>
 __global__ void __launch_bounds__(GIP__WPC_BX *GIP__WPC_BY)
-    warp_linear_kernel(gip__warp w, const uint8_t *__restrict__ src, int64_t sstride, uint8_t *dst,
-                       int64_t dstride, int32_t dw, int32_t dh, int32_t vec)
+    warp_linear_kernel(const __grid_constant__ gip__warp w, const uint8_t *__restrict__ src,
+                       int64_t sstride, uint8_t *dst, int64_t dstride, int32_t dw, int32_t dh,
+                       int32_t vec)
 {
     const int32_t x0 = (int32_t)((blockIdx.x * GIP__WPC_BX + threadIdx.x) * GIP__WPC_PX);
     if (x0 >= dw)
@@ -58,7 +59,7 @@ __global__ void __launch_bounds__(GIP__WPC_BX *GIP__WPC_BY)
             if (gip__wpc_linear<CN, T>(w, src, sstride, sx, sy, o + q * CN))
                 in |= 1u << q;
             else
-                gip__warp_sample(&w, src, sstride, drow, x, sx, sy);
+                gip__wpc_sample(&w, src, sstride, drow, x, sx, sy);
         }
         gip__wpc_store<CN, T>(drow, x0, o, in, vec);
     }

@@ -41,6 +41,15 @@ __device__ __forceinline__ bool gip__wpc_linear(const gip__warp &w, const uint8_
     return true;
 }
 
+/* gip__warp_sample out of line: the border's pixels are few, and one copy of its code keeps the
+ * specialised kernels' registers for their own work. */
+static __device__ __noinline__ void gip__wpc_sample(const gip__warp *w, const uint8_t *src,
+                                                    int64_t sstride, uint8_t *drow, int32_t x,
+                                                    float sx, float sy)
+{
+    gip__warp_sample(w, src, sstride, drow, x, sx, sy);
+}
+
 /* Writes the pixels of o whose bit is set in `in` (all GIP__WPC_PX and a 4-byte aligned row:
  * u8 as 32-bit words). */
 template <int CN, typename T>
