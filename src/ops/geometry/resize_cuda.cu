@@ -135,6 +135,23 @@ __global__ void __launch_bounds__(RS_BX *RS_BY)
     }
 }
 
+/* K consecutive table entries from an address aligned to K entries (rs_tables_aligned()): one
+ * vector load. */
+template <int K> __device__ __forceinline__ void rs_taps(const int32_t *t, int32_t *v)
+{
+    if (K == 2) {
+        const int2 a = __ldg(reinterpret_cast<const int2 *>(t));
+        v[0] = a.x;
+        v[1 % K] = a.y;
+    } else {
+        const int4 a = __ldg(reinterpret_cast<const int4 *>(t));
+        v[0] = a.x;
+        v[1 % K] = a.y;
+        v[2 % K] = a.z;
+        v[3 % K] = a.w;
+    }
+}
+
 /* u8 linear (K = 2, GIP__RS_LIN8) and cubic (K = 4, GIP__RS_CUBIC8) with fixed tap counts:
  * integer horizontal sums (their order does not matter), then gip__rs_vint's combination. */
 template <int CN, int K>
@@ -150,23 +167,23 @@ __global__ void __launch_bounds__(RS_BX *RS_BY)
     const int32_t simd_end = (int32_t)p.simd_end;
     for (int32_t y = blockIdx.y * RS_BY + threadIdx.y; y < p.dh; y += gridDim.y * RS_BY) {
         const uint8_t *rows[K];
-        int32_t yc[K];
+        int32_t yc[K], yr[K];
+        rs_taps<K>(p.yi + y * K, yr);
+        rs_taps<K>(p.yci + y * K, yc);
 #pragma unroll
-        for (int k = 0; k < K; k++) {
-            rows[k] = src + (int64_t)__ldg(p.yi + y * K + k) * sstride;
-            yc[k] = __ldg(p.yci + y * K + k);
-        }
+        for (int k = 0; k < K; k++)
+            rows[k] = src + (int64_t)yr[k] * sstride;
         uint8_t o[RS_PX * CN];
 #pragma unroll
         for (int q = 0; q < RS_PX; q++) {
             if (q < npx) {
                 const int32_t x = x0 + q;
                 int32_t xo[K], xc[K];
+                rs_taps<K>(p.xi + x * K, xo);
+                rs_taps<K>(p.xci + x * K, xc);
 #pragma unroll
-                for (int t = 0; t < K; t++) {
-                    xo[t] = __ldg(p.xi + x * K + t) * CN;
-                    xc[t] = __ldg(p.xci + x * K + t);
-                }
+                for (int t = 0; t < K; t++)
+                    xo[t] *= CN;
                 int32_t h[K][CN];
 #pragma unroll
                 for (int k = 0; k < K; k++)
@@ -340,6 +357,15 @@ static bool rs_aligned(const gip_image *img, int a)
     return (uintptr_t)img->data % (uintptr_t)a == 0 && img->stride % a == 0;
 }
 
+/* Whether the integer tables of a K-tap plan start on K-entry boundaries (the device block is
+ * aligned and each table's offset in it is a multiple of K entries), as rs_taps() loads them. */
+static bool rs_tables_aligned(const gip__resize_plan &p, int k)
+{
+    const uintptr_t a = (uintptr_t)k * sizeof(int32_t);
+    return (uintptr_t)p.xi % a == 0 && (uintptr_t)p.xci % a == 0 && (uintptr_t)p.yi % a == 0 &&
+           (uintptr_t)p.yci % a == 0;
+}
+
 template <int CN>
 static void rs_launch_cn(const gip__resize_plan &p, dim3 grid, dim3 block, cudaStream_t s,
                          const uint8_t *sp, int64_t ss, uint8_t *dp, int64_t ds, int32_t svec,
@@ -349,10 +375,10 @@ static void rs_launch_cn(const gip__resize_plan &p, dim3 grid, dim3 block, cudaS
     if (p.kind == GIP__RS_AREA_FAST && p.area2x2 && p.dtype == GIP_U8)
         rs_area2_u8<CN><<<grid, block, 0, s>>>(p, sp, ss, dp, ds, svec, dvec);
     else if (p.kind == GIP__RS_SEP && p.dtype == GIP_U8 && !p.hfloat && !p.xn && !p.yn &&
-             p.final == GIP__RS_LIN8 && p.kx == 2 && p.ky == 2)
+             p.final == GIP__RS_LIN8 && p.kx == 2 && p.ky == 2 && rs_tables_aligned(p, 2))
         rs_sep_u8<CN, 2><<<grid, block, 0, s>>>(p, sp, ss, dp, ds, dvec);
     else if (p.kind == GIP__RS_SEP && p.dtype == GIP_U8 && !p.hfloat && !p.xn && !p.yn &&
-             p.final == GIP__RS_CUBIC8 && p.kx == 4 && p.ky == 4)
+             p.final == GIP__RS_CUBIC8 && p.kx == 4 && p.ky == 4 && rs_tables_aligned(p, 4))
         rs_sep_u8<CN, 4><<<grid, block, 0, s>>>(p, sp, ss, dp, ds, dvec);
     else if (p.kind == GIP__RS_SEP && p.hfloat && p.final == GIP__RS_FSEQ && p.dtype == GIP_U8)
         rs_sep_f<CN, uint8_t, false><<<grid, block, 0, s>>>(p, sp, ss, dp, ds, dvec);
