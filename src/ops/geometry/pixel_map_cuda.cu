@@ -10,10 +10,12 @@
 #define PM_THREADS 256
 
 /* The tile's side (output pixels) and its rows' bytes in shared memory, padded so that the
- * threads of a warp reading down a column hit different banks. */
+ * threads of a warp reading down a column (a word of output bytes each: rows 4 / PX apart) hit
+ * different banks: an odd number of bytes between rows for 1-byte pixels, an odd number of
+ * 2-byte units for 2-byte ones, an odd number of words for the rest. */
 template <int PX> struct pm_tile {
     static constexpr int side = PX <= 4 ? 64 : 32;
-    static constexpr int row = side * PX + (PX % 4 == 0 ? 4 : 1);
+    static constexpr int row = PX == 1 ? 65 : PX == 2 ? 130 : side * PX + 4;
 };
 
 /* A side x side output tile of a transpose (MODE GIP__PM_TRANSPOSE, ROT90CW or ROT90CCW) of an
@@ -25,7 +27,7 @@ __global__ void __launch_bounds__(PM_THREADS)
                         int64_t dstride, int32_t sw, int32_t sh, int32_t svec, int32_t dvec)
 {
     constexpr int T = pm_tile<PX>::side, RS = pm_tile<PX>::row;
-    __shared__ uint8_t sm[T * RS];
+    __shared__ __align__(16) uint8_t sm[T * RS];
     const int32_t dw = sh, dh = sw;
     const int32_t bx0 = (int32_t)blockIdx.x * T, by0 = (int32_t)blockIdx.y * T;
     const int32_t tw = dw - bx0 < T ? dw - bx0 : T, th = dh - by0 < T ? dh - by0 : T;
@@ -43,10 +45,14 @@ __global__ void __launch_bounds__(PM_THREADS)
             const uint32_t v =
                 __ldg(reinterpret_cast<const uint32_t *>(s0 + (int64_t)srow * sstride) + wd);
             uint8_t *p = sm + i * RS + 4 * wd;
-            p[0] = (uint8_t)v;
-            p[1] = (uint8_t)(v >> 8);
-            p[2] = (uint8_t)(v >> 16);
-            p[3] = (uint8_t)(v >> 24);
+            if (RS % 4 == 0) {
+                *reinterpret_cast<uint32_t *>(p) = v;
+            } else {
+                p[0] = (uint8_t)v;
+                p[1] = (uint8_t)(v >> 8);
+                p[2] = (uint8_t)(v >> 16);
+                p[3] = (uint8_t)(v >> 24);
+            }
         }
     } else {
         for (int32_t k = tid; k < tw * rb; k += PM_THREADS) {
