@@ -101,9 +101,76 @@ static void bad_input(gip_context *ctx)
     gip_args_free(a);
 }
 
+/* flip of one-pixel-in views when roi is set (data pointers off the buffers' alignment). */
+typedef struct flip_view {
+    const gip_args *a;
+    int roi;
+} flip_view;
+
+static gip_status run_flip_view(gip_context *ctx, const gip_image *src, gip_image *dst,
+                                const void *params)
+{
+    const flip_view *v = params;
+    gip_image s = *src, d = *dst;
+    gip_status st;
+    if (v->roi && ((st = gip_image_roi(src, 1, 0, src->width - 1, src->height, &s)) ||
+                   (st = gip_image_roi(dst, 1, 0, dst->width - 1, dst->height, &d))))
+        return st;
+    return gip_op_apply(ctx, v->a, &s, &d);
+}
+
+/* Rows longer than the CUDA kernel's 1024-pixel chunk (a partial last chunk), 16-byte strides
+ * and views one pixel into their buffers (words of the row ends moved byte by byte). */
+static void views(gip_context *ctx)
+{
+    static const gt_size sizes[] = {{2500, 3}, {1024, 2}, {1027, 5}, {5, 4}, {1, 2}};
+    static const gip_dtype vdt[] = {GIP_U8, GIP_U16, GIP_F32};
+    uint64_t seed = 300;
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (size_t d = 0; d < sizeof vdt / sizeof vdt[0]; d++)
+            for (size_t c = 0; c < sizeof chans / sizeof chans[0]; c++)
+                for (size_t k = 0; k < sizeof codes / sizeof codes[0]; k++)
+                    for (int roi = 0; roi < 2; roi++, seed++) {
+                        if (!gt_case())
+                            continue;
+                        gip_args *a = flip_args(codes[k]);
+                        if (!a)
+                            return;
+                        const int64_t w = sizes[s].w, h = sizes[s].h;
+                        const int32_t cn = chans[c];
+                        gip_image src, dst, exp, sv, dv;
+                        gt_alloc(&src, w + roi, h, cn, vdt[d], gt_pad16(w + roi, cn, vdt[d]));
+                        gt_alloc(&dst, w + roi, h, cn, vdt[d], gt_pad16(w + roi, cn, vdt[d]));
+                        gt_alloc(&exp, w, h, cn, vdt[d], 0);
+                        gt_fill_random(&src, seed, 0, 0);
+                        GT_OK(gip_image_roi(&src, roi, 0, w, h, &sv));
+                        const int fx = strcmp(codes[k], "0") != 0, fy = strcmp(codes[k], "1") != 0;
+                        for (int64_t y = 0; y < h; y++)
+                            for (int64_t x = 0; x < w; x++)
+                                for (int32_t ch = 0; ch < cn; ch++)
+                                    gt_set(&exp, x, y, ch,
+                                           gt_get(&sv, fx ? w - 1 - x : x, fy ? h - 1 - y : y, ch));
+                        char label[96];
+                        snprintf(label, sizeof label, "flip view %s %lldx%lld %s c%d roi %d",
+                                 codes[k], (long long)w, (long long)h, gip_dtype_name(vdt[d]),
+                                 (int)cn, roi);
+                        flip_view v = {a, roi};
+                        if (GT_OK(gt_run_unary(ctx, run_flip_view, &src, &dst, &v, 0x5A)) &&
+                            GT_OK(gip_image_roi(&dst, roi, 0, w, h, &dv))) {
+                            gt_compare(&dv, &exp, 0, 0, label);
+                            GT_CHECK(gt_padding_intact(&dst), "%s: padding written", label);
+                        }
+                        gt_free(&src);
+                        gt_free(&dst);
+                        gt_free(&exp);
+                        gip_args_free(a);
+                    }
+}
+
 static void body(gip_context *ctx)
 {
     cases(ctx);
+    views(ctx);
     if (gt_case())
         bad_input(ctx);
 }

@@ -503,9 +503,93 @@ static void bands(gip_context *ctx)
     gip_context_destroy(cpu);
 }
 
+/* gip_resize of a one-pixel-in view when roi is set (a data pointer off the buffer's alignment). */
+typedef struct roi_call {
+    gip_resize_params p;
+    int roi;
+} roi_call;
+
+static gip_status run_resize_roi(gip_context *ctx, const gip_image *src, gip_image *dst,
+                                 const void *params)
+{
+    const roi_call *c = params;
+    gip_image s = *src, d = *dst;
+    gip_status st;
+    if (c->roi && ((st = gip_image_roi(src, 1, 0, src->width - 1, src->height, &s)) ||
+                   (st = gip_image_roi(dst, 1, 0, dst->width - 1, dst->height, &d))))
+        return st;
+    return gip_resize(ctx, &s, &d, &c->p);
+}
+
+/* The CUDA kernels' vector paths (8-byte aligned source rows, 4-byte aligned destination rows) and
+ * their fallbacks: 16-byte strides, views one pixel into their buffers, widths that leave a
+ * partial group of four pixels, odd sizes whose last 2x2 block is cut by the edge, one pixel;
+ * each equal to the CPU's resize of a tight copy. */
+static void views(gip_context *ctx)
+{
+    gip_context *cpu = NULL;
+    if (gip_context_backend(ctx) == GIP_BACKEND_CUDA) {
+        gip_context_desc d = {.backend = GIP_BACKEND_CPU};
+        if (!GT_OK(gip_context_create(&d, &cpu)))
+            return;
+    }
+    gip_context *ref = cpu ? cpu : ctx;
+    static const gt_size sizes[] = {{63, 47}, {30, 5}, {2, 2}, {1, 1}, {130, 9}};
+    static const double factors[] = {0.5, 2.0, 0.6, 1.7};
+    static const gip_dtype vdt[] = {GIP_U8, GIP_F32};
+    static const int32_t vin[] = {GIP_INTER_NEAREST, GIP_INTER_LINEAR, GIP_INTER_CUBIC,
+                                  GIP_INTER_AREA};
+    uint64_t seed = 500;
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (size_t f = 0; f < sizeof factors / sizeof factors[0]; f++)
+            for (size_t d = 0; d < sizeof vdt / sizeof vdt[0]; d++)
+                for (size_t c = 0; c < sizeof chans / sizeof chans[0]; c++)
+                    for (size_t k = 0; k < sizeof vin / sizeof vin[0]; k++)
+                        for (int roi = 0; roi < 2; roi++, seed++) {
+                            if (!gt_case())
+                                continue;
+                            const int64_t sw = sizes[s].w, sh = sizes[s].h;
+                            int64_t dw, dh;
+                            if (gip_resize_size(sw, sh, 0, 0, factors[f], factors[f], &dw, &dh) ||
+                                dw < 1 || dh < 1)
+                                continue;
+                            const int32_t cn = chans[c];
+                            gip_image src, dst, tsrc, exp, gv;
+                            gt_alloc(&src, sw + roi, sh, cn, vdt[d],
+                                     gt_pad16(sw + roi, cn, vdt[d]));
+                            gt_alloc(&dst, dw + roi, dh, cn, vdt[d],
+                                     gt_pad16(dw + roi, cn, vdt[d]));
+                            gt_alloc(&tsrc, sw, sh, cn, vdt[d], 0);
+                            gt_alloc(&exp, dw, dh, cn, vdt[d], 0);
+                            gt_fill_random(&src, seed, 0, 0);
+                            for (int64_t y = 0; y < sh; y++)
+                                for (int64_t x = 0; x < sw; x++)
+                                    for (int32_t ch = 0; ch < cn; ch++)
+                                        gt_set(&tsrc, x, y, ch, gt_get(&src, x + roi, y, ch));
+                            roi_call call = {{vin[k], 0, factors[f], factors[f]}, roi};
+                            char label[128];
+                            snprintf(label, sizeof label,
+                                     "resize view %lldx%lld fx %g %s c%d inter %d roi %d",
+                                     (long long)sw, (long long)sh, factors[f],
+                                     gip_dtype_name(vdt[d]), (int)cn, (int)vin[k], roi);
+                            if (GT_OK(gt_run_unary(ctx, run_resize_roi, &src, &dst, &call, 0x3C)) &&
+                                GT_OK(gip_resize(ref, &tsrc, &exp, &call.p)) &&
+                                GT_OK(gip_image_roi(&dst, roi, 0, dw, dh, &gv))) {
+                                GT_CHECK(gt_padding_intact(&dst), "%s: padding written", label);
+                                gt_compare(&gv, &exp, 0, 0, label);
+                            }
+                            gt_free(&src);
+                            gt_free(&dst);
+                            gt_free(&tsrc);
+                            gt_free(&exp);
+                        }
+    gip_context_destroy(cpu);
+}
+
 static void body(gip_context *ctx)
 {
     cases(ctx);
+    views(ctx);
     bands(ctx);
     if (gt_case())
         sizes_and_factors(ctx);

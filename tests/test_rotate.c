@@ -145,9 +145,79 @@ static void bad_input(gip_context *ctx)
     gt_free(&wrong);
 }
 
+/* run_move on one-pixel-in views when roi is set (data pointers off the buffers' alignment). */
+typedef struct move_view {
+    int mode, roi;
+} move_view;
+
+static gip_status run_move_view(gip_context *ctx, const gip_image *src, gip_image *dst,
+                                const void *params)
+{
+    const move_view *v = params;
+    gip_image s = *src, d = *dst;
+    gip_status st;
+    if (v->roi && ((st = gip_image_roi(src, 1, 0, src->width - 1, src->height, &s)) ||
+                   (st = gip_image_roi(dst, 1, 0, dst->width - 1, dst->height, &d))))
+        return st;
+    return run_move(ctx, &s, &d, &v->mode);
+}
+
+/* The CUDA kernels' tiles (64 or 32 pixels a side) several to a side with partial ones at the
+ * ends, rows read and written as words (16-byte strides) or byte by byte (views one pixel into
+ * their buffers), the half turn's chunks of 1024 pixels. */
+static void views(gip_context *ctx)
+{
+    static const gt_size sizes[] = {{200, 130}, {130, 67}, {1100, 3}, {3, 70}, {1, 1}};
+    static const gip_dtype vdt[] = {GIP_U8, GIP_U16, GIP_F32};
+    uint64_t seed = 700;
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (size_t d = 0; d < sizeof vdt / sizeof vdt[0]; d++)
+            for (size_t c = 0; c < sizeof chans / sizeof chans[0]; c++)
+                for (int mode = 0; mode < 4; mode++)
+                    for (int roi = 0; roi < 2; roi++, seed++) {
+                        if (!gt_case())
+                            continue;
+                        const int64_t w = sizes[s].w, h = sizes[s].h;
+                        const int32_t cn = chans[c];
+                        const int swap = mode != 1;
+                        const int64_t dw = swap ? h : w, dh = swap ? w : h;
+                        gip_image src, dst, exp, sv, dv;
+                        gt_alloc(&src, w + roi, h, cn, vdt[d], gt_pad16(w + roi, cn, vdt[d]));
+                        gt_alloc(&dst, dw + roi, dh, cn, vdt[d], gt_pad16(dw + roi, cn, vdt[d]));
+                        gt_alloc(&exp, dw, dh, cn, vdt[d], 0);
+                        gt_fill_random(&src, seed, 0, 0);
+                        GT_OK(gip_image_roi(&src, roi, 0, w, h, &sv));
+                        for (int64_t y = 0; y < dh; y++)
+                            for (int64_t x = 0; x < dw; x++) {
+                                int64_t sx = y, sy = x; /* transpose */
+                                if (mode == 0)
+                                    sx = y, sy = h - 1 - x;
+                                else if (mode == 1)
+                                    sx = w - 1 - x, sy = h - 1 - y;
+                                else if (mode == 2)
+                                    sx = w - 1 - y, sy = x;
+                                for (int32_t ch = 0; ch < cn; ch++)
+                                    gt_set(&exp, x, y, ch, gt_get(&sv, sx, sy, ch));
+                            }
+                        char label[96];
+                        snprintf(label, sizeof label, "move %d view %lldx%lld %s c%d roi %d", mode,
+                                 (long long)w, (long long)h, gip_dtype_name(vdt[d]), (int)cn, roi);
+                        move_view v = {mode, roi};
+                        if (GT_OK(gt_run_unary(ctx, run_move_view, &src, &dst, &v, 0x5A)) &&
+                            GT_OK(gip_image_roi(&dst, roi, 0, dw, dh, &dv))) {
+                            gt_compare(&dv, &exp, 0, 0, label);
+                            GT_CHECK(gt_padding_intact(&dst), "%s: padding written", label);
+                        }
+                        gt_free(&src);
+                        gt_free(&dst);
+                        gt_free(&exp);
+                    }
+}
+
 static void body(gip_context *ctx)
 {
     cases(ctx);
+    views(ctx);
     if (gt_case())
         crop(ctx);
     if (gt_case())

@@ -1,8 +1,82 @@
 /* SPDX-License-Identifier: MIT */
-/* flip on CUDA: one thread per pixel of a row, rows on the grid's y; a pixel's bytes move as
- * one unit of its size (1 to 16 bytes). */
+/* flip on CUDA: a block moves a chunk of one row through shared memory, read and written as
+ * aligned 32-bit words (the bytes of a view's unaligned ends one by one), the pixels reversed in
+ * between; rows on the grid's y. */
 #include "cuda_util.cuh"
 #include "ops/geometry/flip.h"
+
+/* Threads of a block, and output pixels a block moves. */
+#define FLIP_THREADS 256
+#define FLIP_CHUNK 1024
+
+/* Output pixels [x0, x0 + n) of row y, n <= FLIP_CHUNK, from source row fy ? h-1-y : y, reversed
+ * (dst(x) = src(w-1-x)) when REV. PX is the bytes of a pixel. Words are read whole only where
+ * they hold a byte of the row (aligned words never cross an allocation's end), written whole
+ * only where all four bytes are the chunk's. */
+template <int PX, bool REV>
+__global__ void __launch_bounds__(FLIP_THREADS)
+    flip_rows_kernel(const uint8_t *__restrict__ src, int64_t sstride, uint8_t *__restrict__ dst,
+                     int64_t dstride, int32_t w, int32_t h, int32_t fy)
+{
+    __shared__ uint32_t sm[(FLIP_CHUNK * PX + 3) / 4 + 2];
+    const int32_t x0 = (int32_t)blockIdx.x * FLIP_CHUNK;
+    const int32_t n = w - x0 < FLIP_CHUNK ? w - x0 : FLIP_CHUNK;
+    const int32_t nb = n * PX; /* bytes of the chunk */
+    const int32_t tid = (int32_t)threadIdx.x;
+    for (int32_t y = blockIdx.y; y < h; y += gridDim.y) {
+        /* the source bytes: pixels [w - x0 - n, w - x0) reversed, [x0, x0 + n) not */
+        const uint8_t *a0 =
+            src + (int64_t)(fy ? h - 1 - y : y) * sstride + (int64_t)(REV ? w - x0 - n : x0) * PX;
+        const uint32_t *al = reinterpret_cast<const uint32_t *>((uintptr_t)a0 & ~(uintptr_t)3);
+        const int32_t off = (int32_t)((uintptr_t)a0 & 3);
+        const int32_t nw = (off + nb + 3) >> 2;
+        for (int32_t i = tid; i < nw; i += FLIP_THREADS)
+            sm[i] = __ldg(al + i);
+        __syncthreads();
+        const uint8_t *sb = reinterpret_cast<const uint8_t *>(sm) + off;
+        uint8_t *d0 = dst + (int64_t)y * dstride + (int64_t)x0 * PX;
+        uint32_t *dal = reinterpret_cast<uint32_t *>((uintptr_t)d0 & ~(uintptr_t)3);
+        const int32_t doff = (int32_t)((uintptr_t)d0 & 3);
+        const int32_t nwo = (doff + nb + 3) >> 2;
+        for (int32_t i = tid; i < nwo; i += FLIP_THREADS) {
+            const int32_t b0 = 4 * i - doff; /* the chunk's byte of the word's first byte */
+            uint32_t v = 0;
+            bool whole = b0 >= 0 && b0 + 4 <= nb;
+#pragma unroll
+            for (int k = 0; k < 4; k++) {
+                const int32_t ob = b0 + k;
+                if (ob < 0 || ob >= nb)
+                    continue;
+                const int32_t p = ob / PX, c = ob - p * PX;
+                const uint8_t byte = REV ? sb[(n - 1 - p) * PX + c] : sb[ob];
+                if (whole)
+                    v |= (uint32_t)byte << (8 * k);
+                else
+                    reinterpret_cast<uint8_t *>(dal + i)[k] = byte;
+            }
+            if (whole)
+                dal[i] = v;
+        }
+        __syncthreads();
+    }
+}
+
+template <int PX>
+static void flip_launch(gip_context *ctx, const gip_image *src, gip_image *dst, int fx, int fy)
+{
+    const dim3 grid(gip__div_up(src->width, FLIP_CHUNK),
+                    (unsigned)(src->height < 65535 ? src->height : 65535));
+    if (fx)
+        flip_rows_kernel<PX, true><<<grid, FLIP_THREADS, 0, gip__stream(ctx)>>>(
+            (const uint8_t *)src->data, src->stride, (uint8_t *)dst->data, dst->stride,
+            (int32_t)src->width, (int32_t)src->height, fy);
+    else
+        flip_rows_kernel<PX, false><<<grid, FLIP_THREADS, 0, gip__stream(ctx)>>>(
+            (const uint8_t *)src->data, src->stride, (uint8_t *)dst->data, dst->stride,
+            (int32_t)src->width, (int32_t)src->height, fy);
+}
+
+/* ---- the generic kernel (sides of 2^31 pixels and more): one thread per pixel ------------- */
 
 template <typename T>
 __global__ void flip_kernel(const char *src, int64_t sstride, char *dst, int64_t dstride, int64_t w,
@@ -38,6 +112,37 @@ extern "C" gip_status gip__flip_cuda(gip_context *ctx, const gip_image *src, gip
                                      int fy)
 {
     const size_t px = (size_t)src->channels * gip_dtype_size(src->dtype);
+    const int64_t lim = (int64_t)1 << 30;
+    if (src->width * (int64_t)px < lim && src->height < lim) {
+        switch (px) {
+        case 1:
+            flip_launch<1>(ctx, src, dst, fx, fy);
+            return GIP__LAUNCH_CHECK(ctx, "flip kernel");
+        case 2:
+            flip_launch<2>(ctx, src, dst, fx, fy);
+            return GIP__LAUNCH_CHECK(ctx, "flip kernel");
+        case 3:
+            flip_launch<3>(ctx, src, dst, fx, fy);
+            return GIP__LAUNCH_CHECK(ctx, "flip kernel");
+        case 4:
+            flip_launch<4>(ctx, src, dst, fx, fy);
+            return GIP__LAUNCH_CHECK(ctx, "flip kernel");
+        case 6:
+            flip_launch<6>(ctx, src, dst, fx, fy);
+            return GIP__LAUNCH_CHECK(ctx, "flip kernel");
+        case 8:
+            flip_launch<8>(ctx, src, dst, fx, fy);
+            return GIP__LAUNCH_CHECK(ctx, "flip kernel");
+        case 12:
+            flip_launch<12>(ctx, src, dst, fx, fy);
+            return GIP__LAUNCH_CHECK(ctx, "flip kernel");
+        case 16:
+            flip_launch<16>(ctx, src, dst, fx, fy);
+            return GIP__LAUNCH_CHECK(ctx, "flip kernel");
+        default:
+            break;
+        }
+    }
     switch (px) {
     case 1:
         launch<uint8_t>(ctx, src, dst, fx, fy);

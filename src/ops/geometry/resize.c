@@ -1649,6 +1649,10 @@ gip_status gip__resize_run(gip_context *ctx, const gip_image *src, gip_image *ds
                           "%s: antialias works with linear and cubic interpolation only", op);
     if (gip__images_overlap(src, dst))
         return gip__error(ctx, GIP_ERR_ALIASING, "%s: src and dst overlap", op);
+#ifdef GIP_HAVE_CUDA
+    if (on_device)
+        return gip__resize_cuda_run(ctx, src, dst, interp, antialias, inv_x, inv_y);
+#endif
     gip__resize_plan plan;
     void *block;
     size_t bytes;

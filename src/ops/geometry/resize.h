@@ -118,6 +118,11 @@ gip_status gip__resize_run_band(gip_context *ctx, const gip_image *src, int64_t 
 gip_status gip__resize_cuda(gip_context *ctx, const gip_image *src, gip_image *dst,
                             const gip__resize_plan *plan, const void *block, size_t bytes);
 
+/* Resizes device views (checked by gip__resize_run) with the plan of this geometry kept on the
+ * device for ctx: built and copied on the first call only. */
+gip_status gip__resize_cuda_run(gip_context *ctx, const gip_image *src, gip_image *dst,
+                                int32_t interp, int32_t antialias, double inv_x, double inv_y);
+
 /* ---- one output element ------------------------------------------------------------------- */
 
 GIP__RS_HD float gip__rs_loadf(const uint8_t *row, int64_t e, gip_dtype dt)
