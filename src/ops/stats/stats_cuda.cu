@@ -351,96 +351,117 @@ __global__ void __launch_bounds__(FAST_THREADS)
         imn[c] = imx[c] = -1;
     }
     long long count = 0;
-    const unsigned T = gridDim.x * blockDim.x;
-    for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += T) {
-        const unsigned y = i / ipr, g = i - y * ipr;
-        const unsigned char *row = a + (int64_t)y * as;
-        if (g < gpr) {
-            const uint4 *src = reinterpret_cast<const uint4 *>(row) + (size_t)g * NV;
-            unsigned wd[NW];
+    /* one group: its words, the pixel index of its first pixel */
+    auto group = [&](const unsigned(&wd)[NW], long long base) {
+        count += P;
+        unsigned lo[NP], hi[NP];
 #pragma unroll
-            for (int v = 0; v < NV; v++) {
-                const uint4 q = __ldg(src + v);
-                wd[4 * v] = q.x;
-                wd[4 * v + 1] = q.y;
-                wd[4 * v + 2] = q.z;
-                wd[4 * v + 3] = q.w;
+        for (int j = 0; j < NW; j++) {
+            if (j < NP) {
+                lo[j] = hi[j] = wd[j];
+            } else {
+                lo[j % NP] = __vminu4(lo[j % NP], wd[j]);
+                hi[j % NP] = __vmaxu4(hi[j % NP], wd[j]);
             }
-            const long long base = (long long)y * w + (long long)g * P;
-            count += P;
-            unsigned lo[NP], hi[NP];
+        }
+#pragma unroll
+        for (int c = 0; c < CN; c++) {
+            unsigned s = 0, q = 0, z = 0;
 #pragma unroll
             for (int j = 0; j < NW; j++) {
-                if (j < NP) {
-                    lo[j] = hi[j] = wd[j];
-                } else {
-                    lo[j % NP] = __vminu4(lo[j % NP], wd[j]);
-                    hi[j % NP] = __vmaxu4(hi[j % NP], wd[j]);
-                }
+                const unsigned mk = chmask<CN>(j, c);
+                if (!mk)
+                    continue;
+                const unsigned v = mk == 0xffffffffu ? wd[j] : wd[j] & mk;
+                s = __dp4a(v, 0x01010101u, s);
+                q = __dp4a(v, v, q);
+                z += __popc(__vcmpne4(v, 0u));
             }
+            S[c] += s;
+            Q[c] += q;
+            Z[c] += z >> 3;
+            int cmin = 255, cmax = 0;
+#pragma unroll
+            for (int p = 0; p < NP; p++)
+#pragma unroll
+                for (int l = 0; l < 4; l++)
+                    if ((4 * p + l) % CN == c) {
+                        cmin = min(cmin, (int)byte_of(lo[p], l));
+                        cmax = max(cmax, (int)byte_of(hi[p], l));
+                    }
+            if (cmin < mn[c]) {
+                int k = -1;
+#pragma unroll
+                for (int e = c; e < 4 * NW; e += CN)
+                    if (k < 0 && (int)byte_of(wd[e >> 2], e & 3) == cmin)
+                        k = e / CN;
+                mn[c] = cmin;
+                imn[c] = base + k;
+            }
+            if (cmax > mx[c]) {
+                int k = -1;
+#pragma unroll
+                for (int e = c; e < 4 * NW; e += CN)
+                    if (k < 0 && (int)byte_of(wd[e >> 2], e & 3) == cmax)
+                        k = e / CN;
+                mx[c] = cmax;
+                imx[c] = base + k;
+            }
+        }
+    };
+    /* the rest of row y, from pixel x0 */
+    auto rest = [&](unsigned y, int64_t x0) {
+        const unsigned char *row = a + (int64_t)y * as;
+        for (int64_t x = x0; x < w; x++) {
+            count++;
 #pragma unroll
             for (int c = 0; c < CN; c++) {
-                unsigned s = 0, q = 0, z = 0;
-#pragma unroll
-                for (int j = 0; j < NW; j++) {
-                    const unsigned mk = chmask<CN>(j, c);
-                    if (!mk)
-                        continue;
-                    const unsigned v = mk == 0xffffffffu ? wd[j] : wd[j] & mk;
-                    s = __dp4a(v, 0x01010101u, s);
-                    q = __dp4a(v, v, q);
-                    z += __popc(__vcmpne4(v, 0u));
+                const int v = row[x * CN + c];
+                S[c] += v;
+                Q[c] += v * v;
+                Z[c] += v != 0;
+                if (v < mn[c]) {
+                    mn[c] = v;
+                    imn[c] = (long long)y * w + x;
                 }
-                S[c] += s;
-                Q[c] += q;
-                Z[c] += z >> 3;
-                int cmin = 255, cmax = 0;
-#pragma unroll
-                for (int p = 0; p < NP; p++)
-#pragma unroll
-                    for (int l = 0; l < 4; l++)
-                        if ((4 * p + l) % CN == c) {
-                            cmin = min(cmin, (int)byte_of(lo[p], l));
-                            cmax = max(cmax, (int)byte_of(hi[p], l));
-                        }
-                if (cmin < mn[c]) {
-                    int k = -1;
-#pragma unroll
-                    for (int e = c; e < 4 * NW; e += CN)
-                        if (k < 0 && (int)byte_of(wd[e >> 2], e & 3) == cmin)
-                            k = e / CN;
-                    mn[c] = cmin;
-                    imn[c] = base + k;
-                }
-                if (cmax > mx[c]) {
-                    int k = -1;
-#pragma unroll
-                    for (int e = c; e < 4 * NW; e += CN)
-                        if (k < 0 && (int)byte_of(wd[e >> 2], e & 3) == cmax)
-                            k = e / CN;
-                    mx[c] = cmax;
-                    imx[c] = base + k;
+                if (v > mx[c]) {
+                    mx[c] = v;
+                    imx[c] = (long long)y * w + x;
                 }
             }
-        } else {
-            for (int64_t x = (int64_t)gpr * P; x < w; x++) {
-                count++;
+        }
+    };
+    /* U items in flight a thread (i, i + T, ...: still in pixel order) */
+    constexpr int U = NV == 1 ? 2 : 1;
+    const unsigned T = gridDim.x * blockDim.x;
+    for (unsigned i0 = blockIdx.x * blockDim.x + threadIdx.x; i0 < n; i0 += U * T) {
+        unsigned wd[U][NW], yy[U], gg[U];
 #pragma unroll
-                for (int c = 0; c < CN; c++) {
-                    const int v = row[x * CN + c];
-                    S[c] += v;
-                    Q[c] += v * v;
-                    Z[c] += v != 0;
-                    if (v < mn[c]) {
-                        mn[c] = v;
-                        imn[c] = (long long)y * w + x;
-                    }
-                    if (v > mx[c]) {
-                        mx[c] = v;
-                        imx[c] = (long long)y * w + x;
-                    }
+        for (int u = 0; u < U; u++) {
+            const unsigned i = i0 + u * T;
+            yy[u] = i < n ? i / ipr : 0;
+            gg[u] = i < n ? i - yy[u] * ipr : gpr;
+            if (i < n && gg[u] < gpr) {
+                const uint4 *src =
+                    reinterpret_cast<const uint4 *>(a + (int64_t)yy[u] * as) + (size_t)gg[u] * NV;
+#pragma unroll
+                for (int v = 0; v < NV; v++) {
+                    const uint4 q = __ldg(src + v);
+                    wd[u][4 * v] = q.x;
+                    wd[u][4 * v + 1] = q.y;
+                    wd[u][4 * v + 2] = q.z;
+                    wd[u][4 * v + 3] = q.w;
                 }
             }
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            if (i0 + u * T >= n)
+                break;
+            if (gg[u] < gpr)
+                group(wd[u], (long long)yy[u] * w + (long long)gg[u] * P);
+            else
+                rest(yy[u], (int64_t)gpr * P);
         }
     }
     gip__red_ch acc[CN];
@@ -491,42 +512,57 @@ __global__ void __launch_bounds__(FAST_THREADS)
     double s = 0.0, q = 0.0, fa = 0.0;
     long long z = 0, imn = -1, imx = -1, count = 0;
     float mn = __int_as_float(0x7f800000), mx = __int_as_float((int)0xff800000u);
+    auto group = [&](const float4 f, long long x0) {
+        count += 4;
+        const double d0 = (double)f.x, d1 = (double)f.y, d2 = (double)f.z, d3 = (double)f.w;
+        s = __dadd_rn(__dadd_rn(__dadd_rn(__dadd_rn(s, d0), d1), d2), d3);
+        q = __dadd_rn(q, __dmul_rn(d0, d0));
+        q = __dadd_rn(q, __dmul_rn(d1, d1));
+        q = __dadd_rn(q, __dmul_rn(d2, d2));
+        q = __dadd_rn(q, __dmul_rn(d3, d3));
+        fa = __dadd_rn(__dadd_rn(__dadd_rn(__dadd_rn(fa, fabs(d0)), fabs(d1)), fabs(d2)), fabs(d3));
+        z += (f.x != 0.0f) + (f.y != 0.0f) + (f.z != 0.0f) + (f.w != 0.0f);
+        /* fminf/fmaxf skip NaNs: NaN only when all four are */
+        const float gmn = fminf(fminf(f.x, f.y), fminf(f.z, f.w));
+        const float gmx = fmaxf(fmaxf(f.x, f.y), fmaxf(f.z, f.w));
+        if (gmn < mn || (imn < 0 && gmn == gmn)) {
+            /* the first of the four equal to it (0 and -0 compare equal: the first zero) */
+            const int k = f.x == gmn ? 0 : f.y == gmn ? 1 : f.z == gmn ? 2 : 3;
+            mn = k == 0 ? f.x : k == 1 ? f.y : k == 2 ? f.z : f.w;
+            imn = x0 + k;
+        }
+        if (gmx > mx || (imx < 0 && gmx == gmx)) {
+            const int k = f.x == gmx ? 0 : f.y == gmx ? 1 : f.z == gmx ? 2 : 3;
+            mx = k == 0 ? f.x : k == 1 ? f.y : k == 2 ? f.z : f.w;
+            imx = x0 + k;
+        }
+    };
+    /* two items in flight a thread (i, i + T: still in pixel order) */
     const unsigned T = gridDim.x * blockDim.x;
-    for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += T) {
-        const unsigned y = i / ipr, g = i - y * ipr;
-        const float *row = reinterpret_cast<const float *>(a + (int64_t)y * as);
-        const long long base = (long long)y * w;
-        if (g < gpr) {
-            const float4 f = __ldg(reinterpret_cast<const float4 *>(row) + g);
-            const long long x0 = base + 4 * (long long)g;
-            count += 4;
-            const double d0 = (double)f.x, d1 = (double)f.y, d2 = (double)f.z, d3 = (double)f.w;
-            s = __dadd_rn(__dadd_rn(__dadd_rn(__dadd_rn(s, d0), d1), d2), d3);
-            q = __dadd_rn(q, __dmul_rn(d0, d0));
-            q = __dadd_rn(q, __dmul_rn(d1, d1));
-            q = __dadd_rn(q, __dmul_rn(d2, d2));
-            q = __dadd_rn(q, __dmul_rn(d3, d3));
-            fa = __dadd_rn(__dadd_rn(__dadd_rn(__dadd_rn(fa, fabs(d0)), fabs(d1)), fabs(d2)),
-                           fabs(d3));
-            z += (f.x != 0.0f) + (f.y != 0.0f) + (f.z != 0.0f) + (f.w != 0.0f);
-            /* fminf/fmaxf skip NaNs: NaN only when all four are */
-            const float gmn = fminf(fminf(f.x, f.y), fminf(f.z, f.w));
-            const float gmx = fmaxf(fmaxf(f.x, f.y), fmaxf(f.z, f.w));
-            if (gmn < mn || (imn < 0 && gmn == gmn)) {
-                /* the first of the four equal to it (0 and -0 compare equal: the first zero) */
-                const int k = f.x == gmn ? 0 : f.y == gmn ? 1 : f.z == gmn ? 2 : 3;
-                mn = k == 0 ? f.x : k == 1 ? f.y : k == 2 ? f.z : f.w;
-                imn = x0 + k;
-            }
-            if (gmx > mx || (imx < 0 && gmx == gmx)) {
-                const int k = f.x == gmx ? 0 : f.y == gmx ? 1 : f.z == gmx ? 2 : 3;
-                mx = k == 0 ? f.x : k == 1 ? f.y : k == 2 ? f.z : f.w;
-                imx = x0 + k;
-            }
-        } else {
-            for (int64_t x = (int64_t)gpr * 4; x < w; x++) {
-                count++;
-                f32_take(row[x], base + x, s, q, fa, z, mn, mx, imn, imx);
+    for (unsigned i0 = blockIdx.x * blockDim.x + threadIdx.x; i0 < n; i0 += 2 * T) {
+        float4 f[2];
+        unsigned yy[2], gg[2];
+#pragma unroll
+        for (int u = 0; u < 2; u++) {
+            const unsigned i = i0 + u * T;
+            yy[u] = i < n ? i / ipr : 0;
+            gg[u] = i < n ? i - yy[u] * ipr : gpr;
+            if (i < n && gg[u] < gpr)
+                f[u] = __ldg(reinterpret_cast<const float4 *>(a + (int64_t)yy[u] * as) + gg[u]);
+        }
+#pragma unroll
+        for (int u = 0; u < 2; u++) {
+            if (i0 + u * T >= n)
+                break;
+            const long long base = (long long)yy[u] * w;
+            if (gg[u] < gpr) {
+                group(f[u], base + 4 * (long long)gg[u]);
+            } else {
+                const float *row = reinterpret_cast<const float *>(a + (int64_t)yy[u] * as);
+                for (int64_t x = (int64_t)gpr * 4; x < w; x++) {
+                    count++;
+                    f32_take(row[x], base + x, s, q, fa, z, mn, mx, imn, imx);
+                }
             }
         }
     }
