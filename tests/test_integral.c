@@ -334,6 +334,24 @@ static void body(gip_context *ctx)
                 if (gt_case())
                     cuda_vs_cpu(ctx, combos[k].dt, i % 2 ? 1 : 3, gt_sizes[i].w, gt_sizes[i].h,
                                 combos[k].sd, combos[k].qd, seed++);
+    if (gip_context_backend(ctx) == GIP_BACKEND_CUDA) {
+        /* one-channel rows of several 1024-value chunks (a carry across them) and bands of
+         * several rows */
+        static const struct {
+            gip_dtype dt;
+            int64_t w, h;
+            int32_t sd, qd;
+        } wide[] = {
+            {GIP_U8, 2600, 700, GIP_DEPTH_S32, GIP_DEPTH_F64},
+            {GIP_U8, 1025, 3, GIP_DEPTH_S32, GIP_DEPTH_F32},
+            {GIP_F32, 2049, 530, GIP_DEPTH_F32, GIP_DEPTH_F64},
+            {GIP_U16, 3000, 270, GIP_DEPTH_F64, GIP_DEPTH_F64},
+        };
+        for (size_t k = 0; k < sizeof wide / sizeof wide[0]; k++)
+            if (gt_case())
+                cuda_vs_cpu(ctx, wide[k].dt, 1, wide[k].w, wide[k].h, wide[k].sd, wide[k].qd,
+                            seed++);
+    }
     sum_only(ctx);
     if (gt_current_backend == GT_CPU) {
         printf("integral: the sum alone again with GIP_NOAVX512=1 (the SSE2 route)\n");

@@ -412,6 +412,142 @@ static void reductions(gip_context *ctx)
     gip_context_destroy(cpu);
 }
 
+/* Views whose rows are not 16-byte aligned (the CUDA kernels' vector paths take aligned rows
+ * only) and a tall one-pixel-wide view: the results of the whole image's reduction on the view
+ * equal the CPU's on the same pixels (integers exactly, f32 within tolerance), positions
+ * included. */
+static void reduce_views(gip_context *ctx)
+{
+    gip_context *cpu = NULL;
+    if (on_cuda(ctx)) {
+        gip_context_desc desc = {.backend = GIP_BACKEND_CPU};
+        if (!GT_OK(gip_context_create(&desc, &cpu)))
+            return;
+    }
+    static const struct {
+        gip_dtype dt;
+        int32_t cn;
+    } kinds[] = {{GIP_U8, 1}, {GIP_U8, 3}, {GIP_U8, 4}, {GIP_F32, 1}};
+    static const int64_t rects[][4] = {{1, 0, 66, 9}, {3, 2, 40, 5}, {5, 1, 1, 8}};
+    uint64_t seed = 900;
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+        for (size_t r = 0; r < sizeof rects / sizeof rects[0]; r++, seed++) {
+            if (!gt_case())
+                continue;
+            gip_image h, hv, dv;
+            gt_alloc(&h, 67, 10, kinds[k].cn, kinds[k].dt, 0);
+            gt_fill_random(&h, seed, -1000.0f, 1000.0f);
+            for (int64_t y = 0; y < 10; y++)
+                for (int64_t x = 0; x < 67; x++)
+                    if ((x * 3 + y) % 7 == 0) /* zeros and repeated extremes */
+                        gt_set(&h, x, y, 0, 0);
+            gip_image d = place(ctx, &h);
+            const int64_t *q = rects[r];
+            char label[96];
+            snprintf(label, sizeof label, "view %lld,%lld %lldx%lld of %s c%d", (long long)q[0],
+                     (long long)q[1], (long long)q[2], (long long)q[3], gip_dtype_name(kinds[k].dt),
+                     (int)kinds[k].cn);
+            if (GT_OK(gip_image_roi(&h, q[0], q[1], q[2], q[3], &hv)) &&
+                GT_OK(gip_image_roi(&d, q[0], q[1], q[2], q[3], &dv))) {
+                ref_stats e;
+                ref_reduce(&hv, NULL, NULL, &e);
+                double mean[4], sd[4];
+                const bool fl = kinds[k].dt == GIP_F32;
+                if (GT_OK(gip_mean_std_dev(ctx, &dv, NULL, mean, sd)))
+                    for (int c = 0; c < kinds[k].cn; c++) {
+                        long double em = e.sum[c] / e.count, mag = e.abs[c] / e.count;
+                        GT_CHECK(fabsl(mean[c] - em) <= 1e-12L * (mag + 1),
+                                 "%s: mean[%d] %.17g, expected %.17Lg", label, c, mean[c], em);
+                    }
+                if (cpu) {
+                    double m2[4], s2[4];
+                    if (GT_OK(gip_mean_std_dev(cpu, &hv, NULL, m2, s2)) &&
+                        GT_OK(gip_mean_std_dev(ctx, &dv, NULL, mean, sd)))
+                        for (int c = 0; c < kinds[k].cn; c++)
+                            GT_CHECK(fl ? fabs(mean[c] - m2[c]) <= 1e-12 * (fabs(m2[c]) + 1) &&
+                                              fabs(sd[c] - s2[c]) <= 1e-6 * (fabs(s2[c]) + 1)
+                                        : mean[c] == m2[c] && sd[c] == s2[c],
+                                     "%s: CUDA mean/std [%d] %.17g %.17g, CPU %.17g %.17g", label,
+                                     c, mean[c], sd[c], m2[c], s2[c]);
+                }
+                double mn[4], mx[4];
+                if (GT_OK(gip_channel_min_max(ctx, &dv, NULL, mn, mx)))
+                    for (int c = 0; c < kinds[k].cn; c++)
+                        GT_CHECK(mn[c] == e.mn[c] && mx[c] == e.mx[c],
+                                 "%s: channel %d min/max %g %g, expected %g %g", label, c, mn[c],
+                                 mx[c], e.mn[c], e.mx[c]);
+                if (kinds[k].cn == 1) {
+                    double a, b;
+                    int64_t la[2], lb[2], nz;
+                    if (GT_OK(gip_min_max_loc(ctx, &dv, NULL, &a, &b, la, lb)))
+                        GT_CHECK(a == e.mn[0] && b == e.mx[0] && la[1] * q[2] + la[0] == e.imn[0] &&
+                                     lb[1] * q[2] + lb[0] == e.imx[0],
+                                 "%s: minMaxLoc %g (%lld,%lld) %g (%lld,%lld), expected %g at "
+                                 "%lld, %g at %lld",
+                                 label, a, (long long)la[0], (long long)la[1], b, (long long)lb[0],
+                                 (long long)lb[1], e.mn[0], (long long)e.imn[0], e.mx[0],
+                                 (long long)e.imx[0]);
+                    if (GT_OK(gip_count_non_zero(ctx, &dv, &nz)))
+                        GT_CHECK(nz == e.nz[0], "%s: countNonZero %lld, expected %lld", label,
+                                 (long long)nz, (long long)e.nz[0]);
+                }
+            }
+            release(ctx, &d);
+            gt_free(&h);
+        }
+    gip_context_destroy(cpu);
+}
+
+/* 256-bin histograms of every channel of u8 images of 1, 3 and 4 channels (the CUDA counter's
+ * one-channel fast path: rows of whole 16-byte groups, groups and the rest, the rest alone, and
+ * views whose rows are not 16-byte aligned) against counts made here. */
+static void hist_u8_channels(gip_context *ctx)
+{
+    static const int32_t chans[] = {1, 3, 4};
+    static const int64_t sizes[][2] = {{64, 5}, {37, 11}, {3, 20}, {1, 1}};
+    uint64_t seed = 950;
+    for (size_t c = 0; c < 3; c++)
+        for (size_t z = 0; z < 4; z++)
+            for (int sub = 0; sub < 2; sub++, seed++) {
+                if (!gt_case())
+                    continue;
+                const int32_t cn = chans[c];
+                const int64_t w = sizes[z][0], h = sizes[z][1];
+                gip_image a, av, dv;
+                gt_alloc(&a, w + 1, h, cn, GIP_U8, 0);
+                gt_fill_random(&a, seed, 0, 0);
+                if (z == 0) /* a flat run: many counts in one bin */
+                    for (int64_t x = 0; x < w; x++)
+                        gt_set(&a, x, 1, 0, 7);
+                gip_image d = place(ctx, &a);
+                if (GT_OK(gip_image_roi(&a, sub, 0, w, h, &av)) &&
+                    GT_OK(gip_image_roi(&d, sub, 0, w, h, &dv)))
+                    for (int32_t ch = 0; ch < cn; ch++) {
+                        float got[256], exp[256] = {0};
+                        float range[2] = {0, 256};
+                        gip_calc_hist_params p = {
+                            .dims = 1, .bins = {256}, .channels = {ch}, .ranges = {range}};
+                        for (int64_t y = 0; y < h; y++)
+                            for (int64_t x = 0; x < w; x++)
+                                exp[(int)gt_get(&av, x, y, ch)] += 1;
+                        if (GT_OK(gip_calc_hist(ctx, &dv, NULL, &p, got))) {
+                            int bad = -1;
+                            for (int i = 0; i < 256 && bad < 0; i++)
+                                if (got[i] != exp[i])
+                                    bad = i;
+                            GT_CHECK(bad < 0,
+                                     "calcHist u8 c%d channel %d %lldx%lld%s: bin %d is %g, "
+                                     "expected %g",
+                                     (int)cn, (int)ch, (long long)w, (long long)h,
+                                     sub ? " (unaligned view)" : "", bad, bad < 0 ? 0 : got[bad],
+                                     bad < 0 ? 0 : exp[bad]);
+                        }
+                    }
+                release(ctx, &d);
+                gt_free(&a);
+            }
+}
+
 /* ---- calcHist ---------------------------------------------------------------------------- */
 
 static void hist_cases(gip_context *ctx)
@@ -624,7 +760,9 @@ static void body(gip_context *ctx)
 {
     image_ops(ctx);
     reductions(ctx);
+    reduce_views(ctx);
     hist_cases(ctx);
+    hist_u8_channels(ctx);
     bad_input(ctx);
     if (gt_current_backend == GT_CPU) {
         /* the narrower vector builds (CLAHE's scalar rows), and the plain loops */

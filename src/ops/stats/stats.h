@@ -100,6 +100,31 @@ gip_status gip__hist_count_cpu(gip_context *ctx, const gip_image *src, const gip
 gip_status gip__hist_count_cuda(gip_context *ctx, const gip_image *src, const gip_image *mask,
                                 const gip__hist_plan *plan, uint32_t *counts);
 
+/* The statistics family's CUDA workspace of a context, made at its first use and kept until the
+ * context goes: device memory whose counters (the first GIP__STATS_WS_RESULT bytes) are zero
+ * between calls (a kernel that counts finished blocks sets its counter back to zero), a result
+ * area, room for per-block partials, and a page-locked host buffer for the result's download.
+ * One call of the context uses it at a time (a context is used by one thread at a time). */
+#define GIP__STATS_WS_RESULT 256      /* offset of the result area (4096 bytes) */
+#define GIP__STATS_WS_PARTS 4352      /* offset of the partials */
+#define GIP__STATS_WS_PART_BYTES 1024 /* per block */
+#define GIP__STATS_WS_BLOCKS 1024     /* blocks of partials at most */
+#define GIP__STATS_WS_DEV (GIP__STATS_WS_PARTS + GIP__STATS_WS_BLOCKS * GIP__STATS_WS_PART_BYTES)
+#define GIP__STATS_WS_HOST 4096
+#define GIP__STATS_CTR_REDUCE 0 /* the counters (unsigned int) of the kernels that use them */
+#define GIP__STATS_CTR_HIST 1
+typedef struct gip__stats_ws {
+    char *dev;
+    void *host;
+    int32_t sms; /* the device's multiprocessors */
+} gip__stats_ws;
+gip_status gip__stats_ws_get(gip_context *ctx, gip__stats_ws *ws);
+
+/* The 256-bin histogram of channel `channel` of a u8 device image without a mask, into hist
+ * (host, set, not added to). Synchronous: one kernel, one download. */
+gip_status gip__hist_u8_channel_cuda(gip_context *ctx, const gip_image *src, int32_t channel,
+                                     uint64_t hist[256]);
+
 /* dst = lut[src] for u8 one-channel device images (lut: 256 host bytes). Queued. */
 gip_status gip__lut_u8_cuda(gip_context *ctx, const gip_image *src, gip_image *dst,
                             const uint8_t *lut);
