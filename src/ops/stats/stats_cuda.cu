@@ -64,6 +64,11 @@ extern "C" gip_status gip__stats_ws_get(gip_context *ctx, gip__stats_ws *ws)
         goto out_free_dev;
     if ((st = gip__cuda_malloc_pinned(ctx, GIP__STATS_WS_HOST, &e->ws.host)))
         goto out_free_dev;
+    /* page-locked memory is mapped where the device can (unified addressing) */
+    if (cudaHostGetDevicePointer(&e->ws.host_dev, e->ws.host, 0) != cudaSuccess) {
+        (void)cudaGetLastError();
+        e->ws.host_dev = NULL;
+    }
     if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ctx->device) != cudaSuccess) {
         (void)cudaGetLastError();
         sms = 0;
@@ -644,7 +649,9 @@ extern "C" gip_status gip__reduce_cuda(gip_context *ctx, const gip_image *a, con
         return st;
     cudaStream_t s = gip__stream(ctx);
     unsigned *ctr = (unsigned *)ws.dev + GIP__STATS_CTR_REDUCE;
-    gip__red *res = (gip__red *)(ws.dev + GIP__STATS_WS_RESULT);
+    /* the result straight into the mapped host buffer where there is one, else downloaded */
+    gip__red *res =
+        ws.host_dev ? (gip__red *)ws.host_dev : (gip__red *)(ws.dev + GIP__STATS_WS_RESULT);
     gip__red *parts = (gip__red *)(ws.dev + GIP__STATS_WS_PARTS);
     unsigned gpr, ipr, n;
     if (fast_items(a, b, mask, &gpr, &ipr, &n)) {
@@ -688,7 +695,7 @@ extern "C" gip_status gip__reduce_cuda(gip_context *ctx, const gip_image *a, con
         }
     }
     st = GIP__LAUNCH_CHECK(ctx, "reduction kernel");
-    if (!st)
+    if (!st && !ws.host_dev)
         st = gip__cuda_status(
             ctx, cudaMemcpyAsync(ws.host, res, sizeof(gip__red), cudaMemcpyDeviceToHost, s),
             "cudaMemcpyAsync (reduction result)");
