@@ -117,7 +117,9 @@ extern "C" gip_status gip__hist_u8_channel_cuda(gip_context *ctx, const gip_imag
         return st;
     cudaStream_t s = gip__stream(ctx);
     unsigned *ctr = (unsigned *)ws.dev + GIP__STATS_CTR_HIST;
-    unsigned long long *res = (unsigned long long *)(ws.dev + GIP__STATS_WS_RESULT);
+    /* the counts straight into the mapped host buffer where there is one, else downloaded */
+    unsigned long long *res = ws.host_dev ? (unsigned long long *)ws.host_dev
+                                          : (unsigned long long *)(ws.dev + GIP__STATS_WS_RESULT);
     unsigned *parts = (unsigned *)(ws.dev + GIP__STATS_WS_PARTS);
     const int cn = src->channels;
     const int64_t w = src->width, h = src->height;
@@ -158,7 +160,7 @@ extern "C" gip_status gip__hist_u8_channel_cuda(gip_context *ctx, const gip_imag
             (const unsigned char *)src->data, src->stride, w, h, cn, channel, parts, ctr, res);
     }
     st = GIP__LAUNCH_CHECK(ctx, "histogram kernel");
-    if (!st)
+    if (!st && !ws.host_dev)
         st = gip__cuda_status(ctx,
                               cudaMemcpyAsync(ws.host, res, 256 * sizeof(unsigned long long),
                                               cudaMemcpyDeviceToHost, s),

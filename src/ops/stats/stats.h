@@ -116,7 +116,9 @@ gip_status gip__hist_count_cuda(gip_context *ctx, const gip_image *src, const gi
 typedef struct gip__stats_ws {
     char *dev;
     void *host;
-    int32_t sms; /* the device's multiprocessors */
+    void *host_dev; /* host's address on the device (mapped page-locked memory: a kernel writes
+                       its result there, no download), NULL where the device cannot map it */
+    int32_t sms;    /* the device's multiprocessors */
 } gip__stats_ws;
 gip_status gip__stats_ws_get(gip_context *ctx, gip__stats_ws *ws);
 

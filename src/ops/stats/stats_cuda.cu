@@ -64,6 +64,11 @@ extern "C" gip_status gip__stats_ws_get(gip_context *ctx, gip__stats_ws *ws)
         goto out_free_dev;
     if ((st = gip__cuda_malloc_pinned(ctx, GIP__STATS_WS_HOST, &e->ws.host)))
         goto out_free_dev;
+    /* page-locked memory is mapped where the device can (unified addressing) */
+    if (cudaHostGetDevicePointer(&e->ws.host_dev, e->ws.host, 0) != cudaSuccess) {
+        (void)cudaGetLastError();
+        e->ws.host_dev = NULL;
+    }
     if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ctx->device) != cudaSuccess) {
         (void)cudaGetLastError();
         sms = 0;
@@ -644,7 +649,9 @@ extern "C" gip_status gip__reduce_cuda(gip_context *ctx, const gip_image *a, con
         return st;
     cudaStream_t s = gip__stream(ctx);
     unsigned *ctr = (unsigned *)ws.dev + GIP__STATS_CTR_REDUCE;
-    gip__red *res = (gip__red *)(ws.dev + GIP__STATS_WS_RESULT);
+    /* the result straight into the mapped host buffer where there is one, else downloaded */
+    gip__red *res =
+        ws.host_dev ? (gip__red *)ws.host_dev : (gip__red *)(ws.dev + GIP__STATS_WS_RESULT);
     gip__red *parts = (gip__red *)(ws.dev + GIP__STATS_WS_PARTS);
     unsigned gpr, ipr, n;
     if (fast_items(a, b, mask, &gpr, &ipr, &n)) {
@@ -688,7 +695,7 @@ extern "C" gip_status gip__reduce_cuda(gip_context *ctx, const gip_image *a, con
         }
     }
     st = GIP__LAUNCH_CHECK(ctx, "reduction kernel");
-    if (!st)
+    if (!st && !ws.host_dev)
         st = gip__cuda_status(
             ctx, cudaMemcpyAsync(ws.host, res, sizeof(gip__red), cudaMemcpyDeviceToHost, s),
             "cudaMemcpyAsync (reduction result)");
@@ -852,34 +859,34 @@ extern "C" gip_status gip__hist_count_cuda(gip_context *ctx, const gip_image *sr
     lut_bytes = (size_t)plan->dims * p.lut_n * sizeof(int32_t);
     const size_t count_bytes = (size_t)plan->total * sizeof(uint32_t);
     const size_t edge_bytes = edge_count * sizeof(float);
-    char *dmem = nullptr;
-    gip_status st =
-        gip__cuda_malloc(ctx, count_bytes + lut_bytes + edge_bytes + 16, (void **)&dmem);
+    /* device: counts, tables, edges; page-locked host: the same layout, so that the tables and
+     * edges go up in one asynchronous copy and the counts come down in another */
+    const size_t bytes = count_bytes + lut_bytes + edge_bytes;
+    char *dmem = nullptr, *host = nullptr;
+    gip_status st = gip__cuda_malloc(ctx, bytes + 16, (void **)&dmem);
     if (st)
         return st;
+    if ((st = gip__cuda_malloc_pinned(ctx, bytes + 16, (void **)&host))) {
+        gip__cuda_free(ctx, dmem);
+        return st;
+    }
     uint32_t *dcounts = (uint32_t *)dmem;
     int32_t *dlut = (int32_t *)(dmem + count_bytes);
     float *dedges = (float *)(dmem + count_bytes + lut_bytes);
-    uint32_t *host = (uint32_t *)malloc(count_bytes);
-    if (!host) {
-        gip__cuda_free(ctx, dmem);
-        return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "calcHist: out of host memory");
+    for (int d = 0; d < plan->dims; d++) {
+        if (p.lut_n)
+            memcpy(host + count_bytes + (size_t)d * p.lut_n * sizeof(int32_t), plan->lut[d],
+                   (size_t)p.lut_n * sizeof(int32_t));
+        else if (plan->non_uniform && src->dtype == GIP_F32)
+            memcpy(host + count_bytes + lut_bytes + (size_t)p.edge_off[d] * sizeof(float),
+                   plan->edges[d], ((size_t)plan->bins[d] + 1) * sizeof(float));
     }
     st = gip__cuda_status(ctx, cudaMemsetAsync(dcounts, 0, count_bytes, s), "cudaMemsetAsync");
-    for (int d = 0; !st && d < plan->dims; d++) {
-        if (p.lut_n)
-            st = gip__cuda_status(ctx,
-                                  cudaMemcpyAsync(dlut + (size_t)d * p.lut_n, plan->lut[d],
-                                                  (size_t)p.lut_n * sizeof(int32_t),
-                                                  cudaMemcpyHostToDevice, s),
-                                  "cudaMemcpyAsync (histogram tables)");
-        else if (plan->non_uniform)
-            st = gip__cuda_status(ctx,
-                                  cudaMemcpyAsync(dedges + p.edge_off[d], plan->edges[d],
-                                                  ((size_t)plan->bins[d] + 1) * sizeof(float),
-                                                  cudaMemcpyHostToDevice, s),
-                                  "cudaMemcpyAsync (histogram edges)");
-    }
+    if (!st && lut_bytes + edge_bytes)
+        st = gip__cuda_status(ctx,
+                              cudaMemcpyAsync(dmem + count_bytes, host + count_bytes,
+                                              lut_bytes + edge_bytes, cudaMemcpyHostToDevice, s),
+                              "cudaMemcpyAsync (histogram tables)");
     p.lut = dlut;
     p.edges = dedges;
     if (!st) {
@@ -901,13 +908,19 @@ extern "C" gip_status gip__hist_count_cuda(gip_context *ctx, const gip_image *sr
         st = gip__cuda_status(
             ctx, cudaMemcpyAsync(host, dcounts, count_bytes, cudaMemcpyDeviceToHost, s),
             "cudaMemcpyAsync (histogram)");
+    /* the page-locked block goes back to the cache only once no copy uses it (after an error
+     * too, whose message stays the one the caller sees) */
     if (!st)
         st = gip__cuda_status(ctx, cudaStreamSynchronize(s), "cudaStreamSynchronize (histogram)");
+    else if (cudaStreamSynchronize(s) != cudaSuccess)
+        (void)cudaGetLastError();
     gip__cuda_free(ctx, dmem);
-    if (!st)
+    if (!st) {
+        const uint32_t *hc = (const uint32_t *)host;
         for (int64_t i = 0; i < plan->total; i++)
-            counts[i] += host[i];
-    free(host);
+            counts[i] += hc[i];
+    }
+    gip__cuda_free_pinned(host);
     return st;
 }
 
