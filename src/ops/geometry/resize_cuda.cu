@@ -144,17 +144,21 @@ template <int K> __device__ __forceinline__ void rs_taps(const int32_t *t, int32
         v[0] = a.x;
         v[1 % K] = a.y;
     } else {
-        const int4 a = __ldg(reinterpret_cast<const int4 *>(t));
-        v[0] = a.x;
-        v[1 % K] = a.y;
-        v[2 % K] = a.z;
-        v[3 % K] = a.w;
+#pragma unroll
+        for (int i = 0; i < K / 4; i++) {
+            const int4 a = __ldg(reinterpret_cast<const int4 *>(t) + i);
+            v[(4 * i) % K] = a.x;
+            v[(4 * i + 1) % K] = a.y;
+            v[(4 * i + 2) % K] = a.z;
+            v[(4 * i + 3) % K] = a.w;
+        }
     }
 }
 
-/* u8 linear (K = 2, GIP__RS_LIN8) and cubic (K = 4, GIP__RS_CUBIC8) with fixed tap counts:
- * integer horizontal sums (their order does not matter), then gip__rs_vint's combination. */
-template <int CN, int K>
+/* u8 with fixed tap counts: linear (K = 2, FINAL GIP__RS_LIN8), cubic (4, GIP__RS_CUBIC8),
+ * Lanczos-4 (8, GIP__RS_SHIFT22), linear-exact (2, GIP__RS_FIX8): integer horizontal sums (their
+ * order does not matter), then gip__rs_vint's combination. */
+template <int CN, int K, int FINAL>
 __global__ void __launch_bounds__(RS_BX *RS_BY)
     rs_sep_u8(gip__resize_plan p, const uint8_t *__restrict__ src, int64_t sstride,
               uint8_t *__restrict__ dst, int64_t dstride, int32_t dvec)
@@ -198,7 +202,21 @@ __global__ void __launch_bounds__(RS_BX *RS_BY)
 #pragma unroll
                 for (int c = 0; c < CN; c++) {
                     uint8_t v;
-                    if (K == 2) {
+                    if (FINAL == GIP__RS_SHIFT22) {
+                        int32_t s = 0;
+#pragma unroll
+                        for (int k = 0; k < K; k++)
+                            s += h[k][c] * yc[k];
+                        const int32_t r = (s + (1 << 21)) >> 22;
+                        v = (uint8_t)(r < 0 ? 0 : r > 255 ? 255 : r);
+                    } else if (FINAL == GIP__RS_FIX8) {
+                        uint32_t s = 0;
+#pragma unroll
+                        for (int k = 0; k < K; k++)
+                            s += (uint32_t)h[k][c] * (uint32_t)yc[k];
+                        const uint32_t r = (s + (1u << 15)) >> 16;
+                        v = (uint8_t)(r > 255 ? 255 : r);
+                    } else if (FINAL == GIP__RS_LIN8) {
                         v = (uint8_t)((((yc[0] * (h[0][c] >> 4)) >> 16) +
                                        ((yc[1] * (h[1 % K][c] >> 4)) >> 16) + 2) >>
                                       2);
@@ -374,13 +392,19 @@ static void rs_launch_cn(const gip__resize_plan &p, dim3 grid, dim3 block, cudaS
     *done = true;
     if (p.kind == GIP__RS_AREA_FAST && p.area2x2 && p.dtype == GIP_U8)
         rs_area2_u8<CN><<<grid, block, 0, s>>>(p, sp, ss, dp, ds, svec, dvec);
-    else if (p.kind == GIP__RS_SEP && p.dtype == GIP_U8 && !p.hfloat && !p.xn && !p.yn &&
-             p.final == GIP__RS_LIN8 && p.kx == 2 && p.ky == 2 && rs_tables_aligned(p, 2))
-        rs_sep_u8<CN, 2><<<grid, block, 0, s>>>(p, sp, ss, dp, ds, dvec);
-    else if (p.kind == GIP__RS_SEP && p.dtype == GIP_U8 && !p.hfloat && !p.xn && !p.yn &&
-             p.final == GIP__RS_CUBIC8 && p.kx == 4 && p.ky == 4 && rs_tables_aligned(p, 4))
-        rs_sep_u8<CN, 4><<<grid, block, 0, s>>>(p, sp, ss, dp, ds, dvec);
-    else if (p.kind == GIP__RS_SEP && p.hfloat && p.final == GIP__RS_FSEQ && p.dtype == GIP_U8)
+    else if (p.kind == GIP__RS_SEP && p.dtype == GIP_U8 && !p.hfloat && !p.h64 && !p.xn && !p.yn &&
+             p.kx == p.ky && rs_tables_aligned(p, p.kx < 4 ? p.kx : 4)) {
+        if (p.final == GIP__RS_LIN8 && p.kx == 2)
+            rs_sep_u8<CN, 2, GIP__RS_LIN8><<<grid, block, 0, s>>>(p, sp, ss, dp, ds, dvec);
+        else if (p.final == GIP__RS_FIX8 && p.kx == 2)
+            rs_sep_u8<CN, 2, GIP__RS_FIX8><<<grid, block, 0, s>>>(p, sp, ss, dp, ds, dvec);
+        else if (p.final == GIP__RS_CUBIC8 && p.kx == 4)
+            rs_sep_u8<CN, 4, GIP__RS_CUBIC8><<<grid, block, 0, s>>>(p, sp, ss, dp, ds, dvec);
+        else if (p.final == GIP__RS_SHIFT22 && p.kx == 8)
+            rs_sep_u8<CN, 8, GIP__RS_SHIFT22><<<grid, block, 0, s>>>(p, sp, ss, dp, ds, dvec);
+        else
+            *done = false;
+    } else if (p.kind == GIP__RS_SEP && p.hfloat && p.final == GIP__RS_FSEQ && p.dtype == GIP_U8)
         rs_sep_f<CN, uint8_t, false><<<grid, block, 0, s>>>(p, sp, ss, dp, ds, dvec);
     else if (p.kind == GIP__RS_SEP && p.hfloat && p.final == GIP__RS_FSEQ && p.dtype == GIP_F32)
         rs_sep_f<CN, float, false><<<grid, block, 0, s>>>(p, sp, ss, dp, ds, dvec);
