@@ -57,7 +57,7 @@ static void remap_linear_launch(gip_context *ctx, const gip_image *src, const gi
     const int64_t gy = (dst->height + GIP__WPC_BY - 1) / GIP__WPC_BY;
     const dim3 grid(gip__div_up(dst->width, GIP__WPC_BX * GIP__WPC_PX),
                     (unsigned)(gy < 65535 ? gy : 65535));
-    const int32_t vec = (uintptr_t)dst->data % 4 == 0 && dst->stride % 4 == 0;
+    const int32_t vec = gip__wpc_vec(dst);
     const int32_t mvec = (uintptr_t)mapx->data % 16 == 0 && mapx->stride % 16 == 0 &&
                          (uintptr_t)mapy->data % 16 == 0 && mapy->stride % 16 == 0;
     remap_linear_kernel<CN, T><<<grid, block, 0, gip__stream(ctx)>>>(

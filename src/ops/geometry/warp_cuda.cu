@@ -73,7 +73,7 @@ static void warp_linear_launch(gip_context *ctx, const gip_image *src, gip_image
     const int64_t gy = (dst->height + GIP__WPC_BY - 1) / GIP__WPC_BY;
     const dim3 grid(gip__div_up(dst->width, GIP__WPC_BX * GIP__WPC_PX),
                     (unsigned)(gy < 65535 ? gy : 65535));
-    const int32_t vec = (uintptr_t)dst->data % 4 == 0 && dst->stride % 4 == 0;
+    const int32_t vec = gip__wpc_vec(dst);
     if (w->persp)
         warp_linear_kernel<CN, T, true><<<grid, block, 0, gip__stream(ctx)>>>(
             *w, (const uint8_t *)src->data, src->stride, (uint8_t *)dst->data, dst->stride,

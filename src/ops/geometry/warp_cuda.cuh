@@ -50,20 +50,28 @@ static __device__ __noinline__ void gip__wpc_sample(const gip__warp *w, const ui
     gip__warp_sample(w, src, sstride, drow, x, sx, sy);
 }
 
-/* Writes the pixels of o whose bit is set in `in` (all GIP__WPC_PX and a 4-byte aligned row:
- * u8 as 32-bit words). */
+/* Writes the pixels of o whose bit is set in `in`; all GIP__WPC_PX of them as u8 where the row
+ * allows (vec 1: 4-byte aligned, 2: 16-byte aligned) as 32-bit words or, four channels, one
+ * 16-byte store. */
 template <int CN, typename T>
 __device__ __forceinline__ void gip__wpc_store(uint8_t *drow, int32_t x0, const T *o, uint32_t in,
-                                               bool vec)
+                                               int32_t vec)
 {
     T *d = reinterpret_cast<T *>(drow) + x0 * CN;
     if (sizeof(T) == 1 && vec && in == (1u << GIP__WPC_PX) - 1) {
         const uint8_t *b = reinterpret_cast<const uint8_t *>(o);
+        uint32_t w[CN];
 #pragma unroll
         for (int k = 0; k < CN; k++)
-            reinterpret_cast<uint32_t *>(d)[k] = (uint32_t)b[4 * k] | (uint32_t)b[4 * k + 1] << 8 |
-                                                 (uint32_t)b[4 * k + 2] << 16 |
-                                                 (uint32_t)b[4 * k + 3] << 24;
+            w[k] = (uint32_t)b[4 * k] | (uint32_t)b[4 * k + 1] << 8 | (uint32_t)b[4 * k + 2] << 16 |
+                   (uint32_t)b[4 * k + 3] << 24;
+        if (CN == 4 && vec >= 2) {
+            *reinterpret_cast<uint4 *>(d) = make_uint4(w[0], w[1 % CN], w[2 % CN], w[3 % CN]);
+        } else {
+#pragma unroll
+            for (int k = 0; k < CN; k++)
+                reinterpret_cast<uint32_t *>(d)[k] = w[k];
+        }
         return;
     }
 #pragma unroll
@@ -72,6 +80,14 @@ __device__ __forceinline__ void gip__wpc_store(uint8_t *drow, int32_t x0, const 
 #pragma unroll
             for (int c = 0; c < CN; c++)
                 d[q * CN + c] = o[q * CN + c];
+}
+
+/* The vec argument of gip__wpc_store for a destination view. */
+static inline int32_t gip__wpc_vec(const gip_image *dst)
+{
+    return (uintptr_t)dst->data % 16 == 0 && dst->stride % 16 == 0 ? 2
+           : (uintptr_t)dst->data % 4 == 0 && dst->stride % 4 == 0 ? 1
+                                                                   : 0;
 }
 
 #endif
