@@ -448,10 +448,11 @@ static gip_status rs_launch(gip_context *ctx, const gip__resize_plan &p, const g
     const uint8_t *sp = (const uint8_t *)src->data;
     uint8_t *dp = (uint8_t *)dst->data;
     const int64_t esz = p.dtype == GIP_U8 ? 1 : p.dtype == GIP_U16 ? 2 : 4;
-    /* The specialised kernels index rows and columns in 32 bits. */
+    /* The specialised kernels index rows, columns and tables in 32 bits. */
     const int64_t lim = (int64_t)1 << 30;
     bool done = false;
-    if (p.dw * p.cn * esz < lim && p.sw * p.cn * esz < lim && p.dh < lim && p.sh < lim) {
+    if (p.dw * p.cn * esz < lim && p.sw * p.cn * esz < lim && p.dh < lim && p.sh < lim &&
+        p.dw * p.kx < lim && p.dh * p.ky < lim) {
         const dim3 block(RS_BX, RS_BY);
         const int64_t gy = (p.dh + RS_BY - 1) / RS_BY;
         const dim3 grid(gip__div_up(p.dw, RS_BX * RS_PX), (unsigned)(gy < 65535 ? gy : 65535));
