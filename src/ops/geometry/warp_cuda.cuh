@@ -14,18 +14,21 @@
 #define GIP__WPC_BY 8
 
 /* The CN elements of the bilinear sample at (sx, sy) into o, when its four taps lie inside the
- * image (gip__warp_sample's linear case without the border); false otherwise. */
+ * image (gip__warp_sample's linear case without the border); false otherwise. lx, ly are
+ * sw - 1 and sh - 1 as floats (exact: sides below 2^24), ss the source stride (the source spans
+ * less than 2^31 bytes). */
 template <int CN, typename T>
-__device__ __forceinline__ bool gip__wpc_linear(const gip__warp &w, const uint8_t *src,
-                                                int64_t sstride, float sx, float sy, T *o)
+__device__ __forceinline__ bool gip__wpc_linear(const uint8_t *src, int32_t ss, float lx, float ly,
+                                                float sx, float sy, T *o)
 {
-    /* gip__wp_int's floor (a far-outside marker when not finite or huge) fits 32 bits */
-    const int32_t ix = (int32_t)gip__wp_int(sx, 0), iy = (int32_t)gip__wp_int(sy, 0);
-    if (!(ix >= 0 && ix < w.sw - 1 && iy >= 0 && iy < w.sh - 1))
+    /* floor(sx) lies in [0, sw - 2] exactly when 0 <= sx < sw - 1 (NaN fails), and is then the
+     * truncation */
+    if (!(sx >= 0.f && sx < lx && sy >= 0.f && sy < ly))
         return false;
+    const int32_t ix = (int32_t)sx, iy = (int32_t)sy;
     const float fx = __fsub_rn(sx, (float)ix), fy = __fsub_rn(sy, (float)iy);
-    const T *r0 = reinterpret_cast<const T *>(src + (int64_t)iy * sstride) + ix * CN;
-    const T *r1 = reinterpret_cast<const T *>(reinterpret_cast<const uint8_t *>(r0) + sstride);
+    const T *r0 = reinterpret_cast<const T *>(src + (iy * ss + ix * CN * (int32_t)sizeof(T)));
+    const T *r1 = reinterpret_cast<const T *>(reinterpret_cast<const uint8_t *>(r0) + ss);
 #pragma unroll
     for (int c = 0; c < CN; c++) {
         const float p0 = (float)__ldg(r0 + c), p1 = (float)__ldg(r0 + CN + c);
@@ -39,6 +42,14 @@ __device__ __forceinline__ bool gip__wpc_linear(const gip__warp &w, const uint8_
             o[c] = (T)v;
     }
     return true;
+}
+
+/* Whether the specialised kernels take a source: sides below 2^24 (exact as floats), fewer than
+ * 2^31 bytes spanned (32-bit offsets). */
+static inline bool gip__wpc_source_ok(const gip_image *src)
+{
+    return src->width < (1 << 24) && src->height < (1 << 24) &&
+           src->stride * src->height < ((int64_t)1 << 31);
 }
 
 /* gip__warp_sample out of line: the border's pixels are few, and one copy of its code keeps the
