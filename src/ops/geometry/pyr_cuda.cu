@@ -40,17 +40,24 @@ static __device__ __noinline__ void pyr_border(const gip__pyr *p, const uint8_t 
     }
 }
 
-/* Writes the pixels of o whose bit is set in `in` (all four and a 4-byte aligned row: as 32-bit
- * words). */
+/* Writes the pixels of o whose bit is set in `in`; all four where the row allows (vec 1: 4-byte
+ * aligned, 2: 16-byte aligned) as 32-bit words or, four channels, one 16-byte store. */
 template <int CN>
-__device__ __forceinline__ void pyr_store(uint8_t *d, const uint8_t *o, uint32_t in, bool vec)
+__device__ __forceinline__ void pyr_store(uint8_t *d, const uint8_t *o, uint32_t in, int32_t vec)
 {
     if (vec && in == (1u << PYR_PX) - 1) {
+        uint32_t w[CN];
 #pragma unroll
-        for (int w = 0; w < CN; w++)
-            reinterpret_cast<uint32_t *>(d)[w] = (uint32_t)o[4 * w] | (uint32_t)o[4 * w + 1] << 8 |
-                                                 (uint32_t)o[4 * w + 2] << 16 |
-                                                 (uint32_t)o[4 * w + 3] << 24;
+        for (int k = 0; k < CN; k++)
+            w[k] = (uint32_t)o[4 * k] | (uint32_t)o[4 * k + 1] << 8 | (uint32_t)o[4 * k + 2] << 16 |
+                   (uint32_t)o[4 * k + 3] << 24;
+        if (CN == 4 && vec >= 2) {
+            *reinterpret_cast<uint4 *>(d) = make_uint4(w[0], w[1 % CN], w[2 % CN], w[3 % CN]);
+        } else {
+#pragma unroll
+            for (int k = 0; k < CN; k++)
+                reinterpret_cast<uint32_t *>(d)[k] = w[k];
+        }
         return;
     }
 #pragma unroll
@@ -156,7 +163,9 @@ static void pyr_u8_launch(gip_context *ctx, const gip_image *src, gip_image *dst
     const dim3 block(PYR_BX, PYR_BY);
     const int64_t gy = (dst->height + PYR_BY - 1) / PYR_BY;
     const dim3 grid(gip__div_up(dst->width, PYR_BX * PYR_PX), (unsigned)(gy < 65535 ? gy : 65535));
-    const int32_t vec = (uintptr_t)dst->data % 4 == 0 && dst->stride % 4 == 0;
+    const int32_t vec = (uintptr_t)dst->data % 16 == 0 && dst->stride % 16 == 0 ? 2
+                        : (uintptr_t)dst->data % 4 == 0 && dst->stride % 4 == 0 ? 1
+                                                                                : 0;
     if (p->up)
         pyr_up_u8<CN><<<grid, block, 0, gip__stream(ctx)>>>(
             *p, (const uint8_t *)src->data, src->stride, (uint8_t *)dst->data, dst->stride,

@@ -17,6 +17,8 @@ __global__ void __launch_bounds__(GIP__WPC_BX *GIP__WPC_BY)
     const int32_t x0 = (int32_t)((blockIdx.x * GIP__WPC_BX + threadIdx.x) * GIP__WPC_PX);
     if (x0 >= dw)
         return;
+    const float lx = (float)(w.sw - 1), ly = (float)(w.sh - 1);
+    const int32_t ss = (int32_t)sstride;
     for (int32_t y = blockIdx.y * GIP__WPC_BY + threadIdx.y; y < dh; y += gridDim.y * GIP__WPC_BY) {
         const float *rx = reinterpret_cast<const float *>(mx + y * mxs) + x0;
         const float *ry = reinterpret_cast<const float *>(my + y * mys) + x0;
@@ -40,7 +42,7 @@ __global__ void __launch_bounds__(GIP__WPC_BX *GIP__WPC_BY)
         for (int q = 0; q < GIP__WPC_PX; q++) {
             if (x0 + q >= dw)
                 break;
-            if (gip__wpc_linear<CN, T>(w, src, sstride, px[q], py[q], o + q * CN))
+            if (gip__wpc_linear<CN, T>(src, ss, lx, ly, px[q], py[q], o + q * CN))
                 in |= 1u << q;
             else
                 gip__wpc_sample(&w, src, sstride, drow, x0 + q, px[q], py[q]);
@@ -57,7 +59,7 @@ static void remap_linear_launch(gip_context *ctx, const gip_image *src, const gi
     const int64_t gy = (dst->height + GIP__WPC_BY - 1) / GIP__WPC_BY;
     const dim3 grid(gip__div_up(dst->width, GIP__WPC_BX * GIP__WPC_PX),
                     (unsigned)(gy < 65535 ? gy : 65535));
-    const int32_t vec = (uintptr_t)dst->data % 4 == 0 && dst->stride % 4 == 0;
+    const int32_t vec = gip__wpc_vec(dst);
     const int32_t mvec = (uintptr_t)mapx->data % 16 == 0 && mapx->stride % 16 == 0 &&
                          (uintptr_t)mapy->data % 16 == 0 && mapy->stride % 16 == 0;
     remap_linear_kernel<CN, T><<<grid, block, 0, gip__stream(ctx)>>>(
@@ -72,8 +74,8 @@ static bool remap_linear(gip_context *ctx, const gip_image *src, const gip_image
 {
     const int64_t esz = w->dtype == GIP_U8 ? 1 : 4, lim = (int64_t)1 << 30;
     if (w->interp != GIP_INTER_LINEAR || (w->dtype != GIP_U8 && w->dtype != GIP_F32) ||
-        dst->width * w->cn * esz >= lim || dst->width * 4 >= lim || w->sw * w->cn * esz >= lim ||
-        dst->height >= lim)
+        !gip__wpc_source_ok(src) || dst->width * w->cn * esz >= lim || dst->width * 4 >= lim ||
+        w->sw * w->cn * esz >= lim || dst->height >= lim)
         return false;
 #define REMAP_CN(T)                                                                                \
     switch (w->cn) {                                                                               \

@@ -40,17 +40,25 @@ __global__ void resize_kernel(gip__resize_plan p, const uint8_t *src, int64_t ss
 #define RS_BX 32
 #define RS_BY 8
 
-/* Stores the n = RS_PX * CN bytes of RS_PX u8 pixels: as 32-bit words where the row allows (all
- * pixels inside, the address 4-byte aligned), byte by byte otherwise. */
+/* Stores the n = RS_PX * CN bytes of RS_PX u8 pixels: where the row allows (all pixels inside,
+ * vec 1: the address 4-byte aligned, 2: 16-byte aligned) as 32-bit words or, four channels, one
+ * 16-byte store; byte by byte otherwise. */
 template <int CN>
-__device__ __forceinline__ void rs_store_u8(uint8_t *d, const uint8_t *o, int32_t npx, bool vec)
+__device__ __forceinline__ void rs_store_u8(uint8_t *d, const uint8_t *o, int32_t npx, int32_t vec)
 {
     if (vec && npx == RS_PX) {
+        uint32_t w[CN];
 #pragma unroll
-        for (int w = 0; w < CN; w++)
-            reinterpret_cast<uint32_t *>(d)[w] = (uint32_t)o[4 * w] | (uint32_t)o[4 * w + 1] << 8 |
-                                                 (uint32_t)o[4 * w + 2] << 16 |
-                                                 (uint32_t)o[4 * w + 3] << 24;
+        for (int k = 0; k < CN; k++)
+            w[k] = (uint32_t)o[4 * k] | (uint32_t)o[4 * k + 1] << 8 | (uint32_t)o[4 * k + 2] << 16 |
+                   (uint32_t)o[4 * k + 3] << 24;
+        if (CN == 4 && vec >= 2) {
+            *reinterpret_cast<uint4 *>(d) = make_uint4(w[0], w[1 % CN], w[2 % CN], w[3 % CN]);
+        } else {
+#pragma unroll
+            for (int k = 0; k < CN; k++)
+                reinterpret_cast<uint32_t *>(d)[k] = w[k];
+        }
         return;
     }
 #pragma unroll
@@ -88,7 +96,8 @@ __device__ __forceinline__ uint8_t rs_area2_px(const gip__resize_plan &p, const 
 }
 
 /* OpenCV's 2x2 shrink of u8 ((a + b + c + d + 2) >> 2): where the four pixels' blocks lie inside
- * and the rows are 8-byte aligned, the 8 * CN source bytes of each row as 8-byte loads. */
+ * and the rows are 8-byte aligned, the 8 * CN source bytes of each row as 8-byte loads (16-byte
+ * ones for four channels on 16-byte aligned rows). */
 template <int CN>
 __global__ void __launch_bounds__(RS_BX *RS_BY)
     rs_area2_u8(gip__resize_plan p, const uint8_t *__restrict__ src, int64_t sstride,
@@ -105,14 +114,30 @@ __global__ void __launch_bounds__(RS_BX *RS_BY)
         if (svec && y < fullh && x0 + RS_PX <= fullw) {
             const uint8_t *r0 = src + (int64_t)(2 * y) * sstride + 2 * x0 * CN;
             uint32_t a[2 * CN], b[2 * CN];
+            if (CN == 4 && svec >= 2) { /* 32 bytes a row: two 16-byte loads */
 #pragma unroll
-            for (int i = 0; i < CN; i++) {
-                const uint2 va = __ldg(reinterpret_cast<const uint2 *>(r0) + i);
-                const uint2 vb = __ldg(reinterpret_cast<const uint2 *>(r0 + sstride) + i);
-                a[2 * i] = va.x;
-                a[2 * i + 1] = va.y;
-                b[2 * i] = vb.x;
-                b[2 * i + 1] = vb.y;
+                for (int i = 0; i < CN / 2; i++) {
+                    const uint4 va = __ldg(reinterpret_cast<const uint4 *>(r0) + i);
+                    const uint4 vb = __ldg(reinterpret_cast<const uint4 *>(r0 + sstride) + i);
+                    a[4 * i] = va.x;
+                    a[4 * i + 1] = va.y;
+                    a[4 * i + 2] = va.z;
+                    a[4 * i + 3] = va.w;
+                    b[4 * i] = vb.x;
+                    b[4 * i + 1] = vb.y;
+                    b[4 * i + 2] = vb.z;
+                    b[4 * i + 3] = vb.w;
+                }
+            } else {
+#pragma unroll
+                for (int i = 0; i < CN; i++) {
+                    const uint2 va = __ldg(reinterpret_cast<const uint2 *>(r0) + i);
+                    const uint2 vb = __ldg(reinterpret_cast<const uint2 *>(r0 + sstride) + i);
+                    a[2 * i] = va.x;
+                    a[2 * i + 1] = va.y;
+                    b[2 * i] = vb.x;
+                    b[2 * i + 1] = vb.y;
+                }
             }
 #define RS_B(v, j) (((v)[(j) >> 2] >> (8 * ((j)&3))) & 255u)
 #pragma unroll
@@ -423,14 +448,17 @@ static gip_status rs_launch(gip_context *ctx, const gip__resize_plan &p, const g
     const uint8_t *sp = (const uint8_t *)src->data;
     uint8_t *dp = (uint8_t *)dst->data;
     const int64_t esz = p.dtype == GIP_U8 ? 1 : p.dtype == GIP_U16 ? 2 : 4;
-    /* The specialised kernels index rows and columns in 32 bits. */
+    /* The specialised kernels index rows, columns and tables in 32 bits. */
     const int64_t lim = (int64_t)1 << 30;
     bool done = false;
-    if (p.dw * p.cn * esz < lim && p.sw * p.cn * esz < lim && p.dh < lim && p.sh < lim) {
+    if (p.dw * p.cn * esz < lim && p.sw * p.cn * esz < lim && p.dh < lim && p.sh < lim &&
+        p.dw * p.kx < lim && p.dh * p.ky < lim) {
         const dim3 block(RS_BX, RS_BY);
         const int64_t gy = (p.dh + RS_BY - 1) / RS_BY;
         const dim3 grid(gip__div_up(p.dw, RS_BX * RS_PX), (unsigned)(gy < 65535 ? gy : 65535));
-        const int32_t svec = rs_aligned(src, 8), dvec = rs_aligned(dst, 4);
+        /* 1: rows aligned for the kernels' 8-byte loads (4-byte stores), 2: for 16-byte ones */
+        const int32_t svec = rs_aligned(src, 16) ? 2 : rs_aligned(src, 8) ? 1 : 0;
+        const int32_t dvec = rs_aligned(dst, 16) ? 2 : rs_aligned(dst, 4) ? 1 : 0;
         if (p.kind == GIP__RS_NEAREST) {
             const int64_t pb = p.cn * esz;
             done = true;

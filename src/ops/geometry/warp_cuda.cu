@@ -20,6 +20,8 @@ __global__ void __launch_bounds__(GIP__WPC_BX *GIP__WPC_BY)
     const int32_t x0 = (int32_t)((blockIdx.x * GIP__WPC_BX + threadIdx.x) * GIP__WPC_PX);
     if (x0 >= dw)
         return;
+    const float lx = (float)(w.sw - 1), ly = (float)(w.sh - 1);
+    const int32_t ss = (int32_t)sstride;
     const int32_t vec_end = (int32_t)w.vec_end;
     for (int32_t y = blockIdx.y * GIP__WPC_BY + threadIdx.y; y < dh; y += gridDim.y * GIP__WPC_BY) {
         uint8_t *drow = dst + y * dstride;
@@ -56,7 +58,7 @@ __global__ void __launch_bounds__(GIP__WPC_BX *GIP__WPC_BY)
                     sy = __fdiv_rn(sy, ww);
                 }
             }
-            if (gip__wpc_linear<CN, T>(w, src, sstride, sx, sy, o + q * CN))
+            if (gip__wpc_linear<CN, T>(src, ss, lx, ly, sx, sy, o + q * CN))
                 in |= 1u << q;
             else
                 gip__wpc_sample(&w, src, sstride, drow, x, sx, sy);
@@ -73,7 +75,7 @@ static void warp_linear_launch(gip_context *ctx, const gip_image *src, gip_image
     const int64_t gy = (dst->height + GIP__WPC_BY - 1) / GIP__WPC_BY;
     const dim3 grid(gip__div_up(dst->width, GIP__WPC_BX * GIP__WPC_PX),
                     (unsigned)(gy < 65535 ? gy : 65535));
-    const int32_t vec = (uintptr_t)dst->data % 4 == 0 && dst->stride % 4 == 0;
+    const int32_t vec = gip__wpc_vec(dst);
     if (w->persp)
         warp_linear_kernel<CN, T, true><<<grid, block, 0, gip__stream(ctx)>>>(
             *w, (const uint8_t *)src->data, src->stride, (uint8_t *)dst->data, dst->stride,
@@ -89,7 +91,8 @@ static bool warp_linear(gip_context *ctx, const gip_image *src, gip_image *dst, 
 {
     const int64_t esz = w->dtype == GIP_U8 ? 1 : 4, lim = (int64_t)1 << 30;
     if (w->interp != GIP_INTER_LINEAR || (w->dtype != GIP_U8 && w->dtype != GIP_F32) ||
-        dst->width * w->cn * esz >= lim || w->sw * w->cn * esz >= lim || dst->height >= lim)
+        !gip__wpc_source_ok(src) || dst->width * w->cn * esz >= lim || w->sw * w->cn * esz >= lim ||
+        dst->height >= lim)
         return false;
 #define WARP_CN(T)                                                                                 \
     switch (w->cn) {                                                                               \
