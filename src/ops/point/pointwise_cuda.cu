@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The point operations' shared machinery on CUDA: one thread per element (grid-stride over rows
  * and columns), the element function of pointwise.h, the u8 tables passed by value. */
+#include <string.h>
+
 #include "cuda_util.cuh"
 #include "pointwise.h"
 
@@ -70,9 +72,10 @@ __global__ void pw_lut_kernel(const uint8_t *src, int64_t ss, const uint8_t *mas
 
 /* 16 elements a thread: one 16-byte load and store, the lookups from shared memory. Rows,
  * strides and both images' data are 16-byte aligned (checked by the caller); the last n mod 16
- * elements of each row go one a thread. CN is the channel count, or 0 for "cn at run time" (the
- * channel of element i is i mod cn; 16 is a multiple of 1, 2 and 4). Blocks take rows in turn,
- * so each fills its table once for several rows. */
+ * elements of each row go one a thread. CN is the channel count (1 also where every channel has
+ * the same table), or 0 for "cn at run time" (the channel of element i is i mod cn; 16 is a
+ * multiple of 1, 2 and 4, and 1 mod 3). Blocks take rows in turn, so each fills its table once
+ * for several rows. */
 template <int CN>
 __device__ __forceinline__ uint32_t pw_lut_word(uint32_t v, const uint8_t (*t)[256], uint32_t &c,
                                                 uint32_t cn)
@@ -80,7 +83,10 @@ __device__ __forceinline__ uint32_t pw_lut_word(uint32_t v, const uint8_t (*t)[2
     uint32_t r = 0;
 #pragma unroll
     for (int j = 0; j < 4; j++) {
-        const uint32_t ch = CN == 1 ? 0u : CN == 2 || CN == 4 ? (uint32_t)(j % CN) : c;
+        const uint32_t ch = CN == 1              ? 0u
+                            : CN == 2 || CN == 4 ? (uint32_t)(j % CN)
+                            : CN == 3            ? (c + (uint32_t)j) % 3u
+                                                 : c;
         r |= (uint32_t)t[ch][(v >> (8 * j)) & 255u] << (8 * j);
         if (CN == 0 && ++c == cn)
             c = 0;
@@ -101,11 +107,20 @@ __global__ void pw_lut16_kernel(const uint8_t *src, int64_t ss, uint8_t *dst, in
         for (uint32_t w = blockIdx.x * blockDim.x + threadIdx.x; w < words;
              w += gridDim.x * blockDim.x) {
             const uint4 v = __ldg(reinterpret_cast<const uint4 *>(s) + w);
-            uint32_t c = CN == 0 ? (w << 4) % (uint32_t)cn : 0u;
+            /* CN 3: the channel each 4-byte word starts on (16 and 4 are 1 mod 3) */
+            const uint32_t c3 = CN == 3 ? w % 3u : 0u, c3b = c3 == 2 ? 0u : c3 + 1,
+                           c3c = c3b == 2 ? 0u : c3b + 1;
+            uint32_t c = CN == 0 ? (w << 4) % (uint32_t)cn : c3;
             uint4 r;
             r.x = pw_lut_word<CN>(v.x, table, c, (uint32_t)cn);
+            if (CN == 3)
+                c = c3b;
             r.y = pw_lut_word<CN>(v.y, table, c, (uint32_t)cn);
+            if (CN == 3)
+                c = c3c;
             r.z = pw_lut_word<CN>(v.z, table, c, (uint32_t)cn);
+            if (CN == 3)
+                c = c3;
             r.w = pw_lut_word<CN>(v.w, table, c, (uint32_t)cn);
             reinterpret_cast<uint4 *>(d)[w] = r;
         }
@@ -128,6 +143,10 @@ static void pw_lut_launch(const gip_image *src, const gip_image *mask, gip_image
 {
     const int64_t n = src->width * src->channels;
     const int cn = src->channels;
+    /* Channels that share one table take the one-table kernel. */
+    bool same = true;
+    for (int c = 1; c < cn && same; c++)
+        same = !memcmp(p->table[c], p->table[0], sizeof p->table[0]);
     if (!mask && pw_aligned16(src, dst) && n < ((int64_t)1 << 31) && src->height < (1u << 31)) {
         /* Enough blocks to fill the device several times over, each a few rows. */
         const int64_t words = n / 16 > 0 ? n / 16 : 1;
@@ -141,18 +160,22 @@ static void pw_lut_launch(const gip_image *src, const gip_image *mask, gip_image
         const uint32_t un = (uint32_t)n, rows = (uint32_t)src->height;
         const uint8_t *s = (const uint8_t *)src->data;
         uint8_t *d = (uint8_t *)dst->data;
-        if (cn == 1)
+        const int kcn = same ? 1 : cn;
+        if (kcn == 1)
             pw_lut16_kernel<1>
-                <<<grid, PW_THREADS, 0, st>>>(s, src->stride, d, dst->stride, un, rows, cn, *p);
-        else if (cn == 4)
+                <<<grid, PW_THREADS, 0, st>>>(s, src->stride, d, dst->stride, un, rows, kcn, *p);
+        else if (kcn == 4)
             pw_lut16_kernel<4>
-                <<<grid, PW_THREADS, 0, st>>>(s, src->stride, d, dst->stride, un, rows, cn, *p);
-        else if (cn == 2)
+                <<<grid, PW_THREADS, 0, st>>>(s, src->stride, d, dst->stride, un, rows, kcn, *p);
+        else if (kcn == 2)
             pw_lut16_kernel<2>
-                <<<grid, PW_THREADS, 0, st>>>(s, src->stride, d, dst->stride, un, rows, cn, *p);
+                <<<grid, PW_THREADS, 0, st>>>(s, src->stride, d, dst->stride, un, rows, kcn, *p);
+        else if (kcn == 3)
+            pw_lut16_kernel<3>
+                <<<grid, PW_THREADS, 0, st>>>(s, src->stride, d, dst->stride, un, rows, kcn, *p);
         else
             pw_lut16_kernel<0>
-                <<<grid, PW_THREADS, 0, st>>>(s, src->stride, d, dst->stride, un, rows, cn, *p);
+                <<<grid, PW_THREADS, 0, st>>>(s, src->stride, d, dst->stride, un, rows, kcn, *p);
         return;
     }
     pw_lut_kernel<<<pw_grid(n, src->height), PW_THREADS, 0, st>>>(
