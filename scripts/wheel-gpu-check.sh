@@ -18,12 +18,15 @@
 # The machine needs python3 with venv, and numpy, pytest and OpenCV installed for the system's
 # Python (the venv sees them: --system-site-packages; nothing is downloaded). PYTEST_ARGS adds
 # pytest arguments (e.g. -x, or -k cuda for the GPU tests alone).
+# ENV_PYTHON=PATH installs into the environment of that interpreter instead of a new venv: one
+# that already holds NVIDIA's CUDA 13 wheels (a PyTorch venv) satisfies the cuda13 extra from
+# them, so WHEELHOUSE need only hold what it lacks (e.g. nvidia-nvjpeg, 4 MB).
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$src/out/wheel-gpu}
 mkdir -p "$out"
 PYTHON=${PYTHON:-python3}
-tag=$("$PYTHON" -c "import sys; print('cp%d%d' % sys.version_info[:2])")
+tag=$("${ENV_PYTHON:-$PYTHON}" -c "import sys; print('cp%d%d' % sys.version_info[:2])")
 WHEEL=${1:-$(ls -t "$src"/dist/gip_imaging-*-"$tag"-"$tag"-*.whl 2>/dev/null | head -n 1)}
 WHEELHOUSE=${2:-}
 if [ -z "$WHEEL" ] || [ ! -f "$WHEEL" ]; then
@@ -35,9 +38,19 @@ echo "wheel: $WHEEL" | tee "$out/summary.txt"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/gip-wheel-gpu.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-"$PYTHON" -m venv --system-site-packages "$work/venv"
-py="$work/venv/bin/python"
-gip="$work/venv/bin/gip"
+if [ -n "${ENV_PYTHON:-}" ]; then
+    py=$ENV_PYTHON
+    gip=$(dirname "$ENV_PYTHON")/gip
+    echo "environment: $("$py" -c 'import sys; print(sys.prefix)') (ENV_PYTHON)" | tee -a "$out/summary.txt"
+    # The package must find the wheels' libraries itself (gip/_cudalibs.py), not from a path
+    # the machine already set.
+    echo "GIP_CUDA_LIBRARY_PATH was: ${GIP_CUDA_LIBRARY_PATH:-(unset)}; unset" | tee -a "$out/summary.txt"
+    unset GIP_CUDA_LIBRARY_PATH
+else
+    "$PYTHON" -m venv --system-site-packages "$work/venv"
+    py="$work/venv/bin/python"
+    gip="$work/venv/bin/gip"
+fi
 if [ -n "$WHEELHOUSE" ]; then
     echo "CUDA libraries: the cuda13 extra's wheels from $WHEELHOUSE" | tee -a "$out/summary.txt"
     "$py" -m pip install --no-index --find-links "$WHEELHOUSE" "gip-imaging[cuda13] @ file://$WHEEL" \
