@@ -659,6 +659,40 @@ static void hist_u8_channels(gip_context *ctx)
                                      bad < 0 ? 0 : (float)(rint(init[bad]) + exp[bad]));
                         }
                     }
+                /* CUDA: every channel queued into one device buffer, back to back with no
+                 * synchronisation between the calls, then one sync and one download */
+                gip_image hb, db;
+                float *all = calloc((size_t)256 * cn, sizeof(float));
+                if (on_cuda(ctx) && all &&
+                    GT_OK(gip_image_wrap(&hb, all, 256 * cn, 1, 1, GIP_F32, 0, GIP_MEM_HOST, 0)) &&
+                    GT_OK(gip_image_alloc(ctx, &db, 256 * cn, 1, 1, GIP_F32, GIP_MEM_CUDA, 0))) {
+                    float range[2] = {0, 256};
+                    bool ok = true;
+                    for (int32_t ch = 0; ch < cn && ok; ch++) {
+                        gip_calc_hist_params p = {
+                            .dims = 1, .bins = {256}, .channels = {ch}, .ranges = {range}};
+                        ok = GT_OK(gip_calc_hist(ctx, &dv, NULL, &p, (float *)db.data + 256 * ch));
+                    }
+                    if (ok && GT_OK(gip_context_sync(ctx)) && GT_OK(gip_download(ctx, &db, &hb)))
+                        for (int32_t ch = 0; ch < cn; ch++) {
+                            float exp[256] = {0};
+                            for (int64_t y = 0; y < h; y++)
+                                for (int64_t x = 0; x < w; x++)
+                                    exp[(int)gt_get(&av, x, y, ch)] += 1;
+                            int bad = -1;
+                            for (int i = 0; i < 256 && bad < 0; i++)
+                                if (all[256 * ch + i] != exp[i])
+                                    bad = i;
+                            GT_CHECK(bad < 0,
+                                     "calcHist queued into device memory u8 c%d channel %d "
+                                     "%lldx%lld%s: bin %d is %g, expected %g",
+                                     (int)cn, (int)ch, (long long)w, (long long)h,
+                                     sub ? " (unaligned view)" : "", bad,
+                                     bad < 0 ? 0 : all[256 * ch + bad], bad < 0 ? 0 : exp[bad]);
+                        }
+                    gip_image_free(ctx, &db);
+                }
+                free(all);
                 release(ctx, &d);
                 gt_free(&a);
             }
