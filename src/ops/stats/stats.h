@@ -165,8 +165,9 @@ typedef struct gip__clahe_plan {
 
 /* Turns a tile's histogram (hist_size counts, changed) into its lookup table. */
 void gip__clahe_lut(const gip__clahe_plan *p, int32_t *hist, void *lut, gip_dtype dt);
-/* CLAHE on device views: per-tile histograms on the GPU, tables on the host, interpolation on
- * the GPU. Synchronous for the tables, the last pass queued. */
+/* CLAHE on device views. u8: per-tile histograms, tables and interpolation all on the GPU,
+ * queued. u16: per-tile histograms on the GPU, tables on the host (synchronous), interpolation
+ * on the GPU. */
 gip_status gip__clahe_cuda(gip_context *ctx, const gip_image *src, gip_image *dst,
                            const gip__clahe_plan *p);
 
