@@ -2,9 +2,11 @@
 /* The benchmark's stats rows (see ops.h): issue 42's histograms, equalisation, CLAHE, reductions,
  * integral image, template matching and connected components.
  *
- * Destinations: the reductions (hist256, minmax_loc, meanstd) return host values through gip's
+ * Destinations: hist256 writes its float counts into its `dst` (256 x 4 f32, a row per channel;
+ * device memory on CUDA, where gip_calc_hist counts into it on the device without synchronising,
+ * as NPP's histograms do). The reductions (minmax_loc, meanstd) return host values through gip's
  * API; their `dst` is a small buffer (device memory on CUDA) that only NPP's peers write into
- * (NPP returns results in device memory), and their bytes are the source's alone. gip's dtypes have
+ * (NPP returns results in device memory). The bytes of all three are the source's alone. gip's dtypes have
  * no s32, so the s32 results (integral sums, labels) live in a destination of f32 elements (the
  * same 4 bytes each, the right size) that the run hands to gip as a gip_array of depth s32. */
 #include <string.h>
@@ -246,7 +248,6 @@ static gip_status prepare_match256(gip_context *ctx, bench_set *set)
 /* ---- the timed calls ------------------------------------------------------------------------ */
 
 /* Host results of the reductions (kept static: nothing reads them). */
-static float hist_out[4 * 256];
 static double red_out[16];
 static int64_t loc_out[4];
 
@@ -260,7 +261,8 @@ static gip_status op_hist256(gip_context *ctx, const gip_image *src, gip_image *
     p.ranges[0] = range;
     for (int c = 0; c < src->channels; c++) {
         p.channels[0] = c;
-        gip_status st = gip_calc_hist(ctx, src, NULL, &p, hist_out + 256 * c);
+        float *row = (float *)((char *)dst->data + c * dst->stride);
+        gip_status st = gip_calc_hist(ctx, src, NULL, &p, row);
         if (st)
             return st;
     }
@@ -345,7 +347,8 @@ static int have_connected_components(void)
 const bench_op bench_ops_stats[] = {
     {.name = "hist256",
      .what = "calcHist 256 bins over [0, 256) of each channel (one gip_calc_hist call per "
-             "channel) into host floats" SYNC_NOTE,
+             "channel) into dst's rows of floats (device memory on CUDA, as NPP's: queued, no "
+             "sync, no host copy)",
      .symbol = "gip_calc_hist", .defaults = "u8c1,u8c3", .supported = "u8c1,u8c3,u8c4",
      .dst = BENCH_DST_F32, .dst_channels = 1, .run = op_hist256, .available = have_calc_hist,
      .dst_size = dst_hist, .bytes = bytes_source},

@@ -219,6 +219,65 @@ static void image_ops(gip_context *ctx)
             }
 }
 
+/* equalizeHist on views of device-allocated (padded, 16-byte aligned) images: rows of whole
+ * 16-byte groups, groups and a rest, the rest alone, one pixel, several histogram blocks; views
+ * one pixel in (not aligned); in place; flat images (one level: 0, 200 or 255). */
+static void equalize_views(gip_context *ctx)
+{
+    static const int64_t sizes[][2] = {{64, 5}, {37, 11}, {3, 20}, {1, 1}, {1000, 40}};
+    uint64_t seed = 1200;
+    for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++)
+        for (int sub = 0; sub < 2; sub++)
+            for (int mode = 0; mode < 5; mode++, seed++) {
+                if (!gt_case())
+                    continue;
+                /* mode 0: random; 1: in place; 2, 3, 4: one level (0, 200, 255) */
+                const int64_t w = sizes[z][0], h = sizes[z][1];
+                gip_image a, o, av, ov, exp, got;
+                gt_alloc(&a, w + 1, h, 1, GIP_U8, 0);
+                gt_alloc(&o, w + 1, h, 1, GIP_U8, 0);
+                gt_alloc(&exp, w, h, 1, GIP_U8, 0);
+                gt_alloc(&got, w, h, 1, GIP_U8, 0);
+                gt_fill_random(&a, seed, 0, 0);
+                if (mode >= 2)
+                    for (int64_t y = 0; y < h; y++)
+                        for (int64_t x = 0; x <= w; x++)
+                            gt_set(&a, x, y, 0, mode == 2 ? 0 : mode == 3 ? 200 : 255);
+                gt_poison(&o, 0x5A);
+                gip_image da = place(ctx, &a), dout = place(ctx, &o);
+                char label[128];
+                snprintf(label, sizeof label, "equalize_hist view %lldx%lld%s%s mode %d",
+                         (long long)w, (long long)h, sub ? " (unaligned)" : "",
+                         mode == 1 ? " in place" : "", mode);
+                if (GT_OK(gip_image_roi(&da, sub, 0, w, h, &av)) &&
+                    GT_OK(gip_image_roi(&dout, sub, 0, w, h, &ov))) {
+                    gip_image hv;
+                    GT_OK(gip_image_roi(&a, sub, 0, w, h, &hv));
+                    equalize_ref(&hv, &exp);
+                    gip_image *dst = mode == 1 ? &av : &ov;
+                    if (GT_OK(gip_equalize_hist(ctx, &av, dst))) {
+                        if (on_cuda(ctx))
+                            GT_OK(gip_download(ctx, dst, &got));
+                        else
+                            GT_OK(gip_copy(ctx, dst, &got));
+                        gt_compare(&got, &exp, 0, 0, label);
+                        if (mode != 1 && on_cuda(ctx))
+                            GT_OK(gip_download(ctx, &dout, &o));
+                        if (mode != 1)
+                            for (int64_t y = 0; y < h; y++) /* the column outside the view */
+                                GT_CHECK(gt_get(&o, sub ? 0 : w, y, 0) == 0x5A,
+                                         "%s: written outside dst", label);
+                    }
+                }
+                release(ctx, &da);
+                release(ctx, &dout);
+                gt_free(&a);
+                gt_free(&o);
+                gt_free(&exp);
+                gt_free(&got);
+            }
+}
+
 /* ---- reductions -------------------------------------------------------------------------- */
 
 typedef struct ref_stats {
@@ -498,6 +557,33 @@ static void reduce_views(gip_context *ctx)
     gip_context_destroy(cpu);
 }
 
+/* On CUDA: gip_calc_hist into a histogram in device memory (the floats `init` uploaded first,
+ * for accumulate), the context synchronised, the histogram downloaded into got. False (got
+ * unchanged) on the CPU or after a failed step. */
+static bool hist_on_device(gip_context *ctx, const gip_image *src, const gip_image *mask,
+                           const gip_calc_hist_params *p, const float *init, int64_t total,
+                           float *got)
+{
+    if (!on_cuda(ctx))
+        return false;
+    gip_image hi, ho, d;
+    float *out = malloc(sizeof(float) * total);
+    bool ok = out &&
+              GT_OK(gip_image_wrap(&hi, (void *)init, total, 1, 1, GIP_F32, 0, GIP_MEM_HOST, 0)) &&
+              GT_OK(gip_image_wrap(&ho, out, total, 1, 1, GIP_F32, 0, GIP_MEM_HOST, 0));
+    if (!ok || !GT_OK(gip_image_alloc(ctx, &d, total, 1, 1, GIP_F32, GIP_MEM_CUDA, 0))) {
+        free(out);
+        return false;
+    }
+    ok = GT_OK(gip_upload(ctx, &hi, &d)) && GT_OK(gip_calc_hist(ctx, src, mask, p, d.data)) &&
+         GT_OK(gip_context_sync(ctx)) && GT_OK(gip_download(ctx, &d, &ho));
+    if (ok)
+        memcpy(got, out, sizeof(float) * total);
+    gip_image_free(ctx, &d);
+    free(out);
+    return ok;
+}
+
 /* 256-bin histograms of every channel of u8 images of 1, 3 and 4 channels (the CUDA counter's
  * one-channel fast path: rows of whole 16-byte groups, groups and the rest, the rest alone, and
  * views whose rows are not 16-byte aligned) against counts made here. */
@@ -542,7 +628,71 @@ static void hist_u8_channels(gip_context *ctx)
                                      sub ? " (unaligned view)" : "", bad, bad < 0 ? 0 : got[bad],
                                      bad < 0 ? 0 : exp[bad]);
                         }
+                        /* CUDA: the same into device memory, then accumulated on top of odd
+                         * values (half-way ones round to even first) */
+                        float init[256], acc[256];
+                        for (int i = 0; i < 256; i++)
+                            init[i] = (float)(i % 7) + (i % 3 ? 0.5f : 0.25f);
+                        if (hist_on_device(ctx, &dv, NULL, &p, init, 256, got)) {
+                            int bad = -1;
+                            for (int i = 0; i < 256 && bad < 0; i++)
+                                if (got[i] != exp[i])
+                                    bad = i;
+                            GT_CHECK(bad < 0,
+                                     "calcHist into device memory u8 c%d channel %d %lldx%lld%s: "
+                                     "bin %d is %g, expected %g",
+                                     (int)cn, (int)ch, (long long)w, (long long)h,
+                                     sub ? " (unaligned view)" : "", bad, bad < 0 ? 0 : got[bad],
+                                     bad < 0 ? 0 : exp[bad]);
+                        }
+                        p.accumulate = 1;
+                        if (hist_on_device(ctx, &dv, NULL, &p, init, 256, acc)) {
+                            int bad = -1;
+                            for (int i = 0; i < 256 && bad < 0; i++)
+                                if (acc[i] != (float)(rint(init[i]) + exp[i]))
+                                    bad = i;
+                            GT_CHECK(bad < 0,
+                                     "calcHist accumulated in device memory u8 c%d channel %d "
+                                     "%lldx%lld%s: bin %d is %g, expected %g",
+                                     (int)cn, (int)ch, (long long)w, (long long)h,
+                                     sub ? " (unaligned view)" : "", bad, bad < 0 ? 0 : acc[bad],
+                                     bad < 0 ? 0 : (float)(rint(init[bad]) + exp[bad]));
+                        }
                     }
+                /* CUDA: every channel queued into one device buffer, back to back with no
+                 * synchronisation between the calls, then one sync and one download */
+                gip_image hb, db;
+                float *all = calloc((size_t)256 * cn, sizeof(float));
+                if (on_cuda(ctx) && all &&
+                    GT_OK(gip_image_wrap(&hb, all, 256 * cn, 1, 1, GIP_F32, 0, GIP_MEM_HOST, 0)) &&
+                    GT_OK(gip_image_alloc(ctx, &db, 256 * cn, 1, 1, GIP_F32, GIP_MEM_CUDA, 0))) {
+                    float range[2] = {0, 256};
+                    bool ok = true;
+                    for (int32_t ch = 0; ch < cn && ok; ch++) {
+                        gip_calc_hist_params p = {
+                            .dims = 1, .bins = {256}, .channels = {ch}, .ranges = {range}};
+                        ok = GT_OK(gip_calc_hist(ctx, &dv, NULL, &p, (float *)db.data + 256 * ch));
+                    }
+                    if (ok && GT_OK(gip_context_sync(ctx)) && GT_OK(gip_download(ctx, &db, &hb)))
+                        for (int32_t ch = 0; ch < cn; ch++) {
+                            float exp[256] = {0};
+                            for (int64_t y = 0; y < h; y++)
+                                for (int64_t x = 0; x < w; x++)
+                                    exp[(int)gt_get(&av, x, y, ch)] += 1;
+                            int bad = -1;
+                            for (int i = 0; i < 256 && bad < 0; i++)
+                                if (all[256 * ch + i] != exp[i])
+                                    bad = i;
+                            GT_CHECK(bad < 0,
+                                     "calcHist queued into device memory u8 c%d channel %d "
+                                     "%lldx%lld%s: bin %d is %g, expected %g",
+                                     (int)cn, (int)ch, (long long)w, (long long)h,
+                                     sub ? " (unaligned view)" : "", bad,
+                                     bad < 0 ? 0 : all[256 * ch + bad], bad < 0 ? 0 : exp[bad]);
+                        }
+                    gip_image_free(ctx, &db);
+                }
+                free(all);
                 release(ctx, &d);
                 gt_free(&a);
             }
@@ -631,6 +781,21 @@ static void hist_cases(gip_context *ctx)
                         for (int64_t x = 0; x < sz.w; x++)
                             gt_set(&m, x, y, 0, gt_get(&m, x, y, 0) < 100 ? 0 : 1);
                 gip_image da = place(ctx, &a), dm = place(ctx, &m);
+                /* CUDA: into device memory first (the same initial values), then the host */
+                float *dgot = malloc(sizeof(float) * total);
+                if (hist_on_device(ctx, &da, masked ? &dm : NULL, &p, got, total, dgot)) {
+                    int64_t bad = 0, first = -1;
+                    for (int64_t i = 0; i < total; i++)
+                        if (dgot[i] != exp[i] && !bad++)
+                            first = i;
+                    GT_CHECK(bad == 0,
+                             "calcHist into device memory %lldx%lld %s kind %d: %lld bins differ, "
+                             "first %lld: %g, expected %g",
+                             (long long)sz.w, (long long)sz.h, gip_dtype_name(hd[d]), kind,
+                             (long long)bad, (long long)first, bad ? dgot[first] : 0,
+                             bad ? exp[first] : 0);
+                }
+                free(dgot);
                 if (GT_OK(gip_calc_hist(ctx, &da, masked ? &dm : NULL, &p, got))) {
                     int64_t bad = 0, first = -1;
                     for (int64_t i = 0; i < total; i++)
@@ -759,6 +924,7 @@ static void bad_input(gip_context *ctx)
 static void body(gip_context *ctx)
 {
     image_ops(ctx);
+    equalize_views(ctx);
     reductions(ctx);
     reduce_views(ctx);
     hist_cases(ctx);

@@ -58,14 +58,22 @@ typedef struct gip_calc_hist_params {
 
 /**
  * Histogram as cv2.calcHist([src], channels, mask, bins, ranges, accumulate=...): counts of the
- * pixels where mask is not zero, into `hist` (host memory, bins[0] * bins[1] * bins[2] floats,
- * row-major, the last dimension fastest). Values outside the ranges are not counted. Counts are
- * exact and equal on both backends. src: u8, u16 or f32, 1 to 4 channels; mask: NULL or a u8
- * one-channel image of src's size where src is. Synchronous (the result is on the host when
- * the call returns). On error hist is unchanged.
+ * pixels where mask is not zero, into `hist` (bins[0] * bins[1] * bins[2] floats, row-major, the
+ * last dimension fastest). Values outside the ranges are not counted. Counts are exact and equal
+ * on both backends. src: u8, u16 or f32, 1 to 4 channels; mask: NULL or a u8 one-channel image
+ * of src's size where src is. On error hist is unchanged.
+ * Where hist is: host memory (any src): synchronous, the result is on the host when the call
+ * returns. Device memory of the context's device (src on that device too; found by
+ * cudaPointerGetAttributes): the counts are written there on the device, never copied to the
+ * host; with accumulate the old values are read there. One dimension of 256 bins over [0, 256)
+ * of a u8 src without a mask is queued on the context's stream and returns without waiting
+ * (gip_context_sync() or work on the stream orders it, as for an image output); other
+ * histograms wait once for their bin tables' upload. A device hist with a host src is not
+ * supported (the CPU would write to device memory).
  * @return GIP_OK; GIP_ERR_INVALID_ARGUMENT (NULL, bad dims, channels, bins or ranges);
  *         GIP_ERR_SHAPE_MISMATCH (mask size); GIP_ERR_UNSUPPORTED (dtype, mask type);
- *         GIP_ERR_LOCATION_MISMATCH; GIP_ERR_NO_DEVICE; GIP_ERR_DEVICE;
+ *         GIP_ERR_LOCATION_MISMATCH (also: hist on another device); GIP_ERR_NO_DEVICE;
+ *         GIP_ERR_DEVICE;
  *         GIP_ERR_DEVICE_OUT_OF_MEMORY; GIP_ERR_OUT_OF_MEMORY; GIP_ERR_BAD_STATE.
  */
 GIP_API gip_status gip_calc_hist(gip_context *ctx, const gip_image *src, const gip_image *mask,

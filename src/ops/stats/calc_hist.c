@@ -259,6 +259,7 @@ gip_status gip_calc_hist(gip_context *ctx, const gip_image *src, const gip_image
         plan_free(&p);
         return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of host memory", op);
     }
+    bool dev_out = false; /* hist is device memory: counted into on the device */
     if (dev) {
 #ifdef GIP_HAVE_CUDA
         st = gip__cuda_enter(ctx);
@@ -268,7 +269,14 @@ gip_status gip_calc_hist(gip_context *ctx, const gip_image *src, const gip_image
                             "%s: device images need data and stride aligned to the element size "
                             "(%zu bytes)",
                             op, es);
-        if (!st)
+        int where = st ? 0 : gip__calc_hist_device_ptr(ctx, hist);
+        if (where < 0)
+            st = gip__error(ctx, GIP_ERR_LOCATION_MISMATCH,
+                            "%s: hist is device memory of another device than the context's", op);
+        dev_out = where > 0;
+        if (!st && dev_out)
+            st = gip__hist_count_cuda_dev(ctx, src, mask, &p, hist, params->accumulate != 0);
+        else if (!st)
             st = gip__hist_count_cuda(ctx, src, mask, &p, counts);
 #else
         st = gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
@@ -276,7 +284,7 @@ gip_status gip_calc_hist(gip_context *ctx, const gip_image *src, const gip_image
     } else {
         st = gip__hist_count_cpu(ctx, src, mask, &p, counts);
     }
-    if (!st)
+    if (!st && !dev_out)
         for (int64_t i = 0; i < p.total; i++) {
             /* OpenCV accumulates in int: the previous counts rounded half to even. */
             double prev = params->accumulate ? nearbyint((double)hist[i]) : 0.0;

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* clahe on CUDA: the tiles' histograms on the GPU (one block per tile, shared memory for u8,
- * global for u16's 65536 bins), their tables on the host with the CPU's own code (so both
- * backends build identical tables), and the bilinear blend of the tables on the GPU with every
- * float rounding explicit, as the CPU rounds it. */
+/* clahe on CUDA. u8: one kernel counts each tile's histogram (several blocks a tile, per-warp
+ * counts in shared memory added into the tile's global counts) and the last block of a tile
+ * turns it into the tile's table with gip__clahe_lut's arithmetic (clip, redistribution, scan,
+ * float scale, lrintf), then the bilinear blend; everything queued, no host round trip. u16
+ * (65536 bins): the tiles' histograms on the GPU (one block per tile, global counts), their
+ * tables on the host with the CPU's own code, and the blend on the GPU. The blend rounds every
+ * float step explicitly, as the CPU rounds it. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,9 +81,141 @@ __global__ void clahe_interp_kernel(const char *src, int64_t ss, char *dst, int6
     }
 }
 
+#define CLAHE_THREADS 256
+#define CLAHE_WARPS (CLAHE_THREADS / 32)
+
+/* u8: block (tx, ty, k) counts rows k * CLAHE_WARPS + warp, + K * CLAHE_WARPS, ... of tile (tx,
+ * ty) (K = gridDim.z), the image extended by reflection (101) past its right and bottom edges,
+ * and adds its counts into the tile's (hists, zero before the launch). The tile's last block
+ * builds its table into luts (tile-major, 256 entries each) as gip__clahe_lut does. */
+__global__ void __launch_bounds__(CLAHE_THREADS)
+    clahe_u8_tiles(const unsigned char *src, int64_t ss, int64_t w, int64_t h, int64_t tile_w,
+                   int64_t tile_h, int clip, float lut_scale, int *hists, unsigned *counters,
+                   unsigned char *luts)
+{
+    __shared__ unsigned sh[CLAHE_WARPS * 256];
+    __shared__ bool last;
+    __shared__ long long clipped_sh[CLAHE_WARPS];
+    __shared__ int scan[CLAHE_THREADS];
+    const int t = threadIdx.x, warp = t >> 5, lane = t & 31;
+    for (int i = t; i < CLAHE_WARPS * 256; i += CLAHE_THREADS)
+        sh[i] = 0;
+    __syncthreads();
+    unsigned *mine = sh + warp * 256;
+    const int64_t tile = (int64_t)blockIdx.y * gridDim.x + blockIdx.x;
+    const int64_t x0 = (int64_t)blockIdx.x * tile_w, y0 = (int64_t)blockIdx.y * tile_h;
+    for (int64_t r = (int64_t)blockIdx.z * CLAHE_WARPS + warp; r < tile_h;
+         r += (int64_t)gridDim.z * CLAHE_WARPS) {
+        const unsigned char *row = src + reflect101(y0 + r, h) * ss;
+        for (int64_t j = lane; j < tile_w; j += 32) {
+            const int64_t x = x0 + j;
+            atomicAdd(&mine[row[x < w ? x : reflect101(x, w)]], 1u);
+        }
+    }
+    __syncthreads();
+    int *g = hists + tile * 256;
+    unsigned sum = 0;
+#pragma unroll
+    for (int k = 0; k < CLAHE_WARPS; k++)
+        sum += sh[k * 256 + t];
+    if (sum)
+        atomicAdd(&g[t], (int)sum);
+    __threadfence();
+    __syncthreads();
+    if (t == 0)
+        last = atomicAdd(&counters[tile], 1u) == gridDim.z - 1;
+    __syncthreads();
+    if (!last)
+        return;
+    __threadfence();
+    int hv = atomicAdd(&g[t], 0); /* the tile's whole count, from L2 */
+    if (clip > 0) {
+        /* clipped: the counts above the limit, summed exactly (64-bit) */
+        long long c = hv > clip ? (long long)(hv - clip) : 0;
+        hv = hv > clip ? clip : hv;
+        for (int o = 16; o > 0; o >>= 1)
+            c += __shfl_down_sync(0xffffffffu, c, o);
+        if (lane == 0)
+            clipped_sh[warp] = c;
+        __syncthreads();
+        long long clipped = 0;
+        for (int k = 0; k < CLAHE_WARPS; k++)
+            clipped += clipped_sh[k];
+        const int batch = (int)(clipped / 256);
+        const int residual = (int)(clipped - (long long)batch * 256);
+        hv += batch;
+        if (residual) {
+            const int step = 256 / residual > 1 ? 256 / residual : 1;
+            if (t % step == 0 && t / step < residual)
+                hv++;
+        }
+    }
+    /* inclusive scan of the 256 counts (int, as the CPU's sum) */
+    scan[t] = hv;
+    __syncthreads();
+    for (int o = 1; o < CLAHE_THREADS; o <<= 1) {
+        const int v = t >= o ? scan[t - o] : 0;
+        __syncthreads();
+        scan[t] += v;
+        __syncthreads();
+    }
+    const long long v = __float2ll_rn(__fmul_rn(__int2float_rn(scan[t]), lut_scale));
+    luts[tile * 256 + t] = (unsigned char)(v < 0 ? 0 : v > 255 ? 255 : v);
+}
+
+/* u8: everything on the device, queued. */
+static gip_status clahe_u8(gip_context *ctx, const gip_image *src, gip_image *dst,
+                           const gip__clahe_plan *p)
+{
+    cudaStream_t s = gip__stream(ctx);
+    const int64_t ntiles = (int64_t)p->tiles_x * p->tiles_y;
+    /* hists (int, 256 a tile), counters (one a tile), tables (256 bytes a tile) */
+    const size_t hist_bytes = (size_t)ntiles * 256 * sizeof(int);
+    const size_t ctr_bytes = ((size_t)ntiles * sizeof(unsigned) + 255) / 256 * 256;
+    const size_t lut_bytes = (size_t)ntiles * 256;
+    char *dmem = nullptr;
+    gip_status st = gip__cuda_malloc(ctx, hist_bytes + ctr_bytes + lut_bytes, (void **)&dmem);
+    if (st)
+        return st;
+    int *dh = (int *)dmem;
+    unsigned *dc = (unsigned *)(dmem + hist_bytes);
+    unsigned char *dl = (unsigned char *)(dmem + hist_bytes + ctr_bytes);
+    st = gip__cuda_status(ctx, cudaMemsetAsync(dmem, 0, hist_bytes + ctr_bytes, s),
+                          "cudaMemsetAsync (CLAHE histograms)");
+    if (!st) {
+        /* blocks per tile: about four blocks a multiprocessor over the grid, at least one row
+         * of warps each */
+        gip__stats_ws ws;
+        const int64_t sms = gip__stats_ws_get(ctx, &ws) == GIP_OK ? ws.sms : 16;
+        int64_t k = gip__div_up(4 * sms, ntiles);
+        const int64_t kmax = gip__div_up(p->tile_h, CLAHE_WARPS);
+        k = k > kmax ? kmax : k;
+        k = k < 1 ? 1 : k > 64 ? 64 : k;
+        const dim3 tg((unsigned)p->tiles_x, (unsigned)p->tiles_y, (unsigned)k);
+        clahe_u8_tiles<<<tg, CLAHE_THREADS, 0, s>>>((const unsigned char *)src->data, src->stride,
+                                                    src->width, src->height, p->tile_w, p->tile_h,
+                                                    p->clip, p->lut_scale, dh, dc, dl);
+        st = GIP__LAUNCH_CHECK(ctx, "CLAHE histogram kernel");
+    }
+    if (!st) {
+        const float inv_tw = 1.0f / (float)p->tile_w, inv_th = 1.0f / (float)p->tile_h;
+        int64_t bx = (src->width + 255) / 256;
+        dim3 grid((unsigned)(bx < 1024 ? bx : 1024),
+                  (unsigned)(src->height < 65535 ? src->height : 65535));
+        clahe_interp_kernel<uint8_t><<<grid, 256, 0, s>>>(
+            (const char *)src->data, src->stride, (char *)dst->data, dst->stride, src->width,
+            src->height, (const uint8_t *)dl, p->tiles_x, p->tiles_y, 256, inv_tw, inv_th);
+        st = GIP__LAUNCH_CHECK(ctx, "CLAHE blend kernel");
+    }
+    gip__cuda_free(ctx, dmem); /* in stream order, after the kernels */
+    return st;
+}
+
 extern "C" gip_status gip__clahe_cuda(gip_context *ctx, const gip_image *src, gip_image *dst,
                                       const gip__clahe_plan *p)
 {
+    if (src->dtype == GIP_U8 && p->hist_size == 256 && p->tiles_y <= 65535)
+        return clahe_u8(ctx, src, dst, p);
     cudaStream_t s = gip__stream(ctx);
     const int64_t ntiles = (int64_t)p->tiles_x * p->tiles_y;
     const size_t es = gip_dtype_size(src->dtype);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* equalizeHist (gip_equalize_hist): the checks, OpenCV's table from the histogram, the CPU
- * backend, and its registry entry. The histogram comes from the calcHist counter of either
- * backend; the table is applied by the CPU or the CUDA table kernel. */
+ * backend, and its registry entry. On the CPU the histogram comes from the calcHist counter;
+ * on CUDA the histogram, the table (the same arithmetic, calc_hist_cuda.cu) and the table pass
+ * all run on the device. */
 #include <math.h>
 #include <string.h>
 
@@ -65,6 +66,14 @@ gip_status gip_equalize_hist(gip_context *ctx, const gip_image *src, gip_image *
                           "%s: src and dst overlap; pass the same view for in-place, or disjoint "
                           "images",
                           op);
+    if (on_device) {
+#ifdef GIP_HAVE_CUDA
+        /* histogram, table and table pass on the device, queued */
+        return gip__equalize_hist_cuda(ctx, src, dst);
+#else
+        return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
+#endif
+    }
     gip__hist_plan p;
     memset(&p, 0, sizeof p);
     int32_t ident[256];
@@ -76,23 +85,10 @@ gip_status gip_equalize_hist(gip_context *ctx, const gip_image *src, gip_image *
     p.total = 256;
     p.lut[0] = ident;
     uint32_t hist[256] = {0};
-    if (on_device) {
-#ifdef GIP_HAVE_CUDA
-        if ((st = gip__hist_count_cuda(ctx, src, NULL, &p, hist)))
-            return st;
-#else
-        return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
-#endif
-    } else if ((st = gip__hist_count_cpu(ctx, src, NULL, &p, hist))) {
+    if ((st = gip__hist_count_cpu(ctx, src, NULL, &p, hist)))
         return st;
-    }
     uint8_t lut[256];
     equalize_table(hist, src->width * src->height, lut);
-    if (on_device) {
-#ifdef GIP_HAVE_CUDA
-        return gip__lut_u8_cuda(ctx, src, dst, lut);
-#endif
-    }
     lut_job j = {.src = src, .dst = dst, .lut = lut};
     gip__parallel_for(ctx, src->height, 16, lut_rows, &j);
     return GIP_OK;

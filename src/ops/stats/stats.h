@@ -109,7 +109,13 @@ gip_status gip__hist_count_cuda(gip_context *ctx, const gip_image *src, const gi
 #define GIP__STATS_WS_PARTS 4352      /* offset of the partials */
 #define GIP__STATS_WS_PART_BYTES 1024 /* per block */
 #define GIP__STATS_WS_BLOCKS 1024     /* blocks of partials at most */
-#define GIP__STATS_WS_DEV (GIP__STATS_WS_PARTS + GIP__STATS_WS_BLOCKS * GIP__STATS_WS_PART_BYTES)
+/* the histogram's 256 64-bit counts, zero between calls like the counters (the last block of a
+ * histogram takes them and sets them back to zero) */
+#define GIP__STATS_WS_ACC (GIP__STATS_WS_PARTS + GIP__STATS_WS_BLOCKS * GIP__STATS_WS_PART_BYTES)
+#define GIP__STATS_WS_ACC_BYTES 2048
+#define GIP__STATS_WS_DEV (GIP__STATS_WS_ACC + GIP__STATS_WS_ACC_BYTES)
+/* equalizeHist's table (256 bytes) in the result area, past the 256 counts */
+#define GIP__STATS_WS_LUT (GIP__STATS_WS_RESULT + 2048)
 #define GIP__STATS_WS_HOST 4096
 #define GIP__STATS_CTR_REDUCE 0 /* the counters (unsigned int) of the kernels that use them */
 #define GIP__STATS_CTR_HIST 1
@@ -127,9 +133,26 @@ gip_status gip__stats_ws_get(gip_context *ctx, gip__stats_ws *ws);
 gip_status gip__hist_u8_channel_cuda(gip_context *ctx, const gip_image *src, int32_t channel,
                                      uint64_t hist[256]);
 
-/* dst = lut[src] for u8 one-channel device images (lut: 256 host bytes). Queued. */
-gip_status gip__lut_u8_cuda(gip_context *ctx, const gip_image *src, gip_image *dst,
-                            const uint8_t *lut);
+/* 1 where p is device memory of the context's device, -1 where it is another device's, 0 for
+ * host memory (pageable, page-locked or managed). */
+int gip__calc_hist_device_ptr(gip_context *ctx, const void *p);
+
+/* The 256-bin histogram of channel `channel` of a u8 device image without a mask (bin = value)
+ * into device floats hist as gip_calc_hist writes them (the count, or with accumulate the old
+ * value rounded half to even plus the count). Queued on the context's stream: no
+ * synchronisation, no host copy. */
+gip_status gip__calc_hist_u8_dev(gip_context *ctx, const gip_image *src, int32_t channel,
+                                 float *hist, bool accumulate);
+
+/* gip__hist_count_cuda for a histogram in device memory: the counts into the device floats hist
+ * as gip_calc_hist writes them, with no host copy of the counts. The u8 256-bin case is
+ * queued; the others wait for their tables' upload (one synchronisation). */
+gip_status gip__hist_count_cuda_dev(gip_context *ctx, const gip_image *src, const gip_image *mask,
+                                    const gip__hist_plan *plan, float *hist, bool accumulate);
+
+/* equalizeHist of a one-channel u8 device image: histogram, table (on the device, from the
+ * histogram's last block) and table pass, all queued; no host round trip. */
+gip_status gip__equalize_hist_cuda(gip_context *ctx, const gip_image *src, gip_image *dst);
 
 /* CLAHE's geometry and tables (clahe.c), shared by both backends. */
 typedef struct gip__clahe_plan {
@@ -142,8 +165,9 @@ typedef struct gip__clahe_plan {
 
 /* Turns a tile's histogram (hist_size counts, changed) into its lookup table. */
 void gip__clahe_lut(const gip__clahe_plan *p, int32_t *hist, void *lut, gip_dtype dt);
-/* CLAHE on device views: per-tile histograms on the GPU, tables on the host, interpolation on
- * the GPU. Synchronous for the tables, the last pass queued. */
+/* CLAHE on device views. u8: per-tile histograms, tables and interpolation all on the GPU,
+ * queued. u16: per-tile histograms on the GPU, tables on the host (synchronous), interpolation
+ * on the GPU. */
 gip_status gip__clahe_cuda(gip_context *ctx, const gip_image *src, gip_image *dst,
                            const gip__clahe_plan *p);
 

@@ -2,7 +2,7 @@
 /* The statistics family on CUDA: the per-context workspace, the per-channel reduction (one
  * launch, the blocks' partials folded by the last block in a fixed order: the same input gives
  * the same result every run), the histogram counter (integer atomics, in shared memory for small
- * histograms) and the u8 table pass of equalizeHist. */
+ * histograms, written to the host or, for a histogram in device memory, to the device). */
 #include <pthread.h>
 #include <string.h>
 
@@ -61,6 +61,11 @@ extern "C" gip_status gip__stats_ws_get(gip_context *ctx, gip__stats_ws *ws)
     if ((st = gip__cuda_status(
              ctx, cudaMemsetAsync(e->ws.dev, 0, GIP__STATS_WS_RESULT, gip__stream(ctx)),
              "cudaMemsetAsync (statistics counters)")))
+        goto out_free_dev;
+    if ((st = gip__cuda_status(ctx,
+                               cudaMemsetAsync(e->ws.dev + GIP__STATS_WS_ACC, 0,
+                                               GIP__STATS_WS_ACC_BYTES, gip__stream(ctx)),
+                               "cudaMemsetAsync (histogram accumulator)")))
         goto out_free_dev;
     if ((st = gip__cuda_malloc_pinned(ctx, GIP__STATS_WS_HOST, &e->ws.host)))
         goto out_free_dev;
@@ -804,6 +809,17 @@ __global__ void hist_kernel(const char *src, int64_t ss, int cn, const unsigned 
 
 #define HIST_SHARED_BINS 12288
 
+/* gip_calc_hist's floats in device memory from the counts: the count, or with accumulate the
+ * old value rounded half to even plus the count (calc_hist.c's arithmetic). */
+__global__ void hist_store_f32(const uint32_t *counts, long long total, float *hist, int accumulate)
+{
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total;
+         i += (long long)gridDim.x * blockDim.x) {
+        const double n = (double)counts[i];
+        hist[i] = __double2float_rn(accumulate ? __dadd_rn(rint((double)hist[i]), n) : n);
+    }
+}
+
 template <typename T>
 static void launch_hist(int grid, size_t smem, cudaStream_t s, const gip_image *src,
                         const gip_image *m, const dev_plan &p, long long total, uint32_t *counts)
@@ -820,15 +836,19 @@ static void launch_hist(int grid, size_t smem, cudaStream_t s, const gip_image *
                                                    p, total, counts);
 }
 
-extern "C" gip_status gip__hist_count_cuda(gip_context *ctx, const gip_image *src,
-                                           const gip_image *mask, const gip__hist_plan *plan,
-                                           uint32_t *counts)
+/* Counts src into counts (host, added to) or, where dev_hist is not NULL, into the device floats
+ * dev_hist (hist_store_f32). */
+static gip_status hist_count(gip_context *ctx, const gip_image *src, const gip_image *mask,
+                             const gip__hist_plan *plan, uint32_t *counts, float *dev_hist,
+                             bool accumulate)
 {
     /* 256 bins of one u8 channel, bin = value: calc_hist_cuda.cu's kernel, no table */
     bool ident = src->dtype == GIP_U8 && !mask && plan->dims == 1 && plan->bins[0] == 256 &&
                  plan->total == 256 && plan->lut[0];
     for (int v = 0; ident && v < 256; v++)
         ident = plan->lut[0][v] == v;
+    if (ident && dev_hist)
+        return gip__calc_hist_u8_dev(ctx, src, plan->channel[0], dev_hist, accumulate);
     if (ident) {
         uint64_t h[256];
         gip_status st = gip__hist_u8_channel_cuda(ctx, src, plan->channel[0], h);
@@ -904,10 +924,16 @@ extern "C" gip_status gip__hist_count_cuda(gip_context *ctx, const gip_image *sr
         }
         st = GIP__LAUNCH_CHECK(ctx, "histogram kernel");
     }
-    if (!st)
+    if (!st && dev_hist) {
+        const int64_t blocks = gip__div_up(plan->total, 256);
+        hist_store_f32<<<(int)(blocks < 1024 ? blocks : 1024), 256, 0, s>>>(
+            dcounts, (long long)plan->total, dev_hist, accumulate);
+        st = GIP__LAUNCH_CHECK(ctx, "histogram store kernel");
+    } else if (!st) {
         st = gip__cuda_status(
             ctx, cudaMemcpyAsync(host, dcounts, count_bytes, cudaMemcpyDeviceToHost, s),
             "cudaMemcpyAsync (histogram)");
+    }
     /* the page-locked block goes back to the cache only once no copy uses it (after an error
      * too, whose message stays the one the caller sees) */
     if (!st)
@@ -915,7 +941,7 @@ extern "C" gip_status gip__hist_count_cuda(gip_context *ctx, const gip_image *sr
     else if (cudaStreamSynchronize(s) != cudaSuccess)
         (void)cudaGetLastError();
     gip__cuda_free(ctx, dmem);
-    if (!st) {
+    if (!st && !dev_hist) {
         const uint32_t *hc = (const uint32_t *)host;
         for (int64_t i = 0; i < plan->total; i++)
             counts[i] += hc[i];
@@ -924,34 +950,16 @@ extern "C" gip_status gip__hist_count_cuda(gip_context *ctx, const gip_image *sr
     return st;
 }
 
-/* ---- u8 table --------------------------------------------------------------------------- */
-
-struct lut256 {
-    uint8_t v[256];
-};
-
-__global__ void lut_u8_kernel(const uint8_t *src, int64_t ss, uint8_t *dst, int64_t ds, int64_t w,
-                              int64_t h, lut256 lut)
+extern "C" gip_status gip__hist_count_cuda(gip_context *ctx, const gip_image *src,
+                                           const gip_image *mask, const gip__hist_plan *plan,
+                                           uint32_t *counts)
 {
-    __shared__ uint8_t t[256];
-    t[threadIdx.x] = lut.v[threadIdx.x];
-    __syncthreads();
-    for (int64_t y = blockIdx.y; y < h; y += gridDim.y)
-        for (int64_t x = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; x < w;
-             x += (int64_t)gridDim.x * blockDim.x)
-            dst[y * ds + x] = t[src[y * ss + x]];
+    return hist_count(ctx, src, mask, plan, counts, nullptr, false);
 }
 
-extern "C" gip_status gip__lut_u8_cuda(gip_context *ctx, const gip_image *src, gip_image *dst,
-                                       const uint8_t *lut)
+extern "C" gip_status gip__hist_count_cuda_dev(gip_context *ctx, const gip_image *src,
+                                               const gip_image *mask, const gip__hist_plan *plan,
+                                               float *hist, bool accumulate)
 {
-    lut256 l;
-    memcpy(l.v, lut, 256);
-    int64_t bx = (src->width + 255) / 256;
-    dim3 grid((unsigned)(bx < 1024 ? bx : 1024),
-              (unsigned)(src->height < 65535 ? src->height : 65535));
-    lut_u8_kernel<<<grid, 256, 0, gip__stream(ctx)>>>((const uint8_t *)src->data, src->stride,
-                                                      (uint8_t *)dst->data, dst->stride, src->width,
-                                                      src->height, l);
-    return GIP__LAUNCH_CHECK(ctx, "equalizeHist table kernel");
+    return hist_count(ctx, src, mask, plan, nullptr, hist, accumulate);
 }
