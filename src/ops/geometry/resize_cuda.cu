@@ -188,10 +188,27 @@ __global__ void __launch_bounds__(RS_BX *RS_BY)
     rs_sep_u8(gip__resize_plan p, const uint8_t *__restrict__ src, int64_t sstride,
               uint8_t *__restrict__ dst, int64_t dstride, int32_t dvec)
 {
+    /* The taps of the block's RS_BX * RS_PX columns, staged once for all its rows by coalesced
+     * loads: tap k of column RS_PX * l + q (the thread l's pixel q) at [k][q][l], so that a
+     * warp's reads of one tap of its pixels q hit 32 consecutive words. The source offsets are
+     * in elements (column * CN); columns past the row hold zeros. */
+    __shared__ int32_t s_xo[K][RS_PX][RS_BX], s_xc[K][RS_PX][RS_BX];
+    const int32_t dw = (int32_t)p.dw;
+    {
+        const int32_t xb = (int32_t)(blockIdx.x * RS_BX * RS_PX);
+        const int32_t *ti = p.xi + xb * K, *tc = p.xci + xb * K;
+        for (int32_t i = threadIdx.y * RS_BX + threadIdx.x; i < RS_BX * RS_PX * K;
+             i += RS_BX * RS_BY) {
+            const int32_t j = i / K, k = i % K;
+            const bool ok = xb + j < dw;
+            s_xo[k][j % RS_PX][j / RS_PX] = ok ? __ldg(ti + i) * CN : 0;
+            s_xc[k][j % RS_PX][j / RS_PX] = ok ? __ldg(tc + i) : 0;
+        }
+    }
+    __syncthreads();
     int32_t x0;
     if (!rs_thread(p.dw, &x0))
         return;
-    const int32_t dw = (int32_t)p.dw;
     const int32_t npx = dw - x0 < RS_PX ? dw - x0 : RS_PX;
     const int32_t simd_end = (int32_t)p.simd_end;
     for (int32_t y = blockIdx.y * RS_BY + threadIdx.y; y < p.dh; y += gridDim.y * RS_BY) {
@@ -208,11 +225,11 @@ __global__ void __launch_bounds__(RS_BX *RS_BY)
             if (q < npx) {
                 const int32_t x = x0 + q;
                 int32_t xo[K], xc[K];
-                rs_taps<K>(p.xi + x * K, xo);
-                rs_taps<K>(p.xci + x * K, xc);
 #pragma unroll
-                for (int t = 0; t < K; t++)
-                    xo[t] *= CN;
+                for (int t = 0; t < K; t++) {
+                    xo[t] = s_xo[t][q][threadIdx.x];
+                    xc[t] = s_xc[t][q][threadIdx.x];
+                }
                 int32_t h[K][CN];
 #pragma unroll
                 for (int k = 0; k < K; k++)
@@ -419,6 +436,10 @@ static void rs_launch_cn(const gip__resize_plan &p, dim3 grid, dim3 block, cudaS
         rs_area2_u8<CN><<<grid, block, 0, s>>>(p, sp, ss, dp, ds, svec, dvec);
     else if (p.kind == GIP__RS_SEP && p.dtype == GIP_U8 && !p.hfloat && !p.h64 && !p.xn && !p.yn &&
              p.kx == p.ky && rs_tables_aligned(p, p.kx < 4 ? p.kx : 4)) {
+        /* Large outputs: four rows a thread (a block stages its columns' taps once for them),
+         * still at least 2048 blocks. */
+        if ((uint64_t)grid.x * grid.y >= 8192)
+            grid.y = (grid.y + 3) / 4;
         if (p.final == GIP__RS_LIN8 && p.kx == 2)
             rs_sep_u8<CN, 2, GIP__RS_LIN8><<<grid, block, 0, s>>>(p, sp, ss, dp, ds, dvec);
         else if (p.final == GIP__RS_FIX8 && p.kx == 2)
