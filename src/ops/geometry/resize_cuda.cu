@@ -39,6 +39,7 @@ __global__ void resize_kernel(gip__resize_plan p, const uint8_t *src, int64_t ss
 #define RS_PX 4
 #define RS_BX 32
 #define RS_BY 8
+#define RS_KS 4 /* taps a column that rs_sep_f stages in shared memory */
 
 /* Stores the n = RS_PX * CN bytes of RS_PX u8 pixels: where the row allows (all pixels inside,
  * vec 1: the address 4-byte aligned, 2: 16-byte aligned) as 32-bit words or, four channels, one
@@ -293,10 +294,29 @@ __global__ void __launch_bounds__(RS_BX *RS_BY)
     rs_sep_f(gip__resize_plan p, const uint8_t *__restrict__ src, int64_t sstride,
              uint8_t *__restrict__ dst, int64_t dstride, int32_t dvec)
 {
+    /* Up to RS_KS taps a column: the block's columns' taps staged once in shared memory by
+     * coalesced loads, laid out as rs_sep_u8's (tap k of the thread l's pixel q at [k][q][l]),
+     * with their counts; more taps are read from the tables in global memory. */
+    __shared__ int32_t s_xo[RS_KS][RS_PX][RS_BX], s_xn[RS_PX][RS_BX];
+    __shared__ float s_xc[RS_KS][RS_PX][RS_BX];
+    const int32_t dw = (int32_t)p.dw, kx = p.kx, ky = p.ky;
+    const bool staged = kx <= RS_KS;
+    if (staged) {
+        const int32_t xb = (int32_t)(blockIdx.x * RS_BX * RS_PX);
+        const int32_t tid = threadIdx.y * RS_BX + threadIdx.x;
+        for (int32_t i = tid; i < RS_BX * RS_PX * kx; i += RS_BX * RS_BY) {
+            const int32_t j = i / kx, k = i - j * kx;
+            const bool ok = xb + j < dw;
+            s_xo[k][j % RS_PX][j / RS_PX] = ok ? __ldg(p.xi + xb * kx + i) * CN : 0;
+            s_xc[k][j % RS_PX][j / RS_PX] = ok ? __ldg(p.xcf + xb * kx + i) : 0.f;
+        }
+        for (int32_t j = tid; j < RS_BX * RS_PX; j += RS_BX * RS_BY)
+            s_xn[j % RS_PX][j / RS_PX] = xb + j >= dw ? 0 : p.xn ? __ldg(p.xn + xb + j) : kx;
+    }
+    __syncthreads();
     int32_t x0;
     if (!rs_thread(p.dw, &x0))
         return;
-    const int32_t dw = (int32_t)p.dw, kx = p.kx, ky = p.ky;
     const int32_t npx = dw - x0 < RS_PX ? dw - x0 : RS_PX;
     const int32_t simd_end = (int32_t)p.simd_end;
     for (int32_t y = blockIdx.y * RS_BY + threadIdx.y; y < p.dh; y += gridDim.y * RS_BY) {
@@ -311,7 +331,10 @@ __global__ void __launch_bounds__(RS_BX *RS_BY)
                 continue;
             }
             const int32_t x = x0 + q;
-            const int32_t nx = CUBIC ? 4 : p.xn ? __ldg(p.xn + x) : kx;
+            const int32_t nx = CUBIC    ? 4
+                               : staged ? s_xn[q][threadIdx.x]
+                               : p.xn   ? __ldg(p.xn + x)
+                                        : kx;
             float v[CN], hc[CUBIC ? 4 : 1][CN];
 #pragma unroll(CUBIC ? 4 : 1)
             for (int32_t k = 0; k < (CUBIC ? 4 : ny); k++) {
@@ -320,8 +343,9 @@ __global__ void __launch_bounds__(RS_BX *RS_BY)
                 float hs[CN];
 #pragma unroll(CUBIC ? 4 : 1)
                 for (int32_t t = 0; t < nx; t++) {
-                    const int32_t xo = __ldg(p.xi + x * kx + t) * CN;
-                    const float c = __ldg(p.xcf + x * kx + t);
+                    const int32_t xo =
+                        staged ? s_xo[t][q][threadIdx.x] : __ldg(p.xi + x * kx + t) * CN;
+                    const float c = staged ? s_xc[t][q][threadIdx.x] : __ldg(p.xcf + x * kx + t);
 #pragma unroll
                     for (int ch = 0; ch < CN; ch++) {
                         const float m = __fmul_rn((float)__ldg(row + xo + ch), c);
@@ -432,14 +456,14 @@ static void rs_launch_cn(const gip__resize_plan &p, dim3 grid, dim3 block, cudaS
                          int32_t dvec, bool *done)
 {
     *done = true;
+    /* The separable kernels on large outputs: four rows a thread (a block stages its columns'
+     * taps once for them), still at least 2048 blocks. */
+    if (p.kind == GIP__RS_SEP && (uint64_t)grid.x * grid.y >= 8192)
+        grid.y = (grid.y + 3) / 4;
     if (p.kind == GIP__RS_AREA_FAST && p.area2x2 && p.dtype == GIP_U8)
         rs_area2_u8<CN><<<grid, block, 0, s>>>(p, sp, ss, dp, ds, svec, dvec);
     else if (p.kind == GIP__RS_SEP && p.dtype == GIP_U8 && !p.hfloat && !p.h64 && !p.xn && !p.yn &&
              p.kx == p.ky && rs_tables_aligned(p, p.kx < 4 ? p.kx : 4)) {
-        /* Large outputs: four rows a thread (a block stages its columns' taps once for them),
-         * still at least 2048 blocks. */
-        if ((uint64_t)grid.x * grid.y >= 8192)
-            grid.y = (grid.y + 3) / 4;
         if (p.final == GIP__RS_LIN8 && p.kx == 2)
             rs_sep_u8<CN, 2, GIP__RS_LIN8><<<grid, block, 0, s>>>(p, sp, ss, dp, ds, dvec);
         else if (p.final == GIP__RS_FIX8 && p.kx == 2)
