@@ -181,6 +181,36 @@ template <int K> __device__ __forceinline__ void rs_taps(const int32_t *t, int32
     }
 }
 
+/* The K * CN bytes from a (K consecutive u8 pixels of a row) weighed by xc into h[c] (the sums
+ * of rs_sep_u8, in another order: integers): the 4-byte aligned words that hold them, each
+ * loaded only where it holds one of them (none past the last), realigned by funnel shifts. */
+template <int CN, int K>
+__device__ __forceinline__ void rs_sums_run(const uint8_t *a, const int32_t *xc, int32_t *h)
+{
+    constexpr int NB = K * CN, NV = (NB + 3) / 4;
+    const uint32_t lead = (uint32_t)(uintptr_t)a & 3u;
+    const uint32_t *wp = reinterpret_cast<const uint32_t *>(a - lead);
+    uint32_t w[NV + 1];
+    w[0] = __ldg(wp);
+#pragma unroll
+    for (int i = 1; i <= NV; i++)
+        w[i] = 4 * i <= (int)lead + NB - 1 ? __ldg(wp + i) : 0u;
+    uint32_t v[NV];
+#pragma unroll
+    for (int i = 0; i < NV; i++)
+        v[i] = __funnelshift_r(w[i], w[i + 1], 8 * lead);
+#pragma unroll
+    for (int c = 0; c < CN; c++) {
+        int32_t s = 0;
+#pragma unroll
+        for (int t = 0; t < K; t++) {
+            const int j = t * CN + c;
+            s += (int32_t)((v[j >> 2] >> (8 * (j & 3))) & 255u) * xc[t];
+        }
+        h[c] = s;
+    }
+}
+
 /* u8 with fixed tap counts: linear (K = 2, FINAL GIP__RS_LIN8), cubic (4, GIP__RS_CUBIC8),
  * Lanczos-4 (8, GIP__RS_SHIFT22), linear-exact (2, GIP__RS_FIX8): integer horizontal sums (their
  * order does not matter), then gip__rs_vint's combination. */
@@ -232,16 +262,26 @@ __global__ void __launch_bounds__(RS_BX *RS_BY)
                     xc[t] = s_xc[t][q][threadIdx.x];
                 }
                 int32_t h[K][CN];
+                bool run = K <= 4; /* the taps K consecutive pixels */
 #pragma unroll
-                for (int k = 0; k < K; k++)
+                for (int t = 1; t < K; t++)
+                    run = run && xo[t] == xo[0] + t * CN;
+                if (run) {
 #pragma unroll
-                    for (int c = 0; c < CN; c++) {
-                        int32_t s = 0;
+                    for (int k = 0; k < K; k++)
+                        rs_sums_run<CN, K>(rows[k] + xo[0], xc, h[k]);
+                } else {
 #pragma unroll
-                        for (int t = 0; t < K; t++)
-                            s += (int32_t)__ldg(rows[k] + xo[t] + c) * xc[t];
-                        h[k][c] = s;
-                    }
+                    for (int k = 0; k < K; k++)
+#pragma unroll
+                        for (int c = 0; c < CN; c++) {
+                            int32_t s = 0;
+#pragma unroll
+                            for (int t = 0; t < K; t++)
+                                s += (int32_t)__ldg(rows[k] + xo[t] + c) * xc[t];
+                            h[k][c] = s;
+                        }
+                }
 #pragma unroll
                 for (int c = 0; c < CN; c++) {
                     uint8_t v;
