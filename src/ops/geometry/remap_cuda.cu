@@ -10,7 +10,7 @@
  * samples whose taps lie inside by gip__wpc_gather (all their loads together), the others by
  * gip__warp_sample (borders) afterwards. */
 template <int CN, typename T>
-__global__ void __launch_bounds__(GIP__WPC_BX *GIP__WPC_BY)
+__global__ void __launch_bounds__(GIP__WPC_BX *GIP__WPC_BY, GIP__WPC_MINB(CN))
     remap_linear_kernel(const __grid_constant__ gip__warp w, const uint8_t *__restrict__ src,
                         int64_t sstride, const uint8_t *__restrict__ mx, int64_t mxs,
                         const uint8_t *__restrict__ my, int64_t mys, uint8_t *dst, int64_t dstride,

@@ -13,7 +13,7 @@
  * taps lie inside by gip__wpc_gather (all their loads together), the others by
  * gip__warp_sample (borders) afterwards. */
 template <int CN, typename T, bool PERSP>
-__global__ void __launch_bounds__(GIP__WPC_BX *GIP__WPC_BY)
+__global__ void __launch_bounds__(GIP__WPC_BX *GIP__WPC_BY, GIP__WPC_MINB(CN))
     warp_linear_kernel(const __grid_constant__ gip__warp w, const uint8_t *__restrict__ src,
                        int64_t sstride, uint8_t *dst, int64_t dstride, int32_t dw, int32_t dh,
                        int32_t vec)

@@ -14,6 +14,8 @@
 #define GIP__WPC_PX 4
 #define GIP__WPC_BX 8
 #define GIP__WPC_BY 32
+/* Blocks an SM should hold: 4, 3, 2 for 1, 3, 4 channels (at most 64, 85, 128 registers). */
+#define GIP__WPC_MINB(cn) ((cn) == 1 ? 4 : (cn) == 3 ? 3 : 2)
 
 /* The taps of the pixels q < n of a thread whose source positions (sx[q], sy[q]) have their four
  * taps inside the image (gip__warp_sample's linear case without the border): their bits in the
@@ -43,6 +45,31 @@ __device__ __forceinline__ uint32_t gip__wpc_locate(int32_t ss, float lx, float 
     return in;
 }
 
+/* The two u8 pixels from a (2 * CN bytes) into l and r: the 4-byte aligned words that hold them,
+ * each loaded only where it holds one of them (none past the last), realigned by a funnel
+ * shift (u8c3: 2 or 3 loads instead of 6). */
+template <int CN>
+__device__ __forceinline__ void gip__wpc_pair_u8(const uint8_t *a, uint8_t *l, uint8_t *r)
+{
+    constexpr int NB = 2 * CN, NV = (NB + 3) / 4;
+    const uint32_t lead = (uint32_t)(uintptr_t)a & 3u;
+    const uint32_t *wp = reinterpret_cast<const uint32_t *>(a - lead);
+    uint32_t w[NV + 1];
+    w[0] = __ldg(wp);
+#pragma unroll
+    for (int i = 1; i <= NV; i++)
+        w[i] = 4 * i <= (int)lead + NB - 1 ? __ldg(wp + i) : 0u;
+    uint32_t v[NV];
+#pragma unroll
+    for (int i = 0; i < NV; i++)
+        v[i] = __funnelshift_r(w[i], w[i + 1], 8 * lead);
+#pragma unroll
+    for (int c = 0; c < CN; c++) {
+        l[c] = (uint8_t)(v[c >> 2] >> (8 * (c & 3)));
+        r[c] = (uint8_t)(v[(CN + c) >> 2] >> (8 * ((CN + c) & 3)));
+    }
+}
+
 /* The bilinear samples of the pixels whose bit is set in `in` into o (CN elements a pixel; the
  * others' elements are meaningless): every tap loaded first, with no call or store between the
  * loads, so that all of them are in flight together. */
@@ -54,7 +81,10 @@ __device__ __forceinline__ void gip__wpc_gather(const uint8_t *src, int32_t ss, 
     T p[GIP__WPC_PX][4][CN];
 #pragma unroll
     for (int q = 0; q < GIP__WPC_PX; q++) {
-        if (in >> q & 1) {
+        if (sizeof(T) == 1 && (in >> q & 1)) {
+            gip__wpc_pair_u8<CN>(src + off[q], (uint8_t *)p[q][0], (uint8_t *)p[q][1]);
+            gip__wpc_pair_u8<CN>(src + (off[q] + ss), (uint8_t *)p[q][2], (uint8_t *)p[q][3]);
+        } else if (in >> q & 1) {
             const T *r0 = reinterpret_cast<const T *>(src + off[q]);
             const T *r1 = reinterpret_cast<const T *>(src + (off[q] + ss));
 #pragma unroll
