@@ -38,6 +38,20 @@ __global__ void __launch_bounds__(FLIP_THREADS)
         uint32_t *dal = reinterpret_cast<uint32_t *>((uintptr_t)d0 & ~(uintptr_t)3);
         const int32_t doff = (int32_t)((uintptr_t)d0 & 3);
         const int32_t nwo = (doff + nb + 3) >> 2;
+        if (PX == 3 && REV && doff == 0 && ((off + nb) & 3) == 0 && (n & 3) == 0) {
+            /* Three-byte pixels, the chunk's ends on word boundaries in both rows: four output
+             * pixels (three words) from the four source pixels that end them reversed, whose
+             * three words lie aligned in sm (the chunk's source bytes end at a word's end). */
+            for (int32_t g = tid; g < n / 4; g += FLIP_THREADS) {
+                const uint32_t *sw = sm + (((n - 4 - 4 * g) * 3 + off) >> 2);
+                const uint32_t w0 = sw[0], w1 = sw[1], w2 = sw[2];
+                dal[3 * g] = __byte_perm(w2, w1, 0x6321);
+                dal[3 * g + 1] = __byte_perm(__byte_perm(w1, w2, 0x0043), w0, 0x2710);
+                dal[3 * g + 2] = __byte_perm(w1, w0, 0x6541);
+            }
+            __syncthreads();
+            continue;
+        }
         for (int32_t i = tid; i < nwo; i += FLIP_THREADS) {
             const int32_t b0 = 4 * i - doff; /* the chunk's byte of the word's first byte */
             uint32_t v = 0;
