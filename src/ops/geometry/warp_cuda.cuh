@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Bilinear sampling of the warps and remap on CUDA, specialised for u8 and f32 with 1, 3 or 4
  * channels: several output pixels a thread, the pixels whose four taps lie inside the image
- * computed here with gip__warp_sample's arithmetic, the others by gip__warp_sample itself. */
+ * computed here with gip__warp_sample's arithmetic (all their loads first), the others after
+ * them by gip__wpc_border (gip__warp_sample's bilinear statements). */
 #ifndef GIP_OPS_WARP_CUDA_CUH
 #define GIP_OPS_WARP_CUDA_CUH
 
