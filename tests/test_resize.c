@@ -586,11 +586,51 @@ static void views(gip_context *ctx)
     gip_context_destroy(cpu);
 }
 
+/* CUDA: outputs large enough that the specialised kernels give each thread several rows (at
+ * least 8192 blocks of 128 columns by 8 rows: here 16 by 513, the last rows a partial pass) and
+ * stage their column taps once a block: the CPU's bits (nothing to compare with on the CPU). */
+static void large_outputs(gip_context *ctx)
+{
+    if (gip_context_backend(ctx) != GIP_BACKEND_CUDA)
+        return;
+    gip_context *cpu = NULL;
+    gip_context_desc d = {.backend = GIP_BACKEND_CPU};
+    if (!GT_OK(gip_context_create(&d, &cpu)))
+        return;
+    static const int32_t lin[] = {GIP_INTER_LINEAR, GIP_INTER_CUBIC, GIP_INTER_AREA,
+                                  GIP_INTER_LINEAR_EXACT};
+    uint64_t seed = 900;
+    for (int32_t cn = 1; cn <= 3; cn += 2)
+        for (size_t k = 0; k < sizeof lin / sizeof lin[0]; k++, seed++) {
+            if (!gt_case())
+                continue;
+            const int64_t sw = 1001, sh = 1777, dw = 2047, dh = 4100;
+            gip_image src, dst, exp;
+            gt_alloc(&src, sw, sh, cn, GIP_U8, seed % 2 ? 0 : 3);
+            gt_alloc(&dst, dw, dh, cn, GIP_U8, 0);
+            gt_alloc(&exp, dw, dh, cn, GIP_U8, 0);
+            gt_fill_random(&src, seed, 0, 0);
+            gip_resize_params p = {lin[k], 0, 0, 0};
+            char label[96];
+            snprintf(label, sizeof label, "resize large %lldx%lld -> %lldx%lld u8 c%d inter %d",
+                     (long long)sw, (long long)sh, (long long)dw, (long long)dh, (int)cn,
+                     (int)lin[k]);
+            if (GT_OK(gt_run_unary(ctx, run_resize, &src, &dst, &p, 0x5A)) &&
+                GT_OK(gip_resize(cpu, &src, &exp, &p)))
+                gt_compare(&dst, &exp, 0, 0, label);
+            gt_free(&src);
+            gt_free(&dst);
+            gt_free(&exp);
+        }
+    gip_context_destroy(cpu);
+}
+
 static void body(gip_context *ctx)
 {
     cases(ctx);
     views(ctx);
     bands(ctx);
+    large_outputs(ctx);
     if (gt_case())
         sizes_and_factors(ctx);
     if (gt_case())

@@ -5,22 +5,24 @@
 #include "cuda_util.cuh"
 #include "ops/geometry/flip.h"
 
-/* Threads of a block, and output pixels a block moves. */
+/* Threads of a block, and the output pixels a block moves at a time: 1024, or 2048 of three
+ * bytes (6 KB: a row of 3840 three-byte pixels in two blocks, not four). */
 #define FLIP_THREADS 256
-#define FLIP_CHUNK 1024
+#define FLIP_CHUNK(px) ((px) == 3 ? 2048 : 1024)
 
-/* Output pixels [x0, x0 + n) of row y, n <= FLIP_CHUNK, from source row fy ? h-1-y : y, reversed
- * (dst(x) = src(w-1-x)) when REV. PX is the bytes of a pixel. Words are read whole only where
- * they hold a byte of the row (aligned words never cross an allocation's end), written whole
+/* Output pixels [x0, x0 + n) of row y, n <= FLIP_CHUNK(PX), from source row fy ? h-1-y : y,
+ * reversed (dst(x) = src(w-1-x)) when REV. PX is the bytes of a pixel. Words are read whole only
+ * where they hold a byte of the row (aligned words never cross an allocation's end), written whole
  * only where all four bytes are the chunk's. */
 template <int PX, bool REV>
 __global__ void __launch_bounds__(FLIP_THREADS)
     flip_rows_kernel(const uint8_t *__restrict__ src, int64_t sstride, uint8_t *__restrict__ dst,
                      int64_t dstride, int32_t w, int32_t h, int32_t fy)
 {
-    __shared__ uint32_t sm[(FLIP_CHUNK * PX + 3) / 4 + 2];
-    const int32_t x0 = (int32_t)blockIdx.x * FLIP_CHUNK;
-    const int32_t n = w - x0 < FLIP_CHUNK ? w - x0 : FLIP_CHUNK;
+    constexpr int32_t CH = FLIP_CHUNK(PX);
+    __shared__ uint32_t sm[(CH * PX + 3) / 4 + 2];
+    const int32_t x0 = (int32_t)blockIdx.x * CH;
+    const int32_t n = w - x0 < CH ? w - x0 : CH;
     const int32_t nb = n * PX; /* bytes of the chunk */
     const int32_t tid = (int32_t)threadIdx.x;
     for (int32_t y = blockIdx.y; y < h; y += gridDim.y) {
@@ -38,6 +40,20 @@ __global__ void __launch_bounds__(FLIP_THREADS)
         uint32_t *dal = reinterpret_cast<uint32_t *>((uintptr_t)d0 & ~(uintptr_t)3);
         const int32_t doff = (int32_t)((uintptr_t)d0 & 3);
         const int32_t nwo = (doff + nb + 3) >> 2;
+        if (PX == 3 && REV && doff == 0 && ((off + nb) & 3) == 0 && (n & 3) == 0) {
+            /* Three-byte pixels, the chunk's ends on word boundaries in both rows: four output
+             * pixels (three words) from the four source pixels that end them reversed, whose
+             * three words lie aligned in sm (the chunk's source bytes end at a word's end). */
+            for (int32_t g = tid; g < n / 4; g += FLIP_THREADS) {
+                const uint32_t *sw = sm + (((n - 4 - 4 * g) * 3 + off) >> 2);
+                const uint32_t w0 = sw[0], w1 = sw[1], w2 = sw[2];
+                dal[3 * g] = __byte_perm(w2, w1, 0x6321);
+                dal[3 * g + 1] = __byte_perm(__byte_perm(w1, w2, 0x0043), w0, 0x2710);
+                dal[3 * g + 2] = __byte_perm(w1, w0, 0x6541);
+            }
+            __syncthreads();
+            continue;
+        }
         for (int32_t i = tid; i < nwo; i += FLIP_THREADS) {
             const int32_t b0 = 4 * i - doff; /* the chunk's byte of the word's first byte */
             uint32_t v = 0;
@@ -64,7 +80,7 @@ __global__ void __launch_bounds__(FLIP_THREADS)
 template <int PX>
 static void flip_launch(gip_context *ctx, const gip_image *src, gip_image *dst, int fx, int fy)
 {
-    const dim3 grid(gip__div_up(src->width, FLIP_CHUNK),
+    const dim3 grid(gip__div_up(src->width, FLIP_CHUNK(PX)),
                     (unsigned)(src->height < 65535 ? src->height : 65535));
     if (fx)
         flip_rows_kernel<PX, true><<<grid, FLIP_THREADS, 0, gip__stream(ctx)>>>(

@@ -6,9 +6,11 @@
 #include "ops/geometry/remap.h"
 #include "ops/geometry/warp_cuda.cuh"
 
-/* Bilinear from float maps: the maps' four positions as one 16-byte load each where aligned. */
+/* Bilinear from float maps: the maps' four positions as one 16-byte load each where aligned, the
+ * samples whose taps lie inside by gip__wpc_gather (all their loads together), the others by
+ * gip__warp_sample (borders) afterwards. */
 template <int CN, typename T>
-__global__ void __launch_bounds__(GIP__WPC_BX *GIP__WPC_BY)
+__global__ void __launch_bounds__(GIP__WPC_BX *GIP__WPC_BY, GIP__WPC_MINB(CN))
     remap_linear_kernel(const __grid_constant__ gip__warp w, const uint8_t *__restrict__ src,
                         int64_t sstride, const uint8_t *__restrict__ mx, int64_t mxs,
                         const uint8_t *__restrict__ my, int64_t mys, uint8_t *dst, int64_t dstride,
@@ -19,12 +21,13 @@ __global__ void __launch_bounds__(GIP__WPC_BX *GIP__WPC_BY)
         return;
     const float lx = (float)(w.sw - 1), ly = (float)(w.sh - 1);
     const int32_t ss = (int32_t)sstride;
+    const int32_t npx = dw - x0 < GIP__WPC_PX ? dw - x0 : GIP__WPC_PX;
     for (int32_t y = blockIdx.y * GIP__WPC_BY + threadIdx.y; y < dh; y += gridDim.y * GIP__WPC_BY) {
         const float *rx = reinterpret_cast<const float *>(mx + y * mxs) + x0;
         const float *ry = reinterpret_cast<const float *>(my + y * mys) + x0;
         uint8_t *drow = dst + y * dstride;
         float px[GIP__WPC_PX], py[GIP__WPC_PX];
-        if (mvec && x0 + GIP__WPC_PX <= dw) {
+        if (mvec && npx == GIP__WPC_PX) {
             const float4 a = __ldg(reinterpret_cast<const float4 *>(rx));
             const float4 b = __ldg(reinterpret_cast<const float4 *>(ry));
             px[0] = a.x, px[1] = a.y, px[2] = a.z, px[3] = a.w;
@@ -32,22 +35,22 @@ __global__ void __launch_bounds__(GIP__WPC_BX *GIP__WPC_BY)
         } else {
 #pragma unroll
             for (int q = 0; q < GIP__WPC_PX; q++) {
-                px[q] = x0 + q < dw ? __ldg(rx + q) : 0.f;
-                py[q] = x0 + q < dw ? __ldg(ry + q) : 0.f;
+                px[q] = q < npx ? __ldg(rx + q) : 0.f;
+                py[q] = q < npx ? __ldg(ry + q) : 0.f;
             }
         }
+        int32_t off[GIP__WPC_PX];
+        float fx[GIP__WPC_PX], fy[GIP__WPC_PX];
+        const uint32_t in = gip__wpc_locate<CN, T>(ss, lx, ly, px, py, npx, off, fx, fy);
         T o[GIP__WPC_PX * CN];
-        uint32_t in = 0;
-#pragma unroll
-        for (int q = 0; q < GIP__WPC_PX; q++) {
-            if (x0 + q >= dw)
-                break;
-            if (gip__wpc_linear<CN, T>(src, ss, lx, ly, px[q], py[q], o + q * CN))
-                in |= 1u << q;
-            else
-                gip__wpc_sample(&w, src, sstride, drow, x0 + q, px[q], py[q]);
-        }
+        gip__wpc_gather<CN, T>(src, ss, in, off, fx, fy, o);
         gip__wpc_store<CN, T>(drow, x0, o, in, vec);
+        /* the pixels with a tap outside, after the others' loads and stores */
+        if (in != (1u << npx) - 1)
+#pragma unroll
+            for (int q = 0; q < GIP__WPC_PX; q++)
+                if (q < npx && !(in >> q & 1))
+                    gip__wpc_border<CN, T>(w, src, sstride, drow, x0 + q, px[q], py[q]);
     }
 }
 

@@ -39,6 +39,7 @@ __global__ void resize_kernel(gip__resize_plan p, const uint8_t *src, int64_t ss
 #define RS_PX 4
 #define RS_BX 32
 #define RS_BY 8
+#define RS_KS 4 /* taps a column that rs_sep_f stages in shared memory */
 
 /* Stores the n = RS_PX * CN bytes of RS_PX u8 pixels: where the row allows (all pixels inside,
  * vec 1: the address 4-byte aligned, 2: 16-byte aligned) as 32-bit words or, four channels, one
@@ -180,6 +181,36 @@ template <int K> __device__ __forceinline__ void rs_taps(const int32_t *t, int32
     }
 }
 
+/* The K * CN bytes from a (K consecutive u8 pixels of a row) weighed by xc into h[c] (the sums
+ * of rs_sep_u8, in another order: integers): the 4-byte aligned words that hold them, each
+ * loaded only where it holds one of them (none past the last), realigned by funnel shifts. */
+template <int CN, int K>
+__device__ __forceinline__ void rs_sums_run(const uint8_t *a, const int32_t *xc, int32_t *h)
+{
+    constexpr int NB = K * CN, NV = (NB + 3) / 4;
+    const uint32_t lead = (uint32_t)(uintptr_t)a & 3u;
+    const uint32_t *wp = reinterpret_cast<const uint32_t *>(a - lead);
+    uint32_t w[NV + 1];
+    w[0] = __ldg(wp);
+#pragma unroll
+    for (int i = 1; i <= NV; i++)
+        w[i] = 4 * i <= (int)lead + NB - 1 ? __ldg(wp + i) : 0u;
+    uint32_t v[NV];
+#pragma unroll
+    for (int i = 0; i < NV; i++)
+        v[i] = __funnelshift_r(w[i], w[i + 1], 8 * lead);
+#pragma unroll
+    for (int c = 0; c < CN; c++) {
+        int32_t s = 0;
+#pragma unroll
+        for (int t = 0; t < K; t++) {
+            const int j = t * CN + c;
+            s += (int32_t)((v[j >> 2] >> (8 * (j & 3))) & 255u) * xc[t];
+        }
+        h[c] = s;
+    }
+}
+
 /* u8 with fixed tap counts: linear (K = 2, FINAL GIP__RS_LIN8), cubic (4, GIP__RS_CUBIC8),
  * Lanczos-4 (8, GIP__RS_SHIFT22), linear-exact (2, GIP__RS_FIX8): integer horizontal sums (their
  * order does not matter), then gip__rs_vint's combination. */
@@ -188,10 +219,27 @@ __global__ void __launch_bounds__(RS_BX *RS_BY)
     rs_sep_u8(gip__resize_plan p, const uint8_t *__restrict__ src, int64_t sstride,
               uint8_t *__restrict__ dst, int64_t dstride, int32_t dvec)
 {
+    /* The taps of the block's RS_BX * RS_PX columns, staged once for all its rows by coalesced
+     * loads: tap k of column RS_PX * l + q (the thread l's pixel q) at [k][q][l], so that a
+     * warp's reads of one tap of its pixels q hit 32 consecutive words. The source offsets are
+     * in elements (column * CN); columns past the row hold zeros. */
+    __shared__ int32_t s_xo[K][RS_PX][RS_BX], s_xc[K][RS_PX][RS_BX];
+    const int32_t dw = (int32_t)p.dw;
+    {
+        const int32_t xb = (int32_t)(blockIdx.x * RS_BX * RS_PX);
+        const int32_t *ti = p.xi + xb * K, *tc = p.xci + xb * K;
+        for (int32_t i = threadIdx.y * RS_BX + threadIdx.x; i < RS_BX * RS_PX * K;
+             i += RS_BX * RS_BY) {
+            const int32_t j = i / K, k = i % K;
+            const bool ok = xb + j < dw;
+            s_xo[k][j % RS_PX][j / RS_PX] = ok ? __ldg(ti + i) * CN : 0;
+            s_xc[k][j % RS_PX][j / RS_PX] = ok ? __ldg(tc + i) : 0;
+        }
+    }
+    __syncthreads();
     int32_t x0;
     if (!rs_thread(p.dw, &x0))
         return;
-    const int32_t dw = (int32_t)p.dw;
     const int32_t npx = dw - x0 < RS_PX ? dw - x0 : RS_PX;
     const int32_t simd_end = (int32_t)p.simd_end;
     for (int32_t y = blockIdx.y * RS_BY + threadIdx.y; y < p.dh; y += gridDim.y * RS_BY) {
@@ -208,22 +256,32 @@ __global__ void __launch_bounds__(RS_BX *RS_BY)
             if (q < npx) {
                 const int32_t x = x0 + q;
                 int32_t xo[K], xc[K];
-                rs_taps<K>(p.xi + x * K, xo);
-                rs_taps<K>(p.xci + x * K, xc);
 #pragma unroll
-                for (int t = 0; t < K; t++)
-                    xo[t] *= CN;
+                for (int t = 0; t < K; t++) {
+                    xo[t] = s_xo[t][q][threadIdx.x];
+                    xc[t] = s_xc[t][q][threadIdx.x];
+                }
                 int32_t h[K][CN];
+                bool run = K <= 4; /* the taps K consecutive pixels */
 #pragma unroll
-                for (int k = 0; k < K; k++)
+                for (int t = 1; t < K; t++)
+                    run = run && xo[t] == xo[0] + t * CN;
+                if (run) {
 #pragma unroll
-                    for (int c = 0; c < CN; c++) {
-                        int32_t s = 0;
+                    for (int k = 0; k < K; k++)
+                        rs_sums_run<CN, K>(rows[k] + xo[0], xc, h[k]);
+                } else {
 #pragma unroll
-                        for (int t = 0; t < K; t++)
-                            s += (int32_t)__ldg(rows[k] + xo[t] + c) * xc[t];
-                        h[k][c] = s;
-                    }
+                    for (int k = 0; k < K; k++)
+#pragma unroll
+                        for (int c = 0; c < CN; c++) {
+                            int32_t s = 0;
+#pragma unroll
+                            for (int t = 0; t < K; t++)
+                                s += (int32_t)__ldg(rows[k] + xo[t] + c) * xc[t];
+                            h[k][c] = s;
+                        }
+                }
 #pragma unroll
                 for (int c = 0; c < CN; c++) {
                     uint8_t v;
@@ -276,10 +334,29 @@ __global__ void __launch_bounds__(RS_BX *RS_BY)
     rs_sep_f(gip__resize_plan p, const uint8_t *__restrict__ src, int64_t sstride,
              uint8_t *__restrict__ dst, int64_t dstride, int32_t dvec)
 {
+    /* Up to RS_KS taps a column: the block's columns' taps staged once in shared memory by
+     * coalesced loads, laid out as rs_sep_u8's (tap k of the thread l's pixel q at [k][q][l]),
+     * with their counts; more taps are read from the tables in global memory. */
+    __shared__ int32_t s_xo[RS_KS][RS_PX][RS_BX], s_xn[RS_PX][RS_BX];
+    __shared__ float s_xc[RS_KS][RS_PX][RS_BX];
+    const int32_t dw = (int32_t)p.dw, kx = p.kx, ky = p.ky;
+    const bool staged = kx <= RS_KS;
+    if (staged) {
+        const int32_t xb = (int32_t)(blockIdx.x * RS_BX * RS_PX);
+        const int32_t tid = threadIdx.y * RS_BX + threadIdx.x;
+        for (int32_t i = tid; i < RS_BX * RS_PX * kx; i += RS_BX * RS_BY) {
+            const int32_t j = i / kx, k = i - j * kx;
+            const bool ok = xb + j < dw;
+            s_xo[k][j % RS_PX][j / RS_PX] = ok ? __ldg(p.xi + xb * kx + i) * CN : 0;
+            s_xc[k][j % RS_PX][j / RS_PX] = ok ? __ldg(p.xcf + xb * kx + i) : 0.f;
+        }
+        for (int32_t j = tid; j < RS_BX * RS_PX; j += RS_BX * RS_BY)
+            s_xn[j % RS_PX][j / RS_PX] = xb + j >= dw ? 0 : p.xn ? __ldg(p.xn + xb + j) : kx;
+    }
+    __syncthreads();
     int32_t x0;
     if (!rs_thread(p.dw, &x0))
         return;
-    const int32_t dw = (int32_t)p.dw, kx = p.kx, ky = p.ky;
     const int32_t npx = dw - x0 < RS_PX ? dw - x0 : RS_PX;
     const int32_t simd_end = (int32_t)p.simd_end;
     for (int32_t y = blockIdx.y * RS_BY + threadIdx.y; y < p.dh; y += gridDim.y * RS_BY) {
@@ -294,7 +371,10 @@ __global__ void __launch_bounds__(RS_BX *RS_BY)
                 continue;
             }
             const int32_t x = x0 + q;
-            const int32_t nx = CUBIC ? 4 : p.xn ? __ldg(p.xn + x) : kx;
+            const int32_t nx = CUBIC    ? 4
+                               : staged ? s_xn[q][threadIdx.x]
+                               : p.xn   ? __ldg(p.xn + x)
+                                        : kx;
             float v[CN], hc[CUBIC ? 4 : 1][CN];
 #pragma unroll(CUBIC ? 4 : 1)
             for (int32_t k = 0; k < (CUBIC ? 4 : ny); k++) {
@@ -303,8 +383,9 @@ __global__ void __launch_bounds__(RS_BX *RS_BY)
                 float hs[CN];
 #pragma unroll(CUBIC ? 4 : 1)
                 for (int32_t t = 0; t < nx; t++) {
-                    const int32_t xo = __ldg(p.xi + x * kx + t) * CN;
-                    const float c = __ldg(p.xcf + x * kx + t);
+                    const int32_t xo =
+                        staged ? s_xo[t][q][threadIdx.x] : __ldg(p.xi + x * kx + t) * CN;
+                    const float c = staged ? s_xc[t][q][threadIdx.x] : __ldg(p.xcf + x * kx + t);
 #pragma unroll
                     for (int ch = 0; ch < CN; ch++) {
                         const float m = __fmul_rn((float)__ldg(row + xo + ch), c);
@@ -415,6 +496,10 @@ static void rs_launch_cn(const gip__resize_plan &p, dim3 grid, dim3 block, cudaS
                          int32_t dvec, bool *done)
 {
     *done = true;
+    /* The separable kernels on large outputs: four rows a thread (a block stages its columns'
+     * taps once for them), still at least 2048 blocks. */
+    if (p.kind == GIP__RS_SEP && (uint64_t)grid.x * grid.y >= 8192)
+        grid.y = (grid.y + 3) / 4;
     if (p.kind == GIP__RS_AREA_FAST && p.area2x2 && p.dtype == GIP_U8)
         rs_area2_u8<CN><<<grid, block, 0, s>>>(p, sp, ss, dp, ds, svec, dvec);
     else if (p.kind == GIP__RS_SEP && p.dtype == GIP_U8 && !p.hfloat && !p.h64 && !p.xn && !p.yn &&

@@ -9,10 +9,11 @@
 #include "ops/geometry/warp_cuda.cuh"
 #include "ops/geometry/warp_lanczos.h"
 
-/* Bilinear warps: each pixel's source position as gip__warp_px computes it, the sample by
- * gip__wpc_linear where its taps lie inside, by gip__warp_sample (borders) elsewhere. */
+/* Bilinear warps: each pixel's source position as gip__warp_px computes it, the samples whose
+ * taps lie inside by gip__wpc_gather (all their loads together), the others by
+ * gip__warp_sample (borders) afterwards. */
 template <int CN, typename T, bool PERSP>
-__global__ void __launch_bounds__(GIP__WPC_BX *GIP__WPC_BY)
+__global__ void __launch_bounds__(GIP__WPC_BX *GIP__WPC_BY, GIP__WPC_MINB(CN))
     warp_linear_kernel(const __grid_constant__ gip__warp w, const uint8_t *__restrict__ src,
                        int64_t sstride, uint8_t *dst, int64_t dstride, int32_t dw, int32_t dh,
                        int32_t vec)
@@ -23,6 +24,7 @@ __global__ void __launch_bounds__(GIP__WPC_BX *GIP__WPC_BY)
     const float lx = (float)(w.sw - 1), ly = (float)(w.sh - 1);
     const int32_t ss = (int32_t)sstride;
     const int32_t vec_end = (int32_t)w.vec_end;
+    const int32_t npx = dw - x0 < GIP__WPC_PX ? dw - x0 : GIP__WPC_PX;
     for (int32_t y = blockIdx.y * GIP__WPC_BY + threadIdx.y; y < dh; y += gridDim.y * GIP__WPC_BY) {
         uint8_t *drow = dst + y * dstride;
         const float fyd = (float)y;
@@ -32,16 +34,12 @@ __global__ void __launch_bounds__(GIP__WPC_BX *GIP__WPC_BY)
         const float aw = PERSP ? __fadd_rn(__fmul_rn(fyd, w.m[7]), w.m[8]) : 1.f;
         const float bx = __fmul_rn(fyd, w.m[1]), by = __fmul_rn(fyd, w.m[4]);
         const float bw = PERSP ? __fmul_rn(fyd, w.m[7]) : 0.f;
-        T o[GIP__WPC_PX * CN];
-        uint32_t in = 0;
+        float px[GIP__WPC_PX], py[GIP__WPC_PX];
 #pragma unroll
         for (int q = 0; q < GIP__WPC_PX; q++) {
-            const int32_t x = x0 + q;
-            if (x >= dw)
-                break;
-            const float fxd = (float)x;
+            const float fxd = (float)(x0 + q);
             float sx, sy;
-            if (x < vec_end) {
+            if (x0 + q < vec_end) {
                 sx = __fmaf_rn(w.m[0], fxd, ax);
                 sy = __fmaf_rn(w.m[3], fxd, ay);
                 if (PERSP) {
@@ -58,12 +56,21 @@ __global__ void __launch_bounds__(GIP__WPC_BX *GIP__WPC_BY)
                     sy = __fdiv_rn(sy, ww);
                 }
             }
-            if (gip__wpc_linear<CN, T>(src, ss, lx, ly, sx, sy, o + q * CN))
-                in |= 1u << q;
-            else
-                gip__wpc_sample(&w, src, sstride, drow, x, sx, sy);
+            px[q] = sx;
+            py[q] = sy;
         }
+        int32_t off[GIP__WPC_PX];
+        float fx[GIP__WPC_PX], fy[GIP__WPC_PX];
+        const uint32_t in = gip__wpc_locate<CN, T>(ss, lx, ly, px, py, npx, off, fx, fy);
+        T o[GIP__WPC_PX * CN];
+        gip__wpc_gather<CN, T>(src, ss, in, off, fx, fy, o);
         gip__wpc_store<CN, T>(drow, x0, o, in, vec);
+        /* the pixels with a tap outside, after the others' loads and stores */
+        if (in != (1u << npx) - 1)
+#pragma unroll
+            for (int q = 0; q < GIP__WPC_PX; q++)
+                if (q < npx && !(in >> q & 1))
+                    gip__wpc_border<CN, T>(w, src, sstride, drow, x0 + q, px[q], py[q]);
     }
 }
 

@@ -1,47 +1,120 @@
 /* SPDX-License-Identifier: MIT */
 /* Bilinear sampling of the warps and remap on CUDA, specialised for u8 and f32 with 1, 3 or 4
  * channels: several output pixels a thread, the pixels whose four taps lie inside the image
- * computed here with gip__warp_sample's arithmetic, the others by gip__warp_sample itself. */
+ * computed here with gip__warp_sample's arithmetic (all their loads first), the others after
+ * them by gip__wpc_border (gip__warp_sample's bilinear statements). */
 #ifndef GIP_OPS_WARP_CUDA_CUH
 #define GIP_OPS_WARP_CUDA_CUH
 
 #include "cuda_util.cuh"
 #include "ops/geometry/warp.h"
 
-/* Output pixels a thread (consecutive in a row) and the block: a warp along one output row. */
+/* Output pixels a thread (consecutive in a row) and the block: a warp covers 8 threads (32
+ * pixels) of 4 rows, whose taps gather from fewer source rows than one output row's under a
+ * rotation. */
 #define GIP__WPC_PX 4
-#define GIP__WPC_BX 32
-#define GIP__WPC_BY 8
+#define GIP__WPC_BX 8
+#define GIP__WPC_BY 32
+/* Blocks an SM should hold: 4, 3, 2 for 1, 3, 4 channels (at most 64, 85, 128 registers). */
+#define GIP__WPC_MINB(cn) ((cn) == 1 ? 4 : (cn) == 3 ? 3 : 2)
 
-/* The CN elements of the bilinear sample at (sx, sy) into o, when its four taps lie inside the
- * image (gip__warp_sample's linear case without the border); false otherwise. lx, ly are
- * sw - 1 and sh - 1 as floats (exact: sides below 2^24), ss the source stride (the source spans
- * less than 2^31 bytes). */
+/* The taps of the pixels q < n of a thread whose source positions (sx[q], sy[q]) have their four
+ * taps inside the image (gip__warp_sample's linear case without the border): their bits in the
+ * result, the byte offsets of their top-left taps in off, their fractions in fx, fy (0 for the
+ * others). floor(sx) lies in [0, sw - 2] exactly when 0 <= sx < sw - 1 (NaN fails), and is then
+ * the truncation. lx, ly are sw - 1 and sh - 1 as floats (exact: sides below 2^24), ss the
+ * source stride (the source spans less than 2^31 bytes). */
 template <int CN, typename T>
-__device__ __forceinline__ bool gip__wpc_linear(const uint8_t *src, int32_t ss, float lx, float ly,
-                                                float sx, float sy, T *o)
+__device__ __forceinline__ uint32_t gip__wpc_locate(int32_t ss, float lx, float ly, const float *sx,
+                                                    const float *sy, int32_t n, int32_t *off,
+                                                    float *fx, float *fy)
 {
-    /* floor(sx) lies in [0, sw - 2] exactly when 0 <= sx < sw - 1 (NaN fails), and is then the
-     * truncation */
-    if (!(sx >= 0.f && sx < lx && sy >= 0.f && sy < ly))
-        return false;
-    const int32_t ix = (int32_t)sx, iy = (int32_t)sy;
-    const float fx = __fsub_rn(sx, (float)ix), fy = __fsub_rn(sy, (float)iy);
-    const T *r0 = reinterpret_cast<const T *>(src + (iy * ss + ix * CN * (int32_t)sizeof(T)));
-    const T *r1 = reinterpret_cast<const T *>(reinterpret_cast<const uint8_t *>(r0) + ss);
+    uint32_t in = 0;
+#pragma unroll
+    for (int q = 0; q < GIP__WPC_PX; q++) {
+        off[q] = 0;
+        fx[q] = 0.f;
+        fy[q] = 0.f;
+        if (q < n && sx[q] >= 0.f && sx[q] < lx && sy[q] >= 0.f && sy[q] < ly) {
+            const int32_t ix = (int32_t)sx[q], iy = (int32_t)sy[q];
+            fx[q] = __fsub_rn(sx[q], (float)ix);
+            fy[q] = __fsub_rn(sy[q], (float)iy);
+            off[q] = iy * ss + ix * CN * (int32_t)sizeof(T);
+            in |= 1u << q;
+        }
+    }
+    return in;
+}
+
+/* The two u8 pixels from a (2 * CN bytes) into l and r: the 4-byte aligned words that hold them,
+ * each loaded only where it holds one of them (none past the last), realigned by a funnel
+ * shift (u8c3: 2 or 3 loads instead of 6). */
+template <int CN>
+__device__ __forceinline__ void gip__wpc_pair_u8(const uint8_t *a, uint8_t *l, uint8_t *r)
+{
+    constexpr int NB = 2 * CN, NV = (NB + 3) / 4;
+    const uint32_t lead = (uint32_t)(uintptr_t)a & 3u;
+    const uint32_t *wp = reinterpret_cast<const uint32_t *>(a - lead);
+    uint32_t w[NV + 1];
+    w[0] = __ldg(wp);
+#pragma unroll
+    for (int i = 1; i <= NV; i++)
+        w[i] = 4 * i <= (int)lead + NB - 1 ? __ldg(wp + i) : 0u;
+    uint32_t v[NV];
+#pragma unroll
+    for (int i = 0; i < NV; i++)
+        v[i] = __funnelshift_r(w[i], w[i + 1], 8 * lead);
 #pragma unroll
     for (int c = 0; c < CN; c++) {
-        const float p0 = (float)__ldg(r0 + c), p1 = (float)__ldg(r0 + CN + c);
-        const float p2 = (float)__ldg(r1 + c), p3 = (float)__ldg(r1 + CN + c);
-        const float v0 = __fmaf_rn(fx, __fsub_rn(p1, p0), p0);
-        const float v1 = __fmaf_rn(fx, __fsub_rn(p3, p2), p2);
-        const float v = __fmaf_rn(fy, __fsub_rn(v1, v0), v0);
-        if (sizeof(T) == 1)
-            o[c] = (T)gip__sat_u8_f32(v);
-        else
-            o[c] = (T)v;
+        l[c] = (uint8_t)(v[c >> 2] >> (8 * (c & 3)));
+        r[c] = (uint8_t)(v[(CN + c) >> 2] >> (8 * ((CN + c) & 3)));
     }
-    return true;
+}
+
+/* The bilinear samples of the pixels whose bit is set in `in` into o (CN elements a pixel; the
+ * others' elements are meaningless): every tap loaded first, with no call or store between the
+ * loads, so that all of them are in flight together. */
+template <int CN, typename T>
+__device__ __forceinline__ void gip__wpc_gather(const uint8_t *src, int32_t ss, uint32_t in,
+                                                const int32_t *off, const float *fx,
+                                                const float *fy, T *o)
+{
+    T p[GIP__WPC_PX][4][CN];
+#pragma unroll
+    for (int q = 0; q < GIP__WPC_PX; q++) {
+        if (sizeof(T) == 1 && (in >> q & 1)) {
+            gip__wpc_pair_u8<CN>(src + off[q], (uint8_t *)p[q][0], (uint8_t *)p[q][1]);
+            gip__wpc_pair_u8<CN>(src + (off[q] + ss), (uint8_t *)p[q][2], (uint8_t *)p[q][3]);
+        } else if (in >> q & 1) {
+            const T *r0 = reinterpret_cast<const T *>(src + off[q]);
+            const T *r1 = reinterpret_cast<const T *>(src + (off[q] + ss));
+#pragma unroll
+            for (int c = 0; c < CN; c++) {
+                p[q][0][c] = __ldg(r0 + c);
+                p[q][1][c] = __ldg(r0 + CN + c);
+                p[q][2][c] = __ldg(r1 + c);
+                p[q][3][c] = __ldg(r1 + CN + c);
+            }
+        } else {
+#pragma unroll
+            for (int c = 0; c < CN; c++)
+                p[q][0][c] = p[q][1][c] = p[q][2][c] = p[q][3][c] = (T)0;
+        }
+    }
+#pragma unroll
+    for (int q = 0; q < GIP__WPC_PX; q++)
+#pragma unroll
+        for (int c = 0; c < CN; c++) {
+            const float p0 = (float)p[q][0][c], p1 = (float)p[q][1][c];
+            const float p2 = (float)p[q][2][c], p3 = (float)p[q][3][c];
+            const float v0 = __fmaf_rn(fx[q], __fsub_rn(p1, p0), p0);
+            const float v1 = __fmaf_rn(fx[q], __fsub_rn(p3, p2), p2);
+            const float v = __fmaf_rn(fy[q], __fsub_rn(v1, v0), v0);
+            if (sizeof(T) == 1)
+                o[q * CN + c] = (T)gip__sat_u8_f32(v);
+            else
+                o[q * CN + c] = (T)v;
+        }
 }
 
 /* Whether the specialised kernels take a source: sides below 2^24 (exact as floats), fewer than
@@ -52,13 +125,47 @@ static inline bool gip__wpc_source_ok(const gip_image *src)
            src->stride * src->height < ((int64_t)1 << 31);
 }
 
-/* gip__warp_sample out of line: the border's pixels are few, and one copy of its code keeps the
- * specialised kernels' registers for their own work. */
-static __device__ __noinline__ void gip__wpc_sample(const gip__warp *w, const uint8_t *src,
-                                                    int64_t sstride, uint8_t *drow, int32_t x,
-                                                    float sx, float sy)
+/* gip__warp_sample's bilinear case, its statements with the element type and the channel count
+ * fixed (the same helpers, the same arithmetic), for the pixels with a tap outside the image.
+ * Inlined into the specialised kernels: an out-of-line call there would hold every register of
+ * gip__warp_sample's nearest and bicubic cases as well (128 a thread, spilling). */
+template <int CN, typename T>
+__device__ __forceinline__ void gip__wpc_border(const gip__warp &w, const uint8_t *src,
+                                                int64_t sstride, uint8_t *drow, int32_t x, float sx,
+                                                float sy)
 {
-    gip__warp_sample(w, src, sstride, drow, x, sx, sy);
+    const gip_dtype dt = sizeof(T) == 1 ? GIP_U8 : GIP_F32;
+    const int64_t sw = w.sw, sh = w.sh;
+    const int32_t border = w.border;
+    const int64_t ix = gip__wp_int(sx, 0), iy = gip__wp_int(sy, 0);
+    const float fx = __fsub_rn(sx, (float)ix), fy = __fsub_rn(sy, (float)iy);
+    const bool inside = ix >= 0 && ix < sw - 1 && iy >= 0 && iy < sh - 1;
+    if (!inside && (border == GIP_BORDER_CONSTANT || border == GIP__BORDER_TRANSPARENT) &&
+        (ix < -1 || ix >= sw || iy < -1 || iy >= sh)) {
+        if (border == GIP_BORDER_CONSTANT)
+#pragma unroll
+            for (int32_t c = 0; c < CN; c++)
+                gip__wp_store(drow, (int64_t)x * CN + c, dt, w.bval[c]);
+        return;
+    }
+    for (int32_t c = 0; c < CN; c++) {
+        float p[4];
+        for (int k = 0; k < 4; k++) {
+            const int64_t tx = ix + (k & 1), ty = iy + (k >> 1);
+            if (tx >= 0 && tx < sw && ty >= 0 && ty < sh)
+                p[k] = gip__wp_load(src + ty * sstride, tx * CN + c, dt);
+            else if (border == GIP_BORDER_CONSTANT)
+                p[k] = w.bval[c];
+            else if (border == GIP__BORDER_TRANSPARENT)
+                p[k] = gip__wp_load(drow, (int64_t)x * CN + c, dt);
+            else
+                p[k] = gip__wp_load(src + gip__wp_wrap(ty, sh, border) * sstride,
+                                    gip__wp_wrap(tx, sw, border) * CN + c, dt);
+        }
+        const float v0 = __fmaf_rn(fx, __fsub_rn(p[1], p[0]), p[0]);
+        const float v1 = __fmaf_rn(fx, __fsub_rn(p[3], p[2]), p[2]);
+        gip__wp_store(drow, (int64_t)x * CN + c, dt, __fmaf_rn(fy, __fsub_rn(v1, v0), v0));
+    }
 }
 
 /* Writes the pixels of o whose bit is set in `in`; all GIP__WPC_PX of them as u8 where the row
