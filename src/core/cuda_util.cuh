@@ -107,6 +107,26 @@ template <int N> __device__ __forceinline__ void gip__cp_async_wait()
     asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
+/* Four pixels of CN u8 channels (o: 4 * CN bytes, in registers) stored at d as CN 32-bit words,
+ * or, for four channels with vec >= 2, as one 16-byte store. d is 4-byte aligned (16-byte when
+ * vec >= 2). */
+template <int CN>
+__device__ __forceinline__ void gip__store_4px_u8(uint8_t *d, const uint8_t *o, int32_t vec)
+{
+    uint32_t w[CN];
+#pragma unroll
+    for (int k = 0; k < CN; k++)
+        w[k] = (uint32_t)o[4 * k] | (uint32_t)o[4 * k + 1] << 8 | (uint32_t)o[4 * k + 2] << 16 |
+               (uint32_t)o[4 * k + 3] << 24;
+    if (CN == 4 && vec >= 2) {
+        *reinterpret_cast<uint4 *>(d) = make_uint4(w[0], w[1 % CN], w[2 % CN], w[3 % CN]);
+    } else {
+#pragma unroll
+        for (int k = 0; k < CN; k++)
+            reinterpret_cast<uint32_t *>(d)[k] = w[k];
+    }
+}
+
 /* Element type for a dtype value, usable in templates: gip__dtype_of<T>::value. */
 template <typename T> struct gip__dtype_of;
 template <> struct gip__dtype_of<uint8_t> {

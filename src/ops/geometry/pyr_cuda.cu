@@ -46,18 +46,7 @@ template <int CN>
 __device__ __forceinline__ void pyr_store(uint8_t *d, const uint8_t *o, uint32_t in, int32_t vec)
 {
     if (vec && in == (1u << PYR_PX) - 1) {
-        uint32_t w[CN];
-#pragma unroll
-        for (int k = 0; k < CN; k++)
-            w[k] = (uint32_t)o[4 * k] | (uint32_t)o[4 * k + 1] << 8 | (uint32_t)o[4 * k + 2] << 16 |
-                   (uint32_t)o[4 * k + 3] << 24;
-        if (CN == 4 && vec >= 2) {
-            *reinterpret_cast<uint4 *>(d) = make_uint4(w[0], w[1 % CN], w[2 % CN], w[3 % CN]);
-        } else {
-#pragma unroll
-            for (int k = 0; k < CN; k++)
-                reinterpret_cast<uint32_t *>(d)[k] = w[k];
-        }
+        gip__store_4px_u8<CN>(d, o, vec);
         return;
     }
 #pragma unroll

@@ -178,18 +178,7 @@ __device__ __forceinline__ void gip__wpc_store(uint8_t *drow, int32_t x0, const 
     T *d = reinterpret_cast<T *>(drow) + x0 * CN;
     if (sizeof(T) == 1 && vec && in == (1u << GIP__WPC_PX) - 1) {
         const uint8_t *b = reinterpret_cast<const uint8_t *>(o);
-        uint32_t w[CN];
-#pragma unroll
-        for (int k = 0; k < CN; k++)
-            w[k] = (uint32_t)b[4 * k] | (uint32_t)b[4 * k + 1] << 8 | (uint32_t)b[4 * k + 2] << 16 |
-                   (uint32_t)b[4 * k + 3] << 24;
-        if (CN == 4 && vec >= 2) {
-            *reinterpret_cast<uint4 *>(d) = make_uint4(w[0], w[1 % CN], w[2 % CN], w[3 % CN]);
-        } else {
-#pragma unroll
-            for (int k = 0; k < CN; k++)
-                reinterpret_cast<uint32_t *>(d)[k] = w[k];
-        }
+        gip__store_4px_u8<CN>(reinterpret_cast<uint8_t *>(d), b, vec);
         return;
     }
 #pragma unroll
