@@ -6,9 +6,10 @@
  * device memory on CUDA, where gip_calc_hist counts into it on the device without synchronising,
  * as NPP's histograms do). The reductions (minmax_loc, meanstd) return host values through gip's
  * API; their `dst` is a small buffer (device memory on CUDA) that only NPP's peers write into
- * (NPP returns results in device memory). The bytes of all three are the source's alone. gip's dtypes have
- * no s32, so the s32 results (integral sums, labels) live in a destination of f32 elements (the
- * same 4 bytes each, the right size) that the run hands to gip as a gip_array of depth s32. */
+ * (NPP returns results in device memory). The bytes of all three are the source's alone. gip's
+ * dtypes have no s32, so the s32 results (integral sums, labels) live in a destination of f32
+ * elements (the same 4 bytes each, the right size) that the run hands to gip as a gip_array of
+ * depth s32. */
 #include <string.h>
 
 #include "ops.h"
