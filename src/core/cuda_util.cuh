@@ -107,6 +107,24 @@ template <int N> __device__ __forceinline__ void gip__cp_async_wait()
     asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
+/* NB consecutive bytes from a (any alignment) into v[(NB + 3) / 4], byte i at bits 8 * (i % 4)
+ * of word i / 4: the aligned 4-byte words holding them loaded through the read-only path (none
+ * past the last byte), realigned by funnel shifts. */
+template <int NB> __device__ __forceinline__ void gip__load_bytes(const uint8_t *a, uint32_t *v)
+{
+    constexpr int NV = (NB + 3) / 4;
+    const uint32_t lead = (uint32_t)(uintptr_t)a & 3u;
+    const uint32_t *wp = reinterpret_cast<const uint32_t *>(a - lead);
+    uint32_t w[NV + 1];
+    w[0] = __ldg(wp);
+#pragma unroll
+    for (int i = 1; i <= NV; i++)
+        w[i] = 4 * i <= (int)lead + NB - 1 ? __ldg(wp + i) : 0u;
+#pragma unroll
+    for (int i = 0; i < NV; i++)
+        v[i] = __funnelshift_r(w[i], w[i + 1], 8 * lead);
+}
+
 /* Four pixels of CN u8 channels (o: 4 * CN bytes, in registers) stored at d as CN 32-bit words,
  * or, for four channels with vec >= 2, as one 16-byte store. d is 4-byte aligned (16-byte when
  * vec >= 2). */

@@ -177,17 +177,8 @@ template <int CN, int K>
 __device__ __forceinline__ void rs_sums_run(const uint8_t *a, const int32_t *xc, int32_t *h)
 {
     constexpr int NB = K * CN, NV = (NB + 3) / 4;
-    const uint32_t lead = (uint32_t)(uintptr_t)a & 3u;
-    const uint32_t *wp = reinterpret_cast<const uint32_t *>(a - lead);
-    uint32_t w[NV + 1];
-    w[0] = __ldg(wp);
-#pragma unroll
-    for (int i = 1; i <= NV; i++)
-        w[i] = 4 * i <= (int)lead + NB - 1 ? __ldg(wp + i) : 0u;
     uint32_t v[NV];
-#pragma unroll
-    for (int i = 0; i < NV; i++)
-        v[i] = __funnelshift_r(w[i], w[i + 1], 8 * lead);
+    gip__load_bytes<NB>(a, v);
 #pragma unroll
     for (int c = 0; c < CN; c++) {
         int32_t s = 0;

@@ -53,17 +53,8 @@ template <int CN>
 __device__ __forceinline__ void gip__wpc_pair_u8(const uint8_t *a, uint8_t *l, uint8_t *r)
 {
     constexpr int NB = 2 * CN, NV = (NB + 3) / 4;
-    const uint32_t lead = (uint32_t)(uintptr_t)a & 3u;
-    const uint32_t *wp = reinterpret_cast<const uint32_t *>(a - lead);
-    uint32_t w[NV + 1];
-    w[0] = __ldg(wp);
-#pragma unroll
-    for (int i = 1; i <= NV; i++)
-        w[i] = 4 * i <= (int)lead + NB - 1 ? __ldg(wp + i) : 0u;
     uint32_t v[NV];
-#pragma unroll
-    for (int i = 0; i < NV; i++)
-        v[i] = __funnelshift_r(w[i], w[i + 1], 8 * lead);
+    gip__load_bytes<NB>(a, v);
 #pragma unroll
     for (int c = 0; c < CN; c++) {
         l[c] = (uint8_t)(v[c >> 2] >> (8 * (c & 3)));
