@@ -20,7 +20,6 @@ __global__ void __launch_bounds__(GIP__WPC_BX *GIP__WPC_BY, GIP__WPC_MINB(CN))
     if (x0 >= dw)
         return;
     const float lx = (float)(w.sw - 1), ly = (float)(w.sh - 1);
-    const int32_t ss = (int32_t)sstride;
     const int32_t npx = dw - x0 < GIP__WPC_PX ? dw - x0 : GIP__WPC_PX;
     for (int32_t y = blockIdx.y * GIP__WPC_BY + threadIdx.y; y < dh; y += gridDim.y * GIP__WPC_BY) {
         const float *rx = reinterpret_cast<const float *>(mx + y * mxs) + x0;
@@ -39,18 +38,7 @@ __global__ void __launch_bounds__(GIP__WPC_BX *GIP__WPC_BY, GIP__WPC_MINB(CN))
                 py[q] = q < npx ? __ldg(ry + q) : 0.f;
             }
         }
-        int32_t off[GIP__WPC_PX];
-        float fx[GIP__WPC_PX], fy[GIP__WPC_PX];
-        const uint32_t in = gip__wpc_locate<CN, T>(ss, lx, ly, px, py, npx, off, fx, fy);
-        T o[GIP__WPC_PX * CN];
-        gip__wpc_gather<CN, T>(src, ss, in, off, fx, fy, o);
-        gip__wpc_store<CN, T>(drow, x0, o, in, vec);
-        /* the pixels with a tap outside, after the others' loads and stores */
-        if (in != (1u << npx) - 1)
-#pragma unroll
-            for (int q = 0; q < GIP__WPC_PX; q++)
-                if (q < npx && !(in >> q & 1))
-                    gip__wpc_border<CN, T>(w, src, sstride, drow, x0 + q, px[q], py[q]);
+        gip__wpc_pixels<CN, T>(w, src, sstride, lx, ly, px, py, npx, drow, x0, vec);
     }
 }
 

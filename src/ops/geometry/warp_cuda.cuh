@@ -180,6 +180,30 @@ __device__ __forceinline__ void gip__wpc_store(uint8_t *drow, int32_t x0, const 
                 d[q * CN + c] = o[q * CN + c];
 }
 
+/* A thread's npx pixels from their source positions (px, py): the inside ones located,
+ * gathered and stored first, then those with a tap outside by gip__wpc_border, after the
+ * others' loads and stores. */
+template <int CN, typename T>
+__device__ __forceinline__ void gip__wpc_pixels(const gip__warp &w, const uint8_t *src,
+                                                int64_t sstride, float lx, float ly,
+                                                const float *px, const float *py, int32_t npx,
+                                                uint8_t *drow, int32_t x0, int32_t vec)
+{
+    const int32_t ss = (int32_t)sstride;
+    int32_t off[GIP__WPC_PX];
+    float fx[GIP__WPC_PX], fy[GIP__WPC_PX];
+    const uint32_t in = gip__wpc_locate<CN, T>(ss, lx, ly, px, py, npx, off, fx, fy);
+    T o[GIP__WPC_PX * CN];
+    gip__wpc_gather<CN, T>(src, ss, in, off, fx, fy, o);
+    gip__wpc_store<CN, T>(drow, x0, o, in, vec);
+    /* the pixels with a tap outside, after the others' loads and stores */
+    if (in != (1u << npx) - 1)
+#pragma unroll
+        for (int q = 0; q < GIP__WPC_PX; q++)
+            if (q < npx && !(in >> q & 1))
+                gip__wpc_border<CN, T>(w, src, sstride, drow, x0 + q, px[q], py[q]);
+}
+
 /* The vec argument of gip__wpc_store for a destination view. */
 static inline int32_t gip__wpc_vec(const gip_image *dst)
 {
