@@ -127,6 +127,9 @@ int64_t gip__image_span(const gip_image *img);
 typedef void (*gip__range_fn)(void *arg, int64_t begin, int64_t end);
 void gip__parallel_for(const gip_context *ctx, int64_t n, int64_t grain, gip__range_fn fn,
                        void *arg);
+/* How many jobs gip__parallel_for has handed to the worker pool in this process (the rest ran on
+ * their calling thread): tests check that small jobs do not wake the pool. */
+uint64_t gip__parallel_pool_jobs(void);
 
 /* GIP_MAX_MEMORY as set in the environment (NULL when unset), for messages that say where a
  * limit came from. It is read at each call, as gip_default_max_memory() reads it: a documented

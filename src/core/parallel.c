@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "tuning.h"
 
 /* Small jobs run on the calling thread. Waking the pool costs tens of microseconds on an idle
  * machine and up to a scheduler time slice per thread on a loaded one (a 64x64 3x3 box took
@@ -28,7 +29,10 @@
  * the others start, up to about 1 / chunks of its work. So only jobs of few chunks are probed:
  * chunks * threads <= PROBE_CHUNK_THREADS (on 2 threads 16 chunks: images up to 128 rows for
  * the 8-row grain of a 3x3 box; on 16 threads at most 2 chunks), with at least PROBE_MIN_ITEMS
- * items (jobs of a few heavy blocks are not probed) and grains of at most PROBE_MAX_GRAIN items
+ * items or PROBE_ITEMS_PER_THREAD a thread (jobs of a few heavy blocks are not probed: the
+ * probed item runs alone, at most 1 / 16 of the work on 2 threads; a 16-row image is probed, and
+ * its 3x3 box then runs here in 2 us instead of waking a thread for 12) and grains of at most
+ * PROBE_MAX_GRAIN items
  * (longer grains mean long band priming). Such jobs are small unless their rows are very wide;
  * big images have many chunks and start the threads at once, as before. Results do not depend
  * on the split: every caller's fn handles any range. */
@@ -36,6 +40,7 @@
 #define PROBE_MARGIN 16.0
 #define PROBE_CHUNK_THREADS 32
 #define PROBE_MIN_ITEMS 32
+#define PROBE_ITEMS_PER_THREAD 8
 #define PROBE_MAX_GRAIN 16
 
 int32_t gip__core_count(void)
@@ -190,10 +195,18 @@ static void grow(int want)
     }
 }
 
+static _Atomic uint64_t pool_jobs; /* jobs handed to the pool (gip__parallel_pool_jobs) */
+
+uint64_t gip__parallel_pool_jobs(void)
+{
+    return atomic_load_explicit(&pool_jobs, memory_order_relaxed);
+}
+
 static void run_job(gip__range_fn fn, void *arg, int64_t begin0, int64_t m, int64_t parts,
                     int64_t threads)
 {
     pthread_once(&pool_once, pool_init);
+    atomic_fetch_add_explicit(&pool_jobs, 1, memory_order_relaxed);
     job j = {.fn = fn,
              .arg = arg,
              .begin0 = begin0,
@@ -241,7 +254,7 @@ static int64_t idle_cores(int64_t cores)
         u = online > 0 && online == cores;
         atomic_store_explicit(&usable, u, memory_order_relaxed);
     }
-    if (!u)
+    if (!u || gip__tuning_get()->no_load_limit)
         return cores;
     const int64_t t = now_ns();
     int64_t idle = atomic_load_explicit(&last_idle, memory_order_relaxed);
@@ -291,7 +304,8 @@ void gip__parallel_for(const gip_context *ctx, int64_t n, int64_t grain, gip__ra
         return;
     }
     int64_t begin0 = 0; /* items done on this thread by the probe */
-    if (chunks * threads <= PROBE_CHUNK_THREADS && n >= PROBE_MIN_ITEMS &&
+    if (chunks * threads <= PROBE_CHUNK_THREADS &&
+        (n >= PROBE_MIN_ITEMS || n >= PROBE_ITEMS_PER_THREAD * threads) &&
         grain <= PROBE_MAX_GRAIN) {
         double rest = probe(fn, arg, n, &begin0, 1);
         if (rest > SERIAL_BUDGET_S && rest <= PROBE_MARGIN * SERIAL_BUDGET_S)

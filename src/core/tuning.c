@@ -41,6 +41,7 @@ static void read_env(void)
         snprintf(t.batch_trace, sizeof t.batch_trace, "%s", trace);
     const char *tmp = getenv("GIP_NO_TMPFILE");
     t.no_tmpfile = tmp && tmp[0] == '1';
+    t.no_load_limit = flag("GIP_NO_LOAD_LIMIT");
     tuning = t;
 }
 

@@ -30,6 +30,9 @@ typedef struct gip__tuning {
     /* GIP_NO_TMPFILE=1: outputs are written through a named temporary, never O_TMPFILE (the path
      * of file systems without it, for the tests). */
     bool no_tmpfile;
+    /* GIP_NO_LOAD_LIMIT=1: CPU jobs use the context's threads whatever the other processes keep
+     * busy (by default a job uses at most the idle cores, core/parallel.c). */
+    bool no_load_limit;
 } gip__tuning;
 
 /* The switches, read from the environment at the first call (thread-safe); later changes to the
