@@ -76,10 +76,10 @@ static void test_coverage(void)
     }
 }
 
-/* A 16-item job of almost no work on 2 threads is probed and runs where it was called, without
- * waking the pool. Before, jobs under 32 items were not probed and went to the pool whenever a
- * core was idle. Timing decides (a preempted probe can send a job to the pool), so most runs must
- * stay on the caller, not every one. */
+/* Jobs of almost no work on 2 threads are probed and run where they were called, without waking
+ * the pool. Before, jobs under 32 items, and jobs of more than 16 chunks, were not probed and went
+ * to the pool whenever a core was idle. Timing decides (a preempted probe can send a job to the
+ * pool), so most runs must stay on the caller, not every one. */
 static void test_small_job_stays(void)
 {
     /* Threads as if every core were idle: otherwise a busy machine would keep the job on the
@@ -88,14 +88,20 @@ static void test_small_job_stays(void)
     gip_context *ctx = cpu_context(2);
     int32_t stayed = 0;
     const int32_t runs = 20;
-    for (int32_t r = 0; r < runs; r++) {
-        const uint64_t before = gip__parallel_pool_jobs();
-        const int32_t elsewhere = run_count(ctx, 16, 8);
-        stayed += elsewhere == 0 && gip__parallel_pool_jobs() == before;
+    /* 16 items: few chunks (probed since jobs of 8 items a thread are); 512 items in grains of
+     * 8: many items (probed since jobs of 32 items a thread are). */
+    static const int64_t sizes[][2] = {{16, 8}, {512, 8}};
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+        for (int32_t r = 0; r < runs; r++) {
+            const uint64_t before = gip__parallel_pool_jobs();
+            const int32_t elsewhere = run_count(ctx, sizes[k][0], sizes[k][1]);
+            stayed += elsewhere == 0 && gip__parallel_pool_jobs() == before;
+        }
+        GT_CHECK(stayed >= runs - 3,
+                 "a %lld-item job of no work stayed on the calling thread in %d of %d runs",
+                 (long long)sizes[k][0], (int)stayed, (int)runs);
+        stayed = 0;
     }
-    GT_CHECK(stayed >= runs - 3,
-             "a 16-item job of no work stayed on the calling thread in %d of %d runs", (int)stayed,
-             (int)runs);
     gip_context_destroy(ctx);
     gt_setenv("GIP_NO_LOAD_LIMIT", NULL);
 }

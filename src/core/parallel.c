@@ -26,22 +26,25 @@
  * decision taken on its rate instead.
  *
  * A job that turns out big has then spent its first item (and one grain) on one thread before
- * the others start, up to about 1 / chunks of its work. So only jobs of few chunks are probed:
- * chunks * threads <= PROBE_CHUNK_THREADS (on 2 threads 16 chunks: images up to 128 rows for
- * the 8-row grain of a 3x3 box; on 16 threads at most 2 chunks), with at least PROBE_MIN_ITEMS
- * items or PROBE_ITEMS_PER_THREAD a thread (jobs of a few heavy blocks are not probed: the
- * probed item runs alone, at most 1 / 16 of the work on 2 threads; a 16-row image is probed, and
- * its 3x3 box then runs here in 2 us instead of waking a thread for 12) and grains of at most
- * PROBE_MAX_GRAIN items
- * (longer grains mean long band priming). Such jobs are small unless their rows are very wide;
- * big images have many chunks and start the threads at once, as before. Results do not depend
- * on the split: every caller's fn handles any range. */
+ * the others start. Two kinds of job are probed, with grains of at most PROBE_MAX_GRAIN items
+ * (longer grains mean long band priming):
+ * - few chunks: chunks * threads <= PROBE_CHUNK_THREADS (on 2 threads 16 chunks: images up to
+ *   128 rows for the 8-row grain of a 3x3 box), with at least PROBE_MIN_ITEMS items or
+ *   PROBE_ITEMS_PER_THREAD a thread (jobs of a few heavy blocks are not probed: the probed item
+ *   runs alone, at most 1 / 16 of the work on 2 threads). A 16-row image is probed, and its 3x3
+ *   box then runs here in 2 us instead of waking a thread for 12.
+ * - many items: at least PROBE_MANY_PER_THREAD a thread, so that the one probed item is at most
+ *   1 / 32 of a thread's share whatever it costs; these take no second probe. On many cores
+ *   this keeps a 512x512 image's point operation (tens of microseconds) from waking every
+ *   worker.
+ * Results do not depend on the split: every caller's fn handles any range. */
 #define SERIAL_BUDGET_S 100e-6
 #define PROBE_MARGIN 16.0
 #define PROBE_CHUNK_THREADS 32
 #define PROBE_MIN_ITEMS 32
 #define PROBE_ITEMS_PER_THREAD 8
 #define PROBE_MAX_GRAIN 16
+#define PROBE_MANY_PER_THREAD 32
 
 int32_t gip__core_count(void)
 {
@@ -304,11 +307,12 @@ void gip__parallel_for(const gip_context *ctx, int64_t n, int64_t grain, gip__ra
         return;
     }
     int64_t begin0 = 0; /* items done on this thread by the probe */
-    if (chunks * threads <= PROBE_CHUNK_THREADS &&
-        (n >= PROBE_MIN_ITEMS || n >= PROBE_ITEMS_PER_THREAD * threads) &&
-        grain <= PROBE_MAX_GRAIN) {
+    const bool few = chunks * threads <= PROBE_CHUNK_THREADS &&
+                     (n >= PROBE_MIN_ITEMS || n >= PROBE_ITEMS_PER_THREAD * threads);
+    const bool many = n >= PROBE_MANY_PER_THREAD * threads;
+    if ((few || many) && grain <= PROBE_MAX_GRAIN) {
         double rest = probe(fn, arg, n, &begin0, 1);
-        if (rest > SERIAL_BUDGET_S && rest <= PROBE_MARGIN * SERIAL_BUDGET_S)
+        if (few && rest > SERIAL_BUDGET_S && rest <= PROBE_MARGIN * SERIAL_BUDGET_S)
             rest = probe(fn, arg, n, &begin0, grain);
         if (rest <= SERIAL_BUDGET_S) {
             if (begin0 < n)
