@@ -471,9 +471,10 @@ def _image_out(fn):
     @_functools.wraps(fn)
     def wrapper(*args, **kwargs):
         out = fn(*args, **kwargs)
-        if isinstance(out, _ndarray):
+        if isinstance(out, _ndarray) and (_host_image_in(args) or
+                                          (kwargs and _host_image_in(kwargs.values()))):
             values = args + tuple(kwargs.values())
-            if _host_image_in(values) and not any(out is v for v in values):
+            if not any(out is v for v in values):
                 return _gip.asimage(None, out)
         return out
     return wrapper

@@ -112,7 +112,7 @@ def box_filter(src, ddepth, ksize, dst=None, anchor=(-1, -1), normalize=True,
 @_image_out
 def blur(src, ksize, dst=None, anchor=(-1, -1), borderType=BORDER_DEFAULT, *, device=None):
     """cv2.blur: the normalised box filter."""
-    return box_filter(src, -1, ksize, dst, anchor, True, borderType, device=device)
+    return box_filter.__wrapped__(src, -1, ksize, dst, anchor, True, borderType, device=device)
 
 
 @_image_out
@@ -175,7 +175,8 @@ def sobel(src, ddepth, dx, dy, dst=None, ksize=3, scale=1, delta=0, borderType=B
 def scharr(src, ddepth, dx, dy, dst=None, scale=1, delta=0, borderType=BORDER_DEFAULT, *,
            device=None):
     """cv2.Scharr: the 3x3 Scharr derivative."""
-    return sobel(src, ddepth, dx, dy, dst, -1, scale, delta, borderType, device=device)
+    return sobel.__wrapped__(src, ddepth, dx, dy, dst, -1, scale, delta, borderType,
+                             device=device)
 
 
 @_image_out
