@@ -31,8 +31,8 @@
  * - few chunks: chunks * threads <= PROBE_CHUNK_THREADS (on 2 threads 16 chunks: images up to
  *   128 rows for the 8-row grain of a 3x3 box), with at least PROBE_MIN_ITEMS items or
  *   PROBE_ITEMS_PER_THREAD a thread (jobs of a few heavy blocks are not probed: the probed item
- *   runs alone, at most 1 / 16 of the work on 2 threads). A 16-row image is probed, and its 3x3
- *   box then runs here in 2 us instead of waking a thread for 12.
+ *   runs alone, at most 1 / 16 of the work on 2 threads). A 16-row image is probed: its 3x3
+ *   box, called from Python, spent 3.9 us in the library instead of 11.6 through the pool.
  * - many items: at least PROBE_MANY_PER_THREAD a thread, so that the one probed item is at most
  *   1 / 32 of a thread's share whatever it costs; these take no second probe. On many cores
  *   this keeps a 512x512 image's point operation (tens of microseconds) from waking every
