@@ -29,6 +29,20 @@ static inline unsigned gip__div_up(int64_t a, int64_t b)
     return (unsigned)((a + b - 1) / b);
 }
 
+/* The grid of a kernel whose blocks of `threads` cover `units` per row (at least one) in x and
+ * loop over the rows in y: enough blocks to fill the device several times over (about 8192),
+ * each a few rows. */
+static inline dim3 gip__row_grid(int64_t units, int64_t threads, int64_t rows)
+{
+    const int64_t bx = ((units > 0 ? units : 1) + threads - 1) / threads;
+    int64_t by = 8192 / bx;
+    if (by < 1)
+        by = 1;
+    if (by > rows)
+        by = rows;
+    return dim3((unsigned)(bx < 65535 ? bx : 65535), (unsigned)by);
+}
+
 /* cp.async: a 16-byte (bypassing L1), 8-byte or 4-byte copy from global to shared memory that holds
  * no registers while in flight; commit closes a group, wait<N> waits until at most N of this
  * thread's groups are pending (other threads' copies need a barrier after it). The s forms take

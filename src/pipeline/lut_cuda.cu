@@ -69,14 +69,8 @@ __global__ void lut4_kernel(const uint8_t *src, int64_t sstride, T *dst, int64_t
 template <typename T, int CH>
 static void launch4(gip_context *ctx, const gip_image *src, gip_image *dst, const void *table)
 {
-    const int64_t n = src->width * src->channels, quads = n / 4 > 0 ? n / 4 : 1;
-    const int64_t bx = (quads + LUT_THREADS - 1) / LUT_THREADS;
-    int64_t by = 8192 / bx;
-    if (by < 1)
-        by = 1;
-    if (by > src->height)
-        by = src->height;
-    const dim3 grid((unsigned)(bx < 65535 ? bx : 65535), (unsigned)by);
+    const int64_t n = src->width * src->channels;
+    const dim3 grid = gip__row_grid(n / 4, LUT_THREADS, src->height);
     lut4_kernel<T, CH><<<grid, LUT_THREADS, 0, gip__stream(ctx)>>>(
         static_cast<const uint8_t *>(src->data), src->stride, static_cast<T *>(dst->data),
         dst->stride, (uint32_t)n, (uint32_t)src->height, static_cast<const T *>(table));

@@ -148,15 +148,7 @@ static void pw_lut_launch(const gip_image *src, const gip_image *mask, gip_image
     for (int c = 1; c < cn && same; c++)
         same = !memcmp(p->table[c], p->table[0], sizeof p->table[0]);
     if (!mask && pw_aligned16(src, dst) && n < ((int64_t)1 << 31) && src->height < (1u << 31)) {
-        /* Enough blocks to fill the device several times over, each a few rows. */
-        const int64_t words = n / 16 > 0 ? n / 16 : 1;
-        const int64_t bx = (words + PW_THREADS - 1) / PW_THREADS;
-        int64_t by = 8192 / bx;
-        if (by < 1)
-            by = 1;
-        if (by > src->height)
-            by = src->height;
-        const dim3 grid((unsigned)(bx < 65535 ? bx : 65535), (unsigned)by);
+        const dim3 grid = gip__row_grid(n / 16, PW_THREADS, src->height);
         const uint32_t un = (uint32_t)n, rows = (uint32_t)src->height;
         const uint8_t *s = (const uint8_t *)src->data;
         uint8_t *d = (uint8_t *)dst->data;
@@ -238,17 +230,10 @@ __global__ void pw4_kernel(const char *src, int64_t ss, char *dst, int64_t ds, u
     }
 }
 
-/* The grid of the 4-a-thread kernels: enough blocks to fill the device several times over,
- * each a few rows. */
+/* The grid of the 4-a-thread kernels. */
 static dim3 pw4_grid(int64_t quads, int64_t rows)
 {
-    const int64_t bx = (quads > 0 ? quads + PW_THREADS - 1 : PW_THREADS) / PW_THREADS;
-    int64_t by = 8192 / bx;
-    if (by < 1)
-        by = 1;
-    if (by > rows)
-        by = rows;
-    return dim3((unsigned)(bx < 65535 ? bx : 65535), (unsigned)by);
+    return gip__row_grid(quads, PW_THREADS, rows);
 }
 
 static bool pw_aligned(const gip_image *a, size_t align)
