@@ -625,9 +625,62 @@ static void large_outputs(gip_context *ctx)
     gip_context_destroy(cpu);
 }
 
+/* u8 halving by INTER_AREA (and INTER_LINEAR, which OpenCV sends there) is the exact
+ * (a + b + c + d + 2) >> 2 of each 2x2 block, on widths around every vector step (16, 32, 10
+ * and 8 output pixels) and with padded rows; on the CPU again with GIP_NOAVX512=1 and with
+ * GIP_NOSIMD=1, so that each of its loops is checked. */
+static void halves(gip_context *ctx)
+{
+    static const int64_t widths[] = {2, 4, 18, 20, 22, 34, 62, 64, 66, 96, 130, 258, 2002};
+    static const int64_t heights[] = {2, 6, 10};
+    static const char *const caps[] = {NULL, "GIP_NOAVX512", "GIP_NOSIMD"};
+    const int ncaps = gt_current_backend == GT_CPU ? 3 : 1;
+    for (int cap = 0; cap < ncaps; cap++) {
+        if (caps[cap])
+            gt_setenv(caps[cap], "1");
+        for (size_t c = 0; c < sizeof chans / sizeof chans[0]; c++)
+            for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; wi++)
+                for (size_t hi = 0; hi < sizeof heights / sizeof heights[0]; hi++)
+                    for (int lin = 0; lin < 2; lin++) {
+                        if (!gt_case())
+                            continue;
+                        const int64_t sw = widths[wi], sh = heights[hi], dw = sw / 2, dh = sh / 2;
+                        gip_image src, dst, exp;
+                        gt_alloc(&src, sw, sh, chans[c], GIP_U8, (int64_t)wi % 3 * 5);
+                        gt_alloc(&dst, dw, dh, chans[c], GIP_U8, (int64_t)hi % 2 * 3);
+                        gt_alloc(&exp, dw, dh, chans[c], GIP_U8, 0);
+                        gt_fill_random(&src, (uint64_t)(97 * wi + 7 * hi + c + 1), 0, 0);
+                        for (int64_t y = 0; y < dh; y++)
+                            for (int64_t x = 0; x < dw; x++)
+                                for (int32_t k = 0; k < chans[c]; k++) {
+                                    const double t = gt_get(&src, 2 * x, 2 * y, k) +
+                                                     gt_get(&src, 2 * x + 1, 2 * y, k) +
+                                                     gt_get(&src, 2 * x, 2 * y + 1, k) +
+                                                     gt_get(&src, 2 * x + 1, 2 * y + 1, k);
+                                    gt_set(&exp, x, y, k, (double)(((int32_t)t + 2) >> 2));
+                                }
+                        gip_resize_params p = {lin ? GIP_INTER_LINEAR : GIP_INTER_AREA, 0, 0, 0};
+                        char label[128];
+                        snprintf(label, sizeof label, "halve %lldx%lld c%d %s%s%s", (long long)sw,
+                                 (long long)sh, (int)chans[c], lin ? "linear" : "area",
+                                 caps[cap] ? " with " : "", caps[cap] ? caps[cap] : "");
+                        if (GT_OK(gt_run_unary(ctx, run_resize, &src, &dst, &p, 0x77))) {
+                            GT_CHECK(gt_padding_intact(&dst), "%s: padding written", label);
+                            gt_compare(&dst, &exp, 0, 0, label);
+                        }
+                        gt_free(&src);
+                        gt_free(&dst);
+                        gt_free(&exp);
+                    }
+        if (caps[cap])
+            gt_setenv(caps[cap], NULL);
+    }
+}
+
 static void body(gip_context *ctx)
 {
     cases(ctx);
+    halves(ctx);
     views(ctx);
     bands(ctx);
     large_outputs(ctx);

@@ -62,6 +62,19 @@ int gip__simd_avx2_fma(void)
 #endif
 }
 
+int gip__simd_avx512_vbmi(void)
+{
+    if (!gip__simd_avx2_fma() || gip__tuning_get()->noavx512)
+        return 0;
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
+           __builtin_cpu_supports("avx512vbmi");
+#else
+    return 0;
+#endif
+}
+
 void gip__tuning_reload(void)
 {
     pthread_once(&once, read_env);

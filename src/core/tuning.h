@@ -42,6 +42,9 @@ const gip__tuning *gip__tuning_get(void);
 /* Non-zero when the CPU has AVX2 and FMA and GIP_NOSIMD is not set: the switch of the CPU's
  * AVX2 paths of the 2-D engine, Sobel's separable route, invert and Conv2d. */
 int gip__simd_avx2_fma(void);
+/* AVX-512 F, BW, VL, DQ and VBMI (byte permutes) usable: gip__simd_avx2_fma() and neither
+ * GIP_NOSIMD nor GIP_NOAVX512 set. */
+int gip__simd_avx512_vbmi(void);
 
 /* Test hook: reads the environment again (after setenv). Not thread-safe: call it while no
  * library work runs. */

@@ -1346,14 +1346,56 @@ static int sep_rows(const resize_job *j, int64_t y0, int64_t y1)
     return 1;
 }
 
-/* AREA_FAST for u8, a row at a time: whole blocks in typed loops (integer sums: any order), the
- * blocks cut by the image's edge by gip__rs_area_fast. */
+#ifdef RS_HAVE_AVX2
+/* The 2x2 means of u8 pixels with AVX-512 VBMI, k = 32 / cn whole output pixels a step (32, 10
+ * or 8): the 2k source pixels of each row (at most 64 bytes, a masked load) permuted so that the
+ * two bytes of each output element's horizontal pair stand side by side, summed by pairs (a madd
+ * with ones), the two rows added, (s + 2) >> 2 narrowed to bytes and stored (masked). The sums
+ * equal area_fast_u8_row()'s. Returns the first pixel not done. */
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi"))) static int64_t
+area2_u8_512(const uint8_t *restrict r0, const uint8_t *restrict r1, uint8_t *restrict d,
+             int64_t nx, int32_t cn)
+{
+    const int32_t k = 32 / cn, nb = k * cn; /* output bytes a step */
+    uint8_t idx[64] = {0};
+    for (int32_t e = 0; e < nb; e++) {
+        const int32_t a = 2 * (e / cn) * cn + e % cn;
+        idx[2 * e] = (uint8_t)a;
+        idx[2 * e + 1] = (uint8_t)(a + cn);
+    }
+    const __m512i perm = _mm512_loadu_si512(idx), ones = _mm512_set1_epi8(1),
+                  two = _mm512_set1_epi16(2);
+    const __mmask64 lm = nb == 32 ? ~(__mmask64)0 : ((__mmask64)1 << (2 * nb)) - 1;
+    const __mmask32 sm = nb == 32 ? ~(__mmask32)0 : ((__mmask32)1 << nb) - 1;
+    int64_t x = 0;
+    for (; x + k <= nx; x += k) {
+        const __m512i a =
+            _mm512_permutexvar_epi8(perm, _mm512_maskz_loadu_epi8(lm, r0 + 2 * x * cn));
+        const __m512i b =
+            _mm512_permutexvar_epi8(perm, _mm512_maskz_loadu_epi8(lm, r1 + 2 * x * cn));
+        __m512i t = _mm512_add_epi16(_mm512_maddubs_epi16(a, ones), _mm512_maddubs_epi16(b, ones));
+        t = _mm512_srli_epi16(_mm512_add_epi16(t, two), 2);
+        _mm256_mask_storeu_epi8(d + x * cn, sm, _mm512_cvtepi16_epi8(t));
+    }
+    return x;
+}
+#endif
+
+/* AREA_FAST for u8, a row at a time: whole blocks in typed loops (integer sums: any order; 2x2
+ * blocks through area2_u8_512() first where vbmi is set), the blocks cut by the image's edge by
+ * gip__rs_area_fast. */
 RS_INLINE void area_fast_u8_row(const gip__resize_plan *p, const uint8_t *restrict r0, int64_t ss,
-                                uint8_t *restrict d, int64_t nx, int32_t cn)
+                                uint8_t *restrict d, int64_t nx, int32_t cn, int vbmi)
 {
     if (p->area2x2) {
         const uint8_t *restrict r1 = r0 + ss;
         int64_t x = 0;
+#ifdef RS_HAVE_AVX2
+        if (vbmi)
+            x = area2_u8_512(r0, r1, d, nx, cn);
+#else
+        (void)vbmi;
+#endif
 #if defined(__SSE2__)
         const __m128i two = _mm_set1_epi16(2), z = _mm_setzero_si128();
         if (cn == 1) {
@@ -1497,17 +1539,18 @@ static void area_fast_u8_rows(const resize_job *j, int64_t y0, int64_t y1)
     const gip__resize_plan *p = j->p;
     const uint8_t *src = j->src->data;
     const int64_t ss = j->src->stride, nx = p->sw / p->isx < p->dw ? p->sw / p->isx : p->dw;
+    const int vbmi = p->area2x2 && gip__simd_avx512_vbmi();
     for (int64_t y = y0; y < y1; y++) {
         uint8_t *d = (uint8_t *)j->dst->data + y * j->dst->stride;
         int64_t x0 = 0;
         if (y * p->isy + p->isy <= p->sh) {
             const uint8_t *r0 = src + y * p->isy * ss;
             if (p->cn == 1)
-                area_fast_u8_row(p, r0, ss, d, nx, 1);
+                area_fast_u8_row(p, r0, ss, d, nx, 1, vbmi);
             else if (p->cn == 3)
-                area_fast_u8_row(p, r0, ss, d, nx, 3);
+                area_fast_u8_row(p, r0, ss, d, nx, 3, vbmi);
             else
-                area_fast_u8_row(p, r0, ss, d, nx, 4);
+                area_fast_u8_row(p, r0, ss, d, nx, 4, vbmi);
             x0 = nx;
         }
         for (int64_t x = x0; x < p->dw; x++)

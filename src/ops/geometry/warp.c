@@ -1117,10 +1117,7 @@ WARP_CLONES static void warp_rows(void *arg, int64_t y0, int64_t y1)
 static int warp_avx512(void)
 {
 #ifdef WARP_HAVE_AVX512
-    const gip__tuning *t = gip__tuning_get();
-    return gip__simd_avx2_fma() && !t->noavx512 && __builtin_cpu_supports("avx512f") &&
-           __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
-           __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vbmi");
+    return gip__simd_avx512_vbmi();
 #else
     return 0;
 #endif
