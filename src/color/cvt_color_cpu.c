@@ -129,51 +129,21 @@ DEFINE_TYPE(f32, float, float, GIP__GRAY_RF, GIP__GRAY_BF, 1.0f)
 
 /* ---- SIMD switch ---------------------------------------------------------------------------- */
 
-/* -1: not decided yet; 0: scalar; 1: AVX2 + FMA. */
-static int simd_state = -1;
-
-static int simd_supported(void)
-{
-#ifdef GIP__CC_X86
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-#else
-    return 0;
-#endif
-}
+static gip__simd_switch simd_switch = GIP__SIMD_SWITCH_INIT;
 
 bool gip__cc_simd_active(void)
 {
-    int s = __atomic_load_n(&simd_state, __ATOMIC_RELAXED);
-    if (s < 0) {
-        s = gip__tuning_get()->nosimd ? 0 : simd_supported();
-        __atomic_store_n(&simd_state, s, __ATOMIC_RELAXED);
-    }
-    return s == 1;
+    return gip__simd_switch_active(&simd_switch);
 }
 
 bool gip__cc_vbmi_active(void)
 {
-#ifdef GIP__CC_X86
-    static int has = -1;
-    int v = __atomic_load_n(&has, __ATOMIC_RELAXED);
-    if (v < 0) {
-        __builtin_cpu_init();
-        v = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi");
-        __atomic_store_n(&has, v, __ATOMIC_RELAXED);
-    }
-    return v == 1 && !gip__tuning_get()->noavx512;
-#else
-    return false;
-#endif
+    return gip__cc_simd_active() && (gip__simd() & GIP__SIMD_VBMI);
 }
 
 bool gip__cc_set_simd(bool enable)
 {
-    bool prev = gip__cc_simd_active();
-    __atomic_store_n(&simd_state, enable ? simd_supported() : 0, __ATOMIC_RELAXED);
-    return prev;
+    return gip__simd_switch_set(&simd_switch, enable);
 }
 
 /* ---- AVX2 gray kernels: the scalar twins' arithmetic, 16 (u8) or 8 (f32) pixels at a time.

@@ -1083,7 +1083,7 @@ static void space_rows(void *arg, int64_t y0, int64_t y1)
                                     j->cs.space == GIP__CS_YUV);
             else if (j->cs.inverse && dcn == 3 &&
                      (j->cs.space == GIP__CS_HSV || j->cs.space == GIP__CS_HSV_FULL) &&
-                     gip__cc_simd_active() && __builtin_cpu_supports("fma"))
+                     gip__cc_simd_active())
                 x0 = (gip__cc_vbmi_active() ? space_hsv_inv_u8_vbmi : space_hsv_inv_u8_avx2)(
                     (const uint8_t *)s, (uint8_t *)d, w, j->cs.bidx,
                     j->cs.space == GIP__CS_HSV ? 6.0f / 180.0f : 6.0f / 255.0f);
@@ -1095,7 +1095,7 @@ static void space_rows(void *arg, int64_t y0, int64_t y1)
                                                                       : 6.0f / 255.0f);
             else if (!j->cs.inverse && scn == 3 &&
                      (j->cs.space == GIP__CS_HLS || j->cs.space == GIP__CS_HLS_FULL) &&
-                     gip__cc_simd_active() && __builtin_cpu_supports("fma")) {
+                     gip__cc_simd_active()) {
                 /* the pixels of gip__hls_from_rgb_vec(): the row's whole vectors */
                 x0 = w / GIP__CS_HLS_VEC * GIP__CS_HLS_VEC;
                 (gip__cc_vbmi_active() ? space_hls_u8_vbmi : space_hls_u8_avx2)(
@@ -1135,7 +1135,7 @@ static void space_rows(void *arg, int64_t y0, int64_t y1)
                 const bool hls = sp == GIP__CS_HLS || sp == GIP__CS_HLS_FULL;
                 int64_t xv = 0;
 #ifdef SPACE_X86
-                if (gip__cc_simd_active() && __builtin_cpu_supports("fma"))
+                if (gip__cc_simd_active())
                     xv = space_hue_f32((const float *)s, (float *)d, x0, j->cs.bidx, hls);
 #endif
                 f32_hue_row((const float *)s + 3 * xv, (float *)d + 3 * xv, x0 - xv, j->cs.bidx,
@@ -1143,12 +1143,12 @@ static void space_rows(void *arg, int64_t y0, int64_t y1)
             }
 #ifdef SPACE_X86
             else if (j->cs.inverse && dcn == 3 && (sp == GIP__CS_HSV || sp == GIP__CS_HSV_FULL) &&
-                     gip__cc_simd_active() && __builtin_cpu_supports("fma")) {
+                     gip__cc_simd_active()) {
                 /* the row's whole vectors of OpenCV's code (multiples of 8); the rest below */
                 x0 = w / GIP__CS_HLS_VEC * GIP__CS_HLS_VEC;
                 space_hsv_inv_f32_avx2((const float *)s, (float *)d, x0, j->cs.bidx);
             } else if (j->cs.inverse && dcn == 3 && (sp == GIP__CS_HLS || sp == GIP__CS_HLS_FULL) &&
-                       gip__cc_simd_active() && __builtin_cpu_supports("fma")) {
+                       gip__cc_simd_active()) {
                 x0 = w / GIP__CS_HLS_VEC * GIP__CS_HLS_VEC;
                 space_hls_inv_f32_avx2((const float *)s, (float *)d, x0, j->cs.bidx);
             }

@@ -33,11 +33,8 @@ int gip__fused3_kind(const int32_t *k, int32_t n)
 int gip__fused3_width(void)
 {
 #ifdef GIP__F3_X86
-    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma"))
-        return 0;
-    if (gip__tuning_get()->noavx512)
-        return 256;
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") ? 512 : 256;
+    const unsigned v = gip__simd();
+    return v & GIP__SIMD_AVX512 ? 512 : v & GIP__SIMD_AVX2 ? 256 : 0;
 #else
     return 0;
 #endif

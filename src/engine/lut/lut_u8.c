@@ -90,9 +90,7 @@ row_vbmi(const uint8_t table[256], const uint8_t *src, uint8_t *dst, int64_t n, 
  * library reads its switches again; both reads are a load. */
 static int have_vbmi(void)
 {
-    const gip__tuning *t = gip__tuning_get();
-    return !t->nosimd && !t->noavx512 && __builtin_cpu_supports("avx512f") &&
-           __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi");
+    return (gip__simd() & GIP__SIMD_VBMI) != 0;
 }
 #endif
 

@@ -35,13 +35,8 @@ void gip__lut_wide_init(gip__lut_wide *w, const void *table, int32_t cn, int32_t
     w->esize = esize;
     w->level = 0;
 #ifdef WIDE_X86
-    const gip__tuning *tu = gip__tuning_get();
-    if (!tu->nosimd) {
-        if (!tu->noavx512 && __builtin_cpu_supports("avx512f"))
-            w->level = 2;
-        else if (__builtin_cpu_supports("avx2"))
-            w->level = 1;
-    }
+    const unsigned v = gip__simd();
+    w->level = v & GIP__SIMD_AVX512 ? 2 : v & GIP__SIMD_AVX2 ? 1 : 0;
 #endif
 }
 

@@ -19,43 +19,16 @@
 #define GIP__AVX2 __attribute__((target("avx2")))
 #endif
 
-/* -1: not decided yet; 0: scalar; 1: AVX2. */
-static int simd_state = -1;
-
-static int simd_default(void)
-{
-    if (gip__tuning_get()->nosimd)
-        return 0;
-#ifdef GIP__SEP_X86
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") ? 1 : 0;
-#else
-    return 0;
-#endif
-}
+static gip__simd_switch simd_switch = GIP__SIMD_SWITCH_INIT;
 
 bool gip__sep_simd_active(void)
 {
-    int s = __atomic_load_n(&simd_state, __ATOMIC_RELAXED);
-    if (s < 0) {
-        s = simd_default();
-        __atomic_store_n(&simd_state, s, __ATOMIC_RELAXED);
-    }
-    return s == 1;
+    return gip__simd_switch_active(&simd_switch);
 }
 
 bool gip__sep_set_simd(bool enable)
 {
-    bool prev = gip__sep_simd_active();
-    int s = 0;
-#ifdef GIP__SEP_X86
-    if (enable) {
-        __builtin_cpu_init();
-        s = __builtin_cpu_supports("avx2") ? 1 : 0;
-    }
-#endif
-    __atomic_store_n(&simd_state, s, __ATOMIC_RELAXED);
-    return prev;
+    return gip__simd_switch_set(&simd_switch, enable);
 }
 
 /* ---- scalar kernels ------------------------------------------------------------------------ */

@@ -26,43 +26,16 @@ enum { ROW_BLOCK = 8, COL_BLOCK = 16 };
 
 /* ---- SIMD switch ---------------------------------------------------------------------------- */
 
-/* -1: not decided yet; 0: portable code; 1: AVX2 + FMA. */
-static int simd_state = -1;
-
-static int simd_default(void)
-{
-    if (gip__tuning_get()->nosimd)
-        return 0;
-#ifdef SPEC_X86
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 1 : 0;
-#else
-    return 0;
-#endif
-}
+static gip__simd_switch simd_switch = GIP__SIMD_SWITCH_INIT;
 
 bool gip__spectrum_simd_active(void)
 {
-    int s = __atomic_load_n(&simd_state, __ATOMIC_RELAXED);
-    if (s < 0) {
-        s = simd_default();
-        __atomic_store_n(&simd_state, s, __ATOMIC_RELAXED);
-    }
-    return s == 1;
+    return gip__simd_switch_active(&simd_switch);
 }
 
 bool gip__spectrum_set_simd(bool enable)
 {
-    bool prev = gip__spectrum_simd_active();
-    int s = 0;
-#ifdef SPEC_X86
-    if (enable) {
-        __builtin_cpu_init();
-        s = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 1 : 0;
-    }
-#endif
-    __atomic_store_n(&simd_state, s, __ATOMIC_RELAXED);
-    return prev;
+    return gip__simd_switch_set(&simd_switch, enable);
 }
 
 /* ---- half log power -------------------------------------------------------------------------- */

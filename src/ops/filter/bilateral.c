@@ -21,6 +21,7 @@
 #include "gip/smoothing.h"
 #include "ops/filter/bilateral.h"
 #include "registry/registry.h"
+#include "tuning.h"
 
 static const char OP[] = "gip_bilateral_filter";
 
@@ -126,7 +127,7 @@ rows_u8(void *arg, int64_t y0, int64_t y1)
     for (int32_t i = 0; i < nr; i++)
         tag[i] = INT64_MIN;
 #ifdef BIL_HAVE_AVX2
-    const int avx2 = __builtin_cpu_supports("avx2");
+    const int avx2 = (gip__simd() & GIP__SIMD_AVX2) != 0;
 #endif
     for (int64_t y = y0; y < y1; y++) {
         /* the padded row of source row u (unclamped) stays in slot u mod nr while the window

@@ -294,12 +294,10 @@ static const band_fn bands_v64[2][4] = BANDS(v64);
 static int32_t vector_bytes(void)
 {
 #ifdef MEDIAN_X86
-    const gip__tuning *t = gip__tuning_get();
-    if (t->nosimd)
-        return 16;
-    if (!t->noavx512 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw"))
+    const unsigned v = gip__simd();
+    if (v & GIP__SIMD_AVX512)
         return 64;
-    if (__builtin_cpu_supports("avx2"))
+    if (v & GIP__SIMD_AVX2)
         return 32;
 #endif
     return 16;

@@ -12,6 +12,7 @@
 #include "border.h"
 #include "engine/fused3/fused3.h"
 #include "sobel.h"
+#include "tuning.h"
 
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #include <immintrin.h>
@@ -300,7 +301,7 @@ bool gip__sobel_sep_fits(const gip__sobel_sep *sp, gip_dtype src, gip_dtype dst)
     /* Every true sum fits in int16, so wrapping 16-bit arithmetic gives it exactly. */
     if (255 * ax * ay > 32767)
         return false;
-    return __builtin_cpu_supports("avx2");
+    return (gip__simd() & GIP__SIMD_AVX2) != 0;
 #else
     (void)sp, (void)src, (void)dst;
     return false;

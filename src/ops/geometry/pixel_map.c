@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ops/geometry/pixel_map.h"
+#include "tuning.h"
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define PM_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
@@ -120,7 +121,7 @@ void gip__pixmap_reverse_row(const void *src, void *dst, int64_t w, int32_t px)
         return;
     case 3:
 #ifdef PM_HAVE_SSSE3
-        if (__builtin_cpu_supports("ssse3")) {
+        if (gip__simd() & GIP__SIMD_SSSE3) {
             pm_rev3_ssse3(s, d, w);
             return;
         }
@@ -271,7 +272,7 @@ PM_TURN_BLOCKS(pm_turn_u24_ssse3, 4, 3, pm_turn_pm_px3, PM_LOAD12, PM_T4, PM_STO
         return;
     case 3:
 #ifdef PM_HAVE_SSSE3_TURN
-        if (__builtin_cpu_supports("ssse3")) {
+        if (gip__simd() & GIP__SIMD_SSSE3) {
             pm_turn_u24_ssse3(s, sst, d, dst_, w, y0, y1, r0, rs, c0, cs);
             return;
         }

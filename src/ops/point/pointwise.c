@@ -203,7 +203,7 @@ __attribute__((target("avx2"))) static void pw_step_row(const pw_step *st, const
 
 static bool pw_step_ok(void)
 {
-    return !gip__tuning_get()->nosimd && __builtin_cpu_supports("avx2");
+    return (gip__simd() & GIP__SIMD_AVX2) != 0;
 }
 #endif
 

@@ -253,9 +253,7 @@ PAIR_ROW_FN(pair_u8_avx512, PAIR_AVX512, pair_u8_body512)
 /* Whether the CPU runs the AVX-512 bodies (GIP_NOSIMD and GIP_NOAVX512 unset). */
 static int avx512_ok(void)
 {
-    const gip__tuning *t = gip__tuning_get();
-    return !t->nosimd && !t->noavx512 && __builtin_cpu_supports("avx512f") &&
-           __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("fma");
+    return (gip__simd() & GIP__SIMD_AVX512) != 0;
 }
 
 /* Whether store_out() may use store_int_avx2(). */

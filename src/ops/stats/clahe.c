@@ -280,9 +280,7 @@ static gip_status clahe_cpu(gip_context *ctx, const gip_image *src, gip_image *d
     j.xa = xa;
     j.spans = spans;
 #ifdef CLAHE_X86
-    const gip__tuning *tu = gip__tuning_get();
-    if (src->dtype == GIP_U8 && !tu->nosimd && !tu->noavx512 && __builtin_cpu_supports("avx512f") &&
-        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi")) {
+    if (src->dtype == GIP_U8 && (gip__simd() & GIP__SIMD_VBMI)) {
         for (int64_t x = 0; x < src->width; x++)
             if (!x || ind[x] != ind[x - 1] || j.ind2[x] != j.ind2[x - 1])
                 spans[j.nspans++] = x;

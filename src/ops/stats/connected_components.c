@@ -430,11 +430,9 @@ gip_status gip_connected_components(gip_context *ctx, const gip_image *src, int3
     }
     s.p[0] = 0;
     /* GIP_NOSIMD and GIP_NOAVX512 cap the vector loops, so that the tests reach the others */
-    const gip__tuning *tu = gip__tuning_get();
-    int simd = tu->nosimd ? 0 : 1;
+    int simd = gip__tuning_get()->nosimd ? 0 : 1;
 #ifdef CC_X86
-    if (simd && !tu->noavx512 && __builtin_cpu_supports("avx512f") &&
-        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl"))
+    if (gip__simd() & GIP__SIMD_AVX512)
         simd = 2;
 #endif
     cc_masks cm = {src, bits, nw, simd};

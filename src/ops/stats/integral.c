@@ -432,10 +432,7 @@ gip_status gip_integral(gip_context *ctx, const gip_image *src, gip_array *sum, 
         tf = tilted_s16_f64;
     }
 #ifdef INTEGRAL_X86
-    const gip__tuning *tu = gip__tuning_get();
-    if (u8 && cn == 1 && sum && sd == GIP_DEPTH_S32 && !sqsum && !tu->nosimd && !tu->noavx512 &&
-        __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512vl")) {
+    if (u8 && cn == 1 && sum && sd == GIP_DEPTH_S32 && !sqsum && (gip__simd() & GIP__SIMD_AVX512)) {
         integral_u8c1_s32_avx512(src, (char *)sum->data, gip__array_stride(sum));
         sum = NULL; /* done */
     }
