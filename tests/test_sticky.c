@@ -22,6 +22,15 @@ static void body(gip_context *ctx)
     GT_STATUS(gip_download(ctx, &img, &host), GIP_ERR_BAD_STATE);
     GT_CHECK(strstr(gip_context_error(ctx), "earlier device error") != NULL,
              "the context's message says why: %s", gip_context_error(ctx));
+    /* every refusal quotes the fault itself, once: the messages do not nest or grow */
+    GT_STATUS(gip_image_fill_bytes(ctx, &img, 0), GIP_ERR_BAD_STATE);
+    const size_t len = strlen(gip_context_error(ctx));
+    GT_STATUS(gip_image_fill_bytes(ctx, &img, 0), GIP_ERR_BAD_STATE);
+    const char *m = gip_context_error(ctx);
+    GT_CHECK(strlen(m) == len, "the message grows from %zu to %zu bytes: %s", len, strlen(m), m);
+    const char *first = strstr(m, "earlier error: ");
+    GT_CHECK(first && strstr(m, "failed:") && !strstr(first + 1, "earlier error: "),
+             "the message quotes the fault once: %s", m);
     gt_free(&host);
     gip_image_free(ctx, &img);
 }

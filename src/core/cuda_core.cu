@@ -34,12 +34,16 @@ extern "C" gip_status gip__cuda_status(gip_context *ctx, cudaError_t err, const 
     if (err == cudaSuccess)
         return GIP_OK;
     if (is_sticky(err)) {
-        if (ctx)
+        const gip_status st =
+            gip__error(ctx, GIP_ERR_DEVICE,
+                       "%s failed: %s (%s); the CUDA context is corrupted and this gip context "
+                       "refuses further work",
+                       what, cudaGetErrorString(err), cudaGetErrorName(err));
+        if (ctx && !ctx->bad) { /* the first one is the one later refusals quote */
+            memcpy(ctx->bad_error, ctx->error, sizeof ctx->bad_error);
             ctx->bad = true;
-        return gip__error(ctx, GIP_ERR_DEVICE,
-                          "%s failed: %s (%s); the CUDA context is corrupted and this gip context "
-                          "refuses further work",
-                          what, cudaGetErrorString(err), cudaGetErrorName(err));
+        }
+        return st;
     }
     (void)cudaGetLastError(); /* clear a non-sticky error so that it is not reported twice */
     if (err == cudaErrorMemoryAllocation)

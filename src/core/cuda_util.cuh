@@ -121,19 +121,36 @@ template <int N> __device__ __forceinline__ void gip__cp_async_wait()
     asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
+/* The aligned 4-byte word at p through the read-only path, reading no byte at or past end (the
+ * end of an image's last row, which may be its allocation's end): one load where the word ends by
+ * end (every word of an image but its last), else its bytes before end one by one, the others 0. */
+__device__ __forceinline__ uint32_t gip__ldg_word(const uint32_t *p, const uint8_t *end)
+{
+    const uint8_t *b = reinterpret_cast<const uint8_t *>(p);
+    if (b + 4 <= end)
+        return __ldg(p);
+    uint32_t v = 0;
+#pragma unroll
+    for (int k = 0; k < 3; k++)
+        if (b + k < end)
+            v |= (uint32_t)__ldg(b + k) << (8 * k);
+    return v;
+}
+
 /* NB consecutive bytes from a (any alignment) into v[(NB + 3) / 4], byte i at bits 8 * (i % 4)
  * of word i / 4: the aligned 4-byte words holding them loaded through the read-only path (none
- * past the last byte), realigned by funnel shifts. */
-template <int NB> __device__ __forceinline__ void gip__load_bytes(const uint8_t *a, uint32_t *v)
+ * past the last byte, nothing at or past end: gip__ldg_word), realigned by funnel shifts. */
+template <int NB>
+__device__ __forceinline__ void gip__load_bytes(const uint8_t *a, const uint8_t *end, uint32_t *v)
 {
     constexpr int NV = (NB + 3) / 4;
     const uint32_t lead = (uint32_t)(uintptr_t)a & 3u;
     const uint32_t *wp = reinterpret_cast<const uint32_t *>(a - lead);
     uint32_t w[NV + 1];
-    w[0] = __ldg(wp);
+    w[0] = gip__ldg_word(wp, end);
 #pragma unroll
     for (int i = 1; i <= NV; i++)
-        w[i] = 4 * i <= (int)lead + NB - 1 ? __ldg(wp + i) : 0u;
+        w[i] = 4 * i <= (int)lead + NB - 1 ? gip__ldg_word(wp + i, end) : 0u;
 #pragma unroll
     for (int i = 0; i < NV; i++)
         v[i] = __funnelshift_r(w[i], w[i + 1], 8 * lead);

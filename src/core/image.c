@@ -222,7 +222,7 @@ gip_status gip__ctx_check(gip_context *ctx, const char *op)
         return gip__error(ctx, GIP_ERR_BAD_STATE,
                           "%s: the context is unusable after an earlier device error; "
                           "destroy it and create a new one (earlier error: %s)",
-                          op, ctx->error[0] ? ctx->error : "unknown");
+                          op, ctx->bad_error[0] ? ctx->bad_error : "unknown");
     return GIP_OK;
 }
 

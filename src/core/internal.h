@@ -34,6 +34,7 @@ struct gip_context {
     int32_t nrelease;
     char describe[384];
     char error[GIP__MSG_SIZE];
+    char bad_error[GIP__MSG_SIZE]; /* the sticky error's message, quoted by later refusals */
 };
 
 /* Raises an error: formats the message into the calling thread's buffer and, when ctx is not NULL,

@@ -47,14 +47,15 @@ __device__ __forceinline__ uint32_t gip__wpc_locate(int32_t ss, float lx, float 
 }
 
 /* The two u8 pixels from a (2 * CN bytes) into l and r: the 4-byte aligned words that hold them,
- * each loaded only where it holds one of them (none past the last), realigned by a funnel
- * shift (u8c3: 2 or 3 loads instead of 6). */
+ * each loaded only where it holds one of them (none past the last, nothing at or past end, the
+ * source's end), realigned by a funnel shift (u8c3: 2 or 3 loads instead of 6). */
 template <int CN>
-__device__ __forceinline__ void gip__wpc_pair_u8(const uint8_t *a, uint8_t *l, uint8_t *r)
+__device__ __forceinline__ void gip__wpc_pair_u8(const uint8_t *a, const uint8_t *end, uint8_t *l,
+                                                 uint8_t *r)
 {
     constexpr int NB = 2 * CN, NV = (NB + 3) / 4;
     uint32_t v[NV];
-    gip__load_bytes<NB>(a, v);
+    gip__load_bytes<NB>(a, end, v);
 #pragma unroll
     for (int c = 0; c < CN; c++) {
         l[c] = (uint8_t)(v[c >> 2] >> (8 * (c & 3)));
@@ -66,16 +67,16 @@ __device__ __forceinline__ void gip__wpc_pair_u8(const uint8_t *a, uint8_t *l, u
  * others' elements are meaningless): every tap loaded first, with no call or store between the
  * loads, so that all of them are in flight together. */
 template <int CN, typename T>
-__device__ __forceinline__ void gip__wpc_gather(const uint8_t *src, int32_t ss, uint32_t in,
-                                                const int32_t *off, const float *fx,
+__device__ __forceinline__ void gip__wpc_gather(const uint8_t *src, const uint8_t *end, int32_t ss,
+                                                uint32_t in, const int32_t *off, const float *fx,
                                                 const float *fy, T *o)
 {
     T p[GIP__WPC_PX][4][CN];
 #pragma unroll
     for (int q = 0; q < GIP__WPC_PX; q++) {
         if (sizeof(T) == 1 && (in >> q & 1)) {
-            gip__wpc_pair_u8<CN>(src + off[q], (uint8_t *)p[q][0], (uint8_t *)p[q][1]);
-            gip__wpc_pair_u8<CN>(src + (off[q] + ss), (uint8_t *)p[q][2], (uint8_t *)p[q][3]);
+            gip__wpc_pair_u8<CN>(src + off[q], end, (uint8_t *)p[q][0], (uint8_t *)p[q][1]);
+            gip__wpc_pair_u8<CN>(src + (off[q] + ss), end, (uint8_t *)p[q][2], (uint8_t *)p[q][3]);
         } else if (in >> q & 1) {
             const T *r0 = reinterpret_cast<const T *>(src + off[q]);
             const T *r1 = reinterpret_cast<const T *>(src + (off[q] + ss));
@@ -194,7 +195,9 @@ __device__ __forceinline__ void gip__wpc_pixels(const gip__warp &w, const uint8_
     float fx[GIP__WPC_PX], fy[GIP__WPC_PX];
     const uint32_t in = gip__wpc_locate<CN, T>(ss, lx, ly, px, py, npx, off, fx, fy);
     T o[GIP__WPC_PX * CN];
-    gip__wpc_gather<CN, T>(src, ss, in, off, fx, fy, o);
+    /* the end of the source's last row: no load reaches past it */
+    const uint8_t *end = src + (int64_t)(w.sh - 1) * sstride + (int64_t)w.sw * CN * sizeof(T);
+    gip__wpc_gather<CN, T>(src, end, ss, in, off, fx, fy, o);
     gip__wpc_store<CN, T>(drow, x0, o, in, vec);
     /* the pixels with a tap outside, after the others' loads and stores */
     if (in != (1u << npx) - 1)
