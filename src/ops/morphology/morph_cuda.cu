@@ -253,7 +253,7 @@ template <bool DIL>
 __device__ __forceinline__ uint32_t hop3(const uint32_t *r, int32_t j, uint32_t sel_l,
                                          uint32_t sel_r)
 {
-    const uint32_t a = r[j - 1], b = r[j], n = r[j + 1];
+    const uint32_t a = __ldg(r + j - 1), b = __ldg(r + j), n = __ldg(r + j + 1);
     return op4<DIL>(op4<DIL>(__byte_perm(a, b, sel_l), b), __byte_perm(b, n, sel_r));
 }
 
@@ -280,8 +280,8 @@ __device__ uint8_t rect3_at(const char *src, int64_t ss, int32_t w, int32_t h, i
 
 template <bool DIL>
 __global__ void __launch_bounds__(RECT3_THREADS)
-    rect3_u8(const char *src, int64_t ss, char *dst, int64_t ds, int32_t w, int32_t h, int32_t c,
-             gip_border border, float4 bv)
+    rect3_u8(const char *__restrict__ src, int64_t ss, char *__restrict__ dst, int64_t ds,
+             int32_t w, int32_t h, int32_t c, gip_border border, float4 bv)
 {
     const int32_t n = w * c, nw = n / 4;                     /* whole words of a row */
     const int32_t j = blockIdx.x * blockDim.x + threadIdx.x; /* word; nw: the tail bytes */
@@ -293,6 +293,18 @@ __global__ void __launch_bounds__(RECT3_THREADS)
          * {n:b} */
         const uint32_t sel_l = (uint32_t)((4 - c) | (5 - c) << 4 | (6 - c) << 8 | (7 - c) << 12);
         const uint32_t sel_r = (uint32_t)(c | (c + 1) << 4 | (c + 2) << 8 | (c + 3) << 12);
+        if (y1 - y0 == RECT3_ROWS) {
+            /* every row's loads first, all in flight together, then the column OPs */
+            uint32_t hr[RECT3_ROWS + 2];
+#pragma unroll
+            for (int32_t r = 0; r < RECT3_ROWS + 2; r++)
+                hr[r] = hop3<DIL>(gip__row<uint32_t>(src, ss, y0 - 1 + r), j, sel_l, sel_r);
+#pragma unroll
+            for (int32_t r = 0; r < RECT3_ROWS; r++)
+                gip__row<uint32_t>(dst, ds, y0 + r)[j] =
+                    op4<DIL>(op4<DIL>(hr[r], hr[r + 1]), hr[r + 2]);
+            return;
+        }
         uint32_t up = hop3<DIL>(gip__row<uint32_t>(src, ss, y0 - 1), j, sel_l, sel_r);
         uint32_t mid = hop3<DIL>(gip__row<uint32_t>(src, ss, y0), j, sel_l, sel_r);
         for (int32_t y = y0; y < y1; y++) {
