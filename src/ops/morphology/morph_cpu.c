@@ -58,29 +58,41 @@ typedef struct pass_job {
 
 /* Everything below is written once per element type and operation. */
 #define MORPH_IMPL(SFX, T, OP)                                                                     \
+    /* out = n pixels of c channels of the border value. */                                        \
+    static void fill_border_##SFX(const gip__morph_pass *p, int c, T *out, int64_t n)              \
+    {                                                                                              \
+        for (int64_t e = 0; e < n * c; e++)                                                        \
+            out[e] = (T)p->border_value[e % c];                                                    \
+    }                                                                                              \
+                                                                                                   \
+    /* Padded columns [x0, x1) of source row s (through the border map) into out. */               \
+    static void pad_cols_##SFX(const pass_job *j, const T *s, int64_t x0, int64_t x1, T *out)      \
+    {                                                                                              \
+        const int c = j->src->channels;                                                            \
+        T bv[4];                                                                                   \
+        for (int ch = 0; ch < 4; ch++)                                                             \
+            bv[ch] = (T)j->p->border_value[ch];                                                    \
+        for (int64_t x = x0; x < x1; x++) {                                                        \
+            const int32_t sx = j->xmap[x];                                                         \
+            for (int ch = 0; ch < c; ch++)                                                         \
+                out[(x - x0) * c + ch] = sx < 0 ? bv[ch] : s[(int64_t)sx * c + ch];                \
+        }                                                                                          \
+    }                                                                                              \
+                                                                                                   \
     /* The padded row of source row `y` (-1: a constant row): (w + kw - 1) pixels. */              \
     static void pad_row_##SFX(const pass_job *j, int64_t y, T *pr)                                 \
     {                                                                                              \
         const gip__morph_pass *p = j->p;                                                           \
         const int c = j->src->channels;                                                            \
         const int64_t w = j->src->width, n = w + p->kw - 1;                                        \
-        T bv[4];                                                                                   \
-        for (int ch = 0; ch < 4; ch++)                                                             \
-            bv[ch] = (T)p->border_value[ch];                                                       \
         if (y < 0) {                                                                               \
-            for (int64_t x = 0; x < n; x++)                                                        \
-                for (int ch = 0; ch < c; ch++)                                                     \
-                    pr[x * c + ch] = bv[ch];                                                       \
+            fill_border_##SFX(p, c, pr, n);                                                        \
             return;                                                                                \
         }                                                                                          \
         const T *s = ROW(j->src, const T, y);                                                      \
-        for (int64_t x = 0; x < p->ax; x++)                                                        \
-            for (int ch = 0; ch < c; ch++)                                                         \
-                pr[x * c + ch] = j->xmap[x] < 0 ? bv[ch] : s[(int64_t)j->xmap[x] * c + ch];        \
+        pad_cols_##SFX(j, s, 0, p->ax, pr);                                                        \
         memcpy(pr + (int64_t)p->ax * c, s, (size_t)(w * c) * sizeof(T));                           \
-        for (int64_t x = p->ax + w; x < n; x++)                                                    \
-            for (int ch = 0; ch < c; ch++)                                                         \
-                pr[x * c + ch] = j->xmap[x] < 0 ? bv[ch] : s[(int64_t)j->xmap[x] * c + ch];        \
+        pad_cols_##SFX(j, s, p->ax + w, n, pr + (p->ax + w) * c);                                  \
     }                                                                                              \
                                                                                                    \
     /* out[e] = OP over i < k of in[e + i * step], e < n; g, h: n + (k - 1) * step elements. */    \
@@ -172,9 +184,6 @@ typedef struct pass_job {
         const int c = j->src->channels;                                                            \
         const int64_t w = j->src->width, k = p->kw, ax = p->ax, ni = w - k + 1;                    \
         const T *s = ROW(j->src, const T, y);                                                      \
-        T bv[4];                                                                                   \
-        for (int ch = 0; ch < 4; ch++)                                                             \
-            bv[ch] = (T)p->border_value[ch];                                                       \
         if (ni <= 0) { /* the window is wider than the row: all of it through the padding */       \
             T *pr = g + (w + k - 1) * c; /* g's second half: the padded row */                     \
             pad_row_##SFX(j, y, pr);                                                               \
@@ -187,11 +196,7 @@ typedef struct pass_job {
             const int64_t x0 = side ? ni + ax : 0, n = side ? k - 1 - ax : ax;                     \
             if (n <= 0)                                                                            \
                 continue;                                                                          \
-            for (int64_t px = 0; px < n + k - 1; px++) {                                           \
-                const int32_t sx = j->xmap[x0 + px];                                               \
-                for (int ch = 0; ch < c; ch++)                                                     \
-                    edge[px * c + ch] = sx < 0 ? bv[ch] : s[(int64_t)sx * c + ch];                 \
-            }                                                                                      \
+            pad_cols_##SFX(j, s, x0, x0 + n + k - 1, edge);                                        \
             line_##SFX(edge, out + x0 * c, n * c, c, p->kw, g, h);                                 \
         }                                                                                          \
     }                                                                                              \
@@ -216,8 +221,7 @@ typedef struct pass_job {
             return;                                                                                \
         }                                                                                          \
         T *ring = buf + np * 3, *crow = ring + rl * k, *edge = crow + rl;                          \
-        for (int64_t e = 0; e < rl; e++)                                                           \
-            crow[e] = (T)p->border_value[e % c];                                                   \
+        fill_border_##SFX(p, c, crow, w);                                                          \
         for (int32_t i = 0; i < k; i++)                                                            \
             held[i] = -1;                                                                          \
         for (int64_t y = y0; y < y1; y++) {                                                        \
@@ -269,8 +273,7 @@ typedef struct pass_job {
             return;                                                                                \
         }                                                                                          \
         T *crow = rows + mb * rl, *g = crow + rl, *scratch = g + mb * sw * 2;                      \
-        for (int64_t e = 0; e < rl; e++)                                                           \
-            crow[e] = (T)p->border_value[e % c];                                                   \
+        fill_border_##SFX(p, c, crow, w);                                                          \
         for (int64_t ya = y0; ya < y1; ya += yb) {                                                 \
             const int64_t yz = ya + yb < y1 ? ya + yb : y1, m = yz - ya + k - 1;                   \
             for (int64_t q = 0; q < m; q++) {                                                      \
