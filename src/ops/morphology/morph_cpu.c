@@ -54,6 +54,20 @@ typedef struct pass_job {
     atomic_int failed;
 } pass_job;
 
+/* Whether all n buffers of a range function were allocated; where one was not, frees them all and
+ * marks the pass failed. */
+static bool got_buffers(pass_job *j, void *const *buf, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!buf[i]) {
+            for (int k = 0; k < n; k++)
+                free(buf[k]);
+            atomic_store(&j->failed, 1);
+            return false;
+        }
+    return true;
+}
+
 #define ROW(img, T, y) ((T *)((uint8_t *)(img)->data + (int64_t)(y) * (img)->stride))
 
 /* Everything below is written once per element type and operation. */
@@ -214,12 +228,8 @@ typedef struct pass_job {
         const int32_t k = p->kh;                                                                   \
         T *buf = malloc((size_t)(np * 3 + rl * (k + 1) + 2 * (int64_t)p->kw * c) * sizeof(T));     \
         int64_t *held = malloc((size_t)k * sizeof *held);                                          \
-        if (!buf || !held) {                                                                       \
-            free(buf);                                                                             \
-            free(held);                                                                            \
-            atomic_store(&j->failed, 1);                                                           \
+        if (!got_buffers(j, (void *const[]){buf, held}, 2))                                        \
             return;                                                                                \
-        }                                                                                          \
         T *ring = buf + np * 3, *crow = ring + rl * k, *edge = crow + rl;                          \
         fill_border_##SFX(p, c, crow, w);                                                          \
         for (int32_t i = 0; i < k; i++)                                                            \
@@ -266,12 +276,8 @@ typedef struct pass_job {
         T *rows = malloc((size_t)(mb * rl + rl + mb * sw * 2 + np * 3 + 2 * (int64_t)p->kw * c) *  \
                          sizeof(T));                                                               \
         const T **rp = malloc((size_t)mb * sizeof *rp);                                            \
-        if (!rows || !rp) {                                                                        \
-            free(rows);                                                                            \
-            free(rp);                                                                              \
-            atomic_store(&j->failed, 1);                                                           \
+        if (!got_buffers(j, (void *const[]){rows, rp}, 2))                                         \
             return;                                                                                \
-        }                                                                                          \
         T *crow = rows + mb * rl, *g = crow + rl, *scratch = g + mb * sw * 2;                      \
         fill_border_##SFX(p, c, crow, w);                                                          \
         for (int64_t ya = y0; ya < y1; ya += yb) {                                                 \
@@ -328,12 +334,8 @@ typedef struct pass_job {
         /* a ring of kh padded rows: slot (y + dy) mod kh holds row y + dy once padded */          \
         T *ring = malloc((size_t)(pw * p->kh) * sizeof(T));                                        \
         int64_t *held = malloc((size_t)p->kh * sizeof *held);                                      \
-        if (!ring || !held) {                                                                      \
-            free(ring);                                                                            \
-            free(held);                                                                            \
-            atomic_store(&j->failed, 1);                                                           \
+        if (!got_buffers(j, (void *const[]){ring, held}, 2))                                       \
             return;                                                                                \
-        }                                                                                          \
         for (int32_t i = 0; i < p->kh; i++)                                                        \
             held[i] = INT64_MIN;                                                                   \
         for (int64_t y = y0; y < y1; y++) {                                                        \
@@ -372,22 +374,12 @@ typedef struct pass_job {
         /* ring slot: the padded row, then one row per distinct length; then the powers */         \
         T *ring = malloc((size_t)(slot_len * p->kh + pw * r->levels) * sizeof(T));                 \
         int64_t *held = malloc((size_t)p->kh * sizeof *held);                                      \
-        if (!ring || !held) {                                                                      \
-            free(ring);                                                                            \
-            free(held);                                                                            \
-            atomic_store(&j->failed, 1);                                                           \
+        const T **sr = malloc((size_t)(r->nruns + p->kh) * sizeof *sr);                            \
+        if (!got_buffers(j, (void *const[]){ring, held, sr}, 3))                                   \
             return;                                                                                \
-        }                                                                                          \
         T *pow2 = ring + slot_len * p->kh; /* level l: the OP over 2^l, l >= 1 */                  \
         for (int32_t i = 0; i < p->kh; i++)                                                        \
             held[i] = INT64_MIN;                                                                   \
-        const T **sr = malloc((size_t)(r->nruns + p->kh) * sizeof *sr);                            \
-        if (!sr) {                                                                                 \
-            free(ring);                                                                            \
-            free(held);                                                                            \
-            atomic_store(&j->failed, 1);                                                           \
-            return;                                                                                \
-        }                                                                                          \
         const T **srow = sr + r->nruns; /* a slot's source row, where it is read directly */       \
         for (int64_t y = y0; y < y1; y++) {                                                        \
             T *d = ROW(j->dst, T, y);                                                              \
