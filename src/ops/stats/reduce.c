@@ -549,63 +549,44 @@ static inline void u8_fold_ext(const uint8_t *lo, const uint8_t *hi, int64_t n, 
     }
 }
 
-/* u8 extremes with AVX2, 128 bytes a step in four pairs of accumulators. */
-__attribute__((target("avx2"))) static int u8_ext_avx2(const uint8_t *a, int64_t n, double *omn,
-                                                       double *omx)
-{
-    const int64_t nv = n & ~(int64_t)127;
-    __m256i lo[4], hi[4];
-    for (int k = 0; k < 4; k++)
-        lo[k] = _mm256_set1_epi8(-1), hi[k] = _mm256_setzero_si256();
-    for (int64_t x = 0; x < nv; x += 128)
-        for (int k = 0; k < 4; k++) {
-            __m256i v = LD(a + x + 32 * k);
-            lo[k] = _mm256_min_epu8(lo[k], v);
-            hi[k] = _mm256_max_epu8(hi[k], v);
-        }
-    uint8_t tl[32], th[32];
-    _mm256_storeu_si256((__m256i *)tl, _mm256_min_epu8(_mm256_min_epu8(lo[0], lo[1]),
-                                                       _mm256_min_epu8(lo[2], lo[3])));
-    _mm256_storeu_si256((__m256i *)th, _mm256_max_epu8(_mm256_max_epu8(hi[0], hi[1]),
-                                                       _mm256_max_epu8(hi[2], hi[3])));
-    uint8_t mn = 255, mx = 0;
-    u8_fold_ext(tl, th, 32, &mn, &mx);
-    u8_fold_ext(a + nv, a + nv, n - nv, &mn, &mx);
-    *omn = mn, *omx = mx;
-    return 1;
-}
-#undef LD
+/* u8 extremes in vectors of W bytes (VT; P: the intrinsics' prefix, BITS: their width), 4 W bytes
+ * a step in four pairs of accumulators, from the first ALIGN-byte boundary on (LOAD: the load,
+ * aligned where ALIGN is W). */
+#define U8_EXT(NAME, ATTR, VT, W, P, BITS, LOAD, ALIGN)                                            \
+    ATTR static int NAME(const uint8_t *a, int64_t n, double *omn, double *omx)                    \
+    {                                                                                              \
+        uint8_t mn = 255, mx = 0;                                                                  \
+        int64_t head = (int64_t)(-(uintptr_t)a & (ALIGN - 1));                                     \
+        head = head < n ? head : n;                                                                \
+        u8_fold_ext(a, a, head, &mn, &mx);                                                         \
+        a += head, n -= head;                                                                      \
+        const int64_t nv = n & ~(int64_t)(4 * W - 1);                                              \
+        VT lo[4], hi[4];                                                                           \
+        for (int k = 0; k < 4; k++)                                                                \
+            lo[k] = P##_set1_epi8(-1), hi[k] = P##_setzero_si##BITS();                             \
+        for (int64_t x = 0; x < nv; x += 4 * W)                                                    \
+            for (int k = 0; k < 4; k++) {                                                          \
+                VT v = LOAD(a + x + W * k);                                                        \
+                lo[k] = P##_min_epu8(lo[k], v);                                                    \
+                hi[k] = P##_max_epu8(hi[k], v);                                                    \
+            }                                                                                      \
+        uint8_t tl[W], th[W];                                                                      \
+        P##_storeu_si##BITS((VT *)tl,                                                              \
+                            P##_min_epu8(P##_min_epu8(lo[0], lo[1]), P##_min_epu8(lo[2], lo[3]))); \
+        P##_storeu_si##BITS((VT *)th,                                                              \
+                            P##_max_epu8(P##_max_epu8(hi[0], hi[1]), P##_max_epu8(hi[2], hi[3]))); \
+        u8_fold_ext(tl, th, W, &mn, &mx);                                                          \
+        u8_fold_ext(a + nv, a + nv, n - nv, &mn, &mx);                                             \
+        *omn = mn, *omx = mx;                                                                      \
+        return 1;                                                                                  \
+    }
 
-/* u8 extremes with AVX-512BW, 256 bytes a step in four pairs of accumulators, from the first
- * 64-byte boundary on (loads that straddle two cache lines cost more). */
-__attribute__((target("avx512f,avx512bw"))) static int u8_ext_avx512(const uint8_t *a, int64_t n,
-                                                                     double *omn, double *omx)
-{
-    uint8_t mn = 255, mx = 0;
-    int64_t head = (int64_t)(-(uintptr_t)a & 63);
-    head = head < n ? head : n;
-    u8_fold_ext(a, a, head, &mn, &mx);
-    a += head, n -= head;
-    const int64_t nv = n & ~(int64_t)255;
-    __m512i lo[4], hi[4];
-    for (int k = 0; k < 4; k++)
-        lo[k] = _mm512_set1_epi8(-1), hi[k] = _mm512_setzero_si512();
-    for (int64_t x = 0; x < nv; x += 256)
-        for (int k = 0; k < 4; k++) {
-            __m512i v = _mm512_load_si512(a + x + 64 * k);
-            lo[k] = _mm512_min_epu8(lo[k], v);
-            hi[k] = _mm512_max_epu8(hi[k], v);
-        }
-    uint8_t tl[64], th[64];
-    _mm512_storeu_si512(
-        tl, _mm512_min_epu8(_mm512_min_epu8(lo[0], lo[1]), _mm512_min_epu8(lo[2], lo[3])));
-    _mm512_storeu_si512(
-        th, _mm512_max_epu8(_mm512_max_epu8(hi[0], hi[1]), _mm512_max_epu8(hi[2], hi[3])));
-    u8_fold_ext(tl, th, 64, &mn, &mx);
-    u8_fold_ext(a + nv, a + nv, n - nv, &mn, &mx);
-    *omn = mn, *omx = mx;
-    return 1;
-}
+/* AVX2: 128 bytes a step, from a itself. AVX-512BW: 256 bytes a step, from the first 64-byte
+ * boundary (loads that straddle two cache lines cost more). */
+U8_EXT(u8_ext_avx2, __attribute__((target("avx2"))), __m256i, 32, _mm256, 256, LD, 1)
+U8_EXT(u8_ext_avx512, __attribute__((target("avx512f,avx512bw"))), __m512i, 64, _mm512, 512,
+       _mm512_load_si512, 64)
+#undef LD
 
 /* u8 three-channel sums with AVX-512 VBMI and VNNI: 64 pixels (192 bytes) a step split into
  * their channels by byte permutes, each channel's sum a dot product with ones and its squares
