@@ -118,6 +118,7 @@ typedef struct red_job {
     }
 
 #define IABS(v) ((v) < 0 ? -(int64_t)(v) : (int64_t)(v))
+#define U32ABS(v) ((uint32_t)((v) < 0 ? -(v) : (v)))
 #define INT_SUMS ch->is += s, ch->iq += q, ch->ia += a
 #define FLT_SUMS ch->fs += s, ch->fq += q, ch->fa += a
 RED_ROW(row_u8, uint8_t, int32_t, int64_t, IABS, INT_SUMS)
@@ -133,52 +134,36 @@ RED_ROW(row_f32, float, float, double, fabsf, FLT_SUMS)
  * tree at the row's end: the order depends on the row only, never on the thread count. */
 #define FLAT_SPAN 16384
 
+/* OUT += the sum in ACC of EXPR over the span, v each element in int32 (a[x] or a[x] - b[x]); one
+ * loop each way, so that neither tests b. */
+#define FLAT_INT_LOOP(ACC, EXPR, OUT)                                                              \
+    do {                                                                                           \
+        ACC s = 0;                                                                                 \
+        if (b)                                                                                     \
+            for (int64_t x = 0; x < m; x++) {                                                      \
+                const int32_t v = (int32_t)a[x] - (int32_t)b[x];                                   \
+                s += EXPR;                                                                         \
+            }                                                                                      \
+        else                                                                                       \
+            for (int64_t x = 0; x < m; x++) {                                                      \
+                const int32_t v = (int32_t)a[x];                                                   \
+                s += EXPR;                                                                         \
+            }                                                                                      \
+        OUT += (int64_t)s;                                                                         \
+    } while (0)
+
 #define FLAT_INT(NAME, ATTR, T, QACC)                                                              \
     ATTR static void NAME(const T *pa, const T *pb, int64_t n, uint32_t want, gip__red_ch *ch)     \
     {                                                                                              \
         for (int64_t x0 = 0; x0 < n; x0 += FLAT_SPAN) {                                            \
             const int64_t m = n - x0 < FLAT_SPAN ? n - x0 : FLAT_SPAN;                             \
             const T *a = pa + x0, *b = pb ? pb + x0 : NULL;                                        \
-            if (want & GIP__RED_SUM) {                                                             \
-                int32_t s = 0;                                                                     \
-                if (b)                                                                             \
-                    for (int64_t x = 0; x < m; x++)                                                \
-                        s += (int32_t)a[x] - (int32_t)b[x];                                        \
-                else                                                                               \
-                    for (int64_t x = 0; x < m; x++)                                                \
-                        s += (int32_t)a[x];                                                        \
-                ch->is += s;                                                                       \
-            }                                                                                      \
-            if (want & GIP__RED_SQ) {                                                              \
-                QACC q = 0;                                                                        \
-                if (b)                                                                             \
-                    for (int64_t x = 0; x < m; x++) {                                              \
-                        int32_t v = (int32_t)a[x] - (int32_t)b[x];                                 \
-                        uint32_t u = (uint32_t)(v < 0 ? -v : v);                                   \
-                        q += (QACC)(u * u);                                                        \
-                    }                                                                              \
-                else                                                                               \
-                    for (int64_t x = 0; x < m; x++) {                                              \
-                        int32_t v = (int32_t)a[x];                                                 \
-                        uint32_t u = (uint32_t)(v < 0 ? -v : v);                                   \
-                        q += (QACC)(u * u);                                                        \
-                    }                                                                              \
-                ch->iq += (int64_t)q;                                                              \
-            }                                                                                      \
-            if (want & GIP__RED_ABS) {                                                             \
-                uint32_t s = 0;                                                                    \
-                if (b)                                                                             \
-                    for (int64_t x = 0; x < m; x++) {                                              \
-                        int32_t v = (int32_t)a[x] - (int32_t)b[x];                                 \
-                        s += (uint32_t)(v < 0 ? -v : v);                                           \
-                    }                                                                              \
-                else                                                                               \
-                    for (int64_t x = 0; x < m; x++) {                                              \
-                        int32_t v = (int32_t)a[x];                                                 \
-                        s += (uint32_t)(v < 0 ? -v : v);                                           \
-                    }                                                                              \
-                ch->ia += s;                                                                       \
-            }                                                                                      \
+            if (want & GIP__RED_SUM)                                                               \
+                FLAT_INT_LOOP(int32_t, v, ch->is);                                                 \
+            if (want & GIP__RED_SQ)                                                                \
+                FLAT_INT_LOOP(QACC, (QACC)(U32ABS(v) * U32ABS(v)), ch->iq);                        \
+            if (want & GIP__RED_ABS)                                                               \
+                FLAT_INT_LOOP(uint32_t, U32ABS(v), ch->ia);                                        \
             if (want & GIP__RED_NZ) {                                                              \
                 int32_t s = 0;                                                                     \
                 if (b)                                                                             \
@@ -816,7 +801,6 @@ f32_sums_avx512(const float *a, const float *b, int64_t n, uint32_t want, gip__r
 
 /* Sums, one quantity at a time, every channel at once (integers exact in int64; f32 in double
  * in the same order as one channel at a time: each channel's elements in turn, from 0 per row). */
-#define U32ABS(v) ((uint32_t)((v) < 0 ? -(v) : (v)))
 #define MC_PASS(V, CN, ACC, OUT, EXPR)                                                             \
     do {                                                                                           \
         for (int64_t x0 = 0; x0 < w; x0 += SPAN) {                                                 \
