@@ -265,14 +265,17 @@ static inline double lanes_sum(double *acc)
 #define GET_DIFF(x) ((vt)((vt)a[x] - (vt)b[x]))
 #define GET_A(x) (a[x])
 
-/* Integer extremes: plain loops, which the compiler vectorises. */
-#define MM_PLAIN(T, V, TLO, THI, VLO, VHI, MN, MX)                                                 \
+/* The extremes of a - b in V or of a in T, in L lanes. */
+#define MM_LANES(L, T, V, TLO, THI, VLO, VHI, MN, MX)                                              \
     do {                                                                                           \
         if (b)                                                                                     \
-            ROW_MINMAX(V, 1, VLO, VHI, GET_DIFF, MN, MX);                                          \
+            ROW_MINMAX(V, L, VLO, VHI, GET_DIFF, MN, MX);                                          \
         else                                                                                       \
-            ROW_MINMAX(T, 1, TLO, THI, GET_A, MN, MX);                                             \
+            ROW_MINMAX(T, L, TLO, THI, GET_A, MN, MX);                                             \
     } while (0)
+
+/* Integer extremes: plain loops, which the compiler vectorises. */
+#define MM_PLAIN(...) MM_LANES(1, __VA_ARGS__)
 
 /* f32 extremes in vectors of W floats, four of each at a time (min_ps(v, lo) is v < lo ? v : lo,
  * which skips NaNs as the scalar rule does); the differences are the same float subtraction. */
@@ -388,13 +391,7 @@ FLAT_ALL(, , MM_F32_SSE)
 FLAT_ALL(_avx2, __attribute__((target("avx2"))), MM_F32_AVX)
 FLAT_ALL(_avx512, __attribute__((target("avx2,avx512f,avx512bw,avx512vl"))), MM_F32_AVX512)
 #else
-#define MM_F32_ROW(T, V, TLO, THI, VLO, VHI, MN, MX)                                               \
-    do {                                                                                           \
-        if (b)                                                                                     \
-            ROW_MINMAX(V, 16, VLO, VHI, GET_DIFF, MN, MX);                                         \
-        else                                                                                       \
-            ROW_MINMAX(T, 16, TLO, THI, GET_A, MN, MX);                                            \
-    } while (0)
+#define MM_F32_ROW(...) MM_LANES(16, __VA_ARGS__)
 FLAT_ALL(, , MM_F32_ROW)
 #endif
 
