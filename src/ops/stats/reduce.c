@@ -639,33 +639,49 @@ u8c3_sums_vbmi(const uint8_t *a, int64_t n, uint32_t want, gip__red *r)
 #endif
 
 #ifdef RED_X86
+/* Elements x to x + 15 of a (minus b where given, rounded to float) as two vectors of eight
+ * floats. */
+__attribute__((target("avx2"), always_inline)) static inline void
+f32_load16(const float *a, const float *b, int64_t x, __m256 *f0, __m256 *f1)
+{
+    *f0 = _mm256_loadu_ps(a + x);
+    *f1 = _mm256_loadu_ps(a + x + 8);
+    if (b) {
+        *f0 = _mm256_sub_ps(*f0, _mm256_loadu_ps(b + x));
+        *f1 = _mm256_sub_ps(*f1, _mm256_loadu_ps(b + x + 8));
+    }
+}
+
+/* The same as four vectors of four doubles: lanes 0 to 3, 4 to 7, 8 to 11, 12 to 15. */
+__attribute__((target("avx2"), always_inline)) static inline void
+f32_load16_pd(const float *a, const float *b, int64_t x, __m256d d[4])
+{
+    __m256 f0, f1;
+    f32_load16(a, b, x, &f0, &f1);
+    d[0] = _mm256_cvtps_pd(_mm256_castps256_ps128(f0));
+    d[1] = _mm256_cvtps_pd(_mm256_extractf128_ps(f0, 1));
+    d[2] = _mm256_cvtps_pd(_mm256_castps256_ps128(f1));
+    d[3] = _mm256_cvtps_pd(_mm256_extractf128_ps(f1, 1));
+}
+
 /* f32 sums with AVX2 (no FMA: each square rounds before it is added): the same 16 lanes, in
  * four vectors of four doubles, and the same tail and tree as FLAT_F32_LOOP, so the result is
  * the plain loop's bit for bit. */
 #define F32_AVX2_PASS(ACC, OP)                                                                     \
     do {                                                                                           \
-        __m256d s0 = _mm256_setzero_pd(), s1 = s0, s2 = s0, s3 = s0;                               \
+        __m256d s[4];                                                                              \
+        for (int k = 0; k < 4; k++)                                                                \
+            s[k] = _mm256_setzero_pd();                                                            \
         int64_t x = 0;                                                                             \
         for (; x + F32_LANES <= n; x += F32_LANES) {                                               \
-            __m256 f0 = _mm256_loadu_ps(a + x), f1 = _mm256_loadu_ps(a + x + 8);                   \
-            if (b) {                                                                               \
-                f0 = _mm256_sub_ps(f0, _mm256_loadu_ps(b + x));                                    \
-                f1 = _mm256_sub_ps(f1, _mm256_loadu_ps(b + x + 8));                                \
-            }                                                                                      \
-            __m256d d0 = _mm256_cvtps_pd(_mm256_castps256_ps128(f0));                              \
-            __m256d d1 = _mm256_cvtps_pd(_mm256_extractf128_ps(f0, 1));                            \
-            __m256d d2 = _mm256_cvtps_pd(_mm256_castps256_ps128(f1));                              \
-            __m256d d3 = _mm256_cvtps_pd(_mm256_extractf128_ps(f1, 1));                            \
-            s0 = _mm256_add_pd(s0, OP(d0));                                                        \
-            s1 = _mm256_add_pd(s1, OP(d1));                                                        \
-            s2 = _mm256_add_pd(s2, OP(d2));                                                        \
-            s3 = _mm256_add_pd(s3, OP(d3));                                                        \
+            __m256d d[4];                                                                          \
+            f32_load16_pd(a, b, x, d);                                                             \
+            for (int k = 0; k < 4; k++)                                                            \
+                s[k] = _mm256_add_pd(s[k], OP(d[k]));                                              \
         }                                                                                          \
         double acc[F32_LANES];                                                                     \
-        _mm256_storeu_pd(acc, s0);                                                                 \
-        _mm256_storeu_pd(acc + 4, s1);                                                             \
-        _mm256_storeu_pd(acc + 8, s2);                                                             \
-        _mm256_storeu_pd(acc + 12, s3);                                                            \
+        for (int k = 0; k < 4; k++)                                                                \
+            _mm256_storeu_pd(acc + 4 * k, s[k]);                                                   \
         for (int l = 0; x < n; x++, l++) {                                                         \
             __m256d v = _mm256_set1_pd((double)(b ? (float)(a[x] - b[x]) : a[x]));                 \
             acc[l] += _mm256_cvtsd_f64(OP(v));                                                     \
@@ -686,15 +702,8 @@ __attribute__((target("avx2"))) static void f32_sums_avx2(const float *a, const 
             s[k] = q[k] = _mm256_setzero_pd();
         int64_t x = 0;
         for (; x + F32_LANES <= n; x += F32_LANES) {
-            __m256 f0 = _mm256_loadu_ps(a + x), f1 = _mm256_loadu_ps(a + x + 8);
-            if (b) {
-                f0 = _mm256_sub_ps(f0, _mm256_loadu_ps(b + x));
-                f1 = _mm256_sub_ps(f1, _mm256_loadu_ps(b + x + 8));
-            }
-            __m256d d[4] = {_mm256_cvtps_pd(_mm256_castps256_ps128(f0)),
-                            _mm256_cvtps_pd(_mm256_extractf128_ps(f0, 1)),
-                            _mm256_cvtps_pd(_mm256_castps256_ps128(f1)),
-                            _mm256_cvtps_pd(_mm256_extractf128_ps(f1, 1))};
+            __m256d d[4];
+            f32_load16_pd(a, b, x, d);
             for (int k = 0; k < 4; k++) {
                 s[k] = _mm256_add_pd(s[k], d[k]);
                 q[k] = _mm256_add_pd(q[k], _mm256_mul_pd(d[k], d[k]));
@@ -739,11 +748,8 @@ f32_sq_body(const float *a, const float *b, int64_t n, gip__red_ch *ch, const bo
     __m512d s0 = _mm512_setzero_pd(), s1 = s0, q0 = s0, q1 = s0;
     int64_t x = 0;
     for (; x + F32_LANES <= n; x += F32_LANES) {
-        __m256 f0 = _mm256_loadu_ps(a + x), f1 = _mm256_loadu_ps(a + x + 8);
-        if (b) {
-            f0 = _mm256_sub_ps(f0, _mm256_loadu_ps(b + x));
-            f1 = _mm256_sub_ps(f1, _mm256_loadu_ps(b + x + 8));
-        }
+        __m256 f0, f1;
+        f32_load16(a, b, x, &f0, &f1);
         const __m512d d0 = _mm512_cvtps_pd(f0), d1 = _mm512_cvtps_pd(f1);
         if (sum) {
             s0 = _mm512_fmadd_pd(d0, _mm512_set1_pd(1.0), s0);
