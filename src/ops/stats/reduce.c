@@ -189,6 +189,12 @@ static inline double lanes_sum(double *acc)
 }
 
 /* The f32 value of element x: a[x], or a[x] - b[x] rounded to float as the CUDA kernel does. */
+static inline float f32_at(const float *a, const float *b, int64_t x)
+{
+    return b ? a[x] - b[x] : a[x];
+}
+
+/* ACC += the sum of EXPR over the row, v each element's f32 value in double, in F32_LANES lanes. */
 #define FLAT_F32_LOOP(ACC, EXPR)                                                                   \
     do {                                                                                           \
         double acc[F32_LANES] = {0};                                                               \
@@ -206,7 +212,7 @@ static inline double lanes_sum(double *acc)
                     acc[l] += EXPR;                                                                \
                 }                                                                                  \
         for (int l = 0; x < n; x++, l++) {                                                         \
-            double v = (double)(b ? (float)(a[x] - b[x]) : a[x]);                                  \
+            double v = (double)f32_at(a, b, x);                                                    \
             acc[l] += EXPR;                                                                        \
         }                                                                                          \
         ACC += lanes_sum(acc);                                                                     \
@@ -311,12 +317,12 @@ static inline double lanes_sum(double *acc)
             fh = th[l] > fh ? th[l] : fh;                                                          \
         }                                                                                          \
         for (int64_t i = 0; i < x0; i++) {                                                         \
-            float v = b ? a[i] - b[i] : a[i];                                                      \
+            float v = f32_at(a, b, i);                                                             \
             fl = v < fl ? v : fl;                                                                  \
             fh = v > fh ? v : fh;                                                                  \
         }                                                                                          \
         for (; x < n; x++) {                                                                       \
-            float v = b ? a[x] - b[x] : a[x];                                                      \
+            float v = f32_at(a, b, x);                                                             \
             fl = v < fl ? v : fl;                                                                  \
             fh = v > fh ? v : fh;                                                                  \
         }                                                                                          \
@@ -683,7 +689,7 @@ f32_load16_pd(const float *a, const float *b, int64_t x, __m256d d[4])
         for (int k = 0; k < 4; k++)                                                                \
             _mm256_storeu_pd(acc + 4 * k, s[k]);                                                   \
         for (int l = 0; x < n; x++, l++) {                                                         \
-            __m256d v = _mm256_set1_pd((double)(b ? (float)(a[x] - b[x]) : a[x]));                 \
+            __m256d v = _mm256_set1_pd((double)f32_at(a, b, x));                                   \
             acc[l] += _mm256_cvtsd_f64(OP(v));                                                     \
         }                                                                                          \
         ACC += lanes_sum(acc);                                                                     \
@@ -715,7 +721,7 @@ __attribute__((target("avx2"))) static void f32_sums_avx2(const float *a, const 
             _mm256_storeu_pd(aq + 4 * k, q[k]);
         }
         for (int l = 0; x < n; x++, l++) {
-            double v = (double)(b ? (float)(a[x] - b[x]) : a[x]);
+            double v = (double)f32_at(a, b, x);
             as[l] += v;
             aq[l] += _mm256_cvtsd_f64(F32_SQ(_mm256_set1_pd(v)));
         }
@@ -731,7 +737,7 @@ __attribute__((target("avx2"))) static void f32_sums_avx2(const float *a, const 
     if (want & GIP__RED_NZ) {
         int64_t s = 0;
         for (int64_t x = 0; x < n; x++)
-            s += (b ? a[x] - b[x] : a[x]) != 0.0f;
+            s += f32_at(a, b, x) != 0.0f;
         ch->nz += s;
     }
 }
@@ -766,7 +772,7 @@ f32_sq_body(const float *a, const float *b, int64_t n, gip__red_ch *ch, const bo
     _mm512_storeu_pd(aq, q0);
     _mm512_storeu_pd(aq + 8, q1);
     for (int l = 0; x < n; x++, l++) {
-        const double v = (double)(b ? (float)(a[x] - b[x]) : a[x]);
+        const double v = (double)f32_at(a, b, x);
         as[l] += v;
         aq[l] += v * v;
     }
@@ -869,7 +875,7 @@ static void mc_f32_minmax(const float *a, const float *b, int64_t w, int cn, flo
 #endif
     for (; x < n; x++) {
         const int c = (int)(x % cn);
-        const float v = b ? a[x] - b[x] : a[x];
+        const float v = f32_at(a, b, x);
         mn[c] = v < mn[c] ? v : mn[c];
         mx[c] = v > mx[c] ? v : mx[c];
     }
