@@ -923,6 +923,19 @@ MC_ALL(2)
 MC_ALL(3)
 MC_ALL(4)
 
+/* X(N, A) for the dtype DT, N its name (u8, u16, s16 or f32): the dispatch to typed loops. */
+#define DT_SWITCH(DT, X, A)                                                                        \
+    switch (DT) {                                                                                  \
+    case GIP_U8:                                                                                   \
+        X(u8, A) break;                                                                            \
+    case GIP_U16:                                                                                  \
+        X(u16, A) break;                                                                           \
+    case GIP_S16:                                                                                  \
+        X(s16, A) break;                                                                           \
+    default:                                                                                       \
+        X(f32, A)                                                                                  \
+    }
+
 /* One unmasked row of 2 to 4 channels. */
 static void mc_row(const red_job *j, const void *ra, const void *rb, int64_t w, int64_t y,
                    uint32_t want, gip__red *r, flat_pending *p)
@@ -934,28 +947,16 @@ static void mc_row(const red_job *j, const void *ra, const void *rb, int64_t w, 
         mcs_##N##_##CN(ra, rb, w, sums, r);                                                        \
     if (ext)                                                                                       \
         mce_##N##_##CN(ra, rb, w, y, p);
-#define MC_CALL(CN)                                                                                \
-    switch (j->a->dtype) {                                                                         \
-    case GIP_U8:                                                                                   \
-        MC_DT(u8, CN) break;                                                                       \
-    case GIP_U16:                                                                                  \
-        MC_DT(u16, CN) break;                                                                      \
-    case GIP_S16:                                                                                  \
-        MC_DT(s16, CN) break;                                                                      \
-    default:                                                                                       \
-        MC_DT(f32, CN)                                                                             \
-    }
     switch (j->a->channels) {
     case 2:
-        MC_CALL(2)
+        DT_SWITCH(j->a->dtype, MC_DT, 2)
         break;
     case 3:
-        MC_CALL(3)
+        DT_SWITCH(j->a->dtype, MC_DT, 3)
         break;
     default:
-        MC_CALL(4)
+        DT_SWITCH(j->a->dtype, MC_DT, 4)
     }
-#undef MC_CALL
 #undef MC_DT
 }
 
@@ -1029,17 +1030,6 @@ static void flat_row(const red_job *j, const void *ra, const void *rb, int64_t w
         flat_##N##SFX(ra, rb, w, sums, ch);                                                        \
     if (ext)                                                                                       \
         got = fext_##N##SFX(ra, rb, w, &mn, &mx);
-#define FLAT_CALL(SFX)                                                                             \
-    switch (j->a->dtype) {                                                                         \
-    case GIP_U8:                                                                                   \
-        FLAT_DT(u8, SFX) break;                                                                    \
-    case GIP_U16:                                                                                  \
-        FLAT_DT(u16, SFX) break;                                                                   \
-    case GIP_S16:                                                                                  \
-        FLAT_DT(s16, SFX) break;                                                                   \
-    default:                                                                                       \
-        FLAT_DT(f32, SFX)                                                                          \
-    }
 #ifdef RED_X86
     if (j->avx2 && j->a->dtype == GIP_U8) {
         if (sums)
@@ -1058,15 +1048,14 @@ static void flat_row(const red_job *j, const void *ra, const void *rb, int64_t w
         sums = 0;
     }
     if (j->avx2 > 1) {
-        FLAT_CALL(_avx512)
+        DT_SWITCH(j->a->dtype, FLAT_DT, _avx512)
     } else if (j->avx2) {
-        FLAT_CALL(_avx2)
+        DT_SWITCH(j->a->dtype, FLAT_DT, _avx2)
     } else
 #endif
     {
-        FLAT_CALL()
+        DT_SWITCH(j->a->dtype, FLAT_DT, )
     }
-#undef FLAT_CALL
 #undef FLAT_DT
     if (got) {
         if (p->ymn < 0 || mn < p->mn)
