@@ -503,28 +503,36 @@ u8_sums_body(const uint8_t *a, const uint8_t *b, int64_t n, uint32_t want, gip__
     }
 }
 
+/* BODY(B, SUM, SQ) with B (b, or a null pointer to T), SUM and SQ (sum, sq) as constants: each
+ * inlined copy of the body holds no branches on them. */
+#define BY_CONSTANTS(BODY, T, b, sum, sq)                                                          \
+    do {                                                                                           \
+        if (b)                                                                                     \
+            BY_SUM_SQ(BODY, b, sum, sq);                                                           \
+        else                                                                                       \
+            BY_SUM_SQ(BODY, (const T *)NULL, sum, sq);                                             \
+    } while (0)
+#define BY_SUM_SQ(BODY, B, sum, sq)                                                                \
+    do {                                                                                           \
+        if (sum && sq)                                                                             \
+            BODY(B, true, true);                                                                   \
+        else if (sum)                                                                              \
+            BODY(B, true, false);                                                                  \
+        else if (sq)                                                                               \
+            BODY(B, false, true);                                                                  \
+        else                                                                                       \
+            BODY(B, false, false);                                                                 \
+    } while (0)
+
 __attribute__((target("avx2,popcnt"))) static void
 u8_sums_avx2(const uint8_t *a, const uint8_t *b, int64_t n, uint32_t want, gip__red_ch *ch)
 {
     const bool sq = (want & GIP__RED_SQ) != 0;
     /* the signed sum: with the squares when both are wanted */
     const bool sum = (want & GIP__RED_SUM) || (!b && (want & GIP__RED_ABS));
-#define U8_SUMS(B)                                                                                 \
-    do {                                                                                           \
-        if (sum && sq)                                                                             \
-            u8_sums_body(a, B, n, want, ch, true, true);                                           \
-        else if (sum)                                                                              \
-            u8_sums_body(a, B, n, want, ch, true, false);                                          \
-        else if (sq)                                                                               \
-            u8_sums_body(a, B, n, want, ch, false, true);                                          \
-        else                                                                                       \
-            u8_sums_body(a, B, n, want, ch, false, false);                                         \
-    } while (0)
-    if (b)
-        U8_SUMS(b);
-    else
-        U8_SUMS((const uint8_t *)NULL);
-#undef U8_SUMS
+#define U8_BODY(B, SUM, SQ) u8_sums_body(a, B, n, want, ch, SUM, SQ)
+    BY_CONSTANTS(U8_BODY, uint8_t, b, sum, sq);
+#undef U8_BODY
 }
 
 /* Folds the smallest of lo[0 .. n) into *mn and the largest of hi[0 .. n) into *mx. */
@@ -786,21 +794,10 @@ __attribute__((target("avx512f"))) static void
 f32_sums_avx512(const float *a, const float *b, int64_t n, uint32_t want, gip__red_ch *ch)
 {
     const bool sum = (want & GIP__RED_SUM) != 0, sq = (want & GIP__RED_SQ) != 0;
-    if (b) {
-        if (sum && sq)
-            f32_sq_body(a, b, n, ch, true, true);
-        else if (sq)
-            f32_sq_body(a, b, n, ch, false, true);
-        else if (sum)
-            f32_sq_body(a, b, n, ch, true, false);
-    } else {
-        if (sum && sq)
-            f32_sq_body(a, NULL, n, ch, true, true);
-        else if (sq)
-            f32_sq_body(a, NULL, n, ch, false, true);
-        else if (sum)
-            f32_sq_body(a, NULL, n, ch, true, false);
-    }
+#define F32_BODY(B, SUM, SQ) f32_sq_body(a, B, n, ch, SUM, SQ)
+    if (sum || sq) /* (neither: no pass) */
+        BY_CONSTANTS(F32_BODY, float, b, sum, sq);
+#undef F32_BODY
     if (want & (GIP__RED_ABS | GIP__RED_NZ))
         f32_sums_avx2(a, b, n, want & (GIP__RED_ABS | GIP__RED_NZ), ch);
 }
