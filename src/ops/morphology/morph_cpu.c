@@ -68,6 +68,23 @@ static bool got_buffers(pass_job *j, void *const *buf, int n)
     return true;
 }
 
+/* The keys of a ring of kh rows, none held yet (slot ring_slot(y, kh) holds row y while its key is
+ * y); NULL when out of memory. */
+static int64_t *ring_keys(int32_t kh)
+{
+    int64_t *held = malloc((size_t)kh * sizeof *held);
+    if (held)
+        for (int32_t i = 0; i < kh; i++)
+            held[i] = INT64_MIN;
+    return held;
+}
+
+/* The slot of row y (of either sign) in a ring of kh rows. */
+static inline int64_t ring_slot(int64_t y, int32_t kh)
+{
+    return ((y % kh) + kh) % kh;
+}
+
 #define ROW(img, T, y) ((T *)((uint8_t *)(img)->data + (int64_t)(y) * (img)->stride))
 
 /* Everything below is written once per element type and operation. */
@@ -227,13 +244,11 @@ static bool got_buffers(pass_job *j, void *const *buf, int n)
         const int64_t np = (w + p->kw - 1) * c;                                                    \
         const int32_t k = p->kh;                                                                   \
         T *buf = malloc((size_t)(np * 3 + rl * (k + 1) + 2 * (int64_t)p->kw * c) * sizeof(T));     \
-        int64_t *held = malloc((size_t)k * sizeof *held);                                          \
+        int64_t *held = ring_keys(k);                                                              \
         if (!got_buffers(j, (void *const[]){buf, held}, 2))                                        \
             return;                                                                                \
         T *ring = buf + np * 3, *crow = ring + rl * k, *edge = crow + rl;                          \
         fill_border_##SFX(p, c, crow, w);                                                          \
-        for (int32_t i = 0; i < k; i++)                                                            \
-            held[i] = -1;                                                                          \
         for (int64_t y = y0; y < y1; y++) {                                                        \
             T *d = ROW(j->dst, T, y);                                                              \
             const T *s[GIP__MORPH_VHGW_CPU];                                                       \
@@ -241,10 +256,11 @@ static bool got_buffers(pass_job *j, void *const *buf, int n)
                 const int64_t sy = gip__border_index(y - p->ay + i, h, p->border);                 \
                 s[i] = crow;                                                                       \
                 if (sy >= 0) {                                                                     \
-                    T *r = ring + (sy % k) * rl;                                                   \
-                    if (held[sy % k] != sy) {                                                      \
+                    const int64_t slot = ring_slot(sy, k);                                         \
+                    T *r = ring + slot * rl;                                                       \
+                    if (held[slot] != sy) {                                                        \
                         line_row_##SFX(j, sy, r, buf, buf + 2 * np, edge);                         \
-                        held[sy % k] = sy;                                                         \
+                        held[slot] = sy;                                                           \
                     }                                                                              \
                     s[i] = r;                                                                      \
                 }                                                                                  \
@@ -333,16 +349,14 @@ static bool got_buffers(pass_job *j, void *const *buf, int n)
         const int64_t pw = (w + p->kw - 1) * c;                                                    \
         /* a ring of kh padded rows: slot (y + dy) mod kh holds row y + dy once padded */          \
         T *ring = malloc((size_t)(pw * p->kh) * sizeof(T));                                        \
-        int64_t *held = malloc((size_t)p->kh * sizeof *held);                                      \
+        int64_t *held = ring_keys(p->kh);                                                          \
         if (!got_buffers(j, (void *const[]){ring, held}, 2))                                       \
             return;                                                                                \
-        for (int32_t i = 0; i < p->kh; i++)                                                        \
-            held[i] = INT64_MIN;                                                                   \
         for (int64_t y = y0; y < y1; y++) {                                                        \
             T *d = ROW(j->dst, T, y);                                                              \
             for (int32_t t = 0; t < p->ntaps; t++) {                                               \
                 const gip__morph_tap tp = p->taps[t];                                              \
-                const int64_t sy = y + tp.dy, slot = ((sy % p->kh) + p->kh) % p->kh;               \
+                const int64_t sy = y + tp.dy, slot = ring_slot(sy, p->kh);                         \
                 T *pr = ring + slot * pw;                                                          \
                 if (held[slot] != sy) {                                                            \
                     pad_row_##SFX(j, gip__border_index(sy, h, p->border), pr);                     \
@@ -373,21 +387,19 @@ static bool got_buffers(pass_job *j, void *const *buf, int n)
         const int64_t pw = (w + p->kw - 1) * c, slot_len = pw * (1 + r->nlen);                     \
         /* ring slot: the padded row, then one row per distinct length; then the powers */         \
         T *ring = malloc((size_t)(slot_len * p->kh + pw * r->levels) * sizeof(T));                 \
-        int64_t *held = malloc((size_t)p->kh * sizeof *held);                                      \
+        int64_t *held = ring_keys(p->kh);                                                          \
         const T **sr = malloc((size_t)(r->nruns + p->kh) * sizeof *sr);                            \
         if (!got_buffers(j, (void *const[]){ring, held, sr}, 3))                                   \
             return;                                                                                \
         T *pow2 = ring + slot_len * p->kh; /* level l: the OP over 2^l, l >= 1 */                  \
-        for (int32_t i = 0; i < p->kh; i++)                                                        \
-            held[i] = INT64_MIN;                                                                   \
-        const T **srow = sr + r->nruns; /* a slot's source row, where it is read directly */       \
+        const T **srow = sr + r->nruns;    /* a slot's source row, where it is read directly */    \
         for (int64_t y = y0; y < y1; y++) {                                                        \
             T *d = ROW(j->dst, T, y);                                                              \
             /* the runs' rows first (keyed by the logical row, kh consecutive ones: no run's row   \
              * evicts another's), then their OP, two rows a pass */                                \
             for (int32_t i = 0; i < r->nruns; i++) {                                               \
                 const morph_run ru = r->run[i];                                                    \
-                const int64_t sy = y + ru.dy, slot = ((sy % p->kh) + p->kh) % p->kh;               \
+                const int64_t sy = y + ru.dy, slot = ring_slot(sy, p->kh);                         \
                 T *pr = ring + slot * slot_len;                                                    \
                 if (held[slot] != sy) {                                                            \
                     const int64_t py = gip__border_index(sy, h, p->border);                        \
