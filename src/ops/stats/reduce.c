@@ -1261,14 +1261,9 @@ gip_status gip__reduce_cpu(gip_context *ctx, const gip_image *a, const gip_image
                  .parts = malloc((size_t)nb * sizeof(gip__red))};
 #ifdef RED_X86
     /* GIP_NOSIMD and GIP_NOAVX512 cap the build, so that the tests reach the plainer loops */
-    const gip__tuning *tu = gip__tuning_get();
-    j.avx2 =
-        tu->nosimd || !__builtin_cpu_supports("avx2") ? 0
-        : !tu->noavx512 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")
-            ? 2
-            : 1;
-    j.vbmi =
-        j.avx2 > 1 && __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vnni");
+    const unsigned v = gip__simd();
+    j.avx2 = v & GIP__SIMD_AVX512 ? 2 : v & GIP__SIMD_AVX2 ? 1 : 0;
+    j.vbmi = (v & GIP__SIMD_VBMI) && (v & GIP__SIMD_VNNI);
 #endif
     if (want == GIP__RED_EXTREMES && !b) {
         j.saturate = 1;
