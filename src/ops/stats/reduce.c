@@ -845,11 +845,12 @@ f32_sums_avx512(const float *a, const float *b, int64_t n, uint32_t want, gip__r
  * skipping NaNs as the scalar rule does. */
 static void mc_f32_minmax(const float *a, const float *b, int64_t w, int cn, float *mn, float *mx)
 {
-    const int64_t n = w * cn, step = 4 * (int64_t)cn;
+    const int64_t n = w * cn;
     int64_t x = 0;
     for (int c = 0; c < cn; c++)
         mn[c] = INFINITY, mx[c] = -INFINITY;
 #ifdef RED_X86
+    const int64_t step = 4 * (int64_t)cn;
     __m128 lo[4], hi[4];
     for (int k = 0; k < cn; k++)
         lo[k] = _mm_set1_ps(INFINITY), hi[k] = _mm_set1_ps(-INFINITY);
