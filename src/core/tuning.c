@@ -88,11 +88,6 @@ int gip__simd_avx2_fma(void)
     return (gip__simd() & GIP__SIMD_AVX2) != 0;
 }
 
-int gip__simd_avx512_vbmi(void)
-{
-    return (gip__simd() & GIP__SIMD_VBMI) != 0;
-}
-
 bool gip__simd_switch_active(const gip__simd_switch *s)
 {
     return __atomic_load_n(&s->state, __ATOMIC_RELAXED) != 0 && gip__simd_avx2_fma();

@@ -57,8 +57,6 @@ unsigned gip__simd(void);
 /* gip__simd() has GIP__SIMD_AVX2: the switch of the CPU's AVX2 paths of the 2-D engine, Sobel's
  * separable route, invert and Conv2d. */
 int gip__simd_avx2_fma(void);
-/* gip__simd() has GIP__SIMD_VBMI (and so AVX-512 F, BW, VL and DQ). */
-int gip__simd_avx512_vbmi(void);
 
 /* An engine's switch of its AVX2 paths, for the tests' hooks (gip__sep_set_simd() and its kind):
  * state -1 follows gip__simd(), 0 holds the paths off. */

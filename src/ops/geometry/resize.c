@@ -1539,7 +1539,7 @@ static void area_fast_u8_rows(const resize_job *j, int64_t y0, int64_t y1)
     const gip__resize_plan *p = j->p;
     const uint8_t *src = j->src->data;
     const int64_t ss = j->src->stride, nx = p->sw / p->isx < p->dw ? p->sw / p->isx : p->dw;
-    const int vbmi = p->area2x2 && gip__simd_avx512_vbmi();
+    const int vbmi = p->area2x2 && (gip__simd() & GIP__SIMD_VBMI);
     for (int64_t y = y0; y < y1; y++) {
         uint8_t *d = (uint8_t *)j->dst->data + y * j->dst->stride;
         int64_t x0 = 0;

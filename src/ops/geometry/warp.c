@@ -1117,7 +1117,7 @@ WARP_CLONES static void warp_rows(void *arg, int64_t y0, int64_t y1)
 static int warp_avx512(void)
 {
 #ifdef WARP_HAVE_AVX512
-    return gip__simd_avx512_vbmi();
+    return (gip__simd() & GIP__SIMD_VBMI) != 0;
 #else
     return 0;
 #endif
