@@ -122,8 +122,9 @@ template <int N> __device__ __forceinline__ void gip__cp_async_wait()
 }
 
 /* The aligned 4-byte word at p through the read-only path, reading no byte at or past end (the
- * end of an image's last row, which may be its allocation's end): one load where the word ends by
- * end (every word of an image but its last), else its bytes before end one by one, the others 0. */
+ * end of the row it belongs to: the bytes after a row's last pixel may be another allocation's
+ * or never written): one load where the word ends by end, else its bytes before end one by one,
+ * the others 0. */
 __device__ __forceinline__ uint32_t gip__ldg_word(const uint32_t *p, const uint8_t *end)
 {
     const uint8_t *b = reinterpret_cast<const uint8_t *>(p);
@@ -137,24 +138,38 @@ __device__ __forceinline__ uint32_t gip__ldg_word(const uint32_t *p, const uint8
     return v;
 }
 
-/* NB consecutive bytes from a (any alignment) into v[(NB + 3) / 4], byte i at bits 8 * (i % 4)
- * of word i / 4: the aligned 4-byte words holding them loaded through the read-only path (none
- * past the last byte, nothing at or past end: gip__ldg_word), realigned by funnel shifts. */
+/* NB consecutive bytes of a row from a (any alignment) into v[(NB + 3) / 4], byte i at bits
+ * 8 * (i % 4) of word i / 4. When whole (the caller's one test that the row holds the bytes up to
+ * a + NB + 2, so that every aligned word holding one of them lies in the row: see
+ * GIP__WHOLE_WORDS), those words loaded through the read-only path (none past the last) and
+ * realigned by funnel shifts; otherwise, near the row's end, the NB bytes one by one. */
 template <int NB>
-__device__ __forceinline__ void gip__load_bytes(const uint8_t *a, const uint8_t *end, uint32_t *v)
+__device__ __forceinline__ void gip__load_bytes(const uint8_t *a, bool whole, uint32_t *v)
 {
     constexpr int NV = (NB + 3) / 4;
+    if (!whole) {
+#pragma unroll
+        for (int i = 0; i < NV; i++)
+            v[i] = 0;
+#pragma unroll
+        for (int i = 0; i < NB; i++)
+            v[i >> 2] |= (uint32_t)__ldg(a + i) << (8 * (i & 3));
+        return;
+    }
     const uint32_t lead = (uint32_t)(uintptr_t)a & 3u;
     const uint32_t *wp = reinterpret_cast<const uint32_t *>(a - lead);
     uint32_t w[NV + 1];
-    w[0] = gip__ldg_word(wp, end);
+    w[0] = __ldg(wp);
 #pragma unroll
     for (int i = 1; i <= NV; i++)
-        w[i] = 4 * i <= (int)lead + NB - 1 ? gip__ldg_word(wp + i, end) : 0u;
+        w[i] = 4 * i <= (int)lead + NB - 1 ? __ldg(wp + i) : 0u;
 #pragma unroll
     for (int i = 0; i < NV; i++)
         v[i] = __funnelshift_r(w[i], w[i + 1], 8 * lead);
 }
+
+/* Whether gip__load_bytes may load whole words for NB bytes at byte x of a row of rb bytes. */
+#define GIP__WHOLE_WORDS(x, nb, rb) ((x) + (nb) + 3 <= (rb))
 
 /* Four pixels of CN u8 channels (o: 4 * CN bytes, in registers) stored at d as CN 32-bit words,
  * or, for four channels with vec >= 2, as one 16-byte store. d is 4-byte aligned (16-byte when

@@ -12,9 +12,8 @@
 
 /* Output pixels [x0, x0 + n) of row y, n <= FLIP_CHUNK(PX), from source row fy ? h-1-y : y,
  * reversed (dst(x) = src(w-1-x)) when REV. PX is the bytes of a pixel. Words are read only
- * where they hold a byte of the chunk, whole but for the image's last word (gip__ldg_word: no
- * byte past the last row's end is read), written whole only where all four bytes are the
- * chunk's. */
+ * where they hold a byte of the chunk, whole but for a row's last word (gip__ldg_word: no
+ * byte past the row's end is read), written whole only where all four bytes are the chunk's. */
 template <int PX, bool REV>
 __global__ void __launch_bounds__(FLIP_THREADS)
     flip_rows_kernel(const uint8_t *__restrict__ src, int64_t sstride, uint8_t *__restrict__ dst,
@@ -26,11 +25,11 @@ __global__ void __launch_bounds__(FLIP_THREADS)
     const int32_t n = w - x0 < CH ? w - x0 : CH;
     const int32_t nb = n * PX; /* bytes of the chunk */
     const int32_t tid = (int32_t)threadIdx.x;
-    const uint8_t *send = src + (int64_t)(h - 1) * sstride + (int64_t)w * PX; /* the source's end */
     for (int32_t y = blockIdx.y; y < h; y += gridDim.y) {
         /* the source bytes: pixels [w - x0 - n, w - x0) reversed, [x0, x0 + n) not */
-        const uint8_t *a0 =
-            src + (int64_t)(fy ? h - 1 - y : y) * sstride + (int64_t)(REV ? w - x0 - n : x0) * PX;
+        const uint8_t *srow = src + (int64_t)(fy ? h - 1 - y : y) * sstride;
+        const uint8_t *send = srow + (int64_t)w * PX; /* the row's end */
+        const uint8_t *a0 = srow + (int64_t)(REV ? w - x0 - n : x0) * PX;
         const uint32_t *al = reinterpret_cast<const uint32_t *>((uintptr_t)a0 & ~(uintptr_t)3);
         const int32_t off = (int32_t)((uintptr_t)a0 & 3);
         const int32_t nw = (off + nb + 3) >> 2;

@@ -171,16 +171,15 @@ template <int K> __device__ __forceinline__ void rs_taps(const int32_t *t, int32
 }
 
 /* The K * CN bytes from a (K consecutive u8 pixels of a row) weighed by xc into h[c] (the sums
- * of rs_sep_u8, in another order: integers): the 4-byte aligned words that hold them, each
- * loaded only where it holds one of them (none past the last, nothing at or past end, the
- * source's end), realigned by funnel shifts. */
+ * of rs_sep_u8, in another order: integers) by gip__load_bytes: the 4-byte aligned words that
+ * hold them where whole, else byte by byte. */
 template <int CN, int K>
-__device__ __forceinline__ void rs_sums_run(const uint8_t *a, const uint8_t *end, const int32_t *xc,
+__device__ __forceinline__ void rs_sums_run(const uint8_t *a, bool whole, const int32_t *xc,
                                             int32_t *h)
 {
     constexpr int NB = K * CN, NV = (NB + 3) / 4;
     uint32_t v[NV];
-    gip__load_bytes<NB>(a, end, v);
+    gip__load_bytes<NB>(a, whole, v);
 #pragma unroll
     for (int c = 0; c < CN; c++) {
         int32_t s = 0;
@@ -224,7 +223,7 @@ __global__ void __launch_bounds__(RS_BX *RS_BY)
         return;
     const int32_t npx = dw - x0 < RS_PX ? dw - x0 : RS_PX;
     const int32_t simd_end = (int32_t)p.simd_end;
-    const uint8_t *send = src + (p.sh - 1) * sstride + p.sw * CN; /* the last source row's end */
+    const int32_t rb = (int32_t)p.sw * CN; /* a source row's bytes */
     for (int32_t y = blockIdx.y * RS_BY + threadIdx.y; y < p.dh; y += gridDim.y * RS_BY) {
         const uint8_t *rows[K];
         int32_t yc[K], yr[K];
@@ -250,9 +249,10 @@ __global__ void __launch_bounds__(RS_BX *RS_BY)
                 for (int t = 1; t < K; t++)
                     run = run && xo[t] == xo[0] + t * CN;
                 if (run) {
+                    const bool whole = GIP__WHOLE_WORDS(xo[0], K * CN, rb);
 #pragma unroll
                     for (int k = 0; k < K; k++)
-                        rs_sums_run<CN, K>(rows[k] + xo[0], send, xc, h[k]);
+                        rs_sums_run<CN, K>(rows[k] + xo[0], whole, xc, h[k]);
                 } else {
 #pragma unroll
                     for (int k = 0; k < K; k++)

@@ -23,13 +23,16 @@
  * result, the byte offsets of their top-left taps in off, their fractions in fx, fy (0 for the
  * others). floor(sx) lies in [0, sw - 2] exactly when 0 <= sx < sw - 1 (NaN fails), and is then
  * the truncation. lx, ly are sw - 1 and sh - 1 as floats (exact: sides below 2^24), ss the
- * source stride (the source spans less than 2^31 bytes). */
+ * source stride (the source spans less than 2^31 bytes). The bits of *wh: the pixels whose taps
+ * gip__load_bytes may load as whole words (sx < lw: see gip__wpc_lw). */
 template <int CN, typename T>
-__device__ __forceinline__ uint32_t gip__wpc_locate(int32_t ss, float lx, float ly, const float *sx,
-                                                    const float *sy, int32_t n, int32_t *off,
-                                                    float *fx, float *fy)
+__device__ __forceinline__ uint32_t gip__wpc_locate(int32_t ss, float lx, float ly, float lw,
+                                                    const float *sx, const float *sy, int32_t n,
+                                                    int32_t *off, float *fx, float *fy,
+                                                    uint32_t *wh)
 {
     uint32_t in = 0;
+    *wh = 0;
 #pragma unroll
     for (int q = 0; q < GIP__WPC_PX; q++) {
         off[q] = 0;
@@ -41,21 +44,28 @@ __device__ __forceinline__ uint32_t gip__wpc_locate(int32_t ss, float lx, float 
             fy[q] = __fsub_rn(sy[q], (float)iy);
             off[q] = iy * ss + ix * CN * (int32_t)sizeof(T);
             in |= 1u << q;
+            *wh |= (uint32_t)(sx[q] < lw) << q;
         }
     }
     return in;
 }
 
-/* The two u8 pixels from a (2 * CN bytes) into l and r: the 4-byte aligned words that hold them,
- * each loaded only where it holds one of them (none past the last, nothing at or past end, the
- * source's end), realigned by a funnel shift (u8c3: 2 or 3 loads instead of 6). */
+/* Where floor(sx) lies so far from the row's end that the aligned words holding a pair's
+ * 2 * CN bytes lie in the row (GIP__WHOLE_WORDS): sx < sw - 1 - ceil(3 / CN). */
+template <int CN> __device__ __forceinline__ float gip__wpc_lw(int32_t sw)
+{
+    return (float)(sw - 1 - (3 + CN - 1) / CN);
+}
+
+/* The two u8 pixels from a (2 * CN bytes) into l and r by gip__load_bytes: the 4-byte aligned
+ * words that hold them where whole (u8c3: 2 or 3 loads instead of 6), else byte by byte. */
 template <int CN>
-__device__ __forceinline__ void gip__wpc_pair_u8(const uint8_t *a, const uint8_t *end, uint8_t *l,
+__device__ __forceinline__ void gip__wpc_pair_u8(const uint8_t *a, bool whole, uint8_t *l,
                                                  uint8_t *r)
 {
     constexpr int NB = 2 * CN, NV = (NB + 3) / 4;
     uint32_t v[NV];
-    gip__load_bytes<NB>(a, end, v);
+    gip__load_bytes<NB>(a, whole, v);
 #pragma unroll
     for (int c = 0; c < CN; c++) {
         l[c] = (uint8_t)(v[c >> 2] >> (8 * (c & 3)));
@@ -67,16 +77,18 @@ __device__ __forceinline__ void gip__wpc_pair_u8(const uint8_t *a, const uint8_t
  * others' elements are meaningless): every tap loaded first, with no call or store between the
  * loads, so that all of them are in flight together. */
 template <int CN, typename T>
-__device__ __forceinline__ void gip__wpc_gather(const uint8_t *src, const uint8_t *end, int32_t ss,
-                                                uint32_t in, const int32_t *off, const float *fx,
+__device__ __forceinline__ void gip__wpc_gather(const uint8_t *src, int32_t ss, uint32_t in,
+                                                uint32_t wh, const int32_t *off, const float *fx,
                                                 const float *fy, T *o)
 {
     T p[GIP__WPC_PX][4][CN];
 #pragma unroll
     for (int q = 0; q < GIP__WPC_PX; q++) {
         if (sizeof(T) == 1 && (in >> q & 1)) {
-            gip__wpc_pair_u8<CN>(src + off[q], end, (uint8_t *)p[q][0], (uint8_t *)p[q][1]);
-            gip__wpc_pair_u8<CN>(src + (off[q] + ss), end, (uint8_t *)p[q][2], (uint8_t *)p[q][3]);
+            const bool whole = wh >> q & 1;
+            gip__wpc_pair_u8<CN>(src + off[q], whole, (uint8_t *)p[q][0], (uint8_t *)p[q][1]);
+            gip__wpc_pair_u8<CN>(src + (off[q] + ss), whole, (uint8_t *)p[q][2],
+                                 (uint8_t *)p[q][3]);
         } else if (in >> q & 1) {
             const T *r0 = reinterpret_cast<const T *>(src + off[q]);
             const T *r1 = reinterpret_cast<const T *>(src + (off[q] + ss));
@@ -193,11 +205,11 @@ __device__ __forceinline__ void gip__wpc_pixels(const gip__warp &w, const uint8_
     const int32_t ss = (int32_t)sstride;
     int32_t off[GIP__WPC_PX];
     float fx[GIP__WPC_PX], fy[GIP__WPC_PX];
-    const uint32_t in = gip__wpc_locate<CN, T>(ss, lx, ly, px, py, npx, off, fx, fy);
+    uint32_t wh;
+    const uint32_t in =
+        gip__wpc_locate<CN, T>(ss, lx, ly, gip__wpc_lw<CN>(w.sw), px, py, npx, off, fx, fy, &wh);
     T o[GIP__WPC_PX * CN];
-    /* the end of the source's last row: no load reaches past it */
-    const uint8_t *end = src + (int64_t)(w.sh - 1) * sstride + (int64_t)w.sw * CN * sizeof(T);
-    gip__wpc_gather<CN, T>(src, end, ss, in, off, fx, fy, o);
+    gip__wpc_gather<CN, T>(src, ss, in, wh, off, fx, fy, o);
     gip__wpc_store<CN, T>(drow, x0, o, in, vec);
     /* the pixels with a tap outside, after the others' loads and stores */
     if (in != (1u << npx) - 1)
