@@ -238,10 +238,10 @@ __global__ void rect_tile(const char *src, int64_t ss, char *dst, int64_t ds, in
 /* 3x3 rectangles of u8 with 1 to 4 channels, centred: each thread makes one 32-bit word (4 bytes)
  * of RECT3_ROWS rows. A row's horizontal OP comes from the words left of, at and right of it:
  * the bytes c elements to the left and right are byte permutes of two words, and the OP of four
- * bytes at once is __vminu4 or __vmaxu4; three rows of those give the output. Words whose
- * neighbourhood leaves the image (the first and last word of a row, the bytes after the last
- * whole word, the first and last row) take the per-element path through the border. Needs
- * 4-byte-aligned rows. */
+ * bytes at once is __vminu4 or __vmaxu4; three rows of those give the output. Rows outside the
+ * image come through the border row by row (the constant border's row is the border value's
+ * bytes); the words whose horizontal neighbourhood leaves the row (a row's first and last word,
+ * the bytes after its last whole word) take rect3_edge. Needs 4-byte-aligned rows. */
 constexpr int RECT3_ROWS = 8, RECT3_THREADS = 128;
 
 template <bool DIL> __device__ __forceinline__ uint32_t op4(uint32_t a, uint32_t b)
@@ -257,25 +257,53 @@ __device__ __forceinline__ uint32_t hop3(const uint32_t *r, int32_t j, uint32_t 
     return op4<DIL>(op4<DIL>(__byte_perm(a, b, sel_l), b), __byte_perm(b, n, sel_r));
 }
 
-/* One element of a 3x3 rectangle through the border. */
+/* The elements [4j, min(4j + 4, n)) of rows [y0, y1) of a 3x3 rectangle, their horizontal taps
+ * through the border resolved once and each source row's once, so that a row's loads (up to
+ * twelve bytes) are all in flight together and the thread keeps pace with rect3_u8's others. */
 template <bool DIL>
-__device__ uint8_t rect3_at(const char *src, int64_t ss, int32_t w, int32_t h, int32_t c, int32_t e,
-                            int32_t y, gip_border border, float4 bv)
+__device__ __forceinline__ void rect3_edge(const char *src, int64_t ss, char *dst, int64_t ds,
+                                           int32_t w, int32_t h, int32_t c, int32_t j, int32_t y0,
+                                           int32_t y1, gip_border border, float4 bv)
 {
-    const int32_t x = e / c, ch = e - x * c;
-    const uint8_t b = (uint8_t)pick(bv, ch);
-    uint8_t acc = 0;
-    bool first = true;
-    for (int32_t dy = -1; dy <= 1; dy++) {
-        const int32_t sy = gip__border_index32(y + dy, h, border);
-        for (int32_t dx = -1; dx <= 1; dx++) {
-            const int32_t sx = gip__border_index32(x + dx, w, border);
-            const uint8_t v = (sx < 0 || sy < 0) ? b : gip__row<uint8_t>(src, ss, sy)[sx * c + ch];
-            acc = first ? v : op<uint8_t, DIL>(acc, v);
-            first = false;
+    const int32_t e0 = 4 * j, ne = min(4, w * c - e0);
+    int32_t xo[4][3]; /* byte offsets in a row of the taps; -1: the constant border */
+    uint8_t b[4];     /* the border value of each element's channel */
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        const int32_t e = e0 + (i < ne ? i : 0), x = e / c, ch = e - x * c;
+        b[i] = (uint8_t)pick(bv, ch);
+#pragma unroll
+        for (int d = 0; d < 3; d++) {
+            const int32_t sx = gip__border_index32(x + d - 1, w, border);
+            xo[i][d] = sx < 0 ? -1 : sx * c + ch;
         }
     }
-    return acc;
+    auto hrow = [&](int32_t sy, uint8_t *o) {
+        const int32_t ry = gip__border_index32(sy, h, border);
+        const uint8_t *r = gip__row<uint8_t>(src, ss, ry < 0 ? 0 : ry);
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            uint8_t v[3];
+#pragma unroll
+            for (int d = 0; d < 3; d++)
+                v[d] = ry < 0 || xo[i][d] < 0 ? b[i] : __ldg(r + xo[i][d]);
+            o[i] = op<uint8_t, DIL>(op<uint8_t, DIL>(v[0], v[1]), v[2]);
+        }
+    };
+    uint8_t up[4], mid[4], down[4];
+    hrow(y0 - 1, up);
+    hrow(y0, mid);
+    for (int32_t y = y0; y < y1; y++) {
+        hrow(y + 1, down);
+        uint8_t *d = gip__row<uint8_t>(dst, ds, y) + e0;
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            if (i < ne)
+                d[i] = op<uint8_t, DIL>(op<uint8_t, DIL>(up[i], mid[i]), down[i]);
+            up[i] = mid[i];
+            mid[i] = down[i];
+        }
+    }
 }
 
 template <bool DIL>
@@ -286,39 +314,43 @@ __global__ void __launch_bounds__(RECT3_THREADS)
     const int32_t n = w * c, nw = n / 4;                     /* whole words of a row */
     const int32_t j = blockIdx.x * blockDim.x + threadIdx.x; /* word; nw: the tail bytes */
     const int32_t y0 = blockIdx.y * RECT3_ROWS, y1 = min(y0 + RECT3_ROWS, h);
-    if (j > nw || y0 >= h)
+    if (j > nw || y0 >= h || (j == nw && n % 4 == 0))
         return;
-    if (j >= 1 && j + 1 < nw && y0 >= 1 && y1 + 1 <= h) {
-        /* byte i of the left word is byte 4 + i - c of {b:a}; of the right one, byte i + c of
-         * {n:b} */
-        const uint32_t sel_l = (uint32_t)((4 - c) | (5 - c) << 4 | (6 - c) << 8 | (7 - c) << 12);
-        const uint32_t sel_r = (uint32_t)(c | (c + 1) << 4 | (c + 2) << 8 | (c + 3) << 12);
-        if (y1 - y0 == RECT3_ROWS) {
-            /* every row's loads first, all in flight together, then the column OPs */
-            uint32_t hr[RECT3_ROWS + 2];
-#pragma unroll
-            for (int32_t r = 0; r < RECT3_ROWS + 2; r++)
-                hr[r] = hop3<DIL>(gip__row<uint32_t>(src, ss, y0 - 1 + r), j, sel_l, sel_r);
-#pragma unroll
-            for (int32_t r = 0; r < RECT3_ROWS; r++)
-                gip__row<uint32_t>(dst, ds, y0 + r)[j] =
-                    op4<DIL>(op4<DIL>(hr[r], hr[r + 1]), hr[r + 2]);
-            return;
-        }
-        uint32_t up = hop3<DIL>(gip__row<uint32_t>(src, ss, y0 - 1), j, sel_l, sel_r);
-        uint32_t mid = hop3<DIL>(gip__row<uint32_t>(src, ss, y0), j, sel_l, sel_r);
-        for (int32_t y = y0; y < y1; y++) {
-            const uint32_t down = hop3<DIL>(gip__row<uint32_t>(src, ss, y + 1), j, sel_l, sel_r);
-            gip__row<uint32_t>(dst, ds, y)[j] = op4<DIL>(op4<DIL>(up, mid), down);
-            up = mid;
-            mid = down;
-        }
+    if (j < 1 || j + 1 >= nw) {
+        rect3_edge<DIL>(src, ss, dst, ds, w, h, c, j, y0, y1, border, bv);
         return;
     }
-    const int32_t e0 = 4 * j, e1 = min(e0 + 4, n);
-    for (int32_t y = y0; y < y1; y++)
-        for (int32_t e = e0; e < e1; e++)
-            gip__row<uint8_t>(dst, ds, y)[e] = rect3_at<DIL>(src, ss, w, h, c, e, y, border, bv);
+    /* byte i of the left word is byte 4 + i - c of {b:a}; of the right one, byte i + c of {n:b} */
+    const uint32_t sel_l = (uint32_t)((4 - c) | (5 - c) << 4 | (6 - c) << 8 | (7 - c) << 12);
+    const uint32_t sel_r = (uint32_t)(c | (c + 1) << 4 | (c + 2) << 8 | (c + 3) << 12);
+    if (y0 >= 1 && y1 + 1 <= h && y1 - y0 == RECT3_ROWS) {
+        /* every row's loads first, all in flight together, then the column OPs */
+        uint32_t hr[RECT3_ROWS + 2];
+#pragma unroll
+        for (int32_t r = 0; r < RECT3_ROWS + 2; r++)
+            hr[r] = hop3<DIL>(gip__row<uint32_t>(src, ss, y0 - 1 + r), j, sel_l, sel_r);
+#pragma unroll
+        for (int32_t r = 0; r < RECT3_ROWS; r++)
+            gip__row<uint32_t>(dst, ds, y0 + r)[j] =
+                op4<DIL>(op4<DIL>(hr[r], hr[r + 1]), hr[r + 2]);
+        return;
+    }
+    /* the first and last rows of blocks: rows outside through the border */
+    uint32_t bw = 0; /* the constant border's row: byte i is element 4j + i's channel's value */
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+        bw |= (uint32_t)(uint8_t)pick(bv, (4 * j + i) % c) << (8 * i);
+    auto hrow = [&](int32_t sy) {
+        const int32_t ry = gip__border_index32(sy, h, border);
+        return ry < 0 ? bw : hop3<DIL>(gip__row<uint32_t>(src, ss, ry), j, sel_l, sel_r);
+    };
+    uint32_t up = hrow(y0 - 1), mid = hrow(y0);
+    for (int32_t y = y0; y < y1; y++) {
+        const uint32_t down = hrow(y + 1);
+        gip__row<uint32_t>(dst, ds, y)[j] = op4<DIL>(op4<DIL>(up, mid), down);
+        up = mid;
+        mid = down;
+    }
 }
 
 /* The row pass (src -> out) or the column pass, direct or van Herk by k. */
