@@ -329,6 +329,16 @@ static void cases(gip_context *ctx)
                 one(ctx, sz.w, sz.h, seed % 2 ? GIP_U8 : GIP_F32, chans[seed % 3], ei,
                     (gip_morph_op)op, seed % 4 == 0 ? 3 : 1, bi, seed);
             }
+    /* 3x3 rectangles on u8 around the edges of CUDA's word kernel (a row's first, last and tail
+     * words; its 8-row blocks): every width to 13 pixels, heights about multiples of 8. */
+    const int32_t r3h[] = {1, 2, 7, 8, 9, 17};
+    for (int32_t w = 1; w <= 13; w++)
+        for (int hi = 0; hi < 6; hi++)
+            for (size_t c = 0; c < sizeof chans / sizeof chans[0]; c++, seed++)
+                if (gt_case())
+                    one(ctx, w, r3h[hi], GIP_U8, chans[c], 0,
+                        seed % 2 ? GIP_MORPH_DILATE : GIP_MORPH_ERODE, 1, (int)(seed % NBORDERS),
+                        seed);
     /* Hit-or-miss: u8 1-channel, custom kernels of 1, -1 and 0, every border. */
     for (int bi = 0; bi < NBORDERS; bi++)
         for (int it = 1; it <= 2; it++, seed++)

@@ -235,6 +235,73 @@ __global__ void rect_tile(const char *src, int64_t ss, char *dst, int64_t ds, in
     }
 }
 
+/* Elements of at most TILE_MAX_K x TILE_MAX_K whose rows each hold one run of taps (ellipses,
+ * crosses, diamonds; a row may hold none): the block's bordered tile in shared memory as
+ * rect_tile loads it, then each output the OP over its runs there. Runs in element coordinates:
+ * row dy, first column x0, len taps. */
+struct morph_runs {
+    int32_t n;
+    int8_t dy[TILE_MAX_K], x0[TILE_MAX_K], len[TILE_MAX_K];
+};
+
+/* p's element as runs, when each of its rows holds at most one (taps come row by row). */
+bool runs_of(const gip__morph_pass *p, morph_runs *r)
+{
+    if (p->kw > TILE_MAX_K || p->kh > TILE_MAX_K || p->ntaps < 1)
+        return false;
+    r->n = 0;
+    for (int32_t t = 0; t < p->ntaps;) {
+        int32_t e = t + 1;
+        while (e < p->ntaps && p->taps[e].dy == p->taps[t].dy &&
+               p->taps[e].dx == p->taps[e - 1].dx + 1)
+            e++;
+        if (r->n > 0 && r->dy[r->n - 1] == p->taps[t].dy + p->ay)
+            return false; /* a second run in a row */
+        r->dy[r->n] = (int8_t)(p->taps[t].dy + p->ay);
+        r->x0[r->n] = (int8_t)(p->taps[t].dx + p->ax);
+        r->len[r->n] = (int8_t)(e - t);
+        r->n++;
+        t = e;
+    }
+    return true;
+}
+
+template <typename T, bool DIL>
+__global__ void runs_tile(const char *src, int64_t ss, char *dst, int64_t ds, int32_t w, int32_t h,
+                          int32_t c, int32_t kw, int32_t kh, int32_t ax, int32_t ay,
+                          morph_runs runs, gip_border border, float4 bv)
+{
+    extern __shared__ unsigned char smem[];
+    const int32_t tw = TILE_W + (kw - 1) * c, th = TILE_H + kh - 1;
+    T *tile = reinterpret_cast<T *>(smem);
+    const int32_t ex0 = blockIdx.x * TILE_W, y0 = blockIdx.y * TILE_H;
+    const int32_t nt = blockDim.x * blockDim.y, t0 = threadIdx.y * blockDim.x + threadIdx.x;
+    for (int32_t i = t0; i < tw * th; i += nt) {
+        const int32_t ty = i / tw, tx = i - ty * tw;
+        const int32_t ch = (ex0 + tx) % c;
+        const int32_t px = (ex0 + tx - ch) / c - ax; /* ex0 + tx - ax c, in pixels */
+        const int32_t sx = gip__border_index32(px, w, border);
+        const int32_t sy = gip__border_index32(y0 - ay + ty, h, border);
+        tile[i] = (sx < 0 || sy < 0) ? (T)pick(bv, ch) : gip__row<T>(src, ss, sy)[sx * c + ch];
+    }
+    __syncthreads();
+    for (int32_t i = t0; i < TILE_W * TILE_H; i += nt) {
+        const int32_t oy = i / TILE_W, ox = i - oy * TILE_W;
+        if (ex0 + ox >= w * c || y0 + oy >= h)
+            continue;
+        const T *p = tile + (oy + runs.dy[0]) * tw + ox + runs.x0[0] * c;
+        T acc = p[0];
+        for (int32_t k = 1; k < runs.len[0]; k++)
+            acc = op<T, DIL>(acc, p[k * c]);
+        for (int32_t r = 1; r < runs.n; r++) {
+            p = tile + (oy + runs.dy[r]) * tw + ox + runs.x0[r] * c;
+            for (int32_t k = 0; k < runs.len[r]; k++)
+                acc = op<T, DIL>(acc, p[k * c]);
+        }
+        gip__row<T>(dst, ds, y0 + oy)[ex0 + ox] = acc;
+    }
+}
+
 /* 3x3 rectangles of u8 with 1 to 4 channels, centred: each thread makes one 32-bit word (4 bytes)
  * of RECT3_ROWS rows. A row's horizontal OP comes from the words left of, at and right of it:
  * the bytes c elements to the left and right are byte permutes of two words, and the OP of four
@@ -438,6 +505,19 @@ gip_status pass(gip_context *ctx, const gip__morph_pass *p, const gip_image *src
             (const char *)src->data, src->stride, (char *)dst->data, dst->stride, w, h, c, p->kw,
             p->kh, p->ax, p->ay, p->border, bv);
         return GIP__LAUNCH_CHECK(ctx, "morphology tile kernel");
+    }
+    morph_runs runs;
+    if (!p->rect && (src->height + TILE_H - 1) / TILE_H <= 65535 && runs_of(p, &runs)) {
+        const int32_t w = (int32_t)src->width, h = (int32_t)src->height, c = src->channels;
+        const float4 bv = make_float4(p->border_value[0], p->border_value[1], p->border_value[2],
+                                      p->border_value[3]);
+        const int32_t tw = TILE_W + (p->kw - 1) * c, th = TILE_H + p->kh - 1;
+        const size_t shm = (size_t)tw * th * sizeof(T);
+        const dim3 grid(gip__div_up((int64_t)w * c, TILE_W), gip__div_up(h, TILE_H)), block(64, 4);
+        runs_tile<T, DIL><<<grid, block, shm, gip__stream(ctx)>>>(
+            (const char *)src->data, src->stride, (char *)dst->data, dst->stride, w, h, c, p->kw,
+            p->kh, p->ax, p->ay, runs, p->border, bv);
+        return GIP__LAUNCH_CHECK(ctx, "morphology runs kernel");
     }
     if (p->rect) {
         gip_image tmp = {0};
