@@ -90,6 +90,14 @@ static void cases(gip_context *ctx)
                     if (gt_case())
                         one(ctx, gt_sizes[s].w, gt_sizes[s].h, dtypes[d], chans[c], small_k[k],
                             seed);
+    /* 3x3 on u8 around the edges of CUDA's word kernel (a row's first, last and tail words; its
+     * 8-row blocks): every width to 13 pixels, heights about multiples of 8. */
+    const int32_t h3[] = {1, 2, 7, 8, 9, 17};
+    for (int32_t w = 1; w <= 13; w++)
+        for (int hi = 0; hi < 6; hi++)
+            for (size_t c = 0; c < sizeof chans / sizeof chans[0]; c++, seed++)
+                if (gt_case())
+                    one(ctx, w, h3[hi], GIP_U8, chans[c], 3, seed);
     /* u8 histogram windows, up to 255 and larger than the image. */
     static const int32_t large_k[] = {7, 9, 15, 31, 101, 255};
     const gt_size sizes[] = {{1, 1}, {1, 17}, {17, 1}, {13, 42}, {64, 48}, {301, 97}};
