@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Public entries of magnitude, log-magnitude and min-max normalisation to u8. */
 #include "magnitude.h"
+#include "ops/op_check.h"
 
 static gip_status check_pointwise(gip_context *ctx, const gip_image *src, const gip_image *dst,
                                   gip_dtype sdt, gip_dtype ddt, bool any_channels, const char *op,
@@ -34,13 +35,8 @@ static gip_status magnitude(gip_context *ctx, const gip_image *src, gip_image *d
     gip_status st = check_pointwise(ctx, src, dst, GIP_C32, GIP_F32, false, op, &on_device);
     if (st)
         return st;
-    if (on_device) {
-#ifdef GIP_HAVE_CUDA
-        return gip__magnitude_cuda(ctx, src, dst, mode);
-#else
-        return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
-#endif
-    }
+    if (on_device)
+        return GIP__CUDA_CALL(ctx, op, gip__magnitude_cuda(ctx, src, dst, mode));
     return gip__magnitude_cpu(ctx, src, dst, mode);
 }
 
@@ -63,12 +59,7 @@ gip_status gip_normalize_minmax(gip_context *ctx, const gip_image *src, gip_imag
     gip_status st = check_pointwise(ctx, src, dst, GIP_F32, GIP_U8, true, op, &on_device);
     if (st)
         return st;
-    if (on_device) {
-#ifdef GIP_HAVE_CUDA
-        return gip__normalize_cuda(ctx, src, dst);
-#else
-        return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
-#endif
-    }
+    if (on_device)
+        return GIP__CUDA_CALL(ctx, op, gip__normalize_cuda(ctx, src, dst));
     return gip__normalize_cpu(ctx, src, dst);
 }

@@ -3,6 +3,7 @@
 #include "shift.h"
 
 #include "gip/fft.h"
+#include "ops/op_check.h"
 
 static gip_status shift(gip_context *ctx, const gip_image *src, gip_image *dst, bool inverse,
                         const char *op)
@@ -17,13 +18,8 @@ static gip_status shift(gip_context *ctx, const gip_image *src, gip_image *dst, 
     if (gip__images_overlap(src, dst))
         return gip__error(ctx, GIP_ERR_ALIASING,
                           "%s: src and dst overlap; shifting needs a separate dst", op);
-    if (on_device) {
-#ifdef GIP_HAVE_CUDA
-        return gip__fftshift_cuda(ctx, src, dst, inverse);
-#else
-        return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
-#endif
-    }
+    if (on_device)
+        return GIP__CUDA_CALL(ctx, op, gip__fftshift_cuda(ctx, src, dst, inverse));
     return gip__fftshift_cpu(ctx, src, dst, inverse);
 }
 

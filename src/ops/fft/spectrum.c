@@ -2,6 +2,7 @@
 /* spectrum (gip_spectrum): gray (or colour made gray) in, centred min-max normalised
  * log-magnitude u8 out, in one call; its checks, its backends' dispatch and its registry entry. */
 #include "gip/fft.h"
+#include "ops/op_check.h"
 #include "registry/registry.h"
 #include "spectrum.h"
 
@@ -23,13 +24,8 @@ gip_status gip_spectrum(gip_context *ctx, const gip_image *src, gip_image *dst,
         return gip__error(ctx, GIP_ERR_ALIASING, "%s: src and dst overlap", op);
     int mode = params && params->log1p ? GIP__LOG1P : GIP__LOG;
     bool bgr = params && params->bgr;
-    if (on_device) {
-#ifdef GIP_HAVE_CUDA
-        return gip__spectrum_cuda(ctx, src, dst, mode, bgr);
-#else
-        return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
-#endif
-    }
+    if (on_device)
+        return GIP__CUDA_CALL(ctx, op, gip__spectrum_cuda(ctx, src, dst, mode, bgr));
     return gip__spectrum_cpu(ctx, src, dst, mode, bgr);
 }
 

@@ -20,6 +20,7 @@
 #include "border.h"
 #include "gip/smoothing.h"
 #include "ops/filter/bilateral.h"
+#include "ops/op_check.h"
 #include "registry/registry.h"
 #include "tuning.h"
 
@@ -314,11 +315,7 @@ gip_status gip_bilateral_filter(gip_context *ctx, const gip_image *src, gip_imag
             p.ntaps++;
         }
     if (on_device) {
-#ifdef GIP_HAVE_CUDA
-        st = gip__bilateral_cuda(ctx, &p, src, dst);
-#else
-        st = gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", OP);
-#endif
+        st = GIP__CUDA_CALL(ctx, OP, gip__bilateral_cuda(ctx, &p, src, dst));
         goto out_free;
     }
     if (!(xmap = gip__border_map(src->width + 2 * r, r, src->width, p.border))) {

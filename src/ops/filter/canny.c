@@ -11,6 +11,7 @@
 #include "gip/edges.h"
 #include "gip/filter.h"
 #include "ops/filter/canny.h"
+#include "ops/op_check.h"
 #include "registry/registry.h"
 
 /* ---- CPU ---------------------------------------------------------------------------------- */
@@ -183,14 +184,8 @@ static gip_status check_dst(gip_context *ctx, const gip_image *dst, const char *
 static gip_status stages(gip_context *ctx, const gip_image *dx, const gip_image *dy, gip_image *dst,
                          int32_t low, int32_t high, bool l2, bool on_device, const char *op)
 {
-    if (on_device) {
-#ifdef GIP_HAVE_CUDA
-        return gip__canny_cuda(ctx, dx, dy, dst, low, high, l2);
-#else
-        (void)op;
-        return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
-#endif
-    }
+    if (on_device)
+        return GIP__CUDA_CALL(ctx, op, gip__canny_cuda(ctx, dx, dy, dst, low, high, l2));
     return gip__canny_cpu(ctx, dx, dy, dst, low, high, l2);
 }
 

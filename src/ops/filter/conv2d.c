@@ -4,6 +4,7 @@
 
 #include "conv2d.h"
 #include "engine/filter2d/filter2d.h"
+#include "ops/op_check.h"
 
 gip_status gip_conv2d(gip_context *ctx, const gip_image *src, gip_image *dst,
                       const gip_conv2d_params *params)
@@ -56,12 +57,7 @@ gip_status gip_conv2d(gip_context *ctx, const gip_image *src, gip_image *dst,
         return gip__error(ctx, GIP_ERR_ALIASING,
                           "%s: src and dst overlap; the convolution needs a separate destination",
                           op);
-    if (on_device) {
-#ifdef GIP_HAVE_CUDA
-        return gip__conv2d_cuda(ctx, src, dst, params);
-#else
-        return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
-#endif
-    }
+    if (on_device)
+        return GIP__CUDA_CALL(ctx, op, gip__conv2d_cuda(ctx, src, dst, params));
     return gip__conv2d_cpu(ctx, src, dst, params);
 }

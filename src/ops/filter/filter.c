@@ -9,6 +9,7 @@
 #include "gip/filter.h"
 #include "engine/fft/fft.h"
 #include "engine/filter2d/filter2d.h"
+#include "ops/op_check.h"
 #include "registry/registry.h"
 
 gip_status gip_filter2d(gip_context *ctx, const gip_image *src, gip_image *dst,
@@ -56,10 +57,8 @@ gip_status gip_filter2d(gip_context *ctx, const gip_image *src, gip_image *dst,
     }
     if ((st = gip__f2d_check_border(ctx, &params->border, op)))
         return st;
-#ifndef GIP_HAVE_CUDA
-    if (on_device)
-        return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
-#endif
+    if ((st = gip__check_cuda_built(ctx, on_device, op)))
+        return st;
     bool use_fft = false;
     if ((st = gip__fft_conv_choose(ctx, params->method, dt, on_device, src->width, src->height, kw,
                                    kh, false, op, &use_fft)))

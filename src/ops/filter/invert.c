@@ -6,6 +6,7 @@
 
 #include "gip/filter.h"
 #include "invert.h"
+#include "ops/op_check.h"
 #include "registry/registry.h"
 
 gip_status gip_invert(gip_context *ctx, const gip_image *src, gip_image *dst,
@@ -29,20 +30,8 @@ gip_status gip_invert(gip_context *ctx, const gip_image *src, gip_image *dst,
                           "%s: src and dst overlap; pass the same view for in-place, or disjoint "
                           "images",
                           op);
-    if (on_device) {
-#ifdef GIP_HAVE_CUDA
-        size_t es = gip_dtype_size(src->dtype);
-        if ((uintptr_t)src->data % es || src->stride % (int64_t)es || (uintptr_t)dst->data % es ||
-            dst->stride % (int64_t)es)
-            return gip__error(ctx, GIP_ERR_UNSUPPORTED,
-                              "%s: device images need data and stride aligned to the element "
-                              "size (%zu bytes)",
-                              op, es);
-        return gip__invert_cuda(ctx, src, dst, max);
-#else
-        return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
-#endif
-    }
+    if (on_device)
+        return GIP__CUDA_CALL(ctx, op, gip__invert_cuda(ctx, src, dst, max));
     return gip__invert_cpu(ctx, src, dst, max);
 }
 

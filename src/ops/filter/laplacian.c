@@ -9,6 +9,7 @@
 #include "gip/filter.h"
 #include "engine/filter2d/filter2d.h"
 #include "ops/filter/sobel.h"
+#include "ops/op_check.h"
 #include "registry/registry.h"
 
 static const char OP[] = "gip_laplacian";
@@ -37,10 +38,8 @@ gip_status gip_laplacian(gip_context *ctx, const gip_image *src, gip_image *dst,
     if (params->border.mode == GIP_BORDER_WRAP)
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
                           "%s: border wrap is not accepted (as by cv2.Laplacian)", OP);
-#ifndef GIP_HAVE_CUDA
-    if (on_device)
-        return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", OP);
-#endif
+    if ((st = gip__check_cuda_built(ctx, on_device, OP)))
+        return st;
     const float scale = params->scale != 0.0f ? params->scale : 1.0f;
     if (k <= 3) {
         /* OpenCV: filter2D with the kernel times scale, and delta. */

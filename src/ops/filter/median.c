@@ -11,6 +11,7 @@
 #include "gip/smoothing.h"
 #include "ops/filter/median.h"
 #include "ops/filter/median_net.h"
+#include "ops/op_check.h"
 #include "registry/registry.h"
 #include "tuning.h"
 
@@ -412,13 +413,8 @@ gip_status gip_median_blur(gip_context *ctx, const gip_image *src, gip_image *ds
         return gip__error(ctx, GIP_ERR_ALIASING, "%s: dst overlaps src; use separate buffers", OP);
     if (ksize == 1)
         return gip_copy(ctx, src, dst);
-    if (on_device) {
-#ifdef GIP_HAVE_CUDA
-        return gip__median_cuda(ctx, src, dst, ksize);
-#else
-        return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", OP);
-#endif
-    }
+    if (on_device)
+        return GIP__CUDA_CALL(ctx, OP, gip__median_cuda(ctx, src, dst, ksize));
     median_job j = {.src = src, .dst = dst, .k = ksize};
     atomic_init(&j.failed, 0);
     gip__parallel_for(ctx, src->height, 4, ksize > 5 ? large_u8 : small_band, &j);

@@ -10,6 +10,7 @@
 #include "gip/edges.h"
 #include "engine/filter2d/filter2d.h"
 #include "engine/separable/separable.h"
+#include "ops/op_check.h"
 #include "registry/registry.h"
 
 static const char OP[] = "gip_sep_filter2d";
@@ -51,10 +52,8 @@ gip_status gip_sep_filter2d(gip_context *ctx, const gip_image *src, gip_image *d
         return st;
     if (gip__images_overlap(src, dst))
         return gip__error(ctx, GIP_ERR_ALIASING, "%s: dst overlaps src; use separate buffers", OP);
-#ifndef GIP_HAVE_CUDA
-    if (on_device)
-        return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", OP);
-#endif
+    if ((st = gip__check_cuda_built(ctx, on_device, OP)))
+        return st;
     gip__sep_plan *plan = calloc(1, sizeof *plan);
     if (!plan)
         return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of memory", OP);

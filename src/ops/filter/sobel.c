@@ -10,6 +10,7 @@
 #include "gip/color.h"
 #include "gip/filter.h"
 #include "engine/filter2d/filter2d.h"
+#include "ops/op_check.h"
 #include "registry/registry.h"
 #include "sobel.h"
 #include "tuning.h"
@@ -124,17 +125,6 @@ static gip_status run_plan(gip_context *ctx, gip__f2d_plan *plan, const gip_imag
     return st;
 }
 
-static gip_status check_device(gip_context *ctx, const gip_image *src, const gip_image *dst,
-                               bool on_device, const char *op)
-{
-    gip_status st = GIP_OK;
-#ifndef GIP_HAVE_CUDA
-    if (on_device)
-        return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
-#endif
-    return st;
-}
-
 gip_status gip_sobel(gip_context *ctx, const gip_image *src, gip_image *dst,
                      const gip_sobel_params *params)
 {
@@ -171,7 +161,7 @@ gip_status gip_sobel(gip_context *ctx, const gip_image *src, gip_image *dst,
                           "%s: derivative orders dx=%d dy=%d are too high for ksize %d: each must "
                           "be below %d",
                           op, (int)dx, (int)dy, (int)ksize, (int)lim);
-    if ((st = check_device(ctx, src, dst, on_device, op)))
+    if ((st = gip__check_cuda_built(ctx, on_device, op)))
         return st;
 
     int32_t kx[9], ky[9], nx, ny;
@@ -213,7 +203,7 @@ gip_status gip_sobel_magnitude(gip_context *ctx, const gip_image *src, gip_image
         return gip__error(ctx, GIP_ERR_UNSUPPORTED,
                           "%s: dst dtype %s is not supported: f32 or u8 are accepted", op,
                           gip_dtype_name(dst->dtype));
-    if ((st = check_device(ctx, src, dst, on_device, op)))
+    if ((st = gip__check_cuda_built(ctx, on_device, op)))
         return st;
 
     /* On the CPU, ksize 3 of u8 sources takes the fused route where it runs (AVX2): the 2-D

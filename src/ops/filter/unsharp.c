@@ -8,6 +8,7 @@
 #include "gip/filter.h"
 #include "gip/smoothing.h"
 #include "ops/filter/unsharp.h"
+#include "ops/op_check.h"
 #include "registry/registry.h"
 
 static const char OP[] = "gip_unsharp_mask";
@@ -70,10 +71,8 @@ gip_status gip_unsharp_mask(gip_context *ctx, const gip_image *src, gip_image *d
                           "%s: amount and threshold must be finite numbers", OP);
     if (gip__images_overlap(src, dst))
         return gip__error(ctx, GIP_ERR_ALIASING, "%s: dst overlaps src; use separate buffers", OP);
-#ifndef GIP_HAVE_CUDA
-    if (on_device)
-        return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", OP);
-#endif
+    if ((st = gip__check_cuda_built(ctx, on_device, OP)))
+        return st;
     gip_gaussian_params gp = {.ksize_w = params->ksize_w,
                               .ksize_h = params->ksize_h,
                               .sigma_x = params->sigma,

@@ -3,6 +3,7 @@
  * f32 x, y pairs, s16 x, y pairs with or without u16 fractions), on the host or the device. */
 #include "gip/geometry.h"
 #include "ops/geometry/convert_maps.h"
+#include "ops/op_check.h"
 
 static const char *const form_names[] = {"two f32 maps", "an f32 map of x, y pairs",
                                          "s16 x, y pairs with u16 fractions",
@@ -110,13 +111,10 @@ gip_status gip_convert_maps(gip_context *ctx, const gip_image *map1, const gip_i
         return gip__error(ctx, GIP_ERR_ALIASING, "%s: dst1 and dst2 overlap", op);
     if (w == 0 || map1->height == 0)
         return GIP_OK;
-    if (on_device) {
-#ifdef GIP_HAVE_CUDA
-        return gip__convert_maps_cuda(ctx, from, map1, map2, to, dst1, dst2, w, map1->height);
-#else
-        return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
-#endif
-    }
+    if (on_device)
+        return GIP__CUDA_CALL(
+            ctx, op,
+            gip__convert_maps_cuda(ctx, from, map1, map2, to, dst1, dst2, w, map1->height));
     cm_job j = {from, to, map1, map2, dst1, dst2, w};
     gip__parallel_for(ctx, map1->height, 16, cm_rows, &j);
     return GIP_OK;

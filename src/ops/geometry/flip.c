@@ -6,6 +6,7 @@
 
 #include "ops/geometry/flip.h"
 #include "ops/geometry/pixel_map.h"
+#include "ops/op_check.h"
 #include "registry/registry.h"
 
 static const gip_choice codes[] = {{"0", 0}, {"1", 1},   {"-1", -1}, {"x", 0},
@@ -63,13 +64,8 @@ static gip_status run(gip_context *ctx, const gip_image *src, gip_image *dst, co
         return gip__error(ctx, GIP_ERR_ALIASING,
                           "%s: src and dst overlap; flip needs a separate dst", op);
     const int fx = code != 0, fy = code != 1;
-    if (on_device) {
-#ifdef GIP_HAVE_CUDA
-        return gip__flip_cuda(ctx, src, dst, fx, fy);
-#else
-        return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
-#endif
-    }
+    if (on_device)
+        return GIP__CUDA_CALL(ctx, op, gip__flip_cuda(ctx, src, dst, fx, fy));
     flip_job j = {src, dst, fx, fy, (size_t)src->channels * gip_dtype_size(src->dtype)};
     gip__parallel_for(ctx, src->height, 16, flip_rows, &j);
     return GIP_OK;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ops/geometry/pixel_map.h"
+#include "ops/op_check.h"
 #include "tuning.h"
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -455,13 +456,8 @@ gip_status gip__pixmap_run(gip_context *ctx, const gip_image *src, gip_image *ds
     if (gip__images_overlap(src, dst))
         return gip__error(ctx, GIP_ERR_ALIASING, "%s: src and dst overlap; it needs a separate dst",
                           op);
-    if (on_device) {
-#ifdef GIP_HAVE_CUDA
-        return gip__pixmap_cuda(ctx, src, dst, m);
-#else
-        return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
-#endif
-    }
+    if (on_device)
+        return GIP__CUDA_CALL(ctx, op, gip__pixmap_cuda(ctx, src, dst, m));
     pm_job j = {m, src, dst};
     gip__parallel_for(ctx, dst->height, 16, pm_rows, &j);
     return GIP_OK;

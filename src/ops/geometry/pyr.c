@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "ops/geometry/pyr.h"
+#include "ops/op_check.h"
 
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("fp-contract=off")
@@ -397,13 +398,8 @@ gip_status gip__pyr_run(gip_context *ctx, const gip_image *src, gip_image *dst, 
     p->dtype = src->dtype;
     p->sw = src->width;
     p->sh = src->height;
-    if (on_device) {
-#ifdef GIP_HAVE_CUDA
-        return gip__pyr_cuda(ctx, src, dst, p);
-#else
-        return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
-#endif
-    }
+    if (on_device)
+        return GIP__CUDA_CALL(ctx, op, gip__pyr_cuda(ctx, src, dst, p));
     pyr_job j = {p, src, dst};
     gip__parallel_for(ctx, dst->height, 8, pyr_rows, &j);
     return GIP_OK;

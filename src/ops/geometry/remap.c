@@ -9,6 +9,7 @@
 #include "ops/geometry/remap.h"
 #include "ops/geometry/warp_lanczos.h"
 #include "ops/geometry/warp_params.h"
+#include "ops/op_check.h"
 #include "registry/registry.h"
 
 /* A map of the output's size (`wide`: twice its width, x and y pairs) in dst's memory. */
@@ -103,7 +104,7 @@ gip_status gip_remap(gip_context *ctx, const gip_image *src, gip_image *dst, con
         return fixed ? gip__remap_fixed_cuda(ctx, src, mapx, mapy, dst, &w)
                      : gip__remap_cuda(ctx, src, mapx, mapy, dst, &w);
 #else
-        return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
+        return gip__cuda_not_built(ctx, op);
 #endif
     }
     if (fixed && w.interp == GIP_INTER_LANCZOS4) {

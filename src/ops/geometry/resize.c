@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ops/geometry/resize.h"
+#include "ops/op_check.h"
 #include "registry/registry.h"
 #include "tuning.h"
 
@@ -1649,16 +1650,8 @@ static gip_status run_plan(gip_context *ctx, const gip_image *src, gip_image *ds
                            const gip__resize_plan *plan, const void *block, size_t bytes,
                            bool on_device, const char *op)
 {
-    (void)op; /* named in the message of a build without CUDA */
-    if (on_device) {
-#ifdef GIP_HAVE_CUDA
-        return gip__resize_cuda(ctx, src, dst, plan, block, bytes);
-#else
-        (void)block;
-        (void)bytes;
-        return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
-#endif
-    }
+    if (on_device)
+        return GIP__CUDA_CALL(ctx, op, gip__resize_cuda(ctx, src, dst, plan, block, bytes));
     resize_job j = {plan, src, dst};
     gip__parallel_for(ctx, dst->height, 4,
                       plan->kind == GIP__RS_SEP ? resize_rows_sep : resize_rows, &j);

@@ -7,6 +7,7 @@
 
 #include "ops/geometry/warp.h"
 #include "ops/geometry/warp_lanczos.h"
+#include "ops/op_check.h"
 #include "tuning.h"
 
 /* Single-precision products and sums must not be fused beyond those warp.h asks for. */
@@ -1151,14 +1152,11 @@ gip_status gip__warp_run(gip_context *ctx, const gip_image *src, gip_image *dst,
     gip__warp wr = *w;
     wr.vec_end = dst->width / 16 * 16;
     w = &wr;
-    if (on_device) {
-#ifdef GIP_HAVE_CUDA
-        return w->interp == GIP_INTER_LANCZOS4 ? gip__lanczos_cuda(ctx, src, dst, w, NULL, NULL, 0)
-                                               : gip__warp_cuda(ctx, src, dst, w);
-#else
-        return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
-#endif
-    }
+    if (on_device)
+        return GIP__CUDA_CALL(ctx, op,
+                              w->interp == GIP_INTER_LANCZOS4
+                                  ? gip__lanczos_cuda(ctx, src, dst, w, NULL, NULL, 0)
+                                  : gip__warp_cuda(ctx, src, dst, w));
     if (w->interp == GIP_INTER_LANCZOS4) {
         gip__lanczos_cpu(ctx, src, dst, w, NULL, NULL, 0);
         return GIP_OK;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ops/morphology/morph.h"
+#include "ops/op_check.h"
 #include "registry/registry.h"
 
 gip_status gip_structuring_element(gip_morph_shape shape, int32_t width, int32_t height,
@@ -88,26 +89,16 @@ static gip_status alloc_like(const morph_call *m, const gip_image *src, gip_imag
 static gip_status run_pass(const morph_call *m, const gip__morph_pass *p, const gip_image *src,
                            gip_image *dst)
 {
-    if (m->on_device) {
-#ifdef GIP_HAVE_CUDA
-        return gip__morph_pass_cuda(m->ctx, p, src, dst);
-#else
-        return gip__error(m->ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", m->op);
-#endif
-    }
+    if (m->on_device)
+        return GIP__CUDA_CALL(m->ctx, m->op, gip__morph_pass_cuda(m->ctx, p, src, dst));
     return gip__morph_pass_cpu(m->ctx, p, src, dst);
 }
 
 static gip_status run_ew(const morph_call *m, gip__morph_ew op, const gip_image *a,
                          const gip_image *b, gip_image *dst)
 {
-    if (m->on_device) {
-#ifdef GIP_HAVE_CUDA
-        return gip__morph_ew_cuda(m->ctx, op, a, b, dst);
-#else
-        return gip__error(m->ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", m->op);
-#endif
-    }
+    if (m->on_device)
+        return GIP__CUDA_CALL(m->ctx, m->op, gip__morph_ew_cuda(m->ctx, op, a, b, dst));
     return gip__morph_ew_cpu(m->ctx, op, a, b, dst);
 }
 

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "ops/op_check.h"
 #include "ops/point/mask.h"
 #include "registry/registry.h"
 #include "saturate.h"
@@ -109,13 +110,8 @@ static gip_status run_inputs(gip_context *ctx, const gip_image *src, const gip_i
     mask_job j = {.src = src, .mask = in[0], .dst = dst};
     j.px = (size_t)src->channels * gip_dtype_size(src->dtype);
     fill_pixel(params, src->dtype, src->channels, j.fill);
-    if (on_device) {
-#ifdef GIP_HAVE_CUDA
-        return gip__mask_cuda(ctx, src, in[0], dst, j.fill, j.px);
-#else
-        return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
-#endif
-    }
+    if (on_device)
+        return GIP__CUDA_CALL(ctx, op, gip__mask_cuda(ctx, src, in[0], dst, j.fill, j.px));
     gip__parallel_for(ctx, src->height, 16, mask_rows, &j);
     return GIP_OK;
 }

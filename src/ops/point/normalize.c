@@ -9,6 +9,7 @@
 #include "gip/color.h"
 #include "gip/point.h"
 #include "normalize.h"
+#include "ops/op_check.h"
 #include "ops/stats/stats.h"
 #include "pointwise.h"
 #include "registry/registry.h"
@@ -244,7 +245,7 @@ gip_status gip_normalize(gip_context *ctx, const gip_image *src, gip_image *dst,
         if ((st = gip__normalize_reduce_cuda(ctx, src, mask, &r)))
             return st;
 #else
-        return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
+        return gip__cuda_not_built(ctx, op);
 #endif
     } else if (!mask && src->width > 0 && src->height > 0 &&
                (norm == GIP_NORM_MINMAX || norm == GIP_NORM_INF)) {

@@ -64,15 +64,6 @@ gip_status gip__pw_check(gip_context *ctx, const gip_image *src, const gip_image
                                      "or disjoint images"
                                    : "%s: dst must not overlap src",
                           op);
-    if (*on_device) {
-        size_t es = gip_dtype_size(src->dtype), ds = gip_dtype_size(dst->dtype);
-        if ((uintptr_t)src->data % es || src->stride % (int64_t)es || (uintptr_t)dst->data % ds ||
-            dst->stride % (int64_t)ds)
-            return gip__error(ctx, GIP_ERR_UNSUPPORTED,
-                              "%s: device images need data and stride aligned to the element "
-                              "size",
-                              op);
-    }
     return GIP_OK;
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gip/point.h"
+#include "ops/op_check.h"
 #include "pointwise.h"
 #include "registry/registry.h"
 #include "threshold.h"
@@ -102,7 +103,7 @@ static gip_status hist_value(gip_context *ctx, const gip_image *src, int32_t met
         if (st)
             return st;
 #else
-        return gip__error(ctx, GIP_ERR_NOT_BUILT, "gip_threshold: gip was built without CUDA");
+        return gip__cuda_not_built(ctx, "gip_threshold");
 #endif
     } else {
         for (int64_t y = 0; y < src->height; y++) {

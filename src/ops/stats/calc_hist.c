@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops/op_check.h"
 #include "ops/stats/stats.h"
 
 typedef struct hist_job {
@@ -263,12 +264,6 @@ gip_status gip_calc_hist(gip_context *ctx, const gip_image *src, const gip_image
     if (dev) {
 #ifdef GIP_HAVE_CUDA
         st = gip__cuda_enter(ctx);
-        size_t es = gip_dtype_size(src->dtype);
-        if (!st && ((uintptr_t)src->data % es || src->stride % (int64_t)es))
-            st = gip__error(ctx, GIP_ERR_UNSUPPORTED,
-                            "%s: device images need data and stride aligned to the element size "
-                            "(%zu bytes)",
-                            op, es);
         int where = st ? 0 : gip__calc_hist_device_ptr(ctx, hist);
         if (where < 0)
             st = gip__error(ctx, GIP_ERR_LOCATION_MISMATCH,
@@ -279,7 +274,7 @@ gip_status gip_calc_hist(gip_context *ctx, const gip_image *src, const gip_image
         else if (!st)
             st = gip__hist_count_cuda(ctx, src, mask, &p, counts);
 #else
-        st = gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
+        st = gip__cuda_not_built(ctx, op);
 #endif
     } else {
         st = gip__hist_count_cpu(ctx, src, mask, &p, counts);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops/op_check.h"
 #include "ops/stats/stats.h"
 #include "registry/registry.h"
 #include "tuning.h"
@@ -356,13 +357,8 @@ gip_status gip_clahe(gip_context *ctx, const gip_image *src, gip_image *dst,
         p.clip = p.clip > 1 ? p.clip : 1;
     }
     p.lut_scale = (float)(p.hist_size - 1) / (float)area;
-    if (on_device) {
-#ifdef GIP_HAVE_CUDA
-        return gip__clahe_cuda(ctx, src, dst, &p);
-#else
-        return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
-#endif
-    }
+    if (on_device)
+        return GIP__CUDA_CALL(ctx, op, gip__clahe_cuda(ctx, src, dst, &p));
     return clahe_cpu(ctx, src, dst, &p);
 }
 

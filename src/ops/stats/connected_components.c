@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops/op_check.h"
 #include "ops/stats/stats.h"
 #include "tuning.h"
 
@@ -402,7 +403,7 @@ gip_status gip_connected_components(gip_context *ctx, const gip_image *src, int3
             return st;
         return gip__connected_components_cuda(ctx, src, connectivity, labels, n_labels);
 #else
-        return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
+        return gip__cuda_not_built(ctx, op);
 #endif
     }
     cc_scan s = {.src = src, .next = 1};

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "engine/lut/lut_u8.h"
+#include "ops/op_check.h"
 #include "ops/stats/stats.h"
 #include "registry/registry.h"
 
@@ -66,14 +67,8 @@ gip_status gip_equalize_hist(gip_context *ctx, const gip_image *src, gip_image *
                           "%s: src and dst overlap; pass the same view for in-place, or disjoint "
                           "images",
                           op);
-    if (on_device) {
-#ifdef GIP_HAVE_CUDA
-        /* histogram, table and table pass on the device, queued */
-        return gip__equalize_hist_cuda(ctx, src, dst);
-#else
-        return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
-#endif
-    }
+    if (on_device) /* histogram, table and table pass on the device, queued */
+        return GIP__CUDA_CALL(ctx, op, gip__equalize_hist_cuda(ctx, src, dst));
     gip__hist_plan p;
     memset(&p, 0, sizeof p);
     int32_t ident[256];

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops/op_check.h"
 #include "ops/stats/stats.h"
 #include "tuning.h"
 
@@ -398,7 +399,7 @@ gip_status gip_integral(gip_context *ctx, const gip_image *src, gip_array *sum, 
             return st;
         return gip__integral_cuda(ctx, src, sum, sqsum, tilted);
 #else
-        return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
+        return gip__cuda_not_built(ctx, op);
 #endif
     }
     sum_fn fn = NULL;

@@ -10,6 +10,7 @@
 
 #include "gip/fft.h"
 #include "gip/filter.h"
+#include "ops/op_check.h"
 #include "ops/stats/stats.h"
 
 /* Largest kernel side gip_filter2d() takes (its engines' limit); larger templates go to the FFT. */
@@ -248,10 +249,8 @@ gip_status gip_match_template(gip_context *ctx, const gip_image *image, const gi
                           "%s: image, templ and result must all be in host memory or all in the "
                           "context's device memory",
                           op);
-#ifndef GIP_HAVE_CUDA
-    if (dev)
-        return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
-#endif
+    if ((st = gip__check_cuda_built(ctx, dev, op)))
+        return st;
     if ((st = gip__check_dtype(ctx, image, GIP__DT(GIP_U8) | GIP__DT(GIP_F32), op, "image")))
         return st;
     if (templ->dtype != image->dtype || templ->channels != image->channels)
@@ -291,14 +290,6 @@ gip_status gip_match_template(gip_context *ctx, const gip_image *image, const gi
     void *htbuf = NULL;
     if (dev) {
         const size_t es = gip_dtype_size(image->dtype);
-        if ((uintptr_t)image->data % es || image->stride % (int64_t)es ||
-            (uintptr_t)result->data % 4 || result->stride % 4) {
-            free(k);
-            return gip__error(ctx, GIP_ERR_UNSUPPORTED,
-                              "%s: device images need data and stride aligned to their element "
-                              "size",
-                              op);
-        }
         if (!(htbuf = malloc((size_t)(w * h * cn) * es))) {
             free(k);
             return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of host memory", op);

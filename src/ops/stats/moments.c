@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops/op_check.h"
 #include "ops/stats/stats.h"
 
 /* A row's sums of v, x v, x^2 v, x^3 v. */
@@ -244,13 +245,8 @@ gip_status gip_moments(gip_context *ctx, const gip_image *src, int32_t binary, g
                            : src->dtype == GIP_F32 ? false
                                                    : src->width <= 2048;
         double *sums = malloc((size_t)src->height * 4 * sizeof *sums + 8);
-        size_t es = gip_dtype_size(src->dtype);
         if (!sums)
             st = gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of host memory", op);
-        else if ((uintptr_t)src->data % es || src->stride % (int64_t)es)
-            st = gip__error(ctx, GIP_ERR_UNSUPPORTED,
-                            "%s: device images need data and stride aligned to the element size",
-                            op);
         else if (!(st = gip__cuda_enter(ctx)))
             st = gip__moments_rows_cuda(ctx, src, j.binary, exact, sums);
         for (int64_t y = 0; !st && y < src->height; y++)
@@ -264,7 +260,7 @@ gip_status gip_moments(gip_context *ctx, const gip_image *src, int32_t binary, g
         }
 #else
         free(j.rows);
-        return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
+        return gip__cuda_not_built(ctx, op);
 #endif
     } else
         gip__parallel_for(ctx, src->height, 16, mom_rows, &j);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops/op_check.h"
 #include "ops/stats/stats.h"
 #include "tuning.h"
 
@@ -1376,16 +1377,9 @@ static gip_status reduce(gip_context *ctx, const char *op, const gip_image *a, c
 #ifdef GIP_HAVE_CUDA
         if ((st = gip__cuda_enter(ctx)))
             return st;
-        size_t es = gip_dtype_size(a->dtype);
-        if ((uintptr_t)a->data % es || a->stride % (int64_t)es ||
-            (b && ((uintptr_t)b->data % es || b->stride % (int64_t)es)))
-            return gip__error(ctx, GIP_ERR_UNSUPPORTED,
-                              "%s: device images need data and stride aligned to the element "
-                              "size (%zu bytes)",
-                              op, es);
         return gip__reduce_cuda(ctx, a, b, mask, r);
 #else
-        return gip__error(ctx, GIP_ERR_NOT_BUILT, "%s: gip was built without CUDA", op);
+        return gip__cuda_not_built(ctx, op);
 #endif
     }
     return gip__reduce_cpu(ctx, a, b, mask, want, r);
