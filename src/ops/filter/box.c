@@ -6,6 +6,7 @@
 
 #include "gip/color.h"
 #include "gip/filter.h"
+#include "engine/filter2d/filter2d.h"
 #include "engine/separable/separable.h"
 #include "registry/registry.h"
 
@@ -61,20 +62,13 @@ gip_status gip_box_filter(gip_context *ctx, const gip_image *src, gip_image *dst
                           const gip_box_params *params)
 {
     bool on_device = false;
-    gip_status st = gip__check_unary(ctx, src, dst, OP, &on_device);
+    gip_status st = gip__f2d_check_images(ctx, src, dst, OP, &on_device);
     if (st)
         return st;
-    if ((st = gip__check_dtype(ctx, src, GIP__DT_IMAGE, OP, "src")))
-        return st;
-    if (dst->channels != src->channels)
-        return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH, "%s: dst has %d channels, src %d", OP,
-                          (int)dst->channels, (int)src->channels);
     /* cv2.boxFilter converts its integer or double sums to any destination depth. */
     const gip_dtype dt = dst->dtype;
     if ((st = gip__check_dtype(ctx, dst, GIP__DT_DEPTHS, OP, "dst")))
         return st;
-    if (gip__images_overlap(src, dst))
-        return gip__error(ctx, GIP_ERR_ALIASING, "%s: dst overlaps src; use separate buffers", OP);
     gip__sep_plan plan;
     if ((st = box_plan(ctx, src, params, &plan)))
         return st;

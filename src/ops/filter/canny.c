@@ -199,10 +199,6 @@ gip_status gip_canny(gip_context *ctx, const gip_image *src, gip_image *dst,
         return st;
     if ((st = gip__check_dtype(ctx, src, GIP__DT(GIP_U8), OP, "src")))
         return st;
-    if (src->channels != 1 && src->channels != 3 && src->channels != 4)
-        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
-                          "%s: src has %d channels; 1, 3 or 4 are accepted", OP,
-                          (int)src->channels);
     if ((st = check_dst(ctx, dst, OP)))
         return st;
     if (!params)
@@ -254,9 +250,6 @@ gip_status gip_canny_dxdy(gip_context *ctx, const gip_image *dx, const gip_image
                           "%d-channel %s",
                           OP, (int)dx->channels, gip_dtype_name(dx->dtype), (int)dy->channels,
                           gip_dtype_name(dy->dtype));
-    if (dx->channels != 1 && dx->channels != 3 && dx->channels != 4)
-        return gip__error(ctx, GIP_ERR_UNSUPPORTED, "%s: %d channels; 1, 3 or 4 are accepted", OP,
-                          (int)dx->channels);
     if ((st = check_dst(ctx, dst, OP)))
         return st;
     if (!params)

@@ -9,6 +9,7 @@
 #include "gip/fft.h"
 #include "gip/filter.h"
 #include "engine/fft/fft.h"
+#include "engine/filter2d/filter2d.h"
 #include "engine/separable/separable.h"
 #include "registry/registry.h"
 
@@ -161,19 +162,12 @@ gip_status gip_gaussian_blur(gip_context *ctx, const gip_image *src, gip_image *
                              const gip_gaussian_params *params)
 {
     bool on_device = false;
-    gip_status st = gip__check_unary(ctx, src, dst, OP, &on_device);
+    gip_status st = gip__f2d_check_images(ctx, src, dst, OP, &on_device);
     if (st)
         return st;
-    if ((st = gip__check_dtype(ctx, src, GIP__DT_IMAGE, OP, "src")))
-        return st;
-    if (dst->channels != src->channels)
-        return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH, "%s: dst has %d channels, src %d", OP,
-                          (int)dst->channels, (int)src->channels);
     if (dst->dtype != src->dtype)
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "%s: dst dtype %s must be src's (%s)", OP,
                           gip_dtype_name(dst->dtype), gip_dtype_name(src->dtype));
-    if (gip__images_overlap(src, dst))
-        return gip__error(ctx, GIP_ERR_ALIASING, "%s: dst overlaps src; use separate buffers", OP);
     gip__sep_plan plan;
     if ((st = gaussian_plan(ctx, src, params, &plan)))
         return st;

@@ -388,17 +388,8 @@ static void large_u8(void *arg, int64_t y0, int64_t y1)
 gip_status gip_median_blur(gip_context *ctx, const gip_image *src, gip_image *dst, int32_t ksize)
 {
     bool on_device = false;
-    gip_status st = gip__check_unary(ctx, src, dst, OP, &on_device);
+    gip_status st = gip__check_unary_typed(ctx, src, dst, GIP__DT_DEPTHS, OP, &on_device);
     if (st)
-        return st;
-    const unsigned dts = GIP__DT_DEPTHS;
-    if ((st = gip__check_dtype(ctx, src, dts, OP, "src")))
-        return st;
-    if (src->channels != 1 && src->channels != 3 && src->channels != 4)
-        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
-                          "%s: src has %d channels; 1, 3 or 4 are accepted", OP,
-                          (int)src->channels);
-    if ((st = gip__check_same_type(ctx, src, dst, OP)))
         return st;
     if (ksize < 1 || ksize % 2 == 0 || ksize > GIP_MEDIAN_MAX_KSIZE)
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,

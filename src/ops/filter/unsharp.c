@@ -57,12 +57,8 @@ gip_status gip_unsharp_mask(gip_context *ctx, const gip_image *src, gip_image *d
                             const gip_unsharp_params *params)
 {
     bool on_device = false;
-    gip_status st = gip__check_unary(ctx, src, dst, OP, &on_device);
+    gip_status st = gip__check_unary_typed(ctx, src, dst, GIP__DT_IMAGE, OP, &on_device);
     if (st)
-        return st;
-    if ((st = gip__check_dtype(ctx, src, GIP__DT_IMAGE, OP, "src")))
-        return st;
-    if ((st = gip__check_same_type(ctx, src, dst, OP)))
         return st;
     if (!params)
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "%s: params is NULL", OP);

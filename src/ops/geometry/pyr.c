@@ -370,12 +370,8 @@ gip_status gip__pyr_run(gip_context *ctx, const gip_image *src, gip_image *dst, 
                         const char *op)
 {
     bool on_device = false;
-    gip_status st = gip__check_pair(ctx, src, dst, op, &on_device);
+    gip_status st = gip__check_pair_typed(ctx, src, dst, GIP__DT_IMAGE, op, &on_device);
     if (st)
-        return st;
-    if ((st = gip__check_dtype(ctx, src, GIP__DT_IMAGE, op, "src")))
-        return st;
-    if ((st = gip__check_same_type(ctx, src, dst, op)))
         return st;
     const int64_t w = p->up ? 2 * src->width : (src->width + 1) / 2;
     const int64_t h = p->up ? 2 * src->height : (src->height + 1) / 2;

@@ -157,23 +157,7 @@ typedef struct remap_step {
 static gip_status build(const gip_args *a, void *out)
 {
     remap_step *p = out;
-    gip_args_size(a, "dsize", &p->dw, &p->dh);
-    if ((p->dw == 0) != (p->dh == 0))
-        return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT,
-                          "remap: dsize %dx%d: both sides > 0, or 0 for the source's size",
-                          (int)p->dw, (int)p->dh);
-    p->w.flags = (int32_t)gip_args_int(a, "interpolation");
-    const int32_t b = (int32_t)gip_args_int(a, "border");
-    p->w.transparent = b == GIP__BORDER_TRANSPARENT;
-    p->w.border.mode = b == GIP__BORDER_TRANSPARENT ? GIP_BORDER_CONSTANT : (gip_border)b;
-    double bv[4] = {0, 0, 0, 0};
-    const int32_t nb = gip_args_list(a, "border_value", bv, 4);
-    if (gip_args_is_set(a, "border_value") && b != GIP_BORDER_CONSTANT)
-        return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT,
-                          "remap: border_value needs border=constant");
-    for (int c = 0; c < 4; c++)
-        p->w.border.value[c] = (float)(nb <= 1 ? bv[0] : c < nb ? bv[c] : 0);
-    return GIP_OK;
+    return gip__warp_args_out(a, &p->dw, &p->dh, &p->w);
 }
 
 static gip_status shape(const void *params, const gip_shape *in, gip_shape *out, int32_t *identity)

@@ -1664,16 +1664,8 @@ gip_status gip__resize_run(gip_context *ctx, const gip_image *src, gip_image *ds
 {
     static const char op[] = "resize";
     bool on_device = false;
-    gip_status st = gip__check_pair(ctx, src, dst, op, &on_device);
+    gip_status st = gip__check_pair_typed(ctx, src, dst, GIP__DT_IMAGE, op, &on_device);
     if (st)
-        return st;
-    if ((st = gip__check_dtype(ctx, src, GIP__DT_IMAGE, op, "src")))
-        return st;
-    if (src->channels != 1 && src->channels != 3 && src->channels != 4)
-        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
-                          "%s: src has %d channels; 1, 3 or 4 are accepted", op,
-                          (int)src->channels);
-    if ((st = gip__check_same_type(ctx, src, dst, op)))
         return st;
     if (interp < GIP_INTER_NEAREST || interp > GIP_INTER_NEAREST_EXACT)
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,

@@ -27,23 +27,33 @@ gip_status gip__warp_args(const gip_args *a, gip__warp_step *p, int n)
                           "%s: m must have %d numbers (the %s matrix row by row), got %d", name, n,
                           n == 6 ? "2x3" : "3x3", (int)got);
     memcpy(p->m, v, (size_t)n * sizeof *v);
-    gip_args_size(a, "dsize", &p->dw, &p->dh);
-    if ((p->dw == 0) != (p->dh == 0))
+    gip_status st = gip__warp_args_out(a, &p->dw, &p->dh, &p->w);
+    if (st)
+        return st;
+    if (gip_args_int(a, "inverse_map"))
+        p->w.flags |= GIP_WARP_INVERSE_MAP;
+    return GIP_OK;
+}
+
+gip_status gip__warp_args_out(const gip_args *a, int32_t *dw, int32_t *dh, gip_warp_params *w)
+{
+    const char *name = gip_args_op(a)->name;
+    gip_args_size(a, "dsize", dw, dh);
+    if ((*dw == 0) != (*dh == 0))
         return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT,
                           "%s: dsize %dx%d: both sides > 0, or 0 for the source's size", name,
-                          (int)p->dw, (int)p->dh);
-    p->w.flags = (int32_t)gip_args_int(a, "interpolation") |
-                 (gip_args_int(a, "inverse_map") ? GIP_WARP_INVERSE_MAP : 0);
+                          (int)*dw, (int)*dh);
+    w->flags = (int32_t)gip_args_int(a, "interpolation");
     const int32_t b = (int32_t)gip_args_int(a, "border");
-    p->w.transparent = b == GIP__BORDER_TRANSPARENT;
-    p->w.border.mode = b == GIP__BORDER_TRANSPARENT ? GIP_BORDER_CONSTANT : (gip_border)b;
+    w->transparent = b == GIP__BORDER_TRANSPARENT;
+    w->border.mode = b == GIP__BORDER_TRANSPARENT ? GIP_BORDER_CONSTANT : (gip_border)b;
     double bv[4] = {0, 0, 0, 0};
     const int32_t nb = gip_args_list(a, "border_value", bv, 4);
     if (gip_args_is_set(a, "border_value") && b != GIP_BORDER_CONSTANT)
         return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT, "%s: border_value needs border=constant",
                           name);
     for (int c = 0; c < 4; c++)
-        p->w.border.value[c] = (float)(nb <= 1 ? bv[0] : c < nb ? bv[c] : 0);
+        w->border.value[c] = (float)(nb <= 1 ? bv[0] : c < nb ? bv[c] : 0);
     return GIP_OK;
 }
 

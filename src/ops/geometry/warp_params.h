@@ -35,6 +35,10 @@ typedef struct gip__warp_step {
 /* Builds the step from the arguments (n = 6 or 9 matrix numbers). */
 gip_status gip__warp_args(const gip_args *a, gip__warp_step *p, int n);
 
+/* Reads the output's arguments that remap shares with the warps: dsize (both sides or neither),
+ * interpolation into w->flags, border (transparent included) and border_value. */
+gip_status gip__warp_args_out(const gip_args *a, int32_t *dw, int32_t *dh, gip_warp_params *w);
+
 /* dsize, or the input's size. */
 gip_status gip__warp_shape(const void *params, const gip_shape *in, gip_shape *out,
                            int32_t *identity);

@@ -250,17 +250,8 @@ static gip_status morph(gip_context *ctx, const gip_image *src, gip_image *dst,
                         const gip_morph_params *params, gip_morph_op op, const char *OP)
 {
     morph_call m = {.ctx = ctx, .op = OP};
-    gip_status st = gip__check_unary(ctx, src, dst, OP, &m.on_device);
+    gip_status st = gip__check_unary_typed(ctx, src, dst, GIP__DT_DEPTHS, OP, &m.on_device);
     if (st)
-        return st;
-    const unsigned dts = GIP__DT_DEPTHS;
-    if ((st = gip__check_dtype(ctx, src, dts, OP, "src")))
-        return st;
-    if (src->channels != 1 && src->channels != 3 && src->channels != 4)
-        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
-                          "%s: src has %d channels; 1, 3 or 4 are accepted", OP,
-                          (int)src->channels);
-    if ((st = gip__check_same_type(ctx, src, dst, OP)))
         return st;
     if ((unsigned)op > GIP_MORPH_HITMISS)
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
