@@ -1,14 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The registry's description of gray (gip_cvt_color() to one channel). */
 #include "gip/color.h"
+#include "ops/op_step.h"
 #include "registry/registry.h"
-
-static gip_status build(const gip_args *a, void *out)
-{
-    (void)a;
-    (void)out;
-    return GIP_OK;
-}
 
 static gip_status shape(const void *params, const gip_shape *in, gip_shape *out, int32_t *identity)
 {
@@ -39,7 +33,7 @@ const gip_op gip__op_gray = {
     .dtypes = GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_U16) | GIP_DTYPE_BIT(GIP_F32),
     .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
     .params_size = 1,
-    .build = build,
+    .build = gip__step_build_none,
     .shape = shape,
     .run = run,
 };

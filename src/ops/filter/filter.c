@@ -10,6 +10,7 @@
 #include "engine/fft/fft.h"
 #include "engine/filter2d/filter2d.h"
 #include "ops/op_check.h"
+#include "ops/op_step.h"
 #include "registry/registry.h"
 
 gip_status gip_filter2d(gip_context *ctx, const gip_image *src, gip_image *dst,
@@ -159,15 +160,8 @@ static gip_status copy(void *dst, const void *src)
     *(step *)dst = *(const step *)src;
     gip_filter2d_params *d = &((step *)dst)->p;
     const gip_filter2d_params *s = &((const step *)src)->p;
-    size_t n = (size_t)s->ksize_w * (size_t)s->ksize_h;
-    float *k = malloc(n * sizeof *k);
-    if (!k) {
-        d->kernel = NULL;
-        return gip__error(NULL, GIP_ERR_OUT_OF_MEMORY, "filter: out of memory");
-    }
-    memcpy(k, s->kernel, n * sizeof *k);
-    d->kernel = k;
-    return GIP_OK;
+    return gip__step_copy_floats(s->kernel, (size_t)s->ksize_w * (size_t)s->ksize_h, "filter",
+                                 &d->kernel);
 }
 
 static void halo(const void *params, int64_t *hx, int64_t *hy)

@@ -12,6 +12,7 @@
 #include "ops/filter/median.h"
 #include "ops/filter/median_net.h"
 #include "ops/op_check.h"
+#include "ops/op_step.h"
 #include "registry/registry.h"
 #include "tuning.h"
 
@@ -435,12 +436,6 @@ static void halo(const void *params, int64_t *hx, int64_t *hy)
     *hx = *hy = ((const median_step *)params)->ksize / 2;
 }
 
-static int32_t border(const void *params)
-{
-    (void)params;
-    return GIP_BORDER_REPLICATE;
-}
-
 static gip_status run(gip_context *ctx, const gip_image *src, gip_image *dst, const void *p)
 {
     return gip_median_blur(ctx, src, dst, ((const median_step *)p)->ksize);
@@ -462,6 +457,6 @@ const gip_op gip__op_median = {
     .params_size = sizeof(median_step),
     .build = build,
     .halo = halo,
-    .border = border,
+    .border = gip__step_border_replicate,
     .run = run,
 };

@@ -11,6 +11,7 @@
 #include "engine/filter2d/filter2d.h"
 #include "engine/separable/separable.h"
 #include "ops/op_check.h"
+#include "ops/op_step.h"
 #include "registry/registry.h"
 
 static const char OP[] = "gip_sep_filter2d";
@@ -147,21 +148,15 @@ static gip_status copy(void *dst, const void *src)
     *(step *)dst = *(const step *)src;
     gip_sep_filter_params *d = &((step *)dst)->p;
     const gip_sep_filter_params *s = &((const step *)src)->p;
-    d->kernel_x = d->kernel_y = NULL;
-    float *kx = s->kernel_x ? malloc((size_t)s->ksize_w * sizeof *kx) : NULL;
-    float *ky = s->kernel_y ? malloc((size_t)s->ksize_h * sizeof *ky) : NULL;
-    if ((s->kernel_x && !kx) || (s->kernel_y && !ky)) {
-        free(kx);
-        free(ky);
-        return gip__error(NULL, GIP_ERR_OUT_OF_MEMORY, "sep_filter: out of memory");
+    d->kernel_y = NULL;
+    gip_status st =
+        gip__step_copy_floats(s->kernel_x, (size_t)s->ksize_w, "sep_filter", &d->kernel_x);
+    if (!st &&
+        (st = gip__step_copy_floats(s->kernel_y, (size_t)s->ksize_h, "sep_filter", &d->kernel_y))) {
+        free((void *)d->kernel_x);
+        d->kernel_x = NULL;
     }
-    if (kx)
-        memcpy(kx, s->kernel_x, (size_t)s->ksize_w * sizeof *kx);
-    if (ky)
-        memcpy(ky, s->kernel_y, (size_t)s->ksize_h * sizeof *ky);
-    d->kernel_x = kx;
-    d->kernel_y = ky;
-    return GIP_OK;
+    return st;
 }
 
 static void halo(const void *params, int64_t *hx, int64_t *hy)

@@ -3,6 +3,7 @@
  * Gaussian times 4; gip_pyr_up() and the registry's description (the arithmetic is pyr.h). */
 #include "gip/geometry.h"
 #include "ops/geometry/pyr.h"
+#include "ops/op_step.h"
 #include "registry/registry.h"
 
 gip_status gip_pyr_up(gip_context *ctx, const gip_image *src, gip_image *dst)
@@ -11,13 +12,6 @@ gip_status gip_pyr_up(gip_context *ctx, const gip_image *src, gip_image *dst)
     p.up = 1;
     p.border = GIP_BORDER_REFLECT_101;
     return gip__pyr_run(ctx, src, dst, &p, "gip_pyr_up");
-}
-
-static gip_status build(const gip_args *a, void *out)
-{
-    (void)a;
-    (void)out;
-    return GIP_OK;
 }
 
 static gip_status shape(const void *params, const gip_shape *in, gip_shape *out, int32_t *identity)
@@ -54,7 +48,7 @@ const gip_op gip__op_pyr_up = {
     .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
     .flags = GIP_OP_WHOLE,
     .params_size = 1,
-    .build = build,
+    .build = gip__step_build_none,
     .shape = shape,
     .run = run,
 };

@@ -3,6 +3,7 @@
  * description. */
 #include "gip/geometry.h"
 #include "ops/geometry/pixel_map.h"
+#include "ops/op_step.h"
 #include "registry/registry.h"
 
 gip_status gip_transpose(gip_context *ctx, const gip_image *src, gip_image *dst)
@@ -21,13 +22,6 @@ gip_status gip_transpose(gip_context *ctx, const gip_image *src, gip_image *dst)
         m.px = src->channels * (int32_t)gip_dtype_size(src->dtype);
     }
     return gip__pixmap_run(ctx, src, dst, &m, op);
-}
-
-static gip_status build(const gip_args *a, void *out)
-{
-    (void)a;
-    (void)out;
-    return GIP_OK;
 }
 
 static gip_status shape(const void *params, const gip_shape *in, gip_shape *out, int32_t *identity)
@@ -59,7 +53,7 @@ const gip_op gip__op_transpose = {
     .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
     .flags = GIP_OP_WHOLE,
     .params_size = 1,
-    .build = build,
+    .build = gip__step_build_none,
     .shape = shape,
     .run = run,
 };

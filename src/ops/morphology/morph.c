@@ -10,6 +10,7 @@
 
 #include "ops/morphology/morph.h"
 #include "ops/op_check.h"
+#include "ops/op_step.h"
 #include "registry/registry.h"
 
 gip_status gip_structuring_element(gip_morph_shape shape, int32_t width, int32_t height,
@@ -445,17 +446,8 @@ gip_status gip__morph_copy(void *dst, const void *src)
     *(gip__morph_step *)dst = *(const gip__morph_step *)src;
     gip_morph_params *d = &((gip__morph_step *)dst)->p;
     const gip_morph_params *s = &((const gip__morph_step *)src)->p;
-    if (!s->kernel)
-        return GIP_OK;
-    size_t n = (size_t)s->ksize_w * (size_t)s->ksize_h;
-    float *k = malloc(n * sizeof *k);
-    if (!k) {
-        d->kernel = NULL;
-        return gip__error(NULL, GIP_ERR_OUT_OF_MEMORY, "morphology: out of memory");
-    }
-    memcpy(k, s->kernel, n * sizeof *k);
-    d->kernel = k;
-    return GIP_OK;
+    return gip__step_copy_floats(s->kernel, (size_t)s->ksize_w * (size_t)s->ksize_h, "morphology",
+                                 &d->kernel);
 }
 
 void gip__morph_halo(const void *params, int64_t *hx, int64_t *hy)

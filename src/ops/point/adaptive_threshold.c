@@ -7,6 +7,7 @@
 #include "gip/color.h"
 #include "gip/filter.h"
 #include "gip/point.h"
+#include "ops/op_step.h"
 #include "pointwise.h"
 #include "registry/registry.h"
 
@@ -124,12 +125,6 @@ static void halo(const void *params, int64_t *hx, int64_t *hy)
     *hx = *hy = ((const adaptive_step *)params)->block / 2;
 }
 
-static int32_t border(const void *params)
-{
-    (void)params;
-    return GIP_BORDER_REPLICATE;
-}
-
 static gip_status run(gip_context *ctx, const gip_image *src, gip_image *dst, const void *p)
 {
     const adaptive_step *s = p;
@@ -153,6 +148,6 @@ const gip_op gip__op_adaptive_threshold = {
     .params_size = sizeof(adaptive_step),
     .build = build,
     .halo = halo,
-    .border = border,
+    .border = gip__step_border_replicate,
     .run = run,
 };

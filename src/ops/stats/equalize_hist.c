@@ -8,6 +8,7 @@
 
 #include "engine/lut/lut_u8.h"
 #include "ops/op_check.h"
+#include "ops/op_step.h"
 #include "ops/stats/stats.h"
 #include "registry/registry.h"
 
@@ -89,13 +90,6 @@ gip_status gip_equalize_hist(gip_context *ctx, const gip_image *src, gip_image *
     return GIP_OK;
 }
 
-static gip_status build(const gip_args *a, void *out)
-{
-    (void)a;
-    (void)out;
-    return GIP_OK;
-}
-
 static gip_status run(gip_context *ctx, const gip_image *src, gip_image *dst, const void *p)
 {
     (void)p;
@@ -117,6 +111,6 @@ const gip_op gip__op_equalize_hist = {
     .channels = GIP_CHANNELS_BIT(1),
     .flags = GIP_OP_WHOLE | GIP_OP_IN_PLACE,
     .params_size = 1,
-    .build = build,
+    .build = gip__step_build_none,
     .run = run,
 };
