@@ -195,6 +195,24 @@ __global__ void col_combine(const T *g, const T *hb, char *dst, int64_t ds, int3
  * c elements apart. */
 constexpr int TILE_W = 64, TILE_H = 16, TILE_MAX_K = 15;
 
+/* The tile of a block at element ex0, row y0 (tw x th elements, the element's reach ax, ay
+ * included) into shared memory through the border, by the block's nt threads. */
+template <typename T>
+__device__ __forceinline__ void load_tile(const char *src, int64_t ss, int32_t w, int32_t h,
+                                          int32_t c, int32_t ax, int32_t ay, gip_border border,
+                                          float4 bv, T *tile, int32_t tw, int32_t th, int32_t ex0,
+                                          int32_t y0, int32_t t0, int32_t nt)
+{
+    for (int32_t i = t0; i < tw * th; i += nt) {
+        const int32_t ty = i / tw, tx = i - ty * tw;
+        const int32_t ch = (ex0 + tx) % c;
+        const int32_t px = (ex0 + tx - ch) / c - ax; /* ex0 + tx - ax c, in pixels */
+        const int32_t sx = gip__border_index32(px, w, border);
+        const int32_t sy = gip__border_index32(y0 - ay + ty, h, border);
+        tile[i] = (sx < 0 || sy < 0) ? (T)pick(bv, ch) : gip__row<T>(src, ss, sy)[sx * c + ch];
+    }
+}
+
 template <typename T, bool DIL>
 __global__ void rect_tile(const char *src, int64_t ss, char *dst, int64_t ds, int32_t w, int32_t h,
                           int32_t c, int32_t kw, int32_t kh, int32_t ax, int32_t ay,
@@ -205,14 +223,7 @@ __global__ void rect_tile(const char *src, int64_t ss, char *dst, int64_t ds, in
     T *tile = reinterpret_cast<T *>(smem), *rows = tile + tw * th;
     const int32_t ex0 = blockIdx.x * TILE_W, y0 = blockIdx.y * TILE_H;
     const int32_t nt = blockDim.x * blockDim.y, t0 = threadIdx.y * blockDim.x + threadIdx.x;
-    for (int32_t i = t0; i < tw * th; i += nt) {
-        const int32_t ty = i / tw, tx = i - ty * tw;
-        const int32_t ch = (ex0 + tx) % c;
-        const int32_t px = (ex0 + tx - ch) / c - ax; /* ex0 + tx - ax c, in pixels */
-        const int32_t sx = gip__border_index32(px, w, border);
-        const int32_t sy = gip__border_index32(y0 - ay + ty, h, border);
-        tile[i] = (sx < 0 || sy < 0) ? (T)pick(bv, ch) : gip__row<T>(src, ss, sy)[sx * c + ch];
-    }
+    load_tile<T>(src, ss, w, h, c, ax, ay, border, bv, tile, tw, th, ex0, y0, t0, nt);
     __syncthreads();
     for (int32_t i = t0; i < TILE_W * th; i += nt) {
         const int32_t ty = i / TILE_W, tx = i - ty * TILE_W;
@@ -276,14 +287,7 @@ __global__ void runs_tile(const char *src, int64_t ss, char *dst, int64_t ds, in
     T *tile = reinterpret_cast<T *>(smem);
     const int32_t ex0 = blockIdx.x * TILE_W, y0 = blockIdx.y * TILE_H;
     const int32_t nt = blockDim.x * blockDim.y, t0 = threadIdx.y * blockDim.x + threadIdx.x;
-    for (int32_t i = t0; i < tw * th; i += nt) {
-        const int32_t ty = i / tw, tx = i - ty * tw;
-        const int32_t ch = (ex0 + tx) % c;
-        const int32_t px = (ex0 + tx - ch) / c - ax; /* ex0 + tx - ax c, in pixels */
-        const int32_t sx = gip__border_index32(px, w, border);
-        const int32_t sy = gip__border_index32(y0 - ay + ty, h, border);
-        tile[i] = (sx < 0 || sy < 0) ? (T)pick(bv, ch) : gip__row<T>(src, ss, sy)[sx * c + ch];
-    }
+    load_tile<T>(src, ss, w, h, c, ax, ay, border, bv, tile, tw, th, ex0, y0, t0, nt);
     __syncthreads();
     for (int32_t i = t0; i < TILE_W * TILE_H; i += nt) {
         const int32_t oy = i / TILE_W, ox = i - oy * TILE_W;
