@@ -219,6 +219,9 @@ gip_status cli_to_8bit(gip_image *img);
 
 /** Prints v as a JSON number, null where it is not finite (the --json reports). */
 void cli_json_num(double v);
+/** Prints s as a JSON string (quotes, backslashes and control characters escaped), null where s
+ *  is NULL. */
+void cli_json_str(const char *s);
 
 /* ---- commands made from the operation registry (cmd_op.c, op_text.c, op_extras.c) ------------ */
 

@@ -110,26 +110,6 @@ static void print_markdown(void)
     }
 }
 
-/* A JSON string: quotes, backslashes and control characters escaped. */
-static void json_str(const char *s)
-{
-    if (!s) {
-        fputs("null", stdout);
-        return;
-    }
-    putchar('"');
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            printf("\\%c", c);
-        else if (c < 0x20)
-            printf("\\u%04x", c);
-        else
-            putchar(c);
-    }
-    putchar('"');
-}
-
 static void print_json(void)
 {
     printf("[\n");
@@ -137,28 +117,28 @@ static void print_json(void)
         const gip_op *op = gip_op_at(i);
         char line[1024], a[2048];
         printf("  {\"name\": ");
-        json_str(op->name);
+        cli_json_str(op->name);
         printf(", \"family\": ");
-        json_str(op->family);
+        cli_json_str(op->family);
         printf(", \"summary\": ");
-        json_str(op->summary);
+        cli_json_str(op->summary);
         printf(", \"cv_name\": ");
-        json_str(op->cv_name);
+        cli_json_str(op->cv_name);
         cli_op_dtypes(op, line, sizeof line);
         cli_op_channels(op, a, sizeof a);
         printf(",\n   \"dtypes\": ");
-        json_str(line);
+        cli_json_str(line);
         printf(", \"channels\": ");
-        json_str(a);
+        cli_json_str(a);
         printf(", \"pointwise\": %s, \"whole\": %s, \"banded\": %s,\n   \"inputs\": [",
                op->flags & GIP_OP_POINTWISE ? "true" : "false",
                op->flags & GIP_OP_WHOLE ? "true" : "false", op->band_rows ? "true" : "false");
         for (int32_t k = 0; k < op->ninputs; k++) {
             printf("%s{\"name\": ", k ? ", " : "");
-            json_str(op->inputs[k].name);
+            cli_json_str(op->inputs[k].name);
             printf(", \"optional\": %s, \"doc\": ",
                    op->inputs[k].flags & GIP_INPUT_OPTIONAL ? "true" : "false");
-            json_str(op->inputs[k].doc);
+            cli_json_str(op->inputs[k].doc);
             printf("}");
         }
         printf("],\n   \"params\": [");
@@ -166,18 +146,18 @@ static void print_json(void)
             const gip_param *p = &op->params[k];
             cli_param_accepts(p, a, sizeof a);
             printf("%s\n    {\"name\": ", k ? "," : "");
-            json_str(p->name);
+            cli_json_str(p->name);
             printf(", \"type\": ");
-            json_str(cli_param_type_name(p->type));
+            cli_json_str(cli_param_type_name(p->type));
             printf(", \"accepts\": ");
-            json_str(a);
+            cli_json_str(a);
             printf(", \"positional\": %s, \"default\": ",
                    p->flags & GIP_PARAM_POSITIONAL ? "true" : "false");
-            json_str(p->def);
+            cli_json_str(p->def);
             printf(", \"example\": ");
-            json_str(p->example);
+            cli_json_str(p->example);
             printf(", \"doc\": ");
-            json_str(p->doc);
+            cli_json_str(p->doc);
             printf("}");
         }
         printf("]}%s\n", i + 1 < gip_op_count() ? "," : "");

@@ -75,10 +75,9 @@ static int run_stats(const cli_command *cmd, int argc, char **argv)
     }
     const gip_image *s = &l.host;
     if (json) {
-        printf("{\"file\": \"");
-        for (const char *p = pos[0]; *p; p++)
-            printf(*p == '"' || *p == '\\' ? "\\%c" : (unsigned char)*p < 32 ? "?" : "%c", *p);
-        printf("\", \"width\": %lld, \"height\": %lld, \"channels\": %d, \"dtype\": \"%s\", "
+        printf("{\"file\": ");
+        cli_json_str(pos[0]);
+        printf(", \"width\": %lld, \"height\": %lld, \"channels\": %d, \"dtype\": \"%s\", "
                "\"stats\": [",
                (long long)s->width, (long long)s->height, (int)s->channels,
                gip_dtype_name(s->dtype));

@@ -206,14 +206,26 @@ void cli_print_help(const cli_command *cmd)
         printf("\nExample:\n  %s\n", cmd->example);
 }
 
-/* Converts the characters s[0..len) to an integer; false unless all of them form one. */
-static int to_ll(const char *s, size_t len, long long *out)
+/* The longest number text the option parser reads, with its NUL. */
+#define NUMBER_TEXT 64
+
+/* Copies the characters s[0..len) of a number to buf as a string; false when they are none,
+ * start with white space (which strtoll and strtod would skip) or do not fit. */
+static int number_text(const char *s, size_t len, char buf[NUMBER_TEXT])
 {
-    char buf[64];
-    if (len == 0 || len >= sizeof buf || isspace((unsigned char)s[0]))
+    if (len == 0 || len >= NUMBER_TEXT || isspace((unsigned char)s[0]))
         return 0;
     memcpy(buf, s, len);
     buf[len] = '\0';
+    return 1;
+}
+
+/* Converts the characters s[0..len) to an integer; false unless all of them form one. */
+static int to_ll(const char *s, size_t len, long long *out)
+{
+    char buf[NUMBER_TEXT];
+    if (!number_text(s, len, buf))
+        return 0;
     char *end;
     errno = 0;
     long long v = strtoll(buf, &end, 10);
@@ -226,11 +238,9 @@ static int to_ll(const char *s, size_t len, long long *out)
 /* Converts s[0..len) to a finite double; false unless all of them form one. */
 static int to_double(const char *s, size_t len, double *out)
 {
-    char buf[64];
-    if (len == 0 || len >= sizeof buf || isspace((unsigned char)s[0]))
+    char buf[NUMBER_TEXT];
+    if (!number_text(s, len, buf))
         return 0;
-    memcpy(buf, s, len);
-    buf[len] = '\0';
     char *end;
     errno = 0;
     double v = gip_strtod(buf, &end);

@@ -143,6 +143,25 @@ int cli_save(const cli_command *cmd, const cli_common *common, const char *out,
     return st ? cli_lib_error(cmd->name, st) : 0;
 }
 
+void cli_json_str(const char *s)
+{
+    if (!s) {
+        fputs("null", stdout);
+        return;
+    }
+    putchar('"');
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            printf("\\%c", c);
+        else if (c < 0x20)
+            printf("\\u%04x", c);
+        else
+            putchar(c);
+    }
+    putchar('"');
+}
+
 void cli_json_num(double v)
 {
     if (isfinite(v))
