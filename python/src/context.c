@@ -3,6 +3,21 @@
  * to one thread at a time. */
 #include "gip_py.h"
 
+int gpy_context_start(ContextObject *c, int backend, int device, int threads,
+                      gip_context_desc *desc)
+{
+    c->lock = PyThread_allocate_lock();
+    if (!c->lock) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    memset(desc, 0, sizeof *desc);
+    desc->backend = (gip_backend)backend;
+    desc->device = device;
+    desc->threads = threads;
+    return 0;
+}
+
 static PyObject *Context_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"backend", "device", "threads", NULL};
@@ -12,15 +27,11 @@ static PyObject *Context_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     ContextObject *self = (ContextObject *)type->tp_alloc(type, 0);
     if (!self)
         return NULL;
-    self->lock = PyThread_allocate_lock();
-    if (!self->lock) {
+    gip_context_desc desc;
+    if (gpy_context_start(self, backend, device, threads, &desc)) {
         Py_DECREF(self);
-        return PyErr_NoMemory();
+        return NULL;
     }
-    gip_context_desc desc = {0};
-    desc.backend = (gip_backend)backend;
-    desc.device = device;
-    desc.threads = threads;
     gip_status st;
     char msg[1024];
     gip_context *ctx = NULL;
@@ -92,9 +103,7 @@ static PyObject *Context_sync(ContextObject *self, PyObject *unused)
     gip_status st;
     char msg[1024];
     GIP_PY_RUN(self, st, msg, gip_context_sync(self->ctx));
-    if (st)
-        return gpy_raise_status(st, msg);
-    Py_RETURN_NONE;
+    return gpy_none_or_raise(st, msg);
 }
 
 static PyObject *Context_set_memory_limit(ContextObject *self, PyObject *arg)
@@ -105,9 +114,7 @@ static PyObject *Context_set_memory_limit(ContextObject *self, PyObject *arg)
     gip_status st;
     char msg[1024];
     GIP_PY_RUN(self, st, msg, gip_context_set_device_memory_limit(self->ctx, (int64_t)bytes));
-    if (st)
-        return gpy_raise_status(st, msg);
-    Py_RETURN_NONE;
+    return gpy_none_or_raise(st, msg);
 }
 
 static PyObject *Context_memory_used(ContextObject *self, void *unused)
@@ -130,9 +137,7 @@ static PyObject *Context_order(ContextObject *self, PyObject *arg, int wait)
     GIP_PY_RUN(self, st, msg,
                wait ? gip_context_wait_stream(self->ctx, stream)
                     : gip_context_signal_stream(self->ctx, stream));
-    if (st)
-        return gpy_raise_status(st, msg);
-    Py_RETURN_NONE;
+    return gpy_none_or_raise(st, msg);
 }
 static PyObject *Context_wait_stream(ContextObject *self, PyObject *arg)
 {

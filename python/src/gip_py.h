@@ -23,6 +23,9 @@
 /* Raises the gip.Error subclass registered for st (gip/_errors.py) with msg (libgip's message, or
  * the status text when empty). Returns NULL. */
 PyObject *gpy_raise_status(gip_status st, const char *msg);
+/* None (a new reference) after a libgip call that succeeded; NULL with gpy_raise_status()'s
+ * exception after one that failed. */
+PyObject *gpy_none_or_raise(gip_status st, const char *msg);
 /* Raises a gip error detected in the extension, with a formatted message. Returns NULL. */
 PyObject *gpy_raise_fmt(gip_status st, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -49,6 +52,12 @@ extern PyTypeObject gpy_ContextType;
 
 /* A _gip.Context argument or None (NULL without an exception); NULL with TypeError otherwise. */
 ContextObject *gpy_opt_ctx(PyObject *o);
+
+/* The first steps of a new context object (a Context's or a pipeline's): c's lock, and in *desc
+ * the description of the Python layer's backend, device and threads. 0, or -1 with MemoryError
+ * set. */
+int gpy_context_start(ContextObject *c, int backend, int device, int threads,
+                      gip_context_desc *desc);
 
 /* Runs a libgip call without the GIL and under the context's lock (cobj may be NULL), copying the
  * message of a failure while still on the calling thread. */

@@ -542,9 +542,7 @@ static PyObject *Image_sync(ImageObject *self, PyObject *unused)
     gip_status st;
     char msg[1024];
     GIP_PY_RUN(self->ctx, st, msg, gip_context_sync(self->ctx->ctx));
-    if (st)
-        return gpy_raise_status(st, msg);
-    Py_RETURN_NONE;
+    return gpy_none_or_raise(st, msg);
 }
 static PyObject *Image_dtype(ImageObject *self, void *unused)
 {

@@ -249,17 +249,29 @@ static int view_from_buffer(ContextObject *c, PyObject *obj, int writable, const
 }
 
 /* Owner capsule of an imported DLPack tensor: calls the producer's deleter when released. */
+/* Calls the producer's deleter of managed tensor m (a DLManagedTensorVersioned when versioned,
+ * else a DLManagedTensor; NULL: nothing). */
+static void dl_delete(void *m, int versioned)
+{
+    if (!m)
+        return;
+    if (versioned) {
+        DLManagedTensorVersioned *t = m;
+        if (t->deleter)
+            t->deleter(t);
+    } else {
+        DLManagedTensor *t = m;
+        if (t->deleter)
+            t->deleter(t);
+    }
+}
 static void dl_owner_legacy(PyObject *cap)
 {
-    DLManagedTensor *m = PyCapsule_GetPointer(cap, "gip.dlpack_owner");
-    if (m && m->deleter)
-        m->deleter(m);
+    dl_delete(PyCapsule_GetPointer(cap, "gip.dlpack_owner"), 0);
 }
 static void dl_owner_versioned(PyObject *cap)
 {
-    DLManagedTensorVersioned *m = PyCapsule_GetPointer(cap, "gip.dlpack_owner_v");
-    if (m && m->deleter)
-        m->deleter(m);
+    dl_delete(PyCapsule_GetPointer(cap, "gip.dlpack_owner_v"), 1);
 }
 
 static int view_from_dlpack(ContextObject *c, PyObject *obj, int writable, const char *what,
@@ -324,8 +336,10 @@ static int view_from_dlpack(ContextObject *c, PyObject *obj, int writable, const
     if (!cap)
         return -1;
     DLTensor *t = NULL;
+    void *managed = NULL;
+    const int versioned = PyCapsule_IsValid(cap, "dltensor_versioned");
     int readonly = 0;
-    if (PyCapsule_IsValid(cap, "dltensor_versioned")) {
+    if (versioned) {
         DLManagedTensorVersioned *m = PyCapsule_GetPointer(cap, "dltensor_versioned");
         if (m->version.major != 1) {
             Py_DECREF(cap);
@@ -333,31 +347,27 @@ static int view_from_dlpack(ContextObject *c, PyObject *obj, int writable, const
                           what, (unsigned)m->version.major);
             return -1;
         }
-        PyCapsule_SetName(cap, "used_dltensor_versioned");
-        v->hold = PyCapsule_New(m, "gip.dlpack_owner_v", dl_owner_versioned);
-        if (!v->hold) {
-            if (m->deleter)
-                m->deleter(m);
-            Py_DECREF(cap);
-            return -1;
-        }
+        managed = m;
         t = &m->dl_tensor;
         readonly = (m->flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0;
     } else if (PyCapsule_IsValid(cap, "dltensor")) {
         DLManagedTensor *m = PyCapsule_GetPointer(cap, "dltensor");
-        PyCapsule_SetName(cap, "used_dltensor");
-        v->hold = PyCapsule_New(m, "gip.dlpack_owner", dl_owner_legacy);
-        if (!v->hold) {
-            if (m->deleter)
-                m->deleter(m);
-            Py_DECREF(cap);
-            return -1;
-        }
+        managed = m;
         t = &m->dl_tensor;
     } else {
         Py_DECREF(cap);
         gpy_raise_fmt(GIP_ERR_INVALID_ARGUMENT, "%s: __dlpack__ did not return a DLPack capsule",
                       what);
+        return -1;
+    }
+    /* The tensor is the view's now: the producer's capsule is marked used, as the protocol asks,
+     * and the view's own capsule calls the deleter when the view lets it go. */
+    PyCapsule_SetName(cap, versioned ? "used_dltensor_versioned" : "used_dltensor");
+    v->hold = versioned ? PyCapsule_New(managed, "gip.dlpack_owner_v", dl_owner_versioned)
+                        : PyCapsule_New(managed, "gip.dlpack_owner", dl_owner_legacy);
+    if (!v->hold) {
+        dl_delete(managed, versioned);
+        Py_DECREF(cap);
         return -1;
     }
     Py_DECREF(cap);
@@ -583,8 +593,7 @@ static PyObject *py_empty(PyObject *m, PyObject *args)
     if (!c && PyErr_Occurred())
         return NULL;
     if (memory < 0 || memory > 2)
-        return gpy_raise_fmt(GIP_ERR_INVALID_ARGUMENT, "empty: memory %d is not 0, 1 or 2",
-                             memory);
+        return gpy_raise_fmt(GIP_ERR_INVALID_ARGUMENT, "empty: memory %d is not 0, 1 or 2", memory);
     if (memory && !c)
         return gpy_raise_fmt(GIP_ERR_INVALID_ARGUMENT, "empty: %s memory needs a context",
                              memory == 1 ? "device" : "pinned");
@@ -753,7 +762,5 @@ PyObject *gpy_finish_pair(gip_status st, const char *msg, PyObject *src, PyObjec
         gpy_keep_alive(dst, src, s);
     gpy_view_release(s);
     gpy_view_release(d);
-    if (st)
-        return gpy_raise_status(st, msg);
-    Py_RETURN_NONE;
+    return gpy_none_or_raise(st, msg);
 }

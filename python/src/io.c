@@ -96,9 +96,7 @@ static PyObject *py_imwrite(PyObject *m, PyObject *args)
     GIP_PY_RUN(NULL, st, msg, gip_image_save(path, &s.img, &p));
     gpy_view_release(&s);
     Py_DECREF(path_obj);
-    if (st)
-        return gpy_raise_status(st, msg);
-    Py_RETURN_NONE;
+    return gpy_none_or_raise(st, msg);
 }
 
 /* imencode(src, params tuple) -> bytes */

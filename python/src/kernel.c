@@ -210,12 +210,7 @@ static PyObject *py_launch(PyObject *m, PyObject *args)
     gip_status st;
     char msg[1024];
     GIP_PY_RUN(c, st, msg, gip_kernel_launch(c->ctx, k, &cfg, ka, (int32_t)n));
-    if (st)
-        gpy_raise_status(st, msg);
-    else {
-        Py_INCREF(Py_None);
-        ret = Py_None;
-    }
+    ret = gpy_none_or_raise(st, msg);
 out_release:
     for (Py_ssize_t j = 0; j < i && j < n; j++)
         if (ka[j].type == GIP_ARG_IMAGE)

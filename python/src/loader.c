@@ -246,40 +246,35 @@ static PyObject *loader_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     if (bytes_mode) {
         bufs = PyMem_Calloc((size_t)n + 1, sizeof *bufs);
         sizes = PyMem_Calloc((size_t)n + 1, sizeof *sizes);
-        if (!bufs || !sizes) {
-            PyErr_NoMemory();
-            goto out_fail;
-        }
-        for (Py_ssize_t i = 0; i < n; i++) {
-            PyObject *it = PyList_GET_ITEM(list, i);
-            if (!PyBytes_Check(it)) {
-                gpy_raise_type("sources: item %zd is %s; a list holds all paths or all bytes", i,
-                               Py_TYPE(it)->tp_name);
-                goto out_fail;
-            }
+    } else {
+        paths = PyMem_Calloc((size_t)n + 1, sizeof *paths);
+    }
+    if (bytes_mode ? !bufs || !sizes : !paths) {
+        PyErr_NoMemory();
+        goto out_fail;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *it = PyList_GET_ITEM(list, i);
+        if (bytes_mode && PyBytes_Check(it)) {
             bufs[i] = PyBytes_AS_STRING(it);
             sizes[i] = (size_t)PyBytes_GET_SIZE(it);
+        } else if (!bytes_mode && PyUnicode_Check(it)) {
+            if (!(paths[i] = PyUnicode_AsUTF8(it)))
+                goto out_fail;
+        } else {
+            gpy_raise_type(bytes_mode
+                               ? "sources: item %zd is %s; a list holds all paths or all bytes"
+                               : "sources: item %zd is %s; expected a path (str) or bytes",
+                           i, Py_TYPE(it)->tp_name);
+            goto out_fail;
         }
+    }
+    if (bytes_mode) {
         d.buffers = bufs;
         d.buffer_sizes = sizes;
         self->keep = list; /* the bytes stay alive with the loader */
         Py_INCREF(list);
     } else {
-        paths = PyMem_Calloc((size_t)n + 1, sizeof *paths);
-        if (!paths) {
-            PyErr_NoMemory();
-            goto out_fail;
-        }
-        for (Py_ssize_t i = 0; i < n; i++) {
-            PyObject *it = PyList_GET_ITEM(list, i);
-            if (!PyUnicode_Check(it)) {
-                gpy_raise_type("sources: item %zd is %s; expected a path (str) or bytes", i,
-                               Py_TYPE(it)->tp_name);
-                goto out_fail;
-            }
-            if (!(paths[i] = PyUnicode_AsUTF8(it)))
-                goto out_fail;
-        }
         d.files = paths;
     }
     if (labels != Py_None) {
@@ -425,9 +420,7 @@ static PyObject *loader_set_epoch(LoaderObject *self, PyObject *arg)
     if (st)
         gpy_copy_error(st, msg, sizeof msg);
     Py_END_ALLOW_THREADS;
-    if (st)
-        return gpy_raise_status(st, msg);
-    Py_RETURN_NONE;
+    return gpy_none_or_raise(st, msg);
 }
 
 static PyObject *loader_len(LoaderObject *self, PyObject *unused)

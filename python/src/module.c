@@ -51,6 +51,13 @@ PyObject *gpy_raise_status(gip_status st, const char *msg)
     return NULL;
 }
 
+PyObject *gpy_none_or_raise(gip_status st, const char *msg)
+{
+    if (st)
+        return gpy_raise_status(st, msg);
+    Py_RETURN_NONE;
+}
+
 PyObject *gpy_raise_fmt(gip_status st, const char *fmt, ...)
 {
     char msg[1024];

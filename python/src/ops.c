@@ -250,12 +250,7 @@ static PyObject *py_map(PyObject *m, PyObject *args)
         for (Py_ssize_t i = 0; i < n; i++)
             gpy_keep_alive(dst, PyTuple_GET_ITEM(inputs, i), &vs[i]);
     gpy_view_release(&d);
-    if (st)
-        gpy_raise_status(st, msg);
-    else {
-        Py_INCREF(Py_None);
-        ret = Py_None;
-    }
+    ret = gpy_none_or_raise(st, msg);
 out_release:
     for (Py_ssize_t i = 0; i < got; i++)
         gpy_view_release(&vs[i]);

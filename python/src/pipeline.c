@@ -50,15 +50,11 @@ static PyObject *py_pipeline_create(PyObject *m, PyObject *args)
         return NULL;
     self->p = NULL;
     self->base.ctx = NULL;
-    self->base.lock = PyThread_allocate_lock();
-    if (!self->base.lock) {
+    gip_context_desc desc;
+    if (gpy_context_start(&self->base, backend, device, threads, &desc)) {
         Py_DECREF(self);
-        return PyErr_NoMemory();
+        return NULL;
     }
-    gip_context_desc desc = {0};
-    desc.backend = (gip_backend)backend;
-    desc.device = device;
-    desc.threads = threads;
     gip_pipeline *p = NULL;
     gip_status st;
     char msg[1024];
@@ -126,9 +122,7 @@ static PyObject *py_pipeline_add_op(PyObject *m, PyObject *args)
     gip_status st;
     char msg[1024];
     GIP_PY_RUN(&po->base, st, msg, gip_pipeline_add_op(po->p, a));
-    if (st)
-        return gpy_raise_status(st, msg);
-    Py_RETURN_NONE;
+    return gpy_none_or_raise(st, msg);
 }
 
 /* pipeline_info(handle) -> (steps, halo_x, halo_y) */

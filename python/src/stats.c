@@ -140,13 +140,8 @@ static PyObject *py_calc_hist(PyObject *m, PyObject *args)
         char msg[1024];
         GIP_PY_RUN(c, st, msg, gip_calc_hist(c->ctx, VIEW(vs, 0), VIEW(vs, 1), &p, hb.buf));
         views_release(&vs);
-        if (st) {
-            gpy_raise_status(st, msg);
-            goto out;
-        }
+        ret = gpy_none_or_raise(st, msg);
     }
-    ret = Py_None;
-    Py_INCREF(ret);
 out:
     if (have_hb)
         PyBuffer_Release(&hb);
@@ -322,13 +317,8 @@ static PyObject *py_integral(PyObject *m, PyObject *args)
                    gip_integral(c->ctx, VIEW(vs, 0), have[0] ? &a[0] : NULL, have[1] ? &a[1] : NULL,
                                 have[2] ? &a[2] : NULL));
         views_release(&vs);
-        if (st) {
-            gpy_raise_status(st, msg);
-            goto out;
-        }
+        ret = gpy_none_or_raise(st, msg);
     }
-    ret = Py_None;
-    Py_INCREF(ret);
 out:
     for (int i = 0; i < 3; i++)
         if (have[i])
@@ -394,9 +384,7 @@ static PyObject *py_match_template(PyObject *m, PyObject *args)
         gip_match_template_masked(c->ctx, VIEW(vs, 0), VIEW(vs, 1), VIEW(vs, 2), method, &rv.img));
     gpy_view_release(&rv);
     views_release(&vs);
-    if (st)
-        return gpy_raise_status(st, msg);
-    Py_RETURN_NONE;
+    return gpy_none_or_raise(st, msg);
 }
 
 /* connected_components(ctx, src, connectivity, labels): labels a uint16 or int32 numpy array;
@@ -461,9 +449,7 @@ static PyObject *py_cc_stats(PyObject *m, PyObject *args)
     PyBuffer_Release(&b);
     PyBuffer_Release(&bs);
     PyBuffer_Release(&bc);
-    if (st)
-        return gpy_raise_status(st, msg);
-    Py_RETURN_NONE;
+    return gpy_none_or_raise(st, msg);
 }
 
 PyMethodDef gpy_stats_methods[] = {
