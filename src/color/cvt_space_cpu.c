@@ -185,58 +185,79 @@ static bool space_hsv_avx2_ok(void)
     return v == 1;
 }
 
+/* Bytes 0-47 of s as 16-byte blocks in the low lanes of x0, x1 and x2, bytes 48-95 in their high
+ * lanes: 32 pixels of 3 u8 channels, or 16 of 3 u16 ones, for space_avx2_shuffle3(). */
+SPACE_AVX2 static inline void space_avx2_load96(const void *s, __m256i *x0, __m256i *x1,
+                                                __m256i *x2)
+{
+    const char *b = s;
+#define SPACE_L(o)                                                                                 \
+    _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(b + (o)))),   \
+                            _mm_loadu_si128((const __m128i *)(b + 48 + (o))), 1)
+    *x0 = SPACE_L(0);
+    *x1 = SPACE_L(16);
+    *x2 = SPACE_L(32);
+#undef SPACE_L
+}
+
+/* space_avx2_load96()'s inverse: the low lanes of b0, b1 and b2 to bytes 0-47 of d, their high
+ * lanes to bytes 48-95. */
+SPACE_AVX2 static inline void space_avx2_store96(void *d, __m256i b0, __m256i b1, __m256i b2)
+{
+    char *b = d;
+    _mm256_storeu_si256((__m256i *)b, _mm256_permute2x128_si256(b0, b1, 0x20));
+    _mm256_storeu_si256((__m256i *)(b + 32), _mm256_permute2x128_si256(b2, b0, 0x30));
+    _mm256_storeu_si256((__m256i *)(b + 64), _mm256_permute2x128_si256(b1, b2, 0x31));
+}
+
+/* a, b and c each shuffled by its mask (the same 16 bytes on both lanes; -1 gives a zero byte) and
+ * ORed: one channel gathered from three blocks of interleaved pixels, or one block of interleaved
+ * pixels made from three channels. */
+SPACE_AVX2 static inline __m256i space_avx2_shuffle3(__m256i a, __m256i b, __m256i c, __m128i ma,
+                                                     __m128i mb, __m128i mc)
+{
+    return _mm256_or_si256(_mm256_or_si256(_mm256_shuffle_epi8(a, _mm256_broadcastsi128_si256(ma)),
+                                           _mm256_shuffle_epi8(b, _mm256_broadcastsi128_si256(mb))),
+                           _mm256_shuffle_epi8(c, _mm256_broadcastsi128_si256(mc)));
+}
+#define SPACE_M(...) _mm_setr_epi8(__VA_ARGS__)
+
 /* 32 pixels of 3 channels from s: the channels in memory order, pixels 0-15 in the low lane and
  * 16-31 in the high one (gip__cc_avx2_load3()'s shuffles on both lanes). */
 SPACE_AVX2 static inline void space_avx2_load3x2(const uint8_t *s, __m256i *c0, __m256i *c1,
                                                  __m256i *c2)
 {
-#define SPACE_L(o)                                                                                 \
-    _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(s + (o)))),   \
-                            _mm_loadu_si128((const __m128i *)(s + 48 + (o))), 1)
-#define SPACE_B(...) _mm256_broadcastsi128_si256(_mm_setr_epi8(__VA_ARGS__))
-    const __m256i x0 = SPACE_L(0), x1 = SPACE_L(16), x2 = SPACE_L(32);
+    __m256i x0, x1, x2;
+    space_avx2_load96(s, &x0, &x1, &x2);
     const int8_t z = -1;
-    *c0 = _mm256_or_si256(
-        _mm256_or_si256(
-            _mm256_shuffle_epi8(x0, SPACE_B(0, 3, 6, 9, 12, 15, z, z, z, z, z, z, z, z, z, z)),
-            _mm256_shuffle_epi8(x1, SPACE_B(z, z, z, z, z, z, 2, 5, 8, 11, 14, z, z, z, z, z))),
-        _mm256_shuffle_epi8(x2, SPACE_B(z, z, z, z, z, z, z, z, z, z, z, 1, 4, 7, 10, 13)));
-    *c1 = _mm256_or_si256(
-        _mm256_or_si256(
-            _mm256_shuffle_epi8(x0, SPACE_B(1, 4, 7, 10, 13, z, z, z, z, z, z, z, z, z, z, z)),
-            _mm256_shuffle_epi8(x1, SPACE_B(z, z, z, z, z, 0, 3, 6, 9, 12, 15, z, z, z, z, z))),
-        _mm256_shuffle_epi8(x2, SPACE_B(z, z, z, z, z, z, z, z, z, z, z, 2, 5, 8, 11, 14)));
-    *c2 = _mm256_or_si256(
-        _mm256_or_si256(
-            _mm256_shuffle_epi8(x0, SPACE_B(2, 5, 8, 11, 14, z, z, z, z, z, z, z, z, z, z, z)),
-            _mm256_shuffle_epi8(x1, SPACE_B(z, z, z, z, z, 1, 4, 7, 10, 13, z, z, z, z, z, z))),
-        _mm256_shuffle_epi8(x2, SPACE_B(z, z, z, z, z, z, z, z, z, z, 0, 3, 6, 9, 12, 15)));
-#undef SPACE_L
+    *c0 = space_avx2_shuffle3(x0, x1, x2, SPACE_M(0, 3, 6, 9, 12, 15, z, z, z, z, z, z, z, z, z, z),
+                              SPACE_M(z, z, z, z, z, z, 2, 5, 8, 11, 14, z, z, z, z, z),
+                              SPACE_M(z, z, z, z, z, z, z, z, z, z, z, 1, 4, 7, 10, 13));
+    *c1 = space_avx2_shuffle3(x0, x1, x2, SPACE_M(1, 4, 7, 10, 13, z, z, z, z, z, z, z, z, z, z, z),
+                              SPACE_M(z, z, z, z, z, 0, 3, 6, 9, 12, 15, z, z, z, z, z),
+                              SPACE_M(z, z, z, z, z, z, z, z, z, z, z, 2, 5, 8, 11, 14));
+    *c2 = space_avx2_shuffle3(x0, x1, x2, SPACE_M(2, 5, 8, 11, 14, z, z, z, z, z, z, z, z, z, z, z),
+                              SPACE_M(z, z, z, z, z, 1, 4, 7, 10, 13, z, z, z, z, z, z),
+                              SPACE_M(z, z, z, z, z, z, z, z, z, z, 0, 3, 6, 9, 12, 15));
 }
 
 /* 32 pixels of 3 channels (pixels 0-15 in the low lanes, 16-31 in the high ones) to d. */
 SPACE_AVX2 static inline void space_avx2_store3x2(uint8_t *d, __m256i c0, __m256i c1, __m256i c2)
 {
     const int8_t z = -1;
-    const __m256i b0 = _mm256_or_si256(
-        _mm256_or_si256(
-            _mm256_shuffle_epi8(c0, SPACE_B(0, z, z, 1, z, z, 2, z, z, 3, z, z, 4, z, z, 5)),
-            _mm256_shuffle_epi8(c1, SPACE_B(z, 0, z, z, 1, z, z, 2, z, z, 3, z, z, 4, z, z))),
-        _mm256_shuffle_epi8(c2, SPACE_B(z, z, 0, z, z, 1, z, z, 2, z, z, 3, z, z, 4, z)));
-    const __m256i b1 = _mm256_or_si256(
-        _mm256_or_si256(
-            _mm256_shuffle_epi8(c0, SPACE_B(z, z, 6, z, z, 7, z, z, 8, z, z, 9, z, z, 10, z)),
-            _mm256_shuffle_epi8(c1, SPACE_B(5, z, z, 6, z, z, 7, z, z, 8, z, z, 9, z, z, 10))),
-        _mm256_shuffle_epi8(c2, SPACE_B(z, 5, z, z, 6, z, z, 7, z, z, 8, z, z, 9, z, z)));
-    const __m256i b2 = _mm256_or_si256(
-        _mm256_or_si256(
-            _mm256_shuffle_epi8(c0, SPACE_B(z, 11, z, z, 12, z, z, 13, z, z, 14, z, z, 15, z, z)),
-            _mm256_shuffle_epi8(c1, SPACE_B(z, z, 11, z, z, 12, z, z, 13, z, z, 14, z, z, 15, z))),
-        _mm256_shuffle_epi8(c2, SPACE_B(10, z, z, 11, z, z, 12, z, z, 13, z, z, 14, z, z, 15)));
-#undef SPACE_B
-    _mm256_storeu_si256((__m256i *)d, _mm256_permute2x128_si256(b0, b1, 0x20));
-    _mm256_storeu_si256((__m256i *)(d + 32), _mm256_permute2x128_si256(b2, b0, 0x30));
-    _mm256_storeu_si256((__m256i *)(d + 64), _mm256_permute2x128_si256(b1, b2, 0x31));
+    const __m256i b0 =
+        space_avx2_shuffle3(c0, c1, c2, SPACE_M(0, z, z, 1, z, z, 2, z, z, 3, z, z, 4, z, z, 5),
+                            SPACE_M(z, 0, z, z, 1, z, z, 2, z, z, 3, z, z, 4, z, z),
+                            SPACE_M(z, z, 0, z, z, 1, z, z, 2, z, z, 3, z, z, 4, z));
+    const __m256i b1 =
+        space_avx2_shuffle3(c0, c1, c2, SPACE_M(z, z, 6, z, z, 7, z, z, 8, z, z, 9, z, z, 10, z),
+                            SPACE_M(5, z, z, 6, z, z, 7, z, z, 8, z, z, 9, z, z, 10),
+                            SPACE_M(z, 5, z, z, 6, z, z, 7, z, z, 8, z, z, 9, z, z));
+    const __m256i b2 = space_avx2_shuffle3(
+        c0, c1, c2, SPACE_M(z, 11, z, z, 12, z, z, 13, z, z, 14, z, z, 15, z, z),
+        SPACE_M(z, z, 11, z, z, 12, z, z, 13, z, z, 14, z, z, 15, z),
+        SPACE_M(10, z, z, 11, z, z, 12, z, z, 13, z, z, 14, z, z, 15));
+    space_avx2_store96(d, b0, b1, b2);
 }
 
 /* Y and the two colour differences of 8 pixels a lane (16-bit b, g, r): gip__ycc_from_rgb_i()'s
@@ -558,54 +579,39 @@ SPACE_AVX2_FMA static void space_hls_u8_avx2(const uint8_t *s, uint8_t *d, int64
 SPACE_AVX2 static inline void space_avx2_load3wx2(const uint16_t *s, __m256i *c0, __m256i *c1,
                                                   __m256i *c2)
 {
-#define SPACE_L(o)                                                                                 \
-    _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(s + (o)))),   \
-                            _mm_loadu_si128((const __m128i *)(s + 24 + (o))), 1)
-#define SPACE_B(...) _mm256_broadcastsi128_si256(_mm_setr_epi8(__VA_ARGS__))
-    const __m256i x0 = SPACE_L(0), x1 = SPACE_L(8), x2 = SPACE_L(16);
+    __m256i x0, x1, x2;
+    space_avx2_load96(s, &x0, &x1, &x2);
     const int8_t z = -1;
-    *c0 = _mm256_or_si256(
-        _mm256_or_si256(
-            _mm256_shuffle_epi8(x0, SPACE_B(0, 1, 6, 7, 12, 13, z, z, z, z, z, z, z, z, z, z)),
-            _mm256_shuffle_epi8(x1, SPACE_B(z, z, z, z, z, z, 2, 3, 8, 9, 14, 15, z, z, z, z))),
-        _mm256_shuffle_epi8(x2, SPACE_B(z, z, z, z, z, z, z, z, z, z, z, z, 4, 5, 10, 11)));
-    *c1 = _mm256_or_si256(
-        _mm256_or_si256(
-            _mm256_shuffle_epi8(x0, SPACE_B(2, 3, 8, 9, 14, 15, z, z, z, z, z, z, z, z, z, z)),
-            _mm256_shuffle_epi8(x1, SPACE_B(z, z, z, z, z, z, 4, 5, 10, 11, z, z, z, z, z, z))),
-        _mm256_shuffle_epi8(x2, SPACE_B(z, z, z, z, z, z, z, z, z, z, 0, 1, 6, 7, 12, 13)));
-    *c2 = _mm256_or_si256(
-        _mm256_or_si256(
-            _mm256_shuffle_epi8(x0, SPACE_B(4, 5, 10, 11, z, z, z, z, z, z, z, z, z, z, z, z)),
-            _mm256_shuffle_epi8(x1, SPACE_B(z, z, z, z, 0, 1, 6, 7, 12, 13, z, z, z, z, z, z))),
-        _mm256_shuffle_epi8(x2, SPACE_B(z, z, z, z, z, z, z, z, z, z, 2, 3, 8, 9, 14, 15)));
-#undef SPACE_L
+    *c0 = space_avx2_shuffle3(x0, x1, x2, SPACE_M(0, 1, 6, 7, 12, 13, z, z, z, z, z, z, z, z, z, z),
+                              SPACE_M(z, z, z, z, z, z, 2, 3, 8, 9, 14, 15, z, z, z, z),
+                              SPACE_M(z, z, z, z, z, z, z, z, z, z, z, z, 4, 5, 10, 11));
+    *c1 = space_avx2_shuffle3(x0, x1, x2, SPACE_M(2, 3, 8, 9, 14, 15, z, z, z, z, z, z, z, z, z, z),
+                              SPACE_M(z, z, z, z, z, z, 4, 5, 10, 11, z, z, z, z, z, z),
+                              SPACE_M(z, z, z, z, z, z, z, z, z, z, 0, 1, 6, 7, 12, 13));
+    *c2 = space_avx2_shuffle3(x0, x1, x2, SPACE_M(4, 5, 10, 11, z, z, z, z, z, z, z, z, z, z, z, z),
+                              SPACE_M(z, z, z, z, 0, 1, 6, 7, 12, 13, z, z, z, z, z, z),
+                              SPACE_M(z, z, z, z, z, z, z, z, z, z, 2, 3, 8, 9, 14, 15));
 }
 
 /* 16 pixels of 3 u16 channels (pixels 0-7 in the low lanes, 8-15 in the high ones) to d. */
 SPACE_AVX2 static inline void space_avx2_store3wx2(uint16_t *d, __m256i c0, __m256i c1, __m256i c2)
 {
     const int8_t z = -1;
-    const __m256i b0 = _mm256_or_si256(
-        _mm256_or_si256(
-            _mm256_shuffle_epi8(c0, SPACE_B(0, 1, z, z, z, z, 2, 3, z, z, z, z, 4, 5, z, z)),
-            _mm256_shuffle_epi8(c1, SPACE_B(z, z, 0, 1, z, z, z, z, 2, 3, z, z, z, z, 4, 5))),
-        _mm256_shuffle_epi8(c2, SPACE_B(z, z, z, z, 0, 1, z, z, z, z, 2, 3, z, z, z, z)));
-    const __m256i b1 = _mm256_or_si256(
-        _mm256_or_si256(
-            _mm256_shuffle_epi8(c0, SPACE_B(z, z, 6, 7, z, z, z, z, 8, 9, z, z, z, z, 10, 11)),
-            _mm256_shuffle_epi8(c1, SPACE_B(z, z, z, z, 6, 7, z, z, z, z, 8, 9, z, z, z, z))),
-        _mm256_shuffle_epi8(c2, SPACE_B(4, 5, z, z, z, z, 6, 7, z, z, z, z, 8, 9, z, z)));
-    const __m256i b2 = _mm256_or_si256(
-        _mm256_or_si256(
-            _mm256_shuffle_epi8(c0, SPACE_B(z, z, z, z, 12, 13, z, z, z, z, 14, 15, z, z, z, z)),
-            _mm256_shuffle_epi8(c1, SPACE_B(10, 11, z, z, z, z, 12, 13, z, z, z, z, 14, 15, z, z))),
-        _mm256_shuffle_epi8(c2, SPACE_B(z, z, 10, 11, z, z, z, z, 12, 13, z, z, z, z, 14, 15)));
-#undef SPACE_B
-    _mm256_storeu_si256((__m256i *)d, _mm256_permute2x128_si256(b0, b1, 0x20));
-    _mm256_storeu_si256((__m256i *)(d + 16), _mm256_permute2x128_si256(b2, b0, 0x30));
-    _mm256_storeu_si256((__m256i *)(d + 32), _mm256_permute2x128_si256(b1, b2, 0x31));
+    const __m256i b0 =
+        space_avx2_shuffle3(c0, c1, c2, SPACE_M(0, 1, z, z, z, z, 2, 3, z, z, z, z, 4, 5, z, z),
+                            SPACE_M(z, z, 0, 1, z, z, z, z, 2, 3, z, z, z, z, 4, 5),
+                            SPACE_M(z, z, z, z, 0, 1, z, z, z, z, 2, 3, z, z, z, z));
+    const __m256i b1 =
+        space_avx2_shuffle3(c0, c1, c2, SPACE_M(z, z, 6, 7, z, z, z, z, 8, 9, z, z, z, z, 10, 11),
+                            SPACE_M(z, z, z, z, 6, 7, z, z, z, z, 8, 9, z, z, z, z),
+                            SPACE_M(4, 5, z, z, z, z, 6, 7, z, z, z, z, 8, 9, z, z));
+    const __m256i b2 =
+        space_avx2_shuffle3(c0, c1, c2, SPACE_M(z, z, z, z, 12, 13, z, z, z, z, 14, 15, z, z, z, z),
+                            SPACE_M(10, 11, z, z, z, z, 12, 13, z, z, z, z, 14, 15, z, z),
+                            SPACE_M(z, z, 10, 11, z, z, z, z, 12, 13, z, z, z, z, 14, 15));
+    space_avx2_store96(d, b0, b1, b2);
 }
+#undef SPACE_M
 
 /* The pixels of a u16 YCrCb or YUV row it did, either way (3-channel RGB), 16 a step,
  * saturated as gip__sat_u16_i32() by packus. */

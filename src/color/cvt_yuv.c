@@ -451,12 +451,15 @@ static const int32_t yuv_coeffs[2][2][5] = {
     {{1220945, 1879825, -223607, -558796, 2215014}, {1048576, 1651297, -196424, -490864, 1945738}},
 };
 
-/* The checks both directions share: a gip_yuv_layout, and the matrix (params, NULL: BT.601
- * limited) into *yp. */
-static gip_status check_layout_matrix(gip_context *ctx, gip_yuv_layout layout,
-                                      const gip_yuv_params *params, gip_yuv_params *yp,
-                                      const char *op)
+/* The checks both directions share: src and dst (gip__check_pair()), a gip_yuv_layout, and the
+ * matrix (params, NULL: BT.601 limited) into *yp. */
+static gip_status check_yuv_call(gip_context *ctx, const gip_image *src, const gip_image *dst,
+                                 gip_yuv_layout layout, const gip_yuv_params *params,
+                                 gip_yuv_params *yp, bool *on_device, const char *op)
 {
+    gip_status st = gip__check_pair(ctx, src, dst, op, on_device);
+    if (st)
+        return st;
     *yp = params ? *params : (gip_yuv_params){GIP_YUV_BT601, 0};
     if ((int)layout < GIP_YUV_NV12 || (int)layout > GIP_YUV_YVYU)
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
@@ -477,11 +480,9 @@ static gip_status yuv_to_rgb(gip_context *ctx, const gip_image *src, gip_image *
                              const char *op)
 {
     bool on_device = false;
-    gip_status st = gip__check_pair(ctx, src, dst, op, &on_device);
-    if (st)
-        return st;
     gip_yuv_params ypv;
-    if ((st = check_layout_matrix(ctx, layout, params, &ypv, op)))
+    gip_status st = check_yuv_call(ctx, src, dst, layout, params, &ypv, &on_device, op);
+    if (st)
         return st;
     const gip_yuv_params *yp = &ypv;
     if (src->dtype != GIP_U8 || src->channels != 1 || dst->dtype != GIP_U8)
@@ -941,11 +942,9 @@ static gip_status rgb_to_yuv(gip_context *ctx, const gip_image *src, gip_image *
                              const char *op)
 {
     bool on_device = false;
-    gip_status st = gip__check_pair(ctx, src, dst, op, &on_device);
-    if (st)
-        return st;
     gip_yuv_params ypv;
-    if ((st = check_layout_matrix(ctx, layout, params, &ypv, op)))
+    gip_status st = check_yuv_call(ctx, src, dst, layout, params, &ypv, &on_device, op);
+    if (st)
         return st;
     const gip_yuv_params *yp = &ypv;
     if (src->dtype != GIP_U8 || src->channels < 3 || dst->dtype != GIP_U8 || dst->channels != 1)
