@@ -61,9 +61,12 @@ static bool remove_stale(const char *name)
     return removed;
 }
 
-/* Creates and locks a named temporary for `path`, removing stale ones left by killed runs; the
- * name goes to f->tmp. -1 with errno when none could be made. */
-static int open_named(gip__outfile *f)
+/* Claims one of the temporary names of f->path for f, removing stale ones left by killed runs:
+ * claim(f, name) returns a result >= 0 when it took `name`, -1 with errno when it could not
+ * (EEXIST: the name exists), or -2 when the name went away under it and is worth another try.
+ * The name goes to f->tmp. Returns claim's result, or -1 with errno (EBUSY when live writers
+ * hold every name). */
+static int claim_temp_name(gip__outfile *f, int (*claim)(gip__outfile *f, const char *name))
 {
     size_t size = strlen(f->path) + 16;
     char *name = malloc(size);
@@ -74,30 +77,47 @@ static int open_named(gip__outfile *f)
     for (int slot = 0; slot < TMP_SLOTS; slot++) {
         slot_name(f->path, slot, name, size);
         for (int attempt = 0; attempt < 4; attempt++) {
-            int fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-            if (fd < 0) {
-                if (errno != EEXIST) {
-                    free(name);
-                    return -1;
-                }
-                if (remove_stale(name))
-                    continue;
-                break; /* a live writer holds this slot */
-            }
-            /* A cleaner may have removed the name between the create and the lock. */
-            struct stat a, b;
-            (void)flock(fd, LOCK_EX);
-            if (fstat(fd, &a) == 0 && lstat(name, &b) == 0 && a.st_dev == b.st_dev &&
-                a.st_ino == b.st_ino) {
+            int r = claim(f, name);
+            if (r >= 0) {
                 f->tmp = name;
-                return fd;
+                return r;
             }
-            close(fd);
+            if (r == -2)
+                continue;
+            if (errno != EEXIST) {
+                free(name);
+                return -1;
+            }
+            if (!remove_stale(name))
+                break; /* a live writer holds this slot */
         }
     }
     free(name);
     errno = EBUSY;
     return -1;
+}
+
+/* Creates and locks the file `name`: its descriptor, -1 with errno, or -2 when a cleaner removed
+ * the name between the create and the lock. */
+static int create_locked(gip__outfile *f, const char *name)
+{
+    (void)f;
+    int fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0)
+        return -1;
+    struct stat a, b;
+    (void)flock(fd, LOCK_EX);
+    if (fstat(fd, &a) == 0 && lstat(name, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+        return fd;
+    close(fd);
+    return -2;
+}
+
+/* Creates and locks a named temporary for `path`; the name goes to f->tmp. -1 with errno when
+ * none could be made. */
+static int open_named(gip__outfile *f)
+{
+    return claim_temp_name(f, create_locked);
 }
 
 /* Non-zero when the permission bits keep the caller from writing `sb`'s file: a read-only output,
@@ -208,34 +228,16 @@ static int link_unnamed(int fd, const char *name)
     return linkat(AT_FDCWD, proc, AT_FDCWD, name, AT_SYMLINK_FOLLOW);
 }
 
+static int link_unnamed_claim(gip__outfile *f, const char *name)
+{
+    return link_unnamed(f->fd, name);
+}
+
 /* Gives the unnamed file a temporary name (f->tmp), for the rename over an existing file. It is
  * locked already, so no other writer's cleanup takes it for a leftover. -1 with errno. */
 static int link_unnamed_temp(gip__outfile *f)
 {
-    size_t size = strlen(f->path) + 16;
-    char *name = malloc(size);
-    if (!name) {
-        errno = ENOMEM;
-        return -1;
-    }
-    for (int slot = 0; slot < TMP_SLOTS; slot++) {
-        slot_name(f->path, slot, name, size);
-        for (int attempt = 0; attempt < 4; attempt++) {
-            if (link_unnamed(f->fd, name) == 0) {
-                f->tmp = name;
-                return 0;
-            }
-            if (errno != EEXIST) {
-                free(name);
-                return -1;
-            }
-            if (!remove_stale(name))
-                break; /* a live writer holds this slot */
-        }
-    }
-    free(name);
-    errno = EBUSY;
-    return -1;
+    return claim_temp_name(f, link_unnamed_claim);
 }
 
 /* Names the complete file: f->path, replacing an existing file where the flags allow it. */

@@ -31,6 +31,24 @@ const char *gip_format_name(gip_format format)
     }
 }
 
+/* The codec functions of one format. */
+typedef struct codec {
+    gip_status (*probe)(const uint8_t *data, size_t size, const char *what, gip_image_info *info);
+    gip_status (*decode)(const uint8_t *data, size_t size, const char *what,
+                         const gip__load_req *req, gip__raw *raw);
+    gip_status (*encode)(const gip_image *img, const gip__save_req *req, const char *what,
+                         uint8_t **data, size_t *size);
+} codec;
+
+/* The codec of format f: JPEG, PNG, else PNM. */
+static const codec *codec_of(gip_format f)
+{
+    static const codec jpeg = {gip__jpeg_probe, gip__jpeg_decode, gip__jpeg_encode};
+    static const codec png = {gip__png_probe, gip__png_decode, gip__png_encode};
+    static const codec pnm = {gip__pnm_probe, gip__pnm_decode, gip__pnm_encode};
+    return f == GIP_FORMAT_JPEG ? &jpeg : f == GIP_FORMAT_PNG ? &png : &pnm;
+}
+
 void gip_free(void *ptr)
 {
     free(ptr);
@@ -356,18 +374,7 @@ static gip_status probe_bytes(const uint8_t *d, size_t n, const char *what, gip_
         return st;
     gip_image_info v;
     memset(&v, 0, sizeof v);
-    switch (f) {
-    case GIP_FORMAT_JPEG:
-        st = gip__jpeg_probe(d, n, what, &v);
-        break;
-    case GIP_FORMAT_PNG:
-        st = gip__png_probe(d, n, what, &v);
-        break;
-    default:
-        st = gip__pnm_probe(d, n, what, &v);
-        break;
-    }
-    if (st)
+    if ((st = codec_of(f)->probe(d, n, what, &v)))
         return st;
     v.format = f;
     if (v.orientation < 1 || v.orientation > 8)
@@ -413,18 +420,7 @@ static gip_status decode_bytes(const uint8_t *d, size_t n, const char *what,
         return st;
     gip__raw raw;
     memset(&raw, 0, sizeof raw);
-    switch (f) {
-    case GIP_FORMAT_JPEG:
-        st = gip__jpeg_decode(d, n, what, req, &raw);
-        break;
-    case GIP_FORMAT_PNG:
-        st = gip__png_decode(d, n, what, req, &raw);
-        break;
-    default:
-        st = gip__pnm_decode(d, n, what, req, &raw);
-        break;
-    }
-    if (st)
+    if ((st = codec_of(f)->decode(d, n, what, req, &raw)))
         return st;
     gip_image img;
     if ((st = finish_load(&raw, req, &img)))
@@ -699,14 +695,7 @@ static gip_status save_req_from(const char *op, const gip_image *img, const gip_
 static gip_status encode_req(const gip_image *img, const gip__save_req *req, const char *what,
                              uint8_t **data, size_t *size)
 {
-    switch (req->format) {
-    case GIP_FORMAT_JPEG:
-        return gip__jpeg_encode(img, req, what, data, size);
-    case GIP_FORMAT_PNG:
-        return gip__png_encode(img, req, what, data, size);
-    default:
-        return gip__pnm_encode(img, req, what, data, size);
-    }
+    return codec_of(req->format)->encode(img, req, what, data, size);
 }
 
 static bool format_valid(gip_format f)

@@ -13,6 +13,13 @@
 extern "C" {
 #endif
 
+/* True on a little-endian host: 16-bit PNG, PNM and the row streams store big-endian samples. */
+static inline bool gip__little_endian(void)
+{
+    const uint16_t one = 1;
+    return *(const uint8_t *)&one == 1;
+}
+
 /* A load request with every default filled in. */
 typedef struct gip__load_req {
     gip_load_mode mode;

@@ -28,12 +28,6 @@ typedef struct png_job {
     gip__buf out;
 } png_job;
 
-static bool host_little_endian(void)
-{
-    const uint16_t one = 1;
-    return *(const uint8_t *)&one == 1;
-}
-
 static void on_error(png_structp png, png_const_charp msg)
 {
     png_job *j = png_get_error_ptr(png);
@@ -115,7 +109,7 @@ bool gip__png_set_transforms(png_structp png, png_infop pi, const gip__load_req 
             png_set_rgb_to_gray(png, 1, 0.299, 0.587);
         if (depth == 16 && !req->keep_depth)
             png_set_strip_16(png);
-        else if (depth == 16 && host_little_endian())
+        else if (depth == 16 && gip__little_endian())
             png_set_swap(png);
         return false;
     }
@@ -123,7 +117,7 @@ bool gip__png_set_transforms(png_structp png, png_infop pi, const gip__load_req 
      * images as alpha (a gray image's tRNS is ignored, as cv2.imread does). */
     if (colour && png_get_valid(png, pi, PNG_INFO_tRNS))
         png_set_tRNS_to_alpha(png);
-    if (depth == 16 && host_little_endian())
+    if (depth == 16 && gip__little_endian())
         png_set_swap(png);
     if (colour && req->bgr) {
         png_set_bgr(png);
@@ -261,7 +255,7 @@ static gip_status enc_run(png_job *j, const gip_image *img, const gip__save_req 
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     png_set_compression_level(png, req->png_compression);
     png_write_info(png, pi);
-    if (img->dtype == GIP_U16 && host_little_endian())
+    if (img->dtype == GIP_U16 && gip__little_endian())
         png_set_swap(png);
     if (req->bgr && img->channels >= 3)
         png_set_bgr(png);

@@ -50,12 +50,6 @@ struct gip__row_reader {
     bool jpeg_created;
 };
 
-static bool little_endian(void)
-{
-    const uint16_t one = 1;
-    return *(const uint8_t *)&one == 1;
-}
-
 /* ---- PNG ------------------------------------------------------------------------------------ */
 
 static void png_on_error(png_structp png, png_const_charp msg)
@@ -288,7 +282,7 @@ static gip_status pnm_rows(gip__row_reader *r, gip_image *rows)
             return gip__error(NULL, ferror(r->f) ? GIP_ERR_IO : GIP_ERR_CORRUPT,
                               "%s: truncated PNM: the data end in row %lld of %lld", r->what,
                               (long long)(r->next + y), (long long)r->h);
-        if (r->wide && little_endian())
+        if (r->wide && gip__little_endian())
             for (size_t i = 0; i + 1 < rb; i += 2) {
                 uint8_t t = row[i];
                 row[i] = row[i + 1];

@@ -40,12 +40,6 @@ struct gip__row_writer {
     bool jpeg_created;
 };
 
-static bool little_endian(void)
-{
-    const uint16_t one = 1;
-    return *(const uint8_t *)&one == 1;
-}
-
 static void png_on_error(png_structp png, png_const_charp msg)
 {
     gip__row_writer *w = png_get_error_ptr(png);
@@ -113,7 +107,7 @@ static gip_status png_start(gip__row_writer *w)
                  type, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     png_set_compression_level(w->png, w->req.png_compression);
     png_write_info(w->png, w->info);
-    if (w->dt == GIP_U16 && little_endian())
+    if (w->dt == GIP_U16 && gip__little_endian())
         png_set_swap(w->png);
     if (w->req.bgr && w->c >= 3)
         png_set_bgr(w->png);
@@ -230,7 +224,7 @@ static gip_status pnm_rows(gip__row_writer *w, const gip_image *rows)
     size_t es = wide ? 2 : 1;
     for (int64_t y = 0; y < rows->height; y++) {
         const uint8_t *s = (const uint8_t *)rows->data + y * rows->stride;
-        if (swap_rb || (wide && little_endian())) {
+        if (swap_rb || (wide && gip__little_endian())) {
             memcpy(w->row, s, rb);
             if (swap_rb)
                 for (size_t i = 0; i < rb; i += 3 * es)
@@ -239,7 +233,7 @@ static gip_status pnm_rows(gip__row_writer *w, const gip_image *rows)
                         w->row[i + b] = w->row[i + 2 * es + b];
                         w->row[i + 2 * es + b] = t;
                     }
-            if (wide && little_endian())
+            if (wide && gip__little_endian())
                 for (size_t i = 0; i + 1 < rb; i += 2) {
                     uint8_t t = w->row[i];
                     w->row[i] = w->row[i + 1];
