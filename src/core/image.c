@@ -248,14 +248,21 @@ gip_status gip__image_check_ctx(gip_context *ctx, const gip_image *img, const ch
     return GIP_OK;
 }
 
+/* The context, then src and dst, each valid and usable with the context. */
+static gip_status check_ctx_src_dst(gip_context *ctx, const gip_image *src, const gip_image *dst,
+                                    const char *op)
+{
+    gip_status st = gip__ctx_check(ctx, op);
+    if (!st && !(st = gip__image_check_ctx(ctx, src, op, "src")))
+        st = gip__image_check_ctx(ctx, dst, op, "dst");
+    return st;
+}
+
 gip_status gip__check_pair(gip_context *ctx, const gip_image *src, const gip_image *dst,
                            const char *op, bool *on_device)
 {
-    gip_status st = gip__ctx_check(ctx, op);
+    gip_status st = check_ctx_src_dst(ctx, src, dst, op);
     if (st)
-        return st;
-    if ((st = gip__image_check_ctx(ctx, src, op, "src")) ||
-        (st = gip__image_check_ctx(ctx, dst, op, "dst")))
         return st;
     bool sd = src->memory == GIP_MEM_CUDA, dd = dst->memory == GIP_MEM_CUDA;
     if (sd != dd)
@@ -442,11 +449,8 @@ void gip_image_free(gip_context *ctx, gip_image *img)
 static gip_status copy_checked(gip_context *ctx, const gip_image *src, gip_image *dst,
                                const char *op)
 {
-    gip_status st = gip__ctx_check(ctx, op);
+    gip_status st = check_ctx_src_dst(ctx, src, dst, op);
     if (st)
-        return st;
-    if ((st = gip__image_check_ctx(ctx, src, op, "src")) ||
-        (st = gip__image_check_ctx(ctx, dst, op, "dst")))
         return st;
     if (src->width != dst->width || src->height != dst->height || src->channels != dst->channels ||
         src->dtype != dst->dtype)

@@ -305,29 +305,30 @@ static void load_run(const band_state *s, float *restrict d, const float *add, i
     }
 }
 
-/* Stores with round half to even and saturation, as gip__sat_u8_f32 / gip__sat_u16_f32 do, but in
- * a form the compiler vectorises (lrintf is a library call): after clamping to [-1, max + 1],
+/* v rounded half to even and saturated to 0..max, as gip__sat_u8_f32 / gip__sat_u16_f32 do, but
+ * in a form the compiler vectorises (lrintf is a library call): after clamping to [-1, max + 1],
  * adding and subtracting 1.5 * 2^23 rounds to the nearest integer, ties to even, in the default
  * rounding mode. NaN becomes 0. A test compares this with the shared helpers value by value. */
-static void store_run(void *dst, gip_dtype dt, const float *restrict v, int n)
+static inline int32_t round_sat(float v, int32_t max)
 {
     const float magic = 12582912.0f;
+    float f = v > -1.0f ? v : -1.0f;
+    f = f < (float)(max + 1) ? f : (float)(max + 1);
+    int32_t r = (int32_t)((f + magic) - magic);
+    return r < 0 ? 0 : r > max ? max : r;
+}
+
+/* Stores n values to a row of dt: u8 and u16 through round_sat(), f32 as they are. */
+static void store_run(void *dst, gip_dtype dt, const float *restrict v, int n)
+{
     if (dt == GIP_U8) {
         uint8_t *d = dst;
-        for (int i = 0; i < n; i++) {
-            float f = v[i] > -1.0f ? v[i] : -1.0f;
-            f = f < 256.0f ? f : 256.0f;
-            int32_t r = (int32_t)((f + magic) - magic);
-            d[i] = (uint8_t)(r < 0 ? 0 : r > 255 ? 255 : r);
-        }
+        for (int i = 0; i < n; i++)
+            d[i] = (uint8_t)round_sat(v[i], 255);
     } else if (dt == GIP_U16) {
         uint16_t *d = dst;
-        for (int i = 0; i < n; i++) {
-            float f = v[i] > -1.0f ? v[i] : -1.0f;
-            f = f < 65536.0f ? f : 65536.0f;
-            int32_t r = (int32_t)((f + magic) - magic);
-            d[i] = (uint16_t)(r < 0 ? 0 : r > 65535 ? 65535 : r);
-        }
+        for (int i = 0; i < n; i++)
+            d[i] = (uint16_t)round_sat(v[i], 65535);
     } else {
         memcpy(dst, v, (size_t)n * sizeof(float));
     }

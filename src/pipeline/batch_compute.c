@@ -115,9 +115,7 @@ gip_status gip__batch_compute_item(engine *e, gip_pipeline *p, stage *sg, item *
         double t = now();
         st = gip_pipeline_run(p, &it->img, &it->result);
         double t1 = now();
-        mark(e, it->index, TR_COMPUTE, t);
-        mark(e, it->index, TR_COMPUTED, t1);
-        add_time(e, &e->st.t_compute, t1 - t);
+        mark_stage(e, it->index, TR_COMPUTE, t, TR_COMPUTED, t1, &e->st.t_compute);
         return st;
     }
     /* Host images above the pipeline's device memory limit: tiles (tile.c). */
@@ -143,9 +141,7 @@ gip_status gip__batch_compute_item(engine *e, gip_pipeline *p, stage *sg, item *
         din = &sg->dev_in;
     }
     double t1 = now();
-    mark(e, it->index, TR_COMPUTE, t);
-    mark(e, it->index, TR_UPLOADED, t1);
-    add_time(e, &e->st.t_upload, t1 - t);
+    mark_stage(e, it->index, TR_COMPUTE, t, TR_UPLOADED, t1, &e->st.t_upload);
     gip_image *dout = &it->result;
     if (!dev_result) {
         if ((st = ensure(ctx, &sg->dev_out, w, h, c, dt, GIP_MEM_CUDA)))
@@ -191,9 +187,7 @@ gip_status gip__batch_encode_item(engine *e, item *it, bool *skipped)
     else
         st = gip_image_encode(&it->result, &sp, &data, &size);
     double t1 = now();
-    mark(e, it->index, TR_ENCODE, t);
-    mark(e, it->index, TR_ENCODED, t1);
-    add_time(e, &e->st.t_encode, t1 - t);
+    mark_stage(e, it->index, TR_ENCODE, t, TR_ENCODED, t1, &e->st.t_encode);
     if (st)
         return st;
     st = gip__atomic_write("batch", e->outs[it->index], data, size,

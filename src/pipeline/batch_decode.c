@@ -54,9 +54,7 @@ gip_status gip__batch_decode_item(engine *e, item *it)
     double t = now();
     gip_status st = gip__batch_read_file(e->inputs[it->index], &bytes, &size);
     double t1 = now();
-    mark(e, it->index, TR_READ, t);
-    mark(e, it->index, TR_DECODE, t1);
-    add_time(e, &e->st.t_read, t1 - t);
+    mark_stage(e, it->index, TR_READ, t, TR_DECODE, t1, &e->st.t_read);
     if (st)
         return st;
     gip_load_params lp = e->lp;

@@ -107,6 +107,16 @@ static inline void add_time(engine *e, double *field, double dt)
     pthread_mutex_unlock(&e->report_mu);
 }
 
+/* A stage of file i that ran from t0 to t1: events `begin` at t0 and `end` at t1, and t1 - t0
+ * added to the stage's total *field. */
+static inline void mark_stage(engine *e, int64_t i, int begin, double t0, int end, double t1,
+                              double *field)
+{
+    mark(e, i, begin, t0);
+    mark(e, i, end, t1);
+    add_time(e, field, t1 - t0);
+}
+
 /* ---- batch.c ------------------------------------------------------------------------------ */
 /* Records a finished file and calls the callbacks (serialised). */
 void gip__batch_report(engine *e, int64_t index, gip_status status, const char *msg, bool skipped);

@@ -61,6 +61,17 @@ static void vpass_fixed_scalar(const uint16_t *const *rows, int kh, const int32_
     }
 }
 
+/* v as element e of dst, a row of dtype dt: u8 and u16 saturated, f32 as it is. */
+static inline void store_elem(void *dst, gip_dtype dt, int64_t e, float v)
+{
+    if (dt == GIP_U8)
+        ((uint8_t *)dst)[e] = gip__sat_u8_f32(v);
+    else if (dt == GIP_U16)
+        ((uint16_t *)dst)[e] = gip__sat_u16_f32(v);
+    else
+        ((float *)dst)[e] = v;
+}
+
 /* ones: every tap is 1, and 1 * x == x, so the products are left out (box filters). */
 static void hpass_float_scalar(const float *ext, int64_t n, int cn, const float *k, int kw,
                                bool ones, float *h)
@@ -86,12 +97,7 @@ static void vpass_float_scalar(const float *const *rows, int kh, const float *k,
             acc = acc + p;
         }
         float v = acc * scale;
-        if (dt == GIP_U8)
-            ((uint8_t *)dst)[e] = gip__sat_u8_f32(v);
-        else if (dt == GIP_U16)
-            ((uint16_t *)dst)[e] = gip__sat_u16_f32(v);
-        else
-            ((float *)dst)[e] = v;
+        store_elem(dst, dt, e, v);
     }
 }
 
@@ -147,12 +153,7 @@ static void vpass_boxi_scalar(const uint32_t *const *rows, int kh, float scale, 
             continue;
         }
         float v = (float)acc * scale;
-        if (dt == GIP_U8)
-            ((uint8_t *)dst)[e] = gip__sat_u8_f32(v);
-        else if (dt == GIP_U16)
-            ((uint16_t *)dst)[e] = gip__sat_u16_f32(v);
-        else
-            ((float *)dst)[e] = v;
+        store_elem(dst, dt, e, v);
     }
 }
 
