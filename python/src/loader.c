@@ -165,9 +165,9 @@ static int seq_doubles(PyObject *o, double *out, int n, const char *what)
     return 0;
 }
 
-static void loader_dealloc(LoaderObject *self)
+/* Stops and joins the worker threads, without the GIL, once: later calls do nothing. */
+static void loader_stop(LoaderObject *self)
 {
-    PyObject_GC_UnTrack(self);
     gip_loader *l = self->l;
     self->l = NULL;
     if (l) {
@@ -175,6 +175,12 @@ static void loader_dealloc(LoaderObject *self)
         gip_loader_destroy(l);
         Py_END_ALLOW_THREADS;
     }
+}
+
+static void loader_dealloc(LoaderObject *self)
+{
+    PyObject_GC_UnTrack(self);
+    loader_stop(self);
     gip_context_destroy(self->ctx);
     Py_CLEAR(self->keep);
     Py_TYPE(self)->tp_free((PyObject *)self);
@@ -447,13 +453,7 @@ static PyObject *loader_stats(LoaderObject *self, PyObject *unused)
 static PyObject *loader_close(LoaderObject *self, PyObject *unused)
 {
     (void)unused;
-    gip_loader *l = self->l;
-    self->l = NULL;
-    if (l) {
-        Py_BEGIN_ALLOW_THREADS;
-        gip_loader_destroy(l);
-        Py_END_ALLOW_THREADS;
-    }
+    loader_stop(self);
     Py_RETURN_NONE;
 }
 
