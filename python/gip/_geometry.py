@@ -146,6 +146,25 @@ def _matrix(M, rows, what):
     return [float(v) for v in m.ravel()]
 
 
+def _warp_border(borderMode):
+    """The borderMode of warp_affine, warp_perspective and remap (BORDER_ISOLATED ignored)."""
+    b = _int(borderMode, "borderMode") & ~16
+    if b not in _WARP_BORDER:
+        _raise(InvalidArgument, "borderMode %r: BORDER_CONSTANT, REPLICATE, REFLECT, WRAP, "
+               "REFLECT_101 or TRANSPARENT" % (borderMode,))
+    return b
+
+
+def _warp_border_value(name, params, b, borderValue, dst):
+    """params with the border value of BORDER_CONSTANT; BORDER_TRANSPARENT keeps dst's pixels,
+    so it needs dst."""
+    if b == BORDER_TRANSPARENT and dst is None:
+        _raise(InvalidArgument, "%s: BORDER_TRANSPARENT keeps dst's pixels: give dst" % name)
+    if b == BORDER_CONSTANT:
+        params["border_value"] = _scalar4(borderValue, "borderValue")
+    return params
+
+
 def _warp(name, rows, src, M, dsize, dst, flags, borderMode, borderValue, device):
     f = _int(flags, "flags")
     inter = f & 7
@@ -153,21 +172,14 @@ def _warp(name, rows, src, M, dsize, dst, flags, borderMode, borderValue, device
                                                     INTER_AREA, INTER_LANCZOS4):
         _raise(InvalidArgument, "flags %r: INTER_NEAREST, INTER_LINEAR, INTER_CUBIC or "
                "INTER_LANCZOS4 (INTER_AREA is linear), optionally | WARP_INVERSE_MAP" % (flags,))
-    b = _int(borderMode, "borderMode") & ~16
-    if b not in _WARP_BORDER:
-        _raise(InvalidArgument, "borderMode %r: BORDER_CONSTANT, REPLICATE, REFLECT, WRAP, "
-               "REFLECT_101 or TRANSPARENT" % (borderMode,))
+    b = _warp_border(borderMode)
     w, h = _dsize(dsize)
     if w < 0 or h < 0:
         _raise(InvalidArgument, "dsize (%d, %d) must not be negative" % (w, h))
     params = {"m": _matrix(M, rows, name), "dsize": (w, h) if w * h > 0 else (0, 0),
               "interpolation": _INTER_NAME[inter], "inverse_map": bool(f & WARP_INVERSE_MAP),
               "border": _WARP_BORDER[b]}
-    if b == BORDER_CONSTANT:
-        params["border_value"] = _scalar4(borderValue, "borderValue")
-    if b == BORDER_TRANSPARENT and dst is None:
-        _raise(InvalidArgument, "%s: BORDER_TRANSPARENT keeps dst's pixels: give dst" % name)
-    return _run(name, src, dst, device, params)
+    return _run(name, src, dst, device, _warp_border_value(name, params, b, borderValue, dst))
 
 
 @_image_out
@@ -389,17 +401,11 @@ def remap(src, map1, map2, interpolation, dst=None, borderMode=BORDER_CONSTANT, 
         if shp is None or len(shp) != 2:
             _raise(InvalidArgument, "remap: the maps must be (H, W) float32 (or map1 (H, W, 2))")
         h, w = int(shp[0]), int(shp[1])
-    b = _int(borderMode, "borderMode") & ~16
-    if b not in _WARP_BORDER:
-        _raise(InvalidArgument, "borderMode %r: BORDER_CONSTANT, REPLICATE, REFLECT, WRAP, "
-               "REFLECT_101 or TRANSPARENT" % (borderMode,))
-    if b == BORDER_TRANSPARENT and dst is None:
-        _raise(InvalidArgument, "remap: BORDER_TRANSPARENT keeps dst's pixels: give dst")
+    b = _warp_border(borderMode)
     params = {"dsize": (int(w), int(h)), "interpolation": _INTER_NAME[f],
               "border": _WARP_BORDER[b], "map1": mx, "map2": my}
-    if b == BORDER_CONSTANT:
-        params["border_value"] = _scalar4(borderValue, "borderValue")
-    return _run("remap", src, dst, device, params)
+    return _run("remap", src, dst, device,
+                _warp_border_value("remap", params, b, borderValue, dst))
 
 
 def convert_maps(map1, map2, dstmap1type, dstmap1=None, dstmap2=None, nninterpolation=False, *,

@@ -132,6 +132,15 @@ def mean_std_dev(src, mean=None, stddev=None, mask=None, *, device=None):
     return m, s
 
 
+def _into(out, result):
+    """result written into out and out returned where out is a numpy array of result's shape and
+    dtype (cv2's optional output arguments); else result."""
+    if isinstance(out, _np.ndarray) and out.shape == result.shape and out.dtype == result.dtype:
+        out[...] = result
+        return out
+    return result
+
+
 def _channels(src):
     shape = getattr(src, "shape", None)
     if shape is None:
@@ -216,11 +225,7 @@ def calc_hist(images, channels, mask, histSize, ranges, hist=None, accumulate=Fa
     ctx, s, _, m = _prepared(device, images, None, mask)
     _gip.calc_hist(ctx, s, m, [int(c) for c in chans], [int(b) for b in bins], rs,
                    not uniform, h, bool(accumulate))
-    if hist is not None and isinstance(hist, _np.ndarray) and hist.dtype == _np.float32 \
-            and hist.shape == shape:
-        hist[...] = h
-        return hist
-    return h
+    return _into(hist, h)
 
 
 # ---- analysis: minMaxIdx, compareHist, integral, moments, matchTemplate, components ----------
@@ -514,11 +519,7 @@ def connected_components(image, labels=None, connectivity=8, ltype=CV_32S, *, de
     of labels (components + 1 for the background) and the label image (int32 or uint16), with
     OpenCV's numbering."""
     n, lab = _components(image, connectivity, ltype, device)
-    if isinstance(labels, _np.ndarray) and labels.shape == lab.shape and \
-            labels.dtype == lab.dtype:
-        labels[...] = lab
-        lab = labels
-    return n, lab
+    return n, _into(labels, lab)
 
 
 def connected_components_with_stats(image, labels=None, stats=None, centroids=None,
@@ -530,14 +531,7 @@ def connected_components_with_stats(image, labels=None, stats=None, centroids=No
     st = _np.empty((n, 5), _np.int32)
     ce = _np.empty((n, 2), _np.float64)
     _gip.cc_stats(lab, n, st, ce)
-    if isinstance(stats, _np.ndarray) and stats.shape == st.shape and stats.dtype == st.dtype:
-        stats[...] = st
-        st = stats
-    if isinstance(centroids, _np.ndarray) and centroids.shape == ce.shape and \
-            centroids.dtype == ce.dtype:
-        centroids[...] = ce
-        ce = centroids
-    return n, lab, st, ce
+    return n, lab, _into(stats, st), _into(centroids, ce)
 
 
 # cv2's names
