@@ -671,16 +671,6 @@ SPACE_V512 static inline void space_512_store3(uint8_t *d, __m512i o0, __m512i o
 
 /* cvt_space_simd.h's arithmetic on 16 lanes: space_512_sector_pick(), space_512_hsv_inv(),
  * space_512_hue_parts(), space_512_hls(), space_512_ycc_u16(). */
-#undef SPACE_FN
-#undef SPACE_PFX
-#undef SPACE_PS
-#undef SPACE_SI
-#undef SPACE_MASK
-#undef SPACE_CMP
-#undef SPACE_SEL
-#undef SPACE_ROUNDZ
-#undef SPACE_BASE
-#undef SPACE_FMA
 #define SPACE_FN(name) space_512_##name
 #define SPACE_PFX _mm512_
 #define SPACE_PS __m512
@@ -692,16 +682,6 @@ SPACE_V512 static inline void space_512_store3(uint8_t *d, __m512i o0, __m512i o
 #define SPACE_BASE SPACE_W512
 #define SPACE_FMA SPACE_V512
 #include "color/cvt_space_simd.h"
-#undef SPACE_FN
-#undef SPACE_PFX
-#undef SPACE_PS
-#undef SPACE_SI
-#undef SPACE_MASK
-#undef SPACE_CMP
-#undef SPACE_SEL
-#undef SPACE_ROUNDZ
-#undef SPACE_BASE
-#undef SPACE_FMA
 
 /* space_hsv_inv_u8_avx2() with AVX-512 VBMI. */
 SPACE_V512 static int64_t space_hsv_inv_u8_vbmi(const uint8_t *s, uint8_t *d, int64_t w, int bidx,

@@ -7,8 +7,9 @@
  *   SPACE_CMP(a, b, op), SPACE_SEL(m, a, b) (m ? b : a), SPACE_ROUNDZ(a) (rounded toward zero)
  *   SPACE_BASE, SPACE_FMA   the target attributes without and with FMA (the first a subset of
  *                     the second, so that a function of either inlines into the other's callers)
- * Each width runs the same operations in the same order, so both give the same bits. No include
- * guard: it is meant to be included more than once. */
+ * and undefines them at its end, so that the next width defines its own. Each width runs the
+ * same operations in the same order, so both give the same bits. No include guard: it is meant
+ * to be included more than once. */
 
 #define SPACE_CAT_(a, b) a##b
 #define SPACE_CAT(a, b) SPACE_CAT_(a, b)
@@ -146,3 +147,13 @@ SPACE_BASE static inline void SPACE_FN(ycc_u16)(SPACE_SI c0, SPACE_SI c1, SPACE_
 #undef ISUB
 #undef IMUL
 #undef ID14
+#undef SPACE_FN
+#undef SPACE_PFX
+#undef SPACE_PS
+#undef SPACE_SI
+#undef SPACE_MASK
+#undef SPACE_CMP
+#undef SPACE_SEL
+#undef SPACE_ROUNDZ
+#undef SPACE_BASE
+#undef SPACE_FMA
