@@ -70,4 +70,32 @@ GIP__HDS int16_t gip__sat_s16_f32(float v)
     return gip__sat_s16_i32(gip__round_f32(gip__clampf(v, -32769.0f, 32768.0f)));
 }
 
+#if !defined(__CUDACC__)
+#include "gip/core.h"
+
+/* Element i of a host row of dtype dt (u8, u16, else f32) as a float. */
+static inline float gip__elem_f32(const void *row, gip_dtype dt, int64_t i)
+{
+    switch (dt) {
+    case GIP_U8:
+        return ((const uint8_t *)row)[i];
+    case GIP_U16:
+        return ((const uint16_t *)row)[i];
+    default:
+        return ((const float *)row)[i];
+    }
+}
+
+/* v as element i of a host row of dtype dt: u8 and u16 saturated as above, else f32 as it is. */
+static inline void gip__elem_store_f32(void *row, gip_dtype dt, int64_t i, float v)
+{
+    if (dt == GIP_U8)
+        ((uint8_t *)row)[i] = gip__sat_u8_f32(v);
+    else if (dt == GIP_U16)
+        ((uint16_t *)row)[i] = gip__sat_u16_f32(v);
+    else
+        ((float *)row)[i] = v;
+}
+#endif
+
 #endif

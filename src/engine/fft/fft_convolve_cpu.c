@@ -36,16 +36,7 @@ typedef struct conv_arg {
 
 static float src_value(const gip_image *s, int64_t x, int64_t y, int32_t c)
 {
-    const char *row = (const char *)s->data + y * s->stride;
-    int64_t i = x * s->channels + c;
-    switch (s->dtype) {
-    case GIP_U8:
-        return ((const uint8_t *)row)[i];
-    case GIP_U16:
-        return ((const uint16_t *)row)[i];
-    default:
-        return ((const float *)row)[i];
-    }
+    return gip__elem_f32((const char *)s->data + y * s->stride, s->dtype, x * s->channels + c);
 }
 
 /* Padded row v (< a->rows) of the current channel into `out` (m floats). */
@@ -174,21 +165,8 @@ static void inv_rows(void *arg, int64_t b0, int64_t b1)
         for (int64_t y = y0; y < y1; y++) {
             const float *in = a->plane + 2 * y * a->hs;
             char *row = (char *)d->data + y * d->stride;
-            for (int64_t x = 0; x < d->width; x++) {
-                float v = in[x] + a->p->delta;
-                int64_t i = x * cn + a->c;
-                switch (d->dtype) {
-                case GIP_U8:
-                    ((uint8_t *)row)[i] = gip__sat_u8_f32(v);
-                    break;
-                case GIP_U16:
-                    ((uint16_t *)row)[i] = gip__sat_u16_f32(v);
-                    break;
-                default:
-                    ((float *)row)[i] = v;
-                    break;
-                }
-            }
+            for (int64_t x = 0; x < d->width; x++)
+                gip__elem_store_f32(row, d->dtype, x * cn + a->c, in[x] + a->p->delta);
         }
     }
 }

@@ -61,17 +61,6 @@ static void vpass_fixed_scalar(const uint16_t *const *rows, int kh, const int32_
     }
 }
 
-/* v as element e of dst, a row of dtype dt: u8 and u16 saturated, f32 as it is. */
-static inline void store_elem(void *dst, gip_dtype dt, int64_t e, float v)
-{
-    if (dt == GIP_U8)
-        ((uint8_t *)dst)[e] = gip__sat_u8_f32(v);
-    else if (dt == GIP_U16)
-        ((uint16_t *)dst)[e] = gip__sat_u16_f32(v);
-    else
-        ((float *)dst)[e] = v;
-}
-
 /* ones: every tap is 1, and 1 * x == x, so the products are left out (box filters). */
 static void hpass_float_scalar(const float *ext, int64_t n, int cn, const float *k, int kw,
                                bool ones, float *h)
@@ -97,7 +86,7 @@ static void vpass_float_scalar(const float *const *rows, int kh, const float *k,
             acc = acc + p;
         }
         float v = acc * scale;
-        store_elem(dst, dt, e, v);
+        gip__elem_store_f32(dst, dt, e, v);
     }
 }
 
@@ -153,7 +142,7 @@ static void vpass_boxi_scalar(const uint32_t *const *rows, int kh, float scale, 
             continue;
         }
         float v = (float)acc * scale;
-        store_elem(dst, dt, e, v);
+        gip__elem_store_f32(dst, dt, e, v);
     }
 }
 
@@ -627,18 +616,6 @@ typedef struct sep_job {
 #endif           /* set when a band could not allocate its buffers */
 } sep_job;
 
-static float src_elem(const void *row, gip_dtype dt, int64_t i)
-{
-    switch (dt) {
-    case GIP_U8:
-        return ((const uint8_t *)row)[i];
-    case GIP_U16:
-        return ((const uint16_t *)row)[i];
-    default:
-        return ((const float *)row)[i];
-    }
-}
-
 /* ext holds the source's own elements (FIXED_U8, box_u8, box_int) rather than floats. */
 static bool raw_ext(const gip__sep_plan *pl)
 {
@@ -694,7 +671,7 @@ static void fill_ext(const sep_job *job, int64_t sy, void *ext, int64_t p0, int6
             break;
         int64_t sx = row ? gip__border_index(p - pl->ax, w, pl->border) : -1;
         for (int c = 0; c < cn; c++) {
-            float v = sx >= 0 ? src_elem(row, s->dtype, sx * cn + c) : pl->border_value[c];
+            float v = sx >= 0 ? gip__elem_f32(row, s->dtype, sx * cn + c) : pl->border_value[c];
             if (raw && esz == 1)
                 ((uint8_t *)ext)[p * cn + c] = (uint8_t)v;
             else if (raw)
