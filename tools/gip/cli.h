@@ -177,6 +177,13 @@ gip_status cli_upload(gip_context *ctx, const gip_image *host, gip_image *dev, d
  *  it took. On failure nothing is left allocated. */
 gip_status cli_download(gip_context *ctx, const gip_image *dev, gip_image *host, double *seconds);
 
+/** Loads `path` with `lp` into *host for an operation on src: uploaded into *dev when src is on
+ *  the device. *use is the copy in src's memory. What it allocated stays for the caller to free,
+ *  on failure too. */
+gip_status cli_load_beside(gip_context *ctx, const gip_image *src, const char *path,
+                           const gip_load_params *lp, gip_image *host, gip_image *dev,
+                           const gip_image **use);
+
 /** The times of one command, printed by --time. runs holds `repeat` compute times. */
 typedef struct cli_timings {
     double load, upload, download, save;

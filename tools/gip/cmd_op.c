@@ -439,16 +439,10 @@ static gip_status inputs_prepare(gip_context *ctx, const gip_image *src, void *d
     for (int32_t i = 0; i < j->n; i++) {
         if (!j->paths[i])
             continue;
-        gip_status st = gip_image_load(j->paths[i], &lp, &j->host[i]);
+        gip_status st =
+            cli_load_beside(ctx, src, j->paths[i], &lp, &j->host[i], &j->dev[i], &j->use[i]);
         if (st)
             return st;
-        j->use[i] = &j->host[i];
-        if (gip_image_on_host(src))
-            continue;
-        double secs;
-        if ((st = cli_upload(ctx, &j->host[i], &j->dev[i], &secs)))
-            return st;
-        j->use[i] = &j->dev[i];
     }
     return GIP_OK;
 }

@@ -55,6 +55,23 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+gip_status cli_load_beside(gip_context *ctx, const gip_image *src, const char *path,
+                           const gip_load_params *lp, gip_image *host, gip_image *dev,
+                           const gip_image **use)
+{
+    gip_status st = gip_image_load(path, lp, host);
+    if (st)
+        return st;
+    *use = host;
+    if (gip_image_on_host(src))
+        return GIP_OK;
+    double secs;
+    if ((st = cli_upload(ctx, host, dev, &secs)))
+        return st;
+    *use = dev;
+    return GIP_OK;
+}
+
 int cli_timings_alloc(const cli_command *cmd, cli_timings *t, int64_t repeat)
 {
     t->repeat = repeat;

@@ -29,16 +29,12 @@ static gip_status map_prepare(gip_context *ctx, const gip_image *src, void *data
     gip_load_params lp = {0};
     lp.mode = j->load_mode;
     for (int32_t i = 0; i < j->n_more; i++) {
-        gip_status st = gip_image_load(j->more_paths[i], &lp, &j->host_more[i]);
+        const gip_image *use;
+        gip_status st = cli_load_beside(ctx, src, j->more_paths[i], &lp, &j->host_more[i],
+                                        &j->dev_more[i], &use);
         if (st)
             return st;
-        j->inputs[i + 1] = j->host_more[i];
-        if (gip_image_on_host(src))
-            continue;
-        double secs;
-        if ((st = cli_upload(ctx, &j->host_more[i], &j->dev_more[i], &secs)))
-            return st;
-        j->inputs[i + 1] = j->dev_more[i];
+        j->inputs[i + 1] = *use;
     }
     return GIP_OK;
 }
