@@ -211,8 +211,12 @@ def test_shutdown_no_hung_threads(jpegs):
 
 
 def test_ctrl_c_stops_cleanly(jpegs, tmp_path):
+    # The child takes Ctrl-C as Python does by default even where the tests run in a shell's
+    # background job, which starts its children with SIGINT ignored (Python then installs no
+    # handler, and the loop below would never stop).
     script = textwrap.dedent("""
-        import sys, gip
+        import signal, sys, gip
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         files = sys.argv[1:]
         ld = gip.Loader(files * 40, batch_size=8, size=64, device="cpu", output="numpy",
                         threads=2)
