@@ -121,26 +121,26 @@ template <int N> __device__ __forceinline__ void gip__cp_async_wait()
     asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
-/* The aligned 4-byte word at p through the read-only path, reading no byte at or past end (the
- * end of the row it belongs to: the bytes after a row's last pixel may be another allocation's
- * or never written): one load where the word ends by end, else its bytes before end one by one,
- * the others 0. */
-__device__ __forceinline__ uint32_t gip__ldg_word(const uint32_t *p, const uint8_t *end)
+/* The aligned 4-byte word at p through the read-only path, reading no byte outside [beg, end)
+ * (the row it belongs to: the bytes around a row may be another allocation's, or padding never
+ * written): one load where the word lies in it, else its bytes in it one by one, the others 0. */
+__device__ __forceinline__ uint32_t gip__ldg_word(const uint32_t *p, const uint8_t *beg,
+                                                  const uint8_t *end)
 {
     const uint8_t *b = reinterpret_cast<const uint8_t *>(p);
-    if (b + 4 <= end)
+    if (b >= beg && b + 4 <= end)
         return __ldg(p);
     uint32_t v = 0;
 #pragma unroll
-    for (int k = 0; k < 3; k++)
-        if (b + k < end)
+    for (int k = 0; k < 4; k++)
+        if (b + k >= beg && b + k < end)
             v |= (uint32_t)__ldg(b + k) << (8 * k);
     return v;
 }
 
 /* NB consecutive bytes of a row from a (any alignment) into v[(NB + 3) / 4], byte i at bits
- * 8 * (i % 4) of word i / 4. When whole (the caller's one test that the row holds the bytes up to
- * a + NB + 2, so that every aligned word holding one of them lies in the row: see
+ * 8 * (i % 4) of word i / 4. When whole (the caller's one test that the row holds the bytes from
+ * a - 3 to a + NB + 2, so that every aligned word holding one of them lies in the row: see
  * GIP__WHOLE_WORDS), those words loaded through the read-only path (none past the last) and
  * realigned by funnel shifts; otherwise, near the row's end, the NB bytes one by one. */
 template <int NB>
@@ -168,8 +168,9 @@ __device__ __forceinline__ void gip__load_bytes(const uint8_t *a, bool whole, ui
         v[i] = __funnelshift_r(w[i], w[i + 1], 8 * lead);
 }
 
-/* Whether gip__load_bytes may load whole words for NB bytes at byte x of a row of rb bytes. */
-#define GIP__WHOLE_WORDS(x, nb, rb) ((x) + (nb) + 3 <= (rb))
+/* Whether gip__load_bytes may load whole words for nb bytes at byte x of a row of rb bytes: the
+ * aligned words holding them start at most 3 bytes before x and end at most 3 after its last. */
+#define GIP__WHOLE_WORDS(x, nb, rb) ((x) >= 3 && (x) + (nb) + 3 <= (rb))
 
 /* Four pixels of CN u8 channels (o: 4 * CN bytes, in registers) stored at d as CN 32-bit words,
  * or, for four channels with vec >= 2, as one 16-byte store. d is 4-byte aligned (16-byte when

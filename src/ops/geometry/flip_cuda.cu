@@ -12,8 +12,9 @@
 
 /* Output pixels [x0, x0 + n) of row y, n <= FLIP_CHUNK(PX), from source row fy ? h-1-y : y,
  * reversed (dst(x) = src(w-1-x)) when REV. PX is the bytes of a pixel. Words are read only
- * where they hold a byte of the chunk, whole but for a row's last word (gip__ldg_word: no
- * byte past the row's end is read), written whole only where all four bytes are the chunk's. */
+ * where they hold a byte of the chunk, whole but for a row's first and last word
+ * (gip__ldg_word: no byte outside the row is read), written whole only where all four bytes are the
+ * chunk's. */
 template <int PX, bool REV>
 __global__ void __launch_bounds__(FLIP_THREADS)
     flip_rows_kernel(const uint8_t *__restrict__ src, int64_t sstride, uint8_t *__restrict__ dst,
@@ -34,7 +35,7 @@ __global__ void __launch_bounds__(FLIP_THREADS)
         const int32_t off = (int32_t)((uintptr_t)a0 & 3);
         const int32_t nw = (off + nb + 3) >> 2;
         for (int32_t i = tid; i < nw; i += FLIP_THREADS)
-            sm[i] = gip__ldg_word(al + i, send);
+            sm[i] = gip__ldg_word(al + i, srow, send);
         __syncthreads();
         const uint8_t *sb = reinterpret_cast<const uint8_t *>(sm) + off;
         uint8_t *d0 = dst + (int64_t)y * dstride + (int64_t)x0 * PX;

@@ -24,9 +24,9 @@
  * others). floor(sx) lies in [0, sw - 2] exactly when 0 <= sx < sw - 1 (NaN fails), and is then
  * the truncation. lx, ly are sw - 1 and sh - 1 as floats (exact: sides below 2^24), ss the
  * source stride (the source spans less than 2^31 bytes). The bits of *wh: the pixels whose taps
- * gip__load_bytes may load as whole words (sx < lw: see gip__wpc_lw). */
+ * gip__load_bytes may load as whole words (lw.x <= sx < lw.y: see gip__wpc_lw). */
 template <int CN, typename T>
-__device__ __forceinline__ uint32_t gip__wpc_locate(int32_t ss, float lx, float ly, float lw,
+__device__ __forceinline__ uint32_t gip__wpc_locate(int32_t ss, float lx, float ly, float2 lw,
                                                     const float *sx, const float *sy, int32_t n,
                                                     int32_t *off, float *fx, float *fy,
                                                     uint32_t *wh)
@@ -44,17 +44,18 @@ __device__ __forceinline__ uint32_t gip__wpc_locate(int32_t ss, float lx, float 
             fy[q] = __fsub_rn(sy[q], (float)iy);
             off[q] = iy * ss + ix * CN * (int32_t)sizeof(T);
             in |= 1u << q;
-            *wh |= (uint32_t)(sx[q] < lw) << q;
+            *wh |= (uint32_t)(sx[q] >= lw.x && sx[q] < lw.y) << q;
         }
     }
     return in;
 }
 
-/* Where floor(sx) lies so far from the row's end that the aligned words holding a pair's
- * 2 * CN bytes lie in the row (GIP__WHOLE_WORDS): sx < sw - 1 - ceil(3 / CN). */
-template <int CN> __device__ __forceinline__ float gip__wpc_lw(int32_t sw)
+/* Where floor(sx) lies so far from the row's ends that the aligned words holding a pair's
+ * 2 * CN bytes lie in the row (GIP__WHOLE_WORDS): ceil(3 / CN) <= sx < sw - 1 - ceil(3 / CN). */
+template <int CN> __device__ __forceinline__ float2 gip__wpc_lw(int32_t sw)
 {
-    return (float)(sw - 1 - (3 + CN - 1) / CN);
+    constexpr int M = (3 + CN - 1) / CN;
+    return make_float2((float)M, (float)(sw - 1 - M));
 }
 
 /* The two u8 pixels from a (2 * CN bytes) into l and r by gip__load_bytes: the 4-byte aligned
