@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Builds the libFuzzer targets with clang (ASan + UBSan) into build-fuzz and runs each for
-# FUZZ_SECONDS (default 15), one after the other, then prints executions and coverage (cov, ft)
-# from libFuzzer's final stats. A crash fails the run and its input is copied into
+# FUZZ_SECONDS (default 15), FUZZ_PAR at a time (default: the cores), then prints executions and
+# coverage (cov, ft) from libFuzzer's final stats. A crash fails the run and its input is copied into
 # tests/crashers/<target>/ (tests/test_crashers.c replays that folder in the normal test build).
 #   FUZZ_SECONDS=600 scripts/fuzz.sh            every target, 10 minutes each
 #   scripts/fuzz.sh png expr                    only these targets
@@ -45,11 +45,15 @@ fuzz_abs=$(cd "$FUZZ_BUILD" && pwd)
 export OMP_NUM_THREADS=1
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
-failed=0
-printf '%-12s %8s %12s %8s %8s %s\n' target seconds executions cov ft result
-for t in $targets; do
+# One target (its result line into $FUZZ_LOGS/<target>.result; "FAILED" there fails the run).
+run_one() {
+  t=$1
   bin="$FUZZ_BUILD/fuzz_$t"
-  [ -x "$bin" ] || { echo "fuzz.sh: no target fuzz_$t" >&2; failed=1; continue; }
+  res="$FUZZ_LOGS/$t.result"
+  if [ ! -x "$bin" ]; then
+    printf '%-12s %8s %12s %8s %8s %s\n' "$t" - - - - "FAILED (no target fuzz_$t)" >"$res"
+    return
+  fi
   corpus="$fuzz_abs/corpus/$t"
   artifacts="$fuzz_abs/artifacts/$t/"
   mkdir -p "$corpus" "$artifacts"
@@ -79,7 +83,6 @@ for t in $targets; do
     # crash- (signal, sanitizer report, abort), leak-, timeout- (FUZZ_TIMEOUT per input), oom-;
     # slow-unit- files are only informational and stay in the build folder.
     result="FAILED (rc $rc, log $log)"
-    failed=1
     mkdir -p "tests/crashers/$t"
     for a in "$artifacts"crash-* "$artifacts"leak-* "$artifacts"timeout-* "$artifacts"oom-*; do
       [ -f "$a" ] || continue
@@ -87,10 +90,28 @@ for t in $targets; do
       result="$result -> tests/crashers/$t/$(basename "$a")"
     done
   fi
-  printf '%-12s %8s %12s %8s %8s %s\n' "$t" "$secs" "${execs:-?}" "${cov:-?}" "${ft:-?}" "$result"
+  printf '%-12s %8s %12s %8s %8s %s\n' "$t" "$secs" "${execs:-?}" "${cov:-?}" "${ft:-?}" "$result" >"$res"
   if [ "${FUZZ_MERGE:-0}" = 1 ]; then
     mkdir -p "fuzz/corpus/$t"
     "$bin" -merge=1 "fuzz/corpus/$t" "$corpus" >>"$log" 2>&1 || true
   fi
+}
+
+# The targets run FUZZ_PAR at a time (default: the cores; each is single-threaded), the results
+# printed in the targets' order.
+FUZZ_PAR=${FUZZ_PAR:-$(nproc 2>/dev/null || echo 1)}
+i=0
+for t in $targets; do
+  rm -f "$FUZZ_LOGS/$t.result"
+  run_one "$t" &
+  i=$((i + 1))
+  [ $((i % FUZZ_PAR)) -eq 0 ] && wait
+done
+wait
+failed=0
+printf '%-12s %8s %12s %8s %8s %s\n' target seconds executions cov ft result
+for t in $targets; do
+  if [ -f "$FUZZ_LOGS/$t.result" ]; then cat "$FUZZ_LOGS/$t.result"; else echo "$t: no result"; failed=1; fi
+  grep -q FAILED "$FUZZ_LOGS/$t.result" 2>/dev/null && failed=1
 done
 exit $failed
