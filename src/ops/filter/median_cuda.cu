@@ -168,8 +168,8 @@ __global__ void __launch_bounds__(MED3_THREADS)
     const uint32_t sel_l = (uint32_t)((4 - c) | (5 - c) << 4 | (6 - c) << 8 | (7 - c) << 12);
     const uint32_t sel_r = (uint32_t)(c | (c + 1) << 4 | (c + 2) << 8 | (c + 3) << 12);
     const int32_t ne = min(4, n - 4 * j); /* the thread's elements */
-    /* every row's loads first, all in flight together (rows past y1 + 1 repeat it: clamped,
-     * unused), then the outputs */
+    /* every row's loads first, all in flight together (the rows after y1 repeat row y1, unused),
+     * then the outputs */
     med3_row r[MED3_ROWS + 2];
 #pragma unroll
     for (int i = 0; i < MED3_ROWS + 2; i++)
