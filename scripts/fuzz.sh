@@ -98,8 +98,8 @@ run_one() {
 }
 
 # The targets run FUZZ_PAR at a time (default: the cores; each is single-threaded), the results
-# printed in the targets' order.
-FUZZ_PAR=${FUZZ_PAR:-$(nproc 2>/dev/null || echo 1)}
+# printed in the targets' order. (nproc answers OMP_NUM_THREADS when it is set, as it is above.)
+FUZZ_PAR=${FUZZ_PAR:-$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc 2>/dev/null || echo 1)}
 i=0
 for t in $targets; do
   rm -f "$FUZZ_LOGS/$t.result"
