@@ -168,24 +168,20 @@ __global__ void __launch_bounds__(MED3_THREADS)
     const uint32_t sel_l = (uint32_t)((4 - c) | (5 - c) << 4 | (6 - c) << 8 | (7 - c) << 12);
     const uint32_t sel_r = (uint32_t)(c | (c + 1) << 4 | (c + 2) << 8 | (c + 3) << 12);
     const int32_t ne = min(4, n - 4 * j); /* the thread's elements */
-    /* every row's loads first, all in flight together (the rows after y1 repeat row y1, unused),
-     * then the outputs */
-    med3_row r[MED3_ROWS + 2];
-#pragma unroll
-    for (int i = 0; i < MED3_ROWS + 2; i++)
-        r[i] = med3_load(src, ss, min(y0 - 1 + i, y1), h, j, edge, w, c, sel_l, sel_r);
-#pragma unroll
-    for (int i = 0; i < MED3_ROWS; i++) {
-        if (y0 + i >= y1)
-            break;
-        const uint32_t v = med3_out(r[i], r[i + 1], r[i + 2]);
-        char *d = dst + (int64_t)(y0 + i) * ds + 4 * (int64_t)j;
+    med3_row up = med3_load(src, ss, y0 - 1, h, j, edge, w, c, sel_l, sel_r);
+    med3_row mid = med3_load(src, ss, y0, h, j, edge, w, c, sel_l, sel_r);
+    for (int32_t y = y0; y < y1; y++) {
+        const med3_row down = med3_load(src, ss, y + 1, h, j, edge, w, c, sel_l, sel_r);
+        const uint32_t v = med3_out(up, mid, down);
+        char *d = dst + (int64_t)y * ds + 4 * (int64_t)j;
         if (ne == 4) {
             *reinterpret_cast<uint32_t *>(d) = v;
         } else {
-            for (int k = 0; k < ne; k++)
-                d[k] = (char)(v >> (8 * k));
+            for (int i = 0; i < ne; i++)
+                d[i] = (char)(v >> (8 * i));
         }
+        up = mid;
+        mid = down;
     }
 }
 

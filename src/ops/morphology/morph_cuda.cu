@@ -349,34 +349,31 @@ __device__ __forceinline__ void rect3_edge(const char *src, int64_t ss, char *ds
             xo[i][d] = sx < 0 ? -1 : sx * c + ch;
         }
     }
-    /* a row's horizontal OPs of the four elements, byte i of the word element i's */
-    auto hrow = [&](int32_t sy) {
+    auto hrow = [&](int32_t sy, uint8_t *o) {
         const int32_t ry = gip__border_index32(sy, h, border);
         const uint8_t *r = gip__row<uint8_t>(src, ss, ry < 0 ? 0 : ry);
-        uint32_t o = 0;
 #pragma unroll
         for (int i = 0; i < 4; i++) {
             uint8_t v[3];
 #pragma unroll
             for (int d = 0; d < 3; d++)
                 v[d] = ry < 0 || xo[i][d] < 0 ? b[i] : __ldg(r + xo[i][d]);
-            o |= (uint32_t)op<uint8_t, DIL>(op<uint8_t, DIL>(v[0], v[1]), v[2]) << (8 * i);
+            o[i] = op<uint8_t, DIL>(op<uint8_t, DIL>(v[0], v[1]), v[2]);
         }
-        return o;
     };
-    /* every row's loads first (rows past y1 repeat it, unused), then the outputs */
-    uint32_t hr[RECT3_ROWS + 2];
+    uint8_t up[4], mid[4], down[4];
+    hrow(y0 - 1, up);
+    hrow(y0, mid);
+    for (int32_t y = y0; y < y1; y++) {
+        hrow(y + 1, down);
+        uint8_t *d = gip__row<uint8_t>(dst, ds, y) + e0;
 #pragma unroll
-    for (int32_t r = 0; r < RECT3_ROWS + 2; r++)
-        hr[r] = hrow(min(y0 - 1 + r, y1));
-#pragma unroll
-    for (int32_t r = 0; r < RECT3_ROWS; r++) {
-        if (y0 + r >= y1)
-            break;
-        const uint32_t v = op4<DIL>(op4<DIL>(hr[r], hr[r + 1]), hr[r + 2]);
-        uint8_t *d = gip__row<uint8_t>(dst, ds, y0 + r) + e0;
-        for (int i = 0; i < ne; i++)
-            d[i] = (uint8_t)(v >> (8 * i));
+        for (int i = 0; i < 4; i++) {
+            if (i < ne)
+                d[i] = op<uint8_t, DIL>(op<uint8_t, DIL>(up[i], mid[i]), down[i]);
+            up[i] = mid[i];
+            mid[i] = down[i];
+        }
     }
 }
 
@@ -397,29 +394,34 @@ __global__ void __launch_bounds__(RECT3_THREADS)
     /* byte i of the left word is byte 4 + i - c of {b:a}; of the right one, byte i + c of {n:b} */
     const uint32_t sel_l = (uint32_t)((4 - c) | (5 - c) << 4 | (6 - c) << 8 | (7 - c) << 12);
     const uint32_t sel_r = (uint32_t)(c | (c + 1) << 4 | (c + 2) << 8 | (c + 3) << 12);
-    /* rows outside the image (first and last rows of blocks) through the border: the constant
-     * border's row has byte i of element 4j + i's channel's value */
-    const bool inside = y0 >= 1 && y1 + 1 <= h;
-    uint32_t bw = 0;
-    if (!inside)
+    if (y0 >= 1 && y1 + 1 <= h && y1 - y0 == RECT3_ROWS) {
+        /* every row's loads first, all in flight together, then the column OPs */
+        uint32_t hr[RECT3_ROWS + 2];
 #pragma unroll
-        for (int i = 0; i < 4; i++)
-            bw |= (uint32_t)(uint8_t)pick(bv, (4 * j + i) % c) << (8 * i);
-    auto hrow = [&](int32_t sy) {
-        const int32_t ry = inside ? sy : gip__border_index32(sy, h, border);
-        return ry < 0 ? bw : hop3<DIL>(gip__row<uint32_t>(src, ss, ry), j, sel_l, sel_r);
-    };
-    /* every row's loads first, all in flight together (rows past y1 repeat it, unused), then
-     * the column OPs */
-    uint32_t hr[RECT3_ROWS + 2];
+        for (int32_t r = 0; r < RECT3_ROWS + 2; r++)
+            hr[r] = hop3<DIL>(gip__row<uint32_t>(src, ss, y0 - 1 + r), j, sel_l, sel_r);
 #pragma unroll
-    for (int32_t r = 0; r < RECT3_ROWS + 2; r++)
-        hr[r] = hrow(min(y0 - 1 + r, y1));
-#pragma unroll
-    for (int32_t r = 0; r < RECT3_ROWS; r++)
-        if (y0 + r < y1)
+        for (int32_t r = 0; r < RECT3_ROWS; r++)
             gip__row<uint32_t>(dst, ds, y0 + r)[j] =
                 op4<DIL>(op4<DIL>(hr[r], hr[r + 1]), hr[r + 2]);
+        return;
+    }
+    /* the first and last rows of blocks: rows outside through the border */
+    uint32_t bw = 0; /* the constant border's row: byte i is element 4j + i's channel's value */
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+        bw |= (uint32_t)(uint8_t)pick(bv, (4 * j + i) % c) << (8 * i);
+    auto hrow = [&](int32_t sy) {
+        const int32_t ry = gip__border_index32(sy, h, border);
+        return ry < 0 ? bw : hop3<DIL>(gip__row<uint32_t>(src, ss, ry), j, sel_l, sel_r);
+    };
+    uint32_t up = hrow(y0 - 1), mid = hrow(y0);
+    for (int32_t y = y0; y < y1; y++) {
+        const uint32_t down = hrow(y + 1);
+        gip__row<uint32_t>(dst, ds, y)[j] = op4<DIL>(op4<DIL>(up, mid), down);
+        up = mid;
+        mid = down;
+    }
 }
 
 /* The row pass (src -> out) or the column pass, direct or van Herk by k. */
