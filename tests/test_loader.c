@@ -876,15 +876,24 @@ static void body(gip_context *ctx)
         return;
     conversions();
     if (make_files()) {
-        eval_mode(ctx);
-        train_whole(ctx);
-        letterbox(ctx);
-        normalise(ctx);
-        flip_and_jitter(ctx);
-        reproducible(ctx);
-        shards_and_epochs(ctx);
-        errors(ctx);
-        nvjpeg_decoder(ctx);
+        if (gt_case())
+            eval_mode(ctx);
+        if (gt_case())
+            train_whole(ctx);
+        if (gt_case())
+            letterbox(ctx);
+        if (gt_case())
+            normalise(ctx);
+        if (gt_case())
+            flip_and_jitter(ctx);
+        if (gt_case())
+            reproducible(ctx);
+        if (gt_case())
+            shards_and_epochs(ctx);
+        if (gt_case())
+            errors(ctx);
+        if (gt_case())
+            nvjpeg_decoder(ctx);
     }
     remove_files();
     gip_context_destroy(cpu_ctx);

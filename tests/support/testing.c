@@ -52,6 +52,11 @@ bool gt_case(void)
     return run;
 }
 
+bool gt_sliced(void)
+{
+    return slice_n > 1;
+}
+
 /* Reads GIP_TEST_SLICE ("i/n"); false when it is set but malformed. */
 static bool read_slice(void)
 {

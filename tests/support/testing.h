@@ -51,6 +51,10 @@ int gt_main(int argc, char **argv, const char *name, void (*body)(gip_context *c
  * case, in the same order on every run, and skips the case when it returns false. */
 bool gt_case(void);
 
+/* Whether GIP_TEST_SLICE splits the cases (n > 1): checks over every case (totals, counters) hold
+ * only when it does not. */
+bool gt_sliced(void);
+
 /* Awkward sizes every operation is tested on: 1x1, 1x17, 17x1, 13x42, 64x48, 1001x777 (the last
  * is left out when GIP_TEST_QUICK=1). */
 typedef struct gt_size {
