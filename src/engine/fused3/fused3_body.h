@@ -165,8 +165,8 @@ F3_FN(fused_rows)(const f3_job *j, const uint8_t *const *r, void *const *d, int6
     }
     /* Streamed: whole units from the first one at or past w, to at least a vector before hi. A
      * plain store into a line that streaming stores write, or the other way round, waits on
-     * memory: done at both ends of every row, it made streamed Sobel to s16 (3840x2160 u8c1, one
-     * thread) 1.7 times slower than with these bounds. */
+     * memory; at both ends of every row that made streaming slower than plain stores
+     * (docs/design/cpu.md). */
     if (j->stream && d1 != d0 && (a0 + (uintptr_t)(e - lo) * es) % al == 0 &&
         ((uintptr_t)d1 - (uintptr_t)d0) % al == 0) {
         const int64_t ue = (int64_t)(al / es), s = e + (w - e + ue - 1) / ue * ue;

@@ -245,9 +245,8 @@ F3_AVX2 static inline __m128i mag_u8x16(__m256i q0, __m256i q1)
 #include "fused3_body.h"
 
 /* Destinations go out through streaming stores where the call reads and writes this many bytes or
- * more, as measured on one thread of an AMD EPYC with a 32 MiB L3 (3840x2160 and 1920x1080, u8c1
- * and u8c3, to u8, s16 and f32): from 24.9 MB (3840x2160 u8c1 to s16) streaming took 10-30% less
- * time, at 18.7 MB (1920x1080 u8c3 to s16) 14% more, the data staying in the L3. */
+ * more: below it source and destination stay in a large L3 and plain stores win, above it
+ * streaming saves reading each line before writing it (docs/design/cpu.md has the figures). */
 #define F3_STREAM_BYTES ((int64_t)20 << 20)
 
 static void run_band(void *arg, int64_t y0, int64_t y1)
