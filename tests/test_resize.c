@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "gip/geometry.h"
+#include "ops/geometry/resize.h"
 #include "testing.h"
 
 static const gip_dtype dtypes[] = {GIP_U8, GIP_U16, GIP_F32};
@@ -677,12 +678,98 @@ static void halves(gip_context *ctx)
     }
 }
 
+/* gip__resize_window (the loader's centre crops) against the same window of the whole resize, bit
+ * for bit: every separable interpolation, shrinking and enlarging, windows at the corners, the
+ * middle and one pixel wide; the plans that are not separable are refused. */
+static void windows(gip_context *ctx)
+{
+    if (gt_current_backend != GT_CPU)
+        return;
+    static const struct {
+        int32_t interp, aa;
+        int64_t sw, sh, dw, dh;
+        int sep;
+    } cases[] = {{GIP_INTER_LINEAR, 1, 97, 61, 40, 23, 1},
+                 {GIP_INTER_LINEAR, 1, 500, 375, 341, 256, 1},
+                 {GIP_INTER_LINEAR, 0, 97, 61, 40, 23, 1},
+                 {GIP_INTER_LINEAR, 1, 61, 47, 150, 131, 1},
+                 {GIP_INTER_CUBIC, 0, 97, 61, 40, 23, 1},
+                 {GIP_INTER_CUBIC, 1, 97, 61, 40, 23, 1},
+                 {GIP_INTER_CUBIC, 0, 61, 47, 150, 131, 1},
+                 {GIP_INTER_LANCZOS4, 0, 97, 61, 40, 23, 1},
+                 {GIP_INTER_LINEAR_EXACT, 0, 97, 61, 40, 23, 1},
+                 {GIP_INTER_AREA, 0, 97, 61, 40, 23, 1},
+                 {GIP_INTER_NEAREST, 0, 97, 61, 40, 23, 0},
+                 {GIP_INTER_AREA, 0, 99, 60, 33, 20, 0}};
+    static const gip_dtype dts[] = {GIP_U8, GIP_U16, GIP_F32};
+    uint64_t seed = 900;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        for (size_t d = 0; d < 3; d++)
+            for (int32_t c = 1; c <= 4; c += c == 1 ? 2 : 1, seed++) {
+                if (!gt_case())
+                    continue;
+                const int64_t dw = cases[i].dw, dh = cases[i].dh;
+                gip_image src, whole, win;
+                gt_alloc(&src, cases[i].sw, cases[i].sh, c, dts[d], 3);
+                gt_fill_random(&src, seed, 0, 0);
+                gt_alloc(&whole, dw, dh, c, dts[d], 0);
+                gip_resize_params rp = {cases[i].interp, cases[i].aa, 0.0, 0.0};
+                if (!GT_OK(gip_resize(ctx, &src, &whole, &rp))) {
+                    gt_free(&src);
+                    gt_free(&whole);
+                    continue;
+                }
+                const int64_t wins[][4] = {{0, 0, dw, dh},         {0, 0, 7, 5},
+                                           {dw - 9, dh - 4, 9, 4}, {dw / 3, dh / 4, dw / 2, dh / 2},
+                                           {dw / 2, 1, 1, dh - 1}, {1, dh / 2, dw - 1, 1}};
+                for (size_t k = 0; k < sizeof wins / sizeof wins[0]; k++) {
+                    const int64_t x0 = wins[k][0], y0 = wins[k][1], w = wins[k][2], h = wins[k][3];
+                    gt_alloc(&win, w, h, c, dts[d], 5);
+                    gip_status st = gip__resize_window(ctx, &src, &win, dw, dh, x0, y0,
+                                                       cases[i].interp, cases[i].aa);
+                    char label[128];
+                    snprintf(label, sizeof label,
+                             "window interp %d aa %d %lldx%lld->%lldx%lld %s c%d "
+                             "(%lld, %lld) %lldx%lld",
+                             (int)cases[i].interp, (int)cases[i].aa, (long long)cases[i].sw,
+                             (long long)cases[i].sh, (long long)dw, (long long)dh,
+                             gip_dtype_name(dts[d]), c, (long long)x0, (long long)y0, (long long)w,
+                             (long long)h);
+                    if (!cases[i].sep) {
+                        GT_CHECK(st == GIP_ERR_UNSUPPORTED, "%s: %s, expected unsupported", label,
+                                 gip_status_name(st));
+                    } else if (GT_CHECK(st == GIP_OK, "%s: %s", label, gip_status_name(st))) {
+                        const size_t rb = (size_t)(w * c) * gip_dtype_size(dts[d]);
+                        int64_t bad = -1;
+                        for (int64_t y = 0; y < h && bad < 0; y++)
+                            if (memcmp((const char *)win.data + y * win.stride,
+                                       (const char *)whole.data + (y0 + y) * whole.stride +
+                                           (size_t)(x0 * c) * gip_dtype_size(dts[d]),
+                                       rb) != 0)
+                                bad = y;
+                        GT_CHECK(bad < 0, "%s: row %lld differs from the whole resize's", label,
+                                 (long long)bad);
+                    }
+                    gt_free(&win);
+                }
+                /* outside the whole output: refused */
+                gt_alloc(&win, 4, 4, c, dts[d], 0);
+                GT_STATUS(gip__resize_window(ctx, &src, &win, dw, dh, dw - 3, 0, cases[i].interp,
+                                             cases[i].aa),
+                          GIP_ERR_INVALID_ARGUMENT);
+                gt_free(&win);
+                gt_free(&src);
+                gt_free(&whole);
+            }
+}
+
 static void body(gip_context *ctx)
 {
     cases(ctx);
     halves(ctx);
     views(ctx);
     bands(ctx);
+    windows(ctx);
     large_outputs(ctx);
     if (gt_case())
         sizes_and_factors(ctx);

@@ -7,6 +7,7 @@
 
 #include "gip/geometry.h"
 #include "loader/loader_internal.h"
+#include "ops/geometry/resize.h"
 
 static uint64_t mix64(uint64_t z)
 {
@@ -203,6 +204,34 @@ static int draw_flip(const gip__loader_cfg *cfg, int64_t epoch, int64_t index)
     return cfg->hflip > 0 && gip__loader_uniform(&fr) < cfg->hflip;
 }
 
+/* EVAL's whole resize into the scratch image, then the centre crop copied out. */
+static gip_status resize_then_crop(const gip__loader_cfg *cfg, gip__loader_scratch *s,
+                                   const gip_image *src, const crop_plan *pp, uint8_t *out)
+{
+    const crop_plan p = *pp;
+    const int64_t S = cfg->size;
+    gip_status st;
+    if (s->resized.width != p.rw || s->resized.height != p.rh) {
+        const int64_t need = p.rw * 3 * p.rh;
+        if (!s->resized.data || s->resized.stride * s->resized.height < need) {
+            gip_image_free(NULL, &s->resized);
+            if ((st = gip_image_alloc(NULL, &s->resized, p.rw, p.rh, 3, GIP_U8, GIP_MEM_HOST,
+                                      GIP_ALLOC_TIGHT)))
+                return st;
+        }
+        s->resized.width = p.rw;
+        s->resized.height = p.rh;
+        s->resized.stride = p.rw * 3;
+    }
+    if ((st = resize_aa(s->cpu, src, &s->resized)))
+        return st;
+    for (int64_t yy = 0; yy < S; yy++)
+        memcpy(out + yy * S * 3,
+               (const uint8_t *)s->resized.data + (p.oy + yy) * s->resized.stride + p.ox * 3,
+               (size_t)(S * 3));
+    return GIP_OK;
+}
+
 gip_status gip__loader_transform(const gip__loader_cfg *cfg, gip__loader_scratch *s,
                                  const gip_image *src, int64_t epoch, int64_t index, uint8_t *out,
                                  int *flip)
@@ -219,24 +248,13 @@ gip_status gip__loader_transform(const gip__loader_cfg *cfg, gip__loader_scratch
             (st = resize_aa(s->cpu, &roi, &dst)))
             return st;
     } else if (cfg->mode == GIP_LOADER_EVAL) {
-        if (s->resized.width != p.rw || s->resized.height != p.rh) {
-            const int64_t need = p.rw * 3 * p.rh;
-            if (!s->resized.data || s->resized.stride * s->resized.height < need) {
-                gip_image_free(NULL, &s->resized);
-                if ((st = gip_image_alloc(NULL, &s->resized, p.rw, p.rh, 3, GIP_U8, GIP_MEM_HOST,
-                                          GIP_ALLOC_TIGHT)))
-                    return st;
-            }
-            s->resized.width = p.rw;
-            s->resized.height = p.rh;
-            s->resized.stride = p.rw * 3;
-        }
-        if ((st = resize_aa(s->cpu, src, &s->resized)))
+        /* Only the centre crop's window of the resize is computed where the resize is separable
+         * (with antialias it always is); else the whole resize, then the crop. */
+        st = gip__resize_window(s->cpu, src, &dst, p.rw, p.rh, p.ox, p.oy, GIP_INTER_LINEAR, 1);
+        if (st == GIP_ERR_UNSUPPORTED)
+            st = resize_then_crop(cfg, s, src, &p, out);
+        if (st)
             return st;
-        for (int64_t yy = 0; yy < S; yy++)
-            memcpy(out + yy * S * 3,
-                   (const uint8_t *)s->resized.data + (p.oy + yy) * s->resized.stride + p.ox * 3,
-                   (size_t)(S * 3));
     } else {
         memset(out, cfg->fill, (size_t)(S * S * 3));
         gip_image roi;

@@ -114,6 +114,14 @@ gip_status gip__resize_run_band(gip_context *ctx, const gip_image *src, int64_t 
                                 gip_image *dst, int64_t y0, int64_t dh, int32_t interp,
                                 int32_t antialias, double inv_x, double inv_y);
 
+/* Output columns [x0, x0 + dst->width) and rows [y0, y0 + dst->height) of the resize of src into
+ * dw x dh (the dst / src scale factors), host views only: equal to that window of the whole
+ * resize, of which nothing else is computed. GIP_ERR_UNSUPPORTED where the plan is not separable
+ * (nearest, integer area shrinks): the caller resizes the whole image then. */
+gip_status gip__resize_window(gip_context *ctx, const gip_image *src, gip_image *dst, int64_t dw,
+                              int64_t dh, int64_t x0, int64_t y0, int32_t interp,
+                              int32_t antialias);
+
 /* Runs a plan on device views (its tables in host memory: copied to the device here). */
 gip_status gip__resize_cuda(gip_context *ctx, const gip_image *src, gip_image *dst,
                             const gip__resize_plan *plan, const void *block, size_t bytes);
