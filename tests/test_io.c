@@ -19,6 +19,7 @@
 #include <jpeglib.h>
 #include <png.h>
 
+#include "io/io_internal.h"
 #include "testing.h"
 
 static char tmpdir[256];
@@ -1202,6 +1203,107 @@ static void test_output_files(bool named)
     gt_free(&img);
 }
 
+/* gip__jpeg_decode_region (the batch loader's random crops): the region's pixels equal the same
+ * region of the whole decode, for 4:2:0, 4:2:2 and 4:4:4, baseline and progressive, regions at
+ * the edges, off the iMCU grid and one pixel wide; gray files and regions outside are refused. */
+static void test_jpeg_region(void)
+{
+    gip_image full, src;
+    if (!GT_OK(gip_image_load(GIP_DATA_DIR "/astronaut.png", NULL, &full)))
+        return;
+    gip_image odd; /* an odd size, so that the last iMCUs are partial */
+    if (!GT_OK(gip_image_roi(&full, 3, 5, 501, 379, &odd)) ||
+        !GT_OK(gip_image_alloc(NULL, &src, 501, 379, 3, GIP_U8, GIP_MEM_HOST, 0))) {
+        gip_image_free(NULL, &full);
+        return;
+    }
+    for (int64_t y = 0; y < 379; y++)
+        memcpy((uint8_t *)src.data + y * src.stride, (const uint8_t *)odd.data + y * odd.stride,
+               501 * 3);
+    static const gip_subsampling subs[] = {GIP_SUBSAMPLING_420, GIP_SUBSAMPLING_422,
+                                           GIP_SUBSAMPLING_444};
+    uint64_t rs = 77;
+    for (int k = 0; k < 3; k++)
+        for (int prog = 0; prog < 2; prog++) {
+            gip_save_params sp = {.format = GIP_FORMAT_JPEG, .quality = 90};
+            sp.subsampling = subs[k];
+            sp.progressive = prog;
+            void *enc = NULL;
+            size_t n = 0;
+            gip_image whole;
+            gip_load_params lp = {.mode = GIP_LOAD_COLOR, .ignore_orientation = 1};
+            if (!GT_OK(gip_image_encode(&src, &sp, &enc, &n)))
+                continue;
+            if (!GT_OK(gip_image_decode(enc, n, &lp, &whole))) {
+                gip_free(enc);
+                continue;
+            }
+            for (int r = 0; r < 150; r++) {
+                int64_t x, y, w, h;
+                if (r == 0) {
+                    x = y = 0, w = 501, h = 379;
+                } else if (r == 1) {
+                    x = 500, y = 378, w = h = 1;
+                } else if (r == 2) {
+                    x = 17, y = 0, w = 1, h = 379;
+                } else {
+                    x = (int64_t)(gt_rand_unit(&rs) * 500);
+                    y = (int64_t)(gt_rand_unit(&rs) * 378);
+                    w = 1 + (int64_t)(gt_rand_unit(&rs) * (double)(501 - x - 1));
+                    h = 1 + (int64_t)(gt_rand_unit(&rs) * (double)(379 - y - 1));
+                }
+                gip_image reg;
+                int64_t dx = -1;
+                if (!GT_OK(gip__jpeg_decode_region(enc, n, "region", false, x, y, w, h, &reg, &dx)))
+                    continue;
+                int64_t bad = -1;
+                GT_CHECK(dx >= 0 && dx + w <= reg.width && reg.height == h,
+                         "region %lldx%lld at (%lld, %lld): %lldx%lld from %lld", (long long)w,
+                         (long long)h, (long long)x, (long long)y, (long long)reg.width,
+                         (long long)reg.height, (long long)dx);
+                for (int64_t yy = 0; yy < h && bad < 0 && dx >= 0 && dx + w <= reg.width; yy++)
+                    if (memcmp((const uint8_t *)reg.data + yy * reg.stride + dx * 3,
+                               (const uint8_t *)whole.data + (y + yy) * whole.stride + x * 3,
+                               (size_t)(w * 3)) != 0)
+                        bad = yy;
+                GT_CHECK(bad < 0,
+                         "subsampling %d progressive %d: region %lldx%lld at (%lld, %lld) row "
+                         "%lld differs from the whole decode",
+                         (int)subs[k], prog, (long long)w, (long long)h, (long long)x, (long long)y,
+                         (long long)bad);
+                gip_image_free(NULL, &reg);
+            }
+            gip_image reg = {0};
+            int64_t dx = 0;
+            GT_STATUS(gip__jpeg_decode_region(enc, n, "region", false, 400, 0, 102, 10, &reg, &dx),
+                      GIP_ERR_INVALID_ARGUMENT);
+            GT_STATUS(
+                gip__jpeg_decode_region(enc, n / 2, "region", false, 0, 300, 50, 70, &reg, &dx),
+                GIP_ERR_CORRUPT);
+            GT_CHECK(reg.data == NULL, "nothing is returned on error");
+            gip_image_free(NULL, &whole);
+            gip_free(enc);
+        }
+    /* gray files: decode them whole */
+    gip_image gray;
+    if (GT_OK(gip_image_alloc(NULL, &gray, 40, 30, 1, GIP_U8, GIP_MEM_HOST, 0))) {
+        memset(gray.data, 90, (size_t)(gray.stride * 30));
+        gip_save_params sp = {.format = GIP_FORMAT_JPEG};
+        void *enc = NULL;
+        size_t n = 0;
+        if (GT_OK(gip_image_encode(&gray, &sp, &enc, &n))) {
+            gip_image reg = {0};
+            int64_t dx = 0;
+            GT_STATUS(gip__jpeg_decode_region(enc, n, "region", false, 0, 0, 8, 8, &reg, &dx),
+                      GIP_ERR_UNSUPPORTED);
+            gip_free(enc);
+        }
+        gip_image_free(NULL, &gray);
+    }
+    gip_image_free(NULL, &src);
+    gip_image_free(NULL, &full);
+}
+
 static void body(gip_context *ctx)
 {
     (void)ctx; /* I/O is host-only: the same tests run for either backend */
@@ -1220,6 +1322,7 @@ static void body(gip_context *ctx)
     test_roundtrips();
     test_jpeg();
     test_jpeg_cmyk();
+    test_jpeg_region();
     test_samples();
     test_conversions();
     test_bad_input();

@@ -868,6 +868,50 @@ static void nvjpeg_decoder(gip_context *ctx)
     }
 }
 
+/* TRAIN from JPEG files decodes only each random crop's region: the batches equal those made from
+ * PNG copies of the same decoded pixels (decoded whole), byte for byte, over two epochs. */
+static void region_decode(gip_context *ctx)
+{
+    char *png[NFILES];
+    bool ok = true;
+    for (int i = 0; i < NFILES; i++) {
+        png[i] = malloc(128);
+        snprintf(png[i], 128, "%s/img%02d.png", dir, i);
+        ok = ok && GT_OK(gip_image_save(png[i], &decoded[i], NULL));
+    }
+    for (int64_t ep = 0; ok && ep < 2; ep++) {
+        epoch_out e[2];
+        bool got[2] = {false, false};
+        for (int k = 0; k < 2; k++) {
+            gip_loader_desc d = base_desc(40, 4);
+            d.mode = GIP_LOADER_TRAIN;
+            d.seed = 9;
+            d.hflip = 0.5;
+            if (k)
+                d.files = (const char *const *)png;
+            gip_loader *l = NULL;
+            if (!GT_OK(gip_loader_create(ctx, &d, &l)))
+                continue;
+            if (GT_OK(gip_loader_set_epoch(l, ep)))
+                got[k] = run_epoch(ctx, l, &e[k]);
+            gip_loader_destroy(l);
+        }
+        if (got[0] && got[1])
+            GT_CHECK(e[0].n == e[1].n && e[0].img_bytes == e[1].img_bytes &&
+                         memcmp(e[0].data, e[1].data, (size_t)(e[0].n * e[0].img_bytes)) == 0 &&
+                         memcmp(e[0].indices, e[1].indices, sizeof(int64_t) * (size_t)e[0].n) == 0,
+                     "epoch %lld: JPEG regions and whole PNG decodes give the same batches",
+                     (long long)ep);
+        for (int k = 0; k < 2; k++)
+            if (got[k])
+                epoch_free(&e[k]);
+    }
+    for (int i = 0; i < NFILES; i++) {
+        unlink(png[i]);
+        free(png[i]);
+    }
+}
+
 static void body(gip_context *ctx)
 {
     gip_context_desc cd = {0};
@@ -880,6 +924,8 @@ static void body(gip_context *ctx)
             eval_mode(ctx);
         if (gt_case())
             train_whole(ctx);
+        if (gt_case())
+            region_decode(ctx);
         if (gt_case())
             letterbox(ctx);
         if (gt_case())

@@ -75,6 +75,15 @@ gip_status gip__jpeg_probe(const uint8_t *data, size_t size, const char *what,
                            gip_image_info *info);
 gip_status gip__jpeg_decode(const uint8_t *data, size_t size, const char *what,
                             const gip__load_req *req, gip__raw *raw);
+/* Rows [y, y + h) of a JPEG with three colour components (YCbCr or RGB) as RGB (BGR with bgr),
+ * columns from x, at least w of them: libjpeg skips the inverse DCT and colour conversion of the
+ * rows above and of the columns outside (jpeg_crop_scanline widens them to whole iMCUs) and stops
+ * after row y + h; the pixels equal the same region of the whole decode. *out is a host image of
+ * the widened columns, the requested ones from column *dx. The region must lie inside the image
+ * (GIP_ERR_INVALID_ARGUMENT); gray and CMYK files give GIP_ERR_UNSUPPORTED (decode them whole). */
+gip_status gip__jpeg_decode_region(const uint8_t *data, size_t size, const char *what, bool bgr,
+                                   int64_t x, int64_t y, int64_t w, int64_t h, gip_image *out,
+                                   int64_t *dx);
 gip_status gip__jpeg_encode(const gip_image *img, const gip__save_req *req, const char *what,
                             uint8_t **data, size_t *size);
 

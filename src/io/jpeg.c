@@ -263,6 +263,78 @@ gip_status gip__jpeg_decode(const uint8_t *data, size_t size, const char *what,
     return st;
 }
 
+static gip_status region_run(dec_job *j, const uint8_t *data, size_t size, const char *what,
+                             bool bgr, int64_t x, int64_t y, int64_t w, int64_t h, int64_t *dx)
+{
+    err_init(&j->err);
+    j->cinfo.err = &j->err.pub;
+    if (setjmp(j->err.jmp))
+        return dec_error(j, what);
+    j->created = true;
+    jpeg_create_decompress(&j->cinfo);
+    jpeg_mem_src(&j->cinfo, data, (unsigned long)size);
+    jpeg_read_header(&j->cinfo, TRUE);
+    struct jpeg_decompress_struct *ci = &j->cinfo;
+    if (ci->num_components != 3 ||
+        (ci->jpeg_color_space != JCS_YCbCr && ci->jpeg_color_space != JCS_RGB))
+        return gip__error(NULL, GIP_ERR_UNSUPPORTED,
+                          "%s: a region is decoded from colour files only", what);
+    if (x < 0 || y < 0 || w < 1 || h < 1 || x + w > (int64_t)ci->image_width ||
+        y + h > (int64_t)ci->image_height)
+        return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: region %lldx%lld at (%lld, %lld) is not inside %ux%u", what,
+                          (long long)w, (long long)h, (long long)x, (long long)y, ci->image_width,
+                          ci->image_height);
+    const gip__load_req limits = {.max_pixels = GIP_DEFAULT_MAX_PIXELS,
+                                  .max_dim = GIP_DEFAULT_MAX_DIM};
+    gip_status st = gip__io_check_limits(what, ci->image_width, ci->image_height, &limits);
+    if (st)
+        return st;
+    ci->out_color_space = bgr ? JCS_EXT_BGR : JCS_EXT_RGB;
+    ci->dct_method = JDCT_ISLOW;
+    j->progress.progress_monitor = on_progress;
+    ci->progress = &j->progress;
+    jpeg_start_decompress(ci);
+    /* Chroma upsampling at the edges of a cropped or skipped-to region replicates its edge
+     * samples where the whole decode reads their neighbours: decoded with a margin of one iMCU
+     * (16 pixels, the largest) on the left, right and top, the region's own pixels equal the
+     * whole decode's. The rows of the top margin are read and dropped. */
+    const int64_t M = 16, W = ci->image_width;
+    const int64_t xm = x < M ? 0 : x - M, ym = y < M ? 0 : y - M;
+    const int64_t xe = x + w + M > W ? W : x + w + M;
+    JDIMENSION xo = (JDIMENSION)xm, wo = (JDIMENSION)(xe - xm);
+    jpeg_crop_scanline(ci, &xo, &wo);
+    *dx = x - (int64_t)xo;
+    if ((st = gip_image_alloc(NULL, &j->raw.img, ci->output_width, h, 3, GIP_U8, GIP_MEM_HOST, 0)))
+        return st;
+    if (ym > 0 && jpeg_skip_scanlines(ci, (JDIMENSION)ym) != (JDIMENSION)ym)
+        return gip__error(NULL, GIP_ERR_CORRUPT, "%s: corrupt JPEG: skipping stalled at row %u",
+                          what, ci->output_scanline);
+    for (int64_t r = ym - y; r < h; r++) { /* r < 0: the top margin, read into row 0, dropped */
+        JSAMPROW rp = (uint8_t *)j->raw.img.data + (r < 0 ? 0 : r) * j->raw.img.stride;
+        if (jpeg_read_scanlines(ci, &rp, 1) != 1)
+            return gip__error(NULL, GIP_ERR_CORRUPT, "%s: corrupt JPEG: decoding stalled at row %u",
+                              what, ci->output_scanline);
+    }
+    jpeg_abort_decompress(ci); /* the rows below are not needed */
+    return GIP_OK;
+}
+
+gip_status gip__jpeg_decode_region(const uint8_t *data, size_t size, const char *what, bool bgr,
+                                   int64_t x, int64_t y, int64_t w, int64_t h, gip_image *out,
+                                   int64_t *dx)
+{
+    dec_job *j = calloc(1, sizeof *j);
+    if (!j)
+        return gip__error(NULL, GIP_ERR_OUT_OF_MEMORY, "%s: out of memory", what);
+    gip_status st = region_run(j, data, size, what, bgr, x, y, w, h, dx);
+    if (!st)
+        *out = j->raw.img;
+    dec_cleanup(j, st);
+    free(j);
+    return st;
+}
+
 /* ---- encoding ------------------------------------------------------------------------------- */
 
 typedef struct enc_job {

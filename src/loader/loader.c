@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "gip/io.h"
+#include "io/io_internal.h"
 #include "loader/loader_internal.h"
 #include "pipeline/batch_engine.h" /* gip__batch_read_file, now() */
 
@@ -163,8 +164,25 @@ static gip_status work_item(gip_loader *l, gip__loader_scratch *sc, slot *s, int
         size = l->sizes[idx];
     }
     t[1] = now();
-    gip_image img = {0};
-    if (!st) {
+    gip_image img = {0}, crop = {0};
+    bool cropped = false;
+    /* TRAIN from a colour JPEG: only the random crop's region is decoded (what lies below it not
+     * at all, what lies above and beside it without the inverse DCT); its pixels are the whole
+     * decode's. Other files, modes and kinds of JPEG are decoded whole. */
+    if (!st && l->cfg.mode == GIP_LOADER_TRAIN && size > 3 && ((const uint8_t *)data)[0] == 0xFF &&
+        ((const uint8_t *)data)[1] == 0xD8) {
+        gip_image_info info;
+        int64_t x, y, w, h, dx;
+        if (gip__jpeg_probe(data, size, path, &info) == GIP_OK) {
+            gip__loader_train_rect(&l->cfg, info.width, info.height, epoch, idx, &x, &y, &w, &h);
+            gip_status rs = gip__jpeg_decode_region(data, size, path, false, x, y, w, h, &img, &dx);
+            if (rs == GIP_OK)
+                cropped = !(st = gip_image_roi(&img, dx, 0, w, h, &crop));
+            else if (rs != GIP_ERR_UNSUPPORTED)
+                st = rs;
+        }
+    }
+    if (!st && !cropped) {
         gip_load_params lp = {0};
         lp.mode = GIP_LOAD_COLOR;
         lp.ignore_orientation = 1;
@@ -178,7 +196,8 @@ static gip_status work_item(gip_loader *l, gip__loader_scratch *sc, slot *s, int
         int flip = 0;
         const int64_t S = l->cfg.size;
         uint8_t *u8 = l->cuda ? (uint8_t *)s->out + pos * S * S * 3 : sc->u8;
-        st = gip__loader_transform(&l->cfg, sc, &img, epoch, idx, u8, &flip);
+        st = cropped ? gip__loader_transform_crop(&l->cfg, sc, &crop, epoch, idx, u8, &flip)
+                     : gip__loader_transform(&l->cfg, sc, &img, epoch, idx, u8, &flip);
         if (!st) {
             if (l->cuda)
                 s->flip[pos] = (uint8_t)flip;

@@ -74,6 +74,17 @@ gip_status gip__loader_transform(const gip__loader_cfg *cfg, gip__loader_scratch
                                  const gip_image *src, int64_t epoch, int64_t index, uint8_t *out,
                                  int *flip);
 
+/* TRAIN: the rectangle RandomResizedCrop picks for file `index` of a width x height image in
+ * `epoch` (what gip__loader_transform crops), so that only it need be decoded. */
+void gip__loader_train_rect(const gip__loader_cfg *cfg, int64_t width, int64_t height,
+                            int64_t epoch, int64_t index, int64_t *x, int64_t *y, int64_t *w,
+                            int64_t *h);
+
+/* gip__loader_transform() for TRAIN given that rectangle's pixels alone. */
+gip_status gip__loader_transform_crop(const gip__loader_cfg *cfg, gip__loader_scratch *s,
+                                      const gip_image *crop, int64_t epoch, int64_t index,
+                                      uint8_t *out, int *flip);
+
 /* Fills cfg->lut from a, b, dtype. */
 void gip__loader_make_lut(gip__loader_cfg *cfg);
 

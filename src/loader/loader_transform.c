@@ -232,6 +232,17 @@ static gip_status resize_then_crop(const gip__loader_cfg *cfg, gip__loader_scrat
     return GIP_OK;
 }
 
+/* The steps after the crop: the flip drawn, the colour jitter applied. */
+static gip_status finish(const gip__loader_cfg *cfg, int64_t epoch, int64_t index, uint8_t *out,
+                         int *flip)
+{
+    const int64_t S = cfg->size;
+    *flip = draw_flip(cfg, epoch, index);
+    gip__loader_rng jr = gip__loader_rng_make(cfg->seed, epoch, index, GIP__LOADER_JITTER);
+    jitter(cfg, out, S * S, &jr);
+    return GIP_OK;
+}
+
 gip_status gip__loader_transform(const gip__loader_cfg *cfg, gip__loader_scratch *s,
                                  const gip_image *src, int64_t epoch, int64_t index, uint8_t *out,
                                  int *flip)
@@ -262,10 +273,27 @@ gip_status gip__loader_transform(const gip__loader_cfg *cfg, gip__loader_scratch
             (st = resize_aa(s->cpu, src, &roi)))
             return st;
     }
-    *flip = draw_flip(cfg, epoch, index);
-    gip__loader_rng jr = gip__loader_rng_make(cfg->seed, epoch, index, GIP__LOADER_JITTER);
-    jitter(cfg, out, S * S, &jr);
-    return GIP_OK;
+    return finish(cfg, epoch, index, out, flip);
+}
+
+void gip__loader_train_rect(const gip__loader_cfg *cfg, int64_t width, int64_t height,
+                            int64_t epoch, int64_t index, int64_t *x, int64_t *y, int64_t *w,
+                            int64_t *h)
+{
+    gip__loader_rng r = gip__loader_rng_make(cfg->seed, epoch, index, GIP__LOADER_CROP);
+    gip__loader_rrc_params(cfg, width, height, &r, x, y, w, h);
+}
+
+gip_status gip__loader_transform_crop(const gip__loader_cfg *cfg, gip__loader_scratch *s,
+                                      const gip_image *crop, int64_t epoch, int64_t index,
+                                      uint8_t *out, int *flip)
+{
+    const int64_t S = cfg->size;
+    gip_image dst;
+    gip_status st = gip_image_wrap(&dst, out, S, S, 3, GIP_U8, S * 3, GIP_MEM_HOST, 0);
+    if (st || (st = resize_aa(s->cpu, crop, &dst)))
+        return st;
+    return finish(cfg, epoch, index, out, flip);
 }
 
 gip_status gip__loader_transform_device(const gip__loader_cfg *cfg, gip_context *dctx,
