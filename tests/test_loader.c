@@ -868,8 +868,9 @@ static void nvjpeg_decoder(gip_context *ctx)
     }
 }
 
-/* TRAIN from JPEG files decodes only each random crop's region: the batches equal those made from
- * PNG copies of the same decoded pixels (decoded whole), byte for byte, over two epochs. */
+/* From JPEG files the loader decodes only the region each crop reads: the batches equal those made
+ * from PNG copies of the same decoded pixels (decoded whole), byte for byte, over two TRAIN epochs
+ * and one EVAL pass. */
 static void region_decode(gip_context *ctx)
 {
     char *png[NFILES];
@@ -879,12 +880,12 @@ static void region_decode(gip_context *ctx)
         snprintf(png[i], 128, "%s/img%02d.png", dir, i);
         ok = ok && GT_OK(gip_image_save(png[i], &decoded[i], NULL));
     }
-    for (int64_t ep = 0; ok && ep < 2; ep++) {
+    for (int64_t ep = 0; ok && ep < 3; ep++) { /* epochs 0, 1: TRAIN; 2: EVAL */
         epoch_out e[2];
         bool got[2] = {false, false};
         for (int k = 0; k < 2; k++) {
             gip_loader_desc d = base_desc(40, 4);
-            d.mode = GIP_LOADER_TRAIN;
+            d.mode = ep < 2 ? GIP_LOADER_TRAIN : GIP_LOADER_EVAL;
             d.seed = 9;
             d.hflip = 0.5;
             if (k)
@@ -900,7 +901,7 @@ static void region_decode(gip_context *ctx)
             GT_CHECK(e[0].n == e[1].n && e[0].img_bytes == e[1].img_bytes &&
                          memcmp(e[0].data, e[1].data, (size_t)(e[0].n * e[0].img_bytes)) == 0 &&
                          memcmp(e[0].indices, e[1].indices, sizeof(int64_t) * (size_t)e[0].n) == 0,
-                     "epoch %lld: JPEG regions and whole PNG decodes give the same batches",
+                     "pass %lld: JPEG regions and whole PNG decodes give the same batches",
                      (long long)ep);
         for (int k = 0; k < 2; k++)
             if (got[k])

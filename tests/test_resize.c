@@ -679,8 +679,9 @@ static void halves(gip_context *ctx)
 }
 
 /* gip__resize_window (the loader's centre crops) against the same window of the whole resize, bit
- * for bit: every separable interpolation, shrinking and enlarging, windows at the corners, the
- * middle and one pixel wide; the plans that are not separable are refused. */
+ * for bit, from the whole source and from only the part gip__resize_window_source says it reads:
+ * every separable interpolation, shrinking and enlarging, windows at the corners, the middle and
+ * one pixel wide; the plans that are not separable are refused. */
 static void windows(gip_context *ctx)
 {
     if (gt_current_backend != GT_CPU)
@@ -725,8 +726,21 @@ static void windows(gip_context *ctx)
                 for (size_t k = 0; k < sizeof wins / sizeof wins[0]; k++) {
                     const int64_t x0 = wins[k][0], y0 = wins[k][1], w = wins[k][2], h = wins[k][3];
                     gt_alloc(&win, w, h, c, dts[d], 5);
-                    gip_status st = gip__resize_window(ctx, &src, &win, dw, dh, x0, y0,
-                                                       cases[i].interp, cases[i].aa);
+                    /* odd k: from only the part of the source the window reads */
+                    const gip_shape in = {cases[i].sw, cases[i].sh, c, dts[d]};
+                    gip__rs_part need = {0, 0, cases[i].sw, cases[i].sh};
+                    gip_image part = src;
+                    gip_status st = GIP_OK;
+                    if (k % 2) {
+                        st = gip__resize_window_source(&in, dw, dh, x0, y0, w, h, cases[i].interp,
+                                                       cases[i].aa, &need);
+                        if (st == GIP_OK)
+                            GT_OK(gip_image_roi(&src, need.x, need.y, need.w, need.h, &part));
+                    }
+                    const gip__rs_part where = {need.x, need.y, cases[i].sw, cases[i].sh};
+                    if (st == GIP_OK)
+                        st = gip__resize_window(ctx, &part, k % 2 ? &where : NULL, &win, dw, dh, x0,
+                                                y0, cases[i].interp, cases[i].aa);
                     char label[128];
                     snprintf(label, sizeof label,
                              "window interp %d aa %d %lldx%lld->%lldx%lld %s c%d "
@@ -752,11 +766,19 @@ static void windows(gip_context *ctx)
                     }
                     gt_free(&win);
                 }
-                /* outside the whole output: refused */
+                /* outside the whole output, or a part short of what the window reads: refused */
                 gt_alloc(&win, 4, 4, c, dts[d], 0);
-                GT_STATUS(gip__resize_window(ctx, &src, &win, dw, dh, dw - 3, 0, cases[i].interp,
-                                             cases[i].aa),
+                GT_STATUS(gip__resize_window(ctx, &src, NULL, &win, dw, dh, dw - 3, 0,
+                                             cases[i].interp, cases[i].aa),
                           GIP_ERR_INVALID_ARGUMENT);
+                if (cases[i].sep) {
+                    gip_image part;
+                    const gip__rs_part where = {1, 0, cases[i].sw, cases[i].sh};
+                    GT_OK(gip_image_roi(&src, 1, 0, cases[i].sw - 1, cases[i].sh, &part));
+                    GT_STATUS(gip__resize_window(ctx, &part, &where, &win, dw, dh, 0, 0,
+                                                 cases[i].interp, cases[i].aa),
+                              GIP_ERR_SHAPE_MISMATCH);
+                }
                 gt_free(&win);
                 gt_free(&src);
                 gt_free(&whole);

@@ -166,20 +166,26 @@ static gip_status work_item(gip_loader *l, gip__loader_scratch *sc, slot *s, int
     t[1] = now();
     gip_image img = {0}, crop = {0};
     bool cropped = false;
-    /* TRAIN from a colour JPEG: only the random crop's region is decoded (what lies below it not
-     * at all, what lies above and beside it without the inverse DCT); its pixels are the whole
-     * decode's. Other files, modes and kinds of JPEG are decoded whole. */
-    if (!st && l->cfg.mode == GIP_LOADER_TRAIN && size > 3 && ((const uint8_t *)data)[0] == 0xFF &&
-        ((const uint8_t *)data)[1] == 0xD8) {
+    gip__rs_part where;
+    /* TRAIN and EVAL from a colour JPEG: only the rectangle the crop reads is decoded (what lies
+     * below it not at all, what lies above and beside it without the inverse DCT); its pixels
+     * are the whole decode's. Other files, the letterbox and other kinds of JPEG decode whole. */
+    if (!st && l->cfg.mode != GIP_LOADER_LETTERBOX && size > 3 &&
+        ((const uint8_t *)data)[0] == 0xFF && ((const uint8_t *)data)[1] == 0xD8) {
         gip_image_info info;
-        int64_t x, y, w, h, dx;
-        if (gip__jpeg_probe(data, size, path, &info) == GIP_OK) {
-            gip__loader_train_rect(&l->cfg, info.width, info.height, epoch, idx, &x, &y, &w, &h);
-            gip_status rs = gip__jpeg_decode_region(data, size, path, false, x, y, w, h, &img, &dx);
-            if (rs == GIP_OK)
-                cropped = !(st = gip_image_roi(&img, dx, 0, w, h, &crop));
-            else if (rs != GIP_ERR_UNSUPPORTED)
+        int64_t dx;
+        if (gip__jpeg_probe(data, size, path, &info) == GIP_OK &&
+            gip__loader_source_rect(&l->cfg, info.width, info.height, epoch, idx, &where) ==
+                GIP_OK) {
+            gip_status rs = gip__jpeg_decode_region(data, size, path, false, where.x, where.y,
+                                                    where.w, where.h, &img, &dx);
+            if (rs == GIP_OK) {
+                cropped = !(st = gip_image_roi(&img, dx, 0, where.w, where.h, &crop));
+                where.w = info.width; /* where the part lies: in the whole image */
+                where.h = info.height;
+            } else if (rs != GIP_ERR_UNSUPPORTED) {
                 st = rs;
+            }
         }
     }
     if (!st && !cropped) {
@@ -196,7 +202,7 @@ static gip_status work_item(gip_loader *l, gip__loader_scratch *sc, slot *s, int
         int flip = 0;
         const int64_t S = l->cfg.size;
         uint8_t *u8 = l->cuda ? (uint8_t *)s->out + pos * S * S * 3 : sc->u8;
-        st = cropped ? gip__loader_transform_crop(&l->cfg, sc, &crop, epoch, idx, u8, &flip)
+        st = cropped ? gip__loader_transform_part(&l->cfg, sc, &crop, &where, epoch, idx, u8, &flip)
                      : gip__loader_transform(&l->cfg, sc, &img, epoch, idx, u8, &flip);
         if (!st) {
             if (l->cuda)

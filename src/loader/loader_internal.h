@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ops/geometry/resize.h"
 #include "gip/loader.h"
 #include "internal.h"
 
@@ -74,16 +75,18 @@ gip_status gip__loader_transform(const gip__loader_cfg *cfg, gip__loader_scratch
                                  const gip_image *src, int64_t epoch, int64_t index, uint8_t *out,
                                  int *flip);
 
-/* TRAIN: the rectangle RandomResizedCrop picks for file `index` of a width x height image in
- * `epoch` (what gip__loader_transform crops), so that only it need be decoded. */
-void gip__loader_train_rect(const gip__loader_cfg *cfg, int64_t width, int64_t height,
-                            int64_t epoch, int64_t index, int64_t *x, int64_t *y, int64_t *w,
-                            int64_t *h);
+/* The source rectangle (x, y, width, height) of a width x height image that file `index` in
+ * `epoch` needs: TRAIN's RandomResizedCrop rectangle, EVAL's pixels under the centre crop's
+ * window of the resize, so that only they need be decoded; GIP_ERR_UNSUPPORTED for LETTERBOX. */
+gip_status gip__loader_source_rect(const gip__loader_cfg *cfg, int64_t width, int64_t height,
+                                   int64_t epoch, int64_t index, gip__rs_part *need);
 
-/* gip__loader_transform() for TRAIN given that rectangle's pixels alone. */
-gip_status gip__loader_transform_crop(const gip__loader_cfg *cfg, gip__loader_scratch *s,
-                                      const gip_image *crop, int64_t epoch, int64_t index,
-                                      uint8_t *out, int *flip);
+/* gip__loader_transform() given only the pixels `part` of the image, which `where` places in it
+ * (where->w x where->h is the whole image's size): at least the rectangle of
+ * gip__loader_source_rect (TRAIN: exactly it). */
+gip_status gip__loader_transform_part(const gip__loader_cfg *cfg, gip__loader_scratch *s,
+                                      const gip_image *part, const gip__rs_part *where,
+                                      int64_t epoch, int64_t index, uint8_t *out, int *flip);
 
 /* Fills cfg->lut from a, b, dtype. */
 void gip__loader_make_lut(gip__loader_cfg *cfg);

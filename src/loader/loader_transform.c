@@ -261,7 +261,8 @@ gip_status gip__loader_transform(const gip__loader_cfg *cfg, gip__loader_scratch
     } else if (cfg->mode == GIP_LOADER_EVAL) {
         /* Only the centre crop's window of the resize is computed where the resize is separable
          * (with antialias it always is); else the whole resize, then the crop. */
-        st = gip__resize_window(s->cpu, src, &dst, p.rw, p.rh, p.ox, p.oy, GIP_INTER_LINEAR, 1);
+        st = gip__resize_window(s->cpu, src, NULL, &dst, p.rw, p.rh, p.ox, p.oy, GIP_INTER_LINEAR,
+                                1);
         if (st == GIP_ERR_UNSUPPORTED)
             st = resize_then_crop(cfg, s, src, &p, out);
         if (st)
@@ -276,24 +277,40 @@ gip_status gip__loader_transform(const gip__loader_cfg *cfg, gip__loader_scratch
     return finish(cfg, epoch, index, out, flip);
 }
 
-void gip__loader_train_rect(const gip__loader_cfg *cfg, int64_t width, int64_t height,
-                            int64_t epoch, int64_t index, int64_t *x, int64_t *y, int64_t *w,
-                            int64_t *h)
+gip_status gip__loader_source_rect(const gip__loader_cfg *cfg, int64_t width, int64_t height,
+                                   int64_t epoch, int64_t index, gip__rs_part *need)
 {
-    gip__loader_rng r = gip__loader_rng_make(cfg->seed, epoch, index, GIP__LOADER_CROP);
-    gip__loader_rrc_params(cfg, width, height, &r, x, y, w, h);
+    crop_plan p;
+    gip_status st = plan_crop(cfg, width, height, epoch, index, &p);
+    if (st)
+        return st;
+    if (cfg->mode == GIP_LOADER_TRAIN) {
+        *need = (gip__rs_part){p.x, p.y, p.w, p.h};
+        return GIP_OK;
+    }
+    if (cfg->mode != GIP_LOADER_EVAL)
+        return GIP_ERR_UNSUPPORTED;
+    const gip_shape in = {width, height, 3, GIP_U8};
+    return gip__resize_window_source(&in, p.rw, p.rh, p.ox, p.oy, cfg->size, cfg->size,
+                                     GIP_INTER_LINEAR, 1, need);
 }
 
-gip_status gip__loader_transform_crop(const gip__loader_cfg *cfg, gip__loader_scratch *s,
-                                      const gip_image *crop, int64_t epoch, int64_t index,
-                                      uint8_t *out, int *flip)
+gip_status gip__loader_transform_part(const gip__loader_cfg *cfg, gip__loader_scratch *s,
+                                      const gip_image *part, const gip__rs_part *where,
+                                      int64_t epoch, int64_t index, uint8_t *out, int *flip)
 {
     const int64_t S = cfg->size;
     gip_image dst;
     gip_status st = gip_image_wrap(&dst, out, S, S, 3, GIP_U8, S * 3, GIP_MEM_HOST, 0);
-    if (st || (st = resize_aa(s->cpu, crop, &dst)))
+    crop_plan p;
+    if (st || (st = plan_crop(cfg, where->w, where->h, epoch, index, &p)))
         return st;
-    return finish(cfg, epoch, index, out, flip);
+    if (cfg->mode == GIP_LOADER_TRAIN)
+        st = resize_aa(s->cpu, part, &dst); /* the part is the crop */
+    else
+        st = gip__resize_window(s->cpu, part, where, &dst, p.rw, p.rh, p.ox, p.oy, GIP_INTER_LINEAR,
+                                1);
+    return st ? st : finish(cfg, epoch, index, out, flip);
 }
 
 gip_status gip__loader_transform_device(const gip__loader_cfg *cfg, gip_context *dctx,

@@ -1801,8 +1801,104 @@ out:
     return st;
 }
 
-gip_status gip__resize_window(gip_context *ctx, const gip_image *src, gip_image *dst, int64_t dw,
-                              int64_t dh, int64_t x0, int64_t y0, int32_t interp, int32_t antialias)
+/* The window's plan: the whole plan's tables from output column x0 and row y0, source columns
+ * and rows counted from (sx, sy), in a copy of the tables (*copy, to free) where they move. */
+static gip_status window_plan(const gip__resize_plan *plan, const void *block, size_t bytes,
+                              int64_t x0, int64_t y0, int64_t w, int64_t h, int64_t sx, int64_t sy,
+                              gip__resize_plan *out, void **copy)
+{
+    gip__resize_plan p = *plan;
+    *copy = NULL;
+    if (sx || sy) {
+        if (!(*copy = malloc(bytes ? bytes : 1)))
+            return GIP_ERR_OUT_OF_MEMORY;
+        memcpy(*copy, block, bytes);
+        gip__rs_plan_rebase(&p, block, *copy);
+        int32_t *xi = (int32_t *)p.xi + x0 * plan->kx, *yi = (int32_t *)p.yi + y0 * plan->ky;
+        for (int64_t i = 0; i < w * plan->kx; i++)
+            xi[i] = (int32_t)(xi[i] - sx);
+        for (int64_t i = 0; i < h * plan->ky; i++)
+            yi[i] = (int32_t)(yi[i] - sy);
+    }
+    p.xi += x0 * plan->kx;
+    p.yi += y0 * plan->ky;
+    if (p.xn)
+        p.xn += x0;
+    if (p.yn)
+        p.yn += y0;
+    if (p.xci)
+        p.xci += x0 * plan->kx;
+    if (p.xcf)
+        p.xcf += x0 * plan->kx;
+    if (p.yci)
+        p.yci += y0 * plan->ky;
+    if (p.ycf)
+        p.ycf += y0 * plan->ky;
+    const int64_t e0 = plan->simd_end - x0 * plan->cn, n = w * plan->cn;
+    p.simd_end = e0 < 0 ? 0 : e0 > n ? n : e0;
+    p.dw = w;
+    p.dh = h;
+    *out = p;
+    return GIP_OK;
+}
+
+/* The source columns [*c0, *c1) and rows [*r0, *r1) that output window (x0, y0, w, h) reads. */
+static void window_reads(const gip__resize_plan *p, int64_t x0, int64_t y0, int64_t w, int64_t h,
+                         int64_t *c0, int64_t *c1, int64_t *r0, int64_t *r1)
+{
+    int64_t lo = p->sw, hi = 0;
+    for (int64_t x = x0; x < x0 + w; x++)
+        for (int32_t k = 0, n = p->xn ? p->xn[x] : p->kx; k < n; k++) {
+            const int64_t c = p->xi[x * p->kx + k];
+            lo = c < lo ? c : lo;
+            hi = c + 1 > hi ? c + 1 : hi;
+        }
+    *c0 = lo < hi ? lo : 0;
+    *c1 = lo < hi ? hi : 0;
+    lo = p->sh, hi = 0;
+    for (int64_t y = y0; y < y0 + h; y++)
+        for (int32_t k = 0, n = p->yn ? p->yn[y] : p->ky; k < n; k++) {
+            const int64_t r = p->yi[y * p->ky + k];
+            lo = r < lo ? r : lo;
+            hi = r + 1 > hi ? r + 1 : hi;
+        }
+    *r0 = lo < hi ? lo : 0;
+    *r1 = lo < hi ? hi : 0;
+}
+
+gip_status gip__resize_window_source(const gip_shape *in, int64_t dw, int64_t dh, int64_t x0,
+                                     int64_t y0, int64_t w, int64_t h, int32_t interp,
+                                     int32_t antialias, gip__rs_part *need)
+{
+    static const char op[] = "resize (window source)";
+    if (x0 < 0 || y0 < 0 || w < 1 || h < 1 || x0 + w > dw || y0 + h > dh || in->width < 1 ||
+        in->height < 1)
+        return gip__error(NULL, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: window %lldx%lld at (%lld, %lld) is not inside %lldx%lld", op,
+                          (long long)w, (long long)h, (long long)x0, (long long)y0, (long long)dw,
+                          (long long)dh);
+    gip__resize_plan plan;
+    void *block;
+    size_t bytes;
+    gip_status st = gip__resize_plan_build(
+        NULL, &plan, &block, &bytes, in->width, in->height, in->channels, in->dtype, dw, dh,
+        (double)dw / (double)in->width, (double)dh / (double)in->height, interp, antialias);
+    if (st)
+        return st;
+    if (plan.kind != GIP__RS_SEP) {
+        free(block);
+        return gip__error(NULL, GIP_ERR_UNSUPPORTED, "%s: this interpolation and scale", op);
+    }
+    int64_t c0, c1, r0, r1;
+    window_reads(&plan, x0, y0, w, h, &c0, &c1, &r0, &r1);
+    free(block);
+    *need = (gip__rs_part){c0, r0, c1 - c0, r1 - r0};
+    return GIP_OK;
+}
+
+gip_status gip__resize_window(gip_context *ctx, const gip_image *src, const gip__rs_part *part,
+                              gip_image *dst, int64_t dw, int64_t dh, int64_t x0, int64_t y0,
+                              int32_t interp, int32_t antialias)
 {
     static const char op[] = "resize (window)";
     bool on_device = false;
@@ -1813,43 +1909,47 @@ gip_status gip__resize_window(gip_context *ctx, const gip_image *src, gip_image 
         return gip__error(ctx, GIP_ERR_UNSUPPORTED, "%s: host views only", op);
     if (gip__images_overlap(src, dst))
         return gip__error(ctx, GIP_ERR_ALIASING, "%s: src and dst overlap", op);
+    const gip__rs_part whole = {0, 0, src->width, src->height}, *pt = part ? part : &whole;
     if (x0 < 0 || y0 < 0 || dw < 1 || dh < 1 || x0 + dst->width > dw || y0 + dst->height > dh)
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
                           "%s: window %lldx%lld at (%lld, %lld) is not inside %lldx%lld", op,
                           (long long)dst->width, (long long)dst->height, (long long)x0,
                           (long long)y0, (long long)dw, (long long)dh);
-    gip__resize_plan plan;
-    void *block;
+    if (pt->x < 0 || pt->y < 0 || pt->x + src->width > pt->w || pt->y + src->height > pt->h)
+        return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
+                          "%s: a %lldx%lld part at (%lld, %lld) is not inside %lldx%lld", op,
+                          (long long)src->width, (long long)src->height, (long long)pt->x,
+                          (long long)pt->y, (long long)pt->w, (long long)pt->h);
+    gip__resize_plan plan, wp;
+    void *block, *copy = NULL;
     size_t bytes;
-    if ((st = gip__resize_plan_build(ctx, &plan, &block, &bytes, src->width, src->height,
-                                     src->channels, src->dtype, dw, dh, (double)dw / src->width,
-                                     (double)dh / src->height, interp, antialias)))
+    if ((st = gip__resize_plan_build(ctx, &plan, &block, &bytes, pt->w, pt->h, src->channels,
+                                     src->dtype, dw, dh, (double)dw / (double)pt->w,
+                                     (double)dh / (double)pt->h, interp, antialias)))
         return st;
     if (plan.kind != GIP__RS_SEP) {
-        free(block);
-        return gip__error(ctx, GIP_ERR_UNSUPPORTED, "%s: this interpolation and scale", op);
+        st = gip__error(ctx, GIP_ERR_UNSUPPORTED, "%s: this interpolation and scale", op);
+        goto out;
     }
-    /* The tables are per output column and row: the window's start where the whole one's do. */
-    gip__resize_plan w = plan;
-    w.xi += x0 * plan.kx;
-    w.yi += y0 * plan.ky;
-    if (w.xn)
-        w.xn += x0;
-    if (w.yn)
-        w.yn += y0;
-    if (w.xci)
-        w.xci += x0 * plan.kx;
-    if (w.xcf)
-        w.xcf += x0 * plan.kx;
-    if (w.yci)
-        w.yci += y0 * plan.ky;
-    if (w.ycf)
-        w.ycf += y0 * plan.ky;
-    const int64_t e0 = plan.simd_end - x0 * plan.cn, n = dst->width * plan.cn;
-    w.simd_end = e0 < 0 ? 0 : e0 > n ? n : e0;
-    w.dw = dst->width;
-    w.dh = dst->height;
-    st = run_plan(ctx, src, dst, &w, block, bytes, false, op);
+    int64_t c0, c1, r0, r1;
+    window_reads(&plan, x0, y0, dst->width, dst->height, &c0, &c1, &r0, &r1);
+    if (c0 < pt->x || r0 < pt->y || c1 > pt->x + src->width || r1 > pt->y + src->height) {
+        st = gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
+                        "%s: the window reads source columns [%lld, %lld) and rows [%lld, %lld), "
+                        "outside the part given",
+                        op, (long long)c0, (long long)c1, (long long)r0, (long long)r1);
+        goto out;
+    }
+    if ((st = window_plan(&plan, block, bytes, x0, y0, dst->width, dst->height, pt->x, pt->y, &wp,
+                          &copy))) {
+        st = gip__error(ctx, st, "%s: out of memory", op);
+        goto out;
+    }
+    wp.sw = src->width;
+    wp.sh = src->height;
+    st = run_plan(ctx, src, dst, &wp, copy ? copy : block, bytes, false, op);
+out:
+    free(copy);
     free(block);
     return st;
 }

@@ -114,13 +114,26 @@ gip_status gip__resize_run_band(gip_context *ctx, const gip_image *src, int64_t 
                                 gip_image *dst, int64_t y0, int64_t dh, int32_t interp,
                                 int32_t antialias, double inv_x, double inv_y);
 
-/* Output columns [x0, x0 + dst->width) and rows [y0, y0 + dst->height) of the resize of src into
- * dw x dh (the dst / src scale factors), host views only: equal to that window of the whole
- * resize, of which nothing else is computed. GIP_ERR_UNSUPPORTED where the plan is not separable
- * (nearest, integer area shrinks): the caller resizes the whole image then. */
-gip_status gip__resize_window(gip_context *ctx, const gip_image *src, gip_image *dst, int64_t dw,
-                              int64_t dh, int64_t x0, int64_t y0, int32_t interp,
-                              int32_t antialias);
+/* Where a source view lies in a whole image: its first column and row, and the whole's size. */
+typedef struct gip__rs_part {
+    int64_t x, y, w, h;
+} gip__rs_part;
+
+/* Output columns [x0, x0 + dst->width) and rows [y0, y0 + dst->height) of the resize of a whole
+ * image into dw x dh (the dst / src scale factors), host views only: equal to that window of the
+ * whole resize, of which nothing else is computed. src is the whole image (part NULL) or the part
+ * of it that `part` places, which must hold every source pixel the window reads
+ * (gip__resize_window_source); GIP_ERR_UNSUPPORTED where the plan is not separable (nearest,
+ * integer area shrinks): the caller resizes the whole image then. */
+gip_status gip__resize_window(gip_context *ctx, const gip_image *src, const gip__rs_part *part,
+                              gip_image *dst, int64_t dw, int64_t dh, int64_t x0, int64_t y0,
+                              int32_t interp, int32_t antialias);
+
+/* The source rectangle *need (x, y, width, height in the whole image `in`) that output window
+ * (x0, y0, w, h) of its resize into dw x dh reads. GIP_ERR_UNSUPPORTED as gip__resize_window. */
+gip_status gip__resize_window_source(const gip_shape *in, int64_t dw, int64_t dh, int64_t x0,
+                                     int64_t y0, int64_t w, int64_t h, int32_t interp,
+                                     int32_t antialias, gip__rs_part *need);
 
 /* Runs a plan on device views (its tables in host memory: copied to the device here). */
 gip_status gip__resize_cuda(gip_context *ctx, const gip_image *src, gip_image *dst,
