@@ -147,6 +147,14 @@ static void cmyk_to_rgb(const uint8_t *s, uint8_t *d, int64_t w, bool bgr, bool 
     }
 }
 
+/* Creates j's decompressor over data (after err_init and its setjmp). */
+static void dec_open(dec_job *j, const uint8_t *data, size_t size)
+{
+    j->created = true;
+    jpeg_create_decompress(&j->cinfo);
+    jpeg_mem_src(&j->cinfo, data, (unsigned long)size);
+}
+
 /* Runs the decoder on j; everything it allocates is recorded in j for dec_cleanup(). With
  * info != NULL only the header is read. */
 static gip_status dec_run(dec_job *j, const uint8_t *data, size_t size, const char *what,
@@ -156,9 +164,7 @@ static gip_status dec_run(dec_job *j, const uint8_t *data, size_t size, const ch
     j->cinfo.err = &j->err.pub;
     if (setjmp(j->err.jmp))
         return dec_error(j, what);
-    j->created = true;
-    jpeg_create_decompress(&j->cinfo);
-    jpeg_mem_src(&j->cinfo, data, (unsigned long)size);
+    dec_open(j, data, size);
     jpeg_save_markers(&j->cinfo, JPEG_APP0 + 1, 0xffff); /* EXIF */
     jpeg_read_header(&j->cinfo, TRUE);
 
@@ -270,9 +276,7 @@ static gip_status region_run(dec_job *j, const uint8_t *data, size_t size, const
     j->cinfo.err = &j->err.pub;
     if (setjmp(j->err.jmp))
         return dec_error(j, what);
-    j->created = true;
-    jpeg_create_decompress(&j->cinfo);
-    jpeg_mem_src(&j->cinfo, data, (unsigned long)size);
+    dec_open(j, data, size);
     jpeg_read_header(&j->cinfo, TRUE);
     struct jpeg_decompress_struct *ci = &j->cinfo;
     if (ci->num_components != 3 ||

@@ -82,8 +82,8 @@ gip_status gip__loader_source_rect(const gip__loader_cfg *cfg, int64_t width, in
                                    int64_t epoch, int64_t index, gip__rs_part *need);
 
 /* gip__loader_transform() given only the pixels `part` of the image, which `where` places in it
- * (where->w x where->h is the whole image's size): at least the rectangle of
- * gip__loader_source_rect (TRAIN: exactly it). */
+ * (where->w x where->h is the whole image's size; NULL: part is the whole image): at least the
+ * rectangle of gip__loader_source_rect (TRAIN and EVAL; LETTERBOX takes the whole image). */
 gip_status gip__loader_transform_part(const gip__loader_cfg *cfg, gip__loader_scratch *s,
                                       const gip_image *part, const gip__rs_part *where,
                                       int64_t epoch, int64_t index, uint8_t *out, int *flip);

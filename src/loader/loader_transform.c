@@ -247,34 +247,7 @@ gip_status gip__loader_transform(const gip__loader_cfg *cfg, gip__loader_scratch
                                  const gip_image *src, int64_t epoch, int64_t index, uint8_t *out,
                                  int *flip)
 {
-    const int64_t S = cfg->size;
-    gip_image dst;
-    gip_status st = gip_image_wrap(&dst, out, S, S, 3, GIP_U8, S * 3, GIP_MEM_HOST, 0);
-    crop_plan p;
-    if (st || (st = plan_crop(cfg, src->width, src->height, epoch, index, &p)))
-        return st;
-    if (cfg->mode == GIP_LOADER_TRAIN) {
-        gip_image roi;
-        if ((st = gip_image_roi(src, p.x, p.y, p.w, p.h, &roi)) ||
-            (st = resize_aa(s->cpu, &roi, &dst)))
-            return st;
-    } else if (cfg->mode == GIP_LOADER_EVAL) {
-        /* Only the centre crop's window of the resize is computed where the resize is separable
-         * (with antialias it always is); else the whole resize, then the crop. */
-        st = gip__resize_window(s->cpu, src, NULL, &dst, p.rw, p.rh, p.ox, p.oy, GIP_INTER_LINEAR,
-                                1);
-        if (st == GIP_ERR_UNSUPPORTED)
-            st = resize_then_crop(cfg, s, src, &p, out);
-        if (st)
-            return st;
-    } else {
-        memset(out, cfg->fill, (size_t)(S * S * 3));
-        gip_image roi;
-        if ((st = gip_image_roi(&dst, p.ox, p.oy, p.rw, p.rh, &roi)) ||
-            (st = resize_aa(s->cpu, src, &roi)))
-            return st;
-    }
-    return finish(cfg, epoch, index, out, flip);
+    return gip__loader_transform_part(cfg, s, src, NULL, epoch, index, out, flip);
 }
 
 gip_status gip__loader_source_rect(const gip__loader_cfg *cfg, int64_t width, int64_t height,
@@ -300,17 +273,37 @@ gip_status gip__loader_transform_part(const gip__loader_cfg *cfg, gip__loader_sc
                                       int64_t epoch, int64_t index, uint8_t *out, int *flip)
 {
     const int64_t S = cfg->size;
+    const gip__rs_part whole = {0, 0, part->width, part->height}, *w = where ? where : &whole;
     gip_image dst;
     gip_status st = gip_image_wrap(&dst, out, S, S, 3, GIP_U8, S * 3, GIP_MEM_HOST, 0);
     crop_plan p;
-    if (st || (st = plan_crop(cfg, where->w, where->h, epoch, index, &p)))
+    if (st || (st = plan_crop(cfg, w->w, w->h, epoch, index, &p)))
         return st;
-    if (cfg->mode == GIP_LOADER_TRAIN)
-        st = resize_aa(s->cpu, part, &dst); /* the part is the crop */
-    else
+    if (cfg->mode == GIP_LOADER_TRAIN) {
+        gip_image roi;
+        if ((st = gip_image_roi(part, p.x - w->x, p.y - w->y, p.w, p.h, &roi)) ||
+            (st = resize_aa(s->cpu, &roi, &dst)))
+            return st;
+    } else if (cfg->mode == GIP_LOADER_EVAL) {
+        /* Only the centre crop's window of the resize is computed where the resize is separable
+         * (with antialias it always is); else the whole resize, then the crop. */
         st = gip__resize_window(s->cpu, part, where, &dst, p.rw, p.rh, p.ox, p.oy, GIP_INTER_LINEAR,
                                 1);
-    return st ? st : finish(cfg, epoch, index, out, flip);
+        if (st == GIP_ERR_UNSUPPORTED && !where)
+            st = resize_then_crop(cfg, s, part, &p, out);
+        if (st)
+            return st;
+    } else {
+        if (where)
+            return gip__error(NULL, GIP_ERR_INTERNAL,
+                              "loader: the letterbox needs the whole image");
+        memset(out, cfg->fill, (size_t)(S * S * 3));
+        gip_image roi;
+        if ((st = gip_image_roi(&dst, p.ox, p.oy, p.rw, p.rh, &roi)) ||
+            (st = resize_aa(s->cpu, part, &roi)))
+            return st;
+    }
+    return finish(cfg, epoch, index, out, flip);
 }
 
 gip_status gip__loader_transform_device(const gip__loader_cfg *cfg, gip_context *dctx,
