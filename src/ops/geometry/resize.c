@@ -1696,6 +1696,23 @@ gip_status gip__resize_run(gip_context *ctx, const gip_image *src, gip_image *ds
 /* ---- row bands (row streaming and gip.dask cut a resize by output rows) ---------------------- */
 
 /* The source rows output rows [y0, y1) of a plan read. */
+/* The source indexes [*s0, *s1) that outputs [i0, i1) of one axis read: idx holds `stride`
+ * entries an output, of which the first nn[i] (or `taps` where nn is NULL) are taps, each in
+ * [0, lim). */
+static void tap_span(const int32_t *idx, const int32_t *nn, int32_t stride, int32_t taps,
+                     int64_t i0, int64_t i1, int64_t lim, int64_t *s0, int64_t *s1)
+{
+    int64_t lo = lim, hi = 0;
+    for (int64_t i = i0; i < i1; i++)
+        for (int32_t t = 0, n = nn ? nn[i] : taps; t < n; t++) {
+            const int64_t r = idx[i * stride + t];
+            lo = r < lo ? r : lo;
+            hi = r + 1 > hi ? r + 1 : hi;
+        }
+    *s0 = lo < hi ? lo : 0;
+    *s1 = lo < hi ? hi : 0;
+}
+
 static void plan_rows(const gip__resize_plan *p, int64_t y0, int64_t y1, int64_t *s0, int64_t *s1)
 {
     if (p->kind == GIP__RS_AREA_FAST) {
@@ -1703,17 +1720,8 @@ static void plan_rows(const gip__resize_plan *p, int64_t y0, int64_t y1, int64_t
         *s1 = y1 * p->isy < p->sh ? y1 * p->isy : p->sh;
         return;
     }
-    int64_t lo = p->sh, hi = 0;
-    for (int64_t y = y0; y < y1; y++) {
-        const int32_t n = p->kind == GIP__RS_NEAREST ? 1 : p->yn ? p->yn[y] : p->ky;
-        for (int32_t k = 0; k < n; k++) {
-            const int64_t r = p->yi[y * p->ky + k];
-            lo = r < lo ? r : lo;
-            hi = r + 1 > hi ? r + 1 : hi;
-        }
-    }
-    *s0 = lo < hi ? lo : 0;
-    *s1 = lo < hi ? hi : 0;
+    const bool one = p->kind == GIP__RS_NEAREST; /* one tap a row */
+    tap_span(p->yi, one ? NULL : p->yn, p->ky, one ? 1 : p->ky, y0, y1, p->sh, s0, s1);
 }
 
 gip_status gip__resize_band_rows(const gip_shape *in, int64_t dw, int64_t dh, int32_t interp,
@@ -1842,28 +1850,13 @@ static gip_status window_plan(const gip__resize_plan *plan, const void *block, s
     return GIP_OK;
 }
 
-/* The source columns [*c0, *c1) and rows [*r0, *r1) that output window (x0, y0, w, h) reads. */
+/* The source columns [*c0, *c1) and rows [*r0, *r1) that output window (x0, y0, w, h) of a
+ * separable plan reads. */
 static void window_reads(const gip__resize_plan *p, int64_t x0, int64_t y0, int64_t w, int64_t h,
                          int64_t *c0, int64_t *c1, int64_t *r0, int64_t *r1)
 {
-    int64_t lo = p->sw, hi = 0;
-    for (int64_t x = x0; x < x0 + w; x++)
-        for (int32_t k = 0, n = p->xn ? p->xn[x] : p->kx; k < n; k++) {
-            const int64_t c = p->xi[x * p->kx + k];
-            lo = c < lo ? c : lo;
-            hi = c + 1 > hi ? c + 1 : hi;
-        }
-    *c0 = lo < hi ? lo : 0;
-    *c1 = lo < hi ? hi : 0;
-    lo = p->sh, hi = 0;
-    for (int64_t y = y0; y < y0 + h; y++)
-        for (int32_t k = 0, n = p->yn ? p->yn[y] : p->ky; k < n; k++) {
-            const int64_t r = p->yi[y * p->ky + k];
-            lo = r < lo ? r : lo;
-            hi = r + 1 > hi ? r + 1 : hi;
-        }
-    *r0 = lo < hi ? lo : 0;
-    *r1 = lo < hi ? hi : 0;
+    tap_span(p->xi, p->xn, p->kx, p->kx, x0, x0 + w, p->sw, c0, c1);
+    plan_rows(p, y0, y0 + h, r0, r1);
 }
 
 gip_status gip__resize_window_source(const gip_shape *in, int64_t dw, int64_t dh, int64_t x0,
