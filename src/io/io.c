@@ -172,6 +172,11 @@ out_close:
 static const uint8_t png_magic[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
 static const uint8_t jpeg_magic[3] = {0xff, 0xd8, 0xff};
 
+bool gip__io_is_jpeg(const uint8_t *d, size_t n)
+{
+    return n >= sizeof jpeg_magic && memcmp(d, jpeg_magic, sizeof jpeg_magic) == 0;
+}
+
 static bool is_space(uint8_t c)
 {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
@@ -191,7 +196,7 @@ static gip_status detect(const uint8_t *d, size_t n, const char *what, gip_forma
         *format = GIP_FORMAT_PNG;
         return GIP_OK;
     }
-    if (n >= sizeof jpeg_magic && memcmp(d, jpeg_magic, sizeof jpeg_magic) == 0) {
+    if (gip__io_is_jpeg(d, n)) {
         *format = GIP_FORMAT_JPEG;
         return GIP_OK;
     }

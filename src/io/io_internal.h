@@ -75,6 +75,9 @@ gip_status gip__jpeg_probe(const uint8_t *data, size_t size, const char *what,
                            gip_image_info *info);
 gip_status gip__jpeg_decode(const uint8_t *data, size_t size, const char *what,
                             const gip__load_req *req, gip__raw *raw);
+/* Whether the n bytes at d start with JPEG's signature (FF D8 FF). */
+bool gip__io_is_jpeg(const uint8_t *d, size_t n);
+
 /* Rows [y, y + h) of a JPEG with three colour components (YCbCr or RGB) as RGB (BGR with bgr),
  * columns from x, at least w of them: libjpeg skips the inverse DCT and colour conversion of the
  * rows above and of the columns outside (jpeg_crop_scanline widens them to whole iMCUs) and stops

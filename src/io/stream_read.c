@@ -333,7 +333,7 @@ gip_status gip__row_reader_open(const char *path, const gip_load_params *params,
     if (n >= 8 && memcmp(head, png_magic, 8) == 0) {
         r->kind = KIND_PNG;
         st = png_open(r);
-    } else if (n >= 3 && head[0] == 0xff && head[1] == 0xd8 && head[2] == 0xff) {
+    } else if (gip__io_is_jpeg(head, n)) {
         r->kind = KIND_JPEG;
         st = jpeg_open(r);
     } else if (n >= 3 && head[0] == 'P' && (head[1] == '5' || head[1] == '6') &&

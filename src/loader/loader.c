@@ -170,8 +170,7 @@ static gip_status work_item(gip_loader *l, gip__loader_scratch *sc, slot *s, int
     /* TRAIN and EVAL from a colour JPEG: only the rectangle the crop reads is decoded (what lies
      * below it not at all, what lies above and beside it without the inverse DCT); its pixels
      * are the whole decode's. Other files, the letterbox and other kinds of JPEG decode whole. */
-    if (!st && l->cfg.mode != GIP_LOADER_LETTERBOX && size > 3 &&
-        ((const uint8_t *)data)[0] == 0xFF && ((const uint8_t *)data)[1] == 0xD8) {
+    if (!st && l->cfg.mode != GIP_LOADER_LETTERBOX && gip__io_is_jpeg(data, size)) {
         gip_image_info info;
         int64_t dx;
         if (gip__jpeg_probe(data, size, path, &info) == GIP_OK &&
