@@ -73,6 +73,40 @@ int64_t gip__array_stride(const gip_array *a)
     return a->stride ? a->stride : a->width * a->channels * (int64_t)gip__depth_size(a->depth);
 }
 
+/* One row of a running sum: o[x + 1] = p[x + 1] + the row's sum up to x. The row's sums go into o
+ * first, every channel in the same pass (each channel's additions in the same order as one channel
+ * at a time), then the row above is added in a second pass that vectorises. CN is a constant. */
+#define INTEGRAL_ROW(CN, ACC, EXPR)                                                                \
+    do {                                                                                           \
+        ACC r[CN] = {0};                                                                           \
+        for (int c = 0; c < CN; c++)                                                               \
+            o[c] = 0;                                                                              \
+        for (int64_t x = 0; x < w; x++)                                                            \
+            for (int c = 0; c < CN; c++) {                                                         \
+                ACC v = (ACC)s[x * CN + c];                                                        \
+                r[c] += EXPR;                                                                      \
+                o[(x + 1) * CN + c] = r[c];                                                        \
+            }                                                                                      \
+        for (int64_t i = CN; i < (w + 1) * CN; i++)                                                \
+            o[i] += p[i];                                                                          \
+    } while (0)
+#define INTEGRAL_ROW_CN(ACC, EXPR)                                                                 \
+    do {                                                                                           \
+        switch (cn) {                                                                              \
+        case 1:                                                                                    \
+            INTEGRAL_ROW(1, ACC, EXPR);                                                            \
+            break;                                                                                 \
+        case 2:                                                                                    \
+            INTEGRAL_ROW(2, ACC, EXPR);                                                            \
+            break;                                                                                 \
+        case 3:                                                                                    \
+            INTEGRAL_ROW(3, ACC, EXPR);                                                            \
+            break;                                                                                 \
+        default:                                                                                   \
+            INTEGRAL_ROW(4, ACC, EXPR);                                                            \
+        }                                                                                          \
+    } while (0)
+
 /* Sum (ST) and squared sum (QT) of source T, either output may be NULL. s32 results use uint32_t
  * arithmetic: they wrap modulo 2^32 as OpenCV's int arithmetic does in practice. */
 #define INTEGRAL_FN(NAME, T, ST, QT)                                                               \
@@ -89,27 +123,12 @@ int64_t gip__array_stride(const gip_array *a)
             if (sum) {                                                                             \
                 const ST *p = (const ST *)(sum + y * ss);                                          \
                 ST *o = (ST *)(sum + (y + 1) * ss);                                                \
-                for (int32_t c = 0; c < cn; c++) {                                                 \
-                    ST r = 0;                                                                      \
-                    o[c] = 0;                                                                      \
-                    for (int64_t x = 0; x < w; x++) {                                              \
-                        r += (ST)s[x * cn + c];                                                    \
-                        o[(x + 1) * cn + c] = p[(x + 1) * cn + c] + r;                             \
-                    }                                                                              \
-                }                                                                                  \
+                INTEGRAL_ROW_CN(ST, v);                                                            \
             }                                                                                      \
             if (sq) {                                                                              \
                 const QT *p = (const QT *)(sq + y * qs);                                           \
                 QT *o = (QT *)(sq + (y + 1) * qs);                                                 \
-                for (int32_t c = 0; c < cn; c++) {                                                 \
-                    QT r = 0;                                                                      \
-                    o[c] = 0;                                                                      \
-                    for (int64_t x = 0; x < w; x++) {                                              \
-                        QT v = (QT)s[x * cn + c];                                                  \
-                        r += v * v;                                                                \
-                        o[(x + 1) * cn + c] = p[(x + 1) * cn + c] + r;                             \
-                    }                                                                              \
-                }                                                                                  \
+                INTEGRAL_ROW_CN(QT, v *v);                                                         \
             }                                                                                      \
         }                                                                                          \
     }
