@@ -817,6 +817,81 @@ static void hist_cases(gip_context *ctx)
             }
 }
 
+/* One channel of f32 into uniform bins (the CPU's vector rows and their scalar tails, with and
+ * without a mask): values at and beside the range's ends, NaN (OpenCV 5 counts it in the last
+ * bin), infinities and values far outside, against the rule written out in long double. */
+static void hist_f32_edges(gip_context *ctx)
+{
+    static const int64_t widths[] = {1, 3, 15, 16, 17, 31, 33, 100};
+    static const int32_t nbins[] = {1, 7, 256};
+    const float lo = -1.25f, hi = 2.5f;
+    uint64_t seed = 900;
+    for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; wi++)
+        for (size_t bi = 0; bi < sizeof nbins / sizeof nbins[0]; bi++)
+            for (int masked = 0; masked < 2; masked++, seed++) {
+                const int64_t w = widths[wi], h = 5;
+                const int32_t nb = nbins[bi];
+                gip_image a, m;
+                gt_alloc(&a, w, h, 1, GIP_F32, seed % 2 ? 0 : 3);
+                gt_alloc(&m, w, h, 1, GIP_U8, 0);
+                gt_fill_random(&a, seed, -2.0f, 3.0f);
+                gt_fill_random(&m, seed + 1, 0, 0);
+                const float special[] = {NAN,
+                                         INFINITY,
+                                         -INFINITY,
+                                         lo,
+                                         hi,
+                                         nextafterf(hi, 0.0f),
+                                         nextafterf(lo, 0.0f),
+                                         nextafterf(lo, -2.0f),
+                                         1e30f,
+                                         -1e30f,
+                                         0.0f};
+                for (int64_t i = 0; i < w * h; i += 2)
+                    gt_set(&a, i % w, i / w, 0,
+                           special[(i / 2) % (int64_t)(sizeof special / sizeof special[0])]);
+                float *got = calloc((size_t)nb, sizeof(float)),
+                      *exp = calloc((size_t)nb, sizeof(float));
+                for (int64_t y = 0; y < h; y++)
+                    for (int64_t x = 0; x < w; x++) {
+                        if (masked && gt_get(&m, x, y, 0) < 100)
+                            continue;
+                        const float v = (float)gt_get(&a, x, y, 0);
+                        if (isnan(v)) {
+                            exp[nb - 1] += 1;
+                        } else if (v >= lo && v < hi) {
+                            long double t = ((long double)v - lo) * nb / ((long double)hi - lo);
+                            int b = (int)floorl(t);
+                            exp[b >= nb ? nb - 1 : b < 0 ? 0 : b] += 1;
+                        }
+                    }
+                if (masked)
+                    for (int64_t y = 0; y < h; y++)
+                        for (int64_t x = 0; x < w; x++)
+                            gt_set(&m, x, y, 0, gt_get(&m, x, y, 0) < 100 ? 0 : 1);
+                float range[2] = {lo, hi};
+                gip_calc_hist_params p = {.dims = 1, .bins = {nb}, .ranges = {range}};
+                gip_image da = place(ctx, &a), dm = place(ctx, &m);
+                if (GT_OK(gip_calc_hist(ctx, &da, masked ? &dm : NULL, &p, got))) {
+                    int bad = 0, first = -1;
+                    for (int32_t i = 0; i < nb; i++)
+                        if (got[i] != exp[i] && !bad++)
+                            first = i;
+                    GT_CHECK(bad == 0,
+                             "calcHist f32 %lld wide, %d bins%s: %d bins differ, first %d: %g, "
+                             "expected %g",
+                             (long long)w, nb, masked ? ", masked" : "", bad, first,
+                             bad ? got[first] : 0, bad ? exp[first] : 0);
+                }
+                release(ctx, &da);
+                release(ctx, &dm);
+                free(got);
+                free(exp);
+                gt_free(&a);
+                gt_free(&m);
+            }
+}
+
 /* ---- bad input ---------------------------------------------------------------------------- */
 
 static void bad_input(gip_context *ctx)
@@ -929,6 +1004,7 @@ static void body(gip_context *ctx)
     reduce_views(ctx);
     hist_cases(ctx);
     hist_u8_channels(ctx);
+    hist_f32_edges(ctx);
     bad_input(ctx);
     if (gt_current_backend == GT_CPU) {
         /* the narrower vector builds (CLAHE's scalar rows), and the plain loops */
@@ -939,6 +1015,7 @@ static void body(gip_context *ctx)
         gt_setenv("GIP_NOAVX512", NULL);
         gt_setenv("GIP_NOSIMD", "1");
         reductions(ctx);
+        hist_f32_edges(ctx);
         gt_setenv("GIP_NOSIMD", NULL);
     }
 }

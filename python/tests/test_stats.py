@@ -229,6 +229,24 @@ def test_calc_hist_matches_cv2(dtype):
     np.testing.assert_array_equal(g, e)
 
 
+def test_calc_hist_f32_special_values_like_cv2():
+    """NaN goes to the last bin (as cv2 5 counts it), infinities and values outside the range
+    nowhere; one channel, widths around the vector step of 16, with and without a mask."""
+    rng = np.random.default_rng(7)
+    for w in (1, 15, 16, 17, 40):
+        a = rng.uniform(-2, 3, (6, w)).astype(np.float32)
+        pick = rng.random(a.shape)
+        a[pick < 0.1] = np.nan
+        a[(pick >= 0.1) & (pick < 0.15)] = np.inf
+        a[(pick >= 0.15) & (pick < 0.2)] = -np.inf
+        a[(pick >= 0.2) & (pick < 0.25)] = 2.5
+        for m in (None, (rng.random(a.shape) < 0.6).astype(np.uint8)):
+            for bins in (1, 7, 256):
+                g = gip.calcHist([a], [0], m, [bins], [-1.25, 2.5])
+                e = cv2.calcHist([a], [0], m, [bins], [-1.25, 2.5])
+                np.testing.assert_array_equal(g, e, err_msg=str((w, bins, m is None)))
+
+
 def test_calc_hist_non_uniform():
     a = rand((40, 50), np.float32, 3)
     edges = [-2.0, -1.0, 0.0, 0.5, 2.0, 2.9]

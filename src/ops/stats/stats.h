@@ -70,7 +70,8 @@ typedef struct gip__hist_plan {
     const float *edges[3]; /* non-uniform: bins + 1 edges */
 } gip__hist_plan;
 
-/* The bin of f32 value v along dimension d, or -1 (OpenCV's rules, NaN in bin 0 when uniform). */
+/* The bin of f32 value v along dimension d, or -1 (OpenCV's rules, NaN in the last bin when
+ * uniform). */
 static inline int32_t gip__hist_bin_f32(const gip__hist_plan *p, int d, float v)
 {
     if (p->non_uniform) {
@@ -85,8 +86,8 @@ static inline int32_t gip__hist_bin_f32(const gip__hist_plan *p, int d, float v)
         return -1;
     double t = v0 * p->a[d] + p->b[d];
     int32_t idx;
-    if (!(t > -2147483648.0 && t < 2147483647.0)) /* NaN and beyond int: cvFloor's INT_MIN */
-        idx = t >= 2147483647.0 ? p->bins[d] - 1 : 0;
+    if (!(t > -2147483648.0 && t < 2147483647.0)) /* beyond int, or NaN: the last bin, as cv2 5 */
+        idx = t <= -2147483648.0 ? 0 : p->bins[d] - 1;
     else {
         idx = (int32_t)t;
         idx -= (double)idx > t;

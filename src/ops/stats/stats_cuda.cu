@@ -748,7 +748,7 @@ __device__ __forceinline__ int bin_f32(const dev_plan &p, int d, float v)
     double t = __dadd_rn(__dmul_rn(v0, p.a[d]), p.b[d]);
     int idx;
     if (!(t > -2147483648.0 && t < 2147483647.0))
-        idx = t >= 2147483647.0 ? p.bins[d] - 1 : 0;
+        idx = t <= -2147483648.0 ? 0 : p.bins[d] - 1;
     else {
         idx = (int)t;
         idx -= (double)idx > t;
