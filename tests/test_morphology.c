@@ -544,6 +544,56 @@ static void registry(gip_context *ctx)
     gt_free(&exp);
 }
 
+/* f32 with NaN and zeros of both signs: min and max of NaN depend on the order of the operands,
+ * so the large rectangles' van Herk segments must not move with the threads' bands. The same
+ * erosion and dilation on 1 to 4 threads give the same bits (the idle-core rule off, so that the
+ * threads run). */
+static void threads_nan(gip_context *ctx)
+{
+    if (gt_current_backend != GT_CPU)
+        return;
+    gip_image src, out[4];
+    gt_alloc(&src, 257, 300, 1, GIP_F32, 0);
+    gt_fill_random(&src, 77, -1.0f, 1.0f);
+    uint64_t r = 12345;
+    for (int64_t y = 0; y < src.height; y++)
+        for (int64_t x = 0; x < src.width; x++) {
+            r = r * 6364136223846793005u + 1442695040888963407u;
+            const unsigned u = (unsigned)(r >> 56);
+            if (u < 6)
+                gt_set(&src, x, y, 0, NAN);
+            else if (u < 18)
+                gt_set(&src, x, y, 0, u & 1 ? 0.0 : -0.0);
+        }
+    const int32_t threads0 = gip_context_threads(ctx);
+    gt_setenv("GIP_NO_LOAD_LIMIT", "1");
+    for (int dil = 0; dil < 2; dil++)
+        for (int kk = 0; kk < 2; kk++) {
+            const int32_t k = kk ? 31 : 15;
+            gip_morph_params p = {.ksize_w = k, .ksize_h = k, .shape = GIP_MORPH_RECT};
+            for (int t = 0; t < 4; t++) {
+                gt_alloc(&out[t], src.width, src.height, 1, GIP_F32, 0);
+                if (!GT_OK(gip_context_set_threads(ctx, t + 1)))
+                    continue;
+                GT_OK(dil ? gip_dilate(ctx, &src, &out[t], &p) : gip_erode(ctx, &src, &out[t], &p));
+            }
+            for (int t = 1; t < 4; t++) {
+                int64_t bad = 0;
+                for (int64_t y = 0; y < src.height; y++)
+                    bad += memcmp((const char *)out[0].data + y * out[0].stride,
+                                  (const char *)out[t].data + y * out[t].stride,
+                                  (size_t)src.width * sizeof(float)) != 0;
+                GT_CHECK(bad == 0, "%s %dx%d with NaN: %lld rows differ between 1 and %d threads",
+                         dil ? "dilate" : "erode", k, k, (long long)bad, t + 1);
+            }
+            for (int t = 0; t < 4; t++)
+                gt_free(&out[t]);
+        }
+    gip_context_set_threads(ctx, threads0);
+    gt_setenv("GIP_NO_LOAD_LIMIT", NULL);
+    gt_free(&src);
+}
+
 static void body(gip_context *ctx)
 {
     if (gt_case())
@@ -553,6 +603,8 @@ static void body(gip_context *ctx)
         bad_input(ctx);
     if (gt_case())
         registry(ctx);
+    if (gt_case())
+        threads_nan(ctx);
 }
 
 int main(int argc, char **argv)

@@ -308,10 +308,16 @@ static inline int64_t ring_slot(int64_t y, int32_t kh)
                 rp[q] = rows + q * rl;                                                             \
             }                                                                                      \
             T *hb = g + m * sw;                                                                    \
+            /* van Herk's segments start at source rows that are multiples of k whatever the       \
+             * block (and the thread's band) starts at, so that every output takes its OPs in      \
+             * the same grouping on any number of threads (it matters for NaN, whose min and       \
+             * max depend on the order). */                                                        \
+            const int64_t o = ((ya - p->ay) % k + k) % k;                                          \
             for (int64_t x0 = 0; x0 < rl; x0 += sw) {                                              \
                 const int64_t n = rl - x0 < sw ? rl - x0 : sw;                                     \
-                for (int64_t b = 0; b < m; b += k) {                                               \
-                    const int64_t e = b + k < m ? b + k : m;                                       \
+                for (int64_t b = 0, e; b < m; b = e) {                                             \
+                    e = b ? b + k : o ? k - o : k;                                                 \
+                    e = e < m ? e : m;                                                             \
                     memcpy(g + b * sw, rp[b] + x0, (size_t)n * sizeof(T));                         \
                     for (int64_t q = b + 1; q < e; q++) {                                          \
                         const T *s = rp[q] + x0;                                                   \
