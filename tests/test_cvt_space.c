@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* Tests of gip_cvt_color's colour spaces (HSV, HLS, YCrCb, YUV, XYZ both ways, Lab), gip_yuv_to_rgb
- * gip_rgb_to_yuv and gip_bayer_to_rgb: against double-precision references of the formulas (u8
- * within the one level OpenCV's fixed point rounds away, f32 within 2e-6 relative; cv2 itself is
- * the bit-exact reference of python/tests/test_colorops.py), round trips, the camera formats
- * against their integer rules written here, CUDA equal to the CPU bit for bit, and bad input. */
+/* Tests of gip_cvt_color's colour spaces (HSV, HLS, YCrCb, YUV, XYZ, Lab, Luv both ways),
+ * gip_yuv_to_rgb gip_rgb_to_yuv and gip_bayer_to_rgb: against double-precision references of the
+ * formulas (u8 within the one level OpenCV's fixed point rounds away, f32 within 2e-6 relative; cv2
+ * itself is the bit-exact reference of python/tests/test_colorops.py), round trips, the camera
+ * formats against their integer rules written here, CUDA equal to the CPU bit for bit, and bad
+ * input. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1036,6 +1037,207 @@ static void lab(gip_context *ctx)
     }
 }
 
+/* u8 Luv both ways: OpenCV's interpolated table forward, its integer code back (L 0..255, u from
+ * -134..220 and v from -140..122 onto 0..255). Fixed colours with cv2 5.1's results, in every
+ * form (BGR or RGB, 3 or 4 channels on the RGB side); every colour of the cube against the
+ * FNV-1a hash of cv2 5.1's results over it (any changed byte changes it; test_colorops.py
+ * compares the cube with cv2 itself); random images against the CIE formulas within the levels
+ * OpenCV's quantisation costs. On CUDA each run also equals the CPU's bit for bit (run_both). */
+static uint64_t fnv1a(const gip_image *img)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (int64_t y = 0; y < img->height; y++) {
+        const uint8_t *row = (const uint8_t *)img->data + y * img->stride;
+        for (int64_t i = 0; i < img->width * img->channels; i++)
+            h = (h ^ row[i]) * 1099511628211ull;
+    }
+    return h;
+}
+
+static void luv_u8(gip_context *ctx)
+{
+    /* BGR in, Luv out (cv2.cvtColor(..., COLOR_BGR2Luv)) */
+    static const uint8_t fw[][2][3] = {
+        {{0, 0, 0}, {0, 96, 136}},       {{255, 255, 255}, {255, 96, 136}},
+        {{255, 0, 0}, {82, 90, 10}},     {{0, 255, 0}, {223, 37, 241}},
+        {{0, 0, 255}, {135, 222, 173}},  {{128, 128, 128}, {136, 96, 136}},
+        {{1, 0, 0}, {0, 96, 136}},       {{255, 0, 255}, {153, 157, 31}},
+        {{12, 200, 77}, {182, 56, 219}}, {{250, 3, 129}, {103, 106, 9}},
+        {{7, 7, 8}, {5, 97, 136}},       {{60, 180, 240}, {196, 132, 205}},
+    };
+    /* Luv in, BGR out (COLOR_Luv2BGR); (31, 254, 64) and (31, 254, 65) straddle v's pole, where
+     * OpenCV's int product y x would overflow */
+    static const uint8_t bw[][2][3] = {
+        {{0, 0, 0}, {0, 0, 0}},
+        {{255, 96, 136}, {255, 255, 254}},
+        {{31, 254, 64}, {0, 46, 0}},
+        {{31, 254, 65}, {255, 0, 255}},
+        {{128, 128, 128}, {124, 98, 169}},
+        {{200, 50, 220}, {60, 222, 70}},
+        {{10, 240, 20}, {0, 22, 0}},
+        {{255, 255, 255}, {0, 179, 255}},
+        {{1, 0, 255}, {0, 2, 0}},
+        {{90, 30, 200}, {0, 112, 0}},
+        {{170, 140, 40}, {255, 100, 245}},
+        {{5, 120, 130}, {25, 0, 90}},
+    };
+    const int n = (int)(sizeof fw / sizeof fw[0]);
+    for (int form = 0; form < 8; form++) {
+        const int inverse = form >> 2, rgb_order = form & 1, cn = form & 2 ? 4 : 3;
+        const uint8_t(*t)[2][3] = inverse ? bw : fw;
+        gip_image src, dst;
+        gt_alloc(&src, n, 1, inverse ? 3 : cn, GIP_U8, 0);
+        gt_alloc(&dst, n, 1, inverse ? cn : 3, GIP_U8, 0);
+        for (int i = 0; i < n; i++) {
+            for (int c = 0; c < 3; c++) /* the RGB side in the form's order */
+                gt_set(&src, i, 0, c, t[i][0][inverse || !rgb_order ? c : 2 - c]);
+            if (!inverse && cn == 4)
+                gt_set(&src, i, 0, 3, 37 * i);
+        }
+        const gip_color_code code =
+            (gip_color_code)((inverse ? GIP_COLOR_LUV2BGR : GIP_COLOR_BGR2LUV) + rgb_order);
+        char label[64];
+        snprintf(label, sizeof label, "u8 %s c%d",
+                 inverse ? (rgb_order ? "Luv2RGB" : "Luv2BGR")
+                         : (rgb_order ? "RGB2Luv" : "BGR2Luv"),
+                 cn);
+        if (GT_OK(run_both(ctx, &src, &dst, code, label)))
+            for (int i = 0; i < n; i++) {
+                /* the source and the expected result in the code's order */
+                int in[3], want[3];
+                bool ok = true;
+                for (int c = 0; c < 3; c++) {
+                    in[c] = t[i][0][inverse || !rgb_order ? c : 2 - c];
+                    want[c] = t[i][1][!inverse || !rgb_order ? c : 2 - c];
+                    ok &= gt_get(&dst, i, 0, c) == want[c];
+                }
+                if (inverse && cn == 4)
+                    ok &= gt_get(&dst, i, 0, 3) == 255;
+                GT_CHECK(ok, "%s: (%d, %d, %d) gave (%g, %g, %g), cv2 5.1 (%d, %d, %d)", label,
+                         in[0], in[1], in[2], gt_get(&dst, i, 0, 0), gt_get(&dst, i, 0, 1),
+                         gt_get(&dst, i, 0, 2), want[0], want[1], want[2]);
+            }
+        gt_free(&src);
+        gt_free(&dst);
+    }
+
+    /* the cube: pixel y 4096 + x is (its bits 16..23, 8..15, 0..7) */
+    static const struct {
+        gip_color_code code;
+        uint64_t hash;
+    } cube[] = {
+        {GIP_COLOR_BGR2LUV, 0x073fb85ffb7538baull},
+        {GIP_COLOR_RGB2LUV, 0xb1f53f58ed2c3e54ull},
+        {GIP_COLOR_LUV2BGR, 0xa3eb6dccfbd2a00eull},
+        {GIP_COLOR_LUV2RGB, 0x54707d115c2989e6ull},
+    };
+    const int64_t side = 4096;
+    gip_image src, dst;
+    gt_alloc(&src, side, side, 3, GIP_U8, 7);
+    gt_alloc(&dst, side, side, 3, GIP_U8, 5);
+    for (int64_t y = 0; y < side; y++) {
+        uint8_t *row = (uint8_t *)src.data + y * src.stride;
+        for (int64_t x = 0; x < side; x++) {
+            const uint32_t c = (uint32_t)(y * side + x);
+            row[3 * x] = (uint8_t)(c >> 16), row[3 * x + 1] = (uint8_t)(c >> 8),
+                    row[3 * x + 2] = (uint8_t)c;
+        }
+    }
+    for (size_t k = 0; k < sizeof cube / sizeof cube[0]; k++) {
+        char label[64];
+        snprintf(label, sizeof label, "u8 Luv cube, code %d", (int)cube[k].code);
+        if (!GT_OK(run_both(ctx, &src, &dst, cube[k].code, label)))
+            continue;
+        const uint64_t h = fnv1a(&dst);
+        GT_CHECK(h == cube[k].hash, "%s: hash %016llx, cv2 5.1's %016llx", label,
+                 (unsigned long long)h, (unsigned long long)cube[k].hash);
+        GT_CHECK(gt_padding_intact(&dst), "%s: wrote into the row padding", label);
+    }
+    gt_free(&src);
+    gt_free(&dst);
+
+    /* random images against the CIE formulas: forward within 1.25 levels (cv2 5.1: 1.12 over
+     * the cube), back within 2.5 levels where the formula's RGB is inside the gamut (cv2 5.1:
+     * 2.1 over those of the cube's triples) */
+    const double un = 4 * 0.950456 / (0.950456 + 15 + 3 * 1.088754),
+                 vn = 9 / (0.950456 + 15 + 3 * 1.088754);
+    static const double m[9] = {3.240479, -1.53715, -0.498535, -0.969256, 1.875991,
+                                0.041556, 0.055648, -0.204043, 1.057311};
+    for (int form = 0; form < 8; form++) {
+        const int inverse = form >> 2, rgb_order = form & 1, cn = form & 2 ? 4 : 3;
+        gip_image s, d;
+        gt_alloc(&s, 257, 131, inverse ? 3 : cn, GIP_U8, 3);
+        gt_alloc(&d, 257, 131, inverse ? cn : 3, GIP_U8, 6);
+        gt_fill_random(&s, 777 + (uint64_t)form, 0, 0);
+        char label[64];
+        snprintf(label, sizeof label, "u8 Luv form %d", form);
+        const gip_color_code code =
+            (gip_color_code)((inverse ? GIP_COLOR_LUV2BGR : GIP_COLOR_BGR2LUV) + rgb_order);
+        if (!GT_OK(run_both(ctx, &s, &d, code, label))) {
+            gt_free(&s);
+            gt_free(&d);
+            continue;
+        }
+        double worst = 0;
+        int64_t checked = 0;
+        bool alpha = true;
+        for (int64_t y = 0; y < 131; y++)
+            for (int64_t x = 0; x < 257; x++) {
+                if (!inverse) {
+                    double r = srgb_lin(gt_get(&s, x, y, rgb_order ? 0 : 2) / 255);
+                    double g = srgb_lin(gt_get(&s, x, y, 1) / 255);
+                    double b = srgb_lin(gt_get(&s, x, y, rgb_order ? 2 : 0) / 255);
+                    double X = 0.412453 * r + 0.357580 * g + 0.180423 * b;
+                    double Y = 0.212671 * r + 0.715160 * g + 0.072169 * b;
+                    double Z = 0.019334 * r + 0.119193 * g + 0.950227 * b;
+                    double L = 116 * lab_f(Y) - 16, den = fmax(X + 15 * Y + 3 * Z, 1e-30);
+                    double want[3] = {L * 255 / 100,
+                                      (13 * L * (4 * X / den - un) + 134) * 255 / 354,
+                                      (13 * L * (9 * Y / den - vn) + 140) * 255 / 262};
+                    for (int c = 0; c < 3; c++)
+                        worst =
+                            fmax(worst, fabs(gt_get(&d, x, y, c) - fmin(255, fmax(0, want[c]))));
+                    checked++;
+                    continue;
+                }
+                double L = gt_get(&s, x, y, 0) * 100 / 255;
+                double u = gt_get(&s, x, y, 1) * 354 / 255 - 134;
+                double v = gt_get(&s, x, y, 2) * 262 / 255 - 140;
+                if (L <= 0)
+                    continue;
+                double Y = L <= 8 ? L * 27 / 24389 : pow((L + 16) / 116, 3);
+                double up = u / (13 * L) + un, vp = v / (13 * L) + vn;
+                if (!(vp > 0))
+                    continue;
+                double xyz[3] = {Y * 9 * up / (4 * vp), Y, Y * (12 - 3 * up - 20 * vp) / (4 * vp)};
+                double lin[3];
+                bool inside = true;
+                for (int c = 0; c < 3; c++) {
+                    lin[c] = m[3 * c] * xyz[0] + m[3 * c + 1] * xyz[1] + m[3 * c + 2] * xyz[2];
+                    inside &= lin[c] >= 0 && lin[c] <= 1;
+                }
+                if (!inside)
+                    continue;
+                for (int c = 0; c < 3; c++) {
+                    double want = (lin[c] <= 0.0031308 ? lin[c] * 12.92
+                                                       : 1.055 * pow(lin[c], 1 / 2.4) - 0.055) *
+                                  255;
+                    worst = fmax(worst, fabs(gt_get(&d, x, y, rgb_order ? c : 2 - c) - want));
+                }
+                checked++;
+                if (cn == 4)
+                    alpha &= gt_get(&d, x, y, 3) == 255;
+            }
+        GT_CHECK(checked >= 2000, "%s: only %lld pixels checked", label, (long long)checked);
+        GT_CHECK(worst <= (inverse ? 2.5 : 1.25), "%s: %g levels off the CIE formulas", label,
+                 worst);
+        GT_CHECK(alpha, "%s: alpha is not 255", label);
+        GT_CHECK(gt_padding_intact(&d), "%s: padding written", label);
+        gt_free(&s);
+        gt_free(&d);
+    }
+}
+
 /* f32 Lab and Luv both ways against the CIE formulas in double precision (D65, sRGB gamma, the
  * XYZ matrices of the other spaces): L, a, b within 5e-5 of max(1, |value|) and u, v of
  * max(1, |value|, 13 L) (single-precision powf, cbrtf and matrix steps); RGB within 2e-5 (Lab)
@@ -1120,13 +1322,11 @@ static void lab_luv_f32(gip_context *ctx)
             gt_free(&dst);
             gt_free(&rgb);
         }
-    gip_image u8, u16;
-    gt_alloc(&u8, 9, 5, 3, GIP_U8, 0);
+    gip_image u16;
     gt_alloc(&u16, 9, 5, 3, GIP_U16, 0);
-    GT_STATUS(gip_cvt_color(ctx, &u8, &u8, GIP_COLOR_BGR2LUV), GIP_ERR_UNSUPPORTED);
-    GT_STATUS(gip_cvt_color(ctx, &u8, &u8, GIP_COLOR_LUV2RGB), GIP_ERR_UNSUPPORTED);
+    GT_STATUS(gip_cvt_color(ctx, &u16, &u16, GIP_COLOR_BGR2LUV), GIP_ERR_UNSUPPORTED);
+    GT_STATUS(gip_cvt_color(ctx, &u16, &u16, GIP_COLOR_LUV2RGB), GIP_ERR_UNSUPPORTED);
     GT_STATUS(gip_cvt_color(ctx, &u16, &u16, GIP_COLOR_LAB2BGR), GIP_ERR_UNSUPPORTED);
-    gt_free(&u8);
     gt_free(&u16);
 }
 
@@ -1290,6 +1490,7 @@ static void body(gip_context *ctx)
     spaces(ctx);
     round_trips(ctx);
     lab(ctx);
+    luv_u8(ctx);
     lab_luv_f32(ctx);
     yuv_frames(ctx);
     yuv_standards(ctx);

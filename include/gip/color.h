@@ -75,8 +75,10 @@ typedef enum gip_color_code {
     GIP_COLOR_RGB2LAB = 42,
     GIP_COLOR_LAB2BGR = 43,
     GIP_COLOR_LAB2RGB = 44,
-    /* CIE Luv (D65), sRGB gamma, both ways: f32 only (RGB 0..1, L 0..100, u and v unscaled),
-     * by the CIE formulas */
+    /* CIE Luv (D65), sRGB gamma, both ways. u8: L scaled to 0..255, u from -134..220 and v
+     * from -140..122 onto 0..255, as OpenCV's interpolated table (forward) and integer code
+     * (back) give them (equal to it). f32: RGB 0..1, L 0..100, u and v unscaled, by the CIE
+     * formulas. */
     GIP_COLOR_BGR2LUV = 45,
     GIP_COLOR_RGB2LUV = 46,
     GIP_COLOR_LUV2BGR = 47,

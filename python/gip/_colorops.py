@@ -412,7 +412,7 @@ _YUV422_ENC = {
 @_image_out
 def cvtColor(src, code, dst=None, dstCn=0, *, device=None):
     """cv2.cvtColor: channel order, alpha and gray (uint8, uint16, float32), HSV, HLS, YCrCb,
-    YUV, XYZ and Lab both ways (uint8 and float32), Luv both ways (float32), and YUV camera
+    YUV, XYZ, Lab and Luv both ways (uint8 and float32), and YUV camera
     frames (COLOR_YUV2*_NV12, NV21, I420, YV12, YUY2, UYVY, YVYU: a 4:2:2 frame as cv2's (H, W, 2) or its (H, 2 W) bytes), and
     Bayer mosaics (COLOR_Bayer*2BGR, RGB, BGRA, RGBA, GRAY, and the edge-aware *2BGR_EA,
     *2RGB_EA; uint8 and uint16; the VNG *2BGR_VNG, *2RGB_VNG, uint8), and BGR/RGB(A)

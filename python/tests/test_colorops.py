@@ -89,19 +89,26 @@ SPACE_U8 = ["BGR2HSV", "RGB2HSV", "BGR2HSV_FULL", "RGB2HSV_FULL", "HSV2BGR", "HS
             "BGR2HLS", "RGB2HLS", "HLS2BGR", "HLS2RGB",
             "BGR2YCrCb", "RGB2YCrCb", "YCrCb2BGR", "YCrCb2RGB", "BGR2YUV", "RGB2YUV", "YUV2BGR",
             "YUV2RGB", "BGR2XYZ", "RGB2XYZ", "XYZ2BGR", "XYZ2RGB", "BGR2Lab", "RGB2Lab", "Lab2BGR",
-            "Lab2RGB"]
+            "Lab2RGB", "BGR2Luv", "RGB2Luv", "Luv2BGR", "Luv2RGB"]
 F32_ONLY = ["HSV2BGR_FULL", "HSV2RGB_FULL", "BGR2HLS_FULL", "RGB2HLS_FULL", "HLS2BGR_FULL",
             "HLS2RGB_FULL"]
 
 
 def test_cvt_color_u8_cube():
-    """Every u8 colour (the whole 256^3 cube) for the codes offered on u8."""
+    """Every u8 colour (the whole 256^3 cube) for the codes offered on u8; Luv (OpenCV's
+    interpolated table forward, its integer code back) also with 4 channels on the RGB side."""
     cube = np.stack(np.meshgrid(np.arange(256), np.arange(256), np.arange(256), indexing="ij"),
                     -1).astype(np.uint8).reshape(4096, 4096, 3)
     for name in SPACE_U8:
         code = getattr(cv2, "COLOR_" + name)
         np.testing.assert_array_equal(gip.cvtColor(cube, code), cv2.cvtColor(cube, code),
                                       err_msg=name)
+    with_alpha = np.dstack([cube, (np.arange(1 << 24) % 251).astype(np.uint8).reshape(4096, 4096)])
+    np.testing.assert_array_equal(gip.cvtColor(with_alpha, cv2.COLOR_BGR2Luv),
+                                  cv2.cvtColor(with_alpha, cv2.COLOR_BGR2Luv), err_msg="BGRA2Luv")
+    np.testing.assert_array_equal(gip.cvtColor(cube, cv2.COLOR_Luv2RGB, dstCn=4),
+                                  cv2.cvtColor(cube, cv2.COLOR_Luv2RGB, dstCn=4),
+                                  err_msg="Luv2RGBA")
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -130,7 +137,7 @@ def test_cvt_color_f32_hue_just_below_zero(name):
 def test_cvt_color_f32():
     rgb = rand((97, 131, 3), np.float32, seed=4).clip(0, 1)
     for name in SPACE_U8 + F32_ONLY:
-        if "Lab" in name:  # u8 only
+        if "Lab" in name or "Luv" in name:  # f32 by the CIE formulas: test_lab_luv_f32
             continue
         code = getattr(cv2, "COLOR_" + name)
         if name.startswith(("BGR", "RGB")):
@@ -183,7 +190,7 @@ def test_bad_input():
     with pytest.raises(gip.InvalidArgument):
         gip.cvtColor(a, cv2.COLOR_BGR2HSV, dstCn=4)
     with pytest.raises(gip.Unsupported):
-        gip.cvtColor(a, cv2.COLOR_BGR2Luv)  # f32 only
+        gip.cvtColor(a.astype(np.uint16), cv2.COLOR_BGR2Luv)  # u8 and f32 only (as cv2)
     dst = np.full((10, 12, 3), 7, np.uint8)
     with pytest.raises(gip.Error):
         gip.threshold(a, 1, 2, 9, dst)
@@ -199,7 +206,9 @@ def test_cuda_matches_cpu():
                lambda x, d: gip.inRange(x, (10, 20, 30), (200, 210, 220), device=d),
                lambda x, d: gip.cvtColor(x, cv2.COLOR_BGR2HSV, device=d),
                lambda x, d: gip.cvtColor(x, cv2.COLOR_YCrCb2BGR, device=d),
-               lambda x, d: gip.cvtColor(x, cv2.COLOR_BGR2XYZ, device=d)):
+               lambda x, d: gip.cvtColor(x, cv2.COLOR_BGR2XYZ, device=d),
+               lambda x, d: gip.cvtColor(x, cv2.COLOR_RGB2Luv, device=d),
+               lambda x, d: gip.cvtColor(x, cv2.COLOR_Luv2BGR, dstCn=4, device=d)):
         np.testing.assert_array_equal(fn(a, "cuda"), fn(a, "cpu"))
     for t in (cv2.THRESH_OTSU, cv2.THRESH_TRIANGLE):
         r1, e = gip.threshold(g, 0, 255, t, device="cpu")
@@ -740,9 +749,6 @@ def test_lab_luv_f32():
             np.ones(e.shape[:2], bool)
         assert np.abs(gi - ei)[keep].max() <= 1.5e-4, inv
         assert np.abs(gip.cvtColor(g, inv) - cube).max() <= 1e-4  # gip's round trip
-    for code in (cv2.COLOR_BGR2Luv, cv2.COLOR_Luv2RGB):
-        with pytest.raises(gip.Unsupported):
-            gip.cvtColor(rand((5, 6, 3)), code)
 
 
 @requires_cuda

@@ -80,7 +80,7 @@ gip_status gip_cvt_color(gip_context *ctx, const gip_image *src, gip_image *dst,
                         codes[code].scn,
                         codes[code].dcn,
                         codes[code].swap,
-                        {codes[code].space, codes[code].inverse, codes[code].bidx, 3}};
+                        {codes[code].space, codes[code].inverse, codes[code].bidx, 3, NULL}};
     const char *name = codes[code].name;
     const bool space = p.kind == GIP__CC_SPACE;
     if ((st = gip__check_dtype(ctx, src, GIP__DT_IMAGE, op, "src")))
@@ -96,11 +96,6 @@ gip_status gip_cvt_color(gip_context *ctx, const gip_image *src, gip_image *dst,
         return gip__error(ctx, GIP_ERR_UNSUPPORTED,
                           "%s: %s takes u8 or f32 images; u16 is offered for YCrCb, YUV and XYZ "
                           "(as OpenCV)",
-                          op, name);
-    if (space && p.cs.space == GIP__CS_LUV && src->dtype != GIP_F32)
-        return gip__error(ctx, GIP_ERR_UNSUPPORTED,
-                          "%s: %s is offered for f32 images only (OpenCV's u8 Luv interpolates a "
-                          "table gip does not reproduce): convert to f32 (scaled by 1/255) first",
                           op, name);
     /* cv2 runs Intel IPP for these on x86 (the full hue range of u8), whose rounding gip does
      * not reproduce: they are offered for f32 only. */

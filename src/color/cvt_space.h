@@ -6,6 +6,7 @@
 #ifndef GIP_COLOR_CVT_SPACE_H
 #define GIP_COLOR_CVT_SPACE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "color/cvt_hsv_tables.h"
@@ -32,13 +33,16 @@ typedef enum gip__cs_space {
     GIP__CS_YUV = 5,
     GIP__CS_XYZ = 6,
     GIP__CS_LAB = 7, /* u8 (OpenCV's integer code) and f32 (the CIE formulas) */
-    GIP__CS_LUV = 8, /* f32 (the CIE formulas) */
+    GIP__CS_LUV = 8, /* u8 (OpenCV's table and integer code) and f32 (the CIE formulas) */
 } gip__cs_space;
 
 /* What a space code does: the space, the direction, where blue is in the RGB side (0: BGR,
- * 2: RGB) and the RGB side's channel count (3 or 4; alpha ignored going in, max going out). */
+ * 2: RGB) and the RGB side's channel count (3 or 4; alpha ignored going in, max going out);
+ * luv_lut: u8 RGB to Luv's table where the backend runs (gip__luv_lut() on the CPU, its copy in
+ * device memory on CUDA), NULL for the other codes. */
 typedef struct gip__cs_params {
     int32_t space, inverse, bidx, rgb_cn;
+    const int16_t *luv_lut;
 } gip__cs_params;
 
 GIP__CSF float gip__cs_mul(float x, float y)
@@ -471,6 +475,83 @@ GIP__CSF void gip__rgb_from_lab_u8(int l, int a, int b, uint8_t *rgb)
 #endif
 }
 
+/* ---- Luv (D65), OpenCV's u8 RGB2Luv_b (an interpolated table) and Luv2RGBinteger ------------
+ * u8 Luv: L scaled to 0..255, u from -134..220 and v from -140..122 mapped onto 0..255. */
+
+/* The forward table: L, u and v of the sRGB colours on a grid of 33 levels a channel (0, 1/32 ..
+ * 1), in 14 bits (L 16384 / 100, (u + 134) 16384 / 354, (v + 140) 16384 / 262), all in
+ * 0..16384; entry 3 (b + 33 (g + 33 r)) + channel. Built once per process (cvt_luv.c), as
+ * OpenCV's initLabTabs builds it. */
+#define GIP__LUV_DIM 33
+#define GIP__LUV_LUT_SIZE (3 * GIP__LUV_DIM * GIP__LUV_DIM * GIP__LUV_DIM)
+const int16_t *gip__luv_lut(void);
+
+/* OpenCV's RGB2Luvinterpolate: each channel c in 14 bits (c << 6) picks a cell of the grid
+ * (c >> 3) and a fraction of it in sixteenths (2 (c & 7)); the cell's eight corners are weighed
+ * trilinearly (weights summing to 4096), the sum is rounded to 14 bits and then truncated to 8.
+ * The table and the weights are not negative, so no sum is; L of white (16384) saturates. */
+GIP__CSF void gip__luv_from_rgb_u8(const int16_t *lut, int r, int g, int b, uint8_t *out)
+{
+    const int16_t *t = lut + 3 * ((b >> 3) + GIP__LUV_DIM * ((g >> 3) + GIP__LUV_DIM * (r >> 3)));
+    const int fr = 2 * (r & 7), fg = 2 * (g & 7), fb = 2 * (b & 7);
+    const int wr[2] = {16 - fr, fr}, wg[2] = {16 - fg, fg}, wb[2] = {16 - fb, fb};
+    int32_t acc[3] = {0, 0, 0};
+    for (int k = 0; k < 8; k++) {
+        const int dr = k >> 2, dg = (k >> 1) & 1, db = k & 1;
+        const int32_t w = wr[dr] * wg[dg] * wb[db];
+        const int16_t *e = t + 3 * (db + GIP__LUV_DIM * (dg + GIP__LUV_DIM * dr));
+        for (int c = 0; c < 3; c++)
+            acc[c] += e[c] * w;
+    }
+    for (int c = 0; c < 3; c++)
+        out[c] = gip__sat_u8_i32(gip__cs_descale(acc[c], 12) >> 6);
+}
+
+/* OpenCV's Luv2RGBinteger: Y in 14 bits from L by Lab's table (gip__lab_yf); up = 9 (u + 13 L
+ * u'n) in 1/16 and vp = 1 / (4 (v + 13 L v'n)), clamped to +-1/4, in 2^-24, from the scaled Luv
+ * in single precision (the values of OpenCV's tables LuToUp_b and LvToVp_b, computed here per
+ * pixel); X and Z in 14 bits by its integer steps (C's truncating divisions), clamped to 0..2;
+ * the matrix cvRound(4096 XYZ2sRGB_D65) brought to the 12-bit index of the inverse gamma table
+ * (gip__lab_inv_gamma); writes r, g, b. */
+GIP__CSF void gip__rgb_from_luv_u8(int l, int u, int v, uint8_t *rgb)
+{
+#if defined(__CUDACC__) && !defined(__CUDA_ARCH__)
+    (void)l, (void)u, (void)v;
+    rgb[0] = rgb[1] = rgb[2] = 0;
+#else
+    /* 13 u'n and 13 v'n of the white, as OpenCV rounds them: 52 Xn and 117 times
+     * 1 / (Xn + 15 + 3 Zn), in single precision */
+    const float un = 0x1.49346cp+1f, vn = 0x1.85a924p+2f;
+    const int64_t base = 1 << 14;
+    const float lf = gip__cs_div((float)(l * 100), 255.0f);
+    const float uf = gip__cs_add(gip__cs_div(gip__cs_mul((float)u, 354.0f), 255.0f), -134.0f);
+    const float vf = gip__cs_add(gip__cs_div(gip__cs_mul((float)v, 262.0f), 255.0f), -140.0f);
+    const int32_t up =
+        gip__round_f32(gip__cs_mul(gip__cs_mul(9.0f, gip__cs_add(uf, gip__cs_mul(lf, un))), 16.0f));
+    /* a zero divisor gives an infinity, clamped as OpenCV clamps it */
+    float q = gip__cs_div(0.25f, gip__cs_add(vf, gip__cs_mul(lf, vn)));
+    q = q > 0.25f ? 0.25f : q < -0.25f ? -0.25f : q;
+    const int32_t vp = gip__round_f32(gip__cs_mul(q, 16777216.0f));
+    const int64_t y = gip__lab_yf[2 * l];
+    const int64_t xv = (int64_t)up * vp;
+    /* y x in 64 bits: the product overflows OpenCV's int for 6882 dark triples near v's pole,
+     * where cv2 5.1's results are those of the whole product */
+    int64_t x = y * (xv / base) / base;
+    const int64_t zp = ((int64_t)(12 * 13 * 100 * 16) * (vp * l) - xv * 85) / base;
+    const int32_t zm = (int32_t)(y * (zp - 5 * 255 * base) / base);
+    int64_t z = zm / 256 + zm / 65536;
+    x = x < 0 ? 0 : x > 2 * base ? 2 * base : x;
+    z = z < 0 ? 0 : z > 2 * base ? 2 * base : z;
+    const int32_t c[9] = {13273, -6296, -2042, -3970, 7684, 170, 228, -836, 4331};
+    for (int i = 0; i < 3; i++) {
+        int32_t o = gip__cs_descale(
+            c[3 * i] * (int32_t)x + c[3 * i + 1] * (int32_t)y + c[3 * i + 2] * (int32_t)z, 14);
+        o = o < 0 ? 0 : o > 4095 ? 4095 : o;
+        rgb[i] = (uint8_t)gip__lab_inv_gamma[o];
+    }
+#endif
+}
+
 /* ---- Lab and Luv (D65, sRGB gamma) in single precision ----------------------------------------
  * The CIE formulas themselves: L 0..100, a and b, u and v unscaled; RGB 0..1 (clamped going in,
  * clipped coming out). OpenCV's f32 RGB to Lab and Luv interpolate a 33^3 table (its results
@@ -700,6 +781,9 @@ GIP__CSF void gip__cs_pixel_u8(const gip__cs_params *p, const uint8_t *s, uint8_
         case GIP__CS_LAB:
             gip__lab_from_rgb_u8(r, g, b, d);
             return;
+        case GIP__CS_LUV:
+            gip__luv_from_rgb_u8(p->luv_lut, r, g, b, d);
+            return;
         default:
             gip__xyz_from_rgb_u8(r, g, b, d);
             return;
@@ -740,6 +824,9 @@ GIP__CSF void gip__cs_pixel_u8(const gip__cs_params *p, const uint8_t *s, uint8_
         break;
     case GIP__CS_LAB:
         gip__rgb_from_lab_u8(s[0], s[1], s[2], rgb);
+        break;
+    case GIP__CS_LUV:
+        gip__rgb_from_luv_u8(s[0], s[1], s[2], rgb);
         break;
     default:
         gip__rgb_from_xyz_u8(s[0], s[1], s[2], rgb);

@@ -31,7 +31,7 @@ typedef struct space_job {
 static inline void u16_span(const gip__cs_params *cs, const uint16_t *s, uint16_t *d, int64_t w,
                             int scn, int dcn, int space, int inverse)
 {
-    const gip__cs_params p = {space, inverse, cs->bidx, cs->rgb_cn};
+    const gip__cs_params p = {space, inverse, cs->bidx, cs->rgb_cn, NULL};
     for (int64_t x = 0; x < w; x++)
         gip__cs_pixel_u16(&p, s + x * scn, d + x * dcn);
 }
@@ -80,6 +80,8 @@ u8_span(const gip__cs_params *cs, const uint8_t *s, uint8_t *d, int64_t w, int s
             gip__ycc_from_rgb_u8(r, g, b, space == GIP__CS_YUV, d + x * 3);
         else if (space == GIP__CS_LAB)
             gip__lab_from_rgb_u8(r, g, b, d + x * 3);
+        else if (space == GIP__CS_LUV)
+            gip__luv_from_rgb_u8(cs->luv_lut, r, g, b, d + x * 3);
         else
             gip__xyz_from_rgb_u8(r, g, b, d + x * 3);
     }
@@ -954,6 +956,9 @@ u8_row(const gip__cs_params *cs, const uint8_t *s, uint8_t *d, int64_t w, int sc
     case GIP__CS_LAB:
         u8_span(cs, s, d, w, GIP__CS_LAB);
         return true;
+    case GIP__CS_LUV:
+        u8_span(cs, s, d, w, GIP__CS_LUV);
+        return true;
     default:
         return false;
     }
@@ -991,9 +996,10 @@ f32_hue_row(const float *s, float *d, int64_t n, int bidx, int hls)
  * same function, so the same results). */
 #define SPACE_GENERIC(TN, T, PIXEL)                                                                \
     static inline __attribute__((always_inline)) void TN##_gen_span(                               \
-        const T *s, T *d, int64_t x0, int64_t w, int space, int inverse, int bidx, int rgb_cn)     \
+        const gip__cs_params *cs, const T *s, T *d, int64_t x0, int64_t w, int space, int inverse, \
+        int rgb_cn)                                                                                \
     {                                                                                              \
-        const gip__cs_params p = {space, inverse, bidx, rgb_cn};                                   \
+        const gip__cs_params p = {space, inverse, cs->bidx, rgb_cn, cs->luv_lut};                  \
         const int scn = inverse ? 3 : rgb_cn, dcn = inverse ? rgb_cn : 3;                          \
         for (int64_t x = x0; x < w; x++)                                                           \
             PIXEL(&p, s + x * scn, d + x * dcn, x, w);                                             \
@@ -1001,7 +1007,6 @@ f32_hue_row(const float *s, float *d, int64_t n, int bidx, int hls)
     SPACE_GEN_CLONES __attribute__((flatten)) static void TN##_gen_row(                            \
         const gip__cs_params *cs, const T *s, T *d, int64_t x0, int64_t w)                         \
     {                                                                                              \
-        const int b = cs->bidx;                                                                    \
         switch (cs->space * 4 + cs->inverse * 2 + (cs->rgb_cn == 4)) {                             \
             SPACE_GEN_CASES(TN, GIP__CS_HSV)                                                       \
             SPACE_GEN_CASES(TN, GIP__CS_HSV_FULL)                                                  \
@@ -1021,16 +1026,16 @@ f32_hue_row(const float *s, float *d, int64_t n, int bidx, int hls)
     }
 #define SPACE_GEN_CASES(TN, SP)                                                                    \
     case (SP)*4:                                                                                   \
-        TN##_gen_span(s, d, x0, w, SP, 0, b, 3);                                                   \
+        TN##_gen_span(cs, s, d, x0, w, SP, 0, 3);                                                  \
         break;                                                                                     \
     case (SP)*4 + 1:                                                                               \
-        TN##_gen_span(s, d, x0, w, SP, 0, b, 4);                                                   \
+        TN##_gen_span(cs, s, d, x0, w, SP, 0, 4);                                                  \
         break;                                                                                     \
     case (SP)*4 + 2:                                                                               \
-        TN##_gen_span(s, d, x0, w, SP, 1, b, 3);                                                   \
+        TN##_gen_span(cs, s, d, x0, w, SP, 1, 3);                                                  \
         break;                                                                                     \
     case (SP)*4 + 3:                                                                               \
-        TN##_gen_span(s, d, x0, w, SP, 1, b, 4);                                                   \
+        TN##_gen_span(cs, s, d, x0, w, SP, 1, 4);                                                  \
         break;
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define SPACE_GEN_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
@@ -1148,6 +1153,8 @@ gip_status gip__cvt_space_cpu(gip_context *ctx, const gip_image *src, gip_image 
                               const gip__cc_params *p)
 {
     space_job j = {src, dst, p->cs};
+    if (src->dtype == GIP_U8 && j.cs.space == GIP__CS_LUV && !j.cs.inverse)
+        j.cs.luv_lut = gip__luv_lut();
     int64_t grain = src->width >= 8192 ? 1 : 8192 / src->width;
     gip__parallel_for(ctx, src->height, grain, space_rows, &j);
     return GIP_OK;

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The colour spaces of gip_cvt_color on CUDA: one thread per pixel (grid-stride), the per-pixel
  * functions of cvt_space.h shared with the CPU. */
+#include <pthread.h>
+
 #include "color/cvt_color.h"
 #include "cuda_util.cuh"
 
@@ -23,6 +25,41 @@ __global__ void space_kernel(const char *src, int64_t ss, char *dst, int64_t ds,
     }
 }
 
+/* u8 RGB to Luv's table on each device: the host's (gip__luv_lut()) copied once per device and
+ * kept for the process. The copy runs on the context's stream and is waited for before the
+ * pointer is published, so that a kernel on any stream reads the whole table. */
+static pthread_mutex_t luv_mu = PTHREAD_MUTEX_INITIALIZER;
+static void *luv_dev[64];
+
+static gip_status luv_table_cuda(gip_context *ctx, const int16_t **lut)
+{
+    const int32_t dev = gip_context_device(ctx);
+    if (dev < 0 || dev >= 64)
+        return gip__error(ctx, GIP_ERR_DEVICE, "gip_cvt_color: Luv table: device %d out of range",
+                          (int)dev);
+    const int16_t *host = gip__luv_lut();
+    const size_t n = GIP__LUV_LUT_SIZE * sizeof(int16_t);
+    pthread_mutex_lock(&luv_mu);
+    if (!luv_dev[dev]) {
+        void *p = NULL;
+        cudaError_t err = cudaMalloc(&p, n);
+        if (err == cudaSuccess)
+            err = cudaMemcpyAsync(p, host, n, cudaMemcpyHostToDevice, gip__stream(ctx));
+        if (err == cudaSuccess)
+            err = cudaStreamSynchronize(gip__stream(ctx));
+        if (err != cudaSuccess) {
+            if (p)
+                cudaFree(p);
+            pthread_mutex_unlock(&luv_mu);
+            return gip__cuda_status(ctx, err, "gip_cvt_color: placing the Luv table");
+        }
+        luv_dev[dev] = p;
+    }
+    *lut = (const int16_t *)luv_dev[dev];
+    pthread_mutex_unlock(&luv_mu);
+    return GIP_OK;
+}
+
 extern "C" gip_status gip__cvt_space_cuda(gip_context *ctx, const gip_image *src, gip_image *dst,
                                           const gip__cc_params *p)
 {
@@ -33,6 +70,12 @@ extern "C" gip_status gip__cvt_space_cuda(gip_context *ctx, const gip_image *src
         return gip__error(ctx, GIP_ERR_UNSUPPORTED,
                           "gip_cvt_color: device images need data and stride aligned to the "
                           "element size");
+    gip__cs_params cs = p->cs;
+    if (src->dtype == GIP_U8 && cs.space == GIP__CS_LUV && !cs.inverse) {
+        const gip_status ts = luv_table_cuda(ctx, &cs.luv_lut);
+        if (ts)
+            return ts;
+    }
     const int threads = 256;
     int64_t bx = (src->width + threads - 1) / threads;
     dim3 grid((unsigned)(bx < 65535 ? bx : 65535),
@@ -41,14 +84,14 @@ extern "C" gip_status gip__cvt_space_cuda(gip_context *ctx, const gip_image *src
     if (src->dtype == GIP_U8)
         space_kernel<uint8_t><<<grid, threads, 0, st>>>(
             (const char *)src->data, src->stride, (char *)dst->data, dst->stride, src->width,
-            src->height, src->channels, dst->channels, p->cs);
+            src->height, src->channels, dst->channels, cs);
     else if (src->dtype == GIP_U16)
         space_kernel<uint16_t><<<grid, threads, 0, st>>>(
             (const char *)src->data, src->stride, (char *)dst->data, dst->stride, src->width,
-            src->height, src->channels, dst->channels, p->cs);
+            src->height, src->channels, dst->channels, cs);
     else
         space_kernel<float><<<grid, threads, 0, st>>>(
             (const char *)src->data, src->stride, (char *)dst->data, dst->stride, src->width,
-            src->height, src->channels, dst->channels, p->cs);
+            src->height, src->channels, dst->channels, cs);
     return GIP__LAUNCH_CHECK(ctx, "gip_cvt_color colour-space kernel");
 }

@@ -129,14 +129,15 @@ const gip_op gip__op_cvt = {
            "_full, 0..360 for f32), YCrCb, YUV (BT.601), XYZ (sRGB, D65), Lab and Luv (D65, sRGB "
            "gamma) both ways. u8 results equal OpenCV's (its fixed-point coefficients, tables "
            "and rounding; for hsv2bgr and bgr2hls the vectorised rounding of its AVX-512 code, "
-           "which differs by a level in some pixels on AVX2-only CPUs); the hsv_full inverse, "
-           "the hls_full codes and Luv are f32 only (OpenCV computes the first with Intel IPP "
-           "and u8 Luv from an interpolated table). u8 Lab: L scaled to 0..255, a and b offset "
-           "by 128. u16: the channel-order codes, YCrCb, YUV and XYZ (as OpenCV), equal to "
-           "OpenCV's (its integer code, chroma offset 32768). f32 within 4e-5 of OpenCV in hue "
-           "degrees and 1e-6 in the other channels; f32 Lab and Luv (L 0..100) by the CIE "
-           "formulas, which OpenCV's inverses follow to 1e-4 while its forward codes, from an "
-           "interpolated table, are off them by up to 0.3 in L and 0.6 in a and b.",
+           "which differs by a level in some pixels on AVX2-only CPUs); the hsv_full inverse "
+           "and the hls_full codes are f32 only (OpenCV computes them with Intel IPP). u8 Lab: L "
+           "scaled to 0..255, a and b offset by 128; u8 Luv: L scaled to 0..255, u from "
+           "-134..220 and v from -140..122 onto 0..255 (OpenCV's interpolated table forward, its "
+           "integer code back). u16: the channel-order codes, YCrCb, YUV and XYZ (as OpenCV), "
+           "equal to OpenCV's (its integer code, chroma offset 32768). f32 within 4e-5 of "
+           "OpenCV in hue degrees and 1e-6 in the other channels; f32 Lab and Luv (L 0..100) by "
+           "the CIE formulas, which OpenCV's inverses follow to 1e-4 while its forward codes, "
+           "from an interpolated table, are off them by up to 0.3 in L and 0.6 in a and b.",
     .cv_name = "cv2.cvtColor",
     .params = decl,
     .nparams = GIP__COUNT(decl),
