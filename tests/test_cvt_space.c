@@ -1037,6 +1037,21 @@ static void lab(gip_context *ctx)
     }
 }
 
+/* Every u8 colour once: a 4096 x 4096 image of 3 channels, pixel y * 4096 + x holding that
+ * number's bytes (high to low). */
+static void cube_image(gip_image *src)
+{
+    gt_alloc(src, 4096, 4096, 3, GIP_U8, 7);
+    for (int64_t y = 0; y < 4096; y++) {
+        uint8_t *row = (uint8_t *)src->data + y * src->stride;
+        for (int64_t x = 0; x < 4096; x++) {
+            const uint32_t c = (uint32_t)(y * 4096 + x);
+            row[3 * x] = (uint8_t)(c >> 16), row[3 * x + 1] = (uint8_t)(c >> 8),
+                    row[3 * x + 2] = (uint8_t)c;
+        }
+    }
+}
+
 /* u8 Luv both ways: OpenCV's interpolated table forward, its integer code back (L 0..255, u from
  * -134..220 and v from -140..122 onto 0..255). Fixed colours with cv2 5.1's results, in every
  * form (BGR or RGB, 3 or 4 channels on the RGB side); every colour of the cube against the
@@ -1131,18 +1146,9 @@ static void luv_u8(gip_context *ctx)
         {GIP_COLOR_LUV2BGR, 0xa3eb6dccfbd2a00eull},
         {GIP_COLOR_LUV2RGB, 0x54707d115c2989e6ull},
     };
-    const int64_t side = 4096;
     gip_image src, dst;
-    gt_alloc(&src, side, side, 3, GIP_U8, 7);
-    gt_alloc(&dst, side, side, 3, GIP_U8, 5);
-    for (int64_t y = 0; y < side; y++) {
-        uint8_t *row = (uint8_t *)src.data + y * src.stride;
-        for (int64_t x = 0; x < side; x++) {
-            const uint32_t c = (uint32_t)(y * side + x);
-            row[3 * x] = (uint8_t)(c >> 16), row[3 * x + 1] = (uint8_t)(c >> 8),
-                    row[3 * x + 2] = (uint8_t)c;
-        }
-    }
+    cube_image(&src);
+    gt_alloc(&dst, 4096, 4096, 3, GIP_U8, 5);
     for (size_t k = 0; k < sizeof cube / sizeof cube[0]; k++) {
         char label[64];
         snprintf(label, sizeof label, "u8 Luv cube, code %d", (int)cube[k].code);
@@ -1392,16 +1398,8 @@ static void every_colour(gip_context *ctx)
     };
     const int64_t n = 4096;
     gip_image src, dst;
-    gt_alloc(&src, n, n, 3, GIP_U8, 7);
+    cube_image(&src);
     gt_alloc(&dst, n, n, 3, GIP_U8, 5);
-    for (int64_t y = 0; y < n; y++) {
-        uint8_t *row = (uint8_t *)src.data + y * src.stride;
-        for (int64_t x = 0; x < n; x++) {
-            const uint32_t c = (uint32_t)(y * n + x);
-            row[3 * x] = (uint8_t)(c >> 16), row[3 * x + 1] = (uint8_t)(c >> 8),
-                    row[3 * x + 2] = (uint8_t)c;
-        }
-    }
     for (size_t k = 0; k < sizeof codes / sizeof codes[0]; k++) {
         if (!GT_OK(gip_cvt_color(ctx, &src, &dst, codes[k].code)))
             continue;

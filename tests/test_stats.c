@@ -700,6 +700,17 @@ static void hist_u8_channels(gip_context *ctx)
 
 /* ---- calcHist ---------------------------------------------------------------------------- */
 
+/* How many of n bins differ from the expected ones; *first: the first that does (-1: none). */
+static int64_t bins_differ(const float *got, const float *exp, int64_t n, int64_t *first)
+{
+    int64_t bad = 0;
+    *first = -1;
+    for (int64_t i = 0; i < n; i++)
+        if (got[i] != exp[i] && !bad++)
+            *first = i;
+    return bad;
+}
+
 static void hist_cases(gip_context *ctx)
 {
     static const gip_dtype hd[] = {GIP_U8, GIP_U16, GIP_F32};
@@ -784,10 +795,7 @@ static void hist_cases(gip_context *ctx)
                 /* CUDA: into device memory first (the same initial values), then the host */
                 float *dgot = malloc(sizeof(float) * total);
                 if (hist_on_device(ctx, &da, masked ? &dm : NULL, &p, got, total, dgot)) {
-                    int64_t bad = 0, first = -1;
-                    for (int64_t i = 0; i < total; i++)
-                        if (dgot[i] != exp[i] && !bad++)
-                            first = i;
+                    int64_t first, bad = bins_differ(dgot, exp, total, &first);
                     GT_CHECK(bad == 0,
                              "calcHist into device memory %lldx%lld %s kind %d: %lld bins differ, "
                              "first %lld: %g, expected %g",
@@ -797,10 +805,7 @@ static void hist_cases(gip_context *ctx)
                 }
                 free(dgot);
                 if (GT_OK(gip_calc_hist(ctx, &da, masked ? &dm : NULL, &p, got))) {
-                    int64_t bad = 0, first = -1;
-                    for (int64_t i = 0; i < total; i++)
-                        if (got[i] != exp[i] && !bad++)
-                            first = i;
+                    int64_t first, bad = bins_differ(got, exp, total, &first);
                     GT_CHECK(bad == 0,
                              "calcHist %lldx%lld %s kind %d: %lld bins differ, first %lld: %g, "
                              "expected %g",
@@ -873,15 +878,12 @@ static void hist_f32_edges(gip_context *ctx)
                 gip_calc_hist_params p = {.dims = 1, .bins = {nb}, .ranges = {range}};
                 gip_image da = place(ctx, &a), dm = place(ctx, &m);
                 if (GT_OK(gip_calc_hist(ctx, &da, masked ? &dm : NULL, &p, got))) {
-                    int bad = 0, first = -1;
-                    for (int32_t i = 0; i < nb; i++)
-                        if (got[i] != exp[i] && !bad++)
-                            first = i;
+                    int64_t first, bad = bins_differ(got, exp, nb, &first);
                     GT_CHECK(bad == 0,
-                             "calcHist f32 %lld wide, %d bins%s: %d bins differ, first %d: %g, "
+                             "calcHist f32 %lld wide, %d bins%s: %lld bins differ, first %lld: %g, "
                              "expected %g",
-                             (long long)w, nb, masked ? ", masked" : "", bad, first,
-                             bad ? got[first] : 0, bad ? exp[first] : 0);
+                             (long long)w, nb, masked ? ", masked" : "", (long long)bad,
+                             (long long)first, bad ? got[first] : 0, bad ? exp[first] : 0);
                 }
                 release(ctx, &da);
                 release(ctx, &dm);
