@@ -120,50 +120,116 @@ static inline int bit(const uint64_t *m, int64_t x)
 /* Labels after each block row's last: the vector relabelling reads 16 blocks at a time. */
 #define CC_BLOCK_PAD 16
 
-static void scan8_masks(cc_scan *s, const uint64_t *bits, int64_t nw, const uint64_t *zero,
-                        int32_t *blab, int64_t bp)
+/* The joins of the block at column x (word k of the row masks; a and b its top pixels) with the
+ * block row above (labels bu, the pixel row above mu), as the scan makes them: upper-left through
+ * (x - 1, y - 1) and a, above through (x, y - 1) or (x + 1, y - 1) and a or b, upper-right
+ * through (x + 2, y - 1) and b. l: the block's label so far (0: none). Returns its label. */
+static inline int32_t join_above(int32_t *p, int32_t l, const uint64_t *mu, const int32_t *bu,
+                                 int64_t x, int64_t k, int a, int b)
 {
-    const int64_t h = s->src->height, words = nw - 1;
-    int32_t *p = s->p, next = s->next;
-    for (int64_t y = 0, by = 0; y < h; y += 2, by++) {
-        const uint64_t *m0 = bits + y * nw, *m1 = y + 1 < h ? m0 + nw : zero;
-        const uint64_t *mu = y ? m0 - nw : zero; /* the row above the block row */
-        int32_t *bl = blab + by * bp;
-        const int32_t *bu = by ? bl - bp : NULL;
-        /* the row's padding, which the vector relabelling reads (and never uses) */
-        memset(bl + (s->src->width + 1) / 2, 0, CC_BLOCK_PAD * sizeof *bl);
-        for (int64_t k = 0; k < words; k++) {
-            const uint64_t px = m0[k] | m1[k];
-            uint64_t blocks = (px | px >> 1) & 0x5555555555555555ULL;
-            while (blocks) {
-                const int64_t x = 64 * k + __builtin_ctzll(blocks), bx = x >> 1;
-                blocks &= blocks - 1;
-                const uint64_t w0 = m0[k] >> (x & 63), w1 = m1[k] >> (x & 63);
-                const int a = (int)(w0 & 1), b = (int)(w0 >> 1) & 1, c = (int)(w1 & 1);
+    const int64_t bx = x >> 1;
+    if (a && x && bit(mu, x - 1))
+        l = l ? uf_union(p, l, bu[bx - 1]) : bu[bx - 1];
+    if ((a | b) && ((mu[k] >> (x & 63)) & 3))
+        l = l ? uf_union(p, l, bu[bx]) : bu[bx];
+    if (b && bit(mu, x + 2))
+        l = l ? uf_union(p, l, bu[bx + 1]) : bu[bx + 1];
+    return l;
+}
+
+/* The foreground blocks of a block row: calls BODY with x (the block's first column), k (its
+ * word), a, b (its top pixels) and c (its bottom-left pixel). */
+#define CC_BLOCKS(m0, m1, words, BODY)                                                             \
+    for (int64_t k = 0; k < (words); k++) {                                                        \
+        const uint64_t px_ = (m0)[k] | (m1)[k];                                                    \
+        uint64_t blocks_ = (px_ | px_ >> 1) & 0x5555555555555555ULL;                               \
+        while (blocks_) {                                                                          \
+            const int64_t x = 64 * k + __builtin_ctzll(blocks_);                                   \
+            blocks_ &= blocks_ - 1;                                                                \
+            const uint64_t w0_ = (m0)[k] >> (x & 63), w1_ = (m1)[k] >> (x & 63);                   \
+            const int a = (int)(w0_ & 1), b = (int)(w0_ >> 1) & 1, c = (int)(w1_ & 1);             \
+            BODY                                                                                   \
+        }                                                                                          \
+    }
+
+/* The block scan of 8-connectivity over strips of block rows, each strip on its own (its first
+ * row as if the image's first) with labels from its own range: strip t's labels start at 1 + its
+ * first block's index, so that labels still grow in block order across strips. The strips are
+ * then joined at their borders (join_above), and each set's root is still its smallest label:
+ * its first block's in block order, OpenCV's numbering, whatever the strips. */
+typedef struct scan8_job {
+    const gip_image *src;
+    int32_t *p;
+    const uint64_t *bits, *zero;
+    int64_t nw, bp, rows; /* mask row words, label row pitch, block rows a strip */
+    int32_t *blab;
+    int32_t *next; /* per strip: the label after its last */
+} scan8_job;
+
+static void scan8_strips(void *arg, int64_t t0, int64_t t1)
+{
+    const scan8_job *j = arg;
+    const int64_t h = j->src->height, bh = (h + 1) / 2, bw = (j->src->width + 1) / 2;
+    const int64_t words = j->nw - 1;
+    int32_t *p = j->p;
+    for (int64_t t = t0; t < t1; t++) {
+        const int64_t by0 = t * j->rows, by1 = by0 + j->rows < bh ? by0 + j->rows : bh;
+        int32_t next = (int32_t)(1 + by0 * bw);
+        for (int64_t by = by0; by < by1; by++) {
+            const int64_t y = 2 * by;
+            const uint64_t *m0 = j->bits + y * j->nw, *m1 = y + 1 < h ? m0 + j->nw : j->zero;
+            const uint64_t *mu = by > by0 ? m0 - j->nw : j->zero; /* the row above */
+            int32_t *bl = j->blab + by * j->bp;
+            const int32_t *bu = by > by0 ? bl - j->bp : NULL;
+            /* the row's padding, which the vector relabelling reads (and never uses) */
+            memset(bl + bw, 0, CC_BLOCK_PAD * sizeof *bl);
+            CC_BLOCKS(m0, m1, words, {
                 int32_t l = 0;
                 /* left block: its right column (x - 1) against a or c */
                 if (x && (a | c) && (bit(m0, x - 1) | bit(m1, x - 1)))
-                    l = bl[bx - 1];
-                if (bu) {
-                    /* upper-left block through (x - 1, y - 1) and a */
-                    if (a && x && bit(mu, x - 1))
-                        l = l ? uf_union(p, l, bu[bx - 1]) : bu[bx - 1];
-                    /* upper block through (x, y - 1) or (x + 1, y - 1) and a or b */
-                    if ((a | b) && ((mu[k] >> (x & 63)) & 3))
-                        l = l ? uf_union(p, l, bu[bx]) : bu[bx];
-                    /* upper-right block through (x + 2, y - 1) and b */
-                    if (b && bit(mu, x + 2))
-                        l = l ? uf_union(p, l, bu[bx + 1]) : bu[bx + 1];
-                }
+                    l = bl[(x >> 1) - 1];
+                if (bu)
+                    l = join_above(p, l, mu, bu, x, k, a, b);
                 if (!l) {
                     l = next++;
                     p[l] = l;
                 }
-                bl[bx] = l;
-            }
+                bl[x >> 1] = l;
+            })
         }
+        j->next[t] = next;
     }
-    s->next = next;
+}
+
+/* Scans, joins the strips, numbers the roots in order (p[i] then holds label i's final number);
+ * returns the number of labels, background included, or -1 where memory ran out. */
+static int32_t scan8_label(gip_context *ctx, const gip_image *src, int32_t *p, const uint64_t *bits,
+                           int64_t nw, const uint64_t *zero, int32_t *blab, int64_t bp)
+{
+    const int64_t h = src->height, bh = (h + 1) / 2, bw = (src->width + 1) / 2;
+    const int64_t rows = 64, strips = (bh + rows - 1) / rows;
+    int32_t *next = malloc((size_t)(strips ? strips : 1) * sizeof *next);
+    if (!next)
+        return -1;
+    scan8_job j = {src, p, bits, zero, nw, bp, rows, blab, next};
+    gip__parallel_for(ctx, strips, 1, scan8_strips, &j);
+    const int64_t words = nw - 1;
+    for (int64_t t = 1; t < strips; t++) {
+        const int64_t by = t * rows, y = 2 * by;
+        const uint64_t *m0 = bits + y * nw, *m1 = y + 1 < h ? m0 + nw : zero, *mu = m0 - nw;
+        int32_t *bl = blab + by * bp;
+        const int32_t *bu = bl - bp;
+        CC_BLOCKS(m0, m1, words, {
+            (void)c;
+            join_above(p, bl[x >> 1], mu, bu, x, k, a, b);
+        })
+    }
+    int32_t n = 1;
+    for (int64_t t = 0; t < strips; t++)
+        for (int32_t i = (int32_t)(1 + t * rows * bw); i < next[t]; i++)
+            p[i] = p[i] < i ? p[p[i]] : n++;
+    free(next);
+    return n;
 }
 
 /* The final labels of 8-connectivity, a block row at a time: its foreground blocks' labels
@@ -439,14 +505,23 @@ gip_status gip_connected_components(gip_context *ctx, const gip_image *src, int3
     cc_masks cm = {src, bits, nw, simd};
     memset(bits + h * nw, 0, (size_t)nw * sizeof *bits);
     gip__parallel_for(ctx, h, 64, mask_rows, &cm);
-    if (connectivity == 8)
-        scan8_masks(&s, bits, nw, bits + h * nw, blab, bw + CC_BLOCK_PAD);
-    else
-        scan4_runs(&s, bits, nw, &rr);
-    /* number the roots in order: p[i] < i already holds its final number */
     int32_t n = 1;
-    for (int32_t i = 1; i < s.next; i++)
-        s.p[i] = s.p[i] < i ? s.p[s.p[i]] : n++;
+    if (connectivity == 8) {
+        n = scan8_label(ctx, src, s.p, bits, nw, bits + h * nw, blab, bw + CC_BLOCK_PAD);
+    } else {
+        scan4_runs(&s, bits, nw, &rr);
+        /* number the roots in order: p[i] < i already holds its final number */
+        for (int32_t i = 1; i < s.next; i++)
+            s.p[i] = s.p[i] < i ? s.p[s.p[i]] : n++;
+    }
+    if (n < 0) {
+        free(s.p);
+        free(bits);
+        free(blab);
+        free(runs);
+        free(rr.row);
+        return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of host memory", op);
+    }
     if (labels->depth == GIP_DEPTH_U16 && n > 65536) {
         free(s.p);
         free(bits);
