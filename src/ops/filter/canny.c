@@ -20,12 +20,28 @@
 typedef struct canny_job {
     const gip_image *dx, *dy;
     int32_t *mag; /* w x h, the magnitude of the channel chosen at each pixel */
-    int16_t *sdx; /* that channel's derivatives */
+    int16_t *sdx; /* that channel's derivatives (several channels; NULL for one) */
     int16_t *sdy;
     uint8_t *map; /* w x h */
     int32_t low, high;
     bool l2;
 } canny_job;
+
+/* One channel's magnitudes of a row (a loop that vectorises). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("arch=x86-64-v3", "default")))
+#endif
+static void
+mag_row1(const int16_t *restrict gx, const int16_t *restrict gy, int32_t *restrict mag, int64_t w,
+         bool l2)
+{
+    if (l2)
+        for (int64_t x = 0; x < w; x++)
+            mag[x] = gip__canny_mag(gx[x], gy[x], true);
+    else
+        for (int64_t x = 0; x < w; x++)
+            mag[x] = gip__canny_mag(gx[x], gy[x], false);
+}
 
 static void mag_rows(void *arg, int64_t y0, int64_t y1)
 {
@@ -35,6 +51,10 @@ static void mag_rows(void *arg, int64_t y0, int64_t y1)
     for (int64_t y = y0; y < y1; y++) {
         const int16_t *gx = (const int16_t *)((const uint8_t *)j->dx->data + y * j->dx->stride);
         const int16_t *gy = (const int16_t *)((const uint8_t *)j->dy->data + y * j->dy->stride);
+        if (c == 1) { /* the derivatives are read where they are (nms_rows) */
+            mag_row1(gx, gy, j->mag + (y + 1) * (w + 2) + 1, w, j->l2);
+            continue;
+        }
         for (int64_t x = 0; x < w; x++) {
             /* OpenCV: the first channel of the largest magnitude */
             int32_t best = gip__canny_mag(gx[x * c], gy[x * c], j->l2), bi = 0;
@@ -86,8 +106,30 @@ static void nms_rows(void *arg, int64_t y0, int64_t y1)
     const int64_t w = j->dx->width;
     for (int64_t y = y0; y < y1; y++) {
         const int32_t *mid = j->mag + (y + 1) * (w + 2) + 1;
-        nms_row(mid - (w + 2), mid, mid + (w + 2), j->sdx + y * w, j->sdy + y * w, j->map + y * w,
-                w, j->low, j->high);
+        const int16_t *gx = j->sdx + y * w, *gy = j->sdy + y * w;
+        if (j->dx->channels == 1) {
+            gx = (const int16_t *)((const uint8_t *)j->dx->data + y * j->dx->stride);
+            gy = (const int16_t *)((const uint8_t *)j->dy->data + y * j->dy->stride);
+        }
+        nms_row(mid - (w + 2), mid, mid + (w + 2), gx, gy, j->map + y * w, w, j->low, j->high);
+    }
+}
+
+/* The edges out: 255 where the map holds an edge (2), 0 elsewhere. */
+typedef struct edge_job {
+    const uint8_t *map;
+    gip_image *dst;
+} edge_job;
+
+static void edge_rows(void *arg, int64_t y0, int64_t y1)
+{
+    const edge_job *e = arg;
+    const int64_t w = e->dst->width;
+    for (int64_t y = y0; y < y1; y++) {
+        const uint8_t *m = e->map + y * w;
+        uint8_t *d = (uint8_t *)e->dst->data + y * e->dst->stride;
+        for (int64_t x = 0; x < w; x++)
+            d[x] = (uint8_t) - (m[x] == 2);
     }
 }
 
@@ -97,37 +139,55 @@ gip_status gip__canny_cpu(gip_context *ctx, const gip_image *dx, const gip_image
     const int64_t w = dx->width, h = dx->height, n = w * h;
     canny_job j = {.dx = dx, .dy = dy, .low = low, .high = high, .l2 = l2};
     j.mag = calloc((size_t)((w + 2) * (h + 2)), sizeof *j.mag);
-    j.sdx = malloc((size_t)n * sizeof *j.sdx);
-    j.sdy = malloc((size_t)n * sizeof *j.sdy);
+    const bool pick = dx->channels > 1; /* the chosen channel's derivatives, copied */
+    j.sdx = pick ? malloc((size_t)n * sizeof *j.sdx) : NULL;
+    j.sdy = pick ? malloc((size_t)n * sizeof *j.sdy) : NULL;
     j.map = malloc((size_t)n);
     int64_t *stack = malloc((size_t)n * sizeof *stack);
     gip_status st = GIP_OK;
-    if (!j.mag || !j.sdx || !j.sdy || !j.map || !stack) {
+    if (!j.mag || (pick && (!j.sdx || !j.sdy)) || !j.map || !stack) {
         st = gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "canny: out of memory for %lldx%lld buffers",
                         (long long)w, (long long)h);
         goto out_free;
     }
     gip__parallel_for(ctx, h, 16, mag_rows, &j);
     gip__parallel_for(ctx, h, 16, nms_rows, &j);
-    /* Hysteresis: every candidate 8-connected to an edge becomes one. */
+    /* Hysteresis: every candidate 8-connected to an edge becomes one (the result does not depend
+     * on the order the stack takes them in). The stack holds (y, x) pairs, so that a pixel's
+     * neighbours need no division; the seeds are found eight map bytes at a time. */
     int64_t top = 0;
-    for (int64_t i = 0; i < n; i++)
-        if (j.map[i] == 2)
-            stack[top++] = i;
-    while (top > 0) {
-        const int64_t i = stack[--top], y = i / w, x = i - y * w;
-        for (int64_t yy = y - 1; yy <= y + 1; yy++)
-            for (int64_t xx = x - 1; xx <= x + 1; xx++)
-                if (yy >= 0 && yy < h && xx >= 0 && xx < w && j.map[yy * w + xx] == 1) {
-                    j.map[yy * w + xx] = 2;
-                    stack[top++] = yy * w + xx;
-                }
-    }
+    const uint64_t ones = 0x0101010101010101ULL;
     for (int64_t y = 0; y < h; y++) {
-        uint8_t *d = (uint8_t *)dst->data + y * dst->stride;
-        for (int64_t x = 0; x < w; x++)
-            d[x] = j.map[y * w + x] == 2 ? 255 : 0;
+        const uint8_t *row = j.map + y * w;
+        int64_t x = 0;
+        for (; x + 8 <= w; x += 8) {
+            uint64_t v;
+            memcpy(&v, row + x, 8);
+            const uint64_t t = v ^ (2 * ones); /* bytes equal to 2 become 0 */
+            if (!((t - ones) & ~t & (ones << 7)))
+                continue;
+            for (int64_t k = x; k < x + 8; k++)
+                if (row[k] == 2)
+                    stack[top++] = y << 32 | k;
+        }
+        for (; x < w; x++)
+            if (row[x] == 2)
+                stack[top++] = y << 32 | x;
     }
+    while (top > 0) {
+        const int64_t e = stack[--top], y = e >> 32, x = e & 0xFFFFFFFF;
+        for (int64_t yy = y - 1; yy <= y + 1; yy++) {
+            if (yy < 0 || yy >= h)
+                continue;
+            uint8_t *row = j.map + yy * w;
+            for (int64_t xx = x - 1; xx <= x + 1; xx++)
+                if (xx >= 0 && xx < w && row[xx] == 1) {
+                    row[xx] = 2;
+                    stack[top++] = yy << 32 | xx;
+                }
+        }
+    }
+    gip__parallel_for(ctx, h, 64, edge_rows, &(edge_job){j.map, dst});
 out_free:
     free(j.mag);
     free(j.sdx);
