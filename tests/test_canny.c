@@ -189,6 +189,40 @@ static void cases(gip_context *ctx)
                 }
 }
 
+/* A weak vertical edge down a tall image, strong only in its last rows: the edge must grow up
+ * through every band of rows the hysteresis is cut into. */
+static void tall_chain(gip_context *ctx)
+{
+    const int64_t w = 24, h = 700;
+    gip_image src, dst, exp, gx, gy;
+    gt_alloc(&src, w, h, 1, GIP_U8, 0);
+    gt_alloc(&dst, w, h, 1, GIP_U8, 0);
+    gt_alloc(&exp, w, h, 1, GIP_U8, 0);
+    gt_alloc(&gx, w, h, 1, GIP_S16, 0);
+    gt_alloc(&gy, w, h, 1, GIP_S16, 0);
+    for (int64_t y = 0; y < h; y++)
+        for (int64_t x = 0; x < w; x++)
+            gt_set(&src, x, y, 0, x < w / 2 ? 100 : y < h - 20 ? 120 : 160);
+    gip_canny_params p = {.threshold1 = 50, .threshold2 = 150, .aperture = 3};
+    ref_deriv(&src, 1, 3, 1.0, &gx);
+    ref_deriv(&src, 0, 3, 1.0, &gy);
+    int32_t low, high;
+    thresholds(p.threshold1, p.threshold2, 3, false, &low, &high);
+    ref_edges(&gx, &gy, low, high, false, &exp);
+    int64_t n = 0;
+    for (int64_t y = 0; y < h; y++)
+        n += gt_get(&exp, w / 2 - 1, y, 0) != 0 || gt_get(&exp, w / 2, y, 0) != 0;
+    GT_CHECK(n == h, "tall chain: the reference has edges on %lld of %lld rows", (long long)n,
+             (long long)h);
+    if (GT_OK(gt_run_unary(ctx, run_canny, &src, &dst, &p, 0x5A)))
+        gt_compare(&dst, &exp, 0, 0, "canny, a weak edge grown up 700 rows");
+    gt_free(&src);
+    gt_free(&dst);
+    gt_free(&exp);
+    gt_free(&gx);
+    gt_free(&gy);
+}
+
 /* The dx/dy form through the registry (src dx, input dy), on the context's backend. */
 static void dxdy(gip_context *ctx)
 {
@@ -284,6 +318,8 @@ static void body(gip_context *ctx)
     GT_CHECK(getenv("GIP_TEST_SLICE") || (n_edges > 1000 && n_dropped > 100),
              "the cases made %lld edge pixels and dropped %lld weak ones: too few to test",
              (long long)n_edges, (long long)n_dropped);
+    if (gt_case())
+        tall_chain(ctx);
     if (gt_case())
         dxdy(ctx);
     if (gt_case())

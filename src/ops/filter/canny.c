@@ -115,6 +115,79 @@ static void nms_rows(void *arg, int64_t y0, int64_t y1)
     }
 }
 
+/* Hysteresis from the (y, x) pairs on a stack: each candidate (1) 8-connected to a popped pixel
+ * becomes an edge (2) and is pushed, within rows [y0, y1) of the h. Neighbours in the image's
+ * rows just outside go to spill (at most three a pixel of the first and last rows) where it is
+ * not NULL, unread: another thread owns those rows. */
+static void grow(uint8_t *map, int64_t w, int64_t h, int64_t y0, int64_t y1, int64_t *stack,
+                 int64_t top, int64_t *spill, int64_t *nspill)
+{
+    while (top > 0) {
+        const int64_t e = stack[--top], y = e >> 32, x = e & 0xFFFFFFFF;
+        for (int64_t yy = y - 1; yy <= y + 1; yy++) {
+            if (yy < y0 || yy >= y1) {
+                if (spill && yy >= 0 && yy < h)
+                    for (int64_t xx = x - 1; xx <= x + 1; xx++)
+                        if (xx >= 0 && xx < w)
+                            spill[(*nspill)++] = yy << 32 | xx;
+                continue;
+            }
+            uint8_t *row = map + yy * w;
+            for (int64_t xx = x - 1; xx <= x + 1; xx++)
+                if (xx >= 0 && xx < w && row[xx] == 1) {
+                    row[xx] = 2;
+                    stack[top++] = yy << 32 | xx;
+                }
+        }
+    }
+}
+
+/* Rows a strip of the hysteresis's first pass. */
+#define HYST_ROWS 64
+
+typedef struct hyst_job {
+    uint8_t *map;
+    int64_t w, h, rows, strips;
+    int64_t *spill;  /* 6 w entries a strip: the pairs its edges reach in the rows around it */
+    int64_t *nspill; /* per strip: how many (-1: no memory for its stack) */
+} hyst_job;
+
+static void hyst_strips(void *arg, int64_t t0, int64_t t1)
+{
+    const hyst_job *hj = arg;
+    const int64_t w = hj->w;
+    const uint64_t ones = 0x0101010101010101ULL;
+    int64_t *stack = malloc((size_t)(hj->rows * w) * sizeof *stack);
+    for (int64_t t = t0; t < t1; t++) {
+        const int64_t y0 = t * hj->rows, y1 = y0 + hj->rows < hj->h ? y0 + hj->rows : hj->h;
+        if (!stack) {
+            hj->nspill[t] = -1;
+            continue;
+        }
+        /* the strip's edges, found eight map bytes at a time */
+        int64_t top = 0;
+        for (int64_t y = y0; y < y1; y++) {
+            const uint8_t *row = hj->map + y * w;
+            int64_t x = 0;
+            for (; x + 8 <= w; x += 8) {
+                uint64_t v;
+                memcpy(&v, row + x, 8);
+                const uint64_t z = v ^ (2 * ones); /* bytes equal to 2 become 0 */
+                if (!((z - ones) & ~z & (ones << 7)))
+                    continue;
+                for (int64_t k = x; k < x + 8; k++)
+                    if (row[k] == 2)
+                        stack[top++] = y << 32 | k;
+            }
+            for (; x < w; x++)
+                if (row[x] == 2)
+                    stack[top++] = y << 32 | x;
+        }
+        grow(hj->map, w, hj->h, y0, y1, stack, top, hj->spill + t * 6 * w, &hj->nspill[t]);
+    }
+    free(stack);
+}
+
 /* The edges out: 255 where the map holds an edge (2), 0 elsewhere. */
 typedef struct edge_job {
     const uint8_t *map;
@@ -152,41 +225,40 @@ gip_status gip__canny_cpu(gip_context *ctx, const gip_image *dx, const gip_image
     }
     gip__parallel_for(ctx, h, 16, mag_rows, &j);
     gip__parallel_for(ctx, h, 16, nms_rows, &j);
-    /* Hysteresis: every candidate 8-connected to an edge becomes one (the result does not depend
-     * on the order the stack takes them in). The stack holds (y, x) pairs, so that a pixel's
-     * neighbours need no division; the seeds are found eight map bytes at a time. */
+    /* Hysteresis, every candidate 8-connected to an edge becoming one: first within strips of
+     * rows on every thread, then one pass over the whole image from what the strips could not
+     * take (the result does not depend on the order). */
+    hyst_job hj = {j.map, w, h, HYST_ROWS, (h + HYST_ROWS - 1) / HYST_ROWS, NULL, NULL};
+    hj.spill = malloc((size_t)hj.strips * 6 * (size_t)w * sizeof *hj.spill);
+    hj.nspill = calloc((size_t)hj.strips, sizeof *hj.nspill);
+    if (!hj.spill || !hj.nspill) {
+        free(hj.spill);
+        free(hj.nspill);
+        st = gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "canny: out of memory for %lldx%lld buffers",
+                        (long long)w, (long long)h);
+        goto out_free;
+    }
+    gip__parallel_for(ctx, hj.strips, 1, hyst_strips, &hj);
     int64_t top = 0;
-    const uint64_t ones = 0x0101010101010101ULL;
-    for (int64_t y = 0; y < h; y++) {
-        const uint8_t *row = j.map + y * w;
-        int64_t x = 0;
-        for (; x + 8 <= w; x += 8) {
-            uint64_t v;
-            memcpy(&v, row + x, 8);
-            const uint64_t t = v ^ (2 * ones); /* bytes equal to 2 become 0 */
-            if (!((t - ones) & ~t & (ones << 7)))
-                continue;
-            for (int64_t k = x; k < x + 8; k++)
-                if (row[k] == 2)
-                    stack[top++] = y << 32 | k;
-        }
-        for (; x < w; x++)
-            if (row[x] == 2)
-                stack[top++] = y << 32 | x;
-    }
-    while (top > 0) {
-        const int64_t e = stack[--top], y = e >> 32, x = e & 0xFFFFFFFF;
-        for (int64_t yy = y - 1; yy <= y + 1; yy++) {
-            if (yy < 0 || yy >= h)
-                continue;
-            uint8_t *row = j.map + yy * w;
-            for (int64_t xx = x - 1; xx <= x + 1; xx++)
-                if (xx >= 0 && xx < w && row[xx] == 1) {
-                    row[xx] = 2;
-                    stack[top++] = yy << 32 | xx;
-                }
+    bool lost = false;
+    for (int64_t t = 0; t < hj.strips; t++) {
+        lost |= hj.nspill[t] < 0;
+        for (int64_t i = 0; i < hj.nspill[t]; i++) {
+            const int64_t e = hj.spill[t * 6 * w + i];
+            uint8_t *px = j.map + (e >> 32) * w + (e & 0xFFFFFFFF);
+            if (*px == 1) {
+                *px = 2;
+                stack[top++] = e;
+            }
         }
     }
+    free(hj.spill);
+    free(hj.nspill);
+    if (lost) {
+        st = gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "canny: out of memory for a strip's stack");
+        goto out_free;
+    }
+    grow(j.map, w, h, 0, h, stack, top, NULL, NULL);
     gip__parallel_for(ctx, h, 64, edge_rows, &(edge_job){j.map, dst});
 out_free:
     free(j.mag);
