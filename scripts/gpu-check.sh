@@ -81,8 +81,8 @@ SAN_CAP=${SAN_CAP:-150}
 SAN_BUDGET=${SAN_BUDGET:-300}
 SAN_JOBS=${SAN_JOBS:-8} # sanitizer runs at once (the GPU machine has 16 cores)
 SAN_SLICES=${SAN_SLICES:-8}
-# racecheck of the box, Gaussian and Sobel tests: 32 slices (with 8, seven of Sobel's eight ran
-# past 150 s on an H100, 14 runs sharing the GPU).
+# racecheck of the box, Gaussian and Sobel tests: 32 slices (with 8, most of Sobel's slices
+# outlast the per-run cap when many runs share the GPU).
 SAN_RACE_SLICES=${SAN_RACE_SLICES:-32}
 san_start=$(date +%s)
 # How many slices a test runs in under `tool`: the tests whose sweeps take minutes under the
