@@ -114,14 +114,8 @@ f32_uniform_row_avx2(const float *e, const unsigned char *m, int64_t w, const do
         }
     }
     for (; x < w; x++) {
-        const double v0 = (double)e[x];
-        if ((m && !m[x]) || v0 < k[0] || v0 >= k[1])
-            continue;
-        double t = v0 * k[2] + k[3];
-        int32_t i = !(t > -2147483648.0 && t < 2147483647.0)
-                        ? (t <= -2147483648.0 ? 0 : nb - 1)
-                        : (int32_t)t - ((double)(int32_t)t > t);
-        t0[i < 0 ? 0 : i >= nb ? nb - 1 : i]++;
+        const int32_t i = gip__hist_uniform_bin((double)e[x], k[0], k[1], k[2], k[3], nb);
+        t0[(m && !m[x]) || i < 0 ? nb : i]++;
     }
 }
 #endif
@@ -161,18 +155,9 @@ static void f32_uniform_counts(const hist_job *j, int64_t y0, int64_t y1, uint32
         for (int64_t x = 0; x < s->width; x++) {
             if (m && !m[x])
                 continue;
-            double v0 = (double)e[x * cn];
-            if (v0 < lo || v0 >= hi)
-                continue;
-            double t = v0 * ka + kb;
-            int32_t idx;
-            if (!(t > -2147483648.0 && t < 2147483647.0))
-                idx = t <= -2147483648.0 ? 0 : nb - 1;
-            else {
-                idx = (int32_t)t;
-                idx -= (double)idx > t;
-            }
-            local[idx < 0 ? 0 : idx >= nb ? nb - 1 : idx]++;
+            const int32_t idx = gip__hist_uniform_bin((double)e[x * cn], lo, hi, ka, kb, nb);
+            if (idx >= 0)
+                local[idx]++;
         }
     }
 }

@@ -70,6 +70,24 @@ typedef struct gip__hist_plan {
     const float *edges[3]; /* non-uniform: bins + 1 edges */
 } gip__hist_plan;
 
+/* OpenCV's uniform bin of v among nb from lo to hi (t = v a + b, floored), or -1 outside
+ * [lo, hi); NaN, and t beyond int, in the last bin (the first below int), as cv2 5. */
+static inline int32_t gip__hist_uniform_bin(double v0, double lo, double hi, double a, double b,
+                                            int32_t nb)
+{
+    if (v0 < lo || v0 >= hi)
+        return -1;
+    const double t = v0 * a + b;
+    int32_t idx;
+    if (!(t > -2147483648.0 && t < 2147483647.0))
+        idx = t <= -2147483648.0 ? 0 : nb - 1;
+    else {
+        idx = (int32_t)t;
+        idx -= (double)idx > t;
+    }
+    return idx < 0 ? 0 : idx >= nb ? nb - 1 : idx;
+}
+
 /* The bin of f32 value v along dimension d, or -1 (OpenCV's rules, NaN in the last bin when
  * uniform). */
 static inline int32_t gip__hist_bin_f32(const gip__hist_plan *p, int d, float v)
@@ -81,18 +99,7 @@ static inline int32_t gip__hist_bin_f32(const gip__hist_plan *p, int d, float v)
             ;
         return idx >= 0 && idx < sz ? idx : -1;
     }
-    double v0 = (double)v;
-    if (v0 < p->lo[d] || v0 >= p->hi[d])
-        return -1;
-    double t = v0 * p->a[d] + p->b[d];
-    int32_t idx;
-    if (!(t > -2147483648.0 && t < 2147483647.0)) /* beyond int, or NaN: the last bin, as cv2 5 */
-        idx = t <= -2147483648.0 ? 0 : p->bins[d] - 1;
-    else {
-        idx = (int32_t)t;
-        idx -= (double)idx > t;
-    }
-    return idx < 0 ? 0 : idx >= p->bins[d] ? p->bins[d] - 1 : idx;
+    return gip__hist_uniform_bin((double)v, p->lo[d], p->hi[d], p->a[d], p->b[d], p->bins[d]);
 }
 
 /* Adds the counts of src (where mask is not zero) to counts (plan->total entries). */
