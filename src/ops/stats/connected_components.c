@@ -487,13 +487,11 @@ gip_status gip_connected_components(gip_context *ctx, const gip_image *src, int3
         rr.start = runs, rr.end = runs ? runs + cap : NULL, rr.label = runs ? runs + 2 * cap : NULL;
     }
     s.p = malloc((size_t)cap * sizeof *s.p);
+    st = GIP_OK;
+    int32_t n = 1;
     if (!s.p || !bits || (connectivity == 8 ? !blab : !runs || !rr.row)) {
-        free(s.p);
-        free(bits);
-        free(blab);
-        free(runs);
-        free(rr.row);
-        return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of host memory", op);
+        st = gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of host memory", op);
+        goto out;
     }
     s.p[0] = 0;
     /* GIP_NOSIMD and GIP_NOAVX512 cap the vector loops, so that the tests reach the others */
@@ -505,7 +503,6 @@ gip_status gip_connected_components(gip_context *ctx, const gip_image *src, int3
     cc_masks cm = {src, bits, nw, simd};
     memset(bits + h * nw, 0, (size_t)nw * sizeof *bits);
     gip__parallel_for(ctx, h, 64, mask_rows, &cm);
-    int32_t n = 1;
     if (connectivity == 8) {
         n = scan8_label(ctx, src, s.p, bits, nw, bits + h * nw, blab, bw + CC_BLOCK_PAD);
     } else {
@@ -515,21 +512,13 @@ gip_status gip_connected_components(gip_context *ctx, const gip_image *src, int3
             s.p[i] = s.p[i] < i ? s.p[s.p[i]] : n++;
     }
     if (n < 0) {
-        free(s.p);
-        free(bits);
-        free(blab);
-        free(runs);
-        free(rr.row);
-        return gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of host memory", op);
+        st = gip__error(ctx, GIP_ERR_OUT_OF_MEMORY, "%s: out of host memory", op);
+        goto out;
     }
     if (labels->depth == GIP_DEPTH_U16 && n > 65536) {
-        free(s.p);
-        free(bits);
-        free(blab);
-        free(runs);
-        free(rr.row);
-        return gip__error(ctx, GIP_ERR_TOO_LARGE,
-                          "%s: %d labels do not fit u16 labels; ask for s32 labels", op, (int)n);
+        st = gip__error(ctx, GIP_ERR_TOO_LARGE,
+                        "%s: %d labels do not fit u16 labels; ask for s32 labels", op, (int)n);
+        goto out;
     }
     if (connectivity == 8) {
         relabel8_job rj = {labels,
@@ -547,13 +536,14 @@ gip_status gip_connected_components(gip_context *ctx, const gip_image *src, int3
         relabel4_job rj = {labels, &rr, s.p, ostride};
         gip__parallel_for(ctx, h, 32, relabel4_rows, &rj);
     }
+    *n_labels = n;
+out:
     free(s.p);
     free(bits);
     free(blab);
     free(runs);
     free(rr.row);
-    *n_labels = n;
-    return GIP_OK;
+    return st;
 }
 
 gip_status gip_connected_components_stats(gip_context *ctx, const gip_array *labels,
