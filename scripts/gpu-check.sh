@@ -1,16 +1,14 @@
-#!/bin/sh
-# One call on the GPU machine: build with CUDA, run the whole test suite (GPU tests included), run
-# the GPU tests again under compute-sanitizer (memcheck, initcheck and racecheck, long tests in slices),
-# then the GPU benchmarks. Logs are packed into $OUT/gpu-check.tgz (the device tool brings back at
-# most 8 files) with summary.txt beside it. Prints a summary last.
-set -u
-cd "$(dirname "$0")/.." || exit 1
-DEST=${OUT:-out/gpu-check}
-OUT=$(mktemp -d /tmp/gip-gpu-check.XXXXXX)
-mkdir -p "$DEST"
-pack() {
-    cp "$OUT/summary.txt" "$DEST/" 2>/dev/null
-    cp "$OUT"/bench/*.md "$OUT"/bench/*.png "$DEST/" 2>/dev/null # the JSON files are in the tgz
+#!/ bin / sh
+#One call on the GPU machine : build with CUDA, run the whole test suite(GPU tests included), run
+#the GPU tests again under compute -                                                               \
+    sanitizer(memcheck, initcheck and racecheck, long tests in slices),
+#then the GPU benchmarks.Logs are packed into $OUT / gpu - check.tgz(the device tool brings back at
+#most 8 files) with summary.txt beside it.Prints a summary last.
+set - u cd "$(dirname " $0 ")/.." || exit 1 DEST = ${OUT : -out / gpu - check} OUT =
+    $(mktemp - d / tmp / gip - gpu - check.XXXXXX) mkdir - p "$DEST" pack()
+{
+    cp "$OUT/summary.txt"
+       "$DEST/" 2 > / dev / null cp "$OUT" / bench/*.md "$OUT"/bench/*.png "$DEST/" 2>/dev/null # the JSON files are in the tgz
     tar czf "$DEST/gpu-check.tgz" -C "$OUT" .
 }
 trap pack EXIT
@@ -81,16 +79,20 @@ SAN_CAP=${SAN_CAP:-150}
 SAN_BUDGET=${SAN_BUDGET:-300}
 SAN_JOBS=${SAN_JOBS:-8} # sanitizer runs at once (the GPU machine has 16 cores)
 SAN_SLICES=${SAN_SLICES:-8}
-# racecheck of the box, Gaussian and Sobel tests: 32 slices (with 8, most of Sobel's slices
-# outlast the per-run cap when many runs share the GPU).
+# racecheck of the box, Gaussian, Sobel and tile tests: 32 slices (with 8, most of Sobel's slices
+# outlast the per-run cap when many runs share the GPU; tile runs one launch per 1x1 tile).
 SAN_RACE_SLICES=${SAN_RACE_SLICES:-32}
 san_start=$(date +%s)
 # How many slices a test runs in under `tool`: the tests whose sweeps take minutes under the
 # sanitizer are cut into SAN_SLICES.
 slices_of() { # tool test-name
     case "$1:$2" in
-    racecheck:test_box | racecheck:test_gaussian | racecheck:test_sobel)
+    racecheck:test_box | racecheck:test_gaussian | racecheck:test_sobel | racecheck:test_tile)
         echo "$SAN_RACE_SLICES"; return ;;
+    # racecheck of these ran past 150 s whole on an H100
+    racecheck:test_median | racecheck:test_resize | racecheck:test_match_template | \
+        racecheck:test_style | racecheck:test_transfer)
+        echo "$SAN_SLICES"; return ;;
     # initcheck of these ran past 100 s whole on an H100 (loader and nvjpeg past 170 s)
     initcheck:test_flip | initcheck:test_rotate | initcheck:test_resize | \
         initcheck:test_warp_affine | initcheck:test_remap | initcheck:test_copy_make_border | \

@@ -1193,11 +1193,16 @@ static void body(gip_context *ctx)
         printf("SKIP (cuda parts): built without cuDNN\n");
         return;
     }
-    test_conv_gram(ctx, be);
-    test_gradient(ctx, be, 1);
-    test_gradient(ctx, be, 0);
-    test_opt_primitives(ctx, be);
-    if (gip_context_backend(ctx) == GIP_BACKEND_CPU) {
+    /* Each group below is one case of a sliced run (GIP_TEST_SLICE, testing.h). */
+    if (gt_case())
+        test_conv_gram(ctx, be);
+    if (gt_case())
+        test_gradient(ctx, be, 1);
+    if (gt_case())
+        test_gradient(ctx, be, 0);
+    if (gt_case())
+        test_opt_primitives(ctx, be);
+    if (gip_context_backend(ctx) == GIP_BACKEND_CPU && gt_case()) {
         test_lbfgs(ctx);
         test_lbfgs_rules(ctx);
         test_strong_wolfe();
@@ -1205,10 +1210,14 @@ static void body(gip_context *ctx)
         test_safetensors();
         test_safetensors_many_keys();
     }
-    test_bad_input(ctx);
-    test_stop(ctx);
-    test_end_to_end(ctx);
-    test_optimizers(ctx);
+    if (gt_case())
+        test_bad_input(ctx);
+    if (gt_case())
+        test_stop(ctx);
+    if (gt_case())
+        test_end_to_end(ctx);
+    if (gt_case())
+        test_optimizers(ctx);
 }
 
 int main(int argc, char **argv)

@@ -17,6 +17,15 @@ extern const int32_t gip__nops;
 
 #define GIP__COUNT(a) ((int32_t)(sizeof(a) / sizeof((a)[0])))
 
+/* Fields of a gip_op most operations fill alike: the parameter and extra-input arrays with
+ * their counts, every dtype, and 1, 3 or 4 channels. */
+#define GIP__PARAMS(decl) .params = (decl), .nparams = GIP__COUNT(decl)
+#define GIP__INPUTS(in) .inputs = (in), .ninputs = GIP__COUNT(in)
+#define GIP__DTYPES_ALL                                                                            \
+    (GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_U16) | GIP_DTYPE_BIT(GIP_S16) |                     \
+     GIP_DTYPE_BIT(GIP_F32))
+#define GIP__CHANNELS_134 (GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4))
+
 /* The dtype and border choices every operation shares. */
 extern const gip_choice gip__dtype_choices[];  /* u8, u16, s16, f32 */
 extern const gip_choice gip__border_choices[]; /* reflect101, reflect, replicate, constant, wrap */
@@ -90,7 +99,6 @@ gip_status gip__op_build(const gip_args *args, void *params);
 /* Runs op (parameters built) with host images on a CUDA context through the transfer engine:
  * the result of the same call on device images (apply_host.c). */
 gip_status gip__op_apply_host(gip_context *ctx, const gip_op *op, const void *params,
-                              const gip_image *src, const gip_image *const *inputs,
-                              gip_image *dst);
+                              const gip_image *src, const gip_image *const *inputs, gip_image *dst);
 
 #endif

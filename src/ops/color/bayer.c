@@ -78,8 +78,7 @@ const gip_op gip__op_bayer = {
            "results equal OpenCV's. The pattern names the second row's second and third pixels, "
            "as OpenCV's codes do.",
     .cv_name = "cv2.cvtColor",
-    .params = decl,
-    .nparams = GIP__COUNT(decl),
+    GIP__PARAMS(decl),
     .dtypes = GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_U16),
     .channels = GIP_CHANNELS_BIT(1),
     .flags = GIP_OP_WHOLE,

@@ -45,11 +45,9 @@ const gip_op gip__op_convert = {
     .doc = "dst = saturate(src * scale + offset), computed in single precision, rounded half to "
            "even and saturated for integer results.",
     .cv_name = "Mat.convertTo",
-    .params = decl,
-    .nparams = GIP__COUNT(decl),
-    .dtypes = GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_U16) | GIP_DTYPE_BIT(GIP_S16) |
-              GIP_DTYPE_BIT(GIP_F32),
-    .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
+    GIP__PARAMS(decl),
+    .dtypes = GIP__DTYPES_ALL,
+    .channels = GIP__CHANNELS_134,
     .flags = GIP_OP_POINTWISE | GIP_OP_IN_PLACE,
     .params_size = sizeof(convert_step),
     .build = build,

@@ -139,8 +139,7 @@ const gip_op gip__op_cvt = {
            "the CIE formulas, which OpenCV's inverses follow to 1e-4 while its forward codes, "
            "from an interpolated table, are off them by up to 0.3 in L and 0.6 in a and b.",
     .cv_name = "cv2.cvtColor",
-    .params = decl,
-    .nparams = GIP__COUNT(decl),
+    GIP__PARAMS(decl),
     .dtypes = GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_U16) | GIP_DTYPE_BIT(GIP_F32),
     .channels = GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
     .params_size = sizeof(cvt_step),

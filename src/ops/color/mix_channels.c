@@ -200,11 +200,9 @@ const gip_op gip__op_mix_channels = {
            "those no pair names are zeros. gip_mix_channels() takes several sources and "
            "destinations, as cv2.mixChannels.",
     .cv_name = "cv2.mixChannels",
-    .params = decl,
-    .nparams = GIP__COUNT(decl),
-    .dtypes = GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_U16) | GIP_DTYPE_BIT(GIP_S16) |
-              GIP_DTYPE_BIT(GIP_F32),
-    .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
+    GIP__PARAMS(decl),
+    .dtypes = GIP__DTYPES_ALL,
+    .channels = GIP__CHANNELS_134,
     .params_size = sizeof(mix_step),
     .build = build,
     .shape = shape,

@@ -79,8 +79,7 @@ const gip_op gip__op_yuv = {
            "in the same 20-bit fixed point. Reads the chroma planes across the frame, so it is "
            "never tiled.",
     .cv_name = "cv2.cvtColor",
-    .params = decl,
-    .nparams = GIP__COUNT(decl),
+    GIP__PARAMS(decl),
     .dtypes = GIP_DTYPE_BIT(GIP_U8),
     .channels = GIP_CHANNELS_BIT(1),
     .flags = GIP_OP_WHOLE,

@@ -44,8 +44,7 @@ const gip_op gip__op_yuv420 = {
            "I420 and YV12; NV12 and NV21 carry the same bytes interleaved, as OpenCV's own "
            "two-plane encoder writes them).",
     .cv_name = "cv2.cvtColor",
-    .params = decl,
-    .nparams = GIP__COUNT(decl),
+    GIP__PARAMS(decl),
     .dtypes = GIP_DTYPE_BIT(GIP_U8),
     .channels = GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
     .flags = GIP_OP_WHOLE,

@@ -41,8 +41,7 @@ const gip_op gip__op_yuv422 = {
            "14-bit coefficients and rounding, U and V from the sum of the pair: results equal "
            "OpenCV's.",
     .cv_name = "cv2.cvtColor",
-    .params = decl,
-    .nparams = GIP__COUNT(decl),
+    GIP__PARAMS(decl),
     .dtypes = GIP_DTYPE_BIT(GIP_U8),
     .channels = GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
     .flags = GIP_OP_WHOLE,

@@ -54,10 +54,9 @@ const gip_op gip__op_spectrum = {
            "(numpy's fftshift), log of the magnitude, min-max normalised to 0..255 (the seed's "
            "CuPy job). Reads the whole image.",
     .cv_name = NULL,
-    .params = decl,
-    .nparams = GIP__COUNT(decl),
+    GIP__PARAMS(decl),
     .dtypes = GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_U16) | GIP_DTYPE_BIT(GIP_F32),
-    .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
+    .channels = GIP__CHANNELS_134,
     .flags = GIP_OP_WHOLE | GIP_OP_INEXACT,
     .params_size = sizeof(gip_spectrum_params),
     .build = build,

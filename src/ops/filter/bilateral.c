@@ -389,8 +389,7 @@ const gip_op gip__op_bilateral = {
            "and CUDA and within one level of cv2.bilateralFilter's; f32 within 1e-3 of the "
            "value range. 1 or 3 channels, as cv2.",
     .cv_name = "cv2.bilateralFilter",
-    .params = decl,
-    .nparams = GIP__COUNT(decl),
+    GIP__PARAMS(decl),
     .dtypes = GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_F32),
     .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3),
     .params_size = sizeof(gip_bilateral_params),

@@ -143,10 +143,9 @@ const gip_op gip__op_box = {
            "borders; integer sources are summed exactly and rounded as OpenCV rounds, so u8 "
            "results equal cv2.blur's.",
     .cv_name = "cv2.boxFilter",
-    .params = decl,
-    .nparams = GIP__COUNT(decl),
+    GIP__PARAMS(decl),
     .dtypes = GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_U16) | GIP_DTYPE_BIT(GIP_F32),
-    .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
+    .channels = GIP__CHANNELS_134,
     .params_size = sizeof(step),
     .dtype_at = GIP_OP_AT(step, dtype),
     .build = build,

@@ -435,10 +435,9 @@ const gip_op gip__op_canny = {
            "there). Colour images take the channel of largest gradient at each pixel. Edges "
            "connect across the whole image, so it is never tiled.",
     .cv_name = "cv2.Canny",
-    .params = decl,
-    .nparams = GIP__COUNT(decl),
+    GIP__PARAMS(decl),
     .dtypes = GIP_DTYPE_BIT(GIP_U8),
-    .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
+    .channels = GIP__CHANNELS_134,
     .flags = GIP_OP_WHOLE,
     .params_size = sizeof(gip_canny_params),
     .build = build,

@@ -43,15 +43,13 @@ const gip_op gip__op_canny_dxdy = {
            "suppression and hysteresis between the thresholds, as OpenCV, on s16 dx (src) and dy "
            "(--dy FILE, dy= in Python) of the same size and channels; bit-exact with cv2.Canny.",
     .cv_name = "cv2.Canny",
-    .params = decl,
-    .nparams = GIP__COUNT(decl),
+    GIP__PARAMS(decl),
     .dtypes = GIP_DTYPE_BIT(GIP_S16),
-    .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
+    .channels = GIP__CHANNELS_134,
     .flags = GIP_OP_WHOLE,
     .params_size = sizeof(gip_canny_params),
     .build = build,
     .shape = gip__shape_u8c1,
-    .inputs = inputs,
-    .ninputs = GIP__COUNT(inputs),
+    GIP__INPUTS(inputs),
     .run_inputs = run_inputs,
 };

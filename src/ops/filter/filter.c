@@ -183,10 +183,9 @@ const gip_op gip__op_filter = {
     .doc = "dst = the kernel's weighted sum around each pixel (no flip) plus delta, OpenCV's "
            "borders; integer results rounded half to even and saturated.",
     .cv_name = "cv2.filter2D",
-    .params = decl,
-    .nparams = GIP__COUNT(decl),
+    GIP__PARAMS(decl),
     .dtypes = GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_U16) | GIP_DTYPE_BIT(GIP_F32),
-    .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
+    .channels = GIP__CHANNELS_134,
     .params_size = sizeof(step),
     .dtype_at = GIP_OP_AT(step, dtype),
     .build = build,

@@ -233,10 +233,9 @@ const gip_op gip__op_gaussian = {
            "ksize), its default border REFLECT_101 and, for u8, its fixed-point rounding: u8 "
            "results are bit-identical to cv2.GaussianBlur.",
     .cv_name = "cv2.GaussianBlur",
-    .params = decl,
-    .nparams = GIP__COUNT(decl),
+    GIP__PARAMS(decl),
     .dtypes = GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_U16) | GIP_DTYPE_BIT(GIP_F32),
-    .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
+    .channels = GIP__CHANNELS_134,
     .params_size = sizeof(gip_gaussian_params),
     .build = build,
     .halo = halo,

@@ -59,10 +59,9 @@ const gip_op gip__op_invert = {
     .doc = "dst = 255 - src for u8, 65535 - src for u16 and max - src for f32 (max 1.0 unless "
            "given), as cv2.bitwise_not does for u8 and as the seed's Numba kernel did.",
     .cv_name = "cv2.bitwise_not",
-    .params = decl,
-    .nparams = GIP__COUNT(decl),
+    GIP__PARAMS(decl),
     .dtypes = GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_U16) | GIP_DTYPE_BIT(GIP_F32),
-    .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
+    .channels = GIP__CHANNELS_134,
     .flags = GIP_OP_POINTWISE | GIP_OP_IN_PLACE | GIP_OP_INVOLUTION,
     .params_size = sizeof(gip_invert_params),
     .build = build,

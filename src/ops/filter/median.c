@@ -449,11 +449,9 @@ const gip_op gip__op_median = {
            "border, as OpenCV. ksize 3 and 5 for every dtype, up to 255 for u8 (a sliding "
            "histogram). Exact: equal to cv2.medianBlur and identical on CPU and CUDA.",
     .cv_name = "cv2.medianBlur",
-    .params = decl,
-    .nparams = GIP__COUNT(decl),
-    .dtypes = GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_U16) | GIP_DTYPE_BIT(GIP_S16) |
-              GIP_DTYPE_BIT(GIP_F32),
-    .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
+    GIP__PARAMS(decl),
+    .dtypes = GIP__DTYPES_ALL,
+    .channels = GIP__CHANNELS_134,
     .params_size = sizeof(median_step),
     .build = build,
     .halo = halo,

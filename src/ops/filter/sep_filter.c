@@ -180,10 +180,9 @@ const gip_op gip__op_sep_filter = {
            "to OpenCV's) for integer kernels on integer sources; integer results rounded half to "
            "even and saturated.",
     .cv_name = "cv2.sepFilter2D",
-    .params = decl,
-    .nparams = GIP__COUNT(decl),
+    GIP__PARAMS(decl),
     .dtypes = GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_U16) | GIP_DTYPE_BIT(GIP_F32),
-    .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
+    .channels = GIP__CHANNELS_134,
     .params_size = sizeof(step),
     .dtype_at = GIP_OP_AT(step, dtype),
     .build = build,

@@ -317,7 +317,6 @@ static gip_status sobel_run(gip_context *ctx, const gip_image *src, gip_image *d
 }
 
 #define ALL_DTYPES GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_U16) | GIP_DTYPE_BIT(GIP_F32)
-#define ALL_CHANNELS GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4)
 
 const gip_op gip__op_sobel = {
     .name = "sobel",
@@ -327,10 +326,9 @@ const gip_op gip__op_sobel = {
            "times scale plus delta, in the dtype asked for: integer results rounded half to even "
            "and saturated, u8 and u16 as |v| (cv2.convertScaleAbs) unless saturate=1.",
     .cv_name = "cv2.Sobel",
-    .params = sobel_params,
-    .nparams = GIP__COUNT(sobel_params),
+    GIP__PARAMS(sobel_params),
     .dtypes = ALL_DTYPES,
-    .channels = ALL_CHANNELS,
+    .channels = GIP__CHANNELS_134,
     .params_size = sizeof(sobel_step),
     .build = sobel_build,
     .dtype_at = GIP_OP_AT(sobel_step, dtype),
@@ -376,10 +374,9 @@ const gip_op gip__op_edges = {
            "(colour inputs are converted as cv2.cvtColor's RGB2GRAY), times scale plus delta, "
            "rounded and saturated to u8: the seed's Sobel edge detector.",
     .cv_name = NULL,
-    .params = edges_params,
-    .nparams = GIP__COUNT(edges_params),
+    GIP__PARAMS(edges_params),
     .dtypes = ALL_DTYPES,
-    .channels = ALL_CHANNELS,
+    .channels = GIP__CHANNELS_134,
     .params_size = sizeof(gip_sobel_params),
     .build = edges_build,
     .shape = gip__shape_u8c1,

@@ -146,10 +146,9 @@ const gip_op gip__op_unsharp = {
            "blur| < threshold: u8 results equal the cv2 recipe's and are identical on CPU and "
            "CUDA.",
     .cv_name = NULL,
-    .params = decl,
-    .nparams = GIP__COUNT(decl),
+    GIP__PARAMS(decl),
     .dtypes = GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_U16) | GIP_DTYPE_BIT(GIP_F32),
-    .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
+    .channels = GIP__CHANNELS_134,
     .params_size = sizeof(gip_unsharp_params),
     .build = build,
     .halo = halo,

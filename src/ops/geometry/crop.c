@@ -84,11 +84,9 @@ const gip_op gip__op_crop = {
            "image. Every dtype and channel count, identical on every backend. Changes the image "
            "size, so it is not tiled.",
     .cv_name = NULL,
-    .params = decl,
-    .nparams = GIP__COUNT(decl),
-    .dtypes = GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_U16) | GIP_DTYPE_BIT(GIP_S16) |
-              GIP_DTYPE_BIT(GIP_F32),
-    .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
+    GIP__PARAMS(decl),
+    .dtypes = GIP__DTYPES_ALL,
+    .channels = GIP__CHANNELS_134,
     .flags = GIP_OP_WHOLE,
     .params_size = sizeof(crop_step),
     .build = build,

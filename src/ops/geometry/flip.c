@@ -79,11 +79,9 @@ const gip_op gip__op_flip = {
            "src(w-1-x, h-1-y) for code -1: whole pixels move, every dtype and channel count, "
            "results identical on every backend. Reads the mirrored side, so it is not tiled.",
     .cv_name = "cv2.flip",
-    .params = decl,
-    .nparams = GIP__COUNT(decl),
-    .dtypes = GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_U16) | GIP_DTYPE_BIT(GIP_S16) |
-              GIP_DTYPE_BIT(GIP_F32),
-    .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
+    GIP__PARAMS(decl),
+    .dtypes = GIP__DTYPES_ALL,
+    .channels = GIP__CHANNELS_134,
     .flags = GIP_OP_WHOLE,
     .params_size = sizeof(flip_step),
     .build = build,

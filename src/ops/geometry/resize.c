@@ -2125,10 +2125,9 @@ const gip_op gip__op_resize = {
            "size: not tiled, but row streaming (gip run on files larger than memory) and "
            "gip.dask cut it by output rows.",
     .cv_name = "cv2.resize",
-    .params = decl,
-    .nparams = GIP__COUNT(decl),
+    GIP__PARAMS(decl),
     .dtypes = GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_U16) | GIP_DTYPE_BIT(GIP_F32),
-    .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
+    .channels = GIP__CHANNELS_134,
     .flags = GIP_OP_WHOLE,
     .params_size = sizeof(resize_step),
     .build = build,

@@ -86,11 +86,9 @@ const gip_op gip__op_rotate = {
            "pixels move: every dtype and channel count, identical on every backend. Reads the "
            "whole image (not tiled).",
     .cv_name = "cv2.rotate",
-    .params = decl,
-    .nparams = GIP__COUNT(decl),
-    .dtypes = GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_U16) | GIP_DTYPE_BIT(GIP_S16) |
-              GIP_DTYPE_BIT(GIP_F32),
-    .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
+    GIP__PARAMS(decl),
+    .dtypes = GIP__DTYPES_ALL,
+    .channels = GIP__CHANNELS_134,
     .flags = GIP_OP_WHOLE,
     .params_size = sizeof(rotate_step),
     .build = build,

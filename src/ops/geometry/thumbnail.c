@@ -150,10 +150,9 @@ const gip_op gip__op_thumbnail = {
            "Changes the image size: not tiled, but row streaming and gip.dask cut it by output "
            "rows.",
     .cv_name = NULL,
-    .params = decl,
-    .nparams = GIP__COUNT(decl),
+    GIP__PARAMS(decl),
     .dtypes = GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_U16) | GIP_DTYPE_BIT(GIP_F32),
-    .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
+    .channels = GIP__CHANNELS_134,
     .flags = GIP_OP_WHOLE,
     .params_size = sizeof(thumb_step),
     .build = build,

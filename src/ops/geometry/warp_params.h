@@ -49,10 +49,9 @@ int32_t gip__warp_reads_dst(const void *params);
 /* What warp_affine and warp_perspective share beside their name and words: their file's `decl`,
  * `build` and `run`, the dtypes and channels, whole-image reading, the step and its shape. */
 #define GIP__WARP_ENTRY                                                                            \
-    .family = "geometry", .params = decl, .nparams = GIP__COUNT(decl),                             \
+    .family = "geometry", GIP__PARAMS(decl),                                                       \
     .dtypes = GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_U16) | GIP_DTYPE_BIT(GIP_F32),             \
-    .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),                   \
-    .flags = GIP_OP_WHOLE, .params_size = sizeof(gip__warp_step), .build = build,                  \
-    .shape = gip__warp_shape, .run = run, .reads_dst = gip__warp_reads_dst
+    .channels = GIP__CHANNELS_134, .flags = GIP_OP_WHOLE, .params_size = sizeof(gip__warp_step),   \
+    .build = build, .shape = gip__warp_shape, .run = run, .reads_dst = gip__warp_reads_dst
 
 #endif

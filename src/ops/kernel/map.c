@@ -31,10 +31,9 @@ const gip_op gip__op_map = {
            "saturated. Expressions that do not read the position fold into one table pass with "
            "their point-wise neighbours in a pipeline.",
     .cv_name = NULL,
-    .params = decl,
-    .nparams = GIP__COUNT(decl),
+    GIP__PARAMS(decl),
     .dtypes = GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_U16) | GIP_DTYPE_BIT(GIP_F32),
-    .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
+    .channels = GIP__CHANNELS_134,
     .flags = GIP_OP_POINTWISE | GIP_OP_SCALARS,
     .params_size = sizeof(gip__expr_step),
     .build = build,

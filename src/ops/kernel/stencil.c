@@ -44,10 +44,9 @@ const gip_op gip__op_stencil = {
            "with OpenCV's borders outside the image; the seed's PyCUDA 3x3 mean is "
            "'out = (in(-1,-1) + ... + in(1,1)) / 9'.",
     .cv_name = NULL,
-    .params = decl,
-    .nparams = GIP__COUNT(decl),
+    GIP__PARAMS(decl),
     .dtypes = GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_U16) | GIP_DTYPE_BIT(GIP_F32),
-    .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
+    .channels = GIP__CHANNELS_134,
     .flags = GIP_OP_SCALARS,
     .params_size = sizeof(gip__expr_step),
     .build = build,

@@ -110,11 +110,11 @@ int32_t gip__morph_border(const void *params);
  * their file's `decl`, `build` and `run`, the dtypes and channels, the element's halo and border,
  * and the element's copy and release. */
 #define GIP__MORPH_ENTRY                                                                           \
-    .family = "morphology", .params = decl, .nparams = GIP__COUNT(decl),                           \
+    .family = "morphology", GIP__PARAMS(decl),                                                     \
     .dtypes = GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_U16) | GIP_DTYPE_BIT(GIP_S16) |            \
               GIP_DTYPE_BIT(GIP_F32),                                                              \
-    .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),                   \
-    .params_size = sizeof(gip__morph_step), .build = build, .release = gip__morph_release,         \
-    .copy = gip__morph_copy, .halo = gip__morph_halo, .border = gip__morph_border, .run = run
+    .channels = GIP__CHANNELS_134, .params_size = sizeof(gip__morph_step), .build = build,         \
+    .release = gip__morph_release, .copy = gip__morph_copy, .halo = gip__morph_halo,               \
+    .border = gip__morph_border, .run = run
 
 #endif

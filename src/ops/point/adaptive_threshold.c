@@ -141,8 +141,7 @@ const gip_op gip__op_adaptive_threshold = {
            "Gaussian blur rounded to u8 (method gaussian, sigma from the block size) over "
            "block_size x block_size with replicated borders, as OpenCV. u8 with one channel.",
     .cv_name = "cv2.adaptiveThreshold",
-    .params = decl,
-    .nparams = GIP__COUNT(decl),
+    GIP__PARAMS(decl),
     .dtypes = GIP_DTYPE_BIT(GIP_U8),
     .channels = GIP_CHANNELS_BIT(1),
     .params_size = sizeof(adaptive_step),

@@ -45,15 +45,12 @@ const gip_op gip__op_add_weighted = {
            "fma(src2, beta, gamma)) in single precision as OpenCV's vector code does, rounded "
            "half to even for integer dtypes.",
     .cv_name = "cv2.addWeighted",
-    .params = decl,
-    .nparams = GIP__COUNT(decl),
-    .dtypes = GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_U16) | GIP_DTYPE_BIT(GIP_S16) |
-              GIP_DTYPE_BIT(GIP_F32),
-    .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
+    GIP__PARAMS(decl),
+    .dtypes = GIP__DTYPES_ALL,
+    .channels = GIP__CHANNELS_134,
     .flags = GIP_OP_IN_PLACE,
     .params_size = sizeof(weighted_step),
     .build = build,
-    .inputs = inputs,
-    .ninputs = GIP__COUNT(inputs),
+    GIP__INPUTS(inputs),
     .run_inputs = run_inputs,
 };

@@ -40,8 +40,7 @@ typedef struct gip__arith_step {
 /* What an arithmetic entry holds beside its name and words: its file's `decl` and `build`, the
  * dtypes it takes, and what they all share (point-wise, in place, src2 and mask inputs). */
 #define GIP__ARITH_ENTRY(dtypes_)                                                                  \
-    .family = "point", .params = decl, .nparams = GIP__COUNT(decl), .dtypes = (dtypes_),           \
-    .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),                   \
+    .family = "point", GIP__PARAMS(decl), .dtypes = (dtypes_), .channels = GIP__CHANNELS_134,      \
     .flags = GIP_OP_POINTWISE | GIP_OP_IN_PLACE, .params_size = sizeof(gip__arith_step),           \
     .build = build, .inputs = gip__arith_inputs, .ninputs = 2, .run_inputs = gip__arith_run
 

@@ -44,11 +44,9 @@ const gip_op gip__op_convert_scale_abs = {
     .doc = "dst = saturate(|fma(src, alpha, beta)|) in single precision, rounded half to even, "
            "into u8 whatever the source's dtype.",
     .cv_name = "cv2.convertScaleAbs",
-    .params = decl,
-    .nparams = GIP__COUNT(decl),
-    .dtypes = GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_U16) | GIP_DTYPE_BIT(GIP_S16) |
-              GIP_DTYPE_BIT(GIP_F32),
-    .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
+    GIP__PARAMS(decl),
+    .dtypes = GIP__DTYPES_ALL,
+    .channels = GIP__CHANNELS_134,
     .flags = GIP_OP_POINTWISE,
     .params_size = sizeof(csa_step),
     .build = build,

@@ -26,10 +26,9 @@ const gip_op gip__op_gamma = {
     .doc = "u8: 255 * (x / 255) ^ gamma in double precision, rounded half to even (one table "
            "for both backends); f32: x ^ gamma.",
     .cv_name = NULL,
-    .params = decl,
-    .nparams = GIP__COUNT(decl),
+    GIP__PARAMS(decl),
     .dtypes = GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_F32),
-    .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
+    .channels = GIP__CHANNELS_134,
     .flags = GIP_OP_POINTWISE | GIP_OP_IN_PLACE,
     .params_size = sizeof(double),
     .build = build,

@@ -92,11 +92,9 @@ const gip_op gip__op_inrange = {
            "rounded and saturated to their dtype (as OpenCV converts scalars); f32 compares in "
            "single precision. One number applies to every channel.",
     .cv_name = "cv2.inRange",
-    .params = decl,
-    .nparams = GIP__COUNT(decl),
-    .dtypes = GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_U16) | GIP_DTYPE_BIT(GIP_S16) |
-              GIP_DTYPE_BIT(GIP_F32),
-    .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
+    GIP__PARAMS(decl),
+    .dtypes = GIP__DTYPES_ALL,
+    .channels = GIP__CHANNELS_134,
     .params_size = sizeof(range_step),
     .build = build,
     .shape = shape,

@@ -65,10 +65,9 @@ const gip_op gip__op_lut = {
     .doc = "dst = table[src] for u8 images: one row of 256 values for every channel, or one row "
            "per channel (as a cv2.LUT table with the image's channels).",
     .cv_name = "cv2.LUT",
-    .params = decl,
-    .nparams = GIP__COUNT(decl),
+    GIP__PARAMS(decl),
     .dtypes = GIP_DTYPE_BIT(GIP_U8),
-    .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
+    .channels = GIP__CHANNELS_134,
     .flags = GIP_OP_POINTWISE | GIP_OP_IN_PLACE,
     .params_size = sizeof(lut_step),
     .build = build,

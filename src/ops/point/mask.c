@@ -125,15 +125,12 @@ const gip_op gip__op_mask = {
            "u8 image of src's size (--mask FILE on the command line, mask= in Python). dst may "
            "be src.",
     .cv_name = "cv2.copyTo",
-    .params = decl,
-    .nparams = GIP__COUNT(decl),
-    .dtypes = GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_U16) | GIP_DTYPE_BIT(GIP_S16) |
-              GIP_DTYPE_BIT(GIP_F32),
-    .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
+    GIP__PARAMS(decl),
+    .dtypes = GIP__DTYPES_ALL,
+    .channels = GIP__CHANNELS_134,
     .flags = GIP_OP_IN_PLACE,
     .params_size = sizeof(mask_step),
     .build = build,
-    .inputs = inputs,
-    .ninputs = GIP__COUNT(inputs),
+    GIP__INPUTS(inputs),
     .run_inputs = run_inputs,
 };

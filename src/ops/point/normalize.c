@@ -332,16 +332,13 @@ const gip_op gip__op_normalize = {
            "double precision), applied as convert applies them (single precision, rounded half "
            "to even). With a mask, only its pixels count and the result is 0 elsewhere.",
     .cv_name = "cv2.normalize",
-    .params = decl,
-    .nparams = GIP__COUNT(decl),
-    .dtypes = GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_U16) | GIP_DTYPE_BIT(GIP_S16) |
-              GIP_DTYPE_BIT(GIP_F32),
-    .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
+    GIP__PARAMS(decl),
+    .dtypes = GIP__DTYPES_ALL,
+    .channels = GIP__CHANNELS_134,
     .flags = GIP_OP_WHOLE | GIP_OP_IN_PLACE,
     .params_size = sizeof(normalize_step),
     .build = build,
     .dtype_at = GIP_OP_AT(normalize_step, dtype),
-    .inputs = inputs,
-    .ninputs = GIP__COUNT(inputs),
+    GIP__INPUTS(inputs),
     .run_inputs = run_inputs,
 };

@@ -241,11 +241,9 @@ const gip_op gip__op_threshold = {
            "images compare with floor(thresh) and take maxval rounded and saturated, as OpenCV; "
            "f32 compares in single precision. Otsu and triangle thresholds are threshold_auto.",
     .cv_name = "cv2.threshold",
-    .params = decl,
-    .nparams = GIP__COUNT(decl),
-    .dtypes = GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_U16) | GIP_DTYPE_BIT(GIP_S16) |
-              GIP_DTYPE_BIT(GIP_F32),
-    .channels = GIP_CHANNELS_BIT(1) | GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
+    GIP__PARAMS(decl),
+    .dtypes = GIP__DTYPES_ALL,
+    .channels = GIP__CHANNELS_134,
     .flags = GIP_OP_POINTWISE | GIP_OP_IN_PLACE,
     .params_size = sizeof(threshold_step),
     .build = build,

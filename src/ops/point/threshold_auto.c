@@ -47,8 +47,7 @@ const gip_op gip__op_threshold_auto = {
            "it (getThreshVal_Otsu_8u, getThreshVal_Triangle_8u), then the rule of `type` is "
            "applied as threshold does. u8 images with one channel.",
     .cv_name = "cv2.threshold",
-    .params = decl,
-    .nparams = GIP__COUNT(decl),
+    GIP__PARAMS(decl),
     .dtypes = GIP_DTYPE_BIT(GIP_U8),
     .channels = GIP_CHANNELS_BIT(1),
     .flags = GIP_OP_WHOLE | GIP_OP_IN_PLACE,

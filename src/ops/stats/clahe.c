@@ -399,8 +399,7 @@ const gip_op gip__op_clahe = {
            "u16 (65536 bins). Sizes that are not a multiple of the grid are extended by "
            "reflect101 for the tables, as OpenCV. Reads the whole image, so it is never tiled.",
     .cv_name = "cv2.createCLAHE",
-    .params = decl,
-    .nparams = GIP__COUNT(decl),
+    GIP__PARAMS(decl),
     .dtypes = GIP_DTYPE_BIT(GIP_U8) | GIP_DTYPE_BIT(GIP_U16),
     .channels = GIP_CHANNELS_BIT(1),
     .flags = GIP_OP_WHOLE,
