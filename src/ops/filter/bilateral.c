@@ -29,62 +29,74 @@ static const char OP[] = "gip_bilateral_filter";
 /* Pixels of a row a chunk: the sums of a chunk (four floats a pixel) stay in L1 over the taps. */
 #define BIL_CHUNK 512
 
-/* One tap over pixels [x0, x1) of a row: the colour weight of each pixel's difference (the sum
- * of the channels' absolute differences) times the tap's space weight, added to the weighted
- * sums and the weight sum, each as a separate multiply and add (the scalar loop's and the CUDA
- * kernel's roundings). Returns the first pixel not done. */
+/* Every tap over pixels [0, x1) of a row, a block of pixels at a time with its sums in
+ * registers: the colour weight of each pixel's difference (the sum of the channels' absolute
+ * differences) times the tap's space weight, added to the weighted sums and the weight sum in tap
+ * order, each as a separate multiply and add (the scalar loop's and the CUDA kernel's roundings).
+ * q[k] is tap k's plane-0 pointer for pixel 0, s0 the centre's; planes are pp apart. The sums go
+ * to sum (c planes of w) and wsum once a block. Returns the first pixel not done. */
 #ifdef BIL_HAVE_AVX2
-/* 8 pixels of channel plane pointers q, s0 at x: the eight pixels' values as floats (qf) and
- * their absolute differences added to diff. */
-#define BIL_LOAD8(QP, SP, X, QF, DIFF)                                                             \
+/* 8 pixels of plane pointer QP at X: their values as floats (QF), their absolute difference to
+ * the centre's (S, as int32) added to DIFF. */
+#define BIL_LOAD8(QP, X, S, QF, DIFF)                                                              \
     do {                                                                                           \
         const __m256i a_ = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)((QP) + (X))));   \
-        const __m256i b_ = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)((SP) + (X))));   \
-        DIFF = _mm256_add_epi32(DIFF, _mm256_abs_epi32(_mm256_sub_epi32(a_, b_)));                 \
+        DIFF = _mm256_add_epi32(DIFF, _mm256_abs_epi32(_mm256_sub_epi32(a_, S)));                  \
         QF = _mm256_cvtepi32_ps(a_);                                                               \
     } while (0)
-#define BIL_ACC(PTR, V) _mm256_storeu_ps((PTR), _mm256_add_ps(_mm256_loadu_ps(PTR), (V)))
+#define BIL_CENTRE8(P) _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(P)))
 
-__attribute__((target("avx2"))) static int64_t
-tap_avx2(const uint8_t *const q[3], const uint8_t *const s0[3], int32_t c, const float *color,
-         float sw, float *const sum[3], float *wsum, int64_t x0, int64_t x1)
+__attribute__((target("avx2"))) static int64_t row_avx2(const uint8_t *const *q, int32_t ntaps,
+                                                        const float *space, const uint8_t *s0,
+                                                        int64_t pp, int32_t c, const float *color,
+                                                        float *sum, float *wsum, int64_t w)
 {
-    const __m256 vsw = _mm256_set1_ps(sw);
-    int64_t x = x0;
-    if (c == 1) { /* two gathers in flight */
-        for (; x + 16 <= x1; x += 16) {
-            __m256i d0 = _mm256_setzero_si256(), d1 = _mm256_setzero_si256();
-            __m256 f0, f1;
-            BIL_LOAD8(q[0], s0[0], x, f0, d0);
-            BIL_LOAD8(q[0], s0[0], x + 8, f1, d1);
-            const __m256 w0 = _mm256_mul_ps(vsw, _mm256_i32gather_ps(color, d0, 4));
-            const __m256 w1 = _mm256_mul_ps(vsw, _mm256_i32gather_ps(color, d1, 4));
-            BIL_ACC(sum[0] + x, _mm256_mul_ps(f0, w0));
-            BIL_ACC(sum[0] + x + 8, _mm256_mul_ps(f1, w1));
-            BIL_ACC(wsum + x, w0);
-            BIL_ACC(wsum + x + 8, w1);
+    int64_t x = 0;
+    if (c == 1) { /* 16 pixels: two gathers a tap */
+        for (; x + 16 <= w; x += 16) {
+            __m256 a0 = _mm256_setzero_ps(), a1 = a0, w0 = a0, w1 = a0;
+            const __m256i c0 = BIL_CENTRE8(s0 + x), c1 = BIL_CENTRE8(s0 + x + 8);
+            for (int32_t k = 0; k < ntaps; k++) {
+                const __m256 vsw = _mm256_set1_ps(space[k]);
+                __m256i d0 = _mm256_setzero_si256(), d1 = _mm256_setzero_si256();
+                __m256 f0, f1;
+                BIL_LOAD8(q[k], x, c0, f0, d0);
+                BIL_LOAD8(q[k], x + 8, c1, f1, d1);
+                const __m256 k0 = _mm256_mul_ps(vsw, _mm256_i32gather_ps(color, d0, 4));
+                const __m256 k1 = _mm256_mul_ps(vsw, _mm256_i32gather_ps(color, d1, 4));
+                a0 = _mm256_add_ps(a0, _mm256_mul_ps(f0, k0));
+                a1 = _mm256_add_ps(a1, _mm256_mul_ps(f1, k1));
+                w0 = _mm256_add_ps(w0, k0);
+                w1 = _mm256_add_ps(w1, k1);
+            }
+            _mm256_storeu_ps(sum + x, a0);
+            _mm256_storeu_ps(sum + x + 8, a1);
+            _mm256_storeu_ps(wsum + x, w0);
+            _mm256_storeu_ps(wsum + x + 8, w1);
         }
         return x;
     }
-    for (; x + 16 <= x1; x += 16) {
-        __m256i d0 = _mm256_setzero_si256(), d1 = _mm256_setzero_si256();
-        __m256 a0, b0, c0, a1, b1, c1;
-        BIL_LOAD8(q[0], s0[0], x, a0, d0);
-        BIL_LOAD8(q[1], s0[1], x, b0, d0);
-        BIL_LOAD8(q[2], s0[2], x, c0, d0);
-        BIL_LOAD8(q[0], s0[0], x + 8, a1, d1);
-        BIL_LOAD8(q[1], s0[1], x + 8, b1, d1);
-        BIL_LOAD8(q[2], s0[2], x + 8, c1, d1);
-        const __m256 w0 = _mm256_mul_ps(vsw, _mm256_i32gather_ps(color, d0, 4));
-        const __m256 w1 = _mm256_mul_ps(vsw, _mm256_i32gather_ps(color, d1, 4));
-        BIL_ACC(sum[0] + x, _mm256_mul_ps(a0, w0));
-        BIL_ACC(sum[1] + x, _mm256_mul_ps(b0, w0));
-        BIL_ACC(sum[2] + x, _mm256_mul_ps(c0, w0));
-        BIL_ACC(wsum + x, w0);
-        BIL_ACC(sum[0] + x + 8, _mm256_mul_ps(a1, w1));
-        BIL_ACC(sum[1] + x + 8, _mm256_mul_ps(b1, w1));
-        BIL_ACC(sum[2] + x + 8, _mm256_mul_ps(c1, w1));
-        BIL_ACC(wsum + x + 8, w1);
+    for (; x + 8 <= w; x += 8) { /* three channels: 8 pixels */
+        __m256 a = _mm256_setzero_ps(), b = a, cc = a, ws = a;
+        const __m256i ca = BIL_CENTRE8(s0 + x), cb = BIL_CENTRE8(s0 + pp + x),
+                      cz = BIL_CENTRE8(s0 + 2 * pp + x);
+        for (int32_t k = 0; k < ntaps; k++) {
+            const __m256 vsw = _mm256_set1_ps(space[k]);
+            __m256i d = _mm256_setzero_si256();
+            __m256 fa, fb, fc;
+            BIL_LOAD8(q[k], x, ca, fa, d);
+            BIL_LOAD8(q[k] + pp, x, cb, fb, d);
+            BIL_LOAD8(q[k] + 2 * pp, x, cz, fc, d);
+            const __m256 wk = _mm256_mul_ps(vsw, _mm256_i32gather_ps(color, d, 4));
+            a = _mm256_add_ps(a, _mm256_mul_ps(fa, wk));
+            b = _mm256_add_ps(b, _mm256_mul_ps(fb, wk));
+            cc = _mm256_add_ps(cc, _mm256_mul_ps(fc, wk));
+            ws = _mm256_add_ps(ws, wk);
+        }
+        _mm256_storeu_ps(sum + x, a);
+        _mm256_storeu_ps(sum + w + x, b);
+        _mm256_storeu_ps(sum + 2 * w + x, cc);
+        _mm256_storeu_ps(wsum + x, ws);
     }
     return x;
 }
@@ -99,8 +111,9 @@ typedef struct bil_job {
 } bil_job;
 
 /* u8: for each output row, the 2r + 1 bordered source rows padded by r pixels each side (three
- * channels as planes), then tap by tap over the whole row (each pixel's sums still in tap order,
- * as on CUDA), in loops the compiler vectorises; compiled for x86-64-v3 too. */
+ * channels as planes), then every tap for a block of pixels (row_avx2), the rest tap by tap over
+ * chunks of the row in loops the compiler vectorises (compiled for x86-64-v3 too); each pixel's
+ * sums in tap order either way, as on CUDA. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 __attribute__((target_clones("arch=x86-64-v3", "default")))
 #endif
@@ -115,11 +128,13 @@ rows_u8(void *arg, int64_t y0, int64_t y1)
     uint8_t *pad = malloc((size_t)(pw * nr));
     int64_t *tag = malloc((size_t)nr * sizeof *tag);
     const uint8_t **rowp = malloc((size_t)nr * sizeof *rowp);
+    const uint8_t **qk = malloc((size_t)p->ntaps * sizeof *qk); /* each tap's row pointer */
     float *sum = malloc((size_t)(w * c) * sizeof *sum), *wsum = malloc((size_t)w * sizeof *wsum);
-    if (!pad || !tag || !rowp || !sum || !wsum) {
+    if (!pad || !tag || !rowp || !qk || !sum || !wsum) {
         free(pad);
         free(tag);
         free(rowp);
+        free(qk);
         free(sum);
         free(wsum);
         atomic_store(&j->failed, 1);
@@ -160,23 +175,22 @@ rows_u8(void *arg, int64_t y0, int64_t y1)
         }
         memset(sum, 0, (size_t)(w * c) * sizeof *sum);
         memset(wsum, 0, (size_t)w * sizeof *wsum);
-        /* a chunk of the row at a time, so that its sums stay in L1 across the taps */
-        for (int64_t x0 = 0; x0 < w; x0 += BIL_CHUNK) {
+        const uint8_t *s0 = rowp[r] + r;
+        for (int32_t k = 0; k < p->ntaps; k++)
+            qk[k] = rowp[p->dy[k] + r] + p->dx[k] + r;
+        int64_t xs = 0; /* the pixels the AVX2 loop leaves */
+#ifdef BIL_HAVE_AVX2
+        if (avx2)
+            xs = row_avx2(qk, p->ntaps, p->space, s0, pp, c, p->color, sum, wsum, w);
+#endif
+        /* the rest a chunk at a time, tap by tap, so that its sums stay in L1 across the taps */
+        for (int64_t x0 = xs; x0 < w; x0 += BIL_CHUNK) {
             const int64_t x1 = x0 + BIL_CHUNK < w ? x0 + BIL_CHUNK : w;
             for (int32_t k = 0; k < p->ntaps; k++) {
-                const uint8_t *q = rowp[p->dy[k] + r] + p->dx[k] + r, *s0 = rowp[r] + r;
+                const uint8_t *q = qk[k];
                 const float sw = p->space[k];
-                int64_t xs = x0; /* the pixels the AVX2 loop leaves */
-#ifdef BIL_HAVE_AVX2
-                if (avx2) {
-                    const uint8_t *const qc[3] = {q, q + pp, q + 2 * pp};
-                    const uint8_t *const sc[3] = {s0, s0 + pp, s0 + 2 * pp};
-                    float *const sums[3] = {sum, sum + w, sum + 2 * w};
-                    xs = tap_avx2(qc, sc, c, p->color, sw, sums, wsum, x0, x1);
-                }
-#endif
                 if (c == 1) {
-                    for (int64_t x = xs; x < x1; x++) {
+                    for (int64_t x = x0; x < x1; x++) {
                         const float wk = sw * p->color[abs((int32_t)q[x] - (int32_t)s0[x])];
                         sum[x] += (float)q[x] * wk;
                         wsum[x] += wk;
@@ -184,7 +198,7 @@ rows_u8(void *arg, int64_t y0, int64_t y1)
                 } else {
                     const uint8_t *q1 = q + pp, *q2 = q + 2 * pp, *s1 = s0 + pp, *s2 = s0 + 2 * pp;
                     float *sum1 = sum + w, *sum2 = sum + 2 * w;
-                    for (int64_t x = xs; x < x1; x++) {
+                    for (int64_t x = x0; x < x1; x++) {
                         const int32_t diff = abs((int32_t)q[x] - (int32_t)s0[x]) +
                                              abs((int32_t)q1[x] - (int32_t)s1[x]) +
                                              abs((int32_t)q2[x] - (int32_t)s2[x]);
@@ -207,6 +221,7 @@ rows_u8(void *arg, int64_t y0, int64_t y1)
     free(pad);
     free(tag);
     free(rowp);
+    free(qk);
     free(sum);
     free(wsum);
 }
