@@ -1,14 +1,16 @@
-#!/ bin / sh
-#One call on the GPU machine : build with CUDA, run the whole test suite(GPU tests included), run
-#the GPU tests again under compute -                                                               \
-    sanitizer(memcheck, initcheck and racecheck, long tests in slices),
-#then the GPU benchmarks.Logs are packed into $OUT / gpu - check.tgz(the device tool brings back at
-#most 8 files) with summary.txt beside it.Prints a summary last.
-set - u cd "$(dirname " $0 ")/.." || exit 1 DEST = ${OUT : -out / gpu - check} OUT =
-    $(mktemp - d / tmp / gip - gpu - check.XXXXXX) mkdir - p "$DEST" pack()
-{
-    cp "$OUT/summary.txt"
-       "$DEST/" 2 > / dev / null cp "$OUT" / bench/*.md "$OUT"/bench/*.png "$DEST/" 2>/dev/null # the JSON files are in the tgz
+#!/bin/sh
+# One call on the GPU machine: build with CUDA, run the whole test suite (GPU tests included), run
+# the GPU tests again under compute-sanitizer (memcheck, initcheck and racecheck, long tests in slices),
+# then the GPU benchmarks. Logs are packed into $OUT/gpu-check.tgz (the device tool brings back at
+# most 8 files) with summary.txt beside it. Prints a summary last.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+DEST=${OUT:-out/gpu-check}
+OUT=$(mktemp -d /tmp/gip-gpu-check.XXXXXX)
+mkdir -p "$DEST"
+pack() {
+    cp "$OUT/summary.txt" "$DEST/" 2>/dev/null
+    cp "$OUT"/bench/*.md "$OUT"/bench/*.png "$DEST/" 2>/dev/null # the JSON files are in the tgz
     tar czf "$DEST/gpu-check.tgz" -C "$OUT" .
 }
 trap pack EXIT
@@ -91,7 +93,7 @@ slices_of() { # tool test-name
         echo "$SAN_RACE_SLICES"; return ;;
     # racecheck of these ran past 150 s whole on an H100
     racecheck:test_median | racecheck:test_resize | racecheck:test_match_template | \
-        racecheck:test_style | racecheck:test_transfer)
+        racecheck:test_style | racecheck:test_transfer | racecheck:test_loader)
         echo "$SAN_SLICES"; return ;;
     # initcheck of these ran past 100 s whole on an H100 (loader and nvjpeg past 170 s)
     initcheck:test_flip | initcheck:test_rotate | initcheck:test_resize | \
