@@ -278,23 +278,7 @@ __global__ void k_tv(const float *x, float *g, int64_t c, int64_t h, int64_t w, 
     int64_t n = c * h * w;
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
          i += (int64_t)gridDim.x * blockDim.x) {
-        int64_t xx = i % w, y = (i / w) % h;
-        float v = x[i], acc = 0.0f;
-        if (xx + 1 < w) {
-            float d = x[i + 1] - v;
-            s += (double)d * d;
-            acc -= d;
-        }
-        if (xx > 0)
-            acc += v - x[i - 1];
-        if (y + 1 < h) {
-            float d = x[i + w] - v;
-            s += (double)d * d;
-            acc -= d;
-        }
-        if (y > 0)
-            acc += v - x[i - w];
-        g[i] += k * acc;
+        g[i] += k * gip__style_tv_pixel(x + i, i % w, (i / w) % h, h, w, &s);
     }
     block_sum_store(s, &partials[blockIdx.x]);
 }
