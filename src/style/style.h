@@ -9,6 +9,12 @@
 #include "gip/style.h"
 #include "internal.h"
 
+#if defined(__CUDACC__)
+#define GIP__STYLE_HD __host__ __device__ __forceinline__
+#else
+#define GIP__STYLE_HD static inline
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -203,6 +209,31 @@ typedef struct gip__wolfe_result {
 /* f0, gtd0: value and slope at t = 0 (gtd0 < 0); t: first trial step; d_norm: max |d| (the
  * search stops when the bracket is narrower than 1e-9 / d_norm); c1, c2: the Wolfe constants
  * (1e-4, 0.9); max_ls: evaluations allowed (25). */
+/* Total variation at the pixel p, column x and row y of an h x w plane: adds the squares of its
+ * right and lower differences to *s and returns its gradient (before the weight), the same
+ * operations in the same order on both backends. */
+GIP__STYLE_HD float gip__style_tv_pixel(const float *p, int64_t x, int64_t y, int64_t h, int64_t w,
+                                        double *s)
+{
+    const float v = p[0];
+    float acc = 0.0f;
+    if (x + 1 < w) {
+        float d = p[1] - v;
+        *s += (double)d * d;
+        acc -= d;
+    }
+    if (x > 0)
+        acc += v - p[-1];
+    if (y + 1 < h) {
+        float d = p[w] - v;
+        *s += (double)d * d;
+        acc -= d;
+    }
+    if (y > 0)
+        acc += v - p[-w];
+    return acc;
+}
+
 gip_status gip__strong_wolfe(gip__phi_fn phi, void *arg, double f0, double gtd0, double t,
                              double d_norm, double c1, double c2, int max_ls,
                              gip__wolfe_result *out);

@@ -553,24 +553,8 @@ static void tv_range(void *arg, int64_t begin, int64_t end)
         const float *row = j->x + r * w;
         float *gr = j->g + r * w;
         double s = 0;
-        for (int64_t x = 0; x < w; x++) {
-            float v = row[x], acc = 0.0f;
-            if (x + 1 < w) {
-                float d = row[x + 1] - v;
-                s += (double)d * d;
-                acc -= d;
-            }
-            if (x > 0)
-                acc += v - row[x - 1];
-            if (y + 1 < h) {
-                float d = row[x + w] - v;
-                s += (double)d * d;
-                acc -= d;
-            }
-            if (y > 0)
-                acc += v - row[x - w];
-            gr[x] += j->k * acc;
-        }
+        for (int64_t x = 0; x < w; x++)
+            gr[x] += j->k * gip__style_tv_pixel(row + x, x, y, h, w, &s);
         j->partial[r] = s;
     }
 }

@@ -278,23 +278,7 @@ __global__ void k_tv(const float *x, float *g, int64_t c, int64_t h, int64_t w, 
     int64_t n = c * h * w;
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
          i += (int64_t)gridDim.x * blockDim.x) {
-        int64_t xx = i % w, y = (i / w) % h;
-        float v = x[i], acc = 0.0f;
-        if (xx + 1 < w) {
-            float d = x[i + 1] - v;
-            s += (double)d * d;
-            acc -= d;
-        }
-        if (xx > 0)
-            acc += v - x[i - 1];
-        if (y + 1 < h) {
-            float d = x[i + w] - v;
-            s += (double)d * d;
-            acc -= d;
-        }
-        if (y > 0)
-            acc += v - x[i - w];
-        g[i] += k * acc;
+        g[i] += k * gip__style_tv_pixel(x + i, i % w, (i / w) % h, h, w, &s);
     }
     block_sum_store(s, &partials[blockIdx.x]);
 }
@@ -584,6 +568,22 @@ static bool math_ok(cudnnMathType_t m, int tf32)
     return tf32 || m == CUDNN_FMA_MATH || m == CUDNN_DEFAULT_MATH;
 }
 
+/* e's algorithm, math type and workspace from the first of cuDNN's count proposals perf (forward
+ * or backward-data, fastest first) that succeeds deterministically within the workspace limit
+ * in an accepted math type; e is left as it is where none does. */
+template <typename Perf>
+static void take_first(const Perf *perf, int count, int tf32, algo_entry *e)
+{
+    for (int i = 0; i < count; i++)
+        if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= MAX_WORKSPACE &&
+            perf[i].determinism == CUDNN_DETERMINISTIC && math_ok(perf[i].mathType, tf32)) {
+            e->algo = (int)perf[i].algo;
+            e->math = tf32 ? perf[i].mathType : CUDNN_FMA_MATH;
+            e->ws = perf[i].memory;
+            return;
+        }
+}
+
 /* Picks (and caches) the fastest deterministic algorithm cuDNN's heuristics propose for layer l
  * on an h x w input, within the workspace limit. */
 static gip_status pick_algo(gip_context *ctx, gip__style_state *st, int l, int bwd, int64_t h,
@@ -612,14 +612,7 @@ static gip_status pick_algo(gip_context *ctx, gip__style_state *st, int l, int b
                                 CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &count, perf),
                             "cudnnGetConvolutionForwardAlgorithm_v7")))
             return s;
-        for (int i = 0; i < count; i++)
-            if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= MAX_WORKSPACE &&
-                perf[i].determinism == CUDNN_DETERMINISTIC && math_ok(perf[i].mathType, tf32)) {
-                e.algo = (int)perf[i].algo;
-                e.math = tf32 ? perf[i].mathType : CUDNN_FMA_MATH;
-                e.ws = perf[i].memory;
-                break;
-            }
+        take_first(perf, count, tf32, &e);
     } else {
         cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
         if ((s = dnn_status(ctx,
@@ -628,14 +621,7 @@ static gip_status pick_algo(gip_context *ctx, gip__style_state *st, int l, int b
                                 CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &count, perf),
                             "cudnnGetConvolutionBackwardDataAlgorithm_v7")))
             return s;
-        for (int i = 0; i < count; i++)
-            if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= MAX_WORKSPACE &&
-                perf[i].determinism == CUDNN_DETERMINISTIC && math_ok(perf[i].mathType, tf32)) {
-                e.algo = (int)perf[i].algo;
-                e.math = tf32 ? perf[i].mathType : CUDNN_FMA_MATH;
-                e.ws = perf[i].memory;
-                break;
-            }
+        take_first(perf, count, tf32, &e);
     }
     if (e.algo < 0)
         return gip__error(ctx, GIP_ERR_DEVICE,
@@ -664,15 +650,25 @@ static gip_status set_descs(gip_context *ctx, gip__style_state *st, int l, int64
                       "cudnnSetTensor4dDescriptor");
 }
 
+/* Layer l's descriptors at h x w, its algorithm for the direction bwd (*e), the workspace and the
+ * math type that algorithm takes: what a forward or backward-data convolution sets up first. */
+static gip_status prepare_conv(gip_context *ctx, gip__style_state *st, int l, int bwd, int64_t h,
+                               int64_t w, algo_entry **e)
+{
+    gip_status s;
+    if ((s = set_descs(ctx, st, l, h, w)) || (s = pick_algo(ctx, st, l, bwd, h, w, e)) ||
+        (s = ensure_ws(ctx, st, (*e)->ws)))
+        return s;
+    return dnn_status(ctx, dnn.SetConvolutionMathType(st->conv, (*e)->math),
+                      "cudnnSetConvolutionMathType");
+}
+
 static gip_status cu_conv_fwd(gip_context *ctx, gip__style_state *st, int l, const float *in,
                               float *out, int64_t h, int64_t w)
 {
     algo_entry *e;
-    gip_status s;
-    if ((s = set_descs(ctx, st, l, h, w)) || (s = pick_algo(ctx, st, l, 0, h, w, &e)) ||
-        (s = ensure_ws(ctx, st, e->ws)) ||
-        (s = dnn_status(ctx, dnn.SetConvolutionMathType(st->conv, e->math),
-                        "cudnnSetConvolutionMathType")))
+    gip_status s = prepare_conv(ctx, st, l, 0, h, w, &e);
+    if (s)
         return s;
     const float one = 1.0f, zero = 0.0f;
     if ((s = dnn_status(ctx,
@@ -691,11 +687,8 @@ static gip_status cu_conv_bwd(gip_context *ctx, gip__style_state *st, int l, con
                               float *gin, int64_t h, int64_t w)
 {
     algo_entry *e;
-    gip_status s;
-    if ((s = set_descs(ctx, st, l, h, w)) || (s = pick_algo(ctx, st, l, 1, h, w, &e)) ||
-        (s = ensure_ws(ctx, st, e->ws)) ||
-        (s = dnn_status(ctx, dnn.SetConvolutionMathType(st->conv, e->math),
-                        "cudnnSetConvolutionMathType")))
+    gip_status s = prepare_conv(ctx, st, l, 1, h, w, &e);
+    if (s)
         return s;
     const float one = 1.0f, zero = 0.0f;
     return dnn_status(ctx,

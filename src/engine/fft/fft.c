@@ -39,6 +39,18 @@ static gip_status check_params(gip_context *ctx, const gip_fft_params *params, c
     return GIP_OK;
 }
 
+/* GIP_ERR_SHAPE_MISMATCH unless b is want_w x want_h. fmt takes op, then a's size, the size
+ * wanted and b's size (each as %lldx%lld). */
+static gip_status check_size(gip_context *ctx, const char *op, const char *fmt, const gip_image *a,
+                             int64_t want_w, int64_t want_h, const gip_image *b)
+{
+    if (b->width == want_w && b->height == want_h)
+        return GIP_OK;
+    return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH, fmt, op, (long long)a->width,
+                      (long long)a->height, (long long)want_w, (long long)want_h,
+                      (long long)b->width, (long long)b->height);
+}
+
 /* Checks shared by both directions; returns the transform kind in *kind. */
 static gip_status check_transform(gip_context *ctx, const gip_image *src, const gip_image *dst,
                                   bool inverse, const char *op, gip__fft_kind *kind,
@@ -65,22 +77,16 @@ static gip_status check_transform(gip_context *ctx, const gip_image *src, const 
         *h = src->height;
         if (src->dtype == GIP_C32) {
             *kind = GIP__FFT_C2C_FWD;
-            if (dst->width != src->width || dst->height != src->height)
-                return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
-                                  "%s: complex src is %lldx%lld, so dst must be %lldx%lld c32, not "
-                                  "%lldx%lld",
-                                  op, (long long)src->width, (long long)src->height,
-                                  (long long)src->width, (long long)src->height,
-                                  (long long)dst->width, (long long)dst->height);
+            st = check_size(ctx, op,
+                            "%s: complex src is %lldx%lld, so dst must be %lldx%lld c32, not "
+                            "%lldx%lld",
+                            src, src->width, src->height, dst);
         } else {
             *kind = GIP__FFT_R2C;
-            if (dst->width != src->width / 2 + 1 || dst->height != src->height)
-                return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
-                                  "%s: real src is %lldx%lld, so dst must be its half spectrum "
-                                  "%lldx%lld c32 (width W/2+1), not %lldx%lld",
-                                  op, (long long)src->width, (long long)src->height,
-                                  (long long)(src->width / 2 + 1), (long long)src->height,
-                                  (long long)dst->width, (long long)dst->height);
+            st = check_size(ctx, op,
+                            "%s: real src is %lldx%lld, so dst must be its half spectrum "
+                            "%lldx%lld c32 (width W/2+1), not %lldx%lld",
+                            src, src->width / 2 + 1, src->height, dst);
         }
     } else {
         if (src->dtype != GIP_C32)
@@ -88,22 +94,16 @@ static gip_status check_transform(gip_context *ctx, const gip_image *src, const 
                               gip_dtype_name(src->dtype));
         if (dst->dtype == GIP_C32) {
             *kind = GIP__FFT_C2C_INV;
-            if (dst->width != src->width || dst->height != src->height)
-                return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
-                                  "%s: src is %lldx%lld c32, so a complex dst must be %lldx%lld, "
-                                  "not %lldx%lld",
-                                  op, (long long)src->width, (long long)src->height,
-                                  (long long)src->width, (long long)src->height,
-                                  (long long)dst->width, (long long)dst->height);
+            st = check_size(ctx, op,
+                            "%s: src is %lldx%lld c32, so a complex dst must be %lldx%lld, "
+                            "not %lldx%lld",
+                            src, src->width, src->height, dst);
         } else if (dst->dtype == GIP_F32) {
             *kind = GIP__FFT_C2R;
-            if (dst->width / 2 + 1 != src->width || dst->height != src->height)
-                return gip__error(ctx, GIP_ERR_SHAPE_MISMATCH,
-                                  "%s: a real dst of %lldx%lld needs the half spectrum %lldx%lld "
-                                  "as src (width W/2+1), not %lldx%lld",
-                                  op, (long long)dst->width, (long long)dst->height,
-                                  (long long)(dst->width / 2 + 1), (long long)dst->height,
-                                  (long long)src->width, (long long)src->height);
+            st = check_size(ctx, op,
+                            "%s: a real dst of %lldx%lld needs the half spectrum %lldx%lld "
+                            "as src (width W/2+1), not %lldx%lld",
+                            dst, dst->width / 2 + 1, dst->height, src);
         } else {
             return gip__error(ctx, GIP_ERR_UNSUPPORTED,
                               "%s: dst dtype %s is not supported: c32 (complex) or f32 (real)", op,
@@ -112,6 +112,8 @@ static gip_status check_transform(gip_context *ctx, const gip_image *src, const 
         *w = dst->width;
         *h = dst->height;
     }
+    if (st)
+        return st;
     bool c2c = *kind == GIP__FFT_C2C_FWD || *kind == GIP__FFT_C2C_INV;
     if (!(c2c && gip__images_same(src, dst)) && gip__images_overlap(src, dst))
         return gip__error(ctx, GIP_ERR_ALIASING,

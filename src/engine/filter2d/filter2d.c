@@ -99,3 +99,10 @@ gip_status gip__f2d_check_images(gip_context *ctx, const gip_image *src, const g
                           "%s: src and dst overlap; the filter needs a separate destination", op);
     return GIP_OK;
 }
+
+gip_status gip__f2d_check_images_depths(gip_context *ctx, const gip_image *src,
+                                        const gip_image *dst, const char *op, bool *on_device)
+{
+    gip_status st = gip__f2d_check_images(ctx, src, dst, op, on_device);
+    return st ? st : gip__check_dtype(ctx, dst, GIP__DT_DEPTHS, op, "dst");
+}

@@ -101,6 +101,10 @@ gip_status gip__f2d_run_box_cuda(gip_context *ctx, const gip__f2d_plan *plan, co
  * the same channels, no overlap. The dst dtype is the caller's business. */
 gip_status gip__f2d_check_images(gip_context *ctx, const gip_image *src, const gip_image *dst,
                                  const char *op, bool *on_device);
+/* gip__f2d_check_images, then dst u8/u16/s16/f32: the destination depths cv2 gives a filter of
+ * any source (box, filter2D, sepFilter2D, Laplacian). */
+gip_status gip__f2d_check_images_depths(gip_context *ctx, const gip_image *src,
+                                        const gip_image *dst, const char *op, bool *on_device);
 
 #ifdef __cplusplus
 }

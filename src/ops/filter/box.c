@@ -62,13 +62,11 @@ gip_status gip_box_filter(gip_context *ctx, const gip_image *src, gip_image *dst
                           const gip_box_params *params)
 {
     bool on_device = false;
-    gip_status st = gip__f2d_check_images(ctx, src, dst, OP, &on_device);
+    /* cv2.boxFilter converts its integer or double sums to any destination depth. */
+    gip_status st = gip__f2d_check_images_depths(ctx, src, dst, OP, &on_device);
     if (st)
         return st;
-    /* cv2.boxFilter converts its integer or double sums to any destination depth. */
     const gip_dtype dt = dst->dtype;
-    if ((st = gip__check_dtype(ctx, dst, GIP__DT_DEPTHS, OP, "dst")))
-        return st;
     gip__sep_plan plan;
     if ((st = box_plan(ctx, src, params, &plan)))
         return st;

@@ -399,15 +399,10 @@ gip_status gip_canny_dxdy(gip_context *ctx, const gip_image *dx, const gip_image
 static const gip_choice apertures[] = {{"3", 3}, {"5", 5}, {"7", 7}, {NULL, 0}};
 
 static const gip_param decl[] = {
-    GIP__PARAM_EX("threshold1", GIP_PARAM_DOUBLE, GIP_PARAM_POSITIONAL | GIP_PARAM_REQUIRED, -1e9,
-                  1e9, 0, NULL, NULL, "one hysteresis threshold (the lower of the two is low)",
-                  "50"),
-    GIP__PARAM_EX("threshold2", GIP_PARAM_DOUBLE, GIP_PARAM_POSITIONAL | GIP_PARAM_REQUIRED, -1e9,
-                  1e9, 0, NULL, NULL, "the other hysteresis threshold", "150"),
+    GIP__CANNY_THRESHOLD_PARAMS,
     GIP__PARAM("aperture", GIP_PARAM_CHOICE, 0, 0, 0, 0, apertures, "3",
                "the Sobel aperture (cv2's apertureSize)"),
-    GIP__PARAM("l2", GIP_PARAM_BOOL, 0, 0, 1, 0, NULL, "0",
-               "1: the L2 gradient magnitude (cv2's L2gradient), 0: |dx| + |dy|"),
+    GIP__CANNY_L2_PARAM,
 };
 
 static gip_status build(const gip_args *a, void *out)

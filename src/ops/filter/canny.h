@@ -6,6 +6,18 @@
 
 #include "internal.h"
 
+/* The parameters canny and canny_dxdy both declare in their registry entries (GIP__PARAM_EX and
+ * GIP__PARAM of registry/registry.h): the two positional thresholds, and l2. */
+#define GIP__CANNY_THRESHOLD_PARAMS                                                                \
+    GIP__PARAM_EX("threshold1", GIP_PARAM_DOUBLE, GIP_PARAM_POSITIONAL | GIP_PARAM_REQUIRED, -1e9, \
+                  1e9, 0, NULL, NULL, "one hysteresis threshold (the lower of the two is low)",    \
+                  "50"),                                                                           \
+        GIP__PARAM_EX("threshold2", GIP_PARAM_DOUBLE, GIP_PARAM_POSITIONAL | GIP_PARAM_REQUIRED,   \
+                      -1e9, 1e9, 0, NULL, NULL, "the other hysteresis threshold", "150")
+#define GIP__CANNY_L2_PARAM                                                                        \
+    GIP__PARAM("l2", GIP_PARAM_BOOL, 0, 0, 1, 0, NULL, "0",                                        \
+               "1: the L2 gradient magnitude (cv2's L2gradient), 0: |dx| + |dy|")
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -2,16 +2,12 @@
 /* canny_dxdy, as cv2.Canny(dx, dy, ...): Canny edges from given s16 derivatives, src being dx
  * and the input dy (gip_canny_dxdy in canny.c); its registry entry. */
 #include "gip/edges.h"
+#include "ops/filter/canny.h"
 #include "registry/registry.h"
 
 static const gip_param decl[] = {
-    GIP__PARAM_EX("threshold1", GIP_PARAM_DOUBLE, GIP_PARAM_POSITIONAL | GIP_PARAM_REQUIRED, -1e9,
-                  1e9, 0, NULL, NULL, "one hysteresis threshold (the lower of the two is low)",
-                  "50"),
-    GIP__PARAM_EX("threshold2", GIP_PARAM_DOUBLE, GIP_PARAM_POSITIONAL | GIP_PARAM_REQUIRED, -1e9,
-                  1e9, 0, NULL, NULL, "the other hysteresis threshold", "150"),
-    GIP__PARAM("l2", GIP_PARAM_BOOL, 0, 0, 1, 0, NULL, "0",
-               "1: the L2 gradient magnitude (cv2's L2gradient), 0: |dx| + |dy|"),
+    GIP__CANNY_THRESHOLD_PARAMS,
+    GIP__CANNY_L2_PARAM,
 };
 
 static const gip_input inputs[] = {

@@ -18,15 +18,13 @@ gip_status gip_filter2d(gip_context *ctx, const gip_image *src, gip_image *dst,
 {
     static const char op[] = "gip_filter2d";
     bool on_device = false;
-    gip_status st = gip__f2d_check_images(ctx, src, dst, op, &on_device);
-    if (st)
-        return st;
     /* cv2.filter2D gives every destination depth from every source for kernels it correlates
      * through the DFT (13x13 and larger), and a subset for smaller ones (getLinearFilter: u8 to
      * any, others to their own depth or f32); the 2-D engine gives every pair for every kernel. */
-    const gip_dtype dt = dst->dtype;
-    if ((st = gip__check_dtype(ctx, dst, GIP__DT_DEPTHS, op, "dst")))
+    gip_status st = gip__f2d_check_images_depths(ctx, src, dst, op, &on_device);
+    if (st)
         return st;
+    const gip_dtype dt = dst->dtype;
     if (!params)
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "%s: params is NULL", op);
     if (!params->kernel)

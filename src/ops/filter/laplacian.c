@@ -18,10 +18,8 @@ gip_status gip_laplacian(gip_context *ctx, const gip_image *src, gip_image *dst,
                          const gip_laplacian_params *params)
 {
     bool on_device = false;
-    gip_status st = gip__f2d_check_images(ctx, src, dst, OP, &on_device);
+    gip_status st = gip__f2d_check_images_depths(ctx, src, dst, OP, &on_device);
     if (st)
-        return st;
-    if ((st = gip__check_dtype(ctx, dst, GIP__DT_DEPTHS, OP, "dst")))
         return st;
     if (!params)
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "%s: params is NULL", OP);

@@ -122,6 +122,15 @@ MINMAX(v16, f32)
     }
 #define CX(a, b) CXV(v[a], v[b])
 #define LOAD(v, p) memcpy(&(v), (p), sizeof(v))
+/* The column of three a, b, e sorted (a <= b <= e) and stored at element `at` of the rows of
+ * lows, mids and highs. */
+#define SORT3_STORE(a, b, e, lo, mid, hi, at)                                                      \
+    CXV(a, b)                                                                                      \
+    CXV(b, e)                                                                                      \
+    CXV(a, b)                                                                                      \
+    memcpy((lo) + (at), &(a), sizeof(a));                                                          \
+    memcpy((mid) + (at), &(b), sizeof(b));                                                         \
+    memcpy((hi) + (at), &(e), sizeof(e));
 
 /* The padded rows of a band: the slot of source row u (unclamped; replicated at the top and
  * bottom) holds it with k/2 pixels replicated on each side and a vector's width of slack after
@@ -182,12 +191,7 @@ static const void *ring_row(row_ring *g, const median_job *j, int64_t u, int32_t
                 LOAD(a, r0 + p);                                                                   \
                 LOAD(b, r1 + p);                                                                   \
                 LOAD(e, r2 + p);                                                                   \
-                CXV(a, b)                                                                          \
-                CXV(b, e)                                                                          \
-                CXV(a, b)                                                                          \
-                memcpy(lo + c + p, &a, sizeof a);                                                  \
-                memcpy(mid + c + p, &b, sizeof b);                                                 \
-                memcpy(hi + c + p, &e, sizeof e);                                                  \
+                SORT3_STORE(a, b, e, lo, mid, hi, c + p)                                           \
             }                                                                                      \
             if (p < ne) { /* the last part of a row: no read past its end */                       \
                 V a, b, e;                                                                         \
@@ -197,12 +201,7 @@ static const void *ring_row(row_ring *g, const median_job *j, int64_t u, int32_t
                 memcpy(&a, r0 + p, (size_t)(ne - p) * sizeof(T));                                  \
                 memcpy(&b, r1 + p, (size_t)(ne - p) * sizeof(T));                                  \
                 memcpy(&e, r2 + p, (size_t)(ne - p) * sizeof(T));                                  \
-                CXV(a, b)                                                                          \
-                CXV(b, e)                                                                          \
-                CXV(a, b)                                                                          \
-                memcpy(lo + c + p, &a, sizeof a);                                                  \
-                memcpy(mid + c + p, &b, sizeof b);                                                 \
-                memcpy(hi + c + p, &e, sizeof e);                                                  \
+                SORT3_STORE(a, b, e, lo, mid, hi, c + p)                                           \
             }                                                                                      \
             for (int64_t k2 = 0; k2 < c; k2++) {                                                   \
                 lo[k2] = lo[c + k2];                                                               \

@@ -20,12 +20,10 @@ gip_status gip_sep_filter2d(gip_context *ctx, const gip_image *src, gip_image *d
                             const gip_sep_filter_params *params)
 {
     bool on_device = false;
-    gip_status st = gip__f2d_check_images(ctx, src, dst, OP, &on_device);
+    gip_status st = gip__f2d_check_images_depths(ctx, src, dst, OP, &on_device);
     if (st)
         return st;
     const gip_dtype dt = dst->dtype;
-    if ((st = gip__check_dtype(ctx, dst, GIP__DT_DEPTHS, OP, "dst")))
-        return st;
     if (!params || !params->kernel_x || !params->kernel_y)
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "%s: %s is NULL", OP,
                           !params ? "params" : "a kernel");

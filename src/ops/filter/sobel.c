@@ -63,10 +63,15 @@ void gip__sobel_factors(int32_t dx, int32_t dy, int32_t ksize, int32_t *kx, int3
     deriv_factor(dy, *ny, ky);
 }
 
-/* Checks the parameters common to both entries; fills *ksize, *scale. */
-static gip_status check_params(gip_context *ctx, const gip_sobel_params *params, const char *op,
-                               int32_t *ksize, float *scale)
+/* Checks the images (gip__f2d_check_images(), sets *on_device) and the parameters common to both
+ * entries; fills *ksize, *scale. */
+static gip_status check_args(gip_context *ctx, const gip_image *src, const gip_image *dst,
+                             const gip_sobel_params *params, const char *op, bool *on_device,
+                             int32_t *ksize, float *scale)
 {
+    gip_status st = gip__f2d_check_images(ctx, src, dst, op, on_device);
+    if (st)
+        return st;
     if (!params)
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT, "%s: params is NULL", op);
     int32_t k = params->ksize ? params->ksize : 3;
@@ -77,8 +82,7 @@ static gip_status check_params(gip_context *ctx, const gip_sobel_params *params,
     if (!isfinite(params->scale) || !isfinite(params->delta))
         return gip__error(ctx, GIP_ERR_INVALID_ARGUMENT,
                           "%s: scale and delta must be finite numbers", op);
-    gip_status st = gip__f2d_check_border(ctx, &params->border, op);
-    if (st)
+    if ((st = gip__f2d_check_border(ctx, &params->border, op)))
         return st;
     *ksize = k;
     *scale = params->scale != 0.0f ? params->scale : 1.0f;
@@ -132,8 +136,8 @@ gip_status gip_sobel(gip_context *ctx, const gip_image *src, gip_image *dst,
     bool on_device = false;
     int32_t ksize = 3;
     float scale = 1.0f;
-    gip_status st = gip__f2d_check_images(ctx, src, dst, op, &on_device);
-    if (st || (st = check_params(ctx, params, op, &ksize, &scale)))
+    gip_status st = check_args(ctx, src, dst, params, op, &on_device, &ksize, &scale);
+    if (st)
         return st;
     /* cv2.Sobel filters through float row and column buffers, which it converts to any
      * destination depth: every source gives every destination. */
@@ -196,8 +200,8 @@ gip_status gip_sobel_magnitude(gip_context *ctx, const gip_image *src, gip_image
     bool on_device = false;
     int32_t ksize = 3;
     float scale = 1.0f;
-    gip_status st = gip__f2d_check_images(ctx, src, dst, op, &on_device);
-    if (st || (st = check_params(ctx, params, op, &ksize, &scale)))
+    gip_status st = check_args(ctx, src, dst, params, op, &on_device, &ksize, &scale);
+    if (st)
         return st;
     if (dst->dtype != GIP_F32 && dst->dtype != GIP_U8)
         return gip__error(ctx, GIP_ERR_UNSUPPORTED,

@@ -87,6 +87,15 @@ static inline int64_t ring_slot(int64_t y, int32_t kh)
 
 #define ROW(img, T, y) ((T *)((uint8_t *)(img)->data + (int64_t)(y) * (img)->stride))
 
+/* The locals every range function of a pass starts from: the job j and its pass p, the channels
+ * c, the source's width w and height h, a row's elements rl and a padded row's elements pw. */
+#define PASS_LOCALS(arg)                                                                           \
+    pass_job *j = (arg);                                                                           \
+    const gip__morph_pass *p = j->p;                                                               \
+    const int c = j->src->channels;                                                                \
+    const int64_t w = j->src->width, h = j->src->height, rl = w * c;                               \
+    const int64_t pw = (w + p->kw - 1) * c
+
 /* Everything below is written once per element type and operation. */
 #define MORPH_IMPL(SFX, T, OP)                                                                     \
     /* out = n pixels of c channels of the border value. */                                        \
@@ -237,17 +246,13 @@ static inline int64_t ring_slot(int64_t y, int32_t kh)
      * OP from them; no intermediate image. */                                                     \
     MORPH_CLONES static void rect_small_##SFX(void *arg, int64_t y0, int64_t y1)                   \
     {                                                                                              \
-        pass_job *j = arg;                                                                         \
-        const gip__morph_pass *p = j->p;                                                           \
-        const int c = j->src->channels;                                                            \
-        const int64_t w = j->src->width, h = j->src->height, rl = w * c;                           \
-        const int64_t np = (w + p->kw - 1) * c;                                                    \
+        PASS_LOCALS(arg);                                                                          \
         const int32_t k = p->kh;                                                                   \
-        T *buf = malloc((size_t)(np * 3 + rl * (k + 1) + 2 * (int64_t)p->kw * c) * sizeof(T));     \
+        T *buf = malloc((size_t)(pw * 3 + rl * (k + 1) + 2 * (int64_t)p->kw * c) * sizeof(T));     \
         int64_t *held = ring_keys(k);                                                              \
         if (!got_buffers(j, (void *const[]){buf, held}, 2))                                        \
             return;                                                                                \
-        T *ring = buf + np * 3, *crow = ring + rl * k, *edge = crow + rl;                          \
+        T *ring = buf + pw * 3, *crow = ring + rl * k, *edge = crow + rl;                          \
         fill_border_##SFX(p, c, crow, w);                                                          \
         for (int64_t y = y0; y < y1; y++) {                                                        \
             T *d = ROW(j->dst, T, y);                                                              \
@@ -259,7 +264,7 @@ static inline int64_t ring_slot(int64_t y, int32_t kh)
                     const int64_t slot = ring_slot(sy, k);                                         \
                     T *r = ring + slot * rl;                                                       \
                     if (held[slot] != sy) {                                                        \
-                        line_row_##SFX(j, sy, r, buf, buf + 2 * np, edge);                         \
+                        line_row_##SFX(j, sy, r, buf, buf + 2 * pw, edge);                         \
                         held[slot] = sy;                                                           \
                     }                                                                              \
                     s[i] = r;                                                                      \
@@ -280,16 +285,12 @@ static inline int64_t ring_slot(int64_t y, int32_t kh)
      * time: the window of output row y is block rows [y - ya, y - ya + k). */                     \
     MORPH_CLONES static void rect_big_##SFX(void *arg, int64_t y0, int64_t y1)                     \
     {                                                                                              \
-        pass_job *j = arg;                                                                         \
-        const gip__morph_pass *p = j->p;                                                           \
-        const int c = j->src->channels;                                                            \
-        const int64_t w = j->src->width, h = j->src->height, rl = w * c;                           \
-        const int64_t np = (w + p->kw - 1) * c;                                                    \
+        PASS_LOCALS(arg);                                                                          \
         const int32_t k = p->kh;                                                                   \
         const int64_t yb = 4 * (int64_t)k > 64 ? 4 * (int64_t)k : 64, mb = yb + k - 1;             \
         const int64_t sw = rl < STRIP ? rl : STRIP;                                                \
         /* the row OPs of a block, the constant row, van Herk's g and h, the line scratch */       \
-        T *rows = malloc((size_t)(mb * rl + rl + mb * sw * 2 + np * 3 + 2 * (int64_t)p->kw * c) *  \
+        T *rows = malloc((size_t)(mb * rl + rl + mb * sw * 2 + pw * 3 + 2 * (int64_t)p->kw * c) *  \
                          sizeof(T));                                                               \
         const T **rp = malloc((size_t)mb * sizeof *rp);                                            \
         if (!got_buffers(j, (void *const[]){rows, rp}, 2))                                         \
@@ -304,7 +305,7 @@ static inline int64_t ring_slot(int64_t y, int32_t kh)
                     rp[q] = crow;                                                                  \
                     continue;                                                                      \
                 }                                                                                  \
-                line_row_##SFX(j, sy, rows + q * rl, scratch, scratch + 2 * np, scratch + 3 * np); \
+                line_row_##SFX(j, sy, rows + q * rl, scratch, scratch + 2 * pw, scratch + 3 * pw); \
                 rp[q] = rows + q * rl;                                                             \
             }                                                                                      \
             T *hb = g + m * sw;                                                                    \
@@ -348,11 +349,7 @@ static inline int64_t ring_slot(int64_t y, int32_t kh)
     /* Any element: dst row y = OP over the taps of the padded rows around it. */                  \
     MORPH_CLONES static void taps_##SFX(void *arg, int64_t y0, int64_t y1)                         \
     {                                                                                              \
-        pass_job *j = arg;                                                                         \
-        const gip__morph_pass *p = j->p;                                                           \
-        const int c = j->src->channels;                                                            \
-        const int64_t w = j->src->width, h = j->src->height, rl = w * c;                           \
-        const int64_t pw = (w + p->kw - 1) * c;                                                    \
+        PASS_LOCALS(arg);                                                                          \
         /* a ring of kh padded rows: slot (y + dy) mod kh holds row y + dy once padded */          \
         T *ring = malloc((size_t)(pw * p->kh) * sizeof(T));                                        \
         int64_t *held = ring_keys(p->kh);                                                          \
@@ -385,12 +382,9 @@ static inline int64_t ring_slot(int64_t y, int32_t kh)
      * rows; an output row is the OP of one such row per run. */                                   \
     MORPH_CLONES static void runs_##SFX(void *arg, int64_t y0, int64_t y1)                         \
     {                                                                                              \
-        pass_job *j = arg;                                                                         \
-        const gip__morph_pass *p = j->p;                                                           \
+        PASS_LOCALS(arg);                                                                          \
         const morph_runs *r = j->runs;                                                             \
-        const int c = j->src->channels;                                                            \
-        const int64_t w = j->src->width, h = j->src->height, rl = w * c;                           \
-        const int64_t pw = (w + p->kw - 1) * c, slot_len = pw * (1 + r->nlen);                     \
+        const int64_t slot_len = pw * (1 + r->nlen);                                               \
         /* ring slot: the padded row, then one row per distinct length; then the powers */         \
         T *ring = malloc((size_t)(slot_len * p->kh + pw * r->levels) * sizeof(T));                 \
         int64_t *held = ring_keys(p->kh);                                                          \

@@ -14,44 +14,30 @@ typedef struct row_sums {
     double s0, s1, s2, s3;
 } row_sums;
 
-/* Integer rows summed in int64: exact while the row is short enough that the sum of x^3 |v|
- * fits (width <= 2^13 for u8, 2^11 for u16 and s16: width^4 * max|v| < 2^63); wider rows are
- * summed in double (DROW). */
-#define ROW_INT(NAME, T)                                                                           \
+/* A row's sums of x^k v (k = 0..3) in ACC. Integer rows are summed in int64_t: exact while the row
+ * is short enough that the sum of x^3 |v| fits (width <= 2^13 for u8, 2^11 for u16 and s16:
+ * width^4 * max|v| < 2^63); wider rows and f32 rows are summed in double. */
+#define ROW_SUMS(NAME, T, ACC)                                                                     \
     static row_sums NAME(const T *s, int64_t w, bool binary)                                       \
     {                                                                                              \
-        int64_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;                                                    \
+        ACC a0 = 0, a1 = 0, a2 = 0, a3 = 0;                                                        \
         for (int64_t x = 0; x < w; x++) {                                                          \
-            int64_t v = binary ? (s[x] != 0) : (int64_t)s[x];                                      \
-            int64_t xv = x * v, xxv = x * xv;                                                      \
+            ACC v = binary ? (s[x] != 0) : (ACC)s[x];                                              \
+            ACC xa = (ACC)x, xv = xa * v, xxv = xa * xv;                                           \
             a0 += v;                                                                               \
             a1 += xv;                                                                              \
             a2 += xxv;                                                                             \
-            a3 += x * xxv;                                                                         \
+            a3 += xa * xxv;                                                                        \
         }                                                                                          \
         return (row_sums){(double)a0, (double)a1, (double)a2, (double)a3};                         \
     }
-#define DROW(NAME, T)                                                                              \
-    static row_sums NAME(const T *s, int64_t w, bool binary)                                       \
-    {                                                                                              \
-        double a0 = 0, a1 = 0, a2 = 0, a3 = 0;                                                     \
-        for (int64_t x = 0; x < w; x++) {                                                          \
-            double v = binary ? (s[x] != 0) : (double)s[x];                                        \
-            double xd = (double)x, xv = xd * v, xxv = xd * xv;                                     \
-            a0 += v;                                                                               \
-            a1 += xv;                                                                              \
-            a2 += xxv;                                                                             \
-            a3 += xd * xxv;                                                                        \
-        }                                                                                          \
-        return (row_sums){a0, a1, a2, a3};                                                         \
-    }
 
-ROW_INT(row_u16, uint16_t)
-ROW_INT(row_s16, int16_t)
-DROW(drow_u8, uint8_t)
-DROW(drow_u16, uint16_t)
-DROW(drow_s16, int16_t)
-DROW(row_f32, float)
+ROW_SUMS(row_u16, uint16_t, int64_t)
+ROW_SUMS(row_s16, int16_t, int64_t)
+ROW_SUMS(drow_u8, uint8_t, double)
+ROW_SUMS(drow_u16, uint16_t, double)
+ROW_SUMS(drow_s16, int16_t, double)
+ROW_SUMS(row_f32, float, double)
 
 /* u8 rows by tiles of 32 pixels: within a tile (x = x0 + i) the sums of v, i v, i^2 v, i^3 v fit
  * 32 bits (31^3 * 255 * 32 < 2^31) and vectorise; the tile's sums of x^k v follow exactly in
