@@ -1166,6 +1166,20 @@ gip_status gip__warp_run(gip_context *ctx, const gip_image *src, gip_image *dst,
     return GIP_OK;
 }
 
+gip_status gip__warp_matrix(gip_context *ctx, const gip_image *src, gip_image *dst,
+                            const double *mat, int32_t persp, const gip_warp_params *params,
+                            const char *op)
+{
+    const gip_warp_params def = GIP_WARP_PARAMS_DEFAULT;
+    const gip_warp_params *p = params ? params : &def;
+    gip__warp w;
+    gip_status st =
+        gip__warp_setup(ctx, &w, mat, persp, p->flags, &p->border, p->transparent, src, op);
+    if (st)
+        return st;
+    return gip__warp_run(ctx, src, dst, &w, op);
+}
+
 void gip__warp_remap_cpu(gip_context *ctx, const gip_image *src, gip_image *dst,
                          const gip_image *mapx, const gip_image *mapy, const gip__warp *w)
 {

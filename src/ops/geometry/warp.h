@@ -69,6 +69,12 @@ gip_status gip__warp_check_images(gip_context *ctx, const gip_image *src, const 
 gip_status gip__warp_run(gip_context *ctx, const gip_image *src, gip_image *dst, const gip__warp *w,
                          const char *op);
 
+/* gip_warp_affine() (persp 0, mat of 6 numbers) and gip_warp_perspective() (persp 1, 9): w
+ * built from mat and params (NULL: GIP_WARP_PARAMS_DEFAULT), then run from src into dst. */
+gip_status gip__warp_matrix(gip_context *ctx, const gip_image *src, gip_image *dst,
+                            const double *mat, int32_t persp, const gip_warp_params *params,
+                            const char *op);
+
 /* CPU: dst(x, y) = sample(src, mapx(x, y), mapy(x, y)) with w's interpolation and border, the
  * views checked by the caller (remap). */
 void gip__warp_remap_cpu(gip_context *ctx, const gip_image *src, gip_image *dst,
