@@ -669,7 +669,7 @@ warp_avx2_nn(const gip__warp *w, const uint8_t *src, int64_t sst, uint8_t *drow,
     const int fill = w->border == GIP_BORDER_CONSTANT;
     uint8_t bv[16] = {0};
     for (int c = 0; c < w->cn; c++)
-        gip__wp_store(bv, c, w->dtype, w->bval[c]);
+        gip__geo_storef(bv, c, w->dtype, w->bval[c]);
     for (int64_t b = 0; b < nb; b++) {
         const __m256 RX = _mm256_round_ps(_mm256_loadu_ps(sx + 8 * b),
                                           _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
