@@ -2,7 +2,7 @@
 /* The colour spaces of gip_cvt_color (HSV, HLS, YCrCb, YUV, XYZ, both ways) for one pixel, written
  * once for the CPU and CUDA backends: u8 with OpenCV's fixed-point coefficients and rounding
  * (imgproc color_hsv, color_yuv, color_lab), f32 with its formulas. Floating-point steps use
- * explicitly rounded operations so that the device computes what the host computes. */
+ * explicitly rounded operations (fround.h) so that the device computes what the host computes. */
 #ifndef GIP_COLOR_CVT_SPACE_H
 #define GIP_COLOR_CVT_SPACE_H
 
@@ -11,6 +11,7 @@
 
 #include "color/cvt_hsv_tables.h"
 #include "color/cvt_lab_tables.h"
+#include "fround.h"
 #include "saturate.h"
 
 #if defined(__CUDACC__)
@@ -44,47 +45,6 @@ typedef struct gip__cs_params {
     int32_t space, inverse, bidx, rgb_cn;
     const int16_t *luv_lut;
 } gip__cs_params;
-
-GIP__CSF float gip__cs_mul(float x, float y)
-{
-#if defined(__CUDA_ARCH__)
-    return __fmul_rn(x, y);
-#else
-    return x * y;
-#endif
-}
-GIP__CSF float gip__cs_add(float x, float y)
-{
-#if defined(__CUDA_ARCH__)
-    return __fadd_rn(x, y);
-#else
-    return x + y;
-#endif
-}
-GIP__CSF float gip__cs_sub(float x, float y)
-{
-#if defined(__CUDA_ARCH__)
-    return __fsub_rn(x, y);
-#else
-    return x - y;
-#endif
-}
-GIP__CSF float gip__cs_div(float x, float y)
-{
-#if defined(__CUDA_ARCH__)
-    return __fdiv_rn(x, y);
-#else
-    return x / y;
-#endif
-}
-GIP__CSF float gip__cs_fma(float x, float y, float z)
-{
-#if defined(__CUDA_ARCH__)
-    return __fmaf_rn(x, y, z);
-#else
-    return fmaf(x, y, z);
-#endif
-}
 
 GIP__CSF int32_t gip__cs_floor(float x)
 {
@@ -120,13 +80,13 @@ GIP__CSF float gip__cs_hue_deg(float r, float g, float b, float mx, float k)
 {
     float h;
     if (mx == r)
-        h = gip__cs_mul(gip__cs_sub(g, b), k);
+        h = gip__rn_mul(gip__rn_sub(g, b), k);
     else if (mx == g)
-        h = gip__cs_fma(gip__cs_sub(b, r), k, 120.0f); /* contracted, as OpenCV's */
+        h = gip__rn_fma(gip__rn_sub(b, r), k, 120.0f); /* contracted, as OpenCV's */
     else
-        h = gip__cs_fma(gip__cs_sub(r, g), k, 240.0f);
+        h = gip__rn_fma(gip__rn_sub(r, g), k, 240.0f);
     if (h < 0)
-        h = gip__cs_add(h, 360.0f);
+        h = gip__rn_add(h, 360.0f);
     return h;
 }
 
@@ -135,17 +95,17 @@ GIP__CSF float gip__cs_hue_deg(float r, float g, float b, float mx, float k)
  * negative hue plus 6 rounds to 6; NaN) the hue is taken as 0, as OpenCV takes it. */
 GIP__CSF int gip__cs_hue_sector(float *h, float hscale)
 {
-    float x = gip__cs_mul(*h, hscale);
+    float x = gip__rn_mul(*h, hscale);
     if (x < 0)
         do
-            x = gip__cs_add(x, 6.0f);
+            x = gip__rn_add(x, 6.0f);
         while (x < 0);
     else if (x >= 6)
         do
-            x = gip__cs_sub(x, 6.0f);
+            x = gip__rn_sub(x, 6.0f);
         while (x >= 6);
     int sector = gip__cs_floor(x);
-    *h = gip__cs_sub(x, (float)sector);
+    *h = gip__rn_sub(x, (float)sector);
     if ((unsigned)sector >= 6u) {
         sector = 0;
         *h = 0.0f;
@@ -174,13 +134,13 @@ GIP__CSF void gip__cs_hue_parts(float r, float g, float b, float *mx, float *mn,
     *mx = gip__cs_max3(r, g, b);
     *mn = gip__cs_min3(r, g, b);
     if (r == *mx) {
-        *h = gip__cs_sub(g, b);
+        *h = gip__rn_sub(g, b);
         *part = g < b ? 360.0f : 0.0f;
     } else if (g == *mx) {
-        *h = gip__cs_sub(b, r);
+        *h = gip__rn_sub(b, r);
         *part = 120.0f;
     } else {
-        *h = gip__cs_sub(r, g);
+        *h = gip__rn_sub(r, g);
         *part = 240.0f;
     }
 }
@@ -218,10 +178,10 @@ GIP__CSF void gip__hsv_from_rgb_u8(int r, int g, int b, int full, uint8_t *out)
 GIP__CSF void gip__hsv_from_rgb_f32(float r, float g, float b, float hscale, float *out)
 {
     float v = gip__cs_max3(r, g, b);
-    float diff = gip__cs_sub(v, gip__cs_min3(r, g, b));
-    float s = gip__cs_div(diff, gip__cs_add(v < 0 ? -v : v, GIP__CS_EPS));
-    float k = (float)(60.0 / (double)gip__cs_add(diff, GIP__CS_EPS));
-    out[0] = gip__cs_mul(gip__cs_hue_deg(r, g, b, v, k), hscale);
+    float diff = gip__rn_sub(v, gip__cs_min3(r, g, b));
+    float s = gip__rn_div(diff, gip__rn_add(v < 0 ? -v : v, GIP__CS_EPS));
+    float k = (float)(60.0 / (double)gip__rn_add(diff, GIP__CS_EPS));
+    out[0] = gip__rn_mul(gip__cs_hue_deg(r, g, b, v, k), hscale);
     out[1] = s;
     out[2] = v;
 }
@@ -236,10 +196,10 @@ GIP__CSF void gip__rgb_from_hsv_f32(float h, float s, float v, float hscale, flo
     const int sector = gip__cs_hue_sector(&h, hscale);
     float tab[4];
     tab[0] = v;
-    tab[1] = gip__cs_mul(v, gip__cs_sub(1.0f, s));
+    tab[1] = gip__rn_mul(v, gip__rn_sub(1.0f, s));
     /* 1 - s * h fused, as OpenCV's compiler contracts it */
-    tab[2] = gip__cs_mul(v, gip__cs_fma(-s, h, 1.0f));
-    tab[3] = gip__cs_mul(v, gip__cs_fma(-s, gip__cs_sub(1.0f, h), 1.0f));
+    tab[2] = gip__rn_mul(v, gip__rn_fma(-s, h, 1.0f));
+    tab[3] = gip__rn_mul(v, gip__rn_fma(-s, gip__rn_sub(1.0f, h), 1.0f));
     gip__cs_sector_rgb(sector, tab, rgb);
 }
 
@@ -250,15 +210,15 @@ GIP__CSF void gip__hls_from_rgb_f32(float r, float g, float b, float hscale, flo
 {
     float h = 0.0f, s = 0.0f, l;
     float vmax = gip__cs_max3(r, g, b), vmin = gip__cs_min3(r, g, b);
-    float diff = gip__cs_sub(vmax, vmin);
-    float sum = gip__cs_add(vmax, vmin);
-    l = gip__cs_mul(sum, 0.5f);
+    float diff = gip__rn_sub(vmax, vmin);
+    float sum = gip__rn_add(vmax, vmin);
+    l = gip__rn_mul(sum, 0.5f);
     if (diff > GIP__CS_EPS) {
-        s = l < 0.5f ? gip__cs_div(diff, sum)
-                     : gip__cs_div(diff, gip__cs_sub(gip__cs_sub(2.0f, vmax), vmin));
-        h = gip__cs_hue_deg(r, g, b, vmax, gip__cs_div(60.0f, diff));
+        s = l < 0.5f ? gip__rn_div(diff, sum)
+                     : gip__rn_div(diff, gip__rn_sub(gip__rn_sub(2.0f, vmax), vmin));
+        h = gip__cs_hue_deg(r, g, b, vmax, gip__rn_div(60.0f, diff));
     }
-    out[0] = gip__cs_mul(h, hscale);
+    out[0] = gip__rn_mul(h, hscale);
     out[1] = l;
     out[2] = s;
 }
@@ -271,14 +231,14 @@ GIP__CSF void gip__rgb_from_hls_f32(float h, float l, float s, float hscale, flo
         return;
     }
     float tab[4];
-    float p2 = l <= 0.5f ? gip__cs_mul(l, gip__cs_add(1.0f, s))
-                         : gip__cs_sub(gip__cs_add(l, s), gip__cs_mul(l, s));
-    float p1 = gip__cs_sub(gip__cs_mul(2.0f, l), p2);
+    float p2 = l <= 0.5f ? gip__rn_mul(l, gip__rn_add(1.0f, s))
+                         : gip__rn_sub(gip__rn_add(l, s), gip__rn_mul(l, s));
+    float p1 = gip__rn_sub(gip__rn_mul(2.0f, l), p2);
     const int sector = gip__cs_hue_sector(&h, hscale);
     tab[0] = p2;
     tab[1] = p1;
-    tab[2] = gip__cs_add(p1, gip__cs_mul(gip__cs_sub(p2, p1), gip__cs_sub(1.0f, h)));
-    tab[3] = gip__cs_add(p1, gip__cs_mul(gip__cs_sub(p2, p1), h));
+    tab[2] = gip__rn_add(p1, gip__rn_mul(gip__rn_sub(p2, p1), gip__rn_sub(1.0f, h)));
+    tab[3] = gip__rn_add(p1, gip__rn_mul(gip__rn_sub(p2, p1), h));
     gip__cs_sector_rgb(sector, tab, rgb);
 }
 
@@ -339,29 +299,29 @@ GIP__CSF void gip__rgb_from_ycc_u8(int y, int c1, int c2, int yuv, uint8_t *rgb)
 
 GIP__CSF void gip__ycc_from_rgb_f32(float r, float g, float b, int yuv, float *out)
 {
-    float y = gip__cs_add(gip__cs_add(gip__cs_mul(b, 0.114f), gip__cs_mul(g, 0.587f)),
-                          gip__cs_mul(r, 0.299f));
+    float y = gip__rn_add(gip__rn_add(gip__rn_mul(b, 0.114f), gip__rn_mul(g, 0.587f)),
+                          gip__rn_mul(r, 0.299f));
     if (yuv) {
-        out[1] = gip__cs_add(gip__cs_mul(gip__cs_sub(b, y), 0.492f), 0.5f);
-        out[2] = gip__cs_add(gip__cs_mul(gip__cs_sub(r, y), 0.877f), 0.5f);
+        out[1] = gip__rn_add(gip__rn_mul(gip__rn_sub(b, y), 0.492f), 0.5f);
+        out[2] = gip__rn_add(gip__rn_mul(gip__rn_sub(r, y), 0.877f), 0.5f);
     } else {
-        out[1] = gip__cs_add(gip__cs_mul(gip__cs_sub(r, y), 0.713f), 0.5f);
-        out[2] = gip__cs_add(gip__cs_mul(gip__cs_sub(b, y), 0.564f), 0.5f);
+        out[1] = gip__rn_add(gip__rn_mul(gip__rn_sub(r, y), 0.713f), 0.5f);
+        out[2] = gip__rn_add(gip__rn_mul(gip__rn_sub(b, y), 0.564f), 0.5f);
     }
     out[0] = y;
 }
 
 GIP__CSF void gip__rgb_from_ycc_f32(float y, float c1, float c2, int yuv, float *rgb)
 {
-    float d1 = gip__cs_sub(c1, 0.5f), d2 = gip__cs_sub(c2, 0.5f);
+    float d1 = gip__rn_sub(c1, 0.5f), d2 = gip__rn_sub(c2, 0.5f);
     if (yuv) { /* c1 = U, c2 = V */
-        rgb[2] = gip__cs_add(y, gip__cs_mul(d1, 2.032f));
-        rgb[1] = gip__cs_add(gip__cs_add(y, gip__cs_mul(d2, -0.581f)), gip__cs_mul(d1, -0.395f));
-        rgb[0] = gip__cs_add(y, gip__cs_mul(d2, 1.140f));
+        rgb[2] = gip__rn_add(y, gip__rn_mul(d1, 2.032f));
+        rgb[1] = gip__rn_add(gip__rn_add(y, gip__rn_mul(d2, -0.581f)), gip__rn_mul(d1, -0.395f));
+        rgb[0] = gip__rn_add(y, gip__rn_mul(d2, 1.140f));
     } else { /* c1 = Cr, c2 = Cb */
-        rgb[2] = gip__cs_add(y, gip__cs_mul(d2, 1.773f));
-        rgb[1] = gip__cs_add(gip__cs_add(y, gip__cs_mul(d2, -0.344f)), gip__cs_mul(d1, -0.714f));
-        rgb[0] = gip__cs_add(y, gip__cs_mul(d1, 1.403f));
+        rgb[2] = gip__rn_add(y, gip__rn_mul(d2, 1.773f));
+        rgb[1] = gip__rn_add(gip__rn_add(y, gip__rn_mul(d2, -0.344f)), gip__rn_mul(d1, -0.714f));
+        rgb[0] = gip__rn_add(y, gip__rn_mul(d1, 1.403f));
     }
 }
 
@@ -404,8 +364,8 @@ GIP__CSF void gip__xyz_from_rgb_f32(float r, float g, float b, float *out)
     const float c[9] = {0.412453f, 0.357580f, 0.180423f, 0.212671f, 0.715160f,
                         0.072169f, 0.019334f, 0.119193f, 0.950227f};
     for (int i = 0; i < 3; i++)
-        out[i] = gip__cs_add(gip__cs_add(gip__cs_mul(r, c[3 * i]), gip__cs_mul(g, c[3 * i + 1])),
-                             gip__cs_mul(b, c[3 * i + 2]));
+        out[i] = gip__rn_add(gip__rn_add(gip__rn_mul(r, c[3 * i]), gip__rn_mul(g, c[3 * i + 1])),
+                             gip__rn_mul(b, c[3 * i + 2]));
 }
 
 GIP__CSF void gip__rgb_from_xyz_f32(float x, float y, float z, float *rgb)
@@ -413,8 +373,8 @@ GIP__CSF void gip__rgb_from_xyz_f32(float x, float y, float z, float *rgb)
     const float c[9] = {3.240479f, -1.53715f, -0.498535f, -0.969256f, 1.875991f,
                         0.041556f, 0.055648f, -0.204043f, 1.057311f};
     for (int i = 0; i < 3; i++)
-        rgb[i] = gip__cs_add(gip__cs_add(gip__cs_mul(x, c[3 * i]), gip__cs_mul(y, c[3 * i + 1])),
-                             gip__cs_mul(z, c[3 * i + 2]));
+        rgb[i] = gip__rn_add(gip__rn_add(gip__rn_mul(x, c[3 * i]), gip__rn_mul(y, c[3 * i + 1])),
+                             gip__rn_mul(z, c[3 * i + 2]));
 }
 
 /* ---- Lab (D65), OpenCV's integer RGB2Lab_b ----------------------------------------------------
@@ -523,15 +483,15 @@ GIP__CSF void gip__rgb_from_luv_u8(int l, int u, int v, uint8_t *rgb)
      * 1 / (Xn + 15 + 3 Zn), in single precision */
     const float un = 0x1.49346cp+1f, vn = 0x1.85a924p+2f;
     const int64_t base = 1 << 14;
-    const float lf = gip__cs_div((float)(l * 100), 255.0f);
-    const float uf = gip__cs_add(gip__cs_div(gip__cs_mul((float)u, 354.0f), 255.0f), -134.0f);
-    const float vf = gip__cs_add(gip__cs_div(gip__cs_mul((float)v, 262.0f), 255.0f), -140.0f);
+    const float lf = gip__rn_div((float)(l * 100), 255.0f);
+    const float uf = gip__rn_add(gip__rn_div(gip__rn_mul((float)u, 354.0f), 255.0f), -134.0f);
+    const float vf = gip__rn_add(gip__rn_div(gip__rn_mul((float)v, 262.0f), 255.0f), -140.0f);
     const int32_t up =
-        gip__round_f32(gip__cs_mul(gip__cs_mul(9.0f, gip__cs_add(uf, gip__cs_mul(lf, un))), 16.0f));
+        gip__round_f32(gip__rn_mul(gip__rn_mul(9.0f, gip__rn_add(uf, gip__rn_mul(lf, un))), 16.0f));
     /* a zero divisor gives an infinity, clamped as OpenCV clamps it */
-    float q = gip__cs_div(0.25f, gip__cs_add(vf, gip__cs_mul(lf, vn)));
+    float q = gip__rn_div(0.25f, gip__rn_add(vf, gip__rn_mul(lf, vn)));
     q = q > 0.25f ? 0.25f : q < -0.25f ? -0.25f : q;
-    const int32_t vp = gip__round_f32(gip__cs_mul(q, 16777216.0f));
+    const int32_t vp = gip__round_f32(gip__rn_mul(q, 16777216.0f));
     const int64_t y = gip__lab_yf[2 * l];
     const int64_t xv = (int64_t)up * vp;
     /* y x in 64 bits: the product overflows OpenCV's int for 6882 dark triples near v's pole,
@@ -671,16 +631,16 @@ GIP__CSF float gip__cs_trunc(float x)
 /* HSV2RGB_simd: writes r, g, b. */
 GIP__CSF void gip__rgb_from_hsv_vec(float h, float s, float v, float hscale, float *rgb)
 {
-    h = gip__cs_mul(h, hscale);
+    h = gip__rn_mul(h, hscale);
     float pre = gip__cs_trunc(h);
-    h = gip__cs_sub(h, pre);
+    h = gip__rn_sub(h, pre);
     float tab0 = v;
-    float tab1 = gip__cs_mul(v, gip__cs_sub(1.0f, s));
+    float tab1 = gip__rn_mul(v, gip__rn_sub(1.0f, s));
     /* 1 - s * h as one fused multiply-add: the compiler contracts OpenCV's vector expression */
-    float tab2 = gip__cs_mul(v, gip__cs_fma(-s, h, 1.0f));
-    float tab3 = gip__cs_mul(v, gip__cs_fma(-s, gip__cs_sub(1.0f, h), 1.0f));
-    float sector = gip__cs_trunc(gip__cs_mul(pre, 1.0f / 6.0f));
-    sector = gip__cs_sub(pre, gip__cs_mul(sector, 6.0f));
+    float tab2 = gip__rn_mul(v, gip__rn_fma(-s, h, 1.0f));
+    float tab3 = gip__rn_mul(v, gip__rn_fma(-s, gip__rn_sub(1.0f, h), 1.0f));
+    float sector = gip__cs_trunc(gip__rn_mul(pre, 1.0f / 6.0f));
+    sector = gip__rn_sub(pre, gip__rn_mul(sector, 6.0f));
     float b = sector < 2 ? tab1 : sector == 2 ? tab3 : sector <= 4 ? tab0 : tab2;
     float g = sector < 1 ? tab3 : sector <= 2 ? tab0 : sector == 3 ? tab2 : tab1;
     float r = sector < 1    ? tab0
@@ -698,10 +658,10 @@ GIP__CSF void gip__hls_from_rgb_vec(float r, float g, float b, float hscale, flo
 {
     float mx, mn, h, part;
     gip__cs_hue_parts(r, g, b, &mx, &mn, &h, &part);
-    float diff = gip__cs_sub(mx, mn), sum = gip__cs_add(mx, mn);
-    float l = gip__cs_mul(sum, 0.5f);
-    float s = gip__cs_div(diff, l < 0.5f ? sum : gip__cs_sub(2.0f, sum));
-    h = gip__cs_mul(gip__cs_fma(h, gip__cs_div(60.0f, diff), part), hscale);
+    float diff = gip__rn_sub(mx, mn), sum = gip__rn_add(mx, mn);
+    float l = gip__rn_mul(sum, 0.5f);
+    float s = gip__rn_div(diff, l < 0.5f ? sum : gip__rn_sub(2.0f, sum));
+    h = gip__rn_mul(gip__rn_fma(h, gip__rn_div(60.0f, diff), part), hscale);
     if (!(diff > GIP__CS_EPS))
         h = 0.0f, s = 0.0f;
     out[0] = h;
@@ -714,10 +674,10 @@ GIP__CSF void gip__hsv_from_rgb_vec(float r, float g, float b, float hscale, flo
 {
     float mx, mn, h, part;
     gip__cs_hue_parts(r, g, b, &mx, &mn, &h, &part);
-    float diff = gip__cs_sub(mx, mn);
-    float s = gip__cs_div(diff, gip__cs_add(mx < 0 ? -mx : mx, GIP__CS_EPS));
-    float k = gip__cs_div(60.0f, gip__cs_add(diff, GIP__CS_EPS));
-    out[0] = gip__cs_mul(gip__cs_fma(h, k, part), hscale);
+    float diff = gip__rn_sub(mx, mn);
+    float s = gip__rn_div(diff, gip__rn_add(mx < 0 ? -mx : mx, GIP__CS_EPS));
+    float k = gip__rn_div(60.0f, gip__rn_add(diff, GIP__CS_EPS));
+    out[0] = gip__rn_mul(gip__rn_fma(h, k, part), hscale);
     out[1] = s;
     out[2] = mx;
 }
@@ -725,17 +685,17 @@ GIP__CSF void gip__hsv_from_rgb_vec(float r, float g, float b, float hscale, flo
 /* HLS2RGB_f's vector process: writes r, g, b. */
 GIP__CSF void gip__rgb_from_hls_vec(float h, float l, float s, float hscale, float *rgb)
 {
-    float ls = gip__cs_mul(l, s);
-    float e0 = l <= 0.5f ? ls : gip__cs_sub(s, ls);
-    float raw = gip__cs_mul(h, hscale);
+    float ls = gip__rn_mul(l, s);
+    float e0 = l <= 0.5f ? ls : gip__rn_sub(s, ls);
+    float raw = gip__rn_mul(h, hscale);
     float pre = gip__cs_trunc(raw);
-    float hs = gip__cs_sub(raw, pre);
+    float hs = gip__rn_sub(raw, pre);
     float sector =
-        gip__cs_sub(pre, gip__cs_mul(6.0f, gip__cs_trunc(gip__cs_mul(raw, 1.0f / 6.0f))));
-    float e1 = gip__cs_add(hs, hs);
-    float t0 = gip__cs_add(l, e0), t1 = gip__cs_sub(l, e0);
-    float t2 = gip__cs_fma(-e0, e1, t0); /* contracted, as OpenCV's compiler does */
-    float t3 = gip__cs_fma(e0, e1, t1);
+        gip__rn_sub(pre, gip__rn_mul(6.0f, gip__cs_trunc(gip__rn_mul(raw, 1.0f / 6.0f))));
+    float e1 = gip__rn_add(hs, hs);
+    float t0 = gip__rn_add(l, e0), t1 = gip__rn_sub(l, e0);
+    float t2 = gip__rn_fma(-e0, e1, t0); /* contracted, as OpenCV's compiler does */
+    float t3 = gip__rn_fma(e0, e1, t1);
     rgb[2] = sector < 2 ? t1 : sector <= 2 ? t3 : sector <= 4 ? t0 : t2;
     rgb[1] = sector < 1 ? t3 : sector <= 2 ? t0 : sector < 4 ? t2 : t1;
     rgb[0] = sector < 1 ? t0 : sector < 2 ? t2 : sector < 4 ? t1 : sector <= 4 ? t3 : t0;
@@ -764,14 +724,14 @@ GIP__CSF void gip__cs_pixel_u8(const gip__cs_params *p, const uint8_t *s, uint8_
             const int64_t dn = w - start < GIP__CS_HLS_CHUNK ? w - start : GIP__CS_HLS_CHUNK;
             float o[3];
             if (x - start < dn / GIP__CS_HLS_VEC * GIP__CS_HLS_VEC)
-                gip__hls_from_rgb_vec(gip__cs_mul((float)r, k), gip__cs_mul((float)g, k),
-                                      gip__cs_mul((float)b, k), hs, o);
+                gip__hls_from_rgb_vec(gip__rn_mul((float)r, k), gip__rn_mul((float)g, k),
+                                      gip__rn_mul((float)b, k), hs, o);
             else
-                gip__hls_from_rgb_f32(gip__cs_mul((float)r, k), gip__cs_mul((float)g, k),
-                                      gip__cs_mul((float)b, k), hs, o);
+                gip__hls_from_rgb_f32(gip__rn_mul((float)r, k), gip__rn_mul((float)g, k),
+                                      gip__rn_mul((float)b, k), hs, o);
             d[0] = gip__sat_u8_f32(o[0]);
-            d[1] = gip__sat_u8_f32(gip__cs_mul(o[1], 255.0f));
-            d[2] = gip__sat_u8_f32(gip__cs_mul(o[2], 255.0f));
+            d[1] = gip__sat_u8_f32(gip__rn_mul(o[1], 255.0f));
+            d[2] = gip__sat_u8_f32(gip__rn_mul(o[2], 255.0f));
             return;
         }
         case GIP__CS_YCRCB:
@@ -802,20 +762,20 @@ GIP__CSF void gip__cs_pixel_u8(const gip__cs_params *p, const uint8_t *s, uint8_
             p->space == GIP__CS_HSV || p->space == GIP__CS_HLS ? 6.0f / 180.0f : 6.0f / 255.0f;
         const bool hsv = p->space <= GIP__CS_HSV_FULL;
         if (hsv && x < w / GIP__CS_HSV_BLOCK * GIP__CS_HSV_BLOCK) {
-            gip__rgb_from_hsv_vec((float)s[0], gip__cs_mul((float)s[1], k),
-                                  gip__cs_mul((float)s[2], k), hs, o);
+            gip__rgb_from_hsv_vec((float)s[0], gip__rn_mul((float)s[1], k),
+                                  gip__rn_mul((float)s[2], k), hs, o);
             for (int i = 0; i < 3; i++) /* truncated, saturated */
-                rgb[i] = gip__sat_u8_i32((int32_t)gip__cs_trunc(gip__cs_mul(o[i], 255.0f)));
+                rgb[i] = gip__sat_u8_i32((int32_t)gip__cs_trunc(gip__rn_mul(o[i], 255.0f)));
             break;
         }
         if (hsv)
-            gip__rgb_from_hsv_f32((float)s[0], gip__cs_mul((float)s[1], k),
-                                  gip__cs_mul((float)s[2], k), hs, o);
+            gip__rgb_from_hsv_f32((float)s[0], gip__rn_mul((float)s[1], k),
+                                  gip__rn_mul((float)s[2], k), hs, o);
         else
-            gip__rgb_from_hls_f32((float)s[0], gip__cs_mul((float)s[1], k),
-                                  gip__cs_mul((float)s[2], k), hs, o);
+            gip__rgb_from_hls_f32((float)s[0], gip__rn_mul((float)s[1], k),
+                                  gip__rn_mul((float)s[2], k), hs, o);
         for (int i = 0; i < 3; i++)
-            rgb[i] = gip__sat_u8_f32(gip__cs_mul(o[i], 255.0f));
+            rgb[i] = gip__sat_u8_f32(gip__rn_mul(o[i], 255.0f));
         break;
     }
     case GIP__CS_YCRCB:

@@ -33,7 +33,6 @@ static gip_status shape(const void *params, const gip_shape *in, gip_shape *out,
 
 const gip_op gip__op_yuv420 = {
     .name = "yuv420",
-    .family = "color",
     .summary = "Encodes a BGR or RGB image as a YUV 4:2:0 frame (I420, YV12, NV12, NV21), as "
                "cv2.cvtColor's COLOR_BGR2YUV_I420.",
     .doc = "The result is a one-channel u8 frame of the image's width and 3/2 of its height "
@@ -43,13 +42,5 @@ const gip_op gip__op_yuv420 = {
            "U and V from its top-left pixel: results equal OpenCV's (cv2 5.1 has codes for "
            "I420 and YV12; NV12 and NV21 carry the same bytes interleaved, as OpenCV's own "
            "two-plane encoder writes them).",
-    .cv_name = "cv2.cvtColor",
-    GIP__PARAMS(decl),
-    .dtypes = GIP_DTYPE_BIT(GIP_U8),
-    .channels = GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
-    .flags = GIP_OP_WHOLE,
-    .params_size = sizeof(gip__yuv_enc_step),
-    .build = gip__yuv_enc_build,
-    .shape = shape,
-    .run = gip__yuv_enc_run,
+    GIP__YUV_ENC_ENTRY,
 };

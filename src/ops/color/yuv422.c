@@ -32,7 +32,6 @@ static gip_status shape(const void *params, const gip_shape *in, gip_shape *out,
 
 const gip_op gip__op_yuv422 = {
     .name = "yuv422",
-    .family = "color",
     .summary = "Encodes a BGR or RGB image as a packed YUV 4:2:2 frame (YUY2, UYVY, YVYU), as "
                "cv2.cvtColor's COLOR_BGR2YUV_YUY2.",
     .doc = "The result is a one-channel u8 frame of twice the image's width (even) and its "
@@ -40,13 +39,5 @@ const gip_op gip__op_yuv422 = {
            "returns the same bytes as an (H, W, 2) array). BT.601 limited range with OpenCV's "
            "14-bit coefficients and rounding, U and V from the sum of the pair: results equal "
            "OpenCV's.",
-    .cv_name = "cv2.cvtColor",
-    GIP__PARAMS(decl),
-    .dtypes = GIP_DTYPE_BIT(GIP_U8),
-    .channels = GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),
-    .flags = GIP_OP_WHOLE,
-    .params_size = sizeof(gip__yuv_enc_step),
-    .build = gip__yuv_enc_build,
-    .shape = shape,
-    .run = gip__yuv_enc_run,
+    GIP__YUV_ENC_ENTRY,
 };

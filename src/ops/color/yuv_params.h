@@ -35,4 +35,13 @@ gip_status gip__yuv_enc_build(const gip_args *a, void *out);
 gip_status gip__yuv_enc_run(gip_context *ctx, const gip_image *src, gip_image *dst,
                             const void *step);
 
+/* What the encoders yuv420 and yuv422 share beside their name, words and layouts: their file's
+ * `decl` and `shape`, the u8 three- or four-channel source, whole-image reading, the step with
+ * its build and run. */
+#define GIP__YUV_ENC_ENTRY                                                                         \
+    .family = "color", .cv_name = "cv2.cvtColor", GIP__PARAMS(decl),                               \
+    .dtypes = GIP_DTYPE_BIT(GIP_U8), .channels = GIP_CHANNELS_BIT(3) | GIP_CHANNELS_BIT(4),        \
+    .flags = GIP_OP_WHOLE, .params_size = sizeof(gip__yuv_enc_step), .build = gip__yuv_enc_build,  \
+    .shape = shape, .run = gip__yuv_enc_run
+
 #endif

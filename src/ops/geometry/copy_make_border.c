@@ -50,18 +50,12 @@ gip_status gip_copy_make_border(gip_context *ctx, const gip_image *src, gip_imag
                           "%lld (each margin >= 0)",
                           op, (long long)dst->width, (long long)dst->height, (long long)src->width,
                           (long long)src->height, (long long)left, (long long)top);
-    gip__pixmap m = {0};
-    m.mode = GIP__PM_BORDER;
+    gip__pixmap m = gip__pixmap_of(src, GIP__PM_BORDER);
     m.border = (int32_t)border->mode;
     m.ox = left;
     m.oy = top;
-    if (src) {
-        m.sw = src->width;
-        m.sh = src->height;
-        m.px = src->channels * (int32_t)gip_dtype_size(src->dtype);
-        if (src->channels >= 1 && src->channels <= 4)
-            value_bytes(src, border->value, m.value);
-    }
+    if (src && src->channels >= 1 && src->channels <= 4)
+        value_bytes(src, border->value, m.value);
     return gip__pixmap_run(ctx, src, dst, &m, op);
 }
 

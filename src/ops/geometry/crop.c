@@ -64,15 +64,9 @@ static gip_status run(gip_context *ctx, const gip_image *src, gip_image *dst, co
                               "crop: dst is %lldx%lld; w x h is %lldx%lld", (long long)dst->width,
                               (long long)dst->height, (long long)p->w, (long long)p->h);
     }
-    gip__pixmap m = {0};
-    m.mode = GIP__PM_CROP;
+    gip__pixmap m = gip__pixmap_of(src, GIP__PM_CROP);
     m.ox = p->x;
     m.oy = p->y;
-    if (src) {
-        m.sw = src->width;
-        m.sh = src->height;
-        m.px = src->channels * (int32_t)gip_dtype_size(src->dtype);
-    }
     return gip__pixmap_run(ctx, src, dst, &m, "crop");
 }
 

@@ -126,68 +126,41 @@ static void launch(gip_context *ctx, const gip_image *src, gip_image *dst, int f
                                                            src->width, src->height, fx, fy);
 }
 
+/* Pixels of PX bytes (T): the row kernel where a row's bytes and the row count stay below 2^30
+ * (it counts in 32 bits), the generic kernel beyond. */
+template <int PX, typename T>
+static gip_status flip_px(gip_context *ctx, const gip_image *src, gip_image *dst, int fx, int fy)
+{
+    const int64_t lim = (int64_t)1 << 30;
+    if (src->width * (int64_t)PX < lim && src->height < lim)
+        flip_launch<PX>(ctx, src, dst, fx, fy);
+    else
+        launch<T>(ctx, src, dst, fx, fy);
+    return GIP__LAUNCH_CHECK(ctx, "flip kernel");
+}
+
 extern "C" gip_status gip__flip_cuda(gip_context *ctx, const gip_image *src, gip_image *dst, int fx,
                                      int fy)
 {
     const size_t px = (size_t)src->channels * gip_dtype_size(src->dtype);
-    const int64_t lim = (int64_t)1 << 30;
-    if (src->width * (int64_t)px < lim && src->height < lim) {
-        switch (px) {
-        case 1:
-            flip_launch<1>(ctx, src, dst, fx, fy);
-            return GIP__LAUNCH_CHECK(ctx, "flip kernel");
-        case 2:
-            flip_launch<2>(ctx, src, dst, fx, fy);
-            return GIP__LAUNCH_CHECK(ctx, "flip kernel");
-        case 3:
-            flip_launch<3>(ctx, src, dst, fx, fy);
-            return GIP__LAUNCH_CHECK(ctx, "flip kernel");
-        case 4:
-            flip_launch<4>(ctx, src, dst, fx, fy);
-            return GIP__LAUNCH_CHECK(ctx, "flip kernel");
-        case 6:
-            flip_launch<6>(ctx, src, dst, fx, fy);
-            return GIP__LAUNCH_CHECK(ctx, "flip kernel");
-        case 8:
-            flip_launch<8>(ctx, src, dst, fx, fy);
-            return GIP__LAUNCH_CHECK(ctx, "flip kernel");
-        case 12:
-            flip_launch<12>(ctx, src, dst, fx, fy);
-            return GIP__LAUNCH_CHECK(ctx, "flip kernel");
-        case 16:
-            flip_launch<16>(ctx, src, dst, fx, fy);
-            return GIP__LAUNCH_CHECK(ctx, "flip kernel");
-        default:
-            break;
-        }
-    }
     switch (px) {
     case 1:
-        launch<uint8_t>(ctx, src, dst, fx, fy);
-        break;
+        return flip_px<1, uint8_t>(ctx, src, dst, fx, fy);
     case 2:
-        launch<bytes<2>>(ctx, src, dst, fx, fy);
-        break;
+        return flip_px<2, bytes<2>>(ctx, src, dst, fx, fy);
     case 3:
-        launch<bytes<3>>(ctx, src, dst, fx, fy);
-        break;
+        return flip_px<3, bytes<3>>(ctx, src, dst, fx, fy);
     case 4:
-        launch<bytes<4>>(ctx, src, dst, fx, fy);
-        break;
+        return flip_px<4, bytes<4>>(ctx, src, dst, fx, fy);
     case 6:
-        launch<bytes<6>>(ctx, src, dst, fx, fy);
-        break;
+        return flip_px<6, bytes<6>>(ctx, src, dst, fx, fy);
     case 8:
-        launch<bytes<8>>(ctx, src, dst, fx, fy);
-        break;
+        return flip_px<8, bytes<8>>(ctx, src, dst, fx, fy);
     case 12:
-        launch<bytes<12>>(ctx, src, dst, fx, fy);
-        break;
+        return flip_px<12, bytes<12>>(ctx, src, dst, fx, fy);
     case 16:
-        launch<bytes<16>>(ctx, src, dst, fx, fy);
-        break;
+        return flip_px<16, bytes<16>>(ctx, src, dst, fx, fy);
     default:
         return gip__error(ctx, GIP_ERR_UNSUPPORTED, "flip: %zu-byte pixels are not supported", px);
     }
-    return GIP__LAUNCH_CHECK(ctx, "flip kernel");
 }

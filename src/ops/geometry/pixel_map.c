@@ -444,6 +444,18 @@ static void pm_rows(void *arg, int64_t y0, int64_t y1)
     }
 }
 
+gip__pixmap gip__pixmap_of(const gip_image *src, int32_t mode)
+{
+    gip__pixmap m = {0};
+    m.mode = mode;
+    if (src) {
+        m.sw = src->width;
+        m.sh = src->height;
+        m.px = src->channels * (int32_t)gip_dtype_size(src->dtype);
+    }
+    return m;
+}
+
 gip_status gip__pixmap_run(gip_context *ctx, const gip_image *src, gip_image *dst,
                            const gip__pixmap *m, const char *op)
 {

@@ -56,6 +56,10 @@ GIP__HD int gip__pixmap_src(const gip__pixmap *m, int64_t x, int64_t y, int64_t 
     }
 }
 
+/* A move of this mode from src: its size and bytes a pixel, the other fields 0 (all but the
+ * mode 0 for a NULL src, which gip__pixmap_run() refuses). */
+gip__pixmap gip__pixmap_of(const gip_image *src, int32_t mode);
+
 /* Checks (views, location, same dtype and channels, no overlap) and runs the move; dst's size is
  * the caller's business (checked against what the mode makes). `op` names the function. */
 gip_status gip__pixmap_run(gip_context *ctx, const gip_image *src, gip_image *dst,

@@ -8,6 +8,7 @@
 
 #include "border.h"
 #include "internal.h"
+#include "ops/geometry/geo_elem.h"
 
 #if defined(__CUDACC__)
 #define GIP__PY_HD __host__ __device__ __forceinline__
@@ -40,36 +41,22 @@ gip_status gip__pyr_cuda(gip_context *ctx, const gip_image *src, gip_image *dst,
 gip_status gip__pyr_run(gip_context *ctx, const gip_image *src, gip_image *dst, gip__pyr *p,
                         const char *op);
 
-GIP__PY_HD float gip__py_loadf(const uint8_t *row, int64_t e, gip_dtype dt)
-{
-    if (dt == GIP_U8)
-        return (float)row[e];
-    if (dt == GIP_U16)
-        return (float)((const uint16_t *)row)[e];
-    return ((const float *)row)[e];
-}
-
-GIP__PY_HD int32_t gip__py_loadi(const uint8_t *row, int64_t e, gip_dtype dt)
-{
-    return dt == GIP_U8 ? (int32_t)row[e] : (int32_t)((const uint16_t *)row)[e];
-}
-
 /* pyrDown's horizontal sum of one source row at output column x. */
 GIP__PY_HD int32_t gip__pyd_hi(const gip__pyr *p, const uint8_t *row, int64_t x, int32_t c)
 {
     int64_t t[5];
     for (int k = 0; k < 5; k++)
         t[k] = gip__border_index(2 * x - 2 + k, p->sw, (gip_border)p->border) * p->cn + c;
-    return gip__py_loadi(row, t[2], p->dtype) * 6 +
-           (gip__py_loadi(row, t[1], p->dtype) + gip__py_loadi(row, t[3], p->dtype)) * 4 +
-           gip__py_loadi(row, t[0], p->dtype) + gip__py_loadi(row, t[4], p->dtype);
+    return gip__geo_loadi(row, t[2], p->dtype) * 6 +
+           (gip__geo_loadi(row, t[1], p->dtype) + gip__geo_loadi(row, t[3], p->dtype)) * 4 +
+           gip__geo_loadi(row, t[0], p->dtype) + gip__geo_loadi(row, t[4], p->dtype);
 }
 
 GIP__PY_HD float gip__pyd_hf(const gip__pyr *p, const uint8_t *row, int64_t x, int32_t c)
 {
     float v[5];
     for (int k = 0; k < 5; k++)
-        v[k] = gip__py_loadf(
+        v[k] = gip__geo_loadf(
             row, gip__border_index(2 * x - 2 + k, p->sw, (gip_border)p->border) * p->cn + c,
             p->dtype);
     float s = GIP__PY_MUL(v[2], 6.f);
@@ -114,7 +101,7 @@ GIP__PY_HD float gip__pyu_h(const gip__pyr *p, const uint8_t *row, int64_t X, in
     const gip_dtype dt = p->dtype;
     const int32_t cn = p->cn;
 #define PY_L(k)                                                                                    \
-    (flt ? gip__py_loadf(row, (k)*cn + c, dt) : (float)gip__py_loadi(row, (k)*cn + c, dt))
+    (flt ? gip__geo_loadf(row, (k)*cn + c, dt) : (float)gip__geo_loadi(row, (k)*cn + c, dt))
     if (w == 1)
         return GIP__PY_MUL(PY_L(0), 8.f);
     if (X & 1) { /* between i and i + 1 (the last: twice itself) */

@@ -9,6 +9,7 @@
 #include "gip/geometry.h"
 #include "gip/op.h"
 #include "internal.h"
+#include "ops/geometry/geo_elem.h"
 
 #if defined(__CUDACC__)
 #define GIP__RS_HD __host__ __device__ __forceinline__
@@ -146,30 +147,6 @@ gip_status gip__resize_cuda_run(gip_context *ctx, const gip_image *src, gip_imag
 
 /* ---- one output element ------------------------------------------------------------------- */
 
-GIP__RS_HD float gip__rs_loadf(const uint8_t *row, int64_t e, gip_dtype dt)
-{
-    if (dt == GIP_U8)
-        return (float)row[e];
-    if (dt == GIP_U16)
-        return (float)((const uint16_t *)row)[e];
-    return ((const float *)row)[e];
-}
-
-GIP__RS_HD int32_t gip__rs_loadi(const uint8_t *row, int64_t e, gip_dtype dt)
-{
-    return dt == GIP_U8 ? (int32_t)row[e] : (int32_t)((const uint16_t *)row)[e];
-}
-
-GIP__RS_HD void gip__rs_storef(uint8_t *row, int64_t e, gip_dtype dt, float v)
-{
-    if (dt == GIP_U8)
-        row[e] = gip__sat_u8_f32(v);
-    else if (dt == GIP_U16)
-        ((uint16_t *)row)[e] = gip__sat_u16_f32(v);
-    else
-        ((float *)row)[e] = v;
-}
-
 GIP__RS_HD void gip__rs_storei(uint8_t *row, int64_t e, gip_dtype dt, int64_t v)
 {
     if (dt == GIP_U8)
@@ -187,13 +164,13 @@ GIP__RS_HD int64_t gip__rs_hint(const gip__resize_plan *p, const uint8_t *row, i
     if (p->h64) {
         uint64_t s = 0;
         for (int32_t k = 0; k < n; k++)
-            s += (uint64_t)(uint32_t)gip__rs_loadi(row, (int64_t)xi[k] * p->cn + c, p->dtype) *
+            s += (uint64_t)(uint32_t)gip__geo_loadi(row, (int64_t)xi[k] * p->cn + c, p->dtype) *
                  (uint32_t)xc[k];
         return (int64_t)s;
     }
     int32_t s = 0;
     for (int32_t k = 0; k < n; k++)
-        s += gip__rs_loadi(row, (int64_t)xi[k] * p->cn + c, p->dtype) * xc[k];
+        s += gip__geo_loadi(row, (int64_t)xi[k] * p->cn + c, p->dtype) * xc[k];
     return s;
 }
 
@@ -203,10 +180,10 @@ GIP__RS_HD float gip__rs_hfloat(const gip__resize_plan *p, const uint8_t *row, i
     const int32_t n = p->xn ? p->xn[dx] : p->kx;
     const int32_t *xi = p->xi + dx * p->kx;
     const float *xc = p->xcf + dx * p->kx;
-    float s = GIP__RS_MUL(gip__rs_loadf(row, (int64_t)xi[0] * p->cn + c, p->dtype), xc[0]);
+    float s = GIP__RS_MUL(gip__geo_loadf(row, (int64_t)xi[0] * p->cn + c, p->dtype), xc[0]);
     for (int32_t k = 1; k < n; k++)
         s = GIP__RS_ADD(
-            s, GIP__RS_MUL(gip__rs_loadf(row, (int64_t)xi[k] * p->cn + c, p->dtype), xc[k]));
+            s, GIP__RS_MUL(gip__geo_loadf(row, (int64_t)xi[k] * p->cn + c, p->dtype), xc[k]));
     return s;
 }
 
@@ -273,13 +250,13 @@ GIP__RS_HD void gip__rs_vflt(const gip__resize_plan *p, int64_t dy, int64_t e, c
         t = GIP__RS_ADD(GIP__RS_MUL(h[2], yc[2]), t);
         t = GIP__RS_ADD(GIP__RS_MUL(h[1], yc[1]), t);
         t = GIP__RS_ADD(GIP__RS_MUL(h[0], yc[0]), t);
-        gip__rs_storef(drow, e, p->dtype, t);
+        gip__geo_storef(drow, e, p->dtype, t);
         return;
     }
     float s = GIP__RS_MUL(h[0], yc[0]);
     for (int32_t k = 1; k < n; k++)
         s = GIP__RS_ADD(s, GIP__RS_MUL(h[k], yc[k]));
-    gip__rs_storef(drow, e, p->dtype, s);
+    gip__geo_storef(drow, e, p->dtype, s);
 }
 
 /* Separable case: element (dx, c) of output row dy, the horizontal sums made here (the CUDA
@@ -303,7 +280,7 @@ GIP__RS_HD void gip__rs_sep(const gip__resize_plan *p, const uint8_t *src, int64
         float s = GIP__RS_MUL(gip__rs_hfloat(p, src + yi[0] * sstride, dx, c), yc[0]);
         for (int32_t k = 1; k < n; k++)
             s = GIP__RS_ADD(s, GIP__RS_MUL(gip__rs_hfloat(p, src + yi[k] * sstride, dx, c), yc[k]));
-        gip__rs_storef(drow, e, p->dtype, s);
+        gip__geo_storef(drow, e, p->dtype, s);
         return;
     }
     int64_t h[8] = {0};
@@ -324,8 +301,8 @@ GIP__RS_HD void gip__rs_area_fast(const gip__resize_plan *p, const uint8_t *src,
     if (full && p->area2x2) {
         const uint8_t *r0 = src + sy0 * sstride, *r1 = r0 + sstride;
         const int32_t s =
-            gip__rs_loadi(r0, sx0 * cn + c, dt) + gip__rs_loadi(r0, (sx0 + 1) * cn + c, dt) +
-            gip__rs_loadi(r1, sx0 * cn + c, dt) + gip__rs_loadi(r1, (sx0 + 1) * cn + c, dt);
+            gip__geo_loadi(r0, sx0 * cn + c, dt) + gip__geo_loadi(r0, (sx0 + 1) * cn + c, dt) +
+            gip__geo_loadi(r1, sx0 * cn + c, dt) + gip__geo_loadi(r1, (sx0 + 1) * cn + c, dt);
         gip__rs_storei(drow, e, dt, (s + 2) >> 2);
         return;
     }
@@ -346,16 +323,16 @@ GIP__RS_HD void gip__rs_area_fast(const gip__resize_plan *p, const uint8_t *src,
             float t = 0.f;
             for (int32_t j = 0; j < 4; j++) {
                 const int32_t kk = k + j;
-                const float v = gip__rs_loadf(src + (sy0 + kk / p->isx) * sstride,
-                                              (sx0 + kk % p->isx) * cn + c, dt);
+                const float v = gip__geo_loadf(src + (sy0 + kk / p->isx) * sstride,
+                                               (sx0 + kk % p->isx) * cn + c, dt);
                 t = j ? GIP__RS_ADD(t, v) : v;
             }
             s = GIP__RS_ADD(s, t);
         }
         for (; k < area; k++)
-            s = GIP__RS_ADD(s, gip__rs_loadf(src + (sy0 + k / p->isx) * sstride,
-                                             (sx0 + k % p->isx) * cn + c, dt));
-        gip__rs_storef(drow, e, dt, GIP__RS_MUL(s, scale));
+            s = GIP__RS_ADD(s, gip__geo_loadf(src + (sy0 + k / p->isx) * sstride,
+                                              (sx0 + k % p->isx) * cn + c, dt));
+        gip__geo_storef(drow, e, dt, GIP__RS_MUL(s, scale));
         return;
     }
     /* A block cut by the image's edge: the mean of what is inside. */
@@ -366,14 +343,14 @@ GIP__RS_HD void gip__rs_area_fast(const gip__resize_plan *p, const uint8_t *src,
             if (dt == GIP_U8)
                 si += src[sy * sstride + sx * cn + c];
             else
-                sf = GIP__RS_ADD(sf, gip__rs_loadf(src + sy * sstride, sx * cn + c, dt));
+                sf = GIP__RS_ADD(sf, gip__geo_loadf(src + sy * sstride, sx * cn + c, dt));
             count++;
         }
     if (!count) {
-        gip__rs_storef(drow, e, dt, 0.f);
+        gip__geo_storef(drow, e, dt, 0.f);
         return;
     }
-    gip__rs_storef(drow, e, dt, GIP__RS_DIV(dt == GIP_U8 ? (float)si : sf, (float)count));
+    gip__geo_storef(drow, e, dt, GIP__RS_DIV(dt == GIP_U8 ? (float)si : sf, (float)count));
 }
 
 GIP__RS_HD void gip__rs_nearest(const gip__resize_plan *p, const uint8_t *src, int64_t sstride,

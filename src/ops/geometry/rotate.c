@@ -23,15 +23,10 @@ gip_status gip_rotate(gip_context *ctx, const gip_image *src, gip_image *dst, in
                               (long long)dst->width, (long long)dst->height, (long long)src->width,
                               (long long)src->height, (long long)w, (long long)h);
     }
-    gip__pixmap m = {0};
-    m.mode = code == GIP_ROTATE_90_CLOCKWISE ? GIP__PM_ROT90CW
-             : code == GIP_ROTATE_180        ? GIP__PM_ROT180
-                                             : GIP__PM_ROT90CCW;
-    if (src) {
-        m.sw = src->width;
-        m.sh = src->height;
-        m.px = src->channels * (int32_t)gip_dtype_size(src->dtype);
-    }
+    const int32_t mode = code == GIP_ROTATE_90_CLOCKWISE ? GIP__PM_ROT90CW
+                         : code == GIP_ROTATE_180        ? GIP__PM_ROT180
+                                                         : GIP__PM_ROT90CCW;
+    const gip__pixmap m = gip__pixmap_of(src, mode);
     return gip__pixmap_run(ctx, src, dst, &m, op);
 }
 

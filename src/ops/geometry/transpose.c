@@ -14,13 +14,7 @@ gip_status gip_transpose(gip_context *ctx, const gip_image *src, gip_image *dst)
                           "%s: dst is %lldx%lld; the transpose of %lldx%lld is %lldx%lld", op,
                           (long long)dst->width, (long long)dst->height, (long long)src->width,
                           (long long)src->height, (long long)src->height, (long long)src->width);
-    gip__pixmap m = {0};
-    m.mode = GIP__PM_TRANSPOSE;
-    if (src) {
-        m.sw = src->width;
-        m.sh = src->height;
-        m.px = src->channels * (int32_t)gip_dtype_size(src->dtype);
-    }
+    const gip__pixmap m = gip__pixmap_of(src, GIP__PM_TRANSPOSE);
     return gip__pixmap_run(ctx, src, dst, &m, op);
 }
 

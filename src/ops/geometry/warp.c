@@ -669,7 +669,7 @@ warp_avx2_nn(const gip__warp *w, const uint8_t *src, int64_t sst, uint8_t *drow,
     const int fill = w->border == GIP_BORDER_CONSTANT;
     uint8_t bv[16] = {0};
     for (int c = 0; c < w->cn; c++)
-        gip__wp_store(bv, c, w->dtype, w->bval[c]);
+        gip__geo_storef(bv, c, w->dtype, w->bval[c]);
     for (int64_t b = 0; b < nb; b++) {
         const __m256 RX = _mm256_round_ps(_mm256_loadu_ps(sx + 8 * b),
                                           _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
@@ -1164,6 +1164,20 @@ gip_status gip__warp_run(gip_context *ctx, const gip_image *src, gip_image *dst,
     warp_job j = {w, src, dst, NULL, NULL, gip__simd_avx2_fma(), warp_avx512()};
     gip__parallel_for(ctx, dst->height, 8, warp_rows, &j);
     return GIP_OK;
+}
+
+gip_status gip__warp_matrix(gip_context *ctx, const gip_image *src, gip_image *dst,
+                            const double *mat, int32_t persp, const gip_warp_params *params,
+                            const char *op)
+{
+    const gip_warp_params def = GIP_WARP_PARAMS_DEFAULT;
+    const gip_warp_params *p = params ? params : &def;
+    gip__warp w;
+    gip_status st =
+        gip__warp_setup(ctx, &w, mat, persp, p->flags, &p->border, p->transparent, src, op);
+    if (st)
+        return st;
+    return gip__warp_run(ctx, src, dst, &w, op);
 }
 
 void gip__warp_remap_cpu(gip_context *ctx, const gip_image *src, gip_image *dst,

@@ -9,6 +9,7 @@
 #include "border.h"
 #include "gip/geometry.h"
 #include "internal.h"
+#include "ops/geometry/geo_elem.h"
 
 #if defined(__CUDACC__)
 #define GIP__WP_HD __host__ __device__ __forceinline__
@@ -69,6 +70,12 @@ gip_status gip__warp_check_images(gip_context *ctx, const gip_image *src, const 
 gip_status gip__warp_run(gip_context *ctx, const gip_image *src, gip_image *dst, const gip__warp *w,
                          const char *op);
 
+/* gip_warp_affine() (persp 0, mat of 6 numbers) and gip_warp_perspective() (persp 1, 9): w
+ * built from mat and params (NULL: GIP_WARP_PARAMS_DEFAULT), then run from src into dst. */
+gip_status gip__warp_matrix(gip_context *ctx, const gip_image *src, gip_image *dst,
+                            const double *mat, int32_t persp, const gip_warp_params *params,
+                            const char *op);
+
 /* CPU: dst(x, y) = sample(src, mapx(x, y), mapy(x, y)) with w's interpolation and border, the
  * views checked by the caller (remap). */
 void gip__warp_remap_cpu(gip_context *ctx, const gip_image *src, gip_image *dst,
@@ -76,25 +83,6 @@ void gip__warp_remap_cpu(gip_context *ctx, const gip_image *src, gip_image *dst,
 
 gip_status gip__warp_cuda(gip_context *ctx, const gip_image *src, gip_image *dst,
                           const gip__warp *w);
-
-GIP__WP_HD float gip__wp_load(const uint8_t *row, int64_t e, gip_dtype dt)
-{
-    if (dt == GIP_U8)
-        return (float)row[e];
-    if (dt == GIP_U16)
-        return (float)((const uint16_t *)row)[e];
-    return ((const float *)row)[e];
-}
-
-GIP__WP_HD void gip__wp_store(uint8_t *row, int64_t e, gip_dtype dt, float v)
-{
-    if (dt == GIP_U8)
-        row[e] = gip__sat_u8_f32(v);
-    else if (dt == GIP_U16)
-        ((uint16_t *)row)[e] = gip__sat_u16_f32(v);
-    else
-        ((float *)row)[e] = v;
-}
 
 /* floor or round of a coordinate as an integer far outside when it is not finite or huge (as
  * OpenCV's conversions give INT_MIN there). */
@@ -138,14 +126,14 @@ GIP__WP_HD void gip__wp_cubic(const gip__warp *w, const uint8_t *src, int64_t ss
         (ix + 2 < 0 || ix - 1 >= sw || iy + 2 < 0 || iy - 1 >= sh)) {
         if (border == GIP_BORDER_CONSTANT)
             for (int32_t c = 0; c < cn; c++)
-                gip__wp_store(drow, x * cn + c, dt, w->bval[c]);
+                gip__geo_storef(drow, x * cn + c, dt, w->bval[c]);
         return;
     }
     float wx[4], wy[4];
     gip__wp_cubic_coeffs(fx, wx);
     gip__wp_cubic_coeffs(fy, wy);
     for (int32_t c = 0; c < cn; c++) {
-        const float keep = gip__wp_load(drow, x * cn + c, dt);
+        const float keep = gip__geo_loadf(drow, x * cn + c, dt);
         float v = 0.f;
         for (int i = 0; i < 4; i++) {
             const int64_t ty = iy - 1 + i;
@@ -154,19 +142,19 @@ GIP__WP_HD void gip__wp_cubic(const gip__warp *w, const uint8_t *src, int64_t ss
                 const int64_t tx = ix - 1 + j;
                 float p;
                 if (tx >= 0 && tx < sw && ty >= 0 && ty < sh)
-                    p = gip__wp_load(src + ty * sstride, tx * cn + c, dt);
+                    p = gip__geo_loadf(src + ty * sstride, tx * cn + c, dt);
                 else if (border == GIP_BORDER_CONSTANT)
                     p = w->bval[c];
                 else if (border == GIP__BORDER_TRANSPARENT)
                     p = keep;
                 else
-                    p = gip__wp_load(src + gip__wp_wrap(ty, sh, border) * sstride,
-                                     gip__wp_wrap(tx, sw, border) * cn + c, dt);
+                    p = gip__geo_loadf(src + gip__wp_wrap(ty, sh, border) * sstride,
+                                       gip__wp_wrap(tx, sw, border) * cn + c, dt);
                 r = j ? GIP__WP_ADD(r, GIP__WP_MUL(wx[j], p)) : GIP__WP_MUL(wx[j], p);
             }
             v = i ? GIP__WP_ADD(v, GIP__WP_MUL(wy[i], r)) : GIP__WP_MUL(wy[i], r);
         }
-        gip__wp_store(drow, x * cn + c, dt, v);
+        gip__geo_storef(drow, x * cn + c, dt, v);
     }
 }
 
@@ -181,14 +169,14 @@ GIP__WP_HD void gip__wp_nearest(const gip__warp *w, const uint8_t *src, int64_t 
             return;
         if (w->border == GIP_BORDER_CONSTANT) {
             for (int32_t c = 0; c < cn; c++)
-                gip__wp_store(drow, x * cn + c, dt, w->bval[c]);
+                gip__geo_storef(drow, x * cn + c, dt, w->bval[c]);
             return;
         }
         ix = gip__wp_wrap(ix, w->sw, w->border);
         iy = gip__wp_wrap(iy, w->sh, w->border);
     }
     for (int32_t c = 0; c < cn; c++)
-        gip__wp_store(drow, x * cn + c, dt, gip__wp_load(src + iy * sstride, ix * cn + c, dt));
+        gip__geo_storef(drow, x * cn + c, dt, gip__geo_loadf(src + iy * sstride, ix * cn + c, dt));
 }
 
 /* The places of n taps from t0 on an axis of n_img pixels, when some may lie outside: the border
@@ -235,7 +223,7 @@ GIP__WP_HD void gip__warp_sample(const gip__warp *w, const uint8_t *src, int64_t
         (ix < -1 || ix >= sw || iy < -1 || iy >= sh)) {
         if (border == GIP_BORDER_CONSTANT)
             for (int32_t c = 0; c < cn; c++)
-                gip__wp_store(drow, x * cn + c, dt, w->bval[c]);
+                gip__geo_storef(drow, x * cn + c, dt, w->bval[c]);
         return;
     }
     for (int32_t c = 0; c < cn; c++) {
@@ -243,18 +231,18 @@ GIP__WP_HD void gip__warp_sample(const gip__warp *w, const uint8_t *src, int64_t
         for (int k = 0; k < 4; k++) {
             const int64_t tx = ix + (k & 1), ty = iy + (k >> 1);
             if (tx >= 0 && tx < sw && ty >= 0 && ty < sh)
-                p[k] = gip__wp_load(src + ty * sstride, tx * cn + c, dt);
+                p[k] = gip__geo_loadf(src + ty * sstride, tx * cn + c, dt);
             else if (border == GIP_BORDER_CONSTANT)
                 p[k] = w->bval[c];
             else if (border == GIP__BORDER_TRANSPARENT)
-                p[k] = gip__wp_load(drow, x * cn + c, dt);
+                p[k] = gip__geo_loadf(drow, x * cn + c, dt);
             else
-                p[k] = gip__wp_load(src + gip__wp_wrap(ty, sh, border) * sstride,
-                                    gip__wp_wrap(tx, sw, border) * cn + c, dt);
+                p[k] = gip__geo_loadf(src + gip__wp_wrap(ty, sh, border) * sstride,
+                                      gip__wp_wrap(tx, sw, border) * cn + c, dt);
         }
         const float v0 = GIP__WP_FMA(fx, GIP__WP_SUB(p[1], p[0]), p[0]);
         const float v1 = GIP__WP_FMA(fx, GIP__WP_SUB(p[3], p[2]), p[2]);
-        gip__wp_store(drow, x * cn + c, dt, GIP__WP_FMA(fy, GIP__WP_SUB(v1, v0), v0));
+        gip__geo_storef(drow, x * cn + c, dt, GIP__WP_FMA(fy, GIP__WP_SUB(v1, v0), v0));
     }
 }
 
@@ -284,7 +272,7 @@ GIP__WP_HD void gip__warp_sample_fixed(const gip__warp *w, const uint8_t *src, i
             return;
         if (border == GIP_BORDER_CONSTANT && (sx >= sw || sx + 1 < 0 || sy >= sh || sy + 1 < 0)) {
             for (int32_t c = 0; c < cn; c++)
-                gip__wp_store(drow, x * cn + c, dt, w->bval[c]);
+                gip__geo_storef(drow, x * cn + c, dt, w->bval[c]);
             return;
         }
     }
@@ -298,8 +286,8 @@ GIP__WP_HD void gip__warp_sample_fixed(const gip__warp *w, const uint8_t *src, i
         float p[4];
         for (int k = 0; k < 4; k++) {
             const int64_t px = tx[k & 1], py = ty[k >> 1];
-            p[k] =
-                px >= 0 && py >= 0 ? gip__wp_load(src + py * sstride, px * cn + c, dt) : w->bval[c];
+            p[k] = px >= 0 && py >= 0 ? gip__geo_loadf(src + py * sstride, px * cn + c, dt)
+                                      : w->bval[c];
         }
         if (dt == GIP_U8) {
             const int32_t a = 32 - fx, b = 32 - fy;
@@ -313,7 +301,7 @@ GIP__WP_HD void gip__warp_sample_fixed(const gip__warp *w, const uint8_t *src, i
             v = GIP__WP_ADD(v, GIP__WP_MUL(p[1], GIP__WP_MUL(b1, a)));
             v = GIP__WP_ADD(v, GIP__WP_MUL(p[2], GIP__WP_MUL(b, a1)));
             v = GIP__WP_ADD(v, GIP__WP_MUL(p[3], GIP__WP_MUL(b, a)));
-            gip__wp_store(drow, x * cn + c, dt, v);
+            gip__geo_storef(drow, x * cn + c, dt, v);
         }
     }
 }

@@ -10,14 +10,7 @@
 gip_status gip_warp_affine(gip_context *ctx, const gip_image *src, gip_image *dst,
                            const double m[6], const gip_warp_params *params)
 {
-    static const char op[] = "gip_warp_affine";
-    const gip_warp_params def = GIP_WARP_PARAMS_DEFAULT;
-    const gip_warp_params *p = params ? params : &def;
-    gip__warp w;
-    gip_status st = gip__warp_setup(ctx, &w, m, 0, p->flags, &p->border, p->transparent, src, op);
-    if (st)
-        return st;
-    return gip__warp_run(ctx, src, dst, &w, op);
+    return gip__warp_matrix(ctx, src, dst, m, 0, params, "gip_warp_affine");
 }
 
 static const gip_param decl[] = {

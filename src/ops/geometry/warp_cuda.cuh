@@ -150,7 +150,7 @@ __device__ __forceinline__ void gip__wpc_border(const gip__warp &w, const uint8_
         if (border == GIP_BORDER_CONSTANT)
 #pragma unroll
             for (int32_t c = 0; c < CN; c++)
-                gip__wp_store(drow, (int64_t)x * CN + c, dt, w.bval[c]);
+                gip__geo_storef(drow, (int64_t)x * CN + c, dt, w.bval[c]);
         return;
     }
     for (int32_t c = 0; c < CN; c++) {
@@ -158,18 +158,18 @@ __device__ __forceinline__ void gip__wpc_border(const gip__warp &w, const uint8_
         for (int k = 0; k < 4; k++) {
             const int64_t tx = ix + (k & 1), ty = iy + (k >> 1);
             if (tx >= 0 && tx < sw && ty >= 0 && ty < sh)
-                p[k] = gip__wp_load(src + ty * sstride, tx * CN + c, dt);
+                p[k] = gip__geo_loadf(src + ty * sstride, tx * CN + c, dt);
             else if (border == GIP_BORDER_CONSTANT)
                 p[k] = w.bval[c];
             else if (border == GIP__BORDER_TRANSPARENT)
-                p[k] = gip__wp_load(drow, (int64_t)x * CN + c, dt);
+                p[k] = gip__geo_loadf(drow, (int64_t)x * CN + c, dt);
             else
-                p[k] = gip__wp_load(src + gip__wp_wrap(ty, sh, border) * sstride,
-                                    gip__wp_wrap(tx, sw, border) * CN + c, dt);
+                p[k] = gip__geo_loadf(src + gip__wp_wrap(ty, sh, border) * sstride,
+                                      gip__wp_wrap(tx, sw, border) * CN + c, dt);
         }
         const float v0 = __fmaf_rn(fx, __fsub_rn(p[1], p[0]), p[0]);
         const float v1 = __fmaf_rn(fx, __fsub_rn(p[3], p[2]), p[2]);
-        gip__wp_store(drow, (int64_t)x * CN + c, dt, __fmaf_rn(fy, __fsub_rn(v1, v0), v0));
+        gip__geo_storef(drow, (int64_t)x * CN + c, dt, __fmaf_rn(fy, __fsub_rn(v1, v0), v0));
     }
 }
 

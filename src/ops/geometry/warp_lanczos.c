@@ -224,7 +224,7 @@ lz_flt_c1(const uint8_t *p, int64_t st, const float *wf, uint8_t *drow, int64_t 
     float sum = 0.f;
     for (int r = 0; r < 8; r++)
         sum += rs[r];
-    gip__wp_store(drow, x, u16 ? GIP_U16 : GIP_F32, sum);
+    gip__geo_storef(drow, x, u16 ? GIP_U16 : GIP_F32, sum);
 }
 
 LZ_AVX2 static void lz_f32_c1(const uint8_t *p, int64_t st, const float *wf, uint8_t *drow,

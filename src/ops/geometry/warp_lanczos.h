@@ -143,7 +143,7 @@ GIP__WP_HD void gip__lz_sample(const gip__warp *w, gip__lz_tabs t, const uint8_t
         }
         if (border == GIP_BORDER_CONSTANT && (sx >= sw || sx + 8 <= 0 || sy >= sh || sy + 8 <= 0)) {
             for (int32_t c = 0; c < cn; c++)
-                gip__wp_store(drow, x * cn + c, dt, w->bval[c]);
+                gip__geo_storef(drow, x * cn + c, dt, w->bval[c]);
             return;
         }
     }
@@ -175,14 +175,14 @@ GIP__WP_HD void gip__lz_sample(const gip__warp *w, gip__lz_tabs t, const uint8_t
                 float row = 0.f;
                 for (int k = 0; k < 8; k++) {
                     const float p = tx[k] >= 0 && ty[r] >= 0
-                                        ? gip__wp_load(src + ty[r] * sstride, tx[k] * cn + c, dt)
+                                        ? gip__geo_loadf(src + ty[r] * sstride, tx[k] * cn + c, dt)
                                         : w->bval[c];
                     row = k ? GIP__WP_ADD(row, GIP__WP_MUL(p, wf[r * 8 + k]))
                             : GIP__WP_MUL(p, wf[r * 8 + k]);
                 }
                 sum = GIP__WP_ADD(sum, row);
             }
-            gip__wp_store(drow, x * cn + c, dt, sum);
+            gip__geo_storef(drow, x * cn + c, dt, sum);
         }
     }
 }

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "fround.h"
 #include "internal.h"
 #include "saturate.h"
 
@@ -84,40 +85,6 @@ static inline float gip__pw_scalar_as(gip_dtype dt, double v)
     }
 }
 
-/* IEEE single-precision operations that nvcc may not contract into FMAs, so that the device
- * computes what the host computes. */
-GIP__PWF float gip__pw_mul(float x, float y)
-{
-#if defined(__CUDA_ARCH__)
-    return __fmul_rn(x, y);
-#else
-    return x * y;
-#endif
-}
-GIP__PWF float gip__pw_add(float x, float y)
-{
-#if defined(__CUDA_ARCH__)
-    return __fadd_rn(x, y);
-#else
-    return x + y;
-#endif
-}
-GIP__PWF float gip__pw_div(float x, float y)
-{
-#if defined(__CUDA_ARCH__)
-    return __fdiv_rn(x, y);
-#else
-    return x / y;
-#endif
-}
-GIP__PWF float gip__pw_fma(float x, float y, float z)
-{
-#if defined(__CUDA_ARCH__)
-    return __fmaf_rn(x, y, z);
-#else
-    return fmaf(x, y, z);
-#endif
-}
 GIP__PWF float gip__pw_abs(float x)
 {
     return x < 0 ? -x : x;
@@ -148,19 +115,19 @@ GIP__PWF float gip__pw_arith(int op, float x, float s, float scale, int zero_div
 {
     switch (op) {
     case GIP__OP_ADD:
-        return gip__pw_add(x, s);
+        return gip__rn_add(x, s);
     case GIP__OP_SUB:
-        return gip__pw_add(x, -s);
+        return gip__rn_add(x, -s);
     case GIP__OP_RSUB:
-        return gip__pw_add(s, -x);
+        return gip__rn_add(s, -x);
     case GIP__OP_MUL:
-        return gip__pw_mul(gip__pw_mul(x, scale), s);
+        return gip__rn_mul(gip__rn_mul(x, scale), s);
     case GIP__OP_DIV:
-        return zero_div && s == 0.0f ? 0.0f : gip__pw_div(gip__pw_mul(x, scale), s);
+        return zero_div && s == 0.0f ? 0.0f : gip__rn_div(gip__rn_mul(x, scale), s);
     case GIP__OP_RDIV:
-        return zero_div && x == 0.0f ? 0.0f : gip__pw_div(gip__pw_mul(s, scale), x);
+        return zero_div && x == 0.0f ? 0.0f : gip__rn_div(gip__rn_mul(s, scale), x);
     case GIP__OP_ABSDIFF:
-        return gip__pw_abs(gip__pw_add(x, -s));
+        return gip__pw_abs(gip__rn_add(x, -s));
     case GIP__OP_MIN:
         return x < s ? x : s;
     case GIP__OP_MAX:
@@ -174,23 +141,14 @@ GIP__PWF float gip__pw_arith(int op, float x, float s, float scale, int zero_div
     }
 }
 
-GIP__PWF double gip__pw_dmul(double x, double y)
-{
-#if defined(__CUDA_ARCH__)
-    return __dmul_rn(x, y);
-#else
-    return x * y;
-#endif
-}
-
 /* Multiplication and division by a scalar in double precision (OpenCV 5 computes them so). */
 GIP__PWF double gip__pw_arith_d(int op, double x, double s, double scale, int zero_div)
 {
     if (op == GIP__OP_MUL_D)
-        return gip__pw_dmul(gip__pw_dmul(x, scale), s);
+        return gip__rn_dmul(gip__rn_dmul(x, scale), s);
     if (op == GIP__OP_DIV_D)
-        return zero_div && s == 0.0 ? 0.0 : gip__pw_dmul(x, scale) / s;
-    return zero_div && x == 0.0 ? 0.0 : gip__pw_dmul(s, scale) / x;
+        return zero_div && s == 0.0 ? 0.0 : gip__rn_dmul(x, scale) / s;
+    return zero_div && x == 0.0 ? 0.0 : gip__rn_dmul(s, scale) / x;
 }
 
 /* The value of a unary point operation for element x of channel c, before the destination's
@@ -205,7 +163,7 @@ GIP__PWF double gip__pw_eval(const gip__pw *p, int c, float x)
             return gip__pw_arith_d(p->sub, x, p->dv[c], p->da, p->zero_div);
         return gip__pw_arith(p->sub, x, p->v[c], p->a, p->zero_div);
     case GIP__PW_SCALE_ABS:
-        return gip__pw_abs(gip__pw_fma(x, p->a, p->b));
+        return gip__pw_abs(gip__rn_fma(x, p->a, p->b));
     case GIP__PW_GAMMA:
         return (float)((double)p->b * pow((double)x / (double)p->b, (double)p->a));
     default:
@@ -236,9 +194,9 @@ GIP__PWF int16_t gip__pw_s16(double v)
 GIP__PWF float gip__pw_eval2(const gip__pw *p, float x, float s)
 {
     if (p->sub == GIP__OP_WEIGHTED)
-        return gip__pw_fma(x, p->a, gip__pw_fma(s, p->b, p->c));
+        return gip__rn_fma(x, p->a, gip__rn_fma(s, p->b, p->c));
     if (p->sub == GIP__OP_ADAPT) {
-        float d = gip__pw_add(x, -s);
+        float d = gip__rn_add(x, -s);
         return p->inv ? (d <= p->v[0] ? p->w[0] : 0.0f) : (d > p->v[0] ? p->w[0] : 0.0f);
     }
     return gip__pw_arith(p->sub, x, s, p->a, p->zero_div);

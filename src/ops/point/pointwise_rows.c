@@ -354,7 +354,7 @@ ALWAYS_INLINE static inline void apply1(const gip__pw *p, const float *restrict 
     }
     if (p->kind == GIP__PW_SCALE_ABS) {
         for (int64_t i = 0; i < n; i++)
-            o[i] = gip__pw_abs(gip__pw_fma(b[i], p->a, p->b));
+            o[i] = gip__pw_abs(gip__rn_fma(b[i], p->a, p->b));
         return;
     }
     switch (p->sub) {
@@ -387,16 +387,16 @@ ALWAYS_INLINE static inline void apply2(const gip__pw *p, const float *restrict 
     switch (p->sub) {
     case GIP__OP_WEIGHTED:
         for (int64_t i = 0; i < n; i++)
-            o[i] = gip__pw_fma(b[i], p->a, gip__pw_fma(b2[i], p->b, p->c));
+            o[i] = gip__rn_fma(b[i], p->a, gip__rn_fma(b2[i], p->b, p->c));
         return;
     case GIP__OP_ADAPT: {
         const float v0 = p->v[0], w0 = p->w[0];
         if (p->inv)
             for (int64_t i = 0; i < n; i++)
-                o[i] = gip__pw_add(b[i], -b2[i]) <= v0 ? w0 : 0.0f;
+                o[i] = gip__rn_add(b[i], -b2[i]) <= v0 ? w0 : 0.0f;
         else
             for (int64_t i = 0; i < n; i++)
-                o[i] = gip__pw_add(b[i], -b2[i]) > v0 ? w0 : 0.0f;
+                o[i] = gip__rn_add(b[i], -b2[i]) > v0 ? w0 : 0.0f;
         return;
     }
         ARITH2_LOOP(GIP__OP_ADD)
