@@ -1017,6 +1017,29 @@ static bool mc_saturated(const red_job *j, const flat_pending *p)
 }
 
 /* One unmasked one-channel row through the flat loops: its sums into ch, its extremes into p. */
+#ifdef RED_X86
+/* The plain u8 sum with AVX-512: SAD against zero, 256 bytes a step in four accumulators (more
+ * loads in flight than the AVX2 body's two). Exact. */
+__attribute__((target("avx512f,avx512bw"))) static int64_t u8_sum_avx512(const uint8_t *a,
+                                                                         int64_t n)
+{
+    const __m512i z = _mm512_setzero_si512();
+    __m512i s0 = z, s1 = z, s2 = z, s3 = z;
+    const int64_t nv = n & ~(int64_t)255;
+    for (int64_t x = 0; x < nv; x += 256) {
+        s0 = _mm512_add_epi64(s0, _mm512_sad_epu8(_mm512_loadu_si512(a + x), z));
+        s1 = _mm512_add_epi64(s1, _mm512_sad_epu8(_mm512_loadu_si512(a + x + 64), z));
+        s2 = _mm512_add_epi64(s2, _mm512_sad_epu8(_mm512_loadu_si512(a + x + 128), z));
+        s3 = _mm512_add_epi64(s3, _mm512_sad_epu8(_mm512_loadu_si512(a + x + 192), z));
+    }
+    int64_t s = _mm512_reduce_add_epi64(
+        _mm512_add_epi64(_mm512_add_epi64(s0, s1), _mm512_add_epi64(s2, s3)));
+    for (int64_t x = nv; x < n; x++)
+        s += a[x];
+    return s;
+}
+#endif
+
 static void flat_row(const red_job *j, const void *ra, const void *rb, int64_t w, int64_t y,
                      gip__red_ch *ch, flat_pending *p, uint32_t want)
 {
@@ -1031,7 +1054,13 @@ static void flat_row(const red_job *j, const void *ra, const void *rb, int64_t w
         got = fext_##N##SFX(ra, rb, w, &mn, &mx);
 #ifdef RED_X86
     if (j->avx2 && j->a->dtype == GIP_U8) {
-        if (sums)
+        if (j->avx2 > 1 && !rb && (sums & ~(GIP__RED_SUM | GIP__RED_ABS)) == 0 && sums) {
+            const int64_t s = u8_sum_avx512((const uint8_t *)ra, w);
+            if (sums & GIP__RED_SUM)
+                ch->is += s;
+            if (sums & GIP__RED_ABS)
+                ch->ia += s;
+        } else if (sums)
             u8_sums_avx2(ra, rb, w, sums, ch);
         sums = 0;
         if (ext && !rb && w > 0) {
