@@ -14,10 +14,12 @@
 #include "internal.h"
 #include "tuning.h"
 
-/* Small jobs run on the calling thread. Waking the pool costs tens of microseconds on an idle
- * machine and up to a scheduler time slice per thread on a loaded one (a 64x64 3x3 box took
- * hundreds of times longer on a busy machine than on one thread), so a job whose whole work
- * is estimated below SERIAL_BUDGET_S seconds (0.1 ms) runs where it was called.
+/* Small jobs run on the calling thread. Waking a sleeping worker costs tens of microseconds on
+ * an idle machine (a worker still spinning after the last job joins within a microsecond or
+ * two) and up to a scheduler time slice per thread on a loaded one (a 64x64 3x3 box took
+ * hundreds of times longer on a busy machine than on one thread; idle_cores() keeps such jobs
+ * on one thread), so a job whose whole work is estimated below SERIAL_BUDGET_S seconds
+ * (50 us) runs where it was called.
  *
  * The arguments say how many items (rows, blocks) there are, not what they cost, so the cost is
  * measured: the first item is timed on the calling thread and the rest estimated from it. That
@@ -38,7 +40,7 @@
  *   this keeps a 512x512 image's point operation (tens of microseconds) from waking every
  *   worker.
  * Results do not depend on the split: every caller's fn handles any range. */
-#define SERIAL_BUDGET_S 100e-6
+#define SERIAL_BUDGET_S 50e-6
 #define PROBE_MARGIN 16.0
 #define PROBE_CHUNK_THREADS 32
 #define PROBE_MIN_ITEMS 32
@@ -79,8 +81,11 @@ typedef struct job {
     int64_t begin0, m, parts;
     _Atomic int64_t next;     /* the next part to take */
     _Atomic int64_t finished; /* parts done */
-    int helpers, helpers_max; /* workers inside the job now, and how many may join (pool lock) */
-    struct job *link;         /* the pool's list of jobs with parts left */
+    /* Workers inside the job now (changed under the pool lock; the caller also reads it while
+     * it spins at the end), and how many may join. */
+    _Atomic int helpers;
+    int helpers_max;
+    struct job *link; /* the pool's list of jobs with parts left */
 } job;
 
 static struct {
@@ -88,7 +93,9 @@ static struct {
     pthread_cond_t work; /* a job was queued */
     pthread_cond_t done; /* a job's last part ended, or its last helper left */
     job *jobs;
-    int workers, sleeping;
+    /* Written under the lock; read without it by idle_cores(), which counts the awake workers
+     * (spinning or running parts) as this process's own, not as other processes' load. */
+    _Atomic int workers, sleeping;
     _Atomic unsigned generation; /* bumped on every queued job: what spinning workers watch */
 } pool = {.mu = PTHREAD_MUTEX_INITIALIZER,
           .work = PTHREAD_COND_INITIALIZER,
@@ -147,9 +154,9 @@ static void *worker(void *unused)
             pthread_mutex_lock(&pool.mu);
             if (atomic_load_explicit(&pool.generation, memory_order_acquire) == gen &&
                 !joinable()) {
-                pool.sleeping++;
+                atomic_fetch_add_explicit(&pool.sleeping, 1, memory_order_relaxed);
                 pthread_cond_wait(&pool.work, &pool.mu);
-                pool.sleeping--;
+                atomic_fetch_sub_explicit(&pool.sleeping, 1, memory_order_relaxed);
             }
             continue;
         }
@@ -170,7 +177,8 @@ static void pool_after_fork(void)
     pthread_cond_init(&pool.work, NULL);
     pthread_cond_init(&pool.done, NULL);
     pool.jobs = NULL;
-    pool.workers = pool.sleeping = 0;
+    atomic_store_explicit(&pool.workers, 0, memory_order_relaxed);
+    atomic_store_explicit(&pool.sleeping, 0, memory_order_relaxed);
 }
 
 static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
@@ -194,7 +202,7 @@ static void grow(int want)
         pthread_attr_destroy(&a);
         if (r != 0)
             return;
-        pool.workers++;
+        atomic_fetch_add_explicit(&pool.workers, 1, memory_order_relaxed);
     }
 }
 
@@ -233,6 +241,16 @@ static void run_job(gip__range_fn fn, void *arg, int64_t begin0, int64_t m, int6
             *pp = j.link;
             break;
         }
+    pthread_mutex_unlock(&pool.mu);
+    /* The helpers' last parts end within microseconds of the caller's: wait for them spinning a
+     * while, as a sleep and wake-up costs about as much as a short job, then sleep. A helper's
+     * decrement of j.helpers (under the lock) is its last touch of the job. */
+    const int64_t t0 = now_ns();
+    while ((atomic_load_explicit(&j.finished, memory_order_acquire) < parts ||
+            atomic_load_explicit(&j.helpers, memory_order_acquire) > 0) &&
+           now_ns() - t0 < SPIN_NS)
+        sched_yield();
+    pthread_mutex_lock(&pool.mu);
     while (atomic_load_explicit(&j.finished, memory_order_acquire) < parts || j.helpers > 0)
         pthread_cond_wait(&pool.done, &pool.mu);
     pthread_mutex_unlock(&pool.mu);
@@ -249,7 +267,7 @@ static void run_job(gip__range_fn fn, void *arg, int64_t begin0, int64_t m, int6
 
 static int64_t idle_cores(int64_t cores)
 {
-    static _Atomic int64_t last_ns, last_idle = -1;
+    static _Atomic int64_t last_ns, last_others = -1;
     static _Atomic int usable = -1;
     int u = atomic_load_explicit(&usable, memory_order_relaxed);
     if (u < 0) {
@@ -260,24 +278,29 @@ static int64_t idle_cores(int64_t cores)
     if (!u || gip__tuning_get()->no_load_limit)
         return cores;
     const int64_t t = now_ns();
-    int64_t idle = atomic_load_explicit(&last_idle, memory_order_relaxed);
-    if (idle >= 0 && t - atomic_load_explicit(&last_ns, memory_order_relaxed) < LOAD_PERIOD_NS)
-        return idle;
-    idle = cores;
-    FILE *f = fopen("/proc/loadavg", "re");
-    if (f) {
-        double l1, l5, l15;
-        long running, total;
-        /* "0.52 0.58 0.59 3/250 12345": runnable tasks (this thread among them) / all tasks */
-        if (fscanf(f, "%lf %lf %lf %ld/%ld", &l1, &l5, &l15, &running, &total) == 5 && running >= 1)
-            idle = cores - (running - 1);
-        fclose(f);
+    int64_t others = atomic_load_explicit(&last_others, memory_order_relaxed);
+    if (others < 0 || t - atomic_load_explicit(&last_ns, memory_order_relaxed) >= LOAD_PERIOD_NS) {
+        others = 0;
+        FILE *f = fopen("/proc/loadavg", "re");
+        if (f) {
+            double l1, l5, l15;
+            long running, total;
+            /* "0.52 0.58 0.59 3/250 12345": runnable tasks / all tasks. This thread and the
+             * pool's awake workers (spinning between jobs, or running parts) are among the
+             * runnable ones: they are this process's, not other load. */
+            if (fscanf(f, "%lf %lf %lf %ld/%ld", &l1, &l5, &l15, &running, &total) == 5) {
+                const int64_t awake = atomic_load_explicit(&pool.workers, memory_order_relaxed) -
+                                      atomic_load_explicit(&pool.sleeping, memory_order_relaxed);
+                others = running - 1 - (awake > 0 ? awake : 0);
+                if (others < 0)
+                    others = 0;
+            }
+            fclose(f);
+        }
+        atomic_store_explicit(&last_others, others, memory_order_relaxed);
+        atomic_store_explicit(&last_ns, t, memory_order_relaxed);
     }
-    if (idle < 1)
-        idle = 1;
-    atomic_store_explicit(&last_idle, idle, memory_order_relaxed);
-    atomic_store_explicit(&last_ns, t, memory_order_relaxed);
-    return idle;
+    return cores - others < 1 ? 1 : cores - others;
 }
 
 /* Runs [*done, *done + piece) (clipped to n) timed; returns the estimated seconds of the rest. */
