@@ -102,6 +102,38 @@ __attribute__((target("avx2"))) static int64_t row_avx2(const uint8_t *const *q,
 }
 #endif
 
+#ifdef BIL_HAVE_AVX2
+/* The output pixels [0, 8k) of a row: each sum times 1 / wsum, rounded half to even and
+ * saturated, as the scalar loop (the same IEEE division and product; cvtps rounds as lrintf in
+ * the default mode). Returns the first pixel not done. */
+__attribute__((target("avx2"))) static int64_t out_avx2(const float *sum, const float *wsum,
+                                                        int64_t w, int32_t c, uint8_t *d)
+{
+    int64_t x = 0;
+    for (; x + 8 <= w; x += 8) {
+        const __m256 inv = _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_loadu_ps(wsum + x));
+        uint8_t px[3][16];
+        for (int32_t ch = 0; ch < c; ch++) {
+            const __m256i v =
+                _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_loadu_ps(sum + ch * w + x), inv));
+            const __m128i v16 =
+                _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+            _mm_storeu_si128((__m128i *)px[ch], _mm_packus_epi16(v16, v16));
+        }
+        if (c == 1) {
+            memcpy(d + x, px[0], 8);
+        } else {
+            for (int32_t i = 0; i < 8; i++) {
+                d[(x + i) * 3] = px[0][i];
+                d[(x + i) * 3 + 1] = px[1][i];
+                d[(x + i) * 3 + 2] = px[2][i];
+            }
+        }
+    }
+    return x;
+}
+#endif
+
 typedef struct bil_job {
     const gip__bilateral_plan *p;
     const gip_image *src;
@@ -168,9 +200,14 @@ rows_u8(void *arg, int64_t y0, int64_t y1)
                     q[x] = j->xmap[x] >= 0 ? s[j->xmap[x]] : 0;
                 }
             } else { /* planar: channel ch at q + ch * pp */
-                for (int32_t ch = 0; ch < 3; ch++)
-                    for (int64_t x = 0; x < pp; x++)
+                uint8_t *q0 = q + r, *q1 = q + pp + r, *q2 = q + 2 * pp + r;
+                for (int64_t x = 0; x < w; x++) /* the row itself */
+                    q0[x] = s[3 * x], q1[x] = s[3 * x + 1], q2[x] = s[3 * x + 2];
+                for (int32_t e = 0; e < 2 * r; e++) { /* the r border pixels on each side */
+                    const int64_t x = e < r ? e : w + e;
+                    for (int32_t ch = 0; ch < 3; ch++)
                         q[ch * pp + x] = j->xmap[x] >= 0 ? s[(int64_t)j->xmap[x] * 3 + ch] : 0;
+                }
             }
         }
         memset(sum, 0, (size_t)(w * c) * sizeof *sum);
@@ -212,7 +249,12 @@ rows_u8(void *arg, int64_t y0, int64_t y1)
             }
         }
         uint8_t *d = (uint8_t *)j->dst->data + y * j->dst->stride;
-        for (int64_t x = 0; x < w; x++) {
+        int64_t xo = 0; /* the pixels the AVX2 loop leaves */
+#ifdef BIL_HAVE_AVX2
+        if (avx2)
+            xo = out_avx2(sum, wsum, w, c, d);
+#endif
+        for (int64_t x = xo; x < w; x++) {
             const float inv = 1.0f / wsum[x];
             for (int32_t ch = 0; ch < c; ch++)
                 d[x * c + ch] = gip__sat_u8_i32(gip__round_f32(sum[ch * w + x] * inv));
