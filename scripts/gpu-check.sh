@@ -65,6 +65,8 @@ if [ -n "$ext" ] && [ "${SKIP_PYTHON:-0}" != 1 ]; then
     grep -E "^(FAILED|ERROR)" "$OUT/pytest.log" | head -20 | tee -a "$summary"
     [ $prc -eq 0 ] || rc=1
     export PYTHONPATH="$pkg" # the benchmarks below time the package too
+elif [ "${SKIP_PYTHON:-0}" = 1 ]; then
+    say "pytest: not run (SKIP_PYTHON=1)"
 else
     say "pytest: not run (no extension built: $(grep -m1 -i 'python' "$OUT/configure.log"))"
 fi
