@@ -72,6 +72,12 @@ static bool read_slice(void)
     return true;
 }
 
+bool gt_quick(void)
+{
+    const char *quick = getenv("GIP_TEST_QUICK");
+    return quick && quick[0] == '1';
+}
+
 int gt_main(int argc, char **argv, const char *name, void (*body)(gip_context *ctx))
 {
     if (!read_slice()) {
@@ -80,10 +86,8 @@ int gt_main(int argc, char **argv, const char *name, void (*body)(gip_context *c
         return 2;
     }
     const char *b = argc > 1 ? argv[1] : "cpu";
-    /* GIP_TEST_QUICK=1 drops the largest size (1001x777): for runs under compute-sanitizer and
-     * other tools that slow every access by orders of magnitude. */
-    const char *quick = getenv("GIP_TEST_QUICK");
-    if (quick && quick[0] == '1')
+    /* The quick set drops the largest size (1001x777). */
+    if (gt_quick())
         gt_nsizes--;
     gip_context_desc desc = {0};
     if (strcmp(b, "cpu") == 0) {

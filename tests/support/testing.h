@@ -55,6 +55,10 @@ bool gt_case(void);
  * only when it does not. */
 bool gt_sliced(void);
 
+/* Whether GIP_TEST_QUICK=1 asks for the quick set (runs under compute-sanitizer and other tools
+ * that slow every access by orders of magnitude): tests leave out their largest cases. */
+bool gt_quick(void);
+
 /* Awkward sizes every operation is tested on: 1x1, 1x17, 17x1, 13x42, 64x48, 1001x777 (the last
  * is left out when GIP_TEST_QUICK=1). */
 typedef struct gt_size {
