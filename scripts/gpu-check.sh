@@ -72,9 +72,9 @@ else
 fi
 
 # compute-sanitizer (memcheck, initcheck and racecheck) over every CUDA test but the one that
-# faults on purpose, on the quick size set (GIP_TEST_QUICK=1 drops 1001x777). The long tests run
-# in slices (GIP_TEST_SLICE=i/n, tests/support/testing.h): n processes that together run each case
-# once, SAN_JOBS at a time. Each run is capped (SAN_CAP seconds) inside an overall budget
+# faults on purpose, on the quick set (GIP_TEST_QUICK=1, gt_quick(): no 1001x777 image, and no
+# small tiles on test_tile's 257x131 image). The long tests run in slices (GIP_TEST_SLICE=i/n,
+# tests/support/testing.h): n processes that together run each case once, SAN_JOBS at a time. Each run is capped (SAN_CAP seconds) inside an overall budget
 # (SAN_BUDGET) so that the script always ends inside the device tool's 10-minute call. API errors
 # are not reported: the tests provoke some on purpose (device out of memory) and check gip's
 # statuses.
