@@ -210,16 +210,17 @@ rows_u8(void *arg, int64_t y0, int64_t y1)
                 }
             }
         }
-        memset(sum, 0, (size_t)(w * c) * sizeof *sum);
-        memset(wsum, 0, (size_t)w * sizeof *wsum);
         const uint8_t *s0 = rowp[r] + r;
         for (int32_t k = 0; k < p->ntaps; k++)
             qk[k] = rowp[p->dy[k] + r] + p->dx[k] + r;
-        int64_t xs = 0; /* the pixels the AVX2 loop leaves */
+        int64_t xs = 0; /* the pixels the AVX2 loop leaves (it stores their sums whole) */
 #ifdef BIL_HAVE_AVX2
         if (avx2)
             xs = row_avx2(qk, p->ntaps, p->space, s0, pp, c, p->color, sum, wsum, w);
 #endif
+        for (int32_t ch = 0; ch < c; ch++)
+            memset(sum + ch * w + xs, 0, (size_t)(w - xs) * sizeof *sum);
+        memset(wsum + xs, 0, (size_t)(w - xs) * sizeof *wsum);
         /* the rest a chunk at a time, tap by tap, so that its sums stay in L1 across the taps */
         for (int64_t x0 = xs; x0 < w; x0 += BIL_CHUNK) {
             const int64_t x1 = x0 + BIL_CHUNK < w ? x0 + BIL_CHUNK : w;
